@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// One target per stage of a query's life; dependencies point one way:
+// Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- CLI
+let package = Package(
+    name: "Slicehouse",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "slicehouse", targets: ["slicehouse"]),
+        .library(name: "SlicehouseEngine", targets: ["SlicehouseEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries through module maps.
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd",
+                       providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CSnappy", path: "Sources/CSnappy",
+                       providers: [.apt(["libsnappy-dev"])]),
+        .systemLibrary(name: "CEdit", path: "Sources/CEdit",
+                       providers: [.apt(["libedit-dev"])]),
+
+        // Stage 1: types, values, vectors, chunks, errors.
+        .target(name: "SlicehouseTypes"),
+        // Stage 2: lexer, AST, parser.
+        .target(name: "SlicehouseSQL", dependencies: ["SlicehouseTypes"]),
+        // Stage 3: catalog (tables, columns, distribution, sort keys).
+        .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
+        // Stage 4: storage interface + in-memory column segments per slice; codecs.
+        .target(name: "SlicehouseStorage",
+                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "CZstd", "CSnappy"]),
+        // Stage 5: leader planner (binder, logical plan, optimizer, physical plan, EXPLAIN).
+        .target(name: "SlicehousePlanner",
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog"]),
+        // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
+        .target(name: "SlicehouseExecution",
+                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner"]),
+        // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
+        .target(name: "SlicehouseLoad",
+                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage"]),
+        // Stage 8: database, sessions, statement dispatch, system tables.
+        .target(name: "SlicehouseEngine",
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
+                               "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad"]),
+        // sqllogictest runner (used by the CLI and the test suite).
+        .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
+        // Stage 9: the command-line tool (shell, -c/-f, sqllogictest subcommand).
+        .executableTarget(name: "slicehouse",
+                          dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "CEdit",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
+        .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseSQL"]),
+        .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
+        .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"]),
+        .testTarget(name: "SlicehouseEngineTests",
+                    dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest"],
+                    exclude: ["sql"]),
+    ]
+)

@@ -1,0 +1,47 @@
+import SlicehouseTypes
+
+/// The leader's catalog: table definitions by name. Thread-safe.
+///
+/// Names are stored lower-case (unquoted identifiers fold to lower case, as in
+/// Redshift). Only the `public` schema exists for now.
+public final class Catalog: @unchecked Sendable {
+    private var tables: [String: TableDef] = [:]
+    private var nextID = 100_000
+    private let lock = Lock()
+
+    public init() {}
+
+    public func table(_ name: String) -> TableDef? {
+        lock.withLock { tables[name.lowercased()] }
+    }
+
+    public var allTables: [TableDef] {
+        lock.withLock { tables.values.sorted { $0.name < $1.name } }
+    }
+
+    /// Register a new table; assigns its id.
+    @discardableResult
+    public func create(_ def: TableDef) throws -> TableDef {
+        try lock.withLock {
+            let key = def.name.lowercased()
+            if tables[key] != nil { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
+            var d = def
+            d.id = nextID
+            nextID += 1
+            tables[key] = d
+            return d
+        }
+    }
+
+    public func drop(_ name: String) throws {
+        try lock.withLock {
+            guard tables.removeValue(forKey: name.lowercased()) != nil else {
+                throw SQLError(.undefinedTable, "table \"\(name)\" does not exist")
+            }
+        }
+    }
+
+    public func replace(_ def: TableDef) {
+        lock.withLock { tables[def.name.lowercased()] = def }
+    }
+}

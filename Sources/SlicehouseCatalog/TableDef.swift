@@ -1,0 +1,76 @@
+import SlicehouseTypes
+
+/// How a table's rows are placed on slices (Redshift's DISTSTYLE).
+public enum DistStyle: String, Sendable, Equatable {
+    case auto = "AUTO", even = "EVEN", key = "KEY", all = "ALL"
+}
+
+public enum SortKeyKind: String, Sendable, Equatable {
+    case compound = "COMPOUND", interleaved = "INTERLEAVED"
+}
+
+/// One column of a table as declared.
+public struct ColumnDef: Sendable, Equatable {
+    public var name: String
+    public var type: DataType
+    public var notNull: Bool
+    /// DEFAULT expression as SQL text (bound when rows are inserted).
+    public var defaultSQL: String?
+    /// IDENTITY(seed, step).
+    public var identity: (seed: Int64, step: Int64)?
+    /// ENCODE name as written (nil = AUTO).
+    public var encoding: String?
+    public var isPrimaryKey: Bool
+    public var isUnique: Bool
+    /// REFERENCES table(column), informational.
+    public var references: String?
+
+    public init(name: String, type: DataType, notNull: Bool = false, defaultSQL: String? = nil,
+                identity: (seed: Int64, step: Int64)? = nil, encoding: String? = nil,
+                isPrimaryKey: Bool = false, isUnique: Bool = false, references: String? = nil) {
+        self.name = name; self.type = type; self.notNull = notNull; self.defaultSQL = defaultSQL
+        self.identity = identity; self.encoding = encoding; self.isPrimaryKey = isPrimaryKey
+        self.isUnique = isUnique; self.references = references
+    }
+
+    public static func == (a: ColumnDef, b: ColumnDef) -> Bool {
+        a.name == b.name && a.type == b.type && a.notNull == b.notNull && a.defaultSQL == b.defaultSQL
+            && a.identity?.seed == b.identity?.seed && a.identity?.step == b.identity?.step
+            && a.encoding == b.encoding && a.isPrimaryKey == b.isPrimaryKey && a.isUnique == b.isUnique
+            && a.references == b.references
+    }
+}
+
+/// A table's definition: columns, distribution, sort key.
+public struct TableDef: Sendable, Equatable {
+    public var id: Int
+    public var schema: String
+    public var name: String
+    public var columns: [ColumnDef]
+    /// Distribution as declared (AUTO stays AUTO here; see `effectiveDistStyle` in storage).
+    public var distStyle: DistStyle
+    /// Column index of the DISTKEY (DISTSTYLE KEY).
+    public var distKey: Int?
+    /// Sort key column indices, in order.
+    public var sortKey: [Int]
+    public var sortKeyKind: SortKeyKind
+    public var isTemporary: Bool
+    /// Table-level PRIMARY KEY / UNIQUE column lists (informational).
+    public var primaryKey: [Int]
+    public var uniqueKeys: [[Int]]
+
+    public init(id: Int, schema: String = "public", name: String, columns: [ColumnDef],
+                distStyle: DistStyle = .auto, distKey: Int? = nil, sortKey: [Int] = [],
+                sortKeyKind: SortKeyKind = .compound, isTemporary: Bool = false,
+                primaryKey: [Int] = [], uniqueKeys: [[Int]] = []) {
+        self.id = id; self.schema = schema; self.name = name; self.columns = columns
+        self.distStyle = distStyle; self.distKey = distKey; self.sortKey = sortKey
+        self.sortKeyKind = sortKeyKind; self.isTemporary = isTemporary
+        self.primaryKey = primaryKey; self.uniqueKeys = uniqueKeys
+    }
+
+    public func columnIndex(_ name: String) -> Int? {
+        let n = name.lowercased()
+        return columns.firstIndex { $0.name == n }
+    }
+}

@@ -1,0 +1,90 @@
+/// Hash functions shared by data placement (DISTKEY), exchanges, joins and
+/// aggregation. They must be deterministic across runs: a row's slice is a
+/// function of its DISTKEY value alone.
+public enum Hashing {
+    public static let nullHash: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// A strong 64-bit mix of an integer (murmur3 finalizer).
+    @inlinable public static func hash(_ x: UInt64) -> UInt64 {
+        var h = x &+ 0x9E37_79B9_7F4A_7C15
+        h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+        return h ^ (h >> 31)
+    }
+    @inlinable public static func hash(_ x: Int64) -> UInt64 { hash(UInt64(bitPattern: x)) }
+    @inlinable public static func hash(_ x: Int128) -> UInt64 {
+        hash(UInt64(truncatingIfNeeded: x) ^ hash(UInt64(truncatingIfNeeded: x >> 64)))
+    }
+    @inlinable public static func hash(_ x: Double) -> UInt64 {
+        // -0.0 and 0.0 are equal in SQL; NaNs hash alike.
+        if x == 0 { return hash(UInt64(0)) }
+        if x.isNaN { return hash(UInt64(0x7FF8_0000_0000_0000)) }
+        return hash(x.bitPattern)
+    }
+    /// Bytes hashed 8 at a time.
+    @inlinable public static func hash(bytes p: UnsafePointer<UInt8>?, count n: Int) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(n)
+        guard let p, n > 0 else { return hash(h) }
+        var i = 0
+        let raw = UnsafeRawPointer(p)
+        while i + 8 <= n {
+            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            h = (h ^ w) &* 0x1000_0000_01B3
+            h = (h << 31) | (h >> 33)
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
+        h = (h ^ tail) &* 0x1000_0000_01B3
+        return hash(h)
+    }
+    @inlinable public static func combine(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        (a ^ (b &+ 0x9E37_79B9_7F4A_7C15 &+ (a << 6) &+ (a >> 2)))
+    }
+}
+
+extension Vector {
+    /// Hash every row listed by `rows` (or all `count` rows when nil) into `hashes`
+    /// (one entry per listed row). With `combine`, mixes into the existing values.
+    public func hash(rows: [Int32]?, count n: Int, into hashes: inout [UInt64], combine: Bool) {
+        if !combine { hashes = [UInt64](repeating: 0, count: n) }
+        @inline(__always) func put(_ k: Int, _ h: UInt64) {
+            hashes[k] = combine ? Hashing.combine(hashes[k], h) : h
+        }
+        let const = isConstant
+        switch data {
+        case .int64(let a):
+            a.withUnsafeBufferPointer { p in
+                for k in 0..<n {
+                    let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
+                    put(k, isNull(i) ? Hashing.nullHash : Hashing.hash(p[i]))
+                }
+            }
+        case .int128(let a):
+            for k in 0..<n {
+                let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
+                put(k, isNull(i) ? Hashing.nullHash : Hashing.hash(a[i]))
+            }
+        case .double(let a):
+            for k in 0..<n {
+                let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
+                put(k, isNull(i) ? Hashing.nullHash : Hashing.hash(a[i]))
+            }
+        case .bool(let a):
+            for k in 0..<n {
+                let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
+                put(k, isNull(i) ? Hashing.nullHash : Hashing.hash(UInt64(a[i] ? 1 : 0)))
+            }
+        case .string(let s):
+            s.bytes.withUnsafeBufferPointer { bp in
+                for k in 0..<n {
+                    let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
+                    if isNull(i) { put(k, Hashing.nullHash); continue }
+                    let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
+                    put(k, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st))
+                }
+            }
+        }
+    }
+}

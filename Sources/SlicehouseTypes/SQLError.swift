@@ -1,0 +1,71 @@
+/// An error reported to the user for one statement.
+///
+/// `message` is the text after `ERROR:`; `line`/`column` (1-based) point into the
+/// statement text when the error has a location (syntax errors, unknown names).
+public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case syntax = "42601"
+        case undefinedColumn = "42703"
+        case undefinedTable = "42P01"
+        case undefinedFunction = "42883"
+        case undefinedObject = "42704"
+        case duplicateTable = "42P07"
+        case duplicateColumn = "42701"
+        case ambiguousColumn = "42702"
+        case datatypeMismatch = "42804"
+        case groupingError = "42803"
+        case invalidParameter = "22023"
+        case invalidText = "22P02"
+        case numericOutOfRange = "22003"
+        case divisionByZero = "22012"
+        case stringTooLong = "22001"
+        case invalidDatetime = "22007"
+        case datetimeOverflow = "22008"
+        case notNullViolation = "23502"
+        case featureNotSupported = "0A000"
+        case ioError = "58030"
+        case loadError = "XX000"
+        case internalError = "XX001"
+        case cardinality = "21000"
+    }
+
+    public var code: Code
+    public var message: String
+    public var line: Int?
+    public var column: Int?
+    /// Extra detail lines (psql prints them as DETAIL:).
+    public var detail: String?
+
+    public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil, detail: String? = nil) {
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
+        self.detail = detail
+    }
+
+    public static func syntax(_ message: String, line: Int? = nil, column: Int? = nil) -> SQLError {
+        SQLError(.syntax, message, line: line, column: column)
+    }
+    public static func unsupported(_ what: String) -> SQLError {
+        SQLError(.featureNotSupported, "\(what) is not supported")
+    }
+    public static func internalError(_ message: String) -> SQLError {
+        SQLError(.internalError, "internal error: \(message)")
+    }
+    public static func overflow(_ type: DataType) -> SQLError {
+        switch type {
+        case .smallint: return SQLError(.numericOutOfRange, "smallint out of range")
+        case .integer: return SQLError(.numericOutOfRange, "integer out of range")
+        case .bigint: return SQLError(.numericOutOfRange, "bigint out of range")
+        default: return SQLError(.numericOutOfRange, "numeric overflow for type \(type.sqlName)")
+        }
+    }
+    public static let divisionByZero = SQLError(.divisionByZero, "division by zero")
+
+    public var description: String {
+        var s = "ERROR:  \(message)"
+        if let line, let column { s += " (line \(line), column \(column))" }
+        return s
+    }
+}

@@ -1,0 +1,93 @@
+/// Variable-length strings stored Arrow-style: one contiguous byte buffer and
+/// `count + 1` offsets. Kernels compare and hash bytes directly; no `String`
+/// is created on hot paths.
+public struct StringArray: Sendable, Equatable {
+    public var bytes: [UInt8]
+    public var offsets: [Int32]
+
+    public init() {
+        bytes = []
+        offsets = [0]
+    }
+    public init(reservingCount n: Int, bytes b: Int) {
+        bytes = []
+        bytes.reserveCapacity(b)
+        offsets = [0]
+        offsets.reserveCapacity(n + 1)
+    }
+    public init<S: Sequence>(_ strings: S) where S.Element == String {
+        self.init()
+        for s in strings { append(s) }
+    }
+
+    @inlinable public var count: Int { offsets.count - 1 }
+
+    @inlinable public func length(_ i: Int) -> Int { Int(offsets[i + 1] - offsets[i]) }
+
+    public subscript(i: Int) -> String {
+        let start = Int(offsets[i]), end = Int(offsets[i + 1])
+        return bytes.withUnsafeBufferPointer { buf in
+            String(decoding: UnsafeBufferPointer(rebasing: buf[start..<end]), as: UTF8.self)
+        }
+    }
+
+    @inlinable public mutating func append(_ s: String) {
+        var s = s
+        s.withUTF8 { append(bytes: $0) }
+    }
+    @inlinable public mutating func append(bytes b: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: b)
+        offsets.append(Int32(truncatingIfNeeded: bytes.count))
+    }
+    @inlinable public mutating func appendEmpty() {
+        offsets.append(Int32(truncatingIfNeeded: bytes.count))
+    }
+    /// Append element `i` of `other`.
+    @inlinable public mutating func append(from other: StringArray, _ i: Int) {
+        let s = Int(other.offsets[i]), e = Int(other.offsets[i + 1])
+        if e > s { bytes.append(contentsOf: other.bytes[s..<e]) }
+        offsets.append(Int32(truncatingIfNeeded: bytes.count))
+    }
+    public mutating func append(contentsOf other: StringArray) {
+        let base = Int32(truncatingIfNeeded: bytes.count)
+        bytes.append(contentsOf: other.bytes)
+        offsets.reserveCapacity(offsets.count + other.count)
+        for i in 1..<other.offsets.count { offsets.append(other.offsets[i] &+ base) }
+    }
+
+    /// Run `body` with the bytes of element `i`.
+    @inlinable public func withBytes<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let s = Int(offsets[i]), e = Int(offsets[i + 1])
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[s..<e])) }
+    }
+
+    /// Three-way byte comparison of element i of `a` with element j of `b`.
+    @inlinable public static func compare(_ a: StringArray, _ i: Int, _ b: StringArray, _ j: Int) -> Int {
+        let as_ = Int(a.offsets[i]), ae = Int(a.offsets[i + 1])
+        let bs = Int(b.offsets[j]), be = Int(b.offsets[j + 1])
+        return a.bytes.withUnsafeBufferPointer { pa in
+            b.bytes.withUnsafeBufferPointer { pb in
+                compareBytes(pa.baseAddress.map { $0 + as_ }, ae - as_, pb.baseAddress.map { $0 + bs }, be - bs)
+            }
+        }
+    }
+    @inlinable public static func equal(_ a: StringArray, _ i: Int, _ b: StringArray, _ j: Int) -> Bool {
+        let la = a.offsets[i + 1] - a.offsets[i], lb = b.offsets[j + 1] - b.offsets[j]
+        if la != lb { return false }
+        return compare(a, i, b, j) == 0
+    }
+}
+
+/// memcmp-style comparison of two byte ranges (shorter prefix sorts first).
+@inlinable public func compareBytes(_ a: UnsafePointer<UInt8>?, _ la: Int, _ b: UnsafePointer<UInt8>?, _ lb: Int) -> Int {
+    let n = min(la, lb)
+    if n > 0, let a, let b {
+        var k = 0
+        while k < n {
+            let x = a[k], y = b[k]
+            if x != y { return x < y ? -1 : 1 }
+            k += 1
+        }
+    }
+    return la == lb ? 0 : (la < lb ? -1 : 1)
+}

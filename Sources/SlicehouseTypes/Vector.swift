@@ -1,0 +1,234 @@
+/// The physical payload of a vector: one typed contiguous buffer.
+public enum VectorData: Sendable, Equatable {
+    case int64([Int64])
+    case int128([Int128])
+    case double([Double])
+    case bool([Bool])
+    case string(StringArray)
+
+    public var count: Int {
+        switch self {
+        case .int64(let a): return a.count
+        case .int128(let a): return a.count
+        case .double(let a): return a.count
+        case .bool(let a): return a.count
+        case .string(let a): return a.count
+        }
+    }
+
+    public static func empty(_ p: PhysicalType, capacity: Int = 0) -> VectorData {
+        switch p {
+        case .int64: var a = [Int64](); a.reserveCapacity(capacity); return .int64(a)
+        case .int128: var a = [Int128](); a.reserveCapacity(capacity); return .int128(a)
+        case .double: var a = [Double](); a.reserveCapacity(capacity); return .double(a)
+        case .bool: var a = [Bool](); a.reserveCapacity(capacity); return .bool(a)
+        case .string: return .string(StringArray(reservingCount: capacity, bytes: capacity * 8))
+        }
+    }
+}
+
+/// A column of values of one type: a typed buffer, an optional validity bitmap
+/// (nil = no NULLs) and a constant flag (one stored value that stands for every row).
+///
+/// Vectors are values (copy-on-write arrays inside); kernels read the buffers
+/// through `withUnsafeBufferPointer` and write fresh output buffers.
+public struct Vector: Sendable {
+    public var type: DataType
+    public var data: VectorData
+    public var validity: Validity?
+    /// One stored value broadcast over any number of rows.
+    public var isConstant: Bool
+
+    public init(type: DataType, data: VectorData, validity: Validity? = nil, isConstant: Bool = false) {
+        self.type = type
+        self.data = data
+        self.validity = validity
+        self.isConstant = isConstant
+    }
+
+    /// An empty vector to append to.
+    public init(type: DataType, capacity: Int = 0) {
+        self.type = type
+        self.data = .empty(type.physical, capacity: capacity)
+        self.validity = nil
+        self.isConstant = false
+    }
+
+    /// Number of stored values (1 for a constant vector).
+    @inlinable public var count: Int { data.count }
+
+    @inlinable public var hasNulls: Bool { validity != nil }
+
+    @inlinable public func isNull(_ i: Int) -> Bool {
+        guard let validity else { return false }
+        return !validity.isValid(isConstant ? 0 : i)
+    }
+
+    /// A constant vector holding `value` for every row.
+    public static func constant(_ value: Value, type: DataType) -> Vector {
+        var v = Vector(type: type, capacity: 1)
+        v.append(value)
+        v.isConstant = true
+        return v
+    }
+
+    /// `count` NULLs of `type`.
+    public static func nulls(_ type: DataType, count: Int) -> Vector {
+        var v = Vector(type: type, capacity: count)
+        for _ in 0..<count { v.appendNull() }
+        return v
+    }
+
+    // MARK: - Slow-path element access (leader, results, tests)
+
+    public func value(at i: Int) -> Value {
+        let i = isConstant ? 0 : i
+        if isNull(i) { return .null }
+        switch data {
+        case .int64(let a): return .int(a[i])
+        case .int128(let a): return .int128(a[i])
+        case .double(let a): return .double(a[i])
+        case .bool(let a): return .bool(a[i])
+        case .string(let a): return .string(a[i])
+        }
+    }
+
+    // MARK: - Appending
+
+    public mutating func appendNull() {
+        let n = count
+        if validity == nil { validity = Validity(allValid: n + 1) } else { validity!.reserve(n + 1) }
+        switch data {
+        case .int64(var a): data = .int64([]); a.append(0); data = .int64(a)
+        case .int128(var a): data = .int128([]); a.append(0); data = .int128(a)
+        case .double(var a): data = .double([]); a.append(0); data = .double(a)
+        case .bool(var a): data = .bool([]); a.append(false); data = .bool(a)
+        case .string(var a): data = .string(StringArray()); a.appendEmpty(); data = .string(a)
+        }
+        validity!.setInvalid(n)
+    }
+
+    /// Append one value (its physical form must match this vector's type).
+    public mutating func append(_ value: Value) {
+        let n = count
+        switch (data, value) {
+        case (_, .null): appendNull(); return
+        case (.int64(var a), .int(let v)): data = .int64([]); a.append(v); data = .int64(a)
+        case (.int64(var a), .int128(let v)): data = .int64([]); a.append(Int64(truncatingIfNeeded: v)); data = .int64(a)
+        case (.int128(var a), .int128(let v)): data = .int128([]); a.append(v); data = .int128(a)
+        case (.int128(var a), .int(let v)): data = .int128([]); a.append(Int128(v)); data = .int128(a)
+        case (.double(var a), .double(let v)): data = .double([]); a.append(v); data = .double(a)
+        case (.double(var a), .int(let v)): data = .double([]); a.append(Double(v)); data = .double(a)
+        case (.bool(var a), .bool(let v)): data = .bool([]); a.append(v); data = .bool(a)
+        case (.string(var a), .string(let v)): data = .string(StringArray()); a.append(v); data = .string(a)
+        default:
+            // A physical mismatch is a planner bug; store NULL rather than crash.
+            appendNull(); return
+        }
+        if validity != nil { validity!.reserve(n + 1); validity!.setValid(n) }
+    }
+
+    /// Append all rows of `other` (same physical type). Constants are expanded to `rows`.
+    public mutating func append(_ other: Vector, rows: Int? = nil) {
+        let other = other.isConstant ? other.flattened(count: rows ?? 1) : other
+        let n = count, m = other.count
+        if m == 0 { return }
+        switch (data, other.data) {
+        case (.int64(var a), .int64(let b)): data = .int64([]); a.append(contentsOf: b); data = .int64(a)
+        case (.int128(var a), .int128(let b)): data = .int128([]); a.append(contentsOf: b); data = .int128(a)
+        case (.double(var a), .double(let b)): data = .double([]); a.append(contentsOf: b); data = .double(a)
+        case (.bool(var a), .bool(let b)): data = .bool([]); a.append(contentsOf: b); data = .bool(a)
+        case (.string(var a), .string(let b)): data = .string(StringArray()); a.append(contentsOf: b); data = .string(a)
+        default:
+            for i in 0..<m { append(other.value(at: i)) }
+            return
+        }
+        if validity != nil || other.validity != nil {
+            var v = validity ?? Validity(allValid: n)
+            v.reserve(n + m)
+            if let ov = other.validity {
+                for i in 0..<m where !ov.isValid(i) { v.setInvalid(n + i) }
+            }
+            validity = v
+        }
+    }
+
+    // MARK: - Reshaping
+
+    /// A flat vector of `count` rows (a constant is repeated).
+    public func flattened(count n: Int) -> Vector {
+        guard isConstant else { return self }
+        let null = isNull(0)
+        var out: VectorData
+        switch data {
+        case .int64(let a): out = .int64([Int64](repeating: a[0], count: n))
+        case .int128(let a): out = .int128([Int128](repeating: a[0], count: n))
+        case .double(let a): out = .double([Double](repeating: a[0], count: n))
+        case .bool(let a): out = .bool([Bool](repeating: a[0], count: n))
+        case .string(let a):
+            var s = StringArray(reservingCount: n, bytes: a.bytes.count * n)
+            for _ in 0..<n { s.append(from: a, 0) }
+            out = .string(s)
+        }
+        return Vector(type: type, data: out, validity: null ? Validity(allNull: n) : nil)
+    }
+
+    /// The rows at `indices`, in that order.
+    public func gather(_ indices: [Int32]) -> Vector {
+        if isConstant { return self }
+        let n = indices.count
+        var out: VectorData
+        switch data {
+        case .int64(let a):
+            out = .int64(a.withUnsafeBufferPointer { p in indices.map { p[Int($0)] } })
+        case .int128(let a):
+            out = .int128(a.withUnsafeBufferPointer { p in indices.map { p[Int($0)] } })
+        case .double(let a):
+            out = .double(a.withUnsafeBufferPointer { p in indices.map { p[Int($0)] } })
+        case .bool(let a):
+            out = .bool(a.withUnsafeBufferPointer { p in indices.map { p[Int($0)] } })
+        case .string(let a):
+            var s = StringArray(reservingCount: n, bytes: 0)
+            for i in indices { s.append(from: a, Int(i)) }
+            out = .string(s)
+        }
+        var v: Validity? = nil
+        if let validity {
+            var nv = Validity(allValid: n)
+            var anyNull = false
+            for (k, i) in indices.enumerated() where !validity.isValid(Int(i)) {
+                nv.setInvalid(k); anyNull = true
+            }
+            v = anyNull ? nv : nil
+        }
+        return Vector(type: type, data: out, validity: v)
+    }
+
+    /// Rows `start..<start+length`.
+    public func slice(_ start: Int, _ length: Int) -> Vector {
+        if isConstant { return self }
+        if start == 0 && length == count { return self }
+        return gather((start..<(start + length)).map { Int32($0) })
+    }
+
+    /// Same data, different logical type (used after casts that keep the representation).
+    public func retyped(_ t: DataType) -> Vector {
+        var v = self
+        v.type = t
+        return v
+    }
+}
+
+extension Vector {
+    /// Convenience constructors (tests and the leader).
+    public static func ints(_ values: [Int64?], type: DataType = .bigint) -> Vector {
+        var v = Vector(type: type, capacity: values.count)
+        for x in values { v.append(x.map { .int($0) } ?? .null) }
+        return v
+    }
+    public static func strings(_ values: [String?], type: DataType = .text) -> Vector {
+        var v = Vector(type: type, capacity: values.count)
+        for x in values { v.append(x.map { .string($0) } ?? .null) }
+        return v
+    }
+}
