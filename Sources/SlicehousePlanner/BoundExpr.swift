@@ -119,6 +119,28 @@ public indirect enum BoundExpr: Sendable, Equatable {
         return try f(rebuilt)
     }
 
+    /// Rebuild top-down: `f` sees a node first; when it returns a replacement the
+    /// children of that node are not visited.
+    public func rewriteTopDown(_ f: (BoundExpr) -> BoundExpr?) -> BoundExpr {
+        if let r = f(self) { return r }
+        switch self {
+        case .column, .constant: return self
+        case .cast(let e, let t): return .cast(e.rewriteTopDown(f), t)
+        case .unary(let op, let e, let t): return .unary(op, e.rewriteTopDown(f), t)
+        case .isNull(let e, let n): return .isNull(e.rewriteTopDown(f), negated: n)
+        case .binary(let op, let a, let b, let t): return .binary(op, a.rewriteTopDown(f), b.rewriteTopDown(f), t)
+        case .and(let es): return .and(es.map { $0.rewriteTopDown(f) })
+        case .or(let es): return .or(es.map { $0.rewriteTopDown(f) })
+        case .inList(let e, let l, let n): return .inList(e.rewriteTopDown(f), l.map { $0.rewriteTopDown(f) }, negated: n)
+        case .caseWhen(let ws, let e, let t):
+            return .caseWhen(ws.map { WhenClause(condition: $0.condition.rewriteTopDown(f), result: $0.result.rewriteTopDown(f)) },
+                             elseResult: e?.rewriteTopDown(f), t)
+        case .like(let e, let p, let ci, let n, let esc):
+            return .like(e.rewriteTopDown(f), pattern: p.rewriteTopDown(f), caseInsensitive: ci, negated: n, escape: esc)
+        case .function(let fn, let args, let t): return .function(fn, args.map { $0.rewriteTopDown(f) }, t)
+        }
+    }
+
     /// Renumber column references through `map` (old index -> new index).
     public func remapColumns(_ map: (Int) -> Int) -> BoundExpr {
         transform { e in

@@ -1,0 +1,54 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseCatalog
+import SlicehouseLoad
+
+extension Session {
+    /// `COPY t [(cols)] FROM 'path' [options]`: one statement, one commit. On a
+    /// rejected row (beyond MAXERROR) nothing is stored and the rejected rows are
+    /// recorded in STL_LOAD_ERRORS.
+    func copy(_ c: Copy) throws -> StatementResult {
+        guard let table = database.catalog.table(c.table.name) else {
+            throw SQLError(.undefinedTable, "relation \"\(c.table.description)\" does not exist",
+                           line: c.location.line, column: c.location.column)
+        }
+        let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
+        let queryID = database.nextQueryID()
+        let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let result: CopyResult
+        do {
+            result = try CopyLoader.load(table: table.name, columns: table.columns,
+                                         columnList: c.columns.isEmpty ? nil : c.columns,
+                                         source: c.source, options: options)
+        } catch let e as LoadError {
+            database.recordLoadErrors((e.earlierRejections + [e]).map { record($0, table, queryID, start) })
+            lastCopyID = queryID
+            lastCopyCount = 0
+            throw e.asSQLError()
+        }
+        database.recordLoadErrors(result.rejected.map { record($0, table, queryID, start) })
+        var chunks: [Chunk] = []
+        if !options.noLoad {
+            chunks = try completeRows(table, targets: result.columnIndices, provided: result.chunks)
+            try append(chunks, to: table)
+        }
+        lastCopyID = queryID
+        lastCopyCount = options.noLoad ? 0 : result.rowCount
+        var notices: [String] = []
+        if result.rejectedCount > 0 {
+            notices.append("Load into table '\(table.name)' completed, \(result.rowCount) record(s) loaded successfully, \(result.rejectedCount) record(s) could not be loaded.  Check 'stl_load_errors' system table for details.")
+        } else if options.noLoad {
+            notices.append("Load into table '\(table.name)' completed, \(result.rowCount) record(s) checked (NOLOAD), nothing stored.")
+        } else {
+            notices.append("Load into table '\(table.name)' completed, \(result.rowCount) record(s) loaded successfully.")
+        }
+        return StatementResult(tag: "COPY \(lastCopyCount)", notices: notices)
+    }
+
+    private func record(_ e: LoadError, _ table: TableDef, _ query: Int, _ start: Int64) -> LoadErrorRecord {
+        LoadErrorRecord(slice: 0, tableID: table.id, query: query, startTime: start, filename: e.file, lineNumber: e.line,
+                        colname: e.column, type: e.columnType, colLength: String(e.columnLength), position: e.position,
+                        rawLine: e.rawLine, rawFieldValue: e.rawFieldValue, errCode: e.code.rawValue, errReason: e.reason)
+    }
+}

@@ -1,0 +1,285 @@
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseCatalog
+import SlicehousePlanner
+
+extension Session {
+    static let maxColumns = 1600
+    static let maxIdentifierBytes = 127
+
+    func checkIdentifier(_ name: String) throws {
+        if name.utf8.count > Session.maxIdentifierBytes {
+            throw SQLError(.invalidParameter, "identifier \"\(name)\" is longer than \(Session.maxIdentifierBytes) bytes")
+        }
+    }
+
+    func createTable(_ c: CreateTable) throws -> StatementResult {
+        if let schema = c.name.schema, schema != "public", schema != "pg_temp" {
+            throw SQLError(.undefinedObject, "schema \"\(schema)\" does not exist")
+        }
+        let name = c.name.name
+        try checkIdentifier(name)
+        if SystemTables.names.contains(name) {
+            throw SQLError(.duplicateTable, "relation \"\(name)\" already exists")
+        }
+        if database.catalog.table(name) != nil {
+            if c.ifNotExists {
+                return StatementResult(tag: "CREATE TABLE", notices: ["relation \"\(name)\" already exists, skipping"])
+            }
+            throw SQLError(.duplicateTable, "relation \"\(name)\" already exists")
+        }
+        var columns: [ColumnDef] = []
+        var distKey: Int? = nil
+        var sortKey: [Int] = []
+        var primaryKey: [Int] = []
+        var uniqueKeys: [[Int]] = []
+        var ctasRows: ([ResultColumn], [Chunk])? = nil
+        var inheritedDist: DistStyle? = nil
+        var inheritedSortKind: SortKeyKind = .compound
+
+        func index(_ col: String) throws -> Int {
+            guard let i = columns.firstIndex(where: { $0.name == col }) else {
+                throw SQLError(.undefinedColumn, "column \"\(col)\" named in key does not exist")
+            }
+            return i
+        }
+
+        switch c.source {
+        case .elements(let defs, let constraints):
+            guard !defs.isEmpty else { throw SQLError(.syntax, "a table needs at least one column") }
+            guard defs.count <= Session.maxColumns else {
+                throw SQLError(.invalidParameter, "tables can have at most \(Session.maxColumns) columns")
+            }
+            for d in defs {
+                try checkIdentifier(d.name)
+                if columns.contains(where: { $0.name == d.name }) {
+                    throw SQLError(.duplicateColumn, "column \"\(d.name)\" specified more than once",
+                                   line: d.location.line, column: d.location.column)
+                }
+                var col = ColumnDef(name: d.name, type: d.type, notNull: d.notNull || d.primaryKey,
+                                    encoding: d.encoding, isPrimaryKey: d.primaryKey, isUnique: d.unique,
+                                    references: d.references.map { $0.table.name })
+                if let id = d.identity {
+                    guard d.type == .integer || d.type == .bigint || d.type == .smallint else {
+                        throw SQLError(.datatypeMismatch, "IDENTITY column \"\(d.name)\" must be SMALLINT, INTEGER or BIGINT")
+                    }
+                    guard d.defaultValue == nil else {
+                        throw SQLError(.syntax, "column \"\(d.name)\" cannot have both IDENTITY and DEFAULT")
+                    }
+                    guard id.step != 0 else { throw SQLError(.invalidParameter, "IDENTITY step cannot be 0") }
+                    col.identity = (id.seed, id.step)
+                }
+                if let dv = d.defaultValue {
+                    let text = dv.description
+                    _ = try bindStandalone(text, type: d.type)   // must bind and cast now
+                    col.defaultSQL = text
+                }
+                if let enc = d.encoding { try checkEncoding(enc, d.type) }
+                columns.append(col)
+                if d.distKey {
+                    if distKey != nil { throw SQLError(.syntax, "only one column can be the DISTKEY") }
+                    distKey = columns.count - 1
+                }
+                if d.sortKey { sortKey.append(columns.count - 1) }
+                if d.primaryKey { primaryKey = [columns.count - 1] }
+                if d.unique { uniqueKeys.append([columns.count - 1]) }
+            }
+            for con in constraints {
+                switch con.kind {
+                case .primaryKey(let cols):
+                    guard primaryKey.isEmpty else { throw SQLError(.syntax, "multiple primary keys for table \"\(name)\" are not allowed") }
+                    primaryKey = try cols.map(index)
+                    for i in primaryKey { columns[i].notNull = true; columns[i].isPrimaryKey = true }
+                case .unique(let cols):
+                    uniqueKeys.append(try cols.map(index))
+                case .foreignKey(let cols, _):
+                    _ = try cols.map(index)
+                }
+            }
+        case .like(let like):
+            guard let parent = database.catalog.table(like.parent.name) else {
+                throw SQLError(.undefinedTable, "relation \"\(like.parent.description)\" does not exist")
+            }
+            columns = parent.columns.map { col in
+                var c = col
+                if !like.includingDefaults { c.defaultSQL = nil }
+                return c
+            }
+            distKey = parent.distKey
+            sortKey = parent.sortKey
+            inheritedDist = parent.distStyle
+            inheritedSortKind = parent.sortKeyKind
+        case .query(let names, let q):
+            let ctx = StatementContext(database: database, session: self)
+            let (cols, chunks) = try runQuery(q, ctx)
+            guard names.isEmpty || names.count == cols.count else {
+                throw SQLError(.syntax, "CREATE TABLE AS specifies \(names.count) column names, but the query returns \(cols.count)")
+            }
+            for (i, rc) in cols.enumerated() {
+                let n = names.isEmpty ? rc.name : names[i]
+                if columns.contains(where: { $0.name == n }) {
+                    throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
+                }
+                columns.append(ColumnDef(name: n, type: rc.type == .unknown ? .text : rc.type))
+            }
+            ctasRows = (cols, chunks)
+        }
+
+        // Table attributes.
+        let attrs = c.attributes
+        if let dk = attrs.distKey {
+            if let distKey, columns[distKey].name != dk {
+                throw SQLError(.syntax, "a table can have only one DISTKEY")
+            }
+            distKey = try index(dk)
+        }
+        var style: DistStyle = inheritedDist ?? .auto
+        if let ds = attrs.distStyle {
+            style = DistStyle(rawValue: ds.rawValue) ?? .auto
+            if style != .key && distKey != nil {
+                throw SQLError(.syntax, "DISTSTYLE \(style.rawValue) cannot be used with a DISTKEY")
+            }
+            if style == .key && distKey == nil {
+                throw SQLError(.syntax, "DISTSTYLE KEY requires a DISTKEY column")
+            }
+        } else if distKey != nil {
+            style = .key
+        }
+        var sortKind = inheritedSortKind
+        if let sk = attrs.sortKey {
+            if !sortKey.isEmpty && inheritedDist == nil {
+                throw SQLError(.syntax, "SORTKEY cannot be given both as a column attribute and a table attribute")
+            }
+            switch sk {
+            case .auto: sortKey = []
+            case .compound(let cols): sortKey = try cols.map(index); sortKind = .compound
+            case .interleaved(let cols): sortKey = try cols.map(index); sortKind = .interleaved
+            }
+        }
+        if sortKind == .interleaved && sortKey.count > 8 {
+            throw SQLError(.invalidParameter, "an INTERLEAVED SORTKEY can have at most 8 columns")
+        }
+        if sortKey.count > 400 { throw SQLError(.invalidParameter, "a COMPOUND SORTKEY can have at most 400 columns") }
+        if Set(sortKey).count != sortKey.count { throw SQLError(.syntax, "a column appears twice in the SORTKEY") }
+
+        let def = TableDef(id: 0, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
+                           sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys)
+        let created = try database.catalog.create(def)
+        database.addStore(for: created)
+        if let (_, chunks) = ctasRows {
+            do {
+                let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks)
+                try append(full, to: created)
+            } catch {
+                try? database.catalog.drop(created.name)
+                database.removeStore(created.id)
+                throw error
+            }
+            let n = chunks.reduce(0) { $0 + $1.count }
+            return StatementResult(tag: "SELECT \(n)")
+        }
+        return StatementResult(tag: "CREATE TABLE")
+    }
+
+    static let encodings: Set<String> = ["raw", "az64", "bytedict", "delta", "delta32k", "lzo", "mostly8", "mostly16",
+                                         "mostly32", "runlength", "text255", "text32k", "zstd", "auto"]
+
+    func checkEncoding(_ enc: String, _ type: DataType) throws {
+        let e = enc.lowercased()
+        guard Session.encodings.contains(e) else {
+            throw SQLError(.invalidParameter, "invalid encoding type \"\(enc)\"")
+        }
+        let ok: Bool
+        switch e {
+        case "text255", "text32k": ok = type.isString
+        case "delta", "delta32k": ok = type.isInteger || type.isDecimal || type.isTemporal
+        case "mostly8", "mostly16", "mostly32": ok = type.isInteger || type.isDecimal
+        case "az64": ok = type.isInteger || type.isDecimal || type.isTemporal
+        case "bytedict": ok = type != .boolean
+        default: ok = true
+        }
+        if !ok { throw SQLError(.invalidParameter, "invalid encoding type \"\(enc)\" for column type \(type.sqlName)") }
+    }
+
+    func dropTables(_ d: DropStatement) throws -> StatementResult {
+        for n in d.names {
+            guard let t = database.catalog.table(n.name) else {
+                if d.ifExists { continue }
+                throw SQLError(.undefinedTable, "table \"\(n.name)\" does not exist")
+            }
+            try database.catalog.drop(t.name)
+            database.removeStore(t.id)
+        }
+        return StatementResult(tag: "DROP TABLE")
+    }
+
+    // MARK: - INSERT
+
+    func insert(_ ins: Insert) throws -> StatementResult {
+        guard let table = database.catalog.table(ins.table.name) else {
+            if SystemTables.names.contains(ins.table.name) { throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"") }
+            throw SQLError(.undefinedTable, "relation \"\(ins.table.description)\" does not exist",
+                           line: ins.location.line, column: ins.location.column)
+        }
+        var targets: [Int] = []
+        if ins.columns.isEmpty {
+            targets = Array(0..<table.columns.count)
+        } else {
+            for c in ins.columns {
+                guard let i = table.columnIndex(c) else {
+                    throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(table.name)\" does not exist")
+                }
+                if targets.contains(i) { throw SQLError(.duplicateColumn, "column \"\(c)\" specified more than once") }
+                targets.append(i)
+            }
+        }
+        var chunks: [Chunk] = []
+        switch ins.source {
+        case .defaultValues:
+            chunks = [Chunk(columns: [], count: 1)]
+            targets = []
+        case .values(let rows):
+            let ctx = StatementContext(database: database, session: self)
+            let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+            var cols = targets.map { Vector(type: table.columns[$0].type, capacity: rows.count) }
+            for row in rows {
+                guard row.count <= targets.count else { throw SQLError(.syntax, "INSERT has more expressions than target columns") }
+                guard row.count == targets.count else { throw SQLError(.syntax, "INSERT has more target columns than expressions") }
+                for (k, e) in row.enumerated() {
+                    let col = table.columns[targets[k]]
+                    let value: Value
+                    if case .defaultValue = e.kind {
+                        if col.identity != nil {
+                            value = .int(database.reserveIdentity(table: table, column: targets[k], count: 1).first)
+                        } else if let d = col.defaultSQL {
+                            value = try evaluateConstant(try bindStandalone(d, type: col.type))
+                        } else { value = .null }
+                    } else {
+                        let b = try binder.bindScalar(e)
+                        guard b.type == .unknown || TypeRules.canCast(b.type, col.type) else {
+                            throw SQLError(.datatypeMismatch, "column \"\(col.name)\" is of type \(col.type.sqlName) but expression is of type \(b.type.sqlName)",
+                                           line: e.location.line, column: e.location.column)
+                        }
+                        value = try evaluateConstant(b.type == col.type ? b
+                                                     : (b.type == .unknown ? .constant(.null, col.type) : .cast(b, assignmentType(col.type))))
+                    }
+                    cols[k].append(value)
+                }
+            }
+            chunks = [Chunk(columns: cols, count: rows.count)]
+        case .query(let q):
+            let ctx = StatementContext(database: database, session: self)
+            let (rcols, result) = try runQuery(q, ctx)
+            guard rcols.count <= targets.count else { throw SQLError(.syntax, "INSERT has more expressions than target columns") }
+            guard rcols.count == targets.count else { throw SQLError(.syntax, "INSERT has more target columns than expressions") }
+            for (k, rc) in rcols.enumerated() where rc.type != .unknown && !TypeRules.canCast(rc.type, table.columns[targets[k]].type) {
+                throw SQLError(.datatypeMismatch, "column \"\(table.columns[targets[k]].name)\" is of type \(table.columns[targets[k]].type.sqlName) but expression is of type \(rc.type.sqlName)")
+            }
+            chunks = result
+        }
+        let full = try completeRows(table, targets: targets, provided: chunks)
+        try append(full, to: table)
+        let n = full.reduce(0) { $0 + $1.count }
+        return StatementResult(tag: "INSERT 0 \(n)")
+    }
+}

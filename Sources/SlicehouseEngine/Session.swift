@@ -1,0 +1,240 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehousePlanner
+import SlicehouseExecution
+
+/// A session runs statements one after another. Each statement is atomic: it
+/// builds the tables' next snapshots and commits them only when it succeeds.
+public final class Session: @unchecked Sendable {
+    public let database: Database
+    /// SET parameters (lower-case names).
+    var settings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
+                                      "query_group": "default", "timezone": "UTC"]
+    var lastCopyCount = 0
+    var lastCopyID = -1
+
+    init(database: Database) { self.database = database }
+
+    /// Parse and run every statement in `sql`, in order. Throws at the first
+    /// failing statement (statements before it have run and are committed).
+    public func execute(_ sql: String) throws -> [StatementResult] {
+        let statements = try parseStatements(sql)
+        var results: [StatementResult] = []
+        for s in statements { results.append(try run(s)) }
+        return results
+    }
+
+    /// Run one parsed statement.
+    func run(_ statement: Statement) throws -> StatementResult {
+        switch statement {
+        case .query(let q):
+            let ctx = StatementContext(database: database, session: self)
+            let (columns, chunks) = try runQuery(q, ctx)
+            let n = chunks.reduce(0) { $0 + $1.count }
+            return StatementResult(tag: "SELECT \(n)", columns: columns, chunks: chunks)
+        case .explain(let e):
+            return try explain(e)
+        case .createTable(let c):
+            return try createTable(c)
+        case .dropTable(let d):
+            return try dropTables(d)
+        case .insert(let i):
+            return try insert(i)
+        case .copy(let c):
+            return try copy(c)
+        case .truncate(let name):
+            guard let def = database.catalog.table(name.name), let store = database.store(def.id) else {
+                throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
+            }
+            let empty = MemoryTableStore(layout: database.layout, distStyle: def.distStyle, distKey: def.distKey)
+            store.commit(empty.snapshot())
+            return StatementResult(tag: "TRUNCATE TABLE")
+        case .set(let s):
+            settings[s.name] = s.values.map { $0.text }.joined(separator: ", ")
+            return StatementResult(tag: "SET")
+        case .reset(let name):
+            settings[name] = nil
+            return StatementResult(tag: "RESET")
+        case .show(let name):
+            let value = settings[name] ?? ""
+            var v = Vector(type: .text)
+            v.append(.string(value))
+            return StatementResult(tag: "SHOW", columns: [ResultColumn(name: name, type: .text)], chunks: [Chunk(columns: [v], count: 1)])
+        case .begin:
+            // Every statement commits on its own (autocommit); a transaction block is accepted
+            // so scripts run, and its statements commit as they go (see docs/DIFFERENCES.md).
+            return StatementResult(tag: "BEGIN")
+        case .commit:
+            return StatementResult(tag: "COMMIT")
+        case .rollback:
+            throw SQLError.unsupported("ROLLBACK (statements commit one by one until transactions arrive)")
+        case .createView, .dropView:
+            throw SQLError.unsupported("views")
+        case .update:
+            throw SQLError.unsupported("UPDATE")
+        case .delete:
+            throw SQLError.unsupported("DELETE")
+        case .unload:
+            throw SQLError.unsupported("UNLOAD")
+        case .vacuum:
+            throw SQLError.unsupported("VACUUM")
+        case .analyze:
+            throw SQLError.unsupported("ANALYZE")
+        case .lock:
+            return StatementResult(tag: "LOCK TABLE")
+        }
+    }
+
+    // MARK: - Queries
+
+    /// Bind, optimize, plan and run a query.
+    func planQuery(_ q: Query, _ ctx: StatementContext) throws -> (PhysicalNode, [PlanColumn]) {
+        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+        let logical = try binder.bind(query: q)
+        let optimized = Optimizer(context: ctx, evaluateConstant: evaluateConstant).optimize(logical)
+        var planner = PhysicalPlanner(context: ctx)
+        let physical = try planner.planQuery(optimized)
+        return (physical, logical.outputs)
+    }
+
+    func runQuery(_ q: Query, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {
+        let (physical, outputs) = try planQuery(q, ctx)
+        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots)
+        let chunks = try executor.run(physical)
+        return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
+    }
+
+    func explain(_ e: Explain) throws -> StatementResult {
+        let ctx = StatementContext(database: database, session: self)
+        let q: Query
+        switch e.statement {
+        case .query(let query): q = query
+        case .insert(let ins):
+            guard case .query(let query) = ins.source else { throw SQLError.unsupported("EXPLAIN of INSERT ... VALUES") }
+            q = query
+        default:
+            throw SQLError.unsupported("EXPLAIN of this statement")
+        }
+        let (physical, _) = try planQuery(q, ctx)
+        let lines = ExplainPrinter.render(physical)
+        var v = Vector(type: .text, capacity: lines.count)
+        for l in lines { v.append(.string(l)) }
+        return StatementResult(tag: "EXPLAIN", columns: [ResultColumn(name: "QUERY PLAN", type: .text)],
+                               chunks: [Chunk(columns: [v], count: lines.count)])
+    }
+
+    // MARK: - Writing rows
+
+    /// Check NOT NULL and string lengths for values assigned to `column`, and
+    /// normalize CHAR values (no trailing blanks).
+    func assign(_ v: Vector, to column: ColumnDef, rows: Int) throws -> Vector {
+        var v = v.flattened(count: rows)
+        if column.notNull, v.hasNulls {
+            for i in 0..<rows where v.isNull(i) {
+                throw SQLError(.notNullViolation, "null value in column \"\(column.name)\" violates not-null constraint")
+            }
+        }
+        switch column.type {
+        case .varchar(let n), .char(let n):
+            guard case .string(var s) = v.data else { break }
+            var trimmed = false
+            if case .char = column.type {
+                // CHAR: trailing blanks are insignificant; store without them.
+                var out = StringArray(reservingCount: rows, bytes: s.bytes.count)
+                for i in 0..<s.count {
+                    var e = Int(s.offsets[i + 1])
+                    let st = Int(s.offsets[i])
+                    while e > st && s.bytes[e - 1] == 32 { e -= 1 }
+                    if e != Int(s.offsets[i + 1]) { trimmed = true }
+                    s.bytes.withUnsafeBufferPointer { out.append(bytes: UnsafeBufferPointer(rebasing: $0[st..<e])) }
+                }
+                if trimmed { s = out }
+            }
+            for i in 0..<s.count where s.length(i) > n && !v.isNull(i) {
+                throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
+            }
+            if trimmed { v.data = .string(s) }
+        default: break
+        }
+        return v.retyped(column.type)
+    }
+
+    /// Complete rows for `table`: `provided` vectors for `targets` (column indices);
+    /// other columns get their DEFAULT, IDENTITY values or NULL. Returns full-width chunks.
+    func completeRows(_ table: TableDef, targets: [Int], provided: [Chunk]) throws -> [Chunk] {
+        var out: [Chunk] = []
+        for chunk in provided {
+            let c = chunk.compacted()
+            let n = c.count
+            if n == 0 { continue }
+            var cols: [Vector] = []
+            for (i, col) in table.columns.enumerated() {
+                var v: Vector
+                if let k = targets.firstIndex(of: i) {
+                    v = c.columns[k]
+                    if v.type != col.type { v = try castVector(v, to: assignmentType(col.type), rows: n) }
+                } else if col.identity != nil {
+                    let (first, step) = database.reserveIdentity(table: table, column: i, count: n)
+                    var a = [Int64](); a.reserveCapacity(n)
+                    for r in 0..<n { a.append(first &+ Int64(r) &* step) }
+                    v = Vector(type: col.type, data: .int64(a))
+                } else if let d = col.defaultSQL {
+                    v = try defaultVector(d, col, rows: n)
+                } else {
+                    v = Vector.nulls(col.type, count: n)
+                }
+                cols.append(try assign(v, to: col, rows: n))
+            }
+            out.append(Chunk(columns: cols, count: n))
+        }
+        return out
+    }
+
+    /// The type a value is cast to before it is assigned to a column of type `t`:
+    /// strings keep their full length so that `assign` can reject values that are
+    /// too long (an explicit CAST would truncate them).
+    func assignmentType(_ t: DataType) -> DataType {
+        switch t {
+        case .varchar: return .varchar(DataType.maxVarcharLength)
+        case .char: return .char(DataType.maxCharLength)
+        default: return t
+        }
+    }
+
+    func castVector(_ v: Vector, to t: DataType, rows: Int) throws -> Vector {
+        if v.type == .unknown { return Vector.nulls(t, count: rows) }
+        let chunk = Chunk(columns: [v.flattened(count: rows)], count: rows)
+        return try ExpressionEvaluator.evaluate(.cast(.column(0, v.type), t), chunk).flattened(count: rows)
+    }
+
+    func defaultVector(_ sql: String, _ col: ColumnDef, rows: Int) throws -> Vector {
+        let expr = try bindStandalone(sql, type: col.type)
+        let v = try ExpressionEvaluator.evaluate(expr, Chunk(columns: [], count: rows))
+        return v.flattened(count: rows)
+    }
+
+    /// Bind a column-free expression (DEFAULT values) and cast it to `type`.
+    func bindStandalone(_ sql: String, type: DataType) throws -> BoundExpr {
+        let stmts = try parseStatements("SELECT " + sql)
+        guard stmts.count == 1, case .query(let q) = stmts[0], case .select(let s) = q.body,
+              s.items.count == 1, case .expr(let e, _) = s.items[0] else {
+            throw SQLError(.syntax, "invalid DEFAULT expression: \(sql)")
+        }
+        let ctx = StatementContext(database: database, session: self)
+        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+        let b = try binder.bindScalar(e)
+        return try binder.coerce(b, to: type)
+    }
+
+    /// Place full-width chunks on the table's slices and commit atomically.
+    func append(_ chunks: [Chunk], to table: TableDef) throws {
+        guard let store = database.store(table.id) else {
+            throw SQLError(.undefinedTable, "relation \"\(table.name)\" does not exist")
+        }
+        let next = Distributor.append(chunks, to: store.snapshot(), layout: database.layout, declared: table.distStyle)
+        store.commit(next)
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehousePlanner
+
+/// Runs a physical plan over the cluster's slices.
+///
+/// The plan is cut at its exchanges into stages. A stage runs as one pull-based
+/// operator pipeline per partition (slice, or the leader), all partitions in
+/// parallel on the worker pool; an exchange materializes its input stage's
+/// output and re-partitions it (redistribute by hash, broadcast, gather) before
+/// the stage above starts.
+public final class QueryExecutor: @unchecked Sendable {
+    public let layout: SliceLayout
+    private let snapshots: [Int: TableSnapshot]
+    private var exchanged: [ObjectIdentifier: [[Chunk]]] = [:]
+    private let lock = Lock()
+    /// Counters for the query summary.
+    public private(set) var rowsScanned = 0
+
+    public init(layout: SliceLayout, snapshots: [Int: TableSnapshot]) {
+        self.layout = layout
+        self.snapshots = snapshots
+    }
+
+    /// Execute `root` and return its rows (gathered on the leader).
+    public func run(_ root: PhysicalNode) throws -> [Chunk] {
+        let parts = try runStage(root)
+        return parts.flatMap { $0 }
+    }
+
+    /// Number of partitions a node's output has.
+    func partitionCount(_ node: PhysicalNode) -> Int {
+        node.distribution == .single ? 1 : layout.sliceCount
+    }
+
+    /// Materialize every exchange below `node` (not below another exchange), then run
+    /// `node`'s pipeline on each partition in parallel.
+    func runStage(_ node: PhysicalNode) throws -> [[Chunk]] {
+        if case .exchange(let kind) = node.kind, let input = node.children.first {
+            return exchange(try runStage(input), kind: kind, targetPartitions: partitionCount(node))
+        }
+        try materializeExchanges(under: node)
+        let n = partitionCount(node)
+        return try parallelMap(n) { p in
+            try self.buildOperator(node, partition: p).collect()
+        }
+    }
+
+    private func materializeExchanges(under node: PhysicalNode) throws {
+        for child in node.children {
+            if case .exchange(let kind) = child.kind, let input = child.children.first {
+                let parts = try runStage(input)
+                let out = exchange(parts, kind: kind, targetPartitions: partitionCount(child))
+                lock.withLock { exchanged[ObjectIdentifier(child)] = out }
+            } else {
+                try materializeExchanges(under: child)
+            }
+        }
+    }
+
+    /// Re-partition materialized chunks.
+    func exchange(_ parts: [[Chunk]], kind: ExchangeKind, targetPartitions n: Int) -> [[Chunk]] {
+        switch kind {
+        case .gather:
+            return [parts.flatMap { $0 }]
+        case .broadcast:
+            let all = parts.flatMap { $0 }
+            return Array(repeating: all, count: n)
+        case .redistribute(let keys):
+            let inputs = parts.flatMap { $0 }
+            let workers = max(1, min(inputs.count, ProcessInfo.processInfo.activeProcessorCount * 2))
+            let perWorker: [[[Chunk]]] = (try? parallelMap(workers) { worker in
+                var local = [[Chunk]](repeating: [], count: n)
+                var i = worker
+                while i < inputs.count {
+                    let chunk = inputs[i].compacted()
+                    i += workers
+                    let rows = chunk.count
+                    if rows == 0 { continue }
+                    var hashes: [UInt64] = []
+                    for (k, key) in keys.enumerated() {
+                        chunk.columns[key].hash(rows: nil, count: rows, into: &hashes, combine: k > 0)
+                    }
+                    var buckets = [[Int32]](repeating: [], count: n)
+                    let m = UInt64(n)
+                    for r in 0..<rows { buckets[Int(hashes[r] % m)].append(Int32(r)) }
+                    for b in 0..<n where !buckets[b].isEmpty {
+                        local[b].append(Chunk(columns: chunk.columns, count: rows, selection: buckets[b]).compacted())
+                    }
+                }
+                return local
+            }) ?? []
+            var out = [[Chunk]](repeating: [], count: n)
+            for local in perWorker { for b in 0..<n { out[b].append(contentsOf: local[b]) } }
+            return out
+        }
+    }
+
+    /// Build the operator pipeline of `node` for partition `p`.
+    func buildOperator(_ node: PhysicalNode, partition p: Int) throws -> Operator {
+        switch node.kind {
+        case .scan(let table, let columns, let filter, let mode):
+            guard let snap = snapshots[table.id] else {
+                throw SQLError.internalError("no snapshot for table \(table.name)")
+            }
+            var segments: [Segment] = []
+            switch mode {
+            case .perSlice:
+                segments = snap.slices[p]
+            case .replicated:
+                if snap.distribution == .all {
+                    segments = snap.slices[layout.firstSlice(ofNode: layout.node(ofSlice: p))]
+                } else {
+                    segments = snap.slices.flatMap { $0 }
+                }
+            case .oneCopy:
+                if p == 0 { segments = snap.distribution == .all ? snap.slices[0] : snap.slices.flatMap { $0 } }
+            case .leader:
+                segments = snap.distribution == .all ? snap.slices[0] : snap.slices.flatMap { $0 }
+            }
+            let scanned = segments.reduce(0) { $0 + $1.count }
+            lock.withLock { rowsScanned += scanned }
+            let scan = ScanOperator(segments: segments, columns: columns)
+            if let filter { return FilterOperator(input: scan, predicate: filter) }
+            return scan
+        case .filter(let pred):
+            return FilterOperator(input: try buildOperator(node.children[0], partition: p), predicate: pred)
+        case .project(let exprs):
+            return ProjectOperator(input: try buildOperator(node.children[0], partition: p), expressions: exprs)
+        case .hashJoin(let kind, let probeKeys, let buildKeys, let residual, _, let nullAware):
+            let probe = try buildOperator(node.children[0], partition: p)
+            let build = try buildOperator(node.children[1], partition: p)
+            return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
+                                    buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
+                                    nullAware: nullAware)
+        case .nestedLoopJoin(let kind, let condition, _):
+            let probe = try buildOperator(node.children[0], partition: p)
+            let build = try buildOperator(node.children[1], partition: p)
+            return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition,
+                                          probeTypes: node.children[0].types, buildTypes: node.children[1].types)
+        case .aggregate(let groups, let aggs, let phase):
+            let input = try buildOperator(node.children[0], partition: p)
+            let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
+            let groupTypes = groups.map { node.children[0].types[$0] }
+            return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
+                                         aggregates: aggs, mode: mode)
+        case .sort(let keys, let limit, let offset):
+            let input = try buildOperator(node.children[0], partition: p)
+            return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
+                                limit: limit, offset: offset)
+        case .limit(let limit, let offset):
+            return LimitOperator(input: try buildOperator(node.children[0], partition: p), limit: limit, offset: offset)
+        case .exchange:
+            let parts = lock.withLock { exchanged[ObjectIdentifier(node)] } ?? []
+            return ChunkSource(p < parts.count ? parts[p] : [])
+        case .unionAll:
+            return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p) })
+        case .setOperation(let kind, let all):
+            let l = try buildOperator(node.children[0], partition: p)
+            let r = try buildOperator(node.children[1], partition: p)
+            switch kind {
+            case .intersect:
+                return SetOperationOperator(kind: .intersect, all: all, left: l, right: r, types: node.types)
+            case .except:
+                return SetOperationOperator(kind: .except, all: all, left: l, right: r, types: node.types)
+            case .union:
+                throw SQLError.internalError("UNION is planned as UNION ALL + DISTINCT")
+            }
+        case .values(let rows):
+            if p != 0 && node.distribution != .single { return ChunkSource([]) }
+            var cols = node.types.map { Vector(type: $0, capacity: rows.count) }
+            for row in rows { for (i, v) in row.enumerated() { cols[i].append(v) } }
+            return ChunkSource([Chunk(columns: cols, count: rows.count)])
+        }
+    }
+}
+
+extension JoinKind {
+    init(_ k: PhysicalJoinKind) {
+        switch k {
+        case .inner: self = .inner
+        case .left: self = .left
+        case .right: self = .right
+        case .full: self = .full
+        case .semi: self = .semi
+        case .anti: self = .anti
+        }
+    }
+}
+
+/// Hands out a slice's segments as chunks, projecting the requested columns. No copying.
+final class ScanOperator: Operator {
+    private let segments: [Segment]
+    private let columns: [Int]
+    private var index = 0
+    init(segments: [Segment], columns: [Int]) { self.segments = segments; self.columns = columns }
+    func next() throws -> Chunk? {
+        while index < segments.count {
+            let s = segments[index]
+            index += 1
+            if s.count > 0 { return Chunk(columns: columns.map { s.columns[$0] }, count: s.count) }
+        }
+        return nil
+    }
+}
+
+/// Concatenates several inputs (UNION ALL).
+final class ConcatOperator: Operator {
+    private let inputs: [Operator]
+    private var index = 0
+    init(inputs: [Operator]) { self.inputs = inputs }
+    func next() throws -> Chunk? {
+        while index < inputs.count {
+            if let c = try inputs[index].next() { return c }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,397 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseSQL
+
+extension Binder {
+    /// True when `e` contains an aggregate call (not inside a subquery).
+    func containsAggregate(_ e: Expr) -> Bool {
+        switch e.kind {
+        case .function(let f):
+            if f.over == nil && AggregateFunction.isAggregateName(f.name) { return true }
+            return f.args.contains(where: containsAggregate)
+        case .unary(_, let a), .isNull(let a, _), .isBoolean(let a, _, _), .cast(let a, _, _): return containsAggregate(a)
+        case .binary(_, let a, let b), .isDistinctFrom(let a, let b, _): return containsAggregate(a) || containsAggregate(b)
+        case .between(let a, let l, let h, _): return containsAggregate(a) || containsAggregate(l) || containsAggregate(h)
+        case .inList(let a, let l, _): return containsAggregate(a) || l.contains(where: containsAggregate)
+        case .like(_, let a, let p, _, _): return containsAggregate(a) || containsAggregate(p)
+        case .caseWhen(let c):
+            return (c.operand.map(containsAggregate) ?? false)
+                || c.whens.contains { containsAggregate($0.condition) || containsAggregate($0.result) }
+                || (c.elseResult.map(containsAggregate) ?? false)
+        default: return false
+        }
+    }
+
+    /// PostgreSQL's default output column name for an unaliased expression.
+    func defaultName(_ e: Expr) -> String {
+        switch e.kind {
+        case .column(let ref): return ref.name
+        case .function(let f):
+            if f.syntax == .extract { return "date_part" }
+            return f.name
+        case .cast(let inner, let t, _):
+            if case .column = inner.kind { return defaultName(inner) }
+            if case .function = inner.kind { return defaultName(inner) }
+            switch t {
+            case .integer: return "int4"
+            case .bigint: return "int8"
+            case .smallint: return "int2"
+            case .date: return "date"
+            case .decimal: return "numeric"
+            case .varchar: return "varchar"
+            case .char: return "bpchar"
+            case .double: return "float8"
+            case .real: return "float4"
+            case .boolean: return "bool"
+            case .timestamp: return "timestamp"
+            default: return "?column?"
+            }
+        case .caseWhen: return "case"
+        case .typedLiteral(let t, _):
+            return t == .date ? "date" : (t == .timestamp ? "timestamp" : "?column?")
+        default: return "?column?"
+        }
+    }
+
+    func err(_ code: SQLError.Code, _ message: String, _ e: Expr) -> SQLError {
+        SQLError(code, message, line: e.location.line == 0 ? nil : e.location.line,
+                 column: e.location.line == 0 ? nil : e.location.column)
+    }
+
+    /// Bind an expression that references no columns (DEFAULT values, INSERT VALUES items).
+    public func bindScalar(_ e: Expr) throws -> BoundExpr { try bindExpr(e, Scope(), agg: nil) }
+
+    /// Cast `e` to `t` when its type differs. Untyped (string literal / NULL) constants are
+    /// converted at bind time.
+    public func coerce(_ e: BoundExpr, to t: DataType) throws -> BoundExpr {
+        if e.type == t { return e }
+        if case .constant(.null, _) = e { return .constant(.null, t) }
+        if case .constant = e {
+            let v = try evaluateConstant(.cast(e, t))
+            return .constant(v, t)
+        }
+        guard TypeRules.canCast(e.type, t) else {
+            throw SQLError(.datatypeMismatch, "cannot cast type \(e.type.sqlName) to \(t.sqlName)")
+        }
+        return .cast(e, t)
+    }
+
+    func isStringLiteral(_ e: Expr) -> Bool {
+        if case .literal(.string) = e.kind { return true }
+        return false
+    }
+
+    /// Bind a comparison, making both sides the same type.
+    func comparison(_ op: BinaryOp, _ a: BoundExpr, _ b: BoundExpr, untypedA: Bool = false, untypedB: Bool = false) throws -> BoundExpr {
+        var a = a, b = b
+        // An untyped literal takes the other side's type; next to CHAR it becomes CHAR,
+        // so trailing blanks stop mattering (`c = 'ab   '`).
+        func literalTarget(_ other: DataType) -> DataType? {
+            if case .char = other { return other }
+            return !other.isString && other != .unknown ? other : nil
+        }
+        if untypedA, let t = literalTarget(b.type) { a = try coerce(a, to: t.isString ? .char(DataType.maxCharLength) : t) }
+        else if untypedB, let t = literalTarget(a.type) { b = try coerce(b, to: t.isString ? .char(DataType.maxCharLength) : t) }
+        if a.type == .unknown && b.type == .unknown { return .constant(.null, .boolean) }
+        let (lt, rt, _) = try TypeRules.binaryOperator(op, a.type, b.type)
+        return .binary(op, try coerce(a, to: lt), try coerce(b, to: rt), .boolean)
+    }
+
+    // MARK: - Expressions
+
+    func bindExpr(_ e: Expr, _ scope: Scope, agg: AggregationContext?) throws -> BoundExpr {
+        switch e.kind {
+        case .literal(let lit):
+            return try bindLiteral(lit, e)
+        case .typedLiteral(let t, let text):
+            let v = try evaluateConstant(.cast(.constant(.string(text), .text), t))
+            return .constant(v, t)
+        case .interval:
+            throw err(.featureNotSupported, "INTERVAL values are only supported added to or subtracted from a constant date or timestamp", e)
+        case .column(let ref):
+            let c = try scope.resolve(ref, at: e.location)
+            return .column(c.id, c.type)
+        case .parameter:
+            throw err(.featureNotSupported, "parameters are not supported here", e)
+        case .unary(let op, let a):
+            switch op {
+            case .plus: return try bindExpr(a, scope, agg: agg)
+            case .minus:
+                if case .literal(.integer(let t)) = a.kind { return try bindLiteral(.integer("-" + t), e) }
+                if case .literal(.decimal(let t)) = a.kind { return try bindLiteral(.decimal("-" + t), e) }
+                let b = try bindExpr(a, scope, agg: agg)
+                guard b.type.isNumeric else {
+                    throw err(.undefinedFunction, "operator does not exist: - \(b.type.sqlName)", e)
+                }
+                return .unary(.negate, b, b.type)
+            case .not:
+                let b = try coerce(try bindExpr(a, scope, agg: agg), to: .boolean)
+                return .unary(.not, b, .boolean)
+            case .bitwiseNot:
+                throw err(.featureNotSupported, "operator ~ is not supported", e)
+            }
+        case .binary(let op, let l, let r):
+            return try bindBinary(op, l, r, e, scope, agg)
+        case .isNull(let a, let neg):
+            return .isNull(try bindExpr(a, scope, agg: agg), negated: neg)
+        case .isBoolean(let a, let value, let neg):
+            // x IS TRUE  ==  coalesce(x = true, false)
+            let b = try coerce(try bindExpr(a, scope, agg: agg), to: .boolean)
+            let test: BoundExpr = value ? b : .unary(.not, b, .boolean)
+            let isTrue = BoundExpr.and([.isNull(b, negated: true), test])
+            return neg ? .unary(.not, isTrue, .boolean) : isTrue
+        case .isDistinctFrom(let a, let b, let neg):
+            let ba = try bindExpr(a, scope, agg: agg), bb = try bindExpr(b, scope, agg: agg)
+            let eq = try comparison(.equal, ba, bb, untypedA: isStringLiteral(a), untypedB: isStringLiteral(b))
+            // NOT DISTINCT: both null, or both non-null and equal.
+            let same = BoundExpr.or([.and([.isNull(ba, negated: false), .isNull(bb, negated: false)]),
+                                     .and([.isNull(ba, negated: true), .isNull(bb, negated: true), eq])])
+            return neg ? same : .unary(.not, same, .boolean)
+        case .between(let a, let lo, let hi, let neg):
+            let ba = try bindExpr(a, scope, agg: agg)
+            let ge = try comparison(.greaterEqual, ba, try bindExpr(lo, scope, agg: agg), untypedB: isStringLiteral(lo))
+            let le = try comparison(.lessEqual, ba, try bindExpr(hi, scope, agg: agg), untypedB: isStringLiteral(hi))
+            let both = BoundExpr.and([ge, le])
+            return neg ? .unary(.not, both, .boolean) : both
+        case .inList(let a, let list, let neg):
+            let ba = try bindExpr(a, scope, agg: agg)
+            var items = try list.map { try bindExpr($0, scope, agg: agg) }
+            var t = ba.type
+            for (i, item) in items.enumerated() where !(isStringLiteral(list[i]) && !t.isString) {
+                guard let u = TypeRules.commonType(t, item.type) else {
+                    throw err(.datatypeMismatch, "IN types \(t.sqlName) and \(item.type.sqlName) cannot be matched", e)
+                }
+                t = u
+            }
+            items = try items.map { try coerce($0, to: t) }
+            return .inList(try coerce(ba, to: t), items, negated: neg)
+        case .inSubquery, .exists, .subquery, .quantified:
+            throw err(.featureNotSupported, "subqueries in expressions are not supported yet", e)
+        case .like(let op, let a, let p, let esc, let neg):
+            guard op != .similarTo else { throw err(.featureNotSupported, "SIMILAR TO is not supported yet", e) }
+            var ba = try bindExpr(a, scope, agg: agg)
+            var bp = try bindExpr(p, scope, agg: agg)
+            if !ba.type.isString { ba = try coerce(ba, to: .varchar(DataType.maxVarcharLength)) }
+            if !bp.type.isString { bp = try coerce(bp, to: .varchar(DataType.maxVarcharLength)) }
+            var escape: UInt8? = 92  // backslash, as PostgreSQL
+            if let esc {
+                guard case .literal(.string(let s)) = esc.kind, s.utf8.count <= 1 else {
+                    throw err(.invalidParameter, "invalid escape string", esc)
+                }
+                escape = s.utf8.first
+            }
+            return .like(ba, pattern: bp, caseInsensitive: op == .ilike, negated: neg, escape: escape)
+        case .caseWhen(let c):
+            return try bindCase(c, e, scope, agg)
+        case .cast(let a, let t, _):
+            let b = try bindExpr(a, scope, agg: agg)
+            if b.type == t { return b }
+            guard TypeRules.canCast(b.type, t) || b.type == .unknown else {
+                throw err(.datatypeMismatch, "cannot cast type \(b.type.sqlName) to \(t.sqlName)", e)
+            }
+            if b.type == .unknown { return .constant(.null, t) }
+            return .cast(b, t)
+        case .function(let f):
+            return try bindFunction(f, e, scope, agg)
+        case .defaultValue:
+            throw err(.syntax, "DEFAULT is not allowed in this context", e)
+        }
+    }
+
+    func bindLiteral(_ lit: Literal, _ e: Expr) throws -> BoundExpr {
+        switch lit {
+        case .null: return .constant(.null, .unknown)
+        case .boolean(let b): return .constant(.bool(b), .boolean)
+        case .string(let s): return .constant(.string(s), .varchar(max(1, min(s.utf8.count, DataType.maxVarcharLength))))
+        case .integer(let text):
+            if let v = Int64(text) {
+                return .constant(.int(v), (Int64(Int32.min)...Int64(Int32.max)).contains(v) ? .integer : .bigint)
+            }
+            return try bindLiteral(.decimal(text), e)
+        case .decimal(let text):
+            let neg = text.hasPrefix("-")
+            let body = neg ? String(text.dropFirst()) : text
+            let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+            let intDigits = String(parts.first ?? "").drop(while: { $0 == "0" }).count
+            let scale = parts.count > 1 ? parts[1].count : 0
+            let precision = max(1, intDigits + scale)
+            guard precision <= 38 else {
+                return .constant(.double(Double(text) ?? 0), .double)
+            }
+            guard case .ok(let v) = DecimalMath.parse(text, scale: scale, precision: 38) else {
+                throw err(.invalidText, "invalid input syntax for type numeric: \"\(text)\"", e)
+            }
+            let t = DataType.decimal(precision: max(precision, scale), scale: scale)
+            return .constant(t.physical == .int128 ? .int128(v) : .int(Int64(v)), t)
+        case .float(let text):
+            guard let d = Double(text) else { throw err(.invalidText, "invalid input syntax for type double precision: \"\(text)\"", e) }
+            return .constant(.double(d), .double)
+        }
+    }
+
+    func bindBinary(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        switch op {
+        case .and, .or:
+            let a = try coerce(try bindExpr(l, scope, agg: agg), to: .boolean)
+            let b = try coerce(try bindExpr(r, scope, agg: agg), to: .boolean)
+            func parts(_ x: BoundExpr) -> [BoundExpr] {
+                if op == .and, case .and(let p) = x { return p }
+                if op == .or, case .or(let p) = x { return p }
+                return [x]
+            }
+            return op == .and ? .and(parts(a) + parts(b)) : .or(parts(a) + parts(b))
+        default: break
+        }
+        // date/timestamp ± INTERVAL with a constant left side.
+        if op == .add || op == .subtract, case .interval(let iv) = r.kind {
+            let a = try bindExpr(l, scope, agg: agg)
+            return try addInterval(a, iv, subtract: op == .subtract, e)
+        }
+        if op == .add, case .interval(let iv) = l.kind {
+            return try addInterval(try bindExpr(r, scope, agg: agg), iv, subtract: false, e)
+        }
+        let bop: BinaryOp
+        switch op {
+        case .add: bop = .add
+        case .subtract: bop = .subtract
+        case .multiply: bop = .multiply
+        case .divide: bop = .divide
+        case .modulo: bop = .modulo
+        case .concat: bop = .concat
+        case .equal: bop = .equal
+        case .notEqual: bop = .notEqual
+        case .less: bop = .less
+        case .lessOrEqual: bop = .lessEqual
+        case .greater: bop = .greater
+        case .greaterOrEqual: bop = .greaterEqual
+        default:
+            throw err(.featureNotSupported, "operator \(op.symbol) is not supported", e)
+        }
+        var a = try bindExpr(l, scope, agg: agg)
+        var b = try bindExpr(r, scope, agg: agg)
+        if bop.isComparison {
+            do {
+                return try comparison(bop, a, b, untypedA: isStringLiteral(l), untypedB: isStringLiteral(r))
+            } catch let error as SQLError where error.line == nil {
+                throw err(error.code, error.message, e)
+            }
+        }
+        if a.type == .unknown { a = .constant(.null, b.type == .unknown ? .integer : b.type) }
+        if b.type == .unknown { b = .constant(.null, a.type) }
+        if isStringLiteral(l) && !b.type.isString && bop != .concat { a = try coerce(a, to: b.type) }
+        if isStringLiteral(r) && !a.type.isString && bop != .concat { b = try coerce(b, to: a.type) }
+        do {
+            let (lt, rt, result) = try TypeRules.binaryOperator(bop, a.type, b.type)
+            return .binary(bop, try coerce(a, to: lt), try coerce(b, to: rt), result)
+        } catch let error as SQLError where error.line == nil {
+            throw err(error.code, error.message, e)
+        }
+    }
+
+    /// `d ± INTERVAL 'n unit'` for a constant date or timestamp (folded at bind time).
+    func addInterval(_ a: BoundExpr, _ iv: IntervalLiteral, subtract: Bool, _ e: Expr) throws -> BoundExpr {
+        let words = (iv.value + " " + (iv.qualifier ?? "")).lowercased().split(separator: " ").map(String.init)
+        guard words.count >= 2, var n = Int64(words[0]) else {
+            throw err(.invalidText, "invalid input syntax for type interval: \"\(iv.value)\"", e)
+        }
+        if subtract { n = -n }
+        let unit = words[1]
+        guard a.type == .date || a.type == .timestamp, case .constant(let v, let t) = a, let base = v.asInt64 else {
+            throw err(.featureNotSupported, "INTERVAL arithmetic is only supported on constant dates and timestamps", e)
+        }
+        var micros = t == .date ? base * DateTime.microsPerDay : base
+        func addMonths(_ months: Int64) {
+            var days = micros / DateTime.microsPerDay
+            var rem = micros % DateTime.microsPerDay
+            if rem < 0 { rem += DateTime.microsPerDay; days -= 1 }
+            let (y, m, d) = DateTime.civil(days)
+            let total = y * 12 + (m - 1) + months
+            let ny = total >= 0 ? total / 12 : (total - 11) / 12
+            let nm = total - ny * 12 + 1
+            let nd = min(d, DateTime.daysInMonth(ny, nm))
+            micros = DateTime.days(year: ny, month: nm, day: nd) * DateTime.microsPerDay + rem
+        }
+        switch unit.hasSuffix("s") ? String(unit.dropLast()) : unit {
+        case "day": micros += n * DateTime.microsPerDay
+        case "week": micros += n * 7 * DateTime.microsPerDay
+        case "hour": micros += n * 3_600_000_000
+        case "minute": micros += n * 60_000_000
+        case "second": micros += n * 1_000_000
+        case "month", "mon": addMonths(n)
+        case "year": addMonths(12 * n)
+        default: throw err(.invalidText, "invalid input syntax for type interval: \"\(iv.value)\"", e)
+        }
+        // PostgreSQL: date ± interval is a timestamp.
+        return .constant(.int(micros), .timestamp)
+    }
+
+    func bindCase(_ c: CaseExpr, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        var conds: [BoundExpr] = []
+        let operand = try c.operand.map { try bindExpr($0, scope, agg: agg) }
+        for w in c.whens {
+            let v = try bindExpr(w.condition, scope, agg: agg)
+            if let operand {
+                conds.append(try comparison(.equal, operand, v, untypedB: isStringLiteral(w.condition)))
+            } else {
+                try requireBoolean(v, "CASE/WHEN", w.condition.location)
+                conds.append(v)
+            }
+        }
+        var results = try c.whens.map { try bindExpr($0.result, scope, agg: agg) }
+        var elseR = try c.elseResult.map { try bindExpr($0, scope, agg: agg) }
+        var t = DataType.unknown
+        for r in results + (elseR.map { [$0] } ?? []) {
+            guard let u = TypeRules.commonType(t, r.type) else {
+                throw err(.datatypeMismatch, "CASE types \(t.sqlName) and \(r.type.sqlName) cannot be matched", e)
+            }
+            t = u
+        }
+        if t == .unknown { t = .text }
+        results = try results.map { try coerce($0, to: t) }
+        elseR = try elseR.map { try coerce($0, to: t) }
+        return .caseWhen(zip(conds, results).map { WhenClause(condition: $0, result: $1) }, elseResult: elseR, t)
+    }
+
+    func bindFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        if f.over != nil { throw err(.featureNotSupported, "window functions are not supported yet", e) }
+        if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
+            return .constant(v, t)
+        }
+        if AggregateFunction.isAggregateName(f.name) {
+            guard let agg else {
+                throw err(.groupingError, "aggregate functions are not allowed in this context", e)
+            }
+            let args = try f.args.map { a -> BoundExpr in
+                if containsAggregate(a) { throw err(.groupingError, "aggregate function calls cannot be nested", a) }
+                return try bindExpr(a, scope, agg: nil)
+            }
+            let argTypes = args.map { $0.type == .unknown ? DataType.text : $0.type }
+            let (fn, target, result) = try AggregateFunction.resolve(name: f.name, argTypes: argTypes, distinct: f.distinct, star: f.star)
+            var arg = args.first
+            if let a = arg, let target { arg = try coerce(a, to: target) }
+            let la = LogicalAggregate(function: fn, argument: fn == .countStar ? nil : arg, distinct: f.distinct,
+                                      output: newColumn(result, f.name))
+            if let existing = agg.aggregates.first(where: { $0.function == la.function && $0.argument == la.argument && $0.distinct == la.distinct }) {
+                return .column(existing.output.id, existing.output.type)
+            }
+            agg.aggregates.append(la)
+            return .column(la.output.id, result)
+        }
+        var args = try f.args.map { try bindExpr($0, scope, agg: agg) }
+        let constants: [Value?] = args.map { a -> Value? in
+            if case .constant(let v, _) = a { return v }
+            return nil
+        }
+        let literalFlags: [Bool] = f.args.map { isStringLiteral($0) }
+        let resolved: (ScalarFunction, argTypes: [DataType], result: DataType)
+        do {
+            resolved = try FunctionRegistry.resolve(name: f.name, argTypes: args.map { $0.type }, constantArgs: constants,
+                                                    untypedLiterals: literalFlags)
+        } catch let error as SQLError where error.line == nil {
+            throw err(error.code, error.message, e)
+        }
+        let (fn, targets, result) = resolved
+        for i in 0..<min(args.count, targets.count) { args[i] = try coerce(args[i], to: targets[i]) }
+        return .function(fn, args, result)
+    }
+}

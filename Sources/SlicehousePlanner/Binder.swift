@@ -1,0 +1,419 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseSQL
+
+/// Aggregation state while binding one SELECT: group expressions and the
+/// aggregates found in the select list, HAVING and ORDER BY.
+final class AggregationContext {
+    var groupExprs: [BoundExpr] = []
+    var groupOutputs: [PlanColumn] = []
+    var aggregates: [LogicalAggregate] = []
+}
+
+/// Resolves names and types in a parsed query and produces its logical plan.
+///
+/// - Names: `column "x" does not exist`, ambiguous references, unknown tables,
+///   with the location of the offending token.
+/// - Types: implicit casts are made explicit (`TypeRules`), untyped string
+///   literals take the type of the other operand (`'1998-12-01'` next to a DATE).
+/// - Aggregation: GROUP BY items may be expressions, output positions or
+///   aliases; select-list expressions must be grouped or aggregated.
+public final class Binder {
+    let catalog: BinderCatalog
+    var nextID = 0
+    var cteStack: [[String: CommonTableExpr]] = []
+    /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
+    let evaluateConstant: (BoundExpr) throws -> Value
+
+    public init(catalog: BinderCatalog, evaluateConstant: @escaping (BoundExpr) throws -> Value) {
+        self.catalog = catalog
+        self.evaluateConstant = evaluateConstant
+    }
+
+    func newColumn(_ type: DataType, _ name: String) -> PlanColumn {
+        nextID += 1
+        return PlanColumn(id: nextID, type: type, name: name)
+    }
+
+    // MARK: - Queries
+
+    public func bind(query: Query) throws -> LogicalPlan {
+        if let with = query.with {
+            var frame: [String: CommonTableExpr] = [:]
+            for cte in with.ctes { frame[cte.name] = cte }
+            cteStack.append(frame)
+        }
+        defer { if query.with != nil { cteStack.removeLast() } }
+
+        var plan: LogicalPlan
+        if case .select(let select) = query.body {
+            plan = try bindSelect(select, orderBy: query.orderBy)
+        } else {
+            plan = try bindBody(query.body)
+            if !query.orderBy.isEmpty {
+                let outs = plan.outputs
+                var keys: [LogicalSortKey] = []
+                for item in query.orderBy {
+                    let col = try resolveOutputReference(item.expr, outputs: outs)
+                    guard let col else {
+                        throw SQLError(.undefinedColumn, "invalid ORDER BY expression for a set operation: use an output column name or position",
+                                       line: item.expr.location.line, column: item.expr.location.column)
+                    }
+                    keys.append(sortKey(.column(col.id, col.type), item))
+                }
+                plan = .sort(plan, keys)
+            }
+        }
+        let limit = try query.limit.map { try constantInt($0, "LIMIT") }
+        let offset = try query.offset.map { try constantInt($0, "OFFSET") } ?? 0
+        if limit != nil || offset != 0 { plan = .limit(plan, limit: limit, offset: offset) }
+        return plan
+    }
+
+    func sortKey(_ e: BoundExpr, _ item: OrderItem) -> LogicalSortKey {
+        LogicalSortKey(expr: e, ascending: !item.descending, nullsFirst: item.nullsFirst ?? item.descending)
+    }
+
+    func constantInt(_ e: Expr, _ what: String) throws -> Int {
+        let b = try bindExpr(e, Scope(), agg: nil)
+        let v = try evaluateConstant(b)
+        guard let i = v.asInt64, i >= 0, b.type.isInteger || b.type.isDecimal && b.type.scale == 0 else {
+            throw SQLError(.invalidParameter, "\(what) must be a non-negative integer",
+                           line: e.location.line, column: e.location.column)
+        }
+        return Int(i)
+    }
+
+    /// `ORDER BY 2` or `ORDER BY alias` against a list of output columns.
+    func resolveOutputReference(_ e: Expr, outputs: [PlanColumn]) throws -> PlanColumn? {
+        switch e.kind {
+        case .literal(.integer(let text)):
+            guard let k = Int(text), k >= 1, k <= outputs.count else {
+                throw SQLError(.invalidParameter, "ORDER BY position \(text) is not in select list",
+                               line: e.location.line, column: e.location.column)
+            }
+            return outputs[k - 1]
+        case .column(let ref) where ref.parts.count == 1:
+            return outputs.first { $0.name == ref.name }
+        default:
+            return nil
+        }
+    }
+
+    func bindBody(_ body: QueryBody) throws -> LogicalPlan {
+        switch body {
+        case .select(let s): return try bindSelect(s, orderBy: [])
+        case .nested(let q): return try bind(query: q)
+        case .values(let rows): return try bindValues(rows)
+        case .setOperation(let op):
+            let l = try bindBody(op.left), r = try bindBody(op.right)
+            let lo = l.outputs, ro = r.outputs
+            guard lo.count == ro.count else {
+                throw SQLError(.syntax, "each \(op.op.rawValue) query must have the same number of columns",
+                               line: op.location.line, column: op.location.column)
+            }
+            var outs: [PlanColumn] = []
+            for (a, b) in zip(lo, ro) {
+                guard let t = TypeRules.commonType(a.type, b.type) else {
+                    throw SQLError(.datatypeMismatch, "\(op.op.rawValue) types \(a.type.sqlName) and \(b.type.sqlName) cannot be matched",
+                                   line: op.location.line, column: op.location.column)
+                }
+                outs.append(newColumn(t, a.name))
+            }
+            let kind: SetOperationKind = op.op == .union ? .union : (op.op == .intersect ? .intersect : .except)
+            return .setOperation(kind, all: op.all, l, r, outputs: outs)
+        }
+    }
+
+    func bindValues(_ rows: [[Expr]]) throws -> LogicalPlan {
+        guard let first = rows.first else { throw SQLError.syntax("VALUES needs at least one row") }
+        var bound = try rows.map { row -> [BoundExpr] in
+            guard row.count == first.count else { throw SQLError.syntax("VALUES lists must all be the same length") }
+            return try row.map { try bindExpr($0, Scope(), agg: nil) }
+        }
+        var types: [DataType] = []
+        for c in 0..<first.count {
+            var t = bound[0][c].type
+            for r in bound.dropFirst() {
+                guard let u = TypeRules.commonType(t, r[c].type) else {
+                    throw SQLError(.datatypeMismatch, "VALUES types \(t.sqlName) and \(r[c].type.sqlName) cannot be matched")
+                }
+                t = u
+            }
+            types.append(t == .unknown ? .text : t)
+        }
+        for r in 0..<bound.count {
+            for c in 0..<types.count where bound[r][c].type != types[c] {
+                bound[r][c] = try coerce(bound[r][c], to: types[c])
+            }
+        }
+        let outs = types.enumerated().map { newColumn($0.element, "column\($0.offset + 1)") }
+        return .values(bound, outputs: outs)
+    }
+
+    // MARK: - SELECT
+
+    func bindSelect(_ s: Select, orderBy: [OrderItem]) throws -> LogicalPlan {
+        var (plan, scope) = try bindFrom(s.from)
+        if let w = s.whereClause {
+            let pred = try bindExpr(w, scope, agg: nil)
+            try requireBoolean(pred, "WHERE", w.location)
+            plan = .filter(plan, pred)
+        }
+
+        // Aggregation?
+        let usesAggregates = s.items.contains { if case .expr(let e, _) = $0 { return containsAggregate(e) }; return false }
+            || (s.having.map(containsAggregate) ?? false)
+            || orderBy.contains { containsAggregate($0.expr) }
+        var agg: AggregationContext? = nil
+        if !s.groupBy.isEmpty || usesAggregates || s.having != nil {
+            let ctx = AggregationContext()
+            for g in s.groupBy {
+                guard case .expr(let ge) = g else { throw SQLError.unsupported("ROLLUP, CUBE and GROUPING SETS") }
+                let target = try groupTarget(ge, s.items, scope)
+                let b = try bindExpr(target, scope, agg: nil)
+                if ctx.groupExprs.contains(b) { continue }
+                ctx.groupExprs.append(b)
+                ctx.groupOutputs.append(newColumn(b.type, defaultName(target)))
+            }
+            agg = ctx
+        }
+
+        // Select list.
+        var exprs: [BoundExpr] = []
+        var names: [String] = []
+        for item in s.items {
+            switch item {
+            case .wildcard(let w):
+                let rels = w.qualifier.isEmpty ? scope.relations : scope.relations.filter { $0.alias == w.qualifier.last }
+                if rels.isEmpty {
+                    if w.qualifier.isEmpty {
+                        throw SQLError(.syntax, "SELECT * with no tables specified is not valid", line: w.location.line, column: w.location.column)
+                    }
+                    throw SQLError(.undefinedTable, "missing FROM-clause entry for table \"\(w.qualifier.joined(separator: "."))\"",
+                                   line: w.location.line, column: w.location.column)
+                }
+                for rel in rels {
+                    for c in rel.columns {
+                        exprs.append(try finishAggregate(.column(c.column.id, c.column.type), agg, w.location))
+                        names.append(c.name)
+                    }
+                }
+            case .expr(let e, let alias):
+                let b = try bindExpr(e, scope, agg: agg)
+                exprs.append(try finishAggregate(b, agg, e.location))
+                names.append(alias ?? defaultName(e))
+            }
+        }
+
+        var having: BoundExpr? = nil
+        if let h = s.having {
+            let b = try bindExpr(h, scope, agg: agg)
+            try requireBoolean(b, "HAVING", h.location)
+            having = try finishAggregate(b, agg, h.location)
+        }
+
+        // ORDER BY: output positions and aliases, else expressions over the input (hidden columns).
+        var outputs = zip(exprs, names).map { newColumn($0.type, $1) }
+        var sortKeys: [LogicalSortKey] = []
+        var hidden: [BoundExpr] = []
+        for item in orderBy {
+            if let col = try resolveOutputReference(item.expr, outputs: outputs),
+               !(isInputColumn(item.expr, scope) && outputs.filter({ $0.name == col.name }).count > 1) {
+                sortKeys.append(sortKey(.column(col.id, col.type), item))
+                continue
+            }
+            let b = try finishAggregate(try bindExpr(item.expr, scope, agg: agg), agg, item.expr.location)
+            if let i = exprs.firstIndex(of: b) {
+                sortKeys.append(sortKey(.column(outputs[i].id, outputs[i].type), item))
+                continue
+            }
+            if s.distinct {
+                throw SQLError(.syntax, "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                               line: item.expr.location.line, column: item.expr.location.column)
+            }
+            let col = newColumn(b.type, "?order?")
+            hidden.append(b)
+            outputs.append(col)
+            sortKeys.append(sortKey(.column(col.id, col.type), item))
+        }
+
+        if let agg {
+            plan = .aggregate(plan, groups: agg.groupExprs, groupOutputs: agg.groupOutputs, aggregates: agg.aggregates)
+        }
+        if let having { plan = .filter(plan, having) }
+        plan = .project(plan, exprs + hidden, outputs: outputs)
+        if s.distinct { plan = .distinct(plan) }
+        if !sortKeys.isEmpty { plan = .sort(plan, sortKeys) }
+        if let top = s.top {
+            plan = .limit(plan, limit: try constantInt(top, "TOP"), offset: 0)
+        }
+        if !hidden.isEmpty {
+            let visible = Array(outputs.prefix(exprs.count))
+            plan = .project(plan, visible.map { .column($0.id, $0.type) }, outputs: visible.map { newColumn($0.type, $0.name) })
+        }
+        return plan
+    }
+
+    func isInputColumn(_ e: Expr, _ scope: Scope) -> Bool {
+        if case .column(let ref) = e.kind { return scope.lookup(ref) != nil }
+        return false
+    }
+
+    /// GROUP BY item: an output position or alias names a select-list expression.
+    func groupTarget(_ e: Expr, _ items: [SelectItem], _ scope: Scope) throws -> Expr {
+        switch e.kind {
+        case .literal(.integer(let text)):
+            guard let k = Int(text), k >= 1, k <= items.count, case .expr(let target, _) = items[k - 1] else {
+                throw SQLError(.invalidParameter, "GROUP BY position \(text) is not in select list",
+                               line: e.location.line, column: e.location.column)
+            }
+            return target
+        case .column(let ref) where ref.parts.count == 1 && scope.lookup(ref) == nil:
+            for item in items {
+                if case .expr(let target, let alias) = item, alias == ref.name { return target }
+            }
+            return e
+        default:
+            return e
+        }
+    }
+
+    func requireBoolean(_ e: BoundExpr, _ clause: String, _ loc: SourceLocation) throws {
+        if e.type != .boolean && e.type != .unknown {
+            throw SQLError(.datatypeMismatch, "argument of \(clause) must be type boolean, not type \(e.type.sqlName)",
+                           line: loc.line, column: loc.column)
+        }
+    }
+
+    /// In an aggregating query, replace grouped expressions by the group outputs and
+    /// reject any remaining reference to an ungrouped input column.
+    func finishAggregate(_ e: BoundExpr, _ agg: AggregationContext?, _ loc: SourceLocation) throws -> BoundExpr {
+        guard let agg else { return e }
+        let aggIDs = Set(agg.aggregates.map { $0.output.id } + agg.groupOutputs.map { $0.id })
+        let r = e.rewriteTopDown { sub in
+            if let i = agg.groupExprs.firstIndex(of: sub) {
+                return .column(agg.groupOutputs[i].id, agg.groupOutputs[i].type)
+            }
+            return nil
+        }
+        for id in r.referencedColumns where !aggIDs.contains(id) {
+            let name = columnNames[id] ?? "?"
+            throw SQLError(.groupingError, "column \"\(name)\" must appear in the GROUP BY clause or be used in an aggregate function",
+                           line: loc.line, column: loc.column)
+        }
+        return r
+    }
+
+    /// Names of input columns by id (for error messages).
+    var columnNames: [Int: String] = [:]
+
+    // MARK: - FROM
+
+    func bindFrom(_ items: [TableRef]) throws -> (LogicalPlan, Scope) {
+        if items.isEmpty { return (.values([[]], outputs: []), Scope()) }
+        var (plan, scope) = try bindTableRef(items[0])
+        for item in items.dropFirst() {
+            let (p, s) = try bindTableRef(item)
+            try checkDuplicateAliases(scope, s, item.location)
+            plan = .join(.cross, plan, p, condition: nil)
+            scope.relations += s.relations
+        }
+        return (plan, scope)
+    }
+
+    func checkDuplicateAliases(_ a: Scope, _ b: Scope, _ loc: SourceLocation) throws {
+        for r in b.relations where a.relations.contains(where: { $0.alias == r.alias }) {
+            throw SQLError(.duplicateTable, "table name \"\(r.alias)\" specified more than once", line: loc.line, column: loc.column)
+        }
+    }
+
+    func lookupCTE(_ name: String) -> CommonTableExpr? {
+        for frame in cteStack.reversed() { if let c = frame[name] { return c } }
+        return nil
+    }
+
+    func bindTableRef(_ ref: TableRef) throws -> (LogicalPlan, Scope) {
+        switch ref.kind {
+        case .table(let name, let alias):
+            if name.schema == nil, let cte = lookupCTE(name.name) {
+                // Bind the CTE's query where it is referenced (without the CTEs defined after it).
+                let plan = try bind(query: cte.query)
+                return relation(plan, alias: alias?.name ?? cte.name, columnAliases: alias?.columns.isEmpty == false ? alias!.columns : cte.columns)
+            }
+            guard let table = catalog.table(named: name.name) else {
+                throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
+                               line: ref.location.line, column: ref.location.column)
+            }
+            let relAlias = alias?.name ?? table.name
+            var cols: [(String, PlanColumn)] = []
+            for (i, c) in table.columns.enumerated() {
+                let n = (alias?.columns.count ?? 0) > i ? alias!.columns[i] : c.name
+                let pc = newColumn(c.type, n)
+                columnNames[pc.id] = n
+                cols.append((n, pc))
+            }
+            let plan = LogicalPlan.scan(table: table, alias: relAlias, columns: Array(0..<table.columns.count),
+                                        outputs: cols.map { $0.1 }, filters: [])
+            return (plan, Scope(relations: [ScopeRelation(alias: relAlias, columns: cols)]))
+        case .subquery(let q, let alias):
+            let plan = try bind(query: q)
+            guard let alias else {
+                throw SQLError(.syntax, "subquery in FROM must have an alias", line: ref.location.line, column: ref.location.column)
+            }
+            return relation(plan, alias: alias.name, columnAliases: alias.columns)
+        case .join(let j):
+            let (lp, ls) = try bindTableRef(j.left)
+            let (rp, rs) = try bindTableRef(j.right)
+            try checkDuplicateAliases(ls, rs, ref.location)
+            var scope = Scope(relations: ls.relations + rs.relations)
+            let kind: LogicalJoinKind
+            switch j.kind {
+            case .inner: kind = .inner
+            case .left: kind = .left
+            case .right: kind = .right
+            case .full: kind = .full
+            case .cross: kind = .cross
+            }
+            var condition: BoundExpr? = nil
+            switch j.condition {
+            case .none: break
+            case .on(let e):
+                let b = try bindExpr(e, scope, agg: nil)
+                try requireBoolean(b, "JOIN/ON", e.location)
+                condition = b
+            case .using, .natural:
+                var using: [String]
+                if case .using(let n) = j.condition { using = n } else {
+                    let rnames = Set(rs.allColumns.map { $0.name })
+                    using = ls.allColumns.map { $0.name }.filter { rnames.contains($0) }
+                }
+                var conds: [BoundExpr] = []
+                for n in using {
+                    let ref1 = ColumnRef([n])
+                    let a = try ls.resolve(ref1, at: ref.location), b = try rs.resolve(ref1, at: ref.location)
+                    conds.append(try comparison(.equal, .column(a.id, a.type), .column(b.id, b.type)))
+                    // The right side's copy is reachable only qualified.
+                    for r in 0..<scope.relations.count where rs.relations.contains(where: { $0.alias == scope.relations[r].alias }) {
+                        scope.relations[r].columns = scope.relations[r].columns.map { c in
+                            c.name == n ? ("\u{0}" + c.name, c.column) : c
+                        }
+                    }
+                }
+                condition = conds.isEmpty ? nil : (conds.count == 1 ? conds[0] : .and(conds))
+            }
+            return (.join(condition == nil && kind == .inner ? .cross : kind, lp, rp, condition: condition), scope)
+        }
+    }
+
+    func relation(_ plan: LogicalPlan, alias: String, columnAliases: [String]) -> (LogicalPlan, Scope) {
+        let outs = plan.outputs
+        var cols: [(String, PlanColumn)] = []
+        for (i, c) in outs.enumerated() {
+            let n = i < columnAliases.count ? columnAliases[i] : c.name
+            columnNames[c.id] = n
+            cols.append((n, c))
+        }
+        return (plan, Scope(relations: [ScopeRelation(alias: alias, columns: cols)]))
+    }
+}

@@ -1,0 +1,154 @@
+import SlicehouseTypes
+
+/// Renders a physical plan the way Redshift's EXPLAIN does:
+/// `XN <operator>  (cost=a..b rows=n width=w)` lines with `->` children and
+/// indented detail lines (join labels, hash conditions, filters, sort keys).
+/// Exchanges below a join are implied by its DS_* label, as in Redshift.
+public enum ExplainPrinter {
+    public static func render(_ root: PhysicalNode) -> [String] {
+        var lines: [String] = []
+        emit(root, depth: 0, into: &lines)
+        return lines
+    }
+
+    static func cost(_ node: PhysicalNode) -> Double {
+        node.children.reduce(node.rows * 0.01) { $0 + cost($1) }
+    }
+
+    static func fixed2(_ d: Double) -> String {
+        let v = Int64((d * 100).rounded())
+        let frac = v % 100
+        return "\(v / 100)." + (frac < 10 ? "0" : "") + "\(frac)"
+    }
+
+    static func header(_ title: String, _ node: PhysicalNode) -> String {
+        let total = cost(node)
+        let start = node.children.reduce(0.0) { $0 + cost($1) }
+        let leaderBase: Double = node.distribution == .single && !node.children.isEmpty ? 1_000_000_000_000 : 0
+        return "\(title)  (cost=\(fixed2(leaderBase + start))..\(fixed2(leaderBase + total)) rows=\(Int64(node.rows.rounded())) width=\(node.width))"
+    }
+
+    /// Skip exchanges whose data movement is shown by the parent's label.
+    static func shown(_ child: PhysicalNode) -> PhysicalNode {
+        if case .exchange(let k) = child.kind, k != .gather, let c = child.children.first { return c }
+        return child
+    }
+
+    static func emit(_ node: PhysicalNode, depth: Int, into lines: inout [String]) {
+        let prefix = depth == 0 ? "" : String(repeating: " ", count: 6 * (depth - 1) + 2) + "->  "
+        let detailIndent = String(repeating: " ", count: depth == 0 ? 2 : 6 * depth + 2)
+        var details: [String] = []
+        var children = node.children
+        let title: String
+        func names(_ i: Int) -> [String] { node.children[i].names }
+        switch node.kind {
+        case .scan(let table, _, let filter, let mode):
+            title = "XN Seq Scan on \(table.name)"
+            if let filter { details.append("Filter: \(describe(filter, node.names))") }
+            if mode == .replicated { details.append("Distribution: ALL (node copy)") }
+        case .filter(let p):
+            title = "XN Filter"
+            details.append("Filter: \(describe(p, names(0)))")
+        case .project:
+            // Projections are folded into their input, as in Redshift's plans.
+            if let c = node.children.first { emit(c, depth: depth, into: &lines) }
+            return
+        case .hashJoin(let kind, let pk, let bk, let residual, let label, _):
+            let kindText: String
+            switch kind {
+            case .inner: kindText = "Hash Join"
+            case .left: kindText = "Hash Left Join"
+            case .right: kindText = "Hash Right Join"
+            case .full: kindText = "Hash Full Join"
+            case .semi: kindText = "Hash IN Join"
+            case .anti: kindText = "Hash NOT IN Join"
+            }
+            title = "XN \(kindText) \(label.rawValue)"
+            let pn = names(0), bn = names(1)
+            let conds = zip(pk, bk).map { "(\"outer\".\(pn[$0]) = \"inner\".\(bn[$1]))" }
+            details.append("Hash Cond: " + (conds.count == 1 ? conds[0] : "(" + conds.joined(separator: " AND ") + ")"))
+            if let residual { details.append("Join Filter: \(describe(residual, pn + bn))") }
+            children = [shown(node.children[0]), node.children[1]]
+        case .nestedLoopJoin(let kind, let cond, let label):
+            title = "XN Nested Loop \(label.rawValue)" + (kind == .inner ? "" : " (\(kind.rawValue))")
+            if let cond { details.append("Join Filter: \(describe(cond, names(0) + names(1)))") }
+            children = [shown(node.children[0]), shown(node.children[1])]
+        case .aggregate(let groups, _, let phase):
+            title = groups.isEmpty ? "XN Aggregate" : "XN HashAggregate"
+            if phase != .single { details.append("Phase: \(phase.rawValue)") }
+        case .sort(let keys, let limit, _):
+            let keyText = keys.map { k in
+                let n = k.column < node.names.count ? node.names[k.column] : "#\(k.column)"
+                return n + (k.ascending ? "" : " DESC")
+            }.joined(separator: ", ")
+            if node.distribution == .single, case .exchange(.gather) = node.children[0].kind {
+                title = limit != nil ? "XN Limit" : "XN Merge"
+                details.append("Merge Key: \(keyText)")
+            } else {
+                title = limit != nil ? "XN Top-N Sort" : "XN Sort"
+                details.append("Sort Key: \(keyText)")
+            }
+        case .limit:
+            title = "XN Limit"
+        case .exchange(let k):
+            title = "XN Network"
+            switch k {
+            case .gather: details.append("Send to leader")
+            case .broadcast: details.append("Broadcast")
+            case .redistribute(let cols):
+                details.append("Distribute by: " + cols.map { $0 < node.names.count ? node.names[$0] : "#\($0)" }.joined(separator: ", "))
+            }
+        case .unionAll:
+            title = "XN Append"
+        case .setOperation(let k, let all):
+            title = "XN SetOp \(k.rawValue.capitalized)" + (all ? " All" : "")
+        case .values:
+            title = "XN Result"
+        }
+        lines.append(prefix + header(title, node))
+        for d in details { lines.append(detailIndent + d) }
+        if case .hashJoin = node.kind {
+            emit(children[0], depth: depth + 1, into: &lines)
+            // The build side is shown under an XN Hash node, as in Redshift.
+            let build = shown(children[1])
+            let hashPrefix = String(repeating: " ", count: 6 * depth + 2) + "->  "
+            lines.append(hashPrefix + header("XN Hash", build))
+            emit(build, depth: depth + 2, into: &lines)
+            return
+        }
+        for c in children { emit(c, depth: depth + 1, into: &lines) }
+    }
+
+    /// SQL-like text of an expression over columns named `names`.
+    public static func describe(_ e: BoundExpr, _ names: [String]) -> String {
+        func d(_ e: BoundExpr) -> String { describe(e, names) }
+        switch e {
+        case .column(let i, _): return i < names.count ? names[i] : "#\(i)"
+        case .constant(let v, let t):
+            guard let text = v.formatted(as: t) else { return "NULL" }
+            switch t {
+            case .char, .varchar: return "'\(text)'::\(t.isString && t != .text ? (t.sqlName.hasPrefix("char") ? "bpchar" : "character varying") : "text")"
+            case .date: return "'\(text)'::date"
+            case .timestamp: return "'\(text)'::timestamp without time zone"
+            case .boolean: return text == "t" ? "true" : "false"
+            default: return text
+            }
+        case .cast(let x, let t): return "(\(d(x)))::\(t.sqlName)"
+        case .unary(let op, let x, _): return op == .not ? "(NOT \(d(x)))" : "(-\(d(x)))"
+        case .binary(let op, let a, let b, _): return "(\(d(a)) \(op.rawValue) \(d(b)))"
+        case .and(let ps): return "(" + ps.map(d).joined(separator: " AND ") + ")"
+        case .or(let ps): return "(" + ps.map(d).joined(separator: " OR ") + ")"
+        case .isNull(let x, let n): return "(\(d(x)) IS \(n ? "NOT " : "")NULL)"
+        case .inList(let x, let l, let n): return "(\(d(x)) \(n ? "NOT " : "")IN (" + l.map(d).joined(separator: ", ") + "))"
+        case .caseWhen(let ws, let el, _):
+            var s = "CASE"
+            for w in ws { s += " WHEN \(d(w.condition)) THEN \(d(w.result))" }
+            if let el { s += " ELSE \(d(el))" }
+            return s + " END"
+        case .like(let x, let p, let ci, let n, _):
+            return "(\(d(x)) \(n ? "!" : "")\(ci ? "~~*" : "~~") \(d(p)))"
+        case .function(let f, let args, _):
+            return "\(f.rawValue)(" + args.map(d).joined(separator: ", ") + ")"
+        }
+    }
+}

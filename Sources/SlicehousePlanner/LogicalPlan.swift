@@ -1,0 +1,73 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// A column produced by a logical plan node. Column ids are unique within one
+/// statement, so rewrites (pushdown, join reordering) never need renumbering;
+/// the physical planner turns ids into positions.
+public struct PlanColumn: Sendable, Equatable {
+    public var id: Int
+    public var type: DataType
+    public var name: String
+    public init(id: Int, type: DataType, name: String) { self.id = id; self.type = type; self.name = name }
+}
+
+public enum LogicalJoinKind: String, Sendable, Equatable {
+    case inner, left, right, full, cross, semi, anti
+}
+
+public enum SetOperationKind: String, Sendable, Equatable {
+    case union = "UNION", intersect = "INTERSECT", except = "EXCEPT"
+}
+
+/// An aggregate in a logical aggregate node.
+public struct LogicalAggregate: Sendable, Equatable {
+    public var function: AggregateFunction
+    public var argument: BoundExpr?
+    public var distinct: Bool
+    public var output: PlanColumn
+    public init(function: AggregateFunction, argument: BoundExpr?, distinct: Bool, output: PlanColumn) {
+        self.function = function; self.argument = argument; self.distinct = distinct; self.output = output
+    }
+}
+
+public struct LogicalSortKey: Sendable, Equatable {
+    public var expr: BoundExpr
+    public var ascending: Bool
+    public var nullsFirst: Bool
+    public init(expr: BoundExpr, ascending: Bool, nullsFirst: Bool) {
+        self.expr = expr; self.ascending = ascending; self.nullsFirst = nullsFirst
+    }
+}
+
+/// The logical plan of a query. Expressions reference columns by id
+/// (`BoundExpr.column(id, type)`), never by position.
+public indirect enum LogicalPlan: Sendable {
+    /// Read `columns` (indices into the table's columns) of `table`; `filters` are ANDed.
+    case scan(table: TableDef, alias: String, columns: [Int], outputs: [PlanColumn], filters: [BoundExpr])
+    case filter(LogicalPlan, BoundExpr)
+    case project(LogicalPlan, [BoundExpr], outputs: [PlanColumn])
+    case join(LogicalJoinKind, LogicalPlan, LogicalPlan, condition: BoundExpr?)
+    case aggregate(LogicalPlan, groups: [BoundExpr], groupOutputs: [PlanColumn], aggregates: [LogicalAggregate])
+    case sort(LogicalPlan, [LogicalSortKey])
+    case limit(LogicalPlan, limit: Int?, offset: Int)
+    case distinct(LogicalPlan)
+    case setOperation(SetOperationKind, all: Bool, LogicalPlan, LogicalPlan, outputs: [PlanColumn])
+    /// Constant rows (VALUES, or SELECT without FROM as one empty row).
+    case values([[BoundExpr]], outputs: [PlanColumn])
+
+    /// The columns this node produces, in order.
+    public var outputs: [PlanColumn] {
+        switch self {
+        case .scan(_, _, _, let o, _): return o
+        case .filter(let p, _), .sort(let p, _), .limit(let p, _, _), .distinct(let p): return p.outputs
+        case .project(_, _, let o): return o
+        case .join(let k, let l, let r, _):
+            return (k == .semi || k == .anti) ? l.outputs : l.outputs + r.outputs
+        case .aggregate(_, _, let g, let a): return g + a.map { $0.output }
+        case .setOperation(_, _, _, _, let o): return o
+        case .values(_, let o): return o
+        }
+    }
+
+    public var outputIDs: Set<Int> { Set(outputs.map { $0.id }) }
+}

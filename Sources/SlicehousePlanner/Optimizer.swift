@@ -1,0 +1,313 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// Logical rewrites, applied in order:
+/// 1. constant folding (`1 + 1` → `2`, `x AND TRUE` → `x`),
+/// 2. predicate pushdown (filters move into scans and join sides; a cross join with an
+///    equality between its sides becomes an inner join),
+/// 3. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
+/// 4. projection pruning (scans read only the columns the query uses).
+public struct Optimizer {
+    let context: PlannerContext
+    let evaluateConstant: (BoundExpr) throws -> Value
+
+    public init(context: PlannerContext, evaluateConstant: @escaping (BoundExpr) throws -> Value) {
+        self.context = context
+        self.evaluateConstant = evaluateConstant
+    }
+
+    public func optimize(_ plan: LogicalPlan) -> LogicalPlan {
+        var p = mapExpressions(plan, fold)
+        p = pushdown(p, [])
+        p = reorderJoins(p)
+        p = prune(p, required: Set(p.outputs.map { $0.id }))
+        return p
+    }
+
+    // MARK: - Constant folding
+
+    func fold(_ e: BoundExpr) -> BoundExpr {
+        e.transform { node in
+            switch node {
+            case .column, .constant: return node
+            case .and(let parts):
+                var kept: [BoundExpr] = []
+                for p in parts {
+                    if case .constant(.bool(true), _) = p { continue }
+                    if case .constant(.bool(false), _) = p { return p }
+                    kept.append(p)
+                }
+                if kept.isEmpty { return .constant(.bool(true), .boolean) }
+                return kept.count == 1 ? kept[0] : .and(kept)
+            case .or(let parts):
+                var kept: [BoundExpr] = []
+                for p in parts {
+                    if case .constant(.bool(false), _) = p { continue }
+                    if case .constant(.bool(true), _) = p { return p }
+                    kept.append(p)
+                }
+                if kept.isEmpty { return .constant(.bool(false), .boolean) }
+                return kept.count == 1 ? kept[0] : .or(kept)
+            case .caseWhen:
+                // Only fold a CASE whose branches are all constant (a branch may be guarded).
+                break
+            default: break
+            }
+            guard node.isConstant else { return node }
+            // Leave an expression that fails (e.g. 1/0 in an untaken CASE branch) for run time.
+            guard let v = try? evaluateConstant(node) else { return node }
+            return .constant(v, node.type)
+        }
+    }
+
+    /// Apply `f` to every expression in the plan.
+    func mapExpressions(_ plan: LogicalPlan, _ f: (BoundExpr) -> BoundExpr) -> LogicalPlan {
+        switch plan {
+        case .scan(let t, let a, let c, let o, let filters): return .scan(table: t, alias: a, columns: c, outputs: o, filters: filters.map(f))
+        case .filter(let p, let e): return .filter(mapExpressions(p, f), f(e))
+        case .project(let p, let es, let o): return .project(mapExpressions(p, f), es.map(f), outputs: o)
+        case .join(let k, let l, let r, let c): return .join(k, mapExpressions(l, f), mapExpressions(r, f), condition: c.map(f))
+        case .aggregate(let p, let g, let go, let aggs):
+            return .aggregate(mapExpressions(p, f), groups: g.map(f), groupOutputs: go,
+                              aggregates: aggs.map { var a = $0; a.argument = a.argument.map(f); return a })
+        case .sort(let p, let keys):
+            return .sort(mapExpressions(p, f), keys.map { LogicalSortKey(expr: f($0.expr), ascending: $0.ascending, nullsFirst: $0.nullsFirst) })
+        case .limit(let p, let l, let o): return .limit(mapExpressions(p, f), limit: l, offset: o)
+        case .distinct(let p): return .distinct(mapExpressions(p, f))
+        case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, mapExpressions(l, f), mapExpressions(r, f), outputs: o)
+        case .values(let rows, let o): return .values(rows.map { $0.map(f) }, outputs: o)
+        }
+    }
+
+    // MARK: - Predicate pushdown
+
+    func wrap(_ plan: LogicalPlan, _ preds: [BoundExpr]) -> LogicalPlan {
+        let ps = preds.filter { if case .constant(.bool(true), _) = $0 { return false }; return true }
+        if ps.isEmpty { return plan }
+        return .filter(plan, ps.count == 1 ? ps[0] : .and(ps))
+    }
+
+    func pushdown(_ plan: LogicalPlan, _ preds: [BoundExpr]) -> LogicalPlan {
+        switch plan {
+        case .filter(let input, let p):
+            return pushdown(input, preds + conjuncts(p))
+        case .scan(let t, let a, let c, let o, let filters):
+            return .scan(table: t, alias: a, columns: c, outputs: o, filters: filters + preds)
+        case .join(let kind, let l, let r, let cond):
+            let lids = l.outputIDs, rids = r.outputIDs
+            var lp: [BoundExpr] = [], rp: [BoundExpr] = [], jp: [BoundExpr] = [], above: [BoundExpr] = []
+            switch kind {
+            case .inner, .cross:
+                for p in preds + conjuncts(cond) {
+                    let refs = p.referencedColumns
+                    if refs.isSubset(of: lids) { lp.append(p) }
+                    else if refs.isSubset(of: rids) { rp.append(p) }
+                    else { jp.append(p) }
+                }
+                let newKind: LogicalJoinKind = jp.isEmpty ? .cross : .inner
+                return .join(newKind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
+            case .left, .semi, .anti:
+                for p in preds {
+                    if p.referencedColumns.isSubset(of: lids) { lp.append(p) } else { above.append(p) }
+                }
+                for p in conjuncts(cond) {
+                    if p.referencedColumns.isSubset(of: rids) { rp.append(p) } else { jp.append(p) }
+                }
+                let j = LogicalPlan.join(kind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
+                return wrap(j, above)
+            case .right:
+                for p in preds {
+                    if p.referencedColumns.isSubset(of: rids) { rp.append(p) } else { above.append(p) }
+                }
+                for p in conjuncts(cond) {
+                    if p.referencedColumns.isSubset(of: lids) { lp.append(p) } else { jp.append(p) }
+                }
+                let j = LogicalPlan.join(kind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
+                return wrap(j, above)
+            case .full:
+                return wrap(.join(kind, pushdown(l, []), pushdown(r, []), condition: cond), preds)
+            }
+        case .project(let input, let exprs, let outputs):
+            var below: [BoundExpr] = [], above: [BoundExpr] = []
+            let byID = Dictionary(uniqueKeysWithValues: zip(outputs.map { $0.id }, exprs))
+            let volatile = exprs.contains { e in var v = false; e.visit { if case .function(let f, _, _) = $0, f.isVolatile { v = true } }; return v }
+            for p in preds {
+                if volatile { above.append(p); continue }
+                below.append(p.transform { n in
+                    if case .column(let id, _) = n, let e = byID[id] { return e }
+                    return n
+                })
+            }
+            return wrap(.project(pushdown(input, below), exprs, outputs: outputs), above)
+        case .aggregate(let input, let groups, let groupOutputs, let aggs):
+            var below: [BoundExpr] = [], above: [BoundExpr] = []
+            let gids = Set(groupOutputs.map { $0.id })
+            let byID = Dictionary(uniqueKeysWithValues: zip(groupOutputs.map { $0.id }, groups))
+            for p in preds {
+                if !groups.isEmpty && p.referencedColumns.isSubset(of: gids) {
+                    below.append(p.transform { n in
+                        if case .column(let id, _) = n, let e = byID[id] { return e }
+                        return n
+                    })
+                } else { above.append(p) }
+            }
+            return wrap(.aggregate(pushdown(input, below), groups: groups, groupOutputs: groupOutputs, aggregates: aggs), above)
+        case .sort(let input, let keys):
+            return .sort(pushdown(input, preds), keys)
+        case .distinct(let input):
+            return .distinct(pushdown(input, preds))
+        case .limit(let input, let l, let o):
+            return wrap(.limit(pushdown(input, []), limit: l, offset: o), preds)
+        case .setOperation(let k, let all, let l, let r, let o):
+            return wrap(.setOperation(k, all: all, pushdown(l, []), pushdown(r, []), outputs: o), preds)
+        case .values:
+            return wrap(plan, preds)
+        }
+    }
+
+    // MARK: - Join ordering
+
+    /// Estimated output rows of a logical plan.
+    func estimate(_ plan: LogicalPlan) -> Double {
+        switch plan {
+        case .scan(let t, _, _, _, let filters): return max(1, Double(context.statistics(t).rows) * Selectivity.of(filters))
+        case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e]))
+        case .project(let p, _, _), .sort(let p, _), .distinct(let p): return estimate(p)
+        case .limit(let p, let l, _): return min(estimate(p), Double(l ?? Int.max))
+        case .join(let k, let l, let r, let c):
+            let a = estimate(l), b = estimate(r)
+            if k == .cross || c == nil { return a * b }
+            if k == .semi || k == .anti { return a * 0.5 }
+            return max(a, b)
+        case .aggregate(let p, let g, _, _): return g.isEmpty ? 1 : max(1, estimate(p) * 0.1)
+        case .setOperation(_, _, let l, let r, _): return estimate(l) + estimate(r)
+        case .values(let rows, _): return Double(rows.count)
+        }
+    }
+
+    /// Rows before filters (for the filter selectivity of a join input).
+    func baseRows(_ plan: LogicalPlan) -> Double {
+        switch plan {
+        case .scan(let t, _, _, _, _): return max(1, Double(context.statistics(t).rows))
+        case .filter(let p, _), .project(let p, _, _): return baseRows(p)
+        default: return estimate(plan)
+        }
+    }
+
+    func flattenInner(_ plan: LogicalPlan, _ leaves: inout [LogicalPlan], _ preds: inout [BoundExpr]) {
+        if case .join(let k, let l, let r, let c) = plan, k == .inner || k == .cross {
+            flattenInner(l, &leaves, &preds)
+            flattenInner(r, &leaves, &preds)
+            preds += conjuncts(c)
+            return
+        }
+        leaves.append(plan)
+    }
+
+    func reorderJoins(_ plan: LogicalPlan) -> LogicalPlan {
+        switch plan {
+        case .join(let k, _, _, _) where k == .inner || k == .cross:
+            var leaves: [LogicalPlan] = [], preds: [BoundExpr] = []
+            flattenInner(plan, &leaves, &preds)
+            leaves = leaves.map(reorderJoins)
+            return greedyJoin(leaves, preds, outputs: plan.outputs)
+        case .join(let k, let l, let r, let c): return .join(k, reorderJoins(l), reorderJoins(r), condition: c)
+        case .filter(let p, let e): return .filter(reorderJoins(p), e)
+        case .project(let p, let es, let o): return .project(reorderJoins(p), es, outputs: o)
+        case .aggregate(let p, let g, let go, let a): return .aggregate(reorderJoins(p), groups: g, groupOutputs: go, aggregates: a)
+        case .sort(let p, let k): return .sort(reorderJoins(p), k)
+        case .limit(let p, let l, let o): return .limit(reorderJoins(p), limit: l, offset: o)
+        case .distinct(let p): return .distinct(reorderJoins(p))
+        case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, reorderJoins(l), reorderJoins(r), outputs: o)
+        case .scan, .values: return plan
+        }
+    }
+
+    /// Greedy left-deep ordering: start from the largest input; repeatedly join the
+    /// connected input that keeps the intermediate result smallest (ties: the smaller input).
+    func greedyJoin(_ leaves: [LogicalPlan], _ predicates: [BoundExpr], outputs: [PlanColumn]) -> LogicalPlan {
+        var remaining = leaves
+        var preds = predicates
+        guard let startIndex = remaining.indices.max(by: { estimate(remaining[$0]) < estimate(remaining[$1]) }) else {
+            return .values([[]], outputs: [])
+        }
+        var current = remaining.remove(at: startIndex)
+        var currentRows = estimate(current)
+        var currentIDs = current.outputIDs
+        while !remaining.isEmpty {
+            var best: (index: Int, out: Double, rows: Double)? = nil
+            for (i, leaf) in remaining.enumerated() {
+                let ids = leaf.outputIDs
+                let connected = preds.contains { p in
+                    let refs = p.referencedColumns
+                    return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids) && refs.isSubset(of: currentIDs.union(ids))
+                }
+                guard connected else { continue }
+                let rows = estimate(leaf)
+                let out = currentRows * (rows / baseRows(leaf))
+                if best == nil || out < best!.out || (out == best!.out && rows < best!.rows) { best = (i, out, rows) }
+            }
+            let pick: Int
+            let out: Double
+            if let best { pick = best.index; out = best.out } else {
+                // Not connected: cross join with the smallest input.
+                pick = remaining.indices.min(by: { estimate(remaining[$0]) < estimate(remaining[$1]) }) ?? 0
+                out = currentRows * estimate(remaining[pick])
+            }
+            let leaf = remaining.remove(at: pick)
+            let ids = currentIDs.union(leaf.outputIDs)
+            var applicable: [BoundExpr] = []
+            preds.removeAll { p in
+                if p.referencedColumns.isSubset(of: ids) { applicable.append(p); return true }
+                return false
+            }
+            current = .join(applicable.isEmpty ? .cross : .inner, current, leaf,
+                            condition: applicable.isEmpty ? nil : (applicable.count == 1 ? applicable[0] : .and(applicable)))
+            currentRows = max(1, out)
+            currentIDs = ids
+        }
+        return wrap(current, preds)
+    }
+
+    // MARK: - Projection pruning
+
+    func prune(_ plan: LogicalPlan, required: Set<Int>) -> LogicalPlan {
+        switch plan {
+        case .scan(let t, let a, let cols, let outs, let filters):
+            var need = required
+            for f in filters { need.formUnion(f.referencedColumns) }
+            var keepCols: [Int] = [], keepOuts: [PlanColumn] = []
+            for (c, o) in zip(cols, outs) where need.contains(o.id) { keepCols.append(c); keepOuts.append(o) }
+            if keepCols.isEmpty, let c = cols.first, let o = outs.first { keepCols = [c]; keepOuts = [o] }
+            return .scan(table: t, alias: a, columns: keepCols, outputs: keepOuts, filters: filters)
+        case .filter(let p, let e):
+            return .filter(prune(p, required: required.union(e.referencedColumns)), e)
+        case .project(let p, let exprs, let outs):
+            var keepE: [BoundExpr] = [], keepO: [PlanColumn] = []
+            for (e, o) in zip(exprs, outs) where required.contains(o.id) { keepE.append(e); keepO.append(o) }
+            if keepE.isEmpty, let e = exprs.first, let o = outs.first { keepE = [e]; keepO = [o] }
+            let need = keepE.reduce(into: Set<Int>()) { $0.formUnion($1.referencedColumns) }
+            return .project(prune(p, required: need), keepE, outputs: keepO)
+        case .join(let k, let l, let r, let c):
+            let need = required.union(c?.referencedColumns ?? [])
+            return .join(k, prune(l, required: need.intersection(l.outputIDs)), prune(r, required: need.intersection(r.outputIDs)), condition: c)
+        case .aggregate(let p, let g, let go, let aggs):
+            var need = Set<Int>()
+            for e in g { need.formUnion(e.referencedColumns) }
+            for a in aggs { if let arg = a.argument { need.formUnion(arg.referencedColumns) } }
+            return .aggregate(prune(p, required: need), groups: g, groupOutputs: go, aggregates: aggs)
+        case .sort(let p, let keys):
+            var need = required
+            for k in keys { need.formUnion(k.expr.referencedColumns) }
+            return .sort(prune(p, required: need), keys)
+        case .limit(let p, let l, let o):
+            return .limit(prune(p, required: required), limit: l, offset: o)
+        case .distinct(let p):
+            return .distinct(prune(p, required: p.outputIDs))
+        case .setOperation(let k, let all, let l, let r, let o):
+            return .setOperation(k, all: all, prune(l, required: l.outputIDs), prune(r, required: r.outputIDs), outputs: o)
+        case .values:
+            return plan
+        }
+    }
+}

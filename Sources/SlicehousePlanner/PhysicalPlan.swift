@@ -1,0 +1,122 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// How a physical node's output rows are spread over the cluster.
+public enum Distribution: Sendable, Equatable {
+    /// Partitioned over slices by the hash of these output columns.
+    case hashed([Int])
+    /// Partitioned over slices with no useful property (EVEN, or arbitrary).
+    case random
+    /// Every slice holds all rows (an ALL table read per node, or a broadcast).
+    case replicated
+    /// All rows on the leader (one partition).
+    case single
+
+    public var isPartitioned: Bool {
+        switch self { case .hashed, .random: return true; default: return false }
+    }
+}
+
+/// How a scan reads a table.
+public enum ScanMode: Sendable, Equatable {
+    /// Each slice reads its own rows (KEY / EVEN tables).
+    case perSlice
+    /// ALL table: every slice reads its node's copy (for joins against it).
+    case replicated
+    /// ALL table: the rows are read once, on the first slice.
+    case oneCopy
+    /// Read every row on the leader (one partition).
+    case leader
+}
+
+public enum ExchangeKind: Sendable, Equatable {
+    /// Redistribute rows by the hash of these columns.
+    case redistribute([Int])
+    /// Send every row to every slice.
+    case broadcast
+    /// Send every row to the leader.
+    case gather
+}
+
+/// Redshift's labels for the data movement of a join.
+public enum JoinDistributionLabel: String, Sendable, Equatable {
+    case none = "DS_DIST_NONE"
+    case allNone = "DS_DIST_ALL_NONE"
+    case broadcastInner = "DS_BCAST_INNER"
+    case distInner = "DS_DIST_INNER"
+    case distOuter = "DS_DIST_OUTER"
+    case distBoth = "DS_DIST_BOTH"
+    case allInner = "DS_DIST_ALL_INNER"
+}
+
+public enum PhysicalJoinKind: String, Sendable, Equatable {
+    case inner, left, right, full, semi, anti
+}
+
+public enum AggregatePhase: String, Sendable, Equatable {
+    case single, partial, final
+}
+
+public struct PhysicalSortKey: Sendable, Equatable {
+    public var column: Int
+    public var ascending: Bool
+    public var nullsFirst: Bool
+    public init(column: Int, ascending: Bool, nullsFirst: Bool) {
+        self.column = column; self.ascending = ascending; self.nullsFirst = nullsFirst
+    }
+}
+
+/// One node of a physical plan. Expressions reference input columns by position
+/// (for joins: probe columns, then build columns).
+public final class PhysicalNode: @unchecked Sendable {
+    public enum Kind: Sendable {
+        case scan(table: TableDef, columns: [Int], filter: BoundExpr?, mode: ScanMode)
+        case filter(BoundExpr)
+        case project([BoundExpr])
+        /// children[0] is the probe (outer) side, children[1] the build (inner) side.
+        case hashJoin(PhysicalJoinKind, probeKeys: [Int], buildKeys: [Int], residual: BoundExpr?,
+                      label: JoinDistributionLabel, nullAware: Bool)
+        /// Nested loop for joins without equality keys (children[1] is materialized).
+        case nestedLoopJoin(PhysicalJoinKind, condition: BoundExpr?, label: JoinDistributionLabel)
+        case aggregate(groups: [Int], aggregates: [BoundAggregate], phase: AggregatePhase)
+        case sort([PhysicalSortKey], limit: Int?, offset: Int)
+        case limit(Int?, offset: Int)
+        case exchange(ExchangeKind)
+        case unionAll
+        case setOperation(SetOperationKind, all: Bool)
+        case values([[Value]])
+    }
+
+    public let kind: Kind
+    public let children: [PhysicalNode]
+    public let types: [DataType]
+    public let names: [String]
+    public let distribution: Distribution
+    /// Estimated output rows.
+    public let rows: Double
+    /// Column ids of the logical columns each output position carries (planner bookkeeping).
+    public let columnIDs: [Int]
+
+    public init(_ kind: Kind, children: [PhysicalNode], types: [DataType], names: [String],
+                distribution: Distribution, rows: Double, columnIDs: [Int]) {
+        self.kind = kind; self.children = children; self.types = types; self.names = names
+        self.distribution = distribution; self.rows = rows; self.columnIDs = columnIDs
+    }
+
+    /// Average row width in bytes (for EXPLAIN).
+    public var width: Int {
+        types.reduce(0) { w, t in
+            switch t {
+            case .varchar(let n): return w + min(n, 32)
+            case .char(let n): return w + n
+            default: return w + t.width
+            }
+        }
+    }
+
+    /// All nodes, pre-order.
+    public func visit(_ f: (PhysicalNode) -> Void) {
+        f(self)
+        for c in children { c.visit(f) }
+    }
+}

@@ -1,0 +1,518 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// Turns a logical plan into a distributed physical plan.
+///
+/// Every physical node knows how its output is distributed (`Distribution`).
+/// Exchanges are inserted only where a parent needs another distribution:
+/// joins pick Redshift's strategies (DS_DIST_NONE when both sides are already
+/// hashed on the join key, DS_DIST_ALL_NONE against an ALL table, otherwise
+/// redistribute one or both sides or broadcast a small inner side);
+/// aggregates run in two phases (per slice, then final after redistribution);
+/// sorts run per slice and merge on the leader.
+public struct PhysicalPlanner {
+    let context: PlannerContext
+    var nextSyntheticID = -1
+
+    public init(context: PlannerContext) { self.context = context }
+
+    /// Plan `plan` so its rows end on the leader, columns in `plan.outputs` order.
+    public mutating func planQuery(_ plan: LogicalPlan) throws -> PhysicalNode {
+        var node = try self.plan(plan, replicateAll: false)
+        if node.distribution != .single { node = exchange(node, .gather) }
+        return try reorder(node, to: plan.outputs)
+    }
+
+    // MARK: - Helpers
+
+    mutating func syntheticID() -> Int {
+        nextSyntheticID -= 1
+        return nextSyntheticID
+    }
+
+    func positions(_ node: PhysicalNode) -> [Int: Int] {
+        var m: [Int: Int] = [:]
+        for (i, id) in node.columnIDs.enumerated() where m[id] == nil { m[id] = i }
+        return m
+    }
+
+    /// Rewrite a logical expression (column ids) to positions in `node`'s output.
+    func bind(_ e: BoundExpr, to node: PhysicalNode) throws -> BoundExpr {
+        let pos = positions(node)
+        var missing: Int?
+        let r = e.remapColumns { id in
+            if let p = pos[id] { return p }
+            missing = id
+            return 0
+        }
+        if let missing { throw SQLError.internalError("column #\(missing) not available to the plan") }
+        return r
+    }
+
+    func exchange(_ node: PhysicalNode, _ kind: ExchangeKind) -> PhysicalNode {
+        let dist: Distribution
+        switch kind {
+        case .gather: dist = .single
+        case .broadcast: dist = .replicated
+        case .redistribute(let keys): dist = .hashed(keys)
+        }
+        return PhysicalNode(.exchange(kind), children: [node], types: node.types, names: node.names,
+                            distribution: dist, rows: node.rows, columnIDs: node.columnIDs)
+    }
+
+    /// A projection producing exactly `outputs` (by id), in order, when needed.
+    func reorder(_ node: PhysicalNode, to outputs: [PlanColumn]) throws -> PhysicalNode {
+        if node.columnIDs == outputs.map({ $0.id }) { return node }
+        let exprs = try outputs.map { try bind(.column($0.id, $0.type), to: node) }
+        return project(node, exprs, ids: outputs.map { $0.id }, names: outputs.map { $0.name })
+    }
+
+    func project(_ node: PhysicalNode, _ exprs: [BoundExpr], ids: [Int], names: [String]) -> PhysicalNode {
+        // A hashed distribution survives when its columns are passed through.
+        var dist = node.distribution
+        if case .hashed(let cols) = node.distribution {
+            var mapped: [Int] = []
+            for c in cols {
+                if let i = exprs.firstIndex(where: { if case .column(c, _) = $0 { return true }; return false }) {
+                    mapped.append(i)
+                }
+            }
+            dist = mapped.count == cols.count ? .hashed(mapped) : .random
+        }
+        return PhysicalNode(.project(exprs), children: [node], types: exprs.map { $0.type }, names: names,
+                            distribution: dist, rows: node.rows, columnIDs: ids)
+    }
+
+    /// Ensure `exprs` are available as columns of `node`: plain column references map to
+    /// their positions; other expressions are appended by a projection.
+    mutating func materialize(_ exprs: [BoundExpr], on node: PhysicalNode) throws -> (PhysicalNode, [Int]) {
+        var bound = try exprs.map { try bind($0, to: node) }
+        // Integer widening casts keep the physical value: use the column itself.
+        bound = bound.map { e in
+            if case .cast(let inner, let t) = e, case .column = inner, t.isInteger, inner.type.isInteger { return inner }
+            return e
+        }
+        var result: [Int] = []
+        var extra: [BoundExpr] = []
+        for e in bound {
+            if case .column(let p, _) = e { result.append(p); continue }
+            result.append(node.types.count + extra.count)
+            extra.append(e)
+        }
+        if extra.isEmpty { return (node, result) }
+        let passthrough = node.types.enumerated().map { BoundExpr.column($0.offset, $0.element) }
+        var ids = node.columnIDs
+        for _ in extra { ids.append(syntheticID()) }
+        let p = project(node, passthrough + extra, ids: ids, names: node.names + extra.map { _ in "?column?" })
+        return (p, result)
+    }
+
+    // MARK: - Planning
+
+    /// True when `plan` only reads one ALL table through filters and projections,
+    /// so it can be read replicated (each slice its node's copy).
+    func isReplicable(_ plan: LogicalPlan) -> Bool {
+        switch plan {
+        case .scan(let t, _, _, _, _): return context.statistics(t).placement == .all
+        case .filter(let p, _), .project(let p, _, _): return isReplicable(p)
+        default: return false
+        }
+    }
+
+    mutating func plan(_ plan: LogicalPlan, replicateAll: Bool) throws -> PhysicalNode {
+        switch plan {
+        case .scan(let table, _, let columns, let outputs, let filters):
+            let stats = context.statistics(table)
+            let ids = outputs.map { $0.id }
+            let types = outputs.map { $0.type }
+            let posOf = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+            let filter: BoundExpr? = filters.isEmpty ? nil
+                : (filters.count == 1 ? filters[0] : .and(filters)).remapColumns { posOf[$0] ?? 0 }
+            let mode: ScanMode
+            let dist: Distribution
+            switch stats.placement {
+            case .all:
+                mode = replicateAll ? .replicated : .oneCopy
+                dist = replicateAll ? .replicated : .random
+            case .even:
+                mode = .perSlice; dist = .random
+            case .key(let col):
+                mode = .perSlice
+                if let p = columns.firstIndex(of: col) { dist = .hashed([p]) } else { dist = .random }
+            }
+            let rows = Double(stats.rows) * Selectivity.of(filters)
+            return PhysicalNode(.scan(table: table, columns: columns, filter: filter, mode: mode), children: [],
+                                types: types, names: outputs.map { $0.name }, distribution: dist,
+                                rows: max(1, rows), columnIDs: ids)
+
+        case .filter(let input, let pred):
+            let child = try self.plan(input, replicateAll: replicateAll)
+            let p = try bind(pred, to: child)
+            return PhysicalNode(.filter(p), children: [child], types: child.types, names: child.names,
+                                distribution: child.distribution, rows: max(1, child.rows * Selectivity.of([pred])),
+                                columnIDs: child.columnIDs)
+
+        case .project(let input, let exprs, let outputs):
+            let child = try self.plan(input, replicateAll: replicateAll)
+            let bound = try exprs.map { try bind($0, to: child) }
+            return project(child, bound, ids: outputs.map { $0.id }, names: outputs.map { $0.name })
+
+        case .join(let kind, let left, let right, let condition):
+            return try planJoin(kind, left, right, condition)
+
+        case .aggregate(let input, let groups, let groupOutputs, let aggregates):
+            return try planAggregate(input, groups, groupOutputs, aggregates)
+
+        case .sort(let input, let keys):
+            return try planSort(input, keys, limit: nil, offset: 0)
+
+        case .limit(let input, let limit, let offset):
+            if case .sort(let sInput, let keys) = input {
+                return try planSort(sInput, keys, limit: limit, offset: offset)
+            }
+            var child = try self.plan(input, replicateAll: false)
+            if child.distribution != .single {
+                if let limit {
+                    child = PhysicalNode(.limit(limit + offset, offset: 0), children: [child], types: child.types,
+                                         names: child.names, distribution: child.distribution,
+                                         rows: min(child.rows, Double(limit + offset)), columnIDs: child.columnIDs)
+                }
+                child = exchange(child, .gather)
+            }
+            return PhysicalNode(.limit(limit, offset: offset), children: [child], types: child.types, names: child.names,
+                                distribution: .single, rows: min(child.rows, Double(limit ?? Int(child.rows))),
+                                columnIDs: child.columnIDs)
+
+        case .distinct(let input):
+            let outs = input.outputs
+            let fresh = outs.map { PlanColumn(id: $0.id, type: $0.type, name: $0.name) }
+            return try planAggregate(input, outs.map { .column($0.id, $0.type) }, fresh, [], keepIDs: true)
+
+        case .setOperation(let kind, let all, let l, let r, let outputs):
+            return try planSetOperation(kind, all, l, r, outputs)
+
+        case .values(let rows, let outputs):
+            var values: [[Value]] = []
+            for row in rows {
+                var vs: [Value] = []
+                for e in row {
+                    guard case .constant(let v, _) = e else {
+                        throw SQLError.unsupported("non-constant expression in VALUES")
+                    }
+                    vs.append(v)
+                }
+                values.append(vs)
+            }
+            return PhysicalNode(.values(values), children: [], types: outputs.map { $0.type }, names: outputs.map { $0.name },
+                                distribution: .single, rows: Double(rows.count), columnIDs: outputs.map { $0.id })
+        }
+    }
+
+    // MARK: Joins
+
+    mutating func planJoin(_ kind: LogicalJoinKind, _ left: LogicalPlan, _ right: LogicalPlan,
+                           _ condition: BoundExpr?) throws -> PhysicalNode {
+        // Split the condition into equi-key pairs and a residual.
+        let leftIDs = left.outputIDs, rightIDs = right.outputIDs
+        var leftKeys: [BoundExpr] = [], rightKeys: [BoundExpr] = []
+        var residual: [BoundExpr] = []
+        for c in conjuncts(condition) {
+            if case .binary(.equal, let a, let b, _) = c {
+                let ra = a.referencedColumns, rb = b.referencedColumns
+                if !ra.isEmpty && !rb.isEmpty {
+                    if ra.isSubset(of: leftIDs) && rb.isSubset(of: rightIDs) { leftKeys.append(a); rightKeys.append(b); continue }
+                    if ra.isSubset(of: rightIDs) && rb.isSubset(of: leftIDs) { leftKeys.append(b); rightKeys.append(a); continue }
+                }
+            }
+            residual.append(c)
+        }
+
+        // Which logical side probes and which builds.
+        var probeSide = left, buildSide = right
+        var probeKeyExprs = leftKeys, buildKeyExprs = rightKeys
+        var pkind: PhysicalJoinKind
+        switch kind {
+        case .inner, .cross: pkind = .inner
+        case .left: pkind = .left
+        case .right: pkind = .left; swap(&probeSide, &buildSide); swap(&probeKeyExprs, &buildKeyExprs)
+        case .full: pkind = .full
+        case .semi: pkind = .semi
+        case .anti: pkind = .anti
+        }
+
+        var probe = try self.plan(probeSide, replicateAll: false)
+        let buildReplicable = isReplicable(buildSide) && pkind != .full
+        var build = try self.plan(buildSide, replicateAll: buildReplicable)
+        // Inner joins build on the smaller side (unless the larger one is an ALL table read replicated).
+        if pkind == .inner && !buildReplicable && build.rows > probe.rows {
+            let probeReplicable = isReplicable(probeSide)
+            swap(&probeSide, &buildSide); swap(&probeKeyExprs, &buildKeyExprs)
+            probe = try self.plan(probeSide, replicateAll: false)
+            build = try self.plan(buildSide, replicateAll: probeReplicable)
+        }
+
+        let residualExpr: BoundExpr? = residual.isEmpty ? nil : (residual.count == 1 ? residual[0] : .and(residual))
+        let rows = estimateJoinRows(pkind, probe, build, hasKeys: !probeKeyExprs.isEmpty)
+
+        if probeKeyExprs.isEmpty {
+            // No equality keys: nested loop against a broadcast (or leader-local) inner side.
+            var label = JoinDistributionLabel.broadcastInner
+            if probe.distribution == .single {
+                if build.distribution != .single { build = exchange(build, .gather) }
+            } else if build.distribution == .replicated {
+                label = .allNone
+            } else if pkind == .full || pkind == .right {
+                probe = exchange(probe, .gather); build = exchange(build, .gather)
+            } else {
+                build = exchange(build, .broadcast)
+            }
+            let combined = PhysicalNode(.nestedLoopJoin(pkind, condition: nil, label: label), children: [probe, build],
+                                        types: [], names: [], distribution: .random, rows: 0, columnIDs: probe.columnIDs + build.columnIDs)
+            let cond = try residualExpr.map { try bind($0, to: combined) }
+            let outIDs = (pkind == .semi || pkind == .anti) ? probe.columnIDs : probe.columnIDs + build.columnIDs
+            let types = (pkind == .semi || pkind == .anti) ? probe.types : probe.types + build.types
+            let names = (pkind == .semi || pkind == .anti) ? probe.names : probe.names + build.names
+            let dist: Distribution = probe.distribution == .single ? .single
+                : (pkind == .full ? .single : (pkind == .inner || pkind == .left || pkind == .semi || pkind == .anti ? probe.distribution : .random))
+            return PhysicalNode(.nestedLoopJoin(pkind, condition: cond, label: label), children: [probe, build],
+                                types: types, names: names, distribution: dist == .replicated ? .random : dist,
+                                rows: rows, columnIDs: outIDs)
+        }
+
+        var probeKeys: [Int], buildKeys: [Int]
+        (probe, probeKeys) = try materialize(probeKeyExprs, on: probe)
+        (build, buildKeys) = try materialize(buildKeyExprs, on: build)
+
+        // Choose the data movement (Redshift's DS_* strategies).
+        let sliceCount = Double(context.sliceCount)
+        var label: JoinDistributionLabel
+        func hashedKeyIndex(_ node: PhysicalNode, _ keys: [Int]) -> Int? {
+            guard case .hashed(let cols) = node.distribution, cols.count == 1 else { return nil }
+            return keys.firstIndex(of: cols[0])
+        }
+        let pk = hashedKeyIndex(probe, probeKeys), bk = hashedKeyIndex(build, buildKeys)
+        if probe.distribution == .single {
+            if build.distribution != .single { build = exchange(build, .gather) }
+            label = .broadcastInner
+        } else if build.distribution == .replicated && pkind != .full {
+            label = probe.distribution == .replicated ? .allNone : .allNone
+        } else if let pk, let bk, pk == bk {
+            label = .none
+        } else if let pk {
+            build = exchange(build, .redistribute([buildKeys[pk]]))
+            label = .distInner
+        } else if let bk, pkind == .full || probe.rows <= build.rows * sliceCount {
+            // Moving the outer side once is cheaper than copying the inner side to every slice.
+            probe = exchange(probe, .redistribute([probeKeys[bk]]))
+            label = .distOuter
+        } else if pkind != .full && build.rows * sliceCount <= probe.rows + build.rows {
+            build = exchange(build, .broadcast)
+            label = .broadcastInner
+        } else {
+            probe = exchange(probe, .redistribute([probeKeys[0]]))
+            build = exchange(build, .redistribute([buildKeys[0]]))
+            label = .distBoth
+        }
+
+        let semiLike = pkind == .semi || pkind == .anti
+        let allIDs = probe.columnIDs + build.columnIDs
+        let shell = PhysicalNode(.filter(.constant(.null, .boolean)), children: [], types: probe.types + build.types,
+                                 names: [], distribution: .random, rows: 0, columnIDs: allIDs)
+        let residualBound = try residualExpr.map { try bind($0, to: shell) }
+        var dist = probe.distribution
+        if pkind == .full { dist = .random }
+        if dist == .replicated { dist = .random }
+        return PhysicalNode(.hashJoin(pkind, probeKeys: probeKeys, buildKeys: buildKeys, residual: residualBound,
+                                      label: label, nullAware: false),
+                            children: [probe, build],
+                            types: semiLike ? probe.types : probe.types + build.types,
+                            names: semiLike ? probe.names : probe.names + build.names,
+                            distribution: dist, rows: rows,
+                            columnIDs: semiLike ? probe.columnIDs : allIDs)
+    }
+
+    func estimateJoinRows(_ kind: PhysicalJoinKind, _ probe: PhysicalNode, _ build: PhysicalNode, hasKeys: Bool) -> Double {
+        if !hasKeys { return max(1, probe.rows * build.rows * 0.25) }
+        switch kind {
+        case .semi, .anti: return max(1, probe.rows * 0.5)
+        case .left: return max(probe.rows, 1)
+        case .full: return probe.rows + build.rows
+        default: return max(1, max(probe.rows, build.rows))
+        }
+    }
+
+    // MARK: Aggregation
+
+    mutating func planAggregate(_ input: LogicalPlan, _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
+                                _ aggregates: [LogicalAggregate], keepIDs: Bool = false) throws -> PhysicalNode {
+        var child = try self.plan(input, replicateAll: false)
+        // Lay out the input as (group keys..., aggregate arguments...).
+        var exprs = try groups.map { try bind($0, to: child) }
+        var boundAggs: [BoundAggregate] = []
+        for a in aggregates {
+            var argIndex: Int? = nil
+            var argType: DataType? = nil
+            if let arg = a.argument {
+                argIndex = exprs.count
+                argType = arg.type
+                exprs.append(try bind(arg, to: child))
+            }
+            boundAggs.append(BoundAggregate(function: a.function, argument: argIndex, argumentType: argType,
+                                            distinct: a.distinct, resultType: a.output.type))
+        }
+        let g = groups.count
+        let inputIDs = exprs.indices.map { _ in syntheticID() }
+        child = project(child, exprs, ids: inputIDs, names: exprs.map { _ in "?column?" })
+        let groupPositions = Array(0..<g)
+        let outIDs = groupOutputs.map { $0.id } + aggregates.map { $0.output.id }
+        let outTypes = groupOutputs.map { $0.type } + aggregates.map { $0.output.type }
+        let outNames = groupOutputs.map { $0.name } + aggregates.map { $0.output.name }
+        let groupRows = g == 0 ? 1 : max(1, min(child.rows, child.rows * 0.1 + 1))
+
+        func finalNode(_ c: PhysicalNode, _ phase: AggregatePhase, _ dist: Distribution) -> PhysicalNode {
+            PhysicalNode(.aggregate(groups: groupPositions, aggregates: boundAggs, phase: phase), children: [c],
+                         types: outTypes, names: outNames, distribution: dist, rows: groupRows, columnIDs: outIDs)
+        }
+
+        if child.distribution == .single {
+            return finalNode(child, .single, .single)
+        }
+        if case .hashed(let cols) = child.distribution, g > 0, cols.allSatisfy({ $0 < g }) {
+            return finalNode(child, .single, .hashed(cols))
+        }
+        if boundAggs.contains(where: { $0.distinct }) || child.distribution == .replicated {
+            if g > 0 && child.distribution != .replicated {
+                return finalNode(exchange(child, .redistribute(groupPositions)), .single, .hashed(groupPositions))
+            }
+            return finalNode(exchange(child, .gather), .single, .single)
+        }
+        // Two phases: partial per slice, exchange, final.
+        var partialTypes = groupOutputs.map { $0.type }
+        for a in boundAggs { partialTypes.append(contentsOf: HashAggregateLayout.partialStateTypes(a)) }
+        let partialIDs = partialTypes.indices.map { _ in syntheticID() }
+        let partial = PhysicalNode(.aggregate(groups: groupPositions, aggregates: boundAggs, phase: .partial),
+                                   children: [child], types: partialTypes,
+                                   names: partialTypes.map { _ in "?column?" }, distribution: child.distribution,
+                                   rows: groupRows * Double(context.sliceCount), columnIDs: partialIDs)
+        if g > 0 {
+            return finalNode(exchange(partial, .redistribute(groupPositions)), .final, .hashed(groupPositions))
+        }
+        return finalNode(exchange(partial, .gather), .final, .single)
+    }
+
+    // MARK: Sort
+
+    mutating func planSort(_ input: LogicalPlan, _ keys: [LogicalSortKey], limit: Int?, offset: Int) throws -> PhysicalNode {
+        var child = try self.plan(input, replicateAll: false)
+        let originalIDs = child.columnIDs
+        let positionsList: [Int]
+        (child, positionsList) = try materialize(keys.map { $0.expr }, on: child)
+        let sortKeys = zip(keys, positionsList).map { PhysicalSortKey(column: $1, ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
+        let topN = limit.map { $0 + offset }
+        if child.distribution != .single {
+            let local = PhysicalNode(.sort(sortKeys, limit: topN, offset: 0), children: [child], types: child.types,
+                                     names: child.names, distribution: child.distribution,
+                                     rows: topN.map { min(child.rows, Double($0)) } ?? child.rows, columnIDs: child.columnIDs)
+            child = exchange(local, .gather)
+        }
+        let sorted = PhysicalNode(.sort(sortKeys, limit: limit, offset: offset), children: [child], types: child.types,
+                                  names: child.names, distribution: .single,
+                                  rows: limit.map { min(child.rows, Double($0)) } ?? child.rows, columnIDs: child.columnIDs)
+        if sorted.columnIDs.count == originalIDs.count { return sorted }
+        // Drop the computed sort-key columns again.
+        let keep = originalIDs.indices.map { BoundExpr.column($0, sorted.types[$0]) }
+        return project(sorted, keep, ids: originalIDs, names: Array(sorted.names.prefix(originalIDs.count)))
+    }
+
+    // MARK: Set operations
+
+    mutating func planSetOperation(_ kind: SetOperationKind, _ all: Bool, _ l: LogicalPlan, _ r: LogicalPlan,
+                                   _ outputs: [PlanColumn]) throws -> PhysicalNode {
+        var left = try self.plan(l, replicateAll: false)
+        var right = try self.plan(r, replicateAll: false)
+        left = try reorderPositional(left, l.outputs, outputs)
+        right = try reorderPositional(right, r.outputs, outputs)
+        let ids = outputs.map { $0.id }, types = outputs.map { $0.type }, names = outputs.map { $0.name }
+        switch kind {
+        case .union:
+            if left.distribution == .single || right.distribution == .single {
+                if left.distribution != .single { left = exchange(left, .gather) }
+                if right.distribution != .single { right = exchange(right, .gather) }
+            }
+            let dist: Distribution = left.distribution == .single ? .single : .random
+            let u = PhysicalNode(.unionAll, children: [left, right], types: types, names: names,
+                                 distribution: dist, rows: left.rows + right.rows, columnIDs: ids)
+            if all { return u }
+            return try planDistinctNode(u)
+        case .intersect, .except:
+            let keys = Array(0..<types.count)
+            if left.distribution == .single || right.distribution == .single {
+                if left.distribution != .single { left = exchange(left, .gather) }
+                if right.distribution != .single { right = exchange(right, .gather) }
+            } else {
+                left = exchange(left, .redistribute(keys))
+                right = exchange(right, .redistribute(keys))
+            }
+            return PhysicalNode(.setOperation(kind, all: all), children: [left, right], types: types, names: names,
+                                distribution: left.distribution, rows: left.rows, columnIDs: ids)
+        }
+    }
+
+    /// Project `node` (whose logical outputs are `from`) positionally onto the ids of `to`.
+    func reorderPositional(_ node: PhysicalNode, _ from: [PlanColumn], _ to: [PlanColumn]) throws -> PhysicalNode {
+        let pos = positions(node)
+        var exprs: [BoundExpr] = []
+        for (f, t) in zip(from, to) {
+            guard let p = pos[f.id] else { throw SQLError.internalError("set operation column missing") }
+            var e = BoundExpr.column(p, node.types[p])
+            if node.types[p] != t.type { e = .cast(e, t.type) }
+            exprs.append(e)
+        }
+        return project(node, exprs, ids: to.map { $0.id }, names: to.map { $0.name })
+    }
+
+    /// DISTINCT over all columns of a physical node.
+    mutating func planDistinctNode(_ node: PhysicalNode) throws -> PhysicalNode {
+        let g = Array(0..<node.types.count)
+        if node.distribution == .single {
+            return PhysicalNode(.aggregate(groups: g, aggregates: [], phase: .single), children: [node], types: node.types,
+                                names: node.names, distribution: .single, rows: node.rows, columnIDs: node.columnIDs)
+        }
+        let partial = PhysicalNode(.aggregate(groups: g, aggregates: [], phase: .partial), children: [node], types: node.types,
+                                   names: node.names, distribution: node.distribution, rows: node.rows, columnIDs: node.columnIDs)
+        return PhysicalNode(.aggregate(groups: g, aggregates: [], phase: .final), children: [exchange(partial, .redistribute(g))],
+                            types: node.types, names: node.names, distribution: .hashed(g), rows: node.rows,
+                            columnIDs: node.columnIDs)
+    }
+}
+
+/// Split an AND tree into its conjuncts.
+public func conjuncts(_ e: BoundExpr?) -> [BoundExpr] {
+    guard let e else { return [] }
+    if case .and(let parts) = e { return parts.flatMap { conjuncts($0) } }
+    return [e]
+}
+
+/// Rough selectivity estimates for row counts (no column statistics yet).
+enum Selectivity {
+    static func of(_ filters: [BoundExpr]) -> Double {
+        filters.reduce(1.0) { $0 * of($1) }
+    }
+    static func of(_ e: BoundExpr) -> Double {
+        switch e {
+        case .and(let parts): return of(parts)
+        case .or(let parts): return min(1, parts.reduce(0) { $0 + of($1) })
+        case .binary(let op, _, _, _):
+            switch op {
+            case .equal: return 0.1
+            case .notEqual: return 0.9
+            case .less, .lessEqual, .greater, .greaterEqual: return 0.4
+            default: return 0.5
+            }
+        case .inList(_, let list, let neg): return neg ? 0.9 : min(0.5, 0.1 * Double(list.count))
+        case .like(_, _, _, let neg, _): return neg ? 0.9 : 0.2
+        case .isNull(_, let neg): return neg ? 0.95 : 0.05
+        default: return 0.5
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseSQL
+
+/// Tables and views visible to the binder (the catalog plus system tables).
+public protocol BinderCatalog {
+    func table(named name: String) -> TableDef?
+    /// Session-level functions without arguments that the leader answers
+    /// (`pg_last_copy_count()`, `version()`, `current_user`, ...), or nil.
+    func sessionFunction(_ name: String) -> (Value, DataType)?
+}
+
+/// One relation in a FROM clause: its alias and its columns.
+struct ScopeRelation {
+    var alias: String
+    var columns: [(name: String, column: PlanColumn)]
+}
+
+/// The relations visible to an expression.
+struct Scope {
+    var relations: [ScopeRelation] = []
+
+    var allColumns: [PlanColumn] { relations.flatMap { $0.columns.map { $0.column } } }
+
+    func resolve(_ ref: ColumnRef, at loc: SourceLocation) throws -> PlanColumn {
+        let name = ref.name
+        if let table = ref.table {
+            guard let rel = relations.first(where: { $0.alias == table }) else {
+                throw SQLError(.undefinedTable, "missing FROM-clause entry for table \"\(table)\"",
+                               line: loc.line, column: loc.column)
+            }
+            let hits = rel.columns.filter { $0.name == name }
+            guard let hit = hits.first else {
+                throw SQLError(.undefinedColumn, "column \(table).\(name) does not exist", line: loc.line, column: loc.column)
+            }
+            return hit.column
+        }
+        var found: PlanColumn?
+        for rel in relations {
+            for c in rel.columns where c.name == name {
+                if found != nil, found?.id != c.column.id {
+                    throw SQLError(.ambiguousColumn, "column reference \"\(name)\" is ambiguous", line: loc.line, column: loc.column)
+                }
+                found = c.column
+            }
+        }
+        guard let found else {
+            throw SQLError(.undefinedColumn, "column \"\(name)\" does not exist", line: loc.line, column: loc.column)
+        }
+        return found
+    }
+
+    func lookup(_ ref: ColumnRef) -> PlanColumn? {
+        try? resolve(ref, at: .unknown)
+    }
+}

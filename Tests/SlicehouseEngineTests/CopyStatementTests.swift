@@ -1,0 +1,149 @@
+import XCTest
+import SlicehouseEngine
+import SlicehouseTypes
+
+/// COPY as a statement: options, prefixes, atomic failure, STL_LOAD_ERRORS.
+final class CopyStatementTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let p = dir.appendingPathComponent(name)
+        try text.write(to: p, atomically: true, encoding: .utf8)
+        return p.path
+    }
+
+    func session() throws -> Session {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table t (id int not null, name varchar(10), d date, amount decimal(8,2)) distkey(id)")
+        return s
+    }
+
+    func count(_ s: Session, _ table: String = "t") throws -> String? {
+        try s.execute("select count(*) from \(table)")[0].textRows()[0][0]
+    }
+
+    func testLoadsAndReportsRowCount() throws {
+        let s = try session()
+        let path = try write("a.txt", "1|one|2020-01-01|1.50|\n2|\\N|2020-01-02|2.00|\n3|three|\\N|\\N|\n")
+        let r = try s.execute("copy t from '\(path)'")
+        XCTAssertEqual(r[0].tag, "COPY 3")
+        XCTAssertEqual(r[0].notices, ["Load into table 't' completed, 3 record(s) loaded successfully."])
+        XCTAssertEqual(try s.execute("select id, name, d, amount from t order by id")[0].textRows(),
+                       [["1", "one", "2020-01-01", "1.50"], ["2", nil, "2020-01-02", "2.00"], ["3", "three", nil, nil]])
+    }
+
+    func testMalformedRowFailsAsAUnitAndNamesFileLineColumn() throws {
+        let s = try session()
+        let good = try write("good.txt", "1|a|2020-01-01|1.00\n")
+        _ = try s.execute("copy t from '\(good)'")
+        let bad = try write("bad.txt", "2|b|2020-01-02|2.00\n3|c|2020-13-45|3.00\n4|d|2020-01-04|4.00\n")
+        XCTAssertThrowsError(try s.execute("copy t from '\(bad)'")) { error in
+            guard let e = error as? SQLError else { return XCTFail("\(error)") }
+            let text = e.message + " " + (e.detail ?? "")
+            XCTAssertTrue(text.contains("Load into table 't' failed"), text)
+            XCTAssertTrue(text.contains("bad.txt"), text)
+            XCTAssertTrue(text.contains("line 2"), text)
+            XCTAssertTrue(text.contains("column d") || text.contains("column 'd'") || text.contains("\"d\""), text)
+        }
+        // Nothing of the failed COPY is stored.
+        XCTAssertEqual(try count(s), "1")
+        let errs = try s.execute("select line_number, trim(colname), err_code from stl_load_errors")[0].textRows()
+        XCTAssertEqual(errs.count, 1)
+        XCTAssertEqual(errs.first?[0], "2")
+        XCTAssertEqual(errs.first?[1], "d")
+        XCTAssertEqual(errs.first?[2], "1205")
+    }
+
+    func testWrongColumnCountAndNotNull() throws {
+        let s = try session()
+        let extra = try write("extra.txt", "1|a|2020-01-01|1.00|x|y\n")
+        XCTAssertThrowsError(try s.execute("copy t from '\(extra)'"))
+        let null = try write("null.txt", "\\N|a|2020-01-01|1.00\n")
+        XCTAssertThrowsError(try s.execute("copy t from '\(null)'")) { error in
+            XCTAssertTrue("\(error)".contains("id") || ((error as? SQLError)?.detail ?? "").contains("id"))
+        }
+        XCTAssertEqual(try count(s), "0")
+    }
+
+    func testCSVHeaderNullAsAndColumnList() throws {
+        let s = try session()
+        let path = try write("c.csv", "id,name\n1,\"a, quoted\"\n2,NA\n")
+        _ = try s.execute("copy t (id, name) from '\(path)' csv ignoreheader 1 null as 'NA'")
+        XCTAssertEqual(try s.execute("select id, name, d from t order by id")[0].textRows(),
+                       [["1", "a, quoted", nil], ["2", nil, nil]])
+    }
+
+    func testPrefixLoadsEveryMatchingFile() throws {
+        let s = try session()
+        _ = try write("part_1", "1|a\n")
+        _ = try write("part_2", "2|b\n")
+        _ = try write("other", "3|c\n")
+        _ = try s.execute("copy t (id, name) from '\(dir.appendingPathComponent("part").path)'")
+        XCTAssertEqual(try count(s), "2")
+        XCTAssertEqual(try s.execute("select pg_last_copy_count()")[0].textRows(), [["2"]])
+    }
+
+    func testMissingFileIsAnError() throws {
+        let s = try session()
+        XCTAssertThrowsError(try s.execute("copy t from '\(dir.appendingPathComponent("nope").path)'"))
+        XCTAssertThrowsError(try s.execute("copy t from 's3://bucket/key'"))
+    }
+
+    func testTrailingDelimiterOfTblFiles() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 1, slicesPerNode: 1)).connect()
+        for ddl in TPCH.schema(.keyed) { _ = try s.execute(ddl) }
+        let nation = TPCH.root.appendingPathComponent("data/sf0.01/nation.tbl").path
+        let r = try s.execute("copy nation from '\(nation)'")
+        XCTAssertEqual(r[0].tag, "COPY 25")
+        XCTAssertEqual(try s.execute("select n_name from nation where n_nationkey = 7")[0].textRows()[0][0], "GERMANY")
+    }
+}
+
+/// Placement of rows on slices for every DISTSTYLE, seen through system tables.
+final class DistributionTests: XCTestCase {
+    func testSlicesAndPlacement() throws {
+        let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
+        let s = db.connect()
+        XCTAssertEqual(try s.execute("select node, slice from stv_slices order by slice")[0].textRows(),
+                       [["0", "0"], ["0", "1"], ["1", "2"], ["1", "3"]])
+        _ = try s.execute("""
+            create table k (a int distkey, b int);
+            create table e (a int, b int) diststyle even;
+            create table al (a int, b int) diststyle all;
+            """)
+        var values: [String] = []
+        for i in 0..<400 { values.append("(\(i % 50), \(i))") }
+        for t in ["k", "e", "al"] { _ = try s.execute("insert into \(t) values " + values.joined(separator: ",")) }
+
+        func perSlice(_ t: String) throws -> [Int] {
+            try s.execute("select slice, rows from stv_tbl_perm where trim(name) = '\(t)' order by slice")[0]
+                .textRows().map { Int($0[1] ?? "") ?? -1 }
+        }
+        // EVEN: round robin, 100 per slice.
+        XCTAssertEqual(try perSlice("e"), [100, 100, 100, 100])
+        // ALL: a full copy on the first slice of each node.
+        XCTAssertEqual(try perSlice("al"), [400, 0, 400, 0])
+        // KEY: every slice used, and rows with equal keys share a slice (each key has 8 rows).
+        let k = try perSlice("k")
+        XCTAssertEqual(k.reduce(0, +), 400)
+        XCTAssertTrue(k.allSatisfy { $0 > 0 && $0 % 8 == 0 }, "\(k)")
+        XCTAssertEqual(try s.execute("select count(*), sum(b) from al")[0].textRows(), [["400", "79800"]])
+        XCTAssertEqual(try s.execute("select diststyle, skew_rows from svv_table_info where \"table\" = 'e'")[0].textRows()[0][0], "EVEN")
+    }
+
+    func testClusterLayoutIsKeptByTheDataDirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-db-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = try Database(directory: dir, cluster: ClusterConfig(nodes: 3, slicesPerNode: 2))
+        XCTAssertEqual(db.cluster.sliceCount, 6)
+        let again = try Database(directory: dir, cluster: ClusterConfig(nodes: 1, slicesPerNode: 1))
+        XCTAssertEqual(again.cluster, ClusterConfig(nodes: 3, slicesPerNode: 2))
+        XCTAssertEqual(try again.connect().execute("select count(*) from stv_slices")[0].textRows()[0][0], "6")
+    }
+}
