@@ -41,7 +41,7 @@ final class PlanTests: XCTestCase {
             """)
         // Enough rows that broadcasting a big side is not the cheap choice.
         _ = try s.execute("insert into f values (1, 1, 1), (2, 2, 2), (3, 3, 3), (4, 4, 4)")
-        for _ in 0..<8 { _ = try s.execute("insert into f select k + 4, d, v from f") }
+        for i in 0..<8 { _ = try s.execute("insert into f select k + \(4 << i), d, v from f") }
         _ = try s.execute("insert into dk select k, 'x' from f")
         _ = try s.execute("insert into de select k, v from f")
         _ = try s.execute("insert into fe select k, d from f")

@@ -1,0 +1,270 @@
+import SlicehouseTypes
+
+// CREATE TABLE (three forms), CREATE VIEW, DROP TABLE/VIEW.
+
+extension Parser {
+    /// `CREATE [OR REPLACE] VIEW ...` or `CREATE [LOCAL] [TEMP|TEMPORARY] TABLE ...`.
+    mutating func parseCreate() throws -> Statement {
+        let start = advance()  // CREATE
+        if acceptWords("or", "replace") {
+            guard isWord("view") else { throw syntaxError(at: current) }
+            return .createView(try parseCreateView(start: start, orReplace: true))
+        }
+        if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
+        _ = acceptWord("local")
+        let temporary = acceptWord("temp") || acceptWord("temporary")
+        guard isWord("table") else { throw syntaxError(at: current) }
+        return .createTable(try parseCreateTable(start: start, temporary: temporary))
+    }
+
+    // MARK: - CREATE TABLE
+
+    private mutating func parseCreateTable(start: Token, temporary: Bool) throws -> CreateTable {
+        try expectWord("table")
+        let ifNotExists = acceptWords("if", "not", "exists")
+        let name = try parseObjectName()
+        var table = CreateTable(name: name, temporary: temporary || name.name.hasPrefix("#"),
+                                ifNotExists: ifNotExists, source: .elements(columns: [], constraints: []),
+                                location: start.location)
+        var ctasColumns: [String]?
+        if acceptWord("like") {
+            table.source = .like(try parseLikeClause())
+        } else if isSymbol("(") {
+            if isWord("like", at: 1) {
+                advance()
+                advance()
+                table.source = .like(try parseLikeClause())
+                try expectSymbol(")")
+            } else if isCTASColumnList() {
+                ctasColumns = try parseParenthesizedIdentifiers()
+            } else {
+                table.source = try parseTableElements()
+            }
+        } else {
+            ctasColumns = []  // must be CTAS
+        }
+        table.attributes = try parseTableAttributes()
+        if let columns = ctasColumns {
+            try expectWord("as")
+            table.source = .query(columnNames: columns, try parseQuery())
+        } else if isWord("as") {
+            // `CREATE TABLE t (LIKE p) AS ...` / column definitions with AS are not valid.
+            throw syntaxError(at: current)
+        }
+        return table
+    }
+
+    /// After `(`: is this a plain list of names, i.e. CTAS column names `(a, b) AS ...`?
+    private func isCTASColumnList() -> Bool {
+        var offset = 1
+        while true {
+            switch peek(offset).kind {
+            case .word, .quotedIdentifier: break
+            default: return false
+            }
+            if isSymbol(")", at: offset + 1) { return true }
+            guard isSymbol(",", at: offset + 1) else { return false }
+            offset += 2
+        }
+    }
+
+    /// `parent [INCLUDING|EXCLUDING DEFAULTS]` (LIKE already consumed).
+    private mutating func parseLikeClause() throws -> LikeClause {
+        let parent = try parseObjectName()
+        var including = false
+        if acceptWord("including") {
+            try expectWord("defaults")
+            including = true
+        } else if acceptWord("excluding") {
+            try expectWord("defaults")
+        }
+        return LikeClause(parent: parent, includingDefaults: including)
+    }
+
+    /// `(column definitions and table constraints)`.
+    private mutating func parseTableElements() throws -> CreateTableSource {
+        try expectSymbol("(")
+        var columns: [ColumnDefinition] = []
+        var constraints: [TableConstraint] = []
+        repeat {
+            if isAnyWord(["constraint", "primary", "unique", "foreign"]) {
+                constraints.append(try parseTableConstraint())
+            } else {
+                columns.append(try parseColumnDefinition())
+            }
+        } while acceptSymbol(",")
+        try expectSymbol(")")
+        return .elements(columns: columns, constraints: constraints)
+    }
+
+    /// `name type [column attributes and constraints, any order]`.
+    private mutating func parseColumnDefinition() throws -> ColumnDefinition {
+        let start = current
+        let name = try parseIdentifier()
+        let type = try parseDataType()
+        var column = ColumnDefinition(name: name, type: type, location: start.location)
+        var sawNull = false
+        while true {
+            let token = current
+            if acceptWord("default") {
+                column.defaultValue = try parseExpr()
+            } else if acceptWord("identity") {
+                column.identity = try parseIdentityArguments(generatedByDefault: false)
+            } else if acceptWords("generated", "by", "default", "as", "identity") {
+                column.identity = try parseIdentityArguments(generatedByDefault: true)
+            } else if acceptWord("encode") {
+                column.encoding = try parseLabel().lowercased()
+            } else if acceptWord("distkey") {
+                column.distKey = true
+            } else if acceptWord("sortkey") {
+                column.sortKey = true
+            } else if acceptWords("not", "null") {
+                if sawNull && !column.notNull { throw conflictingNull(name, at: token) }
+                sawNull = true
+                column.notNull = true
+            } else if acceptWord("null") {
+                if sawNull && column.notNull { throw conflictingNull(name, at: token) }
+                sawNull = true
+            } else if acceptWords("primary", "key") {
+                column.primaryKey = true
+            } else if acceptWord("unique") {
+                column.unique = true
+            } else if acceptWord("references") {
+                column.references = try parseForeignKeyTarget()
+            } else if acceptWord("collate") {
+                _ = try parseLabel()  // Redshift CASE_SENSITIVE / CASE_INSENSITIVE: accepted, ignored
+            } else if acceptWord("constraint") {
+                _ = try parseIdentifier()  // a name for the next column constraint
+            } else {
+                return column
+            }
+        }
+    }
+
+    private func conflictingNull(_ column: String, at token: Token) -> SQLError {
+        error("conflicting NULL/NOT NULL declarations for column \"\(column)\"", at: token)
+    }
+
+    /// `(seed, step)` after IDENTITY.
+    private mutating func parseIdentityArguments(generatedByDefault: Bool) throws -> IdentitySpec {
+        try expectSymbol("(")
+        let seed = try parseInteger()
+        try expectSymbol(",")
+        let stepToken = current
+        let step = try parseInteger()
+        guard step != 0 else { throw error("IDENTITY step cannot be 0", at: stepToken) }
+        try expectSymbol(")")
+        return IdentitySpec(seed: seed, step: step, generatedByDefault: generatedByDefault)
+    }
+
+    /// `table [(columns)]` after REFERENCES.
+    private mutating func parseForeignKeyTarget() throws -> ForeignKeyTarget {
+        let table = try parseObjectName()
+        let columns = isSymbol("(") ? try parseParenthesizedIdentifiers() : []
+        return ForeignKeyTarget(table: table, columns: columns)
+    }
+
+    /// `[CONSTRAINT name] PRIMARY KEY (cols) | UNIQUE (cols) | FOREIGN KEY (cols) REFERENCES t [(cols)]`.
+    private mutating func parseTableConstraint() throws -> TableConstraint {
+        let start = current
+        let name = acceptWord("constraint") ? try parseIdentifier() : nil
+        let kind: TableConstraintKind
+        if acceptWords("primary", "key") {
+            kind = .primaryKey(try parseParenthesizedIdentifiers())
+        } else if acceptWord("unique") {
+            kind = .unique(try parseParenthesizedIdentifiers())
+        } else if acceptWords("foreign", "key") {
+            let columns = try parseParenthesizedIdentifiers()
+            try expectWord("references")
+            kind = .foreignKey(columns, try parseForeignKeyTarget())
+        } else {
+            throw syntaxError(at: current)
+        }
+        return TableConstraint(name: name, kind: kind, location: start.location)
+    }
+
+    /// Table attributes in any order: BACKUP, DISTSTYLE, DISTKEY(col), [COMPOUND|INTERLEAVED] SORTKEY, ENCODE AUTO.
+    private mutating func parseTableAttributes() throws -> TableAttributes {
+        var attributes = TableAttributes()
+        while true {
+            if acceptWord("backup") {
+                if acceptWord("yes") {
+                    attributes.backup = true
+                } else if acceptWord("no") {
+                    attributes.backup = false
+                } else {
+                    throw syntaxError(at: current)
+                }
+            } else if acceptWord("diststyle") {
+                guard let word = currentWord, let style = TableDistStyle(rawValue: word.uppercased()) else {
+                    throw syntaxError(at: current)
+                }
+                advance()
+                attributes.distStyle = style
+            } else if acceptWord("distkey") {
+                try expectSymbol("(")
+                attributes.distKey = try parseIdentifier()
+                try expectSymbol(")")
+            } else if acceptWord("compound") {
+                try expectWord("sortkey")
+                attributes.sortKey = .compound(try parseParenthesizedIdentifiers())
+            } else if acceptWord("interleaved") {
+                try expectWord("sortkey")
+                attributes.sortKey = .interleaved(try parseParenthesizedIdentifiers())
+            } else if acceptWord("sortkey") {
+                if acceptWord("auto") {
+                    attributes.sortKey = .auto
+                } else {
+                    attributes.sortKey = .compound(try parseParenthesizedIdentifiers())
+                }
+            } else if acceptWord("encode") {
+                try expectWord("auto")
+                attributes.encodeAuto = true
+            } else {
+                return attributes
+            }
+        }
+    }
+
+    // MARK: - CREATE VIEW
+
+    /// `VIEW name [(cols)] AS query [WITH NO SCHEMA BINDING]`.
+    private mutating func parseCreateView(start: Token, orReplace: Bool) throws -> CreateView {
+        try expectWord("view")
+        let name = try parseObjectName()
+        let columns = isSymbol("(") ? try parseParenthesizedIdentifiers() : []
+        try expectWord("as")
+        let queryStart = current.location.offset
+        let query = try parseQuery()
+        let queryText = text(from: queryStart, to: previousEnd)
+        let noBinding = acceptWords("with", "no", "schema", "binding")
+        return CreateView(name: name, orReplace: orReplace, columns: columns, query: query, queryText: queryText,
+                          withNoSchemaBinding: noBinding, location: start.location)
+    }
+
+    // MARK: - DROP
+
+    /// `DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE|RESTRICT]`.
+    mutating func parseDrop() throws -> Statement {
+        let start = advance()  // DROP
+        let isView: Bool
+        if acceptWord("table") {
+            isView = false
+        } else if acceptWord("view") {
+            isView = true
+        } else {
+            throw syntaxError(at: current)
+        }
+        let ifExists = acceptWords("if", "exists")
+        var names = [try parseObjectName()]
+        while acceptSymbol(",") { names.append(try parseObjectName()) }
+        var cascade = false
+        if acceptWord("cascade") {
+            cascade = true
+        } else {
+            _ = acceptWord("restrict")
+        }
+        let drop = DropStatement(names: names, ifExists: ifExists, cascade: cascade, location: start.location)
+        return isView ? .dropView(drop) : .dropTable(drop)
+    }
+}

@@ -1,0 +1,108 @@
+import SlicehouseTypes
+
+// FROM items: tables, derived tables, joins (left-deep), parenthesised joins.
+
+extension Parser {
+    /// `item, item, ...` — a comma list of FROM items (each possibly a join chain).
+    mutating func parseFromList() throws -> [TableRef] {
+        var refs: [TableRef] = []
+        repeat {
+            refs.append(try parseJoinedTable())
+        } while acceptSymbol(",")
+        return refs
+    }
+
+    /// `primary { [NATURAL] [INNER|LEFT|RIGHT|FULL [OUTER]|CROSS] JOIN primary [ON e | USING (cols)] }`.
+    mutating func parseJoinedTable() throws -> TableRef {
+        var left = try parseTablePrimary()
+        while true {
+            let token = current
+            if acceptWords("cross", "join") {
+                let right = try parseTablePrimary()
+                left = TableRef(.join(Join(kind: .cross, left: left, right: right, condition: .none)),
+                                at: token.location)
+                continue
+            }
+            let natural = acceptWord("natural")
+            let kind: JoinKind
+            if acceptWord("inner") {
+                kind = .inner
+            } else if acceptWord("left") {
+                kind = .left
+            } else if acceptWord("right") {
+                kind = .right
+            } else if acceptWord("full") {
+                kind = .full
+            } else if isWord("join") {
+                kind = .inner
+            } else {
+                if natural { throw syntaxError(at: current) }
+                return left
+            }
+            if kind != .inner { _ = acceptWord("outer") }
+            try expectWord("join")
+            let right = try parseTablePrimary()
+            let condition: JoinCondition
+            if natural {
+                condition = .natural
+            } else if acceptWord("on") {
+                condition = .on(try parseExpr())
+            } else if acceptWord("using") {
+                condition = .using(try parseParenthesizedIdentifiers())
+            } else {
+                throw syntaxError(at: current)
+            }
+            left = TableRef(.join(Join(kind: kind, left: left, right: right, condition: condition)),
+                            at: token.location)
+        }
+    }
+
+    /// A table name, a derived table `(query) alias`, or a parenthesised join.
+    private mutating func parseTablePrimary() throws -> TableRef {
+        try enterNesting()
+        defer { leaveNesting() }
+        let start = current
+        guard isSymbol("(") else {
+            let name = try parseObjectName()
+            let alias = try parseTableAlias()
+            return TableRef(.table(name, alias: alias), at: start.location)
+        }
+        if isWord("select", at: 1) || isWord("with", at: 1) || isWord("values", at: 1) {
+            return try parseDerivedTable()
+        }
+        if isSymbol("(", at: 1) {
+            // `((SELECT ...) UNION ...) x` or `((a JOIN b) JOIN c)`: try the query first.
+            let saved = index
+            if let derived = try? parseDerivedTable() { return derived }
+            index = saved
+        }
+        advance()  // (
+        let inner = try parseJoinedTable()
+        try expectSymbol(")")
+        return inner
+    }
+
+    /// `(query) [AS] alias [(cols)]`.
+    private mutating func parseDerivedTable() throws -> TableRef {
+        let start = current
+        try expectSymbol("(")
+        let query = try parseQuery()
+        try expectSymbol(")")
+        let alias = try parseTableAlias()
+        return TableRef(.subquery(query, alias: alias), at: start.location)
+    }
+
+    /// `[AS] alias [(col, ...)]`, or nil when no alias follows.
+    mutating func parseTableAlias() throws -> TableAlias? {
+        let name: String
+        if acceptWord("as") {
+            name = try parseIdentifier()
+        } else if atIdentifier {
+            name = try parseIdentifier()
+        } else {
+            return nil
+        }
+        let columns = isSymbol("(") ? try parseParenthesizedIdentifiers() : []
+        return TableAlias(name: name, columns: columns)
+    }
+}

@@ -1,0 +1,287 @@
+import SlicehouseTypes
+
+// Queries: WITH, set operations (INTERSECT binds tighter than UNION/EXCEPT/MINUS),
+// SELECT and its clauses, VALUES, ORDER BY / LIMIT / OFFSET.
+
+extension Parser {
+    /// `[WITH ...] body [ORDER BY ...] [LIMIT n|ALL] [OFFSET m]` (LIMIT and OFFSET in either order).
+    mutating func parseQuery() throws -> Query {
+        try enterNesting()
+        defer { leaveNesting() }
+        let start = current
+        var with: WithClause?
+        if acceptWord("with") { with = try parseWith() }
+        let body = try parseSetExpression()
+        var query = Query(with: with, body: body, location: start.location)
+        if acceptWords("order", "by") { query.orderBy = try parseOrderItems() }
+        var sawLimit = false
+        var sawOffset = false
+        while true {
+            if !sawLimit && acceptWord("limit") {
+                sawLimit = true
+                query.limit = acceptWord("all") ? nil : try parseExpr()
+            } else if !sawOffset && acceptWord("offset") {
+                sawOffset = true
+                query.offset = try parseExpr()
+                _ = acceptWord("rows") || acceptWord("row")
+            } else {
+                break
+            }
+        }
+        return query
+    }
+
+    /// `[RECURSIVE] name [(cols)] AS (query), ...` (WITH already consumed).
+    private mutating func parseWith() throws -> WithClause {
+        let recursive = acceptWord("recursive")
+        var ctes: [CommonTableExpr] = []
+        repeat {
+            let start = current
+            let name = try parseIdentifier()
+            let columns = isSymbol("(") ? try parseParenthesizedIdentifiers() : []
+            try expectWord("as")
+            try expectSymbol("(")
+            let query = try parseQuery()
+            try expectSymbol(")")
+            ctes.append(CommonTableExpr(name: name, columns: columns, query: query, location: start.location))
+        } while acceptSymbol(",")
+        return WithClause(recursive: recursive, ctes: ctes)
+    }
+
+    // MARK: - Set operations
+
+    /// UNION / EXCEPT / MINUS, left-associative, over INTERSECT terms.
+    private mutating func parseSetExpression() throws -> QueryBody {
+        var left = try parseIntersectTerm()
+        while true {
+            let token = current
+            let op: SetOperator
+            if acceptWord("union") {
+                op = .union
+            } else if acceptWord("except") || acceptWord("minus") {
+                op = .except
+            } else {
+                return left
+            }
+            let all = parseSetQuantifier()
+            let right = try parseIntersectTerm()
+            left = .setOperation(SetOperation(op: op, all: all, left: left, right: right, location: token.location))
+        }
+    }
+
+    private mutating func parseIntersectTerm() throws -> QueryBody {
+        var left = try parseSetOperand()
+        while isWord("intersect") {
+            let token = advance()
+            let all = parseSetQuantifier()
+            let right = try parseSetOperand()
+            left = .setOperation(SetOperation(op: .intersect, all: all, left: left, right: right,
+                                              location: token.location))
+        }
+        return left
+    }
+
+    /// `ALL` → true; `DISTINCT` or nothing → false.
+    private mutating func parseSetQuantifier() -> Bool {
+        if acceptWord("all") { return true }
+        _ = acceptWord("distinct")
+        return false
+    }
+
+    /// `SELECT ...`, `VALUES ...` or `( query )`.
+    private mutating func parseSetOperand() throws -> QueryBody {
+        if isWord("select") { return .select(try parseSelect()) }
+        if acceptWord("values") { return .values(try parseValuesRows(allowDefault: false)) }
+        if isSymbol("(") {
+            advance()
+            let inner = try parseQuery()
+            try expectSymbol(")")
+            // Parentheses that only group are dropped.
+            if inner.with == nil && inner.orderBy.isEmpty && inner.limit == nil && inner.offset == nil {
+                return inner.body
+            }
+            return .nested(inner)
+        }
+        throw syntaxError(at: current)
+    }
+
+    /// `(e, ...), (e, ...)` after VALUES; all rows must have the same length.
+    mutating func parseValuesRows(allowDefault: Bool) throws -> [[Expr]] {
+        var rows: [[Expr]] = []
+        repeat {
+            let rowStart = current
+            try expectSymbol("(")
+            var row = [try parseExprOrDefault(allowDefault: allowDefault)]
+            while acceptSymbol(",") { row.append(try parseExprOrDefault(allowDefault: allowDefault)) }
+            try expectSymbol(")")
+            if let first = rows.first, first.count != row.count {
+                throw error("VALUES lists must all be the same length", at: rowStart)
+            }
+            rows.append(row)
+        } while acceptSymbol(",")
+        return rows
+    }
+
+    /// An expression, or the DEFAULT keyword where a column default may be used.
+    mutating func parseExprOrDefault(allowDefault: Bool) throws -> Expr {
+        if allowDefault && isWord("default") {
+            let token = advance()
+            return Expr(.defaultValue, at: token.location)
+        }
+        return try parseExpr()
+    }
+
+    // MARK: - SELECT
+
+    /// `SELECT [ALL|DISTINCT] [TOP n] items [FROM] [WHERE] [GROUP BY] [HAVING] [QUALIFY]`.
+    private mutating func parseSelect() throws -> Select {
+        let start = advance()  // SELECT
+        var select = Select(items: [], location: start.location)
+        if acceptWord("distinct") {
+            select.distinct = true
+        } else {
+            _ = acceptWord("all")
+        }
+        if isWord("top"), case .integer(let n) = peek().kind {
+            advance()
+            let token = advance()
+            select.top = Expr(.literal(.integer(n)), at: token.location)
+        }
+        select.items = try parseSelectItems()
+        if acceptWord("from") { select.from = try parseFromList() }
+        if acceptWord("where") { select.whereClause = try parseExpr() }
+        if acceptWords("group", "by") { select.groupBy = try parseGroupBy() }
+        if acceptWord("having") { select.having = try parseExpr() }
+        if acceptWord("qualify") { select.qualify = try parseExpr() }
+        return select
+    }
+
+    private mutating func parseSelectItems() throws -> [SelectItem] {
+        var items: [SelectItem] = []
+        repeat {
+            items.append(try parseSelectItem())
+        } while acceptSymbol(",")
+        return items
+    }
+
+    private mutating func parseSelectItem() throws -> SelectItem {
+        let start = current
+        if acceptSymbol("*") { return .wildcard(Wildcard(location: start.location)) }
+        if let qualifier = try parseQualifiedWildcard() {
+            return .wildcard(Wildcard(qualifier: qualifier, location: start.location))
+        }
+        let expr = try parseExpr()
+        var alias: String?
+        if acceptWord("as") {
+            alias = try parseLabel()
+        } else if atIdentifier {
+            alias = try parseIdentifier()
+        }
+        return .expr(expr, alias: alias)
+    }
+
+    /// `t.*` / `s.t.*`: returns the qualifier and consumes it, or nil (consuming nothing).
+    private mutating func parseQualifiedWildcard() throws -> [String]? {
+        var offset = 0
+        var names: [String] = []
+        while true {
+            switch peek(offset).kind {
+            case .word(let w): names.append(w)
+            case .quotedIdentifier(let s): names.append(s)
+            default: return nil
+            }
+            guard isSymbol(".", at: offset + 1) else { return nil }
+            if isSymbol("*", at: offset + 2) {
+                for _ in 0..<(offset + 3) { advance() }
+                return names
+            }
+            offset += 2
+        }
+    }
+
+    // MARK: - GROUP BY
+
+    private mutating func parseGroupBy() throws -> [GroupingElement] {
+        var elements: [GroupingElement] = []
+        repeat {
+            if isWord("rollup") && isSymbol("(", at: 1) {
+                advance()
+                elements.append(.rollup(try parseGroupingItems(allowEmpty: false)))
+            } else if isWord("cube") && isSymbol("(", at: 1) {
+                advance()
+                elements.append(.cube(try parseGroupingItems(allowEmpty: false)))
+            } else if acceptWords("grouping", "sets") {
+                elements.append(.groupingSets(try parseGroupingItems(allowEmpty: true)))
+            } else if isSymbol("(") && isSymbol(")", at: 1) {
+                advance()
+                advance()
+                elements.append(.groupingSets([[]]))
+            } else {
+                elements.append(.expr(try parseExpr()))
+            }
+        } while acceptSymbol(",")
+        return elements
+    }
+
+    /// `(item, item, ...)` where an item is an expression or a parenthesised list
+    /// (`(a, b)`, or `()` when `allowEmpty`).
+    private mutating func parseGroupingItems(allowEmpty: Bool) throws -> [[Expr]] {
+        try expectSymbol("(")
+        var items: [[Expr]] = []
+        repeat {
+            items.append(try parseGroupingItem(allowEmpty: allowEmpty))
+        } while acceptSymbol(",")
+        try expectSymbol(")")
+        return items
+    }
+
+    private mutating func parseGroupingItem(allowEmpty: Bool) throws -> [Expr] {
+        guard isSymbol("(") else { return [try parseExpr()] }
+        if allowEmpty && isSymbol(")", at: 1) {
+            advance()
+            advance()
+            return []
+        }
+        // `(a, b)` is a list, but `(a + b) * 2` is an expression: try the list, else backtrack.
+        let saved = index
+        advance()
+        if let list = try? parseExprList(), acceptSymbol(")"), isSymbol(",") || isSymbol(")") {
+            return list
+        }
+        index = saved
+        return [try parseExpr()]
+    }
+
+    /// `e, e, ...` (at least one).
+    mutating func parseExprList() throws -> [Expr] {
+        var exprs = [try parseExpr()]
+        while acceptSymbol(",") { exprs.append(try parseExpr()) }
+        return exprs
+    }
+
+    // MARK: - ORDER BY
+
+    /// `e [ASC|DESC] [NULLS FIRST|LAST], ...`.
+    mutating func parseOrderItems() throws -> [OrderItem] {
+        var items: [OrderItem] = []
+        repeat {
+            var item = OrderItem(expr: try parseExpr())
+            if acceptWord("desc") {
+                item.descending = true
+            } else {
+                _ = acceptWord("asc")
+            }
+            if acceptWord("nulls") {
+                if acceptWord("first") {
+                    item.nullsFirst = true
+                } else if acceptWord("last") {
+                    item.nullsFirst = false
+                } else {
+                    throw syntaxError(at: current)
+                }
+            }
+            items.append(item)
+        } while acceptSymbol(",")
+        return items
+    }
+}

@@ -1,0 +1,283 @@
+import SlicehouseTypes
+
+// Statement dispatch, DML (INSERT/UPDATE/DELETE), and the small utility statements.
+// CREATE/DROP are in Parser+DDL.swift, COPY/UNLOAD in Parser+CopyUnload.swift.
+
+extension Parser {
+    /// All statements of the input, each with its source text.
+    mutating func parseScript() throws -> [ParsedStatement] {
+        var result: [ParsedStatement] = []
+        while true {
+            while acceptSymbol(";") {}
+            if atEnd { return result }
+            let start = current
+            let statement = try parseStatementBody()
+            guard atEnd || isSymbol(";") else { throw syntaxError(at: current) }
+            result.append(ParsedStatement(statement: statement,
+                                          text: text(from: start.location.offset, to: previousEnd),
+                                          location: start.location))
+        }
+    }
+
+    /// One statement, starting at the current token.
+    mutating func parseStatementBody() throws -> Statement {
+        if isSymbol("(") { return .query(try parseQuery()) }
+        guard let word = currentWord else { throw syntaxError(at: current) }
+        switch word {
+        case "select", "with", "values":
+            return .query(try parseQuery())
+        case "create": return try parseCreate()
+        case "drop": return try parseDrop()
+        case "insert": return .insert(try parseInsert())
+        case "update": return .update(try parseUpdate())
+        case "delete": return .delete(try parseDelete())
+        case "truncate":
+            advance()
+            _ = acceptWord("table")
+            return .truncate(try parseObjectName())
+        case "copy": return .copy(try parseCopy())
+        case "unload": return .unload(try parseUnload())
+        case "explain":
+            advance()
+            let verbose = acceptWord("verbose")
+            try enterNesting()
+            defer { leaveNesting() }
+            return .explain(Explain(verbose: verbose, statement: try parseStatementBody()))
+        case "begin":
+            advance()
+            try parseTransactionOptions()
+            return .begin
+        case "start":
+            advance()
+            try expectWord("transaction")
+            try parseTransactionOptions()
+            return .begin
+        case "commit", "end":
+            advance()
+            _ = acceptWord("transaction") || acceptWord("work")
+            return .commit
+        case "rollback", "abort":
+            advance()
+            _ = acceptWord("transaction") || acceptWord("work")
+            return .rollback
+        case "set": return .set(try parseSet())
+        case "reset":
+            advance()
+            return .reset(try parseParameterName())
+        case "show":
+            advance()
+            if acceptWords("time", "zone") { return .show("timezone") }
+            return .show(try parseParameterName())
+        case "vacuum": return .vacuum(try parseVacuum())
+        case "analyze", "analyse": return .analyze(try parseAnalyze())
+        case "lock":
+            advance()
+            _ = acceptWord("table")
+            var names = [try parseObjectName()]
+            while acceptSymbol(",") { names.append(try parseObjectName()) }
+            return .lock(names)
+        default:
+            throw syntaxError(at: current)
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// `[TRANSACTION|WORK] [ISOLATION LEVEL ...] [READ WRITE|READ ONLY]`, accepted and ignored
+    /// (Slicehouse, like Redshift, is always serializable).
+    private mutating func parseTransactionOptions() throws {
+        _ = acceptWord("transaction") || acceptWord("work")
+        while true {
+            if acceptWords("isolation", "level") {
+                if acceptWord("serializable") { continue }
+                if acceptWords("repeatable", "read") || acceptWords("read", "committed")
+                    || acceptWords("read", "uncommitted") { continue }
+                throw syntaxError(at: current)
+            }
+            if acceptWords("read", "write") || acceptWords("read", "only") {
+                _ = acceptSymbol(",")
+                continue
+            }
+            return
+        }
+    }
+
+    // MARK: - INSERT / UPDATE / DELETE
+
+    /// `INSERT INTO t [(cols)] VALUES (...), ... | query | DEFAULT VALUES`.
+    mutating func parseInsert() throws -> Insert {
+        let start = advance()  // INSERT
+        try expectWord("into")
+        let table = try parseObjectName()
+        var columns: [String] = []
+        if isSymbol("(") && !startsParenthesizedQuery() {
+            columns = try parseParenthesizedIdentifiers()
+        }
+        let source: InsertSource
+        if acceptWords("default", "values") {
+            source = .defaultValues
+        } else if isWord("values") {
+            advance()
+            source = .values(try parseValuesRows(allowDefault: true))
+        } else {
+            source = .query(try parseQuery())
+        }
+        return Insert(table: table, columns: columns, source: source, location: start.location)
+    }
+
+    /// After `(`: does a query follow (`(SELECT`, `(WITH`, `(VALUES`, `((SELECT` ...)?
+    func startsParenthesizedQuery() -> Bool {
+        var offset = 1
+        while isSymbol("(", at: offset) { offset += 1 }
+        return isWord("select", at: offset) || isWord("with", at: offset) || isWord("values", at: offset)
+    }
+
+    /// `UPDATE t [[AS] alias] SET c = e, ... [FROM ...] [WHERE ...]`.
+    mutating func parseUpdate() throws -> Update {
+        let start = advance()  // UPDATE
+        let table = try parseObjectName()
+        let alias = try parseOptionalAlias()
+        try expectWord("set")
+        var assignments: [Assignment] = []
+        repeat {
+            let columnToken = current
+            let column = try parseIdentifier()
+            try expectSymbol("=")
+            let value = try parseExprOrDefault(allowDefault: true)
+            assignments.append(Assignment(column: column, value: value, location: columnToken.location))
+        } while acceptSymbol(",")
+        var from: [TableRef] = []
+        if acceptWord("from") { from = try parseFromList() }
+        let whereClause = acceptWord("where") ? try parseExpr() : nil
+        return Update(table: table, alias: alias, assignments: assignments, from: from,
+                      whereClause: whereClause, location: start.location)
+    }
+
+    /// `DELETE [FROM] t [[AS] alias] [USING a, b] [WHERE ...]`.
+    mutating func parseDelete() throws -> Delete {
+        let start = advance()  // DELETE
+        _ = acceptWord("from")
+        let table = try parseObjectName()
+        let alias = try parseOptionalAlias()
+        var using: [TableRef] = []
+        if acceptWord("using") { using = try parseFromList() }
+        let whereClause = acceptWord("where") ? try parseExpr() : nil
+        return Delete(table: table, alias: alias, using: using, whereClause: whereClause, location: start.location)
+    }
+
+    /// `[AS] alias` after a DML target table.
+    private mutating func parseOptionalAlias() throws -> String? {
+        if acceptWord("as") { return try parseIdentifier() }
+        // `set` is not reserved but ends the table part of UPDATE.
+        if atIdentifier && !isWord("set") { return try parseIdentifier() }
+        return nil
+    }
+
+    // MARK: - SET / RESET / SHOW
+
+    /// `SET [SESSION|LOCAL] name {TO|=} value[, ...]`, `SET TIME ZONE value`.
+    mutating func parseSet() throws -> SetStatement {
+        advance()  // SET
+        var local = false
+        if acceptWord("local") {
+            local = true
+        } else {
+            _ = acceptWord("session")
+        }
+        let name: String
+        if acceptWords("time", "zone") {
+            name = "timezone"
+            if acceptWord("local") || acceptWord("default") {
+                return SetStatement(name: name, values: [], local: local)
+            }
+        } else {
+            name = try parseParameterName()
+            guard acceptWord("to") || acceptSymbol("=") else { throw syntaxError(at: current) }
+        }
+        if acceptWord("default") { return SetStatement(name: name, values: [], local: local) }
+        var values = [try parseSetValue()]
+        while acceptSymbol(",") { values.append(try parseSetValue()) }
+        return SetStatement(name: name, values: values, local: local)
+    }
+
+    private mutating func parseSetValue() throws -> SetValue {
+        let negative = acceptSymbol("-")
+        switch current.kind {
+        case .integer(let s), .decimal(let s), .float(let s):
+            advance()
+            return .number(negative ? "-" + s : s)
+        case .string(let s) where !negative:
+            advance()
+            return .string(s)
+        case .word(let w) where !negative:
+            advance()
+            return .identifier(w)
+        case .quotedIdentifier(let s) where !negative:
+            advance()
+            return .identifier(s)
+        default:
+            throw syntaxError(at: current)
+        }
+    }
+
+    /// A configuration parameter name (`query_group`, `ALL`, `a.b`), lower-cased.
+    private mutating func parseParameterName() throws -> String {
+        var name = try parseLabel()
+        while acceptSymbol(".") { name += "." + (try parseLabel()) }
+        return name
+    }
+
+    // MARK: - VACUUM / ANALYZE
+
+    /// `VACUUM [FULL|SORT ONLY|DELETE ONLY|REINDEX|RECLUSTER] [t] [TO n PERCENT] [BOOST]`.
+    mutating func parseVacuum() throws -> Vacuum {
+        advance()  // VACUUM
+        var vacuum = Vacuum()
+        if acceptWord("full") {
+            vacuum.mode = .full
+        } else if acceptWords("sort", "only") {
+            vacuum.mode = .sortOnly
+        } else if acceptWords("delete", "only") {
+            vacuum.mode = .deleteOnly
+        } else if acceptWord("reindex") {
+            vacuum.mode = .reindex
+        } else if acceptWord("recluster") {
+            vacuum.mode = .recluster
+        }
+        if atIdentifier && !isWord("boost") { vacuum.table = try parseObjectName() }
+        if acceptWord("to") {
+            let token = current
+            let n = try parseInteger()
+            guard (0...100).contains(n) else { throw error("threshold must be between 0 and 100 percent", at: token) }
+            vacuum.toPercent = Int(n)
+            try expectWord("percent")
+        }
+        vacuum.boost = acceptWord("boost")
+        return vacuum
+    }
+
+    /// `ANALYZE [VERBOSE] [t [(cols)]] [PREDICATE COLUMNS|ALL COLUMNS]`,
+    /// `ANALYZE COMPRESSION [t [(cols)]] [COMPROWS n]`.
+    mutating func parseAnalyze() throws -> Analyze {
+        advance()  // ANALYZE
+        var analyze = Analyze()
+        analyze.compression = acceptWord("compression")
+        analyze.verbose = acceptWord("verbose")
+        if atIdentifier && !isWord("predicate") && !isWord("comprows") {
+            analyze.table = try parseObjectName()
+            if isSymbol("(") { analyze.columns = try parseParenthesizedIdentifiers() }
+        }
+        if acceptWords("predicate", "columns") {
+            analyze.predicateColumns = true
+        } else {
+            _ = acceptWords("all", "columns")
+        }
+        if acceptWord("comprows") {
+            let token = current
+            let n = try parseInteger()
+            guard n > 0, let rows = Int(exactly: n) else { throw error("COMPROWS must be positive", at: token) }
+            analyze.compRows = rows
+        }
+        return analyze
+    }
+}

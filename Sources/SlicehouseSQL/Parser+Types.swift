@@ -1,0 +1,66 @@
+import SlicehouseTypes
+
+// Type names, resolved through `DataType.named` (which knows Redshift's aliases).
+
+extension Parser {
+    /// A type name with optional modifiers: `INT`, `DECIMAL(15,2)`, `DOUBLE PRECISION`,
+    /// `CHARACTER VARYING(30)`, `VARCHAR(MAX)`, `TIMESTAMP WITHOUT TIME ZONE`.
+    /// Unknown types and bad modifiers are reported at the type name.
+    mutating func parseDataType() throws -> DataType {
+        let start = current
+        var name: String
+        switch current.kind {
+        case .word(let w): name = w
+        case .quotedIdentifier(let s): name = s
+        default: throw syntaxError(at: current)
+        }
+        advance()
+        switch name {
+        case "double":
+            if acceptWord("precision") { name = "double precision" }
+        case "character", "char", "nchar":
+            if acceptWord("varying") { name += " varying" }
+        case "national":
+            guard acceptWord("character") || acceptWord("char") else { throw syntaxError(at: current) }
+            name = acceptWord("varying") ? "nvarchar" : "nchar"
+        default:
+            break
+        }
+        let args = try parseTypeModifiers(for: name)
+        if name == "timestamp" || name == "time" {
+            if acceptWords("without", "time", "zone") {
+                name += " without time zone"
+            } else if acceptWords("with", "time", "zone") {
+                name += " with time zone"
+            }
+        }
+        do {
+            return try DataType.named(name, args)
+        } catch var error as SQLError {
+            if error.line == nil {
+                error.line = start.location.line
+                error.column = start.location.column
+            }
+            throw error
+        }
+    }
+
+    /// `(n[, m])`; `MAX` is the largest length of a character type.
+    private mutating func parseTypeModifiers(for name: String) throws -> [Int] {
+        guard acceptSymbol("(") else { return [] }
+        var args: [Int] = []
+        repeat {
+            if acceptWord("max") {
+                let isFixed = ["char", "character", "nchar", "bpchar"].contains(name)
+                args.append(isFixed ? DataType.maxCharLength : DataType.maxVarcharLength)
+                continue
+            }
+            let token = current
+            let value = try parseInteger()
+            guard let n = Int(exactly: value), n <= Int(Int32.max) else { throw syntaxError(at: token) }
+            args.append(n)
+        } while acceptSymbol(",")
+        try expectSymbol(")")
+        return args
+    }
+}

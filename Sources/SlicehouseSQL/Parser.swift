@@ -1,0 +1,285 @@
+import SlicehouseTypes
+
+// MARK: - Public entry points
+//
+// All parse functions throw `SQLError` with code 42601 (syntax) and PostgreSQL's
+// wording: `syntax error at or near "tok"` / `syntax error at end of input`, with
+// the 1-based line and column of the offending token in the text passed in. Type
+// names are resolved while parsing, so an unknown or malformed type is reported
+// with `DataType.named`'s error at the type's position.
+
+/// Parse `;`-separated SQL statements. Empty statements are skipped.
+public func parseStatements(_ sql: String) throws -> [Statement] {
+    try parseScript(sql).map(\.statement)
+}
+
+/// Parse `;`-separated SQL statements, keeping each statement's source text
+/// (for EXPLAIN, STL_QUERY and error messages).
+public func parseScript(_ sql: String) throws -> [ParsedStatement] {
+    var parser = try Parser(sql)
+    return try parser.parseScript()
+}
+
+/// Parse exactly one statement (a trailing `;` is allowed).
+public func parseStatement(_ sql: String) throws -> Statement {
+    var parser = try Parser(sql)
+    let all = try parser.parseScript()
+    guard let first = all.first else {
+        throw parser.syntaxError(at: parser.current)
+    }
+    guard all.count == 1 else {
+        throw SQLError.syntax("cannot insert multiple commands into a prepared statement")
+    }
+    return first.statement
+}
+
+/// Parse a single expression, e.g. a stored column DEFAULT.
+public func parseExpression(_ sql: String) throws -> Expr {
+    var parser = try Parser(sql)
+    let expr = try parser.parseExpr()
+    try parser.expectEnd()
+    return expr
+}
+
+// MARK: - Parser core
+
+/// A hand-written recursive-descent parser over the token list of one input.
+///
+/// Statements are in Parser+Statements.swift (and +DDL, +CopyUnload), queries in
+/// Parser+Query.swift, FROM items in Parser+From.swift, expressions in
+/// Parser+Expressions.swift (operators, precedence climbing), Parser+Primary.swift
+/// and Parser+Functions.swift, type names in Parser+Types.swift.
+///
+/// The token list always ends with `.endOfInput` and `index` never moves past it,
+/// so `current` is always valid. Backtracking (used only to tell a parenthesised
+/// query from a parenthesised expression or join) resets `index`.
+struct Parser {
+    let source: [UInt8]
+    let tokens: [Token]
+    var index = 0
+    /// Current nesting depth of recursive constructs, bounded by `maxDepth`.
+    var depth = 0
+    /// Deeper nesting than this is rejected, whatever the stack size.
+    static let maxDepth = 200
+    var stackGuard = StackGuard()
+
+    /// For each token: is it a reserved word? (Computed once; checked often.)
+    let reserved: [Bool]
+
+    init(_ sql: String) throws {
+        let bytes = Array(sql.utf8)
+        source = bytes
+        var lexer = Lexer(bytes: bytes)
+        tokens = try lexer.tokenize()
+        reserved = tokens.map { token in
+            if case .word(let w) = token.kind { return Keywords.isReserved(w) }
+            return false
+        }
+    }
+
+    // MARK: Cursor
+
+    var current: Token { tokens[index] }
+
+    func peek(_ n: Int = 1) -> Token {
+        tokens[min(index + n, tokens.count - 1)]
+    }
+
+    var atEnd: Bool { current.kind == .endOfInput }
+
+    /// Consume the current token and return it (never moves past end of input).
+    @discardableResult
+    mutating func advance() -> Token {
+        let token = tokens[index]
+        if index < tokens.count - 1 { index += 1 }
+        return token
+    }
+
+    /// The end offset of the last consumed token.
+    var previousEnd: Int { index > 0 ? tokens[index - 1].endOffset : 0 }
+
+    func text(from start: Int, to end: Int) -> String {
+        guard start < end, end <= source.count else { return "" }
+        return String(decoding: source[start..<end], as: UTF8.self)
+    }
+
+    /// The token as written in the source.
+    func text(of token: Token) -> String {
+        text(from: token.location.offset, to: token.endOffset)
+    }
+
+    // MARK: Matching words and symbols
+
+    /// The current token is the unquoted word `word` (lower case).
+    func isWord(_ word: String) -> Bool {
+        current.kind == .word(word)
+    }
+
+    func isWord(_ word: String, at offset: Int) -> Bool {
+        peek(offset).kind == .word(word)
+    }
+
+    /// The current token is one of these words.
+    func isAnyWord(_ words: Set<String>) -> Bool {
+        if case .word(let w) = current.kind { return words.contains(w) }
+        return false
+    }
+
+    /// The current word, if the current token is an unquoted word.
+    var currentWord: String? {
+        if case .word(let w) = current.kind { return w }
+        return nil
+    }
+
+    mutating func acceptWord(_ word: String) -> Bool {
+        guard isWord(word) else { return false }
+        advance()
+        return true
+    }
+
+    /// Accept a sequence of words (`SORT ONLY`), all or nothing.
+    mutating func acceptWords(_ words: String...) -> Bool {
+        for (i, w) in words.enumerated() where !isWord(w, at: i) { return false }
+        for _ in words { advance() }
+        return true
+    }
+
+    mutating func expectWord(_ word: String) throws {
+        guard acceptWord(word) else { throw syntaxError(at: current) }
+    }
+
+    func isSymbol(_ symbol: String) -> Bool {
+        current.kind == .symbol(symbol)
+    }
+
+    func isSymbol(_ symbol: String, at offset: Int) -> Bool {
+        peek(offset).kind == .symbol(symbol)
+    }
+
+    mutating func acceptSymbol(_ symbol: String) -> Bool {
+        guard isSymbol(symbol) else { return false }
+        advance()
+        return true
+    }
+
+    mutating func expectSymbol(_ symbol: String) throws {
+        guard acceptSymbol(symbol) else { throw syntaxError(at: current) }
+    }
+
+    /// Require that all input has been consumed (a trailing `;` is allowed).
+    mutating func expectEnd() throws {
+        while acceptSymbol(";") {}
+        guard atEnd else { throw syntaxError(at: current) }
+    }
+
+    // MARK: Errors
+
+    /// PostgreSQL's message: `syntax error at or near "tok"` / `syntax error at end of input`.
+    func syntaxError(at token: Token) -> SQLError {
+        let loc = token.location
+        if token.kind == .endOfInput {
+            return SQLError.syntax("syntax error at end of input", line: loc.line, column: loc.column)
+        }
+        return SQLError.syntax("syntax error at or near \"\(text(of: token))\"", line: loc.line, column: loc.column)
+    }
+
+    /// An error with a custom message at a token's position.
+    func error(_ message: String, at token: Token) -> SQLError {
+        SQLError.syntax(message, line: token.location.line, column: token.location.column)
+    }
+
+    /// Enter one level of a recursive construct (expression, query, FROM item).
+    /// Fails cleanly, instead of overflowing the stack, on absurdly deep nesting.
+    /// Every successful call must be paired with `leaveNesting()` (use `defer`).
+    mutating func enterNesting() throws {
+        guard depth < Parser.maxDepth, stackGuard.hasRoom(depth: depth) else {
+            throw error("statement is too deeply nested", at: current)
+        }
+        depth += 1
+    }
+
+    mutating func leaveNesting() {
+        depth -= 1
+    }
+
+    // MARK: Names
+
+    /// An identifier usable as a column or table name: a non-reserved word or a quoted identifier.
+    mutating func parseIdentifier() throws -> String {
+        switch current.kind {
+        case .word(let w) where !reserved[index]:
+            advance()
+            return w
+        case .quotedIdentifier(let s):
+            advance()
+            return s
+        default:
+            throw syntaxError(at: current)
+        }
+    }
+
+    /// True if the current token can start an identifier.
+    var atIdentifier: Bool {
+        switch current.kind {
+        case .word: return !reserved[index]
+        case .quotedIdentifier: return true
+        default: return false
+        }
+    }
+
+    /// A label after `AS`: any word, even a reserved one, or a quoted identifier.
+    mutating func parseLabel() throws -> String {
+        switch current.kind {
+        case .word(let w):
+            advance()
+            return w
+        case .quotedIdentifier(let s):
+            advance()
+            return s
+        default:
+            throw syntaxError(at: current)
+        }
+    }
+
+    /// `(a, b, c)`.
+    mutating func parseParenthesizedIdentifiers() throws -> [String] {
+        try expectSymbol("(")
+        var names = [try parseIdentifier()]
+        while acceptSymbol(",") { names.append(try parseIdentifier()) }
+        try expectSymbol(")")
+        return names
+    }
+
+    /// `name`, `schema.name` or `db.schema.name`.
+    mutating func parseObjectName() throws -> ObjectName {
+        var parts = [try parseIdentifier()]
+        while isSymbol("."), parts.count < 3 {
+            advance()
+            parts.append(try parseIdentifier())
+        }
+        switch parts.count {
+        case 1: return ObjectName(name: parts[0])
+        case 2: return ObjectName(schema: parts[0], name: parts[1])
+        default: return ObjectName(database: parts[0], schema: parts[1], name: parts[2])
+        }
+    }
+
+    /// An integer literal (optionally negative) that fits in Int64.
+    mutating func parseInteger() throws -> Int64 {
+        let start = current
+        let negative = acceptSymbol("-")
+        guard case .integer(let digits) = current.kind, let value = Int64((negative ? "-" : "") + digits) else {
+            throw syntaxError(at: negative ? current : start)
+        }
+        advance()
+        return value
+    }
+
+    /// A string literal's value.
+    mutating func parseStringLiteral() throws -> String {
+        guard case .string(let s) = current.kind else { throw syntaxError(at: current) }
+        advance()
+        return s
+    }
+}
+

@@ -1,0 +1,44 @@
+import XCTest
+@testable import SlicehouseSQL
+
+final class SplitterTests: XCTestCase {
+    func testSplitsAtTopLevelSemicolons() {
+        XCTAssertEqual(splitStatements("select 1; select 2;\n\n select 3"), ["select 1", "select 2", "select 3"])
+        XCTAssertEqual(splitStatements(";;  ;"), [])
+        XCTAssertEqual(splitStatements(""), [])
+    }
+
+    func testRespectsQuotesAndComments() {
+        let sql = """
+            select ';' as "a;b", E'\\';' -- comment; here
+            from t /* block ; /* nested; */ still; */ ; select $$x;y$$, $tag$a;$tag$; select 'it''s;'
+            """
+        XCTAssertEqual(splitStatements(sql), [
+            "select ';' as \"a;b\", E'\\';' -- comment; here\nfrom t /* block ; /* nested; */ still; */",
+            "select $$x;y$$, $tag$a;$tag$",
+            "select 'it''s;'",
+        ])
+        // A word ending in e before a quote is not an E'' string: the backslash is literal.
+        XCTAssertEqual(splitStatements(#"select name='\'; select 2"#), [#"select name='\'"#, "select 2"])
+    }
+
+    func testSkipsCommentOnlyStatements() {
+        XCTAssertEqual(splitStatements("-- just a comment\n; /* and */ ; select 1 -- trailing"),
+                       ["select 1 -- trailing"])
+    }
+
+    func testUnterminatedQuoteRunsToTheEnd() {
+        XCTAssertEqual(splitStatements("select 'abc; select 2"), ["select 'abc; select 2"])
+        let (done, rest) = splitStatementsKeepingRemainder("select 1; select 'a;\n")
+        XCTAssertEqual(done, ["select 1"])
+        XCTAssertEqual(rest, " select 'a;\n")
+    }
+
+    func testParseScriptKeepsStatementText() throws {
+        let script = try parseScript("  select 1 ;\n-- c\nEXPLAIN select  a from t;; insert into t values (1)")
+        XCTAssertEqual(script.map(\.text), ["select 1", "EXPLAIN select  a from t", "insert into t values (1)"])
+        XCTAssertEqual(script.map { [$0.location.line, $0.location.column] }, [[1, 3], [3, 1], [3, 28]])
+        XCTAssertEqual(try parseStatements("select 1; ; select 2").count, 2)
+        XCTAssertEqual(try parseStatements(" ; -- nothing\n"), [])
+    }
+}
