@@ -21,6 +21,10 @@ let package = Package(
                        providers: [.apt(["libsnappy-dev"])]),
         .systemLibrary(name: "CEdit", path: "Sources/CEdit",
                        providers: [.apt(["libedit-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBzip2", path: "Sources/CBzip2",
+                       providers: [.apt(["libbz2-dev"])]),
 
         // Stage 1: types, values, vectors, chunks, errors.
         .target(name: "SlicehouseTypes"),
@@ -39,7 +43,7 @@ let package = Package(
                 dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
-                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "CZlib", "CBzip2"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
@@ -52,9 +56,10 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
+        .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseSQL"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
-        .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"]),
+        .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest"],
                     exclude: ["sql"]),

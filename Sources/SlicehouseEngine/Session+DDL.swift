@@ -17,7 +17,7 @@ extension Session {
         if let schema = c.name.schema, schema != "public", schema != "pg_temp" {
             throw SQLError(.undefinedObject, "schema \"\(schema)\" does not exist")
         }
-        let name = c.name.name
+        let name = c.name.name.lowercased()
         try checkIdentifier(name)
         if SystemTables.names.contains(name) {
             throw SQLError(.duplicateTable, "relation \"\(name)\" already exists")
@@ -38,7 +38,7 @@ extension Session {
         var inheritedSortKind: SortKeyKind = .compound
 
         func index(_ col: String) throws -> Int {
-            guard let i = columns.firstIndex(where: { $0.name == col }) else {
+            guard let i = columns.firstIndex(where: { $0.name == col.lowercased() }) else {
                 throw SQLError(.undefinedColumn, "column \"\(col)\" named in key does not exist")
             }
             return i
@@ -50,7 +50,8 @@ extension Session {
             guard defs.count <= Session.maxColumns else {
                 throw SQLError(.invalidParameter, "tables can have at most \(Session.maxColumns) columns")
             }
-            for d in defs {
+            for var d in defs {
+                d.name = d.name.lowercased()
                 try checkIdentifier(d.name)
                 if columns.contains(where: { $0.name == d.name }) {
                     throw SQLError(.duplicateColumn, "column \"\(d.name)\" specified more than once",
@@ -116,7 +117,7 @@ extension Session {
                 throw SQLError(.syntax, "CREATE TABLE AS specifies \(names.count) column names, but the query returns \(cols.count)")
             }
             for (i, rc) in cols.enumerated() {
-                let n = names.isEmpty ? rc.name : names[i]
+                let n = (names.isEmpty ? rc.name : names[i]).lowercased()
                 if columns.contains(where: { $0.name == n }) {
                     throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
                 }

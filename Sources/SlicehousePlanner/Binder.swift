@@ -40,7 +40,7 @@ public final class Binder {
     public func bind(query: Query) throws -> LogicalPlan {
         if let with = query.with {
             var frame: [String: CommonTableExpr] = [:]
-            for cte in with.ctes { frame[cte.name] = cte }
+            for cte in with.ctes { frame[cte.name.lowercased()] = cte }
             cteStack.append(frame)
         }
         defer { if query.with != nil { cteStack.removeLast() } }
@@ -202,7 +202,7 @@ public final class Binder {
             case .expr(let e, let alias):
                 let b = try bindExpr(e, scope, agg: agg)
                 exprs.append(try finishAggregate(b, agg, e.location))
-                names.append(alias ?? defaultName(e))
+                names.append(alias?.lowercased() ?? defaultName(e))
             }
         }
 
@@ -336,19 +336,22 @@ public final class Binder {
     func bindTableRef(_ ref: TableRef) throws -> (LogicalPlan, Scope) {
         switch ref.kind {
         case .table(let name, let alias):
-            if name.schema == nil, let cte = lookupCTE(name.name) {
+            if name.schema == nil, let cte = lookupCTE(name.name.lowercased()) {
                 // Bind the CTE's query where it is referenced (without the CTEs defined after it).
                 let plan = try bind(query: cte.query)
-                return relation(plan, alias: alias?.name ?? cte.name, columnAliases: alias?.columns.isEmpty == false ? alias!.columns : cte.columns)
+                let aliasColumns = alias?.columns ?? []
+                return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
+                                columnAliases: (aliasColumns.isEmpty ? cte.columns : aliasColumns).map { $0.lowercased() })
             }
             guard let table = catalog.table(named: name.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
                                line: ref.location.line, column: ref.location.column)
             }
-            let relAlias = alias?.name ?? table.name
+            let relAlias = alias?.name.lowercased() ?? table.name
             var cols: [(String, PlanColumn)] = []
             for (i, c) in table.columns.enumerated() {
-                let n = (alias?.columns.count ?? 0) > i ? alias!.columns[i] : c.name
+                let aliasColumns = alias?.columns ?? []
+                let n = aliasColumns.count > i ? aliasColumns[i].lowercased() : c.name
                 let pc = newColumn(c.type, n)
                 columnNames[pc.id] = n
                 cols.append((n, pc))
@@ -361,7 +364,7 @@ public final class Binder {
             guard let alias else {
                 throw SQLError(.syntax, "subquery in FROM must have an alias", line: ref.location.line, column: ref.location.column)
             }
-            return relation(plan, alias: alias.name, columnAliases: alias.columns)
+            return relation(plan, alias: alias.name.lowercased(), columnAliases: alias.columns.map { $0.lowercased() })
         case .join(let j):
             let (lp, ls) = try bindTableRef(j.left)
             let (rp, rs) = try bindTableRef(j.right)

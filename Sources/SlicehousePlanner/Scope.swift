@@ -23,8 +23,9 @@ struct Scope {
     var allColumns: [PlanColumn] { relations.flatMap { $0.columns.map { $0.column } } }
 
     func resolve(_ ref: ColumnRef, at loc: SourceLocation) throws -> PlanColumn {
-        let name = ref.name
-        if let table = ref.table {
+        // Redshift folds even quoted identifiers to lower case (enable_case_sensitive_identifier off).
+        let name = ref.name.lowercased()
+        if let table = ref.table?.lowercased() {
             guard let rel = relations.first(where: { $0.alias == table }) else {
                 throw SQLError(.undefinedTable, "missing FROM-clause entry for table \"\(table)\"",
                                line: loc.line, column: loc.column)

@@ -1,0 +1,232 @@
+import SlicehouseTypes
+
+/// The data-format and load parameters of one COPY, parsed from the statement's
+/// option list (dg:r_COPY).
+///
+/// Defaults follow Redshift: pipe-delimited UTF-8 text with `\N` as NULL; with `CSV` the
+/// delimiter becomes `,` and the quote `"`. Empty / blank field handling (both formats):
+/// an empty (or all-blank) field loads as NULL for every non-string column; for CHAR and
+/// VARCHAR it loads as an empty (blank) string unless `EMPTYASNULL` (`BLANKSASNULL`).
+/// In CSV, a quoted field is never NULL: `""` is an empty string even with EMPTYASNULL,
+/// and a quoted `"\N"` is the two characters; only unquoted fields match `NULL AS`.
+public struct CopyOptions: Sendable, Equatable {
+    public enum Format: String, Sendable, Equatable { case text, csv }
+    public enum Compression: String, Sendable, Equatable { case none, gzip, bzip2, zstd, lzop }
+
+    public var format: Format = .text
+    /// Field delimiter (one byte).
+    public var delimiter: UInt8 = UInt8(ascii: "|")
+    /// CSV quote character.
+    public var quote: UInt8 = UInt8(ascii: "\"")
+    /// Fields equal to these bytes load as NULL (`NULL AS`).
+    public var nullString: [UInt8] = Array("\\N".utf8)
+    public var emptyAsNull = false
+    public var blanksAsNull = false
+    /// Remove trailing blanks from VARCHAR values.
+    public var trimBlanks = false
+    /// Missing trailing fields load as empty fields instead of failing the row.
+    public var fillRecord = false
+    public var ignoreBlankLines = false
+    /// Cut strings to the column's byte length instead of rejecting the row.
+    public var truncateColumns = false
+    /// Header lines (CSV: records) skipped at the start of every file.
+    public var ignoreHeader = 0
+    /// Rows that may be rejected before the COPY fails (MAXERROR; IGNOREALLERRORS = unlimited).
+    public var maxError = 0
+    public var dateFormat = CopyTimeFormat.isoDate
+    public var timeFormat = CopyTimeFormat.isoTimestamp
+    /// Unparseable dates/timestamps load as NULL instead of failing (ACCEPTANYDATE).
+    public var acceptAnyDate = false
+    /// Replacement byte for invalid UTF-8 in VARCHAR fields (ACCEPTINVCHARS; default `?`).
+    public var acceptInvalidChars: UInt8? = nil
+    /// Round extra fractional digits of decimals instead of truncating (ROUNDEC).
+    public var roundDecimals = false
+    /// Text format: strip surrounding quotes, keep delimiters inside them.
+    public var removeQuotes = false
+    /// Text format: backslash escapes the next byte (delimiter, newline, backslash, quote).
+    public var escape = false
+    public var compression: Compression = .none
+    /// The source names a manifest file listing the data files.
+    public var manifest = false
+    /// Parse and validate only; the engine should not store the rows.
+    public var noLoad = false
+    /// IDENTITY columns take their values from the data.
+    public var explicitIDs = false
+    /// COMPUPDATE / STATUPDATE values as written (nil when absent); informational.
+    public var compUpdate: String? = nil
+    public var statUpdate: String? = nil
+
+    /// Redshift's upper bound for MAXERROR.
+    public static let maxErrorLimit = 100_000
+
+    /// Defaults: pipe-delimited text.
+    public init() {}
+
+    /// Parse COPY parameters as the SQL parser hands them over: one entry per keyword,
+    /// `name` is the keyword (case-insensitive; `AS` already dropped) and `value` its
+    /// argument if any — e.g. `("DELIMITER", "\t")`, `("CSV", nil)`, `("QUOTE", "'")`,
+    /// `("FORMAT", "CSV")`, `("IGNOREHEADER", "1")`, `("NULL", "")`, `("COMPUPDATE", "OFF")`.
+    ///
+    /// Unknown, duplicated or conflicting options throw `SQLError`; options Slicehouse
+    /// recognises but cannot honour yet (JSON, PARQUET, FIXEDWIDTH, GZIP, ...) throw
+    /// `featureNotSupported` when the load runs (compression) or here (formats).
+    public init(options: [(name: String, value: String?)]) throws {
+        var seen = Set<String>()
+        var delimiterSet = false, quoteSet = false
+        for (rawName, value) in options {
+            let name = rawName.uppercased()
+            let canonical = name == "IGNOREALLERRORS" ? "MAXERROR" : name
+            guard seen.insert(canonical).inserted else {
+                throw SQLError(.syntax, "conflicting or redundant COPY option \(name)")
+            }
+            func required() throws -> String {
+                guard let value else { throw SQLError(.syntax, "COPY option \(name) requires a value") }
+                return value
+            }
+            func noValue() throws {
+                if let value { throw SQLError(.syntax, "COPY option \(name) does not take a value (got '\(value)')") }
+            }
+            switch name {
+            case "DELIMITER":
+                delimiter = try Self.singleByte(try required(), option: name)
+                delimiterSet = true
+            case "CSV":
+                try noValue()
+                format = .csv
+            case "FORMAT":
+                let v = try required().uppercased()
+                switch v {
+                case "CSV": format = .csv
+                case "JSON", "PARQUET", "AVRO", "ORC", "FIXEDWIDTH", "SHAPEFILE":
+                    throw SQLError.unsupported("COPY FORMAT \(v) (only delimited text and CSV for now)")
+                default: throw SQLError(.syntax, "unknown COPY FORMAT '\(v)'")
+                }
+            case "QUOTE":
+                quote = try Self.singleByte(try required(), option: name)
+                quoteSet = true
+            case "IGNOREHEADER":
+                ignoreHeader = try Self.count(try required(), option: name, max: Int(Int32.max))
+            case "NULL":
+                nullString = Self.nullBytes(try required())
+            case "EMPTYASNULL": try noValue(); emptyAsNull = true
+            case "BLANKSASNULL": try noValue(); blanksAsNull = true
+            case "TRIMBLANKS": try noValue(); trimBlanks = true
+            case "FILLRECORD": try noValue(); fillRecord = true
+            case "IGNOREBLANKLINES": try noValue(); ignoreBlankLines = true
+            case "TRUNCATECOLUMNS": try noValue(); truncateColumns = true
+            case "ROUNDEC": try noValue(); roundDecimals = true
+            case "REMOVEQUOTES": try noValue(); removeQuotes = true
+            case "ESCAPE": try noValue(); escape = true
+            case "ACCEPTANYDATE": try noValue(); acceptAnyDate = true
+            case "NOLOAD": try noValue(); noLoad = true
+            case "EXPLICIT_IDS": try noValue(); explicitIDs = true
+            case "MANIFEST": try noValue(); manifest = true
+            case "MAXERROR":
+                maxError = try Self.count(try required(), option: name, max: Self.maxErrorLimit)
+            case "IGNOREALLERRORS":
+                try noValue(); maxError = Int.max
+            case "DATEFORMAT":
+                dateFormat = try CopyTimeFormat(try required(), timestamp: false)
+            case "TIMEFORMAT":
+                timeFormat = try CopyTimeFormat(try required(), timestamp: true)
+            case "ACCEPTINVCHARS":
+                if let value {
+                    let b = try Self.singleByte(value, option: name)
+                    guard b < 0x80 else {
+                        throw SQLError(.invalidParameter, "ACCEPTINVCHARS replacement must be an ASCII character")
+                    }
+                    acceptInvalidChars = b
+                } else {
+                    acceptInvalidChars = UInt8(ascii: "?")
+                }
+            case "GZIP": try noValue(); compression = .gzip
+            case "BZIP2": try noValue(); compression = .bzip2
+            case "ZSTD": try noValue(); compression = .zstd
+            case "LZOP": try noValue(); compression = .lzop
+            case "ENCODING":
+                let v = try required().uppercased()
+                guard v == "UTF8" || v == "UTF-8" else {
+                    throw SQLError.unsupported("COPY ENCODING \(v) (only UTF8)")
+                }
+            case "COMPUPDATE": compUpdate = value ?? "ON"
+            case "STATUPDATE": statUpdate = value ?? "ON"
+            case "COMPROWS":
+                _ = try Self.count(try required(), option: name, max: Int.max)
+            case "IAM_ROLE", "CREDENTIALS", "WITH CREDENTIALS", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY",
+                 "SESSION_TOKEN", "REGION", "MASTER_SYMMETRIC_KEY", "ENCRYPTED", "READRATIO":
+                // Only meaningful for S3/DynamoDB; accepted and ignored with local files.
+                break
+            case "JSON", "PARQUET", "AVRO", "ORC", "FIXEDWIDTH", "SHAPEFILE", "SSH":
+                throw SQLError.unsupported("COPY \(name) (only delimited text and CSV for now)")
+            default:
+                throw SQLError(.syntax, "unknown COPY option \(rawName)")
+            }
+        }
+
+        // Cross-option rules (Redshift's own).
+        if format == .csv {
+            if !delimiterSet { delimiter = UInt8(ascii: ",") }
+            if removeQuotes { throw SQLError(.invalidParameter, "CSV cannot be used with REMOVEQUOTES") }
+            if escape { throw SQLError(.invalidParameter, "CSV cannot be used with ESCAPE") }
+            if quote == delimiter {
+                throw SQLError(.invalidParameter, "COPY delimiter and quote must be different")
+            }
+        } else if quoteSet {
+            throw SQLError(.invalidParameter, "QUOTE can only be used with CSV")
+        }
+        if delimiter == 10 || delimiter == 13 {
+            throw SQLError(.invalidParameter, "COPY delimiter cannot be newline or carriage return")
+        }
+        if escape && delimiter == UInt8(ascii: "\\") {
+            throw SQLError(.invalidParameter, "COPY delimiter cannot be backslash with ESCAPE")
+        }
+        if removeQuotes && (delimiter == UInt8(ascii: "\"") || delimiter == UInt8(ascii: "'")) {
+            throw SQLError(.invalidParameter, "COPY delimiter cannot be a quote with REMOVEQUOTES")
+        }
+    }
+
+    /// One byte from a option value: a single ASCII character, or an escape such as
+    /// `\t`, `\\`, `\|` or an octal `\011`.
+    static func singleByte(_ s: String, option: String) throws -> UInt8 {
+        let u = Array(s.utf8)
+        if u.count == 1 { return u[0] }
+        if u.count >= 2 && u[0] == UInt8(ascii: "\\") {
+            if u.count == 2 {
+                switch u[1] {
+                case UInt8(ascii: "t"): return 9
+                case UInt8(ascii: "\\"): return u[1]
+                case UInt8(ascii: "n"), UInt8(ascii: "r"): break
+                default: if u[1] < 0x80 && !(u[1] >= 48 && u[1] <= 57) { return u[1] }
+                }
+            }
+            if u.count >= 2 && u.count <= 4, u[1...].allSatisfy({ $0 >= 48 && $0 <= 55 }) {
+                var v = 0
+                for d in u[1...] { v = v * 8 + Int(d - 48) }
+                if v > 0 && v < 0x80 { return UInt8(v) }
+            }
+        }
+        throw SQLError(.invalidParameter, "COPY \(option) must be a single ASCII character, got '\(s)'")
+    }
+
+    /// NULL AS value: `\0` / `\000` mean the NUL byte, anything else is taken literally.
+    static func nullBytes(_ s: String) -> [UInt8] {
+        if s == "\\0" || s == "\\000" { return [0] }
+        return Array(s.utf8)
+    }
+
+    static func count(_ s: String, option: String, max: Int) throws -> Int {
+        guard let v = Int(s.trimmingBlanks), v >= 0, v <= max else {
+            throw SQLError(.invalidParameter, "COPY \(option) must be an integer between 0 and \(max), got '\(s)'")
+        }
+        return v
+    }
+}
+
+extension String {
+    var trimmingBlanks: Substring {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SlicehouseTypes
+
+/// What a successful COPY parsed.
+public struct CopyResult: Sendable {
+    /// The loaded rows, in file order (files sorted by path, rows in file order).
+    /// Each chunk has one vector per *loaded* column, in `columnIndices` order, with the
+    /// column's exact `DataType` and physical representation; no selection vectors.
+    public var chunks: [Chunk]
+    /// For each vector of a chunk: the index of its column in the table's column list.
+    /// Without a COPY column list this is `0..<columns.count`; with one it is the listed
+    /// columns in list order — the engine fills the other columns (DEFAULT / IDENTITY / NULL).
+    public var columnIndices: [Int]
+    /// Rows loaded (sum of the chunks' counts).
+    public var rowCount: Int
+    /// Rows skipped under MAXERROR, in file order (for STL_LOAD_ERRORS); at most
+    /// `CopyOptions.maxErrorLimit` records are kept.
+    public var rejected: [LoadError]
+    /// Total rows skipped (can exceed `rejected.count` with IGNOREALLERRORS).
+    public var rejectedCount: Int
+    /// The files read, in load order.
+    public var files: [String]
+    /// Input bytes read (after decompression).
+    public var bytesRead: Int
+
+    public init(chunks: [Chunk], columnIndices: [Int], rowCount: Int, rejected: [LoadError],
+                rejectedCount: Int, files: [String], bytesRead: Int) {
+        self.chunks = chunks; self.columnIndices = columnIndices; self.rowCount = rowCount
+        self.rejected = rejected; self.rejectedCount = rejectedCount; self.files = files; self.bytesRead = bytesRead
+    }
+}
+
+/// Knobs for how a COPY is parallelised (defaults suit normal use; tests shrink them).
+public struct CopyTuning: Sendable {
+    /// Target rows per output chunk.
+    public var chunkRows: Int
+    /// Byte size at which files are cut into ranges parsed in parallel
+    /// (nil: chosen from the total input size and the worker count, at least 1 MB).
+    public var rangeBytes: Int?
+    /// Worker threads.
+    public var workers: Int
+
+    public init(chunkRows: Int = 65_536, rangeBytes: Int? = nil, workers: Int? = nil) {
+        self.chunkRows = chunkRows
+        self.rangeBytes = rangeBytes
+        self.workers = max(1, workers ?? CopyTuning.processorCount)
+    }
+
+    static var processorCount: Int {
+        #if canImport(Darwin) || canImport(Glibc)
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        return 1
+        #endif
+    }
+}

@@ -1,0 +1,62 @@
+/// A growable buffer of plain values for hot append loops: no reference counting,
+/// no uniqueness or exclusivity checks. Owned by exactly one builder (noncopyable).
+struct GrowableBuffer<T: BitwiseCopyable>: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<T>
+    private(set) var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    mutating func append(_ v: T) {
+        if count == capacity { grow(count + 1) }
+        base[count] = v
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf b: UnsafeBufferPointer<T>) {
+        let n = b.count
+        guard n > 0, let src = b.baseAddress else { return }
+        if count + n > capacity { grow(count + n) }
+        let dst = base + count
+        if n <= 16 {
+            // Short runs (most CHAR/VARCHAR values): a plain loop beats a memmove call.
+            for i in 0..<n { dst[i] = src[i] }
+        } else {
+            dst.update(from: src, count: n)
+        }
+        count += n
+    }
+
+    @inline(__always)
+    mutating func removeLast(_ n: Int = 1) { count = max(count - n, 0) }
+
+    mutating func removeAll() { count = 0 }
+
+    /// Element `i` (unchecked; callers stay below `count`).
+    @inline(__always) subscript(i: Int) -> T {
+        get { base[i] }
+        set { base[i] = newValue }
+    }
+
+    var last: T? { count > 0 ? base[count - 1] : nil }
+
+    /// A copy of the contents as an array.
+    func toArray() -> [T] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    private mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let p = UnsafeMutablePointer<T>.allocate(capacity: newCapacity)
+        p.update(from: base, count: count)
+        base.deallocate()
+        base = p
+        capacity = newCapacity
+    }
+}

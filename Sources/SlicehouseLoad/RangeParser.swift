@@ -1,0 +1,259 @@
+import SlicehouseCatalog
+import SlicehouseTypes
+
+/// What parsing one byte range of one file produced.
+struct RangeOutput: Sendable {
+    var chunks: [Chunk] = []
+    var rows = 0
+    /// `\n` bytes consumed (the range's physical line count when `complete`).
+    var newlines = 0
+    /// Rejected rows in range order; `line` is relative to the range start (1-based).
+    var errors: [LoadError] = []
+    /// Rejected rows beyond those kept in `errors`.
+    var uncountedErrors = 0
+    /// False when parsing stopped early (this or an earlier range failed the COPY).
+    var complete = true
+}
+
+/// Shared state of one COPY's workers: the next range to take and the earliest range
+/// known to fail the load (later ranges stop early).
+final class LoadControl: @unchecked Sendable {
+    private let lock = Lock()
+    private var next = 0
+    private var failedRange = Int.max
+
+    func takeRange(_ count: Int) -> Int? {
+        lock.withLock {
+            guard next < count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+    func fail(_ range: Int) { lock.withLock { failedRange = min(failedRange, range) } }
+    func shouldStop(_ range: Int) -> Bool { lock.withLock { failedRange < range } }
+}
+
+/// Parses byte ranges of input into chunks of typed vectors, one builder per target
+/// column. One parser is used by one worker at a time.
+final class RangeParser {
+    let table: String
+    let targets: [ColumnDef]
+    let options: CopyOptions
+    let chunkRows: Int
+    /// Detailed error records kept per range (the rest are only counted).
+    let keepErrors: Int
+    /// One builder per target column (a pointer array: no ARC or exclusivity checks
+    /// on the per-field path).
+    private let builders: UnsafeMutablePointer<ColumnBuilder>
+    /// NULL AS bytes (`nullCount` of them).
+    private let nullBytes: UnsafeMutablePointer<UInt8>
+    private let nullCount: Int
+    /// Unescape / unquote buffer.
+    private var scratch: UnsafeMutableBufferPointer<UInt8>
+
+    /// Flush a chunk before string offsets could overflow Int32.
+    static let maxChunkStringBytes = 1 << 30
+
+    init(table: String, targets: [ColumnDef], options: CopyOptions, chunkRows: Int) throws {
+        self.table = table
+        self.targets = targets
+        self.options = options
+        self.chunkRows = max(chunkRows, 1)
+        self.keepErrors = options.maxError >= CopyOptions.maxErrorLimit ? CopyOptions.maxErrorLimit + 1 : options.maxError + 1
+        let made = UnsafeMutablePointer<ColumnBuilder>.allocate(capacity: max(targets.count, 1))
+        var initialized = 0
+        do {
+            for t in targets {
+                (made + initialized).initialize(to: try ColumnBuilder(t, options: options, reserve: min(chunkRows, 1 << 13)))
+                initialized += 1
+            }
+        } catch {
+            made.deinitialize(count: initialized)
+            made.deallocate()
+            throw error
+        }
+        builders = made
+        nullCount = options.nullString.count
+        nullBytes = .allocate(capacity: max(nullCount, 1))
+        for (i, c) in options.nullString.enumerated() { nullBytes[i] = c }
+        scratch = .allocate(capacity: 256)
+    }
+
+    deinit {
+        builders.deinitialize(count: targets.count)
+        builders.deallocate()
+        nullBytes.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Parse records in `[start, end)` of `data`; `start` is a record boundary.
+    func run(_ data: FileData, start: Int, end: Int, rangeIndex: Int, control: LoadControl) -> RangeOutput {
+        var out = RangeOutput()
+        guard start < end, let base = data.bytes.baseAddress else { return out }
+        let ncols = targets.count
+        var scanner = RecordScanner(options: options, capacity: ncols + 1)
+        let maxError = options.maxError
+        let ignoreBlankLines = options.ignoreBlankLines
+        let fillRecord = options.fillRecord
+        var rows = 0
+        var p = start
+        var line = 0
+        var sinceCheck = 0
+        let fileName = data.path
+
+        func reject(_ code: LoadErrorCode, _ reason: String, field: Int, recStart: Int, recLine: Int,
+                    contentEnd: Int, value: UnsafeBufferPointer<UInt8>?) {
+            if out.errors.count >= keepErrors {
+                out.uncountedErrors += 1
+            } else {
+                let col = field < ncols ? targets[field] : nil
+                var length = 0
+                if let t = col?.type { if case .char(let n) = t { length = n } else if case .varchar(let n) = t { length = n } }
+                let lineBytes = UnsafeBufferPointer(start: base + recStart, count: max(contentEnd - recStart, 0))
+                out.errors.append(LoadError(
+                    table: table, file: fileName, line: recLine + 1, column: col?.name ?? "",
+                    columnType: col?.type.sqlName ?? "", columnLength: length, position: field,
+                    rawLine: FieldParsers.text(lineBytes), rawFieldValue: value.map { FieldParsers.text($0) } ?? "",
+                    code: code, reason: reason))
+            }
+            if out.errors.count + out.uncountedErrors > maxError { control.fail(rangeIndex) }
+        }
+
+        while p < end {
+            sinceCheck += 1
+            if sinceCheck >= 1024 {
+                sinceCheck = 0
+                if control.shouldStop(rangeIndex) { out.complete = false; break }
+            }
+            let recStart = p
+            p = scanner.scan(base, p, end)
+            let recLine = line
+            line += scanner.newlines
+
+            var nf = scanner.fieldCount
+            let spans = scanner.spans
+            if nf == 1 && scanner.contentEnd == recStart && ignoreBlankLines { continue }
+            if let problem = scanner.problem {
+                let f = problem.field
+                let value: UnsafeBufferPointer<UInt8>? = f < scanner.capacity
+                    ? UnsafeBufferPointer(start: base + spans[f].start, count: spans[f].end - spans[f].start) : nil
+                reject(problem.code, problem.reason, field: f, recStart: recStart, recLine: recLine, contentEnd: scanner.contentEnd, value: value)
+                if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
+                continue
+            }
+            if nf > ncols {
+                // One trailing delimiter (TPC-H .tbl style) is an empty extra field: accept it.
+                if nf == ncols + 1 && spans[ncols].start == spans[ncols].end && spans[ncols].flags == 0 {
+                    nf = ncols
+                } else {
+                    let s = spans[ncols]
+                    reject(.extraColumns, "Extra column(s) found", field: ncols, recStart: recStart, recLine: recLine, contentEnd: scanner.contentEnd,
+                           value: UnsafeBufferPointer(start: base + s.start, count: s.end - s.start))
+                    if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
+                    continue
+                }
+            }
+            if nf < ncols && !fillRecord {
+                reject(.missingColumns,
+                       "Delimiter not found: input data had fewer columns than expected (\(nf) of \(ncols) fields)",
+                       field: nf, recStart: recStart, recLine: recLine, contentEnd: scanner.contentEnd, value: nil)
+                if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
+                continue
+            }
+
+            var c = 0
+            do throws(FieldFailure) {
+                while c < ncols {
+                    if c < nf {
+                        try convert(base, spans[c], builders + c)
+                    } else {
+                        try builders[c].append(UnsafeBufferPointer(start: base, count: 0), quoted: false)
+                    }
+                    c += 1
+                }
+            } catch {
+                for k in 0..<c { builders[k].removeLast() }
+                let value: UnsafeBufferPointer<UInt8>? = c < nf ? fieldValue(base, spans[c]) : nil
+                reject(error.code, error.reason, field: c, recStart: recStart, recLine: recLine, contentEnd: scanner.contentEnd, value: value)
+                if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
+                continue
+            }
+            rows += 1
+            if rows >= chunkRows || stringBytesExceeded() {
+                out.chunks.append(flush(rows))
+                out.rows += rows
+                rows = 0
+            }
+        }
+        if rows > 0 {
+            out.chunks.append(flush(rows))
+            out.rows += rows
+        }
+        out.newlines = line
+        return out
+    }
+
+    /// NULL AS check, unescaping/unquoting when needed, then conversion.
+    @inline(__always)
+    private func convert(_ base: UnsafePointer<UInt8>, _ span: FieldSpan,
+                         _ builder: UnsafeMutablePointer<ColumnBuilder>) throws(FieldFailure) {
+        let raw = UnsafeBufferPointer(start: base + span.start, count: span.end - span.start)
+        let quoted = span.flags & FieldSpan.quoted != 0
+        if !quoted && raw.count == nullCount && matchesNull(raw) {
+            try builder.pointee.appendNull()
+            return
+        }
+        if span.flags & (FieldSpan.escaped | FieldSpan.doubledQuotes) != 0 {
+            try builder.pointee.append(unescaped(raw, span.flags), quoted: quoted)
+        } else {
+            try builder.pointee.append(raw, quoted: quoted)
+        }
+    }
+
+    @inline(__always)
+    private func matchesNull(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in 0..<nullCount where raw[i] != nullBytes[i] { return false }
+        return true
+    }
+
+    /// The field's value as loaded (escapes resolved), for error records.
+    private func fieldValue(_ base: UnsafePointer<UInt8>, _ span: FieldSpan) -> UnsafeBufferPointer<UInt8> {
+        let raw = UnsafeBufferPointer(start: base + span.start, count: span.end - span.start)
+        if span.flags & (FieldSpan.escaped | FieldSpan.doubledQuotes) != 0 { return unescaped(raw, span.flags) }
+        return raw
+    }
+
+    /// Resolve backslash escapes (`\x` → `x`) or doubled CSV quotes into `scratch`.
+    private func unescaped(_ raw: UnsafeBufferPointer<UInt8>, _ flags: UInt8) -> UnsafeBufferPointer<UInt8> {
+        if scratch.count < raw.count {
+            scratch.deallocate()
+            scratch = .allocate(capacity: max(raw.count, scratch.count * 2))
+        }
+        var o = 0, i = 0
+        let n = raw.count
+        if flags & FieldSpan.escaped != 0 {
+            while i < n {
+                var c = raw[i]
+                if c == 92 && i + 1 < n { i += 1; c = raw[i] }
+                scratch[o] = c; o += 1; i += 1
+            }
+        } else {
+            let q = options.quote
+            while i < n {
+                let c = raw[i]
+                scratch[o] = c; o += 1
+                i += (c == q && i + 1 < n && raw[i + 1] == q) ? 2 : 1
+            }
+        }
+        return UnsafeBufferPointer(rebasing: scratch[0..<o])
+    }
+
+    private func stringBytesExceeded() -> Bool {
+        for c in 0..<targets.count where builders[c].stringBytes > Self.maxChunkStringBytes { return true }
+        return false
+    }
+
+    private func flush(_ rows: Int) -> Chunk {
+        Chunk(columns: (0..<targets.count).map { builders[$0].takeVector() }, count: rows)
+    }
+}

@@ -1,0 +1,85 @@
+/// Cuts one file into byte ranges that start at record boundaries, after skipping
+/// IGNOREHEADER lines (text) or records (CSV).
+struct RangePlanner {
+    let options: CopyOptions
+    let columnCount: Int
+
+    struct Plan {
+        /// Offset where data (after the header) starts.
+        var dataStart: Int
+        /// `\n` bytes in the skipped header.
+        var headerNewlines: Int
+        /// Range boundaries: ranges are `cuts[i]..<cuts[i+1]`.
+        var cuts: [Int]
+    }
+
+    func plan(_ bytes: UnsafeBufferPointer<UInt8>, rangeBytes: Int) -> Plan {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return Plan(dataStart: 0, headerNewlines: 0, cuts: [0, 0])
+        }
+        let n = bytes.count
+        var start = 0, headerNewlines = 0
+        if options.ignoreHeader > 0 {
+            if options.format == .csv {
+                var scanner = RecordScanner(options: options, capacity: columnCount + 1)
+                var skipped = 0
+                while skipped < options.ignoreHeader && start < n {
+                    start = scanner.scan(base, start, n)
+                    headerNewlines += scanner.newlines
+                    skipped += 1
+                }
+            } else {
+                var skipped = 0
+                while skipped < options.ignoreHeader && start < n {
+                    while start < n && base[start] != 10 { start += 1 }
+                    if start < n { start += 1; headerNewlines += 1 }
+                    skipped += 1
+                }
+            }
+        }
+        var cuts = [start]
+        let target = max(rangeBytes, 1)
+        if n - start > target + target / 2 {
+            if options.format == .csv {
+                // Quoted newlines make a blind cut unsafe: walk records sequentially.
+                var scanner = RecordScanner(options: options, capacity: columnCount + 1)
+                var p = start
+                var nextCut = start + target
+                while p < n {
+                    p = scanner.scan(base, p, n)
+                    if p >= nextCut && p < n && n - p > target / 2 {
+                        cuts.append(p)
+                        nextCut = p + target
+                    }
+                }
+            } else {
+                var nominal = start + target
+                while n - nominal > target / 2 {
+                    guard let b = nextTextBoundary(base, from: nominal, end: n), b < n else { break }
+                    if b > cuts[cuts.count - 1] { cuts.append(b) }
+                    nominal = b + target
+                }
+            }
+        }
+        cuts.append(n)
+        return Plan(dataStart: start, headerNewlines: headerNewlines, cuts: cuts)
+    }
+
+    /// The start of the first record at or after `from`: just past an unescaped `\n`
+    /// (with ESCAPE, a newline preceded by an odd run of backslashes is data).
+    func nextTextBoundary(_ b: UnsafePointer<UInt8>, from: Int, end: Int) -> Int? {
+        var p = max(from - 1, 0)
+        while p < end {
+            if b[p] == 10 {
+                if options.escape {
+                    var k = 0
+                    while p - 1 - k >= 0 && b[p - 1 - k] == 92 { k += 1 }
+                    if k % 2 == 1 { p += 1; continue }
+                }
+                return p + 1
+            }
+            p += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,217 @@
+/// Where one field of a record lies in the input.
+struct FieldSpan {
+    var start: Int
+    var end: Int
+    var flags: UInt8
+
+    /// Quoted (CSV, or REMOVEQUOTES): never matches NULL AS / EMPTYASNULL.
+    static let quoted: UInt8 = 1
+    /// Contains backslash escapes to resolve (ESCAPE).
+    static let escaped: UInt8 = 2
+    /// Contains doubled quotes to collapse (CSV).
+    static let doubledQuotes: UInt8 = 4
+}
+
+/// A record that cannot be split into fields correctly.
+struct ScanProblem {
+    var code: LoadErrorCode
+    var reason: String
+    var field: Int
+}
+
+/// Splits input into records and fields without copying: text format (delimiter,
+/// optional ESCAPE and REMOVEQUOTES) and CSV (quote, doubled quotes, delimiters and
+/// newlines inside quotes).
+///
+/// A record ends at an unquoted, unescaped `\n` (a `\r` before it is dropped) or at the
+/// end of the input. The same routine finds record boundaries when a file is cut into
+/// ranges, so parsing and cutting always agree.
+struct RecordScanner: ~Copyable {
+    let delimiter: UInt8
+    let quote: UInt8
+    let csv: Bool
+    let escape: Bool
+    let removeQuotes: Bool
+    /// Spans kept per record; fields beyond it are only counted.
+    let capacity: Int
+    let spans: UnsafeMutablePointer<FieldSpan>
+
+    /// Fields in the last record (may exceed `capacity`).
+    var fieldCount = 0
+    /// `\n` bytes the last record consumed (its terminator and any inside it).
+    var newlines = 0
+    /// End of the last record's text (before `\r\n`).
+    var contentEnd = 0
+    var problem: ScanProblem? = nil
+
+    init(options: CopyOptions, capacity: Int) {
+        delimiter = options.delimiter
+        quote = options.quote
+        csv = options.format == .csv
+        escape = options.escape
+        removeQuotes = options.removeQuotes
+        self.capacity = max(capacity, 1)
+        spans = .allocate(capacity: self.capacity)
+    }
+
+    deinit { spans.deallocate() }
+
+    @inline(__always)
+    private mutating func add(_ s: Int, _ e: Int, _ flags: UInt8) {
+        if fieldCount < capacity { spans[fieldCount] = FieldSpan(start: s, end: e, flags: flags) }
+        fieldCount += 1
+    }
+
+    @inline(__always)
+    private mutating func flag(_ code: LoadErrorCode, _ reason: String) {
+        if problem == nil { problem = ScanProblem(code: code, reason: reason, field: fieldCount - 1) }
+    }
+
+    /// Scan one record starting at `start` (< `end`); returns where the next one starts.
+    @inline(__always)
+    mutating func scan(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+        fieldCount = 0
+        newlines = 0
+        problem = nil
+        let delim = delimiter
+        var p = start
+        while true {
+            let fs = p
+            if p < end && ((csv && b[p] == quote) || (removeQuotes && (b[p] == 34 || b[p] == 39))) {
+                p = csv ? scanCSVQuoted(b, p, end) : scanRemoveQuoted(b, p, end)
+            } else if escape {
+                var flags: UInt8 = 0
+                while p < end {
+                    let c = b[p]
+                    if c == delim || c == 10 { break }
+                    if c == 92 {
+                        flags = FieldSpan.escaped
+                        if p + 1 < end {
+                            if b[p + 1] == 10 { newlines += 1 }
+                            p += 2
+                            continue
+                        }
+                    }
+                    p += 1
+                }
+                add(fs, p, flags)
+            } else {
+                p = Self.findDelimiterOrNewline(b, p, end, delim)
+                add(fs, p, 0)
+            }
+            if p < end && b[p] == delim {
+                p += 1
+                continue
+            }
+            // End of record: newline or end of input. Drop a `\r` before it.
+            var ce = p
+            if ce > start && b[ce - 1] == 13 {
+                ce -= 1
+                let last = fieldCount - 1
+                if last < capacity && spans[last].flags & FieldSpan.quoted == 0 && spans[last].end == p {
+                    spans[last].end = ce
+                }
+            }
+            contentEnd = ce
+            if p < end {
+                newlines += 1
+                return p + 1
+            }
+            return p
+        }
+    }
+
+    /// First `delim` or `\n` at or after `p` (or `end`), eight bytes at a time.
+    @inline(__always)
+    static func findDelimiterOrNewline(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ delim: UInt8) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let dMask = ones &* UInt64(delim)
+        let nMask = ones &* 10
+        var p = start
+        while p + 8 <= end {
+            let w = UnsafeRawPointer(b + p).loadUnaligned(as: UInt64.self)
+            let x = w ^ dMask, y = w ^ nMask
+            // Classic "has zero byte": exact for the lowest matching byte (little endian).
+            let hit = (((x &- ones) & ~x) | ((y &- ones) & ~y)) & highs
+            if hit != 0 { return p + hit.littleEndian.trailingZeroBitCount >> 3 }
+            p += 8
+        }
+        while p < end {
+            let c = b[p]
+            if c == delim || c == 10 { return p }
+            p += 1
+        }
+        return end
+    }
+
+    /// CSV quoted field at `p` (on the opening quote). Returns the position after the
+    /// field's trailing junk, i.e. at a delimiter, newline or the end.
+    @inline(__always)
+    private mutating func scanCSVQuoted(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+        var p = start + 1
+        let cs = p
+        var flags = FieldSpan.quoted
+        while true {
+            if p >= end {
+                add(cs, p, flags)
+                flag(.invalidLine, "Unterminated quoted field (missing closing quote)")
+                return p
+            }
+            let c = b[p]
+            if c == quote {
+                if p + 1 < end && b[p + 1] == quote {
+                    flags |= FieldSpan.doubledQuotes
+                    p += 2
+                    continue
+                }
+                break
+            }
+            if c == 10 { newlines += 1 }
+            p += 1
+        }
+        add(cs, p, flags)
+        p += 1  // closing quote
+        return afterClosingQuote(b, p, end)
+    }
+
+    /// REMOVEQUOTES: a field in single or double quotes; delimiters inside are data,
+    /// an (unescaped) newline before the closing quote is an error.
+    @inline(__always)
+    private mutating func scanRemoveQuoted(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+        let q = b[start]
+        var p = start + 1
+        let cs = p
+        var flags = FieldSpan.quoted
+        while p < end {
+            let c = b[p]
+            if c == q || c == 10 { break }
+            if escape && c == 92 && p + 1 < end {
+                flags |= FieldSpan.escaped
+                if b[p + 1] == 10 { newlines += 1 }
+                p += 2
+                continue
+            }
+            p += 1
+        }
+        add(cs, p, flags)
+        if p >= end || b[p] == 10 {
+            flag(.invalidLine, "Unterminated quoted field (missing closing quote)")
+            return p
+        }
+        p += 1
+        return afterClosingQuote(b, p, end)
+    }
+
+    /// After a closing quote only a delimiter or the end of the record may follow;
+    /// anything else is reported and skipped up to the next delimiter or newline.
+    @inline(__always)
+    private mutating func afterClosingQuote(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+        var p = start
+        if p >= end || b[p] == delimiter || b[p] == 10 { return p }
+        if b[p] == 13 && (p + 1 == end || b[p + 1] == 10) { return p + 1 == end ? end : p + 1 }
+        flag(.delimiterNotFound, "Delimiter not found after closing quote")
+        while p < end && b[p] != delimiter && b[p] != 10 { p += 1 }
+        return p
+    }
+}

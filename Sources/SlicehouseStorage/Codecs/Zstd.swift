@@ -1,0 +1,121 @@
+import CZstd
+import SlicehouseTypes
+
+/// Zstandard compression of byte buffers (system libzstd).
+///
+/// Safe on any input: corrupt or truncated frames produce `SQLError(.ioError, ...)`,
+/// never a crash, and a frame header that claims an absurd size is not trusted for
+/// allocation (decoding then grows its output as it goes).
+public enum ZstdCodec {
+    /// Content sizes above this, read from a frame header, are not pre-allocated.
+    static let maxTrustedHeaderSize = 256 << 20
+
+    /// Compress `bytes` into one zstd frame (content size recorded in the header).
+    /// `level` is clamped to the library's range (negative levels are the fast modes).
+    public static func compress(_ bytes: [UInt8], level: Int = 3) throws -> [UInt8] {
+        let lvl = Int32(clamping: max(Int(ZSTD_minCLevel()), min(level, Int(ZSTD_maxCLevel()))))
+        let bound = ZSTD_compressBound(bytes.count)
+        if ZSTD_isError(bound) != 0 {
+            throw SQLError(.ioError, "zstd: input of \(bytes.count) bytes is too large to compress")
+        }
+        var out = [UInt8](repeating: 0, count: bound)
+        let written = out.withUnsafeMutableBytes { dst in
+            bytes.withUnsafeBytes { src in
+                ZSTD_compress(dst.baseAddress, dst.count, src.baseAddress, src.count, lvl)
+            }
+        }
+        if ZSTD_isError(written) != 0 {
+            throw SQLError(.ioError, "zstd compression failed: \(errorName(written))")
+        }
+        out.removeSubrange(written...)
+        return out
+    }
+
+    /// Decompress one or more concatenated zstd frames.
+    ///
+    /// - Parameter originalSize: the exact decompressed size when the caller knows it
+    ///   (a storage block records it); the output must then match it exactly.
+    ///   With `nil` the size is taken from the frame header when present and sane,
+    ///   otherwise the output grows while streaming.
+    public static func decompress(_ bytes: [UInt8], originalSize: Int?) throws -> [UInt8] {
+        guard !bytes.isEmpty else { throw SQLError(.ioError, "zstd: empty input is not a zstd frame") }
+        if let originalSize {
+            guard originalSize >= 0 else { throw SQLError(.ioError, "zstd: negative original size \(originalSize)") }
+            return try decompressExact(bytes, size: originalSize)
+        }
+        return try decompressStreaming(bytes)
+    }
+
+    /// One-shot decompression into a buffer of exactly `size` bytes.
+    static func decompressExact(_ bytes: [UInt8], size: Int) throws -> [UInt8] {
+        // A zero-size destination has no base address to hand to zstd; use one spare byte.
+        var out = [UInt8](repeating: 0, count: max(size, 1))
+        let got = out.withUnsafeMutableBytes { dst in
+            bytes.withUnsafeBytes { src in
+                ZSTD_decompress(dst.baseAddress, size, src.baseAddress, src.count)
+            }
+        }
+        if ZSTD_isError(got) != 0 {
+            throw SQLError(.ioError, "zstd: corrupt input (\(errorName(got)))")
+        }
+        guard got == size else {
+            throw SQLError(.ioError, "zstd: decompressed \(got) bytes, expected \(size)")
+        }
+        out.removeSubrange(size...)
+        return out
+    }
+
+    /// Streaming decompression with a growing output (unknown or untrusted size).
+    static func decompressStreaming(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard let dctx = ZSTD_createDCtx() else { throw SQLError(.ioError, "zstd: out of memory") }
+        defer { ZSTD_freeDCtx(dctx) }
+
+        var initial = bytes.count * 4 + 64
+        let header = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
+        if header == UInt64.max - 1 {  // ZSTD_CONTENTSIZE_ERROR
+            throw SQLError(.ioError, "zstd: input is not a zstd frame")
+        }
+        if header != UInt64.max, header <= UInt64(maxTrustedHeaderSize) {  // not ZSTD_CONTENTSIZE_UNKNOWN
+            initial = Int(header) + 1
+        }
+        var out = [UInt8](repeating: 0, count: max(initial, 64))
+        var produced = 0
+        var lastHint = 0
+        try bytes.withUnsafeBytes { src in
+            var input = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
+            while true {
+                if produced == out.count {
+                    out.append(contentsOf: repeatElement(0, count: out.count))
+                }
+                let before = (input.pos, produced)
+                let hint = out.withUnsafeMutableBytes { dst -> Int in
+                    var output = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: produced)
+                    let r = ZSTD_decompressStream(dctx, &output, &input)
+                    produced = output.pos
+                    return r
+                }
+                if ZSTD_isError(hint) != 0 {
+                    throw SQLError(.ioError, "zstd: corrupt input (\(errorName(hint)))")
+                }
+                lastHint = hint
+                if input.pos == input.size && produced < out.count {
+                    // All input consumed and the output was not the limit: done.
+                    break
+                }
+                if before == (input.pos, produced) && produced < out.count {
+                    throw SQLError(.ioError, "zstd: decoder made no progress (corrupt input)")
+                }
+            }
+        }
+        if lastHint != 0 {
+            throw SQLError(.ioError, "zstd: truncated input (frame incomplete)")
+        }
+        out.removeSubrange(produced...)
+        return out
+    }
+
+    static func errorName(_ code: Int) -> String {
+        guard let p = ZSTD_getErrorName(code) else { return "error \(code)" }
+        return String(cString: p)
+    }
+}

@@ -1,0 +1,156 @@
+import XCTest
+@testable import SlicehouseTypes
+
+final class DateTimeTests: XCTestCase {
+    func testCivilRoundTripAcrossCenturiesAndLeapYears() {
+        for days in stride(from: Int64(-800_000), through: 800_000, by: 997) {
+            let (y, m, d) = DateTime.civil(days)
+            XCTAssertEqual(DateTime.days(year: y, month: m, day: d), days)
+        }
+        XCTAssertEqual(DateTime.days(year: 1970, month: 1, day: 1), 0)
+        XCTAssertEqual(DateTime.days(year: 2000, month: 3, day: 1) - DateTime.days(year: 2000, month: 2, day: 28), 2)
+        XCTAssertEqual(DateTime.days(year: 1900, month: 3, day: 1) - DateTime.days(year: 1900, month: 2, day: 28), 1)
+    }
+
+    func testParseAndFormatDates() {
+        XCTAssertEqual(DateTime.parseDate("1998-12-01").map(DateTime.formatDate), "1998-12-01")
+        XCTAssertEqual(DateTime.parseDate(" 1996-02-29 ").map(DateTime.formatDate), "1996-02-29")
+        XCTAssertEqual(DateTime.parseDate("19960229").map(DateTime.formatDate), "1996-02-29")
+        XCTAssertEqual(DateTime.parseDate("1996/02/29").map(DateTime.formatDate), "1996-02-29")
+        XCTAssertNil(DateTime.parseDate("1997-02-29"))
+        XCTAssertNil(DateTime.parseDate("1997-13-01"))
+        XCTAssertNil(DateTime.parseDate("1997-1x-01"))
+        XCTAssertNil(DateTime.parseDate(""))
+    }
+
+    func testParseAndFormatTimestamps() {
+        XCTAssertEqual(DateTime.parseTimestamp("2020-01-02 03:04:05").map(DateTime.formatTimestamp), "2020-01-02 03:04:05")
+        XCTAssertEqual(DateTime.parseTimestamp("2020-01-02T03:04:05.25").map(DateTime.formatTimestamp), "2020-01-02 03:04:05.25")
+        XCTAssertEqual(DateTime.parseTimestamp("2020-01-02").map(DateTime.formatTimestamp), "2020-01-02 00:00:00")
+        XCTAssertEqual(DateTime.formatTimestamp(-1), "1969-12-31 23:59:59.999999")
+        XCTAssertNil(DateTime.parseTimestamp("2020-01-02 24:00:00"))
+        XCTAssertNil(DateTime.parseTimestamp("2020-01-02 10:00:00x"))
+    }
+}
+
+final class DecimalTests: XCTestCase {
+    func testParse() {
+        XCTAssertEqual(DecimalMath.parse("123.45", scale: 2), .ok(12345))
+        XCTAssertEqual(DecimalMath.parse("-0.5", scale: 2), .ok(-50))
+        XCTAssertEqual(DecimalMath.parse(".5", scale: 1), .ok(5))
+        XCTAssertEqual(DecimalMath.parse("1.005", scale: 2), .ok(101))
+        XCTAssertEqual(DecimalMath.parse("-1.005", scale: 2), .ok(-101))
+        XCTAssertEqual(DecimalMath.parse("1e3", scale: 0), .ok(1000))
+        XCTAssertEqual(DecimalMath.parse("2.5E-1", scale: 2), .ok(25))
+        XCTAssertEqual(DecimalMath.parse("12", scale: 2, precision: 3), .overflow)
+        XCTAssertEqual(DecimalMath.parse("abc", scale: 2), .invalid)
+        XCTAssertEqual(DecimalMath.parse("", scale: 2), .invalid)
+        XCTAssertEqual(DecimalMath.parse("1.2.3", scale: 2), .invalid)
+        XCTAssertEqual(DecimalMath.parse("99999999999999999999999999999999999999", scale: 0), .ok(DecimalMath.pow10[38] - 1))
+        XCTAssertEqual(DecimalMath.parse("999999999999999999999999999999999999999", scale: 0), .overflow)
+    }
+
+    func testFormatAndRescale() {
+        XCTAssertEqual(DecimalFormat.format(12345, scale: 2), "123.45")
+        XCTAssertEqual(DecimalFormat.format(-5, scale: 3), "-0.005")
+        XCTAssertEqual(DecimalFormat.format(0, scale: 2), "0.00")
+        XCTAssertEqual(DecimalFormat.format(Int128.min, scale: 0), String(Int128.min))
+        XCTAssertEqual(DecimalMath.rescale(12345, from: 2, to: 1), 1235)
+        XCTAssertEqual(DecimalMath.rescale(-12345, from: 2, to: 1), -1235)
+        XCTAssertEqual(DecimalMath.rescale(12344, from: 2, to: 1), 1234)
+        XCTAssertEqual(DecimalMath.rescale(5, from: 0, to: 3), 5000)
+    }
+}
+
+final class VectorTests: XCTestCase {
+    func testAppendGatherAndNulls() {
+        var v = Vector.ints([1, nil, 3])
+        XCTAssertEqual(v.count, 3)
+        XCTAssertTrue(v.isNull(1))
+        v.append(Vector.ints([4, 5]))
+        XCTAssertEqual((0..<5).map { v.value(at: $0) }, [.int(1), .null, .int(3), .int(4), .int(5)])
+        let g = v.gather([4, 1, 0])
+        XCTAssertEqual((0..<3).map { g.value(at: $0) }, [.int(5), .null, .int(1)])
+        let noNulls = v.gather([0, 2])
+        XCTAssertNil(noNulls.validity, "a gather without NULLs drops the bitmap")
+    }
+
+    func testStringsAndConstants() {
+        var s = Vector.strings(["a", "héllo", nil, ""])
+        s.append(.string("z"))
+        XCTAssertEqual(s.value(at: 1), .string("héllo"))
+        XCTAssertEqual(s.value(at: 2), .null)
+        XCTAssertEqual(s.value(at: 3), .string(""))
+        let c = Vector.constant(.string("k"), type: .text)
+        XCTAssertTrue(c.isConstant)
+        XCTAssertEqual(c.value(at: 1000), .string("k"))
+        let f = c.flattened(count: 3)
+        XCTAssertEqual(f.count, 3)
+        XCTAssertEqual(f.value(at: 2), .string("k"))
+        var sa = StringArray(["b", "ab", "abc"])
+        sa.append("b")
+        XCTAssertEqual(StringArray.compare(sa, 0, sa, 1), 1)
+        XCTAssertEqual(StringArray.compare(sa, 1, sa, 2), -1)
+        XCTAssertTrue(StringArray.equal(sa, 0, sa, 3))
+    }
+
+    func testChunkSelection() {
+        let chunk = Chunk(columns: [Vector.ints([10, 20, 30, 40])], count: 4, selection: [1, 3])
+        XCTAssertEqual(chunk.count, 2)
+        XCTAssertEqual(chunk.value(row: 1, column: 0), .int(40))
+        let c = chunk.compacted()
+        XCTAssertNil(c.selection)
+        XCTAssertEqual(c.columns[0].count, 2)
+    }
+
+    func testValidityBoundaries() {
+        for n in [0, 1, 63, 64, 65, 127, 128, 129] {
+            var v = Validity(allValid: n)
+            XCTAssertEqual(v.nullCount(n), 0)
+            if n > 0 { v.setInvalid(n - 1); XCTAssertEqual(v.nullCount(n), 1) }
+            XCTAssertEqual(Validity(allNull: n).nullCount(n), n)
+        }
+    }
+
+    func testHashingIsDeterministicAndEqualForEqualValues() {
+        let a = Vector.ints([1, 2, nil]), b = Vector.ints([1, 2, nil], type: .integer)
+        var ha: [UInt64] = [], hb: [UInt64] = []
+        a.hash(rows: nil, count: 3, into: &ha, combine: false)
+        b.hash(rows: nil, count: 3, into: &hb, combine: false)
+        XCTAssertEqual(ha, hb)
+        XCTAssertNotEqual(ha[0], ha[1])
+        XCTAssertEqual(Hashing.hash(0.0), Hashing.hash(-0.0))
+        let s = Vector.strings(["abcdefghij", "abcdefghij"])
+        var hs: [UInt64] = []
+        s.hash(rows: nil, count: 2, into: &hs, combine: false)
+        XCTAssertEqual(hs[0], hs[1])
+        XCTAssertEqual(Hashing.hash(Int64(42)), Hashing.hash(UInt64(42)), "one hash for a value, whatever its width")
+    }
+}
+
+final class DataTypeTests: XCTestCase {
+    func testAliasesAndLimits() throws {
+        XCTAssertEqual(try DataType.named("int4", []), .integer)
+        XCTAssertEqual(try DataType.named("FLOAT8", []), .double)
+        XCTAssertEqual(try DataType.named("float", [10]), .real)
+        XCTAssertEqual(try DataType.named("numeric", []), .decimal(precision: 18, scale: 0))
+        XCTAssertEqual(try DataType.named("text", []), .varchar(256))
+        XCTAssertEqual(try DataType.named("bpchar", []), .char(1))
+        XCTAssertEqual(try DataType.named("character varying", [10]), .varchar(10))
+        XCTAssertThrowsError(try DataType.named("decimal", [39, 0]))
+        XCTAssertThrowsError(try DataType.named("varchar", [65536]))
+        XCTAssertThrowsError(try DataType.named("char", [4097]))
+        XCTAssertThrowsError(try DataType.named("serial", []))
+        XCTAssertEqual(DataType.decimal(precision: 19, scale: 2).physical, .int128)
+        XCTAssertEqual(DataType.decimal(precision: 18, scale: 2).physical, .int64)
+    }
+
+    func testFormatting() {
+        XCTAssertEqual(Value.string("ab").formatted(as: .char(4)), "ab  ")
+        XCTAssertEqual(Value.int(1234).formatted(as: .decimal(precision: 10, scale: 2)), "12.34")
+        XCTAssertEqual(Value.double(1.0).formatted(as: .double), "1")
+        XCTAssertEqual(Value.double(.infinity).formatted(as: .double), "Infinity")
+        XCTAssertEqual(Value.bool(true).formatted(as: .boolean), "t")
+        XCTAssertNil(Value.null.formatted(as: .integer))
+    }
+}
