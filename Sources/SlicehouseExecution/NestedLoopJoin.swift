@@ -9,6 +9,7 @@ final class NestedLoopJoinOperator: Operator {
     private let probe: Operator
     private let buildInput: Operator
     private let condition: BoundExpr?
+    private let singleRow: Bool
     private let probeTypes: [DataType]
     private let buildTypes: [DataType]
     private var build: Chunk?
@@ -17,9 +18,9 @@ final class NestedLoopJoinOperator: Operator {
     private var probeDone = false
     private var emittedRightRemainder = false
 
-    init(kind: PhysicalJoinKind, probe: Operator, build: Operator, condition: BoundExpr?,
+    init(kind: PhysicalJoinKind, probe: Operator, build: Operator, condition: BoundExpr?, singleRow: Bool = false,
          probeTypes: [DataType], buildTypes: [DataType]) {
-        self.kind = kind; self.probe = probe; self.buildInput = build; self.condition = condition
+        self.kind = kind; self.probe = probe; self.buildInput = build; self.condition = condition; self.singleRow = singleRow
         self.probeTypes = probeTypes; self.buildTypes = buildTypes
     }
 
@@ -31,6 +32,9 @@ final class NestedLoopJoinOperator: Operator {
             let cc = c.compacted()
             for i in 0..<cols.count { cols[i].append(cc.columns[i], rows: cc.count) }
             n += cc.count
+        }
+        if singleRow && n > 1 {
+            throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
         }
         let b = Chunk(columns: cols, count: n)
         build = b

@@ -135,10 +135,10 @@ public final class QueryExecutor: @unchecked Sendable {
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     nullAware: nullAware)
-        case .nestedLoopJoin(let kind, let condition, _):
+        case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p)
             let build = try buildOperator(node.children[1], partition: p)
-            return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition,
+            return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, singleRow: singleRow,
                                           probeTypes: node.children[0].types, buildTypes: node.children[1].types)
         case .aggregate(let groups, let aggs, let phase):
             let input = try buildOperator(node.children[0], partition: p)

@@ -3,6 +3,12 @@ import SlicehouseCatalog
 import SlicehouseSQL
 
 extension Binder {
+    /// Split an AND tree of the AST into its conjuncts.
+    func astConjuncts(_ e: Expr) -> [Expr] {
+        if case .binary(.and, let a, let b) = e.kind { return astConjuncts(a) + astConjuncts(b) }
+        return [e]
+    }
+
     /// True when `e` contains an aggregate call (not inside a subquery).
     func containsAggregate(_ e: Expr) -> Bool {
         switch e.kind {
@@ -76,6 +82,12 @@ extension Binder {
         return .cast(e, t)
     }
 
+    /// CHAR type for a string literal compared with a CHAR column: as long as the literal.
+    func charLiteralType(_ e: BoundExpr) -> DataType {
+        if case .constant(.string(let s), _) = e { return .char(max(1, min(s.utf8.count, DataType.maxCharLength))) }
+        return .char(DataType.maxCharLength)
+    }
+
     func isStringLiteral(_ e: Expr) -> Bool {
         if case .literal(.string) = e.kind { return true }
         return false
@@ -90,9 +102,12 @@ extension Binder {
             if case .char = other { return other }
             return !other.isString && other != .unknown ? other : nil
         }
-        if untypedA, let t = literalTarget(b.type) { a = try coerce(a, to: t.isString ? .char(DataType.maxCharLength) : t) }
-        else if untypedB, let t = literalTarget(a.type) { b = try coerce(b, to: t.isString ? .char(DataType.maxCharLength) : t) }
+        if untypedA, let t = literalTarget(b.type) { a = try coerce(a, to: t.isString ? charLiteralType(a) : t) }
+        else if untypedB, let t = literalTarget(a.type) { b = try coerce(b, to: t.isString ? charLiteralType(b) : t) }
         if a.type == .unknown && b.type == .unknown { return .constant(.null, .boolean) }
+        // Strings compare byte-wise whatever their declared lengths (CHAR is stored
+        // without trailing blanks): no per-row cast.
+        if a.type.isString && b.type.isString { return .binary(op, a, b, .boolean) }
         let (lt, rt, _) = try TypeRules.binaryOperator(op, a.type, b.type)
         return .binary(op, try coerce(a, to: lt), try coerce(b, to: rt), .boolean)
     }
@@ -109,8 +124,19 @@ extension Binder {
         case .interval:
             throw err(.featureNotSupported, "INTERVAL values are only supported added to or subtracted from a constant date or timestamp", e)
         case .column(let ref):
-            let c = try scope.resolve(ref, at: e.location)
-            return .column(c.id, c.type)
+            do {
+                let c = try scope.resolve(ref, at: e.location)
+                return .column(c.id, c.type)
+            } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
+                // A correlated reference to an enclosing query's column.
+                for outer in outerScopes.reversed() {
+                    if let c = try? outer.resolve(ref, at: e.location) {
+                        correlatedIDs.insert(c.id)
+                        return .column(c.id, c.type)
+                    }
+                }
+                throw error
+            }
         case .parameter:
             throw err(.featureNotSupported, "parameters are not supported here", e)
         case .unary(let op, let a):
@@ -163,10 +189,25 @@ extension Binder {
                 }
                 t = u
             }
+            if ba.type.isString && t.isString {
+                // Byte-wise string comparison: no casts; literals next to CHAR lose trailing blanks.
+                if case .char = ba.type {
+                    items = try items.enumerated().map { i, item in
+                        isStringLiteral(list[i]) ? try coerce(item, to: charLiteralType(item)) : item
+                    }
+                }
+                return .inList(ba, items, negated: neg)
+            }
             items = try items.map { try coerce($0, to: t) }
             return .inList(try coerce(ba, to: t), items, negated: neg)
-        case .inSubquery, .exists, .subquery, .quantified:
-            throw err(.featureNotSupported, "subqueries in expressions are not supported yet", e)
+        case .subquery(let q):
+            let b = try bindScalarSubquery(q, e, scope)
+            if case .column(let id, _) = b { scalarOutputIDs.insert(id) }
+            return b
+        case .inSubquery, .exists:
+            throw err(.featureNotSupported, "EXISTS and IN subqueries are supported as AND-ed conditions of WHERE", e)
+        case .quantified:
+            throw err(.featureNotSupported, "ANY/ALL subqueries are not supported yet", e)
         case .like(let op, let a, let p, let esc, let neg):
             guard op != .similarTo else { throw err(.featureNotSupported, "SIMILAR TO is not supported yet", e) }
             var ba = try bindExpr(a, scope, agg: agg)

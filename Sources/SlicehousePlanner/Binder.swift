@@ -22,6 +22,14 @@ public final class Binder {
     let catalog: BinderCatalog
     var nextID = 0
     var cteStack: [[String: CommonTableExpr]] = []
+    /// Scopes of the queries enclosing the one being bound (innermost last).
+    var outerScopes: [Scope] = []
+    /// Outer column ids referenced by the subquery being bound.
+    var correlatedIDs: Set<Int> = []
+    /// Scalar subqueries of the clause being bound, joined in before the clause's operator.
+    var pendingSubqueries: [PendingScalar] = []
+    /// Output columns of scalar subqueries (allowed in aggregating select lists).
+    var scalarOutputIDs: Set<Int> = []
     /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
     let evaluateConstant: (BoundExpr) throws -> Value
 
@@ -154,11 +162,23 @@ public final class Binder {
     // MARK: - SELECT
 
     func bindSelect(_ s: Select, orderBy: [OrderItem]) throws -> LogicalPlan {
+        let savedPending = pendingSubqueries
+        pendingSubqueries = []
+        defer { pendingSubqueries = savedPending }
         var (plan, scope) = try bindFrom(s.from)
         if let w = s.whereClause {
-            let pred = try bindExpr(w, scope, agg: nil)
-            try requireBoolean(pred, "WHERE", w.location)
-            plan = .filter(plan, pred)
+            var preds: [BoundExpr] = []
+            for c in astConjuncts(w) {
+                if let joined = try bindSubqueryConjunct(c, plan, scope, nil) {
+                    plan = joined
+                    continue
+                }
+                let pred = try bindExpr(c, scope, agg: nil)
+                try requireBoolean(pred, "WHERE", c.location)
+                preds.append(pred)
+            }
+            plan = applyPendingScalars(plan)
+            if !preds.isEmpty { plan = .filter(plan, preds.count == 1 ? preds[0] : .and(preds)) }
         }
 
         // Aggregation?
@@ -241,6 +261,7 @@ public final class Binder {
         if let agg {
             plan = .aggregate(plan, groups: agg.groupExprs, groupOutputs: agg.groupOutputs, aggregates: agg.aggregates)
         }
+        plan = applyPendingScalars(plan)
         if let having { plan = .filter(plan, having) }
         plan = .project(plan, exprs + hidden, outputs: outputs)
         if s.distinct { plan = .distinct(plan) }
@@ -290,7 +311,7 @@ public final class Binder {
     /// reject any remaining reference to an ungrouped input column.
     func finishAggregate(_ e: BoundExpr, _ agg: AggregationContext?, _ loc: SourceLocation) throws -> BoundExpr {
         guard let agg else { return e }
-        let aggIDs = Set(agg.aggregates.map { $0.output.id } + agg.groupOutputs.map { $0.id })
+        let aggIDs = Set(agg.aggregates.map { $0.output.id } + agg.groupOutputs.map { $0.id }).union(scalarOutputIDs)
         let r = e.rewriteTopDown { sub in
             if let i = agg.groupExprs.firstIndex(of: sub) {
                 return .column(agg.groupOutputs[i].id, agg.groupOutputs[i].type)

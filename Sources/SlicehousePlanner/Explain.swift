@@ -69,7 +69,7 @@ public enum ExplainPrinter {
             details.append("Hash Cond: " + (conds.count == 1 ? conds[0] : "(" + conds.joined(separator: " AND ") + ")"))
             if let residual { details.append("Join Filter: \(describe(residual, pn + bn))") }
             children = [shown(node.children[0]), node.children[1]]
-        case .nestedLoopJoin(let kind, let cond, let label):
+        case .nestedLoopJoin(let kind, let cond, let label, _):
             title = "XN Nested Loop \(label.rawValue)" + (kind == .inner ? "" : " (\(kind.rawValue))")
             if let cond { details.append("Join Filter: \(describe(cond, names(0) + names(1)))") }
             children = [shown(node.children[0]), shown(node.children[1])]
@@ -125,7 +125,7 @@ public enum ExplainPrinter {
         switch e {
         case .column(let i, _): return i < names.count ? names[i] : "#\(i)"
         case .constant(let v, let t):
-            guard let text = v.formatted(as: t) else { return "NULL" }
+            guard let text = v.asString ?? v.formatted(as: t) else { return "NULL" }
             switch t {
             case .char, .varchar: return "'\(text)'::\(t.isString && t != .text ? (t.sqlName.hasPrefix("char") ? "bpchar" : "character varying") : "text")"
             case .date: return "'\(text)'::date"

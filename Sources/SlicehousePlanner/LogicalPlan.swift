@@ -13,6 +13,13 @@ public struct PlanColumn: Sendable, Equatable {
 
 public enum LogicalJoinKind: String, Sendable, Equatable {
     case inner, left, right, full, cross, semi, anti
+    /// NOT IN: an anti join where a NULL on the inner side rejects every row.
+    case antiNullAware
+    /// A scalar subquery: a left join against at most one row (more is an error).
+    case leftSingle
+
+    /// Joins whose output is the left side's columns only.
+    public var keepsLeftOnly: Bool { self == .semi || self == .anti || self == .antiNullAware }
 }
 
 public enum SetOperationKind: String, Sendable, Equatable {
@@ -62,7 +69,7 @@ public indirect enum LogicalPlan: Sendable {
         case .filter(let p, _), .sort(let p, _), .limit(let p, _, _), .distinct(let p): return p.outputs
         case .project(_, _, let o): return o
         case .join(let k, let l, let r, _):
-            return (k == .semi || k == .anti) ? l.outputs : l.outputs + r.outputs
+            return k.keepsLeftOnly ? l.outputs : l.outputs + r.outputs
         case .aggregate(_, _, let g, let a): return g + a.map { $0.output }
         case .setOperation(_, _, _, _, let o): return o
         case .values(_, let o): return o

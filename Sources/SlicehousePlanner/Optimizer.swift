@@ -17,7 +17,7 @@ public struct Optimizer {
     }
 
     public func optimize(_ plan: LogicalPlan) -> LogicalPlan {
-        var p = mapExpressions(plan, fold)
+        var p = mapExpressions(plan, { factorOr(fold($0)) })
         p = pushdown(p, [])
         p = reorderJoins(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
@@ -57,6 +57,26 @@ public struct Optimizer {
             // Leave an expression that fails (e.g. 1/0 in an untaken CASE branch) for run time.
             guard let v = try? evaluateConstant(node) else { return node }
             return .constant(v, node.type)
+        }
+    }
+
+    /// `(a AND b) OR (a AND c)` → `a AND (b OR c)`: conjuncts common to every branch of
+    /// an OR move out of it, so a join key written inside each branch (TPC-H Q19) becomes
+    /// an equi-join condition.
+    func factorOr(_ e: BoundExpr) -> BoundExpr {
+        e.transform { node in
+            guard case .or(let branches) = node, branches.count > 1 else { return node }
+            let sets = branches.map { conjuncts($0) }
+            let common = sets[0].filter { c in sets.dropFirst().allSatisfy { $0.contains(c) } }
+            if common.isEmpty { return node }
+            var rest: [BoundExpr] = []
+            for s in sets {
+                let r = s.filter { !common.contains($0) }
+                // One branch is exactly the common part: the OR is implied by it.
+                if r.isEmpty { return common.count == 1 ? common[0] : .and(common) }
+                rest.append(r.count == 1 ? r[0] : .and(r))
+            }
+            return .and(common + [.or(rest)])
         }
     }
 
@@ -102,11 +122,16 @@ public struct Optimizer {
                     let refs = p.referencedColumns
                     if refs.isSubset(of: lids) { lp.append(p) }
                     else if refs.isSubset(of: rids) { rp.append(p) }
-                    else { jp.append(p) }
+                    else {
+                        jp.append(p)
+                        // `(a1 AND b1) OR (a2 AND b2)` over both sides implies `a1 OR a2` on one side.
+                        if let d = derivedFilter(p, lids) { lp.append(d) }
+                        if let d = derivedFilter(p, rids) { rp.append(d) }
+                    }
                 }
                 let newKind: LogicalJoinKind = jp.isEmpty ? .cross : .inner
                 return .join(newKind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
-            case .left, .semi, .anti:
+            case .left, .semi, .anti, .antiNullAware, .leftSingle:
                 for p in preds {
                     if p.referencedColumns.isSubset(of: lids) { lp.append(p) } else { above.append(p) }
                 }
@@ -165,6 +190,19 @@ public struct Optimizer {
         }
     }
 
+    /// For an OR whose every branch has conjuncts that reference only `ids`, the OR of
+    /// those conjuncts: a filter implied by `e` that can run on that side alone.
+    func derivedFilter(_ e: BoundExpr, _ ids: Set<Int>) -> BoundExpr? {
+        guard case .or(let branches) = e else { return nil }
+        var parts: [BoundExpr] = []
+        for b in branches {
+            let local = conjuncts(b).filter { !$0.referencedColumns.isEmpty && $0.referencedColumns.isSubset(of: ids) }
+            if local.isEmpty { return nil }
+            parts.append(local.count == 1 ? local[0] : .and(local))
+        }
+        return .or(parts)
+    }
+
     // MARK: - Join ordering
 
     /// Estimated output rows of a logical plan.
@@ -177,7 +215,8 @@ public struct Optimizer {
         case .join(let k, let l, let r, let c):
             let a = estimate(l), b = estimate(r)
             if k == .cross || c == nil { return a * b }
-            if k == .semi || k == .anti { return a * 0.5 }
+            if k.keepsLeftOnly { return a * 0.5 }
+            if k == .leftSingle { return a }
             return max(a, b)
         case .aggregate(let p, let g, _, _): return g.isEmpty ? 1 : max(1, estimate(p) * 0.1)
         case .setOperation(_, _, let l, let r, _): return estimate(l) + estimate(r)

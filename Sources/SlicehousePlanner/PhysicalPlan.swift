@@ -77,7 +77,8 @@ public final class PhysicalNode: @unchecked Sendable {
         case hashJoin(PhysicalJoinKind, probeKeys: [Int], buildKeys: [Int], residual: BoundExpr?,
                       label: JoinDistributionLabel, nullAware: Bool)
         /// Nested loop for joins without equality keys (children[1] is materialized).
-        case nestedLoopJoin(PhysicalJoinKind, condition: BoundExpr?, label: JoinDistributionLabel)
+        /// `singleRow`: the inner side must have at most one row (scalar subqueries).
+        case nestedLoopJoin(PhysicalJoinKind, condition: BoundExpr?, label: JoinDistributionLabel, singleRow: Bool)
         case aggregate(groups: [Int], aggregates: [BoundAggregate], phase: AggregatePhase)
         case sort([PhysicalSortKey], limit: Int?, offset: Int)
         case limit(Int?, offset: Int)

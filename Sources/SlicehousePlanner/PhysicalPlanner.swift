@@ -237,8 +237,11 @@ public struct PhysicalPlanner {
         case .right: pkind = .left; swap(&probeSide, &buildSide); swap(&probeKeyExprs, &buildKeyExprs)
         case .full: pkind = .full
         case .semi: pkind = .semi
-        case .anti: pkind = .anti
+        case .anti, .antiNullAware: pkind = .anti
+        case .leftSingle: pkind = .left
         }
+        let nullAware = kind == .antiNullAware
+        let singleRow = kind == .leftSingle
 
         var probe = try self.plan(probeSide, replicateAll: false)
         let buildReplicable = isReplicable(buildSide) && pkind != .full
@@ -266,7 +269,7 @@ public struct PhysicalPlanner {
             } else {
                 build = exchange(build, .broadcast)
             }
-            let combined = PhysicalNode(.nestedLoopJoin(pkind, condition: nil, label: label), children: [probe, build],
+            let combined = PhysicalNode(.nestedLoopJoin(pkind, condition: nil, label: label, singleRow: singleRow), children: [probe, build],
                                         types: [], names: [], distribution: .random, rows: 0, columnIDs: probe.columnIDs + build.columnIDs)
             let cond = try residualExpr.map { try bind($0, to: combined) }
             let outIDs = (pkind == .semi || pkind == .anti) ? probe.columnIDs : probe.columnIDs + build.columnIDs
@@ -274,7 +277,7 @@ public struct PhysicalPlanner {
             let names = (pkind == .semi || pkind == .anti) ? probe.names : probe.names + build.names
             let dist: Distribution = probe.distribution == .single ? .single
                 : (pkind == .full ? .single : (pkind == .inner || pkind == .left || pkind == .semi || pkind == .anti ? probe.distribution : .random))
-            return PhysicalNode(.nestedLoopJoin(pkind, condition: cond, label: label), children: [probe, build],
+            return PhysicalNode(.nestedLoopJoin(pkind, condition: cond, label: label, singleRow: singleRow), children: [probe, build],
                                 types: types, names: names, distribution: dist == .replicated ? .random : dist,
                                 rows: rows, columnIDs: outIDs)
         }
@@ -293,6 +296,10 @@ public struct PhysicalPlanner {
         let pk = hashedKeyIndex(probe, probeKeys), bk = hashedKeyIndex(build, buildKeys)
         if probe.distribution == .single {
             if build.distribution != .single { build = exchange(build, .gather) }
+            label = .broadcastInner
+        } else if nullAware && build.distribution != .replicated {
+            // NOT IN must see every inner NULL on every slice.
+            build = exchange(build, .broadcast)
             label = .broadcastInner
         } else if build.distribution == .replicated && pkind != .full {
             label = probe.distribution == .replicated ? .allNone : .allNone
@@ -323,7 +330,7 @@ public struct PhysicalPlanner {
         if pkind == .full { dist = .random }
         if dist == .replicated { dist = .random }
         return PhysicalNode(.hashJoin(pkind, probeKeys: probeKeys, buildKeys: buildKeys, residual: residualBound,
-                                      label: label, nullAware: false),
+                                      label: label, nullAware: nullAware),
                             children: [probe, build],
                             types: semiLike ? probe.types : probe.types + build.types,
                             names: semiLike ? probe.names : probe.names + build.names,

@@ -59,7 +59,13 @@ enum TPCH {
         let text = try String(contentsOf: root.appendingPathComponent(String(format: "answers/\(scale)/q%02d.csv", n)), encoding: .utf8)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         let header = lines.removeFirst().split(separator: "|").map(String.init)
-        XCTAssertEqual(result.columns.map { $0.name }, header, "Q\(n) column names", file: file, line: line)
+        // The answers were computed by DuckDB, which names `sum(l_quantity)` after the whole
+        // expression; PostgreSQL and Redshift name it after the function (`sum`).
+        let names = result.columns.map { $0.name }
+        XCTAssertEqual(names.count, header.count, "Q\(n) column count", file: file, line: line)
+        for (g, w) in zip(names, header) where g != w && !w.hasPrefix(g + "(") {
+            XCTFail("Q\(n) column \(g) should be \(w)", file: file, line: line)
+        }
         let rows = result.textRows()
         XCTAssertEqual(rows.count, lines.count, "Q\(n) row count", file: file, line: line)
         for (r, (got, want)) in zip(rows, lines).enumerated() {

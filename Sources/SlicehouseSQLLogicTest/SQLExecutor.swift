@@ -1,0 +1,16 @@
+import SlicehouseEngine
+
+/// What the shell and the sqllogictest runner need from a connection.
+///
+/// `SlicehouseEngine.Session` conforms; tests substitute a fake so that the
+/// printing, splitting and comparison logic can be checked without the engine.
+public protocol SQLExecutor: AnyObject {
+    /// Run every statement in `sql`, in order; throws at the first failing one.
+    func execute(_ sql: String) throws -> [StatementResult]
+    /// `\dt`: the list of tables.
+    func listTables() throws -> StatementResult
+    /// `\d name`: the columns of one table.
+    func describeTable(_ name: String) throws -> StatementResult
+}
+
+extension Session: SQLExecutor {}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import SlicehouseEngine
+import SlicehouseSQLLogicTest
+
+/// The SQL shell.
+struct ShellCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shell",
+        abstract: "Interactive SQL shell; also runs -c commands and -f scripts (the default subcommand).")
+
+    @Option(name: [.customShort("c"), .customLong("command")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Run one command (SQL, or backslash commands) and exit; repeatable.", valueName: "command"))
+    var commands: [String] = []
+
+    @Option(name: [.customShort("f"), .customLong("file")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Run the commands in a file (- for standard input) and exit; repeatable.", valueName: "file"))
+    var files: [String] = []
+
+    @Flag(name: .customLong("csv"), help: "CSV output (RFC 4180 quoting, header line).")
+    var csv = false
+
+    @Flag(name: [.customShort("A"), .customLong("no-align")], help: "Unaligned output (fields separated by -F, default |).")
+    var unaligned = false
+
+    @Flag(name: [.customShort("t"), .customLong("tuples-only")], help: "Print rows only: no header, no row count footer.")
+    var tuplesOnly = false
+
+    @Flag(name: [.customShort("x"), .customLong("expanded")], help: "Expanded output (one line per column).")
+    var expanded = false
+
+    @Option(name: [.customShort("F"), .customLong("field-separator")], parsing: .unconditional,
+            help: ArgumentHelp("Field separator for unaligned output.", valueName: "separator"))
+    var fieldSeparator: String?
+
+    @Option(name: [.customShort("v"), .customLong("set"), .customLong("variable")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Set a variable, e.g. -v ON_ERROR_STOP=1 (stop at the first error, exit status 1); -v NAME unsets.",
+                               valueName: "name=value"))
+    var variables: [String] = []
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Do not print command tags and informational messages.")
+    var quiet = false
+
+    @Flag(name: [.customShort("e"), .customLong("echo-queries")], help: "Print each statement before running it.")
+    var echoQueries = false
+
+    @Flag(name: [.customShort("X"), .customLong("no-psqlrc")], help: "Accepted for psql compatibility (there is no startup file).")
+    var noStartupFile = false
+
+    @Option(name: [.customShort("D"), .customLong("data")],
+            help: ArgumentHelp("Database directory (default: $SLICEHOUSE_DATA, else ~/.slicehouse/default).",
+                               valueName: "dir"))
+    var dataDirectory: String?
+
+    @Flag(name: .customLong("in-memory"), help: "Use a temporary in-memory database.")
+    var inMemory = false
+
+    @Option(name: .customLong("nodes"), help: "Compute nodes of a newly created database.")
+    var nodes = 2
+
+    @Option(name: .customLong("slices-per-node"), help: "Slices per compute node of a newly created database.")
+    var slicesPerNode = 2
+
+    func validate() throws {
+        guard nodes >= 1 && nodes <= 128 else { throw ValidationError("--nodes must be between 1 and 128") }
+        guard slicesPerNode >= 1 && slicesPerNode <= 64 else {
+            throw ValidationError("--slices-per-node must be between 1 and 64")
+        }
+        for v in variables where v.isEmpty || v.hasPrefix("=") {
+            throw ValidationError("invalid variable assignment \"\(v)\" (expected NAME=VALUE)")
+        }
+    }
+
+    /// The database directory: -D, $SLICEHOUSE_DATA, or ~/.slicehouse/default.
+    func resolvedDirectory() -> String? {
+        if inMemory { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        if let dir = dataDirectory { return dir }
+        if let dir = environment["SLICEHOUSE_DATA"], !dir.isEmpty { return dir }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.slicehouse/default"
+    }
+
+    func shellOptions() -> ShellOptions {
+        var options = ShellOptions()
+        if csv { options.format = .csv } else if unaligned { options.format = .unaligned }
+        options.tuplesOnly = tuplesOnly
+        options.expanded = expanded ? .on : .off
+        if let fieldSeparator { options.fieldSeparator = fieldSeparator }
+        options.quiet = quiet
+        options.echoQueries = echoQueries
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+            options.terminalColumns = columns
+        }
+        return options
+    }
+
+    func run() throws {
+        let directory = resolvedDirectory()
+        let cluster = ClusterConfig(nodes: nodes, slicesPerNode: slicesPerNode)
+        let database: Database
+        do {
+            if let directory {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            database = try Database(directory: directory, cluster: cluster)
+        } catch {
+            let reason = ErrorReport.message(of: error)
+            printError("slicehouse: error: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(reason)")
+            throw ExitCode(2)
+        }
+
+        let driver = ShellDriver(executor: database.connect(), options: shellOptions())
+        let layout = "\(database.cluster.nodes) node\(database.cluster.nodes == 1 ? "" : "s") × "
+            + "\(database.cluster.slicesPerNode) slice\(database.cluster.slicesPerNode == 1 ? "" : "s") per node"
+        driver.connectionDescription = directory.map {
+            "You are connected to the Slicehouse database in \"\($0)\" (\(layout))."
+        } ?? "You are connected to an in-memory Slicehouse database (\(layout))."
+        // As psql: -v NAME=VALUE sets, -v NAME= sets to empty, -v NAME unsets.
+        for assignment in variables {
+            if let equals = assignment.firstIndex(of: "=") {
+                driver.setVariable(String(assignment[..<equals]), String(assignment[assignment.index(after: equals)...]))
+            } else {
+                _ = driver.run(.unset(assignment))
+            }
+        }
+
+        let actions = ShellAction.ordered(arguments: Array(CommandLine.arguments.dropFirst()),
+                                          commands: commands, files: files)
+        if !actions.isEmpty {
+            driver.run(actions)
+            if driver.exitCode != 0 { throw ExitCode(driver.exitCode) }
+            return
+        }
+
+        if isatty(STDIN_FILENO) != 0 {
+            InteractiveLoop.run(driver: driver, banner: "slicehouse (Slicehouse, \(layout))")
+        } else {
+            driver.inputName = "<stdin>"
+            while !driver.isFinished, let line = readLine(strippingNewline: true) {
+                driver.feed(line: line.hasSuffix("\r") ? String(line.dropLast()) : line)
+            }
+            driver.endOfInput()
+        }
+        driver.output.flush()
+        if driver.exitCode != 0 { throw ExitCode(driver.exitCode) }
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderTests: XCTestCase { func testNothing() {} }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install the system packages Slicehouse builds against, when they are missing
+# (Debian/Ubuntu). Safe to run repeatedly: it does nothing when all are present.
+# Runs apt-get directly as root, through sudo otherwise.
+set -euo pipefail
+
+packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3)
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup-system: the Swift toolchain (6.1 or later) is not on PATH; see https://www.swift.org/install/" >&2
+    exit 1
+fi
+
+if ! command -v dpkg >/dev/null 2>&1; then
+    echo "setup-system: no dpkg here; make sure these are installed: ${packages[*]}" >&2
+    exit 0
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg -s "$package" 2>/dev/null | grep -q '^Status: install ok installed'; then
+        missing+=("$package")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    run=()
+elif command -v sudo >/dev/null 2>&1; then
+    run=(sudo)
+else
+    echo "setup-system: missing packages ${missing[*]}, and neither root nor sudo is available to install them" >&2
+    exit 1
+fi
+
+echo "setup-system: installing ${missing[*]}" >&2
+${run[@]+"${run[@]}"} apt-get update >&2
+${run[@]+"${run[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
