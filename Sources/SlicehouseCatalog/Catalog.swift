@@ -6,6 +6,7 @@ import SlicehouseTypes
 /// Redshift). Only the `public` schema exists for now.
 public final class Catalog: @unchecked Sendable {
     private var tables: [String: TableDef] = [:]
+    private var views: [String: ViewDef] = [:]
     private var nextID = 100_000
     private let lock = Lock()
 
@@ -24,7 +25,7 @@ public final class Catalog: @unchecked Sendable {
     public func create(_ def: TableDef) throws -> TableDef {
         try lock.withLock {
             let key = def.name.lowercased()
-            if tables[key] != nil { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
+            if tables[key] != nil || views[key] != nil { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
             var d = def
             d.id = nextID
             nextID += 1
@@ -37,6 +38,30 @@ public final class Catalog: @unchecked Sendable {
         try lock.withLock {
             guard tables.removeValue(forKey: name.lowercased()) != nil else {
                 throw SQLError(.undefinedTable, "table \"\(name)\" does not exist")
+            }
+        }
+    }
+
+    public func view(_ name: String) -> ViewDef? {
+        lock.withLock { views[name.lowercased()] }
+    }
+
+    public var allViews: [ViewDef] { lock.withLock { views.values.sorted { $0.name < $1.name } } }
+
+    /// Register a view (`orReplace` replaces an existing one).
+    public func createView(_ v: ViewDef, orReplace: Bool) throws {
+        try lock.withLock {
+            let key = v.name.lowercased()
+            if tables[key] != nil { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
+            if views[key] != nil && !orReplace { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
+            views[key] = v
+        }
+    }
+
+    public func dropView(_ name: String) throws {
+        try lock.withLock {
+            guard views.removeValue(forKey: name.lowercased()) != nil else {
+                throw SQLError(.undefinedTable, "view \"\(name)\" does not exist")
             }
         }
     }

@@ -74,3 +74,14 @@ public struct TableDef: Sendable, Equatable {
         return columns.firstIndex { $0.name == n }
     }
 }
+
+/// A view: its name, optional column names and the SQL text of its query
+/// (bound anew wherever the view is used).
+public struct ViewDef: Sendable, Equatable {
+    public var name: String
+    public var columns: [String]
+    public var queryText: String
+    public init(name: String, columns: [String], queryText: String) {
+        self.name = name; self.columns = columns; self.queryText = queryText
+    }
+}

@@ -33,6 +33,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return nil
     }
 
+    func view(named name: String) -> ViewDef? { database.catalog.view(name) }
+
     func sessionFunction(_ name: String) -> (Value, DataType)? {
         switch name {
         case "pg_last_copy_count": return (.int(Int64(session.lastCopyCount)), .integer)

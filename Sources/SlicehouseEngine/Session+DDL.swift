@@ -284,3 +284,27 @@ extension Session {
         return StatementResult(tag: "INSERT 0 \(n)")
     }
 }
+
+extension Session {
+    /// `CREATE [OR REPLACE] VIEW v [(cols)] AS query`: the query must bind now; its text is
+    /// stored and bound again wherever the view is used.
+    func createView(_ v: CreateView) throws -> StatementResult {
+        let name = v.name.name.lowercased()
+        try checkIdentifier(name)
+        if SystemTables.names.contains(name) { throw SQLError(.duplicateTable, "relation \"\(name)\" already exists") }
+        let ctx = StatementContext(database: database, session: self)
+        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+        let plan = try binder.bind(query: v.query)
+        let outs = plan.outputs
+        if !v.columns.isEmpty && v.columns.count != outs.count {
+            throw SQLError(.syntax, "CREATE VIEW specifies \(v.columns.count) column names, but the query returns \(outs.count)")
+        }
+        var seen = Set<String>()
+        for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n.lowercased()).inserted {
+            throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
+        }
+        try database.catalog.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
+                                        orReplace: v.orReplace)
+        return StatementResult(tag: "CREATE VIEW")
+    }
+}

@@ -12,9 +12,16 @@ extension Session {
             cols[2].append(.string("table"))
             cols[3].append(.string("slicehouse"))
         }
-        return StatementResult(tag: "SELECT \(tables.count)",
+        let views = database.catalog.allViews
+        for v in views {
+            cols[0].append(.string("public"))
+            cols[1].append(.string(v.name))
+            cols[2].append(.string("view"))
+            cols[3].append(.string("slicehouse"))
+        }
+        return StatementResult(tag: "SELECT \(tables.count + views.count)",
                                columns: ["Schema", "Name", "Type", "Owner"].map { ResultColumn(name: $0, type: .text) },
-                               chunks: [Chunk(columns: cols, count: tables.count)])
+                               chunks: [Chunk(columns: cols, count: tables.count + views.count)])
     }
 
     /// `\d name`: the columns of one table with Redshift's attributes

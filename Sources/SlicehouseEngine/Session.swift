@@ -71,8 +71,14 @@ public final class Session: @unchecked Sendable {
             return StatementResult(tag: "COMMIT")
         case .rollback:
             throw SQLError.unsupported("ROLLBACK (statements commit one by one until transactions arrive)")
-        case .createView, .dropView:
-            throw SQLError.unsupported("views")
+        case .createView(let v):
+            return try createView(v)
+        case .dropView(let d):
+            for n in d.names {
+                if database.catalog.view(n.name) == nil && d.ifExists { continue }
+                try database.catalog.dropView(n.name)
+            }
+            return StatementResult(tag: "DROP VIEW")
         case .update:
             throw SQLError.unsupported("UPDATE")
         case .delete:

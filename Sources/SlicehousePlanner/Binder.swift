@@ -24,6 +24,7 @@ public final class Binder {
     var cteStack: [[String: CommonTableExpr]] = []
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
+    var viewDepth = 0
     /// Outer column ids referenced by the subquery being bound.
     var correlatedIDs: Set<Int> = []
     /// Scalar subqueries of the clause being bound, joined in before the clause's operator.
@@ -363,6 +364,28 @@ public final class Binder {
                 let aliasColumns = alias?.columns ?? []
                 return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? cte.columns : aliasColumns).map { $0.lowercased() })
+            }
+            if name.schema == nil || name.schema == "public", let view = catalog.view(named: name.name.lowercased()) {
+                guard viewDepth < 32 else {
+                    throw SQLError(.invalidParameter, "view \"\(view.name)\" refers to itself")
+                }
+                let query: Query
+                do {
+                    let stmts = try parseStatements(view.queryText)
+                    guard stmts.count == 1, case .query(let q) = stmts[0] else {
+                        throw SQLError.internalError("view \(view.name) does not hold a query")
+                    }
+                    query = q
+                }
+                viewDepth += 1
+                defer { viewDepth -= 1 }
+                let saved = cteStack
+                cteStack = []   // a view sees no CTEs of the query that uses it
+                defer { cteStack = saved }
+                let plan = try bind(query: query)
+                let aliasColumns = alias?.columns ?? []
+                return relation(plan, alias: (alias?.name ?? view.name).lowercased(),
+                                columnAliases: (aliasColumns.isEmpty ? view.columns : aliasColumns).map { $0.lowercased() })
             }
             guard let table = catalog.table(named: name.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",

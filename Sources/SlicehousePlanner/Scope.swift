@@ -5,6 +5,8 @@ import SlicehouseSQL
 /// Tables and views visible to the binder (the catalog plus system tables).
 public protocol BinderCatalog {
     func table(named name: String) -> TableDef?
+    /// A view's definition, if `name` is a view.
+    func view(named name: String) -> ViewDef?
     /// Session-level functions without arguments that the leader answers
     /// (`pg_last_copy_count()`, `version()`, `current_user`, ...), or nil.
     func sessionFunction(_ name: String) -> (Value, DataType)?
