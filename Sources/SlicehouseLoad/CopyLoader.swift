@@ -2,9 +2,12 @@ import Dispatch
 import SlicehouseCatalog
 import SlicehouseTypes
 
-/// COPY from local files: resolves the source, parses every file (large ones cut into
-/// ranges at record boundaries) in parallel straight into typed vectors, and returns
-/// the rows — or fails the whole COPY as a unit.
+/// COPY from local files: resolves the source, opens (and decompresses, several files
+/// at once) every file, parses them — large ones cut into ranges at record boundaries —
+/// in parallel straight into typed vectors, and returns the rows, or fails the whole
+/// COPY as a unit. Formats: delimited text, CSV, FIXEDWIDTH, JSON; compression: GZIP,
+/// BZIP2, ZSTD (whole files are decompressed into memory first, then cut into ranges
+/// like plain files).
 public enum CopyLoader {
     /// Parse the files named by `source` into chunks for `table`.
     ///
@@ -24,17 +27,20 @@ public enum CopyLoader {
     /// - Throws: `LoadError` when input rows are rejected beyond MAXERROR (the thrown
     ///   error is the first row over the limit; `earlierRejections` holds the others;
     ///   `asSQLError()` gives the user-facing error); `SQLError` for everything else
-    ///   (bad column list, missing files, unsupported sources or compression, I/O).
+    ///   (bad column list, missing files, unsupported sources or compression, corrupt
+    ///   or truncated compressed files, a bad FIXEDWIDTH spec or JSONPaths file, I/O).
     public static func load(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                             source: String, options: CopyOptions,
                             tuning: CopyTuning = CopyTuning()) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
-        // Fail on unloadable column types before touching any file.
-        _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1)
+        let jsonMap = try jsonFieldMap(options, targets: targets)
+        // Fail on unloadable column types or a mismatched FIXEDWIDTH spec before
+        // touching any data file.
+        _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1, jsonMap: jsonMap)
 
         let paths = try CopySource.resolve(source, manifest: options.manifest)
-        let files = try paths.map { try FileData.open($0, compression: options.compression) }
+        let files = try FileData.openAll(paths, compression: options.compression, workers: tuning.workers)
         let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
 
         // Cut files into ranges.
@@ -60,7 +66,8 @@ public enum CopyLoader {
         let work = { @Sendable () -> Void in
             let parser: RangeParser
             do {
-                parser = try RangeParser(table: table, targets: targets, options: options, chunkRows: tuning.chunkRows)
+                parser = try RangeParser(table: table, targets: targets, options: options, chunkRows: tuning.chunkRows,
+                                         jsonMap: jsonMap)
             } catch {
                 control.fail(-1)
                 failure.setError(error)
@@ -119,6 +126,22 @@ public enum CopyLoader {
         return CopyResult(chunks: mergeSmallChunks(chunks, target: tuning.chunkRows),
                           columnIndices: indices, rowCount: rowCount, rejected: rejected,
                           rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes)
+    }
+
+    /// The JSON field map for `options.json` (nil for other formats): the loaded
+    /// columns' names for `'auto'`, or the compiled JSONPaths file.
+    static func jsonFieldMap(_ options: CopyOptions, targets: [ColumnDef]) throws -> JSONFieldMap? {
+        guard options.format == .json, let mapping = options.json else { return nil }
+        switch mapping {
+        case .auto(let ignoreCase):
+            return JSONFieldMap.auto(columns: targets, ignoreCase: ignoreCase)
+        case .paths(let file):
+            guard let paths = try JSONPathsFile.load(file, columnCount: targets.count) else {
+                // Redshift: a file whose object is not named "jsonpaths" means 'auto'.
+                return JSONFieldMap.auto(columns: targets, ignoreCase: false)
+            }
+            return JSONFieldMap(paths: paths, ignoreCase: false)
+        }
     }
 
     /// Table column indices for the COPY column list (or all columns).

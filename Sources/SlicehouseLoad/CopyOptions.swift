@@ -4,16 +4,33 @@ import SlicehouseTypes
 /// option list (dg:r_COPY).
 ///
 /// Defaults follow Redshift: pipe-delimited UTF-8 text with `\N` as NULL; with `CSV` the
-/// delimiter becomes `,` and the quote `"`. Empty / blank field handling (both formats):
+/// delimiter becomes `,` and the quote `"`. Empty / blank field handling (all formats):
 /// an empty (or all-blank) field loads as NULL for every non-string column; for CHAR and
 /// VARCHAR it loads as an empty (blank) string unless `EMPTYASNULL` (`BLANKSASNULL`).
 /// In CSV, a quoted field is never NULL: `""` is an empty string even with EMPTYASNULL,
 /// and a quoted `"\N"` is the two characters; only unquoted fields match `NULL AS`.
+///
+/// `FIXEDWIDTH`: a field matches `NULL AS` when its text without surrounding blanks
+/// equals the NULL string (fields are blank-padded); VARCHAR values keep their padding
+/// unless `TRIMBLANKS`; an all-blank field is NULL with `BLANKSASNULL`.
+/// `JSON`: JSON `null` and absent keys load as NULL; `NULL AS` is not allowed.
 public struct CopyOptions: Sendable, Equatable {
-    public enum Format: String, Sendable, Equatable { case text, csv }
+    public enum Format: String, Sendable, Equatable { case text, csv, fixedWidth = "fixedwidth", json }
     public enum Compression: String, Sendable, Equatable { case none, gzip, bzip2, zstd, lzop }
 
+    /// How JSON input maps to columns (`JSON 'auto' | 'auto ignorecase' | 'jsonpaths_file'`).
+    public enum JSONMapping: Sendable, Equatable {
+        /// Top-level keys name the columns (exact match, or ignoring ASCII case).
+        case auto(ignoreCase: Bool)
+        /// A JSONPaths file (local path) lists one JSONPath expression per loaded column.
+        case paths(file: String)
+    }
+
     public var format: Format = .text
+    /// `FIXEDWIDTH` fields, one per loaded column (empty for other formats).
+    public var fixedWidth: [FixedWidthField] = []
+    /// The `JSON` argument (nil for other formats).
+    public var json: JSONMapping? = nil
     /// Field delimiter (one byte).
     public var delimiter: UInt8 = UInt8(ascii: "|")
     /// CSV quote character.
@@ -67,12 +84,24 @@ public struct CopyOptions: Sendable, Equatable {
     /// argument if any — e.g. `("DELIMITER", "\t")`, `("CSV", nil)`, `("QUOTE", "'")`,
     /// `("FORMAT", "CSV")`, `("IGNOREHEADER", "1")`, `("NULL", "")`, `("COMPUPDATE", "OFF")`.
     ///
+    /// Formats: `CSV`, `FIXEDWIDTH 'spec'` and `JSON 'arg'` (or `FORMAT CSV`; the SQL
+    /// parser drops `FORMAT [AS]`, so `FORMAT AS JSON 'auto'` arrives as `("JSON", "auto")`).
+    ///
     /// Unknown, duplicated or conflicting options throw `SQLError`; options Slicehouse
-    /// recognises but cannot honour yet (JSON, PARQUET, FIXEDWIDTH, GZIP, ...) throw
-    /// `featureNotSupported` when the load runs (compression) or here (formats).
+    /// recognises but cannot honour yet (PARQUET, AVRO, ORC, LZOP, ...) throw
+    /// `featureNotSupported` when the load runs (LZOP) or here (formats).
     public init(options: [(name: String, value: String?)]) throws {
         var seen = Set<String>()
         var delimiterSet = false, quoteSet = false
+        /// The option that chose a non-default format (for conflict messages).
+        var formatOption: String? = nil
+        func setFormat(_ f: Format, by option: String) throws {
+            if let formatOption, format != f {
+                throw SQLError(.invalidParameter, "COPY options \(formatOption) and \(option) select different data formats")
+            }
+            format = f
+            formatOption = formatOption ?? option
+        }
         for (rawName, value) in options {
             let name = rawName.uppercased()
             let canonical = name == "IGNOREALLERRORS" ? "MAXERROR" : name
@@ -92,15 +121,28 @@ public struct CopyOptions: Sendable, Equatable {
                 delimiterSet = true
             case "CSV":
                 try noValue()
-                format = .csv
+                try setFormat(.csv, by: name)
             case "FORMAT":
                 let v = try required().uppercased()
                 switch v {
-                case "CSV": format = .csv
-                case "JSON", "PARQUET", "AVRO", "ORC", "FIXEDWIDTH", "SHAPEFILE":
-                    throw SQLError.unsupported("COPY FORMAT \(v) (only delimited text and CSV for now)")
+                case "CSV": try setFormat(.csv, by: "FORMAT CSV")
+                case "JSON":
+                    throw SQLError(.syntax, "COPY FORMAT JSON needs an argument: JSON 'auto', JSON 'auto ignorecase' or JSON 'jsonpaths_file'")
+                case "FIXEDWIDTH":
+                    throw SQLError(.syntax, "COPY FORMAT FIXEDWIDTH needs a specification: FIXEDWIDTH 'label:width,...'")
+                case "PARQUET", "AVRO", "ORC", "SHAPEFILE":
+                    throw SQLError.unsupported("COPY FORMAT \(v) (delimited text, CSV, FIXEDWIDTH and JSON for now)")
                 default: throw SQLError(.syntax, "unknown COPY FORMAT '\(v)'")
                 }
+            case "FIXEDWIDTH":
+                fixedWidth = try FixedWidthField.parseSpec(try required())
+                try setFormat(.fixedWidth, by: name)
+            case "JSON":
+                guard let value else {
+                    throw SQLError(.syntax, "COPY JSON needs an argument: JSON 'auto', JSON 'auto ignorecase' or JSON 'jsonpaths_file'")
+                }
+                json = try Self.jsonMapping(value)
+                try setFormat(.json, by: name)
             case "QUOTE":
                 quote = try Self.singleByte(try required(), option: name)
                 quoteSet = true
@@ -156,14 +198,30 @@ public struct CopyOptions: Sendable, Equatable {
                  "SESSION_TOKEN", "REGION", "MASTER_SYMMETRIC_KEY", "ENCRYPTED", "READRATIO":
                 // Only meaningful for S3/DynamoDB; accepted and ignored with local files.
                 break
-            case "JSON", "PARQUET", "AVRO", "ORC", "FIXEDWIDTH", "SHAPEFILE", "SSH":
-                throw SQLError.unsupported("COPY \(name) (only delimited text and CSV for now)")
+            case "PARQUET", "AVRO", "ORC", "SHAPEFILE", "SSH":
+                throw SQLError.unsupported("COPY \(name) (delimited text, CSV, FIXEDWIDTH and JSON for now)")
             default:
                 throw SQLError(.syntax, "unknown COPY option \(rawName)")
             }
         }
 
         // Cross-option rules (Redshift's own).
+        func forbid(_ options: [String], with formatName: String) throws {
+            for o in options where seen.contains(o) {
+                let shown = o == "NULL" ? "NULL AS" : o
+                throw SQLError(.invalidParameter, "\(formatName) cannot be used with \(shown)")
+            }
+        }
+        switch format {
+        case .json:
+            try forbid(["DELIMITER", "ESCAPE", "FILLRECORD", "IGNOREBLANKLINES", "IGNOREHEADER", "NULL",
+                        "REMOVEQUOTES", "QUOTE"], with: "JSON")
+        case .fixedWidth:
+            // ESCAPE and REMOVEQUOTES would shift character positions: Slicehouse refuses them too.
+            try forbid(["DELIMITER", "REMOVEQUOTES", "ESCAPE", "QUOTE"], with: "FIXEDWIDTH")
+        case .text, .csv:
+            break
+        }
         if format == .csv {
             if !delimiterSet { delimiter = UInt8(ascii: ",") }
             if removeQuotes { throw SQLError(.invalidParameter, "CSV cannot be used with REMOVEQUOTES") }
@@ -183,6 +241,20 @@ public struct CopyOptions: Sendable, Equatable {
         if removeQuotes && (delimiter == UInt8(ascii: "\"") || delimiter == UInt8(ascii: "'")) {
             throw SQLError(.invalidParameter, "COPY delimiter cannot be a quote with REMOVEQUOTES")
         }
+    }
+
+    /// The `JSON` argument: `auto`, `auto ignorecase` (any case and spacing) or the
+    /// path (or `file://` URL) of a JSONPaths file.
+    static func jsonMapping(_ raw: String) throws -> JSONMapping {
+        let words = raw.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { $0.lowercased() }
+        if words == ["auto"] { return .auto(ignoreCase: false) }
+        if words == ["auto", "ignorecase"] { return .auto(ignoreCase: true) }
+        if words == ["noshred"] { throw SQLError.unsupported("COPY JSON 'noshred' (SUPER columns)") }
+        let path = String(raw.trimmingBlanks)
+        guard !path.isEmpty else {
+            throw SQLError(.invalidParameter, "COPY JSON needs 'auto', 'auto ignorecase' or the path of a JSONPaths file")
+        }
+        return .paths(file: try CopySource.localPath(path))
     }
 
     /// One byte from a option value: a single ASCII character, or an escape such as

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SlicehouseStorage
 import SlicehouseTypes
@@ -37,10 +38,48 @@ final class FileData: @unchecked Sendable {
                 throw SQLError(.loadError, "Cannot decompress ZSTD file '\(path)': \(e.message)")
             }
             return owning(path: path, plain)
-        case .gzip, .bzip2, .lzop:
-            throw SQLError.unsupported(
-                "COPY with \(compression.rawValue.uppercased()) compression (needs a system \(compression == .gzip ? "zlib" : compression == .bzip2 ? "libbz2" : "liblzo2") module); ZSTD works")
+        case .gzip:
+            do {
+                return owning(path: path, try GzipCodec.decompress(raw.bytes))
+            } catch {
+                throw SQLError(.loadError, "invalid or truncated gzip data in file '\(path)': \(error.message)")
+            }
+        case .bzip2:
+            do {
+                return owning(path: path, try Bzip2Codec.decompress(raw.bytes))
+            } catch {
+                throw SQLError(.loadError, "invalid or truncated bzip2 data in file '\(path)': \(error.message)")
+            }
+        case .lzop:
+            throw SQLError.unsupported("COPY with LZOP compression (needs a system liblzo2 module); GZIP, BZIP2 and ZSTD work")
         }
+    }
+
+    /// Open every file, decompressing up to `workers` of them at once (inflating is
+    /// single-threaded per file). Returns them in `paths` order; the first failure in
+    /// that order is thrown.
+    static func openAll(_ paths: [String], compression: CopyOptions.Compression, workers: Int) throws -> [FileData] {
+        if compression == .none || paths.count <= 1 || workers <= 1 {
+            return try paths.map { try open($0, compression: compression) }
+        }
+        let slots = OpenSlots(count: paths.count)
+        DispatchQueue.concurrentPerform(iterations: min(workers, paths.count)) { _ in
+            while let i = slots.next() {
+                do {
+                    slots.set(i, .success(try open(paths[i], compression: compression)))
+                } catch {
+                    slots.set(i, .failure(error))
+                }
+            }
+        }
+        return try slots.results()
+    }
+
+    /// Takes over a decompression buffer without copying it.
+    static func owning(path: String, _ buffer: consuming GrowableBuffer<UInt8>) -> FileData {
+        let storage = buffer.takeStorage()
+        let owned = UnsafeMutableBufferPointer(start: storage.base, count: storage.count)
+        return FileData(path: path, bytes: UnsafeBufferPointer(owned), mapping: nil, mappedLength: 0, owned: owned)
     }
 
     /// In-memory bytes (tests, decompressed data).
@@ -90,5 +129,33 @@ final class FileData: @unchecked Sendable {
             done += r
         }
         return FileData(path: path, bytes: UnsafeBufferPointer(buf), mapping: nil, mappedLength: 0, owned: buf)
+    }
+}
+
+/// Results of opening files concurrently (each slot written once by one worker).
+private final class OpenSlots: @unchecked Sendable {
+    private let lock = Lock()
+    private var nextIndex = 0
+    private var slots: [Result<FileData, any Error>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func next() -> Int? {
+        lock.withLock {
+            guard nextIndex < slots.count else { return nil }
+            defer { nextIndex += 1 }
+            return nextIndex
+        }
+    }
+
+    func set(_ i: Int, _ r: Result<FileData, any Error>) { lock.withLock { slots[i] = r } }
+
+    func results() throws -> [FileData] {
+        try lock.withLock {
+            try slots.enumerated().map { i, r in
+                guard let r else { throw SQLError.internalError("COPY file \(i) was not opened") }
+                return try r.get()
+            }
+        }
     }
 }

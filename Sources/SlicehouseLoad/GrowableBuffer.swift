@@ -50,6 +50,30 @@ struct GrowableBuffer<T: BitwiseCopyable>: ~Copyable {
     /// A copy of the contents as an array.
     func toArray() -> [T] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// Room for at least `n` more elements (growing by doubling); returns the first
+    /// free slot. Write up to `freeCapacity` elements there, then `commit` them.
+    mutating func reserveFree(_ n: Int) -> UnsafeMutablePointer<T> {
+        if count + n > capacity { grow(count + n) }
+        return base + count
+    }
+
+    /// Elements that fit after `count` without growing.
+    var freeCapacity: Int { capacity - count }
+
+    /// Count `n` elements written into the free space returned by `reserveFree`.
+    mutating func commit(_ n: Int) {
+        precondition(n >= 0 && count + n <= capacity, "GrowableBuffer.commit beyond capacity")
+        count += n
+    }
+
+    /// Hand the storage over to the caller, who must `deallocate()` `base`
+    /// (`count` elements are initialized; the allocation may be larger).
+    consuming func takeStorage() -> (base: UnsafeMutablePointer<T>, count: Int) {
+        let result = (base: base, count: count)
+        discard self
+        return result
+    }
+
     private mutating func grow(_ needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }

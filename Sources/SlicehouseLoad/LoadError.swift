@@ -22,6 +22,8 @@ public enum LoadErrorCode: Int, Sendable, Equatable {
     case invalidLine = 1216
     /// Invalid UTF-8 in a string field, or a multibyte character in a CHAR column.
     case invalidUTF8 = 1220
+    /// Malformed JSON input (`FORMAT JSON`).
+    case invalidJSON = 1224
 }
 
 /// One rejected input row: everything `STL_LOAD_ERRORS` records about it.
@@ -35,7 +37,8 @@ public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var table: String
     /// Input file path (as resolved from the COPY source).
     public var file: String
-    /// 1-based physical line in `file` where the rejected record starts.
+    /// 1-based physical line in `file` where the rejected record starts (for malformed
+    /// JSON, 1224: the line of the offending character).
     public var line: Int
     /// Column the error is about; empty for whole-line errors (extra columns, bad quoting).
     public var column: String
@@ -43,7 +46,8 @@ public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var columnType: String
     /// Declared length of CHAR/VARCHAR columns (`col_length`), else 0.
     public var columnLength: Int
-    /// 0-based index of the offending field within the record.
+    /// 0-based index of the offending field within the record (the loaded column's
+    /// index for FIXEDWIDTH and JSON; 0 for whole-record JSON syntax errors).
     public var position: Int
     /// The record's text, at most 1024 bytes (invalid UTF-8 shown as U+FFFD).
     public var rawLine: String

@@ -35,6 +35,10 @@ final class LoadControl: @unchecked Sendable {
 
 /// Parses byte ranges of input into chunks of typed vectors, one builder per target
 /// column. One parser is used by one worker at a time.
+///
+/// This file holds the shared machinery (builders, NULL AS, rejections, chunking) and
+/// the delimited text / CSV record loop; `RangeParser+FixedWidth` and
+/// `RangeParser+JSON` hold the other formats' record loops.
 final class RangeParser {
     let table: String
     let targets: [ColumnDef]
@@ -44,21 +48,33 @@ final class RangeParser {
     let keepErrors: Int
     /// One builder per target column (a pointer array: no ARC or exclusivity checks
     /// on the per-field path).
-    private let builders: UnsafeMutablePointer<ColumnBuilder>
+    let builders: UnsafeMutablePointer<ColumnBuilder>
     /// NULL AS bytes (`nullCount` of them).
-    private let nullBytes: UnsafeMutablePointer<UInt8>
-    private let nullCount: Int
+    let nullBytes: UnsafeMutablePointer<UInt8>
+    let nullCount: Int
+    /// JSON: which values feed which columns (nil for other formats).
+    let jsonMap: JSONFieldMap?
     /// Unescape / unquote buffer.
-    private var scratch: UnsafeMutableBufferPointer<UInt8>
+    var scratch: UnsafeMutableBufferPointer<UInt8>
 
     /// Flush a chunk before string offsets could overflow Int32.
     static let maxChunkStringBytes = 1 << 30
 
-    init(table: String, targets: [ColumnDef], options: CopyOptions, chunkRows: Int) throws {
+    /// - Parameter jsonMap: required for `FORMAT JSON` (built once per COPY).
+    init(table: String, targets: [ColumnDef], options: CopyOptions, chunkRows: Int,
+         jsonMap: JSONFieldMap? = nil) throws {
+        if options.format == .json && jsonMap == nil {
+            throw SQLError.internalError("JSON COPY without a field map")
+        }
+        if options.format == .fixedWidth && options.fixedWidth.count != targets.count {
+            throw SQLError(.invalidParameter,
+                           "FIXEDWIDTH specification has \(options.fixedWidth.count) column(s) but COPY loads \(targets.count)")
+        }
         self.table = table
         self.targets = targets
         self.options = options
         self.chunkRows = max(chunkRows, 1)
+        self.jsonMap = jsonMap
         self.keepErrors = options.maxError >= CopyOptions.maxErrorLimit ? CopyOptions.maxErrorLimit + 1 : options.maxError + 1
         let made = UnsafeMutablePointer<ColumnBuilder>.allocate(capacity: max(targets.count, 1))
         var initialized = 0
@@ -88,6 +104,66 @@ final class RangeParser {
 
     /// Parse records in `[start, end)` of `data`; `start` is a record boundary.
     func run(_ data: FileData, start: Int, end: Int, rangeIndex: Int, control: LoadControl) -> RangeOutput {
+        switch options.format {
+        case .text, .csv: return runDelimited(data, start: start, end: end, rangeIndex: rangeIndex, control: control)
+        case .fixedWidth: return runFixedWidth(data, start: start, end: end, rangeIndex: rangeIndex, control: control)
+        case .json: return runJSON(data, start: start, end: end, rangeIndex: rangeIndex, control: control)
+        }
+    }
+
+    /// Record a rejected row in `out` (a detailed record while under `keepErrors`,
+    /// else just counted). Returns true when the rejections now exceed MAXERROR: the
+    /// COPY has failed and the caller stops (later ranges are told to stop too).
+    func reject(_ out: inout RangeOutput, _ code: LoadErrorCode, _ reason: String, field: Int, line: Int,
+                record: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>?, file: String,
+                rangeIndex: Int, control: LoadControl) -> Bool {
+        if out.errors.count >= keepErrors {
+            out.uncountedErrors += 1
+        } else {
+            out.errors.append(loadError(code, reason, field: field, line: line, record: record, value: value, file: file))
+        }
+        if out.errors.count + out.uncountedErrors > options.maxError {
+            control.fail(rangeIndex)
+            out.complete = false
+            return true
+        }
+        return false
+    }
+
+    /// The `LoadError` for field `field` (a target index; past the targets: no column)
+    /// of a record at range-relative line `line` (0-based).
+    func loadError(_ code: LoadErrorCode, _ reason: String, field: Int, line: Int, record: UnsafeBufferPointer<UInt8>,
+                   value: UnsafeBufferPointer<UInt8>?, file: String) -> LoadError {
+        let col = field >= 0 && field < targets.count ? targets[field] : nil
+        var length = 0
+        if let t = col?.type { if case .char(let n) = t { length = n } else if case .varchar(let n) = t { length = n } }
+        return LoadError(table: table, file: file, line: line + 1, column: col?.name ?? "",
+                         columnType: col?.type.sqlName ?? "", columnLength: length, position: max(field, 0),
+                         rawLine: FieldParsers.text(record), rawFieldValue: value.map { FieldParsers.text($0) } ?? "",
+                         code: code, reason: reason)
+    }
+
+    /// Count a completed row; flush a chunk when it is full (or its strings are large).
+    @inline(__always)
+    func rowDone(_ rows: inout Int, _ out: inout RangeOutput) {
+        rows += 1
+        if rows >= chunkRows || stringBytesExceeded() {
+            out.chunks.append(flush(rows))
+            out.rows += rows
+            rows = 0
+        }
+    }
+
+    /// Flush the last partial chunk of a range.
+    func finish(_ rows: Int, _ out: inout RangeOutput) {
+        if rows > 0 {
+            out.chunks.append(flush(rows))
+            out.rows += rows
+        }
+    }
+
+    /// Delimited text and CSV.
+    func runDelimited(_ data: FileData, start: Int, end: Int, rangeIndex: Int, control: LoadControl) -> RangeOutput {
         var out = RangeOutput()
         guard start < end, let base = data.bytes.baseAddress else { return out }
         let ncols = targets.count
@@ -103,20 +179,9 @@ final class RangeParser {
 
         func reject(_ code: LoadErrorCode, _ reason: String, field: Int, recStart: Int, recLine: Int,
                     contentEnd: Int, value: UnsafeBufferPointer<UInt8>?) {
-            if out.errors.count >= keepErrors {
-                out.uncountedErrors += 1
-            } else {
-                let col = field < ncols ? targets[field] : nil
-                var length = 0
-                if let t = col?.type { if case .char(let n) = t { length = n } else if case .varchar(let n) = t { length = n } }
-                let lineBytes = UnsafeBufferPointer(start: base + recStart, count: max(contentEnd - recStart, 0))
-                out.errors.append(LoadError(
-                    table: table, file: fileName, line: recLine + 1, column: col?.name ?? "",
-                    columnType: col?.type.sqlName ?? "", columnLength: length, position: field,
-                    rawLine: FieldParsers.text(lineBytes), rawFieldValue: value.map { FieldParsers.text($0) } ?? "",
-                    code: code, reason: reason))
-            }
-            if out.errors.count + out.uncountedErrors > maxError { control.fail(rangeIndex) }
+            let lineBytes = UnsafeBufferPointer(start: base + recStart, count: max(contentEnd - recStart, 0))
+            _ = self.reject(&out, code, reason, field: field, line: recLine, record: lineBytes, value: value,
+                            file: fileName, rangeIndex: rangeIndex, control: control)
         }
 
         while p < end {
@@ -195,7 +260,7 @@ final class RangeParser {
 
     /// NULL AS check, unescaping/unquoting when needed, then conversion.
     @inline(__always)
-    private func convert(_ base: UnsafePointer<UInt8>, _ span: FieldSpan,
+    func convert(_ base: UnsafePointer<UInt8>, _ span: FieldSpan,
                          _ builder: UnsafeMutablePointer<ColumnBuilder>) throws(FieldFailure) {
         let raw = UnsafeBufferPointer(start: base + span.start, count: span.end - span.start)
         let quoted = span.flags & FieldSpan.quoted != 0
@@ -211,20 +276,20 @@ final class RangeParser {
     }
 
     @inline(__always)
-    private func matchesNull(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+    func matchesNull(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
         for i in 0..<nullCount where raw[i] != nullBytes[i] { return false }
         return true
     }
 
     /// The field's value as loaded (escapes resolved), for error records.
-    private func fieldValue(_ base: UnsafePointer<UInt8>, _ span: FieldSpan) -> UnsafeBufferPointer<UInt8> {
+    func fieldValue(_ base: UnsafePointer<UInt8>, _ span: FieldSpan) -> UnsafeBufferPointer<UInt8> {
         let raw = UnsafeBufferPointer(start: base + span.start, count: span.end - span.start)
         if span.flags & (FieldSpan.escaped | FieldSpan.doubledQuotes) != 0 { return unescaped(raw, span.flags) }
         return raw
     }
 
     /// Resolve backslash escapes (`\x` → `x`) or doubled CSV quotes into `scratch`.
-    private func unescaped(_ raw: UnsafeBufferPointer<UInt8>, _ flags: UInt8) -> UnsafeBufferPointer<UInt8> {
+    func unescaped(_ raw: UnsafeBufferPointer<UInt8>, _ flags: UInt8) -> UnsafeBufferPointer<UInt8> {
         if scratch.count < raw.count {
             scratch.deallocate()
             scratch = .allocate(capacity: max(raw.count, scratch.count * 2))
@@ -248,12 +313,12 @@ final class RangeParser {
         return UnsafeBufferPointer(rebasing: scratch[0..<o])
     }
 
-    private func stringBytesExceeded() -> Bool {
+    func stringBytesExceeded() -> Bool {
         for c in 0..<targets.count where builders[c].stringBytes > Self.maxChunkStringBytes { return true }
         return false
     }
 
-    private func flush(_ rows: Int) -> Chunk {
+    func flush(_ rows: Int) -> Chunk {
         Chunk(columns: (0..<targets.count).map { builders[$0].takeVector() }, count: rows)
     }
 }

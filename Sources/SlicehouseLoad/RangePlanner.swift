@@ -1,5 +1,7 @@
 /// Cuts one file into byte ranges that start at record boundaries, after skipping
-/// IGNOREHEADER lines (text) or records (CSV).
+/// IGNOREHEADER lines (text, FIXEDWIDTH) or records (CSV). JSON files are cut after
+/// top-level values found near each nominal cut (Redshift does not split JSON files;
+/// Slicehouse does, so one large file still loads on every core).
 struct RangePlanner {
     let options: CopyOptions
     let columnCount: Int
@@ -18,6 +20,13 @@ struct RangePlanner {
             return Plan(dataStart: 0, headerNewlines: 0, cuts: [0, 0])
         }
         let n = bytes.count
+        if options.format == .json {
+            let target = max(rangeBytes, 1)
+            var cuts = [0]
+            if n > target + target / 2 { cuts += JSONGrammar.recordCuts(base, 0, n, target: target) }
+            cuts.append(n)
+            return Plan(dataStart: 0, headerNewlines: 0, cuts: cuts)
+        }
         var start = 0, headerNewlines = 0
         if options.ignoreHeader > 0 {
             if options.format == .csv {

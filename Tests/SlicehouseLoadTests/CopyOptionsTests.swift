@@ -31,6 +31,50 @@ final class CopyOptionsTests: XCTestCase {
         XCTAssertEqual(try opts(("NULL", "\\0")).nullString, [0])
     }
 
+    func testFormatsAndCompression() throws {
+        let fw = try opts(("fixedwidth", "id:3, name : 10"), ("gzip", nil))
+        XCTAssertEqual(fw.format, .fixedWidth)
+        XCTAssertEqual(fw.fixedWidth, [FixedWidthField(label: "id", width: 3), FixedWidthField(label: "name", width: 10)])
+        XCTAssertEqual(fw.compression, .gzip)
+        let json = try opts(("json", "auto"), ("bzip2", nil), ("TIMEFORMAT", "auto"))
+        XCTAssertEqual(json.format, .json)
+        XCTAssertEqual(json.json, .auto(ignoreCase: false))
+        XCTAssertEqual(json.compression, .bzip2)
+        XCTAssertEqual(try opts(("json", "/tmp/paths.json")).json, .paths(file: "/tmp/paths.json"))
+        XCTAssertEqual(try opts(("json", "file:///tmp/p%20q.json")).json, .paths(file: "/tmp/p q.json"))
+        // FORMAT CSV and CSV together are redundant but agree.
+        XCTAssertEqual(try opts(("FORMAT", "CSV"), ("CSV", nil)).format, .csv)
+        XCTAssertNil(try opts(("CSV", nil)).json)
+        XCTAssertEqual(try opts(("CSV", nil)).fixedWidth, [])
+    }
+
+    func testFormatConflicts() {
+        let cases: [[(String, String?)]] = [
+            [("json", "auto"), ("CSV", nil)],
+            [("json", "auto"), ("DELIMITER", ",")],
+            [("json", "auto"), ("NULL", "x")],
+            [("json", "auto"), ("IGNOREHEADER", "1")],
+            [("json", "auto"), ("FIXEDWIDTH", "a:1")],
+            [("FIXEDWIDTH", "a:1"), ("CSV", nil)],
+            [("FIXEDWIDTH", "a:1"), ("DELIMITER", ",")],
+            [("FIXEDWIDTH", "a:1"), ("ESCAPE", nil)],
+            [("FIXEDWIDTH", "a:1"), ("REMOVEQUOTES", nil)],
+            [("FIXEDWIDTH", "a:1"), ("QUOTE", "'")],
+            [("FORMAT", "FIXEDWIDTH")],
+            [("FORMAT", "JSON")],
+            [("GZIP", nil), ("GZIP", nil)],
+        ]
+        for c in cases {
+            XCTAssertThrowsError(try CopyOptions(options: c.map { (name: $0.0, value: $0.1) }), "\(c)") { e in
+                XCTAssertTrue(e is SQLError, "\(c): \(e)")
+            }
+        }
+        let e = expectSQLError { try opts(("json", "auto"), ("DELIMITER", ",")) }
+        XCTAssertEqual(e?.message, "JSON cannot be used with DELIMITER")
+        let f = expectSQLError { try opts(("CSV", nil), ("FIXEDWIDTH", "a:1")) }
+        XCTAssertEqual(f?.message, "COPY options CSV and FIXEDWIDTH select different data formats")
+    }
+
     func testErrors() {
         let cases: [[(String, String?)]] = [
             [("BOGUS", nil)],
@@ -47,7 +91,8 @@ final class CopyOptionsTests: XCTestCase {
             [("EMPTYASNULL", "yes")],
             [("DATEFORMAT", "YYYY-QQ")],
             [("ENCODING", "LATIN1")],
-            [("JSON", "auto")],
+            [("JSON", nil)],
+            [("JSON", "noshred")],
             [("FORMAT", "PARQUET")],
             [("DELIMITER", "\\n")],
         ]

@@ -67,6 +67,18 @@ func loadText(_ contents: String, columns: [ColumnDef], columnList: [String]? = 
     }
 }
 
+/// Load raw `bytes` written to a fresh file.
+func loadBytes(_ bytes: [UInt8], columns: [ColumnDef], columnList: [String]? = nil,
+               options: CopyOptions = CopyOptions(), tuning: CopyTuning = CopyTuning(),
+               file: String = "data.bin") throws -> CopyResult {
+    let d = try TempDir()
+    let path = try d.write(file, bytes: bytes)
+    return try withExtendedLifetime(d) {
+        try CopyLoader.load(table: "t", columns: columns, columnList: columnList, source: path,
+                            options: options, tuning: tuning)
+    }
+}
+
 /// Run `body`, expecting a `LoadError`; returns it (or fails the test).
 func expectLoadError(_ body: () throws -> Any, file: StaticString = #filePath, line: UInt = #line) -> LoadError? {
     do {
