@@ -44,22 +44,29 @@ let package = Package(
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
                 dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "CZlib", "CBzip2"]),
+        .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "SlicehouseStorage", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad"]),
         // sqllogictest runner (used by the CLI and the test suite).
         .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
+        // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
+        .target(name: "SlicehouseDatagen"),
         // Stage 9: the command-line tool (shell, -c/-f, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
-                          dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "CEdit",
+                          dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "CEdit",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
+        .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
         .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseExecution"]),
+        .testTarget(name: "SlicehouseOperatorTests", dependencies: ["SlicehouseExecution"]),
+        .testTarget(name: "SlicehouseWindowTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseSQL"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
         .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"], exclude: ["Fixtures"]),
+        .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest"],
                     exclude: ["sql"]),

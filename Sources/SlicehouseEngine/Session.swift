@@ -83,8 +83,8 @@ public final class Session: @unchecked Sendable {
             throw SQLError.unsupported("UPDATE")
         case .delete:
             throw SQLError.unsupported("DELETE")
-        case .unload:
-            throw SQLError.unsupported("UNLOAD")
+        case .unload(let u):
+            return try unload(u)
         case .vacuum:
             throw SQLError.unsupported("VACUUM")
         case .analyze:

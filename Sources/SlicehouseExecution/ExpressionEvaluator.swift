@@ -2,16 +2,554 @@ import SlicehouseTypes
 import SlicehousePlanner
 
 /// Evaluates bound expressions a whole chunk at a time.
+///
+/// The tree is walked once per chunk (never per row); every node runs a kernel
+/// over whole vectors (see Kernels/). Short-circuit constructs — AND, OR, CASE,
+/// COALESCE, NVL2 — evaluate a branch only on the rows that reach it, by
+/// evaluating it over a chunk whose selection is narrowed to those rows and
+/// scattering the results back, so `x <> 0 AND 10 / x > 1` never divides by zero.
 public enum ExpressionEvaluator {
     /// Evaluate `expr` over the logical rows of `chunk`. The result has
     /// `chunk.count` rows (dense over the selection), or is a constant vector.
     public static func evaluate(_ expr: BoundExpr, _ chunk: Chunk) throws -> Vector {
-        throw SQLError.unsupported("expression evaluation (under construction)")
+        var ctx = EvalContext(chunk)
+        return try ctx.eval(expr)
     }
 
     /// Physical indices (ascending) of the logical rows of `chunk` where
     /// `predicate` is TRUE (NULL and FALSE rows are dropped).
+    ///
+    /// Fast paths work on the chunk's columns and selection directly, without
+    /// gathering: `column op constant` (either side), `column [NOT] [I]LIKE constant`,
+    /// `column [NOT] IN (constants)`, `column IS [NOT] NULL`; AND narrows the
+    /// selection conjunct by conjunct, OR unions the conjuncts' selections.
     public static func select(_ predicate: BoundExpr, _ chunk: Chunk) throws -> [Int32] {
-        throw SQLError.unsupported("expression evaluation (under construction)")
+        let count = chunk.count
+        if count == 0 { return [] }
+        switch predicate {
+        case .and(let es):
+            var c = chunk
+            for e in es {
+                let sel = try select(e, c)
+                if sel.isEmpty { return [] }
+                c.selection = sel
+            }
+            return c.selection ?? Kern.allRows(chunk.physicalCount)
+
+        case .or(let es):
+            var remaining = chunk.selection ?? Kern.allRows(chunk.physicalCount)
+            var result: [Int32] = []
+            for e in es {
+                if remaining.isEmpty { break }
+                let matched = try select(e, Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: remaining))
+                if matched.isEmpty { continue }
+                result = SortedRows.union(result, matched)
+                remaining = SortedRows.subtract(remaining, matched)
+            }
+            return result
+
+        case .constant(let v, _):
+            if case .bool(true) = v { return chunk.selection ?? Kern.allRows(chunk.physicalCount) }
+            if case .string = v { break }
+            return []
+
+        case .binary(let op, let l, let r, _) where op.isComparison:
+            if case .column(let i, let t) = l, r.isConstant,
+               let sel = try selectColumnConstant(op, column: i, type: t, constant: r, chunk) {
+                return sel
+            }
+            if case .column(let i, let t) = r, l.isConstant,
+               let sel = try selectColumnConstant(op.flipped, column: i, type: t, constant: l, chunk) {
+                return sel
+            }
+
+        case .like(.column(let i, let t), let pattern, let ci, let negated, let escape) where pattern.isConstant && t.isString:
+            let col = try rawColumn(i, chunk)
+            if !col.isConstant, col.type.physical == .string {
+                var ctx = EvalContext(chunk)
+                let p = try ctx.eval(pattern)
+                if p.isConstant {
+                    return try LikeKernels.select(column: col, pattern: p, caseInsensitive: ci, negated: negated,
+                                                  escape: escape, selection: chunk.selection, count: count)
+                }
+            }
+
+        case .inList(.column(let i, let t), let items, let negated) where items.allSatisfy({ $0.isConstant }):
+            let col = try rawColumn(i, chunk)
+            if !col.isConstant && col.type.physical == t.physical {
+                var ctx = EvalContext(chunk)
+                let values = try items.map { try ctx.eval($0) }
+                if values.allSatisfy({ $0.isConstant }),
+                   let sel = try ConditionalKernels.selectIn(column: col.retyped(t), items: values, negated: negated,
+                                                            selection: chunk.selection, count: count) {
+                    return sel
+                }
+            }
+
+        case .isNull(.column(let i, _), let negated):
+            let col = try rawColumn(i, chunk)
+            if !col.isConstant {
+                let rows = chunk.selection ?? Kern.allRows(chunk.physicalCount)
+                guard let validity = col.validity else { return negated ? rows : [] }
+                return rows.filter { validity.isValid(Int($0)) == negated }
+            }
+
+        default:
+            break
+        }
+        var ctx = EvalContext(chunk)
+        let v = try ctx.eval(predicate)
+        return try ComparisonKernels.indices(where: v, selection: chunk.selection, count: count)
+    }
+
+    /// A chunk column checked against the chunk's shape (for the direct selection paths).
+    static func rawColumn(_ i: Int, _ chunk: Chunk) throws -> Vector {
+        guard i >= 0 && i < chunk.columns.count else {
+            throw SQLError.internalError("column \(i) out of range (chunk has \(chunk.columns.count))")
+        }
+        let v = chunk.columns[i]
+        if !v.isConstant {
+            let needed = chunk.selection.map { ($0.last.map { Int($0) + 1 }) ?? 0 } ?? chunk.physicalCount
+            guard v.count >= needed else { throw SQLError.internalError("column \(i) is shorter than its chunk") }
+        }
+        return v
+    }
+
+    /// `column op constant` straight on the chunk column; nil when the fast path does not apply.
+    static func selectColumnConstant(_ op: BinaryOp, column i: Int, type: DataType, constant: BoundExpr,
+                                     _ chunk: Chunk) throws -> [Int32]? {
+        let col = try rawColumn(i, chunk)
+        var ctx = EvalContext(chunk)
+        let c = try ctx.eval(constant)
+        guard c.isConstant, !col.isConstant, col.type.physical == type.physical,
+              ComparisonKernels.canSelectDirectly(type, c.type) else { return nil }
+        return try ComparisonKernels.select(op, column: col.retyped(type), constant: c,
+                                            selection: chunk.selection, count: chunk.count)
+    }
+}
+
+/// Set operations on ascending row lists.
+enum SortedRows {
+    static func union(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        var out: [Int32] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if a[i] < b[j] { out.append(a[i]); i += 1 } else if b[j] < a[i] { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1; j += 1 }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
+    }
+    static func subtract(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        var out: [Int32] = []
+        out.reserveCapacity(a.count)
+        var j = 0
+        for x in a {
+            while j < b.count && b[j] < x { j += 1 }
+            if j < b.count && b[j] == x { continue }
+            out.append(x)
+        }
+        return out
+    }
+}
+
+/// The state of one evaluation over one chunk: the chunk, its logical row count,
+/// and the columns already gathered through the selection.
+struct EvalContext {
+    let chunk: Chunk
+    let n: Int
+    private var gathered: [Int: Vector] = [:]
+
+    init(_ chunk: Chunk) {
+        self.chunk = chunk
+        self.n = chunk.count
+    }
+
+    // MARK: - Entry
+
+    /// Evaluate `e`: a constant vector or a flat one of `n` rows, of type `e.type`.
+    mutating func eval(_ e: BoundExpr) throws -> Vector {
+        var v = try evalNode(e)
+        if !v.isConstant && v.count != n {
+            throw SQLError.internalError("expression produced \(v.count) rows for a chunk of \(n)")
+        }
+        let t = e.type
+        if v.type != t {
+            if v.type.physical == t.physical || v.type == .unknown && Kern.isConstNull(v) {
+                if v.type.physical != t.physical { return Kern.constNull(t) }
+                v.type = t
+            } else {
+                v = try CastKernels.cast(v, to: t)
+            }
+        }
+        return v
+    }
+
+    /// Evaluate `e` on the logical rows `rows` (ascending) only: a dense result with
+    /// one row per listed row, or a constant.
+    mutating func eval(_ e: BoundExpr, rows: [Int32]) throws -> Vector {
+        if rows.count == n { return try eval(e) }
+        let physical: [Int32]
+        if let sel = chunk.selection { physical = rows.map { sel[Int($0)] } } else { physical = rows }
+        var sub = EvalContext(Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: physical))
+        return try sub.eval(e)
+    }
+
+    // MARK: - Nodes
+
+    private mutating func evalNode(_ e: BoundExpr) throws -> Vector {
+        switch e {
+        case .column(let i, let t):
+            return try column(i, t)
+        case .constant(let value, let t):
+            return try constant(value, t)
+        case .cast(let x, let t):
+            return try CastKernels.cast(eval(x), to: t)
+        case .unary(let op, let x, let t):
+            let v = try eval(x)
+            switch op {
+            case .negate: return try ArithmeticKernels.negate(v, resultType: t)
+            case .not: return try LogicKernels.not(v, n: n)
+            }
+        case .binary(let op, let a, let b, let t):
+            let x = try eval(a), y = try eval(b)
+            if op.isComparison { return try ComparisonKernels.compare(op, x, y, n: n) }
+            return try ArithmeticKernels.binary(op, x, y, resultType: t, n: n)
+        case .and(let es):
+            return try logic(es, isAnd: true)
+        case .or(let es):
+            return try logic(es, isAnd: false)
+        case .isNull(let x, let negated):
+            return LogicKernels.isNull(try eval(x), negated: negated, n: n)
+        case .inList(let x, let items, let negated):
+            return try inList(x, items, negated: negated)
+        case .caseWhen(let whens, let elseResult, let t):
+            return try caseWhen(whens, elseResult, t)
+        case .like(let x, let pattern, let ci, let negated, let escape):
+            return try LikeKernels.like(eval(x), pattern: eval(pattern), caseInsensitive: ci, negated: negated,
+                                        escape: escape, n: n)
+        case .function(let fn, let args, let t):
+            return try function(fn, args, t)
+        }
+    }
+
+    /// Column `i`, gathered through the selection (once per evaluation).
+    private mutating func column(_ i: Int, _ t: DataType) throws -> Vector {
+        if let v = gathered[i] { return v }
+        var v = try ExpressionEvaluator.rawColumn(i, chunk)
+        if !v.isConstant {
+            if let sel = chunk.selection {
+                v = Kern.gather(v, sel)
+            } else if v.count != n {
+                v = v.slice(0, n)
+            }
+        }
+        if v.type != t {
+            guard v.type.physical == t.physical else {
+                throw SQLError.internalError("column \(i) holds \(v.type.sqlName), expected \(t.sqlName)")
+            }
+            v.type = t
+        }
+        gathered[i] = v
+        return v
+    }
+
+    /// A constant vector; text stored for a non-text type is converted like a cast.
+    private func constant(_ value: Value, _ t: DataType) throws -> Vector {
+        if case .string(let s) = value, !t.isString, t != .unknown {
+            return try CastKernels.cast(Vector.constant(.string(s), type: .text), to: t)
+        }
+        if case .null = value { return Kern.constNull(t) }
+        return Vector.constant(value, type: t)
+    }
+
+    // MARK: - Logic
+
+    /// N-ary AND / OR with three-valued logic; each operand after the first is
+    /// evaluated only on rows whose outcome is still open.
+    private mutating func logic(_ es: [BoundExpr], isAnd: Bool) throws -> Vector {
+        guard let first = es.first else { return Vector.constant(.bool(isAnd), type: .boolean) }
+        let v0 = try eval(first)
+        if es.count == 1 { return v0 }
+        var acc = try Kern.tri(v0, n: n)
+        let decisive = isAnd ? Kern.triFalse : Kern.triTrue
+        for e in es.dropFirst() {
+            var open: [Int32] = []
+            open.reserveCapacity(n)
+            for i in 0..<n where acc[i] != decisive { open.append(Int32(truncatingIfNeeded: i)) }
+            if open.isEmpty { break }
+            let t = try Kern.tri(eval(e, rows: open), n: open.count)
+            for (k, r) in open.enumerated() {
+                let a = acc[Int(r)], b = t[k]
+                if isAnd {
+                    acc[Int(r)] = b == Kern.triFalse ? Kern.triFalse : (a == Kern.triTrue && b == Kern.triTrue ? Kern.triTrue : Kern.triNull)
+                } else {
+                    acc[Int(r)] = b == Kern.triTrue ? Kern.triTrue : (a == Kern.triFalse && b == Kern.triFalse ? Kern.triFalse : Kern.triNull)
+                }
+            }
+        }
+        return Kern.boolVector(acc)
+    }
+
+    // MARK: - IN
+
+    private mutating func inList(_ x: BoundExpr, _ items: [BoundExpr], negated: Bool) throws -> Vector {
+        let v = try eval(x)
+        var values: [Vector] = []
+        values.reserveCapacity(items.count)
+        for item in items { values.append(try eval(item)) }
+        if values.allSatisfy({ $0.isConstant }) {
+            return try ConditionalKernels.inList(v, items: values, negated: negated, n: n)
+        }
+        // Non-constant items: OR of equalities.
+        var acc = [UInt8](repeating: Kern.triFalse, count: n)
+        for item in values {
+            let t = try Kern.tri(ComparisonKernels.compare(.equal, v, item, n: n), n: n)
+            for i in 0..<n where acc[i] != Kern.triTrue {
+                acc[i] = t[i] == Kern.triTrue ? Kern.triTrue : (t[i] == Kern.triNull || acc[i] == Kern.triNull ? Kern.triNull : Kern.triFalse)
+            }
+        }
+        if negated {
+            for i in 0..<n where acc[i] != Kern.triNull { acc[i] = acc[i] == Kern.triTrue ? Kern.triFalse : Kern.triTrue }
+        }
+        return Kern.boolVector(acc)
+    }
+
+    // MARK: - CASE / COALESCE / NVL2
+
+    /// Whether evaluating `e` on rows that do not need it is harmless and cheap
+    /// (a column or a constant): CASE then computes such results whole and picks.
+    private static func isPlainValue(_ e: BoundExpr) -> Bool {
+        switch e {
+        case .column, .constant: return true
+        default: return false
+        }
+    }
+
+    private mutating func caseWhen(_ whens: [WhenClause], _ elseResult: BoundExpr?, _ t: DataType) throws -> Vector {
+        if n > 1, whens.count < 127, whens.allSatisfy({ Self.isPlainValue($0.result) }),
+           elseResult.map(Self.isPlainValue) ?? true {
+            return try casePick(whens, elseResult, t)
+        }
+        var remaining = Kern.allRows(n)
+        var parts: [(vector: Vector, rows: [Int32])] = []
+        for w in whens {
+            if remaining.isEmpty { break }
+            let cond = try Kern.tri(eval(w.condition, rows: remaining), n: remaining.count)
+            var matched: [Int32] = [], rest: [Int32] = []
+            for (k, r) in remaining.enumerated() {
+                if cond[k] == Kern.triTrue { matched.append(r) } else { rest.append(r) }
+            }
+            if !matched.isEmpty {
+                parts.append((try ConditionalKernels.align(eval(w.result, rows: matched), t), matched))
+            }
+            remaining = rest
+        }
+        if let elseResult, !remaining.isEmpty {
+            parts.append((try ConditionalKernels.align(eval(elseResult, rows: remaining), t), remaining))
+        }
+        if n == 1, parts.count == 1, parts[0].vector.isConstant { return parts[0].vector }
+        return try Kern.scatter(t, n: n, parts)
+    }
+
+    /// CASE whose results are columns or constants: conditions are still evaluated
+    /// lazily (a condition can fail), each row records its branch, and the output picks
+    /// from the whole result vectors.
+    private mutating func casePick(_ whens: [WhenClause], _ elseResult: BoundExpr?, _ t: DataType) throws -> Vector {
+        let none = Int8(-1)
+        var branch = [Int8](repeating: none, count: n)
+        var remaining: [Int32]? = nil      // nil = every row
+        for (k, w) in whens.enumerated() {
+            if let r = remaining, r.isEmpty { break }
+            let rows = remaining ?? Kern.allRows(n)
+            let cond = try Kern.tri(eval(w.condition, rows: rows), n: rows.count)
+            var rest: [Int32] = []
+            rest.reserveCapacity(rows.count)
+            for (j, r) in rows.enumerated() {
+                if cond[j] == Kern.triTrue { branch[Int(r)] = Int8(k) } else { rest.append(r) }
+            }
+            remaining = rest
+        }
+        var sources: [Vector] = []
+        for w in whens { sources.append(try ConditionalKernels.align(eval(w.result), t)) }
+        if let elseResult {
+            let k = Int8(whens.count)
+            let e = try ConditionalKernels.align(eval(elseResult), t)
+            sources.append(e)
+            for r in remaining ?? Kern.allRows(n) { branch[Int(r)] = k }
+        }
+        return try Kern.pick(t, n: n, sources: sources, branch: branch)
+    }
+
+    /// COALESCE: each argument evaluated only on the rows still NULL.
+    private mutating func coalesce(_ args: [BoundExpr], _ t: DataType) throws -> Vector {
+        var remaining = Kern.allRows(n)
+        var parts: [(vector: Vector, rows: [Int32])] = []
+        for arg in args {
+            if remaining.isEmpty { break }
+            let v = try ConditionalKernels.align(eval(arg, rows: remaining), t)
+            if v.isConstant {
+                if !v.isNull(0) { parts.append((v, remaining)); remaining = [] }
+                continue
+            }
+            guard let validity = v.validity else { parts.append((v, remaining)); remaining = []; continue }
+            var keep: [Int32] = [], keepRows: [Int32] = [], rest: [Int32] = []
+            for (k, r) in remaining.enumerated() {
+                if validity.isValid(k) { keep.append(Int32(truncatingIfNeeded: k)); keepRows.append(r) } else { rest.append(r) }
+            }
+            if !keep.isEmpty { parts.append((Kern.gather(v, keep), keepRows)) }
+            remaining = rest
+        }
+        if parts.isEmpty { return Kern.constNull(t) }
+        if remaining.isEmpty, parts.count == 1, parts[0].vector.isConstant { return parts[0].vector }
+        return try Kern.scatter(t, n: n, parts)
+    }
+
+    /// NVL2(e, a, b): a where e is not NULL, else b.
+    private mutating func nvl2(_ args: [BoundExpr], _ t: DataType) throws -> Vector {
+        guard args.count == 3 else { throw SQLError.internalError("nvl2 takes 3 arguments") }
+        let e = try eval(args[0])
+        var notNull: [Int32] = [], null: [Int32] = []
+        for i in 0..<n { if e.isNull(i) { null.append(Int32(truncatingIfNeeded: i)) } else { notNull.append(Int32(truncatingIfNeeded: i)) } }
+        var parts: [(vector: Vector, rows: [Int32])] = []
+        if !notNull.isEmpty { parts.append((try ConditionalKernels.align(eval(args[1], rows: notNull), t), notNull)) }
+        if !null.isEmpty { parts.append((try ConditionalKernels.align(eval(args[2], rows: null), t), null)) }
+        if n == 0 { return Kern.nulls(t, n: 0) }
+        return try Kern.scatter(t, n: n, parts)
+    }
+
+    // MARK: - Functions
+
+    private mutating func function(_ fn: ScalarFunction, _ argExprs: [BoundExpr], _ t: DataType) throws -> Vector {
+        switch fn {
+        case .coalesce: return try coalesce(argExprs, t)
+        case .nvl2: return try nvl2(argExprs, t)
+        case .currentDate, .getdate, .sysdate: return DateFunctions.clock(fn, resultType: t)
+        case .pi: return MathKernels.pi(resultType: t)
+        case .random: return MathKernels.random(n: n, resultType: t)
+        default: break
+        }
+        var args: [Vector] = []
+        args.reserveCapacity(argExprs.count)
+        for a in argExprs { args.append(try eval(a)) }
+        func arity(_ r: ClosedRange<Int>) throws {
+            guard r.contains(args.count) else {
+                throw SQLError.internalError("\(fn.sqlName) called with \(args.count) arguments")
+            }
+        }
+        func double(_ k: Int) throws -> Vector {
+            args[k].type.physical == .double ? args[k] : try CastKernels.cast(args[k], to: .double)
+        }
+        switch fn {
+        case .nullif:
+            try arity(2...2)
+            return try ConditionalKernels.nullif(args[0], args[1], resultType: t, n: n)
+        case .greatest, .least:
+            try arity(1...Int.max)
+            return try ConditionalKernels.extreme(args, greatest: fn == .greatest, resultType: t, n: n)
+        case .abs:
+            try arity(1...1)
+            return try MathKernels.abs(args[0], resultType: t)
+        case .sign:
+            try arity(1...1)
+            return try MathKernels.sign(args[0], resultType: t)
+        case .round, .trunc, .ceil, .floor:
+            try arity(1...2)
+            if fn == .trunc && t == .date { return try DateFunctions.truncToDate(args[0], resultType: t) }
+            let mode: MathKernels.Mode = fn == .round ? .round : fn == .trunc ? .trunc : fn == .ceil ? .ceil : .floor
+            return try MathKernels.rounding(mode, args, resultType: t, n: n)
+        case .mod:
+            try arity(2...2)
+            return try ArithmeticKernels.binary(.modulo, args[0], args[1], resultType: t, n: n)
+        case .power:
+            try arity(2...2)
+            return try MathKernels.power(double(0), double(1), resultType: t, n: n)
+        case .sqrt:
+            try arity(1...1)
+            return try MathKernels.sqrt(double(0), resultType: t)
+        case .cbrt:
+            try arity(1...1)
+            return try MathKernels.cbrt(double(0), resultType: t)
+        case .exp:
+            try arity(1...1)
+            return try MathKernels.exp(double(0), resultType: t)
+        case .ln, .log:
+            try arity(1...1)
+            return try MathKernels.ln(double(0), base10: fn == .log, resultType: t)
+        case .upper, .lower, .initcap:
+            try arity(1...1)
+            return try StringKernels.mapCase(args[0], fn == .upper ? .upper : fn == .lower ? .lower : .initcap, resultType: t, n: n)
+        case .length, .len, .octetLength:
+            try arity(1...1)
+            return try StringKernels.length(args[0], fn, resultType: t, n: n)
+        case .substring:
+            try arity(2...3)
+            return try StringKernels.substring(args, resultType: t, n: n)
+        case .position, .charindex:
+            try arity(2...2)
+            return try StringKernels.position(args, haystackFirst: fn == .position, resultType: t, n: n)
+        case .btrim, .ltrim, .rtrim:
+            try arity(1...2)
+            return try StringKernels.trim(args, fn: fn, resultType: t, n: n)
+        case .left, .right:
+            try arity(2...2)
+            return try StringKernels.leftRight(args, left: fn == .left, resultType: t, n: n)
+        case .lpad, .rpad:
+            try arity(2...3)
+            return try StringKernels.pad(args, left: fn == .lpad, resultType: t, n: n)
+        case .replace:
+            try arity(3...3)
+            return try StringKernels.replace(args, resultType: t, n: n)
+        case .translate:
+            try arity(3...3)
+            return try StringKernels.translate(args, resultType: t, n: n)
+        case .repeatString:
+            try arity(2...2)
+            return try StringKernels.repeatString(args, resultType: t, n: n)
+        case .reverse:
+            try arity(1...1)
+            return try StringKernels.reverse(args[0], resultType: t, n: n)
+        case .splitPart:
+            try arity(3...3)
+            return try StringKernels.splitPart(args, resultType: t, n: n)
+        case .concat:
+            try arity(2...2)
+            return try StringKernels.concat(args[0], args[1], resultType: t, n: n)
+        case .ascii:
+            try arity(1...1)
+            return try StringKernels.ascii(args[0], resultType: t, n: n)
+        case .chr:
+            try arity(1...1)
+            return try StringKernels.chr(args[0], resultType: t, n: n)
+        case .datePart, .extract:
+            try arity(2...2)
+            return try DateFunctions.datePart(args, resultType: t, n: n)
+        case .dateTrunc:
+            try arity(2...2)
+            return try DateFunctions.dateTrunc(args, resultType: t, n: n)
+        case .dateAdd:
+            try arity(3...3)
+            return try DateFunctions.dateAdd(args, resultType: t, n: n)
+        case .dateDiff:
+            try arity(3...3)
+            return try DateFunctions.dateDiff(args, resultType: t, n: n)
+        case .addMonths:
+            try arity(2...2)
+            return try DateFunctions.addMonthsKernel(args, resultType: t, n: n)
+        case .monthsBetween:
+            try arity(2...2)
+            return try DateFunctions.monthsBetween(args, resultType: t, n: n)
+        case .lastDay:
+            try arity(1...1)
+            return try DateFunctions.lastDay(args[0], resultType: t)
+        case .assignmentCast:
+            try arity(1...1)
+            return try CastKernels.cast(args[0], to: t, assignment: true)
+        case .coalesce, .nvl2, .currentDate, .getdate, .sysdate, .pi, .random:
+            throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
+        }
     }
 }

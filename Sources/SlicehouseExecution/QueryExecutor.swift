@@ -30,6 +30,16 @@ public final class QueryExecutor: @unchecked Sendable {
         return parts.flatMap { $0 }
     }
 
+    /// Execute `root` keeping the per-slice partitions of its last distributed stage
+    /// (UNLOAD ... PARALLEL ON writes one file set per slice). A plan that ends on the
+    /// leader gives one partition.
+    public func runPartitioned(_ root: PhysicalNode) throws -> [[Chunk]] {
+        if case .exchange(.gather) = root.kind, let child = root.children.first {
+            return try runStage(child)
+        }
+        return try runStage(root)
+    }
+
     /// Number of partitions a node's output has.
     func partitionCount(_ node: PhysicalNode) -> Int {
         node.distribution == .single ? 1 : layout.sliceCount
@@ -146,6 +156,11 @@ public final class QueryExecutor: @unchecked Sendable {
             let groupTypes = groups.map { node.children[0].types[$0] }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
                                          aggregates: aggs, mode: mode)
+        case .window(let partition, let order, let functions):
+            let input = try buildOperator(node.children[0], partition: p)
+            return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,
+                                  orderKeys: order.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
+                                  functions: functions)
         case .sort(let keys, let limit, let offset):
             let input = try buildOperator(node.children[0], partition: p)
             return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },

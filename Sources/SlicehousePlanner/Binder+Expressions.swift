@@ -394,9 +394,24 @@ extension Binder {
     }
 
     func bindFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
-        if f.over != nil { throw err(.featureNotSupported, "window functions are not supported yet", e) }
+        if f.over != nil { return try bindWindowCall(f, e, scope, agg) }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
             return .constant(v, t)
+        }
+        if f.name == "grouping" && f.over == nil {
+            guard let agg else { throw err(.groupingError, "GROUPING is allowed only with GROUP BY", e) }
+            var idx: [Int] = []
+            for a in f.args {
+                let b = try bindExpr(a, scope, agg: nil)
+                guard let i = agg.groupExprs.firstIndex(of: b) else {
+                    throw err(.groupingError, "arguments to GROUPING must be grouping expressions of the associated query level", a)
+                }
+                idx.append(i)
+            }
+            guard !idx.isEmpty, idx.count <= 31 else { throw err(.syntax, "GROUPING needs 1 to 31 arguments", e) }
+            let out = newColumn(.integer, "grouping")
+            agg.groupingCalls.append((idx, out))
+            return .column(out.id, .integer)
         }
         if AggregateFunction.isAggregateName(f.name) {
             guard let agg else {

@@ -183,6 +183,9 @@ extension Binder {
             g.forEach(f); aggs.forEach { $0.argument.map(f) }; visitExpressions(p, f)
         case .sort(let p, let keys): keys.forEach { f($0.expr) }; visitExpressions(p, f)
         case .limit(let p, _, _), .distinct(let p): visitExpressions(p, f)
+        case .window(let p, let ws):
+            for w in ws { w.argument.map(f); w.partitionBy.forEach(f); w.orderBy.forEach { f($0.expr) } }
+            visitExpressions(p, f)
         case .setOperation(_, _, let l, let r, _): visitExpressions(l, f); visitExpressions(r, f)
         case .values(let rows, _): rows.forEach { $0.forEach(f) }
         }

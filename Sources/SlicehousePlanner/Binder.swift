@@ -8,6 +8,11 @@ final class AggregationContext {
     var groupExprs: [BoundExpr] = []
     var groupOutputs: [PlanColumn] = []
     var aggregates: [LogicalAggregate] = []
+    /// GROUPING SETS / ROLLUP / CUBE: each set lists indices into `groupExprs`
+    /// (nil for a plain GROUP BY, which is the single set of all group expressions).
+    var groupingSets: [[Int]]? = nil
+    /// GROUPING(args) calls: argument indices into `groupExprs`, and the output column.
+    var groupingCalls: [(args: [Int], output: PlanColumn)] = []
 }
 
 /// Resolves names and types in a parsed query and produces its logical plan.
@@ -25,6 +30,8 @@ public final class Binder {
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
     var viewDepth = 0
+    /// Collects window calls while a select list, QUALIFY or ORDER BY is bound.
+    var windowCollector: WindowCollector?
     /// Outer column ids referenced by the subquery being bound.
     var correlatedIDs: Set<Int> = []
     /// Scalar subqueries of the clause being bound, joined in before the clause's operator.
@@ -165,7 +172,12 @@ public final class Binder {
     func bindSelect(_ s: Select, orderBy: [OrderItem]) throws -> LogicalPlan {
         let savedPending = pendingSubqueries
         pendingSubqueries = []
-        defer { pendingSubqueries = savedPending }
+        let savedCollector = windowCollector
+        windowCollector = nil   // no window functions in FROM, WHERE, GROUP BY
+        defer {
+            pendingSubqueries = savedPending
+            windowCollector = savedCollector
+        }
         var (plan, scope) = try bindFrom(s.from)
         if let w = s.whereClause {
             var preds: [BoundExpr] = []
@@ -189,18 +201,49 @@ public final class Binder {
         var agg: AggregationContext? = nil
         if !s.groupBy.isEmpty || usesAggregates || s.having != nil {
             let ctx = AggregationContext()
-            for g in s.groupBy {
-                guard case .expr(let ge) = g else { throw SQLError.unsupported("ROLLUP, CUBE and GROUPING SETS") }
+            func index(_ ge: Expr) throws -> Int {
                 let target = try groupTarget(ge, s.items, scope)
                 let b = try bindExpr(target, scope, agg: nil)
-                if ctx.groupExprs.contains(b) { continue }
+                if let i = ctx.groupExprs.firstIndex(of: b) { return i }
                 ctx.groupExprs.append(b)
                 ctx.groupOutputs.append(newColumn(b.type, defaultName(target)))
+                return ctx.groupExprs.count - 1
+            }
+            // Each GROUP BY element contributes a list of alternative sets; the query's
+            // grouping sets are their cross product.
+            var sets: [[Int]] = [[]]
+            var hasSets = false
+            for g in s.groupBy {
+                var alternatives: [[Int]]
+                switch g {
+                case .expr(let ge): alternatives = [[try index(ge)]]
+                case .rollup(let items):
+                    hasSets = true
+                    let idx = try items.map { try $0.map(index) }
+                    alternatives = (0...idx.count).reversed().map { Array(idx.prefix($0).joined()) }
+                case .cube(let items):
+                    hasSets = true
+                    let idx = try items.map { try $0.map(index) }
+                    guard idx.count <= 12 else { throw SQLError(.invalidParameter, "CUBE is limited to 12 elements") }
+                    alternatives = (0..<(1 << idx.count)).reversed().map { mask in
+                        idx.enumerated().filter { mask & (1 << (idx.count - 1 - $0.offset)) != 0 }.flatMap { $0.element }
+                    }
+                case .groupingSets(let list):
+                    hasSets = true
+                    alternatives = try list.map { try $0.map(index) }
+                }
+                sets = sets.flatMap { s in alternatives.map { s + $0 } }
+            }
+            if hasSets {
+                guard sets.count <= 4096 else { throw SQLError(.invalidParameter, "too many grouping sets") }
+                ctx.groupingSets = sets.map { Array(Set($0)).sorted() }
             }
             agg = ctx
         }
 
         // Select list.
+        let windows = WindowCollector()
+        windowCollector = windows
         var exprs: [BoundExpr] = []
         var names: [String] = []
         for item in s.items {
@@ -229,9 +272,18 @@ public final class Binder {
 
         var having: BoundExpr? = nil
         if let h = s.having {
+            windowCollector = nil
+            defer { windowCollector = windows }
             let b = try bindExpr(h, scope, agg: agg)
             try requireBoolean(b, "HAVING", h.location)
             having = try finishAggregate(b, agg, h.location)
+        }
+
+        var qualify: BoundExpr? = nil
+        if let q = s.qualify {
+            let b = try bindExpr(q, scope, agg: agg)
+            try requireBoolean(b, "QUALIFY", q.location)
+            qualify = try finishAggregate(b, agg, q.location)
         }
 
         // ORDER BY: output positions and aliases, else expressions over the input (hidden columns).
@@ -260,10 +312,12 @@ public final class Binder {
         }
 
         if let agg {
-            plan = .aggregate(plan, groups: agg.groupExprs, groupOutputs: agg.groupOutputs, aggregates: agg.aggregates)
+            plan = groupingPlan(plan, agg)
         }
         plan = applyPendingScalars(plan)
         if let having { plan = .filter(plan, having) }
+        if !windows.windows.isEmpty { plan = .window(plan, windows.windows) }
+        if let qualify { plan = .filter(plan, qualify) }
         plan = .project(plan, exprs + hidden, outputs: outputs)
         if s.distinct { plan = .distinct(plan) }
         if !sortKeys.isEmpty { plan = .sort(plan, sortKeys) }
@@ -275,6 +329,47 @@ public final class Binder {
             plan = .project(plan, visible.map { .column($0.id, $0.type) }, outputs: visible.map { newColumn($0.type, $0.name) })
         }
         return plan
+    }
+
+    /// The aggregation step: one aggregate, or for grouping sets a UNION ALL of one
+    /// aggregate per set with NULL for the keys a set does not group by and GROUPING()
+    /// bitmasks as constants.
+    func groupingPlan(_ input: LogicalPlan, _ agg: AggregationContext) -> LogicalPlan {
+        let outputs = agg.groupOutputs + agg.aggregates.map { $0.output } + agg.groupingCalls.map { $0.output }
+        guard let sets = agg.groupingSets else {
+            let a = LogicalPlan.aggregate(input, groups: agg.groupExprs, groupOutputs: agg.groupOutputs, aggregates: agg.aggregates)
+            if agg.groupingCalls.isEmpty { return a }
+            let pass = (agg.groupOutputs + agg.aggregates.map { $0.output }).map { BoundExpr.column($0.id, $0.type) }
+            return .project(a, pass + agg.groupingCalls.map { _ in .constant(.int(0), .integer) }, outputs: outputs)
+        }
+        var branches: [LogicalPlan] = []
+        for set in sets {
+            let gouts = set.map { newColumn(agg.groupOutputs[$0].type, agg.groupOutputs[$0].name) }
+            let aggs = agg.aggregates.map { a -> LogicalAggregate in
+                var c = a
+                c.output = newColumn(a.output.type, a.output.name)
+                return c
+            }
+            let node = LogicalPlan.aggregate(input, groups: set.map { agg.groupExprs[$0] }, groupOutputs: gouts, aggregates: aggs)
+            var exprs: [BoundExpr] = []
+            for (i, g) in agg.groupOutputs.enumerated() {
+                if let k = set.firstIndex(of: i) { exprs.append(.column(gouts[k].id, gouts[k].type)) }
+                else { exprs.append(.constant(.null, g.type)) }
+            }
+            exprs += aggs.map { .column($0.output.id, $0.output.type) }
+            for call in agg.groupingCalls {
+                var mask = 0
+                for a in call.args { mask = (mask << 1) | (set.contains(a) ? 0 : 1) }
+                exprs.append(.constant(.int(Int64(mask)), .integer))
+            }
+            branches.append(.project(node, exprs, outputs: outputs.map { newColumn($0.type, $0.name) }))
+        }
+        var plan = branches[0]
+        for b in branches.dropFirst() {
+            plan = .setOperation(.union, all: true, plan, b, outputs: outputs.map { newColumn($0.type, $0.name) })
+        }
+        // The query above refers to the context's output ids.
+        return .project(plan, plan.outputs.map { .column($0.id, $0.type) }, outputs: outputs)
     }
 
     func isInputColumn(_ e: Expr, _ scope: Scope) -> Bool {
@@ -312,7 +407,8 @@ public final class Binder {
     /// reject any remaining reference to an ungrouped input column.
     func finishAggregate(_ e: BoundExpr, _ agg: AggregationContext?, _ loc: SourceLocation) throws -> BoundExpr {
         guard let agg else { return e }
-        let aggIDs = Set(agg.aggregates.map { $0.output.id } + agg.groupOutputs.map { $0.id }).union(scalarOutputIDs)
+        let aggIDs = Set(agg.aggregates.map { $0.output.id } + agg.groupOutputs.map { $0.id }
+                         + agg.groupingCalls.map { $0.output.id }).union(scalarOutputIDs)
         let r = e.rewriteTopDown { sub in
             if let i = agg.groupExprs.firstIndex(of: sub) {
                 return .column(agg.groupOutputs[i].id, agg.groupOutputs[i].type)

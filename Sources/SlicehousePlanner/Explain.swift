@@ -76,6 +76,14 @@ public enum ExplainPrinter {
         case .aggregate(let groups, _, let phase):
             title = groups.isEmpty ? "XN Aggregate" : "XN HashAggregate"
             if phase != .single { details.append("Phase: \(phase.rawValue)") }
+        case .window(let partition, let order, let functions):
+            title = "XN Window"
+            let n = names(0)
+            if !partition.isEmpty { details.append("Partition: " + partition.map { $0 < n.count ? n[$0] : "#\($0)" }.joined(separator: ", ")) }
+            if !order.isEmpty {
+                details.append("Order: " + order.map { ($0.column < n.count ? n[$0.column] : "#\($0.column)") + ($0.ascending ? "" : " DESC") }.joined(separator: ", "))
+            }
+            details.append("Functions: " + functions.map { $0.kind.rawValue }.joined(separator: ", "))
         case .sort(let keys, let limit, _):
             let keyText = keys.map { k in
                 let n = k.column < node.names.count ? node.names[k.column] : "#\(k.column)"

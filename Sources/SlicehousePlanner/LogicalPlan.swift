@@ -46,6 +46,19 @@ public struct LogicalSortKey: Sendable, Equatable {
     }
 }
 
+/// A window function in a logical window node.
+public struct LogicalWindow: Sendable, Equatable {
+    public var kind: WindowFunctionKind
+    public var argument: BoundExpr?
+    public var parameter: Int
+    public var defaultValue: Value
+    public var ignoreNulls: Bool
+    public var partitionBy: [BoundExpr]
+    public var orderBy: [LogicalSortKey]
+    public var frame: WindowFrame
+    public var output: PlanColumn
+}
+
 /// The logical plan of a query. Expressions reference columns by id
 /// (`BoundExpr.column(id, type)`), never by position.
 public indirect enum LogicalPlan: Sendable {
@@ -58,6 +71,8 @@ public indirect enum LogicalPlan: Sendable {
     case sort(LogicalPlan, [LogicalSortKey])
     case limit(LogicalPlan, limit: Int?, offset: Int)
     case distinct(LogicalPlan)
+    /// Window functions over the input; outputs are the input's columns then one per function.
+    case window(LogicalPlan, [LogicalWindow])
     case setOperation(SetOperationKind, all: Bool, LogicalPlan, LogicalPlan, outputs: [PlanColumn])
     /// Constant rows (VALUES, or SELECT without FROM as one empty row).
     case values([[BoundExpr]], outputs: [PlanColumn])
@@ -71,6 +86,7 @@ public indirect enum LogicalPlan: Sendable {
         case .join(let k, let l, let r, _):
             return k.keepsLeftOnly ? l.outputs : l.outputs + r.outputs
         case .aggregate(_, _, let g, let a): return g + a.map { $0.output }
+        case .window(let p, let ws): return p.outputs + ws.map { $0.output }
         case .setOperation(_, _, _, _, let o): return o
         case .values(_, let o): return o
         }

@@ -94,6 +94,14 @@ public struct Optimizer {
             return .sort(mapExpressions(p, f), keys.map { LogicalSortKey(expr: f($0.expr), ascending: $0.ascending, nullsFirst: $0.nullsFirst) })
         case .limit(let p, let l, let o): return .limit(mapExpressions(p, f), limit: l, offset: o)
         case .distinct(let p): return .distinct(mapExpressions(p, f))
+        case .window(let p, let ws):
+            return .window(mapExpressions(p, f), ws.map { w in
+                var w = w
+                w.argument = w.argument.map(f)
+                w.partitionBy = w.partitionBy.map(f)
+                w.orderBy = w.orderBy.map { LogicalSortKey(expr: f($0.expr), ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
+                return w
+            })
         case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, mapExpressions(l, f), mapExpressions(r, f), outputs: o)
         case .values(let rows, let o): return .values(rows.map { $0.map(f) }, outputs: o)
         }
@@ -183,6 +191,8 @@ public struct Optimizer {
             return .distinct(pushdown(input, preds))
         case .limit(let input, let l, let o):
             return wrap(.limit(pushdown(input, []), limit: l, offset: o), preds)
+        case .window(let input, let ws):
+            return wrap(.window(pushdown(input, []), ws), preds)
         case .setOperation(let k, let all, let l, let r, let o):
             return wrap(.setOperation(k, all: all, pushdown(l, []), pushdown(r, []), outputs: o), preds)
         case .values:
@@ -210,7 +220,7 @@ public struct Optimizer {
         switch plan {
         case .scan(let t, _, _, _, let filters): return max(1, Double(context.statistics(t).rows) * Selectivity.of(filters))
         case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e]))
-        case .project(let p, _, _), .sort(let p, _), .distinct(let p): return estimate(p)
+        case .project(let p, _, _), .sort(let p, _), .distinct(let p), .window(let p, _): return estimate(p)
         case .limit(let p, let l, _): return min(estimate(p), Double(l ?? Int.max))
         case .join(let k, let l, let r, let c):
             let a = estimate(l), b = estimate(r)
@@ -257,6 +267,7 @@ public struct Optimizer {
         case .sort(let p, let k): return .sort(reorderJoins(p), k)
         case .limit(let p, let l, let o): return .limit(reorderJoins(p), limit: l, offset: o)
         case .distinct(let p): return .distinct(reorderJoins(p))
+        case .window(let p, let ws): return .window(reorderJoins(p), ws)
         case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, reorderJoins(l), reorderJoins(r), outputs: o)
         case .scan, .values: return plan
         }
@@ -343,6 +354,14 @@ public struct Optimizer {
             return .limit(prune(p, required: required), limit: l, offset: o)
         case .distinct(let p):
             return .distinct(prune(p, required: p.outputIDs))
+        case .window(let p, let ws):
+            var need = required.intersection(p.outputIDs)
+            for w in ws {
+                if let a = w.argument { need.formUnion(a.referencedColumns) }
+                for e in w.partitionBy { need.formUnion(e.referencedColumns) }
+                for k in w.orderBy { need.formUnion(k.expr.referencedColumns) }
+            }
+            return .window(prune(p, required: need), ws)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, prune(l, required: l.outputIDs), prune(r, required: r.outputIDs), outputs: o)
         case .values:

@@ -80,6 +80,8 @@ public final class PhysicalNode: @unchecked Sendable {
         /// `singleRow`: the inner side must have at most one row (scalar subqueries).
         case nestedLoopJoin(PhysicalJoinKind, condition: BoundExpr?, label: JoinDistributionLabel, singleRow: Bool)
         case aggregate(groups: [Int], aggregates: [BoundAggregate], phase: AggregatePhase)
+        /// Window functions sharing one PARTITION BY / ORDER BY; output = input ++ results.
+        case window(partition: [Int], order: [PhysicalSortKey], functions: [BoundWindowFunction])
         case sort([PhysicalSortKey], limit: Int?, offset: Int)
         case limit(Int?, offset: Int)
         case exchange(ExchangeKind)

@@ -183,6 +183,9 @@ public struct PhysicalPlanner {
                                 distribution: .single, rows: min(child.rows, Double(limit ?? Int(child.rows))),
                                 columnIDs: child.columnIDs)
 
+        case .window(let input, let windows):
+            return try planWindow(input, windows)
+
         case .distinct(let input):
             let outs = input.outputs
             let fresh = outs.map { PlanColumn(id: $0.id, type: $0.type, name: $0.name) }
@@ -405,6 +408,60 @@ public struct PhysicalPlanner {
             return finalNode(exchange(partial, .redistribute(groupPositions)), .final, .hashed(groupPositions))
         }
         return finalNode(exchange(partial, .gather), .final, .single)
+    }
+
+    // MARK: Window functions
+
+    /// One window operator per distinct (PARTITION BY, ORDER BY); each slice gets whole
+    /// partitions (redistributed by the partition keys, or everything on the leader).
+    mutating func planWindow(_ input: LogicalPlan, _ windows: [LogicalWindow]) throws -> PhysicalNode {
+        var node = try self.plan(input, replicateAll: false)
+        var groups: [(partition: [BoundExpr], order: [LogicalSortKey], members: [LogicalWindow])] = []
+        for w in windows {
+            if let i = groups.firstIndex(where: { $0.partition == w.partitionBy && $0.order == w.orderBy }) {
+                groups[i].members.append(w)
+            } else {
+                groups.append((w.partitionBy, w.orderBy, [w]))
+            }
+        }
+        let visibleIDs = input.outputs.map { $0.id }
+        for g in groups {
+            var args: [BoundExpr] = []
+            for w in g.members { if let a = w.argument { args.append(a) } }
+            let keys = g.partition + g.order.map { $0.expr } + args
+            var positions: [Int]
+            (node, positions) = try materialize(keys, on: node)
+            let partCols = Array(positions[0..<g.partition.count])
+            let orderCols = Array(positions[g.partition.count..<(g.partition.count + g.order.count)])
+            var argCols = Array(positions[(g.partition.count + g.order.count)...])
+            if partCols.isEmpty {
+                if node.distribution != .single { node = exchange(node, .gather) }
+            } else if node.distribution == .replicated {
+                node = exchange(node, .gather)
+            } else if node.distribution != .single {
+                var colocated = false
+                if case .hashed(let cols) = node.distribution, cols.allSatisfy({ partCols.contains($0) }) { colocated = true }
+                if !colocated { node = exchange(node, .redistribute(partCols)) }
+            }
+            var functions: [BoundWindowFunction] = []
+            for w in g.members {
+                var arg: Int? = nil
+                if w.argument != nil { arg = argCols.removeFirst() }
+                functions.append(BoundWindowFunction(kind: w.kind, argument: arg, argumentType: w.argument?.type,
+                                                     parameter: w.parameter, defaultValue: w.defaultValue,
+                                                     ignoreNulls: w.ignoreNulls, frame: w.frame, resultType: w.output.type))
+            }
+            let order = zip(g.order, orderCols).map { PhysicalSortKey(column: $1, ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
+            node = PhysicalNode(.window(partition: partCols, order: order, functions: functions), children: [node],
+                                types: node.types + g.members.map { $0.output.type },
+                                names: node.names + g.members.map { $0.output.name },
+                                distribution: node.distribution, rows: node.rows,
+                                columnIDs: node.columnIDs + g.members.map { $0.output.id })
+        }
+        // Only the input's columns and the window results go on.
+        let outs = input.outputs + windows.map { $0.output }
+        _ = visibleIDs
+        return try reorder(node, to: outs)
     }
 
     // MARK: Sort

@@ -3,10 +3,69 @@ import SlicehouseTypes
 /// Built-in scalar functions. Resolution (name + argument types -> function,
 /// argument casts, result type) lives in `FunctionRegistry`; kernels live in
 /// SlicehouseExecution/Kernels.
-public enum ScalarFunction: String, Sendable, Equatable {
-    case upper, lower, length
-    case random
+///
+/// The raw value is the canonical SQL name (what EXPLAIN prints). Several SQL
+/// names map to one case (`NVL` → `coalesce`, `LEN` → `len`, `STRPOS` → `position`,
+/// ...); see `FunctionRegistry.resolve`.
+///
+/// Argument conventions the kernels rely on (the registry's casts guarantee them):
+/// - date-part functions (`datePart`, `extract`, `dateTrunc`, `dateAdd`, `dateDiff`)
+///   take the part name as their first argument, a VARCHAR that should be a constant;
+/// - `assignmentCast` has one argument and casts it to the call's result type with
+///   INSERT/UPDATE rules (a string longer than the target is an error instead of
+///   being truncated).
+public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
+    // Conditional
+    case coalesce, nullif, nvl2, greatest, least
+    // Math
+    case abs, round, trunc, ceil, floor, sign, mod, power, sqrt, cbrt, exp, ln, log, pi, random
+    // Strings
+    case upper, lower, initcap
+    /// Characters (not bytes), trailing blanks count (CHAR values have none stored).
+    case length
+    /// Redshift LEN: characters, trailing blanks ignored.
+    case len
+    case octetLength = "octet_length"
+    case substring
+    /// POSITION(sub IN s) / STRPOS(s, sub): arguments (s, sub).
+    case position
+    /// CHARINDEX(sub, s): arguments (sub, s).
+    case charindex
+    case btrim, ltrim, rtrim
+    case left, right, lpad, rpad, replace, translate, reverse
+    case repeatString = "repeat"
+    case splitPart = "split_part"
+    case concat, ascii, chr
+    // Dates and times
+    /// DATE_PART(field, ts) → DOUBLE PRECISION.
+    case datePart = "date_part"
+    /// EXTRACT(field FROM ts) → INTEGER (BIGINT for epoch).
+    case extract
+    case dateTrunc = "date_trunc"
+    case dateAdd = "dateadd"
+    case dateDiff = "datediff"
+    case addMonths = "add_months"
+    /// MONTHS_BETWEEN(a, b) → DOUBLE PRECISION.
+    case monthsBetween = "months_between"
+    case lastDay = "last_day"
+    case currentDate = "current_date"
+    case getdate
+    case sysdate
+    // Casts with assignment (INSERT) rules.
+    case assignmentCast = "assignment_cast"
 
     /// Volatile functions are never constant-folded.
     public var isVolatile: Bool { self == .random }
+
+    /// Functions whose value depends on the clock: the binder may fold them once per
+    /// statement, but a result cache must not reuse their results.
+    public var dependsOnTime: Bool {
+        switch self {
+        case .currentDate, .getdate, .sysdate: return true
+        default: return false
+        }
+    }
+
+    /// The name printed in EXPLAIN and error messages.
+    public var sqlName: String { rawValue }
 }

@@ -1,0 +1,21 @@
+/// Output formats of the generator.
+public enum DatagenFormat: String, CaseIterable, Sendable {
+    /// dbgen's pipe-delimited `.tbl` text: a `|` after every field, `\n` line ends.
+    case tbl
+    /// Comma-separated values with a header line and RFC 4180 quoting.
+    case csv
+    /// Apache Parquet: not supported yet (generation throws `unsupportedFormat`).
+    case parquet
+
+    /// The file extension (`tbl`, `csv`, `parquet`).
+    public var fileExtension: String { rawValue }
+
+    /// The row layout, or an error for formats that are not text.
+    func layout() throws -> RowLayout {
+        switch self {
+        case .tbl: return .tbl
+        case .csv: return .csv
+        case .parquet: throw DatagenError.unsupportedFormat(rawValue)
+        }
+    }
+}

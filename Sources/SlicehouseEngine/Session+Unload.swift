@@ -1,0 +1,147 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseLoad
+import SlicehouseExecution
+
+extension Session {
+    /// `UNLOAD ('select ...') TO 'prefix' [options]`: writes the query's result to local
+    /// files named as Redshift names its S3 objects.
+    func unload(_ u: Unload) throws -> StatementResult {
+        let options = try UnloadOptions(options: u.options.map { (name: $0.name, args: $0.args.map { $0.text }) })
+        var prefix = u.destination
+        if prefix.hasPrefix("s3://") {
+            throw SQLError(.featureNotSupported, "UNLOAD to S3 is not supported yet: use a local path or file:// URL")
+        }
+        if prefix.hasPrefix("file://") { prefix.removeFirst("file://".count) }
+        guard !prefix.isEmpty else { throw SQLError(.invalidParameter, "UNLOAD needs a destination") }
+        let stmts = try parseStatements(u.query)
+        guard stmts.count == 1, case .query(let q) = stmts[0] else {
+            throw SQLError(.syntax, "UNLOAD needs exactly one SELECT statement")
+        }
+        let ctx = StatementContext(database: database, session: self)
+        let (physical, outputs) = try planQuery(q, ctx)
+        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots)
+        let parts: [[Chunk]] = options.parallel ? try executor.runPartitioned(physical) : [try executor.run(physical)]
+        let names = outputs.map { $0.name }, types = outputs.map { $0.type }
+
+        // Partition columns (Hive-style folders).
+        var partCols: [Int] = []
+        for p in options.partitionBy {
+            guard let i = names.firstIndex(of: p) else { throw SQLError(.undefinedColumn, "PARTITION BY column \"\(p)\" is not in the query result") }
+            partCols.append(i)
+        }
+        if !partCols.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
+        let fileCols = partCols.isEmpty || options.partitionInclude ? Array(names.indices) : names.indices.filter { !partCols.contains($0) }
+
+        try prepareDestination(prefix, options)
+        var written: [(path: String, bytes: Int, rows: Int)] = []
+        var total = 0
+        if options.format == .parquet {
+            throw SQLError(.featureNotSupported, "UNLOAD ... FORMAT AS PARQUET is not supported yet")
+        }
+        let formatter = try UnloadFormatter(names: fileCols.map { names[$0] }, types: fileCols.map { types[$0] }, options: options)
+        for (slice, chunks) in parts.enumerated() {
+            // Rows of this slice grouped by partition folder, in order.
+            var groups: [String: [Chunk]] = [:]
+            var order: [String] = []
+            for chunk in chunks {
+                let c = chunk.compacted()
+                if partCols.isEmpty {
+                    if groups[""] == nil { order.append("") }
+                    groups["", default: []].append(c)
+                    continue
+                }
+                var rowsByDir: [String: [Int32]] = [:]
+                for r in 0..<c.count {
+                    let dir = partCols.map { i -> String in
+                        let v = c.columns[i].value(at: r).formatted(as: types[i]) ?? "__HIVE_DEFAULT_PARTITION__"
+                        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_. :"))
+                        return names[i] + "=" + (v.addingPercentEncoding(withAllowedCharacters: allowed) ?? v)
+                    }.joined(separator: "/") + "/"
+                    if rowsByDir[dir] == nil && groups[dir] == nil { order.append(dir) }
+                    rowsByDir[dir, default: []].append(Int32(r))
+                }
+                for (dir, rows) in rowsByDir {
+                    groups[dir, default: []].append(Chunk(columns: c.columns, count: c.count, selection: rows).compacted())
+                }
+            }
+            for dir in order {
+                guard let dirChunks = groups[dir] else { continue }
+                var part = 0
+                var buffer: [UInt8] = options.header ? formatter.header() : []
+                var rowsInFile = 0
+                func flush() throws {
+                    guard rowsInFile > 0 || (written.isEmpty && slice == parts.count - 1) else { return }
+                    let name = options.parallel ? String(format: "%04d_part_%02d", slice, part) : String(format: "%03d", part)
+                    let path = prefix + dir + name + options.fileSuffix
+                    let bytes = try formatter.compress(buffer)
+                    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                            withIntermediateDirectories: true)
+                    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                        throw SQLError(.ioError, "could not write unload file '\(path)'")
+                    }
+                    written.append((path, bytes.count, rowsInFile))
+                    part += 1
+                    buffer = options.header ? formatter.header() : []
+                    rowsInFile = 0
+                }
+                for c in dirChunks {
+                    let projected = Chunk(columns: fileCols.map { c.columns[$0] }, count: c.count)
+                    rowsInFile += formatter.append(projected, into: &buffer)
+                    total += c.count
+                    if buffer.count >= options.maxFileSize { try flush() }
+                }
+                try flush()
+            }
+        }
+        if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
+        return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(total) record(s) unloaded successfully."])
+    }
+
+    /// Refuse to overwrite files under the prefix unless ALLOWOVERWRITE; CLEANPATH removes them first.
+    func prepareDestination(_ prefix: String, _ options: UnloadOptions) throws {
+        let dir = prefix.hasSuffix("/") ? prefix : (prefix as NSString).deletingLastPathComponent
+        let fm = FileManager.default
+        guard !dir.isEmpty, let enumerator = fm.enumerator(atPath: dir) else { return }
+        var existing: [String] = []
+        while let rel = enumerator.nextObject() as? String {
+            let path = (dir as NSString).appendingPathComponent(rel)
+            var isDir: ObjCBool = false
+            if fm.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue, path.hasPrefix(prefix) { existing.append(path) }
+        }
+        if existing.isEmpty { return }
+        if options.cleanPath {
+            for p in existing { try? fm.removeItem(atPath: p) }
+        } else if !options.allowOverwrite {
+            throw SQLError(.ioError, "Specified unload destination is not empty (\(existing.count) file(s) start with '\(prefix)'). Use a different prefix, remove the files, or use ALLOWOVERWRITE or CLEANPATH.")
+        }
+    }
+
+    func writeManifest(_ prefix: String, _ files: [(path: String, bytes: Int, rows: Int)], _ options: UnloadOptions,
+                       names: [String], types: [DataType]) throws {
+        func quote(_ s: String) -> String {
+            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        var entries: [String] = []
+        for f in files {
+            let url = quote("file://" + (f.path.hasPrefix("/") ? f.path : FileManager.default.currentDirectoryPath + "/" + f.path))
+            if options.manifestVerbose {
+                entries.append("{\"url\":\(url),\"meta\":{\"content_length\":\(f.bytes),\"record_count\":\(f.rows)}}")
+            } else {
+                entries.append("{\"url\":\(url)}")
+            }
+        }
+        var json = "{\"entries\":[" + entries.joined(separator: ",") + "]"
+        if options.manifestVerbose {
+            let cols = zip(names, types).map { "{\"name\":\(quote($0)),\"type\":{\"base\":\(quote($1.sqlName))}}" }
+            json += ",\"schema\":{\"elements\":[" + cols.joined(separator: ",") + "]}"
+            json += ",\"meta\":{\"content_length\":\(files.reduce(0) { $0 + $1.bytes }),\"record_count\":\(files.reduce(0) { $0 + $1.rows })}"
+        }
+        json += "}\n"
+        let path = prefix + "manifest"
+        guard FileManager.default.createFile(atPath: path, contents: Data(json.utf8)) else {
+            throw SQLError(.ioError, "could not write manifest '\(path)'")
+        }
+    }
+}

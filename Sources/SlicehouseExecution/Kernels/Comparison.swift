@@ -1,0 +1,370 @@
+import SlicehouseTypes
+import SlicehousePlanner
+
+/// `= <> < <= > >=` for every physical type, producing BOOLEAN vectors with NULL
+/// propagation, and selection kernels for `column op constant` filters.
+///
+/// Ordering: integers/decimals/dates/timestamps numerically (operands have the
+/// same type, so the same scale); doubles with PostgreSQL's NaN rule (NaN equals
+/// NaN and sorts above every other value; -0 equals 0); booleans false < true;
+/// strings by unsigned bytes (CHAR values are stored without trailing blanks).
+enum ComparisonKernels {
+
+    /// `a op b` over `n` rows.
+    static func compare(_ op: BinaryOp, _ a: Vector, _ b: Vector, n: Int) throws -> Vector {
+        if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(.boolean) }
+        let (a, b) = try harmonize(a, b)
+        let len = Kern.length(a, b, n: n)
+        let constant = a.isConstant && b.isConstant
+        let validity = constant ? nil : Kern.combinedValidity(a, b)
+        let ac = a.isConstant, bc = b.isConstant
+        let out: [Bool]
+        switch (a.data, b.data) {
+        case (.int64(let x), .int64(let y)):
+            out = ordered(NaturalOrder<Int64>.self, op, x, ac, y, bc, len)
+        case (.int128(let x), .int128(let y)):
+            out = ordered(NaturalOrder<Int128>.self, op, x, ac, y, bc, len)
+        case (.double(let x), .double(let y)):
+            out = ordered(DoubleOrder.self, op, x, ac, y, bc, len)
+        case (.bool(let x), .bool(let y)):
+            out = ordered(BoolOrder.self, op, x, ac, y, bc, len)
+        case (.string(let x), .string(let y)):
+            out = strings(op, x, ac, y, bc, len)
+        default:
+            throw SQLError(.undefinedFunction,
+                           "operator does not exist: \(a.type.sqlName) \(op.rawValue) \(b.type.sqlName)")
+        }
+        return Kern.boolResult(out, validity: validity, constant: constant)
+    }
+
+    /// Bring two operands to one representation when the binder left them different
+    /// (different decimal scales, integer vs decimal, date vs timestamp, ...).
+    static func harmonize(_ a: Vector, _ b: Vector) throws -> (Vector, Vector) {
+        if a.type == b.type || (a.type.isString && b.type.isString) { return (a, b) }
+        if a.type.physical == b.type.physical && a.type.scale == b.type.scale
+            && a.type.isTemporal == b.type.isTemporal && a.type != .unknown && b.type != .unknown {
+            return (a, b)
+        }
+        guard let t = TypeRules.commonType(a.type, b.type) else {
+            throw SQLError(.undefinedFunction, "operator does not exist: \(a.type.sqlName) = \(b.type.sqlName)")
+        }
+        return (try CastKernels.cast(a, to: t), try CastKernels.cast(b, to: t))
+    }
+
+    @inline(__always) static func doubleLess(_ a: Double, _ b: Double) -> Bool {
+        a < b || (b.isNaN && !a.isNaN)
+    }
+    @inline(__always) static func doubleEqual(_ a: Double, _ b: Double) -> Bool {
+        a == b || (a.isNaN && b.isNaN)
+    }
+
+    /// The comparison of two typed inputs under order `O`.
+    static func ordered<O: SQLOrder>(_ o: O.Type, _ op: BinaryOp, _ x: [O.T], _ ac: Bool, _ y: [O.T], _ bc: Bool,
+                                     _ len: Int) -> [Bool] {
+        switch op {
+        case .equal: return compareLoop(O.self, EqK.self, x, ac, y, bc, len)
+        case .notEqual: return compareLoop(O.self, NeK.self, x, ac, y, bc, len)
+        case .less: return compareLoop(O.self, LtK.self, x, ac, y, bc, len)
+        case .lessEqual: return compareLoop(O.self, LeK.self, x, ac, y, bc, len)
+        case .greater: return compareLoop(O.self, GtK.self, x, ac, y, bc, len)
+        case .greaterEqual: return compareLoop(O.self, GeK.self, x, ac, y, bc, len)
+        default: return [Bool](repeating: false, count: len)
+        }
+    }
+
+    @inline(__always)
+    static func compareLoop<O: SQLOrder, K: CompareKind>(_: O.Type, _: K.Type, _ x: [O.T], _ ac: Bool, _ y: [O.T], _ bc: Bool,
+                                                         _ n: Int) -> [Bool] {
+        if n <= 0 || x.isEmpty || y.isEmpty { return [] }
+        return x.withUnsafeBufferPointer { pa in
+            y.withUnsafeBufferPointer { pb in
+                [Bool](unsafeUninitializedCapacity: n) { out, count in
+                    if ac && bc {
+                        let r = K.holds(O.self, pa[0], pb[0])
+                        for i in 0..<n { out[i] = r }
+                    } else if ac {
+                        let c = pa[0]
+                        for i in 0..<n { out[i] = K.holds(O.self, c, pb[i]) }
+                    } else if bc {
+                        let c = pb[0]
+                        for i in 0..<n { out[i] = K.holds(O.self, pa[i], c) }
+                    } else {
+                        for i in 0..<n { out[i] = K.holds(O.self, pa[i], pb[i]) }
+                    }
+                    count = n
+                }
+            }
+        }
+    }
+
+    /// Whether a three-way comparison result satisfies `op`.
+    @inline(__always) static func holds(_ op: BinaryOp, _ c: Int) -> Bool {
+        switch op {
+        case .equal: return c == 0
+        case .notEqual: return c != 0
+        case .less: return c < 0
+        case .lessEqual: return c <= 0
+        case .greater: return c > 0
+        case .greaterEqual: return c >= 0
+        default: return false
+        }
+    }
+
+    static func strings(_ op: BinaryOp, _ x: StringArray, _ ac: Bool, _ y: StringArray, _ bc: Bool, _ len: Int) -> [Bool] {
+        if len == 0 { return [] }
+        return x.bytes.withUnsafeBufferPointer { xb in
+            y.bytes.withUnsafeBufferPointer { yb in
+                x.offsets.withUnsafeBufferPointer { xo in
+                    y.offsets.withUnsafeBufferPointer { yo in
+                        [Bool](unsafeUninitializedCapacity: len) { out, count in
+                            let eqOnly = op == .equal || op == .notEqual
+                            for i in 0..<len {
+                                let ia = ac ? 0 : i, ib = bc ? 0 : i
+                                let s1 = Int(xo[ia]), l1 = Int(xo[ia + 1]) - s1
+                                let s2 = Int(yo[ib]), l2 = Int(yo[ib + 1]) - s2
+                                if eqOnly && l1 != l2 {
+                                    out[i] = op == .notEqual
+                                    continue
+                                }
+                                let c = compareBytes(xb.baseAddress.map { $0 + s1 }, l1, yb.baseAddress.map { $0 + s2 }, l2)
+                                out[i] = holds(op, c)
+                            }
+                            count = len
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Selection fast paths
+
+    /// Whether `column op constant` can use `select(_:column:constant:...)` directly
+    /// (same representation on both sides).
+    static func canSelectDirectly(_ column: DataType, _ constant: DataType) -> Bool {
+        if column.isString && constant.isString { return true }
+        return column == constant
+            || (column.physical == constant.physical && column.scale == constant.scale
+                && column.isTemporal == constant.isTemporal && column.physical != .bool)
+    }
+
+    /// Physical row indices among `selection` (or `0..<count`) where `column op constant`
+    /// is TRUE. `column` is a chunk column (flat over the physical rows, or constant).
+    static func select(_ op: BinaryOp, column: Vector, constant: Vector, selection: [Int32]?, count: Int) throws -> [Int32] {
+        if Kern.isConstNull(constant) || count == 0 { return [] }
+        if column.isConstant {
+            let r = try compare(op, column, constant, n: 1)
+            let vals = try Kern.bools(r)
+            let pass = !r.isNull(0) && vals.first == true
+            return pass ? (selection ?? Kern.allRows(count)) : []
+        }
+        let validity = column.validity
+        switch (column.data, constant.data) {
+        case (.int64(let x), .int64(let y)):
+            return selectOrdered(NaturalOrder<Int64>.self, op, x, y[0], validity, selection, count)
+        case (.int128(let x), .int128(let y)):
+            return selectOrdered(NaturalOrder<Int128>.self, op, x, y[0], validity, selection, count)
+        case (.double(let x), .double(let y)):
+            return selectOrdered(DoubleOrder.self, op, x, y[0], validity, selection, count)
+        case (.string(let x), .string(let y)):
+            let c = y.withBytes(0) { Array($0) }
+            if op == .equal { return selectStrings(x, validity, selection, count, BytesEqual(value: c, negated: false)) }
+            if op == .notEqual { return selectStrings(x, validity, selection, count, BytesEqual(value: c, negated: true)) }
+            return selectStrings(x, validity, selection, count, BytesCompare(value: c, op: op))
+        default:
+            let r = try compare(op, column, constant, n: column.count)
+            return try indices(where: r, selection: selection, count: count)
+        }
+    }
+
+    static func selectOrdered<O: SQLOrder>(_ o: O.Type, _ op: BinaryOp, _ x: [O.T], _ c: O.T, _ validity: Validity?,
+                                           _ selection: [Int32]?, _ count: Int) -> [Int32] {
+        switch op {
+        case .equal: return selectCompare(O.self, EqK.self, x, c, validity, selection, count)
+        case .notEqual: return selectCompare(O.self, NeK.self, x, c, validity, selection, count)
+        case .less: return selectCompare(O.self, LtK.self, x, c, validity, selection, count)
+        case .lessEqual: return selectCompare(O.self, LeK.self, x, c, validity, selection, count)
+        case .greater: return selectCompare(O.self, GtK.self, x, c, validity, selection, count)
+        case .greaterEqual: return selectCompare(O.self, GeK.self, x, c, validity, selection, count)
+        default: return []
+        }
+    }
+
+    /// Indices (among `selection`, or `0..<count`) of the non-NULL values v with `v K c`.
+    /// Branch-free: every candidate index is written, the cursor advances on a match.
+    @inline(__always)
+    static func selectCompare<O: SQLOrder, K: CompareKind>(_: O.Type, _: K.Type, _ x: [O.T], _ c: O.T, _ validity: Validity?,
+                                                           _ selection: [Int32]?, _ count: Int) -> [Int32] {
+        if count == 0 { return [] }
+        return x.withUnsafeBufferPointer { buf in
+            [Int32](unsafeUninitializedCapacity: count) { out, k in
+                var m = 0
+                if let selection {
+                    selection.withUnsafeBufferPointer { s in
+                        if let validity {
+                            for j in 0..<count {
+                                let i = Int(s[j])
+                                out[m] = s[j]
+                                m &+= (K.holds(O.self, buf[i], c) && validity.isValid(i)) ? 1 : 0
+                            }
+                        } else {
+                            for j in 0..<count {
+                                out[m] = s[j]
+                                m &+= K.holds(O.self, buf[Int(s[j])], c) ? 1 : 0
+                            }
+                        }
+                    }
+                } else if let validity {
+                    for i in 0..<count {
+                        out[m] = Int32(truncatingIfNeeded: i)
+                        m &+= (K.holds(O.self, buf[i], c) && validity.isValid(i)) ? 1 : 0
+                    }
+                } else {
+                    for i in 0..<count {
+                        out[m] = Int32(truncatingIfNeeded: i)
+                        m &+= K.holds(O.self, buf[i], c) ? 1 : 0
+                    }
+                }
+                k = m
+            }
+        }
+    }
+
+    /// Indices (among `selection`, or `0..<count`) of the non-NULL values satisfying `pred`.
+    @inline(__always)
+    static func selectValues<P: ValuePredicate>(_ x: [P.T], _ validity: Validity?, _ selection: [Int32]?, _ count: Int,
+                                                _ pred: P) -> [Int32] {
+        if count == 0 { return [] }
+        return x.withUnsafeBufferPointer { buf in
+            [Int32](unsafeUninitializedCapacity: count) { out, k in
+                var m = 0
+                for j in 0..<count {
+                    let i = selection.map { Int($0[j]) } ?? j
+                    out[m] = Int32(truncatingIfNeeded: i)
+                    m &+= (pred.test(buf[i]) && Kern.valid(validity, i)) ? 1 : 0
+                }
+                k = m
+            }
+        }
+    }
+
+    /// Indices of the non-NULL strings satisfying `pred` (given the bytes of the value).
+    @inline(__always)
+    static func selectStrings<P: BytesPredicate>(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ count: Int,
+                                                 _ pred: P) -> [Int32] {
+        if count == 0 { return [] }
+        return x.bytes.withUnsafeBufferPointer { bytes in
+            x.offsets.withUnsafeBufferPointer { offs in
+                [Int32](unsafeUninitializedCapacity: count) { out, k in
+                    var m = 0
+                    for j in 0..<count {
+                        let i = selection.map { Int($0[j]) } ?? j
+                        if let validity, !validity.isValid(i) { continue }
+                        let s = Int(offs[i]), e = Int(offs[i + 1])
+                        if pred.test(UnsafeBufferPointer(rebasing: bytes[s..<e])) {
+                            out[m] = Int32(truncatingIfNeeded: i)
+                            m += 1
+                        }
+                    }
+                    k = m
+                }
+            }
+        }
+    }
+
+    /// Physical indices (among `selection`) whose logical row is TRUE in the dense
+    /// boolean vector `r` (one row per logical row, or constant).
+    static func indices(where r: Vector, selection: [Int32]?, count: Int) throws -> [Int32] {
+        let vals = try Kern.bools(r)
+        if r.isConstant {
+            return (!r.isNull(0) && vals.first == true) ? (selection ?? Kern.allRows(count)) : []
+        }
+        guard vals.count >= count else { throw SQLError.internalError("predicate result shorter than its chunk") }
+        let validity = r.validity
+        if count == 0 { return [] }
+        return vals.withUnsafeBufferPointer { v in
+            [Int32](unsafeUninitializedCapacity: count) { out, k in
+                var m = 0
+                if let selection {
+                    for j in 0..<count {
+                        out[m] = selection[j]
+                        m += (v[j] && Kern.valid(validity, j)) ? 1 : 0
+                    }
+                } else {
+                    for j in 0..<count {
+                        out[m] = Int32(truncatingIfNeeded: j)
+                        m += (v[j] && Kern.valid(validity, j)) ? 1 : 0
+                    }
+                }
+                k = m
+            }
+        }
+    }
+}
+
+// MARK: - Orders and comparison kinds
+
+/// An SQL ordering of one physical type (specialised statically in the loops).
+protocol SQLOrder {
+    associatedtype T
+    static func less(_ a: T, _ b: T) -> Bool
+    static func equal(_ a: T, _ b: T) -> Bool
+}
+enum NaturalOrder<T: Comparable>: SQLOrder {
+    @inline(__always) static func less(_ a: T, _ b: T) -> Bool { a < b }
+    @inline(__always) static func equal(_ a: T, _ b: T) -> Bool { a == b }
+}
+/// PostgreSQL's float order: NaN equals NaN and sorts above everything; -0 equals 0.
+enum DoubleOrder: SQLOrder {
+    @inline(__always) static func less(_ a: Double, _ b: Double) -> Bool { ComparisonKernels.doubleLess(a, b) }
+    @inline(__always) static func equal(_ a: Double, _ b: Double) -> Bool { ComparisonKernels.doubleEqual(a, b) }
+}
+enum BoolOrder: SQLOrder {
+    @inline(__always) static func less(_ a: Bool, _ b: Bool) -> Bool { !a && b }
+    @inline(__always) static func equal(_ a: Bool, _ b: Bool) -> Bool { a == b }
+}
+
+/// One of `= <> < <= > >=` as a type, so loops specialise per operator.
+protocol CompareKind {
+    static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool
+}
+enum EqK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.equal(a, b) } }
+enum NeK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.equal(a, b) } }
+enum LtK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.less(a, b) } }
+enum LeK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.less(b, a) } }
+enum GtK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.less(b, a) } }
+enum GeK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.less(a, b) } }
+
+// MARK: - String predicates
+
+/// A test on the bytes of one string (specialised in `selectStrings`).
+protocol BytesPredicate {
+    func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool
+}
+
+/// Byte equality with a constant (or inequality when `negated`).
+struct BytesEqual: BytesPredicate {
+    let value: [UInt8]
+    let negated: Bool
+    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        if p.count != value.count { return negated }
+        let eq = value.withUnsafeBufferPointer { compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }
+        return eq != negated
+    }
+}
+
+/// Ordering against a constant.
+struct BytesCompare: BytesPredicate {
+    let value: [UInt8]
+    let op: BinaryOp
+    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        let c = value.withUnsafeBufferPointer { compareBytes(p.baseAddress, p.count, $0.baseAddress, $0.count) }
+        return ComparisonKernels.holds(op, c)
+    }
+}
+
+/// A test on one value (specialised in `selectValues`).
+protocol ValuePredicate {
+    associatedtype T
+    func test(_ v: T) -> Bool
+}

@@ -1,0 +1,217 @@
+import SlicehouseTypes
+import SlicehousePlanner
+
+/// IN lists, GREATEST/LEAST, NULLIF and row-wise blending of two vectors.
+/// (CASE, COALESCE and NVL2 evaluate their branches lazily in the evaluator.)
+enum ConditionalKernels {
+
+    // MARK: - IN (constant list)
+
+    /// A set of constant list values of one physical type, plus whether the list had a NULL.
+    struct ConstantSet {
+        var ints: Set<Int64> = []
+        var wides: Set<Int128> = []
+        var doubles: [Double] = []
+        var bools: (hasTrue: Bool, hasFalse: Bool) = (false, false)
+        var strings: [UInt64: [[UInt8]]] = [:]
+        var hasNull = false
+        var count = 0
+
+        init(_ items: [Vector], type: DataType) throws {
+            for item in items {
+                let sameRepresentation = item.type == type || (item.type.isString && type.isString)
+                    || (item.type.physical == type.physical && item.type.scale == type.scale && item.type != .unknown)
+                let v = sameRepresentation ? item : try CastKernels.cast(item, to: type)
+                if v.isNull(0) { hasNull = true; continue }
+                count += 1
+                switch v.data {
+                case .int64(let a): ints.insert(a[0])
+                case .int128(let a): wides.insert(a[0])
+                case .double(let a): doubles.append(a[0])
+                case .bool(let a): if a[0] { bools.hasTrue = true } else { bools.hasFalse = true }
+                case .string(let a):
+                    let bytes = a.withBytes(0) { Array($0) }
+                    let h = bytes.withUnsafeBufferPointer { Hashing.hash(bytes: $0.baseAddress, count: $0.count) }
+                    strings[h, default: []].append(bytes)
+                }
+            }
+        }
+
+        @inline(__always) func contains(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let bucket = strings[Hashing.hash(bytes: p.baseAddress, count: p.count)] else { return false }
+            for b in bucket where b.count == p.count {
+                if b.withUnsafeBufferPointer({ compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }) { return true }
+            }
+            return false
+        }
+    }
+
+    /// `v [NOT] IN (items)` where every item is a constant vector.
+    static func inList(_ v: Vector, items: [Vector], negated: Bool, n: Int) throws -> Vector {
+        if Kern.isConstNull(v) { return Kern.constNull(.boolean) }
+        let set = try ConstantSet(items, type: v.type)
+        let len = v.isConstant ? 1 : n
+        let found: [Bool]
+        switch v.data {
+        case .int64(let x):
+            if set.ints.count <= 8 {
+                let small = Array(set.ints)
+                found = Kern.map(InSmallList(values: small, negated: false), x)
+            } else {
+                found = Kern.map(InIntSet(values: set.ints, negated: false), x)
+            }
+        case .int128(let x): found = Kern.map1(x) { set.wides.contains($0) }
+        case .double(let x):
+            found = Kern.map1(x) { d in set.doubles.contains { ComparisonKernels.doubleEqual($0, d) } }
+        case .bool(let x): found = Kern.map1(x) { $0 ? set.bools.hasTrue : set.bools.hasFalse }
+        case .string(let s):
+            var f = [Bool](repeating: false, count: len)
+            s.bytes.withUnsafeBufferPointer { b in
+                for i in 0..<len {
+                    f[i] = set.contains(UnsafeBufferPointer(rebasing: b[Int(s.offsets[i])..<Int(s.offsets[i + 1])]))
+                }
+            }
+            found = f
+        }
+        // TRUE on a match; otherwise NULL when the list had a NULL, else FALSE; NOT flips.
+        var validity = Kern.rowValidity(v)
+        if set.hasNull {
+            var val = validity ?? Validity(allValid: len)
+            for i in 0..<len where !found[i] { val.setInvalid(i) }
+            validity = val
+        }
+        let out = negated ? Kern.map1(found) { !$0 } : found
+        if v.isConstant {
+            let isNull = v.isNull(0) || (set.hasNull && !found[0])
+            return Kern.boolResult(out, validity: isNull ? Validity(allNull: 1) : nil, constant: true)
+        }
+        return Kern.boolResult(out, validity: validity, constant: false)
+    }
+
+    /// Selection fast path for `column [NOT] IN (constants)` on a chunk column.
+    static func selectIn(column: Vector, items: [Vector], negated: Bool, selection: [Int32]?, count: Int) throws -> [Int32]? {
+        let set = try ConstantSet(items, type: column.type)
+        if negated && set.hasNull { return [] }     // x NOT IN (..., NULL) is never TRUE
+        switch column.data {
+        case .int64(let x):
+            let small = Array(set.ints)
+            if small.count <= 8 {
+                return ComparisonKernels.selectValues(x, column.validity, selection, count, InSmallList(values: small, negated: negated))
+            }
+            return ComparisonKernels.selectValues(x, column.validity, selection, count, InIntSet(values: set.ints, negated: negated))
+        case .string(let s):
+            return ComparisonKernels.selectStrings(s, column.validity, selection, count, InSetPredicate(set: set, negated: negated))
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Blending
+
+    /// Row i from `a` where `takeA[i]`, else from `b` (both flat with n rows or constant).
+    static func blend(_ takeA: [Bool], _ a: Vector, _ b: Vector, type: DataType, n: Int) throws -> Vector {
+        let a = a.isConstant ? a.flattened(count: n) : a
+        let b = b.isConstant ? b.flattened(count: n) : b
+        var validity: Validity? = nil
+        if a.validity != nil || b.validity != nil {
+            var v = Validity(allValid: n)
+            for i in 0..<n where (takeA[i] ? a.isNull(i) : b.isNull(i)) { v.setInvalid(i) }
+            validity = v
+        }
+        let data: VectorData
+        switch (a.data, b.data) {
+        case (.int64(let x), .int64(let y)): data = .int64((0..<n).map { takeA[$0] ? x[$0] : y[$0] })
+        case (.int128(let x), .int128(let y)): data = .int128((0..<n).map { takeA[$0] ? x[$0] : y[$0] })
+        case (.double(let x), .double(let y)): data = .double((0..<n).map { takeA[$0] ? x[$0] : y[$0] })
+        case (.bool(let x), .bool(let y)): data = .bool((0..<n).map { takeA[$0] ? x[$0] : y[$0] })
+        case (.string(let x), .string(let y)):
+            var out = StringArray(reservingCount: n, bytes: x.bytes.count)
+            for i in 0..<n { if takeA[i] { out.append(from: x, i) } else { out.append(from: y, i) } }
+            data = .string(out)
+        default:
+            throw SQLError.internalError("blend of \(a.type.sqlName) and \(b.type.sqlName)")
+        }
+        return Vector(type: type, data: data, validity: validity)
+    }
+
+    // MARK: - GREATEST / LEAST / NULLIF
+
+    /// GREATEST/LEAST ignoring NULLs (NULL only when every argument is NULL).
+    static func extreme(_ args: [Vector], greatest: Bool, resultType: DataType, n: Int) throws -> Vector {
+        let live = args.filter { !Kern.isConstNull($0) }
+        guard var acc = live.first else { return Kern.constNull(resultType) }
+        acc = try align(acc, resultType)
+        for next0 in live.dropFirst() {
+            let next = try align(next0, resultType)
+            let len = Kern.length(acc, next, n: n)
+            let better = try ComparisonKernels.compare(greatest ? .greater : .less, next, acc, n: len)
+            let bv = try Kern.bools(better)
+            let takeNext = (0..<len).map { i -> Bool in
+                let accNull = acc.isNull(i)
+                let nextNull = next.isNull(i)
+                if accNull { return !nextNull }
+                if nextNull { return false }
+                return bv[better.isConstant ? 0 : i]
+            }
+            if acc.isConstant && next.isConstant {
+                acc = takeNext[0] ? next : acc
+            } else {
+                acc = try blend(takeNext, next, acc, type: resultType, n: len)
+            }
+        }
+        return acc.retyped(resultType)
+    }
+
+    /// An argument in the result's representation (the binder normally casts already).
+    static func align(_ v: Vector, _ t: DataType) throws -> Vector {
+        if v.type == t || (v.type.isString && t.isString) { return v.retyped(t) }
+        return try CastKernels.cast(v, to: t)
+    }
+
+    /// NULLIF(a, b): NULL where a = b, else a.
+    static func nullif(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+        if Kern.isConstNull(a) { return Kern.constNull(resultType) }
+        if Kern.isConstNull(b) { return a.retyped(resultType) }
+        let eq = try ComparisonKernels.compare(.equal, a, b, n: n)
+        let ev = try Kern.bools(eq)
+        if a.isConstant && eq.isConstant {
+            return (ev[0] && !eq.isNull(0)) ? Kern.constNull(resultType) : a.retyped(resultType)
+        }
+        var out = a.isConstant ? a.flattened(count: n) : a
+        var validity = out.validity ?? Validity(allValid: n)
+        var changed = false
+        for i in 0..<n {
+            let k = eq.isConstant ? 0 : i
+            if ev[k] && !eq.isNull(k) { validity.setInvalid(i); changed = true }
+        }
+        if changed || out.validity != nil { out.validity = validity }
+        out.type = resultType
+        return out
+    }
+}
+
+/// Membership in a constant string set, for the IN selection path.
+struct InSetPredicate: BytesPredicate {
+    let set: ConditionalKernels.ConstantSet
+    let negated: Bool
+    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { set.contains(p) != negated }
+}
+
+/// Membership in a short list of integers (linear scan).
+struct InSmallList: RowOp1, ValuePredicate {
+    let values: [Int64]
+    let negated: Bool
+    @inline(__always) func test(_ v: Int64) -> Bool {
+        var hit = false
+        for c in values { hit = hit || c == v }
+        return hit != negated
+    }
+    @inline(__always) func apply(_ v: Int64) -> (Bool, Bool) { (test(v), false) }
+}
+/// Membership in a hash set of integers.
+struct InIntSet: RowOp1, ValuePredicate {
+    let values: Set<Int64>
+    let negated: Bool
+    @inline(__always) func test(_ v: Int64) -> Bool { values.contains(v) != negated }
+    @inline(__always) func apply(_ v: Int64) -> (Bool, Bool) { (test(v), false) }
+}

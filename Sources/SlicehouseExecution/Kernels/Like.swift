@@ -1,0 +1,242 @@
+import SlicehouseTypes
+
+/// A compiled LIKE / ILIKE pattern over UTF-8 bytes.
+///
+/// `%` matches any run of characters, `_` exactly one character (1–4 bytes), the
+/// escape byte (default backslash, as in PostgreSQL and Redshift) makes the next
+/// character literal. The pattern is split at `%` into segments; the first is
+/// anchored at the start unless the pattern starts with `%`, the last at the end
+/// unless it ends with `%`, and the middle ones are found leftmost-first, which is
+/// exact for this kind of pattern. Common shapes get dedicated matchers: exact,
+/// `abc%`, `%abc`, `%abc%`.
+struct LikePattern: BytesPredicate {
+    /// One element of a segment: a literal byte, or `_` (any one character).
+    enum Atom: Equatable { case byte(UInt8), any }
+
+    enum Shape {
+        case exact([UInt8])
+        case prefix([UInt8])
+        case suffix([UInt8])
+        case contains([UInt8])
+        case matchAll
+        case general
+    }
+
+    let shape: Shape
+    let segments: [[Atom]]
+    let anchoredStart: Bool
+    let anchoredEnd: Bool
+    let caseInsensitive: Bool
+
+    /// Compile `pattern`. `escape` nil means backslash; pass 0 for "no escape character".
+    init(_ pattern: UnsafeBufferPointer<UInt8>, escape: UInt8?, caseInsensitive: Bool) throws {
+        self.caseInsensitive = caseInsensitive
+        let esc: UInt8? = escape == 0 ? nil : (escape ?? 92)
+        let source: [UInt8] = caseInsensitive ? LikePattern.lowered(pattern) : Array(pattern)
+        var segs: [[Atom]] = [[]]
+        var startsWithPercent = false
+        var endsWithPercent = false
+        var i = 0
+        while i < source.count {
+            let b = source[i]
+            if let esc, b == esc {
+                guard i + 1 < source.count else {
+                    throw SQLError(.invalidParameter, "LIKE pattern must not end with escape character")
+                }
+                let w = UTF8Bytes.width(source[i + 1])
+                for k in (i + 1)..<min(i + 1 + w, source.count) { segs[segs.count - 1].append(.byte(source[k])) }
+                i += 1 + w
+                endsWithPercent = false
+                continue
+            }
+            if b == 37 {   // %
+                if i == 0 { startsWithPercent = true }
+                if !segs[segs.count - 1].isEmpty { segs.append([]) }
+                endsWithPercent = true
+                i += 1
+                continue
+            }
+            endsWithPercent = false
+            if b == 95 {   // _
+                segs[segs.count - 1].append(.any)
+                i += 1
+                continue
+            }
+            segs[segs.count - 1].append(.byte(b))
+            i += 1
+        }
+        if segs.count > 1 && segs[segs.count - 1].isEmpty { segs.removeLast() }
+        if segs.count == 1 && segs[0].isEmpty && startsWithPercent { segs = [] }
+        segments = segs
+        anchoredStart = !startsWithPercent
+        anchoredEnd = !endsWithPercent
+        let literal: ([Atom]) -> [UInt8]? = { seg in
+            var out: [UInt8] = []
+            for a in seg { guard case .byte(let b) = a else { return nil }; out.append(b) }
+            return out
+        }
+        if segs.isEmpty {
+            shape = .matchAll
+        } else if segs.count == 1, let lit = literal(segs[0]) {
+            switch (anchoredStart, anchoredEnd) {
+            case (true, true): shape = .exact(lit)
+            case (true, false): shape = .prefix(lit)
+            case (false, true): shape = .suffix(lit)
+            case (false, false): shape = .contains(lit)
+            }
+        } else {
+            shape = .general
+        }
+    }
+
+    /// Lower-case bytes (ASCII directly, other text through Unicode lowercasing).
+    static func lowered(_ p: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        if UTF8Bytes.isASCII(p) { return p.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
+        return Array(String(decoding: p, as: UTF8.self).lowercased().utf8)
+    }
+
+    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { matches(p) != negated }
+
+    /// `NOT LIKE`: `test` answers the negation.
+    var negated = false
+
+    /// Whether `s` matches (for ILIKE, `s` is lowered here).
+    @inline(__always) func matches(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        if caseInsensitive {
+            let low = LikePattern.lowered(s)
+            return low.withUnsafeBufferPointer { matchesExact($0) }
+        }
+        return matchesExact(s)
+    }
+
+    @inline(__always) func matchesExact(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch shape {
+        case .matchAll: return true
+        case .exact(let lit):
+            return lit.count == s.count && lit.withUnsafeBufferPointer { equal($0, s, at: 0) }
+        case .prefix(let lit):
+            return lit.count <= s.count && lit.withUnsafeBufferPointer { equal($0, s, at: 0) }
+        case .suffix(let lit):
+            return lit.count <= s.count && lit.withUnsafeBufferPointer { equal($0, s, at: s.count - lit.count) }
+        case .contains(let lit):
+            return lit.withUnsafeBufferPointer { UTF8Bytes.find($0, in: s) != nil }
+        case .general:
+            return general(s)
+        }
+    }
+
+    @inline(__always) func equal(_ lit: UnsafeBufferPointer<UInt8>, _ s: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
+        var k = 0
+        while k < lit.count {
+            if lit[k] != s[at + k] { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// Match segment `seg` at byte `pos`; the end position on success.
+    func matchSegment(_ seg: [Atom], _ s: UnsafeBufferPointer<UInt8>, _ pos: Int) -> Int? {
+        var i = pos
+        for a in seg {
+            guard i < s.count else { return nil }
+            switch a {
+            case .byte(let b):
+                if s[i] != b { return nil }
+                i += 1
+            case .any:
+                i += min(UTF8Bytes.width(s[i]), s.count - i)
+            }
+        }
+        return i
+    }
+
+    func general(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        var pos = 0
+        var first = 0
+        var last = segments.count
+        if anchoredStart {
+            guard let e = matchSegment(segments[0], s, 0) else { return false }
+            if segments.count == 1 && anchoredEnd { return e == s.count }
+            pos = e
+            first = 1
+        }
+        var tail: [Atom]? = nil
+        if anchoredEnd && last > first {
+            tail = segments[last - 1]
+            last -= 1
+        }
+        // Middle segments: leftmost match at a character start.
+        for k in first..<max(first, last) {
+            let seg = segments[k]
+            var p = pos
+            var found: Int? = nil
+            while p < s.count || (seg.isEmpty && p == s.count) {
+                if let e = matchSegment(seg, s, p) { found = e; break }
+                p += min(UTF8Bytes.width(s[p]), s.count - p)
+            }
+            guard let e = found else { return false }
+            pos = e
+        }
+        if let tail {
+            // The last segment must end exactly at the end: try starts from the right.
+            var start = s.count
+            while start >= pos {
+                if let e = matchSegment(tail, s, start), e == s.count { return true }
+                if start == 0 { break }
+                start -= 1
+                while start > pos && (s[start] & 0xC0) == 0x80 { start -= 1 }
+            }
+            return false
+        }
+        return !anchoredEnd || pos == s.count
+    }
+}
+
+/// LIKE / ILIKE over vectors.
+enum LikeKernels {
+
+    /// `v [NOT] [I]LIKE pattern` over `n` rows (pattern constant or per row).
+    static func like(_ v: Vector, pattern: Vector, caseInsensitive: Bool, negated: Bool, escape: UInt8?, n: Int) throws -> Vector {
+        if Kern.isConstNull(v) || Kern.isConstNull(pattern) { return Kern.constNull(.boolean) }
+        let s = try StringKernels.input(v), pin = try StringKernels.input(pattern)
+        let constant = v.isConstant && pattern.isConstant
+        let len = constant ? 1 : n
+        let validity = constant ? nil : Kern.combinedValidity(v, pattern)
+        var out = [Bool](repeating: false, count: len)
+        if pattern.isConstant {
+            let compiled = try StringKernels.with(pin, 0) { try LikePattern($0, escape: escape, caseInsensitive: caseInsensitive) }
+            let arr = s.array
+            arr.bytes.withUnsafeBufferPointer { bytes in
+                for i in 0..<len {
+                    let r = s.range(i)
+                    out[i] = compiled.matches(UnsafeBufferPointer(rebasing: bytes[r])) != negated
+                }
+            }
+        } else {
+            var lastPattern: [UInt8]? = nil
+            var compiled: LikePattern? = nil
+            for i in 0..<len where Kern.valid(validity, i) {
+                let pat = StringKernels.with(pin, i) { Array($0) }
+                if pat != lastPattern {
+                    compiled = try pat.withUnsafeBufferPointer { try LikePattern($0, escape: escape, caseInsensitive: caseInsensitive) }
+                    lastPattern = pat
+                }
+                guard let c = compiled else { continue }
+                out[i] = StringKernels.with(s, i) { c.matches($0) } != negated
+            }
+        }
+        return Kern.boolResult(out, validity: validity, constant: constant)
+    }
+
+    /// Selection fast path: physical indices among `selection` where the chunk column
+    /// `column` (flat strings) matches the constant `pattern`.
+    static func select(column: Vector, pattern: Vector, caseInsensitive: Bool, negated: Bool, escape: UInt8?,
+                       selection: [Int32]?, count: Int) throws -> [Int32] {
+        if Kern.isConstNull(pattern) { return [] }
+        let pin = try StringKernels.input(pattern)
+        var compiled = try StringKernels.with(pin, 0) { try LikePattern($0, escape: escape, caseInsensitive: caseInsensitive) }
+        compiled.negated = negated
+        let arr = try Kern.strings(column)
+        return ComparisonKernels.selectStrings(arr, column.validity, selection, count, compiled)
+    }
+}

@@ -1,0 +1,470 @@
+import Foundation
+import SlicehouseTypes
+import SlicehousePlanner
+
+/// UTF-8 helpers on raw bytes.
+enum UTF8Bytes {
+    /// True when every byte is ASCII (one byte per character).
+    @inline(__always) static func isASCII(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var acc: UInt8 = 0
+        for b in p { acc |= b }
+        return acc < 0x80
+    }
+    /// Number of characters (bytes that do not continue a character).
+    @inline(__always) static func count(_ p: UnsafeBufferPointer<UInt8>) -> Int {
+        var n = 0
+        for b in p { n += (b & 0xC0) != 0x80 ? 1 : 0 }
+        return n
+    }
+    /// Byte length of the character whose first byte is `b` (1 for stray bytes).
+    @inline(__always) static func width(_ b: UInt8) -> Int {
+        if b < 0xC0 { return 1 }
+        if b < 0xE0 { return 2 }
+        if b < 0xF0 { return 3 }
+        return 4
+    }
+    /// Byte offset of character `k` (0-based; the byte count when past the end).
+    @inline(__always) static func offset(ofChar k: Int, in p: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Int {
+        if k <= 0 { return 0 }
+        if ascii { return min(k, p.count) }
+        var i = 0, c = 0
+        while i < p.count && c < k { i += min(width(p[i]), p.count - i); c += 1 }
+        return i
+    }
+    /// Byte offsets where each character starts, plus the byte count at the end.
+    static func boundaries(_ p: UnsafeBufferPointer<UInt8>) -> [Int] {
+        var r: [Int] = []
+        r.reserveCapacity(p.count + 1)
+        var i = 0
+        while i < p.count { r.append(i); i += min(width(p[i]), p.count - i) }
+        r.append(p.count)
+        return r
+    }
+    /// First byte index of `needle` in `hay` at or after `from`, or nil (memchr for the
+    /// first byte, memcmp for the rest).
+    @inline(__always) static func find(_ needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>, from: Int = 0) -> Int? {
+        let m = needle.count, n = hay.count
+        if m == 0 { return from <= n ? from : nil }
+        if from < 0 || m > n - from { return nil }
+        guard let hb = hay.baseAddress, let nb = needle.baseAddress else { return nil }
+        let first = Int32(nb[0])
+        let last = n - m
+        var i = from
+        while i <= last {
+            guard let hit = memchr(hb + i, first, last - i + 1) else { return nil }
+            let idx = UnsafeRawPointer(hb).distance(to: UnsafeRawPointer(hit))
+            if m == 1 || memcmp(hb + idx + 1, nb + 1, m - 1) == 0 { return idx }
+            i = idx + 1
+        }
+        return nil
+    }
+}
+
+/// String functions on UTF-8 bytes (character semantics, ASCII fast paths).
+enum StringKernels {
+
+    /// Run `body` for every valid row, building a string result. Strict: any NULL
+    /// argument gives NULL.
+    static func mapRows(_ args: [Vector], n: Int, resultType: DataType,
+                        _ body: (Int, inout StringBuilder) throws -> Void) throws -> Vector {
+        if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
+        let constant = args.allSatisfy { $0.isConstant }
+        let len = constant ? 1 : n
+        let validity = constant ? nil : Kern.combinedValidity(args)
+        var out = StringBuilder(rows: len, bytes: len * 16)
+        for i in 0..<len {
+            if Kern.valid(validity, i) { try body(i, &out) }
+            out.finishRow()
+        }
+        return Kern.result(resultType, .string(out.array), validity: validity, constant: constant)
+    }
+
+    /// Run `body` for every valid row, building an integer result.
+    static func mapRowsInt(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64) throws -> Vector {
+        if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
+        let constant = args.allSatisfy { $0.isConstant }
+        let len = constant ? 1 : n
+        let validity = constant ? nil : Kern.combinedValidity(args)
+        var out = [Int64](repeating: 0, count: len)
+        for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
+        return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
+    }
+
+    /// Bytes of row `i` of a string input.
+    @inline(__always)
+    static func with<R>(_ s: StringInput, _ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let r = s.range(i)
+        return try s.array.bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[r])) }
+    }
+
+    /// Strings as string inputs (the registry casts other types to VARCHAR; casts here are defensive).
+    static func input(_ v: Vector) throws -> StringInput {
+        if v.type.isString { return try StringInput(v) }
+        return try StringInput(CastKernels.cast(v, to: .varchar(TypeRules.stringLength(v.type))))
+    }
+    static func intInput(_ v: Vector) throws -> IntInput {
+        if v.type.physical == .int64 && !v.type.isDecimal { return try IntInput(v) }
+        return try IntInput(CastKernels.cast(v, to: .bigint))
+    }
+
+    static let maxResultBytes = DataType.maxVarcharLength
+    static func tooLarge() -> SQLError { SQLError(.invalidParameter, "requested length too large") }
+
+    // MARK: - Concatenation
+
+    /// `a || b` and CONCAT(a, b): NULL when either is NULL (Redshift).
+    static func concat(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let x = try input(a), y = try input(b)
+        return try mapRows([a, b], n: n, resultType: resultType) { i, out in
+            with(x, i) { out.append($0) }
+            with(y, i) { out.append($0) }
+        }
+    }
+
+    // MARK: - Case mapping
+
+    enum CaseMap { case upper, lower, initcap }
+
+    static func mapCase(_ v: Vector, _ mode: CaseMap, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(v)
+        return try mapRows([v], n: n, resultType: resultType) { i, out in
+            with(s, i) { p in appendCase(p, mode, to: &out) }
+        }
+    }
+
+    @inline(__always) static func isAlnumASCII(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
+    }
+
+    static func appendCase(_ p: UnsafeBufferPointer<UInt8>, _ mode: CaseMap, to out: inout StringBuilder) {
+        if UTF8Bytes.isASCII(p) {
+            switch mode {
+            case .upper: for b in p { out.append(b >= 97 && b <= 122 ? b - 32 : b) }
+            case .lower: for b in p { out.append(b >= 65 && b <= 90 ? b + 32 : b) }
+            case .initcap:
+                var inWord = false
+                for b in p {
+                    if isAlnumASCII(b) {
+                        if inWord { out.append(b >= 65 && b <= 90 ? b + 32 : b) } else { out.append(b >= 97 && b <= 122 ? b - 32 : b) }
+                        inWord = true
+                    } else {
+                        out.append(b)
+                        inWord = false
+                    }
+                }
+            }
+            return
+        }
+        let s = String(decoding: p, as: UTF8.self)
+        switch mode {
+        case .upper: out.append(contentsOf: s.uppercased().utf8)
+        case .lower: out.append(contentsOf: s.lowercased().utf8)
+        case .initcap:
+            var inWord = false
+            for ch in s {
+                let alnum = ch.isLetter || ch.isNumber
+                if alnum { out.append(contentsOf: (inWord ? ch.lowercased() : ch.uppercased()).utf8) } else { out.append(contentsOf: String(ch).utf8) }
+                inWord = alnum
+            }
+        }
+    }
+
+    // MARK: - Lengths
+
+    static func length(_ v: Vector, _ fn: ScalarFunction, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(v)
+        return try mapRowsInt([v], n: n, resultType: resultType) { i in
+            with(s, i) { p in
+                switch fn {
+                case .octetLength: return Int64(p.count)
+                case .len:
+                    var e = p.count
+                    while e > 0 && p[e - 1] == 32 { e -= 1 }
+                    return Int64(UTF8Bytes.count(UnsafeBufferPointer(rebasing: p[0..<e])))
+                default: return Int64(UTF8Bytes.count(p))
+                }
+            }
+        }
+    }
+
+    // MARK: - Substrings
+
+    /// SUBSTRING(s, start [, count]) with PostgreSQL's rules (1-based characters; a
+    /// start before 1 shortens the window; a negative count is an error).
+    static func substring(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), st = try intInput(args[1])
+        let cnt: IntInput? = args.count > 2 ? try intInput(args[2]) : nil
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            let start = st[i]
+            var endChar = Int64.max   // exclusive, 1-based
+            if let cnt {
+                let c = cnt[i]
+                if c < 0 { throw SQLError(.invalidParameter, "negative substring length not allowed") }
+                let (e, o) = start.addingReportingOverflow(c)
+                endChar = o ? Int64.max : e
+            }
+            let from = max(start, 1)
+            if endChar <= from { return }
+            with(s, i) { p in
+                let ascii = UTF8Bytes.isASCII(p)
+                let b0 = UTF8Bytes.offset(ofChar: Int(min(from - 1, Int64(p.count))), in: p, ascii: ascii)
+                let b1 = endChar == Int64.max ? p.count
+                    : UTF8Bytes.offset(ofChar: Int(min(endChar - 1, Int64(p.count))), in: p, ascii: ascii)
+                if b1 > b0 { out.append(UnsafeBufferPointer(rebasing: p[b0..<b1])) }
+            }
+        }
+    }
+
+    /// LEFT(s, k) / RIGHT(s, k); a negative k drops |k| characters from the other end.
+    static func leftRight(_ args: [Vector], left: Bool, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), k = try intInput(args[1])
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                let ascii = UTF8Bytes.isASCII(p)
+                let total = ascii ? p.count : UTF8Bytes.count(p)
+                let kk = k[i]
+                let keep: Int
+                if kk >= 0 {
+                    keep = Int(min(kk, Int64(total)))
+                } else {
+                    let drop = kk == Int64.min ? Int64(total) : min(-kk, Int64(total))
+                    keep = total - Int(drop)
+                }
+                if left {
+                    let e = UTF8Bytes.offset(ofChar: keep, in: p, ascii: ascii)
+                    out.append(UnsafeBufferPointer(rebasing: p[0..<e]))
+                } else {
+                    let b = UTF8Bytes.offset(ofChar: total - keep, in: p, ascii: ascii)
+                    out.append(UnsafeBufferPointer(rebasing: p[b...]))
+                }
+            }
+        }
+    }
+
+    // MARK: - Search
+
+    /// POSITION/STRPOS (s, sub) and CHARINDEX (sub, s): 1-based character index, 0 when absent.
+    static func position(_ args: [Vector], haystackFirst: Bool, resultType: DataType, n: Int) throws -> Vector {
+        let h = try input(args[haystackFirst ? 0 : 1]), nd = try input(args[haystackFirst ? 1 : 0])
+        return try mapRowsInt(args, n: n, resultType: resultType) { i in
+            with(h, i) { hay in
+                with(nd, i) { needle in
+                    guard let at = UTF8Bytes.find(needle, in: hay) else { return 0 }
+                    return Int64(UTF8Bytes.count(UnsafeBufferPointer(rebasing: hay[0..<at])) + 1)
+                }
+            }
+        }
+    }
+
+    // MARK: - Trimming
+
+    /// BTRIM/LTRIM/RTRIM with an optional set of characters (default: blanks).
+    static func trim(_ args: [Vector], fn: ScalarFunction, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0])
+        let chars: StringInput? = args.count > 1 ? try input(args[1]) : nil
+        let leading = fn != .rtrim, trailing = fn != .ltrim
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                var b = 0, e = p.count
+                if let chars {
+                    with(chars, i) { set in
+                        if UTF8Bytes.isASCII(set) {
+                            var table = [Bool](repeating: false, count: 128)
+                            for c in set { table[Int(c)] = true }
+                            if leading { while b < e && p[b] < 128 && table[Int(p[b])] { b += 1 } }
+                            if trailing { while e > b && p[e - 1] < 128 && table[Int(p[e - 1])] { e -= 1 } }
+                        } else {
+                            // Character-level trimming for multi-byte sets.
+                            let members = Set(String(decoding: set, as: UTF8.self).unicodeScalars.map { $0.value })
+                            let bounds = UTF8Bytes.boundaries(p)
+                            var lo = 0, hi = bounds.count - 1
+                            func scalar(_ k: Int) -> UInt32 {
+                                let bytes = UnsafeBufferPointer(rebasing: p[bounds[k]..<bounds[k + 1]])
+                                return String(decoding: bytes, as: UTF8.self).unicodeScalars.first?.value ?? 0
+                            }
+                            if leading { while lo < hi && members.contains(scalar(lo)) { lo += 1 } }
+                            if trailing { while hi > lo && members.contains(scalar(hi - 1)) { hi -= 1 } }
+                            b = bounds[lo]; e = bounds[hi]
+                        }
+                    }
+                } else {
+                    if leading { while b < e && p[b] == 32 { b += 1 } }
+                    if trailing { while e > b && p[e - 1] == 32 { e -= 1 } }
+                }
+                if e > b { out.append(UnsafeBufferPointer(rebasing: p[b..<e])) }
+            }
+        }
+    }
+
+    // MARK: - Padding, repetition, reversal
+
+    /// LPAD/RPAD(s, length [, fill]): characters; a longer s is truncated to `length`.
+    static func pad(_ args: [Vector], left: Bool, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), k = try intInput(args[1])
+        let fill: StringInput? = args.count > 2 ? try input(args[2]) : nil
+        let blank: [UInt8] = [32]
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            let target = k[i]
+            if target <= 0 { return }
+            if target > Int64(maxResultBytes) { throw tooLarge() }
+            let want = Int(target)
+            try with(s, i) { p in
+                let ascii = UTF8Bytes.isASCII(p)
+                let have = ascii ? p.count : UTF8Bytes.count(p)
+                if have >= want {
+                    out.append(UnsafeBufferPointer(rebasing: p[0..<UTF8Bytes.offset(ofChar: want, in: p, ascii: ascii)]))
+                    return
+                }
+                func appendFill(_ f: UnsafeBufferPointer<UInt8>) {
+                    let fb = UTF8Bytes.boundaries(f)
+                    let fc = fb.count - 1
+                    if fc == 0 { return }
+                    var need = want - have
+                    while need > 0 {
+                        let take = min(need, fc)
+                        out.append(UnsafeBufferPointer(rebasing: f[0..<fb[take]]))
+                        need -= take
+                    }
+                }
+                func appendPadding() {
+                    if let fill { with(fill, i) { appendFill($0) } } else { blank.withUnsafeBufferPointer { appendFill($0) } }
+                }
+                if left { appendPadding(); out.append(p) } else { out.append(p); appendPadding() }
+                if out.currentRowLength > maxResultBytes * 4 { throw tooLarge() }
+            }
+        }
+    }
+
+    static func repeatString(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), k = try intInput(args[1])
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            let times = k[i]
+            if times <= 0 { return }
+            try with(s, i) { p in
+                if p.isEmpty { return }
+                if Int64(p.count).multipliedReportingOverflow(by: times).partialValue > Int64(maxResultBytes)
+                    || Int64(p.count).multipliedReportingOverflow(by: times).overflow { throw tooLarge() }
+                for _ in 0..<Int(times) { out.append(p) }
+            }
+        }
+    }
+
+    static func reverse(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(v)
+        return try mapRows([v], n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                if UTF8Bytes.isASCII(p) {
+                    var k = p.count
+                    while k > 0 { k -= 1; out.append(p[k]) }
+                    return
+                }
+                let b = UTF8Bytes.boundaries(p)
+                var k = b.count - 1
+                while k > 0 { out.append(UnsafeBufferPointer(rebasing: p[b[k - 1]..<b[k]])); k -= 1 }
+            }
+        }
+    }
+
+    // MARK: - Replacement
+
+    /// REPLACE(s, from, to): every occurrence of `from` (bytes) replaced.
+    static func replace(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), f = try input(args[1]), t = try input(args[2])
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                with(f, i) { from in
+                    if from.isEmpty { out.append(p); return }
+                    with(t, i) { to in
+                        var pos = 0
+                        while let at = UTF8Bytes.find(from, in: p, from: pos) {
+                            out.append(UnsafeBufferPointer(rebasing: p[pos..<at]))
+                            out.append(to)
+                            pos = at + from.count
+                        }
+                        out.append(UnsafeBufferPointer(rebasing: p[pos...]))
+                    }
+                }
+            }
+        }
+    }
+
+    /// TRANSLATE(s, from, to): characters of `from` become the character at the same
+    /// position of `to`, or are removed when `to` is shorter.
+    static func translate(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), f = try input(args[1]), t = try input(args[2])
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                with(f, i) { from in
+                    with(t, i) { to in
+                        let fs = Array(String(decoding: from, as: UTF8.self).unicodeScalars)
+                        let ts = Array(String(decoding: to, as: UTF8.self).unicodeScalars)
+                        var map: [UInt32: Unicode.Scalar?] = [:]
+                        for (k, c) in fs.enumerated() where map[c.value] == nil {
+                            map[c.value] = k < ts.count ? .some(ts[k]) : .some(nil)
+                        }
+                        for c in String(decoding: p, as: UTF8.self).unicodeScalars {
+                            if let m = map[c.value] {
+                                if let r = m { out.append(contentsOf: String(r).utf8) }
+                            } else {
+                                out.append(contentsOf: String(c).utf8)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// SPLIT_PART(s, delimiter, k): the k-th field (1-based); empty past the end.
+    static func splitPart(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), d = try input(args[1]), k = try intInput(args[2])
+        return try mapRows(args, n: n, resultType: resultType) { i, out in
+            let field = k[i]
+            if field <= 0 { throw SQLError(.invalidParameter, "field position must be greater than zero") }
+            with(s, i) { p in
+                with(d, i) { delim in
+                    if delim.isEmpty {
+                        if field == 1 { out.append(p) }
+                        return
+                    }
+                    var start = 0
+                    var current: Int64 = 1
+                    while current < field {
+                        guard let at = UTF8Bytes.find(delim, in: p, from: start) else { return }
+                        start = at + delim.count
+                        current += 1
+                    }
+                    let end = UTF8Bytes.find(delim, in: p, from: start) ?? p.count
+                    out.append(UnsafeBufferPointer(rebasing: p[start..<end]))
+                }
+            }
+        }
+    }
+
+    // MARK: - Code points
+
+    static func ascii(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(v)
+        return try mapRowsInt([v], n: n, resultType: resultType) { i in
+            with(s, i) { p in
+                guard let first = p.first else { return 0 }
+                if first < 0x80 { return Int64(first) }
+                let w = min(UTF8Bytes.width(first), p.count)
+                let str = String(decoding: UnsafeBufferPointer(rebasing: p[0..<w]), as: UTF8.self)
+                return Int64(str.unicodeScalars.first?.value ?? 0)
+            }
+        }
+    }
+
+    static func chr(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let k = try intInput(v)
+        return try mapRows([v], n: n, resultType: resultType) { i, out in
+            let code = k[i]
+            if code == 0 { throw SQLError(.invalidParameter, "null character not permitted") }
+            guard code > 0, code <= 0x10FFFF, let scalar = Unicode.Scalar(UInt32(code)) else {
+                throw SQLError(.invalidParameter, "requested character too large for encoding: \(code)")
+            }
+            out.append(contentsOf: String(scalar).utf8)
+        }
+    }
+}

@@ -1,0 +1,699 @@
+import SlicehouseTypes
+import SlicehousePlanner
+
+/// The per-group state of one aggregate inside a hash aggregate.
+///
+/// States live in typed arrays indexed by group id. Every method handles a whole
+/// batch: `groups[k]` is the group of logical row k and `rows[k]` its physical row
+/// in the (flat) input vectors. The operator calls `grow(to:)` before a batch that
+/// may refer to new groups.
+protocol Accumulator: AnyObject {
+    /// Make room for groups `0..<count`; new groups start empty.
+    func grow(to count: Int)
+    /// Fold raw argument values into the states (`input` is nil for COUNT(*)).
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws
+    /// Fold partial states (as `partialStates` produced them) into the states.
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws
+    /// The state columns of groups `range` (layout: `HashAggregateOperator.partialStateTypes`).
+    func partialStates(_ range: Range<Int>) -> [Vector]
+    /// The final values of groups `range`.
+    func results(_ range: Range<Int>) throws -> Vector
+}
+
+/// Runs `body(group, physicalRow)` for every logical row whose value in `v` is not NULL.
+@inline(__always)
+private func forEachValid(_ v: Vector, _ groups: [Int32], _ rows: [Int32], _ body: (Int, Int) -> Void) {
+    groups.withUnsafeBufferPointer { g in
+        rows.withUnsafeBufferPointer { r in
+            let n = g.count
+            if let validity = v.validity {
+                validity.words.withUnsafeBufferPointer { w in
+                    for k in 0..<n {
+                        let row = Int(r[k])
+                        if OperatorKernels.bit(w, row) { body(Int(g[k]), row) }
+                    }
+                }
+            } else {
+                for k in 0..<n { body(Int(g[k]), Int(r[k])) }
+            }
+        }
+    }
+}
+
+@inline(__always)
+private func growArray<T>(_ a: inout [T], to n: Int, _ zero: T) {
+    if n > a.count { a.append(contentsOf: repeatElement(zero, count: n - a.count)) }
+}
+
+private func stateMismatch(_ what: String) -> SQLError {
+    SQLError.internalError("unexpected \(what) layout in aggregate")
+}
+
+// MARK: - COUNT
+
+/// COUNT(*) and COUNT(x): one BIGINT per group; the partial state is the count.
+final class CountAccumulator: Accumulator {
+    private let star: Bool
+    private let resultType: DataType
+    private var counts: [Int64] = []
+
+    init(star: Bool, resultType: DataType) { self.star = star; self.resultType = resultType }
+
+    func grow(to n: Int) { growArray(&counts, to: n, 0) }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        counts.withUnsafeMutableBufferPointer { c in
+            if star || input == nil || input?.validity == nil {
+                groups.withUnsafeBufferPointer { g in
+                    for k in 0..<g.count { c[Int(g[k])] &+= 1 }
+                }
+            } else if let input {
+                forEachValid(input, groups, rows) { g, _ in c[g] &+= 1 }
+            }
+        }
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        guard states.count == 1, case .int64(let partial) = states[0].data else { throw stateMismatch("COUNT state") }
+        counts.withUnsafeMutableBufferPointer { c in
+            partial.withUnsafeBufferPointer { p in
+                forEachValid(states[0], groups, rows) { g, r in c[g] &+= p[r] }
+            }
+        }
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] {
+        [Vector(type: .bigint, data: .int64(Array(counts[range])))]
+    }
+
+    func results(_ range: Range<Int>) throws -> Vector {
+        Vector(type: resultType, data: .int64(Array(counts[range])))
+    }
+}
+
+// MARK: - SUM of integers
+
+/// SUM of SMALLINT/INTEGER/BIGINT into a BIGINT, with overflow detection
+/// (`bigint out of range`). The partial state is the (nullable) sum.
+final class SumInt64Accumulator: Accumulator {
+    private let resultType: DataType
+    private var sums: [Int64] = []
+    private var seen: [Bool] = []
+
+    init(resultType: DataType) { self.resultType = resultType }
+
+    func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&seen, to: n, false) }
+
+    private func add(_ v: Vector, _ groups: [Int32], _ rows: [Int32]) throws {
+        guard case .int64(let values) = v.data else { throw stateMismatch("SUM argument") }
+        var overflow = false
+        sums.withUnsafeMutableBufferPointer { s in
+            seen.withUnsafeMutableBufferPointer { sn in
+                values.withUnsafeBufferPointer { vp in
+                    forEachValid(v, groups, rows) { g, r in
+                        let (x, o) = s[g].addingReportingOverflow(vp[r])
+                        s[g] = x
+                        overflow = overflow || o
+                        sn[g] = true
+                    }
+                }
+            }
+        }
+        if overflow { throw SQLError.overflow(.bigint) }
+    }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        guard let input else { throw stateMismatch("SUM argument") }
+        try add(input, groups, rows)
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        guard states.count == 1 else { throw stateMismatch("SUM state") }
+        try add(states[0], groups, rows)
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] { [result(range)] }
+
+    func results(_ range: Range<Int>) throws -> Vector { result(range) }
+
+    private func result(_ range: Range<Int>) -> Vector {
+        Vector(type: resultType, data: .int64(Array(sums[range])),
+               validity: OperatorKernels.validity(from: seen, range))
+    }
+}
+
+// MARK: - SUM/AVG of exact numbers in 128 bits
+
+/// SUM of DECIMAL (result DECIMAL(38,s)), AVG of integers (result BIGINT, truncated)
+/// and AVG of DECIMAL (result DECIMAL(38,s), rounded half away from zero), all
+/// accumulated as an Int128 sum plus a count of non-NULL inputs.
+///
+/// Partial states: SUM → `[sum DECIMAL(38,s), NULL when no input]`;
+/// AVG → `[sum DECIMAL(38,s), count BIGINT]` (never NULL; count 0 means no input).
+final class WideSumAccumulator: Accumulator {
+    enum Kind { case sum, avgInteger, avgDecimal }
+    private let kind: Kind
+    private let resultType: DataType
+    private let sumType: DataType
+    private var sums: [Int128] = []
+    private var counts: [Int64] = []
+
+    init(kind: Kind, resultType: DataType, sumType: DataType) {
+        self.kind = kind; self.resultType = resultType; self.sumType = sumType
+    }
+
+    func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&counts, to: n, 0) }
+
+    /// Add `v` (int64 or int128 physical) into the sums; `countEach` adds 1 per value.
+    private func addValues(_ v: Vector, _ groups: [Int32], _ rows: [Int32], countEach: Bool) throws {
+        var overflow = false
+        try sums.withUnsafeMutableBufferPointer { s in
+            try counts.withUnsafeMutableBufferPointer { c in
+                let step: Int64 = countEach ? 1 : 0
+                switch v.data {
+                case .int64(let values):
+                    // |Int64| sums cannot overflow Int128 before 2^63 rows.
+                    values.withUnsafeBufferPointer { vp in
+                        forEachValid(v, groups, rows) { g, r in
+                            s[g] &+= Int128(vp[r])
+                            c[g] &+= step
+                        }
+                    }
+                case .int128(let values):
+                    values.withUnsafeBufferPointer { vp in
+                        forEachValid(v, groups, rows) { g, r in
+                            let (x, o) = s[g].addingReportingOverflow(vp[r])
+                            s[g] = x
+                            overflow = overflow || o
+                            c[g] &+= step
+                        }
+                    }
+                default:
+                    throw stateMismatch("SUM/AVG argument")
+                }
+            }
+        }
+        if overflow { throw SQLError.overflow(resultType) }
+    }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        guard let input else { throw stateMismatch("SUM/AVG argument") }
+        try addValues(input, groups, rows, countEach: true)
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        switch kind {
+        case .sum:
+            guard states.count == 1 else { throw stateMismatch("SUM state") }
+            // A non-NULL partial sum counts as "some input seen".
+            try addValues(states[0], groups, rows, countEach: true)
+        case .avgInteger, .avgDecimal:
+            guard states.count == 2, case .int64(let partialCounts) = states[1].data else {
+                throw stateMismatch("AVG state")
+            }
+            try addValues(states[0], groups, rows, countEach: false)
+            counts.withUnsafeMutableBufferPointer { c in
+                partialCounts.withUnsafeBufferPointer { p in
+                    forEachValid(states[1], groups, rows) { g, r in c[g] &+= p[r] }
+                }
+            }
+        }
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] {
+        let sumVector = Vector(type: sumType, data: .int128(Array(sums[range])),
+                               validity: kind == .sum ? validity(range) : nil)
+        if kind == .sum { return [sumVector] }
+        return [sumVector, Vector(type: .bigint, data: .int64(Array(counts[range])))]
+    }
+
+    private func validity(_ range: Range<Int>) -> Validity? {
+        OperatorKernels.validity(from: counts[range].map { $0 > 0 })
+    }
+
+    func results(_ range: Range<Int>) throws -> Vector {
+        let n = range.count
+        switch kind {
+        case .sum:
+            let limit = DecimalMath.maxValue(precision: DataType.maxDecimalPrecision)
+            for g in range where counts[g] > 0 && (sums[g] > limit || sums[g] < -limit) {
+                throw SQLError.overflow(resultType)
+            }
+            return Vector(type: resultType, data: .int128(Array(sums[range])), validity: validity(range))
+        case .avgInteger:
+            var out = [Int64](repeating: 0, count: n)
+            for (k, g) in range.enumerated() where counts[g] > 0 {
+                // Truncating division; the mean of 64-bit values fits 64 bits.
+                out[k] = Int64(truncatingIfNeeded: sums[g] / Int128(counts[g]))
+            }
+            return Vector(type: resultType, data: .int64(out), validity: validity(range))
+        case .avgDecimal:
+            var out = [Int128](repeating: 0, count: n)
+            for (k, g) in range.enumerated() where counts[g] > 0 {
+                let c = Int128(counts[g]), s = sums[g]
+                var q = s / c
+                let r = s % c
+                if r.magnitude * 2 >= c.magnitude { q += s < 0 ? -1 : 1 }
+                out[k] = q
+            }
+            return Vector(type: resultType, data: .int128(out), validity: validity(range))
+        }
+    }
+}
+
+// MARK: - SUM/AVG of floating point
+
+/// SUM and AVG of REAL/DOUBLE PRECISION into DOUBLE PRECISION.
+/// Partial states: SUM → `[sum, NULL when no input]`; AVG → `[sum, count BIGINT]`.
+final class DoubleSumAccumulator: Accumulator {
+    private let isAvg: Bool
+    private let resultType: DataType
+    private var sums: [Double] = []
+    private var counts: [Int64] = []
+
+    init(isAvg: Bool, resultType: DataType) { self.isAvg = isAvg; self.resultType = resultType }
+
+    func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&counts, to: n, 0) }
+
+    private func addValues(_ v: Vector, _ groups: [Int32], _ rows: [Int32], countEach: Bool) throws {
+        guard case .double(let values) = v.data else { throw stateMismatch("SUM/AVG argument") }
+        let step: Int64 = countEach ? 1 : 0
+        sums.withUnsafeMutableBufferPointer { s in
+            counts.withUnsafeMutableBufferPointer { c in
+                values.withUnsafeBufferPointer { vp in
+                    forEachValid(v, groups, rows) { g, r in
+                        s[g] += vp[r]
+                        c[g] &+= step
+                    }
+                }
+            }
+        }
+    }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        guard let input else { throw stateMismatch("SUM/AVG argument") }
+        try addValues(input, groups, rows, countEach: true)
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        if !isAvg {
+            guard states.count == 1 else { throw stateMismatch("SUM state") }
+            try addValues(states[0], groups, rows, countEach: true)
+            return
+        }
+        guard states.count == 2, case .int64(let partialCounts) = states[1].data else { throw stateMismatch("AVG state") }
+        try addValues(states[0], groups, rows, countEach: false)
+        counts.withUnsafeMutableBufferPointer { c in
+            partialCounts.withUnsafeBufferPointer { p in
+                forEachValid(states[1], groups, rows) { g, r in c[g] &+= p[r] }
+            }
+        }
+    }
+
+    private func validity(_ range: Range<Int>) -> Validity? {
+        OperatorKernels.validity(from: counts[range].map { $0 > 0 })
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] {
+        if !isAvg { return [Vector(type: .double, data: .double(Array(sums[range])), validity: validity(range))] }
+        return [Vector(type: .double, data: .double(Array(sums[range]))),
+                Vector(type: .bigint, data: .int64(Array(counts[range])))]
+    }
+
+    func results(_ range: Range<Int>) throws -> Vector {
+        if !isAvg {
+            return Vector(type: resultType, data: .double(Array(sums[range])), validity: validity(range))
+        }
+        var out = [Double](repeating: 0, count: range.count)
+        for (k, g) in range.enumerated() where counts[g] > 0 { out[k] = sums[g] / Double(counts[g]) }
+        return Vector(type: resultType, data: .double(out), validity: validity(range))
+    }
+}
+
+// MARK: - MIN/MAX of fixed-width values
+
+/// A fixed-width physical type MIN/MAX can keep per group.
+protocol MinMaxValue {
+    static var zero: Self { get }
+    static func values(_ d: VectorData) -> [Self]?
+    static func data(_ a: [Self]) -> VectorData
+    /// SQL ordering: `a` sorts before `b`.
+    static func precedes(_ a: Self, _ b: Self) -> Bool
+}
+
+extension Int64: MinMaxValue {
+    static var zero: Int64 { 0 }
+    static func values(_ d: VectorData) -> [Int64]? { if case .int64(let a) = d { return a }; return nil }
+    static func data(_ a: [Int64]) -> VectorData { .int64(a) }
+    @inline(__always) static func precedes(_ a: Int64, _ b: Int64) -> Bool { a < b }
+}
+
+extension Int128: MinMaxValue {
+    static var zero: Int128 { 0 }
+    static func values(_ d: VectorData) -> [Int128]? { if case .int128(let a) = d { return a }; return nil }
+    static func data(_ a: [Int128]) -> VectorData { .int128(a) }
+    @inline(__always) static func precedes(_ a: Int128, _ b: Int128) -> Bool { a < b }
+}
+
+extension Double: MinMaxValue {
+    static var zero: Double { 0 }
+    static func values(_ d: VectorData) -> [Double]? { if case .double(let a) = d { return a }; return nil }
+    static func data(_ a: [Double]) -> VectorData { .double(a) }
+    /// NaN sorts after every other value, as in PostgreSQL.
+    @inline(__always) static func precedes(_ a: Double, _ b: Double) -> Bool { a < b || (b.isNaN && !a.isNaN) }
+}
+
+extension Bool: MinMaxValue {
+    static var zero: Bool { false }
+    static func values(_ d: VectorData) -> [Bool]? { if case .bool(let a) = d { return a }; return nil }
+    static func data(_ a: [Bool]) -> VectorData { .bool(a) }
+    @inline(__always) static func precedes(_ a: Bool, _ b: Bool) -> Bool { !a && b }
+}
+
+/// MIN or MAX over a fixed-width type; the partial state is the (nullable) extreme.
+/// The logic lives in this generic struct; the concrete classes below forward to it, so
+/// every method is compiled specialised for its type (a generic class called through the
+/// `Accumulator` existential would run unspecialised).
+struct MinMaxCore<T: MinMaxValue> {
+    let isMin: Bool
+    let type: DataType
+    var values: [T] = []
+    var seen: [Bool] = []
+
+    init(isMin: Bool, type: DataType) { self.isMin = isMin; self.type = type }
+
+    @inline(__always)
+    mutating func grow(to n: Int) { growArray(&values, to: n, T.zero); growArray(&seen, to: n, false) }
+
+    @inline(__always)
+    mutating func fold(_ v: Vector, _ groups: [Int32], _ rows: [Int32]) throws {
+        guard let input = T.values(v.data) else { throw stateMismatch("MIN/MAX argument") }
+        let isMin = self.isMin
+        values.withUnsafeMutableBufferPointer { cur in
+            seen.withUnsafeMutableBufferPointer { sn in
+                input.withUnsafeBufferPointer { vp in
+                    forEachValid(v, groups, rows) { g, r in
+                        let x = vp[r]
+                        if !sn[g] || (isMin ? T.precedes(x, cur[g]) : T.precedes(cur[g], x)) {
+                            cur[g] = x
+                            sn[g] = true
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    mutating func update(_ groups: [Int32], _ rows: [Int32], _ input: Vector?) throws {
+        guard let input else { throw stateMismatch("MIN/MAX argument") }
+        try fold(input, groups, rows)
+    }
+
+    @inline(__always)
+    mutating func merge(_ groups: [Int32], _ rows: [Int32], _ states: [Vector]) throws {
+        guard states.count == 1 else { throw stateMismatch("MIN/MAX state") }
+        try fold(states[0], groups, rows)
+    }
+
+    func result(_ range: Range<Int>) -> Vector {
+        Vector(type: type, data: T.data(Array(values[range])), validity: OperatorKernels.validity(from: seen, range))
+    }
+}
+
+final class Int64MinMaxAccumulator: Accumulator {
+    private var core: MinMaxCore<Int64>
+    init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    func grow(to n: Int) { core.grow(to: n) }
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
+    func partialStates(_ range: Range<Int>) -> [Vector] { [core.result(range)] }
+    func results(_ range: Range<Int>) throws -> Vector { core.result(range) }
+}
+
+final class Int128MinMaxAccumulator: Accumulator {
+    private var core: MinMaxCore<Int128>
+    init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    func grow(to n: Int) { core.grow(to: n) }
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
+    func partialStates(_ range: Range<Int>) -> [Vector] { [core.result(range)] }
+    func results(_ range: Range<Int>) throws -> Vector { core.result(range) }
+}
+
+final class DoubleMinMaxAccumulator: Accumulator {
+    private var core: MinMaxCore<Double>
+    init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    func grow(to n: Int) { core.grow(to: n) }
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
+    func partialStates(_ range: Range<Int>) -> [Vector] { [core.result(range)] }
+    func results(_ range: Range<Int>) throws -> Vector { core.result(range) }
+}
+
+final class BoolMinMaxAccumulator: Accumulator {
+    private var core: MinMaxCore<Bool>
+    init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    func grow(to n: Int) { core.grow(to: n) }
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
+    func partialStates(_ range: Range<Int>) -> [Vector] { [core.result(range)] }
+    func results(_ range: Range<Int>) throws -> Vector { core.result(range) }
+}
+
+// MARK: - MIN/MAX of strings
+
+/// MIN or MAX of CHAR/VARCHAR: each group's current extreme lives in a byte arena
+/// (offset + length per group). Within a batch the best candidate per group is
+/// tracked as an input row and copied into the arena once at the end of the batch;
+/// the arena is compacted when replaced values make up most of it.
+final class StringMinMaxAccumulator: Accumulator {
+    private let isMin: Bool
+    private let type: DataType
+    private var arena: [UInt8] = []
+    private var starts: [Int] = []
+    private var lengths: [Int] = []
+    private var seen: [Bool] = []
+    private var liveBytes = 0
+    /// Per group: the input row holding the best value of the current batch, or -1.
+    private var batchBest: [Int32] = []
+    private var touched: [Int32] = []
+
+    init(isMin: Bool, type: DataType) { self.isMin = isMin; self.type = type }
+
+    func grow(to n: Int) {
+        growArray(&starts, to: n, 0); growArray(&lengths, to: n, 0)
+        growArray(&seen, to: n, false); growArray(&batchBest, to: n, -1)
+    }
+
+    private func fold(_ v: Vector, _ groups: [Int32], _ rows: [Int32]) throws {
+        guard case .string(let s) = v.data else { throw stateMismatch("MIN/MAX argument") }
+        let isMin = self.isMin
+        var touched = self.touched
+        self.touched = []
+        defer { self.touched = touched }
+        touched.removeAll(keepingCapacity: true)
+        s.offsets.withUnsafeBufferPointer { off in
+            s.bytes.withUnsafeBufferPointer { inBytes in
+                arena.withUnsafeBufferPointer { ar in
+                    starts.withUnsafeBufferPointer { st in
+                        lengths.withUnsafeBufferPointer { ln in
+                            seen.withUnsafeBufferPointer { sn in
+                                batchBest.withUnsafeMutableBufferPointer { best in
+                                    let inBase = inBytes.baseAddress, arBase = ar.baseAddress
+                                    forEachValid(v, groups, rows) { g, r in
+                                        let xs = Int(off[r]), xl = Int(off[r + 1]) - xs
+                                        let b = Int(best[g])
+                                        let c: Int
+                                        if b >= 0 {
+                                            let bs = Int(off[b]), bl = Int(off[b + 1]) - bs
+                                            c = compareBytes(inBase.map { $0 + xs }, xl, inBase.map { $0 + bs }, bl)
+                                        } else if sn[g] {
+                                            c = compareBytes(inBase.map { $0 + xs }, xl, arBase.map { $0 + st[g] }, ln[g])
+                                        } else {
+                                            best[g] = Int32(truncatingIfNeeded: r)
+                                            touched.append(Int32(truncatingIfNeeded: g))
+                                            return
+                                        }
+                                        if isMin ? c < 0 : c > 0 {
+                                            if b < 0 { touched.append(Int32(truncatingIfNeeded: g)) }
+                                            best[g] = Int32(truncatingIfNeeded: r)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Copy the batch winners into the arena.
+        for g32 in touched {
+            let g = Int(g32)
+            let r = Int(batchBest[g])
+            batchBest[g] = -1
+            let xs = Int(s.offsets[r]), xe = Int(s.offsets[r + 1])
+            if seen[g] { liveBytes -= lengths[g] }
+            starts[g] = arena.count
+            lengths[g] = xe - xs
+            liveBytes += xe - xs
+            seen[g] = true
+            s.bytes.withUnsafeBufferPointer { arena.append(contentsOf: UnsafeBufferPointer(rebasing: $0[xs..<xe])) }
+        }
+        if arena.count > 2 * liveBytes + (1 << 20) { compact() }
+    }
+
+    private func compact() {
+        var fresh: [UInt8] = []
+        fresh.reserveCapacity(liveBytes)
+        arena.withUnsafeBufferPointer { ar in
+            for g in 0..<starts.count where seen[g] {
+                let st = starts[g]
+                starts[g] = fresh.count
+                fresh.append(contentsOf: UnsafeBufferPointer(rebasing: ar[st..<(st + lengths[g])]))
+            }
+        }
+        arena = fresh
+    }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        guard let input else { throw stateMismatch("MIN/MAX argument") }
+        try fold(input, groups, rows)
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        guard states.count == 1 else { throw stateMismatch("MIN/MAX state") }
+        try fold(states[0], groups, rows)
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] { [result(range)] }
+
+    func results(_ range: Range<Int>) throws -> Vector { result(range) }
+
+    private func result(_ range: Range<Int>) -> Vector {
+        var out = StringArray(reservingCount: range.count, bytes: 0)
+        arena.withUnsafeBufferPointer { ar in
+            for g in range {
+                if seen[g] {
+                    out.append(bytes: UnsafeBufferPointer(rebasing: ar[starts[g]..<(starts[g] + lengths[g])]))
+                } else {
+                    out.appendEmpty()
+                }
+            }
+        }
+        return Vector(type: type, data: .string(out), validity: OperatorKernels.validity(from: seen, range))
+    }
+}
+
+// MARK: - DISTINCT
+
+/// `f(DISTINCT x)`: a hash set of (group, value) pairs in front of the plain
+/// accumulator; only the first occurrence of a value in a group reaches it.
+/// Single-phase only (the set is not a mergeable partial state).
+final class DistinctAccumulator: Accumulator {
+    private let inner: Accumulator
+    private let seenPairs: GroupTable
+    private var hashes: [UInt64] = []
+    private var pairIds: [Int32] = []
+    private var identityCache: [Int32] = []
+
+    init(inner: Accumulator, argumentType: DataType) {
+        self.inner = inner
+        self.seenPairs = GroupTable(keyTypes: [.bigint, argumentType])
+    }
+
+    func grow(to n: Int) { inner.grow(to: n) }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        guard let input else { throw stateMismatch("DISTINCT argument") }
+        let n = groups.count
+        if n == 0 { return }
+        let groupVector = Vector(type: .bigint, data: .int64(groups.map { Int64($0) }))
+        let values = OperatorKernels.gather(input, rows)
+        let keys = [groupVector, values]
+        let local = OperatorKernels.identity(n, cache: &identityCache)
+        KeyHashing.hash(keys, rows: local, into: &hashes)
+        let firsts = try seenPairs.findOrInsert(keys, rows: local, hashes: hashes, insert: true, groupIds: &pairIds)
+        if firsts.isEmpty { return }
+        if firsts.count == n {
+            try inner.update(groups: groups, rows: rows, input: input)
+        } else {
+            try inner.update(groups: firsts.map { groups[Int($0)] }, rows: firsts.map { rows[Int($0)] }, input: input)
+        }
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        throw SQLError.unsupported("merging DISTINCT aggregate states")
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] { inner.partialStates(range) }
+
+    func results(_ range: Range<Int>) throws -> Vector { try inner.results(range) }
+}
+
+// MARK: - Untyped NULL argument
+
+/// MIN/MAX of an untyped NULL (`MAX(NULL)`): every value is NULL, so is the result.
+final class AllNullAccumulator: Accumulator {
+    private let type: DataType
+    private var groups = 0
+    init(type: DataType) { self.type = type }
+    func grow(to n: Int) { groups = max(groups, n) }
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {}
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {}
+    func partialStates(_ range: Range<Int>) -> [Vector] { [OperatorKernels.nullVector(type, count: range.count)] }
+    func results(_ range: Range<Int>) throws -> Vector { OperatorKernels.nullVector(type, count: range.count) }
+}
+
+// MARK: - Factory
+
+enum AccumulatorFactory {
+    /// The accumulator for `agg` in `mode`, after checking its types against
+    /// `AggregateFunction.resolve`.
+    static func make(_ agg: BoundAggregate, mode: AggregateMode) throws -> Accumulator {
+        if agg.function == .countStar { return CountAccumulator(star: true, resultType: agg.resultType) }
+        guard let argType = agg.argumentType else {
+            throw SQLError.internalError("aggregate \(agg.function.rawValue) without an argument type")
+        }
+        if argType == .unknown && (agg.function == .min || agg.function == .max) {
+            return AllNullAccumulator(type: agg.resultType)
+        }
+        let resolved = try AggregateFunction.resolve(name: agg.function.rawValue, argTypes: [argType],
+                                                     distinct: agg.distinct, star: false)
+        guard resolved.result.physical == agg.resultType.physical else {
+            throw SQLError.internalError("aggregate \(agg.function.rawValue)(\(argType)) planned as \(agg.resultType)")
+        }
+        let acc: Accumulator
+        switch agg.function {
+        case .countStar, .count:
+            acc = CountAccumulator(star: false, resultType: agg.resultType)
+        case .sum, .avg:
+            let isAvg = agg.function == .avg
+            if argType.isFloat {
+                acc = DoubleSumAccumulator(isAvg: isAvg, resultType: agg.resultType)
+            } else if argType.isInteger && !isAvg {
+                acc = SumInt64Accumulator(resultType: agg.resultType)
+            } else {
+                let kind: WideSumAccumulator.Kind = !isAvg ? .sum : (argType.isInteger ? .avgInteger : .avgDecimal)
+                let sumType = DataType.decimal(precision: DataType.maxDecimalPrecision, scale: argType.scale)
+                acc = WideSumAccumulator(kind: kind, resultType: agg.resultType, sumType: isAvg ? sumType : agg.resultType)
+            }
+        case .min, .max:
+            let isMin = agg.function == .min
+            switch argType.physical {
+            case .int64: acc = Int64MinMaxAccumulator(isMin: isMin, type: argType)
+            case .int128: acc = Int128MinMaxAccumulator(isMin: isMin, type: argType)
+            case .double: acc = DoubleMinMaxAccumulator(isMin: isMin, type: argType)
+            case .bool: acc = BoolMinMaxAccumulator(isMin: isMin, type: argType)
+            case .string: acc = StringMinMaxAccumulator(isMin: isMin, type: argType)
+            }
+            // MIN/MAX(DISTINCT x) = MIN/MAX(x).
+            return acc
+        }
+        guard agg.distinct else { return acc }
+        guard mode == .single else {
+            throw SQLError.unsupported("\(agg.function.rawValue.uppercased())(DISTINCT ...) in a two-phase aggregation")
+        }
+        return DistinctAccumulator(inner: acc, argumentType: argType)
+    }
+}

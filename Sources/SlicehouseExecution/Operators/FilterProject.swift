@@ -1,0 +1,71 @@
+import SlicehouseTypes
+import SlicehousePlanner
+
+/// WHERE / HAVING: keeps the rows for which `predicate` is TRUE (NULL and FALSE drop).
+///
+/// No data is copied: the surviving rows become the chunk's selection vector
+/// (`ExpressionEvaluator.select` returns physical indices). Chunks with no surviving
+/// row are skipped.
+public final class FilterOperator: Operator {
+    private let input: Operator
+    private let predicate: BoundExpr
+
+    public init(input: Operator, predicate: BoundExpr) {
+        self.input = input
+        self.predicate = predicate
+    }
+
+    public func next() throws -> Chunk? {
+        while let chunk = try input.next() {
+            if chunk.count == 0 { continue }
+            // Constant predicates (`WHERE true`, `WHERE 1 = 0`) need no evaluation per chunk.
+            if case .constant(let v, _) = predicate {
+                if v == .bool(true) { return chunk }
+                return nil
+            }
+            let selected = try ExpressionEvaluator.select(predicate, chunk)
+            if selected.isEmpty { continue }
+            if selected.count == chunk.count { return chunk }
+            var out = chunk
+            out.selection = selected
+            return out
+        }
+        return nil
+    }
+}
+
+/// SELECT list / computed columns: one output column per expression, evaluated over
+/// the logical rows of each input chunk. The output chunk has no selection.
+///
+/// A bare column reference is not evaluated: the column is passed through as is when
+/// the input has no selection, or gathered when it has one.
+public final class ProjectOperator: Operator {
+    private let input: Operator
+    private let expressions: [BoundExpr]
+
+    public init(input: Operator, expressions: [BoundExpr]) {
+        self.input = input
+        self.expressions = expressions
+    }
+
+    public func next() throws -> Chunk? {
+        while let chunk = try input.next() {
+            let n = chunk.count
+            if n == 0 { continue }
+            var columns: [Vector] = []
+            columns.reserveCapacity(expressions.count)
+            for e in expressions {
+                if case .column(let i, let t) = e, i >= 0, i < chunk.columns.count,
+                   chunk.columns[i].type.physical == t.physical {
+                    let c = chunk.columns[i]
+                    let v = chunk.selection.map { OperatorKernels.gather(c, $0) } ?? c
+                    columns.append(v.type == t ? v : v.retyped(t))
+                } else {
+                    columns.append(try ExpressionEvaluator.evaluate(e, chunk))
+                }
+            }
+            return Chunk(columns: columns, count: n)
+        }
+        return nil
+    }
+}

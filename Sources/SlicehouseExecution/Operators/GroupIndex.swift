@@ -1,0 +1,275 @@
+import SlicehouseTypes
+
+/// Assigns dense group ids to the rows of a batch by their group-key values.
+/// One instance per aggregate operator; one dynamic call per batch.
+protocol GroupIndex: AnyObject {
+    /// Number of groups so far.
+    var groupCount: Int { get }
+    /// `groupIds[k]` = group of logical row k, whose keys sit at physical row
+    /// `rows[k]` of the flat `keys` vectors; creates groups for new keys.
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws
+    /// The key columns of groups `range`.
+    func keyColumns(_ range: Range<Int>) -> [Vector]
+}
+
+/// Picks the fastest index for the key types.
+enum GroupIndexFactory {
+    static func make(_ keyTypes: [DataType]) -> GroupIndex {
+        if keyTypes.isEmpty { return SingleGroupIndex() }
+        if keyTypes.count == 1 {
+            let t = keyTypes[0]
+            if t == .smallint || t == .boolean { return DirectGroupIndex(type: t) }
+            if t.physical == .int64 { return Int64GroupIndex(type: t) }
+        }
+        return HashGroupIndex(keyTypes: keyTypes)
+    }
+}
+
+/// No group keys: every row belongs to group 0, which exists from the start
+/// (so an aggregate without GROUP BY yields one row even on empty input).
+final class SingleGroupIndex: GroupIndex {
+    var groupCount: Int { 1 }
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        groupIds = [Int32](repeating: 0, count: rows.count)
+    }
+    func keyColumns(_ range: Range<Int>) -> [Vector] { [] }
+}
+
+/// Any number and types of keys, through `GroupTable`.
+final class HashGroupIndex: GroupIndex {
+    private let table: GroupTable
+    private var hashes: [UInt64] = []
+    init(keyTypes: [DataType]) { table = GroupTable(keyTypes: keyTypes) }
+    var groupCount: Int { table.count }
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        KeyHashing.hash(keys, rows: rows, into: &hashes)
+        try table.findOrInsert(keys, rows: rows, hashes: hashes, insert: true, groupIds: &groupIds)
+    }
+    func keyColumns(_ range: Range<Int>) -> [Vector] { table.keyColumns(range) }
+}
+
+/// One 64-bit integer key (integers, DATE, TIMESTAMP, DECIMAL p <= 18): keys stored
+/// inline in the slots, so a lookup is one hash and (usually) one cache line. The NULL
+/// key is a group of its own outside the table.
+///
+///     slots: [Int64Slot]  power of two, load factor <= 1/2, linear probing
+///            | key: Int64 | group + 1: Int32 (0 = empty) |
+final class Int64GroupIndex: GroupIndex {
+    struct Int64Slot {
+        var key: Int64 = 0
+        var group: Int32 = 0
+    }
+
+    private let type: DataType
+    private var slots: [Int64Slot] = []
+    private var mask = 0
+    private var groupKeys: [Int64] = []
+    private var nullGroup: Int32 = -1
+    /// Scratch: home slot of each row of a batch.
+    private var home: [Int32] = []
+    /// Sink for the touch pass (keeps it from being optimized away).
+    private var touch: Int32 = 0
+
+    init(type: DataType) { self.type = type }
+
+    var groupCount: Int { groupKeys.count }
+
+    private func reserve(_ total: Int) {
+        if total * 2 <= slots.count { return }
+        var cap = max(64, slots.count)
+        while cap < total * 2 { cap *= 2 }
+        var fresh = [Int64Slot](repeating: Int64Slot(), count: cap)
+        let m = cap - 1
+        let nullGroup = Int(self.nullGroup)
+        fresh.withUnsafeMutableBufferPointer { sl in
+            groupKeys.withUnsafeBufferPointer { gk in
+                for g in 0..<gk.count where g != nullGroup {
+                    var s = Int(truncatingIfNeeded: Hashing.hash(gk[g])) & m
+                    while sl[s].group != 0 { s = (s + 1) & m }
+                    sl[s] = Int64Slot(key: gk[g], group: Int32(truncatingIfNeeded: g + 1))
+                }
+            }
+        }
+        slots = fresh
+        mask = m
+    }
+
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        let n = rows.count
+        guard keys.count == 1, case .int64(let values) = keys[0].data else {
+            throw SQLError.internalError("64-bit group index given another key layout")
+        }
+        guard groupKeys.count + n < Int(Int32.max) else {
+            throw SQLError(.featureNotSupported, "more than \(Int32.max) groups in one operator")
+        }
+        reserve(groupKeys.count + n)
+        groupIds = [Int32](repeating: 0, count: n)
+        let m = mask
+        let validity = keys[0].validity
+        let empty: [UInt64] = []
+        // Locals only inside the loop (no per-access exclusivity checks on class properties).
+        var slots = self.slots, groupKeys = self.groupKeys, nullGroup = self.nullGroup
+        self.slots = []; self.groupKeys = []
+        defer { self.slots = slots; self.groupKeys = groupKeys; self.nullGroup = nullGroup }
+        var home = self.home
+        self.home = []
+        defer { self.home = home }
+        home.removeAll(keepingCapacity: true)
+        values.withUnsafeBufferPointer { vp in
+            (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                rows.withUnsafeBufferPointer { rw in
+                    slots.withUnsafeMutableBufferPointer { sl in
+                        // Home slot of every row first, touching it: a loop without
+                        // branches lets the CPU overlap the cache misses of a large table.
+                        var touch: Int32 = 0
+                        for k in 0..<n {
+                            let s = Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m
+                            home.append(Int32(truncatingIfNeeded: s))
+                            touch ^= sl[s].group
+                        }
+                        self.touch ^= touch
+                        groupIds.withUnsafeMutableBufferPointer { out in
+                            let hasNulls = validity != nil
+                            for k in 0..<n {
+                                let r = Int(rw[k])
+                                if hasNulls && !OperatorKernels.bit(vw, r) {
+                                    if nullGroup < 0 {
+                                        nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+                                        groupKeys.append(0)
+                                    }
+                                    out[k] = nullGroup
+                                    continue
+                                }
+                                let v = vp[r]
+                                var s = Int(home[k])
+                                while true {
+                                    let slot = sl[s]
+                                    if slot.group == 0 {
+                                        let ng = Int32(truncatingIfNeeded: groupKeys.count)
+                                        groupKeys.append(v)
+                                        sl[s] = Int64Slot(key: v, group: ng + 1)
+                                        out[k] = ng
+                                        break
+                                    }
+                                    if slot.key == v { out[k] = slot.group - 1; break }
+                                    s = (s + 1) & m
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func keyColumns(_ range: Range<Int>) -> [Vector] {
+        let values = Array(groupKeys[range])
+        var validity: Validity? = nil
+        if nullGroup >= 0 && range.contains(Int(nullGroup)) {
+            var v = Validity(allValid: range.count)
+            v.setInvalid(Int(nullGroup) - range.lowerBound)
+            validity = v
+        }
+        return [Vector(type: type, data: .int64(values), validity: validity)]
+    }
+}
+
+/// Perfect hashing for keys with a tiny domain (SMALLINT: 65,536 values; BOOLEAN: 2),
+/// plus one slot for NULL: the key value indexes an array of group ids directly.
+final class DirectGroupIndex: GroupIndex {
+    private let type: DataType
+    private let lowest: Int64
+    private let domain: Int
+    /// Group id + 1 per key value (0 = no group yet); slot `domain` is NULL.
+    private var slotGroups: [Int32]
+    /// Slot of every group, in group order.
+    private var groupSlots: [Int32] = []
+
+    init(type: DataType) {
+        self.type = type
+        if type == .boolean {
+            lowest = 0; domain = 2
+        } else {
+            lowest = Int64(Int16.min); domain = 1 << 16
+        }
+        slotGroups = [Int32](repeating: 0, count: domain + 1)
+    }
+
+    var groupCount: Int { groupSlots.count }
+
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        let n = rows.count
+        groupIds = [Int32](repeating: 0, count: n)
+        guard keys.count == 1 else { throw SQLError.internalError("direct group index given \(keys.count) keys") }
+        let validity = keys[0].validity
+        let empty: [UInt64] = []
+        var outOfRange = false
+        let nullSlot = domain
+        let lowest = self.lowest, domain = self.domain
+        // Slot of each row first (typed per physical representation), then group ids.
+        var slotOfRow = [Int32](repeating: 0, count: n)
+        let hasNulls = validity != nil
+        (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+            rows.withUnsafeBufferPointer { rows in
+                slotOfRow.withUnsafeMutableBufferPointer { so in
+                    switch keys[0].data {
+                    case .bool(let b):
+                        b.withUnsafeBufferPointer { bp in
+                            for k in 0..<n {
+                                let r = Int(rows[k])
+                                so[k] = hasNulls && !OperatorKernels.bit(vw, r) ? Int32(nullSlot) : (bp[r] ? 1 : 0)
+                            }
+                        }
+                    case .int64(let a):
+                        a.withUnsafeBufferPointer { ap in
+                            for k in 0..<n {
+                                let r = Int(rows[k])
+                                if hasNulls && !OperatorKernels.bit(vw, r) { so[k] = Int32(nullSlot); continue }
+                                let d = ap[r] &- lowest
+                                if d < 0 || d >= Int64(domain) { outOfRange = true; so[k] = Int32(nullSlot); continue }
+                                so[k] = Int32(truncatingIfNeeded: d)
+                            }
+                        }
+                    default:
+                        outOfRange = true
+                    }
+                }
+            }
+        }
+        if outOfRange {
+            throw SQLError.internalError("group key outside the domain of type \(type)")
+        }
+        var slotGroups = self.slotGroups, groupSlots = self.groupSlots
+        self.slotGroups = []; self.groupSlots = []
+        defer { self.slotGroups = slotGroups; self.groupSlots = groupSlots }
+        slotGroups.withUnsafeMutableBufferPointer { sg in
+            slotOfRow.withUnsafeBufferPointer { so in
+                groupIds.withUnsafeMutableBufferPointer { out in
+                    for k in 0..<n {
+                        let s = Int(so[k])
+                        var g = sg[s]
+                        if g == 0 {
+                            groupSlots.append(Int32(truncatingIfNeeded: s))
+                            g = Int32(truncatingIfNeeded: groupSlots.count)
+                            sg[s] = g
+                        }
+                        out[k] = g - 1
+                    }
+                }
+            }
+        }
+    }
+
+    func keyColumns(_ range: Range<Int>) -> [Vector] {
+        let slots = groupSlots[range]
+        let valid = slots.map { Int($0) != domain }
+        let validity = OperatorKernels.validity(from: valid)
+        let data: VectorData
+        if type == .boolean {
+            data = .bool(slots.map { $0 == 1 })
+        } else {
+            data = .int64(slots.map { Int64($0) &+ lowest })
+        }
+        return [Vector(type: type, data: data, validity: validity)]
+    }
+}

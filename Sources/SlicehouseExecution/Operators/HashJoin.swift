@@ -1,0 +1,603 @@
+import SlicehouseTypes
+import SlicehousePlanner
+
+/// The join types a `HashJoinOperator` runs. "Left" is the probe (outer) side,
+/// "right" the build (inner) side.
+public enum JoinKind: String, Sendable, Equatable {
+    /// Matched pairs only.
+    case inner
+    /// Matched pairs, plus every unmatched probe row padded with NULL build columns.
+    case left
+    /// Matched pairs, plus every unmatched build row padded with NULL probe columns
+    /// (emitted after the probe side is exhausted).
+    case right
+    /// `left` and `right` together.
+    case full
+    /// Each probe row that has at least one match, once; probe columns only.
+    case semi
+    /// Each probe row without a match; probe columns only (NOT EXISTS; NOT IN with `nullAware`).
+    case anti
+}
+
+/// Equi-join through a hash table built on the build (inner) side.
+///
+/// ## Output
+/// Probe columns ++ build columns for `inner`/`left`/`right`/`full`; probe columns only
+/// for `semi`/`anti` (those pass the probe chunk through with a selection vector, no copy).
+/// Output chunks hold at most about `2 * Chunk.capacity` rows however many matches one
+/// probe chunk has.
+///
+/// ## Matching
+/// - A pair matches when all key columns are equal (NULL keys never match) and the
+///   `residual` predicate — evaluated over the combined row, probe columns first, then
+///   build columns — is TRUE. So `LEFT JOIN b ON a.k = b.k AND b.x > 5` keeps `a` rows
+///   whose only key matches fail `b.x > 5`, padded with NULLs.
+/// - `nullAware` (anti joins only) gives NOT IN semantics: when the build side has a
+///   NULL key, no probe row qualifies; a probe row with a NULL key qualifies only when
+///   the build side is empty. (With several key columns a row counts as a "NULL key"
+///   when any key column is NULL — exact for the single-column NOT IN the planner emits.)
+///
+/// ## Execution
+/// Build (first `next()`): the whole build side is appended into flat columns; key
+/// hashes are computed a batch at a time (`Vector.hash`) and the rows are laid out
+/// bucket by bucket (a counting sort on the bucket number), so that a probe reads one
+/// contiguous run instead of chasing a chain:
+///
+///     bucketStart: [Int32]        per bucket (power of two >= rows) + 1: first entry
+///     entries:     [BuildEntry]   | match: UInt64 | row: Int32 |, grouped by bucket,
+///                                 ascending row order within a bucket
+///
+/// `match` is the key hash, or — for a single 64-bit key (integers, DATE, TIMESTAMP,
+/// DECIMAL p <= 18) — the key value itself, so that those joins compare keys without
+/// touching the build columns. Rows with a NULL key are left out.
+///
+/// Probe: a probe chunk (cut into pieces of at most `Chunk.capacity` rows) is worked in
+/// rounds; each round scans every active probe row's bucket run for a bounded number of
+/// `match`-equal candidates, compares the candidates' keys column by column with typed
+/// kernels (not needed for a single 64-bit key), and queues the matching (probe row,
+/// build row) pairs. Queued pairs are gathered into an output chunk (and filtered by the
+/// residual) once about `Chunk.capacity` have accumulated.
+public final class HashJoinOperator: Operator {
+    // Configuration (immutable).
+    private let kind: JoinKind
+    private let probe: Operator
+    private let buildInput: Operator
+    private let probeKeys: [Int]
+    private let buildKeys: [Int]
+    private let residual: BoundExpr?
+    private let buildTypes: [DataType]
+    private let nullAware: Bool
+
+    // Build side.
+    private var built = false
+    private var buildColumns: [Vector] = []
+    private var buildKeyColumns: [Vector] = []
+    private var buildCount = 0
+    private var bucketStart: [Int32] = []
+    private var entries: [BuildEntry] = []
+    private var bucketMask = 0
+    /// One 64-bit key: `BuildEntry.match` holds the key value itself.
+    private var directKeys = false
+    private var buildHasNullKey = false
+    /// Per build row, for `right`/`full`: matched at least once.
+    private var buildMatched: [Bool] = []
+
+    // Probe side.
+    private var probeTypes: [DataType]?
+    private var pieces: [Chunk] = []
+    private var pieceIndex = 0
+    private var batch = ProbeBatch()
+    private var batchActive = false
+    private var probeDone = false
+    private var unmatchedBuildEmitted = false
+    private var finished = false
+    private var output: [Chunk] = []
+    private var outputIndex = 0
+
+    // Scratch.
+    private var scratch = RoundScratch()
+
+    /// - Parameters:
+    ///   - kind: the join type.
+    ///   - probe: the outer (left) input, streamed.
+    ///   - build: the inner (right) input, materialized into the hash table.
+    ///   - probeKeys: probe columns of the equality keys.
+    ///   - buildKeys: build columns of the equality keys (same types, same order).
+    ///   - residual: extra join condition over probe columns ++ build columns, or nil.
+    ///   - buildTypes: the build side's column types (for NULL padding and an empty build side).
+    ///   - probeTypes: the probe side's column types; needed by `right`/`full` joins to
+    ///     pad NULL probe columns when the probe side produces no chunk at all. When nil,
+    ///     they are taken from the first probe chunk.
+    ///   - nullAware: NOT IN semantics for `anti` (see the type documentation).
+    public init(kind: JoinKind, probe: Operator, build: Operator, probeKeys: [Int], buildKeys: [Int],
+                residual: BoundExpr?, buildTypes: [DataType], probeTypes: [DataType]? = nil,
+                nullAware: Bool = false) {
+        self.kind = kind
+        self.probe = probe
+        self.buildInput = build
+        self.probeKeys = probeKeys
+        self.buildKeys = buildKeys
+        self.residual = residual
+        self.buildTypes = buildTypes
+        self.nullAware = nullAware
+        self.probeTypes = probeTypes
+    }
+
+    private var emitsBuildColumns: Bool { kind != .semi && kind != .anti }
+    private var tracksBuildMatches: Bool { kind == .right || kind == .full }
+
+    public func next() throws -> Chunk? {
+        if !built {
+            try buildTable()
+            built = true
+        }
+        while true {
+            if outputIndex < output.count {
+                let c = output[outputIndex]
+                output[outputIndex] = Chunk(columns: [], count: 0)
+                outputIndex += 1
+                return c
+            }
+            output.removeAll(keepingCapacity: true)
+            outputIndex = 0
+            if finished { return nil }
+
+            if batchActive {
+                try step()
+                continue
+            }
+            if pieceIndex < pieces.count {
+                let piece = pieces[pieceIndex]
+                pieceIndex += 1
+                try start(piece)
+                continue
+            }
+            if !probeDone {
+                if probeCannotProduce() {
+                    probeDone = true
+                    continue
+                }
+                guard let chunk = try probe.next() else {
+                    probeDone = true
+                    continue
+                }
+                if chunk.count == 0 { continue }
+                if probeTypes == nil { probeTypes = chunk.columns.map { $0.type } }
+                cut(chunk)
+                continue
+            }
+            if tracksBuildMatches && !unmatchedBuildEmitted {
+                unmatchedBuildEmitted = true
+                try emitUnmatchedBuildRows()
+                continue
+            }
+            finished = true
+        }
+    }
+
+    /// True when no probe row can produce output, so the probe side need not be read.
+    private func probeCannotProduce() -> Bool {
+        if buildCount == 0 { return kind == .inner || kind == .semi || kind == .right }
+        if kind == .anti && nullAware && buildHasNullKey { return true }
+        return false
+    }
+
+    // MARK: Build
+
+    private func buildTable() throws {
+        var columns = buildTypes.map { Vector(type: $0) }
+        var n = 0
+        while let chunk = try buildInput.next() {
+            if chunk.count == 0 { continue }
+            try OperatorKernels.append(&columns, chunk)
+            n += chunk.count
+        }
+        guard n < Int(Int32.max) else {
+            throw SQLError(.featureNotSupported, "a hash join build side of more than \(Int32.max) rows")
+        }
+        for k in buildKeys where k < 0 || k >= columns.count {
+            throw SQLError.internalError("hash join build key \(k) out of range")
+        }
+        guard buildKeys.count == probeKeys.count, !buildKeys.isEmpty else {
+            throw SQLError.internalError("hash join with \(probeKeys.count) probe keys and \(buildKeys.count) build keys")
+        }
+        buildColumns = columns
+        buildCount = n
+        buildKeyColumns = buildKeys.map { columns[$0] }
+        if tracksBuildMatches { buildMatched = [Bool](repeating: false, count: n) }
+        if n == 0 { return }
+
+        directKeys = buildKeyColumns.count == 1 && buildKeyColumns[0].type.physical == .int64
+        var matchValues: [UInt64] = []
+        if directKeys, case .int64(let values) = buildKeyColumns[0].data {
+            matchValues = values.map { UInt64(bitPattern: $0) }
+        } else {
+            directKeys = false
+        }
+        var hashes: [UInt64] = []
+        for (i, key) in buildKeyColumns.enumerated() {
+            key.hash(rows: nil, count: n, into: &hashes, combine: i > 0)
+        }
+        if !directKeys { matchValues = hashes }
+        // Rows with a NULL in any key column never match: keep them out of the table.
+        var keyValid = [Bool](repeating: true, count: n)
+        for key in buildKeyColumns {
+            guard let validity = key.validity else { continue }
+            validity.words.withUnsafeBufferPointer { w in
+                keyValid.withUnsafeMutableBufferPointer { kv in
+                    for r in 0..<n where !OperatorKernels.bit(w, r) { kv[r] = false }
+                }
+            }
+        }
+        var buckets = 16
+        while buckets < n { buckets *= 2 }
+        let m = buckets - 1
+        bucketMask = m
+        // Counting sort of the rows by bucket.
+        var start = [Int32](repeating: 0, count: buckets + 1)
+        var table = [BuildEntry](repeating: BuildEntry(match: 0, row: 0), count: n)
+        var used = 0
+        start.withUnsafeMutableBufferPointer { st in
+            hashes.withUnsafeBufferPointer { hs in
+                keyValid.withUnsafeBufferPointer { kv in
+                    for r in 0..<n where kv[r] {
+                        st[(Int(truncatingIfNeeded: hs[r]) & m) + 1] &+= 1
+                        used += 1
+                    }
+                    for b in 0..<buckets { st[b + 1] &+= st[b] }
+                    var fill = Array(st[0..<buckets])
+                    fill.withUnsafeMutableBufferPointer { fl in
+                        matchValues.withUnsafeBufferPointer { mv in
+                            table.withUnsafeMutableBufferPointer { tb in
+                                for r in 0..<n where kv[r] {
+                                    let b = Int(truncatingIfNeeded: hs[r]) & m
+                                    let pos = Int(fl[b])
+                                    fl[b] = Int32(truncatingIfNeeded: pos + 1)
+                                    tb[pos] = BuildEntry(match: mv[r], row: Int32(truncatingIfNeeded: r))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        table.removeLast(n - used)
+        bucketStart = start
+        entries = table
+        buildHasNullKey = used < n
+    }
+
+    // MARK: Probe
+
+    /// Queue `chunk` as pieces of at most `Chunk.capacity` logical rows (selection slices, no copy).
+    private func cut(_ chunk: Chunk) {
+        pieces.removeAll(keepingCapacity: true)
+        pieceIndex = 0
+        let n = chunk.count
+        if n <= Chunk.capacity {
+            pieces.append(chunk)
+            return
+        }
+        var start = 0
+        while start < n {
+            let end = min(n, start + Chunk.capacity)
+            let sel: [Int32]
+            if let selection = chunk.selection {
+                sel = Array(selection[start..<end])
+            } else {
+                sel = (Int32(truncatingIfNeeded: start)..<Int32(truncatingIfNeeded: end)).map { $0 }
+            }
+            pieces.append(Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: sel))
+            start = end
+        }
+    }
+
+    /// Set up the probe state of one piece.
+    private func start(_ chunk: Chunk) throws {
+        for k in probeKeys where k < 0 || k >= chunk.columns.count {
+            throw SQLError.internalError("hash join probe key \(k) out of range")
+        }
+        var b = batch
+        batch = ProbeBatch()
+        defer { batch = b }
+        b.reset(chunk)
+        let n = chunk.count
+        b.keys = probeKeys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: chunk.physicalCount) }
+        // Which probe rows have a NULL key.
+        for key in b.keys {
+            guard let validity = key.validity else { continue }
+            validity.words.withUnsafeBufferPointer { w in
+                b.physRows.withUnsafeBufferPointer { pr in
+                    b.nullKey.withUnsafeMutableBufferPointer { nk in
+                        for i in 0..<n where !OperatorKernels.bit(w, Int(pr[i])) { nk[i] = true }
+                    }
+                }
+            }
+        }
+        batchActive = true
+        if buildCount == 0 || entries.isEmpty { return }
+        var hashes: [UInt64] = []
+        KeyHashing.hash(b.keys, rows: b.physRows, into: &hashes)
+        if directKeys, case .int64(let values) = b.keys[0].data {
+            b.match = values.withUnsafeBufferPointer { vp in
+                b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
+            }
+        } else {
+            b.match = hashes
+        }
+        let m = bucketMask
+        // First a branch-free pass (independent loads overlap), then the active list.
+        bucketStart.withUnsafeBufferPointer { st in
+            hashes.withUnsafeBufferPointer { hs in
+                b.cursor.withUnsafeMutableBufferPointer { cur in
+                    b.end.withUnsafeMutableBufferPointer { end in
+                        for i in 0..<n {
+                            let bucket = Int(truncatingIfNeeded: hs[i]) & m
+                            cur[i] = st[bucket]
+                            end[i] = st[bucket + 1]
+                        }
+                    }
+                }
+            }
+        }
+        b.cursor.withUnsafeBufferPointer { cur in
+            b.end.withUnsafeBufferPointer { end in
+                b.nullKey.withUnsafeBufferPointer { nk in
+                    for i in 0..<n where cur[i] < end[i] && !nk[i] {
+                        b.active.append(Int32(truncatingIfNeeded: i))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Run rounds until a chunk's worth of pairs is queued or the piece is done.
+    private func step() throws {
+        var b = batch
+        batch = ProbeBatch()
+        defer { batch = b }
+        while !b.active.isEmpty && b.pairLogical.count < Chunk.capacity {
+            try round(&b)
+        }
+        if !b.pairLogical.isEmpty { try flush(&b) }
+        if residual != nil && (kind == .semi || kind == .anti) {
+            // Rows already matched need no more candidates.
+            let matched = b.matched
+            b.active.removeAll { matched[Int($0)] }
+        }
+        if b.active.isEmpty {
+            finishPiece(b)
+            batchActive = false
+        }
+    }
+
+    /// One round: every active probe row collects up to `budget` candidates with an
+    /// equal `match` value from its bucket run; candidates are key-compared column by
+    /// column (unless the match value is the key itself).
+    private func round(_ b: inout ProbeBatch) throws {
+        let budget = max(1, (Chunk.capacity - b.pairLogical.count) / max(1, b.active.count))
+        var sc = scratch
+        scratch = RoundScratch()
+        defer { scratch = sc }
+        sc.candLogical.removeAll(keepingCapacity: true)
+        sc.candBuild.removeAll(keepingCapacity: true)
+        var stillActive = 0
+        entries.withUnsafeBufferPointer { en in
+            b.match.withUnsafeBufferPointer { mv in
+                b.end.withUnsafeBufferPointer { end in
+                    b.cursor.withUnsafeMutableBufferPointer { cur in
+                        b.active.withUnsafeMutableBufferPointer { act in
+                            // Touch every active row's next entry first: a loop without
+                            // branches lets the CPU overlap the cache misses.
+                            var touch: UInt64 = 0
+                            for a in 0..<act.count { touch ^= en[Int(cur[Int(act[a])])].match }
+                            sc.touch ^= touch
+                            for a in 0..<act.count {
+                                let i = Int(act[a])
+                                let want = mv[i]
+                                var j = Int(cur[i])
+                                let e = Int(end[i])
+                                var taken = 0
+                                while j < e && taken < budget {
+                                    let entry = en[j]
+                                    if entry.match == want {
+                                        sc.candLogical.append(Int32(truncatingIfNeeded: i))
+                                        sc.candBuild.append(entry.row)
+                                        taken += 1
+                                    }
+                                    j += 1
+                                }
+                                cur[i] = Int32(truncatingIfNeeded: j)
+                                if j < e {
+                                    act[stillActive] = act[a]
+                                    stillActive += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        b.active.removeLast(b.active.count - stillActive)
+        let candidates = sc.candLogical.count
+        if candidates == 0 { return }
+
+        // Compare keys (a direct 64-bit match already compared them).
+        sc.eq.removeAll(keepingCapacity: true)
+        sc.eq.append(contentsOf: repeatElement(true, count: candidates))
+        if !directKeys {
+            sc.candProbeRows.removeAll(keepingCapacity: true)
+            for l in sc.candLogical { sc.candProbeRows.append(b.physRows[Int(l)]) }
+            try sc.candProbeRows.withUnsafeBufferPointer { pr in
+                try sc.candBuild.withUnsafeBufferPointer { br in
+                    try sc.eq.withUnsafeMutableBufferPointer { e in
+                        for k in 0..<b.keys.count {
+                            try OperatorKernels.andEqual(b.keys[k], pr, buildKeyColumns[k], br, e)
+                        }
+                    }
+                }
+            }
+        }
+
+        let semiLike = kind == .semi || kind == .anti
+        if semiLike && residual == nil {
+            // The first key match decides; nothing to gather.
+            var any = false
+            for j in 0..<candidates where sc.eq[j] {
+                b.matched[Int(sc.candLogical[j])] = true
+                any = true
+            }
+            if any {
+                let matched = b.matched
+                b.active.removeAll { matched[Int($0)] }
+            }
+            return
+        }
+        let markNow = residual == nil
+        let markBuild = markNow && tracksBuildMatches
+        var buildMatched = self.buildMatched
+        self.buildMatched = []
+        defer { self.buildMatched = buildMatched }
+        for j in 0..<candidates where sc.eq[j] {
+            let l = sc.candLogical[j], r = sc.candBuild[j]
+            b.pairLogical.append(l)
+            b.pairBuild.append(r)
+            if markNow { b.matched[Int(l)] = true }
+            if markBuild { buildMatched[Int(r)] = true }
+        }
+    }
+
+    /// Gather the queued pairs into an output chunk (filtered by the residual).
+    private func flush(_ b: inout ProbeBatch) throws {
+        let n = b.pairLogical.count
+        defer {
+            b.pairLogical.removeAll(keepingCapacity: true)
+            b.pairBuild.removeAll(keepingCapacity: true)
+        }
+        let physRows = b.physRows
+        let probeRows = b.pairLogical.map { physRows[Int($0)] }
+        var columns: [Vector] = []
+        columns.reserveCapacity(b.chunk.columns.count + buildColumns.count)
+        for c in b.chunk.columns { columns.append(OperatorKernels.gather(c, probeRows)) }
+        for c in buildColumns { columns.append(OperatorKernels.gather(c, b.pairBuild)) }
+        var combined = Chunk(columns: columns, count: n)
+        guard let residual else {
+            output.append(combined)
+            return
+        }
+        let selected = try ExpressionEvaluator.select(residual, combined)
+        for s in selected {
+            let j = Int(s)
+            guard j >= 0 && j < n else { throw SQLError.internalError("residual selected row \(j) of \(n)") }
+            b.matched[Int(b.pairLogical[j])] = true
+            if tracksBuildMatches { buildMatched[Int(b.pairBuild[j])] = true }
+        }
+        if emitsBuildColumns && !selected.isEmpty {
+            if selected.count < n { combined.selection = selected }
+            output.append(combined)
+        }
+    }
+
+    /// After the last round of a piece: unmatched probe rows (left/full), or the
+    /// semi/anti result.
+    private func finishPiece(_ b: ProbeBatch) {
+        let n = b.chunk.count
+        switch kind {
+        case .inner, .right:
+            return
+        case .left, .full:
+            var rows: [Int32] = []
+            for i in 0..<n where !b.matched[i] { rows.append(b.physRows[i]) }
+            if rows.isEmpty { return }
+            var columns = b.chunk.columns.map { OperatorKernels.gather($0, rows) }
+            for t in buildTypes { columns.append(OperatorKernels.nullVector(t, count: rows.count)) }
+            output.append(Chunk(columns: columns, count: rows.count))
+        case .semi, .anti:
+            let wantMatched = kind == .semi
+            // NOT IN: a NULL probe key qualifies only against an empty build side.
+            let nullKeysQualify = kind == .anti && (!nullAware || buildCount == 0)
+            var rows: [Int32] = []
+            for i in 0..<n {
+                let qualifies = b.nullKey[i] ? nullKeysQualify : (b.matched[i] == wantMatched)
+                if qualifies { rows.append(b.physRows[i]) }
+            }
+            if rows.isEmpty { return }
+            output.append(Chunk(columns: b.chunk.columns, count: b.chunk.physicalCount, selection: rows))
+        }
+    }
+
+    /// RIGHT/FULL: build rows that never matched, padded with NULL probe columns.
+    private func emitUnmatchedBuildRows() throws {
+        var rows: [Int32] = []
+        for r in 0..<buildCount where !buildMatched[r] { rows.append(Int32(truncatingIfNeeded: r)) }
+        if rows.isEmpty { return }
+        guard let probeTypes else {
+            throw SQLError.internalError("RIGHT/FULL hash join over an empty probe side needs the probe column types")
+        }
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + Chunk.capacity)
+            let part = Array(rows[start..<end])
+            var columns = probeTypes.map { OperatorKernels.nullVector($0, count: part.count) }
+            for c in buildColumns { columns.append(OperatorKernels.gather(c, part)) }
+            output.append(Chunk(columns: columns, count: part.count))
+            start = end
+        }
+    }
+}
+
+/// One build row in the bucket-ordered table.
+struct BuildEntry {
+    /// The key hash, or the key value itself for a single 64-bit key.
+    var match: UInt64
+    var row: Int32
+}
+
+/// Probe state of one piece of a probe chunk. Held by value and moved out of the
+/// operator while being worked on, so loops touch locals only.
+private struct ProbeBatch {
+    var chunk = Chunk(columns: [], count: 0)
+    /// Physical row of each logical row.
+    var physRows: [Int32] = []
+    /// Flat key vectors of the chunk.
+    var keys: [Vector] = []
+    /// Per logical row: the value compared with `BuildEntry.match`.
+    var match: [UInt64] = []
+    /// Per logical row: next entry to look at, and the end of its bucket run.
+    var cursor: [Int32] = []
+    var end: [Int32] = []
+    /// Per logical row: some key column is NULL.
+    var nullKey: [Bool] = []
+    /// Per logical row: matched at least once (after the residual).
+    var matched: [Bool] = []
+    /// Logical rows still scanning their bucket runs.
+    var active: [Int32] = []
+    /// Queued key-matched pairs: logical probe row, build row.
+    var pairLogical: [Int32] = []
+    var pairBuild: [Int32] = []
+
+    mutating func reset(_ c: Chunk) {
+        chunk = c
+        let n = c.count
+        physRows = c.selection ?? (0..<Int32(truncatingIfNeeded: n)).map { $0 }
+        keys = []
+        match = []
+        cursor = [Int32](repeating: 0, count: n)
+        end = [Int32](repeating: 0, count: n)
+        nullKey = [Bool](repeating: false, count: n)
+        matched = [Bool](repeating: false, count: n)
+        active.removeAll(keepingCapacity: true)
+        pairLogical.removeAll(keepingCapacity: true)
+        pairBuild.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Candidate buffers of one round, reused.
+private struct RoundScratch {
+    var candLogical: [Int32] = []
+    var candBuild: [Int32] = []
+    var candProbeRows: [Int32] = []
+    var eq: [Bool] = []
+    /// Sink for the values read by the touch pass (keeps it from being optimized away).
+    var touch: UInt64 = 0
+}

@@ -1,0 +1,42 @@
+import SlicehouseTypes
+
+/// A problem found while decoding or encoding Parquet data, before the file and column
+/// it concerns are known. `ParquetFile` and `ParquetWriter` turn it into an `SQLError`
+/// that names the file (and the column, when there is one).
+struct ParquetError: Error, Sendable {
+    var code: SQLError.Code
+    var message: String
+
+    init(_ message: String, code: SQLError.Code = .loadError) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The file's bytes do not follow the format (corrupt, truncated, or a bug in the writer).
+    static func corrupt(_ what: String) -> ParquetError {
+        ParquetError("corrupt file: \(what)")
+    }
+
+    static func unsupported(_ what: String) -> ParquetError {
+        ParquetError("\(what) is not supported", code: .featureNotSupported)
+    }
+
+    /// A value that does not fit the target column.
+    static func outOfRange(_ what: String) -> ParquetError {
+        ParquetError(what, code: .numericOutOfRange)
+    }
+}
+
+extension SQLError {
+    /// The public error for a Parquet problem in `file` (and `column`, when known).
+    static func parquet(_ error: Error, file: String, column: String? = nil) -> SQLError {
+        let where_ = column.map { "Parquet file '\(file)', column \"\($0)\"" } ?? "Parquet file '\(file)'"
+        if let e = error as? ParquetError {
+            return SQLError(e.code, "\(where_): \(e.message)")
+        }
+        if let e = error as? SQLError {
+            return SQLError(e.code, "\(where_): \(e.message)", detail: e.detail)
+        }
+        return SQLError(.loadError, "\(where_): \(error)")
+    }
+}

@@ -1,0 +1,197 @@
+import SlicehouseTypes
+
+/// Where a column chunk's pages are and what they hold, from the footer.
+public struct ParquetColumnChunkInfo: Sendable {
+    /// nil for a codec number this reader does not know.
+    public let codec: ParquetCodec?
+    /// Encodings used by the chunk's pages (unknown numbers are left out).
+    public let encodings: [ParquetEncoding]
+    public let numValues: Int64
+    public let compressedSize: Int64
+    public let uncompressedSize: Int64
+    public let statistics: ParquetStatistics?
+}
+
+/// One row group: its size and, per top-level column, its column chunk.
+public struct ParquetRowGroupInfo: Sendable {
+    public let numRows: Int
+    public let totalByteSize: Int64
+    /// Indexed like `ParquetFile.columns`; nil for nested columns.
+    public let columns: [ParquetColumnChunkInfo?]
+}
+
+/// A Parquet file opened for reading.
+///
+/// Opening maps the file and parses its footer; nothing else is read until
+/// `readRowGroup` decodes the requested columns of one row group. The value is
+/// immutable and `Sendable`, so different row groups can be decoded on different
+/// threads at the same time.
+///
+/// Every error is an `SQLError` naming the file, and the column where there is one.
+/// Corrupt or truncated files produce errors, never crashes.
+public struct ParquetFile: Sendable {
+    /// The path (or the name given for in-memory data), used in error messages.
+    public let path: String
+    public let schema: ParquetSchema
+    public let numRows: Int64
+    public let createdBy: String?
+    public let keyValueMetadata: [ParquetKeyValue]
+    public let rowGroups: [ParquetRowGroupInfo]
+
+    private let bytes: FileBytes
+    private let metadata: FileMetaData
+
+    /// The 4-byte magic at both ends of a Parquet file.
+    static let magic: [UInt8] = Array("PAR1".utf8)
+    /// Files with an encrypted footer end with this instead.
+    static let encryptedMagic: [UInt8] = Array("PARE".utf8)
+
+    /// Open the file at `path`.
+    public init(path: String) throws {
+        try self.init(bytes: try FileBytes(path: path), name: path)
+    }
+
+    /// Read a Parquet file held in memory; `name` stands for it in error messages.
+    public init(bytes: [UInt8], name: String = "<memory>") throws {
+        try self.init(bytes: FileBytes(bytes: bytes), name: name)
+    }
+
+    private init(bytes: FileBytes, name: String) throws {
+        self.path = name
+        self.bytes = bytes
+        do {
+            metadata = try Self.readFooter(bytes.buffer)
+            schema = try ParquetSchema(elements: metadata.schema)
+            for (i, g) in metadata.rowGroups.enumerated() {
+                guard g.numRows >= 0 else { throw ParquetError.corrupt("row group \(i) has \(g.numRows) rows") }
+                guard g.columns.count == schema.leafCount else {
+                    throw ParquetError.corrupt("row group \(i) has \(g.columns.count) column chunks for \(schema.leafCount) columns")
+                }
+            }
+        } catch {
+            throw SQLError.parquet(error, file: name)
+        }
+        numRows = metadata.numRows
+        createdBy = metadata.createdBy
+        keyValueMetadata = metadata.keyValueMetadata
+        let schema = self.schema
+        rowGroups = metadata.rowGroups.map { g in
+            ParquetRowGroupInfo(
+                numRows: Int(g.numRows),
+                totalByteSize: g.totalByteSize,
+                columns: schema.columns.map { c -> ParquetColumnChunkInfo? in
+                    guard !c.isNested, let m = g.columns[c.leafIndex].metaData else { return nil }
+                    let signed: Bool
+                    switch c.physicalType {
+                    case .int32, .int64, .float, .double, .boolean: signed = true
+                    default: signed = false
+                    }
+                    return ParquetColumnChunkInfo(
+                        codec: ParquetCodec(rawValue: m.codec),
+                        encodings: m.encodings.compactMap(ParquetEncoding.init(rawValue:)),
+                        numValues: m.numValues,
+                        compressedSize: m.totalCompressedSize,
+                        uncompressedSize: m.totalUncompressedSize,
+                        statistics: m.statistics?.resolved(signedOrder: signed))
+                })
+        }
+    }
+
+    /// Top-level columns.
+    public var columns: [ParquetColumn] { schema.columns }
+
+    public var rowGroupCount: Int { rowGroups.count }
+
+    /// Parse the footer: check both magics, find the metadata length before the final
+    /// magic, and decode the metadata that precedes it.
+    static func readFooter(_ buf: UnsafeRawBufferPointer) throws -> FileMetaData {
+        let n = buf.count
+        guard n >= 12 else { throw ParquetError("not a Parquet file (only \(n) bytes)") }
+        let tail = Array(buf[(n - 4)..<n])
+        if tail == encryptedMagic {
+            throw ParquetError.unsupported("encrypted Parquet files")
+        }
+        guard Array(buf[0..<4]) == magic, tail == magic else {
+            throw ParquetError("not a Parquet file (missing PAR1 magic bytes)")
+        }
+        let length = Int(buf.loadUnaligned(fromByteOffset: n - 8, as: UInt32.self).littleEndian)
+        guard length > 0, length <= n - 12 else {
+            throw ParquetError.corrupt("footer length \(length) does not fit a file of \(n) bytes")
+        }
+        let footer = UnsafeRawBufferPointer(rebasing: buf[(n - 8 - length)..<(n - 8)])
+        var r = ThriftReader(footer)
+        return try FileMetaData.read(&r)
+    }
+
+    /// Decode `columns` (indices into `self.columns`) of row group `index`, converting
+    /// each to the matching type of `types`. Returns one vector per column, with as many
+    /// rows as the row group has.
+    public func readRowGroup(_ index: Int, columns: [Int], as types: [DataType],
+                             options: ParquetReadOptions = ParquetReadOptions()) throws -> [Vector] {
+        guard index >= 0, index < metadata.rowGroups.count else {
+            throw SQLError(.invalidParameter, "Parquet file '\(path)' has no row group \(index) (it has \(metadata.rowGroups.count))")
+        }
+        guard columns.count == types.count else {
+            throw SQLError.internalError("readRowGroup: \(columns.count) columns but \(types.count) types")
+        }
+        let group = metadata.rowGroups[index]
+        let scratch = DecodeScratch()
+        var out: [Vector] = []
+        out.reserveCapacity(columns.count)
+        for (k, ci) in columns.enumerated() {
+            guard ci >= 0, ci < schema.columns.count else {
+                throw SQLError(.invalidParameter, "Parquet file '\(path)' has no column \(ci) (it has \(schema.columns.count))")
+            }
+            let column = schema.columns[ci]
+            do {
+                out.append(try readColumn(column, group: group, as: types[k], options: options, scratch: scratch))
+            } catch {
+                throw SQLError.parquet(error, file: path, column: column.name)
+            }
+        }
+        return out
+    }
+
+    private func readColumn(_ column: ParquetColumn, group: RowGroup, as type: DataType,
+                            options: ParquetReadOptions, scratch: DecodeScratch) throws -> Vector {
+        if column.isNested {
+            throw ParquetError.unsupported("nested Parquet columns (lists, maps, structs)")
+        }
+        let chunk = group.columns[column.leafIndex]
+        if chunk.encrypted { throw ParquetError.unsupported("encrypted Parquet columns") }
+        if let p = chunk.filePath, !p.isEmpty { throw ParquetError.unsupported("column data in another file ('\(p)')") }
+        guard let meta = chunk.metaData else { throw ParquetError.corrupt("column chunk without metadata") }
+        if meta.type != column.physicalTypeRaw {
+            throw ParquetError.corrupt("column chunk type #\(meta.type) differs from the schema")
+        }
+        let plan = try ConversionPlan(column: column, target: type, options: options)
+        let rows = Int(group.numRows)
+        let region = try chunkRegion(meta)
+        let decoder = ColumnDecoder(column: column, plan: plan, expectedRows: rows, scratch: scratch)
+        return try decoder.decode(chunk: region, codec: meta.codec)
+    }
+
+    /// The bytes of a column chunk: from its dictionary page (or first data page) for its
+    /// compressed size, inside the file's data area.
+    private func chunkRegion(_ m: ColumnMetaData) throws -> UnsafeRawBufferPointer {
+        var start = m.dataPageOffset
+        if let d = m.dictionaryPageOffset, d > 0, d < start { start = d }
+        let length = m.totalCompressedSize
+        let fileSize = Int64(bytes.buffer.count)
+        guard start >= 4, length >= 0, start <= fileSize, length <= fileSize - start else {
+            throw ParquetError.corrupt("column chunk at offset \(start) with \(length) bytes lies outside the file")
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes.buffer[Int(start)..<Int(start + length)])
+    }
+
+    /// Every row of `columns`, all row groups concatenated (convenience for small files
+    /// and tests; COPY reads row group by row group).
+    public func readAll(columns: [Int], as types: [DataType], options: ParquetReadOptions = ParquetReadOptions()) throws -> [Vector] {
+        var out = types.map { Vector(type: $0) }
+        for g in 0..<rowGroupCount {
+            let part = try readRowGroup(g, columns: columns, as: types, options: options)
+            for i in out.indices { out[i].append(part[i]) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,329 @@
+import SlicehouseTypes
+
+/// Resolves a scalar function call by name and argument types: which built-in
+/// runs, which type each argument must be cast to, and the result type.
+public enum FunctionRegistry {
+
+    /// The SQL names the registry knows (lower case), for completion and docs.
+    public static let knownNames: [String] = [
+        "coalesce", "nvl", "nullif", "nvl2", "greatest", "least",
+        "abs", "round", "trunc", "ceil", "ceiling", "floor", "sign", "mod", "power", "pow",
+        "sqrt", "cbrt", "exp", "ln", "log", "pi", "random",
+        "upper", "lower", "initcap", "length", "len", "textlen", "char_length", "character_length",
+        "octet_length", "substring", "substr", "position", "strpos", "charindex",
+        "trim", "btrim", "ltrim", "rtrim", "left", "right", "lpad", "rpad", "replace",
+        "translate", "repeat", "reverse", "split_part", "concat", "ascii", "chr",
+        "extract", "date_part", "datepart", "pgdate_part", "date_trunc", "dateadd", "date_add",
+        "datediff", "date_diff", "add_months", "months_between", "last_day", "current_date", "getdate", "sysdate",
+        "assignment_cast",
+    ]
+
+    /// Date parts accepted by DATE_PART/EXTRACT/DATE_TRUNC/DATEADD/DATEDIFF, with
+    /// Redshift's abbreviations, mapped to a canonical name.
+    public static func canonicalDatePart(_ raw: String) -> String? {
+        switch trimBlanks(raw.lowercased()) {
+        case "millennium", "millennia", "mil", "mils": return "millennium"
+        case "century", "centuries", "c", "cent", "cents": return "century"
+        case "decade", "decades", "dec", "decs": return "decade"
+        case "year", "years", "y", "yr", "yrs", "yy", "yyy", "yyyy": return "year"
+        case "quarter", "quarters", "qtr", "qtrs", "q": return "quarter"
+        case "month", "months", "mon", "mons", "mm": return "month"
+        case "week", "weeks", "w", "wk", "wks": return "week"
+        case "day", "days", "d", "dd": return "day"
+        case "dayofweek", "dow", "dw", "weekday": return "dow"
+        case "dayofyear", "doy", "dy", "yearday": return "doy"
+        case "hour", "hours", "h", "hr", "hrs": return "hour"
+        case "minute", "minutes", "m", "min", "mins": return "minute"
+        case "second", "seconds", "s", "sec", "secs": return "second"
+        case "millisecond", "milliseconds", "ms", "msec", "msecs", "msecond", "mseconds", "millisec",
+             "millisecs", "millisecon": return "millisecond"
+        case "microsecond", "microseconds", "microsec", "microsecs", "microsecond_", "usec", "usecs",
+             "usecond", "useconds": return "microsecond"
+        case "epoch": return "epoch"
+        case "isodow": return "isodow"
+        case "isoyear": return "isoyear"
+        default: return nil
+        }
+    }
+
+    /// Resolve `name(args)`.
+    ///
+    /// - Parameters:
+    ///   - name: the function name as written (case-insensitive).
+    ///   - argTypes: the argument types as bound (`.unknown` for an untyped NULL).
+    ///   - constantArgs: optional, the values of arguments that are constants (nil for
+    ///     the others; may be shorter than `argTypes`). Used where Redshift's result type
+    ///     depends on a constant, e.g. `ROUND(x, 1)` has scale 1, and to reject unknown
+    ///     date parts at bind time.
+    ///   - untypedLiterals: optional, which arguments are untyped string literals.
+    /// - Returns: the function, the type to cast each argument to (same count as
+    ///   `argTypes`), and the result type.
+    /// - Throws: `function name(types) does not exist` (42883) for unknown names or
+    ///   argument types that fit no signature; 22023 for a bad date part.
+    public static func resolve(name: String, argTypes: [DataType], constantArgs: [Value?] = [],
+                               untypedLiterals: [Bool] = []) throws
+        -> (ScalarFunction, argTypes: [DataType], result: DataType) {
+        let lname = name.lowercased()
+        let n = argTypes.count
+        func noSuch() -> SQLError {
+            SQLError(.undefinedFunction,
+                     "function \(lname)(\(argTypes.map { $0.sqlName }.joined(separator: ", "))) does not exist",
+                     detail: nil)
+        }
+        func constant(_ i: Int) -> Value? { i < constantArgs.count ? constantArgs[i] : nil }
+        func constInt(_ i: Int) -> Int? {
+            guard let v = constant(i) else { return nil }
+            if case .int(let x) = v, x >= -1000, x <= 100_000 { return Int(x) }
+            return nil
+        }
+        func arity(_ allowed: ClosedRange<Int>) throws { guard allowed.contains(n) else { throw noSuch() } }
+        /// A numeric argument type (strings and NULL become double / numeric).
+        func numeric(_ t: DataType) throws -> DataType {
+            if t.isNumeric { return t }
+            if t == .unknown || t.isString { return .double }
+            throw noSuch()
+        }
+        func string(_ t: DataType) throws -> DataType {
+            if t.isString { return t }
+            if t == .unknown { return .text }
+            if t == .boolean { throw noSuch() }
+            return .varchar(TypeRules.stringLength(t))
+        }
+        func integerArg(_ t: DataType) throws -> DataType {
+            if t.isInteger { return t == .bigint ? .bigint : .integer }
+            if t == .unknown || t.isString || t.isDecimal || t.isFloat { return .integer }
+            throw noSuch()
+        }
+        func timestampArg(_ t: DataType) throws -> DataType {
+            if t == .timestamp || t == .date || t == .unknown || t.isString { return .timestamp }
+            throw noSuch()
+        }
+        func dateArg(_ t: DataType) throws -> DataType {
+            if t == .date || t == .unknown || t.isString { return .date }
+            if t == .timestamp { return .timestamp }
+            throw noSuch()
+        }
+        func checkPart(_ i: Int) throws {
+            if let v = constant(i), case .string(let s) = v, canonicalDatePart(s) == nil {
+                throw SQLError(.invalidParameter, "date part \"\(s)\" is not supported")
+            }
+        }
+        func strLen(_ t: DataType) -> Int { TypeRules.stringLength(t) }
+        func varchar(_ len: Int) -> DataType { .varchar(max(1, min(len, DataType.maxVarcharLength))) }
+        /// Common type of all arguments (for COALESCE and friends).
+        func common(_ types: [DataType], _ lits: [Bool]) throws -> DataType {
+            guard var t = TypeRules.commonType(types, untypedLiterals: lits) else { throw noSuch() }
+            if t == .unknown { t = .text }
+            return t
+        }
+
+        switch lname {
+        // MARK: Conditional
+        case "coalesce", "nvl":
+            // Redshift's NVL is COALESCE under another name (two or more arguments).
+            guard n >= (lname == "nvl" ? 2 : 1) else { throw noSuch() }
+            let t = try common(argTypes, untypedLiterals)
+            return (.coalesce, Array(repeating: t, count: n), t)
+        case "nullif":
+            try arity(2...2)
+            let t = try common(argTypes, untypedLiterals)
+            return (.nullif, [t, t], t)
+        case "nvl2":
+            try arity(3...3)
+            let lits = untypedLiterals.count >= 3 ? Array(untypedLiterals[1...2]) : []
+            let t = try common([argTypes[1], argTypes[2]], lits)
+            return (.nvl2, [argTypes[0] == .unknown ? .text : argTypes[0], t, t], t)
+        case "greatest", "least":
+            guard n >= 1 else { throw noSuch() }
+            let t = try common(argTypes, untypedLiterals)
+            return (lname == "greatest" ? .greatest : .least, Array(repeating: t, count: n), t)
+
+        // MARK: Math
+        case "abs":
+            try arity(1...1)
+            let t = try numeric(argTypes[0])
+            return (.abs, [t], t)
+        case "sign":
+            try arity(1...1)
+            let t = try numeric(argTypes[0])
+            return (.sign, [t], t)
+        case "round", "trunc":
+            try arity(1...2)
+            let fn: ScalarFunction = lname == "round" ? .round : .trunc
+            if n == 1, argTypes[0] == .timestamp || argTypes[0] == .date, fn == .trunc {
+                // TRUNC(timestamp) → DATE in Redshift.
+                return (.trunc, [.timestamp], .date)
+            }
+            var t = try numeric(argTypes[0])
+            if t == .real { t = .double }
+            var result = t
+            if case .decimal(let p, let s) = t {
+                if n == 1 {
+                    result = .decimal(precision: min(DataType.maxDecimalPrecision, max(1, p - s + 1)), scale: 0)
+                } else if let d = constInt(1) {
+                    let ns = max(0, min(d, s))
+                    result = .decimal(precision: min(DataType.maxDecimalPrecision, max(1, p - s + ns + 1)), scale: ns)
+                }
+            }
+            return (fn, n == 1 ? [t] : [t, .integer], result)
+        case "ceil", "ceiling", "floor":
+            try arity(1...1)
+            var t = try numeric(argTypes[0])
+            if t == .real { t = .double }
+            var result = t
+            if case .decimal(let p, let s) = t {
+                result = .decimal(precision: min(DataType.maxDecimalPrecision, max(1, p - s + 1)), scale: 0)
+            }
+            return (lname == "floor" ? .floor : .ceil, [t], result)
+        case "mod":
+            try arity(2...2)
+            let (l, r, res) = try TypeRules.binaryOperator(.modulo, try numeric(argTypes[0]), try numeric(argTypes[1]))
+            return (.mod, [l, r], res)
+        case "power", "pow":
+            try arity(2...2)
+            _ = try numeric(argTypes[0]); _ = try numeric(argTypes[1])
+            return (.power, [.double, .double], .double)
+        case "sqrt", "cbrt", "exp", "ln", "log", "dexp", "dlog1", "dlog10":
+            try arity(1...1)
+            _ = try numeric(argTypes[0])
+            let fn: ScalarFunction
+            switch lname {
+            case "sqrt": fn = .sqrt
+            case "cbrt": fn = .cbrt
+            case "exp", "dexp": fn = .exp
+            case "ln", "dlog1": fn = .ln
+            default: fn = .log
+            }
+            return (fn, [.double], .double)
+        case "pi":
+            try arity(0...0)
+            return (.pi, [], .double)
+        case "random":
+            try arity(0...0)
+            return (.random, [], .double)
+
+        // MARK: Strings
+        case "upper", "lower", "initcap", "reverse":
+            try arity(1...1)
+            let t = try string(argTypes[0])
+            let fn: ScalarFunction = lname == "upper" ? .upper : lname == "lower" ? .lower
+                : lname == "initcap" ? .initcap : .reverse
+            return (fn, [t], varchar(strLen(t)))
+        case "length", "char_length", "character_length", "len", "textlen", "octet_length":
+            try arity(1...1)
+            let t = try string(argTypes[0])
+            let fn: ScalarFunction = lname == "len" || lname == "textlen" ? .len : lname == "octet_length" ? .octetLength : .length
+            return (fn, [t], .integer)
+        case "substring", "substr":
+            try arity(2...3)
+            let t = try string(argTypes[0])
+            return (.substring, n == 2 ? [t, try integerArg(argTypes[1])] : [t, try integerArg(argTypes[1]), try integerArg(argTypes[2])],
+                    varchar(strLen(t)))
+        case "position", "strpos":
+            try arity(2...2)
+            return (.position, [try string(argTypes[0]), try string(argTypes[1])], .integer)
+        case "charindex":
+            try arity(2...2)
+            return (.charindex, [try string(argTypes[0]), try string(argTypes[1])], .integer)
+        case "trim", "btrim", "ltrim", "rtrim":
+            try arity(1...2)
+            let t = try string(argTypes[0])
+            let fn: ScalarFunction = lname == "ltrim" ? .ltrim : lname == "rtrim" ? .rtrim : .btrim
+            return (fn, n == 1 ? [t] : [t, try string(argTypes[1])], varchar(strLen(t)))
+        case "left", "right":
+            try arity(2...2)
+            let t = try string(argTypes[0])
+            return (lname == "left" ? .left : .right, [t, try integerArg(argTypes[1])], varchar(strLen(t)))
+        case "lpad", "rpad":
+            try arity(2...3)
+            let t = try string(argTypes[0])
+            let len = constInt(1).map { max(1, $0 * 4) } ?? DataType.maxVarcharLength
+            var targets = [t, try integerArg(argTypes[1])]
+            if n == 3 { targets.append(try string(argTypes[2])) }
+            return (lname == "lpad" ? .lpad : .rpad, targets, varchar(len))
+        case "replace":
+            try arity(3...3)
+            let t = try string(argTypes[0])
+            return (.replace, [t, try string(argTypes[1]), try string(argTypes[2])], varchar(DataType.maxVarcharLength))
+        case "translate":
+            try arity(3...3)
+            let t = try string(argTypes[0])
+            return (.translate, [t, try string(argTypes[1]), try string(argTypes[2])], varchar(strLen(t)))
+        case "repeat":
+            try arity(2...2)
+            let t = try string(argTypes[0])
+            let len = constInt(1).map { strLen(t) * max(1, $0) } ?? DataType.maxVarcharLength
+            return (.repeatString, [t, try integerArg(argTypes[1])], varchar(len))
+        case "split_part":
+            try arity(3...3)
+            let t = try string(argTypes[0])
+            return (.splitPart, [t, try string(argTypes[1]), try integerArg(argTypes[2])], varchar(strLen(t)))
+        case "concat":
+            try arity(2...2)
+            let a = try string(argTypes[0]), b = try string(argTypes[1])
+            return (.concat, [a, b], varchar(strLen(a) + strLen(b)))
+        case "ascii":
+            try arity(1...1)
+            return (.ascii, [try string(argTypes[0])], .integer)
+        case "chr":
+            try arity(1...1)
+            return (.chr, [try integerArg(argTypes[0])], .varchar(4))
+
+        // MARK: Dates
+        case "extract", "date_part", "datepart", "pgdate_part":
+            try arity(2...2)
+            try checkPart(0)
+            // Dates are read as dates (midnight) without a cast.
+            let src: DataType = argTypes[1] == .date ? .date : try timestampArg(argTypes[1])
+            let isEpoch: Bool = {
+                if let v = constant(0), case .string(let s) = v { return canonicalDatePart(s) == "epoch" }
+                return false
+            }()
+            if lname == "extract" {
+                return (.extract, [.text, src], isEpoch ? .bigint : .integer)
+            }
+            return (.datePart, [.text, src], .double)
+        case "date_trunc":
+            try arity(2...2)
+            try checkPart(0)
+            return (.dateTrunc, [.text, argTypes[1] == .date ? .date : try timestampArg(argTypes[1])], .timestamp)
+        case "dateadd", "date_add":
+            try arity(3...3)
+            try checkPart(0)
+            return (.dateAdd, [.text, .bigint, try timestampArg(argTypes[2])], .timestamp)
+        case "datediff", "date_diff":
+            try arity(3...3)
+            try checkPart(0)
+            return (.dateDiff, [.text, try timestampArg(argTypes[1]), try timestampArg(argTypes[2])], .bigint)
+        case "add_months":
+            try arity(2...2)
+            return (.addMonths, [try timestampArg(argTypes[0]), .integer], .timestamp)
+        case "months_between":
+            try arity(2...2)
+            return (.monthsBetween, [try dateArg(argTypes[0]), try dateArg(argTypes[1])], .double)
+        case "last_day":
+            try arity(1...1)
+            return (.lastDay, [try dateArg(argTypes[0])], .date)
+        case "current_date":
+            try arity(0...0)
+            return (.currentDate, [], .date)
+        case "getdate", "sysdate", "now", "current_timestamp":
+            try arity(0...0)
+            return (lname == "getdate" || lname == "now" || lname == "current_timestamp" ? .getdate : .sysdate, [], .timestamp)
+        case "assignment_cast":
+            throw SQLError.internalError("assignment_cast is built by the binder, not called by name")
+        default:
+            throw noSuch()
+        }
+    }
+}
+
+extension FunctionRegistry {
+    /// `s` without leading and trailing blanks (ASCII space and tab).
+    static func trimBlanks(_ str: String) -> String {
+        var s = Substring(str)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import SlicehouseDatagen
+
+/// `slicehouse datagen`: benchmark data generators.
+struct DatagenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "datagen",
+        abstract: "Generate benchmark data sets.",
+        subcommands: [DatagenTPCHCommand.self])
+}
+
+/// `slicehouse datagen tpch --sf N --output DIR [--parts K] [--format tbl|csv|parquet] [--tables a,b]`
+struct DatagenTPCHCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tpch",
+        abstract: "Generate TPC-H tables, byte for byte as TPC's dbgen writes them.",
+        discussion: """
+            Writes region, nation, supplier, customer, part, partsupp, orders and lineitem as \
+            <table>.tbl (dbgen's pipe-delimited text) or <table>.csv (header line, RFC 4180 quoting). \
+            With --parts K, each table except region and nation is split like dbgen's -C K -S i \
+            into <table>.tbl.1 ... <table>.tbl.K. SF 1 is about 1 GB of .tbl text.
+            """)
+
+    @Option(name: .customLong("sf"), help: ArgumentHelp("Scale factor (0.0001 to 100000).", valueName: "N"))
+    var scaleFactor: Double = 1
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Output directory (created if missing).", valueName: "dir"))
+    var output: String
+
+    @Option(name: .customLong("parts"), help: ArgumentHelp("Files per table.", valueName: "K"))
+    var parts: Int = 1
+
+    @Option(name: .customLong("format"), help: ArgumentHelp("tbl, csv or parquet (not supported yet).", valueName: "format"))
+    var format: String = "tbl"
+
+    @Option(name: .customLong("tables"),
+            help: ArgumentHelp("Comma-separated tables, or dbgen letters (r n s c P S O L); default all.",
+                               valueName: "a,b"))
+    var tables: String?
+
+    @Option(name: .customLong("threads"), help: ArgumentHelp("Worker threads (default: all cores).", valueName: "N"))
+    var threads: Int?
+
+    func validate() throws {
+        do {
+            try TPCHGenerator(scaleFactor: scaleFactor).validate()
+        } catch let error as DatagenError {
+            throw ValidationError(error.description)
+        }
+        if parts < 1 || parts > 100_000 { throw ValidationError("--parts must be between 1 and 100000") }
+        if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be between 1 and 1024") }
+        _ = try selectedFormat()
+        _ = try selectedTables()
+    }
+
+    func run() throws {
+        let format = try selectedFormat()
+        let tables = try selectedTables()
+        var generator = TPCHGenerator(scaleFactor: scaleFactor)
+        if let threads { generator.threadCount = threads }
+
+        let progress = DatagenProgressLine(enabled: isatty(STDERR_FILENO) == 1)
+        let started = ContinuousClock.now
+        progress.message("building the text pool")
+        TPCHGenerator.prepareTextPool()
+        let textPoolSeconds = DatagenTPCHCommand.seconds(since: started)
+        let summaries: [DatagenTableSummary]
+        do {
+            summaries = try generator.writeTables(tables, to: output, format: format, parts: parts) { update in
+                progress.show(update)
+            }
+        } catch let error as DatagenError {
+            progress.clear()
+            printError("slicehouse datagen: \(error.description)")
+            throw ExitCode.failure
+        }
+        progress.clear()
+        print(DatagenTPCHCommand.summary(summaries, textPoolSeconds: textPoolSeconds,
+                                         seconds: DatagenTPCHCommand.seconds(since: started),
+                                         scaleFactor: scaleFactor, output: output))
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private func selectedFormat() throws -> DatagenFormat {
+        guard let format = DatagenFormat(rawValue: format.lowercased()) else {
+            throw ValidationError("unknown --format '\(format)': use tbl, csv or parquet")
+        }
+        if format == .parquet {
+            throw ValidationError("--format parquet is not supported yet; use tbl or csv")
+        }
+        return format
+    }
+
+    private func selectedTables() throws -> [TPCHTable] {
+        guard let tables else { return TPCHTable.allCases }
+        var selected: [TPCHTable] = []
+        for name in tables.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let table = TPCHTable(name: String(name)) else {
+                throw ValidationError("unknown table '\(name)' in --tables: use region, nation, supplier, customer, "
+                                      + "part, partsupp, orders, lineitem")
+            }
+            if !selected.contains(table) { selected.append(table) }
+        }
+        if selected.isEmpty { throw ValidationError("--tables names no table") }
+        // dbgen's order, whatever order they were given in.
+        return TPCHTable.allCases.filter(selected.contains)
+    }
+
+    /// The closing table: rows, bytes and seconds per table, then totals.
+    static func summary(_ summaries: [DatagenTableSummary], textPoolSeconds: Double, seconds: Double,
+                        scaleFactor: Double, output: String) -> String {
+        func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+            let padding = String(repeating: " ", count: max(0, width - text.count))
+            return left ? text + padding : padding + text
+        }
+        func fixed(_ value: Double) -> String {
+            let hundredths = Int((value * 100).rounded())
+            let fraction = hundredths % 100
+            return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        }
+        var lines = ["TPC-H SF \(scaleFactor) in \(output)",
+                     pad("table", 10, left: true) + pad("rows", 12) + pad("bytes", 15) + pad("files", 7) + pad("seconds", 9)]
+        lines.append(pad("text pool", 10, left: true) + pad("", 12) + pad("", 15) + pad("", 7)
+                     + pad(fixed(textPoolSeconds), 9))
+        for summary in summaries {
+            lines.append(pad(summary.table.rawValue, 10, left: true) + pad("\(summary.rows)", 12)
+                         + pad("\(summary.bytes)", 15) + pad("\(summary.files.count)", 7) + pad(fixed(summary.seconds), 9))
+        }
+        let rows = summaries.reduce(Int64(0)) { $0 + $1.rows }
+        let bytes = summaries.reduce(Int64(0)) { $0 + $1.bytes }
+        let files = summaries.reduce(0) { $0 + $1.files.count }
+        lines.append(pad("total", 10, left: true) + pad("\(rows)", 12) + pad("\(bytes)", 15) + pad("\(files)", 7)
+                     + pad(fixed(seconds), 9))
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A one-line progress display on standard error (only when it is a terminal),
+/// redrawn at most ten times a second.
+final class DatagenProgressLine {
+    private let enabled: Bool
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private var visible = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ update: DatagenProgress) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let finished = update.unitsDone >= update.unitsTotal
+        guard finished || now - lastDraw >= .milliseconds(100) else { return }
+        lastDraw = now
+        let percent = update.unitsTotal > 0 ? Int(update.unitsDone * 100 / update.unitsTotal) : 100
+        let part = update.parts > 1 ? " part \(update.part)/\(update.parts)" : ""
+        let megabytes = update.bytesWritten / 1_000_000
+        let line = "\(update.table.rawValue)\(part): \(percent)%  \(update.rowsWritten) rows  \(megabytes) MB"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        visible = true
+    }
+
+    func message(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        visible = true
+    }
+
+    func clear() {
+        guard enabled && visible else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        visible = false
+    }
+}

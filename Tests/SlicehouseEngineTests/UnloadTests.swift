@@ -1,0 +1,101 @@
+import XCTest
+import Foundation
+import SlicehouseEngine
+import SlicehouseTypes
+
+/// UNLOAD writes files Redshift's way; UNLOAD then COPY gives back the same rows.
+final class UnloadTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-unload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func session() throws -> Session {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table src (i int, b bigint, d decimal(20,4), f double precision, t boolean, dt date, ts timestamp,
+                              s varchar(40), c char(6)) diststyle even;
+            insert into src values
+              (1, 9223372036854775807, 1234567890123456.7891, 1.5, true, '2020-02-29', '2020-02-29 12:34:56.5', 'plain', 'ab'),
+              (-2, -9223372036854775807, -0.0001, -2.25e10, false, '1969-12-31', '1969-12-31 23:59:59', 'pipe|comma,quote"', 'x'),
+              (null, null, null, null, null, null, null, null, null),
+              (4, 0, 0, 0, true, '2000-01-01', '2000-01-01 00:00:00', '', ''),
+              (5, 5, 5, 5, false, '2001-01-01', '2001-01-01 00:00:00', 'new
+            line and back\\slash', 'u-n-i'),
+              (6, 6, 6, 6, true, '2002-01-01', '2002-01-01 00:00:00', 'héllo wörld ✓', 'z');
+            create table dst (like src);
+            """)
+        return s
+    }
+
+    func assertSameRows(_ s: Session, file: StaticString = #filePath, line: UInt = #line) throws {
+        let a = try s.execute("select count(*) from dst")[0].textRows()
+        XCTAssertEqual(a, [["6"]], file: file, line: line)
+        let diff1 = try s.execute("select count(*) from (select * from src except select * from dst) x")[0].textRows()
+        let diff2 = try s.execute("select count(*) from (select * from dst except select * from src) x")[0].textRows()
+        XCTAssertEqual(diff1, [["0"]], file: file, line: line)
+        XCTAssertEqual(diff2, [["0"]], file: file, line: line)
+        // NULL stays NULL and '' stays ''.
+        XCTAssertEqual(try s.execute("select count(*) from dst where s is null")[0].textRows(), [["1"]], file: file, line: line)
+        XCTAssertEqual(try s.execute("select count(*) from dst where s = ''")[0].textRows(), [["1"]], file: file, line: line)
+    }
+
+    func testTextRoundTrip() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("text_").path
+        _ = try s.execute("unload ('select * from src') to '\(p)' escape null as '\\N'")
+        _ = try s.execute("copy dst from '\(p)' escape")
+        try assertSameRows(s)
+    }
+
+    func testCSVRoundTrip() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("csv_").path
+        _ = try s.execute("unload ('select * from src') to '\(p)' format csv header null as '\\N' parallel off")
+        _ = try s.execute("copy dst from '\(p)' csv ignoreheader 1")
+        try assertSameRows(s)
+    }
+
+    func testJSONRoundTripCompressed() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("json_").path
+        _ = try s.execute("unload ('select * from src') to '\(p)' format json gzip")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("json_") }
+        XCTAssertTrue(files.allSatisfy { $0.hasSuffix(".gz") && $0.contains("_part_00") }, "\(files)")
+        _ = try s.execute("copy dst from '\(p)' json 'auto' gzip")
+        try assertSameRows(s)
+    }
+
+    func testFileNamesOverwriteAndManifest() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("v_").path
+        _ = try s.execute("unload ('select i from src') to '\(p)' manifest")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        XCTAssertEqual(names, ["v_0000_part_00", "v_0001_part_00", "v_0002_part_00", "v_0003_part_00", "v_manifest"])
+        let manifest = try String(contentsOfFile: p + "manifest", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("\"entries\"") && manifest.contains("v_0003_part_00"), manifest)
+        XCTAssertThrowsError(try s.execute("unload ('select i from src') to '\(p)'")) { e in
+            XCTAssertTrue("\(e)".contains("ALLOWOVERWRITE"))
+        }
+        _ = try s.execute("unload ('select i from src') to '\(p)' allowoverwrite")
+        _ = try s.execute("unload ('select i from src order by i') to '\(p)' cleanpath parallel off")
+        let after = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        XCTAssertEqual(after, ["v_000"])
+        XCTAssertEqual(try String(contentsOfFile: p + "000", encoding: .utf8), "-2\n1\n4\n5\n6\n\n")
+        XCTAssertThrowsError(try s.execute("unload ('select i from src') to 's3://bucket/x'"))
+    }
+
+    func testPartitionBy() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("parts").path + "/"
+        _ = try s.execute("unload ('select t, i from src') to '\(p)' partition by (t)")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: p).sorted()
+        XCTAssertEqual(folders, ["t=__HIVE_DEFAULT_PARTITION__", "t=f", "t=t"])
+        var all = ""
+        for f in try FileManager.default.contentsOfDirectory(atPath: p + "t=t") { all += try String(contentsOfFile: p + "t=t/" + f, encoding: .utf8) }
+        XCTAssertEqual(all.split(separator: "\n").sorted(), ["1", "4", "6"])
+    }
+}

@@ -1,0 +1,172 @@
+import XCTest
+import SlicehouseTypes
+import SlicehousePlanner
+@testable import SlicehouseExecution
+
+final class ArithmeticTests: XCTestCase {
+
+    func testIntegerAddWithNullsAndConstants() throws {
+        let c = chunk(ints([1, nil, 3, -4]))
+        XCTAssertEqual(try evalRows(E.bin(.add, E.col(0, .integer), E.int(10)), c), ["11", nil, "13", "6"])
+        XCTAssertEqual(try evalRows(E.bin(.subtract, E.int(10), E.col(0, .integer)), c), ["9", nil, "7", "14"])
+        XCTAssertEqual(try evalRows(E.bin(.multiply, E.col(0, .integer), E.col(0, .integer)), c), ["1", nil, "9", "16"])
+        XCTAssertEqual(try evalRows(E.bin(.add, E.col(0, .integer), E.null(.integer)), c), [nil, nil, nil, nil])
+        XCTAssertEqual(try run1(E.bin(.add, E.int(2), E.int(3))), "5")
+    }
+
+    func testSelectionIsRespected() throws {
+        let c = chunk(ints([1, 2, 3, 4, 5]), selection: [1, 3])
+        XCTAssertEqual(try evalRows(E.bin(.multiply, E.col(0, .integer), E.int(100)), c), ["200", "400"])
+    }
+
+    func testIntegerDivisionAndModulo() throws {
+        let c = chunk(ints([7, -7, 7, -7]), ints([2, 2, -3, 3]))
+        XCTAssertEqual(try evalRows(E.bin(.divide, E.col(0, .integer), E.col(1, .integer)), c), ["3", "-3", "-2", "-2"])
+        XCTAssertEqual(try evalRows(E.bin(.modulo, E.col(0, .integer), E.col(1, .integer)), c), ["1", "-1", "1", "-1"])
+    }
+
+    func testIntegerOverflowPerResultType() throws {
+        assertError(try E.bin(.add, E.int(2_147_483_647), E.int(1)), "integer out of range")
+        assertError(try E.bin(.add, E.int(32767, .smallint), E.int(1, .smallint)), "smallint out of range")
+        assertError(try E.bin(.multiply, E.int(Int64.max, .bigint), E.int(2, .bigint)), "bigint out of range")
+        assertError(try E.bin(.divide, E.int(Int64.min, .bigint), E.int(-1, .bigint)), "bigint out of range")
+        // smallint + integer is integer: no overflow.
+        XCTAssertEqual(try run1(E.bin(.add, E.int(32767, .smallint), E.int(1))), "32768")
+        // Overflow in a column, only on a non-NULL row.
+        let c = chunk(ints([1, 2_147_483_647]))
+        assertError(try E.bin(.add, E.col(0, .integer), E.int(1)), "integer out of range", in: c)
+    }
+
+    func testDivisionByZeroOnlyForEvaluatedNonNullRows() throws {
+        assertError(try E.bin(.divide, E.int(1), E.int(0)), "division by zero")
+        assertError(try E.bin(.modulo, E.int(1), E.int(0)), "division by zero")
+        // A NULL divisor (stored as 0) is not an error.
+        let c = chunk(ints([10, 20]), ints([nil, 5]))
+        XCTAssertEqual(try evalRows(E.bin(.divide, E.col(0, .integer), E.col(1, .integer)), c), [nil, "4"])
+        // A zero divisor on a row the selection excludes is not an error.
+        let s = chunk(ints([10, 20]), ints([0, 5]), selection: [1])
+        XCTAssertEqual(try evalRows(E.bin(.divide, E.col(0, .integer), E.col(1, .integer)), s), ["4"])
+        // A zero divisor on a NULL dividend row: NULL, no error.
+        let z = chunk(ints([nil, 20]), ints([0, 5]))
+        XCTAssertEqual(try evalRows(E.bin(.divide, E.col(0, .integer), E.col(1, .integer)), z), [nil, "4"])
+    }
+
+    func testDecimalMultiplyScales() throws {
+        // 0.05 * 100.00 → numeric(9,4)
+        let e = try E.bin(.multiply, E.dec("0.05", 3, 2), E.dec("100.00", 5, 2))
+        XCTAssertEqual(e.type, .decimal(precision: 9, scale: 4))
+        XCTAssertEqual(try run1(e), "5.0000")
+    }
+
+    func testDecimalDivisionRoundsHalfAwayFromZero() throws {
+        let one = E.dec("1", 1, 0), two = E.dec("2", 1, 0), three = E.dec("3", 1, 0)
+        let e = try E.bin(.divide, one, three)
+        XCTAssertEqual(e.type, .decimal(precision: 5, scale: 4))
+        XCTAssertEqual(try run1(e), "0.3333")
+        XCTAssertEqual(try run1(E.bin(.divide, two, three)), "0.6667")
+        XCTAssertEqual(try run1(E.bin(.divide, E.dec("-2", 1, 0), three)), "-0.6667")
+        // Redshift's example: DECIMAL(8,2) / DECIMAL(8,2) → DECIMAL(17,9)
+        let d = try E.bin(.divide, E.dec("10.00", 8, 2), E.dec("3.00", 8, 2))
+        XCTAssertEqual(d.type, .decimal(precision: 17, scale: 9))
+        XCTAssertEqual(try run1(d), "3.333333333")
+        assertError(try E.bin(.divide, E.dec("1.00", 8, 2), E.dec("0.00", 8, 2)), "division by zero")
+    }
+
+    func testDecimalAddAlignsScales() throws {
+        let e = try E.bin(.add, E.dec("1.5", 2, 1), E.dec("2.25", 3, 2))
+        XCTAssertEqual(e.type, .decimal(precision: 4, scale: 2))
+        XCTAssertEqual(try run1(e), "3.75")
+        XCTAssertEqual(try run1(E.bin(.subtract, E.dec("1.5", 2, 1), E.dec("2.25", 3, 2))), "-0.75")
+        // integer with decimal: 1 - 0.05 → numeric(13,2) (integer counts as numeric(10,0))
+        let m = try E.bin(.subtract, E.int(1), E.dec("0.05", 3, 2))
+        XCTAssertEqual(m.type, .decimal(precision: 13, scale: 2))
+        XCTAssertEqual(try run1(m), "0.95")
+        XCTAssertEqual(try run1(E.bin(.modulo, E.dec("7.5", 2, 1), E.dec("2", 1, 0))), "1.5")
+    }
+
+    func testDecimalOverflowAgainstResultPrecision() throws {
+        // Force a narrow result type: 9.99 + 9.99 into numeric(3,2).
+        let e = BoundExpr.binary(.add, E.dec("9.99", 3, 2), E.dec("9.99", 3, 2), .decimal(precision: 3, scale: 2))
+        assertError(e, "numeric overflow for type numeric(3,2)")
+        // Int128: 10^37 * 10 into numeric(38,0).
+        let big = BoundExpr.constant(.int128(DecimalMath.pow10[37]), .decimal(precision: 38, scale: 0))
+        let m = BoundExpr.binary(.multiply, big, E.dec("10", 2, 0), .decimal(precision: 38, scale: 0))
+        assertError(m, "numeric overflow for type numeric(38,0)")
+    }
+
+    func testQ1ChargeExpression() throws {
+        // l_extendedprice * (1 - l_discount) * (1 + l_tax), DECIMAL(15,2) operands.
+        let c = chunk(decs(["1000.00", "33.33", nil], 15, 2), decs(["0.05", "0.10", "0.00"], 15, 2),
+                      decs(["0.08", "0.02", "0.01"], 15, 2))
+        let price = E.col(0, .decimal(precision: 15, scale: 2))
+        let disc = E.col(1, .decimal(precision: 15, scale: 2))
+        let tax = E.col(2, .decimal(precision: 15, scale: 2))
+        let discPrice = try E.bin(.multiply, price, E.bin(.subtract, E.int(1), disc))
+        XCTAssertEqual(discPrice.type, .decimal(precision: 32, scale: 4))
+        XCTAssertEqual(try evalRows(discPrice, c), ["950.0000", "29.9970", nil])
+        let charge = try E.bin(.multiply, discPrice, E.bin(.add, E.int(1), tax))
+        XCTAssertEqual(charge.type, .decimal(precision: 38, scale: 6))
+        XCTAssertEqual(try evalRows(charge, c), ["1026.000000", "30.596940", nil])
+    }
+
+    func testMixedWidthDecimals() throws {
+        let wide = decs(["12345678901234567890.12"], 30, 2)
+        let narrow = decs(["0.50"], 5, 2)
+        let c = chunk(wide, narrow)
+        let e = try E.bin(.add, E.col(0, .decimal(precision: 30, scale: 2)), E.col(1, .decimal(precision: 5, scale: 2)))
+        XCTAssertEqual(try evalRows(e, c), ["12345678901234567890.62"])
+        let m = try E.bin(.multiply, E.col(1, .decimal(precision: 5, scale: 2)), E.col(0, .decimal(precision: 30, scale: 2)))
+        XCTAssertEqual(try evalRows(m, c), ["6172839450617283945.0600"])
+    }
+
+    func testDoubleArithmetic() throws {
+        let c = chunk(doubles([1.5, nil, -2]))
+        XCTAssertEqual(try evalRows(E.bin(.multiply, E.col(0, .double), E.dbl(2)), c), ["3", nil, "-4"])
+        XCTAssertEqual(try evalRows(E.bin(.add, E.col(0, .double), E.int(1)), c), ["2.5", nil, "-1"])
+        assertError(try E.bin(.multiply, E.dbl(1e308), E.dbl(10)), "value out of range: overflow")
+        assertError(try E.bin(.divide, E.dbl(1), E.dbl(0)), "division by zero")
+        XCTAssertEqual(try run1(E.bin(.divide, E.dbl(1), E.dbl(4))), "0.25")
+    }
+
+    func testDateArithmetic() throws {
+        let c = chunk(dates(["1998-12-01", nil]))
+        let d = E.col(0, .date)
+        XCTAssertEqual(try evalRows(E.bin(.subtract, d, E.int(90)), c), ["1998-09-02", nil])
+        XCTAssertEqual(try evalRows(E.bin(.add, E.int(31), d), c), ["1999-01-01", nil])
+        let diff = try E.bin(.subtract, d, E.date("1998-01-01"))
+        XCTAssertEqual(diff.type, .integer)
+        XCTAssertEqual(try evalRows(diff, c), ["334", nil])
+        assertError(try E.bin(.add, E.date("2000-01-01"), E.int(2_147_000_000)), "date out of range")
+    }
+
+    func testUnaryMinus() throws {
+        let c = chunk(ints([5, nil, -3]))
+        XCTAssertEqual(try evalRows(.unary(.negate, E.col(0, .integer), .integer), c), ["-5", nil, "3"])
+        assertError(.unary(.negate, E.int(-32768, .smallint), .smallint), "smallint out of range")
+        XCTAssertEqual(try run1(.unary(.negate, E.dec("1.25", 3, 2), .decimal(precision: 3, scale: 2))), "-1.25")
+        XCTAssertEqual(try run1(.unary(.negate, E.dbl(2.5), .double)), "-2.5")
+    }
+
+    func testConcatOperator() throws {
+        let c = chunk(strs(["ab", nil, "é"]), strs(["cd", "x", "ü"]))
+        let e = try E.bin(.concat, E.col(0, .text), E.col(1, .text))
+        XCTAssertEqual(try evalRows(e, c), ["abcd", nil, "éü"])
+        // Non-string operands are cast to text.
+        XCTAssertEqual(try run1(E.bin(.concat, E.str("n="), E.int(42))), "n=42")
+        XCTAssertEqual(try run1(E.bin(.concat, E.str("a"), E.null(.text))), nil)
+    }
+
+    func testTypeRulesForOperators() throws {
+        XCTAssertEqual(try TypeRules.binaryOperator(.add, .smallint, .smallint).result, .smallint)
+        XCTAssertEqual(try TypeRules.binaryOperator(.add, .integer, .bigint).result, .bigint)
+        XCTAssertEqual(try TypeRules.binaryOperator(.add, .real, .real).result, .real)
+        XCTAssertEqual(try TypeRules.binaryOperator(.add, .integer, .real).result, .double)
+        XCTAssertEqual(try TypeRules.binaryOperator(.multiply, .decimal(precision: 8, scale: 2), .double).result, .double)
+        XCTAssertEqual(try TypeRules.binaryOperator(.equal, .decimal(precision: 15, scale: 2), .decimal(precision: 3, scale: 2)).left,
+                       .decimal(precision: 15, scale: 2))
+        XCTAssertThrowsError(try TypeRules.binaryOperator(.add, .integer, .boolean)) { err in
+            XCTAssertEqual((err as? SQLError)?.message, "operator does not exist: integer + boolean")
+        }
+        XCTAssertThrowsError(try TypeRules.binaryOperator(.add, .date, .date))
+    }
+}

@@ -1,0 +1,134 @@
+import XCTest
+import SlicehouseTypes
+import SlicehousePlanner
+@testable import SlicehouseExecution
+
+final class ComparisonLogicTests: XCTestCase {
+
+    func testIntegerComparisonsWithNullsAndConstants() throws {
+        let c = chunk(ints([1, 5, nil, 10]))
+        let x = E.col(0, .integer)
+        XCTAssertEqual(try evalRows(E.bin(.less, x, E.int(5)), c), ["t", "f", nil, "f"])
+        XCTAssertEqual(try evalRows(E.bin(.lessEqual, x, E.int(5)), c), ["t", "t", nil, "f"])
+        XCTAssertEqual(try evalRows(E.bin(.greater, E.int(5), x), c), ["t", "f", nil, "f"])
+        XCTAssertEqual(try evalRows(E.bin(.notEqual, x, E.int(5)), c), ["t", "f", nil, "t"])
+        XCTAssertEqual(try evalRows(E.bin(.equal, x, E.null(.integer)), c), [nil, nil, nil, nil])
+        XCTAssertEqual(try run1(E.bin(.greaterEqual, E.int(3), E.int(3))), "t")
+    }
+
+    func testStringComparisonsByBytes() throws {
+        let c = chunk(strs(["apple", "Apple", "äpfel", "", nil]))
+        let x = E.col(0, .text)
+        XCTAssertEqual(try evalRows(E.bin(.less, x, E.str("b")), c), ["t", "t", "f", "t", nil])
+        XCTAssertEqual(try evalRows(E.bin(.equal, x, E.str("äpfel")), c), ["f", "f", "t", "f", nil])
+        XCTAssertEqual(try evalRows(E.bin(.greater, x, E.str("")), c), ["t", "t", "t", "f", nil])
+    }
+
+    func testDecimalComparisonAcrossScales() throws {
+        let c = chunk(decs(["0.05", "0.06", "0.10"], 15, 2))
+        // The binder gives both sides the common type; the kernel also copes when it does not.
+        let raw = BoundExpr.binary(.equal, E.col(0, .decimal(precision: 15, scale: 2)), E.dec("0.060", 4, 3), .boolean)
+        XCTAssertEqual(try evalRows(raw, c), ["f", "t", "f"])
+        let typed = try E.bin(.less, E.col(0, .decimal(precision: 15, scale: 2)), E.dec("0.1", 2, 1))
+        XCTAssertEqual(try evalRows(typed, c), ["t", "t", "f"])
+    }
+
+    func testDoubleNaNOrdering() throws {
+        let c = chunk(doubles([.nan, 1, -0.0]))
+        let x = E.col(0, .double)
+        XCTAssertEqual(try evalRows(E.bin(.greater, x, E.dbl(1e300)), c), ["t", "f", "f"])
+        XCTAssertEqual(try evalRows(E.bin(.equal, x, E.dbl(.nan)), c), ["t", "f", "f"])
+        XCTAssertEqual(try evalRows(E.bin(.equal, x, E.dbl(0)), c), ["f", "f", "t"])
+    }
+
+    func testDateAndBoolComparisons() throws {
+        let c = chunk(dates(["1998-09-02", "1998-09-03"]), bools([true, false]))
+        XCTAssertEqual(try evalRows(E.bin(.lessEqual, E.col(0, .date), E.date("1998-09-02")), c), ["t", "f"])
+        XCTAssertEqual(try evalRows(E.bin(.greater, E.col(1, .boolean), E.bool(false)), c), ["t", "f"])
+    }
+
+    /// Truth tables: rows are (a, b) over {T, F, NULL} x {T, F, NULL}.
+    func testThreeValuedLogic() throws {
+        let a: [Bool?] = [true, true, true, false, false, false, nil, nil, nil]
+        let b: [Bool?] = [true, false, nil, true, false, nil, true, false, nil]
+        let c = chunk(bools(a), bools(b))
+        let x = E.col(0, .boolean), y = E.col(1, .boolean)
+        XCTAssertEqual(try evalRows(.and([x, y]), c), ["t", "f", nil, "f", "f", "f", nil, "f", nil])
+        XCTAssertEqual(try evalRows(.or([x, y]), c), ["t", "t", "t", "t", "f", nil, "t", nil, nil])
+        XCTAssertEqual(try evalRows(.unary(.not, x, .boolean), c), ["f", "f", "f", "t", "t", "t", nil, nil, nil])
+        XCTAssertEqual(try evalRows(.isNull(x, negated: false), c), ["f", "f", "f", "f", "f", "f", "t", "t", "t"])
+        XCTAssertEqual(try evalRows(.isNull(x, negated: true), c), ["t", "t", "t", "t", "t", "t", "f", "f", "f"])
+    }
+
+    func testAndOrShortCircuitAvoidsDivisionByZero() throws {
+        let c = chunk(ints([0, 5, 20, nil]))
+        let x = E.col(0, .integer)
+        let guardAnd = BoundExpr.and([try E.bin(.notEqual, x, E.int(0)), try E.bin(.greater, E.bin(.divide, E.int(10), x), E.int(1))])
+        XCTAssertEqual(try evalRows(guardAnd, c), ["f", "t", "f", nil])
+        let guardOr = BoundExpr.or([try E.bin(.equal, x, E.int(0)), try E.bin(.greater, E.bin(.divide, E.int(10), x), E.int(1))])
+        XCTAssertEqual(try evalRows(guardOr, c), ["t", "t", "f", nil])
+        // Without the guard the division fails.
+        assertError(try E.bin(.divide, E.int(10), x), "division by zero", in: c)
+        // Selection path too.
+        XCTAssertEqual(try ExpressionEvaluator.select(guardAnd, c), [1])
+        XCTAssertEqual(try ExpressionEvaluator.select(guardOr, c), [0, 1])
+    }
+
+    func testCaseEvaluatesBranchesOnlyWhereReached() throws {
+        let c = chunk(ints([0, 2, nil, 5]))
+        let x = E.col(0, .integer)
+        let e = BoundExpr.caseWhen([
+            WhenClause(condition: try E.bin(.equal, x, E.int(0)), result: E.int(-1)),
+            WhenClause(condition: try E.bin(.less, x, E.int(3)), result: try E.bin(.divide, E.int(10), x)),
+        ], elseResult: E.int(99), .integer)
+        XCTAssertEqual(try evalRows(e, c), ["-1", "5", "99", "99"])
+        let noElse = BoundExpr.caseWhen([WhenClause(condition: try E.bin(.greater, x, E.int(1)), result: E.str("big"))],
+                                        elseResult: nil, .text)
+        XCTAssertEqual(try evalRows(noElse, c), [nil, "big", nil, "big"])
+        // Under a selection.
+        let s = chunk(ints([0, 2, nil, 5]), selection: [1, 3])
+        XCTAssertEqual(try evalRows(e, s), ["5", "99"])
+    }
+
+    func testCaseWithColumnResultsPicksPerRow() throws {
+        let c = chunk(ints([1, 2, 3, nil]), ints([10, nil, 30, 40]), strs(["a", "b", nil, "d"]))
+        let x = E.col(0, .integer)
+        let e = BoundExpr.caseWhen([
+            WhenClause(condition: try E.bin(.equal, x, E.int(1)), result: E.col(1, .integer)),
+            WhenClause(condition: try E.bin(.equal, x, E.int(2)), result: E.col(1, .integer)),
+        ], elseResult: E.int(-1), .integer)
+        XCTAssertEqual(try evalRows(e, c), ["10", nil, "-1", "-1"])
+        let s = BoundExpr.caseWhen([WhenClause(condition: try E.bin(.greater, x, E.int(1)), result: E.col(2, .text))],
+                                   elseResult: nil, .text)
+        XCTAssertEqual(try evalRows(s, c), [nil, "b", nil, nil])
+        // A failing condition is only evaluated on rows that reach it.
+        let guarded = BoundExpr.caseWhen([
+            WhenClause(condition: try E.bin(.equal, x, E.int(1)), result: E.int(0)),
+            WhenClause(condition: try E.bin(.greater, E.bin(.divide, E.int(6), E.bin(.subtract, x, E.int(1))), E.int(2)),
+                       result: E.col(1, .integer)),
+        ], elseResult: E.col(0, .integer), .integer)
+        let g = chunk(ints([2, 1, nil, 4]), ints([10, 20, 30, 40]), selection: [0, 1, 2, 3])
+        XCTAssertEqual(try evalRows(guarded, g), ["10", "0", nil, "4"])
+        assertError(try E.bin(.divide, E.int(6), E.bin(.subtract, E.int(1), E.int(1))), "division by zero")
+    }
+
+    func testInListNullRules() throws {
+        let c = chunk(ints([1, 2, nil]))
+        let x = E.col(0, .integer)
+        XCTAssertEqual(try evalRows(.inList(x, [E.int(1), E.int(3)], negated: false), c), ["t", "f", nil])
+        XCTAssertEqual(try evalRows(.inList(x, [E.int(1), E.null(.integer)], negated: false), c), ["t", nil, nil])
+        XCTAssertEqual(try evalRows(.inList(x, [E.int(1), E.null(.integer)], negated: true), c), ["f", nil, nil])
+        XCTAssertEqual(try evalRows(.inList(x, [E.int(1), E.int(3)], negated: true), c), ["f", "t", nil])
+        // Non-constant items.
+        let c2 = chunk(ints([1, 2, 3]), ints([1, nil, 4]))
+        XCTAssertEqual(try evalRows(.inList(E.col(0, .integer), [E.col(1, .integer), E.int(3)], negated: false), c2), ["t", nil, "t"])
+    }
+
+    func testInListStringsLongList() throws {
+        let words = (0..<20).map { "w\($0)" }
+        let c = chunk(strs(["w3", "zz", "w19", nil, "ü"]))
+        let items = words.map { E.str($0) } + [E.str("ü")]
+        XCTAssertEqual(try evalRows(.inList(E.col(0, .text), items, negated: false), c), ["t", "f", "t", nil, "t"])
+        XCTAssertEqual(try ExpressionEvaluator.select(.inList(E.col(0, .text), items, negated: true), c), [1])
+    }
+}

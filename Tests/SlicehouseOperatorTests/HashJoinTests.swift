@@ -1,0 +1,249 @@
+import XCTest
+import SlicehouseTypes
+import SlicehousePlanner
+@testable import SlicehouseExecution
+
+/// Reference join: hash on `[Value]` keys, NULL keys never match.
+func referenceJoin(_ kind: JoinKind, probe: [Row], build: [Row], probeKeys: [Int], buildKeys: [Int],
+                   probeWidth: Int, buildWidth: Int, nullAware: Bool = false,
+                   residual: ((Row, Row) -> Bool)? = nil) -> [Row] {
+    var index: [[Value]: [Int]] = [:]
+    var buildHasNull = false
+    for (i, b) in build.enumerated() {
+        let key = buildKeys.map { b[$0] }
+        if key.contains(where: { $0.isNull }) { buildHasNull = true; continue }
+        index[key, default: []].append(i)
+    }
+    var out: [Row] = []
+    var buildMatched = [Bool](repeating: false, count: build.count)
+    let nullBuild = [Value](repeating: .null, count: buildWidth)
+    let nullProbe = [Value](repeating: .null, count: probeWidth)
+    for p in probe {
+        let key = probeKeys.map { p[$0] }
+        let keyNull = key.contains(where: { $0.isNull })
+        var matches = keyNull ? [] : (index[key] ?? [])
+        if let residual { matches = matches.filter { residual(p, build[$0]) } }
+        switch kind {
+        case .inner, .left, .right, .full:
+            for m in matches { out.append(p + build[m]); buildMatched[m] = true }
+            if matches.isEmpty && (kind == .left || kind == .full) { out.append(p + nullBuild) }
+        case .semi:
+            if !matches.isEmpty { out.append(p) }
+        case .anti:
+            if !matches.isEmpty { continue }
+            if nullAware && !build.isEmpty && (buildHasNull || keyNull) { continue }
+            out.append(p)
+        }
+    }
+    if kind == .right || kind == .full {
+        for (i, b) in build.enumerated() where !buildMatched[i] { out.append(nullProbe + b) }
+    }
+    return out
+}
+
+let joinTypes: [DataType] = [.integer, .varchar(20), .bigint]
+
+/// Rows (key INTEGER, key VARCHAR, payload BIGINT) with duplicate and NULL keys.
+func joinRows(_ n: Int, seed: UInt64, keys: Int, nullRate: Double = 0.1) -> [Row] {
+    var rng = SeededRandom(seed: seed)
+    let tags = ["x", "y", "long-tag-beyond-8-bytes"]
+    return (0..<n).map { i in
+        let k: Value = rng.chance(nullRate) ? .null : .int(Int64(rng.int(0...keys)))
+        let s: Value = rng.chance(nullRate) ? .null : .string(tags[rng.int(0...2)])
+        return [k, s, .int(Int64(i))]
+    }
+}
+
+final class HashJoinTests: XCTestCase {
+    private let allKinds: [JoinKind] = [.inner, .left, .right, .full, .semi, .anti]
+
+    private func join(_ kind: JoinKind, _ probe: [Row], _ build: [Row], probeKeys: [Int] = [0], buildKeys: [Int] = [0],
+                      residual: BoundExpr? = nil, nullAware: Bool = false, chunkSize: Int = Chunk.capacity,
+                      selection: Bool = false, probeTypes: [DataType]? = joinTypes) throws -> [Row] {
+        let op = HashJoinOperator(kind: kind, probe: source(joinTypes, probe, chunkSize: chunkSize, withSelection: selection),
+                                  build: source(joinTypes, build, chunkSize: chunkSize, withSelection: selection),
+                                  probeKeys: probeKeys, buildKeys: buildKeys, residual: residual,
+                                  buildTypes: joinTypes, probeTypes: probeTypes, nullAware: nullAware)
+        return try drain(op, maxChunk: 2 * Chunk.capacity)
+    }
+
+    private func check(_ kind: JoinKind, _ probe: [Row], _ build: [Row], keys: [Int] = [0],
+                       chunkSize: Int = Chunk.capacity, selection: Bool = false, nullAware: Bool = false,
+                       file: StaticString = #filePath, line: UInt = #line) throws {
+        let actual = try join(kind, probe, build, probeKeys: keys, buildKeys: keys, nullAware: nullAware,
+                              chunkSize: chunkSize, selection: selection)
+        let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: keys, buildKeys: keys,
+                                     probeWidth: 3, buildWidth: 3, nullAware: nullAware)
+        assertSameRows(actual, expected, "\(kind) keys \(keys) probe \(probe.count) build \(build.count)", file: file, line: line)
+    }
+
+    func testAllKindsWithNullsAndDuplicates() throws {
+        let probe = joinRows(700, seed: 1, keys: 40)
+        let build = joinRows(300, seed: 2, keys: 60)
+        for kind in allKinds {
+            try check(kind, probe, build)
+            try check(kind, probe, build, keys: [0, 1])
+            try check(kind, Array(probe.prefix(60)), build, keys: [1])
+            try check(kind, probe, build, chunkSize: 13, selection: true)
+        }
+    }
+
+    func testSmallExample() throws {
+        let probe: [Row] = [[.int(1), .string("a"), .int(10)], [.int(2), .string("b"), .int(20)],
+                            [.null, .string("c"), .int(30)], [.int(1), .string("d"), .int(40)]]
+        let build: [Row] = [[.int(1), .string("p"), .int(100)], [.int(1), .string("q"), .int(200)],
+                            [.int(3), .string("r"), .int(300)], [.null, .string("s"), .int(400)]]
+        let n3: Row = [.null, .null, .null]
+        assertSameRows(try join(.inner, probe, build), [
+            [.int(1), .string("a"), .int(10), .int(1), .string("p"), .int(100)],
+            [.int(1), .string("a"), .int(10), .int(1), .string("q"), .int(200)],
+            [.int(1), .string("d"), .int(40), .int(1), .string("p"), .int(100)],
+            [.int(1), .string("d"), .int(40), .int(1), .string("q"), .int(200)],
+        ])
+        let left = try join(.left, probe, build)
+        XCTAssertEqual(left.count, 6)
+        XCTAssertTrue(left.contains([.int(2), .string("b"), .int(20)] + n3))
+        XCTAssertTrue(left.contains([.null, .string("c"), .int(30)] + n3))
+        let right = try join(.right, probe, build)
+        XCTAssertEqual(right.count, 6)
+        XCTAssertTrue(right.contains(n3 + [.int(3), .string("r"), .int(300)]))
+        XCTAssertTrue(right.contains(n3 + [.null, .string("s"), .int(400)]))
+        XCTAssertEqual(try join(.full, probe, build).count, 8)
+        assertSameRows(try join(.semi, probe, build), [probe[0], probe[3]])
+        assertSameRows(try join(.anti, probe, build), [probe[1], probe[2]])
+        // NOT IN: the build side has a NULL key, so nothing qualifies.
+        XCTAssertEqual(try join(.anti, probe, build, nullAware: true).count, 0)
+        // Without the NULL build key, the NULL probe key still does not qualify.
+        XCTAssertEqual(try join(.anti, probe, Array(build.prefix(3)), nullAware: true), [probe[1]])
+        // Against an empty build side every probe row qualifies, NULL keys included.
+        assertSameRows(try join(.anti, probe, [], nullAware: true), probe)
+    }
+
+    func testEmptySides() throws {
+        let rows = joinRows(50, seed: 3, keys: 10)
+        for kind in allKinds {
+            try check(kind, rows, [])
+            try check(kind, [], rows)
+            try check(kind, [], [])
+        }
+        // RIGHT/FULL over an empty probe side need the probe types to pad.
+        let op = HashJoinOperator(kind: .right, probe: source(joinTypes, []), build: source(joinTypes, rows),
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        XCTAssertThrowsError(try op.collect())
+    }
+
+    func testNullAwareAgainstReference() throws {
+        let probe = joinRows(500, seed: 4, keys: 30)
+        for build in [joinRows(100, seed: 5, keys: 40, nullRate: 0), joinRows(100, seed: 6, keys: 40), []] {
+            try check(.anti, probe, build, nullAware: true)
+        }
+    }
+
+    func testBoundarySizes() throws {
+        for n in boundarySizes {
+            let probe = joinRows(n, seed: UInt64(n) + 10, keys: 3000)
+            let build = joinRows(min(n, 2049), seed: UInt64(n) + 20, keys: 3000)
+            for kind in allKinds { try check(kind, probe, build) }
+            let buildBig = joinRows(n, seed: UInt64(n) + 30, keys: 3000)
+            try check(.full, Array(probe.prefix(100)), buildBig)
+        }
+    }
+
+    func testLargeManyToManySpansManyChunks() throws {
+        // 10,000 probe rows x 3 matches each = 30,000 output rows.
+        let probe: [Row] = (0..<10000).map { [.int(Int64($0 % 100)), .string("p"), .int(Int64($0))] }
+        let build: [Row] = (0..<300).map { [.int(Int64($0 % 100)), .string("b"), .int(Int64($0))] }
+        let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        let chunks = try drainChunks(op)
+        XCTAssertEqual(chunks.reduce(0) { $0 + $1.count }, 30000)
+        XCTAssertGreaterThan(chunks.count, 7)
+        XCTAssertTrue(chunks.allSatisfy { $0.count <= 2 * Chunk.capacity })
+
+        // Skew: 3 probe rows hit 5,000 build rows each, in one probe chunk.
+        let hot: [Row] = (0..<5000).map { [.int(1), .string("b"), .int(Int64($0))] }
+        let probe2: [Row] = (0..<2048).map { [.int($0 < 3 ? 1 : Int64($0) + 10), .string("p"), .int(Int64($0))] }
+        for kind in [JoinKind.inner, .left, .full] {
+            let op2 = HashJoinOperator(kind: kind, probe: source(joinTypes, probe2), build: source(joinTypes, hot),
+                                       probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+            let chunks2 = try drainChunks(op2)
+            XCTAssertTrue(chunks2.allSatisfy { $0.count <= 2 * Chunk.capacity }, "\(kind)")
+            let expected = 15000 + (kind == .inner ? 0 : 2045)
+            XCTAssertEqual(chunks2.reduce(0) { $0 + $1.count }, expected, "\(kind)")
+        }
+        // Probe chunks larger than Chunk.capacity are cut into pieces.
+        let wide = Chunk(columns: columns(joinTypes, probe), count: probe.count)
+        let op3 = HashJoinOperator(kind: .left, probe: ChunkSource([wide]), build: source(joinTypes, build),
+                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        let chunks3 = try drainChunks(op3)
+        XCTAssertEqual(chunks3.reduce(0) { $0 + $1.count }, 30000)
+        XCTAssertTrue(chunks3.allSatisfy { $0.count <= 2 * Chunk.capacity })
+    }
+
+    func testSemiAntiPassProbeChunkThroughWithSelection() throws {
+        let probe: [Row] = (0..<100).map { [.int(Int64($0)), .string("p"), .int(Int64($0))] }
+        let build: [Row] = (0..<50).map { [.int(Int64($0 * 2)), .string("b"), .int(0)] }
+        let op = HashJoinOperator(kind: .semi, probe: source(joinTypes, probe), build: source(joinTypes, build),
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        let chunks = try drainChunks(op)
+        XCTAssertEqual(chunks.count, 1)
+        XCTAssertEqual(chunks[0].selection?.count, 50)
+        XCTAssertEqual(chunks[0].columns.count, 3)
+    }
+
+    func testTypedKeys() throws {
+        // DATE, DECIMAL(25,2) (Int128), DOUBLE, BOOLEAN keys.
+        for t: DataType in [.date, .decimal(precision: 25, scale: 2), .double, .boolean, .char(4)] {
+            let types: [DataType] = [t, .bigint]
+            func v(_ i: Int) -> Value {
+                switch t.physical {
+                case .int64: return .int(Int64(i))
+                case .int128: return .int128(Int128(i) * 1_000_000_000_000_000_000)
+                case .double: return .double(Double(i) / 4)
+                case .bool: return .bool(i % 2 == 0)
+                case .string: return .string("k\(i)")
+                }
+            }
+            let probe: [Row] = (0..<200).map { [$0 % 11 == 0 ? .null : v($0 % 17), .int(Int64($0))] }
+            let build: [Row] = (0..<60).map { [$0 % 13 == 0 ? .null : v($0 % 23), .int(Int64($0))] }
+            for kind in allKinds {
+                let op = HashJoinOperator(kind: kind, probe: source(types, probe), build: source(types, build),
+                                          probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: types)
+                assertSameRows(try drain(op, maxChunk: 2 * Chunk.capacity),
+                               referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                             probeWidth: 2, buildWidth: 2), "\(t) \(kind)")
+            }
+        }
+    }
+
+    func testResidualPredicate() throws {
+        // ON p.k = b.k AND b.payload > 150 (build payload is column 5 of the combined row).
+        let residual = BoundExpr.binary(.greater, .column(5, .bigint), .constant(.int(150), .bigint), .boolean)
+        let probe = joinRows(400, seed: 8, keys: 20)
+        let build = joinRows(300, seed: 9, keys: 20)
+        try skipIfEvaluatorMissing {
+            for kind in allKinds {
+                let actual = try join(kind, probe, build, residual: residual)
+                let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                             probeWidth: 3, buildWidth: 3) { _, b in
+                    if case .int(let x) = b[2] { return x > 150 }
+                    return false
+                }
+                assertSameRows(actual, expected, "\(kind) with residual")
+            }
+            // Many key matches per probe row, few passing the residual: several flushes per piece.
+            let hot: [Row] = (0..<2000).map { [.int(Int64($0 % 2)), .string("b"), .int(Int64($0))] }
+            let probe2: [Row] = (0..<300).map { [.int(Int64($0 % 3)), .string("p"), .int(Int64($0))] }
+            let late = BoundExpr.binary(.greater, .column(5, .bigint), .constant(.int(1990), .bigint), .boolean)
+            for kind in allKinds {
+                let actual = try join(kind, probe2, hot, residual: late)
+                let expected = referenceJoin(kind, probe: probe2, build: hot, probeKeys: [0], buildKeys: [0],
+                                             probeWidth: 3, buildWidth: 3) { _, b in
+                    if case .int(let x) = b[2] { return x > 1990 }
+                    return false
+                }
+                assertSameRows(actual, expected, "\(kind) with selective residual")
+            }
+        }
+    }
+}
