@@ -219,7 +219,7 @@ extension Binder {
                 guard case .literal(.string(let s)) = esc.kind, s.utf8.count <= 1 else {
                     throw err(.invalidParameter, "invalid escape string", esc)
                 }
-                escape = s.utf8.first
+                escape = s.utf8.first ?? 0   // ESCAPE '' turns escaping off
             }
             return .like(ba, pattern: bp, caseInsensitive: op == .ilike, negated: neg, escape: escape)
         case .caseWhen(let c):
@@ -433,7 +433,17 @@ extension Binder {
             agg.aggregates.append(la)
             return .column(la.output.id, result)
         }
-        var args = try f.args.map { try bindExpr($0, scope, agg: agg) }
+        // DATEADD(day, ...), DATEDIFF(week, ...), DATE_TRUNC(month, ...): a bare date part is a string.
+        let datePartFunctions: Set<String> = ["dateadd", "datediff", "date_part", "datepart", "date_trunc", "extract"]
+        var args = try f.args.enumerated().map { i, a -> BoundExpr in
+            if i == 0, datePartFunctions.contains(f.name), case .column(let ref) = a.kind, ref.parts.count == 1,
+               FunctionRegistry.canonicalDatePart(ref.name) != nil {
+                return .constant(.string(ref.name), .varchar(max(1, ref.name.utf8.count)))
+            }
+            return try bindExpr(a, scope, agg: agg)
+        }
+        // EXTRACT(part FROM x) is an integer in Redshift; DATE_PART(...) a double.
+        let functionName = f.syntax == .extract ? "extract" : f.name
         let constants: [Value?] = args.map { a -> Value? in
             if case .constant(let v, _) = a { return v }
             return nil
@@ -441,7 +451,7 @@ extension Binder {
         let literalFlags: [Bool] = f.args.map { isStringLiteral($0) }
         let resolved: (ScalarFunction, argTypes: [DataType], result: DataType)
         do {
-            resolved = try FunctionRegistry.resolve(name: f.name, argTypes: args.map { $0.type }, constantArgs: constants,
+            resolved = try FunctionRegistry.resolve(name: functionName, argTypes: args.map { $0.type }, constantArgs: constants,
                                                     untypedLiterals: literalFlags)
         } catch let error as SQLError where error.line == nil {
             throw err(error.code, error.message, e)
