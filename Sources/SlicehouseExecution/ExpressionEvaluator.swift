@@ -16,6 +16,17 @@ public enum ExpressionEvaluator {
         return try ctx.eval(expr)
     }
 
+    /// Evaluate several expressions over the same chunk (a projection list): columns
+    /// are gathered through the selection once for all of them, and a subexpression
+    /// that occurs more than once (`l_extendedprice * (1 - l_discount)` in Q1's
+    /// `sum_disc_price` and `sum_charge`) is computed once. Volatile functions are
+    /// never shared.
+    public static func evaluate(_ exprs: [BoundExpr], _ chunk: Chunk) throws -> [Vector] {
+        var ctx = EvalContext(chunk)
+        ctx.memoize = true
+        return try exprs.map { try ctx.eval($0) }
+    }
+
     /// Physical indices (ascending) of the logical rows of `chunk` where
     /// `predicate` is TRUE (NULL and FALSE rows are dropped).
     ///
@@ -162,6 +173,9 @@ struct EvalContext {
     let chunk: Chunk
     let n: Int
     private var gathered: [Int: Vector] = [:]
+    /// Reuse results of equal subexpressions (multi-expression evaluation).
+    var memoize = false
+    private var memo: [(expr: BoundExpr, value: Vector)] = []
 
     init(_ chunk: Chunk) {
         self.chunk = chunk
@@ -172,6 +186,8 @@ struct EvalContext {
 
     /// Evaluate `e`: a constant vector or a flat one of `n` rows, of type `e.type`.
     mutating func eval(_ e: BoundExpr) throws -> Vector {
+        let shareable = memoize && Self.isShareable(e)
+        if shareable, let hit = memo.first(where: { $0.expr == e }) { return hit.value }
         var v = try evalNode(e)
         if !v.isConstant && v.count != n {
             throw SQLError.internalError("expression produced \(v.count) rows for a chunk of \(n)")
@@ -185,7 +201,22 @@ struct EvalContext {
                 v = try CastKernels.cast(v, to: t)
             }
         }
+        if shareable { memo.append((e, v)) }
         return v
+    }
+
+    /// Whether a node is worth remembering: computed (not a column or constant) and
+    /// free of volatile functions.
+    private static func isShareable(_ e: BoundExpr) -> Bool {
+        switch e {
+        case .column, .constant: return false
+        default: break
+        }
+        var volatile = false
+        e.visit { node in
+            if case .function(let f, _, _) = node, f.isVolatile { volatile = true }
+        }
+        return !volatile
     }
 
     /// Evaluate `e` on the logical rows `rows` (ascending) only: a dense result with

@@ -109,6 +109,20 @@ final class ArithmeticTests: XCTestCase {
         XCTAssertEqual(try evalRows(charge, c), ["1026.000000", "30.596940", nil])
     }
 
+    func testProjectionListSharesSubexpressions() throws {
+        let t = DataType.decimal(precision: 15, scale: 2)
+        let c = chunk(decs(["1000.00", "10.00", "5.00"], 15, 2), decs(["0.05", "0.10", "0.00"], 15, 2),
+                      decs(["0.08", "0.00", "0.01"], 15, 2), selection: [0, 2])
+        let discPrice = try E.bin(.multiply, E.col(0, t), E.bin(.subtract, E.int(1), E.col(1, t)))
+        let charge = try E.bin(.multiply, discPrice, E.bin(.add, E.int(1), E.col(2, t)))
+        let random = try E.fn("random", [])
+        let out = try ExpressionEvaluator.evaluate([discPrice, charge, E.col(0, t), random, random], c)
+        XCTAssertEqual(texts(out[0], rows: 2), ["950.0000", "5.0000"])
+        XCTAssertEqual(texts(out[1], rows: 2), ["1026.000000", "5.050000"])
+        XCTAssertEqual(texts(out[2], rows: 2), ["1000.00", "5.00"])
+        XCTAssertNotEqual(texts(out[3], rows: 2), texts(out[4], rows: 2))
+    }
+
     func testMixedWidthDecimals() throws {
         let wide = decs(["12345678901234567890.12"], 30, 2)
         let narrow = decs(["0.50"], 5, 2)

@@ -41,6 +41,13 @@ final class ComparisonLogicTests: XCTestCase {
         XCTAssertEqual(try evalRows(E.bin(.equal, x, E.dbl(0)), c), ["f", "f", "t"])
     }
 
+    func testDateAgainstTimestampIsHarmonized() throws {
+        let c = chunk(dates(["1998-09-02", "1998-09-03"]))
+        let raw = BoundExpr.binary(.less, E.col(0, .date), E.ts("1998-09-02 12:00:00"), .boolean)
+        XCTAssertEqual(try evalRows(raw, c), ["t", "f"])
+        XCTAssertEqual(try ExpressionEvaluator.select(raw, c), [0])
+    }
+
     func testDateAndBoolComparisons() throws {
         let c = chunk(dates(["1998-09-02", "1998-09-03"]), bools([true, false]))
         XCTAssertEqual(try evalRows(E.bin(.lessEqual, E.col(0, .date), E.date("1998-09-02")), c), ["t", "f"])

@@ -41,10 +41,7 @@ enum ComparisonKernels {
     /// (different decimal scales, integer vs decimal, date vs timestamp, ...).
     static func harmonize(_ a: Vector, _ b: Vector) throws -> (Vector, Vector) {
         if a.type == b.type || (a.type.isString && b.type.isString) { return (a, b) }
-        if a.type.physical == b.type.physical && a.type.scale == b.type.scale
-            && a.type.isTemporal == b.type.isTemporal && a.type != .unknown && b.type != .unknown {
-            return (a, b)
-        }
+        if sameRepresentation(a.type, b.type) { return (a, b) }
         guard let t = TypeRules.commonType(a.type, b.type) else {
             throw SQLError(.undefinedFunction, "operator does not exist: \(a.type.sqlName) = \(b.type.sqlName)")
         }
@@ -143,9 +140,15 @@ enum ComparisonKernels {
     /// (same representation on both sides).
     static func canSelectDirectly(_ column: DataType, _ constant: DataType) -> Bool {
         if column.isString && constant.isString { return true }
-        return column == constant
-            || (column.physical == constant.physical && column.scale == constant.scale
-                && column.isTemporal == constant.isTemporal && column.physical != .bool)
+        return column == constant || (sameRepresentation(column, constant) && column.physical != .bool)
+    }
+
+    /// Whether values of two types compare correctly as stored: same physical form and
+    /// scale; dates and timestamps only with their own type (days vs microseconds).
+    static func sameRepresentation(_ a: DataType, _ b: DataType) -> Bool {
+        if a == b { return a != .unknown }
+        if a.isTemporal || b.isTemporal || a == .unknown || b == .unknown { return false }
+        return a.physical == b.physical && a.scale == b.scale && a.isFloat == b.isFloat
     }
 
     /// Physical row indices among `selection` (or `0..<count`) where `column op constant`

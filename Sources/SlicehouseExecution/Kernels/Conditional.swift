@@ -19,8 +19,8 @@ enum ConditionalKernels {
 
         init(_ items: [Vector], type: DataType) throws {
             for item in items {
-                let sameRepresentation = item.type == type || (item.type.isString && type.isString)
-                    || (item.type.physical == type.physical && item.type.scale == type.scale && item.type != .unknown)
+                let sameRepresentation = (item.type.isString && type.isString)
+                    || ComparisonKernels.sameRepresentation(item.type, type)
                 let v = sameRepresentation ? item : try CastKernels.cast(item, to: type)
                 if v.isNull(0) { hasNull = true; continue }
                 count += 1

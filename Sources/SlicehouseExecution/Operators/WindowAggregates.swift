@@ -8,7 +8,7 @@ import SlicehousePlanner
 /// - Exact arguments (integers, decimals): prefix sums over the sorted positions, so any
 ///   frame's sum is `P[hi] - P[lo]` in O(1) — O(n) for every frame shape. 64-bit values
 ///   are summed in Int128 (cannot overflow before 2^63 rows), 128-bit values in a 192-bit
-///   `WideSum`; so a frame overflows only when its *own* sum is out of range:
+///   `WindowWideSum`; so a frame overflows only when its *own* sum is out of range:
 ///   SUM of integers → BIGINT (`bigint out of range`), SUM of decimals → DECIMAL(38,s)
 ///   (`numeric overflow` beyond 38 digits), AVG of integers → BIGINT truncated toward
 ///   zero, AVG of decimals → DECIMAL(38,s) rounded half away from zero.
@@ -66,7 +66,7 @@ enum WindowAggregates {
             }
             return try finishExact(prefix, counts: counts, lo: lo, hi: hi, mode: mode, resultType: resultType)
         case .int128(let values):
-            let prefix: [WideSum] = values.withUnsafeBufferPointer { p in
+            let prefix: [WindowWideSum] = values.withUnsafeBufferPointer { p in
                 exactPrefix(layout.order, argument, stride) { p[$0] }
             }
             return try finishExact(prefix, counts: counts, lo: lo, hi: hi, mode: mode, resultType: resultType)
@@ -84,7 +84,7 @@ enum WindowAggregates {
 
     /// `P[p]` = sum of the non-NULL values at positions `0..<p` (n + 1 entries).
     @inline(__always)
-    private static func exactPrefix<S: ExactPrefixSum>(_ order: [Int32], _ v: Vector, _ stride: Int,
+    private static func exactPrefix<S: WindowPrefixSum>(_ order: [Int32], _ v: Vector, _ stride: Int,
                                                        _ value: (Int) -> S.Element) -> [S] {
         let n = order.count
         let words = v.validity?.words ?? []
@@ -106,7 +106,7 @@ enum WindowAggregates {
     }
 
     /// Frame sums from prefix sums, turned into the result per `mode`.
-    private static func finishExact<S: ExactPrefixSum>(_ prefix: [S], counts: [Int]?, lo: [Int], hi: [Int],
+    private static func finishExact<S: WindowPrefixSum>(_ prefix: [S], counts: [Int]?, lo: [Int], hi: [Int],
                                                       mode: ExactMode, resultType: DataType) throws -> Vector {
         let n = lo.count
         var valid = [Bool](repeating: true, count: n)
@@ -157,7 +157,7 @@ enum WindowAggregates {
     /// Calls `body(position, frameSum, nonNullCount)`; the sum is nil when it does not
     /// fit Int128.
     @inline(__always)
-    private static func forEachFrame<S: ExactPrefixSum>(_ prefix: [S], _ counts: [Int]?, _ lo: [Int], _ hi: [Int],
+    private static func forEachFrame<S: WindowPrefixSum>(_ prefix: [S], _ counts: [Int]?, _ lo: [Int], _ hi: [Int],
                                                        _ body: (Int, Int128?, Int) -> Void) {
         let n = lo.count
         prefix.withUnsafeBufferPointer { P in
@@ -233,11 +233,11 @@ enum WindowAggregates {
                                             S[i] = sum; C[i] = count
                                         }
                                     } else {
-                                        var acc = SlidingDoubleSum()
+                                        var acc = WindowSlidingDoubleSum()
                                         var curLo = ps, curHi = ps
                                         for i in ps..<pe {
                                             let l = L[i], h = H[i]
-                                            if l >= curHi { acc = SlidingDoubleSum(); curLo = l; curHi = l }
+                                            if l >= curHi { acc = WindowSlidingDoubleSum(); curLo = l; curHi = l }
                                             while curHi < h {
                                                 if let x = value(curHi) { acc.add(x) }
                                                 curHi += 1
@@ -294,7 +294,7 @@ enum WindowAggregates {
         let hasValidity = v.validity != nil && !v.isConstant
 
         /// Two passes per partition: the total (in `S`), then every row's share.
-        func run<T, S: ExactPrefixSum>(_ values: [T], _ zero: S, _ wide: (T) -> S.Element, _ ratio: (T, S) -> Double?) {
+        func run<T, S: WindowPrefixSum>(_ values: [T], _ zero: S, _ wide: (T) -> S.Element, _ ratio: (T, S) -> Double?) {
             values.withUnsafeBufferPointer { p in
                 words.withUnsafeBufferPointer { w in
                     layout.order.withUnsafeBufferPointer { ord in
@@ -322,9 +322,9 @@ enum WindowAggregates {
         case .int64(let a):
             run(a, Int128(0), { Int128($0) }) { x, total in total == 0 ? nil : Double(x) / Double(total) }
         case .int128(let a):
-            run(a, WideSum.zero, { $0 }) { x, total in total.isZero ? nil : Double(x) / total.doubleValue }
+            run(a, WindowWideSum.zero, { $0 }) { x, total in total.isZero ? nil : Double(x) / total.doubleValue }
         case .double(let a):
-            run(a, DoubleTotal.zero, { $0 }) { x, total in total.sum == 0 ? nil : x / total.sum }
+            run(a, WindowDoubleTotal.zero, { $0 }) { x, total in total.sum == 0 ? nil : x / total.sum }
         default:
             throw SQLError.internalError("RATIO_TO_REPORT over a \(v.type) column")
         }
@@ -335,7 +335,7 @@ enum WindowAggregates {
 // MARK: - Accumulators
 
 /// A running sum that prefix differences can be taken of.
-protocol ExactPrefixSum {
+protocol WindowPrefixSum {
     associatedtype Element
     static var zero: Self { get }
     func adding(_ x: Element) -> Self
@@ -344,25 +344,25 @@ protocol ExactPrefixSum {
 }
 
 /// Sums of 64-bit values: Int128 cannot overflow before 2^63 rows.
-extension Int128: ExactPrefixSum {
+extension Int128: WindowPrefixSum {
     @inline(__always) func adding(_ x: Int128) -> Int128 { self &+ x }
     @inline(__always) func difference(_ other: Int128) -> Int128? { self &- other }
 }
 
 /// A 192-bit two's-complement integer (`high` holds bits 128...191): sums of up to 2^63
 /// values of 128 bits never overflow it.
-struct WideSum: ExactPrefixSum {
+struct WindowWideSum: WindowPrefixSum {
     var low: UInt128
     var high: Int64
 
-    static var zero: WideSum { WideSum(low: 0, high: 0) }
+    static var zero: WindowWideSum { WindowWideSum(low: 0, high: 0) }
 
-    @inline(__always) func adding(_ x: Int128) -> WideSum {
+    @inline(__always) func adding(_ x: Int128) -> WindowWideSum {
         let (l, carry) = low.addingReportingOverflow(UInt128(truncatingIfNeeded: x))
-        return WideSum(low: l, high: high &+ (x < 0 ? -1 : 0) &+ (carry ? 1 : 0))
+        return WindowWideSum(low: l, high: high &+ (x < 0 ? -1 : 0) &+ (carry ? 1 : 0))
     }
 
-    @inline(__always) func difference(_ other: WideSum) -> Int128? {
+    @inline(__always) func difference(_ other: WindowWideSum) -> Int128? {
         let (l, borrow) = low.subtractingReportingOverflow(other.low)
         let h = high &- other.high &- (borrow ? 1 : 0)
         let v = Int128(truncatingIfNeeded: l)
@@ -379,17 +379,17 @@ struct WideSum: ExactPrefixSum {
 }
 
 /// A plain floating-point total (RATIO_TO_REPORT over REAL/DOUBLE), summed in row order.
-struct DoubleTotal: ExactPrefixSum {
+struct WindowDoubleTotal: WindowPrefixSum {
     var sum: Double
-    static var zero: DoubleTotal { DoubleTotal(sum: 0) }
-    @inline(__always) func adding(_ x: Double) -> DoubleTotal { DoubleTotal(sum: sum + x) }
-    func difference(_ other: DoubleTotal) -> Int128? { nil }
+    static var zero: WindowDoubleTotal { WindowDoubleTotal(sum: 0) }
+    @inline(__always) func adding(_ x: Double) -> WindowDoubleTotal { WindowDoubleTotal(sum: sum + x) }
+    func difference(_ other: WindowDoubleTotal) -> Int128? { nil }
 }
 
 /// A floating-point window sum supporting removal: finite values in a Neumaier
 /// (compensated) sum, infinities and NaNs as counts, so that a value leaving the window
 /// takes its effect with it. The sum restarts from zero whenever the window empties.
-struct SlidingDoubleSum {
+struct WindowSlidingDoubleSum {
     private var sum = 0.0
     private var compensation = 0.0
     private var nans = 0, positiveInfinities = 0, negativeInfinities = 0
@@ -404,7 +404,7 @@ struct SlidingDoubleSum {
     @inline(__always) mutating func remove(_ x: Double) {
         count -= 1
         if count == 0 {
-            self = SlidingDoubleSum()
+            self = WindowSlidingDoubleSum()
             return
         }
         if x.isFinite { accumulate(-x) } else { countSpecial(x, -1) }
