@@ -97,7 +97,11 @@ public struct Vector: Sendable {
 
     public mutating func appendNull() {
         let n = count
-        if validity == nil { validity = Validity(allValid: n + 1) } else { validity!.reserve(n + 1) }
+        // Take the bitmap out so it stays uniquely referenced while it grows.
+        var bits = validity ?? Validity(allValid: n)
+        validity = nil
+        bits.reserve(n + 1)
+        bits.setInvalid(n)
         switch data {
         case .int64(var a): data = .int64([]); a.append(0); data = .int64(a)
         case .int128(var a): data = .int128([]); a.append(0); data = .int128(a)
@@ -105,7 +109,7 @@ public struct Vector: Sendable {
         case .bool(var a): data = .bool([]); a.append(false); data = .bool(a)
         case .string(var a): data = .string(StringArray()); a.appendEmpty(); data = .string(a)
         }
-        validity!.setInvalid(n)
+        validity = bits
     }
 
     /// Append one value (its physical form must match this vector's type).
@@ -125,7 +129,12 @@ public struct Vector: Sendable {
             // A physical mismatch is a planner bug; store NULL rather than crash.
             appendNull(); return
         }
-        if validity != nil { validity!.reserve(n + 1); validity!.setValid(n) }
+        if var bits = validity {
+            validity = nil
+            bits.reserve(n + 1)
+            bits.setValid(n)
+            validity = bits
+        }
     }
 
     /// Append all rows of `other` (same physical type). Constants are expanded to `rows`.
