@@ -213,11 +213,32 @@ public struct Vector: Sendable {
         return Vector(type: type, data: out, validity: v)
     }
 
-    /// Rows `start..<start+length`.
+    /// Rows `start..<start+length` (a contiguous copy).
     public func slice(_ start: Int, _ length: Int) -> Vector {
         if isConstant { return self }
         if start == 0 && length == count { return self }
-        return gather((start..<(start + length)).map { Int32($0) })
+        let end = start + length
+        var out: VectorData
+        switch data {
+        case .int64(let a): out = .int64(Array(a[start..<end]))
+        case .int128(let a): out = .int128(Array(a[start..<end]))
+        case .double(let a): out = .double(Array(a[start..<end]))
+        case .bool(let a): out = .bool(Array(a[start..<end]))
+        case .string(let a):
+            var s = StringArray(reservingCount: length, bytes: 0)
+            let base = a.offsets[start]
+            s.bytes = Array(a.bytes[Int(base)..<Int(a.offsets[end])])
+            s.offsets = a.offsets[start...end].map { $0 &- base }
+            out = .string(s)
+        }
+        var v: Validity? = nil
+        if let validity {
+            var nv = Validity(allValid: length)
+            var anyNull = false
+            for i in 0..<length where !validity.isValid(start + i) { nv.setInvalid(i); anyNull = true }
+            v = anyNull ? nv : nil
+        }
+        return Vector(type: type, data: out, validity: v)
     }
 
     /// Same data, different logical type (used after casts that keep the representation).

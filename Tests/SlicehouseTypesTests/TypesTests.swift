@@ -154,3 +154,18 @@ final class DataTypeTests: XCTestCase {
         XCTAssertNil(Value.null.formatted(as: .integer))
     }
 }
+
+final class SliceTests: XCTestCase {
+    func testSliceMatchesGather() {
+        let ints = Vector.ints([1, nil, 3, 4, nil, 6])
+        let strs = Vector.strings(["a", "bb", nil, "", "héllo", "z"])
+        for (start, len) in [(0, 6), (0, 0), (1, 3), (2, 4), (5, 1), (3, 0)] {
+            let idx = (start..<(start + len)).map { Int32($0) }
+            for v in [ints, strs] {
+                let a = v.slice(start, len), b = v.gather(idx)
+                XCTAssertEqual(a.count, len)
+                XCTAssertEqual((0..<len).map { a.value(at: $0) }, (0..<len).map { b.value(at: $0) })
+            }
+        }
+    }
+}
