@@ -581,6 +581,9 @@ struct EvalContext {
             return try CastKernels.cast(args[0], to: t, assignment: true)
         case .coalesce, .nvl2, .currentDate, .getdate, .sysdate, .pi, .random:
             throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
+        default:
+            // Formatting, DECODE, hashes, regular expressions, NEXT_DAY, DATE_CMP.
+            return try ExtendedFunctions.evaluate(fn, args, resultType: t, n: n)
         }
     }
 }

@@ -209,7 +209,16 @@ extension Binder {
         case .quantified:
             throw err(.featureNotSupported, "ANY/ALL subqueries are not supported yet", e)
         case .like(let op, let a, let p, let esc, let neg):
-            guard op != .similarTo else { throw err(.featureNotSupported, "SIMILAR TO is not supported yet", e) }
+            if op == .similarTo {
+                var args = [try bindExpr(a, scope, agg: agg), try bindExpr(p, scope, agg: agg)]
+                if let esc { args.append(try bindExpr(esc, scope, agg: agg)) }
+                let (fn, targets, result): (ScalarFunction, argTypes: [DataType], result: DataType)
+                do { (fn, targets, result) = try FunctionRegistry.resolve(name: "similar_to", argTypes: args.map { $0.type }) }
+                catch let error as SQLError where error.line == nil { throw err(error.code, error.message, e) }
+                for i in 0..<min(args.count, targets.count) { args[i] = try coerce(args[i], to: targets[i]) }
+                let call = BoundExpr.function(fn, args, result)
+                return neg ? .unary(.not, call, .boolean) : call
+            }
             var ba = try bindExpr(a, scope, agg: agg)
             var bp = try bindExpr(p, scope, agg: agg)
             if !ba.type.isString { ba = try coerce(ba, to: .varchar(DataType.maxVarcharLength)) }

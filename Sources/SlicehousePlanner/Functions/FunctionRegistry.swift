@@ -16,6 +16,9 @@ public enum FunctionRegistry {
         "extract", "date_part", "datepart", "pgdate_part", "date_trunc", "dateadd", "date_add",
         "datediff", "date_diff", "add_months", "months_between", "last_day", "current_date", "getdate", "sysdate",
         "assignment_cast",
+        "next_day", "date_cmp", "date_cmp_timestamp", "timestamp_cmp", "timestamp_cmp_date",
+        "to_char", "to_date", "to_timestamp", "to_number", "decode",
+        "md5", "sha2", "fnv_hash", "regexp_substr", "regexp_replace", "regexp_count", "regexp_instr", "similar_to",
     ]
 
     /// Date parts accepted by DATE_PART/EXTRACT/DATE_TRUNC/DATEADD/DATEDIFF, with
@@ -310,6 +313,118 @@ public enum FunctionRegistry {
         case "getdate", "sysdate", "now", "current_timestamp":
             try arity(0...0)
             return (lname == "getdate" || lname == "now" || lname == "current_timestamp" ? .getdate : .sysdate, [], .timestamp)
+
+        // MARK: More dates
+        case "next_day":
+            try arity(2...2)
+            let d: DataType = argTypes[0] == .timestamp ? .timestamp : try dateArg(argTypes[0])
+            return (.nextDay, [d, try string(argTypes[1])], .date)
+        case "date_cmp", "date_cmp_timestamp", "timestamp_cmp", "timestamp_cmp_date":
+            try arity(2...2)
+            if argTypes[0] == .timestamp || argTypes[1] == .timestamp || lname != "date_cmp" {
+                return (.dateCmp, [try timestampArg(argTypes[0]), try timestampArg(argTypes[1])], .integer)
+            }
+            return (.dateCmp, [try dateArg(argTypes[0]), try dateArg(argTypes[1])], .integer)
+
+        // MARK: Formatting
+        case "to_char":
+            try arity(2...2)
+            let fmt = try string(argTypes[1])
+            let src: DataType
+            if argTypes[0] == .date || argTypes[0] == .timestamp {
+                src = argTypes[0]
+            } else if argTypes[0].isNumeric {
+                src = argTypes[0]
+            } else if argTypes[0] == .unknown || argTypes[0].isString {
+                src = .timestamp
+            } else {
+                throw noSuch()
+            }
+            return (.toChar, [src, fmt], .varchar(DataType.maxVarcharLength))
+        case "to_date":
+            try arity(2...3)
+            var targets = [try string(argTypes[0]), try string(argTypes[1])]
+            if n == 3 {
+                guard argTypes[2] == .boolean || argTypes[2] == .unknown || argTypes[2].isString else { throw noSuch() }
+                targets.append(.boolean)
+            }
+            return (.toDate, targets, .date)
+        case "to_timestamp":
+            try arity(2...2)
+            return (.toTimestamp, [try string(argTypes[0]), try string(argTypes[1])], .timestamp)
+        case "to_number":
+            try arity(2...2)
+            let t = try string(argTypes[0]), f = try string(argTypes[1])
+            var result = DataType.decimal(precision: DataType.maxDecimalPrecision, scale: 0)
+            if let v = constant(1), case .string(let fmt) = v {
+                let (p, s) = numberFormatPrecision(fmt)
+                result = .decimal(precision: p, scale: s)
+            }
+            return (.toNumber, [t, f], result)
+        case "decode":
+            guard n >= 3 else { throw noSuch() }
+            let pairs = (n - 1) / 2
+            var keyIdx = [0], resIdx: [Int] = []
+            for k in 0..<pairs { keyIdx.append(1 + 2 * k); resIdx.append(2 + 2 * k) }
+            if n % 2 == 0 { resIdx.append(n - 1) }
+            func lits(_ idx: [Int]) -> [Bool] { idx.map { $0 < untypedLiterals.count ? untypedLiterals[$0] : false } }
+            let kt = try common(keyIdx.map { argTypes[$0] }, lits(keyIdx))
+            let rt = try common(resIdx.map { argTypes[$0] }, lits(resIdx))
+            var targets = argTypes
+            for i in keyIdx { targets[i] = kt }
+            for i in resIdx { targets[i] = rt }
+            return (.decode, targets, rt)
+
+        // MARK: Hashes
+        case "md5":
+            try arity(1...1)
+            return (.md5, [try string(argTypes[0])], .varchar(32))
+        case "sha2":
+            try arity(2...2)
+            return (.sha2, [try string(argTypes[0]), try integerArg(argTypes[1])], .varchar(128))
+        case "fnv_hash":
+            try arity(1...2)
+            guard argTypes[0] != .boolean else { throw noSuch() }
+            let t = argTypes[0] == .unknown ? DataType.text : argTypes[0]
+            if n == 2 { _ = try integerArg(argTypes[1]) }
+            return (.fnvHash, n == 1 ? [t] : [t, .bigint], .bigint)
+
+        // MARK: Regular expressions
+        case "regexp_substr":
+            try arity(2...5)
+            let t = try string(argTypes[0])
+            var targets = [t, try string(argTypes[1])]
+            if n >= 3 { targets.append(try integerArg(argTypes[2])) }
+            if n >= 4 { targets.append(try integerArg(argTypes[3])) }
+            if n >= 5 { targets.append(try string(argTypes[4])) }
+            return (.regexpSubstr, targets, varchar(strLen(t)))
+        case "regexp_replace":
+            try arity(2...5)
+            let t = try string(argTypes[0])
+            var targets = [t, try string(argTypes[1])]
+            if n >= 3 { targets.append(try string(argTypes[2])) }
+            if n >= 4 { targets.append(try integerArg(argTypes[3])) }
+            if n >= 5 { targets.append(try string(argTypes[4])) }
+            return (.regexpReplace, targets, varchar(DataType.maxVarcharLength))
+        case "regexp_count":
+            try arity(2...4)
+            var targets = [try string(argTypes[0]), try string(argTypes[1])]
+            if n >= 3 { targets.append(try integerArg(argTypes[2])) }
+            if n >= 4 { targets.append(try string(argTypes[3])) }
+            return (.regexpCount, targets, .integer)
+        case "regexp_instr":
+            try arity(2...6)
+            var targets = [try string(argTypes[0]), try string(argTypes[1])]
+            if n >= 3 { targets.append(try integerArg(argTypes[2])) }
+            if n >= 4 { targets.append(try integerArg(argTypes[3])) }
+            if n >= 5 { targets.append(try integerArg(argTypes[4])) }
+            if n >= 6 { targets.append(try string(argTypes[5])) }
+            return (.regexpInstr, targets, .integer)
+        case "similar_to":
+            try arity(2...3)
+            var targets = [try string(argTypes[0]), try string(argTypes[1])]
+            if n == 3 { targets.append(try string(argTypes[2])) }
+            return (.similarTo, targets, .boolean)
         case "assignment_cast":
             throw SQLError.internalError("assignment_cast is built by the binder, not called by name")
         default:
@@ -319,6 +434,22 @@ public enum FunctionRegistry {
 }
 
 extension FunctionRegistry {
+    /// DECIMAL precision and scale of TO_NUMBER's result for a numeric format: digit
+    /// positions (`9`, `0`) before and after the decimal point (`.` or `D`).
+    public static func numberFormatPrecision(_ format: String) -> (precision: Int, scale: Int) {
+        var intDigits = 0, fracDigits = 0, afterPoint = false
+        for c in format.uppercased() {
+            switch c {
+            case "9", "0": if afterPoint { fracDigits += 1 } else { intDigits += 1 }
+            case ".", "D": afterPoint = true
+            default: break
+            }
+        }
+        let s = min(fracDigits, DataType.maxDecimalPrecision)
+        let p = max(1, min(DataType.maxDecimalPrecision, intDigits + fracDigits))
+        return (max(p, s), s)
+    }
+
     /// `s` without leading and trailing blanks (ASCII space and tab).
     static func trimBlanks(_ str: String) -> String {
         var s = Substring(str)

@@ -51,6 +51,35 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case currentDate = "current_date"
     case getdate
     case sysdate
+    /// NEXT_DAY(date, 'weekday') → DATE.
+    case nextDay = "next_day"
+    /// DATE_CMP(a, b) → INTEGER -1/0/1 (also DATE_CMP_TIMESTAMP, TIMESTAMP_CMP, ...).
+    case dateCmp = "date_cmp"
+    // Formatting (TO_CHAR family). The format is the last argument, ideally a constant.
+    /// TO_CHAR(date|timestamp|number, format) → VARCHAR.
+    case toChar = "to_char"
+    /// TO_DATE(text, format [, is_strict]) → DATE.
+    case toDate = "to_date"
+    /// TO_TIMESTAMP(text, format) → TIMESTAMP.
+    case toTimestamp = "to_timestamp"
+    /// TO_NUMBER(text, format) → DECIMAL(p, s) derived from the (constant) format.
+    case toNumber = "to_number"
+    /// DECODE(expr, search1, result1, ..., [default]): arguments already cast so that
+    /// expr and the searches share one type and the results the result type.
+    case decode
+    // Hashes
+    case md5
+    /// SHA2(text, bits) with bits 0 (= 256), 224, 256, 384, 512; other bit counts give NULL.
+    case sha2
+    /// FNV_HASH(value [, seed]) → BIGINT (64-bit FNV-1a over the value's text form).
+    case fnvHash = "fnv_hash"
+    // Regular expressions (ICU syntax via NSRegularExpression; see Kernels/RegexFunctions.swift).
+    case regexpSubstr = "regexp_substr"
+    case regexpReplace = "regexp_replace"
+    case regexpCount = "regexp_count"
+    case regexpInstr = "regexp_instr"
+    /// `s SIMILAR TO pattern` as a function: similar_to(s, pattern [, escape]) → BOOLEAN.
+    case similarTo = "similar_to"
     // Casts with assignment (INSERT) rules.
     case assignmentCast = "assignment_cast"
 
