@@ -79,7 +79,7 @@ final class BoundedDrawTests: XCTestCase {
         for (lower, upper) in ranges {
             var fast = RowRandom(seed: 933_588_178, seedsPerRow: 1)
             var exact = fast
-            for _ in 0..<20_000 {
+            for _ in 0..<4_000 {
                 XCTAssertEqual(fast.nextInt(lower, upper), exact.nextIntByDouble(lower, upper), "[\(lower), \(upper)]")
             }
         }
