@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
         .testTarget(name: "SlicehouseEngineTests",
-                    dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest"],
+                    dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen"],
                     exclude: ["sql"]),
     ]
 )

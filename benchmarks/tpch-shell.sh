@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Time the TPC-H queries with the shell's \timing until the bench runner (issue 6) exists.
 #   benchmarks/tpch-shell.sh DIR [RUNS] [QUERIES...]
-# DIR holds the eight .tbl files (datasets/tpch/data/sf0.01, or `tpchgen-cli tbl -s 1 --output-dir DIR`).
+# DIR holds the eight .tbl files: `slicehouse datagen tpch --sf 1 --output DIR`.
 # Prints the COPY time per table, then the best of RUNS (default 3) per query and the total.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

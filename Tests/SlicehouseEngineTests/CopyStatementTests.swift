@@ -98,7 +98,7 @@ final class CopyStatementTests: XCTestCase {
     func testTrailingDelimiterOfTblFiles() throws {
         let s = try Database(cluster: ClusterConfig(nodes: 1, slicesPerNode: 1)).connect()
         for ddl in TPCH.schema(.keyed) { _ = try s.execute(ddl) }
-        let nation = TPCH.root.appendingPathComponent("data/sf0.01/nation.tbl").path
+        let nation = TPCH.dataDirectory + "/nation.tbl"
         let r = try s.execute("copy nation from '\(nation)'")
         XCTAssertEqual(r[0].tag, "COPY 25")
         // CHAR(25) prints blank-padded, as psql shows it; trailing blanks do not matter in comparisons.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import SlicehouseEngine
 import SlicehouseTypes
+import SlicehouseDatagen
 
 /// TPC-H fixtures shipped in datasets/tpch and helpers to load and check them.
 enum TPCH {
@@ -10,6 +11,20 @@ enum TPCH {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("datasets/tpch")
     }
     static let tables = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
+
+    /// SF 0.01 `.tbl` files written once per test process by the project's own
+    /// generator (byte-identical to TPC's dbgen).
+    static let dataDirectory: String = {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("slicehouse-tpch-sf0.01-\(ProcessInfo.processInfo.processIdentifier)").path
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            _ = try TPCHGenerator(scaleFactor: 0.01).writeTables(TPCHTable.allCases, to: dir)
+        } catch {
+            XCTFail("could not generate TPC-H SF 0.01 data: \(error)")
+        }
+        return dir
+    }()
 
     enum Placement: String, CaseIterable { case keyed, even, all, auto }
 
@@ -42,7 +57,7 @@ enum TPCH {
         let db = try Database(cluster: cluster)
         let s = db.connect()
         for ddl in schema(p) { _ = try s.execute(ddl) }
-        let dir = root.appendingPathComponent("data/sf0.01").path
+        let dir = dataDirectory
         for t in tables {
             _ = try s.execute("COPY \(t) FROM '\(dir)/\(t).tbl' DELIMITER '|'")
         }
