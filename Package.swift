@@ -48,7 +48,7 @@ let package = Package(
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
-                               "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad"]),
+                               "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet"]),
         // sqllogictest runner (used by the CLI and the test suite).
         .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
         .testTarget(name: "SlicehouseEngineTests",
-                    dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen"],
+                    dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseParquet"],
                     exclude: ["sql"]),
     ]
 )

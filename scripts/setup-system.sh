@@ -16,6 +16,11 @@ if ! command -v dpkg >/dev/null 2>&1; then
     exit 0
 fi
 
+# pyarrow for the Parquet interop tests (they skip with a message when it is missing).
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import pyarrow" >/dev/null 2>&1; then
+    python3 -m pip install --quiet pyarrow >&2 || echo "setup-system: could not install pyarrow; Parquet interop tests will be skipped" >&2
+fi
+
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg -s "$package" 2>/dev/null | grep -q '^Status: install ok installed'; then

@@ -3,6 +3,7 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseLoad
 import SlicehouseExecution
+import SlicehouseParquet
 
 extension Session {
     /// `UNLOAD ('select ...') TO 'prefix' [options]`: writes the query's result to local
@@ -38,7 +39,7 @@ extension Session {
         var written: [(path: String, bytes: Int, rows: Int)] = []
         var total = 0
         if options.format == .parquet {
-            throw SQLError(.featureNotSupported, "UNLOAD ... FORMAT AS PARQUET is not supported yet")
+            return try unloadParquet(parts, prefix: prefix, names: names, types: types, options: options)
         }
         let formatter = try UnloadFormatter(names: fileCols.map { names[$0] }, types: fileCols.map { types[$0] }, options: options)
         for (slice, chunks) in parts.enumerated() {
@@ -143,5 +144,36 @@ extension Session {
         guard FileManager.default.createFile(atPath: path, contents: Data(json.utf8)) else {
             throw SQLError(.ioError, "could not write manifest '\(path)'")
         }
+    }
+
+    /// PARQUET: one file per slice (`<prefix><slice>_part_00.parquet`), Snappy unless ZSTD/GZIP is asked for.
+    func unloadParquet(_ parts: [[Chunk]], prefix: String, names: [String], types: [DataType],
+                       options: UnloadOptions) throws -> StatementResult {
+        guard options.partitionBy.isEmpty else {
+            throw SQLError(.featureNotSupported, "PARTITION BY with FORMAT PARQUET is not supported yet")
+        }
+        let compression: ParquetCompression
+        switch options.parquetCompression {
+        case "zstd": compression = .zstd
+        case "gzip": compression = .gzip
+        default: compression = .snappy
+        }
+        var written: [(path: String, bytes: Int, rows: Int)] = []
+        var total = 0
+        for (slice, chunks) in parts.enumerated() where !chunks.isEmpty || (slice == 0 && parts.allSatisfy { $0.isEmpty }) {
+            let name = options.parallel ? String(format: "%04d_part_00", slice) : "000"
+            let path = prefix + name + options.fileSuffix
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let writer = try ParquetWriter(path: path, columns: Array(zip(names, types)), compression: compression,
+                                           rowGroupBytes: options.rowGroupSize)
+            var rows = 0
+            for c in chunks { try writer.append(c); rows += c.count }
+            try writer.close()
+            total += rows
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            written.append((path, size ?? 0, rows))
+        }
+        if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
+        return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(total) record(s) unloaded successfully."])
     }
 }

@@ -144,7 +144,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let build = try buildOperator(node.children[1], partition: p)
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
-                                    nullAware: nullAware)
+                                    probeTypes: node.children[0].types, nullAware: nullAware)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p)
             let build = try buildOperator(node.children[1], partition: p)

@@ -139,6 +139,12 @@ final class ColumnDecoder {
         let nonNull = levels?.1 ?? n
         if let (lv, _) = levels { setValidity(lv, n) }
 
+        if nonNull == 0 {
+            // Only NULLs: no values to decode (writers may even omit the value section).
+            try appendNulls(n)
+            rows += n
+            return
+        }
         let isDictionary = encoding == ParquetEncoding.plainDictionary.rawValue || encoding == ParquetEncoding.rleDictionary.rawValue
         if isDictionary {
             guard let dictionary else { throw ParquetError.corrupt("dictionary-encoded page without a dictionary page") }
@@ -152,10 +158,8 @@ final class ColumnDecoder {
             try appendGathered(dictionary, UnsafePointer(indices), nonNull, rows: n, levels: levels?.0)
         } else {
             guard let physical = column.physicalType else { throw ParquetError.unsupported("column type") }
-            let values = nonNull == 0
-                ? PhysicalValues.booleans(UnsafePointer(scratch.values.reserve(1, of: UInt8.self)), count: 0)
-                : try ValueDecoding.decode(data, encoding: encoding, physical: physical, typeLength: column.typeLength,
-                                           count: nonNull, scratch: scratch)
+            let values = try ValueDecoding.decode(data, encoding: encoding, physical: physical, typeLength: column.typeLength,
+                                                  count: nonNull, scratch: scratch)
             try appendConverted(values, rows: n, levels: levels?.0)
         }
         rows += n
@@ -181,6 +185,17 @@ final class ColumnDecoder {
             }
         }
         nullCount += nulls
+    }
+
+    /// Append `n` NULL rows (their validity bits are already clear).
+    private func appendNulls(_ n: Int) throws {
+        switch plan.targetPhysical {
+        case .int64: int64s.append(contentsOf: repeatElement(0, count: n))
+        case .int128: int128s.append(contentsOf: repeatElement(0, count: n))
+        case .double: doubles.append(contentsOf: repeatElement(0, count: n))
+        case .bool: bools.append(contentsOf: repeatElement(false, count: n))
+        case .string: stringEnds.append(contentsOf: repeatElement(Int32(truncatingIfNeeded: stringUsed), count: n))
+        }
     }
 
     /// Convert decoded values into the output (dense), then spread over NULL rows.

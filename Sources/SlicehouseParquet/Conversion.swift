@@ -1,128 +1,23 @@
 import SlicehouseTypes
 
-/// Options a COPY passes to the reader.
-public struct ParquetReadOptions: Sendable {
-    /// Cut strings longer than their VARCHAR/CHAR column at a character boundary (COPY
-    /// TRUNCATECOLUMNS) instead of failing.
-    public var truncateColumns: Bool
-    /// Replace every byte of invalid UTF-8 in strings with this ASCII character (COPY
-    /// ACCEPTINVCHARS) instead of failing.
-    public var invalidCharacterReplacement: UInt8?
-
-    public init(truncateColumns: Bool = false, invalidCharacterReplacement: UInt8? = nil) {
-        self.truncateColumns = truncateColumns
-        self.invalidCharacterReplacement = invalidCharacterReplacement
-    }
-}
-
-/// What a column's physical values mean, as far as conversion cares.
-enum SourceKind: Equatable {
-    /// INT32/INT64 integers (signed unless annotated unsigned).
-    case integer(unsigned: Bool)
-    /// Unscaled decimal: INT32, INT64, or big-endian two's complement bytes.
-    case decimal(scale: Int)
-    /// INT32 days since 1970-01-01.
-    case date
-    /// INT64 instants since 1970-01-01 00:00:00 in `unit`s.
-    case timestamp(ParquetTimeUnit)
-    /// Legacy INT96 timestamps.
-    case int96
-    case float
-    case double
-    case boolean
-    /// BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY read as text.
-    case bytes
-
-    static func of(_ c: ParquetColumn) throws -> SourceKind {
-        guard let physical = c.physicalType else {
-            throw ParquetError.unsupported("physical type #\(c.physicalTypeRaw ?? -1)")
-        }
-        switch (physical, c.logicalType) {
-        case (.boolean, _): return .boolean
-        case (.int96, _): return .int96
-        case (.float, _): return .float
-        case (.double, _): return .double
-        case (.int32, .decimal(let p, let s)), (.int64, .decimal(let p, let s)),
-             (.fixedLenByteArray, .decimal(let p, let s)), (.byteArray, .decimal(let p, let s)):
-            guard s >= 0, s <= DataType.maxDecimalPrecision, p >= 0, s <= max(p, s) else {
-                throw ParquetError.unsupported("DECIMAL(\(p),\(s)) annotation")
-            }
-            if physical == .fixedLenByteArray && c.typeLength <= 0 {
-                throw ParquetError.corrupt("FIXED_LEN_BYTE_ARRAY column without a length")
-            }
-            return .decimal(scale: s)
-        case (.int32, .date): return .date
-        case (.int64, .timestamp(let unit, _)): return .timestamp(unit)
-        case (.int32, .integer(_, let signed)), (.int64, .integer(_, let signed)): return .integer(unsigned: !signed)
-        case (.int32, .none), (.int64, .none): return .integer(unsigned: false)
-        case (.byteArray, .none), (.byteArray, .string), (.byteArray, .enumeration), (.byteArray, .json),
-             (.byteArray, .bson), (.fixedLenByteArray, .none), (.fixedLenByteArray, .string):
-            return .bytes
-        case (_, .null):
-            // All-NULL columns: the values are never looked at.
-            return .bytes
-        default:
-            throw ParquetError.unsupported("\(physical) values annotated \(c.logicalType)")
-        }
-    }
-}
-
-/// Integer rescaling with a range check, on Int64: multiply (overflow-checked), then
-/// divide (rounding half away from zero for decimals, flooring for time units).
-struct Rescale {
-    var multiplier: Int64 = 1
-    var divisor: Int64 = 1
-    var floorDivision = false
-    var lo: Int64 = .min
-    var hi: Int64 = .max
-
-    var isIdentity: Bool { multiplier == 1 && divisor == 1 && lo == .min && hi == .max }
-
-    @inline(__always)
-    func apply(_ v: Int64) -> Int64? {
-        var x = v
-        if multiplier != 1 {
-            let (m, o) = x.multipliedReportingOverflow(by: multiplier)
-            if o { return nil }
-            x = m
-        }
-        if divisor != 1 {
-            let q = x / divisor, r = x % divisor
-            if floorDivision {
-                x = (r != 0 && (r < 0) != (divisor < 0)) ? q - 1 : q
-            } else {
-                // |r| * 2 >= divisor, computed without overflow.
-                let ar = r.magnitude
-                x = ar >= divisor.magnitude - ar ? (r < 0 ? q - 1 : (r > 0 ? q + 1 : q)) : q
-            }
-        }
-        return x >= lo && x <= hi ? x : nil
-    }
-}
-
-/// The same on Int128, for wide decimals.
-struct Rescale128 {
-    var fromScale: Int
-    var toScale: Int
-    /// Largest magnitude allowed after rescaling.
-    var maxMagnitude: Int128
-
-    @inline(__always)
-    func apply(_ v: Int128) -> Int128? {
-        var x = v
-        if toScale > fromScale {
-            let (m, o) = x.multipliedReportingOverflow(by: DecimalMath.pow10[toScale - fromScale])
-            if o { return nil }
-            x = m
-        } else if toScale < fromScale {
-            x = DecimalMath.rescale(x, from: fromScale, to: toScale)
-        }
-        return x.magnitude <= maxMagnitude.magnitude ? x : nil
-    }
-}
-
 /// How one Parquet column becomes one Slicehouse vector: chosen once per column chunk,
-/// then applied to whole pages with tight loops.
+/// then applied to whole pages with tight loops (no per-value boxing).
+///
+/// Supported conversions (anything else is a `datatypeMismatch` error naming both types):
+///
+/// | Parquet values                          | into                                              |
+/// |-----------------------------------------|---------------------------------------------------|
+/// | INT32/INT64 integers (signed/unsigned)  | SMALLINT, INTEGER, BIGINT, DECIMAL, REAL, DOUBLE  |
+/// | DECIMAL (INT32, INT64, FIXED, BINARY)   | same, rescaled to the target scale (half away from zero) |
+/// | FLOAT, DOUBLE                           | REAL, DOUBLE; integers and DECIMAL (rounded)      |
+/// | DATE                                    | DATE, TIMESTAMP (midnight)                        |
+/// | TIMESTAMP millis/micros/nanos, INT96    | TIMESTAMP (floored to µs), DATE (floored to the day) |
+/// | BOOLEAN                                 | BOOLEAN                                           |
+/// | BYTE_ARRAY / FIXED (STRING, ENUM, JSON, none) | CHAR, VARCHAR (length and UTF-8 checked)    |
+/// | NULL-typed columns                      | any type (all NULL)                               |
+///
+/// Every narrowing is range checked: a value that does not fit its column is a
+/// `numericOutOfRange` error that shows the value.
 struct ConversionPlan {
     enum Route {
         /// INT32/INT64 (integers, INT decimals, dates, timestamps) into an Int64 vector.
@@ -182,6 +77,11 @@ struct ConversionPlan {
             return
         }
 
+        if case .decimal(let p, let s) = target {
+            guard p >= 1, p <= DataType.maxDecimalPrecision, s >= 0, s <= p else {
+                throw ParquetError("invalid target type \(target.sqlName)", code: .invalidParameter)
+            }
+        }
         switch target {
         case .smallint, .integer, .bigint, .decimal:
             let toScale = target.scale
@@ -491,30 +391,3 @@ struct ConversionPlan {
         return at
     }
 }
-
-/// A big-endian two's-complement integer of `n` bytes, or nil when it does not fit
-/// 128 bits. Zero bytes mean 0.
-@inline(__always)
-func bigEndianInteger(_ raw: UnsafeRawPointer, _ n: Int) -> Int128? {
-    let p = raw.assumingMemoryBound(to: UInt8.self)
-    if n == 0 { return 0 }
-    var start = 0
-    if n > 16 {
-        // Leading bytes must be pure sign extension.
-        let fill: UInt8 = p[n - 16] & 0x80 != 0 ? 0xFF : 0x00
-        for i in 0..<(n - 16) where p[i] != fill { return nil }
-        start = n - 16
-    }
-    var v: UInt128 = p[start] & 0x80 != 0 ? ~0 : 0
-    for i in start..<n { v = (v << 8) | UInt128(p[i]) }
-    return Int128(bitPattern: v)
-}
-
-/// 10^n as the Double nearest to it (n in 0...38).
-func pow10Double(_ n: Int) -> Double {
-    powersOfTen[min(max(n, 0), powersOfTen.count - 1)]
-}
-
-/// Correctly rounded powers of ten (parsed from text, so 10^23 and up are the nearest
-/// Doubles rather than an accumulation of rounding errors).
-private let powersOfTen: [Double] = (0...38).map { Double("1e\($0)") ?? 0 }

@@ -31,6 +31,36 @@ enum PageCompression {
         }
     }
 
+    /// Reject a page whose claimed uncompressed size cannot come from its compressed
+    /// bytes, so that a forged size does not make the reader allocate for it.
+    static func checkPlausible(_ codec: ParquetCodec, _ src: UnsafeRawBufferPointer, size: Int) throws {
+        switch codec {
+        case .snappy:
+            // The raw snappy format starts with the uncompressed length.
+            guard let s = src.baseAddress?.assumingMemoryBound(to: CChar.self), src.count > 0 else {
+                throw ParquetError.corrupt("empty snappy page")
+            }
+            var length = 0
+            guard snappy_uncompressed_length(s, src.count, &length) == SNAPPY_OK, length == size else {
+                throw ParquetError.corrupt("snappy page does not hold the \(size) bytes its header says")
+            }
+        case .gzip:
+            // deflate expands at most about 1032:1.
+            guard size <= src.count * 1032 + 1024 else {
+                throw ParquetError.corrupt("gzip page of \(src.count) bytes cannot hold \(size) bytes")
+            }
+        case .zstd:
+            let claimed = ZSTD_getFrameContentSize(src.baseAddress, src.count)
+            // Unknown (UInt64.max) and error (UInt64.max - 1) are left to decompression.
+            if claimed < UInt64.max - 1, claimed > UInt64(size) {
+                throw ParquetError.corrupt("zstd page holds more than the \(size) bytes its header says")
+            }
+            if claimed == UInt64.max - 1 { throw ParquetError.corrupt("zstd page is not a zstd frame") }
+        default:
+            return
+        }
+    }
+
     private static func snappyDecompress(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer) throws {
         guard let s = src.baseAddress?.assumingMemoryBound(to: CChar.self), src.count > 0 else {
             throw ParquetError.corrupt("empty snappy page")
@@ -119,41 +149,52 @@ enum PageCompression {
         }
     }
 
+    /// CRC-32 (the gzip polynomial) of a page as stored, which the optional `crc` field
+    /// of a page header covers.
+    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        return UInt32(truncatingIfNeeded: CZlib.crc32(0, base.assumingMemoryBound(to: UInt8.self), uInt(bytes.count)))
+    }
+
     // MARK: - Compression (writer)
 
-    /// Compress `src` with `codec`, appending to `out`.
-    static func compress(_ codec: ParquetCodec, _ src: [UInt8], into out: inout [UInt8]) throws {
+    /// `src` compressed with `codec`.
+    static func compress(_ codec: ParquetCodec, _ src: [UInt8]) throws -> [UInt8] {
         switch codec {
         case .uncompressed:
-            out.append(contentsOf: src)
+            return src
         case .snappy:
             let bound = snappy_max_compressed_length(src.count)
-            var buffer = [UInt8](repeating: 0, count: max(bound, 1))
-            var length = bound
-            let input = src.isEmpty ? [0] : src
-            let status = buffer.withUnsafeMutableBufferPointer { o in
-                input.withUnsafeBufferPointer { s in
-                    s.withMemoryRebound(to: CChar.self) { sc in
-                        o.withMemoryRebound(to: CChar.self) { oc in
-                            snappy_compress(sc.baseAddress, src.count, oc.baseAddress, &length)
-                        }
-                    }
+            var status = SNAPPY_OK
+            let out = [UInt8](unsafeUninitializedCapacity: max(bound, 1)) { buf, count in
+                count = 0
+                guard let dst = buf.baseAddress else { status = SNAPPY_BUFFER_TOO_SMALL; return }
+                var length = bound
+                src.withUnsafeBufferPointer { s in
+                    // snappy wants a non-NULL input pointer even for zero bytes.
+                    let input = UnsafeRawPointer(s.baseAddress ?? UnsafePointer(dst))
+                    status = snappy_compress(input.assumingMemoryBound(to: CChar.self), src.count,
+                                             UnsafeMutableRawPointer(dst).assumingMemoryBound(to: CChar.self), &length)
                 }
+                if status == SNAPPY_OK { count = length }
             }
             guard status == SNAPPY_OK else { throw ParquetError("snappy compression failed", code: .ioError) }
-            out.append(contentsOf: buffer[0..<length])
+            return out
         case .zstd:
             let bound = ZSTD_compressBound(src.count)
-            var buffer = [UInt8](repeating: 0, count: max(bound, 1))
-            let written = buffer.withUnsafeMutableBytes { o in
-                src.withUnsafeBytes { s in
-                    ZSTD_compress(o.baseAddress, bound, s.baseAddress, s.count, 3)
+            var written = 0
+            let out = [UInt8](unsafeUninitializedCapacity: max(bound, 1)) { buf, count in
+                written = src.withUnsafeBytes { s in
+                    ZSTD_compress(buf.baseAddress, bound, s.baseAddress, s.count, 3)
                 }
+                count = ZSTD_isError(written) == 0 ? written : 0
             }
             guard ZSTD_isError(written) == 0 else { throw ParquetError("zstd compression failed", code: .ioError) }
-            out.append(contentsOf: buffer[0..<written])
+            return out
         case .gzip:
+            var out: [UInt8] = []
             try deflateGzip(src, into: &out)
+            return out
         case .lzo, .brotli, .lz4, .lz4Raw:
             throw ParquetError.unsupported("writing \(codec) compression")
         }

@@ -100,7 +100,8 @@ struct PageHeader: Sendable {
         return h
     }
 
-    /// Serialise (the writer only produces dictionary pages and v1 data pages).
+    /// Serialise (the writer produces dictionary pages and v1 data pages; v2 headers are
+    /// written by tests).
     func serialized() -> [UInt8] {
         var w = ThriftWriter()
         w.i32(1, type)
@@ -119,6 +120,17 @@ struct PageHeader: Sendable {
             w.structBegin(7)
             w.i32(1, d.numValues)
             w.i32(2, d.encoding)
+            w.structEnd()
+        }
+        if let d = dataPageV2 {
+            w.structBegin(8)
+            w.i32(1, d.numValues)
+            w.i32(2, d.numNulls)
+            w.i32(3, d.numRows)
+            w.i32(4, d.encoding)
+            w.i32(5, d.definitionLevelsByteLength)
+            w.i32(6, d.repetitionLevelsByteLength)
+            w.bool(7, d.isCompressed)
             w.structEnd()
         }
         return w.finish()

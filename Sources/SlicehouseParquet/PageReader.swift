@@ -1,5 +1,6 @@
 /// Walks the pages of one column chunk: parses each page header, bounds-checks the body
-/// against the chunk, and decompresses it into scratch space.
+/// against the chunk, verifies its CRC-32 when the header has one, and decompresses it
+/// into scratch space.
 ///
 /// For dictionary pages and v1 data pages the whole body is one compressed block. A v2
 /// data page keeps its repetition and definition levels uncompressed in front of the
@@ -48,6 +49,9 @@ struct PageReader {
             }
             let payload = UnsafeRawBufferPointer(rebasing: chunk[position..<(position + size)])
             position += size
+            if let crc = header.crc, PageCompression.crc32(payload) != UInt32(bitPattern: crc) {
+                throw ParquetError.corrupt("page checksum mismatch")
+            }
             let uncompressed = Int(header.uncompressedPageSize)
             guard uncompressed <= maxPageBytes else {
                 throw ParquetError.corrupt("page claims \(uncompressed) uncompressed bytes")
@@ -95,6 +99,8 @@ struct PageReader {
             return payload
         }
         if size == 0 && payload.count <= 32 { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        // Check the claimed size against the compressed data before allocating for it.
+        try PageCompression.checkPlausible(codec, payload, size: size)
         let dst = UnsafeMutableRawBufferPointer(start: scratch.page.reserve(size), count: size)
         try PageCompression.decompress(codec, payload, into: dst)
         return UnsafeRawBufferPointer(dst)

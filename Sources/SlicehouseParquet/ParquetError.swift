@@ -17,9 +17,14 @@ struct ParquetError: Error, Sendable {
         ParquetError("corrupt file: \(what)")
     }
 
+    /// A valid file using something this package does not implement.
     static func unsupported(_ what: String) -> ParquetError {
-        ParquetError("\(what) is not supported", code: .featureNotSupported)
+        ParquetError("not supported: \(what)", code: .featureNotSupported)
     }
+
+    /// Lists, maps and structs: Slicehouse tables are flat.
+    static let nested = ParquetError("nested Parquet columns are not supported (the column is a list, map or struct)",
+                                     code: .featureNotSupported)
 
     /// A value that does not fit the target column.
     static func outOfRange(_ what: String) -> ParquetError {

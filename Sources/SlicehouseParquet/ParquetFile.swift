@@ -155,7 +155,7 @@ public struct ParquetFile: Sendable {
     private func readColumn(_ column: ParquetColumn, group: RowGroup, as type: DataType,
                             options: ParquetReadOptions, scratch: DecodeScratch) throws -> Vector {
         if column.isNested {
-            throw ParquetError.unsupported("nested Parquet columns (lists, maps, structs)")
+            throw ParquetError.nested
         }
         let chunk = group.columns[column.leafIndex]
         if chunk.encrypted { throw ParquetError.unsupported("encrypted Parquet columns") }
@@ -166,6 +166,8 @@ public struct ParquetFile: Sendable {
         }
         let plan = try ConversionPlan(column: column, target: type, options: options)
         let rows = Int(group.numRows)
+        // An empty row group may not even point at pages (pyarrow writes offset 0).
+        if rows == 0 { return Vector(type: type) }
         let region = try chunkRegion(meta)
         let decoder = ColumnDecoder(column: column, plan: plan, expectedRows: rows, scratch: scratch)
         return try decoder.decode(chunk: region, codec: meta.codec)

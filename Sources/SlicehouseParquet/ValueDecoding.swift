@@ -73,6 +73,10 @@ enum ValueDecoding {
             }
             return .fixed(data.baseAddress ?? UnsafeRawPointer(scratch.values.pointer), count: count, width: width)
         case .byteArray:
+            // Every value has at least its 4-byte length: check before allocating.
+            guard count <= data.count / 4 else {
+                throw ParquetError.corrupt("page holds fewer than \(count) byte arrays")
+            }
             let spans = scratch.spans.reserve(max(count, 1) * 2, of: Int.self)
             var c = ByteCursor(data)
             for i in 0..<count {

@@ -114,20 +114,50 @@ public struct Vector: Sendable {
 
     /// Append one value (its physical form must match this vector's type).
     public mutating func append(_ value: Value) {
+        if case .null = value { appendNull(); return }
         let n = count
-        switch (data, value) {
-        case (_, .null): appendNull(); return
-        case (.int64(var a), .int(let v)): data = .int64([]); a.append(v); data = .int64(a)
-        case (.int64(var a), .int128(let v)): data = .int64([]); a.append(Int64(truncatingIfNeeded: v)); data = .int64(a)
-        case (.int128(var a), .int128(let v)): data = .int128([]); a.append(v); data = .int128(a)
-        case (.int128(var a), .int(let v)): data = .int128([]); a.append(Int128(v)); data = .int128(a)
-        case (.double(var a), .double(let v)): data = .double([]); a.append(v); data = .double(a)
-        case (.double(var a), .int(let v)): data = .double([]); a.append(Double(v)); data = .double(a)
-        case (.bool(var a), .bool(let v)): data = .bool([]); a.append(v); data = .bool(a)
-        case (.string(var a), .string(let v)): data = .string(StringArray()); a.append(v); data = .string(a)
-        default:
+        // Take the buffer out of the vector so it is uniquely referenced while it grows
+        // (switching on `(data, value)` would keep a second reference and copy every time).
+        let taken = data
+        data = .bool([])
+        var ok = true
+        switch consume taken {
+        case .int64(var a):
+            switch value {
+            case .int(let v): a.append(v)
+            case .int128(let v): a.append(Int64(truncatingIfNeeded: v))
+            default: ok = false; a.append(0)
+            }
+            data = .int64(a)
+        case .int128(var a):
+            switch value {
+            case .int128(let v): a.append(v)
+            case .int(let v): a.append(Int128(v))
+            default: ok = false; a.append(0)
+            }
+            data = .int128(a)
+        case .double(var a):
+            switch value {
+            case .double(let v): a.append(v)
+            case .int(let v): a.append(Double(v))
+            default: ok = false; a.append(0)
+            }
+            data = .double(a)
+        case .bool(var a):
+            if case .bool(let v) = value { a.append(v) } else { ok = false; a.append(false) }
+            data = .bool(a)
+        case .string(var a):
+            if case .string(let v) = value { a.append(v) } else { ok = false; a.appendEmpty() }
+            data = .string(a)
+        }
+        if !ok {
             // A physical mismatch is a planner bug; store NULL rather than crash.
-            appendNull(); return
+            var bits = validity ?? Validity(allValid: n)
+            validity = nil
+            bits.reserve(n + 1)
+            bits.setInvalid(n)
+            validity = bits
+            return
         }
         if var bits = validity {
             validity = nil

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import SlicehouseEngine
 import SlicehouseTypes
+import SlicehouseParquet
 
 /// UNLOAD writes files Redshift's way; UNLOAD then COPY gives back the same rows.
 final class UnloadTests: XCTestCase {
@@ -97,5 +98,28 @@ final class UnloadTests: XCTestCase {
         var all = ""
         for f in try FileManager.default.contentsOfDirectory(atPath: p + "t=t") { all += try String(contentsOfFile: p + "t=t/" + f, encoding: .utf8) }
         XCTAssertEqual(all.split(separator: "\n").sorted(), ["1", "4", "6"])
+    }
+
+    func testParquetRoundTripThroughOurReader() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("pq_").path
+        _ = try s.execute("unload ('select i, d, dt, ts, s from src') to '\(p)' format as parquet")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".parquet") }.sorted()
+        XCTAssertEqual(files.count, 4, "\(files)")
+        var rows: [[Value]] = []
+        let types: [DataType] = [.integer, .decimal(precision: 20, scale: 4), .date, .timestamp, .varchar(40)]
+        for f in files {
+            let file = try ParquetFile(path: dir.appendingPathComponent(f).path)
+            for g in 0..<file.rowGroups.count {
+                let cols = try file.readRowGroup(g, columns: Array(0..<5), as: types)
+                for r in 0..<(cols.first?.count ?? 0) { rows.append(cols.map { $0.value(at: r) }) }
+            }
+        }
+        XCTAssertEqual(rows.count, 6)
+        let expected = try s.execute("select i, d, dt, ts, s from src")[0]
+        let want = Set(expected.textRows().map { $0.map { $0 ?? "NULL" }.joined(separator: "|") })
+        let got = Set(rows.map { r in zip(r, types).map { $0.formatted(as: $1) ?? "NULL" }.joined(separator: "|") })
+        XCTAssertEqual(got, want)
+        XCTAssertThrowsError(try s.execute("unload ('select i from src') to '\(p)x' format parquet delimiter ','"))
     }
 }

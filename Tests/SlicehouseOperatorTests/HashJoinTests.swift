@@ -88,6 +88,56 @@ final class HashJoinTests: XCTestCase {
         }
     }
 
+    func testUniqueBuildKeys() throws {
+        // Distinct 64-bit build keys (plus NULLs) take the single-pass path.
+        var rng = SeededRandom(seed: 77)
+        var build: [Row] = []
+        for i in 0..<3000 {
+            let key: Value = i % 50 == 0 ? .null : .int(Int64(i * 3))
+            build.append([key, .string("b"), .int(Int64(i))])
+        }
+        var probe: [Row] = []
+        for i in 0..<5000 {
+            let key: Value = rng.chance(0.05) ? .null : .int(Int64(rng.int(0...9000)))
+            probe.append([key, .string("p"), .int(Int64(i))])
+        }
+        for kind in allKinds {
+            try check(kind, probe, build)
+            try check(kind, probe, build, chunkSize: 500, selection: true)
+            try check(kind, probe, build, nullAware: kind == .anti)
+        }
+        let residual = BoundExpr.binary(.greater, .column(5, .bigint), .constant(.int(1500), .bigint), .boolean)
+        for kind in allKinds {
+            let actual = try join(kind, probe, build, residual: residual)
+            let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                         probeWidth: 3, buildWidth: 3) { _, b in
+                if case .int(let x) = b[2] { return x > 1500 }
+                return false
+            }
+            assertSameRows(actual, expected, "\(kind) unique keys with residual")
+        }
+    }
+
+    func testLargeBuildSidePartitionedLayout() throws {
+        // 70,000 build rows: the table is laid out through 256 partitions.
+        var rng = SeededRandom(seed: 5)
+        var build: [Row] = []
+        for i in 0..<70_000 {
+            let key: Value = i % 97 == 0 ? .null : .int(Int64(rng.int(0...60_000)))
+            build.append([key, .string(i % 2 == 0 ? "x" : "y"), .int(Int64(i))])
+        }
+        var probe: [Row] = []
+        for i in 0..<3000 {
+            let key: Value = i % 31 == 0 ? .null : .int(Int64(rng.int(0...70_000)))
+            probe.append([key, .string(i % 3 == 0 ? "x" : "y"), .int(Int64(i))])
+        }
+        for kind in [JoinKind.inner, .left, .semi, .anti] {
+            try check(kind, probe, build)
+            try check(kind, probe, build, keys: [0, 1])
+        }
+        try check(.right, Array(probe.prefix(300)), build)
+    }
+
     func testSmallExample() throws {
         let probe: [Row] = [[.int(1), .string("a"), .int(10)], [.int(2), .string("b"), .int(20)],
                             [.null, .string("c"), .int(30)], [.int(1), .string("d"), .int(40)]]
@@ -189,6 +239,18 @@ final class HashJoinTests: XCTestCase {
         XCTAssertEqual(chunks.count, 1)
         XCTAssertEqual(chunks[0].selection?.count, 50)
         XCTAssertEqual(chunks[0].columns.count, 3)
+    }
+
+    func testConstantProbeKeyAndRightJoinTypesFromProbe() throws {
+        let build: [Row] = (0..<10).map { [.int(Int64($0 % 4)), .string("b"), .int(Int64($0))] }
+        let constKey = Chunk(columns: [Vector.constant(.int(2), type: .integer), column(.varchar(20), [.string("p"), .string("q")]),
+                                       column(.bigint, [.int(7), .int(8)])], count: 2)
+        let op = HashJoinOperator(kind: .right, probe: ChunkSource([constKey]), build: source(joinTypes, build),
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        let out = try drain(op)
+        let probeRows: [Row] = [[.int(2), .string("p"), .int(7)], [.int(2), .string("q"), .int(8)]]
+        assertSameRows(out, referenceJoin(.right, probe: probeRows, build: build, probeKeys: [0], buildKeys: [0],
+                                          probeWidth: 3, buildWidth: 3))
     }
 
     func testTypedKeys() throws {

@@ -169,3 +169,16 @@ final class SliceTests: XCTestCase {
         }
     }
 }
+
+final class AppendTests: XCTestCase {
+    func testAppendValuesOfEveryKindAndMismatch() {
+        var v = Vector(type: .bigint)
+        for i in 0..<5000 { v.append(i % 7 == 0 ? .null : .int(Int64(i))) }
+        XCTAssertEqual(v.count, 5000)
+        XCTAssertEqual(v.value(at: 7), .null)
+        XCTAssertEqual(v.value(at: 4999), .int(4999))
+        var s = Vector(type: .text)
+        s.append(.string("a")); s.append(.int(1)); s.append(.string("c"))
+        XCTAssertEqual((0..<3).map { s.value(at: $0) }, [.string("a"), .null, .string("c")])
+    }
+}

@@ -49,14 +49,19 @@ public enum JoinKind: String, Sendable, Equatable {
 ///
 /// `match` is the key hash, or — for a single 64-bit key (integers, DATE, TIMESTAMP,
 /// DECIMAL p <= 18) — the key value itself, so that those joins compare keys without
-/// touching the build columns. Rows with a NULL key are left out.
+/// touching the build columns. Rows with a NULL key are left out. Build sides of 65,536
+/// rows or more are first partitioned by the bucket's top 8 bits so that the counting
+/// sort works on one cache-sized slice of the table at a time.
 ///
 /// Probe: a probe chunk (cut into pieces of at most `Chunk.capacity` rows) is worked in
 /// rounds; each round scans every active probe row's bucket run for a bounded number of
 /// `match`-equal candidates, compares the candidates' keys column by column with typed
 /// kernels (not needed for a single 64-bit key), and queues the matching (probe row,
 /// build row) pairs. Queued pairs are gathered into an output chunk (and filtered by the
-/// residual) once about `Chunk.capacity` have accumulated.
+/// residual) once about `Chunk.capacity` have accumulated. When the build side's single
+/// 64-bit key is unique (foreign key to primary key), a piece is matched in one pass
+/// with no rounds. Before each scan a branch-free pass touches every row's first entry,
+/// so that the cache misses of a large table overlap instead of queueing.
 public final class HashJoinOperator: Operator {
     // Configuration (immutable).
     private let kind: JoinKind
@@ -78,6 +83,8 @@ public final class HashJoinOperator: Operator {
     private var bucketMask = 0
     /// One 64-bit key: `BuildEntry.match` holds the key value itself.
     private var directKeys = false
+    /// `directKeys` and no key value occurs twice on the build side.
+    private var uniqueDirectKeys = false
     private var buildHasNullKey = false
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
@@ -233,38 +240,129 @@ public final class HashJoinOperator: Operator {
         while buckets < n { buckets *= 2 }
         let m = buckets - 1
         bucketMask = m
-        // Counting sort of the rows by bucket.
         var start = [Int32](repeating: 0, count: buckets + 1)
         var table = [BuildEntry](repeating: BuildEntry(match: 0, row: 0), count: n)
-        var used = 0
-        start.withUnsafeMutableBufferPointer { st in
-            hashes.withUnsafeBufferPointer { hs in
-                keyValid.withUnsafeBufferPointer { kv in
-                    for r in 0..<n where kv[r] {
-                        st[(Int(truncatingIfNeeded: hs[r]) & m) + 1] &+= 1
-                        used += 1
+        let used = Self.layOut(hashes: hashes, matches: matchValues, valid: keyValid, buckets: buckets,
+                               start: &start, table: &table)
+        table.removeLast(n - used)
+        // Unique 64-bit keys (the usual foreign key -> primary key join): a probe row has
+        // at most one match, found in a single scan of its bucket run.
+        if directKeys {
+            var unique = true
+            start.withUnsafeBufferPointer { st in
+                table.withUnsafeBufferPointer { tb in
+                    for b in 0..<buckets where st[b + 1] - st[b] > 1 {
+                        let lo = Int(st[b]), hi = Int(st[b + 1])
+                        for x in lo..<hi {
+                            for y in (x + 1)..<hi where tb[x].match == tb[y].match { unique = false }
+                        }
+                        if !unique { break }
                     }
-                    for b in 0..<buckets { st[b + 1] &+= st[b] }
-                    var fill = Array(st[0..<buckets])
-                    fill.withUnsafeMutableBufferPointer { fl in
-                        matchValues.withUnsafeBufferPointer { mv in
-                            table.withUnsafeMutableBufferPointer { tb in
-                                for r in 0..<n where kv[r] {
-                                    let b = Int(truncatingIfNeeded: hs[r]) & m
-                                    let pos = Int(fl[b])
-                                    fl[b] = Int32(truncatingIfNeeded: pos + 1)
-                                    tb[pos] = BuildEntry(match: mv[r], row: Int32(truncatingIfNeeded: r))
+                }
+            }
+            uniqueDirectKeys = unique
+        }
+        bucketStart = start
+        entries = table
+        buildHasNullKey = used < n
+    }
+
+    /// Counting sort of the build rows by bucket into `table`, with `start[b]` the first
+    /// entry of bucket b (`start[buckets]` = entries used). Rows keep ascending order
+    /// within a bucket. Returns the number of entries (rows with a valid key).
+    ///
+    /// A large build side is first partitioned by the top 8 bits of the bucket number
+    /// (256 sequential output streams), so that the counting and filling passes then
+    /// touch one cache-sized slice of `start` and `table` at a time instead of jumping
+    /// across the whole table for every row.
+    static func layOut(hashes: [UInt64], matches: [UInt64], valid: [Bool], buckets: Int,
+                       start: inout [Int32], table: inout [BuildEntry]) -> Int {
+        let n = hashes.count
+        let m = buckets - 1
+        let bucketBits = buckets.trailingZeroBitCount
+        if n < (1 << 16) || bucketBits <= 8 {
+            var used = 0
+            start.withUnsafeMutableBufferPointer { st in
+                hashes.withUnsafeBufferPointer { hs in
+                    valid.withUnsafeBufferPointer { kv in
+                        for r in 0..<n where kv[r] {
+                            st[(Int(truncatingIfNeeded: hs[r]) & m) + 1] &+= 1
+                            used += 1
+                        }
+                        for b in 0..<buckets { st[b + 1] &+= st[b] }
+                        var fill = Array(st[0..<buckets])
+                        fill.withUnsafeMutableBufferPointer { fl in
+                            matches.withUnsafeBufferPointer { mv in
+                                table.withUnsafeMutableBufferPointer { tb in
+                                    for r in 0..<n where kv[r] {
+                                        let b = Int(truncatingIfNeeded: hs[r]) & m
+                                        let pos = Int(fl[b])
+                                        fl[b] = Int32(truncatingIfNeeded: pos + 1)
+                                        tb[pos] = BuildEntry(match: mv[r], row: Int32(truncatingIfNeeded: r))
+                                    }
                                 }
                             }
                         }
                     }
                 }
             }
+            return used
         }
-        table.removeLast(n - used)
-        bucketStart = start
-        entries = table
-        buildHasNullKey = used < n
+        // Partitioned: (bucket, row, match) records grouped by the bucket's top 8 bits.
+        struct Staged { var match: UInt64; var bucket: UInt32; var row: Int32 }
+        let shift = bucketBits - 8
+        var partStart = [Int](repeating: 0, count: 257)
+        var used = 0
+        hashes.withUnsafeBufferPointer { hs in
+            valid.withUnsafeBufferPointer { kv in
+                partStart.withUnsafeMutableBufferPointer { ps in
+                    for r in 0..<n where kv[r] {
+                        ps[((Int(truncatingIfNeeded: hs[r]) & m) &>> shift) + 1] &+= 1
+                        used += 1
+                    }
+                    for p in 0..<256 { ps[p + 1] &+= ps[p] }
+                }
+            }
+        }
+        var staged = [Staged](repeating: Staged(match: 0, bucket: 0, row: 0), count: used)
+        var cursor = Array(partStart[0..<256])
+        hashes.withUnsafeBufferPointer { hs in
+            valid.withUnsafeBufferPointer { kv in
+                matches.withUnsafeBufferPointer { mv in
+                    cursor.withUnsafeMutableBufferPointer { cu in
+                        staged.withUnsafeMutableBufferPointer { sg in
+                            for r in 0..<n where kv[r] {
+                                let b = Int(truncatingIfNeeded: hs[r]) & m
+                                let p = b &>> shift
+                                sg[cu[p]] = Staged(match: mv[r], bucket: UInt32(truncatingIfNeeded: b),
+                                                   row: Int32(truncatingIfNeeded: r))
+                                cu[p] &+= 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        staged.withUnsafeBufferPointer { sg in
+            start.withUnsafeMutableBufferPointer { st in
+                // Counts in partition order: each partition's buckets are one contiguous slice.
+                for i in 0..<used { st[Int(sg[i].bucket) + 1] &+= 1 }
+                for b in 0..<buckets { st[b + 1] &+= st[b] }
+                var fill = Array(st[0..<buckets])
+                fill.withUnsafeMutableBufferPointer { fl in
+                    table.withUnsafeMutableBufferPointer { tb in
+                        for i in 0..<used {
+                            let e = sg[i]
+                            let b = Int(e.bucket)
+                            let pos = Int(fl[b])
+                            fl[b] = Int32(truncatingIfNeeded: pos + 1)
+                            tb[pos] = BuildEntry(match: e.match, row: e.row)
+                        }
+                    }
+                }
+            }
+        }
+        return used
     }
 
     // MARK: Probe
@@ -340,11 +438,64 @@ public final class HashJoinOperator: Operator {
                 }
             }
         }
+        if uniqueDirectKeys {
+            matchUnique(&b, n)
+            return
+        }
         b.cursor.withUnsafeBufferPointer { cur in
             b.end.withUnsafeBufferPointer { end in
                 b.nullKey.withUnsafeBufferPointer { nk in
                     for i in 0..<n where cur[i] < end[i] && !nk[i] {
                         b.active.append(Int32(truncatingIfNeeded: i))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Unique 64-bit build keys: every probe row scans its bucket run once and has at
+    /// most one match, so the piece is matched in one pass (no rounds) and queues at most
+    /// `Chunk.capacity` pairs.
+    private func matchUnique(_ b: inout ProbeBatch, _ n: Int) {
+        let semiLike = kind == .semi || kind == .anti
+        let markNow = residual == nil
+        let markBuild = markNow && tracksBuildMatches
+        var buildMatched = self.buildMatched
+        self.buildMatched = []
+        defer { self.buildMatched = buildMatched }
+        entries.withUnsafeBufferPointer { en in
+            b.match.withUnsafeBufferPointer { mv in
+                b.cursor.withUnsafeBufferPointer { cur in
+                    b.end.withUnsafeBufferPointer { end in
+                        b.nullKey.withUnsafeBufferPointer { nk in
+                            b.matched.withUnsafeMutableBufferPointer { matched in
+                                // Touch each row's first entry (branch-free: misses overlap).
+                                var touch: UInt64 = 0
+                                let last = en.count - 1
+                                for i in 0..<n { touch ^= en[min(Int(cur[i]), last)].match }
+                                scratch.touch ^= touch
+                                for i in 0..<n where !nk[i] {
+                                    let want = mv[i]
+                                    var j = Int(cur[i])
+                                    let e = Int(end[i])
+                                    while j < e {
+                                        let entry = en[j]
+                                        if entry.match == want {
+                                            if semiLike && markNow {
+                                                matched[i] = true
+                                            } else {
+                                                b.pairLogical.append(Int32(truncatingIfNeeded: i))
+                                                b.pairBuild.append(entry.row)
+                                                if markNow { matched[i] = true }
+                                                if markBuild { buildMatched[Int(entry.row)] = true }
+                                            }
+                                            break
+                                        }
+                                        j += 1
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
