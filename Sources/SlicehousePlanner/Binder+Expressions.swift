@@ -13,7 +13,7 @@ extension Binder {
     func containsAggregate(_ e: Expr) -> Bool {
         switch e.kind {
         case .function(let f):
-            if f.over == nil && AggregateFunction.isAggregateName(f.name) { return true }
+            if f.over == nil && (AggregateFunction.isAggregateName(f.name) || Binder.derivedAggregates.contains(f.name)) { return true }
             return f.args.contains(where: containsAggregate)
         case .unary(_, let a), .isNull(let a, _), .isBoolean(let a, _, _), .cast(let a, _, _): return containsAggregate(a)
         case .binary(_, let a, let b), .isDistinctFrom(let a, let b, _): return containsAggregate(a) || containsAggregate(b)
@@ -421,6 +421,9 @@ extension Binder {
             let out = newColumn(.integer, "grouping")
             agg.groupingCalls.append((idx, out))
             return .column(out.id, .integer)
+        }
+        if f.over == nil, Binder.derivedAggregates.contains(f.name) {
+            return try bindExpr(try derivedAggregate(f, e), scope, agg: agg)
         }
         if AggregateFunction.isAggregateName(f.name) {
             guard let agg else {

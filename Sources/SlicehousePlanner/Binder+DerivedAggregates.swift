@@ -1,0 +1,42 @@
+import SlicehouseTypes
+import SlicehouseSQL
+
+/// Aggregates written in terms of the built-in ones (SUM, COUNT, MIN, MAX):
+/// the variance family from sums of squares (in DOUBLE PRECISION), BOOL_AND/BOOL_OR
+/// as MIN/MAX over booleans (false < true), ANY_VALUE as MAX.
+extension Binder {
+    static let derivedAggregates: Set<String> = ["stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
+                                                 "bool_and", "bool_or", "any_value"]
+
+    func derivedAggregate(_ f: FunctionCall, _ e: Expr) throws -> Expr {
+        guard f.args.count == 1, !f.star else {
+            throw err(.undefinedFunction, "function \(f.name) takes exactly one argument", e)
+        }
+        if f.distinct { throw err(.featureNotSupported, "DISTINCT is not supported for \(f.name)", e) }
+        let loc = e.location
+        let x = f.args[0]
+        func call(_ name: String, _ args: [Expr]) -> Expr { Expr(.function(FunctionCall(name: name, args: args)), at: loc) }
+        func bin(_ op: BinaryOperator, _ a: Expr, _ b: Expr) -> Expr { Expr(.binary(op, a, b), at: loc) }
+        func int(_ n: Int) -> Expr { Expr(.literal(.integer(String(n))), at: loc) }
+        switch f.name {
+        case "bool_and", "bool_or":
+            return call(f.name == "bool_and" ? "min" : "max", [Expr(.cast(x, .boolean, .cast), at: loc)])
+        case "any_value":
+            return call("max", [x])
+        default:
+            // var_pop = (Σx² − (Σx)²/n) / n ; var_samp divides by n − 1 (NULL for n ≤ 1).
+            let xd = Expr(.cast(x, .double, .cast), at: loc)
+            let n = call("count", [x])
+            let sumSquares = call("sum", [bin(.multiply, xd, xd)])
+            let sum = call("sum", [xd])
+            let centered = bin(.subtract, sumSquares, bin(.divide, bin(.multiply, sum, sum), Expr(.cast(n, .double, .cast), at: loc)))
+            let pop = f.name.hasSuffix("_pop")
+            let divisor = pop ? n : bin(.subtract, n, int(1))
+            // Rounding can make a zero variance slightly negative: clamp at 0. NULL unless n > 0 (pop) / n > 1 (samp).
+            let ratio = call("greatest", [bin(.divide, centered, Expr(.cast(divisor, .double, .cast), at: loc)),
+                                          Expr(.literal(.float("0e0")), at: loc)])
+            let variance = Expr(.caseWhen(CaseExpr(whens: [SlicehouseSQL.WhenClause(condition: bin(.greater, n, int(pop ? 0 : 1)), result: ratio)])), at: loc)
+            return f.name.hasPrefix("stddev") ? call("sqrt", [variance]) : variance
+        }
+    }
+}
