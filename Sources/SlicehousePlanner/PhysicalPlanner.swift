@@ -305,7 +305,7 @@ public struct PhysicalPlanner {
             build = exchange(build, .broadcast)
             label = .broadcastInner
         } else if build.distribution == .replicated && pkind != .full {
-            label = probe.distribution == .replicated ? .allNone : .allNone
+            label = .allNone
         } else if let pk, let bk, pk == bk {
             label = .none
         } else if let pk {
@@ -424,7 +424,6 @@ public struct PhysicalPlanner {
                 groups.append((w.partitionBy, w.orderBy, [w]))
             }
         }
-        let visibleIDs = input.outputs.map { $0.id }
         for g in groups {
             var args: [BoundExpr] = []
             for w in g.members { if let a = w.argument { args.append(a) } }
@@ -460,7 +459,6 @@ public struct PhysicalPlanner {
         }
         // Only the input's columns and the window results go on.
         let outs = input.outputs + windows.map { $0.output }
-        _ = visibleIDs
         return try reorder(node, to: outs)
     }
 

@@ -90,20 +90,8 @@ public final class HashAggregateOperator: Operator {
 
     /// The state columns `agg` contributes to a `.partial` output (and expects in `.final` input).
     public static func partialStateTypes(_ agg: BoundAggregate) -> [DataType] {
-        switch agg.function {
-        case .countStar, .count:
-            return [.bigint]
-        case .sum:
-            return [agg.resultType]
-        case .min, .max:
-            return [agg.argumentType ?? agg.resultType]
-        case .avg:
-            switch agg.argumentType {
-            case .some(.decimal(_, let s)): return [.decimal(precision: DataType.maxDecimalPrecision, scale: s), .bigint]
-            case .some(.real), .some(.double): return [.double, .bigint]
-            default: return [.decimal(precision: DataType.maxDecimalPrecision, scale: 0), .bigint]
-            }
-        }
+        // One definition, shared with the planner that lays out the exchange between phases.
+        HashAggregateLayout.partialStateTypes(agg)
     }
 
     /// The types of this operator's output columns.
