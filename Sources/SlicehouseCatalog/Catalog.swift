@@ -66,6 +66,18 @@ public final class Catalog: @unchecked Sendable {
         }
     }
 
+    /// The id the next created table gets (persisted with the catalog).
+    public var nextTableID: Int { lock.withLock { nextID } }
+
+    /// Load a persisted catalog (tables keep their ids).
+    public func restore(tables ts: [TableDef], views vs: [ViewDef], nextID n: Int) {
+        lock.withLock {
+            for t in ts { tables[t.name.lowercased()] = t }
+            for v in vs { views[v.name.lowercased()] = v }
+            nextID = max(n, (ts.map { $0.id }.max() ?? 0) + 1, nextID)
+        }
+    }
+
     public func replace(_ def: TableDef) {
         lock.withLock { tables[def.name.lowercased()] = def }
     }

@@ -6,48 +6,167 @@ import SlicehouseStorage
 /// A database: a catalog plus the data of every table, spread over a simulated
 /// cluster of compute nodes and slices. One per data directory.
 ///
-/// Storage is in memory for now (the persistent column store replaces it
-/// behind `TableStore`); the directory records the cluster layout chosen when
-/// the database was created.
+/// With a directory, the column blocks live in files under `slice<N>/` and
+/// `manifest.json` names the committed catalog and blocks (see docs/STORAGE.md).
+/// A statement writes new immutable block files, then replaces the manifest
+/// atomically; anything the manifest does not name is a leftover of an interrupted
+/// statement and is removed when the database is opened. Without a directory the
+/// same encoded blocks are kept in memory.
 public final class Database: @unchecked Sendable {
     public let cluster: ClusterConfig
     public let directory: String?
     public let catalog = Catalog()
     let layout: SliceLayout
+    /// Decoded blocks shared by every query of this database.
+    let cache: BlockCache
+    let blockBytes: Int
     private var stores: [Int: TableStore] = [:]
     private var identityNext: [Int: [Int: Int64]] = [:]
     private let lock = Lock()
+    /// Serializes commits (manifest writes and snapshot swaps).
+    private let commitLock = Lock()
+    private var generation: UInt64 = 0
+    private var fileGeneration: UInt64 = 0
+    private var lockFD: Int32 = -1
     /// Rows rejected by COPY (STL_LOAD_ERRORS), newest last.
     var loadErrors: [LoadErrorRecord] = []
     var queryCounter = 0
 
     /// Open (or create) a database. `directory` nil means a purely in-memory database.
     /// `cluster` is used when the database is created; an existing one keeps its own layout.
-    public init(directory: String? = nil, cluster: ClusterConfig = ClusterConfig()) throws {
+    /// A directory that another process (or another `Database` here) has open is refused.
+    /// - blockBytes: target encoded size of a block (Redshift's 1 MB by default; tests use
+    ///   small blocks to get many of them from little data).
+    public init(directory: String? = nil, cluster: ClusterConfig = ClusterConfig(), cacheBytes: Int? = nil,
+                blockBytes: Int = Distributor.defaultBlockBytes) throws {
+        self.blockBytes = max(1024, blockBytes)
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
         }
+        cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
         var chosen = cluster
+        self.directory = directory
         if let directory {
             let fm = FileManager.default
             let configPath = (directory as NSString).appendingPathComponent("cluster.json")
             do {
                 try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                if let data = fm.contents(atPath: configPath) {
-                    chosen = try JSONDecoder().decode(ClusterConfig.self, from: data)
-                } else {
-                    let data = try JSONEncoder().encode(cluster)
-                    try data.write(to: URL(fileURLWithPath: configPath), options: .atomic)
-                }
-            } catch let e as SQLError {
-                throw e
             } catch {
                 throw SQLError(.ioError, "could not open database directory \"\(directory)\": \(error.localizedDescription)")
             }
+            lockFD = try Self.lockDirectory(directory)
+            do {
+                if let data = fm.contents(atPath: configPath) {
+                    chosen = try JSONDecoder().decode(ClusterConfig.self, from: data)
+                } else {
+                    try DurableFiles.replace(configPath, with: Array(try JSONEncoder().encode(cluster)))
+                }
+            } catch let e as SQLError {
+                close(lockFD)
+                throw e
+            } catch {
+                close(lockFD)
+                throw SQLError(.ioError, "could not read \"\(configPath)\": \(error.localizedDescription)")
+            }
         }
-        self.directory = directory
         self.cluster = chosen
         self.layout = SliceLayout(nodes: chosen.nodes, slicesPerNode: chosen.slicesPerNode)
+        if let directory {
+            do {
+                try load(directory)
+            } catch {
+                close(lockFD)
+                lockFD = -1
+                throw error
+            }
+        }
+    }
+
+    deinit { if lockFD >= 0 { close(lockFD) } }
+
+    /// Take the directory's lock file (released when the process ends or the database is freed).
+    private static func lockDirectory(_ directory: String) throws -> Int32 {
+        let path = (directory as NSString).appendingPathComponent("LOCK")
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SQLError(.ioError, "could not open \"\(path)\": \(String(cString: strerror(errno)))") }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            var holder = ""
+            var buf = [UInt8](repeating: 0, count: 32)
+            let n = pread(fd, &buf, 32, 0)
+            if n > 0 { holder = " (process \(String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))" }
+            close(fd)
+            throw SQLError(.ioError, "database directory \"\(directory)\" is in use by another process\(holder)")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    /// Read the committed manifest and remove leftovers of interrupted statements.
+    private func load(_ directory: String) throws {
+        let fm = FileManager.default
+        let manifestPath = (directory as NSString).appendingPathComponent(Manifest.fileName)
+        unlink(manifestPath + ".tmp")
+        var referenced = Set<String>()
+        if let data = fm.contents(atPath: manifestPath) {
+            let m = try Manifest.decode(Array(data), path: manifestPath)
+            generation = m.generation
+            var files: [String: BlockFile] = [:]
+            func file(_ name: String) -> BlockFile {
+                if let f = files[name] { return f }
+                let f = BlockFile(name: name, directory: directory)
+                files[name] = f
+                return f
+            }
+            var defs: [TableDef] = []
+            for t in m.tables {
+                let def = try t.tableDef()
+                let snap = try t.snapshot(files: file, readDeletes: { try self.readDeletes($0) })
+                guard snap.slices.count == layout.sliceCount else {
+                    throw SQLError(.ioError, "manifest \"\(manifestPath)\": table \(t.name) has \(snap.slices.count) slices, the cluster \(layout.sliceCount)")
+                }
+                defs.append(def)
+                stores[def.id] = TableStore(layout: layout, snapshot: snap)
+                identityNext[def.id] = t.identityNext
+                referenced.formUnion(t.fileNames)
+            }
+            catalog.restore(tables: defs, views: m.views.map { $0.def }, nextID: m.nextTableID)
+        }
+        // Leftovers: files under slice*/ that the manifest does not name.
+        var maxGen = generation
+        for entry in (try? fm.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix("slice") {
+            let sub = (directory as NSString).appendingPathComponent(entry)
+            for f in (try? fm.contentsOfDirectory(atPath: sub)) ?? [] {
+                let name = entry + "/" + f
+                if referenced.contains(name) {
+                    if let g = Self.generation(of: f) { maxGen = max(maxGen, g) }
+                } else {
+                    unlink((sub as NSString).appendingPathComponent(f))
+                }
+            }
+        }
+        fileGeneration = maxGen
+    }
+
+    /// The generation in a block file name `t<table>_g<gen>.blk` / `.del`.
+    static func generation(of file: String) -> UInt64? {
+        guard let g = file.range(of: "_g") else { return nil }
+        let digits = file[g.upperBound...].prefix { $0.isNumber }
+        return UInt64(digits)
+    }
+
+    private func readDeletes(_ name: String) throws -> DeleteSet {
+        guard let directory else { return DeleteSet() }
+        let path = (directory as NSString).appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SQLError(.ioError, "deleted-row file \"\(path)\" named by the manifest is missing")
+        }
+        let raw = try ZstdCodec.decompress(Array(data), originalSize: nil)
+        guard raw.count % 8 == 0 else { throw SQLError(.ioError, "deleted-row file \"\(path)\" is damaged") }
+        var words = [UInt64](repeating: 0, count: raw.count / 8)
+        _ = words.withUnsafeMutableBytes { raw.copyBytes(to: $0) }
+        return DeleteSet(words: words.map { UInt64(littleEndian: $0) })
     }
 
     /// A new session (one per connection / shell).
@@ -58,7 +177,8 @@ public final class Database: @unchecked Sendable {
     func store(_ tableID: Int) -> TableStore? { lock.withLock { stores[tableID] } }
 
     func addStore(for def: TableDef) {
-        let s = MemoryTableStore(layout: layout, distStyle: def.distStyle, distKey: def.distKey)
+        let s = TableStore(layout: layout, snapshot: .empty(layout: layout, columnCount: def.columns.count,
+                                                             distStyle: def.distStyle, distKey: def.distKey))
         lock.withLock { stores[def.id] = s }
     }
 
@@ -69,6 +189,48 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Where a statement writes its new blocks.
+    func newSink() -> BlockSink {
+        guard let directory else { return MemoryBlockSink() }
+        let g = lock.withLock { fileGeneration += 1; return fileGeneration }
+        return FileBlockSink(directory: directory, generation: g)
+    }
+
+    /// Write a deleted-row bitmap for `slice` of `table` (durable before the commit names it).
+    func writeDeletes(_ set: DeleteSet, table: Int, slice: Int) throws -> String? {
+        guard let directory else { return nil }
+        let g = lock.withLock { fileGeneration += 1; return fileGeneration }
+        let name = "slice\(slice)/t\(table)_g\(g).del"
+        var bytes = [UInt8](); bytes.reserveCapacity(set.words.count * 8)
+        for w in set.words { withUnsafeBytes(of: w.littleEndian) { bytes.append(contentsOf: $0) } }
+        let dir = (directory as NSString).appendingPathComponent("slice\(slice)")
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try DurableFiles.replace((directory as NSString).appendingPathComponent(name), with: try ZstdCodec.compress(bytes))
+        return name
+    }
+
+    /// Commit one statement: make `sink`'s blocks durable, write the manifest naming the
+    /// catalog as it is now and every table's snapshot (with `changes` applied), then
+    /// publish the changed snapshots. Readers that started earlier keep theirs.
+    func commit(_ changes: [Int: TableSnapshot] = [:], sink: BlockSink? = nil) throws {
+        try commitLock.withLock {
+            if let directory {
+                try sink?.sync()
+                var tables: [ManifestTable] = []
+                for def in catalog.allTables where !def.isTemporary {
+                    guard let snap = changes[def.id] ?? store(def.id)?.snapshot() else { continue }
+                    tables.append(try ManifestTable(def: def, snapshot: snap,
+                                                    identityNext: lock.withLock { identityNext[def.id] ?? [:] }))
+                }
+                let m = Manifest(generation: generation + 1, nextTableID: catalog.nextTableID, tables: tables,
+                                 views: catalog.allViews.map(ManifestView.init))
+                try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.encoded())
+                generation += 1
+            }
+            for (id, snap) in changes { store(id)?.commit(snap) }
+        }
+    }
+
     /// Reserve `count` identity values for column `column` of a table.
     func reserveIdentity(table: TableDef, column: Int, count: Int) -> (first: Int64, step: Int64) {
         let spec = table.columns[column].identity ?? (seed: 1, step: 1)
@@ -76,6 +238,17 @@ public final class Database: @unchecked Sendable {
             let next = identityNext[table.id]?[column] ?? spec.seed
             identityNext[table.id, default: [:]][column] = next &+ spec.step &* Int64(count)
             return (next, spec.step)
+        }
+    }
+
+    /// Scan counters of recent queries (STL_SCAN), the last `scanLogLimit` scans kept.
+    private(set) var scanLog: [(query: Int, table: Int, counters: ScanCounters)] = []
+    static let scanLogLimit = 10_000
+
+    func recordScans(query: Int, _ counters: [Int: ScanCounters]) {
+        lock.withLock {
+            for (t, c) in counters.sorted(by: { $0.key < $1.key }) where t >= 0 { scanLog.append((query, t, c)) }
+            if scanLog.count > Self.scanLogLimit { scanLog.removeFirst(scanLog.count - Self.scanLogLimit) }
         }
     }
 

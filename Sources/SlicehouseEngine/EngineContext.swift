@@ -21,9 +21,13 @@ final class StatementContext: BinderCatalog, PlannerContext {
 
     var sliceCount: Int { database.layout.sliceCount }
 
+    /// DELETE / UPDATE: this table also shows its hidden row-id column.
+    var rowIDTable: Int?
+
     func table(named name: String) -> TableDef? {
-        if let t = database.catalog.table(name) {
+        if var t = database.catalog.table(name) {
             if snapshots[t.id] == nil, let s = database.store(t.id) { snapshots[t.id] = s.snapshot() }
+            if t.id == rowIDTable { t.columns.append(ColumnDef(name: rowIDColumnName, type: .bigint)) }
             return t
         }
         if let (def, snap) = system.table(named: name) {
@@ -39,6 +43,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
         switch name {
         case "pg_last_copy_count": return (.int(Int64(session.lastCopyCount)), .integer)
         case "pg_last_copy_id": return (.int(Int64(session.lastCopyID)), .integer)
+        case "pg_last_query_id": return (.int(Int64(session.lastQueryID)), .integer)
         case "version":
             return (.string("PostgreSQL 8.0.2 on x86_64-pc-linux-gnu, compiled by GCC gcc (GCC) 3.4.2, Redshift 1.0.0 (Slicehouse)"), .varchar(256))
         case "current_user", "user", "session_user": return (.string("slicehouse"), .varchar(128))

@@ -1,6 +1,7 @@
 import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
+import SlicehouseStorage
 import SlicehousePlanner
 
 extension Session {
@@ -179,27 +180,25 @@ extension Session {
             let n = chunks.reduce(0) { $0 + $1.count }
             return StatementResult(tag: "SELECT \(n)")
         }
+        do {
+            try database.commit()
+        } catch {
+            try? database.catalog.drop(created.name)
+            database.removeStore(created.id)
+            throw error
+        }
         return StatementResult(tag: "CREATE TABLE")
     }
 
-    static let encodings: Set<String> = ["raw", "az64", "bytedict", "delta", "delta32k", "lzo", "mostly8", "mostly16",
-                                         "mostly32", "runlength", "text255", "text32k", "zstd", "auto"]
-
+    /// ENCODE as written: a known encoding that Redshift allows for the column's type.
     func checkEncoding(_ enc: String, _ type: DataType) throws {
-        let e = enc.lowercased()
-        guard Session.encodings.contains(e) else {
+        if enc.lowercased() == "auto" { return }
+        guard let e = ColumnEncoding(sqlName: enc) else {
             throw SQLError(.invalidParameter, "invalid encoding type \"\(enc)\"")
         }
-        let ok: Bool
-        switch e {
-        case "text255", "text32k": ok = type.isString
-        case "delta", "delta32k": ok = type.isInteger || type.isDecimal || type.isTemporal
-        case "mostly8", "mostly16", "mostly32": ok = type.isInteger || type.isDecimal
-        case "az64": ok = type.isInteger || type.isDecimal || type.isTemporal
-        case "bytedict": ok = type != .boolean
-        default: ok = true
+        if !BlockEncoder.isAllowed(e, for: type) {
+            throw SQLError(.invalidParameter, "invalid encoding type \"\(enc)\" for column type \(type.sqlName)")
         }
-        if !ok { throw SQLError(.invalidParameter, "invalid encoding type \"\(enc)\" for column type \(type.sqlName)") }
     }
 
     func dropTables(_ d: DropStatement) throws -> StatementResult {
@@ -211,6 +210,7 @@ extension Session {
             try database.catalog.drop(t.name)
             database.removeStore(t.id)
         }
+        try database.commit()
         return StatementResult(tag: "DROP TABLE")
     }
 
@@ -305,6 +305,7 @@ extension Session {
         }
         try database.catalog.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
                                         orReplace: v.orReplace)
+        try database.commit()
         return StatementResult(tag: "CREATE VIEW")
     }
 }

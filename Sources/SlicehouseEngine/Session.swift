@@ -15,6 +15,7 @@ public final class Session: @unchecked Sendable {
                                       "query_group": "default", "timezone": "UTC"]
     var lastCopyCount = 0
     var lastCopyID = -1
+    var lastQueryID = -1
 
     init(database: Database) { self.database = database }
 
@@ -49,8 +50,10 @@ public final class Session: @unchecked Sendable {
             guard let def = database.catalog.table(name.name), let store = database.store(def.id) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
-            let empty = MemoryTableStore(layout: database.layout, distStyle: def.distStyle, distKey: def.distKey)
-            store.commit(empty.snapshot())
+            try store.writeLock.withLock {
+                try database.commit([def.id: .empty(layout: database.layout, columnCount: def.columns.count,
+                                                    distStyle: def.distStyle, distKey: def.distKey)])
+            }
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
             settings[s.name] = s.values.map { $0.text }.joined(separator: ", ")
@@ -78,17 +81,18 @@ public final class Session: @unchecked Sendable {
                 if database.catalog.view(n.name) == nil && d.ifExists { continue }
                 try database.catalog.dropView(n.name)
             }
+            try database.commit()
             return StatementResult(tag: "DROP VIEW")
-        case .update:
-            throw SQLError.unsupported("UPDATE")
-        case .delete:
-            throw SQLError.unsupported("DELETE")
+        case .update(let u):
+            return try update(u)
+        case .delete(let d):
+            return try delete(d)
         case .unload(let u):
             return try unload(u)
         case .vacuum:
             throw SQLError.unsupported("VACUUM")
-        case .analyze:
-            throw SQLError.unsupported("ANALYZE")
+        case .analyze(let a):
+            return try analyze(a)
         case .lock:
             return StatementResult(tag: "LOCK TABLE")
         }
@@ -108,8 +112,10 @@ public final class Session: @unchecked Sendable {
 
     func runQuery(_ q: Query, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {
         let (physical, outputs) = try planQuery(q, ctx)
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots)
+        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache)
         let chunks = try executor.run(physical)
+        lastQueryID = database.nextQueryID()
+        database.recordScans(query: lastQueryID, executor.counters)
         return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
     }
 
@@ -235,12 +241,55 @@ public final class Session: @unchecked Sendable {
         return try binder.coerce(b, to: type)
     }
 
-    /// Place full-width chunks on the table's slices and commit atomically.
+    /// Place full-width chunks on the table's slices (sorted by the sort key within
+    /// each slice, encoded into blocks) and commit atomically.
     func append(_ chunks: [Chunk], to table: TableDef) throws {
         guard let store = database.store(table.id) else {
             throw SQLError(.undefinedTable, "relation \"\(table.name)\" does not exist")
         }
-        let next = Distributor.append(chunks, to: store.snapshot(), layout: database.layout, declared: table.distStyle)
-        store.commit(next)
+        try store.writeLock.withLock {
+            let sink = database.newSink()
+            do {
+                let next = try Distributor.append(chunks, to: store.snapshot(), table: table, layout: database.layout,
+                                                  sink: sink, sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
+                                                  existing: { snap, slice in
+                    try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
+                                             cache: self.database.cache)
+                })
+                try database.commit([table.id: next], sink: sink)
+            } catch {
+                sink.discard()
+                throw error
+            }
+        }
+    }
+
+    /// How a load is ordered on each slice: COMPOUND sorts by the key columns in
+    /// order; INTERLEAVED by a z-order curve over the key columns' ranks, so each
+    /// key column gets equal weight.
+    static func sorter(for table: TableDef) -> SortPermutation? {
+        if table.sortKey.isEmpty { return nil }
+        let key = table.sortKey
+        if table.sortKeyKind == .compound || key.count == 1 {
+            return { cols, n in sortPermutation(columns: cols, keys: key.map { SortKey(column: $0) }, count: n) }
+        }
+        return { cols, n in
+            let bits = 64 / key.count
+            var z = [UInt64](repeating: 0, count: n)
+            for (k, c) in key.enumerated() {
+                let perm = sortPermutation(columns: cols, keys: [SortKey(column: c)], count: n)
+                // Rank of each row in this column, scaled to `bits` bits.
+                for (rank, row) in perm.enumerated() {
+                    let scaled = n <= 1 ? 0 : UInt64((Double(rank) / Double(n)) * Double(UInt64(1) << UInt64(bits)))
+                    var out: UInt64 = 0
+                    for b in 0..<bits where scaled & (1 << UInt64(b)) != 0 {
+                        out |= 1 << UInt64(b * key.count + (key.count - 1 - k))
+                    }
+                    z[Int(row)] |= out
+                }
+            }
+            let zv = Vector(type: .bigint, data: .int64(z.map { Int64(bitPattern: $0 ^ (1 << 63)) }))
+            return sortPermutation(columns: [zv], keys: [SortKey(column: 0)], count: n)
+        }
     }
 }

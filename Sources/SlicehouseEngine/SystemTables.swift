@@ -7,7 +7,7 @@ import SlicehouseStorage
 struct SystemTables {
     let database: Database
 
-    static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm"]
+    static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan"]
 
     func table(named raw: String) -> (TableDef, TableSnapshot)? {
         let name = raw.lowercased()
@@ -20,10 +20,12 @@ struct SystemTables {
         case "pg_table_def":
             var rows: [[Value]] = []
             for t in database.catalog.allTables {
+                let encs = database.store(t.id)?.snapshot().encodings
                 for (i, c) in t.columns.enumerated() {
                     let sortPos = t.sortKey.firstIndex(of: i).map { t.sortKeyKind == .interleaved ? -($0 + 1) : $0 + 1 } ?? 0
                     rows.append([.string(t.schema), .string(t.name), .string(c.name), .string(c.type.sqlName),
-                                 .string(c.encoding ?? (t.sortKey.first == i ? "none" : defaultEncoding(c.type))),
+                                 .string(encs.map { $0[i].displayName } ?? c.encoding.flatMap { ColumnEncoding(sqlName: $0)?.displayName }
+                                 ?? (t.sortKey.first == i ? "none" : defaultEncoding(c.type))),
                                  .bool(t.distKey == i), .int(Int64(sortPos)), .bool(c.notNull)])
                 }
             }
@@ -56,21 +58,69 @@ struct SystemTables {
                     ? (0..<database.layout.nodes).map { perSlice[database.layout.firstSlice(ofNode: $0)] } : perSlice
                 let maxR = populated.max() ?? 0, minR = populated.min() ?? 0
                 let skew: Value = minR > 0 ? .double(Double(maxR) / Double(minR)) : .null
-                rows.append([.string("dev"), .string(t.schema), .int(Int64(t.id)), .string(t.name), .string("Y"), .string(dist),
-                             t.sortKey.first.map { .string(t.columns[$0].name) } ?? .null, .int(Int64(snap.rowCount)), skew])
+                let encs = snap.encodings ?? []
+                let encoded = encs.contains { $0 != .raw } || t.columns.contains { $0.encoding.map { $0.lowercased() != "raw" } ?? false }
+                let blocks = snap.slices.reduce(0) { $0 + $1.blockCount }
+                let bytes = snap.slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
+                let physical = snap.distribution == .all ? (snap.slices.first?.rowCount ?? 0) : snap.slices.reduce(0) { $0 + $1.rowCount }
+                let sortedRows = snap.distribution == .all ? (snap.slices.first?.sortedRows ?? 0) : snap.slices.reduce(0) { $0 + $1.sortedRows }
+                let unsorted: Value = t.sortKey.isEmpty ? .null
+                    : .double(physical == 0 ? 0 : (Double(physical - sortedRows) * 100 / Double(physical) * 100).rounded() / 100)
+                let maxVarchar = t.columns.compactMap { c -> Int? in if case .varchar(let n) = c.type { return n }; return nil }.max() ?? 0
+                let sk1enc: Value = t.sortKey.first.map { .string(encs.count > $0 ? encs[$0].displayName : "none") } ?? .null
+                rows.append([.string("dev"), .string(t.schema), .int(Int64(t.id)), .string(t.name), .string(encoded ? "Y" : "N"),
+                             .string(dist), t.sortKey.first.map { .string(t.columns[$0].name) } ?? .null,
+                             .int(Int64(maxVarchar)), sk1enc, .int(Int64(t.sortKey.count)), .int(Int64(blocks)),
+                             .int(Int64(bytes)), unsorted, .int(Int64(physical)), skew, .int(Int64(snap.rowCount))])
             }
             return make(-4, name, [("database", .varchar(128)), ("schema", .varchar(128)), ("table_id", .integer), ("table", .varchar(128)),
                                    ("encoded", .varchar(32)), ("diststyle", .varchar(128)), ("sortkey1", .varchar(128)),
-                                   ("tbl_rows", .bigint), ("skew_rows", .double)], rows)
+                                   ("max_varchar", .integer), ("sortkey1_enc", .varchar(32)), ("sortkey_num", .integer),
+                                   ("size", .bigint), ("size_bytes", .bigint), ("unsorted", .double),
+                                   ("tbl_rows", .bigint), ("skew_rows", .double), ("estimated_visible_rows", .bigint)], rows)
         case "stv_tbl_perm":
             var rows: [[Value]] = []
             for t in database.catalog.allTables {
                 guard let snap = database.store(t.id)?.snapshot() else { continue }
                 for s in 0..<database.layout.sliceCount {
-                    rows.append([.int(Int64(s)), .int(Int64(t.id)), .string(t.name), .int(Int64(snap.rowCount(slice: s)))])
+                    let d = snap.slices[s]
+                    rows.append([.int(Int64(s)), .int(Int64(t.id)), .string(t.name), .int(Int64(d.rowCount)),
+                                 .int(Int64(d.sortedRows)), .int(Int64(d.deleted.count)), .int(Int64(d.blockCount))])
                 }
             }
-            return make(-5, name, [("slice", .integer), ("id", .integer), ("name", .char(72)), ("rows", .bigint)], rows)
+            return make(-5, name, [("slice", .integer), ("id", .integer), ("name", .char(72)), ("rows", .bigint),
+                                   ("sorted_rows", .bigint), ("deleted_rows", .bigint), ("blocks", .bigint)], rows)
+        case "stl_scan":
+            // One row per table a query scanned (all slices together). is_rrscan: the
+            // scan was range-restricted (zone maps let it skip blocks).
+            let rows = database.scanLog.map { e -> [Value] in
+                [.int(Int64(e.query)), .int(Int64(e.table)), .int(Int64(e.counters.rowsRead)),
+                 .bool(e.counters.blocksSkipped > 0), .int(Int64(e.counters.blocksRead)), .int(Int64(e.counters.blocksSkipped))]
+            }
+            return make(-7, name, [("query", .integer), ("tbl", .integer), ("rows", .bigint), ("is_rrscan", .boolean),
+                                   ("blocks_read", .bigint), ("blocks_skipped", .bigint)], rows)
+        case "stv_blocklist":
+            var rows: [[Value]] = []
+            for t in database.catalog.allTables {
+                guard let snap = database.store(t.id)?.snapshot() else { continue }
+                for (s, d) in snap.slices.enumerated() {
+                    for (c, chain) in d.columns.enumerated() {
+                        for (k, b) in chain.enumerated() {
+                            let deleted = d.deleted.count(in: b.firstRow..<b.endRow)
+                            rows.append([.int(Int64(s)), .int(Int64(c)), .int(Int64(t.id)), .int(Int64(k)),
+                                         .int(Int64(b.zone.count)), b.zone.min.map { .int($0.blockListValue) } ?? .null,
+                                         b.zone.max.map { .int($0.blockListValue) } ?? .null,
+                                         .int(Int64(b.zone.nullCount)), .int(Int64(deleted)), .string(b.encoding.displayName),
+                                         .int(Int64(b.encodedSize)), .int(Int64(b.firstRow)),
+                                         .int(b.firstRow + b.zone.count > d.sortedRows ? 1 : 0)])
+                        }
+                    }
+                }
+            }
+            return make(-6, name, [("slice", .integer), ("col", .integer), ("tbl", .integer), ("blocknum", .integer),
+                                   ("num_values", .integer), ("minvalue", .bigint), ("maxvalue", .bigint),
+                                   ("num_nulls", .integer), ("num_deleted", .integer), ("encoding", .varchar(32)),
+                                   ("size_bytes", .integer), ("first_row", .bigint), ("unsorted", .integer)], rows)
         default:
             return nil
         }
@@ -89,16 +139,36 @@ struct SystemTables {
                            distStyle: .all)
         var vectors = cols.map { Vector(type: $0.1, capacity: rows.count) }
         for r in rows { for (i, v) in r.enumerated() { vectors[i].append(v) } }
-        var slices = [[Segment]](repeating: [], count: database.layout.sliceCount)
-        // Segments of at most Chunk.capacity rows, one copy per node.
-        var segments: [Segment] = []
-        var start = 0
-        while start < rows.count {
-            let n = min(Chunk.capacity, rows.count - start)
-            segments.append(Segment(columns: vectors.map { $0.slice(start, n) }, count: n))
-            start += n
+        // One block per column holding every row, one copy per node (decoded, never written).
+        var slices = Array(repeating: SliceData(columnCount: cols.count), count: database.layout.sliceCount)
+        if !rows.isEmpty {
+            let data = SliceData(rowCount: rows.count, sortedRows: rows.count, columns: vectors.map { v in
+                [BlockRef(uid: BlockIDs.make(), payload: .vector(v), encoding: .raw, firstRow: 0,
+                          zone: ZoneMap.compute(v, start: 0, count: rows.count))]
+            }, deleted: DeleteSet(), deleteFile: nil)
+            for node in 0..<database.layout.nodes { slices[database.layout.firstSlice(ofNode: node)] = data }
         }
-        for node in 0..<database.layout.nodes { slices[database.layout.firstSlice(ofNode: node)] = segments }
         return (def, TableSnapshot(slices: slices, distribution: .all, evenCursor: 0))
+    }
+}
+
+extension ColumnEncoding {
+    /// As PG_TABLE_DEF and SVV_TABLE_INFO show it (RAW shows as "none").
+    var displayName: String { self == .raw ? "none" : sqlName }
+}
+
+extension ZoneBound {
+    /// STV_BLOCKLIST's minvalue/maxvalue: the value as a 64-bit integer (strings: their
+    /// first 8 bytes, big-endian, as Redshift shows them; doubles: truncated).
+    var blockListValue: Int64 {
+        switch self {
+        case .int(let v): return v
+        case .int128(let v): return Int64(clamping: v)
+        case .double(let d): return d.isNaN ? 0 : Int64(max(min(d, 9.2e18), -9.2e18))
+        case .bytes(let b):
+            var x: UInt64 = 0
+            for i in 0..<8 { x = x << 8 | UInt64(i < b.count ? b[i] : 0) }
+            return Int64(bitPattern: x)
+        }
     }
 }

@@ -16,12 +16,14 @@ public final class QueryExecutor: @unchecked Sendable {
     private let snapshots: [Int: TableSnapshot]
     private var exchanged: [ObjectIdentifier: [[Chunk]]] = [:]
     private let lock = Lock()
-    /// Counters for the query summary.
-    public private(set) var rowsScanned = 0
+    private let cache: BlockCache
+    /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
+    public private(set) var counters: [Int: ScanCounters] = [:]
 
-    public init(layout: SliceLayout, snapshots: [Int: TableSnapshot]) {
+    public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache) {
         self.layout = layout
         self.snapshots = snapshots
+        self.cache = cache
     }
 
     /// Execute `root` and return its rows (gathered on the leader).
@@ -115,24 +117,33 @@ public final class QueryExecutor: @unchecked Sendable {
             guard let snap = snapshots[table.id] else {
                 throw SQLError.internalError("no snapshot for table \(table.name)")
             }
-            var segments: [Segment] = []
+            var parts: [(slice: Int, data: SliceData)] = []
+            let all = snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }
+            let onePerNode = snap.distribution == .all ? [all[0]] : all
             switch mode {
             case .perSlice:
-                segments = snap.slices[p]
+                parts = [all[p]]
             case .replicated:
                 if snap.distribution == .all {
-                    segments = snap.slices[layout.firstSlice(ofNode: layout.node(ofSlice: p))]
+                    parts = [all[layout.firstSlice(ofNode: layout.node(ofSlice: p))]]
                 } else {
-                    segments = snap.slices.flatMap { $0 }
+                    parts = all
                 }
             case .oneCopy:
-                if p == 0 { segments = snap.distribution == .all ? snap.slices[0] : snap.slices.flatMap { $0 } }
+                if p == 0 { parts = onePerNode }
             case .leader:
-                segments = snap.distribution == .all ? snap.slices[0] : snap.slices.flatMap { $0 }
+                parts = onePerNode
             }
-            let scanned = segments.reduce(0) { $0 + $1.count }
-            lock.withLock { rowsScanned += scanned }
-            let scan = ScanOperator(segments: segments, columns: columns)
+            let columns = columns.map { table.columns[$0].name == rowIDColumnName ? rowIDColumn : $0 }
+            let types = columns.map { $0 == rowIDColumn ? DataType.bigint : table.columns[$0].type }
+            let scanner = SliceScanner(parts: parts, columns: columns, types: types,
+                                       predicates: ZonePredicates.extract(filter, columns: columns, types: types),
+                                       encodedFilters: ZonePredicates.encodedFilters(filter, columns: columns),
+                                       cache: cache)
+            let scan = ScanOperator(scanner: scanner) { [weak self] c in
+                guard let self else { return }
+                self.lock.withLock { self.counters[table.id, default: ScanCounters()].add(c) }
+            }
             if let filter { return FilterOperator(input: scan, predicate: filter) }
             return scan
         case .filter(let pred):
@@ -202,22 +213,6 @@ extension JoinKind {
         case .semi: self = .semi
         case .anti: self = .anti
         }
-    }
-}
-
-/// Hands out a slice's segments as chunks, projecting the requested columns. No copying.
-final class ScanOperator: Operator {
-    private let segments: [Segment]
-    private let columns: [Int]
-    private var index = 0
-    init(segments: [Segment], columns: [Int]) { self.segments = segments; self.columns = columns }
-    func next() throws -> Chunk? {
-        while index < segments.count {
-            let s = segments[index]
-            index += 1
-            if s.count > 0 { return Chunk(columns: columns.map { s.columns[$0] }, count: s.count) }
-        }
-        return nil
     }
 }
 

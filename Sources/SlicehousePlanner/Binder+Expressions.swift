@@ -53,6 +53,7 @@ extension Binder {
             default: return "?column?"
             }
         case .caseWhen: return "case"
+        case .interval: return "interval"
         case .typedLiteral(let t, _):
             return t == .date ? "date" : (t == .timestamp ? "timestamp" : "?column?")
         default: return "?column?"
@@ -77,7 +78,7 @@ extension Binder {
             return .constant(v, t)
         }
         guard TypeRules.canCast(e.type, t) else {
-            throw SQLError(.datatypeMismatch, "cannot cast type \(e.type.sqlName) to \(t.sqlName)")
+            throw SQLError(.datatypeMismatch, "cannot cast type \(TypeRules.displayName(e.type)) to \(TypeRules.displayName(t))")
         }
         return .cast(e, t)
     }
@@ -121,8 +122,10 @@ extension Binder {
         case .typedLiteral(let t, let text):
             let v = try evaluateConstant(.cast(.constant(.string(text), .text), t))
             return .constant(v, t)
-        case .interval:
-            throw err(.featureNotSupported, "INTERVAL values are only supported added to or subtracted from a constant date or timestamp", e)
+        case .interval(let iv):
+            // There is no INTERVAL column type: a lone interval is its text (`1 day 02:00:00`).
+            let text = DateTime.formatInterval(try intervalValue(iv, e))
+            return .constant(.string(text), .varchar(max(1, text.utf8.count)))
         case .column(let ref):
             do {
                 let c = try scope.resolve(ref, at: e.location)
@@ -175,8 +178,14 @@ extension Binder {
             return neg ? same : .unary(.not, same, .boolean)
         case .between(let a, let lo, let hi, let neg):
             let ba = try bindExpr(a, scope, agg: agg)
-            let ge = try comparison(.greaterEqual, ba, try bindExpr(lo, scope, agg: agg), untypedB: isStringLiteral(lo))
-            let le = try comparison(.lessEqual, ba, try bindExpr(hi, scope, agg: agg), untypedB: isStringLiteral(hi))
+            let blo = try bindExpr(lo, scope, agg: agg), bhi = try bindExpr(hi, scope, agg: agg)
+            if isIntervalText(ba) || isIntervalLiteral(lo) || isIntervalLiteral(hi) {
+                let both = BoundExpr.and([try intervalComparison(.greaterEqual, ba, a, blo, lo, e),
+                                          try intervalComparison(.lessEqual, ba, a, bhi, hi, e)])
+                return neg ? .unary(.not, both, .boolean) : both
+            }
+            let ge = try comparison(.greaterEqual, ba, blo, untypedB: isStringLiteral(lo))
+            let le = try comparison(.lessEqual, ba, bhi, untypedB: isStringLiteral(hi))
             let both = BoundExpr.and([ge, le])
             return neg ? .unary(.not, both, .boolean) : both
         case .inList(let a, let list, let neg):
@@ -237,7 +246,7 @@ extension Binder {
             let b = try bindExpr(a, scope, agg: agg)
             if b.type == t { return b }
             guard TypeRules.canCast(b.type, t) || b.type == .unknown else {
-                throw err(.datatypeMismatch, "cannot cast type \(b.type.sqlName) to \(t.sqlName)", e)
+                throw err(.datatypeMismatch, "cannot cast type \(TypeRules.displayName(b.type)) to \(TypeRules.displayName(t))", e)
             }
             if b.type == .unknown { return .constant(.null, t) }
             return .cast(b, t)
@@ -292,8 +301,11 @@ extension Binder {
             return op == .and ? .and(parts(a) + parts(b)) : .or(parts(a) + parts(b))
         default: break
         }
-        // date/timestamp ± INTERVAL with a constant left side.
+        // date/timestamp ± INTERVAL (any date or timestamp, folded when constant).
         if op == .add || op == .subtract, case .interval(let iv) = r.kind {
+            if isIntervalLiteral(l) {
+                throw err(.featureNotSupported, "arithmetic between two intervals is not supported (there is no INTERVAL type)", e)
+            }
             let a = try bindExpr(l, scope, agg: agg)
             return try addInterval(a, iv, subtract: op == .subtract, e)
         }
@@ -317,8 +329,16 @@ extension Binder {
         default:
             throw err(.featureNotSupported, "operator \(op.symbol) is not supported", e)
         }
+        // Comparisons of intervals (`t2 - t1 > INTERVAL '1 hour'`) compare microseconds.
+        if bop.isComparison, isIntervalLiteral(l) || isIntervalLiteral(r) {
+            let a = try bindExpr(l, scope, agg: agg), b = try bindExpr(r, scope, agg: agg)
+            return try intervalComparison(bop, a, l, b, r, e)
+        }
         var a = try bindExpr(l, scope, agg: agg)
         var b = try bindExpr(r, scope, agg: agg)
+        if bop.isComparison, isIntervalText(a) || isIntervalText(b) {
+            return try intervalComparison(bop, a, l, b, r, e)
+        }
         if bop.isComparison {
             do {
                 return try comparison(bop, a, b, untypedA: isStringLiteral(l), untypedB: isStringLiteral(r))
@@ -328,8 +348,21 @@ extension Binder {
         }
         if a.type == .unknown { a = .constant(.null, b.type == .unknown ? .integer : b.type) }
         if b.type == .unknown { b = .constant(.null, a.type) }
+        // `ts - '1 day'`: a string with a unit or a time that reads as an interval (and
+        // not as a timestamp) is one; a bare number is not.
+        if bop == .add || bop == .subtract, a.type.isTemporal, case .literal(.string(let text)) = r.kind,
+           text.contains(where: { $0.isLetter || $0 == ":" }),
+           DateTime.parseTimestamp(text) == nil, DateTime.parseInterval(text) != nil {
+            return try addInterval(a, IntervalLiteral(value: text), subtract: bop == .subtract, e)
+        }
         if isStringLiteral(l) && !b.type.isString && bop != .concat { a = try coerce(a, to: b.type) }
         if isStringLiteral(r) && !a.type.isString && bop != .concat { b = try coerce(b, to: a.type) }
+        // timestamp - timestamp (or a date and a timestamp) is an interval; date - date
+        // stays an integer number of days.
+        if bop == .subtract, a.type.isTemporal, b.type.isTemporal, a.type == .timestamp || b.type == .timestamp {
+            let diff = BoundExpr.function(.timestampDiff, [try coerce(a, to: .timestamp), try coerce(b, to: .timestamp)], .bigint)
+            return .function(.intervalText, [diff], Binder.intervalTextType)
+        }
         do {
             let (lt, rt, result) = try TypeRules.binaryOperator(bop, a.type, b.type)
             return .binary(bop, try coerce(a, to: lt), try coerce(b, to: rt), result)
@@ -338,41 +371,112 @@ extension Binder {
         }
     }
 
-    /// `d ± INTERVAL 'n unit'` for a constant date or timestamp (folded at bind time).
+    /// The VARCHAR type of `timestamp - timestamp` (interval text such as `-106751991 days -04:00:54.775808`).
+    static let intervalTextType = DataType.varchar(40)
+
+    /// The value of an INTERVAL literal; 22007 for text that is not an interval.
+    func intervalValue(_ iv: IntervalLiteral, _ e: Expr) throws -> IntervalValue {
+        guard let v = DateTime.parseInterval(iv.value, qualifier: iv.qualifier) else {
+            throw err(.invalidDatetime, "invalid input syntax for type interval: \"\(iv.value)\"", e)
+        }
+        return v
+    }
+
+    func isIntervalLiteral(_ e: Expr) -> Bool {
+        if case .interval = e.kind { return true }
+        return false
+    }
+
+    /// True for the bound form of `timestamp - timestamp`.
+    func isIntervalText(_ b: BoundExpr) -> Bool {
+        if case .function(.intervalText, let args, _) = b, args.count == 1 { return true }
+        return false
+    }
+
+    /// An interval operand as BIGINT microseconds (a month counts 30 days, as in
+    /// PostgreSQL's interval comparison): an INTERVAL literal, `timestamp - timestamp`,
+    /// a string literal read as an interval, or NULL. nil for anything else.
+    func intervalMicros(_ b: BoundExpr, _ ast: Expr) throws -> BoundExpr? {
+        var literal: IntervalValue? = nil
+        if case .interval(let iv) = ast.kind {
+            literal = try intervalValue(iv, ast)
+        } else if case .function(.intervalText, let args, _) = b, args.count == 1 {
+            return args[0]
+        } else if case .literal(.string(let text)) = ast.kind {
+            guard let v = DateTime.parseInterval(text) else {
+                throw err(.invalidDatetime, "invalid input syntax for type interval: \"\(text)\"", ast)
+            }
+            literal = v
+        } else if case .constant(.null, _) = b {
+            return .constant(.null, .bigint)
+        }
+        guard let literal else { return nil }
+        guard let m = literal.comparableMicros else { throw err(.datetimeOverflow, "interval out of range", ast) }
+        return .constant(.int(m), .bigint)
+    }
+
+    /// A field of an interval literal as PostgreSQL's EXTRACT reads it: years and months
+    /// from the months, `day` from the days, hours and smaller from the time (not
+    /// normalised: `interval '36 hours'` has 36 hours); `epoch` counts a year as 365.25 days.
+    func intervalField(_ v: IntervalValue, _ part: String, _ e: Expr) throws -> Double {
+        let micros = Double(v.micros)
+        switch part {
+        case "millennium": return Double(v.months / 12 / 1000)
+        case "century": return Double(v.months / 12 / 100)
+        case "decade": return Double(v.months / 12 / 10)
+        case "year": return Double(v.months / 12)
+        case "quarter": return Double((v.months % 12) / 3 + 1)
+        case "month": return Double(v.months % 12)
+        case "day": return Double(v.days)
+        case "hour": return Double(v.micros / 3_600_000_000)
+        case "minute": return Double((v.micros / 60_000_000) % 60)
+        case "second": return Double(v.micros % 60_000_000) / 1_000_000
+        case "millisecond": return Double(v.micros % 60_000_000) / 1000
+        case "microsecond": return Double(v.micros % 60_000_000)
+        case "epoch":
+            let years = Double(v.months / 12), months = Double(v.months % 12)
+            return years * 365.25 * 86_400 + months * 30 * 86_400 + Double(v.days) * 86_400 + micros / 1_000_000
+        default:
+            throw err(.invalidParameter, "interval units \"\(part)\" not supported", e)
+        }
+    }
+
+    /// `a op b` where one side is an interval.
+    func intervalComparison(_ op: BinaryOp, _ a: BoundExpr, _ l: Expr, _ b: BoundExpr, _ r: Expr, _ e: Expr) throws -> BoundExpr {
+        guard let ma = try intervalMicros(a, l), let mb = try intervalMicros(b, r) else {
+            let lt = isIntervalLiteral(l) || isIntervalText(a) ? "interval" : TypeRules.displayName(a.type)
+            let rt = isIntervalLiteral(r) || isIntervalText(b) ? "interval" : TypeRules.displayName(b.type)
+            throw err(.undefinedFunction, "operator does not exist: \(lt) \(op.rawValue) \(rt)", e)
+        }
+        return .binary(op, ma, mb, .boolean)
+    }
+
+    /// `d ± INTERVAL '...'` for a date or timestamp `d` (a date becomes a timestamp, as in
+    /// PostgreSQL and Redshift): `interval_add(d, months, micros)`, run as a vector
+    /// kernel; folded now when `d` is a constant.
     func addInterval(_ a: BoundExpr, _ iv: IntervalLiteral, subtract: Bool, _ e: Expr) throws -> BoundExpr {
-        let words = (iv.value + " " + (iv.qualifier ?? "")).lowercased().split(separator: " ").map(String.init)
-        guard words.count >= 2, var n = Int64(words[0]) else {
-            throw err(.invalidText, "invalid input syntax for type interval: \"\(iv.value)\"", e)
+        var v = try intervalValue(iv, e)
+        if subtract { v = v.negated }
+        var base = a
+        if case .constant(let c, let t) = a, t.isString || t == .unknown {
+            if case .null = c { return .constant(.null, .timestamp) }
+            base = try coerce(a, to: .timestamp)
         }
-        if subtract { n = -n }
-        let unit = words[1]
-        guard a.type == .date || a.type == .timestamp, case .constant(let v, let t) = a, let base = v.asInt64 else {
-            throw err(.featureNotSupported, "INTERVAL arithmetic is only supported on constant dates and timestamps", e)
+        guard base.type == .date || base.type == .timestamp else {
+            let shown = isIntervalText(a) ? "interval" : TypeRules.displayName(a.type)
+            throw err(.undefinedFunction, "operator does not exist: \(shown) \(subtract ? "-" : "+") interval", e)
         }
-        var micros = t == .date ? base * DateTime.microsPerDay : base
-        func addMonths(_ months: Int64) {
-            var days = micros / DateTime.microsPerDay
-            var rem = micros % DateTime.microsPerDay
-            if rem < 0 { rem += DateTime.microsPerDay; days -= 1 }
-            let (y, m, d) = DateTime.civil(days)
-            let total = y * 12 + (m - 1) + months
-            let ny = total >= 0 ? total / 12 : (total - 11) / 12
-            let nm = total - ny * 12 + 1
-            let nd = min(d, DateTime.daysInMonth(ny, nm))
-            micros = DateTime.days(year: ny, month: nm, day: nd) * DateTime.microsPerDay + rem
+        base = try coerce(base, to: .timestamp)
+        let (dayMicros, o1) = v.days.multipliedReportingOverflow(by: DateTime.microsPerDay)
+        let (delta, o2) = dayMicros.addingReportingOverflow(v.micros)
+        if o1 || o2 { throw err(.datetimeOverflow, "interval out of range", e) }
+        let call = BoundExpr.function(.intervalAdd, [base, .constant(.int(v.months), .bigint), .constant(.int(delta), .bigint)],
+                                      .timestamp)
+        if case .constant = base {
+            do { return .constant(try evaluateConstant(call), .timestamp) }
+            catch let error as SQLError where error.line == nil { throw err(error.code, error.message, e) }
         }
-        switch unit.hasSuffix("s") ? String(unit.dropLast()) : unit {
-        case "day": micros += n * DateTime.microsPerDay
-        case "week": micros += n * 7 * DateTime.microsPerDay
-        case "hour": micros += n * 3_600_000_000
-        case "minute": micros += n * 60_000_000
-        case "second": micros += n * 1_000_000
-        case "month", "mon": addMonths(n)
-        case "year": addMonths(12 * n)
-        default: throw err(.invalidText, "invalid input syntax for type interval: \"\(iv.value)\"", e)
-        }
-        // PostgreSQL: date ± interval is a timestamp.
-        return .constant(.int(micros), .timestamp)
+        return call
     }
 
     func bindCase(_ c: CaseExpr, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
@@ -384,7 +488,7 @@ extension Binder {
                 conds.append(try comparison(.equal, operand, v, untypedB: isStringLiteral(w.condition)))
             } else {
                 try requireBoolean(v, "CASE/WHEN", w.condition.location)
-                conds.append(v)
+                conds.append(try coerce(v, to: .boolean))   // an untyped NULL becomes a BOOLEAN NULL
             }
         }
         var results = try c.whens.map { try bindExpr($0.result, scope, agg: agg) }
@@ -422,6 +526,7 @@ extension Binder {
             agg.groupingCalls.append((idx, out))
             return .column(out.id, .integer)
         }
+        if let bound = try bindOrderedSetAggregate(f, e, scope, agg) { return bound }
         if f.over == nil, Binder.derivedAggregates.contains(f.name) {
             return try bindExpr(try derivedAggregate(f, e), scope, agg: agg)
         }
@@ -469,7 +574,72 @@ extension Binder {
             throw err(error.code, error.message, e)
         }
         let (fn, targets, result) = resolved
+        // GETDATE, SYSDATE, CURRENT_DATE: one instant for the whole statement, as in Redshift
+        // (every call site of a statement sees the same value).
+        if fn.dependsOnTime, args.isEmpty {
+            let now = StatementClock.shared.now(for: self)
+            switch fn {
+            case .currentDate: return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerDay)), result)
+            case .getdate:
+                return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerSecond) * DateTime.microsPerSecond), result)
+            default: return .constant(.int(now), result)
+            }
+        }
+        // DATE_PART / EXTRACT of an interval (`extract(epoch from t2 - t1)`).
+        if fn == .datePart || fn == .extract, args.count == 2, f.args.count == 2,
+           isIntervalLiteral(f.args[1]) || isIntervalText(args[1]) {
+            if case .interval(let iv) = f.args[1].kind {
+                // A literal interval: its fields as PostgreSQL reads them, folded now.
+                let v = try intervalValue(iv, f.args[1])
+                guard case .constant(.string(let partName), _) = args[0],
+                      let part = FunctionRegistry.canonicalDatePart(partName) else {
+                    throw err(.featureNotSupported, "the date part of an interval must be a constant", e)
+                }
+                let x = try intervalField(v, part, e)
+                if result == .double { return .constant(.double(x), .double) }
+                guard let r = result.integerRange, x.rounded(.towardZero) >= Double(r.lowerBound),
+                      x.rounded(.towardZero) <= Double(r.upperBound) else { throw SQLError.overflow(result) }
+                return .constant(.int(Int64(x.rounded(.towardZero))), result)
+            }
+            guard let micros = try intervalMicros(args[1], f.args[1]) else { throw SQLError.internalError("interval operand") }
+            return .function(.intervalPart, [try coerce(args[0], to: targets[0]), micros], result)
+        }
+        let firstType = args.first?.type
         for i in 0..<min(args.count, targets.count) { args[i] = try coerce(args[i], to: targets[i]) }
+        // NULLIF compares in the common type but returns its first argument's type.
+        if fn == .nullif, let firstType, firstType != .unknown, firstType != result,
+           !(firstType.isString && result.isString) {
+            return .cast(.function(fn, args, result), firstType)
+        }
         return .function(fn, args, result)
+    }
+}
+
+/// The instant of each statement being bound (one per `Binder`), so that every GETDATE,
+/// SYSDATE and CURRENT_DATE of a statement agrees. Entries die with their binder.
+final class StatementClock: @unchecked Sendable {
+    static let shared = StatementClock()
+    private struct Entry {
+        weak var binder: Binder?
+        let now: Int64
+    }
+    private let lock = Lock()
+    private var entries: [ObjectIdentifier: Entry] = [:]
+
+    func now(for binder: Binder) -> Int64 {
+        lock.withLock {
+            let key = ObjectIdentifier(binder)
+            if let e = entries[key], e.binder === binder { return e.now }
+            entries = entries.filter { $0.value.binder != nil }
+            let now = Clock.nowMicros()
+            entries[key] = Entry(binder: binder, now: now)
+            return now
+        }
+    }
+
+    /// Floor division (instants before 1970 round down to their day or second).
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 }

@@ -180,7 +180,7 @@ extension Binder {
         case .project(let p, let es, _): es.forEach(f); visitExpressions(p, f)
         case .join(_, let l, let r, let c): c.map(f); visitExpressions(l, f); visitExpressions(r, f)
         case .aggregate(let p, let g, _, let aggs):
-            g.forEach(f); aggs.forEach { $0.argument.map(f) }; visitExpressions(p, f)
+            g.forEach(f); aggs.forEach { $0.expressions.forEach(f) }; visitExpressions(p, f)
         case .sort(let p, let keys): keys.forEach { f($0.expr) }; visitExpressions(p, f)
         case .limit(let p, _, _), .distinct(let p): visitExpressions(p, f)
         case .window(let p, let ws):

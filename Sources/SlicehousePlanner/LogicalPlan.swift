@@ -32,8 +32,31 @@ public struct LogicalAggregate: Sendable, Equatable {
     public var argument: BoundExpr?
     public var distinct: Bool
     public var output: PlanColumn
-    public init(function: AggregateFunction, argument: BoundExpr?, distinct: Bool, output: PlanColumn) {
+    /// LISTAGG's `WITHIN GROUP (ORDER BY ...)` (PERCENTILE_* order by their argument).
+    public var orderBy: [LogicalSortKey]
+    /// Percentile, direction, delimiter.
+    public var parameters: AggregateParameters
+    public init(function: AggregateFunction, argument: BoundExpr?, distinct: Bool, output: PlanColumn,
+                orderBy: [LogicalSortKey] = [], parameters: AggregateParameters = AggregateParameters()) {
         self.function = function; self.argument = argument; self.distinct = distinct; self.output = output
+        self.orderBy = orderBy; self.parameters = parameters
+    }
+
+    /// Every expression the aggregate reads: the argument, then the ORDER BY keys.
+    public var expressions: [BoundExpr] { (argument.map { [$0] } ?? []) + orderBy.map { $0.expr } }
+
+    /// The aggregate with `f` applied to each of its expressions.
+    public func mapExpressions(_ f: (BoundExpr) -> BoundExpr) -> LogicalAggregate {
+        var a = self
+        a.argument = argument.map(f)
+        a.orderBy = orderBy.map { LogicalSortKey(expr: f($0.expr), ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
+        return a
+    }
+
+    /// Same computation (the output column aside).
+    public func computesSame(as other: LogicalAggregate) -> Bool {
+        function == other.function && argument == other.argument && distinct == other.distinct
+            && orderBy == other.orderBy && parameters == other.parameters
     }
 }
 

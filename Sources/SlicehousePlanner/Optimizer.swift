@@ -89,7 +89,7 @@ public struct Optimizer {
         case .join(let k, let l, let r, let c): return .join(k, mapExpressions(l, f), mapExpressions(r, f), condition: c.map(f))
         case .aggregate(let p, let g, let go, let aggs):
             return .aggregate(mapExpressions(p, f), groups: g.map(f), groupOutputs: go,
-                              aggregates: aggs.map { var a = $0; a.argument = a.argument.map(f); return a })
+                              aggregates: aggs.map { $0.mapExpressions(f) })
         case .sort(let p, let keys):
             return .sort(mapExpressions(p, f), keys.map { LogicalSortKey(expr: f($0.expr), ascending: $0.ascending, nullsFirst: $0.nullsFirst) })
         case .limit(let p, let l, let o): return .limit(mapExpressions(p, f), limit: l, offset: o)
@@ -344,7 +344,7 @@ public struct Optimizer {
         case .aggregate(let p, let g, let go, let aggs):
             var need = Set<Int>()
             for e in g { need.formUnion(e.referencedColumns) }
-            for a in aggs { if let arg = a.argument { need.formUnion(arg.referencedColumns) } }
+            for a in aggs { for e in a.expressions { need.formUnion(e.referencedColumns) } }
             return .aggregate(prune(p, required: need), groups: g, groupOutputs: go, aggregates: aggs)
         case .sort(let p, let keys):
             var need = required

@@ -367,8 +367,15 @@ public struct PhysicalPlanner {
                 argType = arg.type
                 exprs.append(try bind(arg, to: child))
             }
+            var orderKeys: [AggregateOrderKey] = []
+            for k in a.orderBy {
+                orderKeys.append(AggregateOrderKey(column: exprs.count, type: k.expr.type, ascending: k.ascending,
+                                                   nullsFirst: k.nullsFirst))
+                exprs.append(try bind(k.expr, to: child))
+            }
             boundAggs.append(BoundAggregate(function: a.function, argument: argIndex, argumentType: argType,
-                                            distinct: a.distinct, resultType: a.output.type))
+                                            distinct: a.distinct, resultType: a.output.type,
+                                            parameters: a.parameters, orderBy: orderKeys))
         }
         let g = groups.count
         let inputIDs = exprs.indices.map { _ in syntheticID() }
@@ -390,7 +397,10 @@ public struct PhysicalPlanner {
         if case .hashed(let cols) = child.distribution, g > 0, cols.allSatisfy({ $0 < g }) {
             return finalNode(child, .single, .hashed(cols))
         }
-        if boundAggs.contains(where: { $0.distinct }) || child.distribution == .replicated {
+        // DISTINCT and ordered-set aggregates (MEDIAN, PERCENTILE_*, LISTAGG) have no
+        // mergeable partial state: bring each group's rows together, aggregate once.
+        // APPROXIMATE COUNT(DISTINCT) runs in two phases: per-slice sketches merge.
+        if boundAggs.contains(where: { $0.needsSinglePhase }) || child.distribution == .replicated {
             if g > 0 && child.distribution != .replicated {
                 return finalNode(exchange(child, .redistribute(groupPositions)), .single, .hashed(groupPositions))
             }

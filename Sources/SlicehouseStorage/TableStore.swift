@@ -9,33 +9,147 @@ public enum EffectiveDistribution: Sendable, Equatable {
     case all
 }
 
-/// An immutable run of rows of one slice: one vector per column, all the same length.
-/// Segments are at most `Chunk.capacity` rows so a scan hands them out without copying.
-public struct Segment: Sendable {
-    public var columns: [Vector]
-    public var count: Int
-    public init(columns: [Vector], count: Int) { self.columns = columns; self.count = count }
+/// Where one block's bytes are.
+public enum BlockPayload: Sendable {
+    /// Encoded bytes at `offset..<offset+length` of an immutable block file.
+    case file(BlockFile, offset: Int, length: Int)
+    /// Encoded bytes kept in memory (a database without a directory).
+    case memory(EncodedBytes)
+    /// Decoded values (system tables, built per statement).
+    case vector(Vector)
 }
 
-/// A consistent, immutable view of a table's data: per slice, a list of segments.
+/// Encoded block bytes held in memory.
+public final class EncodedBytes: Sendable {
+    public let bytes: [UInt8]
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// One block of one column of one slice: about 1 MB of encoded values for a run of
+/// consecutive rows, with its zone map. Blocks are immutable once written.
+public struct BlockRef: Sendable {
+    /// Unique in this process: the key of the decoded-block cache.
+    public var uid: UInt64
+    public var payload: BlockPayload
+    public var encoding: ColumnEncoding
+    /// Row number (within the slice) of the block's first value.
+    public var firstRow: Int
+    public var zone: ZoneMap
+    public var rowCount: Int { zone.count }
+    public var endRow: Int { firstRow + zone.count }
+
+    public init(uid: UInt64, payload: BlockPayload, encoding: ColumnEncoding, firstRow: Int, zone: ZoneMap) {
+        self.uid = uid; self.payload = payload; self.encoding = encoding; self.firstRow = firstRow; self.zone = zone
+    }
+
+    /// Encoded size in bytes.
+    public var encodedSize: Int {
+        switch payload {
+        case .file(_, _, let length): return length
+        case .memory(let b): return b.bytes.count
+        case .vector(let v): return v.count * 8
+        }
+    }
+}
+
+/// Rows marked deleted in one slice: a bitmap over the slice's row numbers.
+/// Rows are never renumbered until VACUUM rewrites the slice.
+public struct DeleteSet: Sendable, Equatable {
+    public private(set) var words: [UInt64] = []
+    public private(set) var count = 0
+
+    public init() {}
+
+    public init(words: [UInt64]) {
+        self.words = words
+        count = words.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+
+    @inlinable public func contains(_ row: Int) -> Bool {
+        let w = row >> 6
+        return w < words.count && words[w] & (1 << UInt64(row & 63)) != 0
+    }
+
+    public mutating func insert(_ row: Int) {
+        let w = row >> 6
+        if w >= words.count { words.append(contentsOf: repeatElement(0, count: w + 1 - words.count)) }
+        let bit: UInt64 = 1 << UInt64(row & 63)
+        if words[w] & bit == 0 { words[w] |= bit; count += 1 }
+    }
+
+    /// Deleted rows in `start..<end`.
+    public func count(in range: Range<Int>) -> Int {
+        if count == 0 { return 0 }
+        var n = 0
+        for r in range where contains(r) { n += 1 }
+        return n
+    }
+
+    public var isEmpty: Bool { count == 0 }
+}
+
+/// One slice's part of a table: per column a chain of blocks covering rows
+/// `0..<rowCount` without gaps, the sorted prefix, and the rows marked deleted.
+public struct SliceData: Sendable {
+    public var rowCount: Int
+    /// Rows `0..<sortedRows` are in sort-key order (the sorted region); the rest were
+    /// appended by later loads, each sorted within itself (the unsorted region).
+    public var sortedRows: Int
+    public var columns: [[BlockRef]]
+    public var deleted: DeleteSet
+    /// The block file holding `deleted` (nil when nothing is deleted or in memory).
+    public var deleteFile: String?
+
+    public init(columnCount: Int) {
+        rowCount = 0; sortedRows = 0; columns = Array(repeating: [], count: columnCount)
+        deleted = DeleteSet(); deleteFile = nil
+    }
+
+    public init(rowCount: Int, sortedRows: Int, columns: [[BlockRef]], deleted: DeleteSet, deleteFile: String?) {
+        self.rowCount = rowCount; self.sortedRows = sortedRows; self.columns = columns
+        self.deleted = deleted; self.deleteFile = deleteFile
+    }
+
+    /// Rows not marked deleted.
+    public var liveRows: Int { rowCount - deleted.count }
+    public var blockCount: Int { columns.reduce(0) { $0 + $1.count } }
+}
+
+/// A consistent, immutable view of a table's data: per slice, its column blocks.
 /// Readers keep the snapshot they started with while writers build the next one.
 public struct TableSnapshot: Sendable {
-    public var slices: [[Segment]]
+    public var slices: [SliceData]
     public var distribution: EffectiveDistribution
     /// Rounds of EVEN placement so far (the next row goes to slice `evenCursor % sliceCount`).
     public var evenCursor: Int
+    /// The encoding of each column, fixed by the first load (ENCODE AUTO samples it).
+    public var encodings: [ColumnEncoding]?
 
-    public init(slices: [[Segment]], distribution: EffectiveDistribution, evenCursor: Int) {
+    public init(slices: [SliceData], distribution: EffectiveDistribution, evenCursor: Int,
+                encodings: [ColumnEncoding]? = nil) {
         self.slices = slices; self.distribution = distribution; self.evenCursor = evenCursor
+        self.encodings = encodings
     }
 
+    /// An empty table.
+    public static func empty(layout: SliceLayout, columnCount: Int, distStyle: DistStyle, distKey: Int?) -> TableSnapshot {
+        let dist: EffectiveDistribution
+        switch distStyle {
+        case .all, .auto: dist = .all
+        case .even: dist = .even
+        case .key: dist = distKey.map { .key(column: $0) } ?? .even
+        }
+        return TableSnapshot(slices: Array(repeating: SliceData(columnCount: columnCount), count: layout.sliceCount),
+                             distribution: dist, evenCursor: 0)
+    }
+
+    /// Live rows (an ALL table counts one copy).
     public var rowCount: Int {
-        // ALL tables hold one copy per node; count one copy.
-        if distribution == .all { return slices.first.map { $0.reduce(0) { $0 + $1.count } } ?? 0 }
-        return slices.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+        if distribution == .all { return slices.first?.liveRows ?? 0 }
+        return slices.reduce(0) { $0 + $1.liveRows }
     }
 
-    public func rowCount(slice: Int) -> Int { slices[slice].reduce(0) { $0 + $1.count } }
+    public func rowCount(slice: Int) -> Int { slices[slice].liveRows }
 }
 
 /// Describes the simulated cluster to the storage layer.
@@ -49,31 +163,19 @@ public struct SliceLayout: Sendable, Equatable {
     public func firstSlice(ofNode n: Int) -> Int { n * slicesPerNode }
 }
 
-/// The storage interface the engine uses. The in-memory implementation below is
-/// the first one; the persistent column store implements the same operations.
-public protocol TableStore: AnyObject, Sendable {
-    var layout: SliceLayout { get }
-    /// The current committed snapshot.
-    func snapshot() -> TableSnapshot
-    /// Atomically replace the committed snapshot (one statement's commit).
-    func commit(_ snapshot: TableSnapshot)
-}
-
-/// In-memory column segments per slice.
-public final class MemoryTableStore: TableStore, @unchecked Sendable {
+/// A table's current committed snapshot. The database swaps it when a statement
+/// commits (after the manifest naming the new blocks is durable).
+public final class TableStore: @unchecked Sendable {
     public let layout: SliceLayout
     private var current: TableSnapshot
     private let lock = Lock()
+    /// Held by a statement that changes the table, from its first read to its commit,
+    /// so two writers never build on the same snapshot.
+    public let writeLock = Lock()
 
-    public init(layout: SliceLayout, distStyle: DistStyle, distKey: Int?) {
+    public init(layout: SliceLayout, snapshot: TableSnapshot) {
         self.layout = layout
-        let dist: EffectiveDistribution
-        switch distStyle {
-        case .all, .auto: dist = .all
-        case .even: dist = .even
-        case .key: dist = distKey.map { .key(column: $0) } ?? .even
-        }
-        current = TableSnapshot(slices: Array(repeating: [], count: layout.sliceCount), distribution: dist, evenCursor: 0)
+        self.current = snapshot
     }
 
     public func snapshot() -> TableSnapshot { lock.withLock { current } }

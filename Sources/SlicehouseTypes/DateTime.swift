@@ -156,3 +156,233 @@ public enum DateTime {
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 }
+
+// MARK: - Intervals
+
+/// An interval value as PostgreSQL and Redshift keep it: months, days and
+/// microseconds are separate because a month and a day have no fixed length
+/// (`timestamp + interval` adds the months first, clamping to the month's end,
+/// then the days, then the microseconds).
+public struct IntervalValue: Sendable, Hashable {
+    public var months: Int64
+    public var days: Int64
+    public var micros: Int64
+
+    public init(months: Int64 = 0, days: Int64 = 0, micros: Int64 = 0) {
+        self.months = months
+        self.days = days
+        self.micros = micros
+    }
+
+    public var negated: IntervalValue { IntervalValue(months: -months, days: -days, micros: -micros) }
+
+    /// The interval as microseconds with PostgreSQL's comparison convention:
+    /// a month is 30 days, a day is 24 hours. nil when it does not fit.
+    public var comparableMicros: Int64? {
+        let (d1, o1) = months.multipliedReportingOverflow(by: 30)
+        let (d2, o2) = d1.addingReportingOverflow(days)
+        let (m1, o3) = d2.multipliedReportingOverflow(by: DateTime.microsPerDay)
+        let (m2, o4) = m1.addingReportingOverflow(micros)
+        return o1 || o2 || o3 || o4 ? nil : m2
+    }
+}
+
+extension DateTime {
+    /// Parse interval text as PostgreSQL and Redshift accept it: quantity/unit pairs
+    /// separated by blanks or commas (`'7 days, 3 hours'`, `'1w 1h 1m 1s'`, `'0.5 days'`,
+    /// `'-2 hours'`), a time `[-]hh:mm[:ss[.ffffff]]`, a year-month `'1-2'`, a trailing
+    /// `ago`, a bare number (seconds, or the qualifier's last field: `INTERVAL '3' MONTH`).
+    /// `qualifier` is the lower-cased field qualifier (`"day"`, `"year to month"`, ...);
+    /// fields below its last field are dropped. nil when the text is not an interval.
+    public static func parseInterval(_ text: String, qualifier: String? = nil) -> IntervalValue? {
+        var s = String(text.lowercased().map { $0 == "," || $0 == "\t" || $0 == "\n" ? " " : $0 })
+        if s.hasPrefix("@") { s.removeFirst() }
+        // Split "10days" / "1h" into number and unit.
+        var tokens: [String] = []
+        for word in s.split(separator: " ") {
+            var w = Substring(word)
+            while !w.isEmpty {
+                if let first = w.first, first.isLetter {
+                    let unit = w.prefix(while: { $0.isLetter })
+                    tokens.append(String(unit))
+                    w = w.dropFirst(unit.count)
+                } else {
+                    let num = w.prefix(while: { !$0.isLetter })
+                    tokens.append(String(num))
+                    w = w.dropFirst(num.count)
+                }
+            }
+        }
+        guard !tokens.isEmpty else { return nil }
+        var ago = false
+        if tokens.last == "ago" { ago = true; tokens.removeLast() }
+        guard !tokens.isEmpty else { return nil }
+
+        let qualifierFields = (qualifier ?? "").split(separator: " ").filter { $0 != "to" }.map { String($0) }
+        let lastField = qualifierFields.last.flatMap { intervalUnit(String($0)) }
+        // Accumulate exact values: months, days, micros (fractions cascade downwards).
+        var months: Double = 0, days: Double = 0, micros: Double = 0
+        var i = 0
+        var sawAnything = false
+        while i < tokens.count {
+            let tok = tokens[i]
+            if tok.contains(":") {
+                guard let t = parseIntervalTime(tok) else { return nil }
+                micros += t
+                i += 1; sawAnything = true
+                continue
+            }
+            if let dash = tok.dropFirst().firstIndex(of: "-"), !tok.contains("."),
+               let y = Double(tok[tok.startIndex..<dash]), let m = Double(tok[tok.index(after: dash)...]) {
+                // SQL-standard year-month: '1-2' = 1 year 2 months.
+                let sign: Double = y < 0 || tok.hasPrefix("-") ? -1 : 1
+                months += y * 12 + sign * m
+                i += 1; sawAnything = true
+                continue
+            }
+            guard let value = Double(tok), value.isFinite else { return nil }
+            var unit: IntervalUnit
+            if i + 1 < tokens.count, let u = intervalUnit(tokens[i + 1]) {
+                unit = u
+                i += 2
+            } else if i + 1 < tokens.count, tokens[i + 1].first?.isLetter == true {
+                return nil
+            } else {
+                unit = lastField ?? .second
+                i += 1
+            }
+            sawAnything = true
+            switch unit {
+            case .millennium: months += value * 12_000
+            case .century: months += value * 1200
+            case .decade: months += value * 120
+            case .year: months += value * 12
+            case .quarter: months += value * 3
+            case .month: months += value
+            case .week: days += value * 7
+            case .day: days += value
+            case .hour: micros += value * 3_600_000_000
+            case .minute: micros += value * 60_000_000
+            case .second: micros += value * 1_000_000
+            case .millisecond: micros += value * 1000
+            case .microsecond: micros += value
+            }
+        }
+        guard sawAnything else { return nil }
+        // Cascade fractions: a fraction of a month is 30 days, of a day 24 hours.
+        let wholeMonths = months.rounded(.towardZero)
+        days += (months - wholeMonths) * 30
+        let wholeDays = days.rounded(.towardZero)
+        micros += (days - wholeDays) * Double(microsPerDay)
+        let limit = 9.2e18
+        guard abs(wholeMonths) < 1e15, abs(wholeDays) < 1e15, abs(micros) < limit else { return nil }
+        var r = IntervalValue(months: Int64(wholeMonths), days: Int64(wholeDays), micros: Int64(micros.rounded()))
+        if let lastField {
+            switch lastField {
+            case .millennium, .century, .decade, .year: r.months = r.months / 12 * 12; r.days = 0; r.micros = 0
+            case .quarter, .month: r.days = 0; r.micros = 0
+            case .week, .day: r.micros = 0
+            case .hour: r.micros = r.micros / 3_600_000_000 * 3_600_000_000
+            case .minute: r.micros = r.micros / 60_000_000 * 60_000_000
+            default: break
+            }
+        }
+        return ago ? r.negated : r
+    }
+
+    enum IntervalUnit {
+        case millennium, century, decade, year, quarter, month, week, day, hour, minute, second, millisecond, microsecond
+    }
+
+    static func intervalUnit(_ raw: String) -> IntervalUnit? {
+        switch raw {
+        case "millennium", "millennia", "millenniums", "mil", "mils": return .millennium
+        case "century", "centuries", "c", "cent": return .century
+        case "decade", "decades", "dec", "decs": return .decade
+        case "year", "years", "y", "yr", "yrs": return .year
+        case "quarter", "quarters", "qtr", "qtrs": return .quarter
+        case "month", "months", "mon", "mons": return .month
+        case "week", "weeks", "w", "wk", "wks": return .week
+        case "day", "days", "d": return .day
+        case "hour", "hours", "h", "hr", "hrs": return .hour
+        case "minute", "minutes", "m", "min", "mins": return .minute
+        case "second", "seconds", "s", "sec", "secs": return .second
+        case "millisecond", "milliseconds", "ms", "msec", "msecs": return .millisecond
+        case "microsecond", "microseconds", "us", "usec", "usecs": return .microsecond
+        default: return nil
+        }
+    }
+
+    /// `[-+]h:mm[:ss[.ffffff]]` as microseconds.
+    static func parseIntervalTime(_ tok: String) -> Double? {
+        var t = Substring(tok)
+        var sign: Double = 1
+        if t.hasPrefix("-") { sign = -1; t = t.dropFirst() } else if t.hasPrefix("+") { t = t.dropFirst() }
+        let parts = t.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]),
+              !parts[0].contains("."), !parts[1].contains("."), m < 60 else { return nil }
+        var sec: Double = 0
+        if parts.count == 3 {
+            guard let s = Double(parts[2]), s < 60, s >= 0 else { return nil }
+            sec = s
+        }
+        return sign * ((h * 3600 + m * 60) * 1_000_000 + (sec * 1_000_000).rounded())
+    }
+
+    /// PostgreSQL's output of an interval (IntervalStyle `postgres`), e.g.
+    /// `1 year 2 mons`, `3 days 04:05:06`, `-1 days -02:00:00`, `00:00:00.5`.
+    public static func formatInterval(_ iv: IntervalValue) -> String {
+        var out = ""
+        var isZero = true, isBefore = false
+        func part(_ value: Int64, _ unit: String) {
+            guard value != 0 else { return }
+            out += (isZero ? "" : " ") + (isBefore && value > 0 ? "+" : "") + String(value) + " " + unit + (value != 1 ? "s" : "")
+            isBefore = value < 0
+            isZero = false
+        }
+        part(iv.months / 12, "year")
+        part(iv.months % 12, "mon")
+        part(iv.days, "day")
+        if isZero || iv.micros != 0 {
+            let minus = iv.micros < 0
+            let m = iv.micros.magnitude
+            let totalSecs = m / 1_000_000, frac = m % 1_000_000
+            out += (isZero ? "" : " ") + (minus ? "-" : (isBefore ? "+" : ""))
+            out += pad(Int64(totalSecs / 3600), 2) + ":" + pad(Int64(totalSecs / 60 % 60), 2) + ":" + pad(Int64(totalSecs % 60), 2)
+            if frac != 0 {
+                var f = pad(Int64(frac), 6)
+                while f.hasSuffix("0") { f.removeLast() }
+                out += "." + f
+            }
+        }
+        return out
+    }
+
+    /// `timestamp - timestamp` as PostgreSQL shows it: whole days, then the rest of
+    /// the time (`interval_justify_hours`; both parts carry the same sign).
+    public static func formatMicrosInterval(_ micros: Int64) -> String {
+        formatInterval(IntervalValue(days: micros / microsPerDay, micros: micros % microsPerDay))
+    }
+
+    /// `t + iv` for a timestamp `t` (months first, clamped to the month's end, then
+    /// days, then microseconds); the flag reports overflow.
+    @inlinable public static func addInterval(_ t: Int64, months: Int64, deltaMicros: Int64) -> (Int64, Bool) {
+        var base = t
+        if months != 0 {
+            guard months >= -3_600_000 && months <= 3_600_000 else { return (0, true) }
+            var days = t / microsPerDay
+            var rem = t % microsPerDay
+            if rem < 0 { rem += microsPerDay; days -= 1 }
+            let (y, m, d) = civil(days)
+            let total = y * 12 + (m - 1) + months
+            let ny = total >= 0 ? total / 12 : (total - 11) / 12
+            let nm = total - ny * 12 + 1
+            let nd = min(d, daysInMonth(ny, nm))
+            let (b, o1) = DateTime.days(year: ny, month: nm, day: nd).multipliedReportingOverflow(by: microsPerDay)
+            let (b2, o2) = b.addingReportingOverflow(rem)
+            if o1 || o2 { return (0, true) }
+            base = b2
+        }
+        return base.addingReportingOverflow(deltaMicros)
+    }
+}

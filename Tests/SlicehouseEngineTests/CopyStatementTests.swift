@@ -143,8 +143,10 @@ final class DistributionTests: XCTestCase {
     func testClusterLayoutIsKeptByTheDataDirectory() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-db-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let db = try Database(directory: dir, cluster: ClusterConfig(nodes: 3, slicesPerNode: 2))
-        XCTAssertEqual(db.cluster.sliceCount, 6)
+        do {
+            let db = try Database(directory: dir, cluster: ClusterConfig(nodes: 3, slicesPerNode: 2))
+            XCTAssertEqual(db.cluster.sliceCount, 6)
+        }
         let again = try Database(directory: dir, cluster: ClusterConfig(nodes: 1, slicesPerNode: 1))
         XCTAssertEqual(again.cluster, ClusterConfig(nodes: 3, slicesPerNode: 2))
         XCTAssertEqual(try again.connect().execute("select count(*) from stv_slices")[0].textRows()[0][0], "6")

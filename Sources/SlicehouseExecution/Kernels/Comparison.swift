@@ -175,7 +175,10 @@ enum ComparisonKernels {
             if op == .notEqual { return selectStrings(x, validity, selection, count, BytesEqual(value: c, negated: true)) }
             return selectStrings(x, validity, selection, count, BytesCompare(value: c, op: op))
         default:
-            let r = try compare(op, column, constant, n: column.count)
+            // `r` has one value per physical row: with a selection, compare only the
+            // selected rows so that r[j] belongs to selection[j].
+            let input = selection.map { column.gather($0) } ?? column
+            let r = try compare(op, input, constant, n: input.count)
             return try indices(where: r, selection: selection, count: count)
         }
     }

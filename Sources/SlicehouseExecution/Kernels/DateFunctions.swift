@@ -51,8 +51,10 @@ enum DateFunctions {
         case .hour: return rem / microsPerHour
         case .minute: return (rem / microsPerMinute) % 60
         case .second: return (rem / DateTime.microsPerSecond) % 60
-        case .millisecond: return (rem % microsPerMinute) / 1000
-        case .microsecond: return rem % microsPerMinute
+        // Redshift's EXTRACT returns the named field alone: milliseconds without the
+        // seconds and microseconds, microseconds without the seconds and milliseconds.
+        case .millisecond: return (rem % DateTime.microsPerSecond) / 1000
+        case .microsecond: return rem % 1000
         case .epoch: return floorDiv(t, DateTime.microsPerSecond)
         case .dow: return floorMod(days + 4, 7)
         case .isodow: let d = floorMod(days + 4, 7); return d == 0 ? 7 : d
@@ -74,13 +76,16 @@ enum DateFunctions {
         }
     }
 
-    /// DATE_PART as a double: seconds, milliseconds, microseconds and epoch keep fractions.
+    /// DATE_PART as a double: seconds, milliseconds and microseconds are the whole
+    /// seconds field in that unit (Redshift: `date_part(ms, '...:03.189717')` is 3189.717);
+    /// epoch keeps its fraction.
     static func extractDouble(_ part: Part, _ t: Int64) -> Double {
         let days = floorDiv(t, DateTime.microsPerDay)
         let rem = t - days * DateTime.microsPerDay
         switch part {
         case .second: return Double(rem % microsPerMinute) / 1_000_000
         case .millisecond: return Double(rem % microsPerMinute) / 1000
+        case .microsecond: return Double(rem % microsPerMinute)
         case .epoch: return Double(t) / 1_000_000
         default: return Double(extract(part, t))
         }

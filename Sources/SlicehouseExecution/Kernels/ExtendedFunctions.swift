@@ -40,6 +40,16 @@ enum ExtendedFunctions {
         case .dateCmp:
             try arity(2...2)
             return try dateCmp(args, resultType: t, n: n)
+        case .intervalAdd:
+            return try IntervalFunctions.add(args, resultType: t, n: n)
+        case .timestampDiff:
+            return try IntervalFunctions.difference(args, resultType: t, n: n)
+        case .intervalText:
+            return try IntervalFunctions.text(args, resultType: t, n: n)
+        case .intervalPart:
+            return try IntervalFunctions.part(args, resultType: t, n: n)
+        case .convertTimezone:
+            return try IntervalFunctions.convertTimezone(args, resultType: t, n: n)
         default:
             throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
         }

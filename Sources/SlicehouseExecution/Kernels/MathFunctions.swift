@@ -46,6 +46,12 @@ enum MathKernels {
             return Kern.result(resultType, .int64(Kern.map1(x) { $0 > 0 ? unit : ($0 < 0 ? -unit : 0) }),
                                validity: v.validity, constant: v.isConstant)
         case .int128(let x):
+            // A wide DECIMAL's sign is DECIMAL(1,0) (64-bit); keep 128 bits only if asked.
+            if resultType.physical == .int64 {
+                let unit = s <= 18 ? DecimalMath.pow10Int64[s] : 1
+                return Kern.result(resultType, .int64(Kern.map1(x) { $0 > 0 ? unit : ($0 < 0 ? -unit : 0) }),
+                                   validity: v.validity, constant: v.isConstant)
+            }
             let unit = DecimalMath.pow10[min(s, 38)]
             return Kern.result(resultType, .int128(Kern.map1(x) { $0 > 0 ? unit : ($0 < 0 ? -unit : 0) }),
                                validity: v.validity, constant: v.isConstant)

@@ -171,17 +171,22 @@ enum StringKernels {
 
     // MARK: - Lengths
 
+    /// LEN/LENGTH/CHAR_LENGTH count characters: trailing blanks count in a VARCHAR and
+    /// not in a CHAR (Redshift). OCTET_LENGTH counts bytes; a CHAR(n) value is n bytes
+    /// (blank-padded).
     static func length(_ v: Vector, _ fn: ScalarFunction, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
+        var charWidth: Int? = nil
+        if case .char(let w) = v.type { charWidth = w }
+        let isChar = charWidth != nil
         return try mapRowsInt([v], n: n, resultType: resultType) { i in
             with(s, i) { p in
                 switch fn {
-                case .octetLength: return Int64(p.count)
-                case .len:
+                case .octetLength: return Int64(max(charWidth ?? 0, p.count))
+                default:
                     var e = p.count
-                    while e > 0 && p[e - 1] == 32 { e -= 1 }
+                    if isChar { while e > 0 && p[e - 1] == 32 { e -= 1 } }
                     return Int64(UTF8Bytes.count(UnsafeBufferPointer(rebasing: p[0..<e])))
-                default: return Int64(UTF8Bytes.count(p))
                 }
             }
         }

@@ -12,6 +12,9 @@ protocol Accumulator: AnyObject {
     func grow(to count: Int)
     /// Fold raw argument values into the states (`input` is nil for COUNT(*)).
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws
+    /// The same for an aggregate with `WITHIN GROUP (ORDER BY ...)` keys (LISTAGG):
+    /// `orderKeys` are the key columns, flat like `input`.
+    func update(groups: [Int32], rows: [Int32], input: Vector?, orderKeys: [Vector]) throws
     /// Fold partial states (as `partialStates` produced them) into the states.
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws
     /// The state columns of groups `range` (layout: `HashAggregateOperator.partialStateTypes`).
@@ -20,9 +23,15 @@ protocol Accumulator: AnyObject {
     func results(_ range: Range<Int>) throws -> Vector
 }
 
+extension Accumulator {
+    func update(groups: [Int32], rows: [Int32], input: Vector?, orderKeys: [Vector]) throws {
+        try update(groups: groups, rows: rows, input: input)
+    }
+}
+
 /// Runs `body(group, physicalRow)` for every logical row whose value in `v` is not NULL.
 @inline(__always)
-private func forEachValid(_ v: Vector, _ groups: [Int32], _ rows: [Int32], _ body: (Int, Int) -> Void) {
+func forEachValid(_ v: Vector, _ groups: [Int32], _ rows: [Int32], _ body: (Int, Int) -> Void) {
     groups.withUnsafeBufferPointer { g in
         rows.withUnsafeBufferPointer { r in
             let n = g.count
@@ -41,11 +50,11 @@ private func forEachValid(_ v: Vector, _ groups: [Int32], _ rows: [Int32], _ bod
 }
 
 @inline(__always)
-private func growArray<T>(_ a: inout [T], to n: Int, _ zero: T) {
+func growArray<T>(_ a: inout [T], to n: Int, _ zero: T) {
     if n > a.count { a.append(contentsOf: repeatElement(zero, count: n - a.count)) }
 }
 
-private func stateMismatch(_ what: String) -> SQLError {
+func stateMismatch(_ what: String) -> SQLError {
     SQLError.internalError("unexpected \(what) layout in aggregate")
 }
 
@@ -658,6 +667,20 @@ enum AccumulatorFactory {
         if argType == .unknown && (agg.function == .min || agg.function == .max) {
             return AllNullAccumulator(type: agg.resultType)
         }
+        switch agg.function {
+        case .percentileCont, .percentileDisc, .listagg:
+            guard mode == .single else {
+                throw SQLError.unsupported("\(agg.function.sqlName) in a two-phase aggregation")
+            }
+            return try makeOrderedSet(agg, argType: argType)
+        case .approximateCountDistinct:
+            guard agg.resultType == .bigint else {
+                throw SQLError.internalError("APPROXIMATE COUNT(DISTINCT) planned as \(agg.resultType)")
+            }
+            return ApproximateCountDistinctAccumulator()
+        default:
+            break
+        }
         let resolved = try AggregateFunction.resolve(name: agg.function.rawValue, argTypes: [argType],
                                                      distinct: agg.distinct, star: false)
         guard resolved.result.physical == agg.resultType.physical else {
@@ -678,6 +701,8 @@ enum AccumulatorFactory {
                 let sumType = DataType.decimal(precision: DataType.maxDecimalPrecision, scale: argType.scale)
                 acc = WideSumAccumulator(kind: kind, resultType: agg.resultType, sumType: isAvg ? sumType : agg.resultType)
             }
+        case .percentileCont, .percentileDisc, .listagg, .approximateCountDistinct:
+            throw SQLError.internalError("aggregate \(agg.function.rawValue) reached the plain accumulators")
         case .min, .max:
             let isMin = agg.function == .min
             switch argType.physical {
@@ -695,5 +720,37 @@ enum AccumulatorFactory {
             throw SQLError.unsupported("\(agg.function.rawValue.uppercased())(DISTINCT ...) in a two-phase aggregation")
         }
         return DistinctAccumulator(inner: acc, argumentType: argType)
+    }
+
+    /// PERCENTILE_CONT/DISC and LISTAGG, after checking the planned types.
+    private static func makeOrderedSet(_ agg: BoundAggregate, argType: DataType) throws -> Accumulator {
+        if agg.function == .listagg {
+            guard argType.isString, agg.resultType == AggregateFunction.listaggResultType else {
+                throw SQLError.internalError("LISTAGG(\(argType)) planned as \(agg.resultType)")
+            }
+            return ListAggAccumulator(distinct: agg.distinct, delimiter: agg.parameters.delimiter, orderBy: agg.orderBy,
+                                      resultType: agg.resultType)
+        }
+        let continuous = agg.function == .percentileCont
+        let expected = try AggregateFunction.percentileResultType(name: agg.function.sqlName, argType: argType,
+                                                                  continuous: continuous)
+        guard expected == agg.resultType, agg.parameters.fractionScale >= 0, agg.parameters.fractionScale <= 18,
+              agg.parameters.fractionNumerator >= 0,
+              Int128(agg.parameters.fractionNumerator) <= DecimalMath.pow10[agg.parameters.fractionScale] else {
+            throw SQLError.internalError("\(agg.function.sqlName)(\(argType)) planned as \(agg.resultType)")
+        }
+        switch argType.physical {
+        case .int64:
+            return Int64PercentileAccumulator(PercentileCore(continuous: continuous, parameters: agg.parameters,
+                                                             inputType: argType, resultType: agg.resultType))
+        case .int128:
+            return Int128PercentileAccumulator(PercentileCore(continuous: continuous, parameters: agg.parameters,
+                                                              inputType: argType, resultType: agg.resultType))
+        case .double:
+            return DoublePercentileAccumulator(PercentileCore(continuous: continuous, parameters: agg.parameters,
+                                                              inputType: argType, resultType: agg.resultType))
+        case .bool, .string:
+            throw SQLError.internalError("\(agg.function.sqlName) of \(argType)")
+        }
     }
 }

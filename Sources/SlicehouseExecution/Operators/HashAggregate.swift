@@ -13,7 +13,8 @@ public enum AggregateMode: Sendable, Equatable {
     case final
 }
 
-/// Hash aggregation (`GROUP BY` with COUNT/SUM/AVG/MIN/MAX, optionally DISTINCT).
+/// Hash aggregation (`GROUP BY` with COUNT/SUM/AVG/MIN/MAX, optionally DISTINCT; the
+/// ordered-set aggregates PERCENTILE_CONT/DISC and LISTAGG; APPROXIMATE COUNT(DISTINCT)).
 ///
 /// ## Input and output layout
 ///
@@ -26,7 +27,9 @@ public enum AggregateMode: Sendable, Equatable {
 /// State columns per aggregate (`partialStateTypes`): COUNT → `[count BIGINT]`;
 /// SUM → `[sum]` in the result type, NULL when the slice saw no input; AVG →
 /// `[sum, count BIGINT]` (sum DECIMAL(38,s) for exact arguments, DOUBLE for floats);
-/// MIN/MAX → `[value]` in the argument type, NULL when no input.
+/// MIN/MAX → `[value]` in the argument type, NULL when no input; APPROXIMATE
+/// COUNT(DISTINCT) → `[sketch VARCHAR]` (`HyperLogLogGroups`). PERCENTILE_CONT/DISC and
+/// LISTAGG have no state columns: like DISTINCT aggregates they run only in `.single` mode.
 ///
 /// ## Semantics
 /// - NULL group keys form one group per key column value combination (NULLs group together).
@@ -140,6 +143,7 @@ public final class HashAggregateOperator: Operator {
         } else {
             for agg in aggregates {
                 if let a = agg.argument { needed = max(needed, a + 1) }
+                for k in agg.orderBy { needed = max(needed, k.column + 1) }
             }
         }
 
@@ -160,7 +164,12 @@ public final class HashAggregateOperator: Operator {
                     try acc.merge(groups: groupIds, rows: rows, states: states)
                 } else {
                     let arg = aggregates[i].argument.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
-                    try acc.update(groups: groupIds, rows: rows, input: arg)
+                    if aggregates[i].orderBy.isEmpty {
+                        try acc.update(groups: groupIds, rows: rows, input: arg)
+                    } else {
+                        let keys = aggregates[i].orderBy.map { OperatorKernels.flat(chunk.columns[$0.column], physicalCount: physical) }
+                        try acc.update(groups: groupIds, rows: rows, input: arg, orderKeys: keys)
+                    }
                 }
             }
         }

@@ -539,3 +539,11 @@ struct RowSorter {
         return bounds
     }
 }
+
+/// The stable permutation that orders `count` rows by `keys` (column indices into
+/// `columns`). The storage layer sorts each load by the table's sort key with it.
+public func sortPermutation(columns: [Vector], keys: [SortKey], count: Int) -> [Int32] {
+    let keyColumns = keys.map { columns[$0.column].flattened(count: count) }
+    let local = keys.enumerated().map { SortKey(column: $0.offset, ascending: $0.element.ascending, nullsFirst: $0.element.nullsFirst) }
+    return RowSorter(columns: keyColumns, keys: local).sortedRows(count)
+}

@@ -13,6 +13,18 @@ import SlicehouseTypes
 /// |                              | DECIMAL(p,s)                      | DECIMAL(38,s) (rounded half away from zero) |
 /// |                              | REAL, DOUBLE PRECISION            | DOUBLE PRECISION      |
 /// | `MIN(x)`, `MAX(x)`           | any (numbers, strings, dates, timestamps, booleans) | the argument's type |
+/// | `MEDIAN(x)`, `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)` | SMALLINT, INTEGER, BIGINT | DECIMAL(p+1,1) (p = 5, 10, 19) |
+/// |                              | DECIMAL(p,s)                      | DECIMAL(p+1,s+1); DECIMAL(38,s) stays |
+/// |                              | REAL, DOUBLE PRECISION            | DOUBLE PRECISION      |
+/// |                              | DATE, TIMESTAMP                   | the argument's type   |
+/// | `PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x)` | numbers, DATE, TIMESTAMP | the argument's type |
+/// | `LISTAGG([DISTINCT] x [, delimiter])` | any (non-strings are cast to VARCHAR) | VARCHAR(65535) |
+/// | `APPROXIMATE COUNT(DISTINCT x)` | any                            | BIGINT                |
+///
+/// Redshift documents MEDIAN and PERCENTILE_CONT of integers and decimals as "DECIMAL"
+/// without a precision; one more digit of scale keeps a median (the mean of two middle
+/// values) exact, and Redshift's own examples print integer medians with one decimal
+/// (`17.5`, `10.0`). Interpolated percentiles are rounded half away from zero to that scale.
 ///
 /// The argument is never cast (`argTarget` is the argument's own type), except that
 /// an untyped NULL (`.unknown`) given to MIN/MAX is read as VARCHAR, as PostgreSQL
@@ -23,11 +35,41 @@ extension AggregateFunction {
     /// The SQL names of the aggregates `resolve` knows (lower case).
     public static let aggregateNames: Set<String> = ["count", "sum", "avg", "min", "max"]
 
+    /// The ordered-set aggregates and LISTAGG (lower case); the binder resolves them
+    /// with `percentileResultType` and `listaggResultType`.
+    public static let orderedSetNames: Set<String> = ["median", "percentile_cont", "percentile_disc", "listagg"]
+
     /// Whether `name` (any case) is an aggregate function, so that the binder
     /// treats `name(...)` as an aggregate call rather than a scalar function.
     public static func isAggregateName(_ name: String) -> Bool {
-        aggregateNames.contains(name.lowercased())
+        let lname = name.lowercased()
+        return aggregateNames.contains(lname) || orderedSetNames.contains(lname)
     }
+
+    /// The result type of MEDIAN / PERCENTILE_CONT (`continuous`) or PERCENTILE_DISC of
+    /// an argument of type `t` (see the table above).
+    /// - Throws: `function name(type) does not exist` (42883) for any other type.
+    public static func percentileResultType(name: String, argType t: DataType, continuous: Bool) throws -> DataType {
+        switch t {
+        case .smallint, .integer, .bigint:
+            return continuous ? .decimal(precision: t.precision + 1, scale: 1) : t
+        case .decimal(let p, let s):
+            guard continuous, p < DataType.maxDecimalPrecision else { return t }
+            return .decimal(precision: p + 1, scale: s + 1)
+        case .real, .double:
+            return continuous ? .double : t
+        case .date, .timestamp:
+            return t
+        default:
+            throw SQLError(.undefinedFunction, "function \(name.lowercased())(\(signatureName(t))) does not exist")
+        }
+    }
+
+    /// LISTAGG's result: VARCHAR(MAX), i.e. VARCHAR(65535).
+    public static let listaggResultType = DataType.varchar(DataType.maxVarcharLength)
+
+    /// The longest LISTAGG result, in bytes; longer is an error, as in Redshift.
+    public static let listaggLimit = DataType.maxVarcharLength
 
     /// Resolve an aggregate call.
     ///

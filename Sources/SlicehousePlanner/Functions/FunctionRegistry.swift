@@ -16,7 +16,7 @@ public enum FunctionRegistry {
         "extract", "date_part", "datepart", "pgdate_part", "date_trunc", "dateadd", "date_add",
         "datediff", "date_diff", "add_months", "months_between", "last_day", "current_date", "getdate", "sysdate",
         "assignment_cast",
-        "next_day", "date_cmp", "date_cmp_timestamp", "timestamp_cmp", "timestamp_cmp_date",
+        "next_day", "convert_timezone", "date_cmp", "date_cmp_timestamp", "timestamp_cmp", "timestamp_cmp_date",
         "to_char", "to_date", "to_timestamp", "to_number", "decode",
         "md5", "sha2", "fnv_hash", "regexp_substr", "regexp_replace", "regexp_count", "regexp_instr", "similar_to",
     ]
@@ -40,7 +40,7 @@ public enum FunctionRegistry {
         case "second", "seconds", "s", "sec", "secs": return "second"
         case "millisecond", "milliseconds", "ms", "msec", "msecs", "msecond", "mseconds", "millisec",
              "millisecs", "millisecon": return "millisecond"
-        case "microsecond", "microseconds", "microsec", "microsecs", "microsecond_", "usec", "usecs",
+        case "microsecond", "microseconds", "microsec", "microsecs", "us", "usec", "usecs",
              "usecond", "useconds": return "microsecond"
         case "epoch": return "epoch"
         case "isodow": return "isodow"
@@ -69,9 +69,12 @@ public enum FunctionRegistry {
         let lname = name.lowercased()
         let n = argTypes.count
         func noSuch() -> SQLError {
-            SQLError(.undefinedFunction,
-                     "function \(lname)(\(argTypes.map { $0.sqlName }.joined(separator: ", "))) does not exist",
-                     detail: nil)
+            // PostgreSQL's spelling: type names without modifiers, `unknown` for a string literal.
+            let shown = argTypes.enumerated().map { i, t -> String in
+                if i < untypedLiterals.count && untypedLiterals[i] { return "unknown" }
+                return TypeRules.displayName(t)
+            }
+            return SQLError(.undefinedFunction, "function \(lname)(\(shown.joined(separator: ", "))) does not exist", detail: nil)
         }
         func constant(_ i: Int) -> Value? { i < constantArgs.count ? constantArgs[i] : nil }
         func constInt(_ i: Int) -> Int? {
@@ -149,7 +152,8 @@ public enum FunctionRegistry {
         case "sign":
             try arity(1...1)
             let t = try numeric(argTypes[0])
-            return (.sign, [t], t)
+            // Redshift: the input's type, except that a DECIMAL gives DECIMAL(1,0).
+            return (.sign, [t], t.isDecimal ? .decimal(precision: 1, scale: 0) : t)
         case "round", "trunc":
             try arity(1...2)
             let fn: ScalarFunction = lname == "round" ? .round : .trunc
@@ -157,8 +161,8 @@ public enum FunctionRegistry {
                 // TRUNC(timestamp) → DATE in Redshift.
                 return (.trunc, [.timestamp], .date)
             }
-            var t = try numeric(argTypes[0])
-            if t == .real { t = .double }
+            let t = try numeric(argTypes[0])
+            // REAL stays REAL: ROUND and TRUNC return their argument's type (Redshift).
             var result = t
             if case .decimal(let p, let s) = t {
                 if n == 1 {
@@ -171,16 +175,23 @@ public enum FunctionRegistry {
             return (fn, n == 1 ? [t] : [t, .integer], result)
         case "ceil", "ceiling", "floor":
             try arity(1...1)
-            var t = try numeric(argTypes[0])
-            if t == .real { t = .double }
+            let t = try numeric(argTypes[0])
+            // REAL stays REAL, like ROUND.
             var result = t
             if case .decimal(let p, let s) = t {
                 result = .decimal(precision: min(DataType.maxDecimalPrecision, max(1, p - s + 1)), scale: 0)
             }
             return (lname == "floor" ? .floor : .ceil, [t], result)
         case "mod":
+            // Integers and DECIMALs only (Redshift); text takes the other argument's type.
             try arity(2...2)
-            let (l, r, res) = try TypeRules.binaryOperator(.modulo, try numeric(argTypes[0]), try numeric(argTypes[1]))
+            func exact(_ t: DataType, _ other: DataType) throws -> DataType {
+                if t.isInteger || t.isDecimal { return t }
+                if t == .unknown || t.isString { return other.isInteger || other.isDecimal ? other : .bigint }
+                throw noSuch()
+            }
+            let a = try exact(argTypes[0], argTypes[1]), b = try exact(argTypes[1], argTypes[0])
+            let (l, r, res) = try TypeRules.binaryOperator(.modulo, a, b)
             return (.mod, [l, r], res)
         case "power", "pow":
             try arity(2...2)
@@ -315,6 +326,18 @@ public enum FunctionRegistry {
             return (lname == "getdate" || lname == "now" || lname == "current_timestamp" ? .getdate : .sysdate, [], .timestamp)
 
         // MARK: More dates
+        case "convert_timezone":
+            try arity(2...3)
+            var targets: [DataType] = []
+            for i in 0..<(n - 1) {
+                targets.append(try string(argTypes[i]))
+                // Constant zone names are resolved (and cached) now, at bind time.
+                if let v = constant(i), case .string(let z) = v, TimeZoneRules.rule(named: z) == nil {
+                    throw SQLError(.invalidParameter, "time zone \"\(z)\" not recognized")
+                }
+            }
+            targets.append(try timestampArg(argTypes[n - 1]))
+            return (.convertTimezone, targets, .timestamp)
         case "next_day":
             try arity(2...2)
             let d: DataType = argTypes[0] == .timestamp ? .timestamp : try dateArg(argTypes[0])

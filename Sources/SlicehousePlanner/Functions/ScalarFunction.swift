@@ -21,9 +21,9 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case abs, round, trunc, ceil, floor, sign, mod, power, sqrt, cbrt, exp, ln, log, pi, random
     // Strings
     case upper, lower, initcap
-    /// Characters (not bytes), trailing blanks count (CHAR values have none stored).
+    /// Characters (not bytes); trailing blanks count in a VARCHAR, not in a CHAR.
     case length
-    /// Redshift LEN: characters, trailing blanks ignored.
+    /// Redshift LEN, the same as LENGTH (kept apart for EXPLAIN).
     case len
     case octetLength = "octet_length"
     case substring
@@ -55,6 +55,19 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case nextDay = "next_day"
     /// DATE_CMP(a, b) → INTEGER -1/0/1 (also DATE_CMP_TIMESTAMP, TIMESTAMP_CMP, ...).
     case dateCmp = "date_cmp"
+    /// CONVERT_TIMEZONE([source,] target, ts) → TIMESTAMP (zone names resolved through
+    /// `TimeZoneRules`; the binder checks constant names).
+    case convertTimezone = "convert_timezone"
+    /// interval_add(ts, months, micros) → TIMESTAMP: `ts ± INTERVAL '...'`, built by the
+    /// binder with constant months and microseconds (there is no INTERVAL column type).
+    case intervalAdd = "interval_add"
+    /// timestamp_mi(a, b) → BIGINT: a - b in microseconds (built by the binder).
+    case timestampDiff = "timestamp_mi"
+    /// interval_out(micros) → VARCHAR: a microsecond difference printed as PostgreSQL
+    /// prints an interval (`1 day 02:00:00`); the result of `timestamp - timestamp`.
+    case intervalText = "interval_out"
+    /// interval_part(part, micros) → DATE_PART/EXTRACT of `timestamp - timestamp`.
+    case intervalPart = "interval_part"
     // Formatting (TO_CHAR family). The format is the last argument, ideally a constant.
     /// TO_CHAR(date|timestamp|number, format) → VARCHAR.
     case toChar = "to_char"

@@ -168,7 +168,7 @@ public enum TypeRules {
     public static func binaryOperator(_ op: BinaryOp, _ l: DataType, _ r: DataType) throws
         -> (left: DataType, right: DataType, result: DataType) {
         func fail() -> SQLError {
-            SQLError(.undefinedFunction, "operator does not exist: \(l.sqlName) \(op.rawValue) \(r.sqlName)")
+            SQLError(.undefinedFunction, "operator does not exist: \(displayName(l)) \(op.rawValue) \(displayName(r))")
         }
         // An untyped NULL takes the other side's type (both NULL: text for ||, else integer).
         if l == .unknown && r == .unknown {
@@ -203,6 +203,8 @@ public enum TypeRules {
         let lt = l.isString ? r : l
         let rt = r.isString ? l : r
         if lt.isFloat || rt.isFloat {
+            // No floating-point modulo in Redshift (MOD and % take integers and DECIMALs).
+            if op == .modulo { throw fail() }
             let t: DataType = (lt == .real && rt == .real) ? .real : .double
             return (t, t, t)
         }
@@ -247,6 +249,17 @@ public enum TypeRules {
                 throw SQLError(.undefinedFunction, "operator does not exist: - \(t.sqlName)")
             }
             return (t, t)
+        }
+    }
+
+    /// A type's name as PostgreSQL prints it in "does not exist" errors: without
+    /// modifiers (`character varying`, `numeric`).
+    public static func displayName(_ t: DataType) -> String {
+        switch t {
+        case .char: return "character"
+        case .varchar: return "character varying"
+        case .decimal: return "numeric"
+        default: return t.sqlName
         }
     }
 

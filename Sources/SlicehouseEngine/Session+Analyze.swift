@@ -1,0 +1,75 @@
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseCatalog
+import SlicehouseStorage
+
+/// ANALYZE and ANALYZE COMPRESSION.
+extension Session {
+    func analyze(_ a: Analyze) throws -> StatementResult {
+        var tables: [TableDef]
+        if let name = a.table {
+            guard let t = database.catalog.table(name.name) else {
+                throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
+            }
+            tables = [t]
+        } else {
+            tables = database.catalog.allTables
+        }
+        // Plain ANALYZE: the planner reads row counts from the snapshots, always current.
+        guard a.compression else { return StatementResult(tag: "ANALYZE") }
+        if let n = a.compRows, n < 1000 || n > 1_000_000_000 {
+            throw SQLError(.invalidParameter, "COMPROWS must be between 1000 and 1000000000")
+        }
+        tables = tables.filter { !$0.isTemporary }
+        // Redshift samples COMPROWS rows (default 100,000 per slice) of the table.
+        let perSlice = a.compRows.map { max(1, $0 / database.layout.sliceCount) } ?? 100_000
+        var names = Vector(type: .varchar(128)), cols = Vector(type: .varchar(128))
+        var encs = Vector(type: .varchar(32)), pcts = Vector(type: .decimal(precision: 5, scale: 2))
+        for t in tables {
+            var wanted = Array(0..<t.columns.count)
+            if a.table != nil && !a.columns.isEmpty {
+                wanted = try a.columns.map { c in
+                    guard let i = t.columnIndex(c) else {
+                        throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(t.name)\" does not exist")
+                    }
+                    return i
+                }
+            }
+            guard let snap = database.store(t.id)?.snapshot() else { continue }
+            let parts = snap.distribution == .all ? [(slice: 0, data: snap.slices[0])]
+                : snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }
+            var sample = wanted.map { Vector(type: t.columns[$0].type) }
+            var sampled = 0
+            for part in parts {
+                let scanner = SliceScanner(parts: [part], columns: wanted, types: wanted.map { t.columns[$0].type },
+                                           predicates: [], cache: database.cache)
+                var taken = 0
+                while taken < perSlice, let chunk = try scanner.next() {
+                    let c = chunk.compacted()
+                    let n = min(c.count, perSlice - taken)
+                    for k in 0..<wanted.count { sample[k].append(c.columns[k].slice(0, n), rows: n) }
+                    taken += n
+                }
+                sampled += taken
+            }
+            for (k, i) in wanted.enumerated() {
+                let col = t.columns[i]
+                let current = snap.encodings?[i]
+                    ?? col.encoding.flatMap { ColumnEncoding(sqlName: $0) }
+                    ?? BlockEncoder.defaultEncoding(for: col.type, isSortKeyColumn: t.sortKey.first == i)
+                let (best, pct) = sampled == 0 ? (current, 0.0)
+                    : BlockEncoder.analyze(sample: sample[k], type: col.type, current: current)
+                names.append(.string(t.name))
+                cols.append(.string(col.name))
+                encs.append(.string(best.sqlName))
+                pcts.append(.int(Int64((pct * 100).rounded())))
+            }
+        }
+        let n = names.count
+        return StatementResult(tag: "ANALYZE COMPRESSION",
+                               columns: [ResultColumn(name: "Table", type: .varchar(128)), ResultColumn(name: "Column", type: .varchar(128)),
+                                         ResultColumn(name: "Encoding", type: .varchar(32)),
+                                         ResultColumn(name: "Est_reduction_pct", type: .decimal(precision: 5, scale: 2))],
+                               chunks: n == 0 ? [] : [Chunk(columns: [names, cols, encs, pcts], count: n)])
+    }
+}

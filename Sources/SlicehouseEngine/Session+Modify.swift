@@ -1,0 +1,156 @@
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehouseExecution
+import SlicehousePlanner
+
+/// DELETE and UPDATE. Both run a query over the target table that returns each
+/// affected row's id (the hidden `__rowid` column: `slice << 40 | row`), mark those
+/// rows deleted in the next snapshot, and — for UPDATE — append the new versions
+/// of the rows (delete plus append, as Redshift does). The deleted rows stay in their
+/// blocks until VACUUM; readers that started earlier still see them.
+extension Session {
+    func delete(_ d: Delete) throws -> StatementResult {
+        let table = try modifiable(d.table)
+        guard let store = database.store(table.id) else { throw missing(d.table) }
+        return try store.writeLock.withLock {
+            let alias = d.alias ?? table.name
+            let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
+                                from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
+                                location: d.location)
+            let ctx = StatementContext(database: database, session: self)
+            ctx.rowIDTable = table.id
+            let (_, chunks) = try runQuery(Query(body: .select(select)), ctx)
+            let base = ctx.snapshots[table.id] ?? store.snapshot()
+            var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
+            if marked == 0 { return StatementResult(tag: "DELETE 0") }
+            try writeDeleteFiles(&next, from: base, table: table)
+            try database.commit([table.id: next])
+            return StatementResult(tag: "DELETE \(marked)")
+        }
+    }
+
+    func update(_ u: Update) throws -> StatementResult {
+        let table = try modifiable(u.table)
+        guard let store = database.store(table.id) else { throw missing(u.table) }
+        var assigned: [Int: Expr] = [:]
+        for a in u.assignments {
+            guard let i = table.columnIndex(a.column) else {
+                throw SQLError(.undefinedColumn, "column \"\(a.column)\" of relation \"\(table.name)\" does not exist",
+                               line: a.location.line, column: a.location.column)
+            }
+            if assigned[i] != nil { throw SQLError(.syntax, "multiple assignments to same column \"\(a.column)\"") }
+            if table.columns[i].identity != nil {
+                throw SQLError(.featureNotSupported, "cannot update identity column \"\(a.column)\"")
+            }
+            var value = a.value
+            if case .defaultValue = value.kind {
+                if let sql = table.columns[i].defaultSQL {
+                    guard case .query(let q)? = try parseStatements("SELECT " + sql).first, case .select(let s) = q.body,
+                          case .expr(let e, _)? = s.items.first else {
+                        throw SQLError(.syntax, "invalid DEFAULT expression: \(sql)")
+                    }
+                    value = e
+                } else {
+                    value = Expr(.literal(.null))
+                }
+            }
+            assigned[i] = value
+        }
+        return try store.writeLock.withLock {
+            let alias = u.alias ?? table.name
+            var items: [SelectItem] = [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)]
+            for (i, c) in table.columns.enumerated() {
+                items.append(.expr(assigned[i] ?? Expr(.column(ColumnRef(table: alias, c.name))), alias: nil))
+            }
+            let select = Select(items: items, from: [target(u.table, alias: u.alias)] + u.from,
+                                whereClause: u.whereClause, location: u.location)
+            let ctx = StatementContext(database: database, session: self)
+            ctx.rowIDTable = table.id
+            let (rcols, chunks) = try runQuery(Query(body: .select(select)), ctx)
+            for (k, rc) in rcols.enumerated().dropFirst() where rc.type != .unknown
+                && !TypeRules.canCast(rc.type, table.columns[k - 1].type) {
+                throw SQLError(.datatypeMismatch, "column \"\(table.columns[k - 1].name)\" is of type \(table.columns[k - 1].type.sqlName) but expression is of type \(rc.type.sqlName)")
+            }
+            let base = ctx.snapshots[table.id] ?? store.snapshot()
+            // A row that several FROM rows match is updated once (the first match).
+            var seen = Set<Int64>()
+            var newRows: [Chunk] = []
+            for chunk in chunks {
+                let c = chunk.compacted()
+                guard case .int64(let ids) = c.columns[0].flattened(count: c.count).data else { continue }
+                var keep: [Int32] = []
+                for r in 0..<c.count where seen.insert(ids[r]).inserted { keep.append(Int32(r)) }
+                if keep.isEmpty { continue }
+                let values = Array(c.columns.dropFirst()).map { $0.flattened(count: c.count).gather(keep) }
+                newRows.append(Chunk(columns: values, count: keep.count))
+            }
+            var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
+            if marked == 0 { return StatementResult(tag: "UPDATE 0") }
+            let full = try completeRows(table, targets: Array(0..<table.columns.count), provided: newRows)
+            let sink = database.newSink()
+            do {
+                try writeDeleteFiles(&next, from: base, table: table)
+                next = try Distributor.append(full, to: next, table: table, layout: database.layout, sink: sink,
+                                              sorter: Session.sorter(for: table), blockBytes: database.blockBytes, existing: { snap, slice in
+                    try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
+                                             cache: self.database.cache)
+                })
+                try database.commit([table.id: next], sink: sink)
+            } catch {
+                sink.discard()
+                throw error
+            }
+            return StatementResult(tag: "UPDATE \(marked)")
+        }
+    }
+
+    private func modifiable(_ name: ObjectName) throws -> TableDef {
+        guard let table = database.catalog.table(name.name) else {
+            if SystemTables.names.contains(name.name.lowercased()) {
+                throw SQLError(.featureNotSupported, "cannot modify system table \"\(name.name)\"")
+            }
+            throw missing(name)
+        }
+        return table
+    }
+
+    private func missing(_ name: ObjectName) -> SQLError {
+        SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
+    }
+
+    private func target(_ name: ObjectName, alias: String?) -> TableRef {
+        TableRef(.table(name, alias: alias.map { TableAlias(name: $0) }))
+    }
+
+    /// Mark the rows named by `ids` deleted; returns the next snapshot and how many
+    /// rows became deleted (an ALL table's copies count once).
+    private func markDeleted(_ ids: [Vector], counts: [Int], in base: TableSnapshot) -> (TableSnapshot, Int) {
+        var next = base
+        var marked = 0
+        let layout = database.layout
+        for (v, n) in zip(ids, counts) {
+            guard case .int64(let a) = v.flattened(count: n).data else { continue }
+            for id in a.prefix(n) {
+                let slice = Int(id >> 40), row = Int(id & ((1 << 40) - 1))
+                guard slice < next.slices.count, row < next.slices[slice].rowCount else { continue }
+                if next.slices[slice].deleted.contains(row) { continue }
+                if next.distribution == .all {
+                    for node in 0..<layout.nodes { next.slices[layout.firstSlice(ofNode: node)].deleted.insert(row) }
+                } else {
+                    next.slices[slice].deleted.insert(row)
+                }
+                marked += 1
+            }
+        }
+        return (next, marked)
+    }
+
+    /// Persist the deleted-row bitmaps of the slices whose marks changed.
+    private func writeDeleteFiles(_ next: inout TableSnapshot, from base: TableSnapshot, table: TableDef) throws {
+        for s in 0..<next.slices.count where next.slices[s].deleted != base.slices[s].deleted {
+            next.slices[s].deleteFile = try database.writeDeletes(next.slices[s].deleted, table: table.id, slice: s)
+        }
+    }
+}

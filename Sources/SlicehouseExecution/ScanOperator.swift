@@ -1,0 +1,116 @@
+import SlicehouseTypes
+import SlicehouseStorage
+import SlicehousePlanner
+
+/// Streams a table's rows from its blocks (see `SliceScanner`): only the requested
+/// columns, blocks skipped by their zone maps, deleted rows left out.
+final class ScanOperator: Operator {
+    private let scanner: SliceScanner
+    private let report: (ScanCounters) -> Void
+    private var reported = false
+
+    init(scanner: SliceScanner, report: @escaping (ScanCounters) -> Void) {
+        self.scanner = scanner
+        self.report = report
+    }
+
+    func next() throws -> Chunk? {
+        if let c = try scanner.next() { return c }
+        if !reported { reported = true; report(scanner.counters) }
+        return nil
+    }
+}
+
+/// The conjuncts of a scan's filter that zone maps can use: `col op constant`,
+/// `col BETWEEN a AND b` (two conjuncts), `col IN (constants)`. `columns` maps the
+/// filter's column positions to table columns. Only comparisons where the column and
+/// the constant share their representation (same physical kind, same decimal scale)
+/// qualify; everything else is left to the filter.
+enum ZonePredicates {
+    static func extract(_ filter: BoundExpr?, columns: [Int], types: [DataType]) -> [ZonePredicate] {
+        guard let filter else { return [] }
+        var conjuncts: [BoundExpr] = []
+        func flatten(_ e: BoundExpr) {
+            if case .and(let parts) = e { parts.forEach(flatten) } else { conjuncts.append(e) }
+        }
+        flatten(filter)
+        var out: [ZonePredicate] = []
+        for c in conjuncts {
+            if let p = predicate(c, columns: columns, types: types) { out.append(p) }
+        }
+        return out
+    }
+
+    /// Single comparisons `col op constant` that encoded blocks can evaluate.
+    static func encodedFilters(_ filter: BoundExpr?, columns: [Int]) -> [EncodedFilter] {
+        guard let filter else { return [] }
+        var conjuncts: [BoundExpr] = []
+        func flatten(_ e: BoundExpr) {
+            if case .and(let parts) = e { parts.forEach(flatten) } else { conjuncts.append(e) }
+        }
+        flatten(filter)
+        var out: [EncodedFilter] = []
+        for c in conjuncts {
+            guard case .binary(var op, var l, var r, _) = c, op.isComparison else { continue }
+            if case .constant = l { swap(&l, &r); op = op.flipped }
+            guard case .column(let i, let ct) = l, case .constant(let v, let vt) = r,
+                  i < columns.count, columns[i] >= 0, !v.isNull, compatible(ct, vt) else { continue }
+            let cop: CompareOp
+            switch op {
+            case .equal: cop = .eq
+            case .notEqual: cop = .ne
+            case .less: cop = .lt
+            case .lessEqual: cop = .le
+            case .greater: cop = .gt
+            case .greaterEqual: cop = .ge
+            default: continue
+            }
+            out.append(EncodedFilter(columnPosition: i, op: cop, constant: v))
+        }
+        return out
+    }
+
+    static func compatible(_ column: DataType, _ constant: DataType) -> Bool {
+        if column.physical != constant.physical { return false }
+        if column.isDecimal || constant.isDecimal { return column.decimalScale == constant.decimalScale }
+        if column.isTemporal || constant.isTemporal { return column == constant }
+        return column.isString == constant.isString
+    }
+
+    static func predicate(_ e: BoundExpr, columns: [Int], types: [DataType]) -> ZonePredicate? {
+        switch e {
+        case .binary(let op, let l, let r, _) where op.isComparison && op != .notEqual:
+            var op = op
+            var colExpr = l, constExpr = r
+            if case .constant = l { colExpr = r; constExpr = l; op = op.flipped }
+            guard case .column(let i, let ct) = colExpr, case .constant(let v, let vt) = constExpr,
+                  i < columns.count, columns[i] >= 0, compatible(ct, vt),
+                  let bound = ZonePredicate.bound(v, type: ct) else { return nil }
+            let zop: ZoneOp
+            switch op {
+            case .equal: zop = .eq
+            case .less: zop = .lt
+            case .lessEqual: zop = .le
+            case .greater: zop = .gt
+            case .greaterEqual: zop = .ge
+            default: return nil
+            }
+            return ZonePredicate(column: columns[i], ops: [(zop, bound)])
+        case .inList(.column(let i, let ct), let items, negated: false):
+            guard i < columns.count, columns[i] >= 0 else { return nil }
+            var bounds: [ZoneBound] = []
+            for item in items {
+                guard case .constant(let v, let vt) = item, compatible(ct, vt),
+                      let b = ZonePredicate.bound(v, type: ct) else { return nil }
+                bounds.append(b)
+            }
+            return ZonePredicate(column: columns[i], ops: [], inList: bounds)
+        default:
+            return nil
+        }
+    }
+}
+
+extension DataType {
+    var decimalScale: Int? { if case .decimal(_, let s) = self { return s }; return nil }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import SlicehouseTypes
+
+/// An immutable file of encoded blocks (one per table, slice and commit), opened
+/// on first read and read with `pread` from any thread.
+public final class BlockFile: @unchecked Sendable {
+    /// Path relative to the database directory (as the manifest names it).
+    public let name: String
+    public let path: String
+    private var fd: Int32 = -1
+    private let lock = Lock()
+
+    public init(name: String, directory: String) {
+        self.name = name
+        self.path = (directory as NSString).appendingPathComponent(name)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    public func read(offset: Int, length: Int) throws -> [UInt8] {
+        let f: Int32 = try lock.withLock {
+            if fd < 0 {
+                fd = open(path, O_RDONLY | O_CLOEXEC)
+                if fd < 0 { throw SQLError(.ioError, "could not open block file \"\(path)\": \(String(cString: strerror(errno)))") }
+            }
+            return fd
+        }
+        var out = [UInt8](repeating: 0, count: length)
+        var done = 0
+        try out.withUnsafeMutableBytes { buf in
+            while done < length {
+                let n = pread(f, buf.baseAddress! + done, length - done, off_t(offset + done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SQLError(.ioError, "could not read block file \"\(path)\": \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { throw SQLError(.ioError, "block file \"\(path)\" is truncated (wanted \(length) bytes at \(offset))") }
+                done += n
+            }
+        }
+        return out
+    }
+}
+
+/// Process-wide unique block ids (keys of the decoded-block cache).
+public enum BlockIDs {
+    nonisolated(unsafe) private static var next: UInt64 = 1
+    private static let lock = Lock()
+    public static func make() -> UInt64 { lock.withLock { next += 1; return next } }
+}
+
+/// Decoded blocks, most recently used kept, bounded by bytes. Scans of warm data
+/// decode nothing; a table bigger than the budget streams through it.
+public final class BlockCache: @unchecked Sendable {
+    public let capacityBytes: Int
+    private var entries: [UInt64: (vector: Vector, bytes: Int, tick: UInt64)] = [:]
+    private var used = 0
+    private var tick: UInt64 = 0
+    private let lock = Lock()
+    /// Counters: blocks decoded (cache misses) and served from the cache.
+    public private(set) var decoded = 0
+    public private(set) var hits = 0
+
+    public init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
+
+    /// The budget: `SLICEHOUSE_CACHE_MB`, else a quarter of physical memory up to 4 GB.
+    public static func defaultCapacity() -> Int {
+        if let s = ProcessInfo.processInfo.environment["SLICEHOUSE_CACHE_MB"], let mb = Int(s), mb >= 0 { return mb << 20 }
+        return Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
+    }
+
+    /// The decoded values of `block`, decoding (and caching) on a miss.
+    public func vector(_ block: BlockRef, type: DataType) throws -> Vector {
+        let bytes: [UInt8]
+        switch block.payload {
+        case .vector(let v): return v
+        case .memory(let b):
+            if let v = lookup(block.uid) { return v }
+            bytes = b.bytes
+        case .file(let f, let offset, let length):
+            if let v = lookup(block.uid) { return v }
+            bytes = try f.read(offset: offset, length: length)
+        }
+        let v = try bytes.withUnsafeBytes { try BlockEncoder.decode($0, type: type, encoding: block.encoding) }
+        guard v.count == block.rowCount else {
+            throw SQLError(.ioError, "block \(block.uid) decoded to \(v.count) values, expected \(block.rowCount)")
+        }
+        insert(block.uid, v)
+        return v
+    }
+
+    private func lookup(_ uid: UInt64) -> Vector? {
+        lock.withLock {
+            guard var e = entries[uid] else { return nil }
+            tick += 1
+            e.tick = tick
+            entries[uid] = e
+            hits += 1
+            return e.vector
+        }
+    }
+
+    private func insert(_ uid: UInt64, _ v: Vector) {
+        let size = Self.approximateBytes(v)
+        lock.withLock {
+            decoded += 1
+            guard size <= capacityBytes else { return }
+            tick += 1
+            if let old = entries[uid] { used -= old.bytes }
+            entries[uid] = (v, size, tick)
+            used += size
+            if used > capacityBytes { evict() }
+        }
+    }
+
+    /// Drop the least recently used entries until a tenth of the budget is free.
+    private func evict() {
+        let target = capacityBytes - capacityBytes / 10
+        let order = entries.sorted { $0.value.tick < $1.value.tick }
+        for (uid, e) in order {
+            if used <= target { break }
+            entries[uid] = nil
+            used -= e.bytes
+        }
+    }
+
+    public func removeAll() { lock.withLock { entries.removeAll(); used = 0 } }
+
+    static func approximateBytes(_ v: Vector) -> Int {
+        let base: Int
+        switch v.data {
+        case .int64(let a): base = a.count * 8
+        case .int128(let a): base = a.count * 16
+        case .double(let a): base = a.count * 8
+        case .bool(let a): base = a.count
+        case .string(let s): base = s.bytes.count + s.offsets.count * 4
+        }
+        return base + (v.validity.map { $0.words.count * 8 } ?? 0) + 64
+    }
+}
+
+/// Receives the encoded blocks of one statement's writes.
+public protocol BlockSink: AnyObject, Sendable {
+    /// Store one encoded block for `slice` of `table`; returns where it is.
+    func write(table: Int, slice: Int, bytes: [UInt8]) throws -> BlockPayload
+    /// Make everything written durable (before the manifest names it).
+    func sync() throws
+    /// Names of the files written (for the manifest and for cleanup on failure).
+    var fileNames: [String] { get }
+    /// Remove what was written (the statement failed).
+    func discard()
+}
+
+/// Keeps blocks in memory (a database without a directory).
+public final class MemoryBlockSink: BlockSink, @unchecked Sendable {
+    public init() {}
+    public func write(table: Int, slice: Int, bytes: [UInt8]) throws -> BlockPayload { .memory(EncodedBytes(bytes)) }
+    public func sync() throws {}
+    public var fileNames: [String] { [] }
+    public func discard() {}
+}
+
+/// Appends blocks to one new file per (table, slice) under `slice<N>/` of the data
+/// directory, named after the commit generation. Files are fsync'ed by `sync()`.
+public final class FileBlockSink: BlockSink, @unchecked Sendable {
+    let directory: String
+    let generation: UInt64
+    private var open: [String: (fd: Int32, file: BlockFile, size: Int)] = [:]
+    private var names: [String] = []
+    private let lock = Lock()
+
+    public init(directory: String, generation: UInt64) {
+        self.directory = directory
+        self.generation = generation
+    }
+
+    deinit { for (_, f) in open { close(f.fd) } }
+
+    public var fileNames: [String] { lock.withLock { names } }
+
+    public func write(table: Int, slice: Int, bytes: [UInt8]) throws -> BlockPayload {
+        let name = "slice\(slice)/t\(table)_g\(generation).blk"
+        return try lock.withLock {
+            var entry: (fd: Int32, file: BlockFile, size: Int)
+            if let e = open[name] {
+                entry = e
+            } else {
+                let dir = (directory as NSString).appendingPathComponent("slice\(slice)")
+                try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                let path = (directory as NSString).appendingPathComponent(name)
+                let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                if fd < 0 { throw SQLError(.ioError, "could not create block file \"\(path)\": \(String(cString: strerror(errno)))") }
+                entry = (fd, BlockFile(name: name, directory: directory), 0)
+                names.append(name)
+            }
+            let offset = entry.size
+            try Self.writeAll(entry.fd, bytes, path: entry.file.path)
+            entry.size += bytes.count
+            open[name] = entry
+            return .file(entry.file, offset: offset, length: bytes.count)
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var done = 0
+        try bytes.withUnsafeBytes { buf in
+            while done < buf.count {
+                let n = Foundation.write(fd, buf.baseAddress! + done, buf.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SQLError(.ioError, "could not write \"\(path)\": \(String(cString: strerror(errno)))")
+                }
+                done += n
+            }
+        }
+    }
+
+    public func sync() throws {
+        try lock.withLock {
+            for (name, e) in open where fsync(e.fd) != 0 {
+                throw SQLError(.ioError, "could not sync \"\(name)\": \(String(cString: strerror(errno)))")
+            }
+            for (_, e) in open { close(e.fd) }
+            open.removeAll()
+            var dirs = Set<String>()
+            for n in names { dirs.insert((n as NSString).deletingLastPathComponent) }
+            for d in dirs { DurableFiles.syncDirectory((directory as NSString).appendingPathComponent(d)) }
+        }
+    }
+
+    public func discard() {
+        lock.withLock {
+            for (_, e) in open { close(e.fd) }
+            open.removeAll()
+            for n in names { unlink((directory as NSString).appendingPathComponent(n)) }
+            names.removeAll()
+        }
+    }
+}
+
+/// fsync helpers for the commit protocol.
+public enum DurableFiles {
+    /// Make a directory's entries (created or renamed files) durable.
+    public static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { _ = fsync(fd); close(fd) }
+    }
+
+    /// Write `bytes` to `path` atomically and durably: a temporary file, fsync, rename, fsync of the directory.
+    public static func replace(_ path: String, with bytes: [UInt8]) throws {
+        let tmp = path + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SQLError(.ioError, "could not create \"\(tmp)\": \(String(cString: strerror(errno)))") }
+        do {
+            try FileBlockSink.writeAll(fd, bytes, path: tmp)
+            if fsync(fd) != 0 { throw SQLError(.ioError, "could not sync \"\(tmp)\": \(String(cString: strerror(errno)))") }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(tmp)
+            throw error
+        }
+        if rename(tmp, path) != 0 {
+            unlink(tmp)
+            throw SQLError(.ioError, "could not rename \"\(tmp)\": \(String(cString: strerror(errno)))")
+        }
+        syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+}

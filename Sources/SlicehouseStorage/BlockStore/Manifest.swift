@@ -1,0 +1,226 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// The durable state of a database: the catalog and, per table and slice, the blocks
+/// of every column. `manifest.json` in the data directory is replaced atomically
+/// (write, fsync, rename, fsync the directory) at each commit; block files it does
+/// not name are leftovers of an interrupted statement and are removed at the next open.
+public struct Manifest: Codable, Sendable {
+    public var formatVersion = 1
+    public var generation: UInt64
+    public var nextTableID: Int
+    public var tables: [ManifestTable]
+    public var views: [ManifestView]
+
+    public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView]) {
+        self.generation = generation; self.nextTableID = nextTableID; self.tables = tables; self.views = views
+    }
+
+    public static let fileName = "manifest.json"
+
+    public func encoded() throws -> [UInt8] {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return Array(try e.encode(self))
+    }
+
+    public static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
+        do {
+            let m = try JSONDecoder().decode(Manifest.self, from: Data(bytes))
+            guard m.formatVersion == 1 else {
+                throw SQLError(.ioError, "manifest \"\(path)\" has format version \(m.formatVersion); this build reads version 1")
+            }
+            return m
+        } catch let e as SQLError {
+            throw e
+        } catch {
+            throw SQLError(.ioError, "manifest \"\(path)\" is unreadable: \(error)")
+        }
+    }
+}
+
+public struct ManifestView: Codable, Sendable {
+    public var name: String
+    public var columns: [String]
+    public var query: String
+    public init(_ v: ViewDef) { name = v.name; columns = v.columns; query = v.queryText }
+    public var def: ViewDef { ViewDef(name: name, columns: columns, queryText: query) }
+}
+
+public struct ManifestColumn: Codable, Sendable {
+    public var name: String
+    public var type: String
+    public var precision: Int?
+    public var scale: Int?
+    public var notNull: Bool
+    public var defaultSQL: String?
+    public var identitySeed: Int64?
+    public var identityStep: Int64?
+    public var encoding: String?
+    public var primaryKey: Bool
+    public var unique: Bool
+    public var references: String?
+
+    public init(_ c: ColumnDef) {
+        name = c.name
+        (type, precision, scale) = Self.encodeType(c.type)
+        notNull = c.notNull; defaultSQL = c.defaultSQL
+        identitySeed = c.identity?.seed; identityStep = c.identity?.step
+        encoding = c.encoding; primaryKey = c.isPrimaryKey; unique = c.isUnique; references = c.references
+    }
+
+    public func def() throws -> ColumnDef {
+        ColumnDef(name: name, type: try Self.decodeType(type, precision, scale), notNull: notNull, defaultSQL: defaultSQL,
+                  identity: identitySeed.map { ($0, identityStep ?? 1) }, encoding: encoding,
+                  isPrimaryKey: primaryKey, isUnique: unique, references: references)
+    }
+
+    static func encodeType(_ t: DataType) -> (String, Int?, Int?) {
+        switch t {
+        case .smallint: return ("smallint", nil, nil)
+        case .integer: return ("integer", nil, nil)
+        case .bigint: return ("bigint", nil, nil)
+        case .decimal(let p, let s): return ("decimal", p, s)
+        case .real: return ("real", nil, nil)
+        case .double: return ("double", nil, nil)
+        case .boolean: return ("boolean", nil, nil)
+        case .char(let n): return ("char", n, nil)
+        case .varchar(let n): return ("varchar", n, nil)
+        case .date: return ("date", nil, nil)
+        case .timestamp: return ("timestamp", nil, nil)
+        case .unknown: return ("unknown", nil, nil)
+        }
+    }
+
+    static func decodeType(_ s: String, _ p: Int?, _ sc: Int?) throws -> DataType {
+        switch s {
+        case "smallint": return .smallint
+        case "integer": return .integer
+        case "bigint": return .bigint
+        case "decimal": return .decimal(precision: p ?? 18, scale: sc ?? 0)
+        case "real": return .real
+        case "double": return .double
+        case "boolean": return .boolean
+        case "char": return .char(p ?? 1)
+        case "varchar": return .varchar(p ?? 256)
+        case "date": return .date
+        case "timestamp": return .timestamp
+        case "unknown": return .unknown
+        default: throw SQLError(.ioError, "manifest names an unknown column type \"\(s)\"")
+        }
+    }
+}
+
+public struct ManifestBlock: Codable, Sendable {
+    /// File, offset, length, encoding, first row, rows, NULLs, min, max.
+    public var f: String
+    public var o: Int
+    public var l: Int
+    public var e: String
+    public var r: Int
+    public var n: Int
+    public var z: Int
+    public var lo: String?
+    public var hi: String?
+}
+
+public struct ManifestSlice: Codable, Sendable {
+    public var rows: Int
+    public var sorted: Int
+    public var columns: [[ManifestBlock]]
+    /// Deleted-row bitmap file (zstd-compressed 64-bit words), nil when none.
+    public var deletes: String?
+}
+
+public struct ManifestTable: Codable, Sendable {
+    public var id: Int
+    public var schema: String
+    public var name: String
+    public var columns: [ManifestColumn]
+    public var distStyle: String
+    public var distKey: Int?
+    public var sortKey: [Int]
+    public var sortKeyKind: String
+    public var primaryKey: [Int]
+    public var uniqueKeys: [[Int]]
+    /// Storage: effective distribution ("all", "even", "key:N"), EVEN cursor, encodings.
+    public var placement: String
+    public var evenCursor: Int
+    public var encodings: [String]?
+    public var identityNext: [Int: Int64]
+    public var slices: [ManifestSlice]
+
+    /// Describe a table and its snapshot. Blocks held in memory cannot be named: only
+    /// file-backed snapshots are written to a manifest.
+    public init(def: TableDef, snapshot: TableSnapshot, identityNext: [Int: Int64]) throws {
+        id = def.id; schema = def.schema; name = def.name
+        columns = def.columns.map(ManifestColumn.init)
+        distStyle = def.distStyle.rawValue; distKey = def.distKey; sortKey = def.sortKey
+        sortKeyKind = def.sortKeyKind.rawValue; primaryKey = def.primaryKey; uniqueKeys = def.uniqueKeys
+        switch snapshot.distribution {
+        case .all: placement = "all"
+        case .even: placement = "even"
+        case .key(let c): placement = "key:\(c)"
+        }
+        evenCursor = snapshot.evenCursor
+        encodings = snapshot.encodings?.map { $0.rawValue }
+        self.identityNext = identityNext
+        slices = try snapshot.slices.map { s in
+            ManifestSlice(rows: s.rowCount, sorted: s.sortedRows, columns: try s.columns.map { chain in
+                try chain.map { b in
+                    guard case .file(let file, let offset, let length) = b.payload else {
+                        throw SQLError.internalError("block of table \(def.name) is not in a file")
+                    }
+                    return ManifestBlock(f: file.name, o: offset, l: length, e: b.encoding.rawValue, r: b.firstRow,
+                                         n: b.zone.count, z: b.zone.nullCount, lo: b.zone.min?.encoded, hi: b.zone.max?.encoded)
+                }
+            }, deletes: s.deleteFile)
+        }
+    }
+
+    public func tableDef() throws -> TableDef {
+        guard let ds = DistStyle(rawValue: distStyle), let sk = SortKeyKind(rawValue: sortKeyKind) else {
+            throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged")
+        }
+        return TableDef(id: id, schema: schema, name: name, columns: try columns.map { try $0.def() },
+                        distStyle: ds, distKey: distKey, sortKey: sortKey, sortKeyKind: sk,
+                        primaryKey: primaryKey, uniqueKeys: uniqueKeys)
+    }
+
+    /// The snapshot this entry describes, reading delete bitmaps through `readDeletes`.
+    public func snapshot(files: (String) -> BlockFile, readDeletes: (String) throws -> DeleteSet) throws -> TableSnapshot {
+        let dist: EffectiveDistribution
+        if placement == "all" { dist = .all } else if placement == "even" { dist = .even }
+        else if placement.hasPrefix("key:"), let c = Int(placement.dropFirst(4)) { dist = .key(column: c) }
+        else { throw SQLError(.ioError, "manifest entry of table \"\(name)\" has a bad placement") }
+        let encs = try encodings?.map { raw -> ColumnEncoding in
+            guard let e = ColumnEncoding(rawValue: raw) else { throw SQLError(.ioError, "manifest names an unknown encoding \"\(raw)\"") }
+            return e
+        }
+        let sliceData = try slices.map { s -> SliceData in
+            let cols = try s.columns.map { chain in
+                try chain.map { b -> BlockRef in
+                    guard let e = ColumnEncoding(rawValue: b.e) else { throw SQLError(.ioError, "manifest names an unknown encoding \"\(b.e)\"") }
+                    let zone = ZoneMap(count: b.n, nullCount: b.z, min: b.lo.flatMap(ZoneBound.init(encoded:)),
+                                       max: b.hi.flatMap(ZoneBound.init(encoded:)))
+                    return BlockRef(uid: BlockIDs.make(), payload: .file(files(b.f), offset: b.o, length: b.l),
+                                    encoding: e, firstRow: b.r, zone: zone)
+                }
+            }
+            let deleted = try s.deletes.map(readDeletes) ?? DeleteSet()
+            return SliceData(rowCount: s.rows, sortedRows: s.sorted, columns: cols, deleted: deleted, deleteFile: s.deletes)
+        }
+        return TableSnapshot(slices: sliceData, distribution: dist, evenCursor: evenCursor, encodings: encs)
+    }
+
+    /// Every file the entry names.
+    public var fileNames: Set<String> {
+        var out = Set<String>()
+        for s in slices {
+            for chain in s.columns { for b in chain { out.insert(b.f) } }
+            if let d = s.deletes { out.insert(d) }
+        }
+        return out
+    }
+}

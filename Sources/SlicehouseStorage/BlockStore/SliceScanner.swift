@@ -1,0 +1,251 @@
+import SlicehouseTypes
+
+/// `column op constant` for evaluation on encoded blocks (see `EncodedPredicate`).
+public struct EncodedFilter: Sendable {
+    /// Position of the column in the scan's column list.
+    public var columnPosition: Int
+    public var op: CompareOp
+    /// In the column's physical form.
+    public var constant: Value
+    public init(columnPosition: Int, op: CompareOp, constant: Value) {
+        self.columnPosition = columnPosition; self.op = op; self.constant = constant
+    }
+}
+
+/// Block counters of one scan (summed into the query's summary).
+public struct ScanCounters: Sendable {
+    public var blocksRead = 0
+    public var blocksSkipped = 0
+    public var rowsRead = 0
+    public init() {}
+    public mutating func add(_ o: ScanCounters) {
+        blocksRead += o.blocksRead; blocksSkipped += o.blocksSkipped; rowsRead += o.rowsRead
+    }
+}
+
+/// The column a scan asks for to get each row's id (DELETE and UPDATE use it):
+/// `slice << 40 | row`.
+public let rowIDColumn = -1
+/// The name under which DELETE and UPDATE see the row id.
+public let rowIDColumnName = "__rowid"
+
+/// Streams chunks of rows from one or more slices of a table snapshot: only the
+/// requested columns, only blocks whose zone maps may match the predicates, rows
+/// marked deleted left out through the chunk's selection. Blocks are decoded one at
+/// a time (through the cache); nothing holds a whole table.
+public final class SliceScanner {
+    private let parts: [(slice: Int, data: SliceData)]
+    private let columns: [Int]
+    private let types: [DataType]
+    private let cache: BlockCache
+    public private(set) var counters = ScanCounters()
+
+    private var part = 0
+    private var ranges: [Range<Int>] = []
+    private var rangeIndex = 0
+    private var position = 0
+    /// Per requested column: the block index and decoded block in use.
+    private var current: [(index: Int, vector: Vector?)] = []
+
+    /// - columns: table column indices (or `rowIDColumn`); types: their types.
+    /// - predicates: conjuncts for zone maps; encodedFilters: `column op constant`
+    ///   conjuncts (index into `columns`, constant in the column's physical form) that
+    ///   RUNLENGTH and BYTEDICT blocks evaluate on runs and dictionary codes.
+    public init(parts: [(slice: Int, data: SliceData)], columns: [Int], types: [DataType],
+                predicates: [ZonePredicate], encodedFilters: [EncodedFilter] = [], cache: BlockCache) {
+        self.parts = parts
+        self.columns = columns
+        self.types = types
+        self.cache = cache
+        self.predicates = predicates
+        self.encodedFilters = encodedFilters
+        startPart()
+    }
+
+    private let predicates: [ZonePredicate]
+    private let encodedFilters: [EncodedFilter]
+    /// Match bitmaps of encoded blocks (by block uid and filter index), for the block in use.
+    private var encodedMatches: [Int: (uid: UInt64, bits: Validity?)] = [:]
+
+    private func startPart() {
+        while part < parts.count {
+            let d = parts[part].data
+            ranges = Self.candidateRanges(d, predicates: predicates)
+            // Count the blocks of the scanned columns that no candidate range touches.
+            let touchedColumns = Set(columns.filter { $0 >= 0 })
+            for c in touchedColumns where c < d.columns.count {
+                for b in d.columns[c] where !Self.overlaps(b.firstRow..<b.endRow, ranges) { counters.blocksSkipped += 1 }
+            }
+            rangeIndex = 0
+            position = ranges.first?.lowerBound ?? 0
+            current = columns.map { _ in (index: 0, vector: nil) }
+            if !ranges.isEmpty { return }
+            part += 1
+        }
+    }
+
+    static func overlaps(_ r: Range<Int>, _ ranges: [Range<Int>]) -> Bool {
+        for x in ranges where x.overlaps(r) { return true }
+        return false
+    }
+
+    /// Row ranges of a slice whose blocks may hold matching rows, for every predicate.
+    static func candidateRanges(_ d: SliceData, predicates: [ZonePredicate]) -> [Range<Int>] {
+        if d.rowCount == 0 { return [] }
+        var ranges: [Range<Int>] = [0..<d.rowCount]
+        for p in predicates where p.column >= 0 && p.column < d.columns.count {
+            var allowed: [Range<Int>] = []
+            for b in d.columns[p.column] where b.zone.mayMatch(p) {
+                if let last = allowed.last, last.upperBound == b.firstRow {
+                    allowed[allowed.count - 1] = last.lowerBound..<b.endRow
+                } else {
+                    allowed.append(b.firstRow..<b.endRow)
+                }
+            }
+            ranges = intersect(ranges, allowed)
+            if ranges.isEmpty { break }
+        }
+        return ranges
+    }
+
+    static func intersect(_ a: [Range<Int>], _ b: [Range<Int>]) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            let lo = max(a[i].lowerBound, b[j].lowerBound), hi = min(a[i].upperBound, b[j].upperBound)
+            if lo < hi { out.append(lo..<hi) }
+            if a[i].upperBound < b[j].upperBound { i += 1 } else { j += 1 }
+        }
+        return out
+    }
+
+    /// The next chunk of at most `Chunk.capacity` rows, or nil at the end.
+    public func next() throws -> Chunk? {
+        while part < parts.count {
+            if rangeIndex >= ranges.count {
+                part += 1
+                startPart()
+                continue
+            }
+            let range = ranges[rangeIndex]
+            if position >= range.upperBound {
+                rangeIndex += 1
+                if rangeIndex < ranges.count { position = ranges[rangeIndex].lowerBound }
+                continue
+            }
+            let (slice, d) = parts[part]
+            var end = min(range.upperBound, position + Chunk.capacity)
+            // Stay inside one block of every column, so each column is one slice of a block.
+            var blocks: [Int] = []
+            blocks.reserveCapacity(columns.count)
+            for (k, c) in columns.enumerated() {
+                guard c >= 0 else { blocks.append(-1); continue }
+                let chain = d.columns[c]
+                var idx = current[k].index
+                if idx >= chain.count || chain[idx].firstRow > position || chain[idx].endRow <= position {
+                    idx = Self.blockIndex(chain, row: position)
+                    current[k] = (idx, nil)
+                }
+                guard idx < chain.count else { throw SQLError.internalError("row \(position) of slice \(slice) has no block") }
+                end = min(end, chain[idx].endRow)
+                blocks.append(idx)
+            }
+            let n = end - position
+            // Filters on RUNLENGTH / BYTEDICT blocks: rows that cannot match are dropped
+            // before any other column is decoded.
+            var preselected: [Int32]? = nil
+            if !encodedFilters.isEmpty {
+                var keep: Validity? = nil
+                for (fi, f) in encodedFilters.enumerated() {
+                    guard f.columnPosition < blocks.count, blocks[f.columnPosition] >= 0 else { continue }
+                    let block = d.columns[columns[f.columnPosition]][blocks[f.columnPosition]]
+                    guard block.encoding == .runlength || block.encoding == .bytedict else { continue }
+                    let bits: Validity?
+                    if let cached = encodedMatches[fi], cached.uid == block.uid {
+                        bits = cached.bits
+                    } else {
+                        bits = try Self.encodedMatch(block, type: types[f.columnPosition], filter: f)
+                        encodedMatches[fi] = (block.uid, bits)
+                    }
+                    guard let bits else { continue }
+                    var local = Validity(allValid: n)
+                    let base = position - block.firstRow
+                    for i in 0..<n where !bits.isValid(base + i) { local.setInvalid(i) }
+                    keep = Validity.and(keep, local)
+                }
+                if let keep {
+                    var sel: [Int32] = []
+                    for i in 0..<n where keep.isValid(i) && !d.deleted.contains(position + i) { sel.append(Int32(i)) }
+                    if sel.isEmpty {
+                        counters.rowsRead += n
+                        position = end
+                        continue
+                    }
+                    preselected = sel
+                }
+            }
+            var out: [Vector] = []
+            out.reserveCapacity(columns.count)
+            for (k, c) in columns.enumerated() {
+                if c < 0 {
+                    let base = Int64(slice) << 40
+                    out.append(Vector(type: .bigint, data: .int64((position..<end).map { base | Int64($0) })))
+                    continue
+                }
+                let block = d.columns[c][blocks[k]]
+                let decoded: Vector
+                if let v = current[k].vector {
+                    decoded = v
+                } else {
+                    decoded = try cache.vector(block, type: types[k])
+                    current[k].vector = decoded
+                    counters.blocksRead += 1
+                }
+                out.append(decoded.slice(position - block.firstRow, n).retyped(types[k]))
+            }
+            var selection: [Int32]? = preselected
+            if preselected == nil && !d.deleted.isEmpty {
+                var sel: [Int32] = []
+                sel.reserveCapacity(n)
+                for r in position..<end where !d.deleted.contains(r) { sel.append(Int32(r - position)) }
+                if sel.count < n { selection = sel }
+            }
+            counters.rowsRead += n
+            position = end
+            if let selection, selection.isEmpty { continue }
+            return Chunk(columns: out, count: n, selection: selection)
+        }
+        return nil
+    }
+
+    /// Rows of `block` that satisfy the filter, from its runs or dictionary codes
+    /// (nil: no fast path for this block).
+    static func encodedMatch(_ block: BlockRef, type: DataType, filter f: EncodedFilter) throws -> Validity? {
+        let bytes: [UInt8]
+        switch block.payload {
+        case .memory(let b): bytes = b.bytes
+        case .file(let file, let offset, let length): bytes = try file.read(offset: offset, length: length)
+        case .vector: return nil
+        }
+        return try bytes.withUnsafeBytes {
+            try EncodedPredicate.matches($0, type: type, encoding: block.encoding, op: f.op, constant: f.constant)
+        }
+    }
+
+    static func blockIndex(_ chain: [BlockRef], row: Int) -> Int {
+        var lo = 0, hi = chain.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if chain[mid].endRow <= row { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Every live row of `parts`, all columns (used to rewrite a table).
+    public static func readAll(_ parts: [(slice: Int, data: SliceData)], types: [DataType], cache: BlockCache) throws -> [Chunk] {
+        let scanner = SliceScanner(parts: parts, columns: Array(0..<types.count), types: types, predicates: [], cache: cache)
+        var out: [Chunk] = []
+        while let c = try scanner.next() { out.append(c.compacted()) }
+        return out
+    }
+}

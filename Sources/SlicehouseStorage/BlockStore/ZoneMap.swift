@@ -1,0 +1,225 @@
+import SlicehouseTypes
+
+/// One end of a block's value range, in the column's physical form. Strings keep a
+/// prefix of at most `ZoneBound.stringPrefix` bytes (Redshift keeps 8): a truncated
+/// minimum is still a lower bound, and a block's maximum is compared by prefix.
+public enum ZoneBound: Sendable, Equatable {
+    case int(Int64)
+    case int128(Int128)
+    case double(Double)
+    case bytes([UInt8])
+
+    public static let stringPrefix = 16
+
+    /// Text form for the manifest and STV_BLOCKLIST.
+    public var encoded: String {
+        switch self {
+        case .int(let v): return "i\(v)"
+        case .int128(let v): return "w\(v)"
+        case .double(let v): return "d\(v.bitPattern)"
+        case .bytes(let b):
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            var s = [UInt8](); s.reserveCapacity(b.count * 2 + 1)
+            s.append(UInt8(ascii: "x"))
+            for c in b { s.append(hex[Int(c >> 4)]); s.append(hex[Int(c & 15)]) }
+            return String(decoding: s, as: UTF8.self)
+        }
+    }
+
+    public init?(encoded s: String) {
+        guard let tag = s.first else { return nil }
+        let rest = s.dropFirst()
+        switch tag {
+        case "i": guard let v = Int64(rest) else { return nil }; self = .int(v)
+        case "w": guard let v = Int128(String(rest)) else { return nil }; self = .int128(v)
+        case "d": guard let v = UInt64(rest) else { return nil }; self = .double(Double(bitPattern: v))
+        case "x":
+            let u = Array(rest.utf8)
+            guard u.count % 2 == 0 else { return nil }
+            func nib(_ c: UInt8) -> UInt8? {
+                switch c {
+                case 48...57: return c - 48
+                case 97...102: return c - 87
+                default: return nil
+                }
+            }
+            var out = [UInt8](); out.reserveCapacity(u.count / 2)
+            var i = 0
+            while i < u.count {
+                guard let h = nib(u[i]), let l = nib(u[i + 1]) else { return nil }
+                out.append(h << 4 | l)
+                i += 2
+            }
+            self = .bytes(out)
+        default: return nil
+        }
+    }
+
+    /// The value as SQL shows it, for STV_BLOCKLIST (strings: the stored prefix).
+    public func display(as type: DataType) -> String {
+        switch self {
+        case .int(let v): return Value.int(v).formatted(as: type) ?? ""
+        case .int128(let v): return Value.int128(v).formatted(as: type) ?? ""
+        case .double(let v): return Value.double(v).formatted(as: type) ?? ""
+        case .bytes(let b): return String(decoding: b, as: UTF8.self)
+        }
+    }
+}
+
+/// Comparison of a column against a constant, as zone maps and encoded filters use it.
+public enum ZoneOp: Sendable, Equatable {
+    case eq, lt, le, gt, ge
+}
+
+/// One conjunct a scan may use to skip blocks: `column op constant`, or
+/// `column IN (constants)`. The scan still applies the full filter to the rows it reads.
+public struct ZonePredicate: Sendable, Equatable {
+    public var column: Int
+    public var ops: [(ZoneOp, ZoneBound)]  // all must hold (BETWEEN = ge + le)
+    public var inList: [ZoneBound]?        // any may hold
+
+    public init(column: Int, ops: [(ZoneOp, ZoneBound)], inList: [ZoneBound]? = nil) {
+        self.column = column; self.ops = ops; self.inList = inList
+    }
+
+    public static func == (a: ZonePredicate, b: ZonePredicate) -> Bool {
+        a.column == b.column && a.inList == b.inList && a.ops.count == b.ops.count
+            && zip(a.ops, b.ops).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+
+    /// The constant of a predicate as a zone bound, for a column of `type`.
+    public static func bound(_ v: Value, type: DataType) -> ZoneBound? {
+        switch (type.physical, v) {
+        case (.int64, .int(let x)): return .int(x)
+        case (.int128, .int(let x)): return .int128(Int128(x))
+        case (.int128, .int128(let x)): return .int128(x)
+        case (.double, .double(let x)): return x.isNaN ? nil : .double(x)
+        case (.double, .int(let x)): return .double(Double(x))
+        case (.bool, .bool(let b)): return .int(b ? 1 : 0)
+        case (.string, .string(let s)):
+            let u = Array(s.utf8)
+            return .bytes(u)
+        default: return nil
+        }
+    }
+}
+
+/// A block's zone map: value count, NULL count and the range of its non-NULL values.
+public struct ZoneMap: Sendable, Equatable {
+    public var count: Int
+    public var nullCount: Int
+    public var min: ZoneBound?
+    public var max: ZoneBound?
+
+    public init(count: Int, nullCount: Int, min: ZoneBound?, max: ZoneBound?) {
+        self.count = count; self.nullCount = nullCount; self.min = min; self.max = max
+    }
+
+    /// Zone map of rows [start, start+count) of a flat vector.
+    public static func compute(_ v: Vector, start: Int, count: Int) -> ZoneMap {
+        var nulls = 0
+        let validity = v.validity
+        @inline(__always) func valid(_ i: Int) -> Bool { validity?.isValid(i) ?? true }
+        if let validity {
+            for i in start..<(start + count) where !validity.isValid(i) { nulls += 1 }
+        }
+        if nulls == count { return ZoneMap(count: count, nullCount: nulls, min: nil, max: nil) }
+        switch v.data {
+        case .int64(let a):
+            var lo = Int64.max, hi = Int64.min
+            a.withUnsafeBufferPointer { p in
+                if validity == nil {
+                    for i in start..<(start + count) { let x = p[i]; if x < lo { lo = x }; if x > hi { hi = x } }
+                } else {
+                    for i in start..<(start + count) where valid(i) { let x = p[i]; if x < lo { lo = x }; if x > hi { hi = x } }
+                }
+            }
+            return ZoneMap(count: count, nullCount: nulls, min: .int(lo), max: .int(hi))
+        case .int128(let a):
+            var lo = Int128.max, hi = Int128.min
+            for i in start..<(start + count) where valid(i) { let x = a[i]; if x < lo { lo = x }; if x > hi { hi = x } }
+            return ZoneMap(count: count, nullCount: nulls, min: .int128(lo), max: .int128(hi))
+        case .double(let a):
+            var lo = Double.infinity, hi = -Double.infinity
+            var sawNaN = false, sawValue = false
+            for i in start..<(start + count) where valid(i) {
+                let x = a[i]
+                if x.isNaN { sawNaN = true; continue }
+                sawValue = true
+                if x < lo { lo = x }
+                if x > hi { hi = x }
+            }
+            // NaN sorts above every number: a block holding one has no usable upper bound.
+            if sawNaN { hi = .nan }
+            if !sawValue { return ZoneMap(count: count, nullCount: nulls, min: nil, max: nil) }
+            return ZoneMap(count: count, nullCount: nulls, min: .double(lo), max: sawNaN ? nil : .double(hi))
+        case .bool(let a):
+            var lo: Int64 = 1, hi: Int64 = 0
+            for i in start..<(start + count) where valid(i) { if a[i] { hi = 1 } else { lo = 0 } }
+            return ZoneMap(count: count, nullCount: nulls, min: .int(lo), max: .int(hi))
+        case .string(let s):
+            var lo: Int? = nil, hi: Int? = nil
+            for i in start..<(start + count) where valid(i) {
+                if let l = lo { if StringArray.compare(s, i, s, l) < 0 { lo = i } } else { lo = i }
+                if let h = hi { if StringArray.compare(s, i, s, h) > 0 { hi = i } } else { hi = i }
+            }
+            func prefix(_ i: Int?) -> ZoneBound? {
+                guard let i else { return nil }
+                let a = Int(s.offsets[i]), b = Int(s.offsets[i + 1])
+                return .bytes(Array(s.bytes[a..<Swift.min(b, a + ZoneBound.stringPrefix)]))
+            }
+            return ZoneMap(count: count, nullCount: nulls, min: prefix(lo), max: prefix(hi))
+        }
+    }
+
+    /// Whether any row of the block may satisfy `p` (false = the block can be skipped).
+    public func mayMatch(_ p: ZonePredicate) -> Bool {
+        if nullCount == count { return false }  // comparisons never hold for NULL
+        guard let lo = min else { return true }
+        let hi = max
+        for (op, c) in p.ops where !Self.mayHold(op, c, lo, hi) { return false }
+        if let list = p.inList {
+            return list.contains { Self.mayHold(.eq, $0, lo, hi) }
+        }
+        return true
+    }
+
+    /// Whether `x op c` can hold for some x with lo <= x <= hi (hi nil: unbounded).
+    static func mayHold(_ op: ZoneOp, _ c: ZoneBound, _ lo: ZoneBound, _ hi: ZoneBound?) -> Bool {
+        // c < lo: no x equals or is below c; c > hi: no x equals or is above c.
+        let belowMin = compare(c, lo, truncatedIsMax: false) < 0
+        let aboveMax = hi.map { compare(c, $0, truncatedIsMax: true) > 0 } ?? false
+        switch op {
+        case .eq: return !belowMin && !aboveMax
+        case .lt: return compare(lo, c, truncatedIsMax: false) < 0  // some x < c (stored lo <= true lo)
+        case .le: return !belowMin
+        case .gt: return hi.map { compare(c, $0, truncatedIsMax: true) < 0 || isPrefixBound($0) } ?? true
+        case .ge: return !aboveMax
+        }
+    }
+
+    /// String bounds are prefixes: treat them conservatively where equality matters.
+    private static func isPrefixBound(_ b: ZoneBound) -> Bool {
+        if case .bytes(let x) = b { return x.count >= ZoneBound.stringPrefix }
+        return false
+    }
+
+    /// Three-way comparison of bounds of the same kind. For strings against a block's
+    /// maximum (`truncatedIsMax`), the constant is cut to the stored prefix length, since
+    /// the true maximum may be any string that starts with the stored prefix.
+    static func compare(_ a: ZoneBound, _ b: ZoneBound, truncatedIsMax: Bool) -> Int {
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.int128(let x), .int128(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.int(let x), .int128(let y)): return Int128(x) < y ? -1 : (Int128(x) > y ? 1 : 0)
+        case (.int128(let x), .int(let y)): return x < Int128(y) ? -1 : (x > Int128(y) ? 1 : 0)
+        case (.double(let x), .double(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.bytes(var x), .bytes(let y)):
+            if truncatedIsMax, y.count >= ZoneBound.stringPrefix, x.count > y.count { x = Array(x[0..<y.count]) }
+            return x.withUnsafeBufferPointer { xp in
+                y.withUnsafeBufferPointer { yp in compareBytes(xp.baseAddress, xp.count, yp.baseAddress, yp.count) }
+            }
+        default: return 0  // mismatched kinds: never skip
+        }
+    }
+}

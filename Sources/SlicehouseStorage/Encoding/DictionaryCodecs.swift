@@ -1,0 +1,275 @@
+import SlicehouseTypes
+
+/// An open-addressing hash index from caller-defined entries (ids 0, 1, 2, ...)
+/// to be found by hash + an equality callback. Grows as needed.
+struct ValueHashIndex {
+    private var ids: [Int32]  // id + 1; 0 = empty
+    private var hashes: [UInt64]
+    private var mask: Int
+    private(set) var count = 0
+
+    init(expected: Int) {
+        var cap = 16
+        while cap < expected * 2 { cap <<= 1 }
+        ids = [Int32](repeating: 0, count: cap)
+        hashes = [UInt64](repeating: 0, count: cap)
+        mask = cap - 1
+    }
+
+    /// The id of an entry with hash `h` for which `equal(id)` holds.
+    @inline(__always)
+    func find(_ h: UInt64, _ equal: (Int) -> Bool) -> Int? {
+        var s = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let id = ids[s]
+            if id == 0 { return nil }
+            if hashes[s] == h && equal(Int(id) - 1) { return Int(id) - 1 }
+            s = (s + 1) & mask
+        }
+    }
+
+    mutating func insert(_ h: UInt64, id: Int) {
+        if (count + 1) * 2 > ids.count { grow() }
+        var s = Int(truncatingIfNeeded: h) & mask
+        while ids[s] != 0 { s = (s + 1) & mask }
+        ids[s] = Int32(id + 1)
+        hashes[s] = h
+        count += 1
+    }
+
+    private mutating func grow() {
+        let oldIDs = ids, oldHashes = hashes
+        ids = [Int32](repeating: 0, count: oldIDs.count * 2)
+        hashes = [UInt64](repeating: 0, count: oldIDs.count * 2)
+        mask = ids.count - 1
+        for k in 0..<oldIDs.count where oldIDs[k] != 0 {
+            var s = Int(truncatingIfNeeded: oldHashes[k]) & mask
+            while ids[s] != 0 { s = (s + 1) & mask }
+            ids[s] = oldIDs[k]
+            hashes[s] = oldHashes[k]
+        }
+    }
+}
+
+/// RUNLENGTH: varint run count, the run values in RAW layout, then one varint
+/// length per run. Works for every kind; a filter is evaluated once per run.
+enum RunLength {
+    static func encode(count n: Int, equal: (Int, Int) -> Bool, gather: ([Int]) -> DenseValues,
+                       natural: Int, real: Bool, into w: inout EncodingWriter) {
+        var starts: [Int] = []
+        var i = 0
+        while i < n {
+            starts.append(i)
+            var j = i + 1
+            while j < n && equal(i, j) { j += 1 }
+            i = j
+        }
+        w.varint(UInt64(starts.count))
+        RawCodec.writeValues(gather(starts), natural: natural, real: real, into: &w)
+        for k in 0..<starts.count {
+            let end = k + 1 < starts.count ? starts[k + 1] : n
+            w.varint(UInt64(end - starts[k]))
+        }
+    }
+
+    /// Run values (read by `values`) and lengths, validated to cover exactly `n` rows.
+    static func runs<C>(_ r: inout EncodingReader, _ n: Int, _ values: (inout EncodingReader, Int) throws -> C) throws -> (C, [Int]) {
+        let count = try r.count(max: n, "run count")
+        guard count > 0 || n == 0 else { throw corruptBlock("no runs for \(n) values") }
+        let vals = try values(&r, count)
+        try r.need(count, "run lengths")
+        var lengths = [Int](repeating: 0, count: count)
+        var total = 0
+        for k in 0..<count {
+            let len = try r.count(max: n - total, "run length")
+            guard len > 0 else { throw corruptBlock("empty run") }
+            lengths[k] = len
+            total += len
+        }
+        guard total == n else { throw corruptBlock("runs cover \(total) values, expected \(n)") }
+        return (vals, lengths)
+    }
+
+    static func decodeFixed<V>(_ r: inout EncodingReader, _ n: Int, _ out: UnsafeMutablePointer<V>,
+                               _ values: (inout EncodingReader, Int) throws -> [V]) throws {
+        let (vals, lengths) = try runs(&r, n, values)
+        var pos = 0
+        for k in 0..<lengths.count {
+            (out + pos).initialize(repeating: vals[k], count: lengths[k])
+            pos += lengths[k]
+        }
+    }
+
+    static func decodeStrings(_ r: inout EncodingReader, _ n: Int) throws -> StringArray {
+        let (raw, lengths) = try runs(&r, n) { r, c in
+            try r.need(1 + c, "run values")
+            return try RawCodec.readStrings(&r, c)
+        }
+        let vals = PaddedStrings(raw)
+        var total = 0
+        for k in 0..<lengths.count {
+            total += vals.lengths[k] * lengths[k]
+            guard total <= Int(Int32.max) else { throw corruptBlock("string data exceeds 2 GB") }
+        }
+        return try vals.bytes.withUnsafeBytes { src in
+            try StringBuilder.build(count: n, total: total) { b in
+                for k in 0..<lengths.count {
+                    let p = src.baseAddress.map { $0 + vals.starts[k] }, len = vals.lengths[k]
+                    for _ in 0..<lengths[k] {
+                        try b.append(p, len, srcHasSlack: true)
+                        b.endValue()
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// BYTEDICT: a per-block dictionary of the first distinct values with 1-byte codes.
+/// Up to 256 distinct values: every value is a code. More: the first 255 distinct
+/// values keep codes and code 255 marks a value stored raw in an exception list
+/// (as Redshift stores values past its dictionary uncompressed).
+/// Layout: u16 dictionary size, u8 flags (1 = escapes), varint exception count,
+/// dictionary in RAW layout, one code byte per value, exceptions in RAW layout.
+/// A filter is evaluated once per dictionary entry, then mapped over the codes.
+enum ByteDict {
+    static func encode(count n: Int, hash: (Int) -> UInt64, equal: (Int, Int) -> Bool, gather: ([Int]) -> DenseValues,
+                       natural: Int, real: Bool, into w: inout EncodingWriter) {
+        var table = ValueHashIndex(expected: 300)
+        var dict: [Int] = []  // index of each entry's first occurrence
+        var codes = [UInt8](repeating: 0, count: n)
+        var overflow = false
+        for i in 0..<n {
+            let h = hash(i)
+            if let c = table.find(h, { equal(dict[$0], i) }) {
+                codes[i] = UInt8(c)
+            } else if dict.count < 256 {
+                table.insert(h, id: dict.count)
+                codes[i] = UInt8(dict.count)
+                dict.append(i)
+            } else {
+                overflow = true
+                break
+            }
+        }
+        var exceptions: [Int] = []
+        if overflow {
+            dict.removeLast()
+            table = ValueHashIndex(expected: 300)
+            for (c, i) in dict.enumerated() { table.insert(hash(i), id: c) }
+            for i in 0..<n {
+                if let c = table.find(hash(i), { equal(dict[$0], i) }) {
+                    codes[i] = UInt8(c)
+                } else {
+                    codes[i] = 255
+                    exceptions.append(i)
+                }
+            }
+        }
+        w.u16(UInt16(dict.count))
+        w.u8(overflow ? 1 : 0)
+        w.varint(UInt64(exceptions.count))
+        RawCodec.writeValues(gather(dict), natural: natural, real: real, into: &w)
+        w.append(codes)
+        if overflow { RawCodec.writeValues(gather(exceptions), natural: natural, real: real, into: &w) }
+    }
+
+    struct Parts<C> {
+        var dict: C
+        var dictCount: Int
+        var codes: UnsafeRawBufferPointer
+        var escape: Bool
+        var exceptions: C?
+        var exceptionCount: Int
+    }
+
+    static func parts<C>(_ r: inout EncodingReader, _ n: Int, _ values: (inout EncodingReader, Int) throws -> C) throws -> Parts<C> {
+        let dn = Int(try r.u16("dictionary size"))
+        let flags = try r.u8("dictionary flags")
+        guard flags <= 1 else { throw corruptBlock("invalid dictionary flags \(flags)") }
+        let escape = flags == 1
+        guard dn <= (escape ? 255 : 256) else { throw corruptBlock("dictionary of \(dn) entries") }
+        let ne = try r.count(max: n, "exception count")
+        guard escape || ne == 0 else { throw corruptBlock("exceptions without an escape code") }
+        let dict = try values(&r, dn)
+        let codes = try r.take(n, "dictionary codes")
+        let exc = escape ? try values(&r, ne) : nil
+        return Parts(dict: dict, dictCount: dn, codes: codes, escape: escape, exceptions: exc, exceptionCount: ne)
+    }
+
+    static func decodeFixed<V>(_ r: inout EncodingReader, _ n: Int, _ out: UnsafeMutablePointer<V>,
+                               _ values: (inout EncodingReader, Int) throws -> [V]) throws {
+        let p = try parts(&r, n, values)
+        guard n > 0, let cp = p.codes.baseAddress else { return }
+        try p.dict.withUnsafeBufferPointer { d in
+            let dn = p.dictCount
+            if !p.escape {
+                for i in 0..<n {
+                    let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                    guard c < dn else { throw corruptBlock("dictionary code \(c) of \(dn)") }
+                    out[i] = d[c]
+                }
+            } else {
+                let exc = p.exceptions ?? []
+                var k = 0
+                for i in 0..<n {
+                    let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                    if c == 255 {
+                        guard k < exc.count else { throw corruptBlock("more escape codes than exceptions") }
+                        out[i] = exc[k]
+                        k += 1
+                    } else {
+                        guard c < dn else { throw corruptBlock("dictionary code \(c) of \(dn)") }
+                        out[i] = d[c]
+                    }
+                }
+                guard k == exc.count else { throw corruptBlock("\(exc.count - k) unused exceptions") }
+            }
+        }
+    }
+
+    static func decodeStrings(_ r: inout EncodingReader, _ n: Int) throws -> StringArray {
+        let p = try parts(&r, n) { r, c in
+            try r.need(1 + c, "dictionary values")
+            return try RawCodec.readStrings(&r, c)
+        }
+        guard n > 0, let cp = p.codes.baseAddress else { return StringArray() }
+        let dict = PaddedStrings(p.dict)
+        let exc = PaddedStrings(p.exceptions ?? StringArray())
+        let dn = p.dictCount, escape = p.escape
+        // Pass 1: validate codes and size the output.
+        var lens = [Int](repeating: -1, count: 256)
+        for c in 0..<dn { lens[c] = dict.lengths[c] }
+        var total = 0, k = 0
+        for i in 0..<n {
+            let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+            if escape && c == 255 {
+                guard k < exc.count else { throw corruptBlock("more escape codes than exceptions") }
+                total += exc.lengths[k]
+                k += 1
+            } else {
+                let len = lens[c]
+                guard len >= 0 else { throw corruptBlock("dictionary code \(c) of \(dn)") }
+                total += len
+            }
+        }
+        guard k == exc.count else { throw corruptBlock("\(exc.count - k) unused exceptions") }
+        return try dict.bytes.withUnsafeBytes { db in
+            try exc.bytes.withUnsafeBytes { eb in
+                try StringBuilder.build(count: n, total: total) { b in
+                    var k = 0
+                    for i in 0..<n {
+                        let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                        if escape && c == 255 {
+                            try b.append(eb.baseAddress.map { $0 + exc.starts[k] }, exc.lengths[k], srcHasSlack: true)
+                            k += 1
+                        } else {
+                            try b.append(db.baseAddress.map { $0 + dict.starts[c] }, lens[c], srcHasSlack: true)
+                        }
+                        b.endValue()
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import XCTest
+import SlicehouseEngine
+import SlicehouseTypes
+
+/// The persistent column store: data directory, manifests, reopen, the directory
+/// lock, leftovers, DELETE / UPDATE / TRUNCATE, sort keys and zone-map skipping.
+final class StorageTests: XCTestCase {
+    var dir: String!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-store-\(UUID().uuidString)").path
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func rows(_ s: Session, _ sql: String) throws -> [[String?]] {
+        guard let r = try s.execute(sql).last else { return [] }
+        return r.textRows()
+    }
+
+    func one(_ s: Session, _ sql: String) throws -> String? { try rows(s, sql).first?.first ?? nil }
+
+    func testTablesViewsAndRowsSurviveReopen() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("""
+                create table t (id int not null, name varchar(20) encode zstd, d date, amt decimal(10,2), f float8, b boolean)
+                  distkey(id) sortkey(d);
+                insert into t values (1, 'one', '2020-01-01', 1.50, 0.5, true), (2, null, '2020-01-02', null, null, false),
+                                     (3, 'three', null, -3.25, 1e300, null);
+                create view v as select id, name from t where id > 1;
+                create table e (x int) diststyle even;
+                insert into e select id from t;
+                """)
+        }
+        let s = try Database(directory: dir).connect()
+        XCTAssertEqual(try rows(s, "select id, name, d, amt, f, b from t order by id"),
+                       [["1", "one", "2020-01-01", "1.50", "0.5", "t"], ["2", nil, "2020-01-02", nil, nil, "f"],
+                        ["3", "three", nil, "-3.25", "1e+300", nil]])
+        XCTAssertEqual(try rows(s, "select * from v order by id"), [["2", nil], ["3", "three"]])
+        XCTAssertEqual(try one(s, "select sum(x) from e"), "6")
+        XCTAssertEqual(try rows(s, "select \"column\", encoding, sortkey from pg_table_def where tablename = 't' and \"column\" in ('name', 'd') order by 1"),
+                       [["d", "none", "1"], ["name", "zstd", "0"]])
+        // New tables get fresh ids after a reopen.
+        _ = try s.execute("create table u (a int)")
+        let ids = try rows(s, "select table_id from svv_table_info order by table_id").map { $0[0] }
+        XCTAssertEqual(Set(ids).count, ids.count)
+    }
+
+    func testSecondOpenOfADirectoryIsRefused() throws {
+        let db = try Database(directory: dir)
+        XCTAssertThrowsError(try Database(directory: dir)) { e in
+            XCTAssertTrue("\(e)".contains("is in use by another process"), "\(e)")
+        }
+        _ = db
+    }
+
+    func testLeftoverFilesAreRemovedAtOpen() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("create table t (a int); insert into t values (1), (2)")
+        }
+        // An interrupted statement's block file and manifest temp file.
+        let stray = (dir as NSString).appendingPathComponent("slice0/t999_g77.blk")
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: stray))
+        try Data("{".utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("manifest.json.tmp")))
+        let s = try Database(directory: dir).connect()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stray))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("manifest.json.tmp")))
+        XCTAssertEqual(try one(s, "select count(*) from t"), "2")
+    }
+
+    func testDeleteUpdateTruncatePersist() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("""
+                create table t (id int, v varchar(10), n int) distkey(id);
+                insert into t values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30), (4, 'd', 40);
+                create table k (id int) diststyle all;
+                insert into k values (2), (4);
+                create table z (a int);
+                insert into z values (1);
+                """)
+            XCTAssertEqual(try s.execute("delete from t using k where t.id = k.id")[0].tag, "DELETE 2")
+            XCTAssertEqual(try s.execute("update t set n = n + 1, v = upper(v) where id = 3")[0].tag, "UPDATE 1")
+            XCTAssertEqual(try s.execute("truncate z")[0].tag, "TRUNCATE TABLE")
+            XCTAssertEqual(try rows(s, "select id, v, n from t order by id"), [["1", "a", "10"], ["3", "C", "31"]])
+        }
+        let s = try Database(directory: dir).connect()
+        XCTAssertEqual(try rows(s, "select id, v, n from t order by id"), [["1", "a", "10"], ["3", "C", "31"]])
+        XCTAssertEqual(try one(s, "select count(*) from z"), "0")
+        // Deleted rows stay in their blocks (VACUUM reclaims them).
+        XCTAssertEqual(try one(s, "select sum(deleted_rows) from stv_tbl_perm where trim(name) = 't'"), "3")
+        XCTAssertEqual(try one(s, "select tbl_rows, estimated_visible_rows from svv_table_info where \"table\" = 't'"), "5")
+    }
+
+    func testReadersKeepTheirSnapshotWhileAWriterDeletes() throws {
+        let db = try Database(directory: dir)
+        let s = db.connect()
+        _ = try s.execute("create table t (a int); insert into t values (1), (2), (3)")
+        // A statement's snapshot is taken when it binds; a DELETE committed later does not change it.
+        let before = try s.execute("select a from t order by a")[0]
+        _ = try db.connect().execute("delete from t where a = 2")
+        XCTAssertEqual(before.textRows(), [["1"], ["2"], ["3"]])
+        XCTAssertEqual(try rows(s, "select a from t order by a"), [["1"], ["3"]])
+    }
+
+    func testSelectiveSortKeyPredicateReadsFewBlocks() throws {
+        // 16 KB blocks: many blocks from little data (the default is Redshift's 1 MB).
+        let s = try Database(directory: dir, cluster: ClusterConfig(nodes: 1, slicesPerNode: 2), blockBytes: 16 << 10).connect()
+        _ = try s.execute("create table big (k bigint, pad varchar(64)) diststyle even sortkey(k)")
+        _ = try s.execute("create table seed (i bigint); insert into seed values (0)")
+        for p in 0..<9 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("create table seed2 as select i, md5(i::varchar) as h from seed")
+        // 262,144 rows arrive shuffled; the first load into the empty table is stored sorted.
+        _ = try s.execute("insert into big select ((a.i * 512 + b.i) * 7919) % 262144, a.h || b.h from seed2 a cross join seed2 b")
+        let blocks = Int(try one(s, "select count(*) from stv_blocklist b join svv_table_info i on b.tbl = i.table_id where i.\"table\" = 'big'") ?? "0") ?? 0
+        XCTAssertGreaterThan(blocks, 40, "the table should span many blocks per column and slice")
+        XCTAssertEqual(try one(s, "select count(pad) from big where k between 1000 and 1999"), "1000")
+        let r = try rows(s, "select blocks_read, blocks_skipped, is_rrscan from stl_scan where query = pg_last_query_id()")
+        XCTAssertEqual(r.count, 1)
+        let read = Int(r[0][0] ?? "0") ?? 0, skipped = Int(r[0][1] ?? "0") ?? 0
+        XCTAssertEqual(read + skipped, blocks)
+        XCTAssertLessThanOrEqual(read * 10, blocks, "a selective sort-key predicate should read at most a tenth of the blocks")
+        XCTAssertEqual(r[0][2], "t")
+        // IN lists and equality skip blocks too; the answer is the same when zone maps cannot help.
+        XCTAssertEqual(try one(s, "select count(*) from big where k in (5, 6, 200000)"), "3")
+        XCTAssertGreaterThan(Int(try one(s, "select blocks_skipped from stl_scan where query = pg_last_query_id()") ?? "0") ?? 0, 0)
+        XCTAssertEqual(try one(s, "select count(pad) from big where k + 0 between 1000 and 1999"), "1000")
+        XCTAssertEqual(try one(s, "select blocks_skipped from stl_scan where query = pg_last_query_id()"), "0")
+        // Sorted region: everything (one load into an empty table); a second load is unsorted.
+        XCTAssertEqual(try one(s, "select unsorted from svv_table_info where \"table\" = 'big'"), "0")
+        _ = try s.execute("insert into big values (5, 'x'), (3, 'y')")
+        XCTAssertEqual(try one(s, "select sum(rows) - sum(sorted_rows) from stv_tbl_perm where trim(name) = 'big'"), "2")
+        XCTAssertEqual(try one(s, "select count(*) from big where k = 5"), "2")
+    }
+
+    func testInMemoryDatabaseSupportsDeleteAndUpdate() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table t (id int, v int) diststyle all; insert into t values (1, 1), (2, 2), (3, 3)")
+        XCTAssertEqual(try s.execute("delete from t where id = 2")[0].tag, "DELETE 1")
+        XCTAssertEqual(try s.execute("update t set v = v * 10")[0].tag, "UPDATE 2")
+        XCTAssertEqual(try rows(s, "select id, v from t order by id"), [["1", "10"], ["3", "30"]])
+        XCTAssertEqual(try one(s, "select tbl_rows from svv_table_info where \"table\" = 't'"), "5")
+    }
+
+    func testAnalyzeCompressionReportsBetterEncodings() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 1, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table ac (flag int encode raw, word varchar(20) encode raw, n bigint encode az64)")
+        _ = try s.execute("insert into ac values (7, 'same word', 1)")
+        for p in 0..<12 { _ = try s.execute("insert into ac select flag, word, n + \(1 << p) from ac") }
+        let r = try s.execute("analyze compression ac")[0]
+        XCTAssertEqual(r.columns.map { $0.name }, ["Table", "Column", "Encoding", "Est_reduction_pct"])
+        let rows = r.textRows()
+        XCTAssertEqual(rows.map { $0[1] }, ["flag", "word", "n"])
+        for row in rows.prefix(2) {
+            // A constant column: RAW is far from the best choice.
+            XCTAssertNotEqual(row[2], "raw", "\(row)")
+            XCTAssertGreaterThan(Double(row[3] ?? "0") ?? 0, 50, "\(row)")
+        }
+        XCTAssertEqual(try s.execute("analyze compression ac (n) comprows 1000")[0].textRows().count, 1)
+        XCTAssertThrowsError(try s.execute("analyze compression nosuch"))
+        XCTAssertEqual(try s.execute("analyze ac")[0].tag, "ANALYZE")
+    }
+}
