@@ -68,7 +68,8 @@ def main():
         con = duckdb.connect(duck_file)
         con.execute(f"SET threads = {os.cpu_count()}")
         import re
-        for stmt in schema.split(";"):
+        body = "\n".join(l for l in schema.splitlines() if not l.lstrip().startswith("--"))
+        for stmt in body.split(";"):
             s = re.sub(r"\s+(DISTSTYLE ALL|DISTKEY\(\w+\)|SORTKEY\(\w+\))", "", stmt.strip())
             if s.upper().startswith("CREATE"):
                 con.execute(s)

@@ -43,32 +43,49 @@ public enum Distributor {
             snap = TableSnapshot(slices: Array(repeating: SliceData(columnCount: table.columns.count), count: layout.sliceCount),
                                  distribution: .even, evenCursor: 0, encodings: snap.encodings)
         }
-        let perSlice = place(chunks, snapshot: &snap, layout: layout, columnCount: table.columns.count)
+        // Flat chunks; each slice's rows are references (chunk, row) into them, so a
+        // column is copied once: into its final, sorted order, right before encoding.
+        let flat = chunks.map { c -> Chunk in
+            let k = c.compacted()
+            return Chunk(columns: k.columns.map { $0.flattened(count: k.count) }, count: k.count)
+        }.filter { $0.count > 0 }
+        let refs = place(flat, snapshot: &snap, layout: layout)
+        let types = table.columns.map { $0.type }
+        let parts = types.indices.map { c in flat.map { $0.columns[c] } }
+        @Sendable func column(_ c: Int, _ r: SliceRefs) -> Vector {
+            Vector.gather(from: parts[c], type: types[c], chunk: r.chunk, row: r.row)
+        }
         if snap.encodings == nil {
-            snap.encodings = chooseEncodings(table: table, sample: perSlice.first { $0.count > 0 })
+            let sample = refs.first { $0.count > 0 }.map { r -> SliceRefs in
+                let n = min(r.count, BlockEncoder.autoSampleRows)
+                return SliceRefs(chunk: Array(r.chunk[0..<n]), row: Array(r.row[0..<n]))
+            }
+            snap.encodings = chooseEncodings(table: table, sample: sample.map { smp in types.indices.map { column($0, smp) } })
         }
         let encodings = snap.encodings ?? []
-        // Encode every slice in parallel.
+        // Sort, gather and encode every slice in parallel.
         let results = SliceResults(count: layout.sliceCount)
         let base = snap
         DispatchQueue.concurrentPerform(iterations: layout.sliceCount) { s in
-            let rows = perSlice[s]
-            if rows.count == 0 { results.set(s, .success(base.slices[s])); return }
+            var r = refs[s]
+            if r.count == 0 { results.set(s, .success(base.slices[s])); return }
             do {
-                var cols = rows.columns
                 if let sorter, !table.sortKey.isEmpty {
-                    let perm = sorter(cols, rows.count)
-                    cols = cols.map { $0.gather(perm) }
+                    // Only the key columns are needed to find the order.
+                    let keyed = types.indices.map { table.sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
+                    let perm = sorter(keyed, r.count)
+                    r = SliceRefs(chunk: perm.map { r.chunk[Int($0)] }, row: perm.map { r.row[Int($0)] })
                 }
                 var data = base.slices[s]
                 let wasEmpty = data.rowCount == 0
-                for c in 0..<cols.count {
-                    let blocks = try encodeBlocks(cols[c], count: rows.count, firstRow: data.rowCount,
+                for c in types.indices {
+                    let v = column(c, r)
+                    let blocks = try encodeBlocks(v, count: r.count, firstRow: data.rowCount,
                                                   encoding: encodings[c], table: table.id, slice: s, sink: sink,
                                                   targetBytes: blockBytes)
                     data.columns[c].append(contentsOf: blocks)
                 }
-                data.rowCount += rows.count
+                data.rowCount += r.count
                 if table.sortKey.isEmpty || wasEmpty { data.sortedRows = data.rowCount }
                 results.set(s, .success(data))
             } catch {
@@ -79,55 +96,58 @@ public enum Distributor {
         return snap
     }
 
-    /// New rows per slice, gathered into flat columns.
-    struct SliceRows {
-        var columns: [Vector]
-        var count = 0
+    /// A slice's new rows: row `row[i]` of loaded chunk `chunk[i]`.
+    struct SliceRefs: Sendable {
+        var chunk: [Int32] = []
+        var row: [Int32] = []
+        var count: Int { chunk.count }
     }
 
-    private static func place(_ chunks: [Chunk], snapshot snap: inout TableSnapshot, layout: SliceLayout,
-                              columnCount: Int) -> [SliceRows] {
+    private static func place(_ chunks: [Chunk], snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
         let sc = layout.sliceCount
-        let types = chunks.first?.columns.map { $0.type } ?? []
-        var out = (0..<sc).map { _ in SliceRows(columns: types.map { Vector(type: $0) }) }
-        func add(_ s: Int, _ c: Chunk, _ rows: [Int32]?) {
-            for i in 0..<c.columns.count {
-                let v = rows.map { c.columns[i].gather($0) } ?? c.columns[i].flattened(count: c.count)
-                out[s].columns[i].append(v, rows: rows?.count ?? c.count)
-            }
-            out[s].count += rows?.count ?? c.count
+        var out = [SliceRefs](repeating: SliceRefs(), count: sc)
+        let total = chunks.reduce(0) { $0 + $1.count }
+        if snap.distribution != .all {
+            for s in 0..<sc { out[s].chunk.reserveCapacity(total / sc + 16); out[s].row.reserveCapacity(total / sc + 16) }
         }
-        for chunk in chunks {
-            let c = chunk.compacted()
+        for (ci, c) in chunks.enumerated() {
             let n = c.count
-            if n == 0 { continue }
+            let cc = Int32(ci)
             switch snap.distribution {
             case .all:
-                for node in 0..<layout.nodes { add(layout.firstSlice(ofNode: node), c, nil) }
+                for node in 0..<layout.nodes {
+                    let s = layout.firstSlice(ofNode: node)
+                    out[s].chunk.append(contentsOf: repeatElement(cc, count: n))
+                    out[s].row.append(contentsOf: 0..<Int32(n))
+                }
             case .even:
                 // Round-robin rows over slices, continuing where the last load stopped.
-                var perSlice = [[Int32]](repeating: [], count: sc)
-                for r in 0..<n { perSlice[(snap.evenCursor + r) % sc].append(Int32(r)) }
+                var s = snap.evenCursor % sc
+                for r in 0..<n {
+                    out[s].chunk.append(cc)
+                    out[s].row.append(Int32(r))
+                    s += 1
+                    if s == sc { s = 0 }
+                }
                 snap.evenCursor = (snap.evenCursor + n) % sc
-                for s in 0..<sc where !perSlice[s].isEmpty { add(s, c, perSlice[s]) }
             case .key(let col):
                 let dest = slices(forKey: c.columns[col], count: n, sliceCount: sc)
-                var perSlice = [[Int32]](repeating: [], count: sc)
-                for r in 0..<n { perSlice[Int(dest[r])].append(Int32(r)) }
-                for s in 0..<sc where !perSlice[s].isEmpty { add(s, c, perSlice[s]) }
+                for r in 0..<n {
+                    let s = Int(dest[r])
+                    out[s].chunk.append(cc)
+                    out[s].row.append(Int32(r))
+                }
             }
         }
         return out
     }
 
     /// Resolve each column's encoding: as declared, or ENCODE AUTO from a sample.
-    static func chooseEncodings(table: TableDef, sample: SliceRows?) -> [ColumnEncoding] {
+    static func chooseEncodings(table: TableDef, sample: [Vector]?) -> [ColumnEncoding] {
         table.columns.enumerated().map { i, c in
             if let name = c.encoding, name.lowercased() != "auto", let e = ColumnEncoding(sqlName: name) { return e }
             guard let sample else { return .raw }
-            let n = min(sample.count, 65_536)
-            let v = sample.columns[i].slice(0, n)
-            return BlockEncoder.chooseAuto(sample: v, type: c.type, isSortKeyColumn: table.sortKey.first == i)
+            return BlockEncoder.chooseAuto(sample: sample[i], type: c.type, isSortKeyColumn: table.sortKey.first == i)
         }
     }
 

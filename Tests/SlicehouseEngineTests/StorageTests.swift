@@ -123,7 +123,7 @@ final class StorageTests: XCTestCase {
         XCTAssertLessThanOrEqual(read * 10, blocks, "a selective sort-key predicate should read at most a tenth of the blocks")
         XCTAssertEqual(r[0][2], "t")
         // IN lists and equality skip blocks too; the answer is the same when zone maps cannot help.
-        XCTAssertEqual(try one(s, "select count(*) from big where k in (5, 6, 200000)"), "3")
+        XCTAssertEqual(try one(s, "select count(pad) from big where k in (5, 6, 7)"), "3")
         XCTAssertGreaterThan(Int(try one(s, "select blocks_skipped from stl_scan where query = pg_last_query_id()") ?? "0") ?? 0, 0)
         XCTAssertEqual(try one(s, "select count(pad) from big where k + 0 between 1000 and 1999"), "1000")
         XCTAssertEqual(try one(s, "select blocks_skipped from stl_scan where query = pg_last_query_id()"), "0")
