@@ -161,4 +161,20 @@ final class StorageTests: XCTestCase {
         XCTAssertThrowsError(try s.execute("analyze compression nosuch"))
         XCTAssertEqual(try s.execute("analyze ac")[0].tag, "ANALYZE")
     }
+
+    func testScansStreamThroughACacheSmallerThanTheTable() throws {
+        // A 64 KB cache and 16 KB blocks: the table is many times the cache, so scans
+        // decode block by block, evicting as they go, and answers stay right.
+        let s = try Database(directory: dir, cluster: ClusterConfig(nodes: 1, slicesPerNode: 2), cacheBytes: 64 << 10,
+                             blockBytes: 16 << 10).connect()
+        _ = try s.execute("create table seed (i bigint); insert into seed values (0)")
+        for p in 0..<16 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("create table t (k bigint, v varchar(64)) distkey(k) sortkey(k)")
+        _ = try s.execute("insert into t select i, 'value ' || i || ' ' || md5(i::varchar) from seed")
+        XCTAssertGreaterThan(Int(try one(s, "select sum(size_bytes) from svv_table_info where \"table\" = 't'") ?? "0") ?? 0, 512 << 10)
+        for _ in 0..<2 {
+            XCTAssertEqual(try rows(s, "select count(*), sum(k), max(length(v)) from t"), [["65536", "2147450880", "44"]])
+            XCTAssertEqual(try one(s, "select count(*) from t a join t b on a.k = b.k where a.k % 7 = 0"), "9363")
+        }
+    }
 }
