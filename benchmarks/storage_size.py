@@ -2,7 +2,8 @@
 """Load TPC-H .tbl files into a Slicehouse data directory and into DuckDB, in one run,
 and report load time, peak memory and size on disk side by side (plus the same data
 as Parquet + ZSTD written by DuckDB), then the Slicehouse size per table and per
-encoding. A second Slicehouse process then answers a query from the directory.
+encoding. Then, one new Slicehouse process per query, the 22 TPC-H queries are answered
+from the directory and compared with DuckDB's answers (with DuckDB installed).
 
     python3 benchmarks/storage_size.py DIR [--bin .build/release/slicehouse] [--work /tmp/shbench]
 
@@ -102,6 +103,60 @@ def main():
          "from stv_blocklist group by encoding order by bytes desc;")
     _, _, out = run_timed([args.bin, "-D", sh_dir, "-c", q])
     print("\nSlicehouse per table and per encoding (a second process reading the directory):\n" + out)
+
+    if duck_size is not None:
+        check_queries(args.bin, sh_dir, duck_file)
+
+
+def norm(v):
+    if v is None or v == "":
+        return None
+    if hasattr(v, "isoformat"):
+        v = v.isoformat()
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v).rstrip()
+
+
+def same_rows(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if len(x) != len(y):
+            return False
+        for u, v in zip(x, y):
+            if isinstance(u, float) and isinstance(v, float):
+                if abs(u - v) > 0.01 + 1e-9 * abs(v):
+                    return False
+            elif u != v:
+                return False
+    return True
+
+
+def check_queries(binary, sh_dir, duck_file):
+    """Each query in a new process (the data comes from the directory), answers compared with DuckDB."""
+    import csv, io, duckdb
+    con = duckdb.connect(duck_file, read_only=True)
+    qdir = os.path.join(ROOT, "datasets/tpch/queries")
+    matched = 0
+    print("TPC-H queries answered by new processes from the data directory (cold: open + decode):")
+    for i in range(1, 23):
+        q = open(os.path.join(qdir, f"q{i:02d}.sql")).read()
+        secs, _, out = run_timed([binary, "-D", sh_dir, "--csv", "-c", q])
+        mine = [[norm(x) for x in r] for r in list(csv.reader(io.StringIO(out)))[1:]]
+        result = None
+        for stmt in [x for x in q.split(";") if x.strip()]:
+            cur = con.execute(stmt)
+            try:
+                result = cur.fetchall()
+            except duckdb.Error:
+                pass
+        theirs = [[norm(x) for x in r] for r in (result or [])]
+        ok = same_rows(mine, theirs)
+        matched += ok
+        print(f"  Q{i:02d} {len(mine):6d} rows  {'match' if ok else 'DIFFERENT'}  {secs:6.2f} s")
+    print(f"{matched}/22 answers match DuckDB")
 
 
 if __name__ == "__main__":
