@@ -43,7 +43,7 @@ let package = Package(
                 dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
-                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "CZlib", "CBzip2"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
         .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "SlicehouseStorage", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
@@ -53,19 +53,22 @@ let package = Package(
         .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
         .target(name: "SlicehouseDatagen"),
+        // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
+        .target(name: "SlicehouseBench", dependencies: ["SlicehouseEngine", "SlicehouseDatagen"]),
         // Stage 9: the command-line tool (shell, -c/-f, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
-                          dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "CEdit",
+                          dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
         .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
+        .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseBench"]),
         .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseOperatorTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseWindowTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseSQL"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
-        .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad"], exclude: ["Fixtures"]),
+        .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad", "SlicehouseParquet"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseParquet"],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time the TPC-H queries with the shell's \timing until the bench runner (issue 6) exists.
+# Time the TPC-H queries with the shell's \timing (a quick check; `slicehouse bench tpch` is the full runner).
 #   benchmarks/tpch-shell.sh DIR [RUNS] [QUERIES...]
 # DIR holds the eight .tbl files: `slicehouse datagen tpch --sf 1 --output DIR`.
 # Prints the COPY time per table, then the best of RUNS (default 3) per query and the total.

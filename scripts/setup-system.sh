@@ -11,14 +11,25 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
+# pyarrow and DuckDB (1.5.x) for the Parquet interop tests (they skip with a message
+# when a module is missing, and fail under CI=true). Called after the apt step, which may
+# have just installed python3.
+python_modules() {
+    command -v python3 >/dev/null 2>&1 || return 0
+    if ! python3 -c "import pyarrow" >/dev/null 2>&1; then
+        python3 -m pip install --quiet pyarrow >&2 \
+            || echo "setup-system: could not install pyarrow; Parquet interop tests will be skipped" >&2
+    fi
+    if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
+            || echo "setup-system: could not install duckdb 1.5; Parquet interop tests will be skipped" >&2
+    fi
+}
+
 if ! command -v dpkg >/dev/null 2>&1; then
     echo "setup-system: no dpkg here; make sure these are installed: ${packages[*]}" >&2
+    python_modules
     exit 0
-fi
-
-# pyarrow for the Parquet interop tests (they skip with a message when it is missing).
-if command -v python3 >/dev/null 2>&1 && ! python3 -c "import pyarrow" >/dev/null 2>&1; then
-    python3 -m pip install --quiet pyarrow >&2 || echo "setup-system: could not install pyarrow; Parquet interop tests will be skipped" >&2
 fi
 
 missing=()
@@ -27,7 +38,10 @@ for package in "${packages[@]}"; do
         missing+=("$package")
     fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+    python_modules
+    exit 0
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
     run=()
@@ -41,3 +55,4 @@ fi
 echo "setup-system: installing ${missing[*]}" >&2
 ${run[@]+"${run[@]}"} apt-get update >&2
 ${run[@]+"${run[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
+python_modules

@@ -4,7 +4,30 @@ import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseLoad
 
+/// How far a running COPY has got: what a progress display shows
+/// (`COPY lineitem: 3.1 GB/7.6 GB read, 2,345,000 rows`).
+public struct CopyProgress: Sendable, Equatable {
+    /// The table being loaded.
+    public var table: String
+    /// Input bytes processed so far, and what that reaches at the end (text formats: bytes
+    /// after decompression; Parquet: the column chunks' bytes).
+    public var bytesRead: Int64
+    public var totalBytes: Int64
+    /// Rows parsed so far.
+    public var rows: Int
+
+    public init(table: String, bytesRead: Int64, totalBytes: Int64, rows: Int) {
+        self.table = table; self.bytesRead = bytesRead; self.totalBytes = totalBytes; self.rows = rows
+    }
+}
+
 extension Session {
+    /// Told how far each COPY run by `execute` on this thread has got, a few times a
+    /// second (from the load's worker threads; calls do not overlap; a COPY that takes
+    /// less than a quarter second reports nothing). Bind it around `execute`:
+    /// `try Session.$copyProgress.withValue({ p in ... }) { try session.execute(sql) }`.
+    @TaskLocal public static var copyProgress: (@Sendable (CopyProgress) -> Void)?
+
     /// `COPY t [(cols)] FROM 'path' [options]`: one statement, one commit. On a
     /// rejected row (beyond MAXERROR) nothing is stored and the rejected rows are
     /// recorded in STL_LOAD_ERRORS.
@@ -17,10 +40,17 @@ extension Session {
         let queryID = database.nextQueryID()
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let result: CopyResult
+        var progress: LoadProgressHandler? = nil
+        if let report = Session.copyProgress {
+            let name = table.name
+            progress = { p in
+                report(CopyProgress(table: name, bytesRead: p.bytesRead, totalBytes: p.totalBytes, rows: p.rows))
+            }
+        }
         do {
             result = try CopyLoader.load(table: table.name, columns: table.columns,
                                          columnList: c.columns.isEmpty ? nil : c.columns,
-                                         source: c.source, options: options)
+                                         source: c.source, options: options, progress: progress)
         } catch let e as LoadError {
             database.recordLoadErrors((e.earlierRejections + [e]).map { record($0, table, queryID, start) })
             lastCopyID = queryID

@@ -7,7 +7,7 @@ import SlicehouseTypes
 /// in parallel straight into typed vectors, and returns the rows, or fails the whole
 /// COPY as a unit. Formats: delimited text, CSV, FIXEDWIDTH, JSON; compression: GZIP,
 /// BZIP2, ZSTD (whole files are decompressed into memory first, then cut into ranges
-/// like plain files).
+/// like plain files); Parquet files are read row group by row group (`ParquetLoader`).
 public enum CopyLoader {
     /// Parse the files named by `source` into chunks for `table`.
     ///
@@ -20,6 +20,7 @@ public enum CopyLoader {
     ///   - source: a local path prefix or `file://` URL (see `CopySource`), or the
     ///     manifest file when `options.manifest`.
     ///   - options: parsed COPY parameters (`CopyOptions(options:)`).
+    ///   - progress: told how far the load has got, now and then (see `LoadProgressHandler`).
     /// - Returns: chunks holding **only the loaded columns**: the listed columns in list
     ///   order, or every table column in table order without a list
     ///   (`CopyResult.columnIndices` maps vectors to table columns). The engine fills
@@ -31,9 +32,14 @@ public enum CopyLoader {
     ///   or truncated compressed files, a bad FIXEDWIDTH spec or JSONPaths file, I/O).
     public static func load(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                             source: String, options: CopyOptions,
-                            tuning: CopyTuning = CopyTuning()) throws -> CopyResult {
+                            tuning: CopyTuning = CopyTuning(), progress: LoadProgressHandler? = nil) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
+        if options.format == .parquet {
+            let paths = try CopySource.resolve(source, manifest: options.manifest)
+            return try ParquetLoader.load(table: table, targets: targets, indices: indices, paths: paths,
+                                          options: options, tuning: tuning, progress: progress)
+        }
         let jsonMap = try jsonFieldMap(options, targets: targets)
         // Fail on unloadable column types or a mismatched FIXEDWIDTH spec before
         // touching any data file.
@@ -63,6 +69,7 @@ public enum CopyLoader {
         let results = ResultSlots(count: tasks.count)
         let workers = min(tuning.workers, max(tasks.count, 1))
         let failure = ResultSlots(count: 1)
+        let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
         let work = { @Sendable () -> Void in
             let parser: RangeParser
             do {
@@ -79,7 +86,9 @@ public enum CopyLoader {
                     results.set(i, RangeOutput(complete: false))
                     continue
                 }
-                results.set(i, parser.run(files[t.file], start: t.start, end: t.end, rangeIndex: i, control: control))
+                let out = parser.run(files[t.file], start: t.start, end: t.end, rangeIndex: i, control: control)
+                results.set(i, out)
+                reporter.add(bytes: t.end - t.start, rows: out.rows)
             }
         }
         if workers <= 1 {

@@ -14,8 +14,11 @@ import SlicehouseTypes
 /// equals the NULL string (fields are blank-padded); VARCHAR values keep their padding
 /// unless `TRIMBLANKS`; an all-blank field is NULL with `BLANKSASNULL`.
 /// `JSON`: JSON `null` and absent keys load as NULL; `NULL AS` is not allowed.
+/// `PARQUET` (`FORMAT [AS] PARQUET`): columns map by position; only the parameters
+/// Redshift accepts with columnar files are allowed (`parquetParameters`), anything else
+/// is refused as Redshift does (`DELIMITER argument is not supported for PARQUET based COPY`).
 public struct CopyOptions: Sendable, Equatable {
-    public enum Format: String, Sendable, Equatable { case text, csv, fixedWidth = "fixedwidth", json }
+    public enum Format: String, Sendable, Equatable { case text, csv, fixedWidth = "fixedwidth", json, parquet }
     public enum Compression: String, Sendable, Equatable { case none, gzip, bzip2, zstd, lzop }
 
     /// How JSON input maps to columns (`JSON 'auto' | 'auto ignorecase' | 'jsonpaths_file'`).
@@ -73,6 +76,14 @@ public struct CopyOptions: Sendable, Equatable {
     public var compUpdate: String? = nil
     public var statUpdate: String? = nil
 
+    /// The parameters Redshift accepts with `FORMAT PARQUET` besides the format itself
+    /// (dg:copy-usage_notes-copy-from-columnar); the credential parameters are accepted
+    /// and ignored as everywhere.
+    public static let parquetParameters: Set<String> = [
+        "ACCEPTINVCHARS", "FILLRECORD", "MANIFEST", "EXPLICIT_IDS", "STATUPDATE",
+        "IAM_ROLE", "CREDENTIALS", "WITH CREDENTIALS", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY", "SESSION_TOKEN",
+    ]
+
     /// Redshift's upper bound for MAXERROR.
     public static let maxErrorLimit = 100_000
 
@@ -88,10 +99,12 @@ public struct CopyOptions: Sendable, Equatable {
     /// parser drops `FORMAT [AS]`, so `FORMAT AS JSON 'auto'` arrives as `("JSON", "auto")`).
     ///
     /// Unknown, duplicated or conflicting options throw `SQLError`; options Slicehouse
-    /// recognises but cannot honour yet (PARQUET, AVRO, ORC, LZOP, ...) throw
+    /// recognises but cannot honour yet (AVRO, ORC, SERIALIZETOJSON, LZOP, ...) throw
     /// `featureNotSupported` when the load runs (LZOP) or here (formats).
     public init(options: [(name: String, value: String?)]) throws {
         var seen = Set<String>()
+        /// Options as written (upper case), for PARQUET's list of allowed parameters.
+        var written: [String] = []
         var delimiterSet = false, quoteSet = false
         /// The option that chose a non-default format (for conflict messages).
         var formatOption: String? = nil
@@ -108,6 +121,7 @@ public struct CopyOptions: Sendable, Equatable {
             guard seen.insert(canonical).inserted else {
                 throw SQLError(.syntax, "conflicting or redundant COPY option \(name)")
             }
+            written.append(name)
             func required() throws -> String {
                 guard let value else { throw SQLError(.syntax, "COPY option \(name) requires a value") }
                 return value
@@ -130,8 +144,9 @@ public struct CopyOptions: Sendable, Equatable {
                     throw SQLError(.syntax, "COPY FORMAT JSON needs an argument: JSON 'auto', JSON 'auto ignorecase' or JSON 'jsonpaths_file'")
                 case "FIXEDWIDTH":
                     throw SQLError(.syntax, "COPY FORMAT FIXEDWIDTH needs a specification: FIXEDWIDTH 'label:width,...'")
-                case "PARQUET", "AVRO", "ORC", "SHAPEFILE":
-                    throw SQLError.unsupported("COPY FORMAT \(v) (delimited text, CSV, FIXEDWIDTH and JSON for now)")
+                case "PARQUET": try setFormat(.parquet, by: "FORMAT PARQUET")
+                case "AVRO", "ORC", "SHAPEFILE":
+                    throw SQLError.unsupported("COPY FORMAT \(v) (delimited text, CSV, FIXEDWIDTH, JSON and PARQUET for now)")
                 default: throw SQLError(.syntax, "unknown COPY FORMAT '\(v)'")
                 }
             case "FIXEDWIDTH":
@@ -198,8 +213,14 @@ public struct CopyOptions: Sendable, Equatable {
                  "SESSION_TOKEN", "REGION", "MASTER_SYMMETRIC_KEY", "ENCRYPTED", "READRATIO":
                 // Only meaningful for S3/DynamoDB; accepted and ignored with local files.
                 break
-            case "PARQUET", "AVRO", "ORC", "SHAPEFILE", "SSH":
-                throw SQLError.unsupported("COPY \(name) (delimited text, CSV, FIXEDWIDTH and JSON for now)")
+            case "PARQUET":
+                try noValue()
+                try setFormat(.parquet, by: name)
+            case "SERIALIZETOJSON":
+                throw SQLError(.featureNotSupported,
+                               "COPY ... PARQUET SERIALIZETOJSON is not supported: it loads nested columns into SUPER columns, and Slicehouse has no SUPER type (nested Parquet columns cannot be loaded)")
+            case "AVRO", "ORC", "SHAPEFILE", "SSH":
+                throw SQLError.unsupported("COPY \(name) (delimited text, CSV, FIXEDWIDTH, JSON and PARQUET for now)")
             default:
                 throw SQLError(.syntax, "unknown COPY option \(rawName)")
             }
@@ -213,6 +234,12 @@ public struct CopyOptions: Sendable, Equatable {
             }
         }
         switch format {
+        case .parquet:
+            // Redshift's own wording for a parameter columnar COPY does not take.
+            for o in written where o != "PARQUET" && o != "FORMAT" && !Self.parquetParameters.contains(o) {
+                let shown = o == "NULL" ? "NULL AS" : o
+                throw SQLError(.invalidParameter, "\(shown) argument is not supported for PARQUET based COPY")
+            }
         case .json:
             try forbid(["DELIMITER", "ESCAPE", "FILLRECORD", "IGNOREBLANKLINES", "IGNOREHEADER", "NULL",
                         "REMOVEQUOTES", "QUOTE"], with: "JSON")

@@ -24,6 +24,14 @@ public enum LoadErrorCode: Int, Sendable, Equatable {
     case invalidUTF8 = 1220
     /// Malformed JSON input (`FORMAT JSON`).
     case invalidJSON = 1224
+    /// A columnar (Parquet) file that cannot be read: not Parquet, truncated, corrupt,
+    /// or using a feature the reader lacks (Slicehouse's code for Redshift's
+    /// "Spectrum Scan Error").
+    case unreadableColumnarFile = 15001
+    /// A columnar file whose schema does not fit the table: a different number of
+    /// columns, a column type that cannot be converted, a nested column (Redshift's
+    /// "Spectrum Scan Error code 15007 ... has an incompatible Parquet schema").
+    case incompatibleColumnarSchema = 15007
 }
 
 /// One rejected input row: everything `STL_LOAD_ERRORS` records about it.
@@ -58,6 +66,9 @@ public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String
     /// On a thrown error: the rows rejected before it under MAXERROR, in file order.
     public var earlierRejections: [LoadError]
+    /// The input is a columnar (Parquet) file: `line` is the 1-based row within the file
+    /// (0 when the error is about the file or a whole column), and there is no raw line.
+    public var isColumnar = false
 
     public init(table: String, file: String, line: Int, column: String, columnType: String = "",
                 columnLength: Int = 0, position: Int, rawLine: String, rawFieldValue: String,
@@ -75,8 +86,17 @@ public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
                  detail: detailText)
     }
 
-    /// `file '…', line N, column c (position p): reason [code] — raw field value '…'`.
+    /// `file '…', line N, column c (position p): reason [code] — raw field value '…'`
+    /// (columnar files: `row N`, left out for errors about the file or a whole column).
     public var detailText: String {
+        if isColumnar {
+            var s = "file '\(file)'"
+            if line > 0 { s += ", row \(line)" }
+            if !column.isEmpty { s += ", column \(column) (position \(position))" }
+            s += ": \(reason) [\(code.rawValue)]"
+            if line > 0 && !column.isEmpty { s += " — raw field value '\(rawFieldValue)'" }
+            return s
+        }
         var s = "file '\(file)', line \(line)"
         if !column.isEmpty { s += ", column \(column)" }
         s += " (position \(position)): \(reason) [\(code.rawValue)]"

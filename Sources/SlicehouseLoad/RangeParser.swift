@@ -108,6 +108,7 @@ final class RangeParser {
         case .text, .csv: return runDelimited(data, start: start, end: end, rangeIndex: rangeIndex, control: control)
         case .fixedWidth: return runFixedWidth(data, start: start, end: end, rangeIndex: rangeIndex, control: control)
         case .json: return runJSON(data, start: start, end: end, rangeIndex: rangeIndex, control: control)
+        case .parquet: return RangeOutput(complete: false)  // never: Parquet files are read by ParquetLoader
         }
     }
 

@@ -200,6 +200,30 @@ final class ColumnDecoder {
 
     /// Convert decoded values into the output (dense), then spread over NULL rows.
     private func appendConverted(_ values: PhysicalValues, rows n: Int, levels: UnsafePointer<UInt32>?) throws {
+        do {
+            try appendConvertedValues(values, rows: n, levels: levels)
+        } catch let e as ParquetError where e.isValueError {
+            // Slow path: find the value (and so the row) that failed.
+            guard let (k, found) = plan.firstFailure(values) else { throw e }
+            var located = found
+            located.row = rows + row(ofValue: k, levels: levels, rows: n)
+            throw located
+        }
+    }
+
+    /// Row (within the page) of the `k`th non-NULL value.
+    private func row(ofValue k: Int, levels: UnsafePointer<UInt32>?, rows n: Int) -> Int {
+        guard let levels else { return k }
+        let maxLevel = UInt32(column.maxDefinitionLevel)
+        var seen = 0
+        for r in 0..<n where levels[r] == maxLevel {
+            if seen == k { return r }
+            seen += 1
+        }
+        return k
+    }
+
+    private func appendConvertedValues(_ values: PhysicalValues, rows n: Int, levels: UnsafePointer<UInt32>?) throws {
         let nonNull = values.count
         switch plan.targetPhysical {
         case .int64:
@@ -221,7 +245,14 @@ final class ColumnDecoder {
     /// Look dictionary entries up by index into the output (dense), then spread.
     private func appendGathered(_ d: ConvertedDictionary, _ indices: UnsafePointer<UInt32>, _ nonNull: Int,
                                 rows n: Int, levels: UnsafePointer<UInt32>?) throws {
-        try d.check(indices, nonNull)
+        do {
+            try d.check(indices, nonNull)
+        } catch let e as ParquetError where e.isValueError {
+            guard let (k, found) = d.firstFailure(indices, nonNull) else { throw e }
+            var located = found
+            located.row = rows + row(ofValue: k, levels: levels, rows: n)
+            throw located
+        }
         switch (plan.targetPhysical, d.values) {
         case (.int64, .int64(let dict)):
             try appendFixed(&int64s, n, nonNull, levels, zero: 0) { dst in gather(dict, indices, nonNull, dst) }

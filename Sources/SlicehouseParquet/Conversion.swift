@@ -169,11 +169,11 @@ struct ConversionPlan {
     func outOfRange(_ raw: Int128) -> ParquetError {
         var shown = String(raw)
         if case .decimal(let s) = source { shown = DecimalFormat.format(raw, scale: s) }
-        return .outOfRange("value \(shown) is out of range for type \(target.sqlName)")
+        return .outOfRange("value \(shown) is out of range for type \(target.sqlName)", value: shown)
     }
 
     func outOfRange(_ d: Double) -> ParquetError {
-        .outOfRange("value \(d) is out of range for type \(target.sqlName)")
+        .outOfRange("value \(d) is out of range for type \(target.sqlName)", value: "\(d)")
     }
 
     // MARK: - Int64 targets
@@ -371,14 +371,16 @@ struct ConversionPlan {
             if trim { while length > 0 && p[length - 1] == 0x20 { length -= 1 } }
             if length > limit {
                 guard options.truncateColumns else {
-                    throw ParquetError("string of \(length) bytes exceeds DDL length of type \(target.sqlName)", code: .stringTooLong)
+                    throw ParquetError("string of \(length) bytes exceeds DDL length of type \(target.sqlName)",
+                                       code: .stringTooLong, value: UTF8Text.shown(p, length))
                 }
                 length = UTF8Text.truncationPoint(p, length, limit: limit)
             }
             if length > 0 { (bytes + at).update(from: p, count: length) }
             if !UTF8Text.isValid(bytes + at, length) {
                 guard let replacement = options.invalidCharacterReplacement else {
-                    throw ParquetError("invalid UTF-8 in a string value", code: .invalidText)
+                    throw ParquetError("invalid UTF-8 in a string value", code: .invalidText,
+                                       value: UTF8Text.shown(UnsafePointer(bytes + at), length))
                 }
                 UTF8Text.replaceInvalid(bytes + at, length, with: replacement)
             }
@@ -389,5 +391,41 @@ struct ConversionPlan {
             ends[i] = Int32(truncatingIfNeeded: at)
         }
         return at
+    }
+}
+
+extension ConversionPlan {
+    /// The first value of `src` that does not convert, and why: the slow path taken only
+    /// after a page failed, so that the error can name the row and show the value.
+    func firstFailure(_ src: PhysicalValues) -> (index: Int, error: ParquetError)? {
+        for i in 0..<src.count {
+            let one = src.slice(i, 1)
+            do {
+                switch targetPhysical {
+                case .int64:
+                    var x: Int64 = 0
+                    try withUnsafeMutablePointer(to: &x) { try convert(one, into: $0) }
+                case .int128:
+                    var x: Int128 = 0
+                    try withUnsafeMutablePointer(to: &x) { try convert(one, into: $0) }
+                case .double:
+                    var x = 0.0
+                    try withUnsafeMutablePointer(to: &x) { try convert(one, into: $0) }
+                case .bool:
+                    var x = false
+                    try withUnsafeMutablePointer(to: &x) { try convert(one, into: $0) }
+                case .string:
+                    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(stringBytes(one), 1))
+                    defer { bytes.deallocate() }
+                    var end: Int32 = 0
+                    _ = try withUnsafeMutablePointer(to: &end) { try convertStrings(one, bytes: bytes, byteCount: 0, ends: $0) }
+                }
+            } catch let e as ParquetError {
+                return (i, e)
+            } catch {
+                return (i, ParquetError("\(error)"))
+            }
+        }
+        return nil
     }
 }

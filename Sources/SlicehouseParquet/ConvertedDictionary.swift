@@ -88,6 +88,15 @@ struct ConvertedDictionary {
         }
     }
 
+    /// The first of `n` indices that refers to an entry that did not convert, and why.
+    func firstFailure(_ indices: UnsafePointer<UInt32>, _ n: Int) -> (index: Int, error: ParquetError)? {
+        guard !failures.isEmpty else { return nil }
+        for k in 0..<n {
+            if let e = failures[Int(indices[k])] { return (k, e) }
+        }
+        return nil
+    }
+
     private static func convertFixed<T>(_ src: PhysicalValues, zero: T, _ failures: inout [Int: ParquetError],
                                         _ convert: (PhysicalValues, UnsafeMutablePointer<T>) throws -> Void) -> [T] {
         var out = [T](repeating: zero, count: src.count)

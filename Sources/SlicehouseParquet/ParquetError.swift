@@ -6,10 +6,23 @@ import SlicehouseTypes
 struct ParquetError: Error, Sendable {
     var code: SQLError.Code
     var message: String
+    /// For a value that does not convert: the value as text (what COPY records as the raw
+    /// field value), when known.
+    var value: String?
+    /// For a value that does not convert: its row within the row group, once the decoder
+    /// has located it.
+    var row: Int?
 
-    init(_ message: String, code: SQLError.Code = .loadError) {
+    init(_ message: String, code: SQLError.Code = .loadError, value: String? = nil) {
         self.code = code
         self.message = message
+        self.value = value
+    }
+
+    /// True for a value that does not fit its column (as opposed to a file that cannot be
+    /// read or a column that cannot be converted at all).
+    var isValueError: Bool {
+        code == .numericOutOfRange || code == .stringTooLong || code == .invalidText
     }
 
     /// The file's bytes do not follow the format (corrupt, truncated, or a bug in the writer).
@@ -27,8 +40,8 @@ struct ParquetError: Error, Sendable {
                                      code: .featureNotSupported)
 
     /// A value that does not fit the target column.
-    static func outOfRange(_ what: String) -> ParquetError {
-        ParquetError(what, code: .numericOutOfRange)
+    static func outOfRange(_ what: String, value: String? = nil) -> ParquetError {
+        ParquetError(what, code: .numericOutOfRange, value: value)
     }
 }
 

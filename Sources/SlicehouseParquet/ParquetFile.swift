@@ -20,6 +20,44 @@ public struct ParquetRowGroupInfo: Sendable {
     public let columns: [ParquetColumnChunkInfo?]
 }
 
+/// Why a row group could not be decoded, in parts a loader can record
+/// (`STL_LOAD_ERRORS`): the file, the column, and for a value that does not fit its
+/// column (`isValueError`) the row and the value.
+public struct ParquetReadError: Error, Sendable, CustomStringConvertible {
+    public let file: String
+    /// Name of the top-level column, when the problem is in one.
+    public let column: String?
+    public let columnIndex: Int?
+    /// 0-based row within the file of the value that failed, when known.
+    public let row: Int64?
+    /// The value that failed, as text (at most 1024 bytes), when known.
+    public let value: String?
+    public let code: SQLError.Code
+    /// What went wrong, without the file and column.
+    public let reason: String
+    public let detail: String?
+
+    public init(file: String, column: String? = nil, columnIndex: Int? = nil, row: Int64? = nil, value: String? = nil,
+                code: SQLError.Code, reason: String, detail: String? = nil) {
+        self.file = file; self.column = column; self.columnIndex = columnIndex; self.row = row; self.value = value
+        self.code = code; self.reason = reason; self.detail = detail
+    }
+
+    /// A value that does not fit its column (out of range, too long, invalid UTF-8), as
+    /// opposed to a file that cannot be read or a column that cannot be converted at all.
+    public var isValueError: Bool {
+        code == .numericOutOfRange || code == .stringTooLong || code == .invalidText
+    }
+
+    /// The user-facing error: `Parquet file '…', column "…": reason`.
+    public var sqlError: SQLError {
+        let where_ = column.map { "Parquet file '\(file)', column \"\($0)\"" } ?? "Parquet file '\(file)'"
+        return SQLError(code, "\(where_): \(reason)", detail: detail)
+    }
+
+    public var description: String { sqlError.message }
+}
+
 /// A Parquet file opened for reading.
 ///
 /// Opening maps the file and parses its footer; nothing else is read until
@@ -125,9 +163,22 @@ public struct ParquetFile: Sendable {
 
     /// Decode `columns` (indices into `self.columns`) of row group `index`, converting
     /// each to the matching type of `types`. Returns one vector per column, with as many
-    /// rows as the row group has.
+    /// rows as the row group has. Errors are `SQLError`s naming the file and column.
     public func readRowGroup(_ index: Int, columns: [Int], as types: [DataType],
                              options: ParquetReadOptions = ParquetReadOptions()) throws -> [Vector] {
+        do {
+            return try decodeRowGroup(index, columns: columns, as: types, options: options)
+        } catch let e as ParquetReadError {
+            throw e.sqlError
+        }
+    }
+
+    /// `readRowGroup` for loaders that record what failed: every problem with the file's
+    /// data is a `ParquetReadError`, which for a value that does not fit its column also
+    /// gives the row (within the file) and the value. (Asking for a row group or column
+    /// the file does not have is an `SQLError`, as with `readRowGroup`.)
+    public func decodeRowGroup(_ index: Int, columns: [Int], as types: [DataType],
+                               options: ParquetReadOptions = ParquetReadOptions()) throws -> [Vector] {
         guard index >= 0, index < metadata.rowGroups.count else {
             throw SQLError(.invalidParameter, "Parquet file '\(path)' has no row group \(index) (it has \(metadata.rowGroups.count))")
         }
@@ -145,11 +196,29 @@ public struct ParquetFile: Sendable {
             let column = schema.columns[ci]
             do {
                 out.append(try readColumn(column, group: group, as: types[k], options: options, scratch: scratch))
+            } catch let e as ParquetError {
+                var row: Int64? = nil
+                if let r = e.row { row = firstRow(ofRowGroup: index) + Int64(r) }
+                throw ParquetReadError(file: path, column: column.name, columnIndex: ci, row: row, value: e.value,
+                                       code: e.code, reason: e.message)
+            } catch let e as SQLError {
+                throw ParquetReadError(file: path, column: column.name, columnIndex: ci, code: e.code, reason: e.message,
+                                       detail: e.detail)
             } catch {
-                throw SQLError.parquet(error, file: path, column: column.name)
+                throw ParquetReadError(file: path, column: column.name, columnIndex: ci, code: .loadError, reason: "\(error)")
             }
         }
         return out
+    }
+
+    /// Rows in the row groups before `index`.
+    public func firstRow(ofRowGroup index: Int) -> Int64 {
+        var n: Int64 = 0
+        for g in metadata.rowGroups.prefix(max(0, index)) {
+            let (sum, overflow) = n.addingReportingOverflow(g.numRows)
+            n = overflow ? .max : sum   // only a forged footer gets here
+        }
+        return n
     }
 
     private func readColumn(_ column: ParquetColumn, group: RowGroup, as type: DataType,

@@ -140,3 +140,20 @@ public struct ParquetSchema: Sendable {
         return columns.first { $0.name.lowercased() == lower }
     }
 }
+
+extension ParquetColumn {
+    /// Why this column's values cannot be loaded into a column of `type` (nil when they
+    /// can): a nested column, or a conversion the reader does not make (a string into an
+    /// integer, ...). Checked from the schema alone, before any data is read.
+    public func conversionProblem(to type: DataType) -> String? {
+        if isNested { return ParquetError.nested.message }
+        do {
+            _ = try ConversionPlan(column: self, target: type, options: ParquetReadOptions())
+            return nil
+        } catch let e as ParquetError {
+            return e.message
+        } catch {
+            return "\(error)"
+        }
+    }
+}

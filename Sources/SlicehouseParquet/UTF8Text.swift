@@ -66,4 +66,11 @@ enum UTF8Text {
         while cut > 0 && p[cut] & 0xC0 == 0x80 { cut -= 1 }
         return cut
     }
+
+    /// At most the first 1024 bytes of a value as text for error reports (invalid UTF-8
+    /// shown as U+FFFD).
+    static func shown(_ p: UnsafePointer<UInt8>, _ n: Int) -> String {
+        let k = truncationPoint(p, n, limit: 1024)
+        return String(decoding: UnsafeBufferPointer(start: p, count: max(0, k)), as: UTF8.self)
+    }
 }

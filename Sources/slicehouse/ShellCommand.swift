@@ -111,6 +111,10 @@ struct ShellCommand: ParsableCommand {
         }
 
         let driver = ShellDriver(executor: database.connect(), options: shellOptions())
+        if isatty(STDERR_FILENO) != 0 {
+            // Long COPYs show a progress line on the terminal (never in redirected output).
+            driver.progressOutput = { text in FileHandle.standardError.write(Data(text.utf8)) }
+        }
         let layout = "\(database.cluster.nodes) node\(database.cluster.nodes == 1 ? "" : "s") × "
             + "\(database.cluster.slicesPerNode) slice\(database.cluster.slicesPerNode == 1 ? "" : "s") per node"
         driver.connectionDescription = directory.map {

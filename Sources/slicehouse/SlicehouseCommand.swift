@@ -14,7 +14,7 @@ struct SlicehouseCommand: ParsableCommand {
             The database lives in -D DIR, $SLICEHOUSE_DATA, or ~/.slicehouse/default.
             'slicehouse help shell' lists the shell's options.
             """,
-        subcommands: [ShellCommand.self, SQLLogicTestCommand.self, DatagenCommand.self],
+        subcommands: [ShellCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self],
         defaultSubcommand: ShellCommand.self)
 }
 

@@ -93,7 +93,7 @@ final class CopyOptionsTests: XCTestCase {
             [("ENCODING", "LATIN1")],
             [("JSON", nil)],
             [("JSON", "noshred")],
-            [("FORMAT", "PARQUET")],
+            [("FORMAT", "AVRO")],
             [("DELIMITER", "\\n")],
         ]
         for c in cases {

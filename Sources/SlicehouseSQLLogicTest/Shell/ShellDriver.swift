@@ -22,6 +22,10 @@ public final class ShellDriver {
     public var connectionDescription = "You are connected to an in-memory Slicehouse database."
     /// Called with each complete history entry (a statement or a meta-command line).
     public var historyHandler: ((String) -> Void)?
+    /// Where a long COPY's progress line goes (`COPY t: 1.2 GB/3.4 GB read, 5,000 rows`,
+    /// rewritten in place a few times a second, erased when the statement ends). Set it
+    /// only when standard error is a terminal; nil (the default) shows no progress.
+    public var progressOutput: (@Sendable (String) -> Void)?
     /// Milliseconds on a monotonic clock (tests substitute a fake).
     public var clock: () -> Double = {
         Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000
@@ -228,7 +232,7 @@ public final class ShellDriver {
         let start = clock()
         let results: [StatementResult]
         do {
-            results = try executor.execute(sql)
+            results = try withProgressLine { try executor.execute(sql) }
         } catch {
             let elapsed = clock() - start
             output.writeError(ErrorReport.format(error, statement: sql,
@@ -250,6 +254,15 @@ public final class ShellDriver {
         }
         if options.timing { output.write(ResultPrinter.timing(milliseconds: elapsed)) }
         return true
+    }
+
+    /// Run `body` showing COPY progress on `progressOutput` (when set), erased at the end.
+    private func withProgressLine<R>(_ body: () throws -> R) rethrows -> R {
+        guard let write = progressOutput else { return try body() }
+        output.flush()
+        let line = ProgressLineState(write: write)
+        defer { line.erase() }
+        return try Session.$copyProgress.withValue({ p in line.show(p) }, operation: body)
     }
 
     // MARK: - Meta-commands

@@ -1,0 +1,204 @@
+import Foundation
+
+/// Everything one `slicehouse bench tpch` run measured; `--output` writes it as JSON.
+public struct TPCHBenchReport: Codable, Sendable {
+    public var benchmark = "tpch"
+    /// ISO 8601, UTC.
+    public var date: String
+    public var command: String
+    public var environment: BenchEnvironment
+    public var scaleFactor: Double
+    public var slices: Int
+    public var nodes: Int
+    public var slicesPerNode: Int
+    /// Timed runs per query (after one warm-up).
+    public var runs: Int
+    public var warmup = true
+    public var queries: [Int]
+    public var dataDirectory: String
+    public var generation: GenerationFigures
+    /// What the answers were checked against: "answers sf0.1", "DuckDB 1.5.6" or "none".
+    public var answerReference: String
+    public var slicehouse: EngineFigures
+    public var duckdb: EngineFigures?
+    public var ratios: Ratios?
+    /// Caveats about the figures, printed under the table.
+    public var notes: [String] = []
+
+    public init(date: String, command: String, environment: BenchEnvironment, scaleFactor: Double, slices: Int,
+                nodes: Int, slicesPerNode: Int, runs: Int, queries: [Int], dataDirectory: String,
+                generation: GenerationFigures, answerReference: String, slicehouse: EngineFigures,
+                duckdb: EngineFigures? = nil, notes: [String] = []) {
+        self.date = date; self.command = command; self.environment = environment; self.scaleFactor = scaleFactor
+        self.slices = slices; self.nodes = nodes; self.slicesPerNode = slicesPerNode; self.runs = runs
+        self.queries = queries; self.dataDirectory = dataDirectory; self.generation = generation
+        self.answerReference = answerReference; self.slicehouse = slicehouse; self.duckdb = duckdb
+        self.ratios = duckdb.map { Ratios(slicehouse: slicehouse, duckdb: $0) }
+        self.notes = notes
+    }
+
+    /// Slicehouse queries whose answer failed or that raised an error.
+    public var failedQueries: [Int] {
+        slicehouse.queries.filter { $0.check.status == .fail || $0.check.status == .error }.map(\.number)
+    }
+
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+/// The machine the figures come from.
+public struct BenchEnvironment: Codable, Sendable {
+    public var os: String
+    public var cpu: String
+    public var cores: Int
+    public var memoryBytes: Int64
+    /// "release" or "debug": how this binary was built.
+    public var build: String
+
+    public init(os: String, cpu: String, cores: Int, memoryBytes: Int64, build: String) {
+        self.os = os; self.cpu = cpu; self.cores = cores; self.memoryBytes = memoryBytes; self.build = build
+    }
+
+    public static func current() -> BenchEnvironment {
+        var cpu = "unknown"
+        if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+           let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+           let colon = line.firstIndex(of: ":") {
+            cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        #if DEBUG
+        let build = "debug"
+        #else
+        let build = "release"
+        #endif
+        return BenchEnvironment(os: ProcessInfo.processInfo.operatingSystemVersionString, cpu: cpu,
+                                cores: ProcessInfo.processInfo.activeProcessorCount,
+                                memoryBytes: Int64(ProcessInfo.processInfo.physicalMemory), build: build)
+    }
+}
+
+/// Data generation: cached, or generated in this run.
+public struct GenerationFigures: Codable, Sendable {
+    public var cached: Bool
+    public var seconds: Double
+    public var bytes: Int64
+    public var rows: [String: Int64]
+    public init(cached: Bool, seconds: Double, bytes: Int64, rows: [String: Int64]) {
+        self.cached = cached; self.seconds = seconds; self.bytes = bytes; self.rows = rows
+    }
+}
+
+/// One engine's load and queries.
+public struct EngineFigures: Codable, Sendable {
+    public var engine: String
+    public var version: String?
+    public var threads: Int
+    public var load: LoadFigures
+    /// Size of the loaded database on disk.
+    public var sizeBytes: Int64
+    /// What `QueryFigures.peakRSSBytes` measures.
+    public var memoryKind: String
+    /// Peak resident set size over the whole run of this engine.
+    public var peakRSSBytes: Int64
+    public var queries: [QueryFigures]
+
+    public init(engine: String, version: String?, threads: Int, load: LoadFigures, sizeBytes: Int64,
+                memoryKind: String, peakRSSBytes: Int64, queries: [QueryFigures]) {
+        self.engine = engine; self.version = version; self.threads = threads; self.load = load
+        self.sizeBytes = sizeBytes; self.memoryKind = memoryKind; self.peakRSSBytes = peakRSSBytes
+        self.queries = queries
+    }
+
+    public var name: String { version.map { "\(engine) \($0)" } ?? engine }
+
+    public func query(_ number: Int) -> QueryFigures? { queries.first { $0.number == number } }
+
+    /// Sum of the medians of the queries that ran.
+    public var totalMedianSeconds: Double { queries.compactMap(\.medianSeconds).reduce(0, +) }
+    public var totalMinSeconds: Double { queries.compactMap(\.minSeconds).reduce(0, +) }
+}
+
+/// COPY times per table (plus DuckDB's checkpoint) and in total.
+public struct LoadFigures: Codable, Sendable {
+    public var tables: [TableLoad]
+    /// Wall-clock time of the whole load.
+    public var totalSeconds: Double
+    public var peakRSSBytes: Int64
+    public init(tables: [TableLoad], totalSeconds: Double, peakRSSBytes: Int64) {
+        self.tables = tables; self.totalSeconds = totalSeconds; self.peakRSSBytes = peakRSSBytes
+    }
+    public func seconds(_ table: String) -> Double? { tables.first { $0.table == table }?.seconds }
+}
+
+public struct TableLoad: Codable, Sendable, Equatable {
+    public var table: String
+    public var seconds: Double
+    public var rows: Int64?
+    public init(table: String, seconds: Double, rows: Int64? = nil) {
+        self.table = table; self.seconds = seconds; self.rows = rows
+    }
+}
+
+/// One query on one engine.
+public struct QueryFigures: Codable, Sendable {
+    public var number: Int
+    /// The timed runs (the warm-up excluded), in seconds.
+    public var seconds: [Double]
+    public var medianSeconds: Double?
+    public var minSeconds: Double?
+    public var rows: Int
+    public var peakRSSBytes: Int64
+    public var check: AnswerCheck
+
+    public init(number: Int, seconds: [Double], rows: Int, peakRSSBytes: Int64, check: AnswerCheck) {
+        self.number = number; self.seconds = seconds; self.rows = rows
+        self.peakRSSBytes = peakRSSBytes; self.check = check
+        self.medianSeconds = Stats.median(seconds)
+        self.minSeconds = seconds.min()
+    }
+}
+
+/// Slicehouse ÷ DuckDB: below 1 means Slicehouse is faster (or smaller).
+public struct Ratios: Codable, Sendable {
+    /// Per query, median over median; keys are query numbers as text ("1"...).
+    public var queries: [String: Double]
+    /// Sum of Slicehouse's medians over the sum of DuckDB's, over the queries both ran.
+    public var total: Double?
+    public var load: Double?
+    public var size: Double?
+
+    public init(slicehouse: EngineFigures, duckdb: EngineFigures) {
+        var perQuery: [String: Double] = [:]
+        var sumS = 0.0, sumD = 0.0
+        for q in slicehouse.queries {
+            guard let s = q.medianSeconds, let d = duckdb.query(q.number)?.medianSeconds else { continue }
+            sumS += s; sumD += d
+            if let r = Stats.ratio(s, d) { perQuery[String(q.number)] = r }
+        }
+        queries = perQuery
+        total = sumD > 0 && sumS > 0 ? sumS / sumD : nil
+        load = Stats.ratio(slicehouse.load.totalSeconds, duckdb.load.totalSeconds)
+        size = Stats.ratio(Double(slicehouse.sizeBytes), Double(duckdb.sizeBytes))
+    }
+
+    public func query(_ number: Int) -> Double? { queries[String(number)] }
+}
+
+public enum Stats {
+    /// The median (mean of the middle two for an even count); nil when empty.
+    public static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    /// a / b, nil unless both are positive and finite.
+    public static func ratio(_ a: Double, _ b: Double) -> Double? {
+        guard a.isFinite, b.isFinite, a > 0, b > 0 else { return nil }
+        return a / b
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import SlicehouseDatagen
+import SlicehouseEngine
+import SlicehouseTypes
+
+/// What the runner reports while it works (the CLI shows steps as lines and progress
+/// on one redrawn line).
+public enum BenchEvent: Sendable {
+    /// A stage begins ("loading into Slicehouse").
+    case step(String)
+    /// Transient progress ("Q05 run 2 of 3").
+    case progress(String)
+    /// The data generator's progress.
+    case datagen(DatagenProgress)
+}
+
+/// `slicehouse bench tpch`: data (cached), schema, COPY, the queries with a warm-up and
+/// timed runs, answer checks, and optionally the same on DuckDB.
+public struct TPCHBenchmark: Sendable {
+    public var options: TPCHBenchOptions
+
+    public init(options: TPCHBenchOptions) { self.options = options }
+
+    public func validate() throws {
+        guard options.runs >= 1 && options.runs <= 1000 else {
+            throw BenchError.invalidOption("--runs must be between 1 and 1000")
+        }
+        guard !options.queries.isEmpty, options.queries.allSatisfy({ (1...22).contains($0) }) else {
+            throw BenchError.invalidOption("--queries must name queries between 1 and 22")
+        }
+        do {
+            try TPCHGenerator(scaleFactor: options.scaleFactor).validate()
+        } catch let e as DatagenError {
+            throw BenchError.invalidOption(e.description)
+        }
+        let c = options.cluster
+        guard c.nodes >= 1, c.slicesPerNode >= 1, c.sliceCount <= 1024 else {
+            throw BenchError.invalidOption("the cluster needs at least 1 node and 1 slice per node, at most 1024 slices")
+        }
+        if let db = options.databaseDirectory {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else { throw BenchError.invalidOption("--db \(db) is a file, not a directory") }
+                let entries = (try? FileManager.default.contentsOfDirectory(atPath: db)) ?? []
+                guard entries.isEmpty else {
+                    throw BenchError.invalidOption("--db \(db) is not empty: the bench loads into a fresh directory (remove it or choose another)")
+                }
+            }
+        }
+    }
+
+    /// Checks the options and finds DuckDB: the version to use (nil: none), or an error
+    /// when `--compare duckdb` was asked for and DuckDB cannot run. Cheap; `run` calls it too.
+    public func preflight() throws -> String? {
+        try validate()
+        let duck = DuckDBRunner(python: options.python)
+        if options.compareDuckDB {
+            switch duck.probe() {
+            case .success(let v): return v
+            case .failure(let e): throw e
+            }
+        }
+        if TPCHText.answerScale(for: options.scaleFactor) == nil && options.checkWithDuckDBWhenAvailable,
+           case .success(let v) = duck.probe() {
+            return v
+        }
+        return nil
+    }
+
+    /// Generates the data unless the cache has it.
+    public func prepareData(events: (BenchEvent) -> Void = { _ in }) throws -> GenerationFigures {
+        try withoutActuallyEscaping(events) { events in
+            try TPCHDataCache.prepare(
+                scaleFactor: options.scaleFactor, directory: options.dataDirectory,
+                beforeGenerating: { events(.step("generating TPC-H SF \(TPCHBenchOptions.scaleName(options.scaleFactor)) into \(options.dataDirectory)")) },
+                progress: { events(.datagen($0)) })
+        }
+    }
+
+    /// Runs everything and returns the report (it is also what `--output` writes).
+    public func run(command: String = CommandLine.arguments.joined(separator: " "),
+                    events: (BenchEvent) -> Void = { _ in }) throws -> TPCHBenchReport {
+        // DuckDB first, so that a missing package is reported before any work.
+        let duckVersion = try preflight()
+        let duck = DuckDBRunner(python: options.python)
+        let answerScale = TPCHText.answerScale(for: options.scaleFactor)
+
+        var generation = try prepareData(events: events)
+        var notes: [String] = []
+        if !generation.cached {
+            notes.append("the data was generated in this process: Slicehouse's memory figures include the generator's "
+                         + "300 MB text pool (run again for clean figures)")
+        } else if let previous = options.previousGenerationSeconds {
+            generation.cached = false
+            generation.seconds = previous
+        }
+
+        var (slicehouse, results) = try runSlicehouse(events: events)
+
+        // Answers: the reference files, else DuckDB's results.
+        var duckFigures: EngineFigures?
+        var reference = "none"
+        if let answerScale {
+            reference = "reference answers \(answerScale)"
+            for i in slicehouse.queries.indices where slicehouse.queries[i].check.status != .error {
+                let n = slicehouse.queries[i].number
+                guard let got = results[n] else { continue }
+                slicehouse.queries[i].check = Self.checkAgainstReference(got, scale: answerScale, query: n)
+            }
+        }
+        if let duckVersion, options.compareDuckDB || answerScale == nil {
+            let timed = options.compareDuckDB
+            events(.step(timed ? "loading and running the queries on DuckDB \(duckVersion) (\(options.threads) threads)"
+                               : "computing DuckDB \(duckVersion)'s answers to check against"))
+            let work = Self.temporaryDirectory("duckdb")
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            let output = try duck.run(dataDirectory: options.dataDirectory, workDirectory: work, threads: options.threads,
+                                      runs: timed ? options.runs : 0, warmup: timed,
+                                      queries: options.queries.compactMap { n in TPCHText.query(n).map { (n, $0) } })
+            var figures = Self.figures(output)
+            if answerScale == nil {
+                reference = "DuckDB \(output.version)"
+                for i in slicehouse.queries.indices where slicehouse.queries[i].check.status != .error {
+                    let n = slicehouse.queries[i].number
+                    guard let got = results[n], let want = output.queries.first(where: { $0.number == n }) else { continue }
+                    if let error = want.error {
+                        slicehouse.queries[i].check = AnswerCheck(status: .unchecked, reference: reference,
+                                                                  detail: "DuckDB failed: \(error)")
+                    } else {
+                        slicehouse.queries[i].check = AnswerChecker.compare(
+                            got, with: ResultText(columns: want.columns, rows: want.result), reference: reference)
+                    }
+                }
+            } else if let answerScale {
+                for i in figures.queries.indices where figures.queries[i].check.status != .error {
+                    let n = figures.queries[i].number
+                    guard let q = output.queries.first(where: { $0.number == n }) else { continue }
+                    figures.queries[i].check = Self.checkAgainstReference(
+                        ResultText(columns: q.columns, rows: q.result), scale: answerScale, query: n)
+                }
+            }
+            if timed { duckFigures = figures }
+        }
+
+        let c = options.cluster
+        return TPCHBenchReport(
+            date: ISO8601DateFormatter().string(from: Date()), command: command, environment: .current(),
+            scaleFactor: options.scaleFactor, slices: c.sliceCount, nodes: c.nodes, slicesPerNode: c.slicesPerNode,
+            runs: options.runs, queries: options.queries, dataDirectory: options.dataDirectory,
+            generation: generation, answerReference: reference, slicehouse: slicehouse, duckdb: duckFigures,
+            notes: notes)
+    }
+
+    // MARK: Slicehouse
+
+    /// Load into a fresh data directory and run the queries; the database is closed on return.
+    func runSlicehouse(events: (BenchEvent) -> Void) throws -> (EngineFigures, [Int: ResultText]) {
+        let fm = FileManager.default
+        let directory = options.databaseDirectory ?? Self.temporaryDirectory("db")
+        let temporary = options.databaseDirectory == nil
+        defer { if temporary { try? fm.removeItem(atPath: directory) } }
+
+        events(.step("loading into Slicehouse (\(options.cluster.sliceCount) slices) in \(directory)"))
+        let db: Database
+        do {
+            db = try Database(directory: directory, cluster: options.cluster)
+        } catch {
+            throw BenchError.io("could not create the database in \(directory): \(Self.message(error))")
+        }
+        let session = db.connect()
+        let resetWorks = MemoryProbe.resetPeak()
+        let loadStart = ContinuousClock.now
+        var loads: [TableLoad] = []
+        do {
+            for ddl in TPCHText.schemaStatements { _ = try session.execute(ddl) }
+        } catch {
+            throw BenchError.load("creating the schema failed: \(Self.message(error))")
+        }
+        for table in TPCHText.tables {
+            let path = (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
+            events(.progress("COPY \(table)"))
+            let start = ContinuousClock.now
+            let result: [StatementResult]
+            do {
+                result = try session.execute("COPY \(table) FROM '\(path.replacingOccurrences(of: "'", with: "''"))' DELIMITER '|'")
+            } catch {
+                throw BenchError.load("COPY \(table) from \(path) failed: \(Self.message(error))")
+            }
+            let seconds = TPCHDataCache.elapsedSeconds(since: start)
+            let rows = result.last.flatMap { Int64($0.tag.split(separator: " ").last ?? "") }
+            loads.append(TableLoad(table: table, seconds: seconds, rows: rows))
+        }
+        let load = LoadFigures(tables: loads, totalSeconds: TPCHDataCache.elapsedSeconds(since: loadStart),
+                               peakRSSBytes: MemoryProbe.peakBytes())
+        let size = Self.diskUsage(directory)
+
+        var queries: [QueryFigures] = []
+        var results: [Int: ResultText] = [:]
+        var peak = load.peakRSSBytes
+        for n in options.queries {
+            guard let sql = TPCHText.query(n) else { continue }
+            MemoryProbe.resetPeak()
+            var times: [Double] = []
+            var last: StatementResult?
+            do {
+                for run in 0...options.runs {
+                    events(.progress(String(format: "Q%02d ", n) + (run == 0 ? "warm-up" : "run \(run) of \(options.runs)")))
+                    let start = ContinuousClock.now
+                    let r = try session.execute(sql)
+                    let elapsed = TPCHDataCache.elapsedSeconds(since: start)
+                    if run > 0 { times.append(elapsed) }
+                    last = r.last
+                }
+            } catch {
+                let queryPeak = MemoryProbe.peakBytes()
+                peak = max(peak, queryPeak)
+                queries.append(QueryFigures(number: n, seconds: times, rows: 0, peakRSSBytes: queryPeak,
+                                            check: .error(Self.message(error))))
+                continue
+            }
+            let queryPeak = MemoryProbe.peakBytes()
+            peak = max(peak, queryPeak)
+            guard let last else {
+                queries.append(QueryFigures(number: n, seconds: times, rows: 0, peakRSSBytes: queryPeak,
+                                            check: .error("the query returned no result")))
+                continue
+            }
+            results[n] = ResultText(columns: last.columns.map(\.name), types: last.columns.map(\.type), rows: last.textRows())
+            queries.append(QueryFigures(number: n, seconds: times, rows: last.rowCount, peakRSSBytes: queryPeak,
+                                        check: .unchecked))
+        }
+        let figures = EngineFigures(engine: "Slicehouse", version: nil, threads: options.threads, load: load,
+                                    sizeBytes: size, memoryKind: MemoryProbe.kind(resetWorks: resetWorks),
+                                    peakRSSBytes: peak, queries: queries)
+        return (figures, results)
+    }
+
+    // MARK: Helpers
+
+    static func checkAgainstReference(_ got: ResultText, scale: String, query: Int) -> AnswerCheck {
+        let reference = "answers \(scale)"
+        guard let text = TPCHText.answer(scale: scale, query: query) else { return .unchecked }
+        do {
+            return AnswerChecker.compare(got, with: try ResultText.parseAnswer(text), reference: reference)
+        } catch {
+            return .fail(reference, "reference answer unreadable: \(error)")
+        }
+    }
+
+    static func figures(_ output: DuckDBRunner.Output) -> EngineFigures {
+        var tables: [TableLoad] = TPCHText.tables.compactMap { t in output.loadSeconds[t].map { TableLoad(table: t, seconds: $0) } }
+        if let checkpoint = output.loadSeconds["checkpoint"] { tables.append(TableLoad(table: "checkpoint", seconds: checkpoint)) }
+        let queries = output.queries.map { q in
+            QueryFigures(number: q.number, seconds: q.seconds, rows: q.rows, peakRSSBytes: q.peakRSSBytes,
+                         check: q.error.map { .error($0) } ?? .unchecked)
+        }
+        return EngineFigures(engine: "DuckDB", version: output.version, threads: output.threads,
+                             load: LoadFigures(tables: tables, totalSeconds: output.loadTotalSeconds,
+                                               peakRSSBytes: output.loadPeakRSSBytes),
+                             sizeBytes: output.sizeBytes, memoryKind: output.memoryKind,
+                             peakRSSBytes: output.peakRSSBytes, queries: queries)
+    }
+
+    /// Bytes of every file under `path`.
+    static func diskUsage(_ path: String) -> Int64 {
+        let fm = FileManager.default
+        guard let walker = fm.enumerator(atPath: path) else { return 0 }
+        var total: Int64 = 0
+        while let entry = walker.nextObject() as? String {
+            let full = (path as NSString).appendingPathComponent(entry)
+            if let attributes = try? fm.attributesOfItem(atPath: full),
+               (attributes[.type] as? FileAttributeType) == .typeRegular,
+               let size = attributes[.size] as? NSNumber {
+                total += size.int64Value
+            }
+        }
+        return total
+    }
+
+    static func temporaryDirectory(_ kind: String) -> String {
+        (FileManager.default.temporaryDirectory.path as NSString)
+            .appendingPathComponent("slicehouse-bench-\(kind)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    }
+
+    static func message(_ error: Error) -> String {
+        if let e = error as? SQLError { return e.message }
+        return "\(error)"
+    }
+}

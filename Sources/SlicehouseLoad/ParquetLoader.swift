@@ -1,0 +1,306 @@
+import Dispatch
+import SlicehouseCatalog
+import SlicehouseParquet
+import SlicehouseTypes
+
+/// `COPY t FROM 'prefix' FORMAT [AS] PARQUET`: every file under the prefix is opened
+/// (mapped, footer parsed), its schema checked against the loaded columns, and its row
+/// groups decoded in parallel — each straight into typed vectors of the columns' types
+/// by `SlicehouseParquet` — then cut into chunks of at most `Chunk.capacity` rows.
+///
+/// Redshift's rules for columnar files (dg:copy-usage_notes-copy-from-columnar):
+/// - Columns map **by position**: the file's i-th top-level column loads into the i-th
+///   loaded column (the table's columns, or the COPY column list). Names are not looked
+///   at. The counts must match; with FILLRECORD a file may have fewer columns, and the
+///   missing trailing ones load as NULL.
+/// - Any error fails the COPY (no MAXERROR). The failing file, column and — for a value
+///   that does not fit — row and value are recorded like a rejected text row
+///   (`LoadError`, `isColumnar`), so the engine puts them in STL_LOAD_ERRORS.
+enum ParquetLoader {
+    static func load(table: String, targets: [ColumnDef], indices: [Int], paths: [String],
+                     options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?) throws -> CopyResult {
+        let files = try openAll(paths, table: table, workers: tuning.workers)
+        for file in files { try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord) }
+
+        // One task per row group, in file order.
+        var tasks: [(file: Int, group: Int)] = []
+        var totalBytes = 0
+        for (f, file) in files.enumerated() {
+            for g in 0..<file.rowGroupCount {
+                tasks.append((f, g))
+                let (sum, overflow) = totalBytes.addingReportingOverflow(groupBytes(file, g, columns: min(file.columns.count, targets.count)))
+                totalBytes = overflow ? .max : sum   // sizes come from the footer: do not trust them to add up
+            }
+        }
+        let readOptions = ParquetReadOptions(truncateColumns: false,
+                                             invalidCharacterReplacement: options.acceptInvalidChars)
+        let chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity))
+        let control = LoadControl()
+        let results = Slots<GroupOutput>(count: tasks.count)
+        let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
+        let taskList = tasks
+        let work = { @Sendable () -> Void in
+            while let i = control.takeRange(taskList.count) {
+                if control.shouldStop(i) { continue }
+                let t = taskList[i]
+                let file = files[t.file]
+                do {
+                    let out = try readGroup(file, t.group, table: table, targets: targets, options: readOptions,
+                                            chunkRows: chunkRows)
+                    results.set(i, .success(out))
+                    reporter.add(bytes: groupBytes(file, t.group, columns: min(file.columns.count, targets.count)),
+                                 rows: out.rows)
+                } catch {
+                    control.fail(i)
+                    results.set(i, .failure(error))
+                }
+            }
+        }
+        let workers = min(tuning.workers, max(tasks.count, 1))
+        if workers <= 1 {
+            work()
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in work() }
+        }
+
+        // Assemble in file order; the first failing row group (in file order) fails the COPY.
+        var chunks: [Chunk] = []
+        var rowCount = 0
+        for i in tasks.indices {
+            switch results.get(i) {
+            case .success(let out)?:
+                chunks.append(contentsOf: out.chunks)
+                rowCount += out.rows
+            case .failure(let error)?:
+                throw error
+            case nil:
+                throw SQLError.internalError("COPY Parquet row group \(i) produced no result")
+            }
+        }
+        return CopyResult(chunks: chunks, columnIndices: indices, rowCount: rowCount, rejected: [],
+                          rejectedCount: 0, files: paths, bytesRead: totalBytes)
+    }
+
+    struct GroupOutput: Sendable {
+        var chunks: [Chunk]
+        var rows: Int
+    }
+
+    // MARK: - Files and schemas
+
+    /// Open every file, several at once; the first failure in path order is thrown.
+    static func openAll(_ paths: [String], table: String, workers: Int) throws -> [ParquetFile] {
+        let slots = Slots<ParquetFile>(count: paths.count)
+        let next = LoadControl()
+        let work = { @Sendable () -> Void in
+            while let i = next.takeRange(paths.count) {
+                do {
+                    slots.set(i, .success(try ParquetFile(path: paths[i])))
+                } catch {
+                    slots.set(i, .failure(error))
+                }
+            }
+        }
+        let n = min(workers, paths.count)
+        if n <= 1 { work() } else { DispatchQueue.concurrentPerform(iterations: n) { _ in work() } }
+        var files: [ParquetFile] = []
+        files.reserveCapacity(paths.count)
+        for (i, path) in paths.enumerated() {
+            switch slots.get(i) {
+            case .success(let f)?:
+                files.append(f)
+            case .failure(let error)?:
+                guard let e = error as? SQLError, e.code != .ioError else { throw error }
+                // Not Parquet, truncated, corrupt footer, encrypted, ...
+                let prefix = "Parquet file '\(path)': "
+                let reason = e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message
+                throw fileError(table: table, file: path, code: .unreadableColumnarFile, reason: reason)
+            case nil:
+                throw SQLError.internalError("COPY Parquet file \(i) was not opened")
+            }
+        }
+        return files
+    }
+
+    /// The file's top-level columns against the loaded columns: same count (fewer with
+    /// FILLRECORD), nothing nested, every type convertible.
+    static func checkSchema(_ file: ParquetFile, table: String, targets: [ColumnDef], fillRecord: Bool) throws {
+        let columns = file.columns
+        if columns.isEmpty {
+            throw fileError(table: table, file: file.path, code: .incompatibleColumnarSchema, reason: "the file has no columns")
+        }
+        if columns.count > targets.count || (columns.count < targets.count && !fillRecord) {
+            throw fileError(table: table, file: file.path, code: .incompatibleColumnarSchema,
+                            reason: "Unmatched number of columns between table and file. Table columns: \(targets.count), Data columns: \(columns.count) (columns are matched by position"
+                                + (columns.count < targets.count ? "; FILLRECORD loads NULL into missing trailing columns)" : ")"))
+        }
+        for (k, column) in columns.enumerated() {
+            guard let problem = column.conversionProblem(to: targets[k].type) else { continue }
+            var e = columnError(table: table, file: file.path, target: targets[k], position: k,
+                                code: .incompatibleColumnarSchema,
+                                reason: "incompatible Parquet schema: \(problem)" + parquetName(column.name, targets[k]))
+            if column.isNested {
+                e.reason = "incompatible Parquet schema: column \"\(column.name)\" is nested (a list, map or struct); "
+                    + "Slicehouse tables are flat, so nested Parquet columns cannot be loaded"
+            }
+            throw e
+        }
+    }
+
+    /// Compressed bytes of the column chunks a COPY reads from row group `g`.
+    static func groupBytes(_ file: ParquetFile, _ g: Int, columns: Int) -> Int {
+        var n: Int64 = 0
+        for c in file.rowGroups[g].columns.prefix(columns) {
+            let (sum, overflow) = n.addingReportingOverflow(max(0, c?.compressedSize ?? 0))
+            n = overflow ? .max : sum
+        }
+        return Int(clamping: n)
+    }
+
+    // MARK: - Row groups
+
+    /// Decode one row group into chunks (NULL vectors for FILLRECORD's missing columns),
+    /// checking NOT NULL and CHAR's single-byte rule.
+    static func readGroup(_ file: ParquetFile, _ g: Int, table: String, targets: [ColumnDef],
+                          options: ParquetReadOptions, chunkRows: Int) throws -> GroupOutput {
+        let rows = file.rowGroups[g].numRows
+        if rows == 0 { return GroupOutput(chunks: [], rows: 0) }
+        let present = min(file.columns.count, targets.count)
+        var vectors: [Vector]
+        do {
+            vectors = try file.decodeRowGroup(g, columns: Array(0..<present), as: targets.prefix(present).map { $0.type },
+                                              options: options)
+        } catch let e as ParquetReadError {
+            throw loadError(e, table: table, targets: targets, columns: file.columns)
+        }
+        for k in present..<targets.count { vectors.append(allNull(targets[k].type, rows)) }
+        let firstRow = file.firstRow(ofRowGroup: g)
+        for (k, v) in vectors.enumerated() {
+            if targets[k].notNull, let validity = v.validity, let r = firstNull(validity, rows) {
+                var e = columnError(table: table, file: file.path, target: targets[k], position: k,
+                                    code: .notNullViolation, reason: "Missing data for not-null field")
+                e.line = Int(firstRow) + r + 1
+                throw e
+            }
+            if case .char = targets[k].type, case .string(let s) = v.data, let r = firstMultibyte(s) {
+                var e = columnError(table: table, file: file.path, target: targets[k], position: k,
+                                    code: .invalidUTF8, reason: "Multibyte character not supported for CHAR (Hint: try using VARCHAR)")
+                e.line = Int(firstRow) + r + 1
+                e.rawFieldValue = s[r]
+                throw e
+            }
+        }
+        var chunks: [Chunk] = []
+        chunks.reserveCapacity((rows + chunkRows - 1) / chunkRows)
+        var start = 0
+        while start < rows {
+            let n = min(chunkRows, rows - start)
+            chunks.append(Chunk(columns: vectors.map { $0.slice(start, n) }, count: n))
+            start += n
+        }
+        return GroupOutput(chunks: chunks, rows: rows)
+    }
+
+    /// `n` NULLs of `type`, built directly (no per-row appends).
+    static func allNull(_ type: DataType, _ n: Int) -> Vector {
+        let data: VectorData
+        switch type.physical {
+        case .int64: data = .int64([Int64](repeating: 0, count: n))
+        case .int128: data = .int128([Int128](repeating: 0, count: n))
+        case .double: data = .double([Double](repeating: 0, count: n))
+        case .bool: data = .bool([Bool](repeating: false, count: n))
+        case .string:
+            var s = StringArray()
+            s.offsets = [Int32](repeating: 0, count: n + 1)
+            data = .string(s)
+        }
+        return Vector(type: type, data: data, validity: n > 0 ? Validity(allNull: n) : nil)
+    }
+
+    /// The first NULL among `n` rows.
+    static func firstNull(_ validity: Validity, _ n: Int) -> Int? {
+        for (w, word) in validity.words.enumerated() where word != ~0 {
+            let r = w * 64 + (~word).trailingZeroBitCount
+            return r < n ? r : nil
+        }
+        return nil
+    }
+
+    /// The first string with a byte above ASCII (NULL rows hold no bytes).
+    static func firstMultibyte(_ s: StringArray) -> Int? {
+        let bad: Int? = s.bytes.withUnsafeBufferPointer { b in
+            for i in b.indices where b[i] >= 0x80 { return i }
+            return nil
+        }
+        guard let at = bad else { return nil }
+        // The row whose bytes hold `at`: the first whose end offset is past it.
+        var lo = 0, hi = s.count - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Int(s.offsets[mid + 1]) <= at { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    // MARK: - Errors
+
+    /// The text COPY records for `e` (a problem the reader found in a file or a value).
+    static func loadError(_ e: ParquetReadError, table: String, targets: [ColumnDef], columns: [ParquetColumn]) -> Error {
+        let code: LoadErrorCode
+        switch e.code {
+        case .internalError: return e.sqlError
+        case .numericOutOfRange, .stringTooLong: code = .valueOutOfRange
+        case .invalidText: code = .invalidUTF8
+        case .datatypeMismatch: code = .incompatibleColumnarSchema
+        default: code = .unreadableColumnarFile
+        }
+        guard let k = e.columnIndex, k < targets.count else {
+            return fileError(table: table, file: e.file, code: code, reason: e.reason)
+        }
+        var reason = e.reason
+        if code == .unreadableColumnarFile, !reason.hasPrefix("corrupt") && !reason.hasPrefix("not supported") {
+            reason = "cannot read the column: " + reason
+        }
+        if let name = e.column { reason += parquetName(name, targets[k]) }
+        var out = columnError(table: table, file: e.file, target: targets[k], position: k, code: code, reason: reason)
+        if let row = e.row { out.line = Int(row) + 1 }
+        out.rawFieldValue = e.value ?? ""
+        return out
+    }
+
+    /// ` (Parquet column "x")` when the file's name for the column differs from the table's.
+    static func parquetName(_ name: String, _ target: ColumnDef) -> String {
+        name.lowercased() == target.name.lowercased() ? "" : " (Parquet column \"\(name)\")"
+    }
+
+    static func fileError(table: String, file: String, code: LoadErrorCode, reason: String) -> LoadError {
+        var e = LoadError(table: table, file: file, line: 0, column: "", position: 0, rawLine: "", rawFieldValue: "",
+                          code: code, reason: reason)
+        e.isColumnar = true
+        return e
+    }
+
+    static func columnError(table: String, file: String, target: ColumnDef, position: Int, code: LoadErrorCode,
+                            reason: String) -> LoadError {
+        var length = 0
+        switch target.type {
+        case .char(let n), .varchar(let n): length = n
+        default: break
+        }
+        var e = LoadError(table: table, file: file, line: 0, column: target.name, columnType: target.type.sqlName,
+                          columnLength: length, position: position, rawLine: "", rawFieldValue: "",
+                          code: code, reason: reason)
+        e.isColumnar = true
+        return e
+    }
+}
+
+/// Results written by workers (each slot once) and read after they finish.
+final class Slots<T: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var slots: [Result<T, any Error>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: Result<T, any Error>) { lock.withLock { slots[i] = value } }
+    func get(_ i: Int) -> Result<T, any Error>? { lock.withLock { slots[i] } }
+}

@@ -1,0 +1,216 @@
+import ArgumentParser
+import Foundation
+import SlicehouseBench
+import SlicehouseEngine
+
+/// `slicehouse bench`: benchmark runners.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run benchmarks (TPC-H), optionally side by side with DuckDB.",
+        subcommands: [BenchTPCHCommand.self])
+}
+
+/// `slicehouse bench tpch --sf N [--queries 1,3,5] [--runs 3] [--slices S] [--data DIR] [--db DIR]
+/// [--output report.json] [--compare duckdb] [--chart chart.svg]`
+struct BenchTPCHCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tpch",
+        abstract: "TPC-H end to end: generate (cached), COPY, the 22 queries timed and checked.",
+        discussion: """
+            Generates the data once into --data (default ~/.slicehouse/bench/tpch-sfN) with the \
+            built-in generator, creates the schema of datasets/tpch/schema.sql (DISTKEY/SORTKEY as \
+            documented in benchmarks/README.md) in a fresh data directory, loads it with COPY (timed \
+            per table), then runs each query once to warm up and --runs times timed, reporting median \
+            and min, rows, peak memory and the answer check: against the reference answers at SF 0.01 \
+            and 0.1, else against DuckDB's answers when DuckDB is installed, else "unchecked". \
+            --compare duckdb runs DuckDB (Python package: pip install duckdb) on the same files with \
+            the same number of threads and prints per-query ratios. Exits with status 1 when an \
+            answer is wrong or a query fails.
+            """)
+
+    @Option(name: .customLong("sf"), help: ArgumentHelp("Scale factor (SF 1 is about 1 GB of text).", valueName: "N"))
+    var scaleFactor: Double = 1
+
+    @Option(name: .customLong("queries"), help: ArgumentHelp("Queries to run, in order: 1,3,5 or 1-5,7.", valueName: "list"))
+    var queries: String = "1-22"
+
+    @Option(name: .customLong("runs"), help: ArgumentHelp("Timed runs per query, after one warm-up.", valueName: "N"))
+    var runs: Int = 3
+
+    @Option(name: .customLong("slices"),
+            help: ArgumentHelp("Total slices: 1 → 1 node × 1 slice; even N → N/2 nodes × 2; odd N → N nodes × 1 "
+                               + "(default: one per core, at least 4).", valueName: "S"))
+    var slices: Int?
+
+    @Option(name: .customLong("nodes"), help: ArgumentHelp("Compute nodes (overrides --slices' choice).", valueName: "N"))
+    var nodes: Int?
+
+    @Option(name: .customLong("slices-per-node"),
+            help: ArgumentHelp("Slices per node (overrides --slices' choice).", valueName: "N"))
+    var slicesPerNode: Int?
+
+    @Option(name: .customLong("data"), help: ArgumentHelp("Cache of the generated .tbl files.", valueName: "dir"))
+    var data: String?
+
+    @Option(name: .customLong("db"),
+            help: ArgumentHelp("Load into this (missing or empty) directory and keep it; default: a temporary one.",
+                               valueName: "dir"))
+    var db: String?
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write the report as JSON.", valueName: "report.json"))
+    var output: String?
+
+    @Option(name: .customLong("compare"), help: ArgumentHelp("Run another engine side by side: duckdb.", valueName: "engine"))
+    var compare: String?
+
+    @Option(name: .customLong("chart"),
+            help: ArgumentHelp("Write an SVG chart of the per-query times (with --compare, default "
+                               + "~/.slicehouse/bench/tpch-sfN.svg).", valueName: "chart.svg"))
+    var chart: String?
+
+    @Option(name: .customLong("chart-scale"), help: ArgumentHelp("Chart axis: auto, log or linear.", valueName: "scale"))
+    var chartScale: String = "auto"
+
+    func validate() throws {
+        if runs < 1 || runs > 1000 { throw ValidationError("--runs must be between 1 and 1000") }
+        if let slices, slices < 1 || slices > 1024 { throw ValidationError("--slices must be between 1 and 1024") }
+        if let nodes, nodes < 1 || nodes > 128 { throw ValidationError("--nodes must be between 1 and 128") }
+        if let slicesPerNode, slicesPerNode < 1 || slicesPerNode > 64 {
+            throw ValidationError("--slices-per-node must be between 1 and 64")
+        }
+        if let compare, compare.lowercased() != "duckdb" {
+            throw ValidationError("--compare supports duckdb only")
+        }
+        if SVGChart.Scale(rawValue: chartScale.lowercased()) == nil {
+            throw ValidationError("--chart-scale must be auto, log or linear")
+        }
+        do {
+            _ = try TPCHBenchOptions.parseQueries(queries)
+            try TPCHBenchmark(options: options()).validate()
+        } catch let e as BenchError {
+            throw ValidationError(e.description)
+        }
+    }
+
+    func options() throws -> TPCHBenchOptions {
+        var cluster = TPCHBenchOptions.cluster(slices: slices ?? TPCHBenchOptions.defaultSlices())
+        if let nodes { cluster.nodes = nodes }
+        if let slicesPerNode { cluster.slicesPerNode = slicesPerNode }
+        var o = TPCHBenchOptions(scaleFactor: scaleFactor, cluster: cluster, dataDirectory: data.map(Self.expand))
+        o.queries = try TPCHBenchOptions.parseQueries(queries)
+        o.runs = runs
+        o.databaseDirectory = db.map(Self.expand)
+        o.compareDuckDB = compare != nil
+        return o
+    }
+
+    func run() throws {
+        var options: TPCHBenchOptions
+        do { options = try self.options() } catch let e as BenchError {
+            printError("slicehouse bench: \(e.description)")
+            throw ExitCode.failure
+        }
+        let progress = DatagenProgressLine(enabled: isatty(STDERR_FILENO) == 1)
+        let events: (BenchEvent) -> Void = { event in
+            switch event {
+            case .step(let text):
+                progress.clear()
+                printError(text)
+            case .progress(let text):
+                progress.message(text)
+            case .datagen(let update):
+                progress.show(update)
+            }
+        }
+        var report: TPCHBenchReport
+        var generatedHere: Double?
+        do {
+            let env = ProcessInfo.processInfo.environment
+            if let previous = env[Self.restartVariable].flatMap(Double.init) {
+                // The restarted process: the data was generated by the one before.
+                options.previousGenerationSeconds = previous
+                unsetenv(Self.restartVariable)
+            } else {
+                // Find DuckDB (if asked for) before generating anything, then generate the data
+                // here and restart, so that the generator's 300 MB text pool is not in the
+                // memory figures.
+                let bench = TPCHBenchmark(options: options)
+                _ = try bench.preflight()
+                let generation = try bench.prepareData(events: events)
+                progress.clear()
+                if !generation.cached {
+                    Self.restart(generatedSeconds: generation.seconds)
+                    generatedHere = generation.seconds  // the restart failed: go on in this process
+                    options.previousGenerationSeconds = generation.seconds
+                }
+            }
+            report = try TPCHBenchmark(options: options).run(command: Self.commandLine(), events: events)
+        } catch let e as BenchError {
+            progress.clear()
+            printError("slicehouse bench: \(e.description)")
+            throw ExitCode.failure
+        }
+        progress.clear()
+        if generatedHere != nil {
+            report.notes.append("the data was generated in this process: Slicehouse's memory figures include the "
+                                + "generator's 300 MB text pool (run again for clean figures)")
+        }
+        print(ReportText.render(report))
+
+        if let output {
+            let path = Self.expand(output)
+            do {
+                try report.json().write(to: URL(fileURLWithPath: path), options: .atomic)
+                print("report: \(path)")
+            } catch {
+                printError("slicehouse bench: could not write \(path): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
+        let chartPath = chart.map(Self.expand) ?? (options.compareDuckDB
+            ? (TPCHBenchOptions.benchRoot as NSString).appendingPathComponent("tpch-sf\(TPCHBenchOptions.scaleName(scaleFactor)).svg")
+            : nil)
+        if let chartPath {
+            let scale = SVGChart.Scale(rawValue: chartScale.lowercased()) ?? .auto
+            do {
+                let dir = (chartPath as NSString).deletingLastPathComponent
+                if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+                try Data(SVGChart.render(report, scale: scale).utf8).write(to: URL(fileURLWithPath: chartPath), options: .atomic)
+                print("chart: \(chartPath)")
+            } catch {
+                printError("slicehouse bench: could not write \(chartPath): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
+        if !report.failedQueries.isEmpty {
+            throw ExitCode(1)
+        }
+    }
+
+    static let restartVariable = "SLICEHOUSE_BENCH_GENERATED_SECONDS"
+
+    /// Replace this process by a fresh run of the same command (the data is cached now);
+    /// returns only if that fails.
+    static func restart(generatedSeconds: Double) {
+        guard let executable = Bundle.main.executablePath else { return }
+        setenv(restartVariable, String(generatedSeconds), 1)
+        fflush(nil)
+        var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) }
+        argv.append(nil)
+        execv(executable, argv)
+        // Still here: exec failed.
+        for p in argv { free(p) }
+        unsetenv(restartVariable)
+    }
+
+    /// `~/x` → $HOME/x.
+    static func expand(_ path: String) -> String { (path as NSString).expandingTildeInPath }
+
+    static func commandLine() -> String {
+        var args = CommandLine.arguments
+        if let first = args.first { args[0] = (first as NSString).lastPathComponent }
+        return args.joined(separator: " ")
+    }
+}
