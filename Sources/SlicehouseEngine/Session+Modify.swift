@@ -92,11 +92,7 @@ extension Session {
             let sink = database.newSink()
             do {
                 try writeDeleteFiles(&next, from: base, table: table)
-                next = try Distributor.append(full, to: next, table: table, layout: database.layout, sink: sink,
-                                              sorter: Session.sorter(for: table), blockBytes: database.blockBytes, existing: { snap, slice in
-                    try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
-                                             cache: self.database.cache)
-                })
+                next = try placeRows(full, onto: next, of: table, sink: sink)
                 try database.commit([table.id: next], sink: sink)
             } catch {
                 sink.discard()

@@ -250,18 +250,24 @@ public final class Session: @unchecked Sendable {
         try store.writeLock.withLock {
             let sink = database.newSink()
             do {
-                let next = try Distributor.append(chunks, to: store.snapshot(), table: table, layout: database.layout,
-                                                  sink: sink, sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
-                                                  existing: { snap, slice in
-                    try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
-                                             cache: self.database.cache)
-                })
+                let next = try placeRows(chunks, onto: store.snapshot(), of: table, sink: sink)
                 try database.commit([table.id: next], sink: sink)
             } catch {
                 sink.discard()
                 throw error
             }
         }
+    }
+
+    /// The next snapshot of `table`: `base` plus `chunks` placed, sorted and encoded
+    /// into blocks written to `sink` (not committed).
+    func placeRows(_ chunks: [Chunk], onto base: TableSnapshot, of table: TableDef, sink: BlockSink) throws -> TableSnapshot {
+        try Distributor.append(chunks, to: base, table: table, layout: database.layout, sink: sink,
+                               sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
+                               existing: { snap, slice in
+            try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
+                                     cache: self.database.cache)
+        })
     }
 
     /// How a load is ordered on each slice: COMPOUND sorts by the key columns in

@@ -28,14 +28,8 @@ final class ScanOperator: Operator {
 /// qualify; everything else is left to the filter.
 enum ZonePredicates {
     static func extract(_ filter: BoundExpr?, columns: [Int], types: [DataType]) -> [ZonePredicate] {
-        guard let filter else { return [] }
-        var conjuncts: [BoundExpr] = []
-        func flatten(_ e: BoundExpr) {
-            if case .and(let parts) = e { parts.forEach(flatten) } else { conjuncts.append(e) }
-        }
-        flatten(filter)
         var out: [ZonePredicate] = []
-        for c in conjuncts {
+        for c in conjuncts(filter) {
             if let p = predicate(c, columns: columns, types: types) { out.append(p) }
         }
         return out
@@ -43,14 +37,8 @@ enum ZonePredicates {
 
     /// Single comparisons `col op constant` that encoded blocks can evaluate.
     static func encodedFilters(_ filter: BoundExpr?, columns: [Int]) -> [EncodedFilter] {
-        guard let filter else { return [] }
-        var conjuncts: [BoundExpr] = []
-        func flatten(_ e: BoundExpr) {
-            if case .and(let parts) = e { parts.forEach(flatten) } else { conjuncts.append(e) }
-        }
-        flatten(filter)
         var out: [EncodedFilter] = []
-        for c in conjuncts {
+        for c in conjuncts(filter) {
             guard case .binary(var op, var l, var r, _) = c, op.isComparison else { continue }
             if case .constant = l { swap(&l, &r); op = op.flipped }
             guard case .column(let i, let ct) = l, case .constant(let v, let vt) = r,
@@ -68,6 +56,13 @@ enum ZonePredicates {
             out.append(EncodedFilter(columnPosition: i, op: cop, constant: v))
         }
         return out
+    }
+
+    /// The AND-ed parts of a filter (nested ANDs flattened).
+    static func conjuncts(_ filter: BoundExpr?) -> [BoundExpr] {
+        guard let filter else { return [] }
+        guard case .and(let parts) = filter else { return [filter] }
+        return parts.flatMap { conjuncts($0) }
     }
 
     static func compatible(_ column: DataType, _ constant: DataType) -> Bool {
