@@ -4,7 +4,8 @@ public enum DatagenFormat: String, CaseIterable, Sendable {
     case tbl
     /// Comma-separated values with a header line and RFC 4180 quoting.
     case csv
-    /// Apache Parquet: not supported yet (generation throws `unsupportedFormat`).
+    /// Apache Parquet: the generator itself throws `unsupportedFormat`; the CLI writes
+    /// `.tbl` to a staging folder and converts it with COPY and UNLOAD (`--format parquet`).
     case parquet
 
     /// The file extension (`tbl`, `csv`, `parquet`).

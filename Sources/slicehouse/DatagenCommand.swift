@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import SlicehouseDatagen
+import SlicehouseBench
+import SlicehouseEngine
 
 /// `slicehouse datagen`: benchmark data generators.
 struct DatagenCommand: ParsableCommand {
@@ -17,7 +19,9 @@ struct DatagenTPCHCommand: ParsableCommand {
         abstract: "Generate TPC-H tables, byte for byte as TPC's dbgen writes them.",
         discussion: """
             Writes region, nation, supplier, customer, part, partsupp, orders and lineitem as \
-            <table>.tbl (dbgen's pipe-delimited text) or <table>.csv (header line, RFC 4180 quoting). \
+            <table>.tbl (dbgen's pipe-delimited text), <table>.csv (header line, RFC 4180 quoting) or \
+            <table>.parquet (the .tbl rows in dbgen's order, loaded with COPY and written by UNLOAD's \
+            Parquet writer: Snappy, DECIMAL/DATE logical types). \
             With --parts K, each table except region and nation is split like dbgen's -C K -S i \
             into <table>.tbl.1 ... <table>.tbl.K. SF 1 is about 1 GB of .tbl text.
             """)
@@ -32,7 +36,7 @@ struct DatagenTPCHCommand: ParsableCommand {
     @Option(name: .customLong("parts"), help: ArgumentHelp("Files per table.", valueName: "K"))
     var parts: Int = 1
 
-    @Option(name: .customLong("format"), help: ArgumentHelp("tbl, csv or parquet (not supported yet).", valueName: "format"))
+    @Option(name: .customLong("format"), help: ArgumentHelp("tbl, csv or parquet.", valueName: "format"))
     var format: String = "tbl"
 
     @Option(name: .customLong("tables"),
@@ -66,9 +70,12 @@ struct DatagenTPCHCommand: ParsableCommand {
         progress.message("building the text pool")
         TPCHGenerator.prepareTextPool()
         let textPoolSeconds = DatagenTPCHCommand.seconds(since: started)
-        let summaries: [DatagenTableSummary]
+        var summaries: [DatagenTableSummary]
+        // Parquet: the .tbl text goes to a staging folder first, then through COPY and UNLOAD.
+        let staging = (output as NSString).appendingPathComponent(".tbl-staging")
         do {
-            summaries = try generator.writeTables(tables, to: output, format: format, parts: parts) { update in
+            summaries = try generator.writeTables(tables, to: format == .parquet ? staging : output,
+                                                  format: format == .parquet ? .tbl : format, parts: parts) { update in
                 progress.show(update)
             }
         } catch let error as DatagenError {
@@ -76,10 +83,49 @@ struct DatagenTPCHCommand: ParsableCommand {
             printError("slicehouse datagen: \(error.description)")
             throw ExitCode.failure
         }
+        if format == .parquet {
+            defer { try? FileManager.default.removeItem(atPath: staging) }
+            do {
+                try DatagenTPCHCommand.writeParquet(tables, from: staging, to: output) { progress.message($0) }
+            } catch {
+                progress.clear()
+                printError("slicehouse datagen: \(error)")
+                throw ExitCode.failure
+            }
+            for i in summaries.indices {
+                let path = (output as NSString).appendingPathComponent("\(summaries[i].table.rawValue).parquet")
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+                summaries[i].bytes = Int64(size ?? 0)
+                summaries[i].files = [path]
+            }
+        }
         progress.clear()
         print(DatagenTPCHCommand.summary(summaries, textPoolSeconds: textPoolSeconds,
                                          seconds: DatagenTPCHCommand.seconds(since: started),
                                          scaleFactor: scaleFactor, output: output))
+    }
+
+    /// Load each table's .tbl into an in-memory one-slice database (no sort or
+    /// distribution keys, so rows keep dbgen's order) and UNLOAD it as one Parquet file.
+    static func writeParquet(_ tables: [TPCHTable], from staging: String, to output: String,
+                             message: (String) -> Void) throws {
+        let schema = TPCHText.schemaSQL
+            .split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
+            .replacingOccurrences(of: #"\s+(DISTSTYLE ALL|DISTKEY\(\w+\)|SORTKEY\(\w+\))"#, with: "",
+                                  options: .regularExpression)
+        for table in tables {
+            message("writing \(table.rawValue).parquet")
+            let session = try Database(cluster: ClusterConfig(nodes: 1, slicesPerNode: 1)).connect()
+            _ = try session.execute(schema)
+            let source = (staging as NSString).appendingPathComponent("\(table.rawValue).tbl")
+            _ = try session.execute("COPY \(table.rawValue) FROM '\(source)'")
+            let prefix = (output as NSString).appendingPathComponent("\(table.rawValue)_")
+            _ = try session.execute("UNLOAD ('select * from \(table.rawValue)') TO '\(prefix)' FORMAT AS PARQUET PARALLEL OFF ALLOWOVERWRITE")
+            let written = prefix + "000.parquet"
+            let target = (output as NSString).appendingPathComponent("\(table.rawValue).parquet")
+            try? FileManager.default.removeItem(atPath: target)
+            try FileManager.default.moveItem(atPath: written, toPath: target)
+        }
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
@@ -91,8 +137,8 @@ struct DatagenTPCHCommand: ParsableCommand {
         guard let format = DatagenFormat(rawValue: format.lowercased()) else {
             throw ValidationError("unknown --format '\(format)': use tbl, csv or parquet")
         }
-        if format == .parquet {
-            throw ValidationError("--format parquet is not supported yet; use tbl or csv")
+        if format == .parquet && parts > 1 {
+            throw ValidationError("--format parquet writes one file per table: --parts must be 1")
         }
         return format
     }
