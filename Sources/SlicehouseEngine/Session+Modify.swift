@@ -130,7 +130,7 @@ extension Session {
             guard case .int64(let a) = v.flattened(count: n).data else { continue }
             for id in a.prefix(n) {
                 let slice = Int(id >> 40), row = Int(id & ((1 << 40) - 1))
-                guard slice < next.slices.count, row < next.slices[slice].rowCount else { continue }
+                guard slice >= 0, slice < next.slices.count, row < next.slices[slice].rowCount else { continue }
                 if next.slices[slice].deleted.contains(row) { continue }
                 if next.distribution == .all {
                     for node in 0..<layout.nodes { next.slices[layout.firstSlice(ofNode: node)].deleted.insert(row) }

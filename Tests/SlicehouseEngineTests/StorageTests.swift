@@ -177,4 +177,25 @@ final class StorageTests: XCTestCase {
             XCTAssertEqual(try one(s, "select count(*) from t a join t b on a.k = b.k where a.k % 7 = 0"), "9363")
         }
     }
+
+    func testDamagedManifestIsAnErrorNotACrash() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("create table t (a int, b varchar(10)); insert into t values (1, 'x'), (2, 'y')")
+        }
+        let path = (dir as NSString).appendingPathComponent("manifest.json")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        // Claim more rows than the blocks hold.
+        let damaged = text.replacingOccurrences(of: "\"rows\":2", with: "\"rows\":3")
+            .replacingOccurrences(of: "\"rows\":1,", with: "\"rows\":5,")
+        XCTAssertNotEqual(damaged, text)
+        try damaged.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Database(directory: dir)) { e in
+            XCTAssertTrue("\(e)".contains("damaged"), "\(e)")
+        }
+        try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Database(directory: dir)) { e in
+            XCTAssertTrue("\(e)".contains("unreadable"), "\(e)")
+        }
+    }
 }

@@ -208,6 +208,22 @@ public struct ManifestTable: Codable, Sendable {
                                     encoding: e, firstRow: b.r, zone: zone)
                 }
             }
+            // Every column's blocks must cover rows 0..<rows without gaps (the scanner relies on it).
+            guard cols.count == columns.count, s.sorted >= 0, s.sorted <= s.rows else {
+                throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged (slice layout)")
+            }
+            for chain in cols {
+                var next = 0
+                for b in chain {
+                    guard b.firstRow == next, b.zone.count > 0, b.zone.nullCount >= 0, b.zone.nullCount <= b.zone.count else {
+                        throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged (block rows)")
+                    }
+                    next = b.endRow
+                }
+                guard next == s.rows else {
+                    throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged (blocks cover \(next) of \(s.rows) rows)")
+                }
+            }
             let deleted = try s.deletes.map(readDeletes) ?? DeleteSet()
             return SliceData(rowCount: s.rows, sortedRows: s.sorted, columns: cols, deleted: deleted, deleteFile: s.deletes)
         }
