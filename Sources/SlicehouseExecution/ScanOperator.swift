@@ -67,7 +67,7 @@ enum ZonePredicates {
 
     static func compatible(_ column: DataType, _ constant: DataType) -> Bool {
         if column.physical != constant.physical { return false }
-        if column.isDecimal || constant.isDecimal { return column.decimalScale == constant.decimalScale }
+        if column.isDecimal || constant.isDecimal { return column.isDecimal == constant.isDecimal && column.scale == constant.scale }
         if column.isTemporal || constant.isTemporal { return column == constant }
         return column.isString == constant.isString
     }
@@ -104,8 +104,4 @@ enum ZonePredicates {
             return nil
         }
     }
-}
-
-extension DataType {
-    var decimalScale: Int? { if case .decimal(_, let s) = self { return s }; return nil }
 }

@@ -57,9 +57,6 @@ public final class BlockCache: @unchecked Sendable {
     private var used = 0
     private var tick: UInt64 = 0
     private let lock = Lock()
-    /// Counters: blocks decoded (cache misses) and served from the cache.
-    public private(set) var decoded = 0
-    public private(set) var hits = 0
 
     public init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
 
@@ -95,7 +92,6 @@ public final class BlockCache: @unchecked Sendable {
             tick += 1
             e.tick = tick
             entries[uid] = e
-            hits += 1
             return e.vector
         }
     }
@@ -103,7 +99,6 @@ public final class BlockCache: @unchecked Sendable {
     private func insert(_ uid: UInt64, _ v: Vector) {
         let size = Self.approximateBytes(v)
         lock.withLock {
-            decoded += 1
             guard size <= capacityBytes else { return }
             tick += 1
             if let old = entries[uid] { used -= old.bytes }
@@ -123,8 +118,6 @@ public final class BlockCache: @unchecked Sendable {
             used -= e.bytes
         }
     }
-
-    public func removeAll() { lock.withLock { entries.removeAll(); used = 0 } }
 
     static func approximateBytes(_ v: Vector) -> Int {
         let base: Int

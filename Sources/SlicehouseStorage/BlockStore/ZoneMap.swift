@@ -54,16 +54,6 @@ public enum ZoneBound: Sendable, Equatable {
         default: return nil
         }
     }
-
-    /// The value as SQL shows it, for STV_BLOCKLIST (strings: the stored prefix).
-    public func display(as type: DataType) -> String {
-        switch self {
-        case .int(let v): return Value.int(v).formatted(as: type) ?? ""
-        case .int128(let v): return Value.int128(v).formatted(as: type) ?? ""
-        case .double(let v): return Value.double(v).formatted(as: type) ?? ""
-        case .bytes(let b): return String(decoding: b, as: UTF8.self)
-        }
-    }
 }
 
 /// Comparison of a column against a constant, as zone maps and encoded filters use it.
