@@ -153,25 +153,39 @@ public final class Session: @unchecked Sendable {
         case .varchar(let n), .char(let n):
             guard case .string(var s) = v.data else { break }
             var trimmed = false
-            if case .char = column.type {
+            if case .char = column.type, Session.hasTrailingBlanks(s) {
                 // CHAR: trailing blanks are insignificant; store without them.
                 var out = StringArray(reservingCount: rows, bytes: s.bytes.count)
                 for i in 0..<s.count {
                     var e = Int(s.offsets[i + 1])
                     let st = Int(s.offsets[i])
                     while e > st && s.bytes[e - 1] == 32 { e -= 1 }
-                    if e != Int(s.offsets[i + 1]) { trimmed = true }
                     s.bytes.withUnsafeBufferPointer { out.append(bytes: UnsafeBufferPointer(rebasing: $0[st..<e])) }
                 }
-                if trimmed { s = out }
+                s = out
+                trimmed = true
             }
-            for i in 0..<s.count where s.length(i) > n && !v.isNull(i) {
+            let tooLong = s.offsets.withUnsafeBufferPointer { o in
+                (0..<s.count).first { o[$0 + 1] &- o[$0] > Int32(clamping: n) && !v.isNull($0) } != nil
+            }
+            if tooLong {
                 throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
             }
             if trimmed { v.data = .string(s) }
         default: break
         }
         return v.retyped(column.type)
+    }
+
+    /// Whether any element of `s` ends in a blank (a CHAR value to trim); COPY's
+    /// parser trims already, so this usually finds none and nothing is copied.
+    static func hasTrailingBlanks(_ s: StringArray) -> Bool {
+        s.offsets.withUnsafeBufferPointer { o in
+            s.bytes.withUnsafeBufferPointer { b in
+                for i in 0..<(o.count - 1) where o[i + 1] > o[i] && b[Int(o[i + 1]) - 1] == 32 { return true }
+                return false
+            }
+        }
     }
 
     /// Complete rows for `table`: `provided` vectors for `targets` (column indices);

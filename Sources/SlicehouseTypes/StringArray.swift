@@ -45,7 +45,7 @@ public struct StringArray: Sendable, Equatable {
     /// Append element `i` of `other`.
     @inlinable public mutating func append(from other: StringArray, _ i: Int) {
         let s = Int(other.offsets[i]), e = Int(other.offsets[i + 1])
-        if e > s { bytes.append(contentsOf: other.bytes[s..<e]) }
+        if e > s { other.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[s..<e])) } }
         offsets.append(Int32(truncatingIfNeeded: bytes.count))
     }
     public mutating func append(contentsOf other: StringArray) {
@@ -90,4 +90,51 @@ public struct StringArray: Sendable, Equatable {
         }
     }
     return la == lb ? 0 : (la < lb ? -1 : 1)
+}
+
+extension StringArray {
+    /// Elements at `indices`, in that order: lengths summed first, then one memcpy per
+    /// element into output buffers allocated once at their final size.
+    public func gather(_ indices: UnsafeBufferPointer<Int32>) -> StringArray {
+        let n = indices.count
+        return offsets.withUnsafeBufferPointer { offs in
+            bytes.withUnsafeBufferPointer { src in
+                var total = 0
+                for i in indices { total &+= Int(offs[Int(i) + 1] &- offs[Int(i)]) }
+                let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, c in
+                    o[0] = 0
+                    var pos: Int32 = 0
+                    for k in 0..<n {
+                        let i = Int(indices[k])
+                        pos &+= offs[i + 1] &- offs[i]
+                        o[k + 1] = pos
+                    }
+                    c = n + 1
+                }
+                let outBytes = [UInt8](unsafeUninitializedCapacity: total) { b, c in
+                    if let dst = b.baseAddress, let base = src.baseAddress {
+                        outOffsets.withUnsafeBufferPointer { o in
+                            for k in 0..<n {
+                                let i = Int(indices[k])
+                                let s = Int(offs[i])
+                                let len = Int(offs[i + 1]) &- s
+                                if len > 0 { (dst + Int(o[k])).initialize(from: base + s, count: len) }
+                            }
+                        }
+                    }
+                    c = total
+                }
+                return StringArray(bytes: outBytes, offsets: outOffsets)
+            }
+        }
+    }
+
+    public func gather(_ indices: [Int32]) -> StringArray {
+        indices.withUnsafeBufferPointer { gather($0) }
+    }
+
+    @inlinable public init(bytes: [UInt8], offsets: [Int32]) {
+        self.bytes = bytes
+        self.offsets = offsets
+    }
 }

@@ -227,9 +227,7 @@ public struct Vector: Sendable {
         case .bool(let a):
             out = .bool(a.withUnsafeBufferPointer { p in indices.map { p[Int($0)] } })
         case .string(let a):
-            var s = StringArray(reservingCount: n, bytes: 0)
-            for i in indices { s.append(from: a, Int(i)) }
-            out = .string(s)
+            out = .string(a.gather(indices))
         }
         var v: Validity? = nil
         if let validity {

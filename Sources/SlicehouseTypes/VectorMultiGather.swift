@@ -3,6 +3,9 @@ extension Vector {
     /// `parts[chunk[i]]` at row `row[i]`. One pass, output allocated once at its final
     /// size (strings: bytes counted first). Storage builds a slice's column in its final
     /// (distributed, sorted) order with it, straight from the loaded chunks.
+    ///
+    /// The inner loops go through a table of base pointers, one per part, so a row
+    /// costs a load and a store (strings: one memcpy), without reference counting.
     public static func gather(from parts: [Vector], type: DataType, chunk: [Int32], row: [Int32]) -> Vector {
         let n = chunk.count
         precondition(row.count == n, "gather: chunk and row lists differ in length")
@@ -11,9 +14,9 @@ extension Vector {
         if anyNulls {
             var v = Validity(allValid: n)
             var sawNull = false
+            let validities = parts.map { $0.validity }
             for i in 0..<n {
-                let p = parts[Int(chunk[i])]
-                if let pv = p.validity, !pv.isValid(Int(row[i])) { v.setInvalid(i); sawNull = true }
+                if let pv = validities[Int(chunk[i])], !pv.isValid(Int(row[i])) { v.setInvalid(i); sawNull = true }
             }
             if sawNull { validity = v }
         }
@@ -38,19 +41,34 @@ extension Vector {
         return Vector(type: type, data: data, validity: validity)
     }
 
+    /// Base pointer and element count of each array. The pointers stay valid while
+    /// the caller keeps `arrays` alive and unmodified (`withExtendedLifetime`).
+    private static func basePointers<T>(_ arrays: [[T]]) -> (bases: [UnsafePointer<T>?], counts: [Int]) {
+        (arrays.map { $0.withUnsafeBufferPointer { $0.baseAddress } }, arrays.map { $0.count })
+    }
+
     private static func gatherFixed<T>(_ arrays: [[T]], _ chunk: [Int32], _ row: [Int32], zero: T) -> [T] {
         let n = chunk.count
-        return arrays.withUnsafeBufferPointer { parts in
-            chunk.withUnsafeBufferPointer { c in
-                row.withUnsafeBufferPointer { r in
-                    var out = [T]()
-                    out.reserveCapacity(n)
-                    for i in 0..<n {
-                        let part = parts[Int(c[i])]
-                        let ri = Int(r[i])
-                        out.append(ri < part.count ? part[ri] : zero)
+        return withExtendedLifetime(arrays) {
+            let (bases, counts) = basePointers(arrays)
+            return bases.withUnsafeBufferPointer { b in
+                counts.withUnsafeBufferPointer { cnt in
+                    chunk.withUnsafeBufferPointer { c in
+                        row.withUnsafeBufferPointer { r in
+                            [T](unsafeUninitializedCapacity: n) { out, done in
+                                guard let o = out.baseAddress else { done = 0; return }
+                                for i in 0..<n {
+                                    let ci = Int(c[i]), ri = Int(r[i])
+                                    if ri < cnt[ci], let p = b[ci] {
+                                        (o + i).initialize(to: p[ri])
+                                    } else {
+                                        (o + i).initialize(to: zero)
+                                    }
+                                }
+                                done = n
+                            }
+                        }
                     }
-                    return out
                 }
             }
         }
@@ -58,14 +76,46 @@ extension Vector {
 
     private static func gatherStrings(_ arrays: [StringArray], _ chunk: [Int32], _ row: [Int32]) -> StringArray {
         let n = chunk.count
-        var total = 0
-        for i in 0..<n {
-            let a = arrays[Int(chunk[i])]
-            let r = Int(row[i])
-            total += Int(a.offsets[r + 1] - a.offsets[r])
+        if n == 0 { return StringArray() }
+        let byteArrays = arrays.map { $0.bytes }
+        let offsetArrays = arrays.map { $0.offsets }
+        return withExtendedLifetime((byteArrays, offsetArrays)) {
+            let (bytes, _) = basePointers(byteArrays)
+            let (offs, rowsPlusOne) = basePointers(offsetArrays)
+            return bytes.withUnsafeBufferPointer { bp in
+                offs.withUnsafeBufferPointer { op in
+                    rowsPlusOne.withUnsafeBufferPointer { cnt in
+                        chunk.withUnsafeBufferPointer { c in
+                            row.withUnsafeBufferPointer { r in
+                                // Offsets first (a missing row counts as empty), then the bytes.
+                                let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+                                    o[0] = 0
+                                    var pos: Int32 = 0
+                                    for i in 0..<n {
+                                        let ci = Int(c[i]), ri = Int(r[i])
+                                        if ri + 1 < cnt[ci], let p = op[ci] { pos &+= p[ri + 1] &- p[ri] }
+                                        o[i + 1] = pos
+                                    }
+                                    done = n + 1
+                                }
+                                let total = Int(outOffsets[n])
+                                let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
+                                    outOffsets.withUnsafeBufferPointer { o in
+                                        guard let d = dst.baseAddress else { return }
+                                        for i in 0..<n {
+                                            let len = Int(o[i + 1] &- o[i])
+                                            guard len > 0, let src = bp[Int(c[i])], let p = op[Int(c[i])] else { continue }
+                                            (d + Int(o[i])).initialize(from: src + Int(p[Int(r[i])]), count: len)
+                                        }
+                                    }
+                                    done = total
+                                }
+                                return StringArray(bytes: outBytes, offsets: outOffsets)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        var out = StringArray(reservingCount: n, bytes: total)
-        for i in 0..<n { out.append(from: arrays[Int(chunk[i])], Int(row[i])) }
-        return out
     }
 }
