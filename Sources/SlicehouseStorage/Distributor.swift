@@ -110,6 +110,15 @@ public enum Distributor {
         if snap.distribution != .all {
             for s in 0..<sc { out[s].chunk.reserveCapacity(total / sc + 16); out[s].row.reserveCapacity(total / sc + 16) }
         }
+        // The key hashes of all chunks in parallel; the appends below stay in order.
+        var keyDest: [[Int32]] = []
+        if case .key(let col) = snap.distribution {
+            let dests = ResultSlots<[Int32]>(count: chunks.count, initial: [])
+            DispatchQueue.concurrentPerform(iterations: chunks.count) { ci in
+                dests.set(ci, slices(forKey: chunks[ci].columns[col], count: chunks[ci].count, sliceCount: sc))
+            }
+            keyDest = dests.values
+        }
         for (ci, c) in chunks.enumerated() {
             let n = c.count
             let cc = Int32(ci)
@@ -130,8 +139,8 @@ public enum Distributor {
                     if s == sc { s = 0 }
                 }
                 snap.evenCursor = (snap.evenCursor + n) % sc
-            case .key(let col):
-                let dest = slices(forKey: c.columns[col], count: n, sliceCount: sc)
+            case .key:
+                let dest = keyDest[ci]
                 for r in 0..<n {
                     let s = Int(dest[r])
                     out[s].chunk.append(cc)
@@ -143,12 +152,19 @@ public enum Distributor {
     }
 
     /// Resolve each column's encoding: as declared, or ENCODE AUTO from a sample.
+    /// Columns are tried in parallel (each encodes its sample with every candidate).
     static func chooseEncodings(table: TableDef, sample: [Vector]?) -> [ColumnEncoding] {
-        table.columns.enumerated().map { i, c in
-            if let name = c.encoding, name.lowercased() != "auto", let e = ColumnEncoding(sqlName: name) { return e }
-            guard let sample else { return .raw }
-            return BlockEncoder.chooseAuto(sample: sample[i], type: c.type, isSortKeyColumn: table.sortKey.first == i)
+        let columns = table.columns
+        let chosen = ResultSlots<ColumnEncoding>(count: columns.count, initial: .raw)
+        DispatchQueue.concurrentPerform(iterations: columns.count) { i in
+            let c = columns[i]
+            if let name = c.encoding, name.lowercased() != "auto", let e = ColumnEncoding(sqlName: name) {
+                chosen.set(i, e)
+            } else if let sample {
+                chosen.set(i, BlockEncoder.chooseAuto(sample: sample[i], type: c.type, isSortKeyColumn: table.sortKey.first == i))
+            }
         }
+        return chosen.values
     }
 
     /// Cut `v` into blocks of about `targetBytes` encoded bytes and write them.
@@ -177,6 +193,15 @@ public enum Distributor {
         }
         return blocks
     }
+}
+
+/// One value per index, set from concurrent workers.
+final class ResultSlots<T>: @unchecked Sendable {
+    private var slots: [T]
+    private let lock = Lock()
+    init(count: Int, initial: T) { slots = Array(repeating: initial, count: count) }
+    func set(_ i: Int, _ v: T) { lock.withLock { slots[i] = v } }
+    var values: [T] { lock.withLock { slots } }
 }
 
 /// Thread-safe per-slice results.

@@ -87,25 +87,36 @@ extension Vector {
                     rowsPlusOne.withUnsafeBufferPointer { cnt in
                         chunk.withUnsafeBufferPointer { c in
                             row.withUnsafeBufferPointer { r in
-                                // Offsets first (a missing row counts as empty), then the bytes.
+                                // Offsets first (a missing row counts as empty), remembering where
+                                // each value starts in its part, so the copy pass touches each
+                                // source row's offsets once and its bytes once.
+                                var from = [UnsafePointer<UInt8>?](repeating: nil, count: n)
                                 let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
-                                    o[0] = 0
-                                    var pos: Int32 = 0
-                                    for i in 0..<n {
-                                        let ci = Int(c[i]), ri = Int(r[i])
-                                        if ri + 1 < cnt[ci], let p = op[ci] { pos &+= p[ri + 1] &- p[ri] }
-                                        o[i + 1] = pos
+                                    from.withUnsafeMutableBufferPointer { f in
+                                        o[0] = 0
+                                        var pos: Int32 = 0
+                                        for i in 0..<n {
+                                            let ci = Int(c[i]), ri = Int(r[i])
+                                            if ri + 1 < cnt[ci], let p = op[ci], let b = bp[ci] {
+                                                let s = p[ri]
+                                                pos &+= p[ri + 1] &- s
+                                                f[i] = b + Int(s)
+                                            }
+                                            o[i + 1] = pos
+                                        }
                                     }
                                     done = n + 1
                                 }
                                 let total = Int(outOffsets[n])
                                 let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
                                     outOffsets.withUnsafeBufferPointer { o in
-                                        guard let d = dst.baseAddress else { return }
-                                        for i in 0..<n {
-                                            let len = Int(o[i + 1] &- o[i])
-                                            guard len > 0, let src = bp[Int(c[i])], let p = op[Int(c[i])] else { continue }
-                                            (d + Int(o[i])).initialize(from: src + Int(p[Int(r[i])]), count: len)
+                                        from.withUnsafeBufferPointer { f in
+                                            guard let d = dst.baseAddress else { return }
+                                            for i in 0..<n {
+                                                let len = Int(o[i + 1] &- o[i])
+                                                guard len > 0, let src = f[i] else { continue }
+                                                (d + Int(o[i])).initialize(from: src, count: len)
+                                            }
                                         }
                                     }
                                     done = total

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import SlicehouseEngine
 import SlicehouseSQLLogicTest
@@ -16,6 +19,27 @@ struct SlicehouseCommand: ParsableCommand {
             """,
         subcommands: [ShellCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self],
         defaultSubcommand: ShellCommand.self)
+
+    static func main() {
+        tuneAllocator()
+        main(nil)
+    }
+}
+
+/// glibc's malloc serves blocks above 128 KB to 32 MB with fresh mmap()s and unmaps
+/// them on free, so every chunk of a COPY or a query's large buffers is zeroed page by
+/// page by the kernel (a third of a load's system time). Keep large blocks in the heap
+/// for reuse, and give memory back only when much of it is free.
+/// (`mallopt` is looked up at run time: Swift's Glibc module does not import malloc.h.)
+private func tuneAllocator() {
+    #if canImport(Glibc)
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "mallopt") else { return }
+    let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+    let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3  // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+    _ = mallopt(mmapThreshold, 1 << 30)
+    _ = mallopt(trimThreshold, 512 << 20)
+    #endif
 }
 
 /// Write a line to standard error.

@@ -60,6 +60,69 @@ final class CopyStatementTests: XCTestCase {
         XCTAssertEqual(errs.first?[2], "1205")
     }
 
+    /// Every kind of malformed input: the COPY fails as a unit, the table keeps exactly
+    /// the rows it had, and the rejected row is in STL_LOAD_ERRORS with Redshift's code,
+    /// line and column (file-level problems, which have no row, name the file instead).
+    func testEachKindOfMalformedInputLeavesTheTableUnchanged() throws {
+        let s = try session()
+        _ = try s.execute("copy t from '\(try write("good.txt", "1|a|2020-01-01|1.00\n"))'")
+        let before = try s.execute("select id, name, d, amount from t order by id")[0].textRows()
+        func unchanged(_ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            XCTAssertEqual(try s.execute("select id, name, d, amount from t order by id")[0].textRows(), before,
+                           what, file: file, line: line)
+        }
+        // (file, contents, options, err_code, line_number, colname)
+        let rowLevel: [(String, [UInt8], String, String, String, String)] = [
+            ("columns.txt", Array("2|b|2020-01-02|2.00\n3|c|2020-01-03|3.00|x|y\n".utf8), "", "1202", "2", ""),
+            ("number.txt", Array("2|b|2020-01-02|2.00\n3|c|2020-01-03|3.x0\n".utf8), "", "1207", "2", "amount"),
+            ("date.txt", Array("2|b|2020-02-30|2.00\n".utf8), "", "1205", "1", "d"),
+            ("long.txt", Array("2|b|2020-01-02|2.00\n3|abcdefghijk|2020-01-03|3.00\n".utf8), "", "1204", "2", "name"),
+            ("utf8.txt", Array("2|b".utf8) + [0xFF, 0xFE] + Array("|2020-01-02|2.00\n".utf8), "", "1220", "1", "name"),
+            ("quote.csv", Array("2,b,2020-01-02,2.00\n3,\"c,2020-01-03,3.00\n".utf8), "csv", "1216", "2", ""),
+            ("bad.json", Array("{\"id\": 2, \"name\": \"b\"}\n{\"id\": 3, \"name\": }\n".utf8), "json 'auto'",
+             "1224", "2", ""),
+        ]
+        for (name, bytes, options, code, lineNumber, column) in rowLevel {
+            let path = dir.appendingPathComponent(name).path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            XCTAssertThrowsError(try s.execute("copy t from '\(path)' \(options)"), name) { error in
+                XCTAssertTrue("\(error)".contains("Load into table 't' failed"), "\(name): \(error)")
+            }
+            try unchanged(name)
+            let rows = try s.execute("""
+                select err_code, line_number, trim(colname), trim(filename) from stl_load_errors
+                where trim(filename) = '\(path)'
+                """)[0].textRows()
+            XCTAssertEqual(rows.count, 1, name)
+            XCTAssertEqual(rows.first?[0], code, name)
+            XCTAssertEqual(rows.first?[1], lineNumber, name)
+            if !column.isEmpty { XCTAssertEqual(rows.first?[2], column, name) }
+        }
+
+        // A truncated gzip file: UNLOAD writes a good one, then it loses its tail.
+        _ = try s.execute("unload ('select * from t') to '\(dir.path)/gz_' gzip parallel off")
+        let gz = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("gz_") }
+        XCTAssertEqual(gz.count, 1)
+        let gzPath = dir.appendingPathComponent(gz.first ?? "gz_").path
+        let whole = try Data(contentsOf: URL(fileURLWithPath: gzPath))
+        try whole.prefix(whole.count - 6).write(to: URL(fileURLWithPath: gzPath))
+        XCTAssertThrowsError(try s.execute("copy t from '\(gzPath)' gzip")) { error in
+            XCTAssertTrue("\(error)".contains(gz.first ?? "gz_"), "\(error)")
+        }
+        try unchanged("truncated gzip")
+
+        // A manifest naming a mandatory file that does not exist.
+        let missing = dir.appendingPathComponent("missing.txt").path
+        let manifest = try write("load.manifest", """
+            {"entries": [{"url": "file://\(dir.appendingPathComponent("good.txt").path)", "mandatory": true},
+                         {"url": "\(missing)", "mandatory": true}]}
+            """)
+        XCTAssertThrowsError(try s.execute("copy t from '\(manifest)' manifest")) { error in
+            XCTAssertTrue("\(error)".contains("missing.txt"), "\(error)")
+        }
+        try unchanged("missing manifest file")
+    }
+
     func testWrongColumnCountAndNotNull() throws {
         let s = try session()
         let extra = try write("extra.txt", "1|a|2020-01-01|1.00|x|y\n")
