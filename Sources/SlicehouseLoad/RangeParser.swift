@@ -57,7 +57,8 @@ final class RangeParser {
     /// Unescape / unquote buffer.
     var scratch: UnsafeMutableBufferPointer<UInt8>
 
-    /// Flush a chunk before string offsets could overflow Int32.
+    /// Flush a chunk before string offsets could overflow Int32 (checked every 64 rows:
+    /// 64 rows of at most 65,535 bytes per value stay far below the remaining headroom).
     static let maxChunkStringBytes = 1 << 30
 
     /// - Parameter jsonMap: required for `FORMAT JSON` (built once per COPY).
@@ -148,7 +149,7 @@ final class RangeParser {
     @inline(__always)
     func rowDone(_ rows: inout Int, _ out: inout RangeOutput) {
         rows += 1
-        if rows >= chunkRows || stringBytesExceeded() {
+        if rows >= chunkRows || (rows & 63 == 0 && stringBytesExceeded()) {
             out.chunks.append(flush(rows))
             out.rows += rows
             rows = 0
@@ -245,7 +246,7 @@ final class RangeParser {
                 continue
             }
             rows += 1
-            if rows >= chunkRows || stringBytesExceeded() {
+            if rows >= chunkRows || (rows & 63 == 0 && stringBytesExceeded()) {
                 out.chunks.append(flush(rows))
                 out.rows += rows
                 rows = 0

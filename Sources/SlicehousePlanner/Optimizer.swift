@@ -321,6 +321,15 @@ public struct Optimizer {
 
     // MARK: - Projection pruning
 
+    /// Columns read only to evaluate a filter (`o_comment NOT LIKE …` in Q13) are
+    /// dropped right after it, so joins, exchanges and aggregations above never carry them.
+    func dropFilterOnly(_ plan: LogicalPlan, required: Set<Int>) -> LogicalPlan {
+        let outs = plan.outputs
+        let keep = outs.filter { required.contains($0.id) }
+        guard !keep.isEmpty, keep.count < outs.count else { return plan }
+        return .project(plan, keep.map { .column($0.id, $0.type) }, outputs: keep)
+    }
+
     func prune(_ plan: LogicalPlan, required: Set<Int>) -> LogicalPlan {
         switch plan {
         case .scan(let t, let a, let cols, let outs, let filters):
@@ -329,9 +338,10 @@ public struct Optimizer {
             var keepCols: [Int] = [], keepOuts: [PlanColumn] = []
             for (c, o) in zip(cols, outs) where need.contains(o.id) { keepCols.append(c); keepOuts.append(o) }
             if keepCols.isEmpty, let c = cols.first, let o = outs.first { keepCols = [c]; keepOuts = [o] }
-            return .scan(table: t, alias: a, columns: keepCols, outputs: keepOuts, filters: filters)
+            return dropFilterOnly(.scan(table: t, alias: a, columns: keepCols, outputs: keepOuts, filters: filters),
+                                  required: required)
         case .filter(let p, let e):
-            return .filter(prune(p, required: required.union(e.referencedColumns)), e)
+            return dropFilterOnly(.filter(prune(p, required: required.union(e.referencedColumns)), e), required: required)
         case .project(let p, let exprs, let outs):
             var keepE: [BoundExpr] = [], keepO: [PlanColumn] = []
             for (e, o) in zip(exprs, outs) where required.contains(o.id) { keepE.append(e); keepO.append(o) }

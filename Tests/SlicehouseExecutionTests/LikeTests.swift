@@ -24,6 +24,25 @@ final class LikeTests: XCTestCase {
         XCTAssertEqual(try like("Customer xx Complaints", "%Customer%Complaints%"), true)
     }
 
+    /// Literal segments between `%` are found with a substring search and a literal
+    /// last segment is compared at the end: overlaps, repeats and multibyte text.
+    func testLiteralSegmentsBetweenPercents() throws {
+        XCTAssertEqual(try like("aaa", "%aa%aa"), false)     // the two "aa" would overlap
+        XCTAssertEqual(try like("aaaa", "%aa%aa"), true)
+        XCTAssertEqual(try like("abb", "%ab%b"), true)
+        XCTAssertEqual(try like("ab", "%ab%b"), false)
+        XCTAssertEqual(try like("xspecialyrequests", "%special%requests"), true)
+        XCTAssertEqual(try like("xspecialyrequestsz", "%special%requests"), false)
+        XCTAssertEqual(try like("requests then special requests", "%special%requests%"), true)
+        XCTAssertEqual(try like("special", "special%special%"), false)
+        XCTAssertEqual(try like("special special", "special%special%"), true)
+        XCTAssertEqual(try like("café au lait", "%é%lait"), true)
+        XCTAssertEqual(try like("日本語のテキスト", "%本%キ%"), true)
+        XCTAssertEqual(try like("日本語のテキスト", "%キ%本%"), false)
+        XCTAssertEqual(try like("a_b", "%\\_%b"), true)         // escaped _ is a literal byte
+        XCTAssertEqual(try like("axb", "%\\_%b"), false)
+    }
+
     func testUnderscoreIsOneCharacter() throws {
         XCTAssertEqual(try like("abc", "a_c"), true)
         XCTAssertEqual(try like("aéc", "a_c"), true)           // é is two bytes, one character

@@ -24,6 +24,9 @@ struct LikePattern: BytesPredicate {
 
     let shape: Shape
     let segments: [[Atom]]
+    /// Each segment's bytes when it has no `_` (nil otherwise): such a segment is found
+    /// with `UTF8Bytes.find` (memchr + memcmp) instead of atom by atom.
+    let literals: [[UInt8]?]
     let anchoredStart: Bool
     let anchoredEnd: Bool
     let caseInsensitive: Bool
@@ -75,6 +78,7 @@ struct LikePattern: BytesPredicate {
             for a in seg { guard case .byte(let b) = a else { return nil }; out.append(b) }
             return out
         }
+        literals = segs.map(literal)
         if segs.isEmpty {
             shape = .matchAll
         } else if segs.count == 1, let lit = literal(segs[0]) {
@@ -161,12 +165,21 @@ struct LikePattern: BytesPredicate {
             first = 1
         }
         var tail: [Atom]? = nil
+        var tailLiteral: [UInt8]? = nil
         if anchoredEnd && last > first {
             tail = segments[last - 1]
+            tailLiteral = literals[last - 1]
             last -= 1
         }
-        // Middle segments: leftmost match at a character start.
+        // Middle segments: leftmost match at a character start. A literal segment is
+        // searched for directly (a match of whole characters of valid UTF-8 starts at
+        // a character start).
         for k in first..<max(first, last) {
+            if let lit = literals[k], !lit.isEmpty {
+                guard let at = lit.withUnsafeBufferPointer({ UTF8Bytes.find($0, in: s, from: pos) }) else { return false }
+                pos = at + lit.count
+                continue
+            }
             let seg = segments[k]
             var p = pos
             var found: Int? = nil
@@ -176,6 +189,11 @@ struct LikePattern: BytesPredicate {
             }
             guard let e = found else { return false }
             pos = e
+        }
+        if let lit = tailLiteral {
+            // A literal last segment has one place to be: the end.
+            let start = s.count - lit.count
+            return start >= pos && lit.withUnsafeBufferPointer { equal($0, s, at: start) }
         }
         if let tail {
             // The last segment must end exactly at the end: try starts from the right.
