@@ -87,6 +87,7 @@ public enum CopyLoader {
                     continue
                 }
                 let out = parser.run(files[t.file], start: t.start, end: t.end, rangeIndex: i, control: control)
+                files[t.file].release(t.start, t.end)
                 results.set(i, out)
                 reporter.add(bytes: t.end - t.start, rows: out.rows)
             }

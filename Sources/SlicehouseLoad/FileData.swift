@@ -23,6 +23,18 @@ final class FileData: @unchecked Sendable {
         owned?.deallocate()
     }
 
+    /// Done with bytes `start..<end` of a mapped file: their pages leave this process's
+    /// memory (they stay in the page cache; a later read maps them again, unchanged, as
+    /// the mapping is read-only). Keeps a large COPY's resident size to what is parsed
+    /// but not yet stored, instead of the whole input on top of it.
+    func release(_ start: Int, _ end: Int) {
+        guard let mapping, start < end else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard page > 0 else { return }
+        let from = (start + page - 1) / page * page, to = end / page * page
+        if to > from { _ = madvise(mapping + from, to - from, MADV_DONTNEED) }
+    }
+
     /// Map (or read) `path`, decompressing it if `compression` asks for it.
     static func open(_ path: String, compression: CopyOptions.Compression) throws -> FileData {
         let raw = try mapFile(path)
@@ -102,13 +114,12 @@ final class FileData: @unchecked Sendable {
         }
         let size = Int(st.st_size)
         if size == 0 { return owning(path: path, []) }
-        #if os(Linux)
-        let flags = MAP_PRIVATE | MAP_POPULATE
-        #else
-        let flags = MAP_PRIVATE
-        #endif
-        if let p = mmap(nil, size, PROT_READ, flags, fd, 0), p != MAP_FAILED {
+        // No MAP_POPULATE: that reads a file not yet in the page cache in one thread
+        // before parsing starts. WILLNEED starts the kernel's read-ahead of the whole
+        // file instead, and the parse workers overlap with it.
+        if let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED {
             _ = madvise(p, size, MADV_SEQUENTIAL)
+            _ = madvise(p, size, MADV_WILLNEED)
             let base = p.assumingMemoryBound(to: UInt8.self)
             return FileData(path: path, bytes: UnsafeBufferPointer(start: base, count: size),
                             mapping: p, mappedLength: size, owned: nil)

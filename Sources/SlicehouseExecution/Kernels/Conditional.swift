@@ -14,6 +14,10 @@ enum ConditionalKernels {
         var doubles: [Double] = []
         var bools: (hasTrue: Bool, hasFalse: Bool) = (false, false)
         var strings: [UInt64: [[UInt8]]] = [:]
+        /// Every string of the list, when it is short (`smallListLimit`): compared one by
+        /// one (length first), which beats hashing each row for `l_shipmode IN ('MAIL', 'SHIP')`.
+        var smallStrings: [[UInt8]]? = []
+        static let smallListLimit = 8
         var hasNull = false
         var count = 0
 
@@ -33,11 +37,22 @@ enum ConditionalKernels {
                     let bytes = a.withBytes(0) { Array($0) }
                     let h = bytes.withUnsafeBufferPointer { Hashing.hash(bytes: $0.baseAddress, count: $0.count) }
                     strings[h, default: []].append(bytes)
+                    if let small = smallStrings {
+                        smallStrings = small.count < Self.smallListLimit ? small + [bytes] : nil
+                    }
                 }
             }
         }
 
         @inline(__always) func contains(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+            if let small = smallStrings {
+                for b in small where b.count == p.count {
+                    if b.withUnsafeBufferPointer({ compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }) {
+                        return true
+                    }
+                }
+                return false
+            }
             guard let bucket = strings[Hashing.hash(bytes: p.baseAddress, count: p.count)] else { return false }
             for b in bucket where b.count == p.count {
                 if b.withUnsafeBufferPointer({ compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }) { return true }
