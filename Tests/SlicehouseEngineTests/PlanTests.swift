@@ -86,5 +86,13 @@ final class PlanTests: XCTestCase {
         // orders is filtered by the IN before it meets lineitem and customer.
         XCTAssertTrue(lines18[(in18 + 1)...].dropFirst().first?.contains("Seq Scan on orders") ?? false, q18)
         XCTAssertTrue(lines18[..<in18].contains { $0.contains("XN Hash Join") }, q18)
+
+        // EXISTS with the small side preserved: the hash table is built on orders, lineitem streams.
+        let q4 = try explain(s, try TPCH.query(4))
+        XCTAssertTrue(q4.contains("Hash Right Semi Join"), q4)
+        // customer LEFT JOIN orders builds on customer; the count per customer needs no exchange.
+        let q13 = try explain(s, try TPCH.query(13))
+        XCTAssertTrue(q13.contains("Hash Right Join"), q13)
+        XCTAssertEqual(q13.components(separatedBy: "Phase: partial").count, 2, q13)
     }
 }
