@@ -24,6 +24,9 @@ struct LikePattern: BytesPredicate {
 
     let shape: Shape
     let segments: [[Atom]]
+    /// Per segment: its bytes when it has no `_` and does not start with a UTF-8
+    /// continuation byte (so a byte search finds exactly the character-aligned matches).
+    let literals: [[UInt8]?]
     let anchoredStart: Bool
     let anchoredEnd: Bool
     let caseInsensitive: Bool
@@ -68,6 +71,12 @@ struct LikePattern: BytesPredicate {
         if segs.count > 1 && segs[segs.count - 1].isEmpty { segs.removeLast() }
         if segs.count == 1 && segs[0].isEmpty && startsWithPercent { segs = [] }
         segments = segs
+        literals = segs.map { seg in
+            var out: [UInt8] = []
+            for a in seg { guard case .byte(let b) = a else { return nil }; out.append(b) }
+            if let f = out.first, f & 0xC0 == 0x80 { return nil }
+            return out.isEmpty ? nil : out
+        }
         anchoredStart = !startsWithPercent
         anchoredEnd = !endsWithPercent
         let literal: ([Atom]) -> [UInt8]? = { seg in
@@ -167,6 +176,12 @@ struct LikePattern: BytesPredicate {
         }
         // Middle segments: leftmost match at a character start.
         for k in first..<max(first, last) {
+            if let lit = literals[k] {
+                // memchr + memcmp instead of trying the segment at every character.
+                guard let at = lit.withUnsafeBufferPointer({ UTF8Bytes.find($0, in: s, from: pos) }) else { return false }
+                pos = at + lit.count
+                continue
+            }
             let seg = segments[k]
             var p = pos
             var found: Int? = nil
