@@ -212,6 +212,8 @@ extension JoinKind {
         case .full: self = .full
         case .semi: self = .semi
         case .anti: self = .anti
+        case .rightSemi: self = .rightSemi
+        case .rightAnti: self = .rightAnti
         }
     }
 }

@@ -62,6 +62,8 @@ public enum ExplainPrinter {
             case .full: kindText = "Hash Full Join"
             case .semi: kindText = "Hash IN Join"
             case .anti: kindText = "Hash NOT IN Join"
+            case .rightSemi: kindText = "Hash Right Semi Join"
+            case .rightAnti: kindText = "Hash Right Anti Join"
             }
             title = "XN \(kindText) \(label.rawValue)"
             let pn = names(0), bn = names(1)

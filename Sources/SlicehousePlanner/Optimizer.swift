@@ -5,8 +5,10 @@ import SlicehouseCatalog
 /// 1. constant folding (`1 + 1` → `2`, `x AND TRUE` → `x`),
 /// 2. predicate pushdown (filters move into scans and join sides; a cross join with an
 ///    equality between its sides becomes an inner join),
-/// 3. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
-/// 4. projection pruning (scans read only the columns the query uses).
+/// 3. semi-join rewrites (`Optimizer+Semijoins.swift`): a grouped subquery is restricted to
+///    the keys its join can match; semi/anti joins move down inner join trees,
+/// 4. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
+/// 5. projection pruning (scans read only the columns the query uses).
 public struct Optimizer {
     let context: PlannerContext
     let evaluateConstant: (BoundExpr) throws -> Value
@@ -19,6 +21,8 @@ public struct Optimizer {
     public func optimize(_ plan: LogicalPlan) -> LogicalPlan {
         var p = mapExpressions(plan, { factorOr(fold($0)) })
         p = pushdown(p, [])
+        p = pushKeysIntoAggregates(p)
+        p = pushSemiJoins(p)
         p = reorderJoins(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         return p

@@ -51,6 +51,17 @@ public enum JoinDistributionLabel: String, Sendable, Equatable {
 
 public enum PhysicalJoinKind: String, Sendable, Equatable {
     case inner, left, right, full, semi, anti
+    /// Semi / anti join built on its preserved side: the output is the build (inner)
+    /// child's rows that have (`rightSemi`) or lack (`rightAnti`) a match in the probe child.
+    case rightSemi, rightAnti
+
+    /// The output holds the build child's columns only.
+    public var keepsBuildOnly: Bool { self == .rightSemi || self == .rightAnti }
+    /// The output holds the probe child's columns only.
+    public var keepsProbeOnly: Bool { self == .semi || self == .anti }
+    /// Every build row reaches the output or decides about itself: the build side must be
+    /// partitioned, never broadcast or replicated.
+    public var preservesBuild: Bool { self == .right || self == .full || keepsBuildOnly }
 }
 
 public enum AggregatePhase: String, Sendable, Equatable {

@@ -256,6 +256,17 @@ public struct PhysicalPlanner {
             probe = try self.plan(probeSide, replicateAll: false)
             build = try self.plan(buildSide, replicateAll: probeReplicable)
         }
+        // A semi/anti or left join whose preserved side is the smaller one builds on it and
+        // streams the other side past it (right semi / right anti / right join), instead of
+        // building a hash table over the large side.
+        if (pkind == .semi || pkind == .anti || pkind == .left) && !nullAware && !singleRow && !probeKeyExprs.isEmpty
+            && probe.rows * 2 <= build.rows && probe.distribution != .replicated {
+            swap(&probeSide, &buildSide); swap(&probeKeyExprs, &buildKeyExprs)
+            pkind = pkind == .semi ? .rightSemi : (pkind == .anti ? .rightAnti : .right)
+            let preserved = probe
+            probe = try self.plan(probeSide, replicateAll: false)
+            build = preserved
+        }
 
         let residualExpr: BoundExpr? = residual.isEmpty ? nil : (residual.count == 1 ? residual[0] : .and(residual))
         let rows = estimateJoinRows(pkind, probe, build, hasKeys: !probeKeyExprs.isEmpty)
@@ -304,18 +315,18 @@ public struct PhysicalPlanner {
             // NOT IN must see every inner NULL on every slice.
             build = exchange(build, .broadcast)
             label = .broadcastInner
-        } else if build.distribution == .replicated && pkind != .full {
+        } else if build.distribution == .replicated && !pkind.preservesBuild {
             label = .allNone
         } else if let pk, let bk, pk == bk {
             label = .none
         } else if let pk {
             build = exchange(build, .redistribute([buildKeys[pk]]))
             label = .distInner
-        } else if let bk, pkind == .full || probe.rows <= build.rows * sliceCount {
+        } else if let bk, pkind.preservesBuild || probe.rows <= build.rows * sliceCount {
             // Moving the outer side once is cheaper than copying the inner side to every slice.
             probe = exchange(probe, .redistribute([probeKeys[bk]]))
             label = .distOuter
-        } else if pkind != .full && build.rows * sliceCount <= probe.rows + build.rows {
+        } else if !pkind.preservesBuild && build.rows * sliceCount <= probe.rows + build.rows {
             build = exchange(build, .broadcast)
             label = .broadcastInner
         } else {
@@ -324,27 +335,37 @@ public struct PhysicalPlanner {
             label = .distBoth
         }
 
-        let semiLike = pkind == .semi || pkind == .anti
+        let semiLike = pkind.keepsProbeOnly
         let allIDs = probe.columnIDs + build.columnIDs
         let shell = PhysicalNode(.filter(.constant(.null, .boolean)), children: [], types: probe.types + build.types,
                                  names: [], distribution: .random, rows: 0, columnIDs: allIDs)
         let residualBound = try residualExpr.map { try bind($0, to: shell) }
         var dist = probe.distribution
         if pkind == .full { dist = .random }
+        if pkind.preservesBuild && pkind != .full {
+            // Every output row carries a build row of its own partition.
+            switch build.distribution {
+            case .hashed(let cols): dist = .hashed(pkind.keepsBuildOnly ? cols : cols.map { probe.types.count + $0 })
+            case .single: dist = .single
+            default: dist = .random
+            }
+        }
         if dist == .replicated { dist = .random }
+        let types = semiLike ? probe.types : (pkind.keepsBuildOnly ? build.types : probe.types + build.types)
+        let names = semiLike ? probe.names : (pkind.keepsBuildOnly ? build.names : probe.names + build.names)
+        let ids = semiLike ? probe.columnIDs : (pkind.keepsBuildOnly ? build.columnIDs : allIDs)
         return PhysicalNode(.hashJoin(pkind, probeKeys: probeKeys, buildKeys: buildKeys, residual: residualBound,
                                       label: label, nullAware: nullAware),
                             children: [probe, build],
-                            types: semiLike ? probe.types : probe.types + build.types,
-                            names: semiLike ? probe.names : probe.names + build.names,
-                            distribution: dist, rows: rows,
-                            columnIDs: semiLike ? probe.columnIDs : allIDs)
+                            types: types, names: names, distribution: dist, rows: rows, columnIDs: ids)
     }
 
     func estimateJoinRows(_ kind: PhysicalJoinKind, _ probe: PhysicalNode, _ build: PhysicalNode, hasKeys: Bool) -> Double {
         if !hasKeys { return max(1, probe.rows * build.rows * 0.25) }
         switch kind {
         case .semi, .anti: return max(1, probe.rows * 0.5)
+        case .rightSemi, .rightAnti: return max(1, build.rows * 0.5)
+        case .right: return max(build.rows, 1)
         case .left: return max(probe.rows, 1)
         case .full: return probe.rows + build.rows
         default: return max(1, max(probe.rows, build.rows))

@@ -86,4 +86,35 @@ final class PlanTests: XCTestCase {
         let a = try s.execute("select count(*) from fe join de on fe.k = de.k")[0].textRows()
         XCTAssertEqual(a[0][0], "1024")
     }
+
+    /// A correlated aggregate is computed only for the keys its join can match (Q17: the
+    /// lineitem rows of the filtered parts), and an IN over a grouped subquery filters
+    /// orders before the joins (Q18).
+    func testSemiJoinRewritesTPCH() throws {
+        let s = try TPCH.load(.keyed, cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
+        let q17 = try explain(s, try TPCH.query(17))
+        let lines17 = q17.split(separator: "\n").map(String.init)
+        guard let left = lines17.firstIndex(where: { $0.contains("Hash Left Join") }),
+              let semi = lines17.firstIndex(where: { $0.contains("Hash IN Join") }) else {
+            return XCTFail(q17)
+        }
+        // The semi join feeds the per-part aggregate below the left join.
+        XCTAssertTrue(semi > left && lines17[left..<semi].contains { $0.contains("HashAggregate") }, q17)
+        XCTAssertTrue(lines17[semi...].contains { $0.contains("Seq Scan on part") }, q17)
+
+        let q18 = try explain(s, try TPCH.query(18))
+        let lines18 = q18.split(separator: "\n").map(String.init)
+        guard let in18 = lines18.firstIndex(where: { $0.contains("Hash IN Join") }) else { return XCTFail(q18) }
+        // orders is filtered by the IN before it meets lineitem and customer.
+        XCTAssertTrue(lines18[(in18 + 1)...].dropFirst().first?.contains("Seq Scan on orders") ?? false, q18)
+        XCTAssertTrue(lines18[..<in18].contains { $0.contains("XN Hash Join") }, q18)
+
+        // EXISTS with the small side preserved: the hash table is built on orders, lineitem streams.
+        let q4 = try explain(s, try TPCH.query(4))
+        XCTAssertTrue(q4.contains("Hash Right Semi Join"), q4)
+        // customer LEFT JOIN orders builds on customer; the count per customer needs no exchange.
+        let q13 = try explain(s, try TPCH.query(13))
+        XCTAssertTrue(q13.contains("Hash Right Join"), q13)
+        XCTAssertEqual(q13.components(separatedBy: "Phase: partial").count, 2, q13)
+    }
 }

@@ -87,4 +87,28 @@ final class LikeTests: XCTestCase {
         let e = BoundExpr.like(E.col(0, .text), pattern: E.col(1, .text), caseInsensitive: false, negated: false, escape: nil)
         XCTAssertEqual(try evalRows(e, c), ["t", "t", "f", nil])
     }
+
+    /// Multi-segment patterns (literal middle segments are found by byte search) agree
+    /// with a character-level reference matcher, multi-byte characters included.
+    func testGeneralPatternsAgainstReference() throws {
+        func reference(_ s: [Character], _ p: [Character]) -> Bool {
+            if p.isEmpty { return s.isEmpty }
+            if p[0] == "%" { return (0...s.count).contains { reference(Array(s[$0...]), Array(p.dropFirst())) } }
+            guard let c = s.first else { return false }
+            return (p[0] == "_" || p[0] == c) && reference(Array(s.dropFirst()), Array(p.dropFirst()))
+        }
+        var rng = SystemRandomNumberGenerator()
+        let letters: [Character] = ["a", "b", "é", "ü"]
+        let patternLetters: [Character] = ["a", "b", "é", "%", "%", "_"]
+        for _ in 0..<1500 {
+            let s = String((0..<Int.random(in: 0...7, using: &rng)).map { _ in letters.randomElement(using: &rng) ?? "a" })
+            let p = String((0..<Int.random(in: 1...6, using: &rng)).map { _ in patternLetters.randomElement(using: &rng) ?? "%" })
+            XCTAssertEqual(try like(s, p), reference(Array(s), Array(p)), "'\(s)' LIKE '\(p)'")
+        }
+        XCTAssertEqual(try like("xxabyyabzz", "%ab%ab%"), true)
+        XCTAssertEqual(try like("xxabyyazz", "%ab%ab%"), false)
+        XCTAssertEqual(try like("aXbXc", "a%b%c"), true)
+        XCTAssertEqual(try like("über größe", "%ü%ö%"), true)
+        XCTAssertEqual(try like("größe über", "%ü%ö%"), false)
+    }
 }

@@ -33,10 +33,15 @@ func referenceJoin(_ kind: JoinKind, probe: [Row], build: [Row], probeKeys: [Int
             if !matches.isEmpty { continue }
             if nullAware && !build.isEmpty && (buildHasNull || keyNull) { continue }
             out.append(p)
+        case .rightSemi, .rightAnti:
+            for m in matches { buildMatched[m] = true }
         }
     }
     if kind == .right || kind == .full {
         for (i, b) in build.enumerated() where !buildMatched[i] { out.append(nullProbe + b) }
+    }
+    if kind == .rightSemi || kind == .rightAnti {
+        for (i, b) in build.enumerated() where buildMatched[i] == (kind == .rightSemi) { out.append(b) }
     }
     return out
 }
@@ -55,7 +60,7 @@ func joinRows(_ n: Int, seed: UInt64, keys: Int, nullRate: Double = 0.1) -> [Row
 }
 
 final class HashJoinTests: XCTestCase {
-    private let allKinds: [JoinKind] = [.inner, .left, .right, .full, .semi, .anti]
+    private let allKinds: [JoinKind] = [.inner, .left, .right, .full, .semi, .anti, .rightSemi, .rightAnti]
 
     private func join(_ kind: JoinKind, _ probe: [Row], _ build: [Row], probeKeys: [Int] = [0], buildKeys: [Int] = [0],
                       residual: BoundExpr? = nil, nullAware: Bool = false, chunkSize: Int = Chunk.capacity,

@@ -24,8 +24,8 @@ struct LikePattern: BytesPredicate {
 
     let shape: Shape
     let segments: [[Atom]]
-    /// Each segment's bytes when it has no `_` (nil otherwise): such a segment is found
-    /// with `UTF8Bytes.find` (memchr + memcmp) instead of atom by atom.
+    /// Per segment: its bytes when it has no `_` and does not start with a UTF-8
+    /// continuation byte (so a byte search finds exactly the character-aligned matches).
     let literals: [[UInt8]?]
     let anchoredStart: Bool
     let anchoredEnd: Bool
@@ -71,6 +71,12 @@ struct LikePattern: BytesPredicate {
         if segs.count > 1 && segs[segs.count - 1].isEmpty { segs.removeLast() }
         if segs.count == 1 && segs[0].isEmpty && startsWithPercent { segs = [] }
         segments = segs
+        literals = segs.map { seg in
+            var out: [UInt8] = []
+            for a in seg { guard case .byte(let b) = a else { return nil }; out.append(b) }
+            if let f = out.first, f & 0xC0 == 0x80 { return nil }
+            return out.isEmpty ? nil : out
+        }
         anchoredStart = !startsWithPercent
         anchoredEnd = !endsWithPercent
         let literal: ([Atom]) -> [UInt8]? = { seg in
@@ -78,7 +84,6 @@ struct LikePattern: BytesPredicate {
             for a in seg { guard case .byte(let b) = a else { return nil }; out.append(b) }
             return out
         }
-        literals = segs.map(literal)
         if segs.isEmpty {
             shape = .matchAll
         } else if segs.count == 1, let lit = literal(segs[0]) {
@@ -171,11 +176,10 @@ struct LikePattern: BytesPredicate {
             tailLiteral = literals[last - 1]
             last -= 1
         }
-        // Middle segments: leftmost match at a character start. A literal segment is
-        // searched for directly (a match of whole characters of valid UTF-8 starts at
-        // a character start).
+        // Middle segments: leftmost match at a character start.
         for k in first..<max(first, last) {
-            if let lit = literals[k], !lit.isEmpty {
+            if let lit = literals[k] {
+                // memchr + memcmp instead of trying the segment at every character.
                 guard let at = lit.withUnsafeBufferPointer({ UTF8Bytes.find($0, in: s, from: pos) }) else { return false }
                 pos = at + lit.count
                 continue

@@ -17,13 +17,21 @@ public enum JoinKind: String, Sendable, Equatable {
     case semi
     /// Each probe row without a match; probe columns only (NOT EXISTS; NOT IN with `nullAware`).
     case anti
+    /// Each build row that has at least one match, once; build columns only, emitted after
+    /// the probe side is exhausted. A semi join that builds on its preserved side (when
+    /// that side is the smaller one).
+    case rightSemi
+    /// Each build row without a match; build columns only, emitted after the probe side
+    /// is exhausted (`nullAware` is not supported).
+    case rightAnti
 }
 
 /// Equi-join through a hash table built on the build (inner) side.
 ///
 /// ## Output
 /// Probe columns ++ build columns for `inner`/`left`/`right`/`full`; probe columns only
-/// for `semi`/`anti` (those pass the probe chunk through with a selection vector, no copy).
+/// for `semi`/`anti` (those pass the probe chunk through with a selection vector, no copy);
+/// build columns only for `rightSemi`/`rightAnti`.
 /// Output chunks hold at most about `2 * Chunk.capacity` rows however many matches one
 /// probe chunk has.
 ///
@@ -88,6 +96,8 @@ public final class HashJoinOperator: Operator {
     private var buildHasNullKey = false
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
+    /// Combined-row columns the residual reads (computed on first use).
+    private var residualColumns: Set<Int>?
 
     // Probe side.
     private var probeTypes: [DataType]?
@@ -130,8 +140,10 @@ public final class HashJoinOperator: Operator {
         self.probeTypes = probeTypes
     }
 
-    private var emitsBuildColumns: Bool { kind != .semi && kind != .anti }
-    private var tracksBuildMatches: Bool { kind == .right || kind == .full }
+    private var emitsBuildColumns: Bool { kind == .inner || kind == .left || kind == .right || kind == .full }
+    private var tracksBuildMatches: Bool { kind == .right || kind == .full || buildSideOnly }
+    /// The output is build rows only, decided by the matches (`rightSemi`/`rightAnti`).
+    private var buildSideOnly: Bool { kind == .rightSemi || kind == .rightAnti }
 
     public func next() throws -> Chunk? {
         if !built {
@@ -175,7 +187,7 @@ public final class HashJoinOperator: Operator {
             }
             if tracksBuildMatches && !unmatchedBuildEmitted {
                 unmatchedBuildEmitted = true
-                try emitUnmatchedBuildRows()
+                try emitBuildRows()
                 continue
             }
             finished = true
@@ -184,7 +196,7 @@ public final class HashJoinOperator: Operator {
 
     /// True when no probe row can produce output, so the probe side need not be read.
     private func probeCannotProduce() -> Bool {
-        if buildCount == 0 { return kind == .inner || kind == .semi || kind == .right }
+        if buildCount == 0 { return kind == .inner || kind == .semi || kind == .right || buildSideOnly }
         if kind == .anti && nullAware && buildHasNullKey { return true }
         return false
     }
@@ -458,6 +470,7 @@ public final class HashJoinOperator: Operator {
     /// `Chunk.capacity` pairs.
     private func matchUnique(_ b: inout ProbeBatch, _ n: Int) {
         let semiLike = kind == .semi || kind == .anti
+        let buildOnly = buildSideOnly
         let markNow = residual == nil
         let markBuild = markNow && tracksBuildMatches
         var buildMatched = self.buildMatched
@@ -481,7 +494,14 @@ public final class HashJoinOperator: Operator {
                                     while j < e {
                                         let entry = en[j]
                                         if entry.match == want {
-                                            if semiLike && markNow {
+                                            if buildOnly {
+                                                if markNow {
+                                                    buildMatched[Int(entry.row)] = true
+                                                } else if !buildMatched[Int(entry.row)] {
+                                                    b.pairLogical.append(Int32(truncatingIfNeeded: i))
+                                                    b.pairBuild.append(entry.row)
+                                                }
+                                            } else if semiLike && markNow {
                                                 matched[i] = true
                                             } else {
                                                 b.pairLogical.append(Int32(truncatingIfNeeded: i))
@@ -591,6 +611,24 @@ public final class HashJoinOperator: Operator {
         }
 
         let semiLike = kind == .semi || kind == .anti
+        if buildSideOnly {
+            // Mark the build rows; with a residual, queue only the pairs of build rows
+            // not yet matched.
+            var buildMatched = self.buildMatched
+            self.buildMatched = []
+            defer { self.buildMatched = buildMatched }
+            let markNow = residual == nil
+            for j in 0..<candidates where sc.eq[j] {
+                let r = Int(sc.candBuild[j])
+                if markNow {
+                    buildMatched[r] = true
+                } else if !buildMatched[r] {
+                    b.pairLogical.append(sc.candLogical[j])
+                    b.pairBuild.append(sc.candBuild[j])
+                }
+            }
+            return
+        }
         if semiLike && residual == nil {
             // The first key match decides; nothing to gather.
             var any = false
@@ -629,8 +667,18 @@ public final class HashJoinOperator: Operator {
         let probeRows = b.pairLogical.map { physRows[Int($0)] }
         var columns: [Vector] = []
         columns.reserveCapacity(b.chunk.columns.count + buildColumns.count)
-        for c in b.chunk.columns { columns.append(OperatorKernels.gather(c, probeRows)) }
-        for c in buildColumns { columns.append(OperatorKernels.gather(c, b.pairBuild)) }
+        // Without output pairs only the residual's columns are gathered; the others are
+        // constant NULL placeholders the residual does not read.
+        let all = emitsBuildColumns
+        let probeWidth = b.chunk.columns.count
+        if !all && residualColumns == nil { residualColumns = residual.map { $0.referencedColumns } ?? [] }
+        let used = residualColumns ?? []
+        for (i, c) in b.chunk.columns.enumerated() {
+            columns.append(all || used.contains(i) ? OperatorKernels.gather(c, probeRows) : Self.placeholder(c.type))
+        }
+        for (i, c) in buildColumns.enumerated() {
+            columns.append(all || used.contains(probeWidth + i) ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))
+        }
         var combined = Chunk(columns: columns, count: n)
         guard let residual else {
             output.append(combined)
@@ -649,12 +697,19 @@ public final class HashJoinOperator: Operator {
         }
     }
 
+    /// A one-row constant NULL column standing in for a column nothing reads.
+    private static func placeholder(_ type: DataType) -> Vector {
+        var v = OperatorKernels.nullVector(type, count: 1)
+        v.isConstant = true
+        return v
+    }
+
     /// After the last round of a piece: unmatched probe rows (left/full), or the
     /// semi/anti result.
     private func finishPiece(_ b: ProbeBatch) {
         let n = b.chunk.count
         switch kind {
-        case .inner, .right:
+        case .inner, .right, .rightSemi, .rightAnti:
             return
         case .left, .full:
             var rows: [Int32] = []
@@ -677,11 +732,24 @@ public final class HashJoinOperator: Operator {
         }
     }
 
-    /// RIGHT/FULL: build rows that never matched, padded with NULL probe columns.
-    private func emitUnmatchedBuildRows() throws {
+    /// After the probe side: RIGHT/FULL emit the build rows that never matched, padded
+    /// with NULL probe columns; `rightSemi` the matched build rows, `rightAnti` the
+    /// unmatched ones (build columns only).
+    private func emitBuildRows() throws {
         var rows: [Int32] = []
-        for r in 0..<buildCount where !buildMatched[r] { rows.append(Int32(truncatingIfNeeded: r)) }
+        let want = kind == .rightSemi
+        for r in 0..<buildCount where buildMatched[r] == want { rows.append(Int32(truncatingIfNeeded: r)) }
         if rows.isEmpty { return }
+        if buildSideOnly {
+            var start = 0
+            while start < rows.count {
+                let end = min(rows.count, start + Chunk.capacity)
+                let part = Array(rows[start..<end])
+                output.append(Chunk(columns: buildColumns.map { OperatorKernels.gather($0, part) }, count: part.count))
+                start = end
+            }
+            return
+        }
         guard let probeTypes else {
             throw SQLError.internalError("RIGHT/FULL hash join over an empty probe side needs the probe column types")
         }
