@@ -36,7 +36,9 @@ final class FileData: @unchecked Sendable {
     }
 
     /// Map (or read) `path`, decompressing it if `compression` asks for it.
-    static func open(_ path: String, compression: CopyOptions.Compression) throws -> FileData {
+    /// `workers`: threads for one file's decompression (BZIP2 is decoded block by
+    /// block in parallel).
+    static func open(_ path: String, compression: CopyOptions.Compression, workers: Int = 1) throws -> FileData {
         let raw = try mapFile(path)
         switch compression {
         case .none:
@@ -58,7 +60,7 @@ final class FileData: @unchecked Sendable {
             }
         case .bzip2:
             do {
-                return owning(path: path, try Bzip2Codec.decompress(raw.bytes))
+                return owning(path: path, try Bzip2Blocks.decompress(raw.bytes, workers: workers))
             } catch {
                 throw SQLError(.loadError, "invalid or truncated bzip2 data in file '\(path)': \(error.message)")
             }
@@ -72,7 +74,7 @@ final class FileData: @unchecked Sendable {
     /// that order is thrown.
     static func openAll(_ paths: [String], compression: CopyOptions.Compression, workers: Int) throws -> [FileData] {
         if compression == .none || paths.count <= 1 || workers <= 1 {
-            return try paths.map { try open($0, compression: compression) }
+            return try paths.map { try open($0, compression: compression, workers: paths.count == 1 ? workers : 1) }
         }
         let slots = OpenSlots(count: paths.count)
         DispatchQueue.concurrentPerform(iterations: min(workers, paths.count)) { _ in

@@ -393,3 +393,61 @@ final class EncodingTests: XCTestCase {
         }
     }
 }
+
+/// AZ64's packing plan counts the top bit widths in registers and builds the full
+/// histogram only when the search goes deeper: it must choose exactly what the plain
+/// histogram search chooses, for every shape of group.
+final class AZ64PlanTests: XCTestCase {
+    /// The search over a full histogram of offset widths (the reference).
+    func referencePlan(_ x: [Int64]) -> AZ64.Plan<Int64> {
+        let k = x.count
+        let lo = x.min() ?? 0, hi = x.max() ?? 0
+        let full = bitsNeeded(UInt64(truncatingIfNeeded: hi &- lo))
+        var best = AZ64.Plan(base: lo, width: full, exceptions: 0, bytes: BitPack.byteCount(k, full))
+        if full <= 2 || k < 16 { return best }
+        for highEnd in [false, true] {
+            var hist = [Int](repeating: 0, count: full + 1)
+            for v in x {
+                hist[bitsNeeded(UInt64(truncatingIfNeeded: highEnd ? hi &- v : v &- lo))] += 1
+            }
+            var b = full - 1, exc = 0, excBytes = 0
+            while b >= 0 {
+                exc += hist[b + 1]
+                excBytes += hist[b + 1] * (1 + (b + 1 + 7) / 7)
+                if exc * 4 > k { break }
+                let bytes = BitPack.byteCount(k, b) + varintSize(UInt64(exc)) + excBytes
+                if bytes < best.bytes {
+                    let base = highEnd ? hi &- Int64(truncatingIfNeeded: (UInt64(1) << b) &- 1) : lo
+                    best = AZ64.Plan(base: base, width: b, exceptions: exc, bytes: bytes)
+                }
+                b -= 1
+            }
+        }
+        return best
+    }
+
+    func testPlanMatchesTheHistogramSearch() {
+        var rng = SystemRandomNumberGenerator()
+        var hist = [Int](repeating: 0, count: 130)
+        var shapes = 0
+        for trial in 0..<3000 {
+            let k = [16, 17, 100, 128][trial % 4]
+            var x = (0..<k).map { _ in Int64.random(in: 0..<(1 << Int64(trial % 40 + 1)), using: &rng) }
+            // Outliers at either end, in varying numbers, so the search goes deep.
+            let outliers = trial % 7 == 0 ? k / 5 : trial % 3
+            for o in 0..<outliers {
+                let big = Int64.random(in: (1 << 40)..<(1 << 50), using: &rng)
+                x[(o * 37 + trial) % k] = trial % 2 == 0 ? big : -big
+            }
+            if trial % 11 == 0 { x = x.map { $0 % 8 } }
+            let got = x.withUnsafeMutableBufferPointer { b in
+                hist.withUnsafeMutableBufferPointer { h in AZ64.plan(b.baseAddress!, k, h.baseAddress!) }
+            }
+            let want = referencePlan(x)
+            XCTAssertEqual([got.base, Int64(got.width), Int64(got.exceptions), Int64(got.bytes)],
+                           [want.base, Int64(want.width), Int64(want.exceptions), Int64(want.bytes)], "trial \(trial)")
+            if got.exceptions > 0 { shapes += 1 }
+        }
+        XCTAssertGreaterThan(shapes, 100)   // the exception paths were exercised
+    }
+}

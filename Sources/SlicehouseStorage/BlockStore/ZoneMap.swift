@@ -148,10 +148,22 @@ public struct ZoneMap: Sendable, Equatable {
             for i in start..<(start + count) where valid(i) { if a[i] { hi = 1 } else { lo = 0 } }
             return ZoneMap(count: count, nullCount: nulls, min: .int(lo), max: .int(hi))
         case .string(let s):
+            // Indices of the smallest and largest values, compared through one pair of
+            // buffer pointers (a value below the minimum cannot be above the maximum).
             var lo: Int? = nil, hi: Int? = nil
-            for i in start..<(start + count) where valid(i) {
-                if let l = lo { if StringArray.compare(s, i, s, l) < 0 { lo = i } } else { lo = i }
-                if let h = hi { if StringArray.compare(s, i, s, h) > 0 { hi = i } } else { hi = i }
+            s.offsets.withUnsafeBufferPointer { o in
+                s.bytes.withUnsafeBufferPointer { b in
+                    @inline(__always) func cmp(_ i: Int, _ j: Int) -> Int {
+                        compareBytes(b.baseAddress.map { $0 + Int(o[i]) }, Int(o[i + 1] &- o[i]),
+                                     b.baseAddress.map { $0 + Int(o[j]) }, Int(o[j + 1] &- o[j]))
+                    }
+                    var l = -1, h = -1
+                    for i in start..<(start + count) where valid(i) {
+                        if l < 0 { l = i; h = i; continue }
+                        if cmp(i, l) < 0 { l = i } else if cmp(i, h) > 0 { h = i }
+                    }
+                    if l >= 0 { lo = l; hi = h }
+                }
             }
             func prefix(_ i: Int?) -> ZoneBound? {
                 guard let i else { return nil }

@@ -94,18 +94,45 @@ enum AZ64 {
         if full <= 2 || k < 16 { return best }
         for side in 0..<2 {
             let highEnd = side == 1
-            hist.initialize(repeating: 0, count: full + 1)
-            if highEnd {
-                for i in 0..<k { hist[bitsNeeded(T.Magnitude(truncatingIfNeeded: hi &- x[i]))] += 1 }
-            } else {
-                for i in 0..<k { hist[bitsNeeded(T.Magnitude(truncatingIfNeeded: x[i] &- lo))] += 1 }
+            @inline(__always) func offset(_ i: Int) -> T.Magnitude {
+                highEnd ? T.Magnitude(truncatingIfNeeded: hi &- x[i]) : T.Magnitude(truncatingIfNeeded: x[i] &- lo)
+            }
+            // How many offsets are exactly `w` bits wide. The search below usually stops
+            // within the top few widths (once a quarter of the values would be
+            // exceptions), so those are counted first in registers — no dependent
+            // histogram updates — and the full histogram only when the search goes deeper.
+            var atLeast = (0, 0, 0, 0)   // offsets of at least full-1, full-2, full-3, full-4 bits' magnitude
+            let t1 = full - 1, t2 = full - 2, t3 = full - 3, t4 = max(full - 4, 0)
+            for i in 0..<k {
+                let d = offset(i)
+                atLeast.0 &+= d &>> t1 != 0 ? 1 : 0
+                atLeast.1 &+= d &>> t2 != 0 ? 1 : 0
+                atLeast.2 &+= d &>> t3 != 0 ? 1 : 0
+                atLeast.3 &+= d &>> t4 != 0 ? 1 : 0
+            }
+            var fullHistogram = false
+            func exactly(_ w: Int) -> Int {
+                switch full - w {
+                case 0: return atLeast.0
+                case 1: return atLeast.1 - atLeast.0
+                case 2: return atLeast.2 - atLeast.1
+                case 3 where full >= 4: return atLeast.3 - atLeast.2
+                default:
+                    if !fullHistogram {
+                        hist.initialize(repeating: 0, count: full + 1)
+                        for i in 0..<k { hist[bitsNeeded(offset(i))] += 1 }
+                        fullHistogram = true
+                    }
+                    return hist[w]
+                }
             }
             // Offsets wider than b become exceptions: index byte + varint of ~j + 1 bits.
             var b = full - 1
             var exc = 0, excBytes = 0
             while b >= 0 {
-                exc += hist[b + 1]
-                excBytes += hist[b + 1] * (1 + (b + 1 + 7) / 7)
+                let wide = exactly(b + 1)
+                exc += wide
+                excBytes += wide * (1 + (b + 1 + 7) / 7)
                 if exc * 4 > k { break }  // a quarter of the values as exceptions never pays
                 let bytes = BitPack.byteCount(k, b) + varintSize(UInt64(exc)) + excBytes
                 if bytes < best.bytes {
