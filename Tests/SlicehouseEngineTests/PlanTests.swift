@@ -94,5 +94,13 @@ final class PlanTests: XCTestCase {
         let q13 = try explain(s, try TPCH.query(13))
         XCTAssertTrue(q13.contains("Hash Right Join"), q13)
         XCTAssertEqual(q13.components(separatedBy: "Phase: partial").count, 2, q13)
+
+        // Q21: supplier meets the filtered nation first; lineitem is filtered by that pair
+        // before it meets orders.
+        let q21 = try explain(s, try TPCH.query(21)).split(separator: "\n").map(String.init)
+        guard let sup = q21.firstIndex(where: { $0.contains("Seq Scan on supplier") }),
+              let ord = q21.firstIndex(where: { $0.contains("Seq Scan on orders") }) else { return XCTFail(q21.joined(separator: "\n")) }
+        let nextScan = q21[(sup + 1)...].first { $0.contains("Seq Scan") }
+        XCTAssertTrue((nextScan?.contains("Seq Scan on nation") ?? false) && sup < ord, q21.joined(separator: "\n"))
     }
 }
