@@ -289,6 +289,12 @@ public struct Optimizer {
         return leaves.map { baseRows($0) }.max() ?? baseRows(leaf)
     }
 
+    /// `a = b` with columns on both sides: an edge a hash join can use.
+    func isEquiJoinEdge(_ p: BoundExpr) -> Bool {
+        guard case .binary(.equal, let a, let b, _) = p else { return false }
+        return !a.referencedColumns.isEmpty && !b.referencedColumns.isEmpty
+    }
+
     /// Snowflake dimensions: a filtered input joined to exactly one other input that is a
     /// small table (a tenth of the largest or less) is joined to it first, and the pair
     /// enters the greedy order as one filtered input. TPC-H Q21: supplier ⋈ nation
@@ -308,6 +314,9 @@ public struct Optimizer {
                     let refs = p.referencedColumns
                     guard !refs.isDisjoint(with: ids[y]) else { continue }
                     let others = leaves.indices.filter { $0 != y && !refs.isDisjoint(with: ids[$0]) }
+                    // Other predicates over y and other inputs (Q7's OR over both nations)
+                    // stay for the join that brings their inputs together.
+                    if !isEquiJoinEdge(p) { continue }
                     guard others.count == 1, x == nil || x == others[0] else { ok = false; break }
                     x = others[0]
                     mine.append(pi)
@@ -325,12 +334,15 @@ public struct Optimizer {
         }
     }
 
-    /// Greedy left-deep ordering: start from the largest input; repeatedly join the
-    /// connected input that keeps the intermediate result smallest (ties: the smaller input).
+    /// Greedy left-deep ordering: start from the largest table; repeatedly join the
+    /// connected input (by an equality when there is one) that keeps the intermediate
+    /// result smallest (ties: the smaller input).
     func greedyJoin(_ leaves: [LogicalPlan], _ predicates: [BoundExpr], outputs: [PlanColumn]) -> LogicalPlan {
         var remaining = leaves
         var preds = predicates
-        guard let startIndex = remaining.indices.max(by: { leafRows(remaining[$0]) < leafRows(remaining[$1]) }) else {
+        // Start from the fact table: the largest table (ties: the most estimated rows).
+        func startKey(_ i: Int) -> (Double, Double) { (leafBase(remaining[i]), leafRows(remaining[i])) }
+        guard let startIndex = remaining.indices.max(by: { startKey($0) < startKey($1) }) else {
             return .values([[]], outputs: [])
         }
         var current = remaining.remove(at: startIndex)
@@ -338,16 +350,21 @@ public struct Optimizer {
         var currentIDs = current.outputIDs
         while !remaining.isEmpty {
             var best: (index: Int, out: Double, rows: Double)? = nil
-            for (i, leaf) in remaining.enumerated() {
-                let ids = leaf.outputIDs
-                let connected = preds.contains { p in
-                    let refs = p.referencedColumns
-                    return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids) && refs.isSubset(of: currentIDs.union(ids))
+            // Inputs joined by an equality come first: a join by another predicate alone
+            // (TPC-H Q7's OR over both nations) would be a nested loop.
+            for equalityOnly in [true, false] where best == nil {
+                for (i, leaf) in remaining.enumerated() {
+                    let ids = leaf.outputIDs
+                    let connected = preds.contains { p in
+                        if equalityOnly && !isEquiJoinEdge(p) { return false }
+                        let refs = p.referencedColumns
+                        return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids) && refs.isSubset(of: currentIDs.union(ids))
+                    }
+                    guard connected else { continue }
+                    let rows = leafRows(leaf)
+                    let out = currentRows * (rows / leafBase(leaf))
+                    if best == nil || out < best!.out || (out == best!.out && rows < best!.rows) { best = (i, out, rows) }
                 }
-                guard connected else { continue }
-                let rows = leafRows(leaf)
-                let out = currentRows * (rows / leafBase(leaf))
-                if best == nil || out < best!.out || (out == best!.out && rows < best!.rows) { best = (i, out, rows) }
             }
             let pick: Int
             let out: Double
