@@ -229,6 +229,9 @@ public struct Optimizer {
         case .join(let k, let l, let r, let c):
             let a = estimate(l), b = estimate(r)
             if k == .cross || c == nil { return a * b }
+            // A semi join keeps at most the fraction of rows its filtered inner side keeps
+            // of its table (`x IN (SELECT key FROM t WHERE ...)`).
+            if k == .semi { return max(1, a * min(0.5, b / baseRows(r))) }
             if k.keepsLeftOnly { return a * 0.5 }
             if k == .leftSingle { return a }
             return max(a, b)
