@@ -23,6 +23,7 @@ public struct Optimizer {
         p = pushdown(p, [])
         p = pushKeysIntoAggregates(p)
         p = pushSemiJoins(p)
+        p = reduceByEquivalentKeys(p)
         p = reorderJoins(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         return p
