@@ -78,7 +78,9 @@ final class Int64GroupIndex: GroupIndex {
     private func reserve(_ total: Int) {
         if total * 2 <= slots.count { return }
         var cap = max(64, slots.count)
-        while cap < total * 2 { cap *= 2 }
+        // Grow 4x while the table is below 1M slots (a third of the rehashing of
+        // doubling, for at most twice the slots), then 2x.
+        while cap < total * 2 { cap *= cap < (1 << 20) ? 4 : 2 }
         var fresh = [Int64Slot](repeating: Int64Slot(), count: cap)
         let m = cap - 1
         let nullGroup = Int(self.nullGroup)
@@ -120,43 +122,52 @@ final class Int64GroupIndex: GroupIndex {
             (validity?.words ?? empty).withUnsafeBufferPointer { vw in
                 rows.withUnsafeBufferPointer { rw in
                     slots.withUnsafeMutableBufferPointer { sl in
-                        // Home slot of every row first, touching it: a loop without
-                        // branches lets the CPU overlap the cache misses of a large table.
-                        var touch: Int32 = 0
+                        // Home slot of every row first; then windows of rows: a loop without
+                        // branches touches a window's slots (the CPU overlaps their cache
+                        // misses), then the window is probed while those lines are still
+                        // cached (a whole large batch would evict them again first).
                         for k in 0..<n {
-                            let s = Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m
-                            home.append(Int32(truncatingIfNeeded: s))
-                            touch ^= sl[s].group
+                            home.append(Int32(truncatingIfNeeded: Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m))
                         }
-                        self.touch ^= touch
+                        let window = 256
+                        var touch: Int32 = 0
                         groupIds.withUnsafeMutableBufferPointer { out in
-                            let hasNulls = validity != nil
-                            for k in 0..<n {
-                                let r = Int(rw[k])
-                                if hasNulls && !OperatorKernels.bit(vw, r) {
-                                    if nullGroup < 0 {
-                                        nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
-                                        groupKeys.append(0)
+                            home.withUnsafeBufferPointer { hm in
+                                let hasNulls = validity != nil
+                                var lo = 0
+                                while lo < n {
+                                    let hi = min(n, lo + window)
+                                    for k in lo..<hi { touch ^= sl[Int(hm[k])].group }
+                                    for k in lo..<hi {
+                                        let r = Int(rw[k])
+                                        if hasNulls && !OperatorKernels.bit(vw, r) {
+                                            if nullGroup < 0 {
+                                                nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+                                                groupKeys.append(0)
+                                            }
+                                            out[k] = nullGroup
+                                            continue
+                                        }
+                                        let v = vp[r]
+                                        var s = Int(hm[k])
+                                        while true {
+                                            let slot = sl[s]
+                                            if slot.group == 0 {
+                                                let ng = Int32(truncatingIfNeeded: groupKeys.count)
+                                                groupKeys.append(v)
+                                                sl[s] = Int64Slot(key: v, group: ng + 1)
+                                                out[k] = ng
+                                                break
+                                            }
+                                            if slot.key == v { out[k] = slot.group - 1; break }
+                                            s = (s + 1) & m
+                                        }
                                     }
-                                    out[k] = nullGroup
-                                    continue
-                                }
-                                let v = vp[r]
-                                var s = Int(home[k])
-                                while true {
-                                    let slot = sl[s]
-                                    if slot.group == 0 {
-                                        let ng = Int32(truncatingIfNeeded: groupKeys.count)
-                                        groupKeys.append(v)
-                                        sl[s] = Int64Slot(key: v, group: ng + 1)
-                                        out[k] = ng
-                                        break
-                                    }
-                                    if slot.key == v { out[k] = slot.group - 1; break }
-                                    s = (s + 1) & m
+                                    lo = hi
                                 }
                             }
                         }
+                        self.touch ^= touch
                     }
                 }
             }
