@@ -232,6 +232,88 @@ extension Optimizer {
         return m
     }
 
+    // MARK: Transitive semi-join reduction
+
+    /// In an inner join tree, a small filtered input P joined on `P.k = A.x` also restricts
+    /// every other input C joined on a column of the same equality class (`C.z = A.x`)
+    /// that P does not meet directly: C is semi-joined with a copy of P on `C.z = P.k`
+    /// before the joins, so C's rows without a partner in P never reach a hash table.
+    /// TPC-H Q9: partsupp keeps only the rows of '%green%' parts (l_partkey = p_partkey,
+    /// ps_partkey = l_partkey).
+    func reduceByEquivalentKeys(_ plan: LogicalPlan) -> LogicalPlan {
+        var nextID = maxColumnID(plan)
+        return reduceTrees(plan, &nextID)
+    }
+
+    private func reduceTrees(_ plan: LogicalPlan, _ nextID: inout Int) -> LogicalPlan {
+        switch plan {
+        case .join(let k, _, _, _) where k == .inner || k == .cross:
+            var leaves: [LogicalPlan] = [], preds: [BoundExpr] = []
+            flattenInner(plan, &leaves, &preds)
+            leaves = leaves.map { reduceTrees($0, &nextID) }
+            let reduced = addTransitiveSemis(leaves, preds, &nextID)
+            guard let first = reduced.first else { return plan }
+            var tree = first
+            for (i, leaf) in reduced.dropFirst().enumerated() {
+                let last = i == reduced.count - 2
+                tree = .join(last && !preds.isEmpty ? .inner : .cross, tree, leaf,
+                             condition: last && !preds.isEmpty ? (preds.count == 1 ? preds[0] : .and(preds)) : nil)
+            }
+            return tree
+        case .join(let k, let l, let r, let c): return .join(k, reduceTrees(l, &nextID), reduceTrees(r, &nextID), condition: c)
+        case .filter(let p, let e): return .filter(reduceTrees(p, &nextID), e)
+        case .project(let p, let es, let o): return .project(reduceTrees(p, &nextID), es, outputs: o)
+        case .aggregate(let p, let g, let go, let a): return .aggregate(reduceTrees(p, &nextID), groups: g, groupOutputs: go, aggregates: a)
+        case .sort(let p, let k): return .sort(reduceTrees(p, &nextID), k)
+        case .limit(let p, let l, let o): return .limit(reduceTrees(p, &nextID), limit: l, offset: o)
+        case .distinct(let p): return .distinct(reduceTrees(p, &nextID))
+        case .window(let p, let ws): return .window(reduceTrees(p, &nextID), ws)
+        case .setOperation(let k, let all, let l, let r, let o):
+            return .setOperation(k, all: all, reduceTrees(l, &nextID), reduceTrees(r, &nextID), outputs: o)
+        case .scan, .values: return plan
+        }
+    }
+
+    private func addTransitiveSemis(_ leaves: [LogicalPlan], _ preds: [BoundExpr], _ nextID: inout Int) -> [LogicalPlan] {
+        if leaves.count < 3 { return leaves }
+        let ids = leaves.map { $0.outputIDs }
+        func leafOf(_ col: Int) -> Int? { ids.firstIndex { $0.contains(col) } }
+        // Column equalities between inputs, and the equality classes they form.
+        var parent: [Int: Int] = [:]
+        func find(_ x: Int) -> Int {
+            var r = x
+            while let p = parent[r], p != r { r = p }
+            return r
+        }
+        var direct = Set<[Int]>()
+        var types: [Int: DataType] = [:]
+        for p in preds {
+            guard case .binary(.equal, .column(let a, let ta), .column(let b, let tb), _) = p, ta == tb,
+                  let la = leafOf(a), let lb = leafOf(b), la != lb else { continue }
+            parent[a] = parent[a] ?? a; parent[b] = parent[b] ?? b
+            parent[find(a)] = find(b)
+            direct.insert([min(la, lb), max(la, lb)])
+            types[a] = ta; types[b] = tb
+        }
+        var out = leaves
+        for (pi, source) in leaves.enumerated() {
+            let rows = leafRows(source)
+            // P: filtered to at most half of its table, cheap to run again.
+            guard rows * 2 <= leafBase(source), isCheaplyRepeatable(source) else { continue }
+            for key in types.keys.sorted() where leafOf(key) == pi {
+                let cls = find(key)
+                for col in types.keys.sorted() where col != key && find(col) == cls {
+                    guard let ci = leafOf(col), ci != pi, !direct.contains([min(pi, ci), max(pi, ci)]),
+                          leafRows(out[ci]) >= rows * 4, let t = types[col] else { continue }
+                    var map: [Int: Int] = [:]
+                    guard let copy = renumbered(source, &nextID, &map), let k2 = map[key] else { continue }
+                    out[ci] = .join(.semi, out[ci], copy, condition: .binary(.equal, .column(col, t), .column(k2, t), .boolean))
+                }
+            }
+        }
+        return out
+    }
+
     // MARK: Semi/anti join pushdown
 
     func pushSemiJoins(_ plan: LogicalPlan) -> LogicalPlan {

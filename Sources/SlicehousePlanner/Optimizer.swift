@@ -23,6 +23,7 @@ public struct Optimizer {
         p = pushdown(p, [])
         p = pushKeysIntoAggregates(p)
         p = pushSemiJoins(p)
+        p = reduceByEquivalentKeys(p)
         p = reorderJoins(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         return p
@@ -229,6 +230,9 @@ public struct Optimizer {
         case .join(let k, let l, let r, let c):
             let a = estimate(l), b = estimate(r)
             if k == .cross || c == nil { return a * b }
+            // A semi join keeps at most the fraction of rows its filtered inner side keeps
+            // of its table (`x IN (SELECT key FROM t WHERE ...)`).
+            if k == .semi { return max(1, a * min(0.5, b / baseRows(r))) }
             if k.keepsLeftOnly { return a * 0.5 }
             if k == .leftSingle { return a }
             return max(a, b)
@@ -263,6 +267,7 @@ public struct Optimizer {
             var leaves: [LogicalPlan] = [], preds: [BoundExpr] = []
             flattenInner(plan, &leaves, &preds)
             leaves = leaves.map(reorderJoins)
+            collapseDimensions(&leaves, &preds)
             return greedyJoin(leaves, preds, outputs: plan.outputs)
         case .join(let k, let l, let r, let c): return .join(k, reorderJoins(l), reorderJoins(r), condition: c)
         case .filter(let p, let e): return .filter(reorderJoins(p), e)
@@ -277,36 +282,100 @@ public struct Optimizer {
         }
     }
 
-    /// Greedy left-deep ordering: start from the largest input; repeatedly join the
-    /// connected input that keeps the intermediate result smallest (ties: the smaller input).
+    /// Rows of a join input (an inner join tree counts its inputs' filters).
+    func leafRows(_ leaf: LogicalPlan) -> Double { treeEstimate(leaf) }
+
+    /// Rows of a join input before filters (an inner join tree: its largest table).
+    func leafBase(_ leaf: LogicalPlan) -> Double {
+        guard case .join(let k, _, _, _) = leaf, k == .inner || k == .cross else { return baseRows(leaf) }
+        var leaves: [LogicalPlan] = [], preds: [BoundExpr] = []
+        flattenInner(leaf, &leaves, &preds)
+        return leaves.map { baseRows($0) }.max() ?? baseRows(leaf)
+    }
+
+    /// `a = b` with columns on both sides: an edge a hash join can use.
+    func isEquiJoinEdge(_ p: BoundExpr) -> Bool {
+        guard case .binary(.equal, let a, let b, _) = p else { return false }
+        return !a.referencedColumns.isEmpty && !b.referencedColumns.isEmpty
+    }
+
+    /// Snowflake dimensions: a filtered input joined to exactly one other input that is a
+    /// small table (a tenth of the largest or less) is joined to it first, and the pair
+    /// enters the greedy order as one filtered input. TPC-H Q21: supplier ⋈ nation
+    /// ('SAUDI ARABIA') filters lineitem at once, instead of lineitem meeting orders,
+    /// supplier and only then nation.
+    func collapseDimensions(_ leaves: inout [LogicalPlan], _ preds: inout [BoundExpr]) {
+        while leaves.count > 2 {
+            let ids = leaves.map { $0.outputIDs }
+            let largest = leaves.map { leafBase($0) }.max() ?? 0
+            var merged = false
+            for y in leaves.indices {
+                let rowsY = leafRows(leaves[y])
+                guard rowsY < leafBase(leaves[y]) else { continue }   // not filtered
+                // Every predicate on y must connect it to the same single x.
+                var x: Int? = nil, ok = true, mine: [Int] = []
+                for (pi, p) in preds.enumerated() {
+                    let refs = p.referencedColumns
+                    guard !refs.isDisjoint(with: ids[y]) else { continue }
+                    let others = leaves.indices.filter { $0 != y && !refs.isDisjoint(with: ids[$0]) }
+                    // Other predicates over y and other inputs (Q7's OR over both nations)
+                    // stay for the join that brings their inputs together.
+                    if !isEquiJoinEdge(p) { continue }
+                    guard others.count == 1, x == nil || x == others[0] else { ok = false; break }
+                    x = others[0]
+                    mine.append(pi)
+                }
+                guard ok, let x, leafBase(leaves[x]) * 10 <= largest, rowsY <= leafRows(leaves[x]) else { continue }
+                let conds = mine.map { preds[$0] }
+                let pair = LogicalPlan.join(.inner, leaves[x], leaves[y], condition: conds.count == 1 ? conds[0] : .and(conds))
+                for pi in mine.reversed() { preds.remove(at: pi) }
+                leaves[x] = pair
+                leaves.remove(at: y)
+                merged = true
+                break
+            }
+            if !merged { return }
+        }
+    }
+
+    /// Greedy left-deep ordering: start from the largest table; repeatedly join the
+    /// connected input (by an equality when there is one) that keeps the intermediate
+    /// result smallest (ties: the smaller input).
     func greedyJoin(_ leaves: [LogicalPlan], _ predicates: [BoundExpr], outputs: [PlanColumn]) -> LogicalPlan {
         var remaining = leaves
         var preds = predicates
-        guard let startIndex = remaining.indices.max(by: { estimate(remaining[$0]) < estimate(remaining[$1]) }) else {
+        // Start from the fact table: the largest table (ties: the most estimated rows).
+        func startKey(_ i: Int) -> (Double, Double) { (leafBase(remaining[i]), leafRows(remaining[i])) }
+        guard let startIndex = remaining.indices.max(by: { startKey($0) < startKey($1) }) else {
             return .values([[]], outputs: [])
         }
         var current = remaining.remove(at: startIndex)
-        var currentRows = estimate(current)
+        var currentRows = leafRows(current)
         var currentIDs = current.outputIDs
         while !remaining.isEmpty {
             var best: (index: Int, out: Double, rows: Double)? = nil
-            for (i, leaf) in remaining.enumerated() {
-                let ids = leaf.outputIDs
-                let connected = preds.contains { p in
-                    let refs = p.referencedColumns
-                    return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids) && refs.isSubset(of: currentIDs.union(ids))
+            // Inputs joined by an equality come first: a join by another predicate alone
+            // (TPC-H Q7's OR over both nations) would be a nested loop.
+            for equalityOnly in [true, false] where best == nil {
+                for (i, leaf) in remaining.enumerated() {
+                    let ids = leaf.outputIDs
+                    let connected = preds.contains { p in
+                        if equalityOnly && !isEquiJoinEdge(p) { return false }
+                        let refs = p.referencedColumns
+                        return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids) && refs.isSubset(of: currentIDs.union(ids))
+                    }
+                    guard connected else { continue }
+                    let rows = leafRows(leaf)
+                    let out = currentRows * (rows / leafBase(leaf))
+                    if best == nil || out < best!.out || (out == best!.out && rows < best!.rows) { best = (i, out, rows) }
                 }
-                guard connected else { continue }
-                let rows = estimate(leaf)
-                let out = currentRows * (rows / baseRows(leaf))
-                if best == nil || out < best!.out || (out == best!.out && rows < best!.rows) { best = (i, out, rows) }
             }
             let pick: Int
             let out: Double
             if let best { pick = best.index; out = best.out } else {
                 // Not connected: cross join with the smallest input.
-                pick = remaining.indices.min(by: { estimate(remaining[$0]) < estimate(remaining[$1]) }) ?? 0
-                out = currentRows * estimate(remaining[pick])
+                pick = remaining.indices.min(by: { leafRows(remaining[$0]) < leafRows(remaining[$1]) }) ?? 0
+                out = currentRows * leafRows(remaining[pick])
             }
             let leaf = remaining.remove(at: pick)
             let ids = currentIDs.union(leaf.outputIDs)

@@ -109,6 +109,11 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(lines18[(in18 + 1)...].dropFirst().first?.contains("Seq Scan on orders") ?? false, q18)
         XCTAssertTrue(lines18[..<in18].contains { $0.contains("XN Hash Join") }, q18)
 
+        // Q20: sum(l_quantity) per (part, supplier) only for the partsupp rows of 'forest%' parts.
+        let q20 = try explain(s, try TPCH.query(20)).split(separator: "\n").map(String.init)
+        guard let agg20 = q20.firstIndex(where: { $0.contains("HashAggregate") }) else { return XCTFail(q20.joined(separator: "\n")) }
+        XCTAssertTrue(q20[agg20...].contains { $0.contains("Hash IN Join") }, q20.joined(separator: "\n"))
+
         // EXISTS with the small side preserved: the hash table is built on orders, lineitem streams.
         let q4 = try explain(s, try TPCH.query(4))
         XCTAssertTrue(q4.contains("Hash Right Semi Join"), q4)
@@ -116,5 +121,13 @@ final class PlanTests: XCTestCase {
         let q13 = try explain(s, try TPCH.query(13))
         XCTAssertTrue(q13.contains("Hash Right Join"), q13)
         XCTAssertEqual(q13.components(separatedBy: "Phase: partial").count, 2, q13)
+
+        // Q21: supplier meets the filtered nation first; lineitem is filtered by that pair
+        // before it meets orders.
+        let q21 = try explain(s, try TPCH.query(21)).split(separator: "\n").map(String.init)
+        guard let sup = q21.firstIndex(where: { $0.contains("Seq Scan on supplier") }),
+              let ord = q21.firstIndex(where: { $0.contains("Seq Scan on orders") }) else { return XCTFail(q21.joined(separator: "\n")) }
+        let nextScan = q21[(sup + 1)...].first { $0.contains("Seq Scan") }
+        XCTAssertTrue((nextScan?.contains("Seq Scan on nation") ?? false) && sup < ord, q21.joined(separator: "\n"))
     }
 }

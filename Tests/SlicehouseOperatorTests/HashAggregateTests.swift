@@ -158,6 +158,32 @@ final class HashAggregateTests: XCTestCase {
         XCTAssertEqual(agg(.avg, 4, mixedTypes).resultType, .double)
     }
 
+    /// Short string keys (CHAR(1), VARCHAR(3): the packed index) group exactly like the
+    /// generic table: NULL apart from '', multi-byte values; a value longer than its
+    /// declared length switches to the generic table mid-stream without renumbering groups.
+    func testShortStringKeysAgainstReference() throws {
+        let types: [DataType] = [.char(1), .varchar(3), .bigint]
+        var rng = SystemRandomNumberGenerator()
+        let firsts: [Value] = [.null, .string(""), .string("A"), .string("N"), .string("R")]
+        let seconds: [Value] = [.null, .string(""), .string("F"), .string("O"), .string("é"), .string("abc")]
+        var rows: [Row] = (0..<3000).map { i in
+            [firsts.randomElement(using: &rng) ?? .null, seconds.randomElement(using: &rng) ?? .null, .int(Int64(i))]
+        }
+        let aggs = [agg(.countStar, nil, types), agg(.sum, 2, types), agg(.min, 1, types)]
+        for groups in [[0], [1], [0, 1], [1, 0]] {
+            for size in [7, Chunk.capacity] {
+                let actual = try run(rows, types: types, groups: groups, aggs: aggs, chunkSize: size, selection: size == 7)
+                assertSameRows(actual, referenceAggregate(rows, groups: groups, aggs: aggs), "groups \(groups) chunk \(size)")
+            }
+        }
+        // Over-long values late in the input.
+        rows += (0..<50).map { i in [.string("Q"), .string(i % 2 == 0 ? "toolong" : "F"), .int(Int64(i))] }
+        for groups in [[1], [0, 1]] {
+            let actual = try run(rows, types: types, groups: groups, aggs: aggs, chunkSize: 100)
+            assertSameRows(actual, referenceAggregate(rows, groups: groups, aggs: aggs), "fallback groups \(groups)")
+        }
+    }
+
     func testNullKeysGroupTogether() throws {
         let types: [DataType] = [.integer, .varchar(10), .bigint]
         let rows: [Row] = [

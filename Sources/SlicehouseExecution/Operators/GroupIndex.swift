@@ -21,6 +21,7 @@ enum GroupIndexFactory {
             if t == .smallint || t == .boolean { return DirectGroupIndex(type: t) }
             if t.physical == .int64 { return Int64GroupIndex(type: t) }
         }
+        if PackedStringGroupIndex.fits(keyTypes) { return PackedStringGroupIndex(keyTypes: keyTypes) }
         return HashGroupIndex(keyTypes: keyTypes)
     }
 }
@@ -77,7 +78,9 @@ final class Int64GroupIndex: GroupIndex {
     private func reserve(_ total: Int) {
         if total * 2 <= slots.count { return }
         var cap = max(64, slots.count)
-        while cap < total * 2 { cap *= 2 }
+        // Grow 4x while the table is below 1M slots (a third of the rehashing of
+        // doubling, for at most twice the slots), then 2x.
+        while cap < total * 2 { cap *= cap < (1 << 20) ? 4 : 2 }
         var fresh = [Int64Slot](repeating: Int64Slot(), count: cap)
         let m = cap - 1
         let nullGroup = Int(self.nullGroup)
@@ -119,43 +122,52 @@ final class Int64GroupIndex: GroupIndex {
             (validity?.words ?? empty).withUnsafeBufferPointer { vw in
                 rows.withUnsafeBufferPointer { rw in
                     slots.withUnsafeMutableBufferPointer { sl in
-                        // Home slot of every row first, touching it: a loop without
-                        // branches lets the CPU overlap the cache misses of a large table.
-                        var touch: Int32 = 0
+                        // Home slot of every row first; then windows of rows: a loop without
+                        // branches touches a window's slots (the CPU overlaps their cache
+                        // misses), then the window is probed while those lines are still
+                        // cached (a whole large batch would evict them again first).
                         for k in 0..<n {
-                            let s = Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m
-                            home.append(Int32(truncatingIfNeeded: s))
-                            touch ^= sl[s].group
+                            home.append(Int32(truncatingIfNeeded: Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m))
                         }
-                        self.touch ^= touch
+                        let window = 256
+                        var touch: Int32 = 0
                         groupIds.withUnsafeMutableBufferPointer { out in
-                            let hasNulls = validity != nil
-                            for k in 0..<n {
-                                let r = Int(rw[k])
-                                if hasNulls && !OperatorKernels.bit(vw, r) {
-                                    if nullGroup < 0 {
-                                        nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
-                                        groupKeys.append(0)
+                            home.withUnsafeBufferPointer { hm in
+                                let hasNulls = validity != nil
+                                var lo = 0
+                                while lo < n {
+                                    let hi = min(n, lo + window)
+                                    for k in lo..<hi { touch ^= sl[Int(hm[k])].group }
+                                    for k in lo..<hi {
+                                        let r = Int(rw[k])
+                                        if hasNulls && !OperatorKernels.bit(vw, r) {
+                                            if nullGroup < 0 {
+                                                nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+                                                groupKeys.append(0)
+                                            }
+                                            out[k] = nullGroup
+                                            continue
+                                        }
+                                        let v = vp[r]
+                                        var s = Int(hm[k])
+                                        while true {
+                                            let slot = sl[s]
+                                            if slot.group == 0 {
+                                                let ng = Int32(truncatingIfNeeded: groupKeys.count)
+                                                groupKeys.append(v)
+                                                sl[s] = Int64Slot(key: v, group: ng + 1)
+                                                out[k] = ng
+                                                break
+                                            }
+                                            if slot.key == v { out[k] = slot.group - 1; break }
+                                            s = (s + 1) & m
+                                        }
                                     }
-                                    out[k] = nullGroup
-                                    continue
-                                }
-                                let v = vp[r]
-                                var s = Int(home[k])
-                                while true {
-                                    let slot = sl[s]
-                                    if slot.group == 0 {
-                                        let ng = Int32(truncatingIfNeeded: groupKeys.count)
-                                        groupKeys.append(v)
-                                        sl[s] = Int64Slot(key: v, group: ng + 1)
-                                        out[k] = ng
-                                        break
-                                    }
-                                    if slot.key == v { out[k] = slot.group - 1; break }
-                                    s = (s + 1) & m
+                                    lo = hi
                                 }
                             }
                         }
+                        self.touch ^= touch
                     }
                 }
             }
@@ -271,5 +283,117 @@ final class DirectGroupIndex: GroupIndex {
             data = .int64(slots.map { Int64($0) &+ lowest })
         }
         return [Vector(type: type, data: data, validity: validity)]
+    }
+}
+
+/// One or two short string keys (CHAR/VARCHAR of at most 3 bytes: TPC-H Q1's
+/// l_returnflag, l_linestatus) packed into one 64-bit value per row, grouped by an
+/// `Int64GroupIndex`: no per-column hashing and byte comparison.
+///
+///     per key, 27 bits: | valid: 1 | length: 2 | bytes: 24 (little-endian) |   (NULL = 0)
+///
+/// A value longer than 3 bytes (possible only if a stored value exceeds its declared
+/// length) switches the index to a `HashGroupIndex`, fed the groups so far in id order so
+/// that their ids stay the same.
+final class PackedStringGroupIndex: GroupIndex {
+    static let maxBytes = 3
+    static let bitsPerKey = 27
+
+    static func fits(_ keyTypes: [DataType]) -> Bool {
+        guard !keyTypes.isEmpty && keyTypes.count <= 2 else { return false }
+        return keyTypes.allSatisfy { t in
+            switch t {
+            case .char(let n), .varchar(let n): return n >= 1 && n <= maxBytes && t.physical == .string
+            default: return false
+            }
+        }
+    }
+
+    private let keyTypes: [DataType]
+    private let packedIndex = Int64GroupIndex(type: .bigint)
+    private var fallback: HashGroupIndex?
+    private var packed: [Int64] = []
+    private var identity: [Int32] = []
+
+    init(keyTypes: [DataType]) { self.keyTypes = keyTypes }
+
+    var groupCount: Int { fallback?.groupCount ?? packedIndex.groupCount }
+
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        if let fallback { return try fallback.assign(keys, rows: rows, groupIds: &groupIds) }
+        guard keys.count == keyTypes.count else {
+            throw SQLError.internalError("packed group index given \(keys.count) keys for \(keyTypes.count)")
+        }
+        let n = rows.count
+        packed.removeAll(keepingCapacity: true)
+        packed.append(contentsOf: repeatElement(0, count: n))
+        var tooLong = false
+        for (c, key) in keys.enumerated() {
+            guard case .string(let strings) = key.data else {
+                throw SQLError.internalError("packed group index given a non-string key")
+            }
+            let shift = Int64(c * Self.bitsPerKey)
+            let validity = key.validity
+            let empty: [UInt64] = []
+            strings.offsets.withUnsafeBufferPointer { off in
+                strings.bytes.withUnsafeBufferPointer { bytes in
+                    (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                        rows.withUnsafeBufferPointer { rw in
+                            packed.withUnsafeMutableBufferPointer { out in
+                                let hasNulls = validity != nil
+                                for k in 0..<n {
+                                    let r = Int(rw[k])
+                                    if hasNulls && !OperatorKernels.bit(vw, r) { continue }
+                                    let start = Int(off[r]), len = Int(off[r + 1]) - start
+                                    if len > Self.maxBytes { tooLong = true; continue }
+                                    var code = Int64(1) << 26 | Int64(len) << 24
+                                    var b = 0
+                                    while b < len { code |= Int64(bytes[start + b]) << Int64(8 * b); b += 1 }
+                                    out[k] |= code << shift
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if tooLong {
+            let generic = HashGroupIndex(keyTypes: keyTypes)
+            let existing = packedIndex.groupCount
+            if existing > 0 {
+                var ignored: [Int32] = []
+                try generic.assign(keyColumns(0..<existing), rows: (0..<Int32(truncatingIfNeeded: existing)).map { $0 },
+                                   groupIds: &ignored)
+            }
+            fallback = generic
+            return try generic.assign(keys, rows: rows, groupIds: &groupIds)
+        }
+        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
+        let vector = Vector(type: .bigint, data: .int64(packed))
+        try packedIndex.assign([vector], rows: n == identity.count ? identity : Array(identity[0..<n]), groupIds: &groupIds)
+    }
+
+    func keyColumns(_ range: Range<Int>) -> [Vector] {
+        if let fallback { return fallback.keyColumns(range) }
+        guard let codes = packedIndex.keyColumns(range).first, case .int64(let values) = codes.data else { return [] }
+        var columns: [Vector] = []
+        for (c, t) in keyTypes.enumerated() {
+            var strings = StringArray(reservingCount: values.count, bytes: values.count * Self.maxBytes)
+            var validity = Validity(allValid: values.count)
+            var anyNull = false
+            for (i, v) in values.enumerated() {
+                let code = (v >> Int64(c * Self.bitsPerKey)) & ((1 << Int64(Self.bitsPerKey)) - 1)
+                if code == 0 {
+                    validity.setInvalid(i)
+                    anyNull = true
+                } else {
+                    let len = Int((code >> 24) & 3)
+                    for b in 0..<len { strings.bytes.append(UInt8(truncatingIfNeeded: code >> Int64(8 * b))) }
+                }
+                strings.offsets.append(Int32(truncatingIfNeeded: strings.bytes.count))
+            }
+            columns.append(Vector(type: t, data: .string(strings), validity: anyNull ? validity : nil))
+        }
+        return columns
     }
 }
