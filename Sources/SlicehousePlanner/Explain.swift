@@ -12,7 +12,10 @@ public enum ExplainPrinter {
     }
 
     static func cost(_ node: PhysicalNode) -> Double {
-        node.children.reduce(node.rows * 0.01) { $0 + cost($1) }
+        // Projections are folded into their input (not shown), so they add nothing.
+        let own: Double
+        if case .project = node.kind { own = 0 } else { own = node.rows * 0.01 }
+        return node.children.reduce(own) { $0 + cost($1) }
     }
 
     static func fixed2(_ d: Double) -> String {
