@@ -292,9 +292,9 @@ public final class HashJoinOperator: Operator {
                     for r in 0..<n where kv[r] { lo = min(lo, vp[r]); hi = max(hi, vp[r]) }
                 }
             }
-            // At most 4 Mbit (512 KB); wider ranges are left to the hash table.
+            // At most 8 Mbit (1 MB); wider ranges are left to the hash table.
             let (span, overflow) = hi.subtractingReportingOverflow(lo)
-            if !overflow && span < (1 << 22) {
+            if !overflow && span < (1 << 23) {
                 var bits = [UInt64](repeating: 0, count: Int(span) / 64 + 1)
                 keyValid.withUnsafeBufferPointer { kv in
                     values.withUnsafeBufferPointer { vp in
