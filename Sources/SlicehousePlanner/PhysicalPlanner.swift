@@ -308,6 +308,8 @@ public struct PhysicalPlanner {
             return keys.firstIndex(of: cols[0])
         }
         let pk = hashedKeyIndex(probe, probeKeys), bk = hashedKeyIndex(build, buildKeys)
+        // Bytes moved, not rows: broadcasting a wide table costs more than moving a narrow one.
+        let probeWidth = Double(max(1, probe.width)), buildWidth = Double(max(1, build.width))
         if probe.distribution == .single {
             if build.distribution != .single { build = exchange(build, .gather) }
             label = .broadcastInner
@@ -322,11 +324,11 @@ public struct PhysicalPlanner {
         } else if let pk {
             build = exchange(build, .redistribute([buildKeys[pk]]))
             label = .distInner
-        } else if let bk, pkind.preservesBuild || probe.rows <= build.rows * sliceCount {
+        } else if let bk, pkind.preservesBuild || probe.rows * probeWidth <= build.rows * buildWidth * sliceCount {
             // Moving the outer side once is cheaper than copying the inner side to every slice.
             probe = exchange(probe, .redistribute([probeKeys[bk]]))
             label = .distOuter
-        } else if !pkind.preservesBuild && build.rows * sliceCount <= probe.rows + build.rows {
+        } else if !pkind.preservesBuild && build.rows * buildWidth * sliceCount <= probe.rows * probeWidth + build.rows * buildWidth {
             build = exchange(build, .broadcast)
             label = .broadcastInner
         } else {
@@ -341,6 +343,12 @@ public struct PhysicalPlanner {
                                  names: [], distribution: .random, rows: 0, columnIDs: allIDs)
         let residualBound = try residualExpr.map { try bind($0, to: shell) }
         var dist = probe.distribution
+        if pkind == .inner && label == .distOuter, case .hashed(let cols) = build.distribution {
+            // The probe side moved to the build side's partitioning: describe the output by
+            // the build side's key (equal to the probe's in every output row), which the
+            // operators above are likelier to group or join on.
+            dist = .hashed(cols.map { probe.types.count + $0 })
+        }
         if pkind == .full { dist = .random }
         if pkind.preservesBuild && pkind != .full {
             // Every output row carries a build row of its own partition.

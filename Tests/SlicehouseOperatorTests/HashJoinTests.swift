@@ -174,6 +174,23 @@ final class HashJoinTests: XCTestCase {
         assertSameRows(try join(.anti, probe, [], nullAware: true), probe)
     }
 
+    /// A single BIGINT build key over a small range drops probe rows by a bitmap before
+    /// hashing: keys below, above and inside the range (extremes, NULLs) agree with the reference.
+    func testKeyBitmapPrefilter() throws {
+        let build: [Row] = [5, 7, 1_000, 7, -3].map { [.int(0), .string("b"), .int($0)] } + [[.int(1), .null, .null]]
+        let probeKeys: [Value] = [.int(Int64.min), .int(Int64.max), .int(-5), .int(-3), .int(6), .int(7), .int(5),
+                                  .int(1_000), .int(1_001), .null, .int(Int64.min + 2), .int(999)]
+        let probe: [Row] = probeKeys.enumerated().map { [.int(Int64($0.offset)), .string("p"), $0.element] }
+        for kind in allKinds {
+            for sel in [false, true] {
+                let actual = try join(kind, probe, build, probeKeys: [2], buildKeys: [2], chunkSize: 5, selection: sel)
+                let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [2], buildKeys: [2],
+                                             probeWidth: 3, buildWidth: 3)
+                assertSameRows(actual, expected, "\(kind) selection \(sel)")
+            }
+        }
+    }
+
     func testEmptySides() throws {
         let rows = joinRows(50, seed: 3, keys: 10)
         for kind in allKinds {

@@ -94,6 +94,12 @@ public final class HashJoinOperator: Operator {
     /// `directKeys` and no key value occurs twice on the build side.
     private var uniqueDirectKeys = false
     private var buildHasNullKey = false
+    /// A single 64-bit build key over a small range: one bit per value in
+    /// `keyLow...keyLow + 64 * keyBits.count - 1`, set for the build keys. Probe rows whose
+    /// key bit is clear cannot match and are dropped before hashing (for the kinds where an
+    /// unmatched probe row produces nothing).
+    private var keyBits: [UInt64] = []
+    private var keyLow: Int64 = 0
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
     /// Combined-row columns the residual reads (computed on first use).
@@ -182,7 +188,8 @@ public final class HashJoinOperator: Operator {
                 }
                 if chunk.count == 0 { continue }
                 if probeTypes == nil { probeTypes = chunk.columns.map { $0.type } }
-                cut(chunk)
+                guard let kept = try prefilter(chunk) else { continue }
+                cut(kept)
                 continue
             }
             if tracksBuildMatches && !unmatchedBuildEmitted {
@@ -277,6 +284,32 @@ public final class HashJoinOperator: Operator {
         bucketStart = start
         entries = table
         buildHasNullKey = used < n
+        if directKeys && used > 0 && (kind == .inner || kind == .semi || kind == .right || buildSideOnly),
+           case .int64(let values) = buildKeyColumns[0].data {
+            var lo = Int64.max, hi = Int64.min
+            keyValid.withUnsafeBufferPointer { kv in
+                values.withUnsafeBufferPointer { vp in
+                    for r in 0..<n where kv[r] { lo = min(lo, vp[r]); hi = max(hi, vp[r]) }
+                }
+            }
+            // At most 8 Mbit (1 MB); wider ranges are left to the hash table.
+            let (span, overflow) = hi.subtractingReportingOverflow(lo)
+            if !overflow && span < (1 << 23) {
+                var bits = [UInt64](repeating: 0, count: Int(span) / 64 + 1)
+                keyValid.withUnsafeBufferPointer { kv in
+                    values.withUnsafeBufferPointer { vp in
+                        bits.withUnsafeMutableBufferPointer { bw in
+                            for r in 0..<n where kv[r] {
+                                let d = Int(vp[r] &- lo)
+                                bw[d >> 6] |= 1 << UInt64(d & 63)
+                            }
+                        }
+                    }
+                }
+                keyBits = bits
+                keyLow = lo
+            }
+        }
     }
 
     /// Counting sort of the build rows by bucket into `table`, with `start[b]` the first
@@ -378,6 +411,44 @@ public final class HashJoinOperator: Operator {
     }
 
     // MARK: Probe
+
+    /// `chunk` without the rows whose key bit is clear (see `keyBits`), or nil when no row
+    /// is left. Rows with a NULL key stay (the probe handles them).
+    private func prefilter(_ chunk: Chunk) throws -> Chunk? {
+        if keyBits.isEmpty { return chunk }
+        guard let k = probeKeys.first, k >= 0 && k < chunk.columns.count else {
+            throw SQLError.internalError("hash join probe key out of range")
+        }
+        let key = OperatorKernels.flat(chunk.columns[k], physicalCount: chunk.physicalCount)
+        guard case .int64(let values) = key.data else { return chunk }
+        let n = chunk.count
+        var kept: [Int32] = []
+        kept.reserveCapacity(n)
+        let lo = keyLow
+        let limit = UInt64(keyBits.count * 64)
+        let validity = key.validity
+        let empty: [UInt64] = []
+        values.withUnsafeBufferPointer { vp in
+            keyBits.withUnsafeBufferPointer { bw in
+                (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                    let hasNulls = validity != nil
+                    func keep(_ r: Int) -> Bool {
+                        if hasNulls && !OperatorKernels.bit(vw, r) { return true }
+                        let d = UInt64(bitPattern: vp[r] &- lo)
+                        return d < limit && bw[Int(d >> 6)] & (1 << (d & 63)) != 0
+                    }
+                    if let sel = chunk.selection {
+                        for r in sel where keep(Int(r)) { kept.append(r) }
+                    } else {
+                        for r in 0..<n where keep(r) { kept.append(Int32(truncatingIfNeeded: r)) }
+                    }
+                }
+            }
+        }
+        if kept.isEmpty { return nil }
+        if kept.count == n { return chunk }
+        return Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: kept)
+    }
 
     /// Queue `chunk` as pieces of at most `Chunk.capacity` logical rows (selection slices, no copy).
     private func cut(_ chunk: Chunk) {
