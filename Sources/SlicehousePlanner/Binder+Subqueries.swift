@@ -38,12 +38,36 @@ extension Binder {
         }
         var joined = plan
         var keys: [(outer: BoundExpr, inner: PlanColumn)] = []
+        var noMatch: (matched: PlanColumn, value: BoundExpr)? = nil
         if !correlated.isEmpty {
-            (joined, keys) = try decorrelateScalar(plan, outerIDs: correlated, e)
+            (joined, keys, noMatch) = try decorrelateScalar(plan, outerIDs: correlated, e)
         }
         let value = outs[0]
         pendingSubqueries.append(PendingScalar(plan: joined, output: value, keys: keys))
-        return .column(value.id, value.type)
+        guard let noMatch else { return .column(value.id, value.type) }
+        // No group for this row's keys: the subquery's value over no rows (COUNT is 0).
+        let missing = BoundExpr.isNull(.column(noMatch.matched.id, noMatch.matched.type), negated: false)
+        return .caseWhen([WhenClause(condition: missing, result: noMatch.value)],
+                         elseResult: .column(value.id, value.type), value.type)
+    }
+
+    /// The value of `expr` (over the aggregate outputs of `aggs`) when the aggregate
+    /// saw no rows: COUNT is 0, every other aggregate NULL. nil when that value is NULL
+    /// (what the left join gives anyway) or not a constant.
+    func valueOverNoRows(_ expr: BoundExpr, _ aggs: [LogicalAggregate]) -> BoundExpr? {
+        var empty: [Int: BoundExpr] = [:]
+        for a in aggs {
+            switch a.function {
+            case .countStar, .count, .approximateCountDistinct: empty[a.output.id] = .constant(.int(0), a.output.type)
+            default: empty[a.output.id] = .constant(.null, a.output.type)
+            }
+        }
+        let substituted = expr.transform { e in
+            if case .column(let id, _) = e, let c = empty[id] { return c }
+            return e
+        }
+        guard substituted.isConstant, let v = try? evaluateConstant(substituted), !v.isNull else { return nil }
+        return .constant(v, expr.type)
     }
 
     /// Join the pending scalar subqueries into `plan`.
@@ -63,8 +87,10 @@ extension Binder {
 
     /// `select agg(...) from ... where inner = outer ...` → the same aggregate grouped by the
     /// inner sides of the correlation equalities, exposing those keys.
+    /// When the subquery has a value over no rows other than NULL (`count(*)`), a
+    /// constant TRUE column is exposed too, so that a row without a group can be told apart.
     func decorrelateScalar(_ plan: LogicalPlan, outerIDs: Set<Int>, _ e: Expr) throws
-        -> (LogicalPlan, [(outer: BoundExpr, inner: PlanColumn)]) {
+        -> (LogicalPlan, [(outer: BoundExpr, inner: PlanColumn)], (matched: PlanColumn, value: BoundExpr)?) {
         guard case .project(let aggPlan, let exprs, let outs) = plan,
               case .aggregate(let input, let groups, let groupOutputs, let aggs) = aggPlan, groups.isEmpty else {
             throw err(.featureNotSupported, "this correlated subquery form is not supported yet (use an aggregate over equality correlations)", e)
@@ -88,7 +114,12 @@ extension Binder {
         }
         let agg = LogicalPlan.aggregate(strippedInput, groups: newGroups, groupOutputs: newGroupOutputs, aggregates: aggs)
         let pass = keys.map { BoundExpr.column($0.inner.id, $0.inner.type) }
-        return (.project(agg, exprs + pass, outputs: outs + keys.map { $0.inner }), keys)
+        if let first = exprs.first, let value = valueOverNoRows(first, aggs) {
+            let matched = newColumn(.boolean, "?matched?")
+            return (.project(agg, exprs + pass + [.constant(.bool(true), .boolean)],
+                             outputs: outs + keys.map { $0.inner } + [matched]), keys, (matched, value))
+        }
+        return (.project(agg, exprs + pass, outputs: outs + keys.map { $0.inner }), keys, nil)
     }
 
     /// Remove the filter conjuncts that reference outer columns from `plan` (through
