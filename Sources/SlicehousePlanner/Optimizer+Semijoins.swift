@@ -71,7 +71,8 @@ extension Optimizer {
         var best: (plan: LogicalPlan, rows: Double)? = nil
         for s in candidates where isCheaplyRepeatable(s) {
             let rows = estimate(s)
-            if best == nil || rows < best!.rows { best = (s, rows) }
+            if let b = best, !(rows < b.rows) { continue }
+            best = (s, rows)
         }
         // Worth it only when S is filtered (an unfiltered S holds every key anyway), its
         // keys are far fewer than the rows to aggregate, and recomputing S reads less than

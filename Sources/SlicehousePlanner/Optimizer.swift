@@ -367,7 +367,8 @@ public struct Optimizer {
                     guard connected else { continue }
                     let rows = leafRows(leaf)
                     let out = currentRows * (rows / leafBase(leaf))
-                    if best == nil || out < best!.out || (out == best!.out && rows < best!.rows) { best = (i, out, rows) }
+                    if let b = best, !(out < b.out || (out == b.out && rows < b.rows)) { continue }
+                    best = (i, out, rows)
                 }
             }
             let pick: Int
