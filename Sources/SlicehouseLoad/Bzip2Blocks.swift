@@ -70,9 +70,13 @@ enum Bzip2Blocks {
                     }
                 }
             }
-            found.set(p, hits)
+            found.set(p, .success(hits))
         }
-        let marks = (0..<parts).flatMap { found.get($0) ?? [] }
+        var marks: [(bit: Int, end: Bool)] = []
+        for p in 0..<parts {
+            guard case .success(let hits)? = found.get(p) else { return nil }
+            marks += hits
+        }
 
         // Walk the streams: header, blocks, end marker with the combined CRC, padding.
         var blocks: [Block] = []
@@ -113,29 +117,27 @@ enum Bzip2Blocks {
     static func decodeBlocks(_ b: UnsafeBufferPointer<UInt8>, _ blocks: [Block], workers: Int) -> GrowableBuffer<UInt8>? {
         let outputs = Slots<[UInt8]>(count: blocks.count)
         let shared = SharedBytes(b)
-        let next = Counter()
-        let failed = Counter()
+        let next = WorkQueue(count: blocks.count)
         DispatchQueue.concurrentPerform(iterations: min(workers, blocks.count)) { _ in
-            while failed.value == 0, let i = next.take(below: blocks.count) {
+            while let i = next.take() {
                 let stream = standalone(shared.bytes, blocks[i])
-                let decoded = stream.withUnsafeBufferPointer { s -> [UInt8]? in
-                    guard var buf = try? Bzip2Codec.decompress(s) else { return nil }
-                    let arr = buf.toArray()
-                    buf.removeAll()
-                    return arr
+                do {
+                    let decoded = try stream.withUnsafeBufferPointer { try Bzip2Codec.decompress($0).toArray() }
+                    outputs.set(i, .success(decoded))
+                } catch {
+                    outputs.set(i, .failure(error))
+                    next.stop()
                 }
-                guard let decoded else { _ = failed.take(below: Int.max); return }
-                outputs.set(i, decoded)
             }
         }
-        if failed.value != 0 { return nil }
-        var total = 0
-        for i in 0..<blocks.count { total += outputs.get(i)?.count ?? 0 }
-        var out = GrowableBuffer<UInt8>(capacity: max(total, 16))
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(blocks.count)
         for i in 0..<blocks.count {
-            guard let part = outputs.get(i) else { return nil }
-            part.withUnsafeBufferPointer { out.append(contentsOf: $0) }
+            guard case .success(let part)? = outputs.get(i) else { return nil }
+            parts.append(part)
         }
+        var out = GrowableBuffer<UInt8>(capacity: max(parts.reduce(0) { $0 + $1.count }, 16))
+        for part in parts { part.withUnsafeBufferPointer { out.append(contentsOf: $0) } }
         return out
     }
 
@@ -176,26 +178,19 @@ enum Bzip2Blocks {
         init(_ b: UnsafeBufferPointer<UInt8>) { bytes = b }
     }
 
-    /// Values set from concurrent workers.
-    final class Slots<T>: @unchecked Sendable {
-        private var values: [T?]
+    /// Hands out the indices `0..<count` to workers, until stopped.
+    final class WorkQueue: @unchecked Sendable {
+        private var next = 0
+        private var count: Int
         private let lock = Lock()
-        init(count: Int) { values = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ v: T) { lock.withLock { values[i] = v } }
-        func get(_ i: Int) -> T? { lock.withLock { values[i] } }
-    }
-
-    final class Counter: @unchecked Sendable {
-        private var n = 0
-        private let lock = Lock()
-        var value: Int { lock.withLock { n } }
-        /// The next index below `limit`, or nil.
-        func take(below limit: Int) -> Int? {
+        init(count: Int) { self.count = count }
+        func take() -> Int? {
             lock.withLock { () -> Int? in
-                guard n < limit else { return nil }
-                n += 1
-                return n - 1
+                guard next < count else { return nil }
+                next += 1
+                return next - 1
             }
         }
+        func stop() { lock.withLock { count = 0 } }
     }
 }

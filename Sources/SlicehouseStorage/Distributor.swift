@@ -64,7 +64,7 @@ public enum Distributor {
         }
         let encodings = snap.encodings ?? []
         // Sort, gather and encode every slice in parallel.
-        let results = SliceResults(count: layout.sliceCount)
+        let results = ResultSlots<Result<SliceData, Error>?>(count: layout.sliceCount, initial: nil)
         let base = snap
         DispatchQueue.concurrentPerform(iterations: layout.sliceCount) { s in
             var r = refs[s]
@@ -92,7 +92,10 @@ public enum Distributor {
                 results.set(s, .failure(error))
             }
         }
-        for s in 0..<layout.sliceCount { snap.slices[s] = try results.get(s) }
+        for (s, r) in results.values.enumerated() {
+            guard let r else { throw SQLError.internalError("slice \(s) produced no result") }
+            snap.slices[s] = try r.get()
+        }
         return snap
     }
 
@@ -202,16 +205,4 @@ final class ResultSlots<T>: @unchecked Sendable {
     init(count: Int, initial: T) { slots = Array(repeating: initial, count: count) }
     func set(_ i: Int, _ v: T) { lock.withLock { slots[i] = v } }
     var values: [T] { lock.withLock { slots } }
-}
-
-/// Thread-safe per-slice results.
-final class SliceResults: @unchecked Sendable {
-    private var slots: [Result<SliceData, Error>?]
-    private let lock = Lock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<SliceData, Error>) { lock.withLock { slots[i] = r } }
-    func get(_ i: Int) throws -> SliceData {
-        guard let r = lock.withLock({ slots[i] }) else { throw SQLError.internalError("slice \(i) produced no result") }
-        return try r.get()
-    }
 }
