@@ -182,6 +182,78 @@ struct ColumnBuilder: ~Copyable {
         count += 1
     }
 
+    /// One column of a batch of records: field `i` is `spans[i * stride]`, none of them
+    /// escaped or with doubled quotes (the caller sends such records one at a time).
+    /// The type is switched on once per batch rather than once per field. A failure
+    /// leaves the rows appended before it (the caller truncates and redoes the batch
+    /// record by record, which reports the right field of the right row).
+    mutating func appendBatch(_ base: UnsafePointer<UInt8>, _ spans: UnsafePointer<FieldSpan>, stride: Int, count n: Int,
+                              nullBytes: UnsafePointer<UInt8>, nullCount: Int) throws(FieldFailure) {
+        @inline(__always) func field(_ i: Int) -> (raw: UnsafeBufferPointer<UInt8>, quoted: Bool, isNull: Bool) {
+            let sp = spans[i &* stride]
+            let raw = UnsafeBufferPointer(start: base + sp.start, count: sp.end &- sp.start)
+            let quoted = sp.flags & FieldSpan.quoted != 0
+            var isNull = false
+            if !quoted && raw.count == nullCount {
+                isNull = true
+                for k in 0..<nullCount where raw[k] != nullBytes[k] { isNull = false; break }
+            }
+            return (raw, quoted, isNull)
+        }
+        switch kind {
+        case .integer(let lo, let hi):
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                guard case .ok(let v) = FieldParsers.parseInteger(f.raw), v >= lo && v <= hi else {
+                    try append(f.raw, quoted: f.quoted)
+                    continue
+                }
+                ints.append(v)
+                count += 1
+            }
+        case .decimal64(let p, let s):
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                guard case .ok(let v) = FieldParsers.parseDecimal64(f.raw, precision: p, scale: s, round: roundDecimals) else {
+                    try append(f.raw, quoted: f.quoted)
+                    continue
+                }
+                ints.append(v)
+                count += 1
+            }
+        case .date where isoDates:
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                guard let d = FieldParsers.parseISODate(f.raw) else {
+                    try append(f.raw, quoted: f.quoted)
+                    continue
+                }
+                ints.append(d)
+                count += 1
+            }
+        case .string(let maxBytes, let isChar):
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                try appendString(f.raw, quoted: f.quoted, maxBytes: maxBytes, isChar: isChar)
+            }
+        default:
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                try append(f.raw, quoted: f.quoted)
+            }
+        }
+    }
+
+    /// Drop rows back to `n` (a batch that failed part-way).
+    mutating func truncate(to n: Int) {
+        while count > n { removeLast() }
+    }
+
     @inline(__always)
     private mutating func appendString(_ field: UnsafeBufferPointer<UInt8>, quoted: Bool, maxBytes: Int,
                                        isChar: Bool) throws(FieldFailure) {

@@ -186,14 +186,92 @@ final class RangeParser {
                             file: fileName, rangeIndex: rangeIndex, control: control)
         }
 
+        // Well-formed records are parsed in batches: the batch's fields are found
+        // first, then converted column by column (one type switch per column and
+        // batch). Anything unusual — a record with the wrong field count, a scan
+        // problem, escapes or doubled quotes, a blank line, a field that fails to
+        // convert — goes through the record-at-a-time path below, which rejects rows
+        // exactly as before: `single` counts the records still to take that way.
+        let batchRows = 128
+        let batchSpans = UnsafeMutablePointer<FieldSpan>.allocate(capacity: batchRows * max(ncols, 1))
+        defer { batchSpans.deallocate() }
+        let slowFlags = FieldSpan.escaped | FieldSpan.doubledQuotes
+        var single = 0
+        // Where the record at `p` ends when the scanner already holds it (a batch
+        // stopped at it), so the record path does not scan it again.
+        var scannedNext = -1
         while p < end {
-            sinceCheck += 1
-            if sinceCheck >= 1024 {
-                sinceCheck = 0
-                if control.shouldStop(rangeIndex) { out.complete = false; break }
+            if single == 0 {
+                sinceCheck += 1
+                if sinceCheck >= 8 {
+                    sinceCheck = 0
+                    if control.shouldStop(rangeIndex) { out.complete = false; break }
+                }
+                let batchStart = p, batchLine = line
+                let limit = min(batchRows, chunkRows - rows)
+                var nb = 0
+                var stoppedAt = -1
+                while nb < limit && p < end {
+                    let next = scanner.scan(base, p, end)
+                    stoppedAt = next
+                    var nf = scanner.fieldCount
+                    if nf == ncols + 1 && scanner.spans[ncols].start == scanner.spans[ncols].end
+                        && scanner.spans[ncols].flags == 0 { nf = ncols }
+                    guard nf == ncols, scanner.problem == nil, scanner.contentEnd > p || ncols > 1 else { break }
+                    let row = batchSpans + nb * ncols
+                    var plain = true
+                    for c in 0..<ncols {
+                        let sp = scanner.spans[c]
+                        if sp.flags & slowFlags != 0 { plain = false }
+                        row[c] = sp
+                    }
+                    guard plain else { break }
+                    p = next
+                    line += scanner.newlines
+                    nb += 1
+                    stoppedAt = -1
+                }
+                if nb == 0 {
+                    single = 1
+                    scannedNext = stoppedAt
+                } else {
+                    var failed = false
+                    do throws(FieldFailure) {
+                        for c in 0..<ncols {
+                            try builders[c].appendBatch(base, batchSpans + c, stride: ncols, count: nb,
+                                                        nullBytes: nullBytes, nullCount: nullCount)
+                        }
+                    } catch {
+                        failed = true
+                    }
+                    if failed {
+                        for c in 0..<ncols { builders[c].truncate(to: rows) }
+                        p = batchStart
+                        line = batchLine
+                        single = nb
+                    } else {
+                        if stoppedAt >= 0 {
+                            single = 1
+                            scannedNext = stoppedAt
+                        }
+                        rows += nb
+                        if rows >= chunkRows || stringBytesExceeded() {
+                            out.chunks.append(flush(rows))
+                            out.rows += rows
+                            rows = 0
+                        }
+                    }
+                    continue
+                }
             }
+            single -= 1
             let recStart = p
-            p = scanner.scan(base, p, end)
+            if scannedNext >= 0 {
+                p = scannedNext
+                scannedNext = -1
+            } else {
+                p = scanner.scan(base, p, end)
+            }
             let recLine = line
             line += scanner.newlines
 

@@ -18,6 +18,8 @@ public enum Distributor {
     /// Bounds on the rows of one block (a decoded block stays a few MB).
     static let minBlockRows = 128
     static let maxBlockRows = 1 << 20
+    /// Sorted slices of at least this many new rows are gathered through a `ReorderPlan`.
+    static let reorderPlanMinRows = 1 << 12
 
     /// Slice of each row for DISTSTYLE KEY: hash of the key value modulo the slice count.
     public static func slices(forKey key: Vector, count n: Int, sliceCount: Int) -> [Int32] {
@@ -70,16 +72,23 @@ public enum Distributor {
             var r = refs[s]
             if r.count == 0 { results.set(s, .success(base.slices[s])); return }
             do {
+                // Each column's values in final order: a reorder plan when the rows are
+                // sorted (the sources are read in their own order), else straight.
+                var plan: ReorderPlan? = nil
                 if let sorter, !table.sortKey.isEmpty {
                     // Only the key columns are needed to find the order.
                     let keyed = types.indices.map { table.sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
                     let perm = sorter(keyed, r.count)
-                    r = SliceRefs(chunk: perm.map { r.chunk[Int($0)] }, row: perm.map { r.row[Int($0)] })
+                    if r.count >= reorderPlanMinRows, let p = ReorderPlan(chunk: r.chunk, row: r.row, order: perm) {
+                        plan = p
+                    } else {
+                        r = SliceRefs(chunk: perm.map { r.chunk[Int($0)] }, row: perm.map { r.row[Int($0)] })
+                    }
                 }
                 var data = base.slices[s]
                 let wasEmpty = data.rowCount == 0
                 for c in types.indices {
-                    let v = column(c, r)
+                    let v = plan.map { $0.gather(from: parts[c], type: types[c]) } ?? column(c, r)
                     let blocks = try encodeBlocks(v, count: r.count, firstRow: data.rowCount,
                                                   encoding: encodings[c], table: table.id, slice: s, sink: sink,
                                                   targetBytes: blockBytes)

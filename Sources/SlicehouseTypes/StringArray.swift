@@ -83,6 +83,14 @@ public struct StringArray: Sendable, Equatable {
     let n = min(la, lb)
     if n > 0, let a, let b {
         var k = 0
+        // Eight bytes at a time: the first differing word decides, its bytes read
+        // most significant first.
+        while k + 8 <= n {
+            let x = UnsafeRawPointer(a + k).loadUnaligned(as: UInt64.self)
+            let y = UnsafeRawPointer(b + k).loadUnaligned(as: UInt64.self)
+            if x != y { return UInt64(bigEndian: x) < UInt64(bigEndian: y) ? -1 : 1 }
+            k += 8
+        }
         while k < n {
             let x = a[k], y = b[k]
             if x != y { return x < y ? -1 : 1 }

@@ -115,7 +115,7 @@ extension Vector {
                                             for i in 0..<n {
                                                 let len = Int(o[i + 1] &- o[i])
                                                 guard len > 0, let src = f[i] else { continue }
-                                                (d + Int(o[i])).initialize(from: src, count: len)
+                                                copyShortBytes(d + Int(o[i]), src, len)
                                             }
                                         }
                                     }

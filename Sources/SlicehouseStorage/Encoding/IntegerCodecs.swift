@@ -92,24 +92,24 @@ enum AZ64 {
         let full = bitsNeeded(T.Magnitude(truncatingIfNeeded: hi &- lo))
         var best = Plan(base: lo, width: full, exceptions: 0, bytes: BitPack.byteCount(k, full))
         if full <= 2 || k < 16 { return best }
+        // How many offsets from each end are at least full-1 … full-4 bits wide. The
+        // search below usually stops within those top widths (once a quarter of the
+        // values would be exceptions), so they are counted first in one pass without
+        // dependent histogram updates; the full histogram only when it goes deeper.
+        let counts: (low: WidthCounts, high: WidthCounts)
+        if T.self == Int64.self && full <= 32 {
+            counts = Self.topWidthCounts32(UnsafeRawPointer(x).assumingMemoryBound(to: Int64.self), k,
+                                           lo: Int64(truncatingIfNeeded: lo),
+                                           range: UInt32(truncatingIfNeeded: hi &- lo), full: full)
+        } else {
+            counts = Self.topWidthCounts(x, k, lo: lo, hi: hi, full: full)
+        }
         for side in 0..<2 {
             let highEnd = side == 1
             @inline(__always) func offset(_ i: Int) -> T.Magnitude {
                 highEnd ? T.Magnitude(truncatingIfNeeded: hi &- x[i]) : T.Magnitude(truncatingIfNeeded: x[i] &- lo)
             }
-            // How many offsets are exactly `w` bits wide. The search below usually stops
-            // within the top few widths (once a quarter of the values would be
-            // exceptions), so those are counted first in registers — no dependent
-            // histogram updates — and the full histogram only when the search goes deeper.
-            var atLeast = (0, 0, 0, 0)   // offsets of at least full-1, full-2, full-3, full-4 bits' magnitude
-            let t1 = full - 1, t2 = full - 2, t3 = full - 3, t4 = max(full - 4, 0)
-            for i in 0..<k {
-                let d = offset(i)
-                atLeast.0 &+= d &>> t1 != 0 ? 1 : 0
-                atLeast.1 &+= d &>> t2 != 0 ? 1 : 0
-                atLeast.2 &+= d &>> t3 != 0 ? 1 : 0
-                atLeast.3 &+= d &>> t4 != 0 ? 1 : 0
-            }
+            let atLeast = highEnd ? counts.high : counts.low
             var fullHistogram = false
             func exactly(_ w: Int) -> Int {
                 switch full - w {
@@ -143,6 +143,81 @@ enum AZ64 {
             }
         }
         return best
+    }
+
+    /// Offsets of at least full-1, full-2, full-3 and max(full-4, 0) bits' magnitude.
+    typealias WidthCounts = (Int, Int, Int, Int)
+
+    /// `WidthCounts` of the offsets from `lo` (low) and from `hi` (high).
+    @inline(__always)
+    static func topWidthCounts<T: BlockInt>(_ x: UnsafeMutablePointer<T>, _ k: Int, lo: T, hi: T,
+                                            full: Int) -> (low: WidthCounts, high: WidthCounts) {
+        let t1 = full - 1, t2 = full - 2, t3 = full - 3, t4 = max(full - 4, 0)
+        var low = (0, 0, 0, 0), high = (0, 0, 0, 0)
+        for i in 0..<k {
+            let d = T.Magnitude(truncatingIfNeeded: x[i] &- lo)
+            low.0 &+= d &>> t1 != 0 ? 1 : 0
+            low.1 &+= d &>> t2 != 0 ? 1 : 0
+            low.2 &+= d &>> t3 != 0 ? 1 : 0
+            low.3 &+= d &>> t4 != 0 ? 1 : 0
+            let e = T.Magnitude(truncatingIfNeeded: hi &- x[i])
+            high.0 &+= e &>> t1 != 0 ? 1 : 0
+            high.1 &+= e &>> t2 != 0 ? 1 : 0
+            high.2 &+= e &>> t3 != 0 ? 1 : 0
+            high.3 &+= e &>> t4 != 0 ? 1 : 0
+        }
+        return (low, high)
+    }
+
+    /// `topWidthCounts` for 64-bit values whose range fits in 32 bits (nearly every
+    /// group of real data): offsets from `lo` as UInt32, and every count a comparison
+    /// of that offset with a constant (an offset from the high end is at least 2^t
+    /// exactly when the offset from the low end is at most range - 2^t), which the
+    /// compiler turns into 4-lane vector code.
+    static func topWidthCounts32(_ x: UnsafePointer<Int64>, _ k: Int, lo: Int64, range: UInt32,
+                                 full: Int) -> (low: WidthCounts, high: WidthCounts) {
+        let t1 = full - 1, t2 = full - 2, t3 = full - 3, t4 = max(full - 4, 0)
+        let a = SIMD4<UInt32>(1 << t1, 1 << t2, 1 << t3, 1 << t4)
+        // range >= 2^(full-1) >= each threshold, so these do not wrap.
+        let b = SIMD4<UInt32>(repeating: range) &- a
+        // Unsigned comparisons as signed ones (what SSE2 has): flip the sign bits.
+        let flip = SIMD4<UInt32>(repeating: 0x8000_0000)
+        let sa = SIMD4<Int32>(truncatingIfNeeded: a ^ flip), sb = SIMD4<Int32>(truncatingIfNeeded: b ^ flip)
+        let a1 = SIMD4<Int32>(repeating: sa[0]), a2 = SIMD4<Int32>(repeating: sa[1])
+        let a3 = SIMD4<Int32>(repeating: sa[2]), a4 = SIMD4<Int32>(repeating: sa[3])
+        let b1 = SIMD4<Int32>(repeating: sb[0]), b2 = SIMD4<Int32>(repeating: sb[1])
+        let b3 = SIMD4<Int32>(repeating: sb[2]), b4 = SIMD4<Int32>(repeating: sb[3])
+        var l1 = SIMD4<Int32>(), l2 = SIMD4<Int32>(), l3 = SIMD4<Int32>(), l4 = SIMD4<Int32>()
+        var h1 = SIMD4<Int32>(), h2 = SIMD4<Int32>(), h3 = SIMD4<Int32>(), h4 = SIMD4<Int32>()
+        let one = SIMD4<Int32>(repeating: 1), zero = SIMD4<Int32>()
+        let lo32 = UInt32(truncatingIfNeeded: lo)
+        var i = 0
+        while i + 4 <= k {
+            // Offsets fit in 32 bits, so the low halves' difference is the offset.
+            let v = SIMD4<UInt32>(UInt32(truncatingIfNeeded: x[i]), UInt32(truncatingIfNeeded: x[i + 1]),
+                                  UInt32(truncatingIfNeeded: x[i + 2]), UInt32(truncatingIfNeeded: x[i + 3]))
+            let d = SIMD4<Int32>(truncatingIfNeeded: (v &- lo32) ^ flip)
+            l1 &+= zero.replacing(with: one, where: d .>= a1)
+            l2 &+= zero.replacing(with: one, where: d .>= a2)
+            l3 &+= zero.replacing(with: one, where: d .>= a3)
+            l4 &+= zero.replacing(with: one, where: d .>= a4)
+            h1 &+= zero.replacing(with: one, where: d .<= b1)
+            h2 &+= zero.replacing(with: one, where: d .<= b2)
+            h3 &+= zero.replacing(with: one, where: d .<= b3)
+            h4 &+= zero.replacing(with: one, where: d .<= b4)
+            i += 4
+        }
+        var low = (Int(l1.wrappedSum()), Int(l2.wrappedSum()), Int(l3.wrappedSum()), Int(l4.wrappedSum()))
+        var high = (Int(h1.wrappedSum()), Int(h2.wrappedSum()), Int(h3.wrappedSum()), Int(h4.wrappedSum()))
+        while i < k {
+            let d = UInt32(truncatingIfNeeded: x[i] &- lo)
+            low.0 += d >= a[0] ? 1 : 0; low.1 += d >= a[1] ? 1 : 0
+            low.2 += d >= a[2] ? 1 : 0; low.3 += d >= a[3] ? 1 : 0
+            high.0 += d <= b[0] ? 1 : 0; high.1 += d <= b[1] ? 1 : 0
+            high.2 += d <= b[2] ? 1 : 0; high.3 += d <= b[3] ? 1 : 0
+            i += 1
+        }
+        return (low, high)
     }
 
     static func encode<T: BlockInt>(_ v: UnsafeBufferPointer<T>, into w: inout EncodingWriter) {

@@ -1,0 +1,256 @@
+/// Gathers many columns into one new row order without a cache miss per value.
+///
+/// A load sorts each slice's rows: output row `i` is source row `order[i]`, and the
+/// sources are the loaded chunks, far larger than the caches. Gathering straight from
+/// them (`Vector.gather(from:type:chunk:row:)` with the permuted references) costs a
+/// memory miss per value. The plan instead reads the sources in their own order and
+/// writes each value into the output window of 4,096 rows it belongs to (a few hundred
+/// write streams, which the cache absorbs), then places the values inside each window,
+/// where every access hits the cache. Everything that does not depend on the column
+/// (which window and slot each source row goes to) is computed once, in `init`.
+public struct ReorderPlan: Sendable {
+    /// Rows in the output.
+    public let count: Int
+    /// Source references in source order: row `row[j]` of part `chunk[j]`.
+    let chunk: [Int32]
+    let row: [Int32]
+    /// Output row `i` is source reference `order[i]`.
+    let order: [Int32]
+    /// Source reference `j` goes to position `slot[j]` of the windowed buffer.
+    let slot: [Int32]
+    /// Position `k` of the windowed buffer is output row `target[k]`.
+    let target: [Int32]
+
+    static let windowShift = 12
+
+    /// - Parameters:
+    ///   - chunk, row: the source references in source order (equal lengths).
+    ///   - order: output row `i` takes source reference `order[i]`; a permutation of
+    ///     `0..<chunk.count`.
+    /// Returns nil when the lengths differ or `order` is not a permutation.
+    public init?(chunk: [Int32], row: [Int32], order: [Int32]) {
+        let n = order.count
+        guard chunk.count == n, row.count == n, n < Int(Int32.max) else { return nil }
+        // Output position of each source reference (0 until set; checked below).
+        var destination = [Int32](repeating: -1, count: n)
+        let valid = destination.withUnsafeMutableBufferPointer { d in
+            order.withUnsafeBufferPointer { o in
+                for i in 0..<n {
+                    let j = Int(o[i])
+                    guard j >= 0, j < n, d[j] < 0 else { return false }
+                    d[j] = Int32(i)
+                }
+                return true
+            }
+        }
+        guard valid else { return nil }
+        let shift = Self.windowShift
+        let windows = (n + (1 << shift) - 1) >> shift
+        var cursor = (0..<windows).map { Int32($0 << shift) }
+        var slot = [Int32](repeating: 0, count: n)
+        var target = [Int32](repeating: 0, count: n)
+        destination.withUnsafeBufferPointer { d in
+            cursor.withUnsafeMutableBufferPointer { cur in
+                slot.withUnsafeMutableBufferPointer { s in
+                    target.withUnsafeMutableBufferPointer { t in
+                        // Each window receives exactly its own output rows, so no slot
+                        // runs past its window.
+                        for j in 0..<n {
+                            let dest = d[j]
+                            let w = Int(dest) >> shift
+                            let k = cur[w]
+                            cur[w] = k &+ 1
+                            s[j] = k
+                            t[Int(k)] = dest
+                        }
+                    }
+                }
+            }
+        }
+        self.count = n
+        self.chunk = chunk
+        self.row = row
+        self.order = order
+        self.slot = slot
+        self.target = target
+    }
+
+    /// The source references in output order (for the plain gather).
+    public var orderedReferences: (chunk: [Int32], row: [Int32]) {
+        (order.map { chunk[Int($0)] }, order.map { row[Int($0)] })
+    }
+
+    /// One column in output order: `parts` are the flat source vectors, all of `type`'s
+    /// physical type. The same values as `Vector.gather(from:type:chunk:row:)` with
+    /// `orderedReferences`.
+    public func gather(from parts: [Vector], type: DataType) -> Vector {
+        if parts.contains(where: { $0.validity != nil }) {
+            let refs = orderedReferences
+            return Vector.gather(from: parts, type: type, chunk: refs.chunk, row: refs.row)
+        }
+        let data: VectorData
+        switch type.physical {
+        case .int64:
+            data = .int64(gatherFixed(parts.map { p -> [Int64] in if case .int64(let a) = p.data { return a }; return [] }, zero: 0))
+        case .int128:
+            data = .int128(gatherFixed(parts.map { p -> [Int128] in if case .int128(let a) = p.data { return a }; return [] }, zero: 0))
+        case .double:
+            data = .double(gatherFixed(parts.map { p -> [Double] in if case .double(let a) = p.data { return a }; return [] }, zero: 0))
+        case .bool:
+            data = .bool(gatherFixed(parts.map { p -> [Bool] in if case .bool(let a) = p.data { return a }; return [] }, zero: false))
+        case .string:
+            data = .string(gatherStrings(parts.map { p -> StringArray in if case .string(let a) = p.data { return a }; return StringArray() }))
+        }
+        return Vector(type: type, data: data)
+    }
+
+    /// Base pointer and element count of each array; valid while `arrays` is alive.
+    private static func basePointers<T>(_ arrays: [[T]]) -> (bases: [UnsafePointer<T>?], counts: [Int]) {
+        (arrays.map { $0.withUnsafeBufferPointer { $0.baseAddress } }, arrays.map { $0.count })
+    }
+
+    private func gatherFixed<T>(_ arrays: [[T]], zero: T) -> [T] {
+        let n = count
+        if n == 0 { return [] }
+        return withExtendedLifetime(arrays) {
+            let (bases, counts) = Self.basePointers(arrays)
+            // Pass 1: sources in their order, each value into its window.
+            let windowed = [T](unsafeUninitializedCapacity: n) { buf, done in
+                guard let w = buf.baseAddress else { done = 0; return }
+                bases.withUnsafeBufferPointer { b in
+                    counts.withUnsafeBufferPointer { cnt in
+                        chunk.withUnsafeBufferPointer { c in
+                            row.withUnsafeBufferPointer { r in
+                                slot.withUnsafeBufferPointer { s in
+                                    for j in 0..<n {
+                                        let ci = Int(c[j]), ri = Int(r[j])
+                                        let v: T
+                                        if ri < cnt[ci], let p = b[ci] { v = p[ri] } else { v = zero }
+                                        (w + Int(s[j])).initialize(to: v)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                done = n
+            }
+            // Pass 2: within each window (cache resident), values to their rows.
+            return [T](unsafeUninitializedCapacity: n) { buf, done in
+                guard let o = buf.baseAddress else { done = 0; return }
+                windowed.withUnsafeBufferPointer { w in
+                    target.withUnsafeBufferPointer { t in
+                        for k in 0..<n { (o + Int(t[k])).initialize(to: w[k]) }
+                    }
+                }
+                done = n
+            }
+        }
+    }
+
+    private func gatherStrings(_ arrays: [StringArray]) -> StringArray {
+        let n = count
+        if n == 0 { return StringArray() }
+        let byteArrays = arrays.map { $0.bytes }
+        let offsetArrays = arrays.map { $0.offsets }
+        let shift = Self.windowShift
+        let windows = (n + (1 << shift) - 1) >> shift
+        return withExtendedLifetime((byteArrays, offsetArrays)) {
+            let (bytes, _) = Self.basePointers(byteArrays)
+            let (offs, rowsPlusOne) = Self.basePointers(offsetArrays)
+            // Lengths in source order (a missing row counts as empty), and where each
+            // window's bytes start.
+            var sourceLength = [Int32](repeating: 0, count: n)
+            var cursor = [Int32](repeating: 0, count: windows + 1)
+            offs.withUnsafeBufferPointer { op in
+                rowsPlusOne.withUnsafeBufferPointer { cnt in
+                    chunk.withUnsafeBufferPointer { c in
+                        row.withUnsafeBufferPointer { r in
+                            slot.withUnsafeBufferPointer { s in
+                                sourceLength.withUnsafeMutableBufferPointer { len in
+                                    cursor.withUnsafeMutableBufferPointer { cur in
+                                        for j in 0..<n {
+                                            let ci = Int(c[j]), ri = Int(r[j])
+                                            guard ri + 1 < cnt[ci], let p = op[ci] else { continue }
+                                            let l = p[ri + 1] &- p[ri]
+                                            len[j] = l
+                                            cur[(Int(s[j]) >> shift) + 1] &+= l
+                                        }
+                                        for w in 0..<windows { cur[w + 1] &+= cur[w] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let total = Int(cursor[windows])
+            // Pass 1: bytes in source order, appended to their window. Positions within
+            // a window were handed out in source order, so the bytes of windowed
+            // position k start where those of k - 1 end.
+            var length = [Int32](repeating: 0, count: n)
+            let windowed = [UInt8](unsafeUninitializedCapacity: total) { buf, done in
+                bytes.withUnsafeBufferPointer { bp in
+                    offs.withUnsafeBufferPointer { op in
+                        chunk.withUnsafeBufferPointer { c in
+                            row.withUnsafeBufferPointer { r in
+                                slot.withUnsafeBufferPointer { s in
+                                    sourceLength.withUnsafeBufferPointer { sl in
+                                        length.withUnsafeMutableBufferPointer { len in
+                                            cursor.withUnsafeMutableBufferPointer { cur in
+                                                guard let w = buf.baseAddress else { return }
+                                                for j in 0..<n {
+                                                    let k = Int(s[j])
+                                                    let l = sl[j]
+                                                    len[k] = l
+                                                    guard l > 0 else { continue }
+                                                    let win = k >> shift
+                                                    let at = cur[win]
+                                                    cur[win] = at &+ l
+                                                    guard let b = bp[Int(c[j])], let p = op[Int(c[j])] else { continue }
+                                                    copyShortBytes(w + Int(at), b + Int(p[Int(r[j])]), Int(l))
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                done = total
+            }
+            // Output offsets from the lengths in output order.
+            let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+                o[0] = 0
+                target.withUnsafeBufferPointer { t in
+                    length.withUnsafeBufferPointer { len in
+                        for k in 0..<n { o[Int(t[k]) + 1] = len[k] }
+                    }
+                }
+                for i in 0..<n { o[i + 1] &+= o[i] }
+                done = n + 1
+            }
+            // Pass 2: within each window (cache resident), values to their rows.
+            let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
+                windowed.withUnsafeBufferPointer { wb in
+                    outOffsets.withUnsafeBufferPointer { o in
+                        target.withUnsafeBufferPointer { t in
+                            length.withUnsafeBufferPointer { len in
+                                guard let d = dst.baseAddress, let w = wb.baseAddress else { return }
+                                var at = 0
+                                for k in 0..<n {
+                                    let l = Int(len[k])
+                                    copyShortBytes(d + Int(o[Int(t[k])]), w + at, l)
+                                    at += l
+                                }
+                            }
+                        }
+                    }
+                }
+                done = total
+            }
+            return StringArray(bytes: outBytes, offsets: outOffsets)
+        }
+    }
+}

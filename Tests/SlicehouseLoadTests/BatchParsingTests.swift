@@ -1,0 +1,86 @@
+import SlicehouseCatalog
+@testable import SlicehouseLoad
+import SlicehouseTypes
+import XCTest
+
+/// Delimited text is converted in batches of records, column by column; every record
+/// the batch path cannot take (bad field counts, escapes, blank lines, fields that fail
+/// to convert) goes record by record. These tests put such records at batch and chunk
+/// edges and check that every other row keeps its values, in file order, and that
+/// rejections name the right line and column.
+final class BatchParsingTests: XCTestCase {
+    let cols = [col("id", .integer), col("name", .varchar(8)), col("price", .decimal(precision: 15, scale: 2)),
+                col("day", .date), col("flag", .char(1))]
+
+    func line(_ i: Int) -> String { "\(i)|n\(i % 97)|\(i).25|2020-01-\(String(format: "%02d", i % 28 + 1))|\(i % 2 == 0 ? "A" : "B")" }
+
+    func expected(_ i: Int, name: String? = nil) -> [Value] {
+        [.int(Int64(i)), .string(name ?? "n\(i % 97)"), .int(Int64(i) * 100 + 25),
+         .int(DateTime.days(year: 2020, month: 1, day: Int64(i % 28 + 1))), .string(i % 2 == 0 ? "A" : "B")]
+    }
+
+    func testUnusualRecordsAmongBatchedOnes() throws {
+        var text = ""
+        var want: [[Value]] = []
+        for i in 1...1_000 {
+            switch i {
+            case 130:  // the last column fails after earlier columns of the batch converted
+                text += "\(i)|n|1.00|2020-01-01|toolong\n"
+            case 300:  // an escaped delimiter: record by record
+                text += "\(i)|a\\|b|\(i).25|2020-01-\(String(format: "%02d", i % 28 + 1))|A\n"
+                want.append(expected(i, name: "a|b"))
+            case 400:  // a blank line
+                text += "\n" + line(i) + "\n"
+                want.append(expected(i))
+            case 500:  // NULL AS in a nullable column
+                text += "\(i)|\\N|\(i).25|2020-01-\(String(format: "%02d", i % 28 + 1))|A\n"
+                var row = expected(i)
+                row[1] = .null
+                want.append(row)
+            case 600:  // too few fields
+                text += "\(i)|x\n"
+            case 999:  // a bad number in the first column of the last batch
+                text += "x\(i)|n|1.00|2020-01-01|A\n"
+            default:
+                text += line(i) + "\n"
+                want.append(expected(i))
+            }
+        }
+        for chunkRows in [100, 128, 65_536] {
+            let r = try loadText(text, columns: cols,
+                                 options: opts(("ESCAPE", nil), ("IGNOREBLANKLINES", nil), ("MAXERROR", "10")),
+                                 tuning: CopyTuning(chunkRows: chunkRows, workers: 1))
+            XCTAssertEqual(rows(r), want, "chunkRows \(chunkRows)")
+            // The blank line before record 400 moves every later line down by one.
+            XCTAssertEqual(r.rejected.map(\.line), [130, 601, 1_000], "chunkRows \(chunkRows)")
+            XCTAssertEqual(r.rejected.map(\.column), ["flag", "price", "id"], "chunkRows \(chunkRows)")
+            XCTAssertEqual(r.rejected.map(\.code), [.valueOutOfRange, .missingColumns, .invalidDigit])
+            XCTAssertTrue(r.chunks.allSatisfy { c in c.count <= chunkRows && c.columns.allSatisfy { $0.count == c.count } })
+        }
+    }
+
+    /// A field that fails inside a batch stops the load at its own line when MAXERROR
+    /// is 0, whatever batch it falls in.
+    func testFailureInsideABatchNamesItsLine() {
+        for bad in [1, 64, 127, 128, 129, 255, 256, 257] {
+            var text = ""
+            for i in 1...300 { text += i == bad ? "\(i)|n|1.x|2020-01-01|A\n" : line(i) + "\n" }
+            let e = expectLoadError { try loadText(text, columns: self.cols) }
+            XCTAssertEqual(e?.line, bad)
+            XCTAssertEqual(e?.column, "price")
+            XCTAssertEqual(e?.code, .invalidDigit)
+        }
+    }
+
+    /// NOT NULL columns reject NULL AS in a batch as they do record by record.
+    func testNotNullViolationInABatch() {
+        var text = ""
+        for i in 1...200 { text += i == 150 ? "\(i)|\\N|1.00|2020-01-01|A\n" : line(i) + "\n" }
+        let notNull = [col("id", .integer), col("name", .varchar(8), notNull: true), col("price", .decimal(precision: 15, scale: 2)),
+                       col("day", .date), col("flag", .char(1))]
+        let e = expectLoadError { try loadText(text, columns: notNull) }
+        XCTAssertEqual(e?.line, 150)
+        XCTAssertEqual(e?.column, "name")
+        XCTAssertEqual(e?.code, .notNullViolation)
+    }
+}

@@ -1,0 +1,118 @@
+import XCTest
+@testable import SlicehouseTypes
+
+/// `ReorderPlan` must give exactly what the plain gather gives for the permuted
+/// references, for every physical type and across window edges.
+final class ReorderPlanTests: XCTestCase {
+    struct Rng {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    /// Parts of `sizes` rows of every type; strings of 0 to 100 bytes, some multibyte.
+    func parts(_ sizes: [Int], rng: inout Rng) -> [[Vector]] {
+        sizes.map { n in
+            var strings = StringArray()
+            for _ in 0..<n {
+                let len = [0, 1, 3, 7, 8, 15, 16, 17, 40, 64, 65, 100][rng.below(12)]
+                strings.append(String((0..<len).map { _ in ["a", "é", "z", "Q", " "][rng.below(5)] }))
+            }
+            return [
+                Vector(type: .bigint, data: .int64((0..<n).map { _ in Int64(bitPattern: rng.next()) })),
+                Vector(type: .decimal(precision: 30, scale: 2), data: .int128((0..<n).map { _ in Int128(Int64(bitPattern: rng.next())) << 20 })),
+                Vector(type: .double, data: .double((0..<n).map { _ in Double(rng.below(1_000_000)) / 7 })),
+                Vector(type: .boolean, data: .bool((0..<n).map { _ in rng.below(2) == 0 })),
+                Vector(type: .varchar(400), data: .string(strings)),
+            ]
+        }
+    }
+
+    func testMatchesThePlainGather() throws {
+        var rng = Rng(state: 42)
+        for (sizes, picked) in [([5], 5), ([3000, 5000, 1], 6000), ([10_000, 9_000], 19_000), ([4096, 4096], 8192),
+                                ([70_000], 50_000)] {
+            let data = parts(sizes, rng: &rng)
+            // Source references in source order (a subset of the rows, as a slice sees them).
+            var chunk: [Int32] = [], row: [Int32] = []
+            for (c, n) in sizes.enumerated() {
+                for r in 0..<n where chunk.count < picked && (n <= picked / sizes.count || rng.below(4) != 0) {
+                    chunk.append(Int32(c)); row.append(Int32(r))
+                }
+            }
+            var order = Array(0..<Int32(chunk.count))
+            for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
+            let plan = try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+            XCTAssertEqual(plan.count, chunk.count)
+            let refs = plan.orderedReferences
+            XCTAssertEqual(refs.chunk, order.map { chunk[Int($0)] })
+            for column in 0..<5 {
+                let columnParts = data.map { $0[column] }
+                let type = columnParts[0].type
+                let want = Vector.gather(from: columnParts, type: type, chunk: refs.chunk, row: refs.row)
+                let got = plan.gather(from: columnParts, type: type)
+                XCTAssertEqual(got.data, want.data, "sizes \(sizes), column \(column)")
+                XCTAssertNil(got.validity)
+            }
+        }
+    }
+
+    func testNullsGoThroughThePlainGather() throws {
+        var validity = Validity(allValid: 4)
+        validity.setInvalid(2)
+        let v = Vector(type: .bigint, data: .int64([10, 11, 12, 13]), validity: validity)
+        let plan = try XCTUnwrap(ReorderPlan(chunk: [0, 0, 0, 0], row: [0, 1, 2, 3], order: [2, 0, 3, 1]))
+        let got = plan.gather(from: [v], type: .bigint)
+        XCTAssertEqual(got.data, .int64([12, 10, 13, 11]))
+        XCTAssertEqual((0..<4).map { got.validity?.isValid($0) ?? true }, [false, true, true, true])
+    }
+
+    func testRejectsAnOrderThatIsNotAPermutation() {
+        XCTAssertNil(ReorderPlan(chunk: [0, 0], row: [0, 1], order: [0, 0]))
+        XCTAssertNil(ReorderPlan(chunk: [0, 0], row: [0, 1], order: [0, 2]))
+        XCTAssertNil(ReorderPlan(chunk: [0, 0], row: [0, 1], order: [1, -1]))
+        XCTAssertNil(ReorderPlan(chunk: [0], row: [0, 1], order: [1, 0]))
+        XCTAssertNotNil(ReorderPlan(chunk: [], row: [], order: []))
+    }
+}
+
+final class ByteHelperTests: XCTestCase {
+    func testCopyShortBytesEveryLength() {
+        let source = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for length in 0..<150 {
+            for offset in [0, 1, 7] {
+                var out = [UInt8](repeating: 0xEE, count: 200)
+                source.withUnsafeBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { o in
+                        copyShortBytes(o.baseAddress! + offset, s.baseAddress! + offset, length)
+                    }
+                }
+                XCTAssertEqual(Array(out[offset..<(offset + length)]), Array(source[offset..<(offset + length)]), "length \(length)")
+                XCTAssertTrue(out[..<offset].allSatisfy { $0 == 0xEE }, "length \(length): wrote before")
+                XCTAssertTrue(out[(offset + length)...].allSatisfy { $0 == 0xEE }, "length \(length): wrote past the end")
+            }
+        }
+    }
+
+    func testCompareBytesIsLexicographic() {
+        var state: UInt64 = 7
+        func next() -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) }
+        for _ in 0..<5_000 {
+            // Shared prefixes of every length, so the word and byte loops both decide.
+            let prefix = (0..<(next() % 20)).map { _ in UInt8(next() % 256) }
+            let a = prefix + (0..<(next() % 12)).map { _ in UInt8([0, 1, 127, 128, 255][next() % 5]) }
+            let b = prefix + (0..<(next() % 12)).map { _ in UInt8([0, 1, 127, 128, 255][next() % 5]) }
+            let want = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+            let got = a.withUnsafeBufferPointer { x in
+                b.withUnsafeBufferPointer { y in compareBytes(x.baseAddress, x.count, y.baseAddress, y.count) }
+            }
+            XCTAssertEqual(got, want, "\(a) vs \(b)")
+        }
+    }
+}
