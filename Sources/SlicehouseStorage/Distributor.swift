@@ -117,50 +117,70 @@ public enum Distributor {
 
     private static func place(_ chunks: [Chunk], snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
         let sc = layout.sliceCount
-        var out = [SliceRefs](repeating: SliceRefs(), count: sc)
-        let total = chunks.reduce(0) { $0 + $1.count }
-        if snap.distribution != .all {
-            for s in 0..<sc { out[s].chunk.reserveCapacity(total / sc + 16); out[s].row.reserveCapacity(total / sc + 16) }
-        }
-        // The key hashes of all chunks in parallel; the appends below stay in order.
-        var keyDest: [[Int32]] = []
-        if case .key(let col) = snap.distribution {
+        switch snap.distribution {
+        case .all:
+            var out = [SliceRefs](repeating: SliceRefs(), count: sc)
+            for (ci, c) in chunks.enumerated() {
+                for node in 0..<layout.nodes {
+                    let s = layout.firstSlice(ofNode: node)
+                    out[s].chunk.append(contentsOf: repeatElement(Int32(ci), count: c.count))
+                    out[s].row.append(contentsOf: 0..<Int32(c.count))
+                }
+            }
+            return out
+        case .even:
+            // Round-robin rows over slices, continuing where the last load stopped:
+            // global row g goes to slice (cursor + g) % sc.
+            let cursor = snap.evenCursor % sc
+            let total = chunks.reduce(0) { $0 + $1.count }
+            snap.evenCursor = (snap.evenCursor + total) % sc
+            return collect(chunks, sliceCount: sc) { s, ci, firstRow, n, chunk, row in
+                var r = ((s - cursor - firstRow) % sc + sc) % sc
+                while r < n {
+                    chunk.append(Int32(ci))
+                    row.append(Int32(r))
+                    r += sc
+                }
+            }
+        case .key(let col):
+            // The key hashes of all chunks in parallel, then each slice picks its rows.
             let dests = ResultSlots<[Int32]>(count: chunks.count, initial: [])
             DispatchQueue.concurrentPerform(iterations: chunks.count) { ci in
                 dests.set(ci, slices(forKey: chunks[ci].columns[col], count: chunks[ci].count, sliceCount: sc))
             }
-            keyDest = dests.values
-        }
-        for (ci, c) in chunks.enumerated() {
-            let n = c.count
-            let cc = Int32(ci)
-            switch snap.distribution {
-            case .all:
-                for node in 0..<layout.nodes {
-                    let s = layout.firstSlice(ofNode: node)
-                    out[s].chunk.append(contentsOf: repeatElement(cc, count: n))
-                    out[s].row.append(contentsOf: 0..<Int32(n))
-                }
-            case .even:
-                // Round-robin rows over slices, continuing where the last load stopped.
-                var s = snap.evenCursor % sc
-                for r in 0..<n {
-                    out[s].chunk.append(cc)
-                    out[s].row.append(Int32(r))
-                    s += 1
-                    if s == sc { s = 0 }
-                }
-                snap.evenCursor = (snap.evenCursor + n) % sc
-            case .key:
-                let dest = keyDest[ci]
-                for r in 0..<n {
-                    let s = Int(dest[r])
-                    out[s].chunk.append(cc)
-                    out[s].row.append(Int32(r))
+            let keyDest = dests.values
+            return collect(chunks, sliceCount: sc) { s, ci, _, n, chunk, row in
+                let target = Int32(s)
+                keyDest[ci].withUnsafeBufferPointer { d in
+                    for r in 0..<min(n, d.count) where d[r] == target {
+                        chunk.append(Int32(ci))
+                        row.append(Int32(r))
+                    }
                 }
             }
         }
-        return out
+    }
+
+    /// Each slice's references, built by one worker per slice: `pick(slice, chunk index,
+    /// first global row of the chunk, rows, &chunk refs, &row refs)` appends the rows of
+    /// that chunk the slice takes, in row order.
+    private static func collect(_ chunks: [Chunk], sliceCount sc: Int,
+                                pick: @escaping @Sendable (Int, Int, Int, Int, inout [Int32], inout [Int32]) -> Void) -> [SliceRefs] {
+        let total = chunks.reduce(0) { $0 + $1.count }
+        let counts = chunks.map { $0.count }
+        let out = ResultSlots<SliceRefs>(count: sc, initial: SliceRefs())
+        DispatchQueue.concurrentPerform(iterations: sc) { s in
+            var chunk: [Int32] = [], row: [Int32] = []
+            chunk.reserveCapacity(total / sc + total / (8 * sc) + 16)
+            row.reserveCapacity(total / sc + total / (8 * sc) + 16)
+            var first = 0
+            for (ci, n) in counts.enumerated() {
+                pick(s, ci, first, n, &chunk, &row)
+                first += n
+            }
+            out.set(s, SliceRefs(chunk: chunk, row: row))
+        }
+        return out.values
     }
 
     /// Resolve each column's encoding: as declared, or ENCODE AUTO from a sample.
