@@ -49,9 +49,10 @@ public enum CopyLoader {
         let files = try FileData.openAll(paths, compression: options.compression, workers: tuning.workers)
         let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
 
-        // Cut files into ranges.
+        // Cut files into ranges: several per worker and at most 16 MB, so the workers
+        // finish within a small range of each other.
         let rangeBytes = tuning.rangeBytes
-            ?? min(max(totalBytes / (tuning.workers * 2), 1 << 20), 64 << 20)
+            ?? min(max(totalBytes / (tuning.workers * 8), 1 << 20), 16 << 20)
         let planner = RangePlanner(options: options, columnCount: targets.count)
         var planned: [(file: Int, start: Int, end: Int)] = []
         var headerNewlines: [Int] = []

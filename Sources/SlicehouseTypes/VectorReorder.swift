@@ -158,25 +158,26 @@ public struct ReorderPlan: Sendable {
         return withExtendedLifetime((byteArrays, offsetArrays)) {
             let (bytes, _) = Self.basePointers(byteArrays)
             let (offs, rowsPlusOne) = Self.basePointers(offsetArrays)
-            // Lengths in source order (a missing row counts as empty), and where each
-            // window's bytes start.
+            // Each window's values are a stream of (UInt32 length, bytes) entries in
+            // windowed-position order. Lengths in source order (a missing row counts
+            // as empty) and where each window's stream starts.
             var sourceLength = [Int32](repeating: 0, count: n)
-            var cursor = [Int32](repeating: 0, count: windows + 1)
+            var streamStart = [Int](repeating: 0, count: windows + 1)
             offs.withUnsafeBufferPointer { op in
                 rowsPlusOne.withUnsafeBufferPointer { cnt in
                     chunk.withUnsafeBufferPointer { c in
                         row.withUnsafeBufferPointer { r in
                             slot.withUnsafeBufferPointer { s in
                                 sourceLength.withUnsafeMutableBufferPointer { len in
-                                    cursor.withUnsafeMutableBufferPointer { cur in
+                                    streamStart.withUnsafeMutableBufferPointer { ws in
                                         for j in 0..<n {
                                             let ci = Int(c[j]), ri = Int(r[j])
-                                            guard ri + 1 < cnt[ci], let p = op[ci] else { continue }
-                                            let l = p[ri + 1] &- p[ri]
+                                            var l: Int32 = 0
+                                            if ri + 1 < cnt[ci], let p = op[ci] { l = p[ri + 1] &- p[ri] }
                                             len[j] = l
-                                            cur[(Int(s[j]) >> shift) + 1] &+= l
+                                            ws[(Int(s[j]) >> shift) + 1] &+= 4 &+ Int(l)
                                         }
-                                        for w in 0..<windows { cur[w + 1] &+= cur[w] }
+                                        for w in 0..<windows { ws[w + 1] &+= ws[w] }
                                     }
                                 }
                             }
@@ -184,32 +185,30 @@ public struct ReorderPlan: Sendable {
                     }
                 }
             }
-            let total = Int(cursor[windows])
-            // Pass 1: bytes in source order, appended to their window. Positions within
-            // a window were handed out in source order, so the bytes of windowed
-            // position k start where those of k - 1 end.
-            var length = [Int32](repeating: 0, count: n)
-            let windowed = [UInt8](unsafeUninitializedCapacity: total) { buf, done in
+            let streamBytes = streamStart[windows]
+            let total = streamBytes - 4 * n
+            // Pass 1: sources in their order, each entry appended to its window's
+            // stream. Positions within a window were handed out in source order, so
+            // the stream's entries are in windowed-position order.
+            let windowed = [UInt8](unsafeUninitializedCapacity: streamBytes) { buf, done in
+                var cursor = streamStart
                 bytes.withUnsafeBufferPointer { bp in
                     offs.withUnsafeBufferPointer { op in
                         chunk.withUnsafeBufferPointer { c in
                             row.withUnsafeBufferPointer { r in
                                 slot.withUnsafeBufferPointer { s in
                                     sourceLength.withUnsafeBufferPointer { sl in
-                                        length.withUnsafeMutableBufferPointer { len in
-                                            cursor.withUnsafeMutableBufferPointer { cur in
-                                                guard let w = buf.baseAddress else { return }
-                                                for j in 0..<n {
-                                                    let k = Int(s[j])
-                                                    let l = sl[j]
-                                                    len[k] = l
-                                                    guard l > 0 else { continue }
-                                                    let win = k >> shift
-                                                    let at = cur[win]
-                                                    cur[win] = at &+ l
-                                                    guard let b = bp[Int(c[j])], let p = op[Int(c[j])] else { continue }
-                                                    copyShortBytes(w + Int(at), b + Int(p[Int(r[j])]), Int(l))
-                                                }
+                                        cursor.withUnsafeMutableBufferPointer { cur in
+                                            guard let w = buf.baseAddress else { return }
+                                            let raw = UnsafeMutableRawPointer(w)
+                                            for j in 0..<n {
+                                                let win = Int(s[j]) >> shift
+                                                let at = cur[win]
+                                                let l = Int(sl[j])
+                                                raw.storeBytes(of: UInt32(truncatingIfNeeded: l), toByteOffset: at, as: UInt32.self)
+                                                cur[win] = at &+ 4 &+ l
+                                                guard l > 0, let b = bp[Int(c[j])], let p = op[Int(c[j])] else { continue }
+                                                copyShortBytes(w + at + 4, b + Int(p[Int(r[j])]), l)
                                             }
                                         }
                                     }
@@ -218,39 +217,46 @@ public struct ReorderPlan: Sendable {
                         }
                     }
                 }
-                done = total
+                done = streamBytes
             }
-            // Output offsets from the lengths in output order.
-            let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
-                o[0] = 0
-                target.withUnsafeBufferPointer { t in
-                    length.withUnsafeBufferPointer { len in
-                        for k in 0..<n { o[Int(t[k]) + 1] = len[k] }
+            return windowed.withUnsafeBufferPointer { wb -> StringArray in
+                guard let w = wb.baseAddress else { return StringArray() }
+                let raw = UnsafeRawPointer(w)
+                // Output offsets, window by window: each window's lengths to their
+                // rows (the window's own output rows), then its running sum.
+                let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+                    o[0] = 0
+                    target.withUnsafeBufferPointer { t in
+                        for win in 0..<windows {
+                            let first = win << shift, end = min(n, first + (1 << shift))
+                            var at = streamStart[win]
+                            for k in first..<end {
+                                let l = raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+                                o[Int(t[k]) + 1] = Int32(truncatingIfNeeded: l)
+                                at &+= 4 &+ Int(l)
+                            }
+                            for i in first..<end { o[i + 1] &+= o[i] }
+                        }
                     }
+                    done = n + 1
                 }
-                for i in 0..<n { o[i + 1] &+= o[i] }
-                done = n + 1
-            }
-            // Pass 2: within each window (cache resident), values to their rows.
-            let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
-                windowed.withUnsafeBufferPointer { wb in
+                // Pass 2: within each window (cache resident), values to their rows.
+                let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
                     outOffsets.withUnsafeBufferPointer { o in
                         target.withUnsafeBufferPointer { t in
-                            length.withUnsafeBufferPointer { len in
-                                guard let d = dst.baseAddress, let w = wb.baseAddress else { return }
-                                var at = 0
-                                for k in 0..<n {
-                                    let l = Int(len[k])
-                                    copyShortBytes(d + Int(o[Int(t[k])]), w + at, l)
-                                    at += l
-                                }
+                            guard let d = dst.baseAddress else { return }
+                            var at = 0
+                            for k in 0..<n {
+                                let l = Int(raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                                copyShortBytes(d + Int(o[Int(t[k])]), w + at + 4, l)
+                                at &+= 4 &+ l
                             }
                         }
                     }
+                    done = total
                 }
-                done = total
+                return StringArray(bytes: outBytes, offsets: outOffsets)
             }
-            return StringArray(bytes: outBytes, offsets: outOffsets)
         }
     }
 }

@@ -148,19 +148,41 @@ public struct ZoneMap: Sendable, Equatable {
             for i in start..<(start + count) where valid(i) { if a[i] { hi = 1 } else { lo = 0 } }
             return ZoneMap(count: count, nullCount: nulls, min: .int(lo), max: .int(hi))
         case .string(let s):
-            // Indices of the smallest and largest values, compared through one pair of
-            // buffer pointers (a value below the minimum cannot be above the maximum).
+            // Indices of a smallest and a largest value. The bounds keep only the first
+            // `ZoneBound.stringPrefix` (16) bytes, and cutting to a prefix keeps the order
+            // (a <= b means prefix(a) <= prefix(b)), so values are compared by their
+            // first 16 bytes alone: two big-endian words (zero padded) and the prefix
+            // length, which breaks ties between "ab" and "ab\0".
             var lo: Int? = nil, hi: Int? = nil
             s.offsets.withUnsafeBufferPointer { o in
                 s.bytes.withUnsafeBufferPointer { b in
-                    @inline(__always) func cmp(_ i: Int, _ j: Int) -> Int {
-                        compareBytes(b.baseAddress.map { $0 + Int(o[i]) }, Int(o[i + 1] &- o[i]),
-                                     b.baseAddress.map { $0 + Int(o[j]) }, Int(o[j + 1] &- o[j]))
+                    guard let base = b.baseAddress else {
+                        // No bytes at all: every value is empty.
+                        var first = -1
+                        for i in start..<(start + count) where valid(i) { first = i; break }
+                        if first >= 0 { lo = first; hi = first }
+                        return
+                    }
+                    @inline(__always) func key(_ i: Int) -> (UInt64, UInt64, Int) {
+                        let a = Int(o[i]), n = Swift.min(Int(o[i + 1] &- o[i]), ZoneBound.stringPrefix)
+                        let p = UnsafeRawPointer(base + a)
+                        if n == 16 {
+                            return (UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)),
+                                    UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), 16)
+                        }
+                        var w0: UInt64 = 0, w1: UInt64 = 0
+                        for k in 0..<n {
+                            let byte = UInt64(p.load(fromByteOffset: k, as: UInt8.self))
+                            if k < 8 { w0 |= byte << (56 - 8 * k) } else { w1 |= byte << (56 - 8 * (k - 8)) }
+                        }
+                        return (w0, w1, n)
                     }
                     var l = -1, h = -1
+                    var lk: (UInt64, UInt64, Int) = (0, 0, 0), hk: (UInt64, UInt64, Int) = (0, 0, 0)
                     for i in start..<(start + count) where valid(i) {
-                        if l < 0 { l = i; h = i; continue }
-                        if cmp(i, l) < 0 { l = i } else if cmp(i, h) > 0 { h = i }
+                        let k = key(i)
+                        if l < 0 { l = i; h = i; lk = k; hk = k; continue }
+                        if k < lk { l = i; lk = k } else if k > hk { h = i; hk = k }
                     }
                     if l >= 0 { lo = l; hi = h }
                 }

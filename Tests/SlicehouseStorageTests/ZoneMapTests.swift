@@ -1,0 +1,42 @@
+import XCTest
+@testable import SlicehouseStorage
+import SlicehouseTypes
+
+/// String zone maps keep 16-byte prefixes of a block's smallest and largest values;
+/// they are found by comparing prefixes only, which must give the same bounds as
+/// comparing whole values.
+final class ZoneMapTests: XCTestCase {
+    func testStringBoundsArePrefixesOfTheTrueExtremes() {
+        var state: UInt64 = 99
+        func next() -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) }
+        let alphabet: [UInt8] = [0, 32, 65, 97, 122, 0xC3, 0xA9, 255]
+        for trial in 0..<300 {
+            // Shared prefixes around the 8- and 16-byte word edges, empty values, ties.
+            let stem = (0..<[0, 7, 8, 15, 16, 17, 30][trial % 7]).map { _ in alphabet[next() % alphabet.count] }
+            var values: [[UInt8]] = []
+            for _ in 0..<(1 + next() % 40) {
+                let cut = next() % (stem.count + 1)
+                values.append(Array(stem[..<cut]) + (0..<(next() % 20)).map { _ in alphabet[next() % alphabet.count] })
+            }
+            var strings = StringArray()
+            for v in values {
+                strings.bytes.append(contentsOf: v)
+                strings.offsets.append(Int32(strings.bytes.count))
+            }
+            let vector = Vector(type: .varchar(100), data: .string(strings))
+            let start = trial % 3 == 0 ? 0 : min(1, values.count - 1)
+            let part = Array(values[start...])
+            let zone = ZoneMap.compute(vector, start: start, count: part.count)
+            let lo = part.min { $0.lexicographicallyPrecedes($1) }!, hi = part.max { $0.lexicographicallyPrecedes($1) }!
+            XCTAssertEqual(zone.min, .bytes(Array(lo.prefix(16))), "trial \(trial): \(part)")
+            XCTAssertEqual(zone.max, .bytes(Array(hi.prefix(16))), "trial \(trial): \(part)")
+        }
+    }
+
+    func testAllEmptyStrings() {
+        let vector = Vector(type: .varchar(10), data: .string(StringArray(["", "", ""])))
+        let zone = ZoneMap.compute(vector, start: 0, count: 3)
+        XCTAssertEqual(zone.min, .bytes([]))
+        XCTAssertEqual(zone.max, .bytes([]))
+    }
+}
