@@ -43,7 +43,7 @@ extension Vector {
 
     /// Base pointer and element count of each array. The pointers stay valid while
     /// the caller keeps `arrays` alive and unmodified (`withExtendedLifetime`).
-    private static func basePointers<T>(_ arrays: [[T]]) -> (bases: [UnsafePointer<T>?], counts: [Int]) {
+    static func basePointers<T>(_ arrays: [[T]]) -> (bases: [UnsafePointer<T>?], counts: [Int]) {
         (arrays.map { $0.withUnsafeBufferPointer { $0.baseAddress } }, arrays.map { $0.count })
     }
 

@@ -104,16 +104,11 @@ public struct ReorderPlan: Sendable {
         return Vector(type: type, data: data)
     }
 
-    /// Base pointer and element count of each array; valid while `arrays` is alive.
-    private static func basePointers<T>(_ arrays: [[T]]) -> (bases: [UnsafePointer<T>?], counts: [Int]) {
-        (arrays.map { $0.withUnsafeBufferPointer { $0.baseAddress } }, arrays.map { $0.count })
-    }
-
     private func gatherFixed<T>(_ arrays: [[T]], zero: T) -> [T] {
         let n = count
         if n == 0 { return [] }
         return withExtendedLifetime(arrays) {
-            let (bases, counts) = Self.basePointers(arrays)
+            let (bases, counts) = Vector.basePointers(arrays)
             // Pass 1: sources in their order, each value into its window.
             let windowed = [T](unsafeUninitializedCapacity: n) { buf, done in
                 guard let w = buf.baseAddress else { done = 0; return }
@@ -156,8 +151,8 @@ public struct ReorderPlan: Sendable {
         let shift = Self.windowShift
         let windows = (n + (1 << shift) - 1) >> shift
         return withExtendedLifetime((byteArrays, offsetArrays)) {
-            let (bytes, _) = Self.basePointers(byteArrays)
-            let (offs, rowsPlusOne) = Self.basePointers(offsetArrays)
+            let (bytes, _) = Vector.basePointers(byteArrays)
+            let (offs, rowsPlusOne) = Vector.basePointers(offsetArrays)
             // Each window's values are a stream of (UInt32 length, bytes) entries in
             // windowed-position order. Lengths in source order (a missing row counts
             // as empty) and where each window's stream starts.

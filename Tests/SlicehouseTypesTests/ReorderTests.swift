@@ -4,16 +4,14 @@ import XCTest
 /// `ReorderPlan` must give exactly what the plain gather gives for the permuted
 /// references, for every physical type and across window edges.
 final class ReorderPlanTests: XCTestCase {
+    /// A seeded linear congruential generator (the high bits are used).
     struct Rng {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 11 | state << 53
         }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        mutating func below(_ n: Int) -> Int { Int((next() >> 11) % UInt64(n)) }
     }
 
     /// Parts of `sizes` rows of every type; strings of 0 to 100 bytes, some multibyte.
