@@ -281,7 +281,7 @@ struct ColumnBuilder: ~Copyable {
             guard truncateColumns else { throw Self.tooLong() }
             b = UnsafeBufferPointer(rebasing: b[0..<Self.utf8Prefix(b, maxBytes)])
         }
-        bytes.append(contentsOf: b)
+        bytes.appendBytes(b)
         offsets.append(Int32(truncatingIfNeeded: bytes.count))
         count += 1
     }

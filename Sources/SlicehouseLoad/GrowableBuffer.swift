@@ -1,3 +1,5 @@
+import SlicehouseTypes
+
 /// A growable buffer of plain values for hot append loops: no reference counting,
 /// no uniqueness or exclusivity checks. Owned by exactly one builder (noncopyable).
 struct GrowableBuffer<T: BitwiseCopyable>: ~Copyable {
@@ -82,5 +84,17 @@ struct GrowableBuffer<T: BitwiseCopyable>: ~Copyable {
         base.deallocate()
         base = p
         capacity = newCapacity
+    }
+}
+
+extension GrowableBuffer where T == UInt8 {
+    /// Append bytes; values up to 64 bytes (nearly every CHAR/VARCHAR field) are copied
+    /// inline with word loads and stores instead of a `memmove` call.
+    @inline(__always)
+    mutating func appendBytes(_ b: UnsafeBufferPointer<UInt8>) {
+        let n = b.count
+        guard n > 0, let src = b.baseAddress else { return }
+        copyShortBytes(reserveFree(n), src, n)
+        commit(n)
     }
 }

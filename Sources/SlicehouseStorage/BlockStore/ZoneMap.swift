@@ -170,12 +170,14 @@ public struct ZoneMap: Sendable, Equatable {
                             return (UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)),
                                     UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), 16)
                         }
-                        var w0: UInt64 = 0, w1: UInt64 = 0
-                        for k in 0..<n {
-                            let byte = UInt64(p.load(fromByteOffset: k, as: UInt8.self))
-                            if k < 8 { w0 |= byte << (56 - 8 * k) } else { w1 |= byte << (56 - 8 * (k - 8)) }
+                        var words: (UInt64, UInt64) = (0, 0)
+                        withUnsafeMutableBytes(of: &words) { w in
+                            if let d = w.baseAddress {
+                                copyShortBytes(d.assumingMemoryBound(to: UInt8.self),
+                                               p.assumingMemoryBound(to: UInt8.self), n)
+                            }
                         }
-                        return (w0, w1, n)
+                        return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1), n)
                     }
                     var l = -1, h = -1
                     var lk: (UInt64, UInt64, Int) = (0, 0, 0), hk: (UInt64, UInt64, Int) = (0, 0, 0)
