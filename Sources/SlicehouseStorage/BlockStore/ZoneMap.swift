@@ -170,14 +170,23 @@ public struct ZoneMap: Sendable, Equatable {
                             return (UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)),
                                     UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), 16)
                         }
-                        var words: (UInt64, UInt64) = (0, 0)
-                        withUnsafeMutableBytes(of: &words) { w in
-                            if let d = w.baseAddress {
-                                copyShortBytes(d.assumingMemoryBound(to: UInt8.self),
-                                               p.assumingMemoryBound(to: UInt8.self), n)
-                            }
+                        // Shorter: overlapping loads, shifted so the bytes past the
+                        // value are zero (no round trip through memory).
+                        if n >= 8 {
+                            let w0 = UInt64(bigEndian: p.loadUnaligned(as: UInt64.self))
+                            let tail = UInt64(bigEndian: p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+                            return (w0, n == 8 ? 0 : tail << (8 * (16 - n)), n)
                         }
-                        return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1), n)
+                        if n >= 4 {
+                            let a = UInt64(UInt32(bigEndian: p.loadUnaligned(as: UInt32.self)))
+                            let b = UInt64(UInt32(bigEndian: p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)))
+                            return (a << 32 | b << (8 * (8 - n)), 0, n)
+                        }
+                        var w0: UInt64 = 0
+                        if n > 0 { w0 |= UInt64(p.load(as: UInt8.self)) << 56 }
+                        if n > 1 { w0 |= UInt64(p.load(fromByteOffset: 1, as: UInt8.self)) << 48 }
+                        if n > 2 { w0 |= UInt64(p.load(fromByteOffset: 2, as: UInt8.self)) << 40 }
+                        return (w0, 0, n)
                     }
                     var l = -1, h = -1
                     var lk: (UInt64, UInt64, Int) = (0, 0, 0), hk: (UInt64, UInt64, Int) = (0, 0, 0)
