@@ -184,19 +184,45 @@ public enum Distributor {
     }
 
     /// Resolve each column's encoding: as declared, or ENCODE AUTO from a sample.
-    /// Columns are tried in parallel (each encodes its sample with every candidate).
+    /// Every (column, candidate encoding) trial runs in parallel, longest first (string
+    /// columns), so one wide column's trials do not leave the other cores idle.
     static func chooseEncodings(table: TableDef, sample: [Vector]?) -> [ColumnEncoding] {
         let columns = table.columns
-        let chosen = ResultSlots<ColumnEncoding>(count: columns.count, initial: .raw)
-        DispatchQueue.concurrentPerform(iterations: columns.count) { i in
-            let c = columns[i]
+        var chosen = [ColumnEncoding](repeating: .raw, count: columns.count)
+        var auto: [Int] = []
+        for (i, c) in columns.enumerated() {
             if let name = c.encoding, name.lowercased() != "auto", let e = ColumnEncoding(sqlName: name) {
-                chosen.set(i, e)
-            } else if let sample {
-                chosen.set(i, BlockEncoder.chooseAuto(sample: sample[i], type: c.type, isSortKeyColumn: table.sortKey.first == i))
+                chosen[i] = e
+            } else if sample != nil {
+                auto.append(i)
             }
         }
-        return chosen.values
+        guard let sample, !auto.isEmpty else { return chosen }
+        let plans = auto.map { BlockEncoder.candidates(sample[$0], type: columns[$0].type) }
+        var trials: [(column: Int, plan: Int, encoding: ColumnEncoding)] = []
+        for (k, i) in auto.enumerated() {
+            for e in plans[k].encodings { trials.append((i, k, e)) }
+        }
+        trials.sort { a, b in
+            let sa = columns[a.column].type.isString, sb = columns[b.column].type.isString
+            return sa && !sb
+        }
+        let sizes = ResultSlots<Int?>(count: trials.count, initial: nil)
+        let work = trials
+        DispatchQueue.concurrentPerform(iterations: work.count) { t in
+            let trial = work[t]
+            sizes.set(t, BlockEncoder.encodedSize(sample[trial.column], start: 0, count: plans[trial.plan].rows,
+                                                  encoding: trial.encoding))
+        }
+        var byColumn = [[ColumnEncoding: Int]](repeating: [:], count: auto.count)
+        for (t, size) in sizes.values.enumerated() {
+            if let size { byColumn[work[t].plan][work[t].encoding] = size }
+        }
+        for (k, i) in auto.enumerated() {
+            chosen[i] = BlockEncoder.chooseAuto(rows: plans[k].rows, sizes: byColumn[k], type: columns[i].type,
+                                                isSortKeyColumn: table.sortKey.first == i)
+        }
+        return chosen
     }
 
     /// Cut `v` into blocks of about `targetBytes` encoded bytes and write them.

@@ -13,14 +13,21 @@ extension BlockEncoder {
 
     /// Encoded size of the sample with each encoding Redshift allows for `type`.
     static func candidateSizes(_ sample: Vector, type: DataType) -> (rows: Int, sizes: [ColumnEncoding: Int]) {
-        let rows = sample.isConstant ? min(1, autoSampleRows) : min(sample.count, autoSampleRows)
+        let (rows, encodings) = candidates(sample, type: type)
         var sizes: [ColumnEncoding: Int] = [:]
-        let kind = sample.data.physicalKind
-        guard kind == type.physical else { return (0, [:]) }
-        for e in preferenceOrder where isAllowed(e, for: type) && canEncode(e, physical: kind) {
+        for e in encodings {
             if let s = encodedSize(sample, start: 0, count: rows, encoding: e) { sizes[e] = s }
         }
         return (rows, sizes)
+    }
+
+    /// The rows of `sample` that are encoded and the encodings tried (those Redshift
+    /// allows for `type`); none when the sample's physical type does not match.
+    static func candidates(_ sample: Vector, type: DataType) -> (rows: Int, encodings: [ColumnEncoding]) {
+        let rows = sample.isConstant ? min(1, autoSampleRows) : min(sample.count, autoSampleRows)
+        let kind = sample.data.physicalKind
+        guard kind == type.physical else { return (0, []) }
+        return (rows, preferenceOrder.filter { isAllowed($0, for: type) && canEncode($0, physical: kind) })
     }
 
     static func smallest(_ sizes: [ColumnEncoding: Int], preferring first: ColumnEncoding? = nil) -> ColumnEncoding? {
@@ -53,8 +60,14 @@ extension BlockEncoder {
     /// to RUNLENGTH and a 7-value VARCHAR to BYTEDICT). Equal sizes prefer the cheaper
     /// decoding (`preferenceOrder`).
     public static func chooseAuto(sample: Vector, type: DataType, isSortKeyColumn: Bool) -> ColumnEncoding {
-        let def = defaultEncoding(for: type, isSortKeyColumn: isSortKeyColumn)
         let (rows, sizes) = candidateSizes(sample, type: type)
+        return chooseAuto(rows: rows, sizes: sizes, type: type, isSortKeyColumn: isSortKeyColumn)
+    }
+
+    /// `chooseAuto` from the sample's encoded sizes (`candidateSizes`), which a caller
+    /// may compute in parallel.
+    static func chooseAuto(rows: Int, sizes: [ColumnEncoding: Int], type: DataType, isSortKeyColumn: Bool) -> ColumnEncoding {
+        let def = defaultEncoding(for: type, isSortKeyColumn: isSortKeyColumn)
         guard rows > 0, let defSize = sizes[def], let best = smallest(sizes), let bestSize = sizes[best] else {
             return def
         }
