@@ -200,40 +200,34 @@ struct ColumnBuilder: ~Copyable {
             }
             return (raw, quoted, isNull)
         }
+        // An Int64 column: `parse` gives the value, or nil for anything the general
+        // path must see (empty, invalid, out of range), which then converts or rejects it.
+        @inline(__always) func appendInts(_ parse: (UnsafeBufferPointer<UInt8>) -> Int64?) throws(FieldFailure) {
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                guard let v = parse(f.raw) else {
+                    try append(f.raw, quoted: f.quoted)
+                    continue
+                }
+                ints.append(v)
+                count += 1
+            }
+        }
         switch kind {
         case .integer(let lo, let hi):
-            for i in 0..<n {
-                let f = field(i)
-                if f.isNull { try appendNull(); continue }
-                guard case .ok(let v) = FieldParsers.parseInteger(f.raw), v >= lo && v <= hi else {
-                    try append(f.raw, quoted: f.quoted)
-                    continue
-                }
-                ints.append(v)
-                count += 1
+            try appendInts { raw in
+                guard case .ok(let v) = FieldParsers.parseInteger(raw), v >= lo && v <= hi else { return nil }
+                return v
             }
         case .decimal64(let p, let s):
-            for i in 0..<n {
-                let f = field(i)
-                if f.isNull { try appendNull(); continue }
-                guard case .ok(let v) = FieldParsers.parseDecimal64(f.raw, precision: p, scale: s, round: roundDecimals) else {
-                    try append(f.raw, quoted: f.quoted)
-                    continue
-                }
-                ints.append(v)
-                count += 1
+            let round = roundDecimals
+            try appendInts { raw in
+                guard case .ok(let v) = FieldParsers.parseDecimal64(raw, precision: p, scale: s, round: round) else { return nil }
+                return v
             }
         case .date where isoDates:
-            for i in 0..<n {
-                let f = field(i)
-                if f.isNull { try appendNull(); continue }
-                guard let d = FieldParsers.parseISODate(f.raw) else {
-                    try append(f.raw, quoted: f.quoted)
-                    continue
-                }
-                ints.append(d)
-                count += 1
-            }
+            try appendInts { FieldParsers.parseISODate($0) }
         case .string(let maxBytes, let isChar):
             for i in 0..<n {
                 let f = field(i)

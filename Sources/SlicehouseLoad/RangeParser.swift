@@ -214,10 +214,7 @@ final class RangeParser {
                 while nb < limit && p < end {
                     let next = scanner.scan(base, p, end)
                     stoppedAt = next
-                    var nf = scanner.fieldCount
-                    if nf == ncols + 1 && scanner.spans[ncols].start == scanner.spans[ncols].end
-                        && scanner.spans[ncols].flags == 0 { nf = ncols }
-                    guard nf == ncols, scanner.problem == nil, scanner.contentEnd > p || ncols > 1 else { break }
+                    guard scanner.fields(forColumns: ncols) == ncols, scanner.problem == nil, scanner.contentEnd > p || ncols > 1 else { break }
                     let row = batchSpans + nb * ncols
                     var plain = true
                     for c in 0..<ncols {
@@ -275,9 +272,8 @@ final class RangeParser {
             let recLine = line
             line += scanner.newlines
 
-            var nf = scanner.fieldCount
             let spans = scanner.spans
-            if nf == 1 && scanner.contentEnd == recStart && ignoreBlankLines { continue }
+            if scanner.fieldCount == 1 && scanner.contentEnd == recStart && ignoreBlankLines { continue }
             if let problem = scanner.problem {
                 let f = problem.field
                 let value: UnsafeBufferPointer<UInt8>? = f < scanner.capacity
@@ -286,17 +282,13 @@ final class RangeParser {
                 if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
                 continue
             }
+            let nf = scanner.fields(forColumns: ncols)
             if nf > ncols {
-                // One trailing delimiter (TPC-H .tbl style) is an empty extra field: accept it.
-                if nf == ncols + 1 && spans[ncols].start == spans[ncols].end && spans[ncols].flags == 0 {
-                    nf = ncols
-                } else {
-                    let s = spans[ncols]
-                    reject(.extraColumns, "Extra column(s) found", field: ncols, recStart: recStart, recLine: recLine, contentEnd: scanner.contentEnd,
-                           value: UnsafeBufferPointer(start: base + s.start, count: s.end - s.start))
-                    if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
-                    continue
-                }
+                let s = spans[ncols]
+                reject(.extraColumns, "Extra column(s) found", field: ncols, recStart: recStart, recLine: recLine, contentEnd: scanner.contentEnd,
+                       value: UnsafeBufferPointer(start: base + s.start, count: s.end - s.start))
+                if out.errors.count + out.uncountedErrors > maxError { out.complete = false; break }
+                continue
             }
             if nf < ncols && !fillRecord {
                 reject(.missingColumns,

@@ -56,6 +56,16 @@ struct RecordScanner: ~Copyable {
 
     deinit { spans.deallocate() }
 
+    /// Fields of the last record for a target of `columns` fields: one trailing
+    /// delimiter (TPC-H .tbl style) ends with an empty, unquoted extra field, which
+    /// does not count.
+    @inline(__always)
+    func fields(forColumns columns: Int) -> Int {
+        if fieldCount == columns + 1 && columns < capacity
+            && spans[columns].start == spans[columns].end && spans[columns].flags == 0 { return columns }
+        return fieldCount
+    }
+
     @inline(__always)
     private mutating func add(_ s: Int, _ e: Int, _ flags: UInt8) {
         if fieldCount < capacity { spans[fieldCount] = FieldSpan(start: s, end: e, flags: flags) }
