@@ -200,6 +200,8 @@ final class RangeParser {
         // Where the record at `p` ends when the scanner already holds it (a batch
         // stopped at it), so the record path does not scan it again.
         var scannedNext = -1
+        let plain = scanner.isPlain
+        let delimiter = options.delimiter
         while p < end {
             if single == 0 {
                 sinceCheck += 1
@@ -211,18 +213,23 @@ final class RangeParser {
                 let limit = min(batchRows, chunkRows - rows)
                 var nb = 0
                 var stoppedAt = -1
-                while nb < limit && p < end {
+                if plain {
+                    (nb, p) = RecordScanner.scanPlainBatch(base, p, end, delimiter: delimiter, columns: ncols,
+                                                           into: batchSpans, limit: limit)
+                    line += nb
+                }
+                while nb < limit && p < end && !plain {
                     let next = scanner.scan(base, p, end)
                     stoppedAt = next
                     guard scanner.fields(forColumns: ncols) == ncols, scanner.problem == nil, scanner.contentEnd > p || ncols > 1 else { break }
                     let row = batchSpans + nb * ncols
-                    var plain = true
+                    var simple = true
                     for c in 0..<ncols {
                         let sp = scanner.spans[c]
-                        if sp.flags & slowFlags != 0 { plain = false }
+                        if sp.flags & slowFlags != 0 { simple = false }
                         row[c] = sp
                     }
-                    guard plain else { break }
+                    guard simple else { break }
                     p = next
                     line += scanner.newlines
                     nb += 1
@@ -250,6 +257,8 @@ final class RangeParser {
                         if stoppedAt >= 0 {
                             single = 1
                             scannedNext = stoppedAt
+                        } else if plain && nb < limit {
+                            single = 1  // the plain scan stopped at a record `scan` must take
                         }
                         rows += nb
                         if rows >= chunkRows || stringBytesExceeded() {

@@ -155,6 +155,72 @@ struct RecordScanner: ~Copyable {
         return end
     }
 
+    /// Whether `scanPlainBatch` may stand in for `scan`: no quoting, no escapes, and a
+    /// delimiter that is not itself part of a line end.
+    var isPlain: Bool { !csv && !removeQuotes && !escape && delimiter != 10 && delimiter != 13 }
+
+    /// Plain text (`isPlain`): the fields of up to `limit` consecutive one-line records
+    /// of exactly `columns` fields (one trailing delimiter allowed, as in
+    /// `fields(forColumns:)`), written to `spans` at `columns` per record. Returns the
+    /// records found and where the next record starts. Stops before the first record
+    /// that does not fit that shape or that is not followed by at least eight bytes of
+    /// input, which `scan` then takes; every record it accepts, `scan` splits the same.
+    ///
+    /// Separators are found eight bytes at a time and the word's hit bits are consumed
+    /// one by one, so a short field costs a few instructions rather than a scan of its own.
+    static func scanPlainBatch(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int, delimiter: UInt8, columns: Int,
+                               into spans: UnsafeMutablePointer<FieldSpan>, limit: Int) -> (records: Int, next: Int) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let dMask = ones &* UInt64(delimiter), nMask = ones &* 10
+        // High bit of each byte that is zero (exact: no borrows between bytes).
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { ~(((x & low7) &+ low7) | x | low7) }
+        @inline(__always) func hits(_ at: Int) -> UInt64 {
+            let w = UInt64(littleEndian: UnsafeRawPointer(b + at).loadUnaligned(as: UInt64.self))
+            return zeroBytes(w ^ dMask) | zeroBytes(w ^ nMask)
+        }
+        guard columns > 0, start + 8 <= end else { return (0, start) }
+        var word = start
+        var bits = hits(word)
+        var records = 0
+        var p = start
+        records: while records < limit {
+            let row = spans + records * columns
+            var fieldStart = p
+            var field = 0
+            while true {
+                while bits == 0 {
+                    word += 8
+                    guard word + 8 <= end else { break records }
+                    bits = hits(word)
+                }
+                let at = word + bits.trailingZeroBitCount >> 3
+                bits &= bits &- 1
+                if b[at] == delimiter {
+                    if field < columns { row[field] = FieldSpan(start: fieldStart, end: at, flags: 0) }
+                    field += 1
+                    fieldStart = at + 1
+                    if field > columns { break records }
+                    continue
+                }
+                // The record's newline: drop a `\r` before it, from the last field.
+                var fieldEnd = at
+                if at > p && b[at - 1] == 13 && fieldEnd > fieldStart { fieldEnd -= 1 }
+                if field == columns - 1 {
+                    // A single empty field is a blank line, which `scan`'s caller handles.
+                    if columns == 1 && fieldEnd == p { break records }
+                    row[field] = FieldSpan(start: fieldStart, end: fieldEnd, flags: 0)
+                } else if !(field == columns && fieldEnd == fieldStart) {
+                    break records
+                }
+                records += 1
+                p = at + 1
+                continue records
+            }
+        }
+        return (records, p)
+    }
+
     /// CSV quoted field at `p` (on the opening quote). Returns the position after the
     /// field's trailing junk, i.e. at a delimiter, newline or the end.
     @inline(__always)

@@ -199,24 +199,24 @@ public enum Distributor {
         }
         guard let sample, !auto.isEmpty else { return chosen }
         let plans = auto.map { BlockEncoder.candidates(sample[$0], type: columns[$0].type) }
-        var trials: [(column: Int, plan: Int, encoding: ColumnEncoding)] = []
+        var trials: [(column: Int, plan: Int, encodings: [ColumnEncoding])] = []
         for (k, i) in auto.enumerated() {
-            for e in plans[k].encodings { trials.append((i, k, e)) }
+            for group in BlockEncoder.trialGroups(plans[k].encodings) { trials.append((i, k, group)) }
         }
         trials.sort { a, b in
             let sa = columns[a.column].type.isString, sb = columns[b.column].type.isString
             return sa && !sb
         }
-        let sizes = ResultSlots<Int?>(count: trials.count, initial: nil)
+        let sizes = ResultSlots<[ColumnEncoding: Int]>(count: trials.count, initial: [:])
         let work = trials
         DispatchQueue.concurrentPerform(iterations: work.count) { t in
             let trial = work[t]
-            sizes.set(t, BlockEncoder.encodedSize(sample[trial.column], start: 0, count: plans[trial.plan].rows,
-                                                  encoding: trial.encoding))
+            sizes.set(t, BlockEncoder.trialSizes(sample[trial.column], count: plans[trial.plan].rows,
+                                                 encodings: trial.encodings))
         }
         var byColumn = [[ColumnEncoding: Int]](repeating: [:], count: auto.count)
-        for (t, size) in sizes.values.enumerated() {
-            if let size { byColumn[work[t].plan][work[t].encoding] = size }
+        for (t, found) in sizes.values.enumerated() {
+            byColumn[work[t].plan].merge(found) { a, _ in a }
         }
         for (k, i) in auto.enumerated() {
             chosen[i] = BlockEncoder.chooseAuto(rows: plans[k].rows, sizes: byColumn[k], type: columns[i].type,

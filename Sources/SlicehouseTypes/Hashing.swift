@@ -33,9 +33,21 @@ public enum Hashing {
             h = (h << 31) | (h >> 33)
             i += 8
         }
+        // The last n - i (< 8) bytes as a little-endian word, without a byte loop:
+        // overlapping loads inside the value, shifted so each byte lands once.
+        let r = n - i
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
+        if r > 0 {
+            if n >= 8 {
+                tail = raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self).littleEndian >> UInt64(8 * (8 - r))
+            } else if r >= 4 {
+                let lo = UInt64(raw.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian)
+                let hi = UInt64(raw.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self).littleEndian)
+                tail = lo | (hi >> UInt64(8 * (8 - r))) << 32
+            } else {
+                tail = UInt64(p[i]) | UInt64(p[i + r / 2]) << UInt64(8 * (r / 2)) | UInt64(p[n - 1]) << UInt64(8 * (r - 1))
+            }
+        }
         h = (h ^ tail) &* 0x1000_0000_01B3
         return hash(h)
     }

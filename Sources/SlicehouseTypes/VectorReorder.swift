@@ -99,7 +99,8 @@ public struct ReorderPlan: Sendable {
         case .bool:
             data = .bool(gatherFixed(parts.map { p -> [Bool] in if case .bool(let a) = p.data { return a }; return [] }, zero: false))
         case .string:
-            data = .string(gatherStrings(parts.map { p -> StringArray in if case .string(let a) = p.data { return a }; return StringArray() }))
+            let arrays = parts.map { p -> StringArray in if case .string(let a) = p.data { return a }; return StringArray() }
+            data = .string(gatherShortStrings(arrays) ?? gatherStrings(arrays))
         }
         return Vector(type: type, data: data)
     }
@@ -140,6 +141,127 @@ public struct ReorderPlan: Sendable {
                 }
                 done = n
             }
+        }
+    }
+
+    /// A value of at most 15 bytes packed into 16: the bytes little-endian from the
+    /// low end of `lo`, the length in the top byte of `hi`.
+    struct PackedShort {
+        var lo: UInt64
+        var hi: UInt64
+        static let maxBytes = 15
+        static let empty = PackedShort(lo: 0, hi: 0)
+
+        @inline(__always) init(lo: UInt64, hi: UInt64) {
+            self.lo = lo
+            self.hi = hi
+        }
+
+        /// Pack the `n` (<= 15) bytes at `p`, reading only inside them.
+        @inline(__always)
+        init(_ p: UnsafeRawPointer, _ n: Int) {
+            let len = UInt64(n) << 56
+            if n >= 8 {
+                lo = p.loadUnaligned(as: UInt64.self)
+                hi = n == 8 ? len : p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) >> UInt64(8 * (16 - n)) | len
+            } else if n >= 4 {
+                let a = UInt64(p.loadUnaligned(as: UInt32.self))
+                let b = UInt64(p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+                lo = a | (b >> UInt64(8 * (8 - n))) << 32
+                hi = len
+            } else if n > 0 {
+                let b = p.assumingMemoryBound(to: UInt8.self)
+                lo = UInt64(b[0]) | UInt64(b[n >> 1]) << UInt64(8 * (n >> 1)) | UInt64(b[n - 1]) << UInt64(8 * (n - 1))
+                hi = len
+            } else {
+                lo = 0
+                hi = 0
+            }
+        }
+
+        @inline(__always) var count: Int { Int(hi >> 56) }
+    }
+
+    /// `gatherStrings` for columns whose values are all at most 15 bytes (flags,
+    /// codes, modes, phone numbers): each value travels packed in 16 bytes through the
+    /// fixed-width gather, and the output bytes are written in one sequential pass.
+    /// Returns nil, having written nothing, at the first longer value.
+    private func gatherShortStrings(_ arrays: [StringArray]) -> StringArray? {
+        let n = count
+        if n == 0 { return StringArray() }
+        let byteArrays = arrays.map { $0.bytes }
+        let offsetArrays = arrays.map { $0.offsets }
+        return withExtendedLifetime((byteArrays, offsetArrays)) { () -> StringArray? in
+            let (bytes, _) = Vector.basePointers(byteArrays)
+            let (offs, rowsPlusOne) = Vector.basePointers(offsetArrays)
+            // Pass 1: sources in their order, each packed value into its window.
+            var total = 0
+            var fits = true
+            let windowed = [PackedShort](unsafeUninitializedCapacity: n) { buf, done in
+                done = 0
+                guard let w = buf.baseAddress else { return }
+                bytes.withUnsafeBufferPointer { bp in
+                    offs.withUnsafeBufferPointer { op in
+                        rowsPlusOne.withUnsafeBufferPointer { cnt in
+                            chunk.withUnsafeBufferPointer { c in
+                                row.withUnsafeBufferPointer { r in
+                                    slot.withUnsafeBufferPointer { s in
+                                        for j in 0..<n {
+                                            let ci = Int(c[j]), ri = Int(r[j])
+                                            var v = PackedShort.empty
+                                            if ri + 1 < cnt[ci], let p = op[ci] {
+                                                let a = Int(p[ri]), l = Int(p[ri + 1] &- p[ri])
+                                                if l > PackedShort.maxBytes { fits = false; return }
+                                                if l > 0, let b = bp[ci] { v = PackedShort(UnsafeRawPointer(b + a), l) }
+                                                total &+= l
+                                            }
+                                            (w + Int(s[j])).initialize(to: v)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                // Every slot is written exactly once (the plan's slots are a permutation).
+                if fits { done = n }
+            }
+            guard fits else { return nil }
+            // Pass 2: within each window, values to their rows; then the bytes, in
+            // row order, each value stored as two words (the buffer has 16 bytes of
+            // slack past the last value).
+            var outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+                o[0] = 0
+                done = n + 1
+            }
+            let outBytes = [UInt8](unsafeUninitializedCapacity: total + 16) { dst, done in
+                done = 0
+                guard let d = dst.baseAddress else { return }
+                let raw = UnsafeMutableRawPointer(d)
+                let ordered = [PackedShort](unsafeUninitializedCapacity: n) { buf, placed in
+                    guard let o = buf.baseAddress else { placed = 0; return }
+                    windowed.withUnsafeBufferPointer { w in
+                        target.withUnsafeBufferPointer { t in
+                            for k in 0..<n { (o + Int(t[k])).initialize(to: w[k]) }
+                        }
+                    }
+                    placed = n
+                }
+                ordered.withUnsafeBufferPointer { v in
+                    outOffsets.withUnsafeMutableBufferPointer { o in
+                        var at = 0
+                        for i in 0..<n {
+                            let x = v[i]
+                            raw.storeBytes(of: x.lo, toByteOffset: at, as: UInt64.self)
+                            raw.storeBytes(of: x.hi & 0x00FF_FFFF_FFFF_FFFF, toByteOffset: at + 8, as: UInt64.self)
+                            at &+= x.count
+                            o[i + 1] = Int32(truncatingIfNeeded: at)
+                        }
+                    }
+                }
+                done = total
+            }
+            return StringArray(bytes: outBytes, offsets: outOffsets)
         }
     }
 

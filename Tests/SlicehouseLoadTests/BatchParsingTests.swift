@@ -84,3 +84,83 @@ final class BatchParsingTests: XCTestCase {
         XCTAssertEqual(e?.code, .notNullViolation)
     }
 }
+
+/// `RecordScanner.scanPlainBatch` stands in for `scan` on plain delimited text: every
+/// record it accepts must be split exactly as `scan` splits it, and it must accept
+/// ordinary records.
+final class PlainScanTests: XCTestCase {
+    func testAcceptedRecordsMatchTheRecordScanner() {
+        var rng: UInt64 = 99
+        func next(_ n: Int) -> Int {
+            rng = rng &* 6364136223846793005 &+ 1442695040888963407
+            return Int(rng >> 33) % n
+        }
+        let pieces: [String] = ["a", "bb", "ccc", "|", "|", "\r", " ", "dddddddddddd", "\u{e9}"]
+        for columns in [1, 2, 3, 7] {
+            for round in 0..<40 {
+                var text = ""
+                for _ in 0..<(20 + next(60)) {
+                    switch next(12) {
+                    case 0: text += "\n"  // blank line
+                    case 1: text += (0..<next(4)).map { _ in pieces[next(pieces.count)] }.joined() + "\r\n"
+                    default:
+                        let fields = (0..<columns).map { _ in (0..<next(3)).map { _ in ["x", "yy", "zzzzzzzzz", "\r"][next(4)] }.joined() }
+                        text += fields.joined(separator: "|") + (next(4) == 0 ? "|" : "") + (next(3) == 0 ? "\r\n" : "\n")
+                    }
+                }
+                let bytes = Array(text.utf8)
+                var scanner = RecordScanner(options: CopyOptions(), capacity: columns + 1)
+                XCTAssertTrue(scanner.isPlain)
+                let spans = UnsafeMutablePointer<FieldSpan>.allocate(capacity: 5 * columns)
+                defer { spans.deallocate() }
+                bytes.withUnsafeBufferPointer { buf in
+                    let b = buf.baseAddress!
+                    var p = 0
+                    while p < bytes.count {
+                        let (records, after) = RecordScanner.scanPlainBatch(b, p, bytes.count, delimiter: 124, columns: columns,
+                                                                            into: spans, limit: 5)
+                        if records == 0 {
+                            XCTAssertEqual(after, p)
+                            p = scanner.scan(b, p, bytes.count)
+                            continue
+                        }
+                        for r in 0..<records {
+                            let next = scanner.scan(b, p, bytes.count)
+                            let ok = scanner.fields(forColumns: columns) == columns && scanner.problem == nil
+                                && (scanner.contentEnd > p || columns > 1) && scanner.newlines == 1
+                            XCTAssertTrue(ok, "columns \(columns), round \(round): accepted a record scan rejects at \(p)")
+                            for c in 0..<columns {
+                                let want = scanner.spans[c], got = spans[r * columns + c]
+                                XCTAssertEqual([got.start, got.end, Int(got.flags)], [want.start, want.end, Int(want.flags)],
+                                               "columns \(columns), round \(round), record at \(p), field \(c)")
+                            }
+                            p = next
+                        }
+                        XCTAssertEqual(after, p)
+                    }
+                }
+            }
+        }
+    }
+
+    func testOrdinaryRecordsAreAllTaken() {
+        let text = (0..<1000).map { "\($0)|name \($0)|\($0 % 7).5|" }.joined(separator: "\n") + "\n"
+        let bytes = Array(text.utf8)
+        let spans = UnsafeMutablePointer<FieldSpan>.allocate(capacity: 128 * 3)
+        defer { spans.deallocate() }
+        var taken = 0, p = 0
+        bytes.withUnsafeBufferPointer { buf in
+            while true {
+                let (records, after) = RecordScanner.scanPlainBatch(buf.baseAddress!, p, bytes.count, delimiter: 124, columns: 3,
+                                                                    into: spans, limit: 128)
+                if records == 0 { break }
+                taken += records
+                p = after
+            }
+        }
+        // At most the last record (whose newline may lie in the input's last partial
+        // word, which is never loaded) is left to `scan`.
+        XCTAssertGreaterThanOrEqual(taken, 999)
+        XCTAssertLessThanOrEqual(taken, 1000)
+    }
+}

@@ -166,6 +166,59 @@ final class EncodedPredicateTests: XCTestCase {
         XCTAssertEqual(BlockEncoder.chooseAuto(sample: Vector.nulls(.varchar(3), count: 10), type: .varchar(3), isSortKeyColumn: false), .lzo)
     }
 
+    /// The shared TEXT255/TEXT32K trial must give exactly the sizes of the blocks
+    /// the encoder writes: with NULLs, empty values, runs of spaces, more words than
+    /// TEXT255's dictionary holds and more word bytes than TEXT32K's.
+    func testTextTrialSizesEqualEncodedSizes() {
+        var rng = EncRNG(23)
+        func word(_ distinct: UInt64) -> String {
+            let k = rng.next() % distinct
+            return String(repeating: "w", count: Int(k % 9)) + "\(k)"
+        }
+        let cases: [(String, [String?])] = [
+            ("few words", (0..<3000).map { _ in (0..<4).map { _ in word(20) }.joined(separator: " ") }),
+            ("many words", (0..<3000).map { _ in (0..<6).map { _ in word(5000) }.joined(separator: " ") }),
+            ("long words", (0..<3000).map { _ in String(repeating: word(3000), count: 4) }),
+            ("nulls, empties and spaces", (0..<3000).map { i -> String? in
+                switch i % 5 {
+                case 0: return nil
+                case 1: return ""
+                case 2: return "  a  b "
+                default: return word(300) + " " + word(30)
+                }
+            }),
+            ("all null", [String?](repeating: nil, count: 100)),
+            ("empty", []),
+        ]
+        for (name, values) in cases {
+            let v = Vector.strings(values, type: .varchar(500))
+            for count in Set([values.count, values.count / 3]) {
+                guard let got = BlockEncoder.encodedTextSizes(v, count: count) else {
+                    XCTFail("\(name): no sizes"); continue
+                }
+                XCTAssertEqual(got.small, BlockEncoder.encodedSize(v, start: 0, count: count, encoding: .text255), "\(name), \(count) rows")
+                XCTAssertEqual(got.large, BlockEncoder.encodedSize(v, start: 0, count: count, encoding: .text32k), "\(name), \(count) rows")
+                XCTAssertEqual(BlockEncoder.trialSizes(v, count: count, encodings: [.text255, .text32k]),
+                               [.text255: got.small, .text32k: got.large])
+            }
+        }
+        XCTAssertEqual(BlockEncoder.trialGroups([.raw, .text255, .lzo, .text32k]), [[.text255, .text32k], [.raw], [.lzo]])
+        XCTAssertEqual(BlockEncoder.trialGroups([.raw, .text255]), [[.raw], [.text255]])
+    }
+
+    /// String samples stop at about a block of value bytes, never below the floor.
+    func testStringSampleRowsStopAtTheByteBudget() {
+        let wide = Vector.strings((0..<20_000).map { _ in String(repeating: "x", count: 100) }, type: .varchar(100))
+        let (rows, _) = BlockEncoder.candidates(wide, type: .varchar(100))
+        XCTAssertEqual(rows, BlockEncoder.autoSampleStringBytes / 100)
+        let huge = Vector.strings((0..<5000).map { _ in String(repeating: "y", count: 1000) }, type: .varchar(1000))
+        XCTAssertEqual(BlockEncoder.candidates(huge, type: .varchar(1000)).rows, 4096)
+        let narrow = Vector.strings((0..<20_000).map { "v\($0 % 7)" }, type: .varchar(10))
+        XCTAssertEqual(BlockEncoder.candidates(narrow, type: .varchar(10)).rows, 20_000)
+        let ints = Vector(type: .bigint, data: .int64((0..<100_000).map { Int64($0) }))
+        XCTAssertEqual(BlockEncoder.candidates(ints, type: .bigint).rows, BlockEncoder.autoSampleRows)
+    }
+
     func testAnalyzeCompression() {
         let sorted = Vector(type: .bigint, data: .int64((0..<50_000).map { Int64($0) * 7 + 1_000_000 }))
         let a = BlockEncoder.analyze(sample: sorted, type: .bigint, current: .raw)

@@ -14,13 +14,24 @@ final class ReorderPlanTests: XCTestCase {
         mutating func below(_ n: Int) -> Int { Int((next() >> 11) % UInt64(n)) }
     }
 
-    /// Parts of `sizes` rows of every type; strings of 0 to 100 bytes, some multibyte.
+    /// Parts of `sizes` rows of every type; strings of 0 to 100 bytes, some multibyte;
+    /// short strings (at most 15 bytes: the packed gather); short strings but for one
+    /// long value in the last part (the packed gather gives up part-way).
     func parts(_ sizes: [Int], rng: inout Rng) -> [[Vector]] {
-        sizes.map { n in
-            var strings = StringArray()
-            for _ in 0..<n {
+        sizes.enumerated().map { part, n in
+            var strings = StringArray(), short = StringArray(), mostlyShort = StringArray()
+            for i in 0..<n {
                 let len = [0, 1, 3, 7, 8, 15, 16, 17, 40, 64, 65, 100][rng.below(12)]
                 strings.append(String((0..<len).map { _ in ["a", "é", "z", "Q", " "][rng.below(5)] }))
+                var value = ""
+                let target = rng.below(16)
+                while value.utf8.count < target {
+                    let c = ["b", "é", "Y", "0", " "][rng.below(5)]
+                    if value.utf8.count + c.utf8.count > 15 { break }
+                    value += c
+                }
+                short.append(value)
+                mostlyShort.append(part == sizes.count - 1 && i == n * 3 / 4 ? String(repeating: "L", count: 16) : value)
             }
             return [
                 Vector(type: .bigint, data: .int64((0..<n).map { _ in Int64(bitPattern: rng.next()) })),
@@ -28,6 +39,8 @@ final class ReorderPlanTests: XCTestCase {
                 Vector(type: .double, data: .double((0..<n).map { _ in Double(rng.below(1_000_000)) / 7 })),
                 Vector(type: .boolean, data: .bool((0..<n).map { _ in rng.below(2) == 0 })),
                 Vector(type: .varchar(400), data: .string(strings)),
+                Vector(type: .varchar(15), data: .string(short)),
+                Vector(type: .varchar(16), data: .string(mostlyShort)),
             ]
         }
     }
@@ -50,7 +63,7 @@ final class ReorderPlanTests: XCTestCase {
             XCTAssertEqual(plan.count, chunk.count)
             let refs = plan.orderedReferences
             XCTAssertEqual(refs.chunk, order.map { chunk[Int($0)] })
-            for column in 0..<5 {
+            for column in 0..<7 {
                 let columnParts = data.map { $0[column] }
                 let type = columnParts[0].type
                 let want = Vector.gather(from: columnParts, type: type, chunk: refs.chunk, row: refs.row)
@@ -94,6 +107,38 @@ final class ByteHelperTests: XCTestCase {
                 XCTAssertEqual(Array(out[offset..<(offset + length)]), Array(source[offset..<(offset + length)]), "length \(length)")
                 XCTAssertTrue(out[..<offset].allSatisfy { $0 == 0xEE }, "length \(length): wrote before")
                 XCTAssertTrue(out[(offset + length)...].allSatisfy { $0 == 0xEE }, "length \(length): wrote past the end")
+            }
+        }
+    }
+
+    /// The byte hash reads a value's last partial word with overlapping loads; the
+    /// result must equal the plain little-endian packing of those bytes (hash values
+    /// decide DISTKEY slices of stored rows, so they must never change).
+    func testByteHashTailMatchesBytewisePacking() {
+        func reference(_ b: [UInt8]) -> UInt64 {
+            let n = b.count
+            var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(n)
+            if n == 0 { return Hashing.hash(h) }
+            var i = 0
+            while i + 8 <= n {
+                var w: UInt64 = 0
+                for k in 0..<8 { w |= UInt64(b[i + k]) << UInt64(8 * k) }
+                h = (h ^ w) &* 0x1000_0000_01B3
+                h = (h << 31) | (h >> 33)
+                i += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n { tail |= UInt64(b[i]) << shift; shift += 8; i += 1 }
+            h = (h ^ tail) &* 0x1000_0000_01B3
+            return Hashing.hash(h)
+        }
+        let source = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 5) }
+        for length in 0..<40 {
+            for offset in [0, 3] {
+                let value = Array(source[offset..<(offset + length)])
+                let got = value.withUnsafeBufferPointer { Hashing.hash(bytes: $0.baseAddress, count: length) }
+                XCTAssertEqual(got, reference(value), "length \(length), offset \(offset)")
             }
         }
     }

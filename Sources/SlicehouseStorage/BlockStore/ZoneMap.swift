@@ -188,12 +188,19 @@ public struct ZoneMap: Sendable, Equatable {
                         if n > 2 { w0 |= UInt64(p.load(fromByteOffset: 2, as: UInt8.self)) << 40 }
                         return (w0, 0, n)
                     }
+                    // The two words compare as one 128-bit number (two instructions);
+                    // the length only decides between equal words.
                     var l = -1, h = -1
-                    var lk: (UInt64, UInt64, Int) = (0, 0, 0), hk: (UInt64, UInt64, Int) = (0, 0, 0)
+                    var lk: UInt128 = 0, hk: UInt128 = 0, ln = 0, hn = 0
                     for i in start..<(start + count) where valid(i) {
-                        let k = key(i)
-                        if l < 0 { l = i; h = i; lk = k; hk = k; continue }
-                        if k < lk { l = i; lk = k } else if k > hk { h = i; hk = k }
+                        let (w0, w1, n) = key(i)
+                        let k = UInt128(w0) << 64 | UInt128(w1)
+                        if l < 0 { l = i; h = i; lk = k; hk = k; ln = n; hn = n; continue }
+                        if k < lk || (k == lk && n < ln) {
+                            l = i; lk = k; ln = n
+                        } else if k > hk || (k == hk && n > hn) {
+                            h = i; hk = k; hn = n
+                        }
                     }
                     if l >= 0 { lo = l; hi = h }
                 }

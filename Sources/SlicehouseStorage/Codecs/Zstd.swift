@@ -13,22 +13,85 @@ public enum ZstdCodec {
     /// Compress `bytes` into one zstd frame (content size recorded in the header).
     /// `level` is clamped to the library's range (negative levels are the fast modes).
     public static func compress(_ bytes: [UInt8], level: Int = 3) throws -> [UInt8] {
-        let lvl = Int32(clamping: max(Int(ZSTD_minCLevel()), min(level, Int(ZSTD_maxCLevel()))))
-        let bound = ZSTD_compressBound(bytes.count)
-        if ZSTD_isError(bound) != 0 {
-            throw SQLError(.ioError, "zstd: input of \(bytes.count) bytes is too large to compress")
-        }
+        let bound = try compressBound(bytes.count)
         var out = [UInt8](repeating: 0, count: bound)
-        let written = out.withUnsafeMutableBytes { dst in
-            bytes.withUnsafeBytes { src in
-                ZSTD_compress(dst.baseAddress, dst.count, src.baseAddress, src.count, lvl)
+        let written = try out.withUnsafeMutableBytes { dst in
+            try bytes.withUnsafeBytes { src in
+                try compress(src, level: level, into: dst)
             }
-        }
-        if ZSTD_isError(written) != 0 {
-            throw SQLError(.ioError, "zstd compression failed: \(errorName(written))")
         }
         out.removeSubrange(written...)
         return out
+    }
+
+    /// The most bytes one frame of `count` input bytes can take.
+    public static func compressBound(_ count: Int) throws -> Int {
+        let bound = ZSTD_compressBound(count)
+        if ZSTD_isError(bound) != 0 {
+            throw SQLError(.ioError, "zstd: input of \(count) bytes is too large to compress")
+        }
+        return bound
+    }
+
+    /// Compress `src` into one frame written at the start of `dst` (at least
+    /// `compressBound(src.count)` bytes); returns the frame's length. Uses a pooled
+    /// compression context, so repeated calls do not set up zstd's tables afresh.
+    public static func compress(_ src: UnsafeRawBufferPointer, level: Int, into dst: UnsafeMutableRawBufferPointer) throws -> Int {
+        let lvl = Int32(clamping: max(Int(ZSTD_minCLevel()), min(level, Int(ZSTD_maxCLevel()))))
+        guard let cctx = contexts.takeCompressor() else { throw SQLError(.ioError, "zstd: out of memory") }
+        let written = ZSTD_compressCCtx(cctx, dst.baseAddress, dst.count, src.baseAddress, src.count, lvl)
+        contexts.give(compressor: cctx)
+        if ZSTD_isError(written) != 0 {
+            throw SQLError(.ioError, "zstd compression failed: \(errorName(written))")
+        }
+        return written
+    }
+
+    /// Decompress one frame of exactly `size` bytes into `dst` (`size` bytes) with a
+    /// pooled decompression context; returns what zstd reports (a size or an error
+    /// code, to be checked with `ZSTD_isError`).
+    static func decompressFrame(_ frame: UnsafeRawBufferPointer, into dst: UnsafeMutableRawPointer?, size: Int) -> Int {
+        guard let dctx = contexts.takeDecompressor() else {
+            return ZSTD_decompress(dst, size, frame.baseAddress, frame.count)
+        }
+        let got = ZSTD_decompressDCtx(dctx, dst, size, frame.baseAddress, frame.count)
+        contexts.give(decompressor: dctx)
+        return got
+    }
+
+    static let contexts = ContextPool()
+
+    /// Idle zstd contexts, reused across calls: creating a context allocates and
+    /// initialises its tables (megabytes at the block sizes used here), which cost as
+    /// much as compressing a small block. At most `keep` of each kind stay idle.
+    final class ContextPool: @unchecked Sendable {
+        private let lock = Lock()
+        private var compressors: [OpaquePointer] = []
+        private var decompressors: [OpaquePointer] = []
+        let keep = 16
+
+        func takeCompressor() -> OpaquePointer? {
+            lock.withLock { compressors.popLast() } ?? ZSTD_createCCtx()
+        }
+        func give(compressor c: OpaquePointer) {
+            let kept = lock.withLock { () -> Bool in
+                guard compressors.count < keep else { return false }
+                compressors.append(c)
+                return true
+            }
+            if !kept { ZSTD_freeCCtx(c) }
+        }
+        func takeDecompressor() -> OpaquePointer? {
+            lock.withLock { decompressors.popLast() } ?? ZSTD_createDCtx()
+        }
+        func give(decompressor d: OpaquePointer) {
+            let kept = lock.withLock { () -> Bool in
+                guard decompressors.count < keep else { return false }
+                decompressors.append(d)
+                return true
+            }
+            if !kept { ZSTD_freeDCtx(d) }
+        }
     }
 
     /// Decompress one or more concatenated zstd frames.

@@ -4,6 +4,11 @@ extension BlockEncoder {
     /// Rows of a sample that ENCODE AUTO and ANALYZE COMPRESSION look at (a prefix,
     /// so runs and deltas are seen as the data is stored).
     public static let autoSampleRows = 65_536
+    /// For strings, the sample also stops at about one block of value bytes (at least
+    /// `autoSampleMinRows` rows): the string candidates (LZO, ZSTD, TEXT255/32K) cost
+    /// time per byte, and a block is the unit every one of them encodes.
+    public static let autoSampleStringBytes = 1 << 20
+    static let autoSampleMinRows = 4096
 
     /// Order in which equal sizes are broken: cheapest decoding first.
     static let preferenceOrder: [ColumnEncoding] = [
@@ -15,19 +20,85 @@ extension BlockEncoder {
     static func candidateSizes(_ sample: Vector, type: DataType) -> (rows: Int, sizes: [ColumnEncoding: Int]) {
         let (rows, encodings) = candidates(sample, type: type)
         var sizes: [ColumnEncoding: Int] = [:]
-        for e in encodings {
-            if let s = encodedSize(sample, start: 0, count: rows, encoding: e) { sizes[e] = s }
+        for group in trialGroups(encodings) {
+            sizes.merge(trialSizes(sample, count: rows, encodings: group)) { a, _ in a }
         }
         return (rows, sizes)
+    }
+
+    /// The candidates as trials that can run in parallel: TEXT255 and TEXT32K share
+    /// one trial (both split the values into the same words), every other encoding
+    /// is a trial of its own.
+    static func trialGroups(_ encodings: [ColumnEncoding]) -> [[ColumnEncoding]] {
+        let text: [ColumnEncoding] = [.text255, .text32k]
+        guard text.allSatisfy(encodings.contains) else { return encodings.map { [$0] } }
+        return [text] + encodings.filter { !text.contains($0) }.map { [$0] }
+    }
+
+    /// Encoded sizes of the first `count` rows of `sample` with each of `encodings`
+    /// (a group from `trialGroups`); encodings that do not apply are left out.
+    static func trialSizes(_ sample: Vector, count: Int, encodings: [ColumnEncoding]) -> [ColumnEncoding: Int] {
+        if encodings == [.text255, .text32k], let both = encodedTextSizes(sample, count: count) {
+            return [.text255: both.small, .text32k: both.large]
+        }
+        var sizes: [ColumnEncoding: Int] = [:]
+        for e in encodings {
+            if let s = encodedSize(sample, start: 0, count: count, encoding: e) { sizes[e] = s }
+        }
+        return sizes
+    }
+
+    /// What `encodedSize` gives for TEXT255 and for TEXT32K, from one split into
+    /// words and without writing either block; nil when the sample is not a plain
+    /// string vector of at least `count` rows.
+    static func encodedTextSizes(_ v: Vector, count: Int) -> (small: Int, large: Int)? {
+        guard !v.isConstant, case .string = v.data, count >= 0, count <= v.count, count <= maxRowsPerBlock else { return nil }
+        var nulls = 0
+        if let val = v.validity, count > 0 { nulls = count - countValid(val, 0, count) }
+        var size = headerSize
+        if count == 0 || nulls == count { return (size, size) }
+        if nulls > 0 { size += (count + 7) >> 3 }
+        func payloads(_ input: Input) -> (Int, Int)? {
+            guard case .string(let s) = input else { return nil }
+            let words = TextCodec.Words(s)
+            return (words.payloadSize(large: false, totalBytes: s.totalBytes),
+                    words.payloadSize(large: true, totalBytes: s.totalBytes))
+        }
+        let payload: (Int, Int)?
+        if nulls > 0, let val = v.validity {
+            payload = withDense(v.denseValues(validity: val, start: 0, count: count), payloads)
+        } else {
+            payload = withSlice(v, 0, count, payloads)
+        }
+        guard let payload else { return nil }
+        return (size + payload.0, size + payload.1)
     }
 
     /// The rows of `sample` that are encoded and the encodings tried (those Redshift
     /// allows for `type`); none when the sample's physical type does not match.
     static func candidates(_ sample: Vector, type: DataType) -> (rows: Int, encodings: [ColumnEncoding]) {
-        let rows = sample.isConstant ? min(1, autoSampleRows) : min(sample.count, autoSampleRows)
+        var rows = sample.isConstant ? min(1, autoSampleRows) : min(sample.count, autoSampleRows)
         let kind = sample.data.physicalKind
         guard kind == type.physical else { return (0, []) }
+        if case .string(let a) = sample.data, !sample.isConstant {
+            rows = stringSampleRows(a, upTo: rows)
+        }
         return (rows, preferenceOrder.filter { isAllowed($0, for: type) && canEncode($0, physical: kind) })
+    }
+
+    /// The longest prefix of `a`'s first `rows` values with at most
+    /// `autoSampleStringBytes` value bytes, but never fewer than `autoSampleMinRows` rows.
+    static func stringSampleRows(_ a: StringArray, upTo rows: Int) -> Int {
+        let floor = min(rows, autoSampleMinRows)
+        guard rows > floor, Int(a.offsets[rows]) - Int(a.offsets[0]) > autoSampleStringBytes else { return rows }
+        // Offsets only grow: binary search for the last row ending within the budget.
+        let limit = Int(a.offsets[0]) + autoSampleStringBytes
+        var lo = floor, hi = rows  // answer in lo...hi
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if Int(a.offsets[mid]) <= limit { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
     }
 
     static func smallest(_ sizes: [ColumnEncoding: Int], preferring first: ColumnEncoding? = nil) -> ColumnEncoding? {

@@ -125,6 +125,14 @@ struct EncodingWriter {
         }
         bytes.withUnsafeMutableBytes { body($0.baseAddress! + start) }
     }
+    /// Append up to `n` bytes written by `body`, which returns how many it wrote.
+    mutating func extend(upTo n: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
+        guard n > 0 else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: n))
+        let used = try bytes.withUnsafeMutableBytes { try body(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        bytes.removeLast(n - min(max(used, 0), n))
+    }
     /// Overwrite a u32 written earlier at `offset`.
     mutating func patchU32(_ v: UInt32, at offset: Int) {
         for k in 0..<4 { bytes[offset + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }

@@ -195,9 +195,13 @@ public enum BlockEncoder {
         case .zstd, .lzo:
             var raw = EncodingWriter(capacity: input.count * 8 + 16)
             try encodePayload(input, type: type, encoding: .raw, into: &raw)
-            let packed = try ZstdCodec.compress(raw.bytes, level: encoding == .zstd ? zstdLevel : lzoLevel)
             w.varint(UInt64(raw.count))
-            w.append(packed)
+            let level = encoding == .zstd ? zstdLevel : lzoLevel
+            try raw.bytes.withUnsafeBytes { src in
+                try w.extend(upTo: try ZstdCodec.compressBound(src.count)) { dst in
+                    try ZstdCodec.compress(src, level: level, into: dst)
+                }
+            }
             return
         default: break
         }
@@ -391,7 +395,7 @@ public enum BlockEncoder {
         }
         var out = [UInt8](repeating: 0, count: max(size, 1))
         let got = out.withUnsafeMutableBytes { dst in
-            ZSTD_decompress(dst.baseAddress, size, frame.baseAddress, frame.count)
+            ZstdCodec.decompressFrame(frame, into: dst.baseAddress, size: size)
         }
         if ZSTD_isError(got) != 0 { throw corruptBlock("zstd: \(ZstdCodec.errorName(got))") }
         guard got == size else { throw corruptBlock("zstd produced \(got) bytes, expected \(size)") }

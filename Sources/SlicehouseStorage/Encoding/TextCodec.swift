@@ -14,18 +14,46 @@ enum TextCodec {
     static let maxWords255 = 245
     static let maxDictBytes32K = 32 * 1024
 
-    static func encode(_ s: StringInput, large: Bool, into w: inout EncodingWriter) {
-        let n = s.count
-        var table = ValueHashIndex(expected: 1024)
-        var wordStart: [Int] = [], wordLen: [Int] = [], freq: [Int] = []
+    /// A block's values split into words: the distinct words (where each first
+    /// occurs, its length, how often it occurs) and, per value, its pieces' word ids.
+    struct Words {
+        var wordStart: [Int] = []
+        var wordLen: [Int] = []
+        var freq: [Int] = []
         var pieceWord: [Int32] = []
-        pieceWord.reserveCapacity(n * 2)
-        var pieceCounts = [Int32](repeating: 0, count: n)
-        let base = s.bytes
-        @inline(__always) func intern(_ start: Int, _ len: Int) -> Int32 {
-            let p = base.map { $0 + start }
-            let h = Hashing.hash(bytes: p?.assumingMemoryBound(to: UInt8.self), count: len)
-            if let id = table.find(h, { id in wordLen[id] == len && bytesEqual(base.map { $0 + wordStart[id] }, p, len) }) {
+        var pieceCounts: [Int32] = []
+
+        init(_ s: StringInput) {
+            let n = s.count
+            pieceWord.reserveCapacity(n * 2)
+            pieceCounts = [Int32](repeating: 0, count: n)
+            guard let base = s.bytes else { return }
+            var table = ValueHashIndex(expected: 1024)
+            for i in 0..<n {
+                let len = s.length(i)
+                if len == 0 { continue }
+                let st = s.start(i)
+                var ps = 0, pc: Int32 = 0
+                for j in 0...len {
+                    if j == len || base.load(fromByteOffset: st + j, as: UInt8.self) == 0x20 {
+                        pieceWord.append(intern(base, st + ps, j - ps, &table))
+                        pc += 1
+                        ps = j + 1
+                    }
+                }
+                pieceCounts[i] = pc
+            }
+        }
+
+        private mutating func intern(_ base: UnsafeRawPointer, _ start: Int, _ len: Int, _ table: inout ValueHashIndex) -> Int32 {
+            let p = base + start
+            let h = Hashing.hash(bytes: p.assumingMemoryBound(to: UInt8.self), count: len)
+            let found = wordStart.withUnsafeBufferPointer { ws in
+                wordLen.withUnsafeBufferPointer { wl in
+                    table.find(h) { id in wl[id] == len && bytesEqual(base + ws[id], p, len) }
+                }
+            }
+            if let id = found {
                 freq[id] += 1
                 return Int32(id)
             }
@@ -36,62 +64,73 @@ enum TextCodec {
             freq.append(1)
             return Int32(id)
         }
-        for i in 0..<n {
-            let len = s.length(i)
-            if len == 0 { continue }
-            let st = s.start(i)
-            var ps = 0, pc: Int32 = 0
-            let b = base!
-            for j in 0...len {
-                if j == len || b.load(fromByteOffset: st + j, as: UInt8.self) == 0x20 {
-                    pieceWord.append(intern(st + ps, j - ps))
-                    pc += 1
-                    ps = j + 1
+
+        /// The dictionary: words seen twice or more, most bytes saved first, within
+        /// the mode's limits. Returns each word's code (-1 = stored inline) and the
+        /// dictionary's words in code order.
+        func dictionary(large: Bool) -> (code: [Int32], words: [Int]) {
+            let candidates = (0..<wordStart.count).filter { freq[$0] >= 2 }.sorted { a, b in
+                let sa = (freq[a] - 1) * (wordLen[a] + 1), sb = (freq[b] - 1) * (wordLen[b] + 1)
+                return sa != sb ? sa > sb : a < b
+            }
+            var code = [Int32](repeating: -1, count: wordStart.count)
+            var dict: [Int] = []
+            var dictBytes = 0
+            for id in candidates {
+                if large {
+                    if dict.count >= 0xFFFF { break }
+                    if dictBytes + wordLen[id] > maxDictBytes32K { continue }
+                } else if dict.count >= maxWords255 {
+                    break
                 }
+                code[id] = Int32(dict.count)
+                dict.append(id)
+                dictBytes += wordLen[id]
             }
-            pieceCounts[i] = pc
+            return (code, dict)
         }
 
-        // Dictionary: words seen twice or more, most bytes saved first.
-        let candidates = (0..<wordStart.count).filter { freq[$0] >= 2 }.sorted { a, b in
-            let sa = (freq[a] - 1) * (wordLen[a] + 1), sb = (freq[b] - 1) * (wordLen[b] + 1)
-            return sa != sb ? sa > sb : a < b
-        }
-        var code = [Int32](repeating: -1, count: wordStart.count)
-        var dict: [Int] = []
-        var dictBytes = 0
-        for id in candidates {
-            if large {
-                if dict.count >= 0xFFFF { break }
-                if dictBytes + wordLen[id] > maxDictBytes32K { continue }
-            } else if dict.count >= maxWords255 {
-                break
+        /// Bytes `encode` writes for these words in the given mode.
+        func payloadSize(large: Bool, totalBytes: Int) -> Int {
+            let (code, dict) = dictionary(large: large)
+            let codeBytes = large ? 2 : 1
+            var size = 2 + varintSize(UInt64(totalBytes))
+            for id in dict { size += varintSize(UInt64(wordLen[id])) + wordLen[id] }
+            for pc in pieceCounts { size += varintSize(UInt64(pc)) }
+            for id in 0..<wordStart.count {
+                let each = code[id] >= 0 ? codeBytes : codeBytes + varintSize(UInt64(wordLen[id])) + wordLen[id]
+                size += freq[id] * each
             }
-            code[id] = Int32(dict.count)
-            dict.append(id)
-            dictBytes += wordLen[id]
+            return size
         }
+    }
 
+    static func encode(_ s: StringInput, large: Bool, into w: inout EncodingWriter) {
+        let words = Words(s)
+        let (code, dict) = words.dictionary(large: large)
+        let base = s.bytes
         w.u16(UInt16(dict.count))
         for id in dict {
-            w.varint(UInt64(wordLen[id]))
-            if wordLen[id] > 0 { w.append(UnsafeRawBufferPointer(start: base! + wordStart[id], count: wordLen[id])) }
+            let len = words.wordLen[id]
+            w.varint(UInt64(len))
+            if len > 0, let base { w.append(UnsafeRawBufferPointer(start: base + words.wordStart[id], count: len)) }
         }
         w.varint(UInt64(s.totalBytes))
         var k = 0
-        for i in 0..<n {
-            let pc = Int(pieceCounts[i])
+        for i in 0..<s.count {
+            let pc = Int(words.pieceCounts[i])
             w.varint(UInt64(pc))
             for _ in 0..<pc {
-                let id = Int(pieceWord[k])
+                let id = Int(words.pieceWord[k])
                 k += 1
                 let c = code[id]
                 if c >= 0 {
                     if large { w.u16(UInt16(c)) } else { w.u8(UInt8(c)) }
                 } else {
                     if large { w.u16(0xFFFF) } else { w.u8(0xFF) }
-                    w.varint(UInt64(wordLen[id]))
-                    if wordLen[id] > 0 { w.append(UnsafeRawBufferPointer(start: base! + wordStart[id], count: wordLen[id])) }
+                    let len = words.wordLen[id]
+                    w.varint(UInt64(len))
+                    if len > 0, let base { w.append(UnsafeRawBufferPointer(start: base + words.wordStart[id], count: len)) }
                 }
             }
         }
