@@ -163,43 +163,45 @@ public struct ZoneMap: Sendable, Equatable {
                         if first >= 0 { lo = first; hi = first }
                         return
                     }
-                    @inline(__always) func key(_ i: Int) -> (UInt64, UInt64, Int) {
-                        let a = Int(o[i]), n = Swift.min(Int(o[i + 1] &- o[i]), ZoneBound.stringPrefix)
-                        let p = UnsafeRawPointer(base + a)
-                        if n == 16 {
-                            return (UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)),
-                                    UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), 16)
-                        }
-                        // Shorter: overlapping loads, shifted so the bytes past the
-                        // value are zero (no round trip through memory).
-                        if n >= 8 {
-                            let w0 = UInt64(bigEndian: p.loadUnaligned(as: UInt64.self))
-                            let tail = UInt64(bigEndian: p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
-                            return (w0, n == 8 ? 0 : tail << (8 * (16 - n)), n)
-                        }
+                    // The first word (bytes 0..<8, zero padded) of a value of n bytes
+                    // (n <= 16), with overlapping loads inside the value.
+                    @inline(__always) func firstWord(_ p: UnsafeRawPointer, _ n: Int) -> UInt64 {
+                        if n >= 8 { return UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)) }
                         if n >= 4 {
                             let a = UInt64(UInt32(bigEndian: p.loadUnaligned(as: UInt32.self)))
                             let b = UInt64(UInt32(bigEndian: p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)))
-                            return (a << 32 | b << (8 * (8 - n)), 0, n)
+                            return a << 32 | b << (8 * (8 - n))
                         }
                         var w0: UInt64 = 0
                         if n > 0 { w0 |= UInt64(p.load(as: UInt8.self)) << 56 }
                         if n > 1 { w0 |= UInt64(p.load(fromByteOffset: 1, as: UInt8.self)) << 48 }
                         if n > 2 { w0 |= UInt64(p.load(fromByteOffset: 2, as: UInt8.self)) << 40 }
-                        return (w0, 0, n)
+                        return w0
                     }
-                    // The two words compare as one 128-bit number (two instructions);
-                    // the length only decides between equal words.
+                    // The second word (bytes 8..<16, zero padded).
+                    @inline(__always) func secondWord(_ p: UnsafeRawPointer, _ n: Int) -> UInt64 {
+                        if n <= 8 { return 0 }
+                        let tail = UInt64(bigEndian: p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+                        return n == 16 ? tail : tail << (8 * (16 - n))
+                    }
+                    // A value whose first word lies strictly between those of the
+                    // current extremes changes neither (the common case once a few
+                    // values are seen); the rest compare both words as one 128-bit
+                    // number, then the length between equal words.
                     var l = -1, h = -1
                     var lk: UInt128 = 0, hk: UInt128 = 0, ln = 0, hn = 0
+                    var lw: UInt64 = 0, hw: UInt64 = 0
                     for i in start..<(start + count) where valid(i) {
-                        let (w0, w1, n) = key(i)
-                        let k = UInt128(w0) << 64 | UInt128(w1)
-                        if l < 0 { l = i; h = i; lk = k; hk = k; ln = n; hn = n; continue }
+                        let n = Swift.min(Int(o[i + 1] &- o[i]), ZoneBound.stringPrefix)
+                        let p = UnsafeRawPointer(base + Int(o[i]))
+                        let w0 = firstWord(p, n)
+                        if w0 > lw && w0 < hw { continue }
+                        let k = UInt128(w0) << 64 | UInt128(secondWord(p, n))
+                        if l < 0 { l = i; h = i; lk = k; hk = k; ln = n; hn = n; lw = w0; hw = w0; continue }
                         if k < lk || (k == lk && n < ln) {
-                            l = i; lk = k; ln = n
+                            l = i; lk = k; ln = n; lw = w0
                         } else if k > hk || (k == hk && n > hn) {
-                            h = i; hk = k; hn = n
+                            h = i; hk = k; hn = n; hw = w0
                         }
                     }
                     if l >= 0 { lo = l; hi = h }
