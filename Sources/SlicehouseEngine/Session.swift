@@ -141,8 +141,8 @@ public final class Session: @unchecked Sendable {
     // MARK: - Writing rows
 
     /// Check NOT NULL and string lengths for values assigned to `column`, and
-    /// normalize CHAR values (no trailing blanks).
-    func assign(_ v: Vector, to column: ColumnDef, rows: Int) throws -> Vector {
+    /// normalize CHAR values (no trailing blanks). Uses no session state.
+    static func assign(_ v: Vector, to column: ColumnDef, rows: Int) throws -> Vector {
         var v = v.flattened(count: rows)
         if column.notNull, v.hasNulls {
             for i in 0..<rows where v.isNull(i) {
@@ -165,8 +165,10 @@ public final class Session: @unchecked Sendable {
                 s = out
                 trimmed = true
             }
-            let tooLong = s.offsets.withUnsafeBufferPointer { o in
-                (0..<s.count).first { o[$0 + 1] &- o[$0] > Int32(clamping: n) && !v.isNull($0) } != nil
+            let limit = Int32(clamping: n)
+            let tooLong = s.offsets.withUnsafeBufferPointer { o -> Bool in
+                for i in 0..<s.count where o[i + 1] &- o[i] > limit && !v.isNull(i) { return true }
+                return false
             }
             if tooLong {
                 throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
@@ -191,6 +193,17 @@ public final class Session: @unchecked Sendable {
     /// Complete rows for `table`: `provided` vectors for `targets` (column indices);
     /// other columns get their DEFAULT, IDENTITY values or NULL. Returns full-width chunks.
     func completeRows(_ table: TableDef, targets: [Int], provided: [Chunk]) throws -> [Chunk] {
+        // Every column provided in its own type (a COPY without a column list): only
+        // the checks of `assign` remain, and the chunks take them in parallel.
+        if targets == Array(table.columns.indices),
+           provided.allSatisfy({ c in zip(c.columns, table.columns).allSatisfy { $0.type == $1.type } }) {
+            let columns = table.columns
+            return try parallelMap(provided.count) { k in
+                let c = provided[k].compacted()
+                return Chunk(columns: try zip(c.columns, columns).map { try Session.assign($0, to: $1, rows: c.count) },
+                             count: c.count)
+            }.filter { $0.count > 0 }
+        }
         var out: [Chunk] = []
         for chunk in provided {
             let c = chunk.compacted()
@@ -212,7 +225,7 @@ public final class Session: @unchecked Sendable {
                 } else {
                     v = Vector.nulls(col.type, count: n)
                 }
-                cols.append(try assign(v, to: col, rows: n))
+                cols.append(try Session.assign(v, to: col, rows: n))
             }
             out.append(Chunk(columns: cols, count: n))
         }

@@ -3,7 +3,7 @@ import SlicehouseTypes
 
 /// Runs `body(i)` for i in 0..<n on the worker pool (Dispatch's, sized to the
 /// machine's cores) and collects each result in order. The first error wins.
-func parallelMap<T: Sendable>(_ n: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
+public func parallelMap<T: Sendable>(_ n: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
     let collector = ParallelCollector<T>(count: n)
     DispatchQueue.concurrentPerform(iterations: n) { i in
         do { collector.set(i, try body(i)) } catch { collector.fail(error) }

@@ -65,47 +65,79 @@ public enum Distributor {
             snap.encodings = chooseEncodings(table: table, sample: sample.map { smp in types.indices.map { column($0, smp) } })
         }
         let encodings = snap.encodings ?? []
-        // Sort, gather and encode every slice in parallel.
-        let results = ResultSlots<Result<SliceData, Error>?>(count: layout.sliceCount, initial: nil)
-        let base = snap
+        // Each slice's row order, slices in parallel: a reorder plan when the rows are
+        // sorted (the sources are then read in their own order), else the references.
+        let orders = ResultSlots<SliceOrder?>(count: layout.sliceCount, initial: nil)
         DispatchQueue.concurrentPerform(iterations: layout.sliceCount) { s in
             var r = refs[s]
-            if r.count == 0 { results.set(s, .success(base.slices[s])); return }
-            do {
-                // Each column's values in final order: a reorder plan when the rows are
-                // sorted (the sources are read in their own order), else straight.
-                var plan: ReorderPlan? = nil
-                if let sorter, !table.sortKey.isEmpty {
-                    // Only the key columns are needed to find the order.
-                    let keyed = types.indices.map { table.sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
-                    let perm = sorter(keyed, r.count)
-                    if r.count >= reorderPlanMinRows, let p = ReorderPlan(chunk: r.chunk, row: r.row, order: perm) {
-                        plan = p
-                    } else {
-                        r = SliceRefs(chunk: perm.map { r.chunk[Int($0)] }, row: perm.map { r.row[Int($0)] })
-                    }
+            if r.count == 0 { return }
+            if let sorter, !table.sortKey.isEmpty {
+                // Only the key columns are needed to find the order.
+                let keyed = types.indices.map { table.sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
+                let perm = sorter(keyed, r.count)
+                if r.count >= reorderPlanMinRows, let p = ReorderPlan(chunk: r.chunk, row: r.row, order: perm) {
+                    orders.set(s, .plan(p))
+                    return
                 }
-                var data = base.slices[s]
-                let wasEmpty = data.rowCount == 0
-                for c in types.indices {
-                    let v = plan.map { $0.gather(from: parts[c], type: types[c]) } ?? column(c, r)
-                    let blocks = try encodeBlocks(v, count: r.count, firstRow: data.rowCount,
-                                                  encoding: encodings[c], table: table.id, slice: s, sink: sink,
-                                                  targetBytes: blockBytes)
-                    data.columns[c].append(contentsOf: blocks)
-                }
-                data.rowCount += r.count
-                if table.sortKey.isEmpty || wasEmpty { data.sortedRows = data.rowCount }
-                results.set(s, .success(data))
-            } catch {
-                results.set(s, .failure(error))
+                r = SliceRefs(chunk: perm.map { r.chunk[Int($0)] }, row: perm.map { r.row[Int($0)] })
             }
+            orders.set(s, .refs(r))
         }
-        for (s, r) in results.values.enumerated() {
-            guard let r else { throw SQLError.internalError("slice \(s) produced no result") }
-            snap.slices[s] = try r.get()
+        // Gather and encode every (slice, column) in parallel, string columns (the
+        // costliest) first, so the cores finish together instead of one waiting for
+        // the last columns of the last slice.
+        let ordered = orders.values
+        var tasks: [(slice: Int, column: Int)] = []
+        for c in types.indices where types[c].isString {
+            for s in ordered.indices where ordered[s] != nil { tasks.append((s, c)) }
+        }
+        for c in types.indices where !types[c].isString {
+            for s in ordered.indices where ordered[s] != nil { tasks.append((s, c)) }
+        }
+        let base = snap
+        let work = tasks
+        let encoded = ResultSlots<Result<[BlockRef], Error>?>(count: work.count, initial: nil)
+        DispatchQueue.concurrentPerform(iterations: work.count) { t in
+            let (s, c) = work[t]
+            guard let order = ordered[s] else { return }
+            let v: Vector
+            switch order {
+            case .plan(let p): v = p.gather(from: parts[c], type: types[c])
+            case .refs(let r): v = column(c, r)
+            }
+            encoded.set(t, Result {
+                try encodeBlocks(v, count: order.count, firstRow: base.slices[s].rowCount, encoding: encodings[c],
+                                 table: table.id, slice: s, sink: sink, targetBytes: blockBytes)
+            })
+        }
+        var blocks = [[[BlockRef]]](repeating: [[BlockRef]](repeating: [], count: types.count), count: layout.sliceCount)
+        for (t, result) in encoded.values.enumerated() {
+            guard let result else { throw SQLError.internalError("slice \(work[t].slice) column \(work[t].column) produced no blocks") }
+            blocks[work[t].slice][work[t].column] = try result.get()
+        }
+        for s in ordered.indices {
+            guard let order = ordered[s] else { continue }
+            var data = base.slices[s]
+            let wasEmpty = data.rowCount == 0
+            for c in types.indices { data.columns[c].append(contentsOf: blocks[s][c]) }
+            data.rowCount += order.count
+            if table.sortKey.isEmpty || wasEmpty { data.sortedRows = data.rowCount }
+            snap.slices[s] = data
         }
         return snap
+    }
+
+    /// How a slice's new rows are read in their final order.
+    enum SliceOrder: Sendable {
+        case plan(ReorderPlan)
+        case refs(SliceRefs)
+
+        var count: Int {
+            switch self {
+            case .plan(let p): return p.count
+            case .refs(let r): return r.count
+            }
+        }
     }
 
     /// A slice's new rows: row `row[i]` of loaded chunk `chunk[i]`.
