@@ -200,13 +200,14 @@ struct ColumnBuilder: ~Copyable {
             }
             return (raw, quoted, isNull)
         }
-        // An Int64 column: `parse` gives the value, or nil for anything the general
-        // path must see (empty, invalid, out of range), which then converts or rejects it.
-        @inline(__always) func appendInts(_ parse: (UnsafeBufferPointer<UInt8>) -> Int64?) throws(FieldFailure) {
+        // An Int64 column: the parser gives the value, or nil for anything the general
+        // path must see (empty, invalid, out of range), which then converts or rejects
+        // it. Generic over the parser so each loop is specialised with its parser inlined.
+        @inline(__always) func appendInts<P: Int64FieldParser>(_ parser: P) throws(FieldFailure) {
             for i in 0..<n {
                 let f = field(i)
                 if f.isNull { try appendNull(); continue }
-                guard let v = parse(f.raw) else {
+                guard let v = parser.parse(f.raw) else {
                     try append(f.raw, quoted: f.quoted)
                     continue
                 }
@@ -216,18 +217,11 @@ struct ColumnBuilder: ~Copyable {
         }
         switch kind {
         case .integer(let lo, let hi):
-            try appendInts { raw in
-                guard case .ok(let v) = FieldParsers.parseInteger(raw), v >= lo && v <= hi else { return nil }
-                return v
-            }
+            try appendInts(IntegerFieldParser(lo: lo, hi: hi))
         case .decimal64(let p, let s):
-            let round = roundDecimals
-            try appendInts { raw in
-                guard case .ok(let v) = FieldParsers.parseDecimal64(raw, precision: p, scale: s, round: round) else { return nil }
-                return v
-            }
+            try appendInts(DecimalFieldParser(precision: p, scale: s, round: roundDecimals))
         case .date where isoDates:
-            try appendInts { FieldParsers.parseISODate($0) }
+            try appendInts(ISODateFieldParser())
         case .string(let maxBytes, let isChar):
             for i in 0..<n {
                 let f = field(i)
@@ -265,7 +259,7 @@ struct ColumnBuilder: ~Copyable {
                 while n > 0 && FieldParsers.isBlank(b[n - 1]) { n -= 1 }
                 b = UnsafeBufferPointer(rebasing: b[0..<n])
             }
-            if let bad = FieldParsers.firstInvalidUTF8(b) {
+            if !FieldParsers.isASCII(b), let bad = FieldParsers.firstInvalidUTF8(b) {
                 guard let replacement = acceptInvalidChars else { throw Self.invalidUTF8(b, bad) }
                 try appendReplacingInvalid(b, replacement: replacement, maxBytes: maxBytes)
                 return
@@ -419,4 +413,29 @@ struct ColumnBuilder: ~Copyable {
         count = 0
         return Vector(type: type, data: data, validity: validity)
     }
+}
+
+/// The batch path's parsers of Int64 columns: the value, or nil for the general path.
+protocol Int64FieldParser {
+    func parse(_ raw: UnsafeBufferPointer<UInt8>) -> Int64?
+}
+
+struct IntegerFieldParser: Int64FieldParser {
+    let lo: Int64, hi: Int64
+    @inline(__always) func parse(_ raw: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard case .ok(let v) = FieldParsers.parseInteger(raw), v >= lo && v <= hi else { return nil }
+        return v
+    }
+}
+
+struct DecimalFieldParser: Int64FieldParser {
+    let precision: Int, scale: Int, round: Bool
+    @inline(__always) func parse(_ raw: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard case .ok(let v) = FieldParsers.parseDecimal64(raw, precision: precision, scale: scale, round: round) else { return nil }
+        return v
+    }
+}
+
+struct ISODateFieldParser: Int64FieldParser {
+    @inline(__always) func parse(_ raw: UnsafeBufferPointer<UInt8>) -> Int64? { FieldParsers.parseISODate(raw) }
 }

@@ -39,17 +39,27 @@ enum FieldParsers {
         if b[i] == 45 { neg = true; i += 1 } else if b[i] == 43 { i += 1 }
         guard i < n else { return .invalid(at: i) }
         var acc: UInt64 = 0
-        var overflow = false
-        while i < n {
-            let d = b[i] &- 48
-            guard d < 10 else { return .invalid(at: i) }
-            let (m, o1) = acc.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(UInt64(d))
-            overflow = overflow || o1 || o2
-            acc = a
-            i += 1
+        if n - i <= 19 {
+            // At most 19 digits stay below 10^19 < 2^64: no overflow checks per digit.
+            while i < n {
+                let d = b[i] &- 48
+                guard d < 10 else { return .invalid(at: i) }
+                acc = acc &* 10 &+ UInt64(d)
+                i += 1
+            }
+        } else {
+            var overflow = false
+            while i < n {
+                let d = b[i] &- 48
+                guard d < 10 else { return .invalid(at: i) }
+                let (m, o1) = acc.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(UInt64(d))
+                overflow = overflow || o1 || o2
+                acc = a
+                i += 1
+            }
+            if overflow { return .overflow }
         }
-        if overflow { return .overflow }
         if neg {
             if acc > UInt64(Int64.max) + 1 { return .overflow }
             return .ok(acc == UInt64(Int64.max) + 1 ? Int64.min : -Int64(acc))
@@ -63,6 +73,41 @@ enum FieldParsers {
     /// fractional digits are truncated, or rounded half away from zero when `round`.
     @inline(__always)
     static func parseDecimal64(_ b: UnsafeBufferPointer<UInt8>, precision: Int, scale: Int, round: Bool) -> NumberParse<Int64> {
+        // Fast path for the usual shape: `[-]digits.digits` with exactly `scale`
+        // fraction digits and at most 18 digits in all. Anything else, and anything
+        // that fails a check here, takes the general path below.
+        let n = b.count
+        if scale > 0, n >= scale + 2, let base = b.baseAddress, base[n - scale - 1] == 46 {
+            let neg = base[0] == 45
+            let first = neg ? 1 : 0, dot = n - scale - 1
+            if dot > first && n - first - 1 <= 18 {
+                var acc: UInt64 = 0
+                var digits = true
+                var leadingZeros = 0, seenNonZero = false
+                for k in first..<dot {
+                    let d = base[k] &- 48
+                    digits = digits && d < 10
+                    seenNonZero = seenNonZero || d != 0
+                    leadingZeros &+= seenNonZero ? 0 : 1
+                    acc = acc &* 10 &+ UInt64(d)
+                }
+                for k in (dot + 1)..<n {
+                    let d = base[k] &- 48
+                    digits = digits && d < 10
+                    acc = acc &* 10 &+ UInt64(d)
+                }
+                if digits {
+                    if dot - first - leadingZeros > precision - scale { return .overflow }
+                    return .ok(neg ? -Int64(acc) : Int64(acc))
+                }
+            }
+        }
+        return parseDecimal64General(b, precision: precision, scale: scale, round: round)
+    }
+
+    /// `parseDecimal64` for every accepted form (blanks, signs, any number of fraction
+    /// digits, exponents through `DecimalMath`).
+    static func parseDecimal64General(_ b: UnsafeBufferPointer<UInt8>, precision: Int, scale: Int, round: Bool) -> NumberParse<Int64> {
         var i = 0, n = b.count
         while i < n && isBlank(b[i]) { i += 1 }
         while n > i && isBlank(b[n - 1]) { n -= 1 }
@@ -223,26 +268,38 @@ enum FieldParsers {
         return true
     }
 
-    /// Days since 1970-01-01 for exactly `YYYY-MM-DD` (the common case, no division);
-    /// anything else goes to `DateTime.parseDate` (blanks, `/`, `YYYYMMDD`).
+    /// Days since 1970-01-01 for exactly `YYYY-MM-DD` (the common case); anything else
+    /// goes to `DateTime.parseDate` (blanks, `/`, `YYYYMMDD`). The ten bytes are checked
+    /// as two words and the calendar is arithmetic without branches, because dates in a
+    /// file come in no order a branch predictor could learn.
     @inline(__always)
     static func parseISODate(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard b.count == 10, b[4] == 45, b[7] == 45 else { return DateTime.parseDate(b) }
-        let y0 = b[0] &- 48, y1 = b[1] &- 48, y2 = b[2] &- 48, y3 = b[3] &- 48
-        let m0 = b[5] &- 48, m1 = b[6] &- 48, d0 = b[8] &- 48, d1 = b[9] &- 48
-        guard y0 < 10, y1 < 10, y2 < 10, y3 < 10, m0 < 10, m1 < 10, d0 < 10, d1 < 10 else { return nil }
-        let year = Int(y0) * 1000 + Int(y1) * 100 + Int(y2) * 10 + Int(y3)
-        let month = Int(m0) * 10 + Int(m1), day = Int(d0) * 10 + Int(d1)
+        guard b.count == 10, let base = b.baseAddress else { return DateTime.parseDate(b) }
+        let p = UnsafeRawPointer(base)
+        let w = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))  // "YYYY-MM-"
+        let t = UInt64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt16.self)))  // "DD"
+        guard (w >> 32) & 0xFF == 45, w >> 56 == 45 else { return DateTime.parseDate(b) }
+        // Every digit byte c has c & 0xF0 == 0x30 and (c + 6) & 0xF0 == 0x30 (no carry
+        // leaves a byte that passes the first test).
+        let lanes: UInt64 = 0x00FF_FF00_FFFF_FFFF
+        let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, zeros: UInt64 = 0x3030_3030_3030_3030, six: UInt64 = 0x0606_0606_0606_0606
+        guard w & high & lanes == zeros & lanes, (w &+ six) & high & lanes == zeros & lanes,
+              t & 0xF0F0 == 0x3030, (t &+ 0x0606) & 0xF0F0 == 0x3030 else { return nil }
+        @inline(__always) func digit(_ x: UInt64, _ k: UInt64) -> Int { Int((x >> (8 * k)) & 0x0F) }
+        let year = digit(w, 0) * 1000 + digit(w, 1) * 100 + digit(w, 2) * 10 + digit(w, 3)
+        let month = digit(w, 5) * 10 + digit(w, 6), day = digit(t, 0) * 10 + digit(t, 1)
         guard month >= 1 && month <= 12, day >= 1 else { return nil }
-        let leap = (year & 3 == 0 && year % 100 != 0) || year % 400 == 0
-        let dim = month == 2 ? (leap ? 29 : 28) : ((month == 4 || month == 6 || month == 9 || month == 11) ? 30 : 31)
-        guard day <= dim else { return nil }
         guard year >= 1 else { return DateTime.parseDate(b) }
+        let leap = (year & 3 == 0 ? 1 : 0) & (year % 100 != 0 || year % 400 == 0 ? 1 : 0)
+        // Days in the month: 31 or 30 alternating (the parity flips at August), February 28 + leap.
+        let dim = 28 + ((month + month >> 3) & 1) + (month >= 3 ? 2 : 0) + (month == 1 ? 2 : 0) + (month == 2 ? leap : 0)
+        guard day <= dim else { return nil }
         // Leap years before `year`, minus those before 1970 (477).
         let y = year - 1
         let daysBeforeYear = (year - 1970) * 365 + (y / 4 - y / 100 + y / 400) - 477
-        // Days before the month in a common year: (367m - 362) / 12, minus 2 after February.
-        let cumulative = (367 * month - 362) / 12 - (month > 2 ? (leap ? 1 : 2) : 0)
+        // Days before the month: (367m - 362) / 12, minus 2 (1 in a leap year) after February.
+        let afterFebruary = (month + 9) / 12
+        let cumulative = (367 * month - 362) / 12 - afterFebruary * (2 - leap)
         return Int64(daysBeforeYear + cumulative + day - 1)
     }
 
@@ -308,18 +365,25 @@ enum FieldParsers {
         return nil
     }
 
-    /// True when every byte is ASCII.
+    /// True when every byte is ASCII. Words only: the ragged end is read by a load
+    /// that overlaps the previous one, never past the value.
     @inline(__always) static func isASCII(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        var i = 0
         let n = b.count
-        if let base = b.baseAddress {
+        guard let base = b.baseAddress, n > 0 else { return true }
+        let p = UnsafeRawPointer(base)
+        if n >= 8 {
+            var any: UInt64 = p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            var i = 0
             while i + 8 <= n {
-                if UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+                any |= p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 i += 8
             }
+            return any & 0x8080_8080_8080_8080 == 0
         }
-        while i < n { if b[i] >= 0x80 { return false }; i += 1 }
-        return true
+        if n >= 4 {
+            return (p.loadUnaligned(as: UInt32.self) | p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)) & 0x8080_8080 == 0
+        }
+        return (b[0] | b[n >> 1] | b[n - 1]) < 0x80
     }
 
     /// Bytes as text for error messages, at most `limit` bytes (invalid UTF-8 → U+FFFD).

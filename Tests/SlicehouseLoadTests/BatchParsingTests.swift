@@ -164,3 +164,119 @@ final class PlainScanTests: XCTestCase {
         XCTAssertLessThanOrEqual(taken, 1000)
     }
 }
+
+/// The word-at-a-time checks of the field parsers against plain definitions.
+final class FieldParserEdgeTests: XCTestCase {
+    func testIsASCIIAtEveryLengthAndPosition() {
+        for length in 0..<40 {
+            let clean = [UInt8](repeating: 0x61, count: length)
+            XCTAssertTrue(clean.withUnsafeBufferPointer { FieldParsers.isASCII($0) }, "length \(length)")
+            for position in 0..<length {
+                var dirty = clean
+                dirty[position] = 0xC3
+                XCTAssertFalse(dirty.withUnsafeBufferPointer { FieldParsers.isASCII($0) }, "length \(length), high byte at \(position)")
+            }
+        }
+    }
+
+    /// Up to 19 digits are parsed without per-digit overflow checks; the Int64 limits
+    /// and longer inputs must still come out exactly.
+    func testIntegerLimits() {
+        func parse(_ s: String) -> String {
+            Array(s.utf8).withUnsafeBufferPointer { b in
+                switch FieldParsers.parseInteger(b) {
+                case .ok(let v): return "ok \(v)"
+                case .overflow: return "overflow"
+                case .empty: return "empty"
+                case .invalid: return "invalid"
+                }
+            }
+        }
+        XCTAssertEqual(parse("9223372036854775807"), "ok 9223372036854775807")
+        XCTAssertEqual(parse("-9223372036854775808"), "ok -9223372036854775808")
+        XCTAssertEqual(parse("9223372036854775808"), "overflow")
+        XCTAssertEqual(parse("-9223372036854775809"), "overflow")
+        XCTAssertEqual(parse("9999999999999999999"), "overflow")
+        XCTAssertEqual(parse("18446744073709551616"), "overflow")
+        XCTAssertEqual(parse("99999999999999999999999"), "overflow")
+        XCTAssertEqual(parse("00000000000000000000012"), "ok 12")
+        XCTAssertEqual(parse(" +42 "), "ok 42")
+        XCTAssertEqual(parse("12a"), "invalid")
+        XCTAssertEqual(parse("-"), "invalid")
+        XCTAssertEqual(parse("  "), "empty")
+    }
+}
+
+extension FieldParserEdgeTests {
+    /// The word-checked, branch-free ISO date parser must agree with the general date
+    /// parser on valid and invalid calendar dates and on malformed digits.
+    func testISODatesAgreeWithTheGeneralParser() {
+        func both(_ s: String) -> (Int64?, Int64?) {
+            Array(s.utf8).withUnsafeBufferPointer { (FieldParsers.parseISODate($0), DateTime.parseDate($0)) }
+        }
+        var checked = 0
+        for year in [1, 4, 99, 100, 400, 1582, 1600, 1700, 1900, 1969, 1970, 1996, 2000, 2023, 2024, 2100, 2400, 9999] {
+            for month in 0...13 {
+                for day in 0...32 {
+                    let s = String(format: "%04d-%02d-%02d", year, month, day)
+                    let (fast, general) = both(s)
+                    XCTAssertEqual(fast, general, s)
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertEqual(checked, 18 * 14 * 33)
+        XCTAssertEqual(both("1970-01-01").0, 0)
+        XCTAssertEqual(both("2024-02-29").0, 19782)
+        XCTAssertNil(both("2023-02-29").0)
+        XCTAssertNil(both("1900-02-29").0)
+        XCTAssertEqual(both("2000-02-29").0, 11016)
+        for bad in ["2024-0a-01", "2024-01-0:", "20/4-01-01", "2024-01-/1", "2024-\u{7f}1-01", "2024-01-01".replacingOccurrences(of: "4", with: "\u{ff}")] {
+            let (fast, general) = both(bad)
+            XCTAssertEqual(fast, general, bad)
+        }
+        XCTAssertEqual(both("2024/01/15").0, both("2024/01/15").1)
+    }
+}
+
+extension FieldParserEdgeTests {
+    /// The decimal fast path (`[-]digits.digits`, exactly `scale` fraction digits) must
+    /// give what the general path gives, on well-formed and malformed text alike.
+    func testDecimalFastPathAgreesWithTheGeneralPath() {
+        var state: UInt64 = 5
+        func next(_ n: Int) -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) % n }
+        let pieces: [String] = ["0", "1", "5", "9", "0", "7", ".", "-", "+", " ", "e", "x", "00"]
+        func describe(_ r: NumberParse<Int64>) -> String {
+            switch r {
+            case .ok(let v): return "ok \(v)"
+            case .overflow: return "overflow"
+            case .empty: return "empty"
+            case .invalid(let at): return "invalid \(at)"
+            }
+        }
+        var fastShaped = 0
+        for _ in 0..<20_000 {
+            let scale = next(5), precision = max(scale + 1, 1 + next(18))
+            var text: String
+            if next(2) == 0 {
+                // The fast path's shape, sometimes too long or too precise.
+                let intDigits = 1 + next(18)
+                text = (next(4) == 0 ? "-" : "") + (0..<intDigits).map { _ in String(next(10)) }.joined()
+                    + "." + (0..<scale).map { _ in String(next(10)) }.joined()
+                fastShaped += 1
+            } else {
+                text = (0..<(1 + next(12))).map { _ in pieces[next(pieces.count)] }.joined()
+            }
+            for round in [false, true] {
+                let (fast, general) = Array(text.utf8).withUnsafeBufferPointer {
+                    (FieldParsers.parseDecimal64($0, precision: precision, scale: scale, round: round),
+                     FieldParsers.parseDecimal64General($0, precision: precision, scale: scale, round: round))
+                }
+                XCTAssertEqual(describe(fast), describe(general), "'\(text)' as DECIMAL(\(precision),\(scale))")
+            }
+        }
+        XCTAssertGreaterThan(fastShaped, 5_000)
+        let tpch = Array("17954.55".utf8).withUnsafeBufferPointer { FieldParsers.parseDecimal64($0, precision: 15, scale: 2, round: false) }
+        XCTAssertEqual(describe(tpch), "ok 1795455")
+    }
+}
