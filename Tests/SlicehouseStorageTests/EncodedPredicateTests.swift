@@ -206,6 +206,25 @@ final class EncodedPredicateTests: XCTestCase {
         XCTAssertEqual(BlockEncoder.trialGroups([.raw, .text255]), [[.raw], [.text255]])
     }
 
+    /// ENCODE AUTO's thresholds on strings: 5% below LZO, ZSTD 10%; the smallest
+    /// encoding that meets its own threshold wins.
+    func testStringThresholds() {
+        func pick(_ sizes: [ColumnEncoding: Int]) -> ColumnEncoding {
+            BlockEncoder.chooseAuto(rows: 1000, sizes: sizes, type: .varchar(50), isSortKeyColumn: false)
+        }
+        XCTAssertEqual(pick([.lzo: 10_000, .zstd: 9_200]), .lzo)
+        XCTAssertEqual(pick([.lzo: 10_000, .zstd: 9_000]), .zstd)
+        XCTAssertEqual(pick([.lzo: 10_000, .zstd: 9_200, .text32k: 9_400]), .text32k)
+        XCTAssertEqual(pick([.lzo: 10_000, .zstd: 8_000, .text32k: 9_400]), .zstd)
+        XCTAssertEqual(pick([.lzo: 10_000, .bytedict: 9_600]), .lzo)
+        XCTAssertEqual(pick([.lzo: 10_000, .bytedict: 9_500]), .bytedict)
+        XCTAssertEqual(pick([.lzo: 10_000, .bytedict: 9_990]), .lzo)  // saves less than 1/16 byte per row
+        XCTAssertEqual(BlockEncoder.chooseAuto(rows: 1000, sizes: [.az64: 8_000, .delta: 4_100], type: .integer,
+                                               isSortKeyColumn: false), .az64)
+        XCTAssertEqual(BlockEncoder.chooseAuto(rows: 1000, sizes: [.az64: 8_000, .delta: 4_000], type: .integer,
+                                               isSortKeyColumn: false), .delta)
+    }
+
     /// String samples stop at about a block of value bytes, never below the floor.
     func testStringSampleRowsStopAtTheByteBudget() {
         let wide = Vector.strings((0..<20_000).map { _ in String(repeating: "x", count: 100) }, type: .varchar(100))
