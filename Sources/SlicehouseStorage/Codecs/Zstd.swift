@@ -64,33 +64,38 @@ public enum ZstdCodec {
     /// Idle zstd contexts, reused across calls: creating a context allocates and
     /// initialises its tables (megabytes at the block sizes used here), which cost as
     /// much as compressing a small block. At most `keep` of each kind stay idle.
-    final class ContextPool: @unchecked Sendable {
-        private let lock = Lock()
-        private var compressors: [OpaquePointer] = []
-        private var decompressors: [OpaquePointer] = []
-        let keep = 16
+    final class ContextPool: Sendable {
+        let compressors = Idle(create: { ZSTD_createCCtx() }, free: { _ = ZSTD_freeCCtx($0) })
+        let decompressors = Idle(create: { ZSTD_createDCtx() }, free: { _ = ZSTD_freeDCtx($0) })
 
-        func takeCompressor() -> OpaquePointer? {
-            lock.withLock { compressors.popLast() } ?? ZSTD_createCCtx()
-        }
-        func give(compressor c: OpaquePointer) {
-            let kept = lock.withLock { () -> Bool in
-                guard compressors.count < keep else { return false }
-                compressors.append(c)
-                return true
+        func takeCompressor() -> OpaquePointer? { compressors.take() }
+        func give(compressor c: OpaquePointer) { compressors.give(c) }
+        func takeDecompressor() -> OpaquePointer? { decompressors.take() }
+        func give(decompressor d: OpaquePointer) { decompressors.give(d) }
+
+        /// One kind of context: an idle one when there is one, else a new one.
+        final class Idle: @unchecked Sendable {
+            private let lock = Lock()
+            private var idle: [OpaquePointer] = []
+            private let create: @Sendable () -> OpaquePointer?
+            private let free: @Sendable (OpaquePointer) -> Void
+            let keep = 16
+
+            init(create: @escaping @Sendable () -> OpaquePointer?, free: @escaping @Sendable (OpaquePointer) -> Void) {
+                self.create = create
+                self.free = free
             }
-            if !kept { ZSTD_freeCCtx(c) }
-        }
-        func takeDecompressor() -> OpaquePointer? {
-            lock.withLock { decompressors.popLast() } ?? ZSTD_createDCtx()
-        }
-        func give(decompressor d: OpaquePointer) {
-            let kept = lock.withLock { () -> Bool in
-                guard decompressors.count < keep else { return false }
-                decompressors.append(d)
-                return true
+
+            func take() -> OpaquePointer? { lock.withLock { idle.popLast() } ?? create() }
+
+            func give(_ context: OpaquePointer) {
+                let kept = lock.withLock { () -> Bool in
+                    guard idle.count < keep else { return false }
+                    idle.append(context)
+                    return true
+                }
+                if !kept { free(context) }
             }
-            if !kept { ZSTD_freeDCtx(d) }
         }
     }
 
