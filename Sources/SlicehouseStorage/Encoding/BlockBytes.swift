@@ -118,11 +118,7 @@ struct EncodingWriter {
     mutating func extend(_ n: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
         guard n > 0 else { return }
         let start = bytes.count
-        if n <= 512 {
-            for _ in 0..<n { bytes.append(0) }
-        } else {
-            bytes.append(contentsOf: [UInt8](repeating: 0, count: n))  // memset + memcpy, fast even unoptimized
-        }
+        bytes.append(contentsOf: repeatElement(0, count: n))  // grows geometrically, then a fill
         bytes.withUnsafeMutableBytes { body($0.baseAddress! + start) }
     }
     /// Append up to `n` bytes written by `body`, which returns how many it wrote.
