@@ -22,7 +22,7 @@ resident memory. What is timed:
 The schema is datasets/tpch/schema.sql (its DISTSTYLE / DISTKEY / SORTKEY attributes are
 removed for the other two engines). Needs `pip install duckdb datafusion` for those.
 """
-import argparse, json, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 HERE = os.path.dirname(os.path.abspath(__file__))
