@@ -259,7 +259,7 @@ struct ColumnBuilder: ~Copyable {
                 while n > 0 && FieldParsers.isBlank(b[n - 1]) { n -= 1 }
                 b = UnsafeBufferPointer(rebasing: b[0..<n])
             }
-            if !FieldParsers.isASCII(b), let bad = FieldParsers.firstInvalidUTF8(b) {
+            if let bad = FieldParsers.firstInvalidUTF8(b) {
                 guard let replacement = acceptInvalidChars else { throw Self.invalidUTF8(b, bad) }
                 try appendReplacingInvalid(b, replacement: replacement, maxBytes: maxBytes)
                 return

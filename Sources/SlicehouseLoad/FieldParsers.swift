@@ -325,7 +325,13 @@ enum FieldParsers {
     /// the byte that made it invalid),
     /// or nil when `b` is valid UTF-8. Overlong forms, surrogates and code points above
     /// U+10FFFF are invalid.
+    @inline(__always)
     static func firstInvalidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> (offset: Int, length: Int)? {
+        isASCII(b) ? nil : firstInvalidUTF8Checked(b)  // ASCII, the usual case: words, no call
+    }
+
+    /// `firstInvalidUTF8` for values with a byte of 0x80 or more.
+    static func firstInvalidUTF8Checked(_ b: UnsafeBufferPointer<UInt8>) -> (offset: Int, length: Int)? {
         let n = b.count
         var i = 0
         guard let base = b.baseAddress else { return nil }

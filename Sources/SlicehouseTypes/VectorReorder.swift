@@ -131,16 +131,21 @@ public struct ReorderPlan: Sendable {
                 }
                 done = n
             }
-            // Pass 2: within each window (cache resident), values to their rows.
-            return [T](unsafeUninitializedCapacity: n) { buf, done in
-                guard let o = buf.baseAddress else { done = 0; return }
-                windowed.withUnsafeBufferPointer { w in
-                    target.withUnsafeBufferPointer { t in
-                        for k in 0..<n { (o + Int(t[k])).initialize(to: w[k]) }
-                    }
+            return placeWindowed(windowed)
+        }
+    }
+
+    /// Pass 2 of a gather: within each window (cache resident), values to their rows.
+    private func placeWindowed<T>(_ windowed: [T]) -> [T] {
+        let n = count
+        return [T](unsafeUninitializedCapacity: n) { buf, done in
+            guard let o = buf.baseAddress else { done = 0; return }
+            windowed.withUnsafeBufferPointer { w in
+                target.withUnsafeBufferPointer { t in
+                    for k in 0..<n { (o + Int(t[k])).initialize(to: w[k]) }
                 }
-                done = n
             }
+            done = n
         }
     }
 
@@ -227,28 +232,18 @@ public struct ReorderPlan: Sendable {
                 if fits { done = n }
             }
             guard fits else { return nil }
-            // Pass 2: within each window, values to their rows; then the bytes, in
-            // row order, each value stored as two words (the buffer has 16 bytes of
-            // slack past the last value).
-            var outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+            // Pass 2: within each window, values to their rows; then, in row order, the
+            // offsets and the bytes, each value stored as two words (the byte buffer has
+            // 16 bytes of slack past the last value).
+            let ordered = placeWindowed(windowed)
+            var outBytes: [UInt8] = []
+            let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
                 o[0] = 0
-                done = n + 1
-            }
-            let outBytes = [UInt8](unsafeUninitializedCapacity: total + 16) { dst, done in
-                done = 0
-                guard let d = dst.baseAddress else { return }
-                let raw = UnsafeMutableRawPointer(d)
-                let ordered = [PackedShort](unsafeUninitializedCapacity: n) { buf, placed in
-                    guard let o = buf.baseAddress else { placed = 0; return }
-                    windowed.withUnsafeBufferPointer { w in
-                        target.withUnsafeBufferPointer { t in
-                            for k in 0..<n { (o + Int(t[k])).initialize(to: w[k]) }
-                        }
-                    }
-                    placed = n
-                }
-                ordered.withUnsafeBufferPointer { v in
-                    outOffsets.withUnsafeMutableBufferPointer { o in
+                outBytes = [UInt8](unsafeUninitializedCapacity: total + 16) { dst, written in
+                    written = 0
+                    guard let d = dst.baseAddress else { return }
+                    let raw = UnsafeMutableRawPointer(d)
+                    ordered.withUnsafeBufferPointer { v in
                         var at = 0
                         for i in 0..<n {
                             let x = v[i]
@@ -258,8 +253,9 @@ public struct ReorderPlan: Sendable {
                             o[i + 1] = Int32(truncatingIfNeeded: at)
                         }
                     }
+                    written = total
                 }
-                done = total
+                done = n + 1
             }
             return StringArray(bytes: outBytes, offsets: outOffsets)
         }

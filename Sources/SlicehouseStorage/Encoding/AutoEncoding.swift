@@ -123,8 +123,9 @@ extension BlockEncoder {
     /// large:
     /// - CHAR/VARCHAR: at least 5% smaller than LZO (our LZO is a fast zstd level;
     ///   BYTEDICT and ZSTD are what Redshift's ANALYZE COMPRESSION usually recommends
-    ///   for strings), and ZSTD at least 10% smaller: on text it compresses at about
-    ///   two thirds of LZO's speed, which a few percent of size does not repay;
+    ///   for strings), and ZSTD at least 10% smaller: it is the slower zstd level (on
+    ///   TPC-H's l_comment in 1 MB blocks, 135 MB/s against 217 MB/s on the 2-core
+    ///   machine), which a few percent of size does not repay at load;
     /// - every other type: the smallest is at most half the size of AZ64 / RAW (those
     ///   decode fastest, so only a large gain justifies leaving them);
     /// and in both cases at least 1/16 byte per row is saved (so a constant INTEGER

@@ -116,16 +116,17 @@ struct EncodingWriter {
 
     /// Append `n` bytes written by `body` (which must fill all of them).
     mutating func extend(_ n: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
-        guard n > 0 else { return }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: n))  // grows geometrically, then a fill
-        bytes.withUnsafeMutableBytes { body($0.baseAddress! + start) }
+        extend(upTo: n) { p in
+            guard let base = p.baseAddress else { return 0 }
+            body(base)
+            return n
+        }
     }
     /// Append up to `n` bytes written by `body`, which returns how many it wrote.
     mutating func extend(upTo n: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
         guard n > 0 else { return }
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: n))
+        bytes.append(contentsOf: repeatElement(0, count: n))  // grows geometrically, then a fill
         let used = try bytes.withUnsafeMutableBytes { try body(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
         bytes.removeLast(n - min(max(used, 0), n))
     }
