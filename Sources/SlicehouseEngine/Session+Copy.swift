@@ -22,12 +22,6 @@ public struct CopyProgress: Sendable, Equatable {
 }
 
 extension Session {
-    /// Told how far each COPY run by `execute` on this thread has got, a few times a
-    /// second (from the load's worker threads; calls do not overlap; a COPY that takes
-    /// less than a quarter second reports nothing). Bind it around `execute`:
-    /// `try Session.$copyProgress.withValue({ p in ... }) { try session.execute(sql) }`.
-    @TaskLocal public static var copyProgress: (@Sendable (CopyProgress) -> Void)?
-
     /// `COPY t [(cols)] FROM 'path' [options]`: one statement, one commit. On a
     /// rejected row (beyond MAXERROR) nothing is stored and the rejected rows are
     /// recorded in STL_LOAD_ERRORS.
@@ -41,7 +35,7 @@ extension Session {
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let result: CopyResult
         var progress: LoadProgressHandler? = nil
-        if let report = Session.copyProgress {
+        if let report = copyProgress {
             let name = table.name
             progress = { p in
                 report(CopyProgress(table: name, bytesRead: p.bytesRead, totalBytes: p.totalBytes, rows: p.rows))

@@ -16,16 +16,26 @@ public final class Session: @unchecked Sendable {
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
+    /// Told how far each COPY this session runs has got, a few times a second (from the
+    /// load's worker threads; calls do not overlap; a COPY that takes less than a quarter
+    /// second reports nothing). The shell sets it around a statement to draw its progress
+    /// line. (It was a task-local once; pushing a task-local from synchronous code
+    /// crashed release builds, so it is plain session state.)
+    public var copyProgress: (@Sendable (CopyProgress) -> Void)?
 
     init(database: Database) { self.database = database }
 
     /// Parse and run every statement in `sql`, in order. Throws at the first
     /// failing statement (statements before it have run and are committed).
+    /// The work runs on a thread with a large stack (`LargeStack`), so that a legal but
+    /// deep statement tree never overflows the caller's stack.
     public func execute(_ sql: String) throws -> [StatementResult] {
-        let statements = try parseStatements(sql)
-        var results: [StatementResult] = []
-        for s in statements { results.append(try run(s)) }
-        return results
+        try LargeStack.run {
+            let statements = try parseStatements(sql)
+            var results: [StatementResult] = []
+            for s in statements { results.append(try run(s)) }
+            return results
+        }
     }
 
     /// Run one parsed statement.

@@ -27,18 +27,78 @@ extension Parser {
     }
 
     /// An expression made only of operators binding at least as tightly as `minimum`.
+    ///
+    /// Runs of AND, of OR and of `||` become balanced trees (`a OR b OR c OR d` is
+    /// `(a OR b) OR (c OR d)`): the operators are associative, so the answer is the same,
+    /// and generated SQL with thousands of them stays a tree of logarithmic height that
+    /// every recursive pass after the parser can walk. Other left-associative chains
+    /// (`1 + 1 + ...`) grow the tree one level per operator; each level counts against
+    /// `Parser.maxHeight`, so an absurdly long one is an error, never a stack overflow.
     mutating func parseExpr(atLeast minimum: Int) throws -> Expr {
         try enterNesting()
-        defer { leaveNesting() }
+        let heightOnEntry = height
+        defer {
+            height = heightOnEntry
+            leaveNesting()
+        }
         var left = try parsePrefix()
         var lastNonAssociative: Int?
         while let level = infixLevel(), level >= minimum {
             if level == lastNonAssociative { throw syntaxError(at: current) }
+            if let op = associativeOperator(level: level) {
+                left = try parseAssociativeRun(left, op: op, level: level)
+                lastNonAssociative = nil
+                continue
+            }
+            try growHeight()
             left = try parseInfix(left, level: level)
             lastNonAssociative = (level == PrecedenceLevel.comparison || level == PrecedenceLevel.predicate)
                 ? level : nil
         }
         return left
+    }
+
+    /// AND, OR or `||` when the current token is that operator at `level`.
+    private func associativeOperator(level: Int) -> BinaryOperator? {
+        guard infixLevel() == level else { return nil }
+        switch level {
+        case PrecedenceLevel.or: return .or
+        case PrecedenceLevel.and: return .and
+        case PrecedenceLevel.other: return isSymbol("||") ? .concat : nil
+        default: return nil
+        }
+    }
+
+    /// Concatenation runs shorter than this keep their left-deep shape (EXPLAIN output of
+    /// everyday queries is unchanged); AND and OR are flattened by the binder anyway, so
+    /// their runs are always balanced.
+    static let concatBalanceThreshold = 16
+
+    /// `first op e2 op e3 ...` for one associative operator, as a balanced tree.
+    private mutating func parseAssociativeRun(_ first: Expr, op: BinaryOperator, level: Int) throws -> Expr {
+        var operands = [first]
+        var locations: [SourceLocation] = []
+        while associativeOperator(level: level) == op {
+            locations.append(advance().location)
+            operands.append(try parseExpr(atLeast: level + 1))
+        }
+        if op == .concat && operands.count <= Parser.concatBalanceThreshold {
+            var tree = operands[0]
+            for i in 1..<operands.count { tree = Expr(.binary(op, tree, operands[i]), at: locations[i - 1]) }
+            return tree
+        }
+        return Parser.balanced(operands, locations, op)
+    }
+
+    /// `operands` joined by `op` into a tree of height ⌈log2 n⌉, in order; the node joining
+    /// `operands[..<m]` with `operands[m...]` takes the location of the operator between them.
+    static func balanced(_ operands: [Expr], _ locations: [SourceLocation], _ op: BinaryOperator) -> Expr {
+        func build(_ lo: Int, _ hi: Int) -> Expr {
+            if hi - lo == 1 { return operands[lo] }
+            let mid = lo + (hi - lo + 1) / 2
+            return Expr(.binary(op, build(lo, mid), build(mid, hi)), at: locations[mid - 1])
+        }
+        return build(0, operands.count)
     }
 
     /// An operand of a generic operator: everything binding tighter than IN/LIKE/BETWEEN.

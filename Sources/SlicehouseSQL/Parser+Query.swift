@@ -51,7 +51,14 @@ extension Parser {
     // MARK: - Set operations
 
     /// UNION / EXCEPT / MINUS, left-associative, over INTERSECT terms.
+    ///
+    /// A long run of the same UNION [ALL] (generated SQL can have thousands) becomes a
+    /// balanced tree: UNION and UNION ALL are associative, the first branch stays
+    /// leftmost (it names the columns), and every pass after the parser recurses only
+    /// as deep as the tree is tall. Other chains count against `Parser.maxHeight`.
     private mutating func parseSetExpression() throws -> QueryBody {
+        let heightOnEntry = height
+        defer { height = heightOnEntry }
         var left = try parseIntersectTerm()
         while true {
             let token = current
@@ -64,21 +71,63 @@ extension Parser {
                 return left
             }
             let all = parseSetQuantifier()
-            let right = try parseIntersectTerm()
-            left = .setOperation(SetOperation(op: op, all: all, left: left, right: right, location: token.location))
+            if op == .union {
+                var branches = [left, try parseIntersectTerm()]
+                var locations = [token.location]
+                while isWord("union"), isWord("all", at: 1) == all {
+                    locations.append(advance().location)
+                    _ = parseSetQuantifier()
+                    branches.append(try parseIntersectTerm())
+                }
+                left = try setChain(branches, locations, op: op, all: all)
+            } else {
+                try growHeight()
+                let right = try parseIntersectTerm()
+                left = .setOperation(SetOperation(op: op, all: all, left: left, right: right, location: token.location))
+            }
         }
     }
 
     private mutating func parseIntersectTerm() throws -> QueryBody {
         var left = try parseSetOperand()
         while isWord("intersect") {
-            let token = advance()
+            var locations = [advance().location]
             let all = parseSetQuantifier()
-            let right = try parseSetOperand()
-            left = .setOperation(SetOperation(op: .intersect, all: all, left: left, right: right,
-                                              location: token.location))
+            var branches = [left, try parseSetOperand()]
+            while isWord("intersect"), isWord("all", at: 1) == all {
+                locations.append(advance().location)
+                _ = parseSetQuantifier()
+                branches.append(try parseSetOperand())
+            }
+            left = try setChain(branches, locations, op: .intersect, all: all)
         }
         return left
+    }
+
+    /// Runs of up to this many branches keep the left-deep shape of the grammar (plans
+    /// and EXPLAIN output of everyday queries are unchanged); longer runs are balanced.
+    static let setBalanceThreshold = 16
+
+    /// `branches` joined by one associative set operator.
+    private mutating func setChain(_ branches: [QueryBody], _ locations: [SourceLocation], op: SetOperator,
+                                   all: Bool) throws -> QueryBody {
+        func join(_ l: QueryBody, _ r: QueryBody, _ at: SourceLocation) -> QueryBody {
+            .setOperation(SetOperation(op: op, all: all, left: l, right: r, location: at))
+        }
+        if branches.count <= Parser.setBalanceThreshold {
+            var tree = branches[0]
+            for i in 1..<branches.count {
+                try growHeight()
+                tree = join(tree, branches[i], locations[i - 1])
+            }
+            return tree
+        }
+        func build(_ lo: Int, _ hi: Int) -> QueryBody {
+            if hi - lo == 1 { return branches[lo] }
+            let mid = lo + (hi - lo + 1) / 2
+            return join(build(lo, mid), build(mid, hi), locations[mid - 1])
+        }
+        return build(0, branches.count)
     }
 
     /// `ALL` → true; `DISTINCT` or nothing → false.

@@ -61,6 +61,15 @@ struct Parser {
     var depth = 0
     /// Deeper nesting than this is rejected, whatever the stack size.
     static let maxDepth = 200
+    /// The height of the tree being built: nesting levels plus the operators of
+    /// left-deep chains above them (`1 + 1 + ... + 1` is as tall as it is long).
+    var height = 0
+    /// Taller trees than this are rejected: every recursive pass after the parser
+    /// walks the tree. Binding and planning run on a thread with a large stack
+    /// (`LargeStack`), but the slices evaluate expressions on the worker pool's threads
+    /// (8 MB stacks, about 2 KB a level in a debug build), so left-deep chains stop at
+    /// a thousand levels. Runs of AND, OR, `||` and UNION are balanced and never get near it.
+    static let maxHeight = 1_000
     var stackGuard = StackGuard()
 
     /// For each token: is it a reserved word? (Computed once; checked often.)
@@ -192,14 +201,23 @@ struct Parser {
     /// Fails cleanly, instead of overflowing the stack, on absurdly deep nesting.
     /// Every successful call must be paired with `leaveNesting()` (use `defer`).
     mutating func enterNesting() throws {
-        guard depth < Parser.maxDepth, stackGuard.hasRoom(depth: depth) else {
+        guard depth < Parser.maxDepth, height < Parser.maxHeight, stackGuard.hasRoom(depth: depth) else {
             throw error("statement is too deeply nested", at: current)
         }
         depth += 1
+        height += 1
     }
 
     mutating func leaveNesting() {
         depth -= 1
+        height -= 1
+    }
+
+    /// One more level of a left-deep chain (an operator, a set operation); the caller
+    /// restores `height` when the chain ends.
+    mutating func growHeight() throws {
+        guard height < Parser.maxHeight else { throw error("statement is too deeply nested", at: current) }
+        height += 1
     }
 
     // MARK: Names

@@ -120,6 +120,11 @@ enum SQLPrinter {
         case .binary(let op, let left, let right):
             let p = level(of: op)
             let leftMin = op.isComparison ? p + 1 : p
+            // AND, OR and || are associative: the parser balances long runs of one of
+            // them, and `a OR (b OR c)` prints as the run it came from.
+            if op == .and || op == .or || op == .concat, case .binary(op, _, _) = right.kind {
+                return expr(left, atLeast: leftMin) + " " + op.symbol + " " + expr(right, atLeast: p)
+            }
             return expr(left, atLeast: leftMin) + " " + op.symbol + " " + expr(right, atLeast: p + 1)
         case .isNull(let operand, let negated):
             return expr(operand, atLeast: Level.comparison) + (negated ? " IS NOT NULL" : " IS NULL")
@@ -289,8 +294,11 @@ enum SQLPrinter {
             return "VALUES " + rows.map { "(" + $0.map(expr).joined(separator: ", ") + ")" }.joined(separator: ", ")
         case .setOperation(let op):
             let p = level(of: body)
+            // A balanced run of one UNION [ALL] or INTERSECT [ALL] prints flat.
+            var rightMin = p + 1
+            if op.op != .except, case .setOperation(let r) = op.right, r.op == op.op, r.all == op.all { rightMin = p }
             return self.body(op.left, atLeast: p) + " " + op.op.rawValue + (op.all ? " ALL " : " ")
-                + self.body(op.right, atLeast: p + 1)
+                + self.body(op.right, atLeast: rightMin)
         case .nested(let q):
             return "(" + query(q) + ")"
         }

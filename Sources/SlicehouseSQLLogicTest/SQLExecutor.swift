@@ -11,6 +11,8 @@ public protocol SQLExecutor: AnyObject {
     func listTables() throws -> StatementResult
     /// `\d name`: the columns of one table.
     func describeTable(_ name: String) throws -> StatementResult
+    /// Told how far a running COPY has got (the shell's progress line); nil for none.
+    var copyProgress: (@Sendable (CopyProgress) -> Void)? { get set }
 }
 
 extension Session: SQLExecutor {}

@@ -39,8 +39,8 @@ final class ProgressLineTests: XCTestCase {
     /// An executor that reports progress as a COPY would.
     func reportingExecutor() -> ShellFakeExecutor {
         let fake = ShellFakeExecutor()
-        fake.fallback = { _ in
-            Session.copyProgress?(CopyProgress(table: "t", bytesRead: 10 << 20, totalBytes: 20 << 20, rows: 1_000))
+        fake.fallback = { [unowned fake] _ in
+            fake.copyProgress?(CopyProgress(table: "t", bytesRead: 10 << 20, totalBytes: 20 << 20, rows: 1_000))
             return [StatementResult(tag: "COPY 2000", notices: ["Load into table 't' completed, 2000 record(s) loaded successfully."])]
         }
         return fake

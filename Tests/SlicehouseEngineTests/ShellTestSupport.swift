@@ -11,6 +11,7 @@ final class ShellFakeExecutor: SQLExecutor {
     var tables = StatementResult(tag: "SELECT 0")
     var descriptions: [String: StatementResult] = [:]
     private(set) var executed: [String] = []
+    var copyProgress: (@Sendable (CopyProgress) -> Void)?
 
     func on(_ sql: String, _ results: StatementResult...) {
         responses[sql] = .success(results)

@@ -261,8 +261,12 @@ public final class ShellDriver {
         guard let write = progressOutput else { return try body() }
         output.flush()
         let line = ProgressLineState(write: write)
-        defer { line.erase() }
-        return try Session.$copyProgress.withValue({ p in line.show(p) }, operation: body)
+        executor.copyProgress = { p in line.show(p) }
+        defer {
+            executor.copyProgress = nil
+            line.erase()
+        }
+        return try body()
     }
 
     // MARK: - Meta-commands

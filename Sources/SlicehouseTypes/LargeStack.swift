@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a statement's work on a thread with a large stack.
+///
+/// Parsing, binding and planning recurse over the statement's trees. The parser bounds
+/// their height (`Parser.maxHeight`, with long AND/OR/UNION runs balanced), but a tree
+/// that is legal can still be deeper than the calling thread's stack allows: the main
+/// thread has 8 MB, and a debug build's binder spends about 8 KB per level. Every
+/// statement therefore runs on a thread of its own with `stackBytes` of stack (address
+/// space, touched only as deep as the recursion goes), and the caller waits for it.
+/// Already on such a thread, `body` runs directly.
+public enum LargeStack {
+    /// 256 MB: a tree `Parser.maxHeight` tall uses a small part of it even in debug builds.
+    public static let stackBytes = 256 << 20
+
+    /// `body`'s result (or error), computed on a thread with a large stack.
+    public static func run<T>(_ body: () throws -> T) throws -> T {
+        if isLargeStackThread { return try body() }
+        return try withoutActuallyEscaping(body) { escapable in
+            let job = Job(escapable)
+            guard let thread = start(job) else { return try escapable() }  // no thread: run here
+            _ = pthread_join(thread, nil)
+            switch job.result {
+            case .success(let value)?:
+                guard let typed = value as? T else { throw SQLError.internalError("statement thread returned the wrong type") }
+                return typed
+            case .failure(let error)?:
+                throw error
+            case nil:
+                throw SQLError.internalError("statement thread produced no result")
+            }
+        }
+    }
+
+    /// True on a thread started by `run`.
+    public static var isLargeStackThread: Bool {
+        guard let key = marker else { return false }
+        return pthread_getspecific(key) != nil
+    }
+
+    private final class Job: @unchecked Sendable {
+        let body: () throws -> Any
+        var result: Result<Any, Error>?
+        init<T>(_ body: @escaping () throws -> T) { self.body = { try body() } }
+    }
+
+    private static let marker: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    private static func start(_ job: Job) -> pthread_t? {
+        var attributes = pthread_attr_t()
+        guard pthread_attr_init(&attributes) == 0 else { return nil }
+        defer { pthread_attr_destroy(&attributes) }
+        guard pthread_attr_setstacksize(&attributes, stackBytes) == 0 else { return nil }
+        let context = Unmanaged.passRetained(job).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let rc = pthread_create(&thread, &attributes, { raw in
+            guard let raw else { return nil }
+            let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+            if let key = LargeStack.marker { _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
+            do { job.result = .success(try job.body()) } catch { job.result = .failure(error) }
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<Job>.fromOpaque(context).release()
+            return nil
+        }
+        return thread
+    }
+}
