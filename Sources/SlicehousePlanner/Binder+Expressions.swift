@@ -275,7 +275,10 @@ extension Binder {
             let scale = parts.count > 1 ? parts[1].count : 0
             let precision = max(1, intDigits + scale)
             guard precision <= 38 else {
-                return .constant(.double(Double(text) ?? 0), .double)
+                guard let d = Double(text), !Double.isOutOfRange(d, text: text.utf8) else {
+                    throw err(.numericOutOfRange, "\"\(text)\" is out of range for type double precision", e)
+                }
+                return .constant(.double(d), .double)
             }
             guard case .ok(let v) = DecimalMath.parse(text, scale: scale, precision: 38) else {
                 throw err(.invalidText, "invalid input syntax for type numeric: \"\(text)\"", e)
@@ -284,6 +287,9 @@ extension Binder {
             return .constant(t.physical == .int128 ? .int128(v) : .int(Int64(v)), t)
         case .float(let text):
             guard let d = Double(text) else { throw err(.invalidText, "invalid input syntax for type double precision: \"\(text)\"", e) }
+            if Double.isOutOfRange(d, text: text.utf8) {
+                throw err(.numericOutOfRange, "\"\(text)\" is out of range for type double precision", e)
+            }
             return .constant(.double(d), .double)
         }
     }

@@ -130,3 +130,24 @@ public enum DecimalFormat {
         return neg ? "-" + digits : digits
     }
 }
+
+extension Double {
+    /// Whether `value`, parsed from the decimal text `text`, is only an overflow to ±∞ or
+    /// an underflow to 0 of a number that is neither: `1e400`, `-1e400`, `1e-400`.
+    /// PostgreSQL and Redshift reject those (`"1e400" is out of range for type double
+    /// precision`) where a plain parse would quietly give `Infinity` or `0`. `Infinity`
+    /// spelled out, and denormals, are in range.
+    public static func isOutOfRange<Text: Collection>(_ value: Double, text: Text) -> Bool where Text.Element == UInt8 {
+        if value.isInfinite {
+            // Only the spelled-out forms (`inf`, `Infinity`) contain an `i`.
+            return !text.contains { $0 | 0x20 == UInt8(ascii: "i") }
+        }
+        if value == 0 {
+            for byte in text {
+                if byte | 0x20 == UInt8(ascii: "e") { break }
+                if byte >= UInt8(ascii: "1") && byte <= UInt8(ascii: "9") { return true }
+            }
+        }
+        return false
+    }
+}

@@ -28,9 +28,9 @@ enum InteractiveLoop {
                 driver.output.write("\\q\n")
                 break
             }
-            let line = String(cString: raw)
+            let line = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+            driver.feed(lineBytes: Array(line))
             free(raw)
-            driver.feed(line: line)
         }
         driver.output.flush()
     }

@@ -129,8 +129,9 @@ struct ShellCommand: ParsableCommand {
             }
         }
 
-        let actions = ShellAction.ordered(arguments: Array(CommandLine.arguments.dropFirst()),
-                                          commands: commands, files: files)
+        let actions = ShellAction.markingInvalid(
+            ShellAction.ordered(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands, files: files),
+            invalid: Self.invalidArguments())
         if !actions.isEmpty {
             driver.run(actions)
             if driver.exitCode != 0 { throw ExitCode(driver.exitCode) }
@@ -141,12 +142,61 @@ struct ShellCommand: ParsableCommand {
             InteractiveLoop.run(driver: driver, banner: "slicehouse (Slicehouse, \(layout))")
         } else {
             driver.inputName = "<stdin>"
-            while !driver.isFinished, let line = readLine(strippingNewline: true) {
-                driver.feed(line: line.hasSuffix("\r") ? String(line.dropLast()) : line)
+            var input = LineReader(fd: STDIN_FILENO)
+            while !driver.isFinished, var line = input.next() {
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                driver.feed(lineBytes: line)
             }
             driver.endOfInput()
         }
         driver.output.flush()
         if driver.exitCode != 0 { throw ExitCode(driver.exitCode) }
+    }
+
+    /// The command-line arguments whose bytes are not valid UTF-8, as decoded (with
+    /// U+FFFD) to their error: a `-c` among them fails instead of running altered text.
+    static func invalidArguments() -> [String: String] {
+        var out: [String: String] = [:]
+        for i in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+            let (text, invalid) = UTF8Input.decode(bytes)
+            guard let invalid else { continue }
+            out[text] = invalid
+            if text.hasPrefix("--command=") { out[String(text.dropFirst("--command=".count))] = invalid }
+        }
+        return out
+    }
+}
+
+/// Lines of a file descriptor as bytes (without the newline), read in large blocks.
+struct LineReader {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    init(fd: Int32) { self.fd = fd }
+
+    mutating func next() -> [UInt8]? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                return line
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = Array(buffer[start...])
+                start = buffer.count
+                return line
+            }
+            buffer.removeFirst(start)
+            start = 0
+            var block = [UInt8](repeating: 0, count: 1 << 16)
+            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { atEnd = true } else { buffer.append(contentsOf: block[0..<n]) }
+        }
     }
 }

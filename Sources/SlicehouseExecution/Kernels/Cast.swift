@@ -371,6 +371,10 @@ enum CastKernels {
                 var out = [Double](repeating: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     guard let d = parseDouble(value(i)) else { throw invalidText(target, value(i)) }
+                    if Double.isOutOfRange(d, text: value(i)) {
+                        throw SQLError(.numericOutOfRange,
+                                       "\"\(String(decoding: value(i), as: UTF8.self))\" is out of range for type \(target == .real ? "real" : "double precision")")
+                    }
                     if target == .real {
                         let f = Float(d)
                         if f.isInfinite && d.isFinite {

@@ -2,6 +2,8 @@
 public enum ShellAction: Sendable, Equatable {
     case command(String)
     case file(String)
+    /// A `-c` argument whose bytes are not valid UTF-8: it fails with this message.
+    case invalidCommand(String)
 
     /// The `-c`/`-f` actions in command-line order (psql runs them as given).
     ///
@@ -52,6 +54,16 @@ public enum ShellAction: Sendable, Equatable {
         if parsedCommands == commands && parsedFiles == files { return actions }
         return commands.map(ShellAction.command) + files.map(ShellAction.file)
     }
+
+    /// `actions` with each `-c` whose raw argument bytes were not valid UTF-8 (given as
+    /// `invalid`: the argument as decoded, with U+FFFD, to its error) made `.invalidCommand`.
+    public static func markingInvalid(_ actions: [ShellAction], invalid: [String: String]) -> [ShellAction] {
+        guard !invalid.isEmpty else { return actions }
+        return actions.map { action in
+            if case .command(let text) = action, let message = invalid[text] { return .invalidCommand(message) }
+            return action
+        }
+    }
 }
 
 extension ShellDriver {
@@ -62,6 +74,7 @@ extension ShellDriver {
             switch action {
             case .command(let text): runCommandString(text)
             case .file(let path): runFile(path)
+            case .invalidCommand(let message): runInvalidCommandString(message)
             }
             if isFinished { break }
         }

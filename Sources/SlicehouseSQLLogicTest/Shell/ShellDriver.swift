@@ -44,6 +44,9 @@ public final class ShellDriver {
         /// Directory for `\ir`.
         var directory: String?
         var splitter = StatementSplitter()
+        /// Set when a line of the statement being gathered was not valid UTF-8: the error
+        /// that statement gets instead of running (cleared when the statement ends).
+        var invalidInput: String?
     }
     private var sources: [Source] = []
     private var historyLines: [String] = []
@@ -80,6 +83,14 @@ public final class ShellDriver {
         return splitter.isEmpty ? "slicehouse=> " : "slicehouse\(splitter.continuationMarker)> "
     }
 
+    /// Process one line of input given as bytes (without its newline): the statement
+    /// it belongs to fails with the encoding error when they are not valid UTF-8.
+    public func feed<Bytes: Collection>(lineBytes: Bytes) where Bytes.Element == UInt8 {
+        let (text, invalid) = UTF8Input.decode(lineBytes)
+        if let invalid { sources[0].invalidInput = invalid }
+        feed(line: text)
+    }
+
     /// Process one line of input (without its newline).
     public func feed(line: String) {
         guard !isFinished else { return }
@@ -103,6 +114,7 @@ public final class ShellDriver {
         let events = splitter.feed(line: line)
         sources[0].splitter = splitter
         _ = handle(events, sourceIndex: 0)
+        if sources[0].splitter.isEmpty { sources[0].invalidInput = nil }
         if sources[0].splitter.isEmpty && !historyLines.isEmpty {
             historyHandler?(historyLines.joined(separator: "\n"))
             historyLines.removeAll()
@@ -122,6 +134,16 @@ public final class ShellDriver {
     }
 
     // MARK: - Actions (-c, -f)
+
+    /// `-c` given bytes that are not valid UTF-8: the error `message`, exit status 1.
+    @discardableResult
+    public func runInvalidCommandString(_ message: String) -> Bool {
+        guard !isFinished else { return false }
+        report(error: "ERROR:  " + message, sourceIndex: 0, line: nil)
+        output.flush()
+        if !isFinished { exitCode = 1 }
+        return false
+    }
 
     /// `-c`: a backslash command line, or SQL sent as one string. Returns false on error.
     @discardableResult
@@ -156,6 +178,20 @@ public final class ShellDriver {
     /// reported with `name:line:` and do not stop the script unless ON_ERROR_STOP).
     @discardableResult
     public func runScript(_ text: String, name: String, directory: String? = nil) -> Bool {
+        runScript(lines: text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+                    .map { (String($0), nil) },
+                  name: name, directory: directory)
+    }
+
+    /// Run a script given as bytes; a statement with a line that is not valid UTF-8
+    /// fails with the encoding error (the others run).
+    @discardableResult
+    public func runScript(bytes: [UInt8], name: String, directory: String? = nil) -> Bool {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { UTF8Input.decode($0) }
+        return runScript(lines: lines, name: name, directory: directory)
+    }
+
+    private func runScript(lines: [(text: String, invalid: String?)], name: String, directory: String?) -> Bool {
         guard sources.count <= ShellDriver.maxIncludeDepth else {
             report(error: "\\i: too many nested includes", sourceIndex: sources.count - 1, line: nil)
             return false
@@ -163,14 +199,16 @@ public final class ShellDriver {
         sources.append(Source(name: name, directory: directory))
         let index = sources.count - 1
         defer { sources.removeLast() }
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-            .map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        for var line in lines {
+        var lines = lines
+        if lines.last?.text == "" && lines.last?.invalid == nil { lines.removeLast() }
+        for (text, invalid) in lines {
             if isFinished || abortScripts { break }
+            var line = text
             if line.hasSuffix("\r") { line.removeLast() }
+            if let invalid { sources[index].invalidInput = invalid }
             let events = sources[index].splitter.feed(line: line)
             _ = handle(events, sourceIndex: index)
+            if sources[index].splitter.isEmpty { sources[index].invalidInput = nil }
         }
         if !isFinished && !abortScripts {
             _ = handle(sources[index].splitter.finish(), sourceIndex: index)
@@ -192,7 +230,13 @@ public final class ShellDriver {
             switch event {
             case .statement(let sql, let line):
                 lastQuery = sql
-                if !executeSQL(sql, sourceIndex: sourceIndex, line: line) { ok = false }
+                if let invalid = sources[sourceIndex].invalidInput, sql.contains("\u{FFFD}") {
+                    // The bytes of this statement were not UTF-8: refuse it, as the server would.
+                    report(error: "ERROR:  " + invalid, sourceIndex: sourceIndex, line: line)
+                    ok = false
+                } else if !executeSQL(sql, sourceIndex: sourceIndex, line: line) {
+                    ok = false
+                }
             case .metaCommand(let text, let line):
                 if !runMetaCommands(text, sourceIndex: sourceIndex, line: line) { ok = false }
             }
@@ -588,9 +632,7 @@ public final class ShellDriver {
     private func include(_ path: String, sourceIndex: Int, line: Int?, relative: Bool) -> Bool {
         var resolved = path
         if path == "-" {
-            var lines: [String] = []
-            while let l = readLine(strippingNewline: true) { lines.append(l) }
-            return runScript(lines.joined(separator: "\n"), name: "<stdin>")
+            return runScript(bytes: Array(FileHandle.standardInput.readDataToEndOfFile()), name: "<stdin>")
         }
         if path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] {
             resolved = home + String(path.dropFirst())
@@ -607,8 +649,7 @@ public final class ShellDriver {
             errorOccurred()
             return false
         }
-        let text = String(decoding: data, as: UTF8.self)
         let directory = (resolved as NSString).deletingLastPathComponent
-        return runScript(text, name: path, directory: directory.isEmpty ? "." : directory)
+        return runScript(bytes: Array(data), name: path, directory: directory.isEmpty ? "." : directory)
     }
 }
