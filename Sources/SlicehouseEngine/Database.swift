@@ -9,7 +9,7 @@ import SlicehouseStorage
 /// With a directory, the column blocks live in files under `slice<N>/` and
 /// `manifest.json` names the committed catalog and blocks (see docs/STORAGE.md).
 /// A statement writes new immutable block files, then replaces the manifest
-/// atomically; anything the manifest does not name is a leftover of an interrupted
+/// atomically; anything a valid manifest does not name is a leftover of an interrupted
 /// statement and is removed when the database is opened. Without a directory the
 /// same encoded blocks are kept in memory.
 public final class Database: @unchecked Sendable {
@@ -58,6 +58,12 @@ public final class Database: @unchecked Sendable {
             do {
                 if let data = fm.contents(atPath: configPath) {
                     chosen = try JSONDecoder().decode(ClusterConfig.self, from: data)
+                } else if fm.fileExists(atPath: (directory as NSString).appendingPathComponent(Manifest.fileName))
+                            || !Self.dataFiles(in: directory).isEmpty {
+                    // An existing database lost its layout: writing the default one would
+                    // misplace every table's slices.
+                    throw SQLError(.ioError, "cluster.json, the database's layout of nodes and slices, is missing in \"\(directory)\";"
+                        + " nothing was changed. Restore it from a backup ({\"nodes\":N,\"slicesPerNode\":M} as the database was created).")
                 } else {
                     try DurableFiles.replace(configPath, with: Array(try JSONEncoder().encode(cluster)))
                 }
@@ -104,52 +110,102 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Read the committed manifest and remove leftovers of interrupted statements.
+    ///
+    /// Opening never deletes what it cannot account for. Without a readable, intact
+    /// `manifest.json` nothing is removed: a directory that holds data files (or a
+    /// `manifest.json.tmp`) but no manifest is refused with an error saying how to
+    /// recover, and so is a damaged manifest. Only files that a valid manifest proves
+    /// to be leftovers (under `slice*/`, not named by it) are removed.
+    ///
+    /// A table whose own files are damaged (a deleted-row file that fails its checksum)
+    /// is kept in the catalog but quarantined: statements that read or change it fail
+    /// with the damage named, DROP TABLE removes it, and every other table works.
     private func load(_ directory: String) throws {
         let fm = FileManager.default
         let manifestPath = (directory as NSString).appendingPathComponent(Manifest.fileName)
-        unlink(manifestPath + ".tmp")
-        var referenced = Set<String>()
-        if let data = fm.contents(atPath: manifestPath) {
-            let m = try Manifest.decode(Array(data), path: manifestPath)
-            generation = m.generation
-            var files: [String: BlockFile] = [:]
-            func file(_ name: String) -> BlockFile {
-                if let f = files[name] { return f }
-                let f = BlockFile(name: name, directory: directory)
-                files[name] = f
-                return f
+        let tmpPath = manifestPath + ".tmp"
+        var isDirectory: ObjCBool = false
+        let manifestExists = fm.fileExists(atPath: manifestPath, isDirectory: &isDirectory)
+        let dataFiles = Self.dataFiles(in: directory)
+        guard manifestExists else {
+            let tmpExists = fm.fileExists(atPath: tmpPath)
+            if dataFiles.isEmpty && !tmpExists { return }  // a new database: nothing committed yet
+            var message = "manifest.json, the record of what is committed, "
+                + "is missing, but the directory holds \(dataFiles.count) data file\(dataFiles.count == 1 ? "" : "s") under slice*/"
+            if tmpExists {
+                message += " and manifest.json.tmp, the manifest of a commit that was being written when a process stopped"
+                    + " (if it is complete, renaming it to manifest.json recovers the database as of that commit; opening"
+                    + " checks its checksum)"
             }
-            var defs: [TableDef] = []
-            for t in m.tables {
-                let def = try t.tableDef()
+            message += ". Nothing was changed or deleted. Restore manifest.json from a backup, or move the directory aside"
+                + " to start a new database."
+            throw SQLError(.ioError, message)
+        }
+        guard !isDirectory.boolValue, let data = fm.contents(atPath: manifestPath) else {
+            throw SQLError(.ioError, "manifest.json in \"\(directory)\" is "
+                + (isDirectory.boolValue ? "a directory" : "unreadable") + ". Nothing was changed or deleted.")
+        }
+        let m: Manifest
+        do {
+            m = try Manifest.decode(Array(data), path: manifestPath)
+        } catch let e as SQLError {
+            throw SQLError(.ioError, "\(e.message). Nothing was changed or"
+                + " deleted; restore manifest.json from a backup, or move the directory aside to start a new database.")
+        }
+        generation = m.generation
+        var files: [String: BlockFile] = [:]
+        func file(_ name: String) -> BlockFile {
+            if let f = files[name] { return f }
+            let f = BlockFile(name: name, directory: directory)
+            files[name] = f
+            return f
+        }
+        var referenced = Set<String>()
+        var defs: [TableDef] = []
+        for t in m.tables {
+            let def = try t.tableDef()
+            defs.append(def)
+            referenced.formUnion(t.fileNames)
+            identityNext[def.id] = t.identityNext
+            do {
                 let snap = try t.snapshot(files: file, readDeletes: { try self.readDeletes($0) })
                 guard snap.slices.count == layout.sliceCount else {
                     throw SQLError(.ioError, "manifest \"\(manifestPath)\": table \(t.name) has \(snap.slices.count) slices, the cluster \(layout.sliceCount)")
                 }
-                defs.append(def)
                 stores[def.id] = TableStore(layout: layout, snapshot: snap)
-                identityNext[def.id] = t.identityNext
-                referenced.formUnion(t.fileNames)
+            } catch let e as SQLError {
+                damaged[def.id] = DamagedTable(entry: t, error: SQLError(.ioError,
+                    "table \"\(t.name)\" is damaged and cannot be used: \(e.message). Other tables are not affected;"
+                    + " DROP TABLE \(t.name) removes it."))
             }
-            catalog.restore(tables: defs, views: m.views.map { $0.def }, nextID: m.nextTableID)
         }
-        // Leftovers: files under slice*/ that the manifest does not name.
+        catalog.restore(tables: defs, views: m.views.map { $0.def }, nextID: m.nextTableID)
+        // Leftovers: files under slice*/ that the valid manifest does not name.
         var maxGen = generation
-        for entry in (try? fm.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix("slice") {
-            let sub = (directory as NSString).appendingPathComponent(entry)
-            for f in (try? fm.contentsOfDirectory(atPath: sub)) ?? [] {
-                let name = entry + "/" + f
-                if referenced.contains(name) {
-                    if let g = Self.generation(of: f) { maxGen = max(maxGen, g) }
-                } else {
-                    unlink((sub as NSString).appendingPathComponent(f))
-                }
+        for name in dataFiles {
+            let f = (name as NSString).lastPathComponent
+            if referenced.contains(name) {
+                if let g = Self.generation(of: f) { maxGen = max(maxGen, g) }
+            } else {
+                unlink((directory as NSString).appendingPathComponent(name))
             }
         }
+        unlink(tmpPath)
         fileGeneration = maxGen
     }
 
-    /// The generation in a block file name `t<table>_g<gen>.blk` / `.del`.
+    /// Files under `slice*/` of `directory`, as `sliceN/name`.
+    static func dataFiles(in directory: String) -> [String] {
+        let fm = FileManager.default
+        var out: [String] = []
+        for entry in (try? fm.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix("slice") {
+            let sub = (directory as NSString).appendingPathComponent(entry)
+            for f in (try? fm.contentsOfDirectory(atPath: sub)) ?? [] { out.append(entry + "/" + f) }
+        }
+        return out
+    }
+
+    /// The generation in a data file name `t<table>_g<gen>.blk` / `.dbm` / `.del`.
     static func generation(of file: String) -> UInt64? {
         guard let g = file.range(of: "_g") else { return nil }
         let digits = file[g.upperBound...].prefix { $0.isNumber }
@@ -162,12 +218,28 @@ public final class Database: @unchecked Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SQLError(.ioError, "deleted-row file \"\(path)\" named by the manifest is missing")
         }
-        let raw = try ZstdCodec.decompress(Array(data), originalSize: nil)
-        guard raw.count % 8 == 0 else { throw SQLError(.ioError, "deleted-row file \"\(path)\" is damaged") }
-        var words = [UInt64](repeating: 0, count: raw.count / 8)
-        _ = words.withUnsafeMutableBytes { raw.copyBytes(to: $0) }
-        return DeleteSet(words: words.map { UInt64(littleEndian: $0) })
+        // `.del` files are format 1 (before checksums), still named by upgraded manifests.
+        return try DeleteFile.decode(Array(data), path: path, legacy: name.hasSuffix(".del"))
     }
+
+    /// A table whose files could not be read at open: its manifest entry (written back
+    /// unchanged by every commit until the table is dropped) and the error it gives.
+    struct DamagedTable {
+        var entry: ManifestTable
+        var error: SQLError
+    }
+    private var damaged: [Int: DamagedTable] = [:]
+
+    /// The store of `table` for a statement that reads or changes it: the quarantine
+    /// error for a damaged table, `relation does not exist` when there is none.
+    func requireStore(_ table: TableDef) throws -> TableStore {
+        if let s = store(table.id) { return s }
+        if let d = lock.withLock({ damaged[table.id] }) { throw d.error }
+        throw SQLError(.undefinedTable, "relation \"\(table.name)\" does not exist")
+    }
+
+    /// The error of a quarantined table, nil for a healthy one.
+    func damage(of tableID: Int) -> SQLError? { lock.withLock { damaged[tableID]?.error } }
 
     /// A new session (one per connection / shell).
     public func connect() -> Session { Session(database: self) }
@@ -186,6 +258,7 @@ public final class Database: @unchecked Sendable {
         lock.withLock {
             stores[tableID] = nil
             identityNext[tableID] = nil
+            damaged[tableID] = nil
         }
     }
 
@@ -200,12 +273,10 @@ public final class Database: @unchecked Sendable {
     func writeDeletes(_ set: DeleteSet, table: Int, slice: Int) throws -> String? {
         guard let directory else { return nil }
         let g = lock.withLock { fileGeneration += 1; return fileGeneration }
-        let name = "slice\(slice)/t\(table)_g\(g).del"
-        var bytes = [UInt8](); bytes.reserveCapacity(set.words.count * 8)
-        for w in set.words { withUnsafeBytes(of: w.littleEndian) { bytes.append(contentsOf: $0) } }
+        let name = "slice\(slice)/t\(table)_g\(g).\(DeleteFile.fileExtension)"
         let dir = (directory as NSString).appendingPathComponent("slice\(slice)")
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try DurableFiles.replace((directory as NSString).appendingPathComponent(name), with: try ZstdCodec.compress(bytes))
+        try DurableFiles.replace((directory as NSString).appendingPathComponent(name), with: try DeleteFile.encode(set))
         return name
     }
 
@@ -218,13 +289,17 @@ public final class Database: @unchecked Sendable {
                 try sink?.sync()
                 var tables: [ManifestTable] = []
                 for def in catalog.allTables where !def.isTemporary {
+                    if let d = lock.withLock({ damaged[def.id] }) {
+                        tables.append(d.entry)  // kept as it was until it is dropped
+                        continue
+                    }
                     guard let snap = changes[def.id] ?? store(def.id)?.snapshot() else { continue }
                     tables.append(try ManifestTable(def: def, snapshot: snap,
                                                     identityNext: lock.withLock { identityNext[def.id] ?? [:] }))
                 }
                 let m = Manifest(generation: generation + 1, nextTableID: catalog.nextTableID, tables: tables,
                                  views: catalog.allViews.map(ManifestView.init))
-                try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.encoded())
+                try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.fileBytes())
                 generation += 1
             }
             for (id, snap) in changes { store(id)?.commit(snap) }

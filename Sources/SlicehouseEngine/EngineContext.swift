@@ -24,8 +24,9 @@ final class StatementContext: BinderCatalog, PlannerContext {
     /// DELETE / UPDATE: this table also shows its hidden row-id column.
     var rowIDTable: Int?
 
-    func table(named name: String) -> TableDef? {
+    func table(named name: String) throws -> TableDef? {
         if var t = database.catalog.table(name) {
+            if let damage = database.damage(of: t.id) { throw damage }
             if snapshots[t.id] == nil, let s = database.store(t.id) { snapshots[t.id] = s.snapshot() }
             if t.id == rowIDTable { t.columns.append(ColumnDef(name: rowIDColumnName, type: .bigint)) }
             return t

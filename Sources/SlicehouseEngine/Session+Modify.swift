@@ -13,7 +13,7 @@ import SlicehousePlanner
 extension Session {
     func delete(_ d: Delete) throws -> StatementResult {
         let table = try modifiable(d.table)
-        guard let store = database.store(table.id) else { throw missing(d.table) }
+        let store = try database.requireStore(table)
         return try store.writeLock.withLock {
             let alias = d.alias ?? table.name
             let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
@@ -33,7 +33,7 @@ extension Session {
 
     func update(_ u: Update) throws -> StatementResult {
         let table = try modifiable(u.table)
-        guard let store = database.store(table.id) else { throw missing(u.table) }
+        let store = try database.requireStore(table)
         var assigned: [Int: Expr] = [:]
         for a in u.assignments {
             guard let i = table.columnIndex(a.column) else {

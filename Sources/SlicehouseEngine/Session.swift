@@ -57,9 +57,10 @@ public final class Session: @unchecked Sendable {
         case .copy(let c):
             return try copy(c)
         case .truncate(let name):
-            guard let def = database.catalog.table(name.name), let store = database.store(def.id) else {
+            guard let def = database.catalog.table(name.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
+            let store = try database.requireStore(def)
             try store.writeLock.withLock {
                 try database.commit([def.id: .empty(layout: database.layout, columnCount: def.columns.count,
                                                     distStyle: def.distStyle, distKey: def.distKey)])
@@ -281,9 +282,7 @@ public final class Session: @unchecked Sendable {
     /// Place full-width chunks on the table's slices (sorted by the sort key within
     /// each slice, encoded into blocks) and commit atomically.
     func append(_ chunks: [Chunk], to table: TableDef) throws {
-        guard let store = database.store(table.id) else {
-            throw SQLError(.undefinedTable, "relation \"\(table.name)\" does not exist")
-        }
+        let store = try database.requireStore(table)
         try store.writeLock.withLock {
             let sink = database.newSink()
             do {

@@ -140,6 +140,8 @@ public final class QueryExecutor: @unchecked Sendable {
                                        predicates: ZonePredicates.extract(filter, columns: columns, types: types),
                                        encodedFilters: ZonePredicates.encodedFilters(filter, columns: columns),
                                        cache: cache)
+            scanner.tableName = table.name
+            scanner.columnNames = columns.map { $0 == rowIDColumn ? rowIDColumnName : table.columns[$0].name }
             let scan = ScanOperator(scanner: scanner) { [weak self] c in
                 guard let self else { return }
                 self.lock.withLock { self.counters[table.id, default: ScanCounters()].add(c) }

@@ -483,7 +483,7 @@ public final class Binder {
                 return relation(plan, alias: (alias?.name ?? view.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? view.columns : aliasColumns).map { $0.lowercased() })
             }
-            guard let table = catalog.table(named: name.name) else {
+            guard let table = try catalog.table(named: name.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
                                line: ref.location.line, column: ref.location.column)
             }

@@ -4,7 +4,9 @@ import SlicehouseSQL
 
 /// Tables and views visible to the binder (the catalog plus system tables).
 public protocol BinderCatalog {
-    func table(named name: String) -> TableDef?
+    /// A table's definition, if `name` is a table; throws when the table exists but
+    /// cannot be used (its files are damaged).
+    func table(named name: String) throws -> TableDef?
     /// A view's definition, if `name` is a view.
     func view(named name: String) -> ViewDef?
     /// Session-level functions without arguments that the leader answers

@@ -7,7 +7,8 @@ import SlicehouseCatalog
 /// (write, fsync, rename, fsync the directory) at each commit; block files it does
 /// not name are leftovers of an interrupted statement and are removed at the next open.
 public struct Manifest: Codable, Sendable {
-    public var formatVersion = 1
+    /// 2: the file is a checksummed envelope (see `fileBytes`). 1 (read only): plain JSON.
+    public var formatVersion = 2
     public var generation: UInt64
     public var nextTableID: Int
     public var tables: [ManifestTable]
@@ -19,24 +20,127 @@ public struct Manifest: Codable, Sendable {
 
     public static let fileName = "manifest.json"
 
+    /// The manifest's own JSON.
     public func encoded() throws -> [UInt8] {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
         return Array(try e.encode(self))
     }
 
+    private static let envelopeHead = Array(#"{"checksum":""#.utf8)
+    private static let envelopeMiddle = Array(#"","manifest":"#.utf8)
+
+    /// What `manifest.json` holds: `{"checksum":"<8 hex digits>","manifest":<JSON>}`,
+    /// still JSON for people and tools, where the checksum covers the exact bytes of the
+    /// manifest's JSON. Every byte that decides an answer (block places, row counts, zone
+    /// map bounds, deleted-row file names) is in those bytes, so a flipped bit is an
+    /// error at open instead of a wrong answer.
+    public func fileBytes() throws -> [UInt8] {
+        let body = try encoded()
+        let sum = body.withUnsafeBytes { storageChecksum($0) }
+        return Self.envelopeHead + Array(Self.hex(sum).utf8) + Self.envelopeMiddle + body + [UInt8(ascii: "}")]
+    }
+
+    /// Read `manifest.json`'s bytes: a checksummed envelope, or a format-1 manifest
+    /// written before checksums (accepted as it is; the next commit writes format 2).
     public static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
-        do {
-            let m = try JSONDecoder().decode(Manifest.self, from: Data(bytes))
-            guard m.formatVersion == 1 else {
-                throw SQLError(.ioError, "manifest \"\(path)\" has format version \(m.formatVersion); this build reads version 1")
-            }
-            return m
-        } catch let e as SQLError {
-            throw e
-        } catch {
-            throw SQLError(.ioError, "manifest \"\(path)\" is unreadable: \(error)")
+        func damaged(_ why: String) -> SQLError {
+            SQLError(.ioError, "manifest \"\(path)\" is damaged (\(why))")
         }
+        let head = envelopeHead.count, middle = envelopeMiddle.count
+        let body: ArraySlice<UInt8>
+        var legacy = false
+        if bytes.starts(with: envelopeHead) {
+            let bodyStart = head + 8 + middle
+            guard bytes.count > bodyStart, bytes.last == UInt8(ascii: "}"),
+                  bytes[(head + 8)..<bodyStart].elementsEqual(envelopeMiddle),
+                  let expected = UInt32(String(decoding: bytes[head..<(head + 8)], as: UTF8.self), radix: 16) else {
+                throw damaged("bad envelope")
+            }
+            body = bytes[bodyStart..<(bytes.count - 1)]
+            let actual = body.withUnsafeBytes { storageChecksum($0) }
+            guard actual == expected else { throw damaged("checksum mismatch") }
+        } else {
+            body = bytes[...]
+            legacy = true
+        }
+        let m: Manifest
+        do {
+            m = try JSONDecoder().decode(Manifest.self, from: Data(body))
+        } catch {
+            throw damaged("unreadable: \(error)")
+        }
+        // A format-1 file has no envelope, and a format-2 manifest always has one: a
+        // damaged envelope cannot pass as an old file.
+        guard m.formatVersion == (legacy ? 1 : 2) else {
+            if m.formatVersion > 2 {
+                throw SQLError(.ioError, "manifest \"\(path)\" has format version \(m.formatVersion); this build reads versions 1 and 2")
+            }
+            throw damaged("format version \(m.formatVersion) \(legacy ? "without" : "inside") a checksummed envelope")
+        }
+        return m
+    }
+
+    static func hex(_ v: UInt32) -> String {
+        let digits = String(v, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}
+
+/// The checksum of storage metadata (manifest, deleted-row files): the block format's.
+public func storageChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { blockChecksum(bytes) }
+
+/// A deleted-row file: the bitmap of one table's deleted rows on one slice.
+///
+/// Layout: the magic `SHDEL002`, the payload's length (u64, little-endian), its
+/// checksum (u32), then the payload: the bitmap's 64-bit little-endian words,
+/// zstd-compressed. Such files are named `t<table>_g<gen>.dbm`; a `.del` file is
+/// format 1 (a bare zstd frame, no checksum), written before checksums and read as it is.
+/// A damaged file is an error naming it, never rows brought back or lost.
+public enum DeleteFile {
+    static let magic = Array("SHDEL002".utf8)
+    public static let fileExtension = "dbm"
+
+    public static func encode(_ set: DeleteSet) throws -> [UInt8] {
+        var raw = [UInt8](); raw.reserveCapacity(set.words.count * 8)
+        for w in set.words { withUnsafeBytes(of: w.littleEndian) { raw.append(contentsOf: $0) } }
+        let payload = try ZstdCodec.compress(raw)
+        var out = magic
+        withUnsafeBytes(of: UInt64(payload.count).littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: payload.withUnsafeBytes { storageChecksum($0) }.littleEndian) { out.append(contentsOf: $0) }
+        return out + payload
+    }
+
+    /// The bitmap in `bytes` (read from `path`); `legacy` (a `.del` file) reads format 1.
+    public static func decode(_ bytes: [UInt8], path: String, legacy: Bool) throws -> DeleteSet {
+        func damaged(_ why: String) -> SQLError {
+            SQLError(.ioError, "deleted-row file \"\(path)\" is damaged (\(why))")
+        }
+        let payload: ArraySlice<UInt8>
+        if legacy {
+            payload = bytes[...]
+        } else {
+            guard bytes.starts(with: magic) else { throw damaged("bad magic number") }
+            let headerSize = magic.count + 12
+            guard bytes.count >= headerSize else { throw damaged("truncated header") }
+            let length = bytes[8..<16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let expected = bytes[16..<20].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard length == UInt64(bytes.count - headerSize) else {
+                throw damaged("\(bytes.count - headerSize) payload bytes, the header says \(length)")
+            }
+            payload = bytes[headerSize...]
+            guard payload.withUnsafeBytes({ storageChecksum($0) }) == expected else { throw damaged("checksum mismatch") }
+        }
+        let raw: [UInt8]
+        do {
+            raw = try ZstdCodec.decompress(Array(payload), originalSize: nil)
+        } catch {
+            throw damaged("\(error)")
+        }
+        guard raw.count % 8 == 0 else { throw damaged("\(raw.count) bytes is not whole words") }
+        var words = [UInt64](repeating: 0, count: raw.count / 8)
+        _ = words.withUnsafeMutableBytes { raw.copyBytes(to: $0) }
+        return DeleteSet(words: words.map { UInt64(littleEndian: $0) })
     }
 }
 

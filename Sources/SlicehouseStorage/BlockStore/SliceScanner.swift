@@ -39,6 +39,10 @@ public final class SliceScanner {
     private let types: [DataType]
     private let cache: BlockCache
     public private(set) var counters = ScanCounters()
+    /// For error messages: the table's name and the names of `columns`, so that a
+    /// damaged block is reported with its table, column and file.
+    public var tableName = "?"
+    public var columnNames: [String] = []
 
     private var part = 0
     private var ranges: [Range<Int>] = []
@@ -164,7 +168,11 @@ public final class SliceScanner {
                     if let cached = encodedMatches[fi], cached.uid == block.uid {
                         bits = cached.bits
                     } else {
-                        bits = try Self.encodedMatch(block, type: types[f.columnPosition], filter: f)
+                        do {
+                            bits = try Self.encodedMatch(block, type: types[f.columnPosition], filter: f)
+                        } catch {
+                            throw described(error, column: f.columnPosition, block: block)
+                        }
                         encodedMatches[fi] = (block.uid, bits)
                     }
                     guard let bits else { continue }
@@ -197,7 +205,11 @@ public final class SliceScanner {
                 if let v = current[k].vector {
                     decoded = v
                 } else {
-                    decoded = try cache.vector(block, type: types[k])
+                    do {
+                        decoded = try cache.vector(block, type: types[k])
+                    } catch {
+                        throw described(error, column: k, block: block)
+                    }
                     current[k].vector = decoded
                     counters.blocksRead += 1
                 }
@@ -220,6 +232,17 @@ public final class SliceScanner {
 
     /// Rows of `block` that satisfy the filter, from its runs or dictionary codes
     /// (nil: no fast path for this block).
+    /// `error` from reading or decoding `block` of the scan's `k`th column, naming the
+    /// table, the column and the block's file and offset.
+    private func described(_ error: Error, column k: Int, block: BlockRef) -> Error {
+        guard let e = error as? SQLError else { return error }
+        var place = "table \"\(tableName)\", column \"\(k < columnNames.count ? columnNames[k] : "?")\""
+        if case .file(let file, let offset, let length) = block.payload {
+            place += ", block file \"\(file.path)\" (\(length) bytes at offset \(offset))"
+        }
+        return SQLError(e.code, place + ": " + e.message)
+    }
+
     static func encodedMatch(_ block: BlockRef, type: DataType, filter f: EncodedFilter) throws -> Validity? {
         let bytes: [UInt8]
         switch block.payload {

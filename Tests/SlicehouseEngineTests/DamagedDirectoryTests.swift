@@ -1,0 +1,212 @@
+import XCTest
+import Foundation
+import SlicehouseEngine
+import SlicehouseStorage
+
+/// A data directory that lost or damaged a file. Opening once deleted every block file
+/// when `manifest.json` was missing (or a directory, or only `manifest.json.tmp` was
+/// left) and showed an empty database; unchecked manifests and deleted-row files turned
+/// single-bit flips into wrong answers; one bad deleted-row file made the whole database
+/// unopenable. Now: opening refuses and deletes nothing, every flip is an error naming
+/// the file, and a damaged table is quarantined while the others work.
+final class DamagedDirectoryTests: XCTestCase {
+    var dir = ""
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-damage-\(UUID().uuidString)").path
+        let s = try Database(directory: dir).connect()
+        _ = try s.execute("""
+            create table a (x int, d date, note varchar(20)) distkey(x) sortkey(d);
+            insert into a values (1, '2020-01-01', 'one'), (2, '2020-02-01', 'two'), (3, '2020-03-01', 'three'),
+                                 (4, '2020-04-01', 'four'), (5, '2020-05-01', null), (6, '2020-06-01', 'six');
+            create table b (y int) diststyle even;
+            insert into b values (10), (20), (30), (40);
+            delete from b where y = 20;
+            create view v as select x from a where x > 2;
+            """)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func path(_ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+
+    /// Every file of the directory with its bytes.
+    private func contents() throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        let fm = FileManager.default
+        for entry in try fm.subpathsOfDirectory(atPath: dir) where entry != "LOCK" {
+            var isDirectory: ObjCBool = false
+            if fm.fileExists(atPath: path(entry), isDirectory: &isDirectory), !isDirectory.boolValue {
+                out[entry] = fm.contents(atPath: path(entry))
+            }
+        }
+        return out
+    }
+
+    private func value(_ s: Session, _ sql: String) throws -> String? { try s.execute(sql).last?.textRows().first?.first ?? nil }
+
+    private func checkAnswers(_ s: Session) throws {
+        XCTAssertEqual(try value(s, "select count(*) || ',' || sum(x) from a where d between '2020-02-01' and '2020-05-01'"), "4,14")
+        XCTAssertEqual(try value(s, "select count(*) || ',' || sum(y) from b"), "3,80")
+        XCTAssertEqual(try value(s, "select count(*) from v"), "4")
+    }
+
+    private func dataFiles(_ suffix: String) throws -> [String] {
+        try contents().keys.filter { $0.hasPrefix("slice") && $0.hasSuffix(suffix) }.sorted()
+    }
+
+    // MARK: - Missing manifest
+
+    func testMissingManifestRefusesToOpenAndDeletesNothing() throws {
+        let before = try contents()
+        let manifest = try XCTUnwrap(before[Manifest.fileName])
+        let fm = FileManager.default
+        // Missing; a directory in its place; only the temporary file left.
+        let damages: [(String, () throws -> Void)] = [
+            ("missing", { try fm.removeItem(atPath: self.path(Manifest.fileName)) }),
+            ("a directory", {
+                try fm.removeItem(atPath: self.path(Manifest.fileName))
+                try fm.createDirectory(atPath: self.path(Manifest.fileName), withIntermediateDirectories: false)
+            }),
+            ("only manifest.json.tmp", { try fm.moveItem(atPath: self.path(Manifest.fileName), toPath: self.path(Manifest.fileName + ".tmp")) }),
+        ]
+        for (name, damage) in damages {
+            try damage()
+            let left = try contents()
+            XCTAssertThrowsError(try Database(directory: dir), name) { e in
+                XCTAssertTrue("\(e)".contains("Nothing was changed or deleted"), "\(name): \(e)")
+            }
+            XCTAssertEqual(try contents(), left, "\(name): opening changed the directory")
+            // Put the manifest back: everything is there.
+            try? fm.removeItem(atPath: path(Manifest.fileName))
+            try? fm.removeItem(atPath: path(Manifest.fileName + ".tmp"))
+            try manifest.write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+            try checkAnswers(try Database(directory: dir).connect())
+        }
+    }
+
+    func testTheTemporaryManifestOfAnInterruptedFirstCommitCanBeRenamed() throws {
+        // The error says renaming manifest.json.tmp recovers the commit it describes.
+        let fm = FileManager.default
+        try fm.moveItem(atPath: path(Manifest.fileName), toPath: path(Manifest.fileName + ".tmp"))
+        XCTAssertThrowsError(try Database(directory: dir)) { e in XCTAssertTrue("\(e)".contains("manifest.json.tmp"), "\(e)") }
+        try fm.moveItem(atPath: path(Manifest.fileName + ".tmp"), toPath: path(Manifest.fileName))
+        try checkAnswers(try Database(directory: dir).connect())
+    }
+
+    func testMissingClusterLayoutRefusesToOpenAndWritesNothing() throws {
+        let layout = try XCTUnwrap(try contents()["cluster.json"])
+        try FileManager.default.removeItem(atPath: path("cluster.json"))
+        let left = try contents()
+        XCTAssertThrowsError(try Database(directory: dir, cluster: ClusterConfig(nodes: 1, slicesPerNode: 3))) { e in
+            XCTAssertTrue("\(e)".contains("cluster.json"), "\(e)")
+        }
+        XCTAssertEqual(try contents(), left, "a default cluster.json was written")
+        try layout.write(to: URL(fileURLWithPath: path("cluster.json")))
+        try checkAnswers(try Database(directory: dir).connect())
+    }
+
+    func testANewDirectoryWithoutDataOpens() throws {
+        let fresh = dir + "-fresh"
+        defer { try? FileManager.default.removeItem(atPath: fresh) }
+        XCTAssertEqual(try value(try Database(directory: fresh).connect(), "select 1"), "1")
+        XCTAssertEqual(try value(try Database(directory: fresh).connect(), "select 2"), "2")
+    }
+
+    // MARK: - Checksums
+
+    func testEverySingleBitFlipOfTheManifestIsAnError() throws {
+        let manifest = try XCTUnwrap(try contents()[Manifest.fileName])
+        let before = try contents()
+        // Every byte, a different bit each time.
+        for offset in 0..<manifest.count {
+            var damaged = manifest
+            damaged[offset] ^= UInt8(1 << (offset % 8))
+            try damaged.write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+            XCTAssertThrowsError(try Database(directory: dir), "flip at \(offset) was not noticed") { e in
+                XCTAssertTrue("\(e)".contains("manifest"), "\(e)")
+            }
+        }
+        try manifest.write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+        XCTAssertEqual(try contents(), before, "a refused open deleted files")
+        try checkAnswers(try Database(directory: dir).connect())
+    }
+
+    func testADamagedDeletedRowFileQuarantinesOnlyItsTable() throws {
+        let files = try dataFiles("." + DeleteFile.fileExtension)
+        XCTAssertFalse(files.isEmpty)
+        for file in files {
+            let original = try XCTUnwrap(try contents()[file])
+            for offset in 0..<original.count {
+                var damaged = original
+                damaged[offset] ^= UInt8(1 << (offset % 8))
+                try damaged.write(to: URL(fileURLWithPath: path(file)))
+                let s = try Database(directory: dir).connect()
+                XCTAssertThrowsError(try s.execute("select count(*) from b"), "flip at \(file):\(offset)") { e in
+                    XCTAssertTrue("\(e)".contains("table \"b\" is damaged"), "\(e)")
+                    XCTAssertTrue("\(e)".contains(file), "\(e)")
+                }
+                // The other table and its view work, and so do commits to them.
+                XCTAssertEqual(try value(s, "select count(*) from v"), "4")
+                _ = try s.execute("insert into a values (100, '2021-01-01', 'later'); delete from a where x = 100")
+            }
+            // Truncated to nothing.
+            try Data().write(to: URL(fileURLWithPath: path(file)))
+            XCTAssertThrowsError(try Database(directory: dir).connect().execute("insert into b values (1)"))
+            try original.write(to: URL(fileURLWithPath: path(file)))
+        }
+        // The quarantined table survived those commits unchanged.
+        try checkAnswers(try Database(directory: dir).connect())
+    }
+
+    func testDroppingADamagedTableRecovers() throws {
+        let file = try XCTUnwrap(try dataFiles("." + DeleteFile.fileExtension).first)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: path(file)))
+        do {
+            let s = try Database(directory: dir).connect()
+            XCTAssertThrowsError(try s.execute("update b set y = 0"))
+            XCTAssertThrowsError(try s.execute("truncate b"))
+            _ = try s.execute("drop table b")
+        }
+        let s = try Database(directory: dir).connect()
+        XCTAssertThrowsError(try s.execute("select * from b")) { e in XCTAssertTrue("\(e)".contains("does not exist"), "\(e)") }
+        XCTAssertEqual(try value(s, "select count(*) from a"), "6")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path(file)), "the dropped table's files are leftovers")
+    }
+
+    func testADamagedBlockNamesItsFileTableAndColumn() throws {
+        // The block files of table a: damage each one's first block header; the scan of
+        // any column reading it names the table, the column and the file.
+        let tableID = try XCTUnwrap(Manifest.decode(Array(try XCTUnwrap(try contents()[Manifest.fileName])), path: "m")
+            .tables.first { $0.name == "a" }?.id)
+        for file in try dataFiles(".blk") where file.contains("/t\(tableID)_") {
+            let original = try XCTUnwrap(try contents()[file])
+            var damaged = original
+            damaged[20] ^= 0x40
+            try damaged.write(to: URL(fileURLWithPath: path(file)))
+            let s = try Database(directory: dir).connect()
+            XCTAssertThrowsError(try s.execute("select sum(x), max(d), max(note) from a")) { e in
+                let text = "\(e)"
+                XCTAssertTrue(text.contains("table \"a\""), text)
+                XCTAssertTrue(text.contains("column \""), text)
+                XCTAssertTrue(text.contains(file), text)
+            }
+            XCTAssertEqual(try value(s, "select count(*) from b"), "3")
+            try original.write(to: URL(fileURLWithPath: path(file)))
+        }
+    }
+
+    func testAFormatOneManifestStillOpensAndIsRewrittenWithAChecksum() throws {
+        let manifest = Array(try XCTUnwrap(try contents()[Manifest.fileName]))
+        var m = try Manifest.decode(manifest, path: "m")
+        m.formatVersion = 1
+        try Data(try m.encoded()).write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+        do {
+            let s = try Database(directory: dir).connect()
+            try checkAnswers(s)
+            _ = try s.execute("insert into b values (50); delete from b where y = 50")
+        }
+        XCTAssertTrue(String(decoding: try XCTUnwrap(try contents()[Manifest.fileName]), as: UTF8.self).hasPrefix("{\"checksum\":\""))
+        try checkAnswers(try Database(directory: dir).connect())
+    }
+}
