@@ -162,7 +162,14 @@ public final class Database: @unchecked Sendable {
         }
         var referenced = Set<String>()
         var defs: [TableDef] = []
+        var ids = Set<Int>(), names = Set<String>()
         for t in m.tables {
+            // Ids key every per-table structure and names the catalog: each must be unique.
+            guard t.id >= 0, ids.insert(t.id).inserted,
+                  names.insert(t.schema.lowercased() + "." + t.name.lowercased()).inserted else {
+                throw SQLError(.ioError, "manifest \"\(manifestPath)\" is inconsistent: table \"\(t.name)\" (id \(t.id)) is"
+                    + " listed twice or has a negative id. Nothing was changed or deleted.")
+            }
             let def = try t.tableDef()
             defs.append(def)
             referenced.formUnion(t.fileNames)

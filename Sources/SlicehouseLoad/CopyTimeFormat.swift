@@ -151,7 +151,10 @@ public struct CopyTimeFormat: Sendable, Equatable {
             }
         }
         guard digits > 0, i == n else { return nil }
-        let v = whole * unit + frac * (unit / scale)
+        // Up to 15 whole digits of seconds do not fit in microseconds: out of range, not a trap.
+        let (micros, overflow) = whole.multipliedReportingOverflow(by: unit)
+        guard !overflow, micros <= Int64.max - unit else { return nil }
+        let v = micros + frac * (unit / scale)
         return neg ? -v : v
     }
 

@@ -89,6 +89,32 @@ extension Binder {
         return .char(DataType.maxCharLength)
     }
 
+    /// The type an untyped string literal takes next to `other`: `other`, except that next
+    /// to a DECIMAL a literal such as `'1'` or `'12345.678'` keeps its own digits
+    /// (`DECIMAL(1,0)`, `DECIMAL(8,3)`), as PostgreSQL reads it as an unconstrained
+    /// NUMERIC; forced into `0.2`'s DECIMAL(1,1), `'1' + 0.2` overflowed.
+    func decimalLiteralType(_ e: BoundExpr, _ other: DataType) -> DataType {
+        guard case .decimal = other, case .constant(.string(let text), _) = e else { return other }
+        let bytes = Array(text.utf8)
+        var lo = 0, hi = bytes.count
+        while lo < hi, bytes[lo] == 32 || bytes[lo] == 9 { lo += 1 }
+        while hi > lo, bytes[hi - 1] == 32 || bytes[hi - 1] == 9 { hi -= 1 }
+        var whole = 0, fraction = 0, inFraction = false, leading = true
+        for i in lo..<hi {
+            switch bytes[i] {
+            case UInt8(ascii: "+") where i == lo, UInt8(ascii: "-") where i == lo: continue
+            case UInt8(ascii: ".") where !inFraction: inFraction = true; leading = false
+            case UInt8(ascii: "0") where leading && !inFraction: continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                leading = false
+                if inFraction { fraction += 1 } else { whole += 1 }
+            default: return other   // not a plain number: the cast to `other` reports it
+            }
+        }
+        guard whole + fraction <= 38, !(whole == 0 && fraction == 0 && leading) else { return other }
+        return .decimal(precision: max(whole + fraction, 1), scale: fraction)
+    }
+
     func isStringLiteral(_ e: Expr) -> Bool {
         if case .literal(.string) = e.kind { return true }
         return false
@@ -103,8 +129,8 @@ extension Binder {
             if case .char = other { return other }
             return !other.isString && other != .unknown ? other : nil
         }
-        if untypedA, let t = literalTarget(b.type) { a = try coerce(a, to: t.isString ? charLiteralType(a) : t) }
-        else if untypedB, let t = literalTarget(a.type) { b = try coerce(b, to: t.isString ? charLiteralType(b) : t) }
+        if untypedA, let t = literalTarget(b.type) { a = try coerce(a, to: t.isString ? charLiteralType(a) : decimalLiteralType(a, t)) }
+        else if untypedB, let t = literalTarget(a.type) { b = try coerce(b, to: t.isString ? charLiteralType(b) : decimalLiteralType(b, t)) }
         if a.type == .unknown && b.type == .unknown { return .constant(.null, .boolean) }
         // Strings compare byte-wise whatever their declared lengths (CHAR is stored
         // without trailing blanks): no per-row cast.
@@ -361,8 +387,8 @@ extension Binder {
            DateTime.parseTimestamp(text) == nil, DateTime.parseInterval(text) != nil {
             return try addInterval(a, IntervalLiteral(value: text), subtract: bop == .subtract, e)
         }
-        if isStringLiteral(l) && !b.type.isString && bop != .concat { a = try coerce(a, to: b.type) }
-        if isStringLiteral(r) && !a.type.isString && bop != .concat { b = try coerce(b, to: a.type) }
+        if isStringLiteral(l) && !b.type.isString && bop != .concat { a = try coerce(a, to: decimalLiteralType(a, b.type)) }
+        if isStringLiteral(r) && !a.type.isString && bop != .concat { b = try coerce(b, to: decimalLiteralType(b, a.type)) }
         // timestamp - timestamp (or a date and a timestamp) is an interval; date - date
         // stays an integer number of days.
         if bop == .subtract, a.type.isTemporal, b.type.isTemporal, a.type == .timestamp || b.type == .timestamp {

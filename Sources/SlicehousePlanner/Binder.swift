@@ -26,7 +26,8 @@ final class AggregationContext {
 public final class Binder {
     let catalog: BinderCatalog
     var nextID = 0
-    var cteStack: [[String: CommonTableExpr]] = []
+    /// The WITH lists of the queries being bound, outermost first.
+    var cteStack: [CTEFrame] = []
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
     var viewDepth = 0
@@ -55,8 +56,15 @@ public final class Binder {
 
     public func bind(query: Query) throws -> LogicalPlan {
         if let with = query.with {
-            var frame: [String: CommonTableExpr] = [:]
-            for cte in with.ctes { frame[cte.name.lowercased()] = cte }
+            var frame = CTEFrame(recursive: with.recursive)
+            for (position, cte) in with.ctes.enumerated() {
+                let name = cte.name.lowercased()
+                guard frame.entries[name] == nil else {
+                    throw SQLError(.duplicateAlias, "WITH query name \"\(name)\" specified more than once",
+                                   line: cte.location.line, column: cte.location.column)
+                }
+                frame.entries[name] = (position, cte)
+            }
             cteStack.append(frame)
         }
         defer { if query.with != nil { cteStack.removeLast() } }
@@ -446,16 +454,32 @@ public final class Binder {
         }
     }
 
-    func lookupCTE(_ name: String) -> CommonTableExpr? {
-        for frame in cteStack.reversed() { if let c = frame[name] { return c } }
+    /// The CTE `name` refers to here, with where it sits in `cteStack`. A CTE sees the CTEs
+    /// before it in its own WITH list and those of enclosing queries, never itself or later
+    /// siblings (PostgreSQL's rule without RECURSIVE): `WITH r AS (SELECT * FROM r)` reads
+    /// a table `r`, not itself.
+    func lookupCTE(_ name: String, location: SourceLocation) throws -> (cte: CommonTableExpr, frame: Int, position: Int)? {
+        for f in cteStack.indices.reversed() {
+            guard let (position, cte) = cteStack[f].entries[name] else { continue }
+            if position < cteStack[f].visible { return (cte, f, position) }
+            if position == cteStack[f].visible && cteStack[f].recursive {
+                throw SQLError(.featureNotSupported, "recursive reference to query \"\(name)\" is not supported",
+                               line: location.line, column: location.column)
+            }
+        }
         return nil
     }
 
     func bindTableRef(_ ref: TableRef) throws -> (LogicalPlan, Scope) {
         switch ref.kind {
         case .table(let name, let alias):
-            if name.schema == nil, let cte = lookupCTE(name.name.lowercased()) {
-                // Bind the CTE's query where it is referenced (without the CTEs defined after it).
+            if name.schema == nil, let (cte, f, position) = try lookupCTE(name.name.lowercased(), location: ref.location) {
+                // Bind the CTE's query where it is referenced, seeing only what it may see:
+                // the enclosing WITH lists and the siblings before it.
+                let saved = cteStack
+                cteStack.removeSubrange((f + 1)...)
+                cteStack[f].visible = position
+                defer { cteStack = saved }
                 let plan = try bind(query: cte.query)
                 let aliasColumns = alias?.columns ?? []
                 return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
@@ -559,4 +583,12 @@ public final class Binder {
         }
         return (plan, Scope(relations: [ScopeRelation(alias: alias, columns: cols)]))
     }
+}
+
+/// One WITH list in scope: its CTEs by lower-cased name with their positions. While a CTE's
+/// own query is bound, `visible` is its position, so only earlier siblings resolve.
+struct CTEFrame {
+    var entries: [String: (position: Int, cte: CommonTableExpr)] = [:]
+    var recursive: Bool
+    var visible = Int.max
 }

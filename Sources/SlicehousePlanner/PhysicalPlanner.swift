@@ -173,9 +173,10 @@ public struct PhysicalPlanner {
             var child = try self.plan(input, replicateAll: false)
             if child.distribution != .single {
                 if let limit {
-                    child = PhysicalNode(.limit(limit + offset, offset: 0), children: [child], types: child.types,
+                    let perSlice = Self.rowsThrough(limit, offset)
+                    child = PhysicalNode(.limit(perSlice, offset: 0), children: [child], types: child.types,
                                          names: child.names, distribution: child.distribution,
-                                         rows: min(child.rows, Double(limit + offset)), columnIDs: child.columnIDs)
+                                         rows: min(child.rows, Double(perSlice)), columnIDs: child.columnIDs)
                 }
                 child = exchange(child, .gather)
             }
@@ -503,13 +504,20 @@ public struct PhysicalPlanner {
 
     // MARK: Sort
 
+    /// Rows a slice must keep to serve LIMIT `limit` OFFSET `offset`: their sum, or every row
+    /// when the sum passes Int.max (`LIMIT 2 OFFSET 9223372036854775807` is legal, not a trap).
+    static func rowsThrough(_ limit: Int, _ offset: Int) -> Int {
+        let (sum, overflow) = limit.addingReportingOverflow(offset)
+        return overflow ? Int.max : sum
+    }
+
     mutating func planSort(_ input: LogicalPlan, _ keys: [LogicalSortKey], limit: Int?, offset: Int) throws -> PhysicalNode {
         var child = try self.plan(input, replicateAll: false)
         let originalIDs = child.columnIDs
         let positionsList: [Int]
         (child, positionsList) = try materialize(keys.map { $0.expr }, on: child)
         let sortKeys = zip(keys, positionsList).map { PhysicalSortKey(column: $1, ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
-        let topN = limit.map { $0 + offset }
+        let topN = limit.map { Self.rowsThrough($0, offset) }
         if child.distribution != .single {
             let local = PhysicalNode(.sort(sortKeys, limit: topN, offset: 0), children: [child], types: child.types,
                                      names: child.names, distribution: child.distribution,

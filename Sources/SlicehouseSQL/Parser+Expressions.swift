@@ -324,10 +324,7 @@ extension Parser {
         let saved = index
         let ambiguous = isSymbol("(", at: 1)
         do {
-            try expectSymbol("(")
-            let query = try parseQuery()
-            try expectSymbol(")")
-            return query
+            return try parseParenthesizedQuery()
         } catch where ambiguous {
             index = saved
             return nil

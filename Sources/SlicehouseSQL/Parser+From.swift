@@ -85,9 +85,7 @@ extension Parser {
     /// `(query) [AS] alias [(cols)]`.
     private mutating func parseDerivedTable() throws -> TableRef {
         let start = current
-        try expectSymbol("(")
-        let query = try parseQuery()
-        try expectSymbol(")")
+        let query = try parseParenthesizedQuery()
         let alias = try parseTableAlias()
         return TableRef(.subquery(query, alias: alias), at: start.location)
     }

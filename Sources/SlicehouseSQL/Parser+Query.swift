@@ -142,9 +142,7 @@ extension Parser {
         if isWord("select") { return .select(try parseSelect()) }
         if acceptWord("values") { return .values(try parseValuesRows(allowDefault: false)) }
         if isSymbol("(") {
-            advance()
-            let inner = try parseQuery()
-            try expectSymbol(")")
+            let inner = try parseParenthesizedQuery()
             // Parentheses that only group are dropped.
             if inner.with == nil && inner.orderBy.isEmpty && inner.limit == nil && inner.offset == nil {
                 return inner.body
@@ -152,6 +150,28 @@ extension Parser {
             return .nested(inner)
         }
         throw syntaxError(at: current)
+    }
+
+    /// `( query )`, at `(`. Each start index is parsed once (`parenthesizedQueries`): the
+    /// places that backtrack over it (an expression, a derived table, a set operand) share it.
+    mutating func parseParenthesizedQuery() throws -> Query {
+        let start = index
+        if let memo = parenthesizedQueries[start] {
+            switch memo {
+            case .parsed(let query, let end): index = end; return query
+            case .failed(let error, let end): index = end; throw error
+            }
+        }
+        do {
+            try expectSymbol("(")
+            let query = try parseQuery()
+            try expectSymbol(")")
+            parenthesizedQueries[start] = .parsed(query, end: index)
+            return query
+        } catch {
+            parenthesizedQueries[start] = .failed(error, end: index)
+            throw error
+        }
     }
 
     /// `(e, ...), (e, ...)` after VALUES; all rows must have the same length.

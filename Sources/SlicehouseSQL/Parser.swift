@@ -71,6 +71,16 @@ struct Parser {
     /// a thousand levels. Runs of AND, OR, `||` and UNION are balanced and never get near it.
     static let maxHeight = 1_000
     var stackGuard = StackGuard()
+    /// `( query )` parsed at a token index, or the error it gave. Telling a parenthesised
+    /// query from an expression or a join backtracks; without this, every level of
+    /// `((((SELECT ...` nested in such places parsed the levels inside it again, and
+    /// the time grew exponentially with the nesting.
+    var parenthesizedQueries: [Int: ParenthesizedQuery] = [:]
+
+    enum ParenthesizedQuery {
+        case parsed(Query, end: Int)
+        case failed(any Error, end: Int)
+    }
 
     /// For each token: is it a reserved word? (Computed once; checked often.)
     let reserved: [Bool]

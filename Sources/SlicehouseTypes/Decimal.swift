@@ -33,7 +33,8 @@ public enum DecimalMath {
         var sawDigit = false
         var overflow = false
         while i < n, b[i] >= 48 && b[i] <= 57 {
-            if intPart > Int128(Int64.max) * Int128(Int64.max) { overflow = true }
+            // Past 38 digits nothing fits; stop before `intPart * 10 + 9` could trap.
+            if intPart > (Int128.max - 9) / 10 { overflow = true }
             else { intPart = intPart * 10 + Int128(b[i] - 48) }
             if intPart != 0 { digits += 1 }
             sawDigit = true

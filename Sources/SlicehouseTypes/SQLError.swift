@@ -11,6 +11,7 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case undefinedObject = "42704"
         case duplicateTable = "42P07"
         case duplicateColumn = "42701"
+        case duplicateAlias = "42712"
         case ambiguousColumn = "42702"
         case datatypeMismatch = "42804"
         case groupingError = "42803"

@@ -118,12 +118,16 @@ final class DamagedDirectoryTests: XCTestCase {
     func testEverySingleBitFlipOfTheManifestIsAnError() throws {
         let manifest = try XCTUnwrap(try contents()[Manifest.fileName])
         let before = try contents()
-        // Every byte, a different bit each time.
-        for offset in 0..<manifest.count {
+        // Every byte, a different bit each time; every bit of the checksum's eight hex digits
+        // (a flip of bit 5 turned `a` into `A`, which the hex parser took as the same digit).
+        let flips = (0..<manifest.count).map { ($0, UInt8(1 << ($0 % 8))) }
+            + (13..<21).flatMap { offset in (0..<8).map { (offset, UInt8(1 << $0)) } }
+        XCTAssertTrue(manifest.starts(with: Array(#"{"checksum":""#.utf8)))
+        for (offset, bit) in flips {
             var damaged = manifest
-            damaged[offset] ^= UInt8(1 << (offset % 8))
+            damaged[offset] ^= bit
             try damaged.write(to: URL(fileURLWithPath: path(Manifest.fileName)))
-            XCTAssertThrowsError(try Database(directory: dir), "flip at \(offset) was not noticed") { e in
+            XCTAssertThrowsError(try Database(directory: dir), "flip of \(bit) at \(offset) was not noticed") { e in
                 XCTAssertTrue("\(e)".contains("manifest"), "\(e)")
             }
         }
@@ -207,6 +211,44 @@ final class DamagedDirectoryTests: XCTestCase {
             _ = try s.execute("insert into b values (50); delete from b where y = 50")
         }
         XCTAssertTrue(String(decoding: try XCTUnwrap(try contents()[Manifest.fileName]), as: UTF8.self).hasPrefix("{\"checksum\":\""))
+        try checkAnswers(try Database(directory: dir).connect())
+    }
+
+    /// A manifest whose checksum holds but whose content is impossible (a bug, or a file
+    /// edited by hand) trapped on array indexes: a block of length -1, two tables with one
+    /// id, fewer encodings than columns, a placement or sort key naming column 99, a block
+    /// file outside the directory. Each is now an error naming the table; nothing is deleted.
+    func testAnInconsistentManifestWithAValidChecksumIsAnError() throws {
+        let original = Array(try XCTUnwrap(try contents()[Manifest.fileName]))
+        let before = try dataFiles(".blk")
+        // A table with a block on slice 0 (a's rows are placed by key, b's round robin).
+        let tables = try Manifest.decode(original, path: "m").tables
+        let t = try XCTUnwrap(tables.firstIndex { !$0.slices[0].columns[0].isEmpty })
+        let other = 1 - t, name = tables[t].name
+        let cases: [(String, (inout Manifest) -> Void)] = [
+            ("block", { $0.tables[t].slices[0].columns[0][0].l = -1 }),
+            ("block", { $0.tables[t].slices[0].columns[0][0].l = 1 << 40 }),
+            ("block file", { $0.tables[t].slices[0].columns[0][0].f = "../../outside.blk" }),
+            ("listed twice", { $0.tables[other].id = $0.tables[t].id }),
+            ("listed twice", { $0.tables[other].name = $0.tables[t].name }),
+            ("encodings", { $0.tables[t].encodings = [] }),
+            ("placement", { $0.tables[t].placement = "key:99" }),
+            ("placement", { $0.tables[t].placement = "key:-1" }),
+            ("sort key", { $0.tables[t].sortKey = [99] }),
+            ("distribution key", { $0.tables[t].distKey = 99 }),
+            ("EVEN cursor", { $0.tables[t].evenCursor = -1 }),
+            ("decimal", { $0.tables[t].columns[0].type = "decimal"; $0.tables[t].columns[0].precision = 99 }),
+        ]
+        for (why, damage) in cases {
+            var m = try Manifest.decode(original, path: "m")
+            damage(&m)
+            try Data(try m.fileBytes()).write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+            XCTAssertThrowsError(try Database(directory: dir).connect().execute("select count(*) from \(name)"), why) { e in
+                XCTAssertTrue("\(e)".contains(why), "\(why): \(e)")
+            }
+            XCTAssertEqual(try dataFiles(".blk"), before, why)
+        }
+        try Data(original).write(to: URL(fileURLWithPath: path(Manifest.fileName)))
         try checkAnswers(try Database(directory: dir).connect())
     }
 }

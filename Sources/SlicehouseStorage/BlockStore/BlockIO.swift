@@ -25,6 +25,12 @@ public final class BlockFile: @unchecked Sendable {
             }
             return fd
         }
+        // Check the extent against the file before allocating for it: a damaged length must
+        // be an error, not a gigabyte allocation or a trap.
+        var st = stat()
+        guard offset >= 0, length >= 0, offset <= Int.max - length, fstat(f, &st) == 0, offset + length <= Int(st.st_size) else {
+            throw SQLError(.ioError, "block file \"\(path)\" is truncated (wanted \(length) bytes at \(offset))")
+        }
         var out = [UInt8](repeating: 0, count: length)
         var done = 0
         try out.withUnsafeMutableBytes { buf in

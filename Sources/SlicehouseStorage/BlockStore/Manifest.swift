@@ -54,7 +54,7 @@ public struct Manifest: Codable, Sendable {
             let bodyStart = head + 8 + middle
             guard bytes.count > bodyStart, bytes.last == UInt8(ascii: "}"),
                   bytes[(head + 8)..<bodyStart].elementsEqual(envelopeMiddle),
-                  let expected = UInt32(String(decoding: bytes[head..<(head + 8)], as: UTF8.self), radix: 16) else {
+                  let expected = Self.lowercaseHex(bytes[head..<(head + 8)]) else {
                 throw damaged("bad envelope")
             }
             body = bytes[bodyStart..<(bytes.count - 1)]
@@ -79,6 +79,20 @@ public struct Manifest: Codable, Sendable {
             throw damaged("format version \(m.formatVersion) \(legacy ? "without" : "inside") a checksummed envelope")
         }
         return m
+    }
+
+    /// Exactly the digits `hex` writes (0-9, a-f): `UInt32(_:radix:)` also takes `A`-`F`
+    /// and a sign, so a bit flip of `a` to `A` went unnoticed.
+    static func lowercaseHex(_ digits: ArraySlice<UInt8>) -> UInt32? {
+        var v: UInt32 = 0
+        for d in digits {
+            switch d {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = v << 4 | UInt32(d - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = v << 4 | UInt32(d - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+        }
+        return v
     }
 
     static func hex(_ v: UInt32) -> String {
@@ -283,10 +297,68 @@ public struct ManifestTable: Codable, Sendable {
         }
     }
 
+    /// Checks that the entry is consistent in itself: every column number in range, every
+    /// type's parameters legal, one encoding per column, block extents and file names sane.
+    /// A manifest whose checksum holds can still say something impossible (a bug, or an
+    /// edited file); the readers index arrays with these numbers and must not trap.
+    public func validate() throws {
+        func damaged(_ why: String) -> SQLError {
+            SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged (\(why))")
+        }
+        let n = columns.count
+        guard n > 0, n <= 1600 else { throw damaged("\(n) columns") }
+        var seen = Set<String>()
+        for c in columns {
+            guard !c.name.isEmpty, seen.insert(c.name.lowercased()).inserted else { throw damaged("column name \"\(c.name)\"") }
+            switch try ManifestColumn.decodeType(c.type, c.precision, c.scale) {
+            case .decimal(let p, let sc): guard (1...38).contains(p), (0...p).contains(sc) else { throw damaged("decimal(\(p),\(sc))") }
+            case .char(let len), .varchar(let len): guard (1...65535).contains(len) else { throw damaged("length \(len)") }
+            default: break
+            }
+        }
+        func inRange(_ c: Int) -> Bool { c >= 0 && c < n }
+        if let k = distKey, !inRange(k) { throw damaged("distribution key column \(k)") }
+        guard sortKey.allSatisfy(inRange), Set(sortKey).count == sortKey.count else { throw damaged("sort key \(sortKey)") }
+        guard primaryKey.allSatisfy(inRange), uniqueKeys.allSatisfy({ $0.allSatisfy(inRange) }) else { throw damaged("key columns") }
+        guard identityNext.keys.allSatisfy(inRange) else { throw damaged("identity columns") }
+        if placement.hasPrefix("key:") {
+            guard let c = Int(placement.dropFirst(4)), inRange(c) else { throw damaged("placement \"\(placement)\"") }
+        } else if placement != "all" && placement != "even" {
+            throw damaged("placement \"\(placement)\"")
+        }
+        guard evenCursor >= 0 else { throw damaged("EVEN cursor \(evenCursor)") }
+        if let e = encodings, e.count != n { throw damaged("\(e.count) encodings for \(n) columns") }
+        for s in slices {
+            guard s.rows >= 0, s.sorted >= 0, s.sorted <= s.rows, s.columns.count == n else { throw damaged("slice layout") }
+            if let d = s.deletes, !Self.isDataFileName(d) { throw damaged("deleted-row file \"\(d)\"") }
+            for chain in s.columns {
+                for b in chain {
+                    guard Self.isDataFileName(b.f) else { throw damaged("block file \"\(b.f)\"") }
+                    guard b.o >= 0, b.l > 0, b.l <= Self.maxBlockBytes, b.o <= Int.max - b.l, b.r >= 0, b.n > 0 else {
+                        throw damaged("block at \(b.o) of \(b.l) bytes in \"\(b.f)\"")
+                    }
+                }
+            }
+        }
+    }
+
+    /// No block is anywhere near this long (they aim at about 1 MB); a larger length is damage,
+    /// not an allocation to attempt.
+    public static let maxBlockBytes = 1 << 30
+
+    /// `sliceN/name`: a file under one slice directory, nothing that leaves the data directory.
+    static func isDataFileName(_ f: String) -> Bool {
+        let parts = f.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].hasPrefix("slice"), let last = parts.last, !last.isEmpty,
+              last != ".", last != ".." else { return false }
+        return true
+    }
+
     public func tableDef() throws -> TableDef {
         guard let ds = DistStyle(rawValue: distStyle), let sk = SortKeyKind(rawValue: sortKeyKind) else {
             throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged")
         }
+        try validate()
         return TableDef(id: id, schema: schema, name: name, columns: try columns.map { try $0.def() },
                         distStyle: ds, distKey: distKey, sortKey: sortKey, sortKeyKind: sk,
                         primaryKey: primaryKey, uniqueKeys: uniqueKeys)
@@ -294,6 +366,7 @@ public struct ManifestTable: Codable, Sendable {
 
     /// The snapshot this entry describes, reading delete bitmaps through `readDeletes`.
     public func snapshot(files: (String) -> BlockFile, readDeletes: (String) throws -> DeleteSet) throws -> TableSnapshot {
+        try validate()
         let dist: EffectiveDistribution
         if placement == "all" { dist = .all } else if placement == "even" { dist = .even }
         else if placement.hasPrefix("key:"), let c = Int(placement.dropFirst(4)) { dist = .key(column: c) }
