@@ -55,9 +55,16 @@ let package = Package(
         .target(name: "SlicehouseDatagen"),
         // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
         .target(name: "SlicehouseBench", dependencies: ["SlicehouseEngine", "SlicehouseDatagen"]),
+        // Fuzz targets (`slicehouse fuzz`, and libFuzzer through slicehouse-libfuzzer).
+        .target(name: "SlicehouseFuzz",
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
+                               "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine"]),
+        // libFuzzer entry points; scripts/fuzz.sh builds it with -sanitize=fuzzer.
+        .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
         // Stage 9: the command-line tool (shell, -c/-f, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
                           dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
+                                         "SlicehouseFuzz",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
@@ -70,6 +77,7 @@ let package = Package(
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
         .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad", "SlicehouseParquet"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
+        .testTarget(name: "SlicehouseFuzzTests", dependencies: ["SlicehouseFuzz"]),
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseParquet"],
                     exclude: ["sql"]),

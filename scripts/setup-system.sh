@@ -20,6 +20,11 @@ python_modules() {
         python3 -m pip install --quiet pyarrow >&2 \
             || echo "setup-system: could not install pyarrow; Parquet interop tests will be skipped" >&2
     fi
+    # pytest and pexpect drive the shell through a pseudo-terminal (Tests/integration).
+    if ! python3 -c "import pytest, pexpect" >/dev/null 2>&1; then
+        python3 -m pip install --quiet pytest pexpect >&2 \
+            || echo "setup-system: could not install pytest and pexpect; the shell's terminal tests cannot run" >&2
+    fi
     if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install duckdb 1.5; Parquet interop tests will be skipped" >&2

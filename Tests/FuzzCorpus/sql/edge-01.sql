@@ -1,0 +1,1 @@
+SELECT dateadd(year, 2147483647, d) FROM t;

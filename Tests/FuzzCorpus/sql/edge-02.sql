@@ -1,0 +1,1 @@
+SELECT dateadd(day, 9223372036854775807, g) FROM t;

@@ -1,0 +1,1 @@
+SELECT dateadd(microsecond, -9223372036854775808, g) FROM t;

@@ -1,0 +1,1 @@
+SELECT datediff(year, d, g), datediff(month, g, d) FROM t;

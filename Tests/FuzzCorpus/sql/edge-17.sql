@@ -1,0 +1,1 @@
+SELECT nth_value(a, 9223372036854775807) OVER (ORDER BY a), nth_value(a, 0) OVER (ORDER BY a) FROM t;

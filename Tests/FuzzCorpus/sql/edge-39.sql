@@ -1,0 +1,1 @@
+SELECT listagg(b, repeat('x', 60000)) FROM t;

@@ -1,0 +1,1 @@
+SELECT generate_series(1, 9223372036854775807) LIMIT 3;

@@ -1,0 +1,1 @@
+SELECT * FROM t WHERE h = repeat('a', 70000) OR b = '';

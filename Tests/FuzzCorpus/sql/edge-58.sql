@@ -1,0 +1,1 @@
+INSERT INTO t (j) VALUES (32768);

@@ -1,0 +1,1 @@
+UPDATE t SET a = a + 2147483647;

@@ -1,0 +1,1 @@
+SELECT a FROM t WHERE a = ANY (SELECT k FROM s) AND a > ALL (SELECT x FROM e);

@@ -1,0 +1,1 @@
+SELECT DISTINCT ON (a) a, b FROM t;

@@ -1,0 +1,1 @@
+SELECT a, count(*) FILTER (WHERE a > 1) FROM t GROUP BY a;

@@ -1,0 +1,1 @@
+SELECT json_extract_path_text('{"a": {"b": [1, 2]}}', 'a', 'b'), json_extract_array_element_text('[1,2]', 9223372036854775807), json_array_length('[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]');

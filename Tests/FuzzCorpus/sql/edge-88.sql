@@ -1,0 +1,1 @@
+SET datestyle TO 'SQL, DMY'; SELECT d, g FROM t;

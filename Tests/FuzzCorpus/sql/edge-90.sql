@@ -1,0 +1,1 @@
+SET query_group TO 'x'; RESET ALL;

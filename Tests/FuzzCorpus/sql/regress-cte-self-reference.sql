@@ -1,0 +1,1 @@
+WITH r AS (SELECT * FROM r) SELECT * FROM r

@@ -1,0 +1,1 @@
+select a from t limit 2 offset 9223372036854775807

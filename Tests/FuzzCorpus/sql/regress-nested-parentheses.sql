@@ -1,0 +1,1 @@
+SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT ((((SELECT 1))))))))))))))))

@@ -1,0 +1,1 @@
+SELECT listagg(b, ',') WITHIN GROUP (ORDER BY b) FROM t;

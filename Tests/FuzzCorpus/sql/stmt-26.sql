@@ -1,0 +1,1 @@
+SELECT l / 3, l * l, c * 1000000000000 FROM t;

@@ -1,0 +1,1 @@
+DELETE FROM s WHERE k = 2;

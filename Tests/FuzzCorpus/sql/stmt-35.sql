@@ -1,0 +1,1 @@
+CREATE TABLE z (p integer IDENTITY(1,1), q varchar(5) DEFAULT 'q', r decimal(38,2) ENCODE az64) DISTSTYLE KEY DISTKEY(p) COMPOUND SORTKEY(p, q);

@@ -1,0 +1,1 @@
+CREATE TABLE w AS SELECT a, b FROM t WHERE a > 1;

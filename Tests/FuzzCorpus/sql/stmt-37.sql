@@ -1,0 +1,1 @@
+CREATE TEMP TABLE tt (x integer); INSERT INTO tt SELECT a FROM t; SELECT * FROM tt;

@@ -1,0 +1,1 @@
+SELECT * FROM stv_slices; SELECT * FROM stv_tbl_perm;

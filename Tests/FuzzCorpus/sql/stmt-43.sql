@@ -1,0 +1,1 @@
+SELECT * FROM pg_table_def WHERE tablename = 't';

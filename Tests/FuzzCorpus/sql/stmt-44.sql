@@ -1,0 +1,1 @@
+SELECT * FROM svv_table_info;

@@ -1,0 +1,1 @@
+COPY t FROM '/nonexistent/file' DELIMITER '|' IGNOREHEADER 1 MAXERROR 5;

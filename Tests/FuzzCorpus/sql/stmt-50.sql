@@ -1,0 +1,1 @@
+UNLOAD ('SELECT * FROM t') TO '/nonexistent/prefix' FORMAT PARQUET;
