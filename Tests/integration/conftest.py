@@ -109,10 +109,10 @@ def spawn_shell(tmp_path):
 
 @pytest.fixture(scope="session")
 def big_csv(tmp_path_factory):
-    """About 400,000 rows / 11 MB: a COPY of it runs long enough (seconds) for the
-    progress line to appear."""
+    """6,000,000 rows / 180 MB: a COPY of it takes over a second on two cores, half of it parsing, long
+    enough for the progress line (shown from a quarter second on) to appear."""
     path = tmp_path_factory.mktemp("csv") / "big.csv"
-    n = 400_000
+    n = 6_000_000
     with open(path, "w") as f:
         f.writelines(f"{i},name_{(i * 7919) % 1000003:09d},{(i % 100003) * 0.001:.3f}\n"
                      for i in range(n))
