@@ -228,6 +228,7 @@ final class DamagedDirectoryTests: XCTestCase {
         let cases: [(String, (inout Manifest) -> Void)] = [
             ("block", { $0.tables[t].slices[0].columns[0][0].l = -1 }),
             ("block", { $0.tables[t].slices[0].columns[0][0].l = 1 << 40 }),
+            ("block", { $0.tables[t].slices[0].columns[0][0].n = .max }),   // first row + rows overflowed
             ("block file", { $0.tables[t].slices[0].columns[0][0].f = "../../outside.blk" }),
             ("listed twice", { $0.tables[other].id = $0.tables[t].id }),
             ("listed twice", { $0.tables[other].name = $0.tables[t].name }),

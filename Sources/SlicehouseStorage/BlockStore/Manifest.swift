@@ -334,7 +334,7 @@ public struct ManifestTable: Codable, Sendable {
             for chain in s.columns {
                 for b in chain {
                     guard Self.isDataFileName(b.f) else { throw damaged("block file \"\(b.f)\"") }
-                    guard b.o >= 0, b.l > 0, b.l <= Self.maxBlockBytes, b.o <= Int.max - b.l, b.r >= 0, b.n > 0 else {
+                    guard b.o >= 0, b.l > 0, b.l <= Self.maxBlockBytes, b.o <= Int.max - b.l, b.r >= 0, b.n > 0, b.n <= Int.max - b.r else {
                         throw damaged("block at \(b.o) of \(b.l) bytes in \"\(b.f)\"")
                     }
                 }
