@@ -58,7 +58,7 @@ let package = Package(
         // Fuzz targets (`slicehouse fuzz`, and libFuzzer through slicehouse-libfuzzer).
         .target(name: "SlicehouseFuzz",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
-                               "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine"]),
+                               "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine", "SlicehouseBench"]),
         // libFuzzer entry points; scripts/fuzz.sh builds it with -sanitize=fuzzer.
         .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
         // Stage 9: the command-line tool (shell, -c/-f, sqllogictest subcommand).

@@ -1,3 +1,4 @@
+import SlicehouseBench
 import SlicehouseEngine
 import SlicehouseSQL
 import SlicehouseTypes
@@ -22,6 +23,8 @@ enum SQLFuzzTarget {
         summary: "SQL text: lexer, parser, binder, planner, execution (in-memory database)",
         maxLength: maxLength,
         dictionary: dictionary,
+        // TPC-H's 22 queries, as the benchmark runs them (datasets/tpch/queries).
+        seeds: { (1...22).compactMap { TPCHText.query($0) }.map { Array($0.utf8) } },
         body: { bytes in state.run(bytes) })
 
     /// The database and session shared by every input of the process.
