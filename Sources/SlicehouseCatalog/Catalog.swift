@@ -1,84 +1,87 @@
 import SlicehouseTypes
 
-/// The leader's catalog: table definitions by name. Thread-safe.
+/// The catalog: table and view definitions by name, as one value.
 ///
-/// Names are stored lower-case (unquoted identifiers fold to lower case, as in
-/// Redshift). Only the `public` schema exists for now.
-public final class Catalog: @unchecked Sendable {
+/// A transaction works on its own copy (the catalog of its snapshot with its own
+/// changes applied); a commit replays the transaction's `CatalogChange`s onto the
+/// latest committed catalog. Names are stored lower-case (unquoted identifiers fold
+/// to lower case, as in Redshift). Only the `public` schema exists for now.
+public struct Catalog: Sendable {
     private var tables: [String: TableDef] = [:]
     private var views: [String: ViewDef] = [:]
-    private var nextID = 100_000
-    private let lock = Lock()
+    /// At least one more than every table id in use (the data store hands ids out).
+    public private(set) var nextTableID = 100_000
 
     public init() {}
 
-    public func table(_ name: String) -> TableDef? {
-        lock.withLock { tables[name.lowercased()] }
+    /// A persisted catalog (tables keep their ids).
+    public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int) {
+        for t in ts { tables[t.name.lowercased()] = t }
+        for v in vs { views[v.name.lowercased()] = v }
+        nextTableID = max(n, (ts.map { $0.id }.max() ?? 0) + 1, nextTableID)
     }
 
-    public var allTables: [TableDef] {
-        lock.withLock { tables.values.sorted { $0.name < $1.name } }
+    public func table(_ name: String) -> TableDef? { tables[name.lowercased()] }
+
+    public func table(id: Int) -> TableDef? { tables.values.first { $0.id == id } }
+
+    public var allTables: [TableDef] { tables.values.sorted { $0.name < $1.name } }
+
+    public func view(_ name: String) -> ViewDef? { views[name.lowercased()] }
+
+    public var allViews: [ViewDef] { views.values.sorted { $0.name < $1.name } }
+
+    /// Register a new table under the id it already has.
+    public mutating func create(_ def: TableDef) throws {
+        let key = def.name.lowercased()
+        if tables[key] != nil || views[key] != nil { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
+        tables[key] = def
+        nextTableID = max(nextTableID, def.id + 1)
     }
 
-    /// Register a new table; assigns its id.
-    @discardableResult
-    public func create(_ def: TableDef) throws -> TableDef {
-        try lock.withLock {
-            let key = def.name.lowercased()
-            if tables[key] != nil || views[key] != nil { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
-            var d = def
-            d.id = nextID
-            nextID += 1
-            tables[key] = d
-            return d
+    public mutating func drop(_ name: String) throws {
+        guard tables.removeValue(forKey: name.lowercased()) != nil else {
+            throw SQLError(.undefinedTable, "table \"\(name)\" does not exist")
         }
     }
-
-    public func drop(_ name: String) throws {
-        try lock.withLock {
-            guard tables.removeValue(forKey: name.lowercased()) != nil else {
-                throw SQLError(.undefinedTable, "table \"\(name)\" does not exist")
-            }
-        }
-    }
-
-    public func view(_ name: String) -> ViewDef? {
-        lock.withLock { views[name.lowercased()] }
-    }
-
-    public var allViews: [ViewDef] { lock.withLock { views.values.sorted { $0.name < $1.name } } }
 
     /// Register a view (`orReplace` replaces an existing one).
-    public func createView(_ v: ViewDef, orReplace: Bool) throws {
-        try lock.withLock {
-            let key = v.name.lowercased()
-            if tables[key] != nil { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
-            if views[key] != nil && !orReplace { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
-            views[key] = v
+    public mutating func createView(_ v: ViewDef, orReplace: Bool) throws {
+        let key = v.name.lowercased()
+        if tables[key] != nil { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
+        if views[key] != nil && !orReplace { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
+        views[key] = v
+    }
+
+    public mutating func dropView(_ name: String) throws {
+        guard views.removeValue(forKey: name.lowercased()) != nil else {
+            throw SQLError(.undefinedTable, "view \"\(name)\" does not exist")
         }
     }
 
-    public func dropView(_ name: String) throws {
-        try lock.withLock {
-            guard views.removeValue(forKey: name.lowercased()) != nil else {
-                throw SQLError(.undefinedTable, "view \"\(name)\" does not exist")
+    /// Replace a table's definition (same id and name).
+    public mutating func replace(_ def: TableDef) { tables[def.name.lowercased()] = def }
+
+    /// Apply one change made by a transaction.
+    public mutating func apply(_ change: CatalogChange) throws {
+        switch change {
+        case .createTable(let def): try create(def)
+        case .dropTable(let def):
+            guard let t = table(def.name), t.id == def.id else {
+                throw SQLError(.undefinedTable, "table \"\(def.name)\" does not exist")
             }
+            try drop(def.name)
+        case .createView(let v, let orReplace): try createView(v, orReplace: orReplace)
+        case .dropView(let name): try dropView(name)
         }
     }
+}
 
-    /// The id the next created table gets (persisted with the catalog).
-    public var nextTableID: Int { lock.withLock { nextID } }
-
-    /// Load a persisted catalog (tables keep their ids).
-    public func restore(tables ts: [TableDef], views vs: [ViewDef], nextID n: Int) {
-        lock.withLock {
-            for t in ts { tables[t.name.lowercased()] = t }
-            for v in vs { views[v.name.lowercased()] = v }
-            nextID = max(n, (ts.map { $0.id }.max() ?? 0) + 1, nextID)
-        }
-    }
-
-    public func replace(_ def: TableDef) {
-        lock.withLock { tables[def.name.lowercased()] = def }
-    }
+/// One change a transaction makes to the catalog, replayed at commit onto the latest
+/// committed catalog (which may hold other transactions' changes made meanwhile).
+public enum CatalogChange: Sendable {
+    case createTable(TableDef)
+    case dropTable(TableDef)
+    case createView(ViewDef, orReplace: Bool)
+    case dropView(String)
 }

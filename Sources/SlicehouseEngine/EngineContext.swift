@@ -16,7 +16,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
     init(database: Database, session: Session) {
         self.database = database
         self.session = session
-        self.system = SystemTables(database: database)
+        self.system = SystemTables(database: database, transaction: session.transaction)
     }
 
     var sliceCount: Int { database.layout.sliceCount }
@@ -25,9 +25,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
     var rowIDTable: Int?
 
     func table(named name: String) throws -> TableDef? {
-        if var t = database.catalog.table(name) {
-            if let damage = database.damage(of: t.id) { throw damage }
-            if snapshots[t.id] == nil, let s = database.store(t.id) { snapshots[t.id] = s.snapshot() }
+        if var t = session.transaction.catalog.table(name) {
+            if snapshots[t.id] == nil { snapshots[t.id] = try session.transaction.snapshot(of: t) }
             if t.id == rowIDTable { t.columns.append(ColumnDef(name: rowIDColumnName, type: .bigint)) }
             return t
         }
@@ -38,7 +37,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return nil
     }
 
-    func view(named name: String) -> ViewDef? { database.catalog.view(name) }
+    func view(named name: String) -> ViewDef? { session.transaction.catalog.view(name) }
 
     func sessionFunction(_ name: String) -> (Value, DataType)? {
         switch name {

@@ -8,12 +8,12 @@ extension Session {
     func analyze(_ a: Analyze) throws -> StatementResult {
         var tables: [TableDef]
         if let name = a.table {
-            guard let t = database.catalog.table(name.name) else {
+            guard let t = transaction.catalog.table(name.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
             tables = [t]
         } else {
-            tables = database.catalog.allTables
+            tables = transaction.catalog.allTables
         }
         // Plain ANALYZE: the planner reads row counts from the snapshots, always current.
         guard a.compression else { return StatementResult(tag: "ANALYZE") }
@@ -35,7 +35,7 @@ extension Session {
                     return i
                 }
             }
-            guard let snap = database.store(t.id)?.snapshot() else { continue }
+            let snap = try transaction.snapshot(of: t)
             let parts = snap.distribution == .all ? [(slice: 0, data: snap.slices[0])]
                 : snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }
             var sample = wanted.map { Vector(type: t.columns[$0].type) }

@@ -26,10 +26,7 @@ extension Session {
     /// rejected row (beyond MAXERROR) nothing is stored and the rejected rows are
     /// recorded in STL_LOAD_ERRORS.
     func copy(_ c: Copy) throws -> StatementResult {
-        guard let table = database.catalog.table(c.table.name) else {
-            throw SQLError(.undefinedTable, "relation \"\(c.table.description)\" does not exist",
-                           line: c.location.line, column: c.location.column)
-        }
+        let table = try lockedTable(c.table, location: c.location)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
         let queryID = database.nextQueryID()
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)

@@ -23,7 +23,7 @@ extension Session {
         if SystemTables.names.contains(name) {
             throw SQLError(.duplicateTable, "relation \"\(name)\" already exists")
         }
-        if database.catalog.table(name) != nil {
+        if transaction.catalog.table(name) != nil || transaction.catalog.view(name) != nil {
             if c.ifNotExists {
                 return StatementResult(tag: "CREATE TABLE", notices: ["relation \"\(name)\" already exists, skipping"])
             }
@@ -99,7 +99,7 @@ extension Session {
                 }
             }
         case .like(let like):
-            guard let parent = database.catalog.table(like.parent.name) else {
+            guard let parent = transaction.catalog.table(like.parent.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(like.parent.description)\" does not exist")
             }
             columns = parent.columns.map { col in
@@ -166,26 +166,12 @@ extension Session {
 
         let def = TableDef(id: 0, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
                            sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys)
-        let created = try database.catalog.create(def)
-        database.addStore(for: created)
+        let created = try transaction.createTable(def)
         if let (_, chunks) = ctasRows {
-            do {
-                let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks)
-                try append(full, to: created)
-            } catch {
-                try? database.catalog.drop(created.name)
-                database.removeStore(created.id)
-                throw error
-            }
+            let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks)
+            try append(full, to: created)
             let n = chunks.reduce(0) { $0 + $1.count }
             return StatementResult(tag: "SELECT \(n)")
-        }
-        do {
-            try database.commit()
-        } catch {
-            try? database.catalog.drop(created.name)
-            database.removeStore(created.id)
-            throw error
         }
         return StatementResult(tag: "CREATE TABLE")
     }
@@ -203,25 +189,22 @@ extension Session {
 
     func dropTables(_ d: DropStatement) throws -> StatementResult {
         for n in d.names {
-            guard let t = database.catalog.table(n.name) else {
+            guard transaction.resolve(n.name) != nil else {
                 if d.ifExists { continue }
                 throw SQLError(.undefinedTable, "table \"\(n.name)\" does not exist")
             }
-            try database.catalog.drop(t.name)
-            database.removeStore(t.id)
+            try transaction.dropTable(n.name)
         }
-        try database.commit()
         return StatementResult(tag: "DROP TABLE")
     }
 
     // MARK: - INSERT
 
     func insert(_ ins: Insert) throws -> StatementResult {
-        guard let table = database.catalog.table(ins.table.name) else {
-            if SystemTables.names.contains(ins.table.name) { throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"") }
-            throw SQLError(.undefinedTable, "relation \"\(ins.table.description)\" does not exist",
-                           line: ins.location.line, column: ins.location.column)
+        if transaction.resolve(ins.table.name) == nil, SystemTables.names.contains(ins.table.name) {
+            throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")
         }
+        let table = try lockedTable(ins.table, location: ins.location)
         var targets: [Int] = []
         if ins.columns.isEmpty {
             targets = Array(0..<table.columns.count)
@@ -251,7 +234,7 @@ extension Session {
                     let value: Value
                     if case .defaultValue = e.kind {
                         if col.identity != nil {
-                            value = .int(database.reserveIdentity(table: table, column: targets[k], count: 1).first)
+                            value = .int(transaction.reserveIdentity(table: table, column: targets[k], count: 1).first)
                         } else if let d = col.defaultSQL {
                             value = try evaluateConstant(try bindStandalone(d, type: col.type))
                         } else { value = .null }
@@ -303,9 +286,8 @@ extension Session {
         for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n.lowercased()).inserted {
             throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
         }
-        try database.catalog.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
-                                        orReplace: v.orReplace)
-        try database.commit()
+        try transaction.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
+                                   orReplace: v.orReplace)
         return StatementResult(tag: "CREATE VIEW")
     }
 }

@@ -4,7 +4,7 @@ import SlicehouseCatalog
 extension Session {
     /// `\dt`: the list of tables (Schema, Name, Type, Owner).
     public func listTables() throws -> StatementResult {
-        let tables = database.catalog.allTables
+        let tables = toolCatalog.allTables
         var cols = [Vector(type: .text), Vector(type: .text), Vector(type: .text), Vector(type: .text)]
         for t in tables {
             cols[0].append(.string(t.schema))
@@ -12,7 +12,7 @@ extension Session {
             cols[2].append(.string("table"))
             cols[3].append(.string("slicehouse"))
         }
-        let views = database.catalog.allViews
+        let views = toolCatalog.allViews
         for v in views {
             cols[0].append(.string("public"))
             cols[1].append(.string(v.name))
@@ -27,7 +27,7 @@ extension Session {
     /// `\d name`: the columns of one table with Redshift's attributes
     /// (Column, Type, Encoding, DistKey, SortKey, Nullable, Default).
     public func describeTable(_ name: String) throws -> StatementResult {
-        guard let t = database.catalog.table(name) else {
+        guard let t = toolCatalog.table(name) else {
             throw SQLError(.undefinedTable, "Did not find any relation named \"\(name)\".")
         }
         let names = ["Column", "Type", "Encoding", "DistKey", "SortKey", "Nullable", "Default"]

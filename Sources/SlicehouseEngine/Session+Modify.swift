@@ -12,9 +12,8 @@ import SlicehousePlanner
 /// blocks until VACUUM; readers that started earlier still see them.
 extension Session {
     func delete(_ d: Delete) throws -> StatementResult {
-        let table = try modifiable(d.table)
-        let store = try database.requireStore(table)
-        return try store.writeLock.withLock {
+        let (table, base) = try transaction.beginWrite(try lockedTable(d.table).name, reads: true)
+        do {
             let alias = d.alias ?? table.name
             let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
                                 from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
@@ -22,18 +21,16 @@ extension Session {
             let ctx = StatementContext(database: database, session: self)
             ctx.rowIDTable = table.id
             let (_, chunks) = try runQuery(Query(body: .select(select)), ctx)
-            let base = ctx.snapshots[table.id] ?? store.snapshot()
             var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
             if marked == 0 { return StatementResult(tag: "DELETE 0") }
             try writeDeleteFiles(&next, from: base, table: table)
-            try database.commit([table.id: next])
+            transaction.stage(table.id, next)
             return StatementResult(tag: "DELETE \(marked)")
         }
     }
 
     func update(_ u: Update) throws -> StatementResult {
-        let table = try modifiable(u.table)
-        let store = try database.requireStore(table)
+        let (table, base) = try transaction.beginWrite(try lockedTable(u.table).name, reads: true)
         var assigned: [Int: Expr] = [:]
         for a in u.assignments {
             guard let i = table.columnIndex(a.column) else {
@@ -58,7 +55,7 @@ extension Session {
             }
             assigned[i] = value
         }
-        return try store.writeLock.withLock {
+        do {
             let alias = u.alias ?? table.name
             var items: [SelectItem] = [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)]
             for (i, c) in table.columns.enumerated() {
@@ -73,7 +70,6 @@ extension Session {
                 && !TypeRules.canCast(rc.type, table.columns[k - 1].type) {
                 throw SQLError(.datatypeMismatch, "column \"\(table.columns[k - 1].name)\" is of type \(table.columns[k - 1].type.sqlName) but expression is of type \(rc.type.sqlName)")
             }
-            let base = ctx.snapshots[table.id] ?? store.snapshot()
             // A row that several FROM rows match is updated once (the first match).
             var seen = Set<Int64>()
             var newRows: [Chunk] = []
@@ -89,31 +85,11 @@ extension Session {
             var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
             if marked == 0 { return StatementResult(tag: "UPDATE 0") }
             let full = try completeRows(table, targets: Array(0..<table.columns.count), provided: newRows)
-            let sink = database.newSink()
-            do {
-                try writeDeleteFiles(&next, from: base, table: table)
-                next = try placeRows(full, onto: next, of: table, sink: sink)
-                try database.commit([table.id: next], sink: sink)
-            } catch {
-                sink.discard()
-                throw error
-            }
+            try writeDeleteFiles(&next, from: base, table: table)
+            next = try placeRows(full, onto: next, of: table, sink: transaction.newSink())
+            transaction.stage(table.id, next)
             return StatementResult(tag: "UPDATE \(marked)")
         }
-    }
-
-    private func modifiable(_ name: ObjectName) throws -> TableDef {
-        guard let table = database.catalog.table(name.name) else {
-            if SystemTables.names.contains(name.name.lowercased()) {
-                throw SQLError(.featureNotSupported, "cannot modify system table \"\(name.name)\"")
-            }
-            throw missing(name)
-        }
-        return table
-    }
-
-    private func missing(_ name: ObjectName) -> SQLError {
-        SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
     }
 
     private func target(_ name: ObjectName, alias: String?) -> TableRef {
@@ -146,7 +122,7 @@ extension Session {
     /// Persist the deleted-row bitmaps of the slices whose marks changed.
     private func writeDeleteFiles(_ next: inout TableSnapshot, from base: TableSnapshot, table: TableDef) throws {
         for s in 0..<next.slices.count where next.slices[s].deleted != base.slices[s].deleted {
-            next.slices[s].deleteFile = try database.writeDeletes(next.slices[s].deleted, table: table.id, slice: s)
+            next.slices[s].deleteFile = try transaction.writeDeletes(next.slices[s].deleted, table: table.id, slice: s)
         }
     }
 }

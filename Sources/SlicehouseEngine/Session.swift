@@ -6,10 +6,17 @@ import SlicehouseStorage
 import SlicehousePlanner
 import SlicehouseExecution
 
-/// A session runs statements one after another. Each statement is atomic: it
-/// builds the tables' next snapshots and commits them only when it succeeds.
+/// A session runs statements one after another, each inside a storage `Transaction`:
+/// the open `BEGIN ... COMMIT` block's, or — in autocommit — one of its own that commits
+/// when the statement succeeds and rolls back when it fails. A statement that fails
+/// inside a block puts the block into the aborted state, as in Redshift and PostgreSQL:
+/// every statement but COMMIT / ROLLBACK is refused until the block ends, and the block
+/// then rolls back.
 public final class Session: @unchecked Sendable {
     public let database: Database
+    /// The session's process id (`pg_backend_pid()`, STV_SESSIONS, STV_LOCKS).
+    public let process: Int
+    let startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
     /// SET parameters (lower-case names).
     var settings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
                                       "query_group": "default", "timezone": "UTC"]
@@ -23,10 +30,28 @@ public final class Session: @unchecked Sendable {
     /// crashed release builds, so it is plain session state.)
     public var copyProgress: (@Sendable (CopyProgress) -> Void)?
 
-    init(database: Database) { self.database = database }
+    /// The transaction of the running statement (the block's inside BEGIN ... COMMIT).
+    private(set) var transaction: Transaction
+    /// Inside BEGIN ... COMMIT.
+    public private(set) var inTransactionBlock = false
+    /// A statement failed inside the block: only COMMIT / ROLLBACK are accepted.
+    public private(set) var transactionFailed = false
+
+    init(database: Database, process: Int) {
+        self.database = database
+        self.process = process
+        transaction = database.store.begin(process: process)
+        transaction.rollback()
+    }
+
+    deinit {
+        transaction.rollback()
+        database.disconnect(process)
+    }
 
     /// Parse and run every statement in `sql`, in order. Throws at the first
-    /// failing statement (statements before it have run and are committed).
+    /// failing statement (statements before it have run; outside a transaction
+    /// block they are committed).
     /// The work runs on a thread with a large stack (`LargeStack`), so that a legal but
     /// deep statement tree never overflows the caller's stack.
     public func execute(_ sql: String) throws -> [StatementResult] {
@@ -38,8 +63,96 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    /// Run one parsed statement.
+    /// Run one parsed statement in its transaction.
     func run(_ statement: Statement) throws -> StatementResult {
+        switch statement {
+        case .begin:
+            if inTransactionBlock {
+                return StatementResult(tag: "BEGIN", notices: ["WARNING:  there is already a transaction in progress"])
+            }
+            transaction = database.store.begin(process: process)
+            inTransactionBlock = true
+            transactionFailed = false
+            return StatementResult(tag: "BEGIN")
+        case .commit:
+            guard inTransactionBlock else {
+                return StatementResult(tag: "COMMIT", notices: ["WARNING:  there is no transaction in progress"])
+            }
+            inTransactionBlock = false
+            if transactionFailed {
+                transactionFailed = false
+                transaction.rollback()
+                return StatementResult(tag: "ROLLBACK")
+            }
+            do {
+                try transaction.commit()
+            } catch {
+                transaction.rollback()
+                throw error
+            }
+            return StatementResult(tag: "COMMIT")
+        case .rollback:
+            guard inTransactionBlock else {
+                return StatementResult(tag: "ROLLBACK", notices: ["WARNING:  there is no transaction in progress"])
+            }
+            inTransactionBlock = false
+            transactionFailed = false
+            transaction.rollback()
+            return StatementResult(tag: "ROLLBACK")
+        default:
+            break
+        }
+        if inTransactionBlock {
+            if transactionFailed {
+                throw SQLError(.inFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+            }
+            switch statement {
+            case .vacuum:
+                throw SQLError(.activeTransaction, "VACUUM cannot run inside a transaction block")
+            case .truncate:
+                // TRUNCATE commits the open transaction block (Redshift), then runs on its own.
+                inTransactionBlock = false
+                do {
+                    try transaction.commit()
+                } catch {
+                    transaction.rollback()
+                    throw error
+                }
+            default:
+                do {
+                    return try perform(statement)
+                } catch {
+                    transactionFailed = true
+                    throw error
+                }
+            }
+        }
+        transaction = database.store.begin(process: process)
+        do {
+            let result = try perform(statement)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+    }
+
+    /// A table of the running statement's transaction (`relation ... does not exist`
+    /// located at `location` when there is none), with its lock taken for a change.
+    func lockedTable(_ name: ObjectName, location: SourceLocation? = nil) throws -> TableDef {
+        guard transaction.resolve(name.name) != nil else {
+            if SystemTables.names.contains(name.name.lowercased()) {
+                throw SQLError(.featureNotSupported, "cannot modify system table \"\(name.name)\"")
+            }
+            throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
+                           line: location?.line, column: location?.column)
+        }
+        return try transaction.lockTable(name.name)
+    }
+
+    /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`.
+    func perform(_ statement: Statement) throws -> StatementResult {
         switch statement {
         case .query(let q):
             let ctx = StatementContext(database: database, session: self)
@@ -57,14 +170,10 @@ public final class Session: @unchecked Sendable {
         case .copy(let c):
             return try copy(c)
         case .truncate(let name):
-            guard let def = database.catalog.table(name.name) else {
-                throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
-            }
-            let store = try database.requireStore(def)
-            try store.writeLock.withLock {
-                try database.commit([def.id: .empty(layout: database.layout, columnCount: def.columns.count,
-                                                    distStyle: def.distStyle, distKey: def.distKey)])
-            }
+            let def = try lockedTable(name)
+            _ = try transaction.beginWrite(def.name, reads: false)
+            transaction.stage(def.id, .empty(layout: database.layout, columnCount: def.columns.count,
+                                             distStyle: def.distStyle, distKey: def.distKey))
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
             settings[s.name] = s.values.map { $0.text }.joined(separator: ", ")
@@ -77,22 +186,15 @@ public final class Session: @unchecked Sendable {
             var v = Vector(type: .text)
             v.append(.string(value))
             return StatementResult(tag: "SHOW", columns: [ResultColumn(name: name, type: .text)], chunks: [Chunk(columns: [v], count: 1)])
-        case .begin:
-            // Every statement commits on its own (autocommit); a transaction block is accepted
-            // so scripts run, and its statements commit as they go (see docs/DIFFERENCES.md).
-            return StatementResult(tag: "BEGIN")
-        case .commit:
-            return StatementResult(tag: "COMMIT")
-        case .rollback:
-            throw SQLError.unsupported("ROLLBACK (statements commit one by one until transactions arrive)")
+        case .begin, .commit, .rollback:
+            throw SQLError.internalError("transaction control reached perform")
         case .createView(let v):
             return try createView(v)
         case .dropView(let d):
             for n in d.names {
-                if database.catalog.view(n.name) == nil && d.ifExists { continue }
-                try database.catalog.dropView(n.name)
+                if transaction.catalog.view(n.name) == nil && d.ifExists { continue }
+                try transaction.dropView(n.name)
             }
-            try database.commit()
             return StatementResult(tag: "DROP VIEW")
         case .update(let u):
             return try update(u)
@@ -104,10 +206,15 @@ public final class Session: @unchecked Sendable {
             throw SQLError.unsupported("VACUUM")
         case .analyze(let a):
             return try analyze(a)
-        case .lock:
+        case .lock(let names):
+            for n in names { _ = try lockedTable(n) }
             return StatementResult(tag: "LOCK TABLE")
         }
     }
+
+    /// The catalog for tools outside a statement (`\dt`, `\d`): the block's view inside
+    /// a transaction block, the latest committed one otherwise.
+    var toolCatalog: Catalog { inTransactionBlock ? transaction.catalog : database.store.current.catalog }
 
     // MARK: - Queries
 
@@ -227,7 +334,7 @@ public final class Session: @unchecked Sendable {
                     v = c.columns[k]
                     if v.type != col.type { v = try castVector(v, to: assignmentType(col.type), rows: n) }
                 } else if col.identity != nil {
-                    let (first, step) = database.reserveIdentity(table: table, column: i, count: n)
+                    let (first, step) = transaction.reserveIdentity(table: table, column: i, count: n)
                     var a = [Int64](); a.reserveCapacity(n)
                     for r in 0..<n { a.append(first &+ Int64(r) &* step) }
                     v = Vector(type: col.type, data: .int64(a))
@@ -280,19 +387,11 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Place full-width chunks on the table's slices (sorted by the sort key within
-    /// each slice, encoded into blocks) and commit atomically.
+    /// each slice, encoded into blocks) as the transaction's next snapshot of the table.
     func append(_ chunks: [Chunk], to table: TableDef) throws {
-        let store = try database.requireStore(table)
-        try store.writeLock.withLock {
-            let sink = database.newSink()
-            do {
-                let next = try placeRows(chunks, onto: store.snapshot(), of: table, sink: sink)
-                try database.commit([table.id: next], sink: sink)
-            } catch {
-                sink.discard()
-                throw error
-            }
-        }
+        let (def, base) = try transaction.beginWrite(table.name, reads: false)
+        let sink = transaction.newSink()
+        transaction.stage(def.id, try placeRows(chunks, onto: base, of: def, sink: sink))
     }
 
     /// The next snapshot of `table`: `base` plus `chunks` placed, sorted and encoded

@@ -6,6 +6,8 @@ import SlicehouseStorage
 /// They live on the leader: every node's first slice holds the rows, like an ALL table.
 struct SystemTables {
     let database: Database
+    /// The reading statement's transaction: its catalog and snapshots.
+    let transaction: Transaction
 
     static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan"]
 
@@ -19,8 +21,8 @@ struct SystemTables {
             return make(-1, name, [("node", .integer), ("slice", .integer), ("localslice", .integer), ("type", .varchar(16))], rows)
         case "pg_table_def":
             var rows: [[Value]] = []
-            for t in database.catalog.allTables {
-                let encs = database.store(t.id)?.snapshot().encodings
+            for t in transaction.catalog.allTables {
+                let encs = transaction.peek(t.id)?.encodings
                 for (i, c) in t.columns.enumerated() {
                     let sortPos = t.sortKey.firstIndex(of: i).map { t.sortKeyKind == .interleaved ? -($0 + 1) : $0 + 1 } ?? 0
                     rows.append([.string(t.schema), .string(t.name), .string(c.name), .string(c.type.sqlName),
@@ -45,8 +47,8 @@ struct SystemTables {
                                    ("err_reason", .char(100))], rows)
         case "svv_table_info":
             var rows: [[Value]] = []
-            for t in database.catalog.allTables {
-                guard let snap = database.store(t.id)?.snapshot() else { continue }
+            for t in transaction.catalog.allTables {
+                guard let snap = transaction.peek(t.id) else { continue }
                 let dist: String
                 switch snap.distribution {
                 case .all: dist = t.distStyle == .auto ? "AUTO(ALL)" : "ALL"
@@ -80,8 +82,8 @@ struct SystemTables {
                                    ("tbl_rows", .bigint), ("skew_rows", .double), ("estimated_visible_rows", .bigint)], rows)
         case "stv_tbl_perm":
             var rows: [[Value]] = []
-            for t in database.catalog.allTables {
-                guard let snap = database.store(t.id)?.snapshot() else { continue }
+            for t in transaction.catalog.allTables {
+                guard let snap = transaction.peek(t.id) else { continue }
                 for s in 0..<database.layout.sliceCount {
                     let d = snap.slices[s]
                     rows.append([.int(Int64(s)), .int(Int64(t.id)), .string(t.name), .int(Int64(d.rowCount)),
@@ -101,8 +103,8 @@ struct SystemTables {
                                    ("blocks_read", .bigint), ("blocks_skipped", .bigint)], rows)
         case "stv_blocklist":
             var rows: [[Value]] = []
-            for t in database.catalog.allTables {
-                guard let snap = database.store(t.id)?.snapshot() else { continue }
+            for t in transaction.catalog.allTables {
+                guard let snap = transaction.peek(t.id) else { continue }
                 for (s, d) in snap.slices.enumerated() {
                     for (c, chain) in d.columns.enumerated() {
                         for (k, b) in chain.enumerated() {

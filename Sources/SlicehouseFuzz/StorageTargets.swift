@@ -118,8 +118,8 @@ enum StorageFuzzTargets {
         let session = database.connect()
         var outcomes: [String] = []
         var statements: [String] = []
-        let tables = database.catalog.allTables
-        for name in tables.map(\.name) + database.catalog.allViews.map(\.name) {
+        let tables = database.committedCatalog.allTables
+        for name in tables.map(\.name) + database.committedCatalog.allViews.map(\.name) {
             statements += ["SELECT count(*) FROM \"\(name)\"", "SELECT * FROM \"\(name)\""]
         }
         for table in tables {

@@ -1,3 +1,4 @@
+import SlicehouseTypes
 import SlicehouseEngine
 
 /// What the shell and the sqllogictest runner need from a connection.
@@ -13,6 +14,16 @@ public protocol SQLExecutor: AnyObject {
     func describeTable(_ name: String) throws -> StatementResult
     /// Told how far a running COPY has got (the shell's progress line); nil for none.
     var copyProgress: (@Sendable (CopyProgress) -> Void)? { get set }
+    /// Another connection to the same database (sqllogictest's `connection NAME`).
+    func newConnection() throws -> any SQLExecutor
 }
 
-extension Session: SQLExecutor {}
+extension SQLExecutor {
+    public func newConnection() throws -> any SQLExecutor {
+        throw SQLError(.featureNotSupported, "this executor has one connection only")
+    }
+}
+
+extension Session: SQLExecutor {
+    public func newConnection() throws -> any SQLExecutor { database.connect() }
+}

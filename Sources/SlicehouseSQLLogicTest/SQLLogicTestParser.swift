@@ -120,6 +120,15 @@ public struct SQLLogicTestParser: Sendable {
                 conditions = []
                 i += 1
 
+            case "connection":
+                if tokens.count == 2 {
+                    emit(SQLLogicTestRecord(line: line.number, conditions: conditions, kind: .connection(tokens[1])))
+                } else {
+                    emit(SQLLogicTestRecord(line: line.number, kind: .parseError("connection needs one name")))
+                }
+                conditions = []
+                i += 1
+
             case "require":
                 emit(SQLLogicTestRecord(line: line.number, conditions: conditions,
                                         kind: .require(tokens.dropFirst().joined(separator: " "))))

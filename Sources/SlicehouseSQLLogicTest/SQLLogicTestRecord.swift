@@ -120,6 +120,9 @@ public struct SQLLogicTestRecord: Sendable, Equatable {
         case skipMode(Bool)
         /// `require <feature>` (and similar setup lines); ignored by the runner.
         case require(String)
+        /// `connection NAME`: the records after it run on the named connection to the
+        /// same database (opened on first use; `default` is the first one).
+        case connection(String)
         /// A line the parser could not understand; reported as a failure.
         case parseError(String)
     }

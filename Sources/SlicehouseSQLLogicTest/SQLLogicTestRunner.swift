@@ -174,8 +174,10 @@ public struct SQLLogicTestRunner {
     }
 
     /// Run a parsed script against `executor`.
-    public func run(_ script: SQLLogicTestScript, executor: any SQLExecutor) -> SQLLogicTestSummary {
+    public func run(_ script: SQLLogicTestScript, executor first: any SQLExecutor) -> SQLLogicTestSummary {
         var summary = SQLLogicTestSummary()
+        var executor = first
+        var connections: [String: any SQLExecutor] = ["default": first]
         summary.files = 1
         var skipping = false
         var labels: [String: (hash: String, line: Int)] = [:]
@@ -191,6 +193,21 @@ public struct SQLLogicTestRunner {
                 if !excluded && !skipping { break records }
                 continue records
             case .hashThreshold, .require:
+                continue records
+            case .connection(let name):
+                if excluded || skipping { continue records }
+                if let c = connections[name] {
+                    executor = c
+                } else {
+                    do {
+                        executor = try first.newConnection()
+                        connections[name] = executor
+                    } catch {
+                        summary.fail(SQLLogicTestFailure(file: file, line: record.line,
+                                                         message: "cannot open connection \(name): \(SQLLogicTestRunner.errorText(error))"))
+                        break records
+                    }
+                }
                 continue records
             case .parseError(let message):
                 summary.fail(SQLLogicTestFailure(file: file, line: record.line, message: "parse error: \(message)"))

@@ -28,6 +28,10 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case loadError = "XX000"
         case internalError = "XX001"
         case cardinality = "21000"
+        case serializationFailure = "40001"
+        case deadlockDetected = "40P01"
+        case inFailedTransaction = "25P02"
+        case activeTransaction = "25001"
     }
 
     public var code: Code

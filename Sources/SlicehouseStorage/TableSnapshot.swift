@@ -153,7 +153,7 @@ public struct TableSnapshot: Sendable {
 }
 
 /// Describes the simulated cluster to the storage layer.
-public struct SliceLayout: Sendable, Equatable {
+public struct SliceLayout: Sendable, Equatable, Codable {
     public var nodes: Int
     public var slicesPerNode: Int
     public init(nodes: Int, slicesPerNode: Int) { self.nodes = nodes; self.slicesPerNode = slicesPerNode }
@@ -161,23 +161,4 @@ public struct SliceLayout: Sendable, Equatable {
     public func node(ofSlice s: Int) -> Int { s / slicesPerNode }
     /// The slice that holds a node's copy of an ALL table.
     public func firstSlice(ofNode n: Int) -> Int { n * slicesPerNode }
-}
-
-/// A table's current committed snapshot. The database swaps it when a statement
-/// commits (after the manifest naming the new blocks is durable).
-public final class TableStore: @unchecked Sendable {
-    public let layout: SliceLayout
-    private var current: TableSnapshot
-    private let lock = Lock()
-    /// Held by a statement that changes the table, from its first read to its commit,
-    /// so two writers never build on the same snapshot.
-    public let writeLock = Lock()
-
-    public init(layout: SliceLayout, snapshot: TableSnapshot) {
-        self.layout = layout
-        self.current = snapshot
-    }
-
-    public func snapshot() -> TableSnapshot { lock.withLock { current } }
-    public func commit(_ snapshot: TableSnapshot) { lock.withLock { current = snapshot } }
 }

@@ -1,0 +1,420 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// Everything committed at one moment: the catalog and every table's snapshot. A
+/// transaction reads one `DatabaseState` (its snapshot) from its first statement to
+/// its end; a commit publishes the next one. Values, so taking one is a copy of a few
+/// dictionaries that share their storage.
+public struct DatabaseState: Sendable {
+    /// Commits so far (the manifest's generation).
+    public var sequence: UInt64
+    public var catalog: Catalog
+    public var snapshots: [Int: TableSnapshot]
+    /// The commit that last changed each table's rows or definition (dropped tables keep
+    /// theirs), and the transaction that made it: what conflict checks compare.
+    public var versions: [Int: UInt64]
+    public var writers: [Int: Int]
+
+    public init(sequence: UInt64, catalog: Catalog, snapshots: [Int: TableSnapshot]) {
+        self.sequence = sequence; self.catalog = catalog; self.snapshots = snapshots
+        versions = [:]; writers = [:]
+    }
+}
+
+/// The data directory of one database and its commit protocol: the committed state,
+/// recovery at open, block-file generations, deleted-row files, the manifest, and the
+/// removal of files no snapshot needs any more. The engine reaches it only through
+/// `Transaction` (see docs/STORAGE.md, "Transactions").
+///
+/// Without a directory the same state is kept in memory and nothing is written.
+public final class DataStore: @unchecked Sendable {
+    public let directory: String?
+    public let layout: SliceLayout
+    /// Table locks of every transaction of this database.
+    public let locks = LockManager()
+
+    private var state: DatabaseState
+    private let lock = Lock()
+    /// Serializes commits (validation, the manifest write and the publication of the next state).
+    private let commitLock = Lock()
+    private var fileGeneration: UInt64 = 0
+    private var nextTableID: Int
+    private var nextTransactionID = 1000
+    private var identityNext: [Int: [Int: Int64]] = [:]
+    private var damaged: [Int: DamagedTable] = [:]
+    /// Snapshot sequence of every transaction that has taken one.
+    private var active: [Int: UInt64] = [:]
+    /// Files the commit `sequence` stopped naming; removed once no snapshot older than it remains.
+    private var garbage: [(sequence: UInt64, files: [String])] = []
+    private var lockFD: Int32 = -1
+
+    /// Open (or create) the database in `directory` (nil: in memory). `layout` is used when
+    /// the database is created; an existing one keeps the layout in its `cluster.json`.
+    /// A directory that another process (or another open `DataStore`) holds is refused.
+    public init(directory: String?, layout proposed: SliceLayout) throws {
+        self.directory = directory
+        var chosen = proposed
+        if let directory {
+            let fm = FileManager.default
+            let configPath = (directory as NSString).appendingPathComponent("cluster.json")
+            do {
+                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw SQLError(.ioError, "could not open database directory \"\(directory)\": \(error.localizedDescription)")
+            }
+            lockFD = try Self.lockDirectory(directory)
+            do {
+                if let data = fm.contents(atPath: configPath) {
+                    chosen = try JSONDecoder().decode(SliceLayout.self, from: data)
+                    guard chosen.nodes >= 1, chosen.slicesPerNode >= 1, chosen.sliceCount <= 1024 else {
+                        throw SQLError(.ioError, "cluster.json in \"\(directory)\" names an impossible layout"
+                            + " (\(chosen.nodes) nodes × \(chosen.slicesPerNode) slices)")
+                    }
+                } else if fm.fileExists(atPath: (directory as NSString).appendingPathComponent(Manifest.fileName))
+                            || !Self.dataFiles(in: directory).isEmpty {
+                    // An existing database lost its layout: writing the default one would
+                    // misplace every table's slices.
+                    throw SQLError(.ioError, "cluster.json, the database's layout of nodes and slices, is missing in \"\(directory)\";"
+                        + " nothing was changed. Restore it from a backup ({\"nodes\":N,\"slicesPerNode\":M} as the database was created).")
+                } else {
+                    try DurableFiles.replace(configPath, with: Array(try JSONEncoder().encode(proposed)))
+                }
+            } catch let e as SQLError {
+                close(lockFD)
+                throw e
+            } catch {
+                close(lockFD)
+                throw SQLError(.ioError, "could not read \"\(configPath)\": \(error.localizedDescription)")
+            }
+        }
+        layout = chosen
+        state = DatabaseState(sequence: 0, catalog: Catalog(), snapshots: [:])
+        nextTableID = state.catalog.nextTableID
+        if let directory {
+            do {
+                try recover(directory)
+            } catch {
+                close(lockFD)
+                lockFD = -1
+                throw error
+            }
+        }
+    }
+
+    deinit { if lockFD >= 0 { close(lockFD) } }
+
+    // MARK: - Transactions
+
+    /// The latest committed state.
+    public var current: DatabaseState { lock.withLock { state } }
+
+    /// A new transaction of the process (session) `process`; its snapshot is taken at its first statement.
+    public func begin(process: Int) -> Transaction {
+        let id = lock.withLock { nextTransactionID += 1; return nextTransactionID }
+        return Transaction(id: id, process: process, store: self)
+    }
+
+    /// The latest state, registered as `transaction`'s snapshot until `end(_:)`.
+    func takeSnapshot(for transaction: Int) -> DatabaseState {
+        lock.withLock {
+            active[transaction] = state.sequence
+            return state
+        }
+    }
+
+    /// The transaction is over: forget its snapshot and remove the files nobody needs now.
+    func end(_ transaction: Int) {
+        locks.releaseAll(transaction)
+        let doomed: [String] = lock.withLock {
+            active[transaction] = nil
+            let oldest = active.values.min() ?? state.sequence
+            var out: [String] = []
+            garbage.removeAll { g in
+                if g.sequence <= oldest { out += g.files; return true }
+                return false
+            }
+            return out
+        }
+        if let directory {
+            for f in doomed { unlink((directory as NSString).appendingPathComponent(f)) }
+        }
+    }
+
+    /// A table id never used before in this database.
+    func allocateTableID() -> Int { lock.withLock { nextTableID += 1; return nextTableID - 1 } }
+
+    /// The error of a quarantined table, nil for a healthy one.
+    public func damage(of tableID: Int) -> SQLError? { lock.withLock { damaged[tableID]?.error } }
+
+    /// Where a transaction writes new blocks: a file per table and slice of a new generation.
+    func newSink() -> BlockSink {
+        guard let directory else { return MemoryBlockSink() }
+        let g = lock.withLock { fileGeneration += 1; return fileGeneration }
+        return FileBlockSink(directory: directory, generation: g)
+    }
+
+    /// Write a deleted-row bitmap for `slice` of `table` (durable before a commit names it).
+    func writeDeletes(_ set: DeleteSet, table: Int, slice: Int) throws -> String? {
+        guard let directory else { return nil }
+        let g = lock.withLock { fileGeneration += 1; return fileGeneration }
+        let name = "slice\(slice)/t\(table)_g\(g).\(DeleteFile.fileExtension)"
+        let dir = (directory as NSString).appendingPathComponent("slice\(slice)")
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try DurableFiles.replace((directory as NSString).appendingPathComponent(name), with: try DeleteFile.encode(set))
+        return name
+    }
+
+    /// Remove files written by a transaction that will never commit.
+    func discard(files: [String]) {
+        guard let directory else { return }
+        for f in files { unlink((directory as NSString).appendingPathComponent(f)) }
+    }
+
+    /// Reserve `count` identity values of column `column` (not returned on rollback, as in Redshift).
+    public func reserveIdentity(table: TableDef, column: Int, count: Int) -> (first: Int64, step: Int64) {
+        let spec = table.columns[column].identity ?? (seed: 1, step: 1)
+        return lock.withLock {
+            let next = identityNext[table.id]?[column] ?? spec.seed
+            identityNext[table.id, default: [:]][column] = next &+ spec.step &* Int64(count)
+            return (next, spec.step)
+        }
+    }
+
+    // MARK: - Commit
+
+    /// Commit `t`: check that nothing it read has changed since (Redshift's serializable
+    /// isolation), replay its catalog changes and install its table snapshots onto the
+    /// latest state, make its blocks durable, write the manifest, publish.
+    func commit(_ t: Transaction) throws {
+        try commitLock.withLock {
+            let latest = current
+            if t.hasWrites {
+                for (table, seen) in t.reads.sorted(by: { $0.key < $1.key }) where (latest.versions[table] ?? 0) != seen {
+                    throw Transaction.conflict(table: table, name: t.tableName(table) ?? latest.catalog.table(id: table)?.name,
+                                               transaction: t.id, other: latest.writers[table])
+                }
+            }
+            guard t.hasWrites else { return }
+            var next = latest
+            next.sequence += 1
+            var changed = Set<Int>()
+            for change in t.changes {
+                try next.catalog.apply(change)
+                switch change {
+                case .createTable(let def): changed.insert(def.id)
+                case .dropTable(let def): changed.insert(def.id); next.snapshots[def.id] = nil
+                case .createView, .dropView: break
+                }
+            }
+            for (id, snap) in t.pending where next.catalog.table(id: id) != nil {
+                next.snapshots[id] = snap
+                changed.insert(id)
+            }
+            for id in changed {
+                next.versions[id] = next.sequence
+                next.writers[id] = t.id
+            }
+            let dropped = changed.filter { next.catalog.table(id: $0) == nil }
+            let droppedDamage: [String] = lock.withLock { dropped.flatMap { damaged[$0]?.entry.fileNames ?? [] } }
+            if let directory {
+                for sink in t.sinks { try sink.sync() }
+                try writeManifest(next, directory: directory)
+            }
+            // Files the new state no longer names (replaced deleted-row files, dropped tables).
+            var unreferenced = Set(droppedDamage)
+            for id in changed {
+                guard let old = latest.snapshots[id] else { continue }
+                unreferenced.formUnion(old.fileNames)
+                if let new = next.snapshots[id] { unreferenced.subtract(new.fileNames) }
+            }
+            lock.withLock {
+                state = next
+                for id in dropped {
+                    damaged[id] = nil
+                    identityNext[id] = nil
+                }
+                if !unreferenced.isEmpty { garbage.append((next.sequence, unreferenced.sorted())) }
+            }
+        }
+    }
+
+    private func writeManifest(_ s: DatabaseState, directory: String) throws {
+        var tables: [ManifestTable] = []
+        let (damagedNow, identities, nextID) = lock.withLock { (damaged, identityNext, nextTableID) }
+        for def in s.catalog.allTables where !def.isTemporary {
+            if let d = damagedNow[def.id] {
+                tables.append(d.entry)  // kept as it was until it is dropped
+                continue
+            }
+            guard let snap = s.snapshots[def.id] else { continue }
+            tables.append(try ManifestTable(def: def, snapshot: snap, identityNext: identities[def.id] ?? [:]))
+        }
+        let m = Manifest(generation: s.sequence, nextTableID: max(nextID, s.catalog.nextTableID), tables: tables,
+                         views: s.catalog.allViews.map(ManifestView.init))
+        try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.fileBytes())
+    }
+
+    // MARK: - Opening
+
+    /// Take the directory's lock file (released when the process ends or the store is freed).
+    private static func lockDirectory(_ directory: String) throws -> Int32 {
+        let path = (directory as NSString).appendingPathComponent("LOCK")
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SQLError(.ioError, "could not open \"\(path)\": \(String(cString: strerror(errno)))") }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            var holder = ""
+            var buf = [UInt8](repeating: 0, count: 32)
+            let n = pread(fd, &buf, 32, 0)
+            if n > 0 { holder = " (process \(String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))" }
+            close(fd)
+            throw SQLError(.ioError, "database directory \"\(directory)\" is in use by another process\(holder)")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    /// Read the committed manifest and remove leftovers of interrupted transactions.
+    ///
+    /// Opening never deletes what it cannot account for. Without a readable, intact
+    /// `manifest.json` nothing is removed: a directory that holds data files (or a
+    /// `manifest.json.tmp`) but no manifest is refused with an error saying how to
+    /// recover, and so is a damaged manifest. Only files that a valid manifest proves
+    /// to be leftovers (under `slice*/`, not named by it) are removed.
+    ///
+    /// A table whose own files are damaged (a deleted-row file that fails its checksum)
+    /// is kept in the catalog but quarantined: statements that read or change it fail
+    /// with the damage named, DROP TABLE removes it, and every other table works.
+    private func recover(_ directory: String) throws {
+        let fm = FileManager.default
+        let manifestPath = (directory as NSString).appendingPathComponent(Manifest.fileName)
+        let tmpPath = manifestPath + ".tmp"
+        var isDirectory: ObjCBool = false
+        let manifestExists = fm.fileExists(atPath: manifestPath, isDirectory: &isDirectory)
+        let dataFiles = Self.dataFiles(in: directory)
+        guard manifestExists else {
+            let tmpExists = fm.fileExists(atPath: tmpPath)
+            if dataFiles.isEmpty && !tmpExists { return }  // a new database: nothing committed yet
+            var message = "manifest.json, the record of what is committed, "
+                + "is missing, but the directory holds \(dataFiles.count) data file\(dataFiles.count == 1 ? "" : "s") under slice*/"
+            if tmpExists {
+                message += " and manifest.json.tmp, the manifest of a commit that was being written when a process stopped"
+                    + " (if it is complete, renaming it to manifest.json recovers the database as of that commit; opening"
+                    + " checks its checksum)"
+            }
+            message += ". Nothing was changed or deleted. Restore manifest.json from a backup, or move the directory aside"
+                + " to start a new database."
+            throw SQLError(.ioError, message)
+        }
+        guard !isDirectory.boolValue, let data = fm.contents(atPath: manifestPath) else {
+            throw SQLError(.ioError, "manifest.json in \"\(directory)\" is "
+                + (isDirectory.boolValue ? "a directory" : "unreadable") + ". Nothing was changed or deleted.")
+        }
+        let m: Manifest
+        do {
+            m = try Manifest.decode(Array(data), path: manifestPath)
+        } catch let e as SQLError {
+            throw SQLError(.ioError, "\(e.message). Nothing was changed or"
+                + " deleted; restore manifest.json from a backup, or move the directory aside to start a new database.")
+        }
+        var files: [String: BlockFile] = [:]
+        func file(_ name: String) -> BlockFile {
+            if let f = files[name] { return f }
+            let f = BlockFile(name: name, directory: directory)
+            files[name] = f
+            return f
+        }
+        var referenced = Set<String>()
+        var defs: [TableDef] = []
+        var snapshots: [Int: TableSnapshot] = [:]
+        var ids = Set<Int>(), names = Set<String>()
+        for t in m.tables {
+            // Ids key every per-table structure and names the catalog: each must be unique.
+            guard t.id >= 0, ids.insert(t.id).inserted,
+                  names.insert(t.schema.lowercased() + "." + t.name.lowercased()).inserted else {
+                throw SQLError(.ioError, "manifest \"\(manifestPath)\" is inconsistent: table \"\(t.name)\" (id \(t.id)) is"
+                    + " listed twice or has a negative id. Nothing was changed or deleted.")
+            }
+            let def = try t.tableDef()
+            defs.append(def)
+            referenced.formUnion(t.fileNames)
+            identityNext[def.id] = t.identityNext
+            do {
+                let snap = try t.snapshot(files: file, readDeletes: { try Self.readDeletes($0, directory: directory) })
+                guard snap.slices.count == layout.sliceCount else {
+                    throw SQLError(.ioError, "manifest \"\(manifestPath)\": table \(t.name) has \(snap.slices.count) slices, the cluster \(layout.sliceCount)")
+                }
+                snapshots[def.id] = snap
+            } catch let e as SQLError {
+                damaged[def.id] = DamagedTable(entry: t, error: SQLError(.ioError,
+                    "table \"\(t.name)\" is damaged and cannot be used: \(e.message). Other tables are not affected;"
+                    + " DROP TABLE \(t.name) removes it."))
+            }
+        }
+        let catalog = Catalog(tables: defs, views: m.views.map { $0.def }, nextTableID: m.nextTableID)
+        state = DatabaseState(sequence: m.generation, catalog: catalog, snapshots: snapshots)
+        nextTableID = catalog.nextTableID
+        // Leftovers: files under slice*/ that the valid manifest does not name.
+        var maxGen = m.generation
+        for name in dataFiles {
+            let f = (name as NSString).lastPathComponent
+            if referenced.contains(name) {
+                if let g = Self.generation(of: f) { maxGen = max(maxGen, g) }
+            } else {
+                unlink((directory as NSString).appendingPathComponent(name))
+            }
+        }
+        unlink(tmpPath)
+        fileGeneration = maxGen
+    }
+
+    /// Files under `slice*/` of `directory`, as `sliceN/name`.
+    public static func dataFiles(in directory: String) -> [String] {
+        let fm = FileManager.default
+        var out: [String] = []
+        for entry in (try? fm.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix("slice") {
+            let sub = (directory as NSString).appendingPathComponent(entry)
+            for f in (try? fm.contentsOfDirectory(atPath: sub)) ?? [] { out.append(entry + "/" + f) }
+        }
+        return out
+    }
+
+    /// The generation in a data file name `t<table>_g<gen>.blk` / `.dbm` / `.del`.
+    static func generation(of file: String) -> UInt64? {
+        guard let g = file.range(of: "_g") else { return nil }
+        let digits = file[g.upperBound...].prefix { $0.isNumber }
+        return UInt64(digits)
+    }
+
+    private static func readDeletes(_ name: String, directory: String) throws -> DeleteSet {
+        let path = (directory as NSString).appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SQLError(.ioError, "deleted-row file \"\(path)\" named by the manifest is missing")
+        }
+        // `.del` files are format 1 (before checksums), still named by upgraded manifests.
+        return try DeleteFile.decode(Array(data), path: path, legacy: name.hasSuffix(".del"))
+    }
+
+    /// A table whose files could not be read at open: its manifest entry (written back
+    /// unchanged by every commit until the table is dropped) and the error it gives.
+    struct DamagedTable {
+        var entry: ManifestTable
+        var error: SQLError
+    }
+}
+
+extension TableSnapshot {
+    /// Every file the snapshot's blocks and deleted-row bitmaps are in.
+    public var fileNames: Set<String> {
+        var out = Set<String>()
+        for s in slices {
+            for chain in s.columns {
+                for b in chain { if case .file(let f, _, _) = b.payload { out.insert(f.name) } }
+            }
+            if let d = s.deleteFile { out.insert(d) }
+        }
+        return out
+    }
+}

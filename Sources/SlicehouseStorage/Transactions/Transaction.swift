@@ -1,0 +1,259 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseCatalog
+
+/// One transaction: everything it has changed and not yet committed, and the snapshot
+/// it reads.
+///
+/// Every statement runs in one: a `BEGIN ... COMMIT` block's, or its own (autocommit).
+/// The snapshot (`DatabaseState`) is taken at the first statement, after the table
+/// locks that statement needs, so a transaction that starts by writing a table sees
+/// that table's latest rows. The transaction then sees that snapshot plus its own
+/// changes: the catalog with its CREATE/DROP applied, and the next snapshot of every
+/// table it wrote, whose new blocks are in files of its own sinks. Nobody else sees
+/// any of it until `commit()`; `rollback()` throws it all away and removes its files.
+///
+/// Conflicts (Redshift's serializable isolation, at table granularity): a transaction
+/// that writes may commit only if every table it read is still at the version it read.
+/// A table it only appends to (INSERT, COPY) without reading it is rebased onto the
+/// latest committed version instead, since appends commute. Anything else fails with
+/// `1023 ... Serializable isolation violation on table ...` and must roll back.
+public final class Transaction: @unchecked Sendable {
+    /// The transaction id (xid), unique in the process.
+    public let id: Int
+    /// The session that runs it (its process id in STV_SESSIONS).
+    public let process: Int
+    public let startTime: Int64
+    let store: DataStore
+    private let lock = Lock()
+
+    private var base: DatabaseState?
+    private var view = Catalog()
+    private(set) var changes: [CatalogChange] = []
+    private(set) var pending: [Int: TableSnapshot] = [:]
+    /// Version of each committed table this transaction has read (what commit checks).
+    private(set) var reads: [Int: UInt64] = [:]
+    /// The committed version each pending snapshot was built on (nil: created here).
+    private var pendingBase: [Int: UInt64] = [:]
+    private var created = Set<Int>()
+    private(set) var sinks: [BlockSink] = []
+    private var files: [String] = []
+    public private(set) var isFinished = false
+
+    init(id: Int, process: Int, store: DataStore) {
+        self.id = id; self.process = process; self.store = store
+        startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
+    }
+
+    deinit { if !isFinished { rollback() } }
+
+    /// True once it has changed data or the catalog.
+    public var hasWrites: Bool { lock.withLock { !pending.isEmpty || !changes.isEmpty } }
+
+    /// The sequence of the commit this transaction's snapshot shows (nil before its first statement).
+    public var snapshotSequence: UInt64? { lock.withLock { base?.sequence } }
+
+    public var layout: SliceLayout { store.layout }
+
+    /// Take the snapshot now if this is the first statement.
+    public func start() { lock.withLock { startLocked() } }
+
+    private func startLocked() {
+        if base == nil {
+            // A finished transaction (a session between statements) reads the latest state
+            // without registering a snapshot that nothing would ever release.
+            let s = isFinished ? store.current : store.takeSnapshot(for: id)
+            base = s
+            view = s.catalog
+        }
+    }
+
+    /// The table `name` as this transaction sees it (or would see it, before its first
+    /// statement: the latest committed one), without taking the snapshot.
+    public func resolve(_ name: String) -> TableDef? {
+        lock.withLock { base == nil ? store.current.catalog.table(name) : view.table(name) }
+    }
+
+    /// The catalog as this transaction sees it.
+    public var catalog: Catalog { lock.withLock { startLocked(); return view } }
+
+    func tableName(_ id: Int) -> String? { lock.withLock { view.table(id: id)?.name ?? base?.catalog.table(id: id)?.name } }
+
+    /// The rows of `table` as this transaction sees them (its own changes included),
+    /// recorded as read. Throws for a quarantined table.
+    public func snapshot(of table: TableDef) throws -> TableSnapshot {
+        try lock.withLock {
+            startLocked()
+            if let p = pending[table.id] {
+                if let v = pendingBase[table.id], reads[table.id] == nil { reads[table.id] = v }
+                return p
+            }
+            if let e = store.damage(of: table.id) { throw e }
+            guard let b = base, let s = b.snapshots[table.id] else {
+                throw SQLError(.undefinedTable, "relation \"\(table.name)\" does not exist")
+            }
+            if reads[table.id] == nil { reads[table.id] = b.versions[table.id] ?? 0 }
+            return s
+        }
+    }
+
+    /// The rows of every table this transaction sees, without recording reads (system views).
+    public func peek(_ tableID: Int) -> TableSnapshot? {
+        lock.withLock { pending[tableID] ?? base?.snapshots[tableID] }
+    }
+
+    // MARK: - Writing
+
+    /// Take `name`'s lock (waiting for another writer to finish) and return the table and
+    /// the snapshot to build its next version on. `reads`: the statement reads the rows it
+    /// changes (DELETE, UPDATE), so they must be the latest; a pure append may be rebased.
+    public func beginWrite(_ name: String, reads readsRows: Bool) throws -> (TableDef, TableSnapshot) {
+        let def = try lockTable(name)
+        return try lock.withLock {
+            if let p = pending[def.id] {
+                if readsRows, let v = pendingBase[def.id], reads[def.id] == nil { reads[def.id] = v }
+                return (def, p)
+            }
+            if let e = store.damage(of: def.id) { throw e }
+            guard let b = base else { throw SQLError.internalError("transaction without a snapshot") }
+            let latest = store.current
+            guard let committed = latest.catalog.table(id: def.id), committed == def, let snap = latest.snapshots[def.id] else {
+                throw Self.conflict(table: def.id, name: def.name, transaction: id, other: latest.writers[def.id])
+            }
+            // A write after a stale read can never commit: fail now rather than at COMMIT.
+            for (t, seen) in reads where t != def.id && (latest.versions[t] ?? 0) != seen {
+                throw Self.conflict(table: t, name: view.table(id: t)?.name, transaction: id, other: latest.writers[t])
+            }
+            let version = latest.versions[def.id] ?? 0
+            if version != (b.versions[def.id] ?? 0) || (reads[def.id].map { $0 != version } ?? false) {
+                // Changed since this transaction's snapshot: only a blind append may go on.
+                if readsRows || reads[def.id] != nil {
+                    throw Self.conflict(table: def.id, name: def.name, transaction: id, other: latest.writers[def.id])
+                }
+            }
+            if readsRows { reads[def.id] = version }
+            pendingBase[def.id] = version
+            return (def, snap)
+        }
+    }
+
+    /// Take the lock of the table `name` (LOCK, and every write) and, if this is the
+    /// transaction's first statement, its snapshot after the lock. Returns the table as
+    /// this transaction sees it.
+    @discardableResult
+    public func lockTable(_ name: String, isCancelled: () -> SQLError? = { nil }) throws -> TableDef {
+        guard let def = resolve(name) else { throw SQLError(.undefinedTable, "relation \"\(name)\" does not exist") }
+        if !lock.withLock({ created.contains(def.id) }) {
+            try store.locks.acquire(table: def.id, owner: LockManager.Owner(transaction: id, process: process, startTime: startTime),
+                                    isCancelled: isCancelled)
+        }
+        return try lock.withLock {
+            startLocked()
+            guard let t = view.table(name), t.id == def.id else {
+                // Dropped or replaced by a transaction that committed while this one waited.
+                throw Self.conflict(table: def.id, name: def.name, transaction: id, other: store.current.writers[def.id])
+            }
+            return t
+        }
+    }
+
+    /// Stage `snapshot` as the next version of table `id` (from `beginWrite` or `createTable`).
+    public func stage(_ tableID: Int, _ snapshot: TableSnapshot) {
+        lock.withLock { pending[tableID] = snapshot }
+    }
+
+    /// A new sink for this transaction's blocks (synced at commit, removed at rollback).
+    public func newSink() -> BlockSink {
+        let s = store.newSink()
+        lock.withLock { sinks.append(s) }
+        return s
+    }
+
+    /// Write the deleted-row bitmap of `slice` (nil in memory).
+    public func writeDeletes(_ set: DeleteSet, table: Int, slice: Int) throws -> String? {
+        let name = try store.writeDeletes(set, table: table, slice: slice)
+        if let name { lock.withLock { files.append(name) } }
+        return name
+    }
+
+    public func reserveIdentity(table: TableDef, column: Int, count: Int) -> (first: Int64, step: Int64) {
+        store.reserveIdentity(table: table, column: column, count: count)
+    }
+
+    // MARK: - Catalog changes
+
+    /// Create a table (it gets its id here); it is empty and seen only by this transaction until commit.
+    public func createTable(_ def: TableDef) throws -> TableDef {
+        start()
+        var d = def
+        d.id = store.allocateTableID()
+        try lock.withLock {
+            try view.create(d)
+            changes.append(.createTable(d))
+            created.insert(d.id)
+            pending[d.id] = .empty(layout: store.layout, columnCount: d.columns.count, distStyle: d.distStyle, distKey: d.distKey)
+        }
+        return d
+    }
+
+    /// Drop a table (taking its lock first).
+    public func dropTable(_ name: String) throws {
+        let def = try lockTable(name)
+        try lock.withLock {
+            try view.drop(def.name)
+            changes.append(.dropTable(def))
+            pending[def.id] = nil
+        }
+    }
+
+    public func createView(_ v: ViewDef, orReplace: Bool) throws {
+        try lock.withLock {
+            startLocked()
+            try view.createView(v, orReplace: orReplace)
+            changes.append(.createView(v, orReplace: orReplace))
+        }
+    }
+
+    public func dropView(_ name: String) throws {
+        try lock.withLock {
+            startLocked()
+            try view.dropView(name)
+            changes.append(.dropView(name))
+        }
+    }
+
+    // MARK: - End
+
+    /// Make every change durable and visible at once, or throw (nothing is committed then;
+    /// call `rollback()`).
+    public func commit() throws {
+        guard !isFinished else { return }
+        try store.commit(self)
+        finish(discarding: false)
+    }
+
+    /// Throw away every change and remove the files written for them.
+    public func rollback() {
+        guard !isFinished else { return }
+        finish(discarding: true)
+    }
+
+    private func finish(discarding: Bool) {
+        let (sinks, files) = lock.withLock { () -> ([BlockSink], [String]) in
+            isFinished = true
+            return (self.sinks, self.files)
+        }
+        if discarding {
+            for s in sinks { s.discard() }
+            store.discard(files: files)
+        }
+        store.end(id)
+    }
+
+    /// Redshift's error for a transaction that cannot be serialized with one that committed.
+    static func conflict(table: Int, name: String?, transaction: Int, other: Int?) -> SQLError {
+        SQLError(.serializationFailure, "1023",
+                 detail: "Serializable isolation violation on table - \(table)\(name.map { " (\($0))" } ?? ""),"
+                    + " transactions forming the cycle are: \(transaction)\(other.map { ", \($0)" } ?? "")")
+    }
+}
