@@ -47,6 +47,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case "version":
             return (.string("PostgreSQL 8.0.2 on x86_64-pc-linux-gnu, compiled by GCC gcc (GCC) 3.4.2, Redshift 1.0.0 (Slicehouse)"), .varchar(256))
         case "current_user", "user", "session_user": return (.string("slicehouse"), .varchar(128))
+        case "pg_backend_pid": return (.int(Int64(session.process)), .integer)
         case "current_database": return (.string("dev"), .varchar(128))
         case "current_schema": return (.string("public"), .varchar(128))
         default: return nil

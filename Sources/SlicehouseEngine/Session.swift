@@ -32,6 +32,13 @@ public final class Session: @unchecked Sendable {
 
     /// The transaction of the running statement (the block's inside BEGIN ... COMMIT).
     private(set) var transaction: Transaction
+    /// The transaction a statement of this session is running in, or its open block
+    /// (SVV_TRANSACTIONS); nil between autocommit statements.
+    var openTransaction: Transaction? {
+        let t = transaction
+        return t.isFinished ? nil : t
+    }
+
     /// Inside BEGIN ... COMMIT.
     public private(set) var inTransactionBlock = false
     /// A statement failed inside the block: only COMMIT / ROLLBACK are accepted.

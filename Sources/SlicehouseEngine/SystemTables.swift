@@ -9,7 +9,8 @@ struct SystemTables {
     /// The reading statement's transaction: its catalog and snapshots.
     let transaction: Transaction
 
-    static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan"]
+    static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
+                         "stv_locks", "stv_sessions", "svv_transactions"]
 
     func table(named raw: String) -> (TableDef, TableSnapshot)? {
         let name = raw.lowercased()
@@ -123,6 +124,42 @@ struct SystemTables {
                                    ("num_values", .integer), ("minvalue", .bigint), ("maxvalue", .bigint),
                                    ("num_nulls", .integer), ("num_deleted", .integer), ("encoding", .varchar(32)),
                                    ("size_bytes", .integer), ("first_row", .bigint), ("unsorted", .integer)], rows)
+        case "stv_locks":
+            // One row per table lock: held (granted) and waited for.
+            let state = database.store.current
+            let rows = database.store.locks.entries.map { e -> [Value] in
+                let commit: Value = state.versions[e.table] == nil ? .null : .int(e.holder.startTime)
+                return [.int(Int64(e.table)), commit, commit, .int(Int64(e.holder.transaction)), .int(Int64(e.holder.process)),
+                        .int(e.holder.startTime), .null, .string(e.granted ? "Holding write lock" : "Waiting for write lock")]
+            }
+            return make(-8, name, [("table_id", .bigint), ("last_commit", .timestamp), ("last_update", .timestamp),
+                                   ("lock_owner", .bigint), ("lock_owner_pid", .bigint), ("lock_owner_start_ts", .timestamp),
+                                   ("lock_owner_end_ts", .timestamp), ("lock_status", .varchar(22))], rows)
+        case "stv_sessions":
+            let rows = database.openSessions.map { s -> [Value] in
+                [.int(s.startTime), .int(Int64(s.process)), .string("slicehouse"), .string("dev"), .int(0)]
+            }
+            return make(-9, name, [("starttime", .timestamp), ("process", .integer), ("user_name", .char(50)),
+                                   ("db_name", .char(50)), ("timeout_sec", .integer)], rows)
+        case "svv_transactions":
+            // Open transactions with the locks they hold or wait for (one row per lock;
+            // a transaction holding none shows one row without a relation).
+            let locks = database.store.locks.entries
+            var rows: [[Value]] = []
+            for s in database.openSessions {
+                guard let t = s.openTransaction else { continue }
+                let mine = locks.filter { $0.holder.transaction == t.id }
+                let base: [Value] = [.string("slicehouse"), .string("dev"), .int(Int64(t.id)), .int(Int64(s.process)), .int(t.startTime)]
+                if mine.isEmpty {
+                    rows.append(base + [.string("AccessShareLock"), .null, .null, .bool(true)])
+                }
+                for l in mine {
+                    rows.append(base + [.string("AccessExclusiveLock"), .string("relation"), .int(Int64(l.table)), .bool(l.granted)])
+                }
+            }
+            return make(-10, name, [("txn_owner", .varchar(128)), ("txn_db", .varchar(128)), ("xid", .bigint), ("pid", .integer),
+                                    ("txn_start", .timestamp), ("lock_mode", .varchar(24)), ("lockable_object_type", .varchar(32)),
+                                    ("relation", .integer), ("granted", .boolean)], rows)
         default:
             return nil
         }
