@@ -406,6 +406,7 @@ public final class Session: @unchecked Sendable {
     func placeRows(_ chunks: [Chunk], onto base: TableSnapshot, of table: TableDef, sink: BlockSink) throws -> TableSnapshot {
         try Distributor.append(chunks, to: base, table: table, layout: database.layout, sink: sink,
                                sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
+                               readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
                                existing: { snap, slice in
             try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
                                      cache: self.database.cache)

@@ -32,8 +32,13 @@ public enum Distributor {
     /// Append `chunks` (one vector per table column) to `snapshot`.
     /// - `existing`: reads the live rows of a slice of the current snapshot (needed when
     ///   an AUTO table grows out of ALL and is redistributed EVEN).
+    /// - `readBlock`: decodes an existing block. When given, a column whose last block is
+    ///   small (`mergesIntoTail`) has that block re-encoded together with the new rows and
+    ///   replaced, so that many small appends (single-row INSERTs) grow one block instead of
+    ///   adding one per statement. Row numbers do not change, only block boundaries.
     public static func append(_ chunks: [Chunk], to snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
                               sink: BlockSink, sorter: SortPermutation?, blockBytes: Int = defaultBlockBytes,
+                              readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
                               existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var snap = snapshot
         let incoming = chunks.reduce(0) { $0 + $1.count }
@@ -96,35 +101,61 @@ public enum Distributor {
         }
         let base = snap
         let work = tasks
-        let encoded = ResultSlots<Result<[BlockRef], Error>?>(count: work.count, initial: nil)
+        let encoded = ResultSlots<Result<(blocks: [BlockRef], replacesLast: Bool), Error>?>(count: work.count, initial: nil)
         DispatchQueue.concurrentPerform(iterations: work.count) { t in
             let (s, c) = work[t]
             guard let order = ordered[s] else { return }
-            let v: Vector
-            switch order {
-            case .plan(let p): v = p.gather(from: parts[c], type: types[c])
-            case .refs(let r): v = column(c, r)
-            }
             encoded.set(t, Result {
-                try encodeBlocks(v, count: order.count, firstRow: base.slices[s].rowCount, encoding: encodings[c],
-                                 table: table.id, slice: s, sink: sink, targetBytes: blockBytes)
+                var v: Vector
+                switch order {
+                case .plan(let p): v = p.gather(from: parts[c], type: types[c])
+                case .refs(let r): v = column(c, r)
+                }
+                var first = base.slices[s].rowCount, count = order.count
+                var replacesLast = false
+                if let readBlock, let last = base.slices[s].columns[c].last,
+                   mergesIntoTail(last, newRows: count, blockBytes: blockBytes) {
+                    var merged = try readBlock(last, types[c]).flattened(count: last.rowCount)
+                    merged.append(v, rows: count)
+                    v = merged
+                    first = last.firstRow
+                    count += last.rowCount
+                    replacesLast = true
+                }
+                return (try encodeBlocks(v, count: count, firstRow: first, encoding: encodings[c],
+                                         table: table.id, slice: s, sink: sink, targetBytes: blockBytes), replacesLast)
             })
         }
         var blocks = [[[BlockRef]]](repeating: [[BlockRef]](repeating: [], count: types.count), count: layout.sliceCount)
+        var replaces = [[Bool]](repeating: [Bool](repeating: false, count: types.count), count: layout.sliceCount)
         for (t, result) in encoded.values.enumerated() {
             guard let result else { throw SQLError.internalError("slice \(work[t].slice) column \(work[t].column) produced no blocks") }
-            blocks[work[t].slice][work[t].column] = try result.get()
+            (blocks[work[t].slice][work[t].column], replaces[work[t].slice][work[t].column]) = try result.get()
         }
         for s in ordered.indices {
             guard let order = ordered[s] else { continue }
             var data = base.slices[s]
             let wasEmpty = data.rowCount == 0
-            for c in types.indices { data.columns[c].append(contentsOf: blocks[s][c]) }
+            for c in types.indices {
+                if replaces[s][c] { data.columns[c].removeLast() }
+                data.columns[c].append(contentsOf: blocks[s][c])
+            }
             data.rowCount += order.count
             if table.sortKey.isEmpty || wasEmpty { data.sortedRows = data.rowCount }
             snap.slices[s] = data
         }
         return snap
+    }
+
+    /// Whether an append re-encodes `last` (a column's last block) with its new rows: when
+    /// the block is small — under an eighth of the target size, so that rewriting it costs
+    /// little — and the two fit in one block.
+    static func mergesIntoTail(_ last: BlockRef, newRows: Int, blockBytes: Int) -> Bool {
+        switch last.payload {
+        case .file, .memory: break
+        case .vector: return false
+        }
+        return last.encodedSize < max(4096, blockBytes / 8) && last.rowCount + newRows <= maxBlockRows
     }
 
     /// How a slice's new rows are read in their final order.

@@ -46,6 +46,39 @@ final class StorageTests: XCTestCase {
         XCTAssertEqual(Set(ids).count, ids.count)
     }
 
+    /// Single-row INSERTs grow the last block of each column instead of adding blocks, and
+    /// replaced blocks' files are removed: blocks and bytes on disk stay proportional to the rows.
+    func testSmallInsertsGrowTheTailBlock() throws {
+        let s = try Database(directory: dir).connect()
+        _ = try s.execute("create table t (id int, name varchar(30), d date) diststyle even")
+        for i in 0..<400 { _ = try s.execute("insert into t values (\(i), 'name number \(i)', '2024-01-01'::date + \(i % 300))") }
+        XCTAssertEqual(try one(s, "select count(*) from t"), "400")
+        XCTAssertEqual(try one(s, "select count(distinct id) from t"), "400")
+        // One block per column and slice (3 × 4), not one per statement (1,200).
+        XCTAssertEqual(try one(s, "select count(*) from stv_blocklist where tbl = (select table_id from svv_table_info where \"table\" = 't')"), "12")
+        var bytes = 0, files = 0
+        for f in FileManager.default.subpaths(atPath: dir) ?? [] where f.hasPrefix("slice") && f.contains(".") {
+            bytes += ((try? FileManager.default.attributesOfItem(atPath: (dir as NSString).appendingPathComponent(f)))?[.size] as? Int) ?? 0
+            files += 1
+        }
+        XCTAssertLessThanOrEqual(files, 4, "replaced block files were not removed")
+        XCTAssertLessThan(bytes, 20_000)
+    }
+
+    /// Commits go to wal.log; a clean close folds them into manifest.json, and both survive reopening.
+    func testCommitLogIsCheckpointedAtClose() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("create table t (a int); insert into t values (1); insert into t values (2); delete from t where a = 1")
+            let log = (dir as NSString).appendingPathComponent("wal.log")
+            XCTAssertGreaterThan((try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0, 0)
+        }
+        let log = (dir as NSString).appendingPathComponent("wal.log")
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? -1, 0)
+        let s = try Database(directory: dir).connect()
+        XCTAssertEqual(try rows(s, "select a from t"), [["2"]])
+    }
+
     func testSecondOpenOfADirectoryIsRefused() throws {
         let db = try Database(directory: dir)
         XCTAssertThrowsError(try Database(directory: dir)) { e in

@@ -48,6 +48,8 @@ public final class DataStore: @unchecked Sendable {
     /// Files the commit `sequence` stopped naming; removed once no snapshot older than it remains.
     private var garbage: [(sequence: UInt64, files: [String])] = []
     private var lockFD: Int32 = -1
+    /// `wal.log`: each commit's record (nil in memory).
+    private var log: CommitLog?
 
     /// Open (or create) the database in `directory` (nil: in memory). `layout` is used when
     /// the database is created; an existing one keeps the layout in its `cluster.json`.
@@ -93,7 +95,16 @@ public final class DataStore: @unchecked Sendable {
         nextTableID = state.catalog.nextTableID
         if let directory {
             do {
-                try recover(directory)
+                let created = try recover(directory)
+                let log = try CommitLog(directory: directory)
+                self.log = log
+                if created || log.size > 0 {
+                    // A new database gets its (empty) manifest at once; an existing one folds the
+                    // commits its log holds into the manifest (a checkpoint) and starts a new log.
+                    try writeManifest(state, directory: directory)
+                    try log.reset()
+                }
+                DurableFiles.syncDirectory(directory)
             } catch {
                 close(lockFD)
                 lockFD = -1
@@ -102,7 +113,13 @@ public final class DataStore: @unchecked Sendable {
         }
     }
 
-    deinit { if lockFD >= 0 { close(lockFD) } }
+    deinit {
+        // A clean close folds the commit log into the manifest (a crash leaves it to the next open).
+        if let directory, let log, log.size > 0, (try? writeManifest(state, directory: directory)) != nil {
+            try? log.reset()
+        }
+        if lockFD >= 0 { close(lockFD) }
+    }
 
     // MARK: - Transactions
 
@@ -219,7 +236,8 @@ public final class DataStore: @unchecked Sendable {
             let droppedDamage: [String] = lock.withLock { dropped.flatMap { damaged[$0]?.entry.fileNames ?? [] } }
             if let directory {
                 for sink in t.sinks { try sink.sync() }
-                try writeManifest(next, directory: directory)
+                let viewsChanged = t.changes.contains { if case .createView = $0 { return true }; if case .dropView = $0 { return true }; return false }
+                try persist(next, changed: changed, viewsChanged: viewsChanged, directory: directory)
             }
             // Files the new state no longer names (replaced deleted-row files, dropped tables).
             var unreferenced = Set(droppedDamage)
@@ -237,6 +255,30 @@ public final class DataStore: @unchecked Sendable {
                 if !unreferenced.isEmpty { garbage.append((next.sequence, unreferenced.sorted())) }
             }
         }
+    }
+
+    /// Make the commit of `next` durable: its record appended to the commit log, or — when
+    /// the log has grown past `CommitLog.checkpointBytes` — a checkpoint: the whole
+    /// manifest rewritten and the log emptied.
+    private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, directory: String) throws {
+        guard let log, !log.needsCheckpoint, log.size < CommitLog.checkpointBytes else {
+            try writeManifest(next, directory: directory)
+            // Records left in the log are older than the manifest now and are skipped at open.
+            try? log?.reset()
+            return
+        }
+        let (identities, nextID) = lock.withLock { (identityNext, nextTableID) }
+        var tables: [ManifestTable] = [], dropped: [Int] = []
+        for id in changed.sorted() {
+            if let def = next.catalog.table(id: id) {
+                guard !def.isTemporary, let snap = next.snapshots[id] else { continue }
+                tables.append(try ManifestTable(def: def, snapshot: snap, identityNext: identities[id] ?? [:]))
+            } else {
+                dropped.append(id)
+            }
+        }
+        try log.append(CommitRecord(sequence: next.sequence, nextTableID: max(nextID, next.catalog.nextTableID), tables: tables,
+                                    dropped: dropped, views: viewsChanged ? next.catalog.allViews.map(ManifestView.init) : nil))
     }
 
     private func writeManifest(_ s: DatabaseState, directory: String) throws {
@@ -287,18 +329,22 @@ public final class DataStore: @unchecked Sendable {
     /// A table whose own files are damaged (a deleted-row file that fails its checksum)
     /// is kept in the catalog but quarantined: statements that read or change it fail
     /// with the damage named, DROP TABLE removes it, and every other table works.
-    private func recover(_ directory: String) throws {
+    /// Returns true for a new database (nothing committed yet).
+    private func recover(_ directory: String) throws -> Bool {
         let fm = FileManager.default
         let manifestPath = (directory as NSString).appendingPathComponent(Manifest.fileName)
         let tmpPath = manifestPath + ".tmp"
+        let logPath = (directory as NSString).appendingPathComponent(CommitLog.fileName)
         var isDirectory: ObjCBool = false
         let manifestExists = fm.fileExists(atPath: manifestPath, isDirectory: &isDirectory)
         let dataFiles = Self.dataFiles(in: directory)
+        let logBytes = fm.contents(atPath: logPath).map { Array($0) } ?? []
         guard manifestExists else {
             let tmpExists = fm.fileExists(atPath: tmpPath)
-            if dataFiles.isEmpty && !tmpExists { return }  // a new database: nothing committed yet
+            if dataFiles.isEmpty && !tmpExists && logBytes.isEmpty { return true }  // a new database
             var message = "manifest.json, the record of what is committed, "
                 + "is missing, but the directory holds \(dataFiles.count) data file\(dataFiles.count == 1 ? "" : "s") under slice*/"
+            if !logBytes.isEmpty { message += " and wal.log, the commits since the manifest was last written" }
             if tmpExists {
                 message += " and manifest.json.tmp, the manifest of a commit that was being written when a process stopped"
                     + " (if it is complete, renaming it to manifest.json recovers the database as of that commit; opening"
@@ -326,11 +372,21 @@ public final class DataStore: @unchecked Sendable {
             files[name] = f
             return f
         }
+        // The commits recorded in the log since the manifest was written, in order.
+        var entries = m.tables, views = m.views, nextID = m.nextTableID, generation = m.generation
+        for r in CommitLog.records(logBytes, path: logPath).records where r.sequence > generation {
+            guard r.sequence == generation + 1 else { break }
+            let replaced = Set(r.tables.map { $0.id }).union(r.dropped)
+            entries = entries.filter { !replaced.contains($0.id) } + r.tables
+            if let v = r.views { views = v }
+            nextID = max(nextID, r.nextTableID)
+            generation = r.sequence
+        }
         var referenced = Set<String>()
         var defs: [TableDef] = []
         var snapshots: [Int: TableSnapshot] = [:]
         var ids = Set<Int>(), names = Set<String>()
-        for t in m.tables {
+        for t in entries {
             // Ids key every per-table structure and names the catalog: each must be unique.
             guard t.id >= 0, ids.insert(t.id).inserted,
                   names.insert(t.schema.lowercased() + "." + t.name.lowercased()).inserted else {
@@ -353,11 +409,11 @@ public final class DataStore: @unchecked Sendable {
                     + " DROP TABLE \(t.name) removes it."))
             }
         }
-        let catalog = Catalog(tables: defs, views: m.views.map { $0.def }, nextTableID: m.nextTableID)
-        state = DatabaseState(sequence: m.generation, catalog: catalog, snapshots: snapshots)
+        let catalog = Catalog(tables: defs, views: views.map { $0.def }, nextTableID: nextID)
+        state = DatabaseState(sequence: generation, catalog: catalog, snapshots: snapshots)
         nextTableID = catalog.nextTableID
         // Leftovers: files under slice*/ that the valid manifest does not name.
-        var maxGen = m.generation
+        var maxGen = generation
         for name in dataFiles {
             let f = (name as NSString).lastPathComponent
             if referenced.contains(name) {
@@ -368,6 +424,7 @@ public final class DataStore: @unchecked Sendable {
         }
         unlink(tmpPath)
         fileGeneration = maxGen
+        return false
     }
 
     /// Files under `slice*/` of `directory`, as `sliceN/name`.
