@@ -51,7 +51,11 @@ final class StorageTests: XCTestCase {
     func testSmallInsertsGrowTheTailBlock() throws {
         let s = try Database(directory: dir).connect()
         _ = try s.execute("create table t (id int, name varchar(30), d date) diststyle even")
-        for i in 0..<400 { _ = try s.execute("insert into t values (\(i), 'name number \(i)', '2024-01-01'::date + \(i % 300))") }
+        for i in 0..<300 { _ = try s.execute("insert into t values (\(i), 'name number \(i)', '2024-01-01'::date + \(i % 300))") }
+        // Inside one block too: the files its earlier statements wrote and later ones replaced go at COMMIT.
+        _ = try s.execute("begin")
+        for i in 300..<400 { _ = try s.execute("insert into t values (\(i), 'name number \(i)', '2024-01-01'::date + \(i % 300))") }
+        _ = try s.execute("commit")
         XCTAssertEqual(try one(s, "select count(*) from t"), "400")
         XCTAssertEqual(try one(s, "select count(distinct id) from t"), "400")
         // One block per column and slice (3 × 4), not one per statement (1,200).

@@ -239,8 +239,11 @@ public final class DataStore: @unchecked Sendable {
                 let viewsChanged = t.changes.contains { if case .createView = $0 { return true }; if case .dropView = $0 { return true }; return false }
                 try persist(next, changed: changed, viewsChanged: viewsChanged, directory: directory)
             }
-            // Files the new state no longer names (replaced deleted-row files, dropped tables).
-            var unreferenced = Set(droppedDamage)
+            // Files the new state no longer names (replaced deleted-row files, dropped tables),
+            // and files of this transaction that a later statement of it replaced (a tail block
+            // re-encoded, a bitmap written twice): those no committed state ever named.
+            var unreferenced = Set(droppedDamage).union(t.sinks.flatMap { $0.fileNames }).union(t.writtenFiles)
+            for id in changed { if let new = next.snapshots[id] { unreferenced.subtract(new.fileNames) } }
             for id in changed {
                 guard let old = latest.snapshots[id] else { continue }
                 unreferenced.formUnion(old.fileNames)

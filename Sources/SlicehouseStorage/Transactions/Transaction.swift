@@ -38,6 +38,8 @@ public final class Transaction: @unchecked Sendable {
     private var created = Set<Int>()
     private(set) var sinks: [BlockSink] = []
     private var files: [String] = []
+    /// Deleted-row files this transaction wrote.
+    var writtenFiles: [String] { lock.withLock { files } }
     public private(set) var isFinished = false
 
     init(id: Int, process: Int, store: DataStore) {
