@@ -56,10 +56,6 @@ def run_slicehouse(binary, name, stmts, work):
     db = tempfile.mkdtemp(dir=work)
     shutil.rmtree(db)
     script = os.path.join(work, f"{name}.sql")
-    with open(script, "w") as f:
-        f.write(CREATE + ";\n")
-        for s in stmts:
-            f.write((f"COPY t FROM '{s}' CSV" if name == "copy" else s) + ";\n")
     # The CREATE TABLE runs first in its own process so that only the writes are timed.
     subprocess.run([binary, "-D", db, "-c", CREATE], check=True, capture_output=True)
     with open(script, "w") as f:

@@ -24,7 +24,7 @@ public final class Database: @unchecked Sendable {
     /// Rows rejected by COPY (STL_LOAD_ERRORS), newest last.
     var loadErrors: [LoadErrorRecord] = []
     var queryCounter = 0
-    private var nextProcess = 1073741824 / 1024
+    private var nextProcess = 1_048_576
     private var sessions: [Int: WeakSession] = [:]
 
     /// Open (or create) a database. `directory` nil means a purely in-memory database.

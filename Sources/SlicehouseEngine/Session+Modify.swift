@@ -13,20 +13,18 @@ import SlicehousePlanner
 extension Session {
     func delete(_ d: Delete) throws -> StatementResult {
         let (table, base) = try transaction.beginWrite(try lockedTable(d.table).name, reads: true)
-        do {
-            let alias = d.alias ?? table.name
-            let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
-                                from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
-                                location: d.location)
-            let ctx = StatementContext(database: database, session: self)
-            ctx.rowIDTable = table.id
-            let (_, chunks) = try runQuery(Query(body: .select(select)), ctx)
-            var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
-            if marked == 0 { return StatementResult(tag: "DELETE 0") }
-            try writeDeleteFiles(&next, from: base, table: table)
-            transaction.stage(table.id, next)
-            return StatementResult(tag: "DELETE \(marked)")
-        }
+        let alias = d.alias ?? table.name
+        let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
+                            from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
+                            location: d.location)
+        let ctx = StatementContext(database: database, session: self)
+        ctx.rowIDTable = table.id
+        let (_, chunks) = try runQuery(Query(body: .select(select)), ctx)
+        var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
+        if marked == 0 { return StatementResult(tag: "DELETE 0") }
+        try writeDeleteFiles(&next, from: base, table: table)
+        transaction.stage(table.id, next)
+        return StatementResult(tag: "DELETE \(marked)")
     }
 
     func update(_ u: Update) throws -> StatementResult {
@@ -55,41 +53,39 @@ extension Session {
             }
             assigned[i] = value
         }
-        do {
-            let alias = u.alias ?? table.name
-            var items: [SelectItem] = [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)]
-            for (i, c) in table.columns.enumerated() {
-                items.append(.expr(assigned[i] ?? Expr(.column(ColumnRef(table: alias, c.name))), alias: nil))
-            }
-            let select = Select(items: items, from: [target(u.table, alias: u.alias)] + u.from,
-                                whereClause: u.whereClause, location: u.location)
-            let ctx = StatementContext(database: database, session: self)
-            ctx.rowIDTable = table.id
-            let (rcols, chunks) = try runQuery(Query(body: .select(select)), ctx)
-            for (k, rc) in rcols.enumerated().dropFirst() where rc.type != .unknown
-                && !TypeRules.canCast(rc.type, table.columns[k - 1].type) {
-                throw SQLError(.datatypeMismatch, "column \"\(table.columns[k - 1].name)\" is of type \(table.columns[k - 1].type.sqlName) but expression is of type \(rc.type.sqlName)")
-            }
-            // A row that several FROM rows match is updated once (the first match).
-            var seen = Set<Int64>()
-            var newRows: [Chunk] = []
-            for chunk in chunks {
-                let c = chunk.compacted()
-                guard case .int64(let ids) = c.columns[0].flattened(count: c.count).data else { continue }
-                var keep: [Int32] = []
-                for r in 0..<c.count where seen.insert(ids[r]).inserted { keep.append(Int32(r)) }
-                if keep.isEmpty { continue }
-                let values = Array(c.columns.dropFirst()).map { $0.flattened(count: c.count).gather(keep) }
-                newRows.append(Chunk(columns: values, count: keep.count))
-            }
-            var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
-            if marked == 0 { return StatementResult(tag: "UPDATE 0") }
-            let full = try completeRows(table, targets: Array(0..<table.columns.count), provided: newRows)
-            try writeDeleteFiles(&next, from: base, table: table)
-            next = try placeRows(full, onto: next, of: table, sink: transaction.newSink())
-            transaction.stage(table.id, next)
-            return StatementResult(tag: "UPDATE \(marked)")
+        let alias = u.alias ?? table.name
+        var items: [SelectItem] = [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)]
+        for (i, c) in table.columns.enumerated() {
+            items.append(.expr(assigned[i] ?? Expr(.column(ColumnRef(table: alias, c.name))), alias: nil))
         }
+        let select = Select(items: items, from: [target(u.table, alias: u.alias)] + u.from,
+                            whereClause: u.whereClause, location: u.location)
+        let ctx = StatementContext(database: database, session: self)
+        ctx.rowIDTable = table.id
+        let (rcols, chunks) = try runQuery(Query(body: .select(select)), ctx)
+        for (k, rc) in rcols.enumerated().dropFirst() where rc.type != .unknown
+            && !TypeRules.canCast(rc.type, table.columns[k - 1].type) {
+            throw SQLError(.datatypeMismatch, "column \"\(table.columns[k - 1].name)\" is of type \(table.columns[k - 1].type.sqlName) but expression is of type \(rc.type.sqlName)")
+        }
+        // A row that several FROM rows match is updated once (the first match).
+        var seen = Set<Int64>()
+        var newRows: [Chunk] = []
+        for chunk in chunks {
+            let c = chunk.compacted()
+            guard case .int64(let ids) = c.columns[0].flattened(count: c.count).data else { continue }
+            var keep: [Int32] = []
+            for r in 0..<c.count where seen.insert(ids[r]).inserted { keep.append(Int32(r)) }
+            if keep.isEmpty { continue }
+            let values = Array(c.columns.dropFirst()).map { $0.flattened(count: c.count).gather(keep) }
+            newRows.append(Chunk(columns: values, count: keep.count))
+        }
+        var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
+        if marked == 0 { return StatementResult(tag: "UPDATE 0") }
+        let full = try completeRows(table, targets: Array(0..<table.columns.count), provided: newRows)
+        try writeDeleteFiles(&next, from: base, table: table)
+        next = try placeRows(full, onto: next, of: table, sink: transaction.newSink())
+        transaction.stage(table.id, next)
+        return StatementResult(tag: "UPDATE \(marked)")
     }
 
     private func target(_ name: ObjectName, alias: String?) -> TableRef {

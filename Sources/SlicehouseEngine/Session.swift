@@ -91,12 +91,7 @@ public final class Session: @unchecked Sendable {
                 transaction.rollback()
                 return StatementResult(tag: "ROLLBACK")
             }
-            do {
-                try transaction.commit()
-            } catch {
-                transaction.rollback()
-                throw error
-            }
+            try commitOrRollback()
             return StatementResult(tag: "COMMIT")
         case .rollback:
             guard inTransactionBlock else {
@@ -119,12 +114,7 @@ public final class Session: @unchecked Sendable {
             case .truncate:
                 // TRUNCATE commits the open transaction block (Redshift), then runs on its own.
                 inTransactionBlock = false
-                do {
-                    try transaction.commit()
-                } catch {
-                    transaction.rollback()
-                    throw error
-                }
+                try commitOrRollback()
             default:
                 do {
                     return try perform(statement)
@@ -135,10 +125,21 @@ public final class Session: @unchecked Sendable {
             }
         }
         transaction = database.store.begin(process: process)
+        let result: StatementResult
         do {
-            let result = try perform(statement)
+            result = try perform(statement)
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+        try commitOrRollback()
+        return result
+    }
+
+    /// Commit the current transaction; if that fails, nothing of it is kept.
+    private func commitOrRollback() throws {
+        do {
             try transaction.commit()
-            return result
         } catch {
             transaction.rollback()
             throw error

@@ -125,12 +125,11 @@ struct SystemTables {
                                    ("num_nulls", .integer), ("num_deleted", .integer), ("encoding", .varchar(32)),
                                    ("size_bytes", .integer), ("first_row", .bigint), ("unsorted", .integer)], rows)
         case "stv_locks":
-            // One row per table lock: held (granted) and waited for.
-            let state = database.store.current
+            // One row per table lock: held (granted) and waited for. Commit times are not
+            // kept, so last_commit and last_update are NULL.
             let rows = database.store.locks.entries.map { e -> [Value] in
-                let commit: Value = state.versions[e.table] == nil ? .null : .int(e.holder.startTime)
-                return [.int(Int64(e.table)), commit, commit, .int(Int64(e.holder.transaction)), .int(Int64(e.holder.process)),
-                        .int(e.holder.startTime), .null, .string(e.granted ? "Holding write lock" : "Waiting for write lock")]
+                [.int(Int64(e.table)), .null, .null, .int(Int64(e.holder.transaction)), .int(Int64(e.holder.process)),
+                 .int(e.holder.startTime), .null, .string(e.granted ? "Holding write lock" : "Waiting for write lock")]
             }
             return make(-8, name, [("table_id", .bigint), ("last_commit", .timestamp), ("last_update", .timestamp),
                                    ("lock_owner", .bigint), ("lock_owner_pid", .bigint), ("lock_owner_start_ts", .timestamp),

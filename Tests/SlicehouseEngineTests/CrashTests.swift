@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import SlicehouseEngine
+import SlicehouseTypes
 
 /// `kill -9` of a `slicehouse` process in the middle of COPY loads, at several
 /// points: every reopen shows exactly the rows of the statements that committed,
@@ -19,11 +20,15 @@ final class CrashTests: XCTestCase {
         return nil
     }
 
+    /// The executable, or a skip outside CI (a failure in CI, where it must have been built).
+    static func requireExecutable() throws -> String {
+        if let exe = executable() { return exe }
+        if ProcessInfo.processInfo.environment["CI"] != nil { throw SQLError(.ioError, "the slicehouse executable was not built") }
+        throw XCTSkip("build the slicehouse executable first (swift build)")
+    }
+
     func testKillDuringCopyKeepsTheLastCommittedState() throws {
-        guard let exe = Self.executable() else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("the slicehouse executable was not built"); return }
-            throw XCTSkip("build the slicehouse executable first (swift build)")
-        }
+        let exe = try Self.requireExecutable()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-crash-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -77,10 +82,7 @@ final class CrashTests: XCTestCase {
     /// DELETE, UPDATE and a log row, committed together), 20 times: after each restart
     /// exactly the blocks that committed are there, each whole, and no stray file remains.
     func testKillDuringTransactionsKeepsExactlyTheCommittedOnes() throws {
-        guard let exe = Self.executable() else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("the slicehouse executable was not built"); return }
-            throw XCTSkip("build the slicehouse executable first (swift build)")
-        }
+        let exe = try Self.requireExecutable()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-crash-txn-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -155,10 +157,7 @@ final class CrashTests: XCTestCase {
     /// Commits left in wal.log by a process that never closed the database are replayed at
     /// open; bytes after the last whole record (a commit cut off by a crash) are ignored.
     func testCommitLogIsReplayedAndATornTailIgnored() throws {
-        guard let exe = Self.executable() else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("the slicehouse executable was not built"); return }
-            throw XCTSkip("build the slicehouse executable first (swift build)")
-        }
+        let exe = try Self.requireExecutable()
         let db = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-wal-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: db) }
         let p = Process()

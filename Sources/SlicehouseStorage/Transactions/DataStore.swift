@@ -243,12 +243,8 @@ public final class DataStore: @unchecked Sendable {
             // and files of this transaction that a later statement of it replaced (a tail block
             // re-encoded, a bitmap written twice): those no committed state ever named.
             var unreferenced = Set(droppedDamage).union(t.sinks.flatMap { $0.fileNames }).union(t.writtenFiles)
+            for id in changed { if let old = latest.snapshots[id] { unreferenced.formUnion(old.fileNames) } }
             for id in changed { if let new = next.snapshots[id] { unreferenced.subtract(new.fileNames) } }
-            for id in changed {
-                guard let old = latest.snapshots[id] else { continue }
-                unreferenced.formUnion(old.fileNames)
-                if let new = next.snapshots[id] { unreferenced.subtract(new.fileNames) }
-            }
             lock.withLock {
                 state = next
                 for id in dropped {

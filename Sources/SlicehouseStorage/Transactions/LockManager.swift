@@ -53,12 +53,6 @@ public final class LockManager: @unchecked Sendable {
         held[owner.transaction, default: []].insert(table)
     }
 
-    /// Whether `transaction` holds `table`'s lock.
-    public func holds(_ transaction: Int, table: Int) -> Bool {
-        condition.lock(); defer { condition.unlock() }
-        return holders[table]?.transaction == transaction
-    }
-
     /// Release every lock of `transaction` (at its end) and wake the waiters.
     public func releaseAll(_ transaction: Int) {
         condition.lock()

@@ -52,11 +52,6 @@ public final class Transaction: @unchecked Sendable {
     /// True once it has changed data or the catalog.
     public var hasWrites: Bool { lock.withLock { !pending.isEmpty || !changes.isEmpty } }
 
-    /// The sequence of the commit this transaction's snapshot shows (nil before its first statement).
-    public var snapshotSequence: UInt64? { lock.withLock { base?.sequence } }
-
-    public var layout: SliceLayout { store.layout }
-
     /// Take the snapshot now if this is the first statement.
     public func start() { lock.withLock { startLocked() } }
 
