@@ -25,6 +25,12 @@ public final class Database: @unchecked Sendable {
     var loadErrors: [LoadErrorRecord] = []
     var queryCounter = 0
     private var nextProcess = 1_048_576
+    /// VACUUM's lock, progress and history.
+    let vacuumLog = VacuumLog()
+    /// Statements running and when the last one ended (the background vacuum waits for quiet).
+    let activity = Activity()
+    /// The background VACUUM DELETE.
+    private(set) var autoVacuum: AutoVacuum?
     private var sessions: [Int: WeakSession] = [:]
 
     /// Open (or create) a database. `directory` nil means a purely in-memory database.
@@ -42,7 +48,11 @@ public final class Database: @unchecked Sendable {
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
         self.cluster = ClusterConfig(nodes: layout.nodes, slicesPerNode: layout.slicesPerNode)
+        autoVacuum = AutoVacuum(vacuumer: Vacuumer(store: store, cache: cache, blockBytes: self.blockBytes, log: vacuumLog),
+                                activity: activity)
     }
+
+    deinit { autoVacuum?.stop() }
 
     /// A new session (one per connection / shell).
     public func connect() -> Session {

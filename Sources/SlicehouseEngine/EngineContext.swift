@@ -62,7 +62,15 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case .even: placement = .even
         case .key(let c): placement = .key(column: c)
         }
-        return TableStatistics(rows: snap.rowCount, placement: placement)
+        var columns: [Int: ColumnStatistics] = [:]
+        if let a = snap.analyzed {
+            let rows = Double(snap.rowCount)
+            for (c, s) in a.columns {
+                columns[c] = ColumnStatistics(distinct: max(1, min(s.distinct, rows)), nullFraction: s.nullFraction,
+                                              min: s.min, max: s.max)
+            }
+        }
+        return TableStatistics(rows: snap.rowCount, placement: placement, columns: columns)
     }
 }
 

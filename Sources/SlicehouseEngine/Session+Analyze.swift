@@ -2,9 +2,48 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehouseExecution
+import Foundation
 
 /// ANALYZE and ANALYZE COMPRESSION.
 extension Session {
+    /// Redshift's `analyze_threshold_percent` default: ANALYZE skips a table with fewer rows
+    /// changed since its last ANALYZE (SET analyze_threshold_percent to change it).
+    static let analyzeThresholdPercent = 10.0
+
+    /// `ANALYZE [VERBOSE] [t [(cols)]] [PREDICATE COLUMNS | ALL COLUMNS]`: per column a
+    /// distinct-value sketch, the NULL fraction and the range, over every live row, stored
+    /// with the table (committed like a change, without counting as one for conflicts).
+    /// PREDICATE COLUMNS analyzes every column: Slicehouse does not record which columns
+    /// queries filtered on, and Redshift analyzes all columns when none is marked.
+    func analyzeStatistics(_ a: Analyze, tables: [TableDef]) throws -> StatementResult {
+        let threshold = settings["analyze_threshold_percent"].flatMap { Double($0) } ?? Self.analyzeThresholdPercent
+        var notices: [String] = []
+        for t in tables where !SystemTables.names.contains(t.name.lowercased()) {
+            var wanted = Array(0..<t.columns.count)
+            if a.table != nil && !a.columns.isEmpty {
+                wanted = try a.columns.map { c in
+                    guard let i = t.columnIndex(c) else {
+                        throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(t.name)\" does not exist")
+                    }
+                    return i
+                }
+            }
+            let label = "\"\(t.schema).\(t.name)\""
+            if let snap = transaction.peek(t.id), snap.analyzed != nil, snap.statsOff < threshold,
+               wanted.allSatisfy({ snap.analyzed?.columns[$0] != nil }) {
+                if a.verbose {
+                    notices.append("INFO:  Skipping analyze on table \(label): "
+                        + String(format: "%.2f%% of rows changed (analyze_threshold_percent %.2f)", snap.statsOff, threshold))
+                }
+                continue
+            }
+            if a.verbose { notices.append("INFO:  Analyzing \(label)") }
+            try database.analyzer.analyze(t.name, columns: wanted, transaction: transaction)
+        }
+        return StatementResult(tag: "ANALYZE", notices: notices)
+    }
+
     func analyze(_ a: Analyze) throws -> StatementResult {
         var tables: [TableDef]
         if let name = a.table {
@@ -15,8 +54,7 @@ extension Session {
         } else {
             tables = transaction.catalog.allTables
         }
-        // Plain ANALYZE: the planner reads row counts from the snapshots, always current.
-        guard a.compression else { return StatementResult(tag: "ANALYZE") }
+        guard a.compression else { return try analyzeStatistics(a, tables: tables) }
         if let n = a.compRows, n < 1000 || n > 1_000_000_000 {
             throw SQLError(.invalidParameter, "COMPROWS must be between 1000 and 1000000000")
         }

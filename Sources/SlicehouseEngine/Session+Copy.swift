@@ -53,6 +53,12 @@ extension Session {
         if !options.noLoad {
             chunks = try completeRows(table, targets: result.columnIndices, provided: result.chunks)
             try append(chunks, to: table)
+            // STATUPDATE ON: statistics of the loaded table, committed with the rows. (Redshift
+            // also analyzes by default a table that was empty; Slicehouse only when asked,
+            // see docs/DIFFERENCES.md.)
+            if let update = options.statUpdate?.uppercased(), update == "ON" || update == "TRUE" {
+                try database.analyzer.analyze(table.name, columns: Array(table.columns.indices), transaction: transaction)
+            }
         }
         lastCopyID = queryID
         lastCopyCount = options.noLoad ? 0 : result.rowCount

@@ -112,6 +112,7 @@ extension Session {
                 marked += 1
             }
         }
+        next.modifications += marked
         return (next, marked)
     }
 

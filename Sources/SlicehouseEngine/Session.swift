@@ -72,6 +72,12 @@ public final class Session: @unchecked Sendable {
 
     /// Run one parsed statement in its transaction.
     func run(_ statement: Statement) throws -> StatementResult {
+        database.activity.begin()
+        defer { database.activity.end() }
+        return try runInTransaction(statement)
+    }
+
+    private func runInTransaction(_ statement: Statement) throws -> StatementResult {
         switch statement {
         case .begin:
             if inTransactionBlock {
@@ -210,8 +216,8 @@ public final class Session: @unchecked Sendable {
             return try delete(d)
         case .unload(let u):
             return try unload(u)
-        case .vacuum:
-            throw SQLError.unsupported("VACUUM")
+        case .vacuum(let v):
+            return try vacuum(v)
         case .analyze(let a):
             return try analyze(a)
         case .lock(let names):

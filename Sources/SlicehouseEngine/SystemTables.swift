@@ -1,3 +1,4 @@
+import Foundation
 import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
@@ -10,7 +11,8 @@ struct SystemTables {
     let transaction: Transaction
 
     static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
-                         "stv_locks", "stv_sessions", "svv_transactions"]
+                         "stv_locks", "stv_sessions", "svv_transactions", "stl_vacuum", "svv_vacuum_summary",
+                         "svv_vacuum_progress"]
 
     func table(named raw: String) -> (TableDef, TableSnapshot)? {
         let name = raw.lowercased()
@@ -71,16 +73,19 @@ struct SystemTables {
                     : .double(physical == 0 ? 0 : (Double(physical - sortedRows) * 100 / Double(physical) * 100).rounded() / 100)
                 let maxVarchar = t.columns.compactMap { c -> Int? in if case .varchar(let n) = c.type { return n }; return nil }.max() ?? 0
                 let sk1enc: Value = t.sortKey.first.map { .string(encs.count > $0 ? encs[$0].displayName : "none") } ?? .null
+                let statsOff = Value.double((snap.statsOff * 100).rounded() / 100)
                 rows.append([.string("dev"), .string(t.schema), .int(Int64(t.id)), .string(t.name), .string(encoded ? "Y" : "N"),
                              .string(dist), t.sortKey.first.map { .string(t.columns[$0].name) } ?? .null,
                              .int(Int64(maxVarchar)), sk1enc, .int(Int64(t.sortKey.count)), .int(Int64(blocks)),
-                             .int(Int64(bytes)), unsorted, .int(Int64(physical)), skew, .int(Int64(snap.rowCount))])
+                             .int(Int64(bytes)), unsorted, statsOff, .int(Int64(physical)), skew, .int(Int64(snap.rowCount)),
+                             sortBenefit(t, snap)])
             }
             return make(-4, name, [("database", .varchar(128)), ("schema", .varchar(128)), ("table_id", .integer), ("table", .varchar(128)),
                                    ("encoded", .varchar(32)), ("diststyle", .varchar(128)), ("sortkey1", .varchar(128)),
                                    ("max_varchar", .integer), ("sortkey1_enc", .varchar(32)), ("sortkey_num", .integer),
-                                   ("size", .bigint), ("size_bytes", .bigint), ("unsorted", .double),
-                                   ("tbl_rows", .bigint), ("skew_rows", .double), ("estimated_visible_rows", .bigint)], rows)
+                                   ("size", .bigint), ("size_bytes", .bigint), ("unsorted", .double), ("stats_off", .double),
+                                   ("tbl_rows", .bigint), ("skew_rows", .double), ("estimated_visible_rows", .bigint),
+                                   ("vacuum_sort_benefit", .double)], rows)
         case "stv_tbl_perm":
             var rows: [[Value]] = []
             for t in transaction.catalog.allTables {
@@ -159,9 +164,76 @@ struct SystemTables {
             return make(-10, name, [("txn_owner", .varchar(128)), ("txn_db", .varchar(128)), ("xid", .bigint), ("pid", .integer),
                                     ("txn_start", .timestamp), ("lock_mode", .varchar(24)), ("lockable_object_type", .varchar(32)),
                                     ("relation", .integer), ("granted", .boolean)], rows)
+        case "stl_vacuum":
+            let rows = database.vacuumLog.events.map { e -> [Value] in
+                [.int(100), .int(Int64(e.xid)), .int(Int64(e.table)), .string(e.status), .int(Int64(e.rows)),
+                 .int(Int64(e.sortedRows)), .int(Int64(e.blocks)), .int(0), .int(e.time), .int(Int64(e.reclaimableRows)),
+                 .int(Int64(e.reclaimableMB)), .int(Int64(e.xid)), .int(e.isRecluster ? 1 : 0)]
+            }
+            return make(-11, name, [("userid", .integer), ("xid", .bigint), ("table_id", .integer), ("status", .char(30)),
+                                    ("rows", .bigint), ("sortedrows", .integer), ("blocks", .integer),
+                                    ("max_merge_partitions", .integer), ("eventtime", .timestamp),
+                                    ("reclaimable_rows", .bigint), ("reclaimable_space_mb", .bigint), ("cutoff_xid", .bigint),
+                                    ("is_recluster", .integer)], rows)
+        case "svv_vacuum_summary":
+            let rows = database.vacuumLog.summaries.map { v -> [Value] in
+                [.string(v.table), .int(Int64(v.xid)), .int(Int64(v.sortPartitions)), .int(Int64(v.mergeIncrements)),
+                 .int(v.elapsedMicros), .int(Int64(v.rowDelta)), .int(Int64(v.sortedRowDelta)), .int(Int64(v.blockDelta)),
+                 .int(Int64(v.maxMergePartitions))]
+            }
+            return make(-12, name, [("table_name", .text), ("xid", .bigint), ("sort_partitions", .bigint),
+                                    ("merge_increments", .bigint), ("elapsed_time", .bigint), ("row_delta", .bigint),
+                                    ("sortedrow_delta", .bigint), ("block_delta", .integer), ("max_merge_partitions", .integer)], rows)
+        case "svv_vacuum_progress":
+            // The running VACUUM's table, or the last one's ("Complete").
+            var rows: [[Value]] = []
+            if let p = database.vacuumLog.progress {
+                var remaining: Value = .null
+                if p.running && p.fraction > 0.01 {
+                    let left = Int(Date().timeIntervalSince(p.started) * (1 - p.fraction) / p.fraction)
+                    remaining = .string(left >= 60 ? "\(left / 60)m \(left % 60)s" : "\(left)s")
+                }
+                rows.append([.string(p.table), .string(p.status), remaining])
+            }
+            return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
             return nil
         }
+    }
+
+    /// SVV_TABLE_INFO's `vacuum_sort_benefit`: the most a range scan on the first sort-key
+    /// column could gain if the table were sorted, estimated as the share of that column's
+    /// blocks whose value range overlaps another block's in the same slice (such blocks
+    /// cannot be skipped together; after VACUUM none overlap). NULL without a sort key.
+    func sortBenefit(_ t: TableDef, _ snap: TableSnapshot) -> Value {
+        guard let key = t.sortKey.first else { return .null }
+        func less(_ a: ZoneBound, _ b: ZoneBound) -> Bool {
+            switch (a, b) {
+            case (.int(let x), .int(let y)): return x < y
+            case (.int128(let x), .int128(let y)): return x < y
+            case (.double(let x), .double(let y)): return x < y
+            case (.bytes(let x), .bytes(let y)): return x.lexicographicallyPrecedes(y)
+            default: return false
+            }
+        }
+        var overlapping = 0, total = 0
+        for d in snap.slices {
+            let zones = d.columns[key].compactMap { b -> (lo: ZoneBound, hi: ZoneBound)? in
+                guard let lo = b.zone.min, let hi = b.zone.max else { return nil }
+                return (lo, hi)
+            }.sorted { less($0.lo, $1.lo) }
+            total += d.columns[key].count
+            // Sweep by lower bound: a block overlaps when it starts below the highest upper
+            // bound so far, and so does the block that reached that bound.
+            var marked = [Bool](repeating: false, count: zones.count)
+            var reach: Int? = nil
+            for i in zones.indices {
+                if let r = reach, less(zones[i].lo, zones[r].hi) { marked[i] = true; marked[r] = true }
+                if reach.map({ less(zones[$0].hi, zones[i].hi) }) ?? true { reach = i }
+            }
+            overlapping += marked.filter { $0 }.count
+        }
+        return .double(total == 0 ? 0 : (Double(overlapping) * 10_000 / Double(total)).rounded() / 100)
     }
 
     func defaultEncoding(_ t: DataType) -> String {

@@ -223,8 +223,10 @@ public struct Optimizer {
     /// Estimated output rows of a logical plan.
     func estimate(_ plan: LogicalPlan) -> Double {
         switch plan {
-        case .scan(let t, _, _, _, let filters): return max(1, Double(context.statistics(t).rows) * Selectivity.of(filters))
-        case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e]))
+        case .scan(let t, _, let cols, let outs, let filters):
+            let stats = context.statistics(t)
+            return max(1, Double(stats.rows) * Selectivity.of(filters, stats.byOutput(columns: cols, ids: outs.map { $0.id })))
+        case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e], columnStatistics(p)))
         case .project(let p, _, _), .sort(let p, _), .distinct(let p), .window(let p, _): return estimate(p)
         case .limit(let p, let l, _): return min(estimate(p), Double(l ?? Int.max))
         case .join(let k, let l, let r, let c):
@@ -235,11 +237,52 @@ public struct Optimizer {
             if k == .semi { return max(1, a * min(0.5, b / baseRows(r))) }
             if k.keepsLeftOnly { return a * 0.5 }
             if k == .leftSingle { return a }
+            if let d = joinDistinct(c, l, a, r, b) { return max(1, a * b / d) }
             return max(a, b)
         case .aggregate(let p, let g, _, _): return g.isEmpty ? 1 : max(1, estimate(p) * 0.1)
         case .setOperation(_, _, let l, let r, _): return estimate(l) + estimate(r)
         case .values(let rows, _): return Double(rows.count)
         }
+    }
+
+    /// Statistics of a plan's output columns that come straight from an analyzed table.
+    func columnStatistics(_ plan: LogicalPlan) -> [Int: ColumnStatistics] {
+        switch plan {
+        case .scan(let t, _, let cols, let outs, _):
+            return context.statistics(t).byOutput(columns: cols, ids: outs.map { $0.id })
+        case .filter(let p, _), .sort(let p, _), .limit(let p, _, _), .distinct(let p):
+            return columnStatistics(p)
+        case .project(let p, let exprs, let outs):
+            let inner = columnStatistics(p)
+            if inner.isEmpty { return [:] }
+            var out: [Int: ColumnStatistics] = [:]
+            for (e, o) in zip(exprs, outs) { if case .column(let id, _) = e, let s = inner[id] { out[o.id] = s } }
+            return out
+        case .join(let k, let l, let r, _):
+            let left = columnStatistics(l)
+            if k.keepsLeftOnly { return left }
+            return left.merging(columnStatistics(r)) { a, _ in a }
+        default:
+            return [:]
+        }
+    }
+
+    /// For an equality join of `l` (`a` rows) and `r` (`b` rows): the larger distinct count
+    /// of the two key columns (each at most its side's rows), from the most selective
+    /// equality with analyzed columns on both sides. The join then keeps about `a * b / d`
+    /// rows (each value of the side with fewer values meets `rows / d` rows of the other).
+    func joinDistinct(_ condition: BoundExpr?, _ l: LogicalPlan, _ a: Double, _ r: LogicalPlan, _ b: Double) -> Double? {
+        let ls = columnStatistics(l), rs = columnStatistics(r)
+        if ls.isEmpty || rs.isEmpty { return nil }
+        var best: Double? = nil
+        for p in conjuncts(condition) {
+            guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p else { continue }
+            let pair = ls[x].flatMap { sx in rs[y].map { (sx, $0) } } ?? ls[y].flatMap { sy in rs[x].map { (sy, $0) } }
+            guard let (sl, sr) = pair else { continue }
+            let d = max(min(sl.distinct, a), min(sr.distinct, b), 1)
+            best = max(best ?? d, d)
+        }
+        return best
     }
 
     /// Rows before filters (for the filter selectivity of a join input).
@@ -366,7 +409,16 @@ public struct Optimizer {
                     }
                     guard connected else { continue }
                     let rows = leafRows(leaf)
-                    let out = currentRows * (rows / leafBase(leaf))
+                    var out = currentRows * (rows / leafBase(leaf))
+                    if equalityOnly {
+                        let edges = preds.filter { p in
+                            let refs = p.referencedColumns
+                            return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids)
+                        }
+                        if let d = joinDistinct(edges.count == 1 ? edges[0] : .and(edges), current, currentRows, leaf, rows) {
+                            out = currentRows * rows / d
+                        }
+                    }
                     if let b = best, !(out < b.out || (out == b.out && rows < b.rows)) { continue }
                     best = (i, out, rows)
                 }

@@ -140,7 +140,7 @@ public struct PhysicalPlanner {
                 mode = .perSlice
                 if let p = columns.firstIndex(of: col) { dist = .hashed([p]) } else { dist = .random }
             }
-            let rows = Double(stats.rows) * Selectivity.of(filters)
+            let rows = Double(stats.rows) * Selectivity.of(filters, stats.byOutput(columns: columns, ids: ids))
             return PhysicalNode(.scan(table: table, columns: columns, filter: filter, mode: mode), children: [],
                                 types: types, names: outputs.map { $0.name }, distribution: dist,
                                 rows: max(1, rows), columnIDs: ids)
@@ -602,15 +602,20 @@ public func conjuncts(_ e: BoundExpr?) -> [BoundExpr] {
     return [e]
 }
 
-/// Rough selectivity estimates for row counts (no column statistics yet).
+/// Selectivity estimates for row counts: from ANALYZE's column statistics where a
+/// predicate compares an analyzed column with a constant (equality: 1 / distinct values;
+/// ranges: the share of [min, max] kept; IS NULL: the NULL fraction), fixed guesses
+/// otherwise.
 enum Selectivity {
-    static func of(_ filters: [BoundExpr]) -> Double {
-        filters.reduce(1.0) { $0 * of($1) }
+    static func of(_ filters: [BoundExpr], _ stats: [Int: ColumnStatistics] = [:]) -> Double {
+        filters.reduce(1.0) { $0 * of($1, stats) }
     }
-    static func of(_ e: BoundExpr) -> Double {
+
+    static func of(_ e: BoundExpr, _ stats: [Int: ColumnStatistics] = [:]) -> Double {
+        if !stats.isEmpty, let s = analyzed(e, stats) { return s }
         switch e {
-        case .and(let parts): return of(parts)
-        case .or(let parts): return min(1, parts.reduce(0) { $0 + of($1) })
+        case .and(let parts): return of(parts, stats)
+        case .or(let parts): return min(1, parts.reduce(0) { $0 + of($1, stats) })
         case .binary(let op, _, _, _):
             switch op {
             case .equal: return 0.1
@@ -622,6 +627,58 @@ enum Selectivity {
         case .like(_, _, _, let neg, _): return neg ? 0.9 : 0.2
         case .isNull(_, let neg): return neg ? 0.95 : 0.05
         default: return 0.5
+        }
+    }
+
+    /// The selectivity of `e` from column statistics, when it is a comparison of an
+    /// analyzed column with a constant.
+    static func analyzed(_ e: BoundExpr, _ stats: [Int: ColumnStatistics]) -> Double? {
+        func column(_ x: BoundExpr) -> ColumnStatistics? {
+            if case .column(let id, _) = x { return stats[id] }
+            return nil
+        }
+        // A range is compared in the column's stored form: only against a constant of the
+        // column's own type (a DECIMAL's scale, a DATE's days).
+        func sameType(_ a: BoundExpr, _ b: BoundExpr) -> Bool {
+            guard case .column(_, let t) = a, case .constant(_, let u) = b else { return false }
+            return t == u
+        }
+        func number(_ x: BoundExpr) -> Double? {
+            switch x {
+            case .constant(.int(let v), _): return Double(v)
+            case .constant(.int128(let v), _): return Double(v)
+            case .constant(.double(let v), _): return v
+            default: return nil
+            }
+        }
+        func isConstant(_ x: BoundExpr) -> Bool { if case .constant = x { return true }; return false }
+        let floor = 1e-6
+        switch e {
+        case .binary(let op, let l, let r, _):
+            var (c, col, k, op) = (column(l), l, r, op)
+            if c == nil, let cr = column(r) { (c, col, k, op) = (cr, r, l, op.flipped) }
+            guard let s = c, isConstant(k) else { return nil }
+            let nonNull = 1 - s.nullFraction
+            switch op {
+            case .equal: return max(floor, nonNull / max(1, s.distinct))
+            case .notEqual: return max(floor, nonNull * (1 - 1 / max(1, s.distinct)))
+            case .less, .lessEqual, .greater, .greaterEqual:
+                guard sameType(col, k), let v = number(k), let lo = s.min, let hi = s.max else { return nil }
+                if hi <= lo { return max(floor, nonNull * ((op == .less || op == .greater) ? 0 : 1)) }
+                let below = min(1, max(0, (v - lo) / (hi - lo)))
+                let share = (op == .less || op == .lessEqual) ? below : 1 - below
+                return max(floor, nonNull * share)
+            default: return nil
+            }
+        case .isNull(let x, let negated):
+            guard let s = column(x) else { return nil }
+            return max(floor, negated ? 1 - s.nullFraction : s.nullFraction)
+        case .inList(let x, let list, let negated):
+            guard let s = column(x), list.allSatisfy(isConstant) else { return nil }
+            let hit = min(1, Double(list.count) / max(1, s.distinct)) * (1 - s.nullFraction)
+            return max(floor, negated ? (1 - s.nullFraction) - hit : hit)
+        default:
+            return nil
         }
     }
 }

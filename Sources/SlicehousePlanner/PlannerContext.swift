@@ -8,10 +8,34 @@ public enum TablePlacement: Sendable, Equatable {
     case all
 }
 
+/// What ANALYZE found about one column (see `Selectivity`).
+public struct ColumnStatistics: Sendable, Equatable {
+    public var distinct: Double
+    public var nullFraction: Double
+    /// The range in the column's physical representation (numbers, days, microseconds).
+    public var min: Double?
+    public var max: Double?
+    public init(distinct: Double, nullFraction: Double, min: Double?, max: Double?) {
+        self.distinct = distinct; self.nullFraction = nullFraction; self.min = min; self.max = max
+    }
+}
+
 public struct TableStatistics: Sendable, Equatable {
     public var rows: Int
     public var placement: TablePlacement
-    public init(rows: Int, placement: TablePlacement) { self.rows = rows; self.placement = placement }
+    /// By column number, for analyzed columns (empty before ANALYZE).
+    public var columns: [Int: ColumnStatistics]
+    public init(rows: Int, placement: TablePlacement, columns: [Int: ColumnStatistics] = [:]) {
+        self.rows = rows; self.placement = placement; self.columns = columns
+    }
+
+    /// Statistics of a scan's output columns (`columns[i]` of the table is `ids[i]`).
+    func byOutput(columns tableColumns: [Int], ids: [Int]) -> [Int: ColumnStatistics] {
+        if columns.isEmpty { return [:] }
+        var out: [Int: ColumnStatistics] = [:]
+        for (c, id) in zip(tableColumns, ids) { if let s = columns[c] { out[id] = s } }
+        return out
+    }
 }
 
 /// What the planner needs to know about the cluster and the data.

@@ -240,6 +240,7 @@ public struct SQLLogicTestRunner {
         if let e = error as? SQLError {
             var s = "ERROR:  \(e.message)"
             if let detail = e.detail { s += "\nDETAIL:  \(detail)" }
+            if let hint = e.hint { s += "\nHINT:  \(hint)" }
             return s
         }
         return "ERROR:  \(error)"

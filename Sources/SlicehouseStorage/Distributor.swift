@@ -48,8 +48,10 @@ public enum Distributor {
             // Grow out of ALL: the existing copy is placed EVEN again together with the new rows.
             chunks = try existing(snap, 0) + chunks
             snap = TableSnapshot(slices: Array(repeating: SliceData(columnCount: table.columns.count), count: layout.sliceCount),
-                                 distribution: .even, evenCursor: 0, encodings: snap.encodings)
+                                 distribution: .even, evenCursor: 0, encodings: snap.encodings,
+                                 modifications: snap.modifications, analyzed: snap.analyzed)
         }
+        snap.modifications += incoming
         // Flat chunks; each slice's rows are references (chunk, row) into them, so a
         // column is copied once: into its final, sorted order, right before encoding.
         let flat = chunks.map { c -> Chunk in
@@ -322,5 +324,7 @@ final class ResultSlots<T>: @unchecked Sendable {
     private let lock = Lock()
     init(count: Int, initial: T) { slots = Array(repeating: initial, count: count) }
     func set(_ i: Int, _ v: T) { lock.withLock { slots[i] = v } }
+    /// Replace slot `i` with `f` of it and return the new value.
+    func update(_ i: Int, _ f: (T) -> T) -> T { lock.withLock { slots[i] = f(slots[i]); return slots[i] } }
     var values: [T] { lock.withLock { slots } }
 }

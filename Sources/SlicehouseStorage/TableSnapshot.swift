@@ -124,11 +124,15 @@ public struct TableSnapshot: Sendable {
     public var evenCursor: Int
     /// The encoding of each column, fixed by the first load (ENCODE AUTO samples it).
     public var encodings: [ColumnEncoding]?
+    /// Rows inserted or deleted over the table's life (how stale `analyzed` is).
+    public var modifications: Int
+    /// The last ANALYZE's statistics (nil: never analyzed).
+    public var analyzed: AnalyzedTable?
 
     public init(slices: [SliceData], distribution: EffectiveDistribution, evenCursor: Int,
-                encodings: [ColumnEncoding]? = nil) {
+                encodings: [ColumnEncoding]? = nil, modifications: Int = 0, analyzed: AnalyzedTable? = nil) {
         self.slices = slices; self.distribution = distribution; self.evenCursor = evenCursor
-        self.encodings = encodings
+        self.encodings = encodings; self.modifications = modifications; self.analyzed = analyzed
     }
 
     /// An empty table.

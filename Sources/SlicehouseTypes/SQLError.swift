@@ -32,6 +32,7 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case deadlockDetected = "40P01"
         case inFailedTransaction = "25P02"
         case activeTransaction = "25001"
+        case objectInUse = "55006"
     }
 
     public var code: Code
@@ -40,13 +41,17 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
     public var column: Int?
     /// Extra detail lines (psql prints them as DETAIL:).
     public var detail: String?
+    /// A suggestion (psql prints it as HINT:).
+    public var hint: String?
 
-    public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil, detail: String? = nil) {
+    public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil, detail: String? = nil,
+                hint: String? = nil) {
         self.code = code
         self.message = message
         self.line = line
         self.column = column
         self.detail = detail
+        self.hint = hint
     }
 
     public static func syntax(_ message: String, line: Int? = nil, column: Int? = nil) -> SQLError {

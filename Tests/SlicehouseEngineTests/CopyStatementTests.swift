@@ -38,6 +38,19 @@ final class CopyStatementTests: XCTestCase {
                        [["1", "one", "2020-01-01", "1.50"], ["2", nil, "2020-01-02", "2.00"], ["3", "three", nil, nil]])
     }
 
+    /// STATUPDATE ON analyzes the loaded table in the COPY's own commit; without it the
+    /// new rows leave the table unanalyzed (stats_off 100).
+    func testStatUpdateOnAnalyzesTheTable() throws {
+        let s = try session()
+        let path = try write("rows.txt", "1|a|2020-01-01|1.00\n2|b|2020-01-02|2.00\n3||2020-01-03|\n")
+        _ = try s.execute("copy t from '\(path)' delimiter '|'")
+        let off = "select stats_off from svv_table_info where \"table\" = 't'"
+        XCTAssertEqual(try s.execute(off)[0].textRows(), [["100"]])
+        _ = try s.execute("copy t from '\(path)' delimiter '|' statupdate on")
+        XCTAssertEqual(try s.execute(off)[0].textRows(), [["0"]])
+        XCTAssertEqual(try count(s), "6")
+    }
+
     func testMalformedRowFailsAsAUnitAndNamesFileLineColumn() throws {
         let s = try session()
         let good = try write("good.txt", "1|a|2020-01-01|1.00\n")

@@ -79,9 +79,10 @@ final class CrashTests: XCTestCase {
     }
 
     /// `kill -9` at random moments of a stream of transaction blocks (INSERT ... SELECT,
-    /// DELETE, UPDATE and a log row, committed together), 20 times: after each restart
-    /// exactly the blocks that committed are there, each whole, and no stray file remains.
-    func testKillDuringTransactionsKeepsExactlyTheCommittedOnes() throws {
+    /// DELETE, UPDATE and a log row, committed together) and VACUUMs of every form, 20
+    /// times: after each restart exactly the blocks that committed are there, each whole,
+    /// and no stray file remains.
+    func testKillDuringTransactionsAndVacuumKeepsExactlyTheCommittedOnes() throws {
         let exe = try Self.requireExecutable()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-crash-txn-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -101,11 +102,16 @@ final class CrashTests: XCTestCase {
         }
         var committed = Set<Int>()
         var generator = SystemRandomNumberGenerator()
+        var vacuums = 0
         for round in 0..<20 {
             // Each block: rows of batch k, a tenth deleted again, all updated, then logged.
+            // Batches go in in falling order, so each VACUUM (every fifth block, its forms in
+            // turn) merges new rows in front of the sorted ones and reclaims deleted rows.
             var script = ""
+            let forms = ["vacuum t", "vacuum delete only t", "vacuum sort only t", "vacuum t to 100 percent", "vacuum"]
             for j in 0..<40 {
-                let k = round * 100 + j
+                let k = round * 100 + 39 - j
+                if j % 5 == 4 { script += forms[(round + j / 5) % forms.count] + ";\n" }
                 script += """
                     begin;
                     insert into t select \(k), id, 0 from src;
@@ -131,6 +137,7 @@ final class CrashTests: XCTestCase {
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            vacuums += output.components(separatedBy: "VACUUM\n").count - 1
             let reported = output.components(separatedBy: "\nCOMMIT\n").count - 1
                 + (output.hasPrefix("COMMIT\n") ? 1 : 0)
 
@@ -152,6 +159,7 @@ final class CrashTests: XCTestCase {
             committed = logged
         }
         XCTAssertGreaterThan(committed.count, 0, "no block ever committed before a kill")
+        XCTAssertGreaterThan(vacuums, 0, "no VACUUM ever finished before a kill")
     }
 
     /// Commits left in wal.log by a process that never closed the database are replayed at

@@ -51,6 +51,40 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(q)[0].textRows(), [["1", "1"], ["2", "1"], ["3", "0"]])
     }
 
+    /// ANALYZE's statistics reach the planner: a range filter on a unique column keeps 20
+    /// rows, not 40% of them, so the inner side is broadcast instead of both sides moved;
+    /// and a many-to-many join (2 distinct keys) is put after the selective one.
+    func testAnalyzeStatisticsChangeBroadcastAndJoinOrder() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
+        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("""
+            create table f (x int, y int, g int) diststyle even;
+            insert into f select i % 2, i % 1000, i from seed;
+            create table d (g int, name varchar(20)) diststyle even;
+            insert into d select i, 'n' || i from seed;
+            create table a (x int, label varchar(10)) diststyle even;
+            insert into a select i % 2, 'a' from seed where i < 1000;
+            create table b (y int, label varchar(10)) diststyle even;
+            insert into b select i, 'b' from seed where i < 1000;
+            """)
+        let range = "select count(*) from f join d on f.g = d.g where d.g < 20"
+        let star = "select count(*) from f join a on f.x = a.x join b on f.y = b.y"
+        func firstJoinKey(_ plan: String) -> String? {
+            plan.split(separator: "\n").filter { $0.contains("Hash Cond") }.last.map { String($0) }
+        }
+        XCTAssertTrue(try explain(s, range).contains("DS_DIST_BOTH"))
+        XCTAssertEqual(firstJoinKey(try explain(s, star))?.contains("\"outer\".x = \"inner\".x"), true)
+        _ = try s.execute("analyze")
+        let ranged = try explain(s, range)
+        XCTAssertTrue(ranged.contains("DS_BCAST_INNER"), ranged)
+        XCTAssertTrue(ranged.contains("rows=20 "), ranged)
+        let starred = try explain(s, star)
+        XCTAssertEqual(firstJoinKey(starred)?.contains("\"outer\".y = \"inner\".y"), true, starred)
+        XCTAssertEqual(try s.execute(range)[0].textRows(), [["20"]])
+        XCTAssertEqual(try s.execute(star)[0].textRows(), [["2048000"]])
+    }
+
     func testJoinLabelsFollowDistribution() throws {
         let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
         let s = db.connect()

@@ -259,3 +259,34 @@ struct HyperLogLogGroups {
         }
     }
 }
+
+/// One column's distinct-value sketch (ANALYZE): the same dense HyperLogLog as
+/// `APPROXIMATE COUNT(DISTINCT)`, fed with a vector's non-NULL values a chunk at a time.
+public struct DistinctSketch: Sendable {
+    private var registers = [UInt8](repeating: 0, count: HyperLogLog.registerCount)
+    private var hashes: [UInt64] = []
+
+    public init() {}
+
+    /// Offer the first `count` values of `v` (NULLs are skipped).
+    public mutating func add(_ v: Vector, count: Int) {
+        v.hash(rows: nil, count: count, into: &hashes, combine: false)
+        let validity = v.validity
+        registers.withUnsafeMutableBufferPointer { r in
+            for i in 0..<min(count, hashes.count) {
+                if let validity, !validity.isValid(v.isConstant ? 0 : i) { continue }
+                let h = HyperLogLog.remix(hashes[i])
+                let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h)
+                if r[reg] < rank { r[reg] = rank }
+            }
+        }
+    }
+
+    /// Combine with a sketch of other values (the larger of each register pair).
+    public mutating func merge(_ other: DistinctSketch) {
+        for i in registers.indices where other.registers[i] > registers[i] { registers[i] = other.registers[i] }
+    }
+
+    /// The estimated number of distinct values offered.
+    public var estimate: Double { registers.withUnsafeBufferPointer { HyperLogLog.estimate($0) } }
+}

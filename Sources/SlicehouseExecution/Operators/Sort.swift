@@ -547,3 +547,45 @@ public func sortPermutation(columns: [Vector], keys: [SortKey], count: Int) -> [
     let local = keys.enumerated().map { SortKey(column: $0.offset, ascending: $0.element.ascending, nullsFirst: $0.element.nullsFirst) }
     return RowSorter(columns: keyColumns, keys: local).sortedRows(count)
 }
+
+/// Merge two runs of rows that are each in `keys` order — rows `0..<split` and
+/// `split..<count` — into one order (stable: on equal keys the first run's row comes
+/// first). VACUUM merges a slice's sorted region with its newly sorted unsorted region.
+public func mergeSortedRuns(columns: [Vector], keys: [SortKey], split: Int, count: Int) -> [Int32] {
+    if split <= 0 || split >= count { return Array(0..<Int32(count)) }
+    let keyColumns = keys.map { columns[$0.column].flattened(count: count) }
+    var views: [SortKeyView] = []
+    return withSortKeyViews(keyColumns, index: 0, views: &views) { v in
+        let cmps = zip(v, keys).map { makeComparator($0.0, ascending: $0.1.ascending, nullsFirst: $0.1.nullsFirst) }
+        @inline(__always) func lessOrEqual(_ a: Int, _ b: Int) -> Bool {
+            for c in cmps {
+                let r = c(a, b)
+                if r != 0 { return r < 0 }
+            }
+            return true
+        }
+        var out = [Int32]()
+        out.reserveCapacity(count)
+        var i = 0, j = split
+        while i < split && j < count {
+            if lessOrEqual(i, j) { out.append(Int32(i)); i += 1 } else { out.append(Int32(j)); j += 1 }
+        }
+        while i < split { out.append(Int32(i)); i += 1 }
+        while j < count { out.append(Int32(j)); j += 1 }
+        return out
+    }
+}
+
+/// Whether row `a` sorts at or before row `b` by `keys` (VACUUM RECLUSTER checks whether a
+/// newly sorted region follows the sorted one).
+public func rowsInOrder(columns: [Vector], keys: [SortKey], _ a: Int, _ b: Int, count: Int) -> Bool {
+    let keyColumns = keys.map { columns[$0.column].flattened(count: count) }
+    var views: [SortKeyView] = []
+    return withSortKeyViews(keyColumns, index: 0, views: &views) { v in
+        for (view, k) in zip(v, keys) {
+            let r = makeComparator(view, ascending: k.ascending, nullsFirst: k.nullsFirst)(a, b)
+            if r != 0 { return r < 0 }
+        }
+        return true
+    }
+}

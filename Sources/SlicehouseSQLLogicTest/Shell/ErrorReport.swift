@@ -27,6 +27,9 @@ public enum ErrorReport {
         if let detail = sqlError.detail, !detail.isEmpty {
             s += "DETAIL:  " + detail + "\n"
         }
+        if let hint = sqlError.hint, !hint.isEmpty {
+            s += "HINT:  " + hint + "\n"
+        }
         return s
     }
 

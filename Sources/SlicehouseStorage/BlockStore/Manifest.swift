@@ -268,6 +268,9 @@ public struct ManifestTable: Codable, Sendable {
     public var encodings: [String]?
     public var identityNext: [Int: Int64]
     public var slices: [ManifestSlice]
+    /// Rows inserted or deleted so far, and the last ANALYZE (absent in older manifests).
+    public var modifications: Int?
+    public var analyzed: AnalyzedTable?
 
     /// Describe a table and its snapshot. Blocks held in memory cannot be named: only
     /// file-backed snapshots are written to a manifest.
@@ -283,6 +286,8 @@ public struct ManifestTable: Codable, Sendable {
         }
         evenCursor = snapshot.evenCursor
         encodings = snapshot.encodings?.map { $0.rawValue }
+        modifications = snapshot.modifications
+        analyzed = snapshot.analyzed
         self.identityNext = identityNext
         slices = try snapshot.slices.map { s in
             ManifestSlice(rows: s.rowCount, sorted: s.sortedRows, columns: try s.columns.map { chain in
@@ -404,7 +409,8 @@ public struct ManifestTable: Codable, Sendable {
             let deleted = try s.deletes.map(readDeletes) ?? DeleteSet()
             return SliceData(rowCount: s.rows, sortedRows: s.sorted, columns: cols, deleted: deleted, deleteFile: s.deletes)
         }
-        return TableSnapshot(slices: sliceData, distribution: dist, evenCursor: evenCursor, encodings: encs)
+        return TableSnapshot(slices: sliceData, distribution: dist, evenCursor: evenCursor, encodings: encs,
+                             modifications: max(0, modifications ?? 0), analyzed: analyzed)
     }
 
     /// Every file the entry names.

@@ -228,7 +228,7 @@ public final class DataStore: @unchecked Sendable {
                 next.snapshots[id] = snap
                 changed.insert(id)
             }
-            for id in changed {
+            for id in changed where !t.reorganized.contains(id) {
                 next.versions[id] = next.sequence
                 next.writers[id] = t.id
             }

@@ -76,6 +76,12 @@ public final class LockManager: @unchecked Sendable {
         return nil
     }
 
+    /// Whether a transaction waits for `table`'s lock.
+    public func hasWaiters(table: Int) -> Bool {
+        condition.lock(); defer { condition.unlock() }
+        return waiting.values.contains { $0.table == table }
+    }
+
     /// Held locks, then waits (STV_LOCKS).
     public var entries: [Entry] {
         condition.lock(); defer { condition.unlock() }

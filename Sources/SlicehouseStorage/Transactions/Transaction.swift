@@ -36,6 +36,8 @@ public final class Transaction: @unchecked Sendable {
     /// The committed version each pending snapshot was built on (nil: created here).
     private var pendingBase: [Int: UInt64] = [:]
     private var created = Set<Int>()
+    /// Pending tables whose contents are unchanged (`stageReorganized`).
+    private(set) var reorganized = Set<Int>()
     private(set) var sinks: [BlockSink] = []
     private var files: [String] = []
     /// Deleted-row files this transaction wrote.
@@ -104,8 +106,9 @@ public final class Transaction: @unchecked Sendable {
     /// Take `name`'s lock (waiting for another writer to finish) and return the table and
     /// the snapshot to build its next version on. `reads`: the statement reads the rows it
     /// changes (DELETE, UPDATE), so they must be the latest; a pure append may be rebased.
-    public func beginWrite(_ name: String, reads readsRows: Bool) throws -> (TableDef, TableSnapshot) {
-        let def = try lockTable(name)
+    public func beginWrite(_ name: String, reads readsRows: Bool,
+                           isCancelled: () -> SQLError? = { nil }) throws -> (TableDef, TableSnapshot) {
+        let def = try lockTable(name, isCancelled: isCancelled)
         return try lock.withLock {
             if let p = pending[def.id] {
                 if readsRows, let v = pendingBase[def.id], reads[def.id] == nil { reads[def.id] = v }
@@ -130,6 +133,10 @@ public final class Transaction: @unchecked Sendable {
             }
             if readsRows { reads[def.id] = version }
             pendingBase[def.id] = version
+            // Same contents as this transaction's snapshot, perhaps laid out anew by a VACUUM
+            // that committed since: read the rows through the latest layout, whose row
+            // numbers the write will use.
+            if version == (b.versions[def.id] ?? 0) { base?.snapshots[def.id] = snap }
             return (def, snap)
         }
     }
@@ -156,7 +163,17 @@ public final class Transaction: @unchecked Sendable {
 
     /// Stage `snapshot` as the next version of table `id` (from `beginWrite` or `createTable`).
     public func stage(_ tableID: Int, _ snapshot: TableSnapshot) {
-        lock.withLock { pending[tableID] = snapshot }
+        lock.withLock { pending[tableID] = snapshot; reorganized.remove(tableID) }
+    }
+
+    /// Stage a new layout of the same rows (VACUUM) or new statistics (ANALYZE): committed
+    /// like any change, but it does not count as a change of the table's contents, so
+    /// transactions that read the table before stay serializable with it.
+    public func stageReorganized(_ tableID: Int, _ snapshot: TableSnapshot) {
+        lock.withLock {
+            if pending[tableID] == nil || reorganized.contains(tableID) { reorganized.insert(tableID) }
+            pending[tableID] = snapshot
+        }
     }
 
     /// A new sink for this transaction's blocks (synced at commit, removed at rollback).
