@@ -17,6 +17,8 @@ Each step is a fresh `slicehouse -D DIR -c ...` process, timed from outside.
 """
 import argparse, os, shutil, subprocess, sys, time
 
+from storage_size import du  # bytes of every file under a directory
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DDL = ("CREATE TABLE lineitem (l_orderkey INTEGER NOT NULL, l_partkey INTEGER NOT NULL, l_suppkey INTEGER NOT NULL, "
        "l_linenumber INTEGER NOT NULL, l_quantity DECIMAL(15,2) NOT NULL, l_extendedprice DECIMAL(15,2) NOT NULL, "
@@ -24,14 +26,6 @@ DDL = ("CREATE TABLE lineitem (l_orderkey INTEGER NOT NULL, l_partkey INTEGER NO
        "l_linestatus CHAR(1) NOT NULL, l_shipdate DATE NOT NULL, l_commitdate DATE NOT NULL, l_receiptdate DATE NOT NULL, "
        "l_shipinstruct CHAR(25) NOT NULL, l_shipmode CHAR(10) NOT NULL, l_comment VARCHAR(44) NOT NULL) "
        "DISTKEY(l_orderkey) SORTKEY(l_shipdate)")
-
-
-def du(path):
-    total = 0
-    for d, _, files in os.walk(path):
-        for f in files:
-            total += os.path.getsize(os.path.join(d, f))
-    return total
 
 
 def sh(binary, db, sql):

@@ -23,31 +23,26 @@ struct Analyzer: Sendable {
         let parts = snap.distribution == .all ? [(slice: 0, data: snap.slices[0])]
             : snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }
         let types = columns.map { def.columns[$0].type }
-        let partials = ResultBox<[Result<[ColumnPartial], Error>?]>(Array(repeating: nil, count: parts.count))
         let cache = self.cache
-        DispatchQueue.concurrentPerform(iterations: parts.count) { p in
-            let r = Result { () -> [ColumnPartial] in
-                var out = types.map { _ in ColumnPartial() }
-                let scanner = SliceScanner(parts: [parts[p]], columns: columns, types: types, predicates: [], cache: cache)
-                while let chunk = try scanner.next() {
-                    let c = chunk.compacted()
-                    for k in columns.indices { out[k].add(c.columns[k].flattened(count: c.count), count: c.count) }
-                }
-                return out
+        let partials = try parallelMap(parts.count) { p -> [ColumnPartial] in
+            var out = types.map { _ in ColumnPartial() }
+            let scanner = SliceScanner(parts: [parts[p]], columns: columns, types: types, predicates: [], cache: cache)
+            while let chunk = try scanner.next() {
+                let c = chunk.compacted()
+                for k in columns.indices { out[k].add(c.columns[k].flattened(count: c.count), count: c.count) }
             }
-            partials.update { $0[p] = r }
+            return out
         }
         var merged = types.map { _ in ColumnPartial() }
-        for r in partials.value {
-            guard let r else { throw SQLError.internalError("a slice was not analyzed") }
-            for (k, part) in try r.get().enumerated() { merged[k].merge(part) }
+        for slice in partials {
+            for (k, part) in slice.enumerated() { merged[k].merge(part) }
         }
         var stats = snap.analyzed?.columns ?? [:]
         let rows = snap.rowCount
         for (k, c) in columns.enumerated() {
             let m = merged[k]
             let nonNull = max(0, m.rows - m.nulls)
-            stats[c] = AnalyzedColumn(distinct: min(Double(nonNull), m.sketch.estimate.rounded()),
+            stats[c] = ColumnStatistics(distinct: min(Double(nonNull), m.sketch.estimate.rounded()),
                                       nullFraction: m.rows == 0 ? 0 : Double(m.nulls) / Double(m.rows),
                                       min: m.low, max: m.high)
         }
@@ -58,7 +53,7 @@ struct Analyzer: Sendable {
     }
 
     /// One column's counts over part of the rows.
-    struct ColumnPartial {
+    struct ColumnPartial: Sendable {
         var sketch = DistinctSketch()
         var rows = 0, nulls = 0
         var low: Double?, high: Double?
@@ -95,15 +90,6 @@ struct Analyzer: Sendable {
             if let h = o.high { high = max(high ?? h, h) }
         }
     }
-}
-
-/// A value behind a lock, for results gathered from concurrent workers.
-final class ResultBox<T>: @unchecked Sendable {
-    private var stored: T
-    private let lock = Lock()
-    init(_ v: T) { stored = v }
-    func update(_ f: (inout T) -> Void) { lock.withLock { f(&stored) } }
-    var value: T { lock.withLock { stored } }
 }
 
 extension Database {

@@ -62,13 +62,12 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case .even: placement = .even
         case .key(let c): placement = .key(column: c)
         }
-        var columns: [Int: ColumnStatistics] = [:]
-        if let a = snap.analyzed {
-            let rows = Double(snap.rowCount)
-            for (c, s) in a.columns {
-                columns[c] = ColumnStatistics(distinct: max(1, min(s.distinct, rows)), nullFraction: s.nullFraction,
-                                              min: s.min, max: s.max)
-            }
+        // Rows deleted since the ANALYZE can leave fewer rows than distinct values counted.
+        let rows = Double(snap.rowCount)
+        let columns = (snap.analyzed?.columns ?? [:]).mapValues { s -> ColumnStatistics in
+            var s = s
+            s.distinct = max(1, min(s.distinct, rows))
+            return s
         }
         return TableStatistics(rows: snap.rowCount, placement: placement, columns: columns)
     }

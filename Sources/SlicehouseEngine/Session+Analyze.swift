@@ -20,15 +20,7 @@ extension Session {
         let threshold = settings["analyze_threshold_percent"].flatMap { Double($0) } ?? Self.analyzeThresholdPercent
         var notices: [String] = []
         for t in tables where !SystemTables.names.contains(t.name.lowercased()) {
-            var wanted = Array(0..<t.columns.count)
-            if a.table != nil && !a.columns.isEmpty {
-                wanted = try a.columns.map { c in
-                    guard let i = t.columnIndex(c) else {
-                        throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(t.name)\" does not exist")
-                    }
-                    return i
-                }
-            }
+            let wanted = try columns(of: t, named: a)
             let label = "\"\(t.schema).\(t.name)\""
             if let snap = transaction.peek(t.id), snap.analyzed != nil, snap.statsOff < threshold,
                wanted.allSatisfy({ snap.analyzed?.columns[$0] != nil }) {
@@ -42,6 +34,17 @@ extension Session {
             try database.analyzer.analyze(t.name, columns: wanted, transaction: transaction)
         }
         return StatementResult(tag: "ANALYZE", notices: notices)
+    }
+
+    /// The columns of `t` an ANALYZE names (every column when it names none, or no table).
+    private func columns(of t: TableDef, named a: Analyze) throws -> [Int] {
+        guard a.table != nil && !a.columns.isEmpty else { return Array(t.columns.indices) }
+        return try a.columns.map { c in
+            guard let i = t.columnIndex(c) else {
+                throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(t.name)\" does not exist")
+            }
+            return i
+        }
     }
 
     func analyze(_ a: Analyze) throws -> StatementResult {
@@ -64,15 +67,7 @@ extension Session {
         var names = Vector(type: .varchar(128)), cols = Vector(type: .varchar(128))
         var encs = Vector(type: .varchar(32)), pcts = Vector(type: .decimal(precision: 5, scale: 2))
         for t in tables {
-            var wanted = Array(0..<t.columns.count)
-            if a.table != nil && !a.columns.isEmpty {
-                wanted = try a.columns.map { c in
-                    guard let i = t.columnIndex(c) else {
-                        throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(t.name)\" does not exist")
-                    }
-                    return i
-                }
-            }
+            let wanted = try columns(of: t, named: a)
             let snap = try transaction.snapshot(of: t)
             let parts = snap.distribution == .all ? [(slice: 0, data: snap.slices[0])]
                 : snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }

@@ -39,7 +39,7 @@ final class VacuumLog: @unchecked Sendable {
     private var holder: (background: Bool, id: Int)?
     private var nextHolder = 0
     /// A VACUUM statement waits for the background vacuum to step aside.
-    private(set) var foregroundWaiting = false
+    private var foregroundWaiting = false
     private var eventList: [Event] = []
     private var summaryList: [Summary] = []
     private var current: Progress?
@@ -175,14 +175,8 @@ extension Session {
         } else {
             names = database.store.current.catalog.allTables.sorted { $0.id < $1.id }.map { $0.name }
         }
-        let mode: TableVacuum.Mode
-        switch v.mode ?? .full {
-        case .full: mode = .full
-        case .sortOnly: mode = .sortOnly
-        case .deleteOnly: mode = .deleteOnly
-        case .reindex: mode = .reindex
-        case .recluster: mode = .recluster
-        }
+        // The statement's form, as storage names it (the same words); FULL when none is written.
+        let mode = TableVacuum.Mode(rawValue: (v.mode ?? .full).rawValue) ?? .full
         guard let token = try database.vacuumLog.begin(background: false) else {
             throw SQLError(.objectInUse, "VACUUM is running", hint: "re-execute after other vacuum finished")
         }
@@ -236,8 +230,6 @@ final class AutoVacuum: @unchecked Sendable {
     private var stopping = false
     private var finished = false
     private var thread: Thread?
-    /// Tables vacuumed in the background so far (tests wait on it).
-    private(set) var completed = 0
 
     init(vacuumer: Vacuumer, activity: Activity) {
         context = (vacuumer, activity)
@@ -258,8 +250,6 @@ final class AutoVacuum: @unchecked Sendable {
         thread = nil
         condition.unlock()
     }
-
-    var vacuumedTables: Int { condition.lock(); defer { condition.unlock() }; return completed }
 
     private var isStopping: Bool { condition.lock(); defer { condition.unlock() }; return stopping }
 
@@ -297,7 +287,6 @@ final class AutoVacuum: @unchecked Sendable {
                                     isCancelled: { [weak self] in
                     (self?.isStopping ?? true) || log.backgroundShouldYield || locks.hasWaiters(table: t.id)
                 })
-                condition.lock(); completed += 1; condition.unlock()
             } catch {
                 // Busy or given up: the next pass tries again.
             }

@@ -237,7 +237,7 @@ public struct Optimizer {
             if k == .semi { return max(1, a * min(0.5, b / baseRows(r))) }
             if k.keepsLeftOnly { return a * 0.5 }
             if k == .leftSingle { return a }
-            if let d = joinDistinct(c, l, a, r, b) { return max(1, a * b / d) }
+            if let d = joinDistinct(c, columnStatistics(l), a, columnStatistics(r), b) { return max(1, a * b / d) }
             return max(a, b)
         case .aggregate(let p, let g, _, _): return g.isEmpty ? 1 : max(1, estimate(p) * 0.1)
         case .setOperation(_, _, let l, let r, _): return estimate(l) + estimate(r)
@@ -267,12 +267,13 @@ public struct Optimizer {
         }
     }
 
-    /// For an equality join of `l` (`a` rows) and `r` (`b` rows): the larger distinct count
-    /// of the two key columns (each at most its side's rows), from the most selective
-    /// equality with analyzed columns on both sides. The join then keeps about `a * b / d`
-    /// rows (each value of the side with fewer values meets `rows / d` rows of the other).
-    func joinDistinct(_ condition: BoundExpr?, _ l: LogicalPlan, _ a: Double, _ r: LogicalPlan, _ b: Double) -> Double? {
-        let ls = columnStatistics(l), rs = columnStatistics(r)
+    /// For an equality join of inputs with `a` and `b` rows and column statistics `ls` and
+    /// `rs`: the larger distinct count of the two key columns (each at most its side's rows),
+    /// from the most selective equality with analyzed columns on both sides. The join then
+    /// keeps about `a * b / d` rows (each value of the side with fewer values meets `rows / d`
+    /// rows of the other).
+    func joinDistinct(_ condition: BoundExpr?, _ ls: [Int: ColumnStatistics], _ a: Double,
+                      _ rs: [Int: ColumnStatistics], _ b: Double) -> Double? {
         if ls.isEmpty || rs.isEmpty { return nil }
         var best: Double? = nil
         for p in conjuncts(condition) {
@@ -397,6 +398,7 @@ public struct Optimizer {
         var currentIDs = current.outputIDs
         while !remaining.isEmpty {
             var best: (index: Int, out: Double, rows: Double)? = nil
+            let currentStats = columnStatistics(current)
             // Inputs joined by an equality come first: a join by another predicate alone
             // (TPC-H Q7's OR over both nations) would be a nested loop.
             for equalityOnly in [true, false] where best == nil {
@@ -415,7 +417,8 @@ public struct Optimizer {
                             let refs = p.referencedColumns
                             return !refs.isDisjoint(with: currentIDs) && !refs.isDisjoint(with: ids)
                         }
-                        if let d = joinDistinct(edges.count == 1 ? edges[0] : .and(edges), current, currentRows, leaf, rows) {
+                        if let d = joinDistinct(edges.count == 1 ? edges[0] : .and(edges), currentStats, currentRows,
+                                                columnStatistics(leaf), rows) {
                             out = currentRows * rows / d
                         }
                     }

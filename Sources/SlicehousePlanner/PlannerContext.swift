@@ -8,18 +8,6 @@ public enum TablePlacement: Sendable, Equatable {
     case all
 }
 
-/// What ANALYZE found about one column (see `Selectivity`).
-public struct ColumnStatistics: Sendable, Equatable {
-    public var distinct: Double
-    public var nullFraction: Double
-    /// The range in the column's physical representation (numbers, days, microseconds).
-    public var min: Double?
-    public var max: Double?
-    public init(distinct: Double, nullFraction: Double, min: Double?, max: Double?) {
-        self.distinct = distinct; self.nullFraction = nullFraction; self.min = min; self.max = max
-    }
-}
-
 public struct TableStatistics: Sendable, Equatable {
     public var rows: Int
     public var placement: TablePlacement

@@ -1,20 +1,5 @@
 import SlicehouseTypes
-
-/// What ANALYZE learned about one column.
-public struct AnalyzedColumn: Sendable, Codable, Equatable {
-    /// Estimated distinct non-NULL values (from a HyperLogLog sketch of every live row).
-    public var distinct: Double
-    /// Share of the rows that are NULL.
-    public var nullFraction: Double
-    /// Smallest and largest value as numbers (numeric, date and time types; nil otherwise),
-    /// for the share of rows a range predicate keeps.
-    public var min: Double?
-    public var max: Double?
-
-    public init(distinct: Double, nullFraction: Double, min: Double?, max: Double?) {
-        self.distinct = distinct; self.nullFraction = nullFraction; self.min = min; self.max = max
-    }
-}
+import SlicehouseCatalog
 
 /// A table's statistics as of its last ANALYZE.
 public struct AnalyzedTable: Sendable, Codable, Equatable {
@@ -25,9 +10,9 @@ public struct AnalyzedTable: Sendable, Codable, Equatable {
     /// When (microseconds since 1970).
     public var time: Int64
     /// By column number; columns not analyzed are absent.
-    public var columns: [Int: AnalyzedColumn]
+    public var columns: [Int: ColumnStatistics]
 
-    public init(rows: Int, modifications: Int, time: Int64, columns: [Int: AnalyzedColumn]) {
+    public init(rows: Int, modifications: Int, time: Int64, columns: [Int: ColumnStatistics]) {
         self.rows = rows; self.modifications = modifications; self.time = time; self.columns = columns
     }
 }

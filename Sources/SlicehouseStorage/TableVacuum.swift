@@ -129,12 +129,10 @@ public enum TableVacuum {
                 try order(slices[s], table: table, types: types, plan: plan, sorter: sorter, readBlock: readBlock)
             })
         }
-        var ordered: [SliceOrder] = []
-        for (s, r) in orders.values.enumerated() {
+        let plans = try orders.values.enumerated().map { s, r in
             guard let r else { throw SQLError.internalError("slice \(s) was not ordered") }
-            ordered.append(try r.get())
+            return try r.get()
         }
-        let plans = ordered
         progress(0.2)
 
         // 2. Rewrite every (slice, column) that changes, in parallel.
@@ -152,7 +150,7 @@ public enum TableVacuum {
             let (s, c) = tasks[t]
             if isCancelled() { rewritten.set(t, .failure(cancelled())); return }
             rewritten.set(t, Result {
-                try rewrite(slices[s].columns[c], rowCount: slices[s].rowCount, order: plans[s], type: types[c],
+                try rewrite(slices[s].columns[c], order: plans[s], type: types[c],
                             encoding: encodings[c], table: table.id, slice: s, sink: sink, blockBytes: blockBytes,
                             readBlock: readBlock)
             })
@@ -235,7 +233,7 @@ public enum TableVacuum {
 
     /// A column's next chain: the blocks wholly before the order's unchanged prefix kept,
     /// the rest re-encoded in the new order.
-    static func rewrite(_ chain: [BlockRef], rowCount: Int, order: SliceOrder, type: DataType, encoding: ColumnEncoding,
+    static func rewrite(_ chain: [BlockRef], order: SliceOrder, type: DataType, encoding: ColumnEncoding,
                         table: Int, slice: Int, sink: BlockSink, blockBytes: Int,
                         readBlock: (BlockRef, DataType) throws -> Vector) throws -> [BlockRef] {
         let kept = chain.prefix { $0.endRow <= order.prefix }
