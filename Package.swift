@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One target per stage of a query's life; dependencies point one way:
-// Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- CLI
+// Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- Server <- CLI
 let package = Package(
     name: "Slicehouse",
     platforms: [.macOS(.v14)],
@@ -12,6 +12,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries through module maps.
@@ -49,6 +52,14 @@ let package = Package(
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet"]),
+        // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
+        // one Session per connection.
+        .target(name: "SlicehouseServer",
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseEngine",
+                               .product(name: "NIOCore", package: "swift-nio"),
+                               .product(name: "NIOPosix", package: "swift-nio"),
+                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                               .product(name: "Crypto", package: "swift-crypto")]),
         // sqllogictest runner (used by the CLI and the test suite).
         .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
@@ -61,10 +72,10 @@ let package = Package(
                                "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine", "SlicehouseBench"]),
         // libFuzzer entry points; scripts/fuzz.sh builds it with -sanitize=fuzzer.
         .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
-        // Stage 9: the command-line tool (shell, -c/-f, sqllogictest subcommand).
+        // Stage 10: the command-line tool (shell, -c/-f, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
                           dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
-                                         "SlicehouseFuzz",
+                                         "SlicehouseFuzz", "SlicehouseServer",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
@@ -78,6 +89,10 @@ let package = Package(
         .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad", "SlicehouseParquet"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
         .testTarget(name: "SlicehouseFuzzTests", dependencies: ["SlicehouseFuzz"]),
+        .testTarget(name: "SlicehouseServerTests",
+                    dependencies: ["SlicehouseServer", "SlicehouseEngine",
+                                   .product(name: "NIOCore", package: "swift-nio"),
+                                   .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseParquet"],
                     exclude: ["sql"]),

@@ -4,7 +4,8 @@
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
 
-packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3)
+packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3
+          postgresql-client libpostgresql-jdbc-java openssl)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "setup-system: the Swift toolchain (6.1 or later) is not on PATH; see https://www.swift.org/install/" >&2
@@ -24,6 +25,12 @@ python_modules() {
     if ! python3 -c "import pytest, pexpect" >/dev/null 2>&1; then
         python3 -m pip install --quiet pytest pexpect >&2 \
             || echo "setup-system: could not install pytest and pexpect; the shell's terminal tests cannot run" >&2
+    fi
+    # The server's real clients (Tests/integration/test_server_*.py).
+    if ! python3 -c "import psycopg2, psycopg, pg8000, redshift_connector, sqlalchemy, sqlalchemy_redshift" >/dev/null 2>&1; then
+        python3 -m pip install --quiet psycopg2-binary 'psycopg[binary]' pg8000 redshift_connector \
+            'sqlalchemy>=2,<2.2' sqlalchemy-redshift >&2 \
+            || echo "setup-system: could not install the Python PostgreSQL clients; the server's client tests cannot run" >&2
     fi
     if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \

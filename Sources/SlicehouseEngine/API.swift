@@ -28,6 +28,8 @@ public struct StatementResult: Sendable {
     public var chunks: [Chunk]
     /// INFO/NOTICE lines printed before the result (e.g. COPY's "Load into table ... completed").
     public var notices: [String]
+    /// The rows went to a `RowSink` as they were produced; `chunks` is empty.
+    public var streamed = false
 
     public init(tag: String, columns: [ResultColumn] = [], chunks: [Chunk] = [], notices: [String] = []) {
         self.tag = tag; self.columns = columns; self.chunks = chunks; self.notices = notices
@@ -51,4 +53,14 @@ public struct StatementResult: Sendable {
         }
         return out
     }
+}
+
+/// Where a statement's rows go when a client reads them as they are produced (the
+/// server). Calls come from the thread running the statement, in order.
+public protocol RowSink: AnyObject {
+    /// Once, before any rows, for a statement that returns rows.
+    func start(_ columns: [ResultColumn]) throws
+    /// The next rows (a chunk without selection). May block until the client has read
+    /// earlier rows (backpressure); throwing stops the statement with that error.
+    func rows(_ chunk: Chunk) throws
 }

@@ -14,6 +14,9 @@ import SlicehouseStorage
 /// session registry and the logs behind the system tables.
 public final class Database: @unchecked Sendable {
     public let cluster: ClusterConfig
+    /// The superuser every database starts with (Redshift's default admin user name);
+    /// the shell, opening the directory itself, runs as this user.
+    public static let superuser = "awsuser"
     public var directory: String? { store.directory }
     let store: DataStore
     let layout: SliceLayout
@@ -64,6 +67,9 @@ public final class Database: @unchecked Sendable {
         }
         return s
     }
+
+    /// The open session with process id `process` (`pg_cancel_backend`, CancelRequest).
+    public func session(process: Int) -> Session? { lock.withLock { sessions[process]?.session } }
 
     func disconnect(_ process: Int) { lock.withLock { sessions[process] = nil } }
 

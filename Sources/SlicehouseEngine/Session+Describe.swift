@@ -10,14 +10,14 @@ extension Session {
             cols[0].append(.string(t.schema))
             cols[1].append(.string(t.name))
             cols[2].append(.string("table"))
-            cols[3].append(.string("slicehouse"))
+            cols[3].append(.string(Database.superuser))
         }
         let views = toolCatalog.allViews
         for v in views {
             cols[0].append(.string("public"))
             cols[1].append(.string(v.name))
             cols[2].append(.string("view"))
-            cols[3].append(.string("slicehouse"))
+            cols[3].append(.string(Database.superuser))
         }
         return StatementResult(tag: "SELECT \(tables.count + views.count)",
                                columns: ["Schema", "Name", "Type", "Owner"].map { ResultColumn(name: $0, type: .text) },

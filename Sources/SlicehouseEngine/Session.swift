@@ -44,10 +44,31 @@ public final class Session: @unchecked Sendable {
     /// A statement failed inside the block: only COMMIT / ROLLBACK are accepted.
     public private(set) var transactionFailed = false
 
+    /// Who the session runs as (`current_user`); a server sets it at login.
+    public var user = Database.superuser
+    public var isSuperuser = true
+
+    /// The running statement's cancellation (nil between statements), and whether the
+    /// session was terminated (`pg_terminate_backend`): its connection is to close.
+    private let runningLock = Lock()
+    private var running: Cancellation?
+    private var terminated = false
+    /// The statement this session is running now may be cancelled through this.
+    var statementCancellation: Cancellation = .none
+
     init(database: Database, process: Int) {
         self.database = database
         self.process = process
         transaction = database.store.begin(process: process)
+        transaction.rollback()
+    }
+
+    /// The client is gone: roll back an open transaction block (its locks go with it).
+    public func close() {
+        if inTransactionBlock {
+            inTransactionBlock = false
+            transactionFailed = false
+        }
         transaction.rollback()
     }
 
@@ -71,11 +92,139 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Run one parsed statement in its transaction.
-    func run(_ statement: Statement) throws -> StatementResult {
+    func run(_ statement: Statement, sink: RowSink? = nil) throws -> StatementResult {
+        let cancellation = Cancellation(timeoutMilliseconds: statementTimeout)
+        let wasTerminated = runningLock.withLock { () -> Bool in
+            running = cancellation
+            return terminated
+        }
+        if wasTerminated { cancellation.cancel(Cancellation.terminated) }
+        statementCancellation = cancellation
         database.activity.begin()
-        defer { database.activity.end() }
-        return try runInTransaction(statement)
+        rowSink = sink
+        defer {
+            rowSink = nil
+            database.activity.end()
+            statementCancellation = .none
+            runningLock.withLock { running = nil }
+        }
+        pendingNotices = []
+        try cancellation.check()
+        var result = try runInTransaction(statement)
+        if !pendingNotices.isEmpty { result.notices = pendingNotices + result.notices }
+        if let sink, result.returnsRows, !result.streamed {
+            try sink.start(result.columns)
+            for c in result.chunks where c.count > 0 { try sink.rows(c.compacted()) }
+            result.chunks = []
+            result.streamed = true
+        }
+        return result
     }
+
+    /// Run one statement of a client's (already parsed, parameters substituted), its
+    /// rows handed to `sink` as they are produced (`StatementResult.chunks` stays empty
+    /// then). On a thread with a large stack, as `execute`.
+    public func run(_ statement: ParsedStatement, sink: RowSink?) throws -> StatementResult {
+        try LargeStack.run { try run(statement.statement, sink: sink) }
+    }
+
+    /// The columns `statement` returns, without running it (the extended protocol's
+    /// Describe), or nil when it returns no rows.
+    public func describe(_ statement: ParsedStatement) throws -> [ResultColumn]? {
+        try LargeStack.run {
+            switch statement.statement {
+            case .query(let q):
+                let ctx = StatementContext(database: database, session: self)
+                let (_, outputs) = try planQuery(q, ctx)
+                return outputs.map { ResultColumn(name: $0.name, type: $0.type) }
+            case .explain:
+                return [ResultColumn(name: "QUERY PLAN", type: .text)]
+            case .show(let name):
+                return [ResultColumn(name: name, type: .text)]
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// Stop the statement this session is running, if any, with `error` (CancelRequest,
+    /// `pg_cancel_backend`, Ctrl-C). Between statements it does nothing, as in PostgreSQL.
+    public func cancel(_ error: SQLError = Cancellation.userRequest) {
+        runningLock.withLock { running }?.cancel(error)
+    }
+
+    /// End the session (`pg_terminate_backend`): the running statement stops, and the
+    /// connection should close (`isTerminated`).
+    public func terminate() {
+        let r = runningLock.withLock { () -> Cancellation? in
+            terminated = true
+            return running
+        }
+        r?.cancel(Cancellation.terminated)
+    }
+
+    public var isTerminated: Bool { runningLock.withLock { terminated } }
+
+    /// Whether a statement is running now.
+    public var isRunning: Bool { runningLock.withLock { running != nil } }
+
+    /// Why the running statement must stop (cancelled, timed out, terminated), or nil.
+    /// A server's row writer waiting for a slow client checks it.
+    public var runningStatementError: SQLError? { runningLock.withLock { running }?.error }
+
+    /// Parse a client's SQL into statements (`$n` left as parameters).
+    public func parse(_ sql: String) throws -> [ParsedStatement] {
+        try LargeStack.run { try parseScript(sql) }
+    }
+
+    /// Parse a client's SQL with `$n` replaced by bound values.
+    public func parse(_ sql: String, parameters: [ParameterValue]) throws -> [ParsedStatement] {
+        try LargeStack.run { try parseScript(sql, parameters: parameters) }
+    }
+
+    /// Where the session stands, as ReadyForQuery reports it: idle, in a transaction
+    /// block, or in a failed block.
+    public var transactionStatus: TransactionStatus {
+        if !inTransactionBlock { return .idle }
+        return transactionFailed ? .failed : .inBlock
+    }
+
+    public enum TransactionStatus: Sendable { case idle, inBlock, failed }
+
+    /// `statement_timeout` in milliseconds (0 or unset: none).
+    var statementTimeout: Int? {
+        guard let text = settings["statement_timeout"] else { return nil }
+        return Session.milliseconds(text)
+    }
+
+    /// A duration setting's value in milliseconds: a number (milliseconds) or a number
+    /// with a unit (`ms`, `s`, `min`, `h`, `d`); nil when it is not one.
+    static func milliseconds(_ text: String) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let digits = t.prefix { $0.isNumber }
+        guard let n = Int(digits) else { return nil }
+        let unit = t.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
+        switch unit {
+        case "", "ms": return n
+        case "s": return n.multipliedReportingOverflow(by: 1000).overflow ? nil : n * 1000
+        case "min": return n.multipliedReportingOverflow(by: 60_000).overflow ? nil : n * 60_000
+        case "h": return n.multipliedReportingOverflow(by: 3_600_000).overflow ? nil : n * 3_600_000
+        case "d": return n.multipliedReportingOverflow(by: 86_400_000).overflow ? nil : n * 86_400_000
+        default: return nil
+        }
+    }
+
+    /// Settings that SHOW reports and SET does not change (what clients ask on connect).
+    static let fixedSettings: [String: String] = [
+        "transaction_isolation": "serializable", "standard_conforming_strings": "on", "server_version": "8.0.2",
+        "server_encoding": "UNICODE", "client_encoding": "UTF8", "integer_datetimes": "on", "max_identifier_length": "127",
+        "statement_timeout": "0", "enable_result_cache_for_session": "on",
+    ]
+
+    /// Where the running query's rows go when a client streams them.
+    var rowSink: RowSink?
+    /// Warnings raised while the statement was planned, put before its own notices.
+    var pendingNotices: [String] = []
 
     private func runInTransaction(_ statement: Statement) throws -> StatementResult {
         switch statement {
@@ -167,9 +316,13 @@ public final class Session: @unchecked Sendable {
 
     /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`.
     func perform(_ statement: Statement) throws -> StatementResult {
+        transaction.cancellation = statementCancellation
         switch statement {
         case .query(let q):
             let ctx = StatementContext(database: database, session: self)
+            if let sink = rowSink {
+                return try streamQuery(q, ctx, into: sink)
+            }
             let (columns, chunks) = try runQuery(q, ctx)
             let n = chunks.reduce(0) { $0 + $1.count }
             return StatementResult(tag: "SELECT \(n)", columns: columns, chunks: chunks)
@@ -190,13 +343,17 @@ public final class Session: @unchecked Sendable {
                                              distStyle: def.distStyle, distKey: def.distKey))
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
-            settings[s.name] = s.values.map { $0.text }.joined(separator: ", ")
+            let value = s.values.map { $0.text }.joined(separator: ", ")
+            if s.name == "statement_timeout", Session.milliseconds(value) == nil {
+                throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
+            }
+            settings[s.name] = value
             return StatementResult(tag: "SET")
         case .reset(let name):
             settings[name] = nil
             return StatementResult(tag: "RESET")
         case .show(let name):
-            let value = settings[name] ?? ""
+            let value = settings[name] ?? Session.fixedSettings[name] ?? ""
             var v = Vector(type: .text)
             v.append(.string(value))
             return StatementResult(tag: "SHOW", columns: [ResultColumn(name: name, type: .text)], chunks: [Chunk(columns: [v], count: 1)])
@@ -242,9 +399,29 @@ public final class Session: @unchecked Sendable {
         return (physical, logical.outputs)
     }
 
+    /// Run a query handing its rows to `sink` as they come (see `QueryExecutor.stream`).
+    func streamQuery(_ q: Query, _ ctx: StatementContext, into sink: RowSink) throws -> StatementResult {
+        let (physical, outputs) = try planQuery(q, ctx)
+        let columns = outputs.map { ResultColumn(name: $0.name, type: $0.type) }
+        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
+                                     cancellation: statementCancellation)
+        try sink.start(columns)
+        var n = 0
+        try executor.stream(physical) { chunk in
+            n += chunk.count
+            try sink.rows(chunk)
+        }
+        lastQueryID = database.nextQueryID()
+        database.recordScans(query: lastQueryID, executor.counters)
+        var result = StatementResult(tag: "SELECT \(n)", columns: columns)
+        result.streamed = true
+        return result
+    }
+
     func runQuery(_ q: Query, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {
         let (physical, outputs) = try planQuery(q, ctx)
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache)
+        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
+                                     cancellation: statementCancellation)
         let chunks = try executor.run(physical)
         lastQueryID = database.nextQueryID()
         database.recordScans(query: lastQueryID, executor.counters)

@@ -12,11 +12,34 @@ struct SystemTables {
 
     static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
                          "stv_locks", "stv_sessions", "svv_transactions", "stl_vacuum", "svv_vacuum_summary",
-                         "svv_vacuum_progress"]
+                         "svv_vacuum_progress", "pg_type", "pg_namespace"]
+
+    /// pg_type's rows: (oid, name, length, category) of the types clients look up.
+    static let pgTypes: [(Int64, String, Int64, String)] = [
+        (16, "bool", 1, "B"), (18, "char", 1, "S"), (19, "name", 64, "S"), (20, "int8", 8, "N"), (21, "int2", 2, "N"),
+        (23, "int4", 4, "N"), (25, "text", -1, "S"), (26, "oid", 4, "N"), (700, "float4", 4, "N"), (701, "float8", 8, "N"),
+        (705, "unknown", -2, "X"), (1042, "bpchar", -1, "S"), (1043, "varchar", -1, "S"), (1082, "date", 4, "D"),
+        (1083, "time", 8, "D"), (1114, "timestamp", 8, "D"), (1184, "timestamptz", 8, "D"), (1700, "numeric", -1, "N"),
+    ]
 
     func table(named raw: String) -> (TableDef, TableSnapshot)? {
         let name = raw.lowercased()
         switch name {
+        case "pg_type":
+            let rows = Self.pgTypes.map { t -> [Value] in
+                [.int(t.0), .string(t.1), .int(11), .int(1), .int(t.2), .bool(t.2 > 0), .string("b"), .string(t.3),
+                 .string(","), .int(0), .int(0), .int(0), .bool(false), .int(0), .int(-1), .int(0)]
+            }
+            return make(-20, name, [("oid", .integer), ("typname", .varchar(64)), ("typnamespace", .integer),
+                                    ("typowner", .integer), ("typlen", .smallint), ("typbyval", .boolean),
+                                    ("typtype", .char(1)), ("typcategory", .char(1)), ("typdelim", .char(1)),
+                                    ("typrelid", .integer), ("typelem", .integer), ("typarray", .integer),
+                                    ("typnotnull", .boolean), ("typbasetype", .integer), ("typtypmod", .integer),
+                                    ("typndims", .integer)], rows)
+        case "pg_namespace":
+            let rows: [[Value]] = [[.int(11), .string("pg_catalog"), .int(1)], [.int(2200), .string("public"), .int(1)],
+                                   [.int(100_001), .string("information_schema"), .int(1)]]
+            return make(-21, name, [("oid", .integer), ("nspname", .varchar(64)), ("nspowner", .integer)], rows)
         case "stv_slices":
             let rows = (0..<database.layout.sliceCount).map { s -> [Value] in
                 [.int(Int64(database.layout.node(ofSlice: s))), .int(Int64(s)), .int(Int64(s % database.layout.slicesPerNode)), .string("Data")]
@@ -141,7 +164,7 @@ struct SystemTables {
                                    ("lock_owner_end_ts", .timestamp), ("lock_status", .varchar(22))], rows)
         case "stv_sessions":
             let rows = database.openSessions.map { s -> [Value] in
-                [.int(s.startTime), .int(Int64(s.process)), .string("slicehouse"), .string("dev"), .int(0)]
+                [.int(s.startTime), .int(Int64(s.process)), .string(s.user), .string("dev"), .int(0)]
             }
             return make(-9, name, [("starttime", .timestamp), ("process", .integer), ("user_name", .char(50)),
                                    ("db_name", .char(50)), ("timeout_sec", .integer)], rows)
@@ -153,7 +176,7 @@ struct SystemTables {
             for s in database.openSessions {
                 guard let t = s.openTransaction else { continue }
                 let mine = locks.filter { $0.holder.transaction == t.id }
-                let base: [Value] = [.string("slicehouse"), .string("dev"), .int(Int64(t.id)), .int(Int64(s.process)), .int(t.startTime)]
+                let base: [Value] = [.string(s.user), .string("dev"), .int(Int64(t.id)), .int(Int64(s.process)), .int(t.startTime)]
                 if mine.isEmpty {
                     rows.append(base + [.string("AccessShareLock"), .null, .null, .bool(true)])
                 }

@@ -17,6 +17,7 @@ final class NestedLoopJoinOperator: Operator {
     private let singleRow: Bool
     private let probeTypes: [DataType]
     private let buildTypes: [DataType]
+    private let cancellation: Cancellation
     private var build: Chunk?
     private var buildMatched: [Bool] = []
     private var probeDone = false
@@ -32,7 +33,8 @@ final class NestedLoopJoinOperator: Operator {
     private var probeMatched: [Bool] = []
 
     init(kind: PhysicalJoinKind, probe: Operator, build: Operator, condition: BoundExpr?, singleRow: Bool = false,
-         probeTypes: [DataType], buildTypes: [DataType]) {
+         probeTypes: [DataType], buildTypes: [DataType], cancellation: Cancellation = .none) {
+        self.cancellation = cancellation
         self.kind = kind; self.probe = probe; self.buildInput = build; self.condition = condition; self.singleRow = singleRow
         self.probeTypes = probeTypes; self.buildTypes = buildTypes
     }
@@ -72,6 +74,7 @@ final class NestedLoopJoinOperator: Operator {
                 continue
             }
             if probeRow < pc.count && b.count > 0 {
+                try cancellation.check()
                 if let out = try joinBlock(pc, b) { return out }
                 continue
             }

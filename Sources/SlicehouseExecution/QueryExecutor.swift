@@ -19,11 +19,63 @@ public final class QueryExecutor: @unchecked Sendable {
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
     public private(set) var counters: [Int: ScanCounters] = [:]
+    /// Checked by every scan (each chunk), nested-loop join (each block of pairs) and
+    /// exchange: a cancelled statement stops within a chunk's work.
+    public let cancellation: Cancellation
 
-    public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache) {
+    public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache,
+                cancellation: Cancellation = .none) {
         self.layout = layout
         self.snapshots = snapshots
         self.cache = cache
+        self.cancellation = cancellation
+    }
+
+    /// Execute `root`, handing its rows to `sink` as they are produced instead of
+    /// collecting them: the last stage's partitions run in parallel and feed a bounded
+    /// queue that `sink` drains on the calling thread, so a slow consumer (a client
+    /// reading over the network) holds the producers back and memory stays a few
+    /// chunks per slice. `sink` gets chunks without selection; when it throws, the
+    /// producers stop and the error is rethrown.
+    public func stream(_ root: PhysicalNode, into sink: (Chunk) throws -> Void) throws {
+        var node = root
+        if case .exchange(.gather) = node.kind, let child = node.children.first { node = child }
+        if case .exchange = node.kind {
+            for part in try runStage(node) { for c in part where c.count > 0 { try sink(c.compacted()) } }
+            return
+        }
+        try materializeExchanges(under: node)
+        try cancellation.check()
+        let n = partitionCount(node)
+        if n == 1 {
+            let op = try buildOperator(node, partition: 0)
+            while let c = try op.next() { if c.count > 0 { try sink(c.compacted()) } }
+            return
+        }
+        let queue = ChunkQueue(capacity: 2 * n)
+        let stage = node
+        let producers = DispatchGroup()
+        producers.enter()
+        DispatchQueue.global().async {
+            defer { producers.leave() }
+            do {
+                _ = try parallelMap(n) { p in
+                    let op = try self.buildOperator(stage, partition: p)
+                    while let c = try op.next() { if c.count > 0 { try queue.push(c.compacted()) } }
+                }
+                queue.finish(nil)
+            } catch {
+                queue.finish(error)
+            }
+        }
+        do {
+            while let c = try queue.pop() { try sink(c) }
+        } catch {
+            queue.finish(error)
+            producers.wait()
+            throw error
+        }
+        producers.wait()
     }
 
     /// Execute `root` and return its rows (gathered on the leader).
@@ -64,6 +116,7 @@ public final class QueryExecutor: @unchecked Sendable {
         for child in node.children {
             if case .exchange(let kind) = child.kind, let input = child.children.first {
                 let parts = try runStage(input)
+                try cancellation.check()
                 let out = exchange(parts, kind: kind, targetPartitions: partitionCount(child))
                 lock.withLock { exchanged[ObjectIdentifier(child)] = out }
             } else {
@@ -142,7 +195,7 @@ public final class QueryExecutor: @unchecked Sendable {
                                        cache: cache)
             scanner.tableName = table.name
             scanner.columnNames = columns.map { $0 == rowIDColumn ? rowIDColumnName : table.columns[$0].name }
-            let scan = ScanOperator(scanner: scanner) { [weak self] c in
+            let scan = ScanOperator(scanner: scanner, cancellation: cancellation) { [weak self] c in
                 guard let self else { return }
                 self.lock.withLock { self.counters[table.id, default: ScanCounters()].add(c) }
             }
@@ -162,7 +215,8 @@ public final class QueryExecutor: @unchecked Sendable {
             let probe = try buildOperator(node.children[0], partition: p)
             let build = try buildOperator(node.children[1], partition: p)
             return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, singleRow: singleRow,
-                                          probeTypes: node.children[0].types, buildTypes: node.children[1].types)
+                                          probeTypes: node.children[0].types, buildTypes: node.children[1].types,
+                                          cancellation: cancellation)
         case .aggregate(let groups, let aggs, let phase):
             let input = try buildOperator(node.children[0], partition: p)
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
@@ -231,5 +285,50 @@ final class ConcatOperator: Operator {
             index += 1
         }
         return nil
+    }
+}
+
+/// A bounded queue of chunks between a stage's producer partitions and the consumer
+/// that streams them out. `push` blocks while the queue is full; `finish` ends it
+/// (with an error, everything waiting wakes and throws it).
+final class ChunkQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Chunk] = []
+    private var head = 0
+    private let capacity: Int
+    private var finished = false
+    private var failure: Error?
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    func push(_ c: Chunk) throws {
+        condition.lock(); defer { condition.unlock() }
+        while items.count - head >= capacity && !finished { condition.wait() }
+        if let failure { throw failure }
+        if finished { throw SQLError.internalError("result queue closed") }
+        items.append(c)
+        condition.broadcast()
+    }
+
+    /// The next chunk, nil at the end; throws the producers' error.
+    func pop() throws -> Chunk? {
+        condition.lock(); defer { condition.unlock() }
+        while head == items.count && !finished { condition.wait() }
+        if let failure { throw failure }
+        if head == items.count { return nil }
+        let c = items[head]
+        items[head] = Chunk(columns: [], count: 0)
+        head += 1
+        if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
+        condition.broadcast()
+        return c
+    }
+
+    func finish(_ error: Error?) {
+        condition.lock(); defer { condition.unlock() }
+        if finished { return }
+        finished = true
+        failure = error
+        condition.broadcast()
     }
 }

@@ -7,14 +7,17 @@ import SlicehousePlanner
 final class ScanOperator: Operator {
     private let scanner: SliceScanner
     private let report: (ScanCounters) -> Void
+    private let cancellation: Cancellation
     private var reported = false
 
-    init(scanner: SliceScanner, report: @escaping (ScanCounters) -> Void) {
+    init(scanner: SliceScanner, cancellation: Cancellation = .none, report: @escaping (ScanCounters) -> Void) {
         self.scanner = scanner
+        self.cancellation = cancellation
         self.report = report
     }
 
     func next() throws -> Chunk? {
+        try cancellation.check()
         if let c = try scanner.next() { return c }
         if !reported { reported = true; report(scanner.counters) }
         return nil

@@ -166,8 +166,8 @@ extension Binder {
                 }
                 throw error
             }
-        case .parameter:
-            throw err(.featureNotSupported, "parameters are not supported here", e)
+        case .parameter(let n):
+            throw err(.undefinedParameter, "there is no parameter $\(n)", e)
         case .unary(let op, let a):
             switch op {
             case .plus: return try bindExpr(a, scope, agg: agg)
@@ -542,6 +542,17 @@ extension Binder {
         if f.over != nil { return try bindWindowCall(f, e, scope, agg) }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
             return .constant(v, t)
+        }
+        if sessionCallNames.contains(f.name), !f.star {
+            var values: [Value] = []
+            for a in f.args {
+                let b = try bindExpr(a, scope, agg: nil)
+                guard case .constant = b else {
+                    throw err(.featureNotSupported, "\(f.name)() takes constant arguments", a)
+                }
+                values.append(try evaluateConstant(b))
+            }
+            if let (v, t) = try catalog.sessionCall(f.name, values) { return .constant(v, t) }
         }
         if f.name == "grouping" && f.over == nil {
             guard let agg else { throw err(.groupingError, "GROUPING is allowed only with GROUP BY", e) }

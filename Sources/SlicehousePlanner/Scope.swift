@@ -12,7 +12,17 @@ public protocol BinderCatalog {
     /// Session-level functions without arguments that the leader answers
     /// (`pg_last_copy_count()`, `version()`, `current_user`, ...), or nil.
     func sessionFunction(_ name: String) -> (Value, DataType)?
+    /// Session-level functions with constant arguments that act when the statement is
+    /// planned (`pg_cancel_backend(pid)`, `pg_terminate_backend(pid)`), or nil.
+    func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)?
 }
+
+extension BinderCatalog {
+    public func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? { nil }
+}
+
+/// The functions `BinderCatalog.sessionCall` answers.
+public let sessionCallNames: Set<String> = ["pg_cancel_backend", "pg_terminate_backend"]
 
 /// One relation in a FROM clause: its alias and its columns.
 struct ScopeRelation {

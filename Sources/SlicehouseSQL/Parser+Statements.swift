@@ -67,6 +67,7 @@ extension Parser {
         case "show":
             advance()
             if acceptWords("time", "zone") { return .show("timezone") }
+            if acceptWords("transaction", "isolation", "level") { return .show("transaction_isolation") }
             return .show(try parseParameterName())
         case "vacuum": return .vacuum(try parseVacuum())
         case "analyze", "analyse": return .analyze(try parseAnalyze())

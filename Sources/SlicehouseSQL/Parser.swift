@@ -20,6 +20,33 @@ public func parseScript(_ sql: String) throws -> [ParsedStatement] {
     return try parser.parseScript()
 }
 
+/// A value a client binds to `$n` (the extended protocol's Bind): its text, or nil for
+/// NULL, and the type the client declared — nil for an untyped value, which behaves as
+/// a string literal does (it takes the type its context needs).
+public struct ParameterValue: Sendable, Hashable {
+    public var text: String?
+    public var type: DataType?
+    public init(text: String?, type: DataType?) { self.text = text; self.type = type }
+}
+
+/// Parse `sql` with `$1 ... $n` replaced by `parameters`: each becomes a literal —
+/// `'text'`, `'text'::type` when the client gave a type, `NULL` or `NULL::type` —
+/// before parsing, so a parameter stands wherever a literal may. A `$n` beyond the
+/// list is an error (`there is no parameter $n`).
+public func parseScript(_ sql: String, parameters: [ParameterValue]) throws -> [ParsedStatement] {
+    var parser = try Parser(sql, parameters: parameters)
+    return try parser.parseScript()
+}
+
+/// The highest `$n` in `sql` (0 when there is none): how many parameters a statement
+/// prepared from it takes.
+public func parameterCount(_ sql: String) throws -> Int {
+    var lexer = Lexer(bytes: Array(sql.utf8))
+    var n = 0
+    for t in try lexer.tokenize() { if case .parameter(let k) = t.kind { n = max(n, k) } }
+    return n
+}
+
 /// Parse exactly one statement (a trailing `;` is allowed).
 public func parseStatement(_ sql: String) throws -> Statement {
     var parser = try Parser(sql)
@@ -85,15 +112,42 @@ struct Parser {
     /// For each token: is it a reserved word? (Computed once; checked often.)
     let reserved: [Bool]
 
-    init(_ sql: String) throws {
+    init(_ sql: String, parameters: [ParameterValue]? = nil) throws {
         let bytes = Array(sql.utf8)
         source = bytes
         var lexer = Lexer(bytes: bytes)
-        tokens = try lexer.tokenize()
+        var tokens = try lexer.tokenize()
+        if let parameters { tokens = try Parser.substitute(parameters, into: tokens) }
+        self.tokens = tokens
         reserved = tokens.map { token in
             if case .word(let w) = token.kind { return Keywords.isReserved(w) }
             return false
         }
+    }
+
+    /// `tokens` with each `$n` replaced by the tokens of its value's literal, all placed
+    /// at the parameter (errors about the value point at the `$n`).
+    static func substitute(_ parameters: [ParameterValue], into tokens: [Token]) throws -> [Token] {
+        var out: [Token] = []
+        out.reserveCapacity(tokens.count)
+        for t in tokens {
+            guard case .parameter(let n) = t.kind else { out.append(t); continue }
+            guard n >= 1, n <= parameters.count else {
+                throw SQLError(.undefinedParameter, "there is no parameter $\(n)", line: t.location.line, column: t.location.column)
+            }
+            let p = parameters[n - 1]
+            func at(_ kind: TokenKind) -> Token { Token(kind: kind, location: t.location, endOffset: t.endOffset) }
+            let typed = p.type != nil
+            if typed { out.append(at(.symbol("("))) }
+            if let text = p.text { out.append(at(.string(text))) } else { out.append(at(.word("null"))) }
+            if let type = p.type {
+                out.append(at(.symbol("::")))
+                var typeLexer = Lexer(bytes: Array(type.sqlName.utf8))
+                for tt in try typeLexer.tokenize() where tt.kind != .endOfInput { out.append(at(tt.kind)) }
+                out.append(at(.symbol(")")))
+            }
+        }
+        return out
     }
 
     // MARK: Cursor

@@ -120,6 +120,23 @@ public enum DateTime {
         return days * microsPerDay + micros
     }
 
+    /// `parse` of `b` without a trailing UTC offset (`+00`, ` -05:30`, `+0100`, `Z`): a
+    /// DATE or TIMESTAMP (without time zone) cast ignores the zone, as PostgreSQL's does
+    /// (drivers such as JDBC send dates and timestamps with the client's offset).
+    public static func withoutZone(_ b: UnsafeBufferPointer<UInt8>, _ parse: (UnsafeBufferPointer<UInt8>) -> Int64?) -> Int64? {
+        var n = b.count
+        while n > 0 && b[n - 1] == 32 { n -= 1 }
+        if n > 0 && (b[n - 1] == 90 || b[n - 1] == 122) { return parse(UnsafeBufferPointer(rebasing: b[0..<(n - 1)])) }  // Z
+        var i = n
+        while i > 0 && ((b[i - 1] >= 48 && b[i - 1] <= 57) || b[i - 1] == 58) { i -= 1 }
+        let digits = n - i
+        guard i > 0, digits >= 2, digits <= 5, b[i - 1] == 43 || b[i - 1] == 45 else { return nil }
+        // A '-' right after the date's digits would be part of the date: need a time or a blank before it.
+        let before = i - 1
+        guard before > 0, b[before - 1] == 32 || b.prefix(before).contains(58) else { return nil }
+        return parse(UnsafeBufferPointer(rebasing: b[0..<before]))
+    }
+
     public static func parseDate(_ s: String) -> Int64? {
         var s = s
         return s.withUTF8 { parseDate($0) }

@@ -33,6 +33,19 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case inFailedTransaction = "25P02"
         case activeTransaction = "25001"
         case objectInUse = "55006"
+        case queryCanceled = "57014"
+        case adminShutdown = "57P01"
+        case insufficientPrivilege = "42501"
+        case invalidPassword = "28P01"
+        case invalidAuthorization = "28000"
+        case tooManyConnections = "53300"
+        case protocolViolation = "08P01"
+        case undefinedParameter = "42P02"
+        case invalidCursorName = "34000"
+        case invalidStatementName = "26000"
+        case duplicatePreparedStatement = "42P05"
+        case duplicateObject = "42710"
+        case invalidCatalogName = "3D000"
     }
 
     public var code: Code

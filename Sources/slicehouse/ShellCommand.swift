@@ -110,7 +110,19 @@ struct ShellCommand: ParsableCommand {
             throw ExitCode(2)
         }
 
-        let driver = ShellDriver(executor: database.connect(), options: shellOptions())
+        let session = database.connect()
+        let driver = ShellDriver(executor: session, options: shellOptions())
+        // Ctrl-C cancels the running statement, as in psql; the shell goes on. At the
+        // prompt it is ignored; between statements of -c / -f it ends the shell.
+        let interactive = actionsGiven() == false && isatty(STDIN_FILENO) != 0
+        SignalWatcher.install([SIGINT]) { [weak session] _ in
+            guard let session else { return }
+            if session.isRunning {
+                session.cancel()
+            } else if !interactive {
+                Foundation.exit(130)
+            }
+        }
         if isatty(STDERR_FILENO) != 0 {
             // Long COPYs show a progress line on the terminal (never in redirected output).
             driver.progressOutput = { text in FileHandle.standardError.write(Data(text.utf8)) }
@@ -152,6 +164,9 @@ struct ShellCommand: ParsableCommand {
         driver.output.flush()
         if driver.exitCode != 0 { throw ExitCode(driver.exitCode) }
     }
+
+    /// Whether -c or -f commands were given (the shell runs them and exits).
+    func actionsGiven() -> Bool { !commands.isEmpty || !files.isEmpty }
 
     /// The command-line arguments whose bytes are not valid UTF-8, as decoded (with
     /// U+FFFD) to their error: a `-c` among them fails instead of running altered text.
@@ -200,3 +215,4 @@ struct LineReader {
         }
     }
 }
+

@@ -17,7 +17,7 @@ struct SlicehouseCommand: ParsableCommand {
             The database lives in -D DIR, $SLICEHOUSE_DATA, or ~/.slicehouse/default.
             'slicehouse help shell' lists the shell's options.
             """,
-        subcommands: [ShellCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self, FuzzCommand.self],
+        subcommands: [ShellCommand.self, ServeCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self, FuzzCommand.self],
         defaultSubcommand: ShellCommand.self)
 
     static func main() {

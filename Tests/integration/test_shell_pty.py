@@ -157,3 +157,24 @@ def test_dash_c_error_on_a_pty_exits_one(spawn_shell):
     sh = spawn_shell("-v", "ON_ERROR_STOP=1", "-c", "select nosuch from nowhere")
     sh.expect(r"ERROR:  .*\r\nLINE 1: select nosuch from nowhere;?\r\n +\^")
     sh.expect_exit(1)
+
+
+def test_ctrl_c_cancels_the_running_statement_not_the_shell(spawn_shell):
+    """As in psql: Ctrl-C during a long statement cancels it within a second, prints the
+    error, and the shell goes on (it used to kill the shell)."""
+    sh = spawn_shell()
+    sh.prompt()
+    sh.run("create table d (x int);")
+    sh.run("insert into d values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);")
+    sh.run("create table n as select a.x * 1000 + b.x * 100 + c.x * 10 + e.x as a from d a, d b, d c, d e;")
+    sh.child.sendline("select count(*) from n a, n b, n c where a.a + b.a + c.a < 0;")
+    time.sleep(1.0)
+    sent = time.time()
+    sh.child.sendintr()
+    sh.expect_exact("ERROR:  canceling statement due to user request", timeout=5)
+    sh.prompt(timeout=5)
+    assert time.time() - sent < 1.0 + 0.5, time.time() - sent
+    out = sh.run("select count(*) from n;")
+    assert "10000" in out
+    sh.child.sendline("\\q")
+    sh.expect_exit(0)

@@ -397,14 +397,18 @@ enum CastKernels {
             case .date:
                 var out = [Int64](repeating: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
-                    guard let d = DateTime.parseDate(value(i)) else { throw invalidText(target, value(i)) }
+                    guard let d = DateTime.parseDate(value(i)) ?? DateTime.withoutZone(value(i), DateTime.parseDate) else {
+                        throw invalidText(target, value(i))
+                    }
                     out[i] = d
                 }
                 return .int64(out)
             case .timestamp:
                 var out = [Int64](repeating: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
-                    guard let d = DateTime.parseTimestamp(value(i)) else { throw invalidText(target, value(i)) }
+                    guard let d = DateTime.parseTimestamp(value(i)) ?? DateTime.withoutZone(value(i), DateTime.parseTimestamp) else {
+                        throw invalidText(target, value(i))
+                    }
                     out[i] = d
                 }
                 return .int64(out)

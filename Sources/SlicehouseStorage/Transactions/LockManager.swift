@@ -46,7 +46,7 @@ public final class LockManager: @unchecked Sendable {
             }
             if let e = isCancelled() { waiting[owner.transaction] = nil; throw e }
             waiting[owner.transaction] = (table, owner)
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
             waiting[owner.transaction] = nil
         }
         holders[table] = owner

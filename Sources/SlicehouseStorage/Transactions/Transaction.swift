@@ -25,6 +25,9 @@ public final class Transaction: @unchecked Sendable {
     public let process: Int
     public let startTime: Int64
     let store: DataStore
+    /// The running statement's cancellation: lock waits without an `isCancelled` of
+    /// their own give up when it is cancelled. The session sets it before each statement.
+    public var cancellation: Cancellation = .none
     private let lock = Lock()
 
     private var base: DatabaseState?
@@ -107,7 +110,7 @@ public final class Transaction: @unchecked Sendable {
     /// the snapshot to build its next version on. `reads`: the statement reads the rows it
     /// changes (DELETE, UPDATE), so they must be the latest; a pure append may be rebased.
     public func beginWrite(_ name: String, reads readsRows: Bool,
-                           isCancelled: () -> SQLError? = { nil }) throws -> (TableDef, TableSnapshot) {
+                           isCancelled: (() -> SQLError?)? = nil) throws -> (TableDef, TableSnapshot) {
         let def = try lockTable(name, isCancelled: isCancelled)
         return try lock.withLock {
             if let p = pending[def.id] {
@@ -145,11 +148,12 @@ public final class Transaction: @unchecked Sendable {
     /// transaction's first statement, its snapshot after the lock. Returns the table as
     /// this transaction sees it.
     @discardableResult
-    public func lockTable(_ name: String, isCancelled: () -> SQLError? = { nil }) throws -> TableDef {
+    public func lockTable(_ name: String, isCancelled: (() -> SQLError?)? = nil) throws -> TableDef {
         guard let def = resolve(name) else { throw SQLError(.undefinedTable, "relation \"\(name)\" does not exist") }
         if !lock.withLock({ created.contains(def.id) }) {
+            let statement = cancellation
             try store.locks.acquire(table: def.id, owner: LockManager.Owner(transaction: id, process: process, startTime: startTime),
-                                    isCancelled: isCancelled)
+                                    isCancelled: isCancelled ?? { statement.error })
         }
         return try lock.withLock {
             startLocked()

@@ -1,0 +1,253 @@
+import Foundation
+import NIOCore
+import NIOSSL
+import SlicehouseTypes
+import SlicehouseEngine
+
+/// The event-loop side of one client connection: TLS negotiation, startup and
+/// authentication, then every message handed to the connection's `ConnectionWorker`
+/// (which runs statements on a thread of its own, so the loop never blocks).
+final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = FrontendMessage
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        case startup
+        case cleartext(Login)
+        case md5(Login, salt: [UInt8])
+        case scramStart(Login)
+        case scramFinish(Login, ScramExchange)
+        case ready
+        case closed
+    }
+
+    private let server: Server
+    private var state = State.startup
+    private var worker: ConnectionWorker?
+    private var admitted = false
+    private var parameters: [String: String] = [:]
+    private var authenticationTimer: Scheduled<Void>?
+
+    init(server: Server) { self.server = server }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let seconds = server.configuration.authenticationTimeoutSeconds
+        if seconds > 0 {
+            let ctx = context
+            authenticationTimer = context.eventLoop.scheduleTask(in: .seconds(Int64(seconds))) { [weak self] in
+                guard let self else { return }
+                if case .ready = self.state { return }
+                if case .closed = self.state { return }
+                self.fatal(ctx, code: "08006", message: "authentication timeout")
+            }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let message = unwrapInboundIn(data)
+        switch state {
+        case .closed:
+            return
+        case .ready:
+            worker?.enqueue(message)
+        case .startup:
+            startup(context, message)
+        case .cleartext(let login):
+            guard case .password(var body) = message, let text = try? body.readCString() else {
+                return fatal(context, code: "08P01", message: "expected password response")
+            }
+            if let c = login.credential, constantTimeEqual(Array(PasswordCredential.md5Hash(password: text, user: login.name).utf8),
+                                                           Array(c.md5.utf8)) {
+                return authenticated(context, login)
+            }
+            fatal(context, code: "28P01", message: AuthenticationFailure.password(login.name).message)
+        case .md5(let login, let salt):
+            guard case .password(var body) = message, let text = try? body.readCString() else {
+                return fatal(context, code: "08P01", message: "expected password response")
+            }
+            if let c = login.credential, md5ResponseMatches(text, stored: c.md5, salt: salt) {
+                return authenticated(context, login)
+            }
+            fatal(context, code: "28P01", message: AuthenticationFailure.password(login.name).message)
+        case .scramStart(let login):
+            guard case .password(let body) = message, let verifier = login.credential?.scram else {
+                return fatal(context, code: "08P01", message: "expected SASL response")
+            }
+            var exchange = ScramExchange(user: login.name, verifier: verifier)
+            do {
+                let first = try exchange.start(body)
+                state = .scramFinish(login, exchange)
+                var w = BackendWriter(allocator: context.channel.allocator)
+                w.authentication(11, Array(first.utf8))
+                context.writeAndFlush(wrapOutboundOut(w.buffer), promise: nil)
+            } catch let f as AuthenticationFailure {
+                fatal(context, code: f.code, message: f.message)
+            } catch {
+                fatal(context, code: "08P01", message: "malformed SCRAM message")
+            }
+        case .scramFinish(let login, let exchange):
+            guard case .password(let body) = message else {
+                return fatal(context, code: "08P01", message: "expected SASL response")
+            }
+            do {
+                let final = try exchange.finish(body)
+                var w = BackendWriter(allocator: context.channel.allocator)
+                w.authentication(12, Array(final.utf8))
+                context.write(wrapOutboundOut(w.buffer), promise: nil)
+                authenticated(context, login)
+            } catch let f as AuthenticationFailure {
+                fatal(context, code: f.code, message: f.message)
+            } catch {
+                fatal(context, code: "28P01", message: AuthenticationFailure.password(login.name).message)
+            }
+        }
+    }
+
+    private func startup(_ context: ChannelHandlerContext, _ message: FrontendMessage) {
+        switch message {
+        case .sslRequest:
+            var reply = context.channel.allocator.buffer(capacity: 1)
+            if let ssl = server.sslContext {
+                reply.writeInteger(UInt8(ascii: "S"))
+                context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+                do {
+                    try context.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: ssl), position: .first)
+                } catch {
+                    context.close(promise: nil)
+                }
+            } else {
+                reply.writeInteger(UInt8(ascii: "N"))
+                context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+            }
+        case .gssEncRequest:
+            var reply = context.channel.allocator.buffer(capacity: 1)
+            reply.writeInteger(UInt8(ascii: "N"))
+            context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+        case .cancel(let process, let secret):
+            server.cancel(process: process, secret: secret)
+            state = .closed
+            context.close(promise: nil)
+        case .startup(_, let params):
+            parameters = params
+            guard let user = params["user"], !user.isEmpty else {
+                return fatal(context, code: "28000", message: "no PostgreSQL user name specified in startup packet")
+            }
+            let database = params["database"].flatMap { $0.isEmpty ? nil : $0 } ?? user
+            guard database == server.configuration.databaseName else {
+                return fatal(context, code: "3D000", message: "database \"\(database)\" does not exist")
+            }
+            guard server.admit() else {
+                return fatal(context, code: "53300",
+                             message: "connection limit \"\(server.configuration.maxConnections)\" exceeded for non-bootstrap users")
+            }
+            admitted = true
+            guard let login = server.login(user) else {
+                // The same answer as a wrong password: do not tell which users exist.
+                return fatal(context, code: "28P01", message: AuthenticationFailure.password(user).message)
+            }
+            let method = server.configuration.rules.method(user: user, address: context.channel.remoteAddress)
+            var w = BackendWriter(allocator: context.channel.allocator)
+            switch method {
+            case .trust?:
+                return authenticated(context, login)
+            case .reject?, nil:
+                let host = context.channel.remoteAddress?.ipAddress ?? "local"
+                return fatal(context, code: "28000",
+                             message: "no host rule for host \"\(host)\", user \"\(user)\", database \"\(database)\"")
+            case .password?:
+                state = .cleartext(login)
+                w.authentication(3)
+            case .md5?:
+                let salt = (0..<4).map { _ in UInt8.random(in: 0...255) }
+                state = .md5(login, salt: salt)
+                w.authentication(5, salt)
+            case .scram?:
+                if login.credential?.scram != nil {
+                    state = .scramStart(login)
+                    w.authentication(10, Array("SCRAM-SHA-256".utf8) + [0, 0])
+                } else {
+                    // Stored as an md5 hash only (CREATE USER ... PASSWORD 'md5...'): md5 it is.
+                    let salt = (0..<4).map { _ in UInt8.random(in: 0...255) }
+                    state = .md5(login, salt: salt)
+                    w.authentication(5, salt)
+                }
+            }
+            if login.credential == nil {
+                return fatal(context, code: "28P01", message: AuthenticationFailure.password(user).message)
+            }
+            context.writeAndFlush(wrapOutboundOut(w.buffer), promise: nil)
+        default:
+            fatal(context, code: "08P01", message: "expected startup message")
+        }
+    }
+
+    private func authenticated(_ context: ChannelHandlerContext, _ login: Login) {
+        authenticationTimer?.cancel()
+        let session = server.database.connect()
+        session.user = login.name
+        session.isSuperuser = login.isSuperuser
+        let secret = Int32.random(in: Int32.min...Int32.max)
+        server.register(session, secret: secret)
+        var w = BackendWriter(allocator: context.channel.allocator)
+        w.authentication(0)
+        let status: [(String, String)] = [
+            ("application_name", parameters["application_name"] ?? ""),
+            ("client_encoding", "UTF8"),
+            ("DateStyle", "ISO, MDY"),
+            ("integer_datetimes", "on"),
+            ("IntervalStyle", "postgres"),
+            ("is_superuser", login.isSuperuser ? "on" : "off"),
+            ("server_encoding", "UNICODE"),
+            ("server_version", "8.0.2"),
+            ("session_authorization", login.name),
+            ("standard_conforming_strings", "on"),
+            ("TimeZone", "UTC"),
+        ]
+        for (k, v) in status { w.parameterStatus(k, v) }
+        w.backendKeyData(process: Int32(truncatingIfNeeded: session.process), secret: secret)
+        w.readyForQuery(UInt8(ascii: "I"))
+        context.writeAndFlush(wrapOutboundOut(w.buffer), promise: nil)
+        state = .ready
+        guard server.startsWorkers else { return }
+        let worker = ConnectionWorker(channel: context.channel, session: session, server: server,
+                                      idleTimeoutSeconds: server.configuration.idleTimeoutSeconds)
+        self.worker = worker
+        worker.start()
+    }
+
+    /// A FATAL ErrorResponse, then close.
+    private func fatal(_ context: ChannelHandlerContext, code: String, message: String) {
+        if case .closed = state { return }
+        state = .closed
+        authenticationTimer?.cancel()
+        var w = BackendWriter(allocator: context.channel.allocator)
+        w.report(UInt8(ascii: "E"), severity: "FATAL", code: code, message: message)
+        context.writeAndFlush(wrapOutboundOut(w.buffer)).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state = .closed
+        authenticationTimer?.cancel()
+        worker?.clientClosed()
+        worker = nil
+        if admitted { admitted = false; server.release() }
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        worker?.writabilityChanged()
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let p = error as? ProtocolError {
+            fatal(context, code: "08P01", message: p.message)
+        } else if error is NIOSSLError || error is BoringSSLError {
+            state = .closed
+            context.close(promise: nil)
+        } else {
+            fatal(context, code: "08P01", message: "invalid message: \(error)")
+        }
+    }
+}

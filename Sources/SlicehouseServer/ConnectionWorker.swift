@@ -1,0 +1,479 @@
+import Foundation
+import NIOCore
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseEngine
+
+/// Runs one connection's statements, in order, on a thread of its own: the simple
+/// query protocol, and the extended one (Parse / Bind / Describe / Execute / Sync,
+/// named and unnamed statements and portals, row limits with PortalSuspended).
+///
+/// Rows are encoded into DataRow messages as the query produces them and written
+/// in batches; when the client reads slower than the query runs, the channel stops
+/// being writable and the statement waits (backpressure) — so a result is never held
+/// whole. The event loop hands messages over through `enqueue` and tells of writability
+/// and of the client going away.
+final class ConnectionWorker: @unchecked Sendable {
+    let channel: Channel
+    let session: Session
+    private let server: Server
+    private let condition = NSCondition()
+    private var inbox: [FrontendMessage] = []
+    private var closed = false
+    private let idleTimeoutSeconds: Int
+
+    private var out: BackendWriter
+    /// After an error in the extended protocol, messages are skipped until Sync.
+    private var skipUntilSync = false
+    private var statements: [String: Prepared] = [:]
+    private var portals: [String: Portal] = [:]
+
+    /// Write what has been encoded once it is this large.
+    static let batchBytes = 64 << 10
+
+    struct Prepared {
+        var query: String
+        /// nil for an empty query.
+        var statement: ParsedStatement?
+        var parameterTypes: [Int32]
+        /// The statement's result columns, found when it was parsed (nil: it returns no rows).
+        var columns: [ResultColumn]?
+    }
+
+    struct Portal {
+        var statement: ParsedStatement?
+        var resultFormats: [Int16]
+        var columns: [ResultColumn]?
+        /// Rows kept for an Execute with a row limit: the rest of the result, and its tag.
+        var pending: [Chunk]?
+        var pendingOffset = 0
+        var tag = ""
+        var done = false
+    }
+
+    init(channel: Channel, session: Session, server: Server, idleTimeoutSeconds: Int) {
+        self.channel = channel
+        self.session = session
+        self.server = server
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        out = BackendWriter(allocator: channel.allocator, capacity: 4096)
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            _ = try? LargeStack.run { self.loop() }
+            self.finish()
+        }
+        thread.name = "slicehouse-conn-\(session.process)"
+        thread.start()
+    }
+
+    // MARK: Event loop side
+
+    func enqueue(_ message: FrontendMessage) {
+        condition.lock()
+        inbox.append(message)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The client went away: stop the running statement and end the loop (the open
+    /// transaction rolls back when the session ends).
+    func clientClosed() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+        session.cancel(SQLError(.queryCanceled, "canceling statement because the client closed the connection"))
+    }
+
+    func writabilityChanged() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: The loop
+
+    private func next() -> FrontendMessage? {
+        condition.lock()
+        defer { condition.unlock() }
+        let idleSince = Date()
+        while inbox.isEmpty && !closed {
+            if idleTimeoutSeconds > 0 && session.transactionStatus == .idle {
+                if Date().timeIntervalSince(idleSince) >= Double(idleTimeoutSeconds) { return nil }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
+            } else {
+                condition.wait()
+            }
+        }
+        if closed { return nil }
+        return inbox.removeFirst()
+    }
+
+    private func loop() {
+        while let m = next() {
+            handle(m)
+            if session.isTerminated {
+                send(flush: true)
+                break
+            }
+        }
+    }
+
+    private func finish() {
+        server.unregister(Int32(truncatingIfNeeded: session.process))
+        session.cancel()
+        statements = [:]
+        portals = [:]
+        session.close()
+        channel.close(promise: nil)
+    }
+
+    private func handle(_ message: FrontendMessage) {
+        if skipUntilSync {
+            switch message {
+            case .sync: break
+            case .terminate: break
+            default: return
+            }
+        }
+        switch message {
+        case .query(let sql):
+            simpleQuery(sql)
+        case .parse(let name, let query, let types):
+            extended { try parse(name: name, query: query, types: types) }
+        case .bind(let portal, let statement, let formats, let values, let resultFormats):
+            extended { try bind(portal: portal, statement: statement, formats: formats, values: values, resultFormats: resultFormats) }
+        case .describe(let kind, let name):
+            extended { try describe(kind: kind, name: name) }
+        case .execute(let portal, let maxRows):
+            extended { try execute(portal: portal, maxRows: Int(maxRows)) }
+        case .close(let kind, let name):
+            if kind == UInt8(ascii: "S") { statements[name] = nil } else { portals[name] = nil }
+            out.empty("3")
+        case .sync:
+            skipUntilSync = false
+            readyForQuery()
+            send(flush: true)
+        case .flush:
+            send(flush: true)
+        case .terminate:
+            condition.lock(); closed = true; condition.unlock()
+        case .unsupported(let type):
+            let what = type == UInt8(ascii: "F") ? "function call messages are" : "COPY FROM STDIN is"
+            report(SQLError(.featureNotSupported, "\(what) not supported"), query: nil)
+            if type != UInt8(ascii: "F") {
+                // PostgreSQL would have been in COPY mode; skip to the next Sync.
+                skipUntilSync = true
+            } else {
+                readyForQuery()
+                send(flush: true)
+            }
+        case .password, .startup, .sslRequest, .gssEncRequest, .cancel:
+            report(SQLError(.protocolViolation, "unexpected message during a session"), query: nil)
+            readyForQuery()
+            send(flush: true)
+        }
+    }
+
+    // MARK: Simple query
+
+    private func simpleQuery(_ sql: String) {
+        do {
+            let parsed = try session.parse(sql)
+            if parsed.isEmpty { out.empty("I") }
+            for st in parsed {
+                let sink = WireSink(worker: self, formats: [], describe: true)
+                let result = try session.run(st, sink: sink)
+                complete(result)
+                if session.isTerminated { throw Cancellation.terminated }
+            }
+        } catch {
+            report(error, query: sql)
+        }
+        readyForQuery()
+        send(flush: true)
+    }
+
+    private func complete(_ result: StatementResult) {
+        notices(result.notices)
+        out.commandComplete(result.tag)
+        if out.buffer.readableBytes >= Self.batchBytes { send(flush: true) }
+    }
+
+    // MARK: Extended protocol
+
+    private func extended(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            report(error, query: nil)
+            skipUntilSync = true
+        }
+    }
+
+    private func parse(name: String, query: String, types: [Int32]) throws {
+        if !name.isEmpty, statements[name] != nil {
+            throw SQLError(.duplicatePreparedStatement, "prepared statement \"\(name)\" already exists")
+        }
+        let parsed = try session.parse(query)
+        guard parsed.count <= 1 else {
+            throw SQLError(.syntax, "cannot insert multiple commands into a prepared statement")
+        }
+        let count = max(types.count, try parameterCount(query))
+        guard count <= Int(Int16.max) else { throw SQLError(.protocolViolation, "too many parameters") }
+        let oids = types + [Int32](repeating: 0, count: count - types.count)
+        // A query is bound and planned now, as PostgreSQL analyses it at Parse: an unknown
+        // table or column fails the Parse, and no statement of that name is left behind.
+        var columns: [ResultColumn]?
+        if parsed.first != nil {
+            let nulls = oids.map { ParameterValue(text: nil, type: WireType.parameterType($0)) }
+            if let bound = try session.parse(query, parameters: nulls).first { columns = try session.describe(bound) }
+        }
+        statements[name] = Prepared(query: query, statement: parsed.first, parameterTypes: oids, columns: columns)
+        out.empty("1")
+    }
+
+    private func prepared(_ name: String) throws -> Prepared {
+        guard let p = statements[name] else {
+            throw SQLError(.invalidStatementName, "prepared statement \"\(name)\" does not exist")
+        }
+        return p
+    }
+
+    private func bind(portal: String, statement: String, formats: [Int16], values: [ByteBuffer?],
+                      resultFormats: [Int16]) throws {
+        let p = try prepared(statement)
+        guard values.count == p.parameterTypes.count else {
+            throw SQLError(.protocolViolation, "bind message supplies \(values.count) parameters, but prepared statement "
+                           + "\"\(statement)\" requires \(p.parameterTypes.count)")
+        }
+        guard formats.count <= 1 || formats.count == values.count else {
+            throw SQLError(.protocolViolation, "bind message has \(formats.count) parameter formats but \(values.count) parameters")
+        }
+        var parameters: [ParameterValue] = []
+        for (i, v) in values.enumerated() {
+            let oid = p.parameterTypes[i]
+            let format = formats.isEmpty ? 0 : (formats.count == 1 ? formats[0] : formats[i])
+            guard var v else { parameters.append(ParameterValue(text: nil, type: WireType.parameterType(oid))); continue }
+            let text: String
+            if format == 1 {
+                do { text = try WireType.decodeBinary(v, oid: oid) } catch let e as ProtocolError {
+                    throw SQLError(.invalidText, e.message)
+                }
+            } else {
+                guard let s = v.readString(length: v.readableBytes) else {
+                    throw SQLError(.invalidText, "invalid byte sequence for encoding \"UTF8\"")
+                }
+                text = s
+            }
+            parameters.append(ParameterValue(text: text, type: Self.parameterType(oid, text)))
+        }
+        var bound: ParsedStatement?
+        if p.statement != nil {
+            bound = try session.parse(p.query, parameters: parameters).first
+        }
+        portals[portal] = Portal(statement: bound, resultFormats: resultFormats)
+        out.empty("2")
+    }
+
+    /// A parameter's type: its OID's, with a NUMERIC given the precision and scale its
+    /// text needs (so no digit is rounded away).
+    static func parameterType(_ oid: Int32, _ text: String) -> DataType? {
+        guard oid == WireType.numeric else { return WireType.parameterType(oid) }
+        let digits = text.filter { $0.isNumber }
+        let scale = text.firstIndex(of: ".").map { text[text.index(after: $0)...].filter { $0.isNumber }.count } ?? 0
+        guard !digits.isEmpty, digits.count <= DataType.maxDecimalPrecision, !text.contains(where: { $0 == "e" || $0 == "E" }) else {
+            return nil   // NaN, exponents, over 38 digits: left to the context to convert
+        }
+        return .decimal(precision: max(digits.count, scale, 1), scale: scale)
+    }
+
+    private func describe(kind: UInt8, name: String) throws {
+        if kind == UInt8(ascii: "S") {
+            let p = try prepared(name)
+            out.parameterDescription(p.parameterTypes.map { $0 == 0 ? WireType.text : $0 })
+            guard let columns = p.columns else { out.empty("n"); return }
+            rowDescription(columns, formats: [], into: &out)
+        } else if kind == UInt8(ascii: "P") {
+            guard var portal = portals[name] else {
+                throw SQLError(.invalidCursorName, "portal \"\(name)\" does not exist")
+            }
+            guard let st = portal.statement, let columns = try portal.columns ?? session.describe(st) else {
+                out.empty("n"); return
+            }
+            portal.columns = columns
+            portals[name] = portal
+            rowDescription(columns, formats: portal.resultFormats, into: &out)
+        } else {
+            throw SQLError(.protocolViolation, "invalid DESCRIBE message subtype \(kind)")
+        }
+    }
+
+    private func execute(portal name: String, maxRows: Int) throws {
+        guard var portal = portals[name] else {
+            throw SQLError(.invalidCursorName, "portal \"\(name)\" does not exist")
+        }
+        guard let st = portal.statement else { out.empty("I"); return }
+        if portal.done {
+            // Executed to the end already: PostgreSQL answers with an empty completion.
+            out.commandComplete(portal.tag.hasPrefix("SELECT") ? "SELECT 0" : portal.tag)
+            return
+        }
+        if portal.pending == nil {
+            if maxRows <= 0 {
+                let sink = WireSink(worker: self, formats: portal.resultFormats, describe: false)
+                let result = try session.run(st, sink: sink)
+                portal.done = true
+                portal.tag = result.tag
+                portals[name] = portal
+                complete(result)
+                return
+            }
+            let collector = CollectingSink()
+            let result = try session.run(st, sink: collector)
+            notices(result.notices)
+            portal.pending = collector.chunks
+            portal.tag = result.tag
+        }
+        // Serve up to maxRows of the kept rows.
+        var sent = 0
+        let limit = maxRows <= 0 ? Int.max : maxRows
+        let types = portal.columns?.map(\.type) ?? []
+        let encoder = RowEncoder(types: types.isEmpty ? (portal.pending?.first?.columns.map(\.type) ?? []) : types,
+                                 formats: portal.resultFormats)
+        while sent < limit, var chunks = portal.pending, !chunks.isEmpty {
+            let c = chunks[0]
+            let take = min(c.count - portal.pendingOffset, limit - sent)
+            encoder.encode(c, from: portal.pendingOffset, to: portal.pendingOffset + take, into: &out.buffer)
+            sent += take
+            portal.pendingOffset += take
+            if portal.pendingOffset == c.count {
+                chunks.removeFirst()
+                portal.pending = chunks
+                portal.pendingOffset = 0
+            }
+            if out.buffer.readableBytes >= Self.batchBytes { try flushRows() }
+        }
+        if let chunks = portal.pending, !chunks.isEmpty {
+            out.empty("s")   // PortalSuspended
+        } else {
+            portal.done = true
+            out.commandComplete(portal.tag)
+        }
+        portals[name] = portal
+    }
+
+    // MARK: Output
+
+    private func readyForQuery() {
+        switch session.transactionStatus {
+        case .idle: out.readyForQuery(UInt8(ascii: "I"))
+        case .inBlock: out.readyForQuery(UInt8(ascii: "T"))
+        case .failed: out.readyForQuery(UInt8(ascii: "E"))
+        }
+    }
+
+    private func notices(_ lines: [String]) {
+        for line in lines {
+            var severity = "NOTICE"
+            var text = line
+            if let r = line.range(of: ":  ") {
+                let prefix = String(line[..<r.lowerBound])
+                if ["INFO", "NOTICE", "WARNING", "DEBUG", "LOG"].contains(prefix) {
+                    severity = prefix
+                    text = String(line[r.upperBound...])
+                }
+            }
+            out.report(UInt8(ascii: "N"), severity: severity, code: severity == "WARNING" ? "01000" : "00000", message: text)
+        }
+    }
+
+    private func report(_ error: Error, query: String?) {
+        let e = error as? SQLError ?? SQLError(.internalError, String(describing: error))
+        let fatal = e.code == .adminShutdown
+        out.report(UInt8(ascii: "E"), severity: fatal ? "FATAL" : "ERROR", code: e.code.rawValue, message: e.message,
+                   detail: e.detail, hint: e.hint, position: query.flatMap { Self.position(in: $0, line: e.line, column: e.column) })
+    }
+
+    /// PostgreSQL's error position: a 1-based character offset into the query.
+    static func position(in query: String, line: Int?, column: Int?) -> Int? {
+        guard let line, let column, line >= 1, column >= 1 else { return nil }
+        var l = 1
+        var offset = 0
+        for ch in query {
+            if l == line { break }
+            offset += 1
+            if ch == "\n" { l += 1 }
+        }
+        guard l == line else { return nil }
+        return offset + column
+    }
+
+    /// Hand what has been encoded to the channel.
+    func send(flush: Bool) {
+        guard out.buffer.readableBytes > 0 else { return }
+        let buffer = out.buffer
+        out = BackendWriter(allocator: channel.allocator, capacity: 4096)
+        if flush { channel.writeAndFlush(buffer, promise: nil) } else { channel.write(buffer, promise: nil) }
+    }
+
+    /// Write the encoded rows and wait while the client is behind (the channel not
+    /// writable); stop when the statement is cancelled or the client is gone.
+    fileprivate func flushRows() throws {
+        send(flush: true)
+        condition.lock()
+        defer { condition.unlock() }
+        while !channel.isWritable {
+            if closed { throw SQLError(.queryCanceled, "canceling statement because the client closed the connection") }
+            if let e = session.runningStatementError { throw e }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        if closed { throw SQLError(.queryCanceled, "canceling statement because the client closed the connection") }
+    }
+
+    fileprivate func describeRows(_ columns: [ResultColumn], formats: [Int16]) {
+        rowDescription(columns, formats: formats, into: &out)
+    }
+
+    fileprivate func encodeRows(_ chunk: Chunk, encoder: RowEncoder) throws {
+        var start = 0
+        // Large chunks are written in pieces so a batch stays near `batchBytes`.
+        while start < chunk.count {
+            let end = min(chunk.count, start + 1024)
+            encoder.encode(chunk, from: start, to: end, into: &out.buffer)
+            start = end
+            if out.buffer.readableBytes >= Self.batchBytes { try flushRows() }
+        }
+    }
+}
+
+/// Streams a statement's rows to the client as DataRow messages.
+private final class WireSink: RowSink {
+    let worker: ConnectionWorker
+    let formats: [Int16]
+    let describe: Bool
+    var encoder: RowEncoder?
+
+    init(worker: ConnectionWorker, formats: [Int16], describe: Bool) {
+        self.worker = worker; self.formats = formats; self.describe = describe
+    }
+
+    func start(_ columns: [ResultColumn]) throws {
+        if describe { worker.describeRows(columns, formats: formats) }
+        encoder = RowEncoder(types: columns.map(\.type), formats: formats)
+    }
+
+    func rows(_ chunk: Chunk) throws {
+        guard let encoder else { return }
+        try worker.encodeRows(chunk, encoder: encoder)
+    }
+}
+
+/// Keeps a statement's rows (an Execute with a row limit serves them in pieces).
+private final class CollectingSink: RowSink {
+    var chunks: [Chunk] = []
+    func start(_ columns: [ResultColumn]) throws {}
+    func rows(_ chunk: Chunk) throws { chunks.append(chunk) }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SlicehouseTypes
+import SlicehouseEngine
+
+/// A user who may log in, as the server sees them at authentication.
+public struct Login: Sendable, Equatable {
+    public var name: String
+    /// nil: the user has no password and can log in only where the rules say trust.
+    public var credential: PasswordCredential?
+    public var isSuperuser: Bool
+    public init(name: String, credential: PasswordCredential?, isSuperuser: Bool) {
+        self.name = name; self.credential = credential; self.isSuperuser = isSuperuser
+    }
+}
+
+/// What `slicehouse serve` was started with.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 5439
+    /// The database name clients connect to (Redshift's default is `dev`).
+    public var databaseName = "dev"
+    /// The superuser created with the database.
+    public var superuser = "awsuser"
+    /// The superuser's password; nil allows only trusted (loopback) logins.
+    public var superuserPassword: String?
+    public var rules = HostRules.defaults(trustLoopback: false)
+    /// PEM files of the certificate chain and key; both set: TLS is offered.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Redshift's limit of 500 client connections.
+    public var maxConnections = 500
+    /// A connection that has sent nothing for this long while idle outside a transaction
+    /// is closed (0: never). Half-open connections are found by TCP keepalive.
+    public var idleTimeoutSeconds = 0
+    /// A connection must finish startup and authentication within this many seconds.
+    public var authenticationTimeoutSeconds = 60
+    public var eventLoopThreads = 1
+
+    public init() {}
+}
+
+/// A PostgreSQL-protocol server over one open database: every connection gets a
+/// `Session` of its own (its own transaction state) and a thread that runs its
+/// statements; the event loop only frames messages, authenticates and moves bytes.
+public final class Server: @unchecked Sendable {
+    public let database: Database
+    public let configuration: ServerConfiguration
+    let group: MultiThreadedEventLoopGroup
+    let sslContext: NIOSSLContext?
+    private var channel: Channel?
+    private let lock = Lock()
+    private var connections: [Int32: (secret: Int32, session: Session)] = [:]
+    private var connectionCount = 0
+    let superuserLogin: Login
+    /// Tests of the login on an embedded channel (which one thread must drive) turn off
+    /// the statement threads.
+    var startsWorkers = true
+
+    public init(database: Database, configuration: ServerConfiguration) throws {
+        self.database = database
+        self.configuration = configuration
+        if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
+                let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain,
+                                                                   privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+                sslContext = try NIOSSLContext(configuration: tls)
+            } catch {
+                throw ServerConfigError("cannot use the TLS certificate \(cert) and key \(key): \(error)")
+            }
+        } else {
+            sslContext = nil
+        }
+        superuserLogin = Login(name: configuration.superuser,
+                               credential: configuration.superuserPassword.map {
+                                   PasswordCredential(password: $0, user: configuration.superuser)
+                               },
+                               isSuperuser: true)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+    }
+
+    /// Start listening; returns the bound address (the port is chosen when 0 was asked).
+    @discardableResult
+    public func start() throws -> SocketAddress {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
+            .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 256 << 10, high: 1 << 20))
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrontendDecoder()), name: "decoder")
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(server: self), name: "connection")
+                }
+            }
+        let ch = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
+        lock.withLock { channel = ch }
+        guard let address = ch.localAddress else { throw ServerConfigError("the server socket has no address") }
+        return address
+    }
+
+    /// Wait until the server is shut down.
+    public func wait() throws {
+        try lock.withLock { channel }?.closeFuture.wait()
+    }
+
+    /// Stop listening and close every connection.
+    public func shutdown() {
+        if let ch = lock.withLock({ channel }) { try? ch.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+
+    // MARK: Connections
+
+    /// The login for `user`, or nil when there is no such user.
+    func login(_ user: String) -> Login? {
+        user == superuserLogin.name ? superuserLogin : nil
+    }
+
+    /// Count a new connection in; false when the limit is reached.
+    func admit() -> Bool {
+        lock.withLock {
+            if connectionCount >= configuration.maxConnections { return false }
+            connectionCount += 1
+            return true
+        }
+    }
+
+    func release() { lock.withLock { connectionCount -= 1 } }
+
+    public var openConnections: Int { lock.withLock { connectionCount } }
+
+    func register(_ session: Session, secret: Int32) {
+        lock.withLock { connections[Int32(truncatingIfNeeded: session.process)] = (secret, session) }
+    }
+
+    func unregister(_ process: Int32) { lock.withLock { connections[process] = nil } }
+
+    /// A CancelRequest: cancel the statement of the session with this process id and
+    /// secret key (anything else is ignored, as PostgreSQL does).
+    func cancel(process: Int32, secret: Int32) {
+        let target = lock.withLock { connections[process] }
+        if let target, target.secret == secret { target.session.cancel() }
+    }
+}

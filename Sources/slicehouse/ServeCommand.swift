@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import SlicehouseEngine
+import SlicehouseServer
+
+/// `slicehouse serve`: the PostgreSQL wire-protocol server on one database.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a database over PostgreSQL's wire protocol (psql, JDBC, psycopg, redshift_connector, dbt).",
+        discussion: """
+            The superuser (--user, default awsuser) logs in with the password in --password-file or
+            $SLICEHOUSE_PASSWORD. Without one, only loopback connections are accepted, without a password;
+            a non-loopback --host needs a password. --hba-file gives per-host rules, one per line:
+              host ADDRESS[/BITS]|all|loopback USER|all trust|password|md5|scram-sha-256|reject
+            """)
+
+    @Option(name: [.customShort("D"), .customLong("data")],
+            help: ArgumentHelp("Database directory (default: $SLICEHOUSE_DATA, else ~/.slicehouse/default).", valueName: "dir"))
+    var dataDirectory: String?
+
+    @Flag(name: .customLong("in-memory"), help: "Serve a temporary in-memory database.")
+    var inMemory = false
+
+    @Option(name: .customLong("host"), help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: [.customShort("p"), .customLong("port")], help: "Port to listen on (Redshift's 5439; 0 picks a free one).")
+    var port = 5439
+
+    @Option(name: [.customShort("U"), .customLong("user")], help: "The superuser's name.")
+    var user = Database.superuser
+
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("File holding the superuser's password (first line).", valueName: "file"))
+    var passwordFile: String?
+
+    @Option(name: .customLong("hba-file"), help: ArgumentHelp("Per-host authentication rules.", valueName: "file"))
+    var hbaFile: String?
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("max-connections"), help: "Most client connections at once (Redshift's 500).")
+    var maxConnections = 500
+
+    @Option(name: .customLong("idle-timeout"), help: "Close a connection idle this many seconds outside a transaction (0: never).")
+    var idleTimeout = 0
+
+    @Option(name: .customLong("database-name"), help: "The database name clients connect to.")
+    var databaseName = "dev"
+
+    @Option(name: .customLong("nodes"), help: "Compute nodes of a newly created database.")
+    var nodes = 2
+
+    @Option(name: .customLong("slices-per-node"), help: "Slices per compute node of a newly created database.")
+    var slicesPerNode = 2
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard nodes >= 1 && nodes <= 128, slicesPerNode >= 1 && slicesPerNode <= 64 else {
+            throw ValidationError("--nodes must be 1 to 128 and --slices-per-node 1 to 64")
+        }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        var password: String?
+        if let passwordFile {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+                printError("slicehouse serve: cannot read the password file \"\(passwordFile)\"")
+                throw ExitCode(2)
+            }
+            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+        } else if let p = environment["SLICEHOUSE_PASSWORD"], !p.isEmpty {
+            password = p
+        }
+        if let p = password, p.isEmpty { password = nil }
+        let loopbackOnly = host == "127.0.0.1" || host == "::1" || host == "localhost"
+        if password == nil && !loopbackOnly {
+            printError("slicehouse serve: listening on \(host) needs a superuser password (--password-file or $SLICEHOUSE_PASSWORD)")
+            throw ExitCode(2)
+        }
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.superuser = user
+        configuration.superuserPassword = password
+        configuration.databaseName = databaseName
+        configuration.maxConnections = maxConnections
+        configuration.idleTimeoutSeconds = idleTimeout
+        configuration.tlsCertificate = tlsCert
+        configuration.tlsKey = tlsKey
+        configuration.eventLoopThreads = 2
+        if let hbaFile {
+            do {
+                let text = try String(contentsOfFile: hbaFile, encoding: .utf8)
+                configuration.rules = try HostRules(text: text, file: hbaFile)
+            } catch {
+                printError("slicehouse serve: \(error)")
+                throw ExitCode(2)
+            }
+        } else {
+            configuration.rules = HostRules.defaults(trustLoopback: password == nil)
+        }
+
+        let directory: String?
+        if inMemory {
+            directory = nil
+        } else if let d = dataDirectory ?? environment["SLICEHOUSE_DATA"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            directory = d
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            directory = home + "/.slicehouse/default"
+        }
+        let database: Database
+        do {
+            if let directory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            database = try Database(directory: directory, cluster: ClusterConfig(nodes: nodes, slicesPerNode: slicesPerNode))
+        } catch {
+            printError("slicehouse serve: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(error)")
+            throw ExitCode(2)
+        }
+        let server: Server
+        let address: String
+        do {
+            server = try Server(database: database, configuration: configuration)
+            let bound = try server.start()
+            address = "\(bound.ipAddress ?? host):\(bound.port ?? port)"
+        } catch {
+            printError("slicehouse serve: \(error)")
+            throw ExitCode(2)
+        }
+        // The first line says where the server listens (tests read the port from it).
+        let banner = "slicehouse: listening on \(address), database \"\(databaseName)\" in \(directory ?? "memory")"
+            + (password == nil ? " (loopback logins without a password)" : "")
+            + (tlsCert != nil ? ", TLS available" : "")
+        FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+        signal(SIGPIPE, SIG_IGN)
+        SignalWatcher.install([SIGINT, SIGTERM]) { _ in server.shutdown() }
+        try server.wait()
+    }
+}
