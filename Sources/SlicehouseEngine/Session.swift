@@ -46,15 +46,14 @@ public final class Session: @unchecked Sendable {
 
     /// Who the session runs as (`current_user`); a server sets it at login.
     public var user = Database.superuser
-    public var isSuperuser = true
 
     /// The running statement's cancellation (nil between statements), and whether the
     /// session was terminated (`pg_terminate_backend`): its connection is to close.
     private let runningLock = Lock()
     private var running: Cancellation?
     private var terminated = false
-    /// The statement this session is running now may be cancelled through this.
-    var statementCancellation: Cancellation = .none
+    /// The running statement's cancellation, for its scans and lock waits.
+    var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
 
     init(database: Database, process: Int) {
         self.database = database
@@ -65,10 +64,8 @@ public final class Session: @unchecked Sendable {
 
     /// The client is gone: roll back an open transaction block (its locks go with it).
     public func close() {
-        if inTransactionBlock {
-            inTransactionBlock = false
-            transactionFailed = false
-        }
+        inTransactionBlock = false
+        transactionFailed = false
         transaction.rollback()
     }
 
@@ -99,13 +96,11 @@ public final class Session: @unchecked Sendable {
             return terminated
         }
         if wasTerminated { cancellation.cancel(Cancellation.terminated) }
-        statementCancellation = cancellation
         database.activity.begin()
         rowSink = sink
         defer {
             rowSink = nil
             database.activity.end()
-            statementCancellation = .none
             runningLock.withLock { running = nil }
         }
         pendingNotices = []

@@ -186,7 +186,6 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         authenticationTimer?.cancel()
         let session = server.database.connect()
         session.user = login.name
-        session.isSuperuser = login.isSuperuser
         let secret = Int32.random(in: Int32.min...Int32.max)
         server.register(session, secret: secret)
         var w = BackendWriter(allocator: context.channel.allocator)

@@ -160,16 +160,12 @@ final class ConnectionWorker: @unchecked Sendable {
             send(flush: true)
         case .terminate:
             condition.lock(); closed = true; condition.unlock()
-        case .unsupported(let type):
-            let what = type == UInt8(ascii: "F") ? "function call messages are" : "COPY FROM STDIN is"
-            report(SQLError(.featureNotSupported, "\(what) not supported"), query: nil)
-            if type != UInt8(ascii: "F") {
-                // PostgreSQL would have been in COPY mode; skip to the next Sync.
-                skipUntilSync = true
-            } else {
-                readyForQuery()
-                send(flush: true)
-            }
+        case .copyMessage:
+            break
+        case .functionCall:
+            report(SQLError(.featureNotSupported, "function call messages are not supported"), query: nil)
+            readyForQuery()
+            send(flush: true)
         case .password, .startup, .sslRequest, .gssEncRequest, .cancel:
             report(SQLError(.protocolViolation, "unexpected message during a session"), query: nil)
             readyForQuery()
@@ -335,14 +331,13 @@ final class ConnectionWorker: @unchecked Sendable {
             let result = try session.run(st, sink: collector)
             notices(result.notices)
             portal.pending = collector.chunks
+            portal.columns = collector.columns
             portal.tag = result.tag
         }
         // Serve up to maxRows of the kept rows.
         var sent = 0
         let limit = maxRows <= 0 ? Int.max : maxRows
-        let types = portal.columns?.map(\.type) ?? []
-        let encoder = RowEncoder(types: types.isEmpty ? (portal.pending?.first?.columns.map(\.type) ?? []) : types,
-                                 formats: portal.resultFormats)
+        let encoder = RowEncoder(types: portal.columns?.map(\.type) ?? [], formats: portal.resultFormats)
         while sent < limit, var chunks = portal.pending, !chunks.isEmpty {
             let c = chunks[0]
             let take = min(c.count - portal.pendingOffset, limit - sent)
@@ -473,7 +468,8 @@ private final class WireSink: RowSink {
 
 /// Keeps a statement's rows (an Execute with a row limit serves them in pieces).
 private final class CollectingSink: RowSink {
+    var columns: [ResultColumn] = []
     var chunks: [Chunk] = []
-    func start(_ columns: [ResultColumn]) throws {}
+    func start(_ columns: [ResultColumn]) throws { self.columns = columns }
     func rows(_ chunk: Chunk) throws { chunks.append(chunk) }
 }

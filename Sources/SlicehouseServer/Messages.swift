@@ -22,8 +22,11 @@ enum FrontendMessage: Equatable {
     case sync
     case flush
     case terminate
-    /// COPY data from the client, and function calls: refused with an error.
-    case unsupported(type: UInt8)
+    /// CopyData / CopyDone / CopyFail: the server never starts a COPY from the client, so
+    /// these can only be left over from one that failed; ignored, as PostgreSQL does.
+    case copyMessage
+    /// A FunctionCall: refused with an error.
+    case functionCall
 }
 
 /// Why a message could not be read: the connection gets an ErrorResponse and closes.
@@ -147,8 +150,10 @@ final class FrontendDecoder: ByteToMessageDecoder {
         case UInt8(ascii: "S"): return .sync
         case UInt8(ascii: "H"): return .flush
         case UInt8(ascii: "X"): return .terminate
-        case UInt8(ascii: "d"), UInt8(ascii: "c"), UInt8(ascii: "f"), UInt8(ascii: "F"):
-            return .unsupported(type: type)
+        case UInt8(ascii: "d"), UInt8(ascii: "c"), UInt8(ascii: "f"):
+            return .copyMessage
+        case UInt8(ascii: "F"):
+            return .functionCall
         default:
             throw ProtocolError("invalid frontend message type \(type)")
         }

@@ -108,15 +108,7 @@ struct ServeCommand: ParsableCommand {
             configuration.rules = HostRules.defaults(trustLoopback: password == nil)
         }
 
-        let directory: String?
-        if inMemory {
-            directory = nil
-        } else if let d = dataDirectory ?? environment["SLICEHOUSE_DATA"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            directory = d
-        } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            directory = home + "/.slicehouse/default"
-        }
+        let directory = ShellCommand.directory(dataDirectory, inMemory: inMemory)
         let database: Database
         do {
             if let directory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }

@@ -72,10 +72,14 @@ struct ShellCommand: ParsableCommand {
     }
 
     /// The database directory: -D, $SLICEHOUSE_DATA, or ~/.slicehouse/default.
-    func resolvedDirectory() -> String? {
+    func resolvedDirectory() -> String? { ShellCommand.directory(dataDirectory, inMemory: inMemory) }
+
+    /// `explicit` (-D), else $SLICEHOUSE_DATA, else ~/.slicehouse/default; nil in memory.
+    /// (`serve` resolves its directory the same way.)
+    static func directory(_ explicit: String?, inMemory: Bool) -> String? {
         if inMemory { return nil }
         let environment = ProcessInfo.processInfo.environment
-        if let dir = dataDirectory { return dir }
+        if let dir = explicit { return dir }
         if let dir = environment["SLICEHOUSE_DATA"], !dir.isEmpty { return dir }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return home + "/.slicehouse/default"

@@ -83,12 +83,17 @@ def test_cancelled_transaction_rolls_back(server):
     conn.close()
 
 
-def test_pg_cancel_backend(server):
+def victim_and_other(server):
+    """Two autocommit connections, their cursors, and the first one's process id."""
     victim, other = connect(server), connect(server)
     victim.autocommit = other.autocommit = True
     vcur, ocur = victim.cursor(), other.cursor()
     vcur.execute("select pg_backend_pid()")
-    pid = vcur.fetchone()[0]
+    return victim, other, vcur, ocur, vcur.fetchone()[0]
+
+
+def test_pg_cancel_backend(server):
+    victim, other, vcur, ocur, pid = victim_and_other(server)
     answers = []
 
     def cancel():
@@ -108,11 +113,7 @@ def test_pg_cancel_backend(server):
 
 
 def test_pg_terminate_backend(server):
-    victim, other = connect(server), connect(server)
-    victim.autocommit = other.autocommit = True
-    vcur, ocur = victim.cursor(), other.cursor()
-    vcur.execute("select pg_backend_pid()")
-    pid = vcur.fetchone()[0]
+    victim, other, vcur, ocur, pid = victim_and_other(server)
     err, took = run_and_cancel_after(vcur, lambda: ocur.execute("select pg_terminate_backend(%s)", (pid,)))
     assert err.pgcode == "57P01" and took < 1.0, (err, took)
     with pytest.raises(psycopg2.Error):

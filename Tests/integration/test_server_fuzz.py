@@ -125,3 +125,42 @@ def test_ten_thousand_mutated_messages(tmp_path):
     finally:
         server.stop()
     assert server.proc.returncode in (0, -15)
+
+
+def read_until_ready(sock):
+    """Messages up to and including ReadyForQuery, as (type, body) pairs."""
+    buf = b""
+    out = []
+    sock.settimeout(5)
+    while True:
+        while len(buf) >= 5:
+            length = struct.unpack("!i", buf[1:5])[0]
+            if len(buf) < 1 + length:
+                break
+            out.append((buf[:1], buf[5:1 + length]))
+            buf = buf[1 + length:]
+            if out[-1][0] == b"Z":
+                return out
+        chunk = sock.recv(65536)
+        assert chunk, f"connection closed after {out}"
+        buf += chunk
+
+
+def test_stray_copy_messages_are_ignored_and_function_calls_refused(tmp_path):
+    """CopyData / CopyDone / CopyFail outside a COPY are ignored (PostgreSQL's rule); they
+    used to make the connection skip every later Query, waiting for a Sync that a
+    simple-protocol client never sends."""
+    server = Server(tmp_path / "data", password=None)
+    try:
+        with socket.create_connection((server.host, server.port), timeout=5) as sock:
+            sock.sendall(startup())
+            assert read_until_ready(sock)[0][0] == b"R"
+            sock.sendall(msg(b"d", b"1|2\n") + msg(b"c", b"") + msg(b"f", cstr("oops")) + msg(b"Q", cstr("select 41 + 1")))
+            reply = read_until_ready(sock)
+            assert [t for t, _ in reply] == [b"T", b"D", b"C", b"Z"], reply
+            assert reply[1][1] == struct.pack("!hi", 1, 2) + b"42"
+            sock.sendall(msg(b"F", b"\0\0\0\0"))
+            reply = read_until_ready(sock)
+            assert [t for t, _ in reply] == [b"E", b"Z"] and b"function call" in reply[0][1], reply
+    finally:
+        server.stop()
