@@ -11,14 +11,48 @@ public struct Catalog: Sendable {
     private var views: [String: ViewDef] = [:]
     /// At least one more than every table id in use (the data store hands ids out).
     public private(set) var nextTableID = 100_000
+    /// Users, groups, roles, owners and privileges.
+    public private(set) var security = Security.initial()
 
     public init() {}
 
-    /// A persisted catalog (tables keep their ids).
-    public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int) {
+    /// A persisted catalog (tables keep their ids). A directory written before users
+    /// existed has no security part: its tables and views are the superuser's.
+    public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, security sec: Security? = nil) {
         for t in ts { tables[t.name.lowercased()] = t }
         for v in vs { views[v.name.lowercased()] = v }
         nextTableID = max(n, (ts.map { $0.id }.max() ?? 0) + 1, nextTableID)
+        if let sec {
+            security = sec
+            // TEMP tables' owners and grants outlive them in the saved copy: forget them.
+            let ids = Set(ts.map { $0.id }), viewNames = Set(vs.map { $0.name.lowercased() })
+            security.prune { object in
+                switch object {
+                case .table(let id): return ids.contains(id)
+                case .view(_, let name): return viewNames.contains(name)
+                case .schema: return true
+                }
+            }
+        } else {
+            for t in ts { security.setOwner(.table(t.id), Security.bootstrapSuperuser) }
+            for v in vs { security.setOwner(.view(schema: "public", name: v.name.lowercased()), Security.bootstrapSuperuser) }
+        }
+    }
+
+    /// The secured object a table or view name stands for.
+    public func securedObject(_ name: String) -> SecuredObject? {
+        if let t = table(name) { return .table(t.id) }
+        if let v = view(name) { return .view(schema: "public", name: v.name.lowercased()) }
+        return nil
+    }
+
+    /// The name of a secured object, as error messages and system views show it.
+    public func objectName(_ o: SecuredObject) -> String {
+        switch o {
+        case .table(let id): return "relation \(table(id: id)?.name ?? String(id))"
+        case .view(_, let name): return "relation \(name)"
+        case .schema(let name): return "schema \(name)"
+        }
     }
 
     public func table(_ name: String) -> TableDef? { tables[name.lowercased()] }
@@ -71,8 +105,13 @@ public struct Catalog: Sendable {
                 throw SQLError(.undefinedTable, "table \"\(def.name)\" does not exist")
             }
             try drop(def.name)
+            security.forget(.table(def.id))
         case .createView(let v, let orReplace): try createView(v, orReplace: orReplace)
-        case .dropView(let name): try dropView(name)
+        case .dropView(let name):
+            let object = securedObject(name)
+            try dropView(name)
+            if let object { security.forget(object) }
+        case .security(let change): try change.apply(&security)
         }
     }
 }
@@ -84,4 +123,6 @@ public enum CatalogChange: Sendable {
     case dropTable(TableDef)
     case createView(ViewDef, orReplace: Bool)
     case dropView(String)
+    /// Users, groups, roles, owners, grants.
+    case security(SecurityChange)
 }

@@ -76,6 +76,36 @@ public final class Database: @unchecked Sendable {
     /// Every open session (STV_SESSIONS).
     var openSessions: [Session] { lock.withLock { sessions.values.compactMap { $0.session }.sorted { $0.process < $1.process } } }
 
+    /// A user as the latest committed catalog has it (logins).
+    public func user(named name: String) -> UserDef? { store.current.catalog.security.user(name) }
+
+    /// How many sessions `user` has logged in (CONNECTION LIMIT).
+    public func sessionCount(user: String) -> Int { openSessions.filter { $0.sessionUser == user }.count }
+
+    /// Make sure the superuser a server was started as exists (a database starts with
+    /// `awsuser`; `serve -U name` names another).
+    public func ensureSuperuser(_ name: String) throws {
+        let name = name.lowercased()
+        if let u = user(named: name) {
+            guard u.superuser else {
+                throw SQLError(.invalidParameter, "user \"\(name)\" exists and is not a superuser")
+            }
+            return
+        }
+        let t = store.begin(process: 0)
+        do {
+            try t.changeSecurity(SecurityChange { sec in
+                if sec.user(name) == nil {
+                    try sec.createUser(UserDef(id: 0, name: name, superuser: true, createDB: true, password: nil))
+                }
+            })
+            try t.commit()
+        } catch {
+            t.rollback()
+            throw error
+        }
+    }
+
     /// The latest committed catalog (tools and tests; statements use their transaction's).
     public var committedCatalog: Catalog { store.current.catalog }
 

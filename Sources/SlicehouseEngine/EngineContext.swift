@@ -46,7 +46,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case "pg_last_query_id": return (.int(Int64(session.lastQueryID)), .integer)
         case "version":
             return (.string("PostgreSQL 8.0.2 on x86_64-pc-linux-gnu, compiled by GCC gcc (GCC) 3.4.2, Redshift 1.0.0 (Slicehouse)"), .varchar(256))
-        case "current_user", "user", "session_user": return (.string(session.user), .varchar(128))
+        case "current_user", "user": return (.string(session.user), .varchar(128))
+        case "session_user": return (.string(session.sessionUser), .varchar(128))
         case "pg_backend_pid": return (.int(Int64(session.process)), .integer)
         case "current_database": return (.string("dev"), .varchar(128))
         case "current_schema": return (.string("public"), .varchar(128))
@@ -56,6 +57,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
 
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         switch name {
+        case "has_table_privilege":
+            return (try session.hasTablePrivilege(args), .boolean)
         case "pg_cancel_backend", "pg_terminate_backend":
             guard args.count == 1 else {
                 throw SQLError(.undefinedFunction, "function \(name) takes one argument (a process id)")

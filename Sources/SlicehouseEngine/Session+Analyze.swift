@@ -53,9 +53,11 @@ extension Session {
             guard let t = transaction.catalog.table(name.name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
+            try requireOwner(of: t)
             tables = [t]
         } else {
-            tables = transaction.catalog.allTables
+            let sec = security
+            tables = transaction.catalog.allTables.filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
         }
         guard a.compression else { return try analyzeStatistics(a, tables: tables) }
         if let n = a.compRows, n < 1000 || n > 1_000_000_000 {

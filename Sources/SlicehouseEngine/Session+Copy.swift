@@ -27,6 +27,7 @@ extension Session {
     /// recorded in STL_LOAD_ERRORS.
     func copy(_ c: Copy) throws -> StatementResult {
         let table = try lockedTable(c.table, location: c.location)
+        try requirePrivilege(.insert, on: table)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
         let queryID = database.nextQueryID()
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)

@@ -166,7 +166,10 @@ extension Session {
 
         let def = TableDef(id: 0, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
                            sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys)
+        if !def.isTemporary { try requireCreate(inSchema: def.schema) }   // TEMP: every user may
         let created = try transaction.createTable(def)
+        let owner = user, schema = def.schema
+        try transaction.changeSecurity(SecurityChange { $0.created(.table(created.id), schema: schema, owner: owner) })
         if let (_, chunks) = ctasRows {
             let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks)
             try append(full, to: created)
@@ -193,6 +196,7 @@ extension Session {
                 if d.ifExists { continue }
                 throw SQLError(.undefinedTable, "table \"\(n.name)\" does not exist")
             }
+            if let def = transaction.resolve(n.name) { try requireOwner(of: def, or: .drop) }
             try transaction.dropTable(n.name)
         }
         return StatementResult(tag: "DROP TABLE")
@@ -205,6 +209,7 @@ extension Session {
             throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")
         }
         let table = try lockedTable(ins.table, location: ins.location)
+        try requirePrivilege(.insert, on: table)
         var targets: [Int] = []
         if ins.columns.isEmpty {
             targets = Array(0..<table.columns.count)
@@ -250,6 +255,7 @@ extension Session {
                     cols[k].append(value)
                 }
             }
+            try authorizeReads(binder)   // subqueries among the values read tables too
             chunks = [Chunk(columns: cols, count: rows.count)]
         case .query(let q):
             let ctx = StatementContext(database: database, session: self)
@@ -286,8 +292,18 @@ extension Session {
         for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n.lowercased()).inserted {
             throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
         }
+        try requireCreate(inSchema: "public")
+        let object = SecuredObject.view(schema: "public", name: name)
+        if v.orReplace, let existing = transaction.catalog.view(name), !isSuperuser, security.owner(object) != user {
+            throw SQLError(.insufficientPrivilege, "must be owner of relation \(existing.name)")
+        }
+        let replacing = transaction.catalog.view(name) != nil
         try transaction.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
                                    orReplace: v.orReplace)
+        if !replacing {
+            let owner = user
+            try transaction.changeSecurity(SecurityChange { $0.created(object, schema: "public", owner: owner) })
+        }
         return StatementResult(tag: "CREATE VIEW")
     }
 }

@@ -13,6 +13,7 @@ import SlicehousePlanner
 extension Session {
     func delete(_ d: Delete) throws -> StatementResult {
         let (table, base) = try transaction.beginWrite(try lockedTable(d.table).name, reads: true)
+        try requirePrivilege(.delete, on: table)
         let alias = d.alias ?? table.name
         let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
                             from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
@@ -53,6 +54,9 @@ extension Session {
             }
             assigned[i] = value
         }
+        // UPDATE on the table, or on every assigned column; reading columns (WHERE, SET
+        // values) needs SELECT on them, checked when the query below is bound.
+        try requirePrivilege(.update, on: table, columns: assigned.keys.sorted().map { table.columns[$0].name })
         let alias = u.alias ?? table.name
         var items: [SelectItem] = [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)]
         for (i, c) in table.columns.enumerated() {

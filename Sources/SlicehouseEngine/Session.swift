@@ -43,9 +43,56 @@ public final class Session: @unchecked Sendable {
     public private(set) var inTransactionBlock = false
     /// A statement failed inside the block: only COMMIT / ROLLBACK are accepted.
     public private(set) var transactionFailed = false
+    /// The block is the implicit one of a multi-statement Query (`implicitTransaction`).
+    private var implicitBlock = false
 
-    /// Who the session runs as (`current_user`); a server sets it at login.
-    public var user = Database.superuser
+    /// Run `body` — the statements of one simple-protocol Query holding several — as one
+    /// implicit transaction, as PostgreSQL and Redshift do: they commit together at the end,
+    /// and if one fails, those before it roll back. A BEGIN among them makes the block an
+    /// explicit one that outlives the message; COMMIT or ROLLBACK among them ends it.
+    /// Inside an open block it just runs `body`.
+    public func implicitTransaction<T>(_ body: () throws -> T) throws -> T {
+        if inTransactionBlock { return try body() }
+        transaction = database.store.begin(process: process)
+        inTransactionBlock = true
+        transactionFailed = false
+        implicitBlock = true
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if implicitBlock {
+                implicitBlock = false
+                inTransactionBlock = false
+                transactionFailed = false
+                transaction.rollback()
+            }
+            throw error
+        }
+        if implicitBlock {
+            implicitBlock = false
+            inTransactionBlock = false
+            if transactionFailed {
+                transactionFailed = false
+                transaction.rollback()
+            } else {
+                try commitOrRollback()
+            }
+        }
+        return result
+    }
+
+    /// Who the session runs as (`current_user`): the user who logged in, or the one
+    /// `SET SESSION AUTHORIZATION` names.
+    public internal(set) var user = Database.superuser
+    /// Who logged in (`session_user`).
+    public private(set) var sessionUser = Database.superuser
+
+    /// The user a server authenticated: `session_user` and `current_user`.
+    public func authenticate(as name: String) {
+        sessionUser = name
+        user = name
+    }
 
     /// The running statement's cancellation (nil between statements), and whether the
     /// session was terminated (`pg_terminate_backend`): its connection is to close.
@@ -224,6 +271,10 @@ public final class Session: @unchecked Sendable {
     private func runInTransaction(_ statement: Statement) throws -> StatementResult {
         switch statement {
         case .begin:
+            if inTransactionBlock && implicitBlock {
+                implicitBlock = false   // the Query's implicit block becomes an explicit one
+                return StatementResult(tag: "BEGIN")
+            }
             if inTransactionBlock {
                 return StatementResult(tag: "BEGIN", notices: ["WARNING:  there is already a transaction in progress"])
             }
@@ -236,6 +287,7 @@ public final class Session: @unchecked Sendable {
                 return StatementResult(tag: "COMMIT", notices: ["WARNING:  there is no transaction in progress"])
             }
             inTransactionBlock = false
+            implicitBlock = false
             if transactionFailed {
                 transactionFailed = false
                 transaction.rollback()
@@ -248,6 +300,7 @@ public final class Session: @unchecked Sendable {
                 return StatementResult(tag: "ROLLBACK", notices: ["WARNING:  there is no transaction in progress"])
             }
             inTransactionBlock = false
+            implicitBlock = false
             transactionFailed = false
             transaction.rollback()
             return StatementResult(tag: "ROLLBACK")
@@ -264,6 +317,7 @@ public final class Session: @unchecked Sendable {
             case .truncate:
                 // TRUNCATE commits the open transaction block (Redshift), then runs on its own.
                 inTransactionBlock = false
+                implicitBlock = false
                 try commitOrRollback()
             default:
                 do {
@@ -333,6 +387,7 @@ public final class Session: @unchecked Sendable {
             return try copy(c)
         case .truncate(let name):
             let def = try lockedTable(name)
+            try requireOwner(of: def, or: .truncate)
             _ = try transaction.beginWrite(def.name, reads: false)
             transaction.stage(def.id, .empty(layout: database.layout, columnCount: def.columns.count,
                                              distStyle: def.distStyle, distKey: def.distKey))
@@ -359,6 +414,10 @@ public final class Session: @unchecked Sendable {
         case .dropView(let d):
             for n in d.names {
                 if transaction.catalog.view(n.name) == nil && d.ifExists { continue }
+                if let object = transaction.catalog.securedObject(n.name), !isSuperuser, security.owner(object) != user,
+                   !security.granted(to: user, on: object).table.contains(.drop) {
+                    throw SQLError(.insufficientPrivilege, "must be owner of relation \(n.name)")
+                }
                 try transaction.dropView(n.name)
             }
             return StatementResult(tag: "DROP VIEW")
@@ -373,8 +432,15 @@ public final class Session: @unchecked Sendable {
         case .analyze(let a):
             return try analyze(a)
         case .lock(let names):
-            for n in names { _ = try lockedTable(n) }
+            for n in names {
+                let def = try lockedTable(n)
+                if !Privilege.table.contains(where: { security.has(user, $0, on: .table(def.id)) }) {
+                    throw Session.permissionDenied("relation \(def.name)")
+                }
+            }
             return StatementResult(tag: "LOCK TABLE")
+        case .security(let s):
+            return try runSecurity(s)
         }
     }
 
@@ -388,6 +454,7 @@ public final class Session: @unchecked Sendable {
     func planQuery(_ q: Query, _ ctx: StatementContext) throws -> (PhysicalNode, [PlanColumn]) {
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         let logical = try binder.bind(query: q)
+        try authorizeReads(binder)
         let optimized = Optimizer(context: ctx, evaluateConstant: evaluateConstant).optimize(logical)
         var planner = PhysicalPlanner(context: ctx)
         let physical = try planner.planQuery(optimized)

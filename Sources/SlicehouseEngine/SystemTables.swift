@@ -12,7 +12,7 @@ struct SystemTables {
 
     static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
                          "stv_locks", "stv_sessions", "svv_transactions", "stl_vacuum", "svv_vacuum_summary",
-                         "svv_vacuum_progress", "pg_type", "pg_namespace"]
+                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + securityNames
 
     /// pg_type's rows: (oid, name, length, category) of the types clients look up.
     static let pgTypes: [(Int64, String, Int64, String)] = [
@@ -220,7 +220,7 @@ struct SystemTables {
             }
             return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
-            return nil
+            return securityTable(named: name)
         }
     }
 
@@ -267,7 +267,7 @@ struct SystemTables {
         }
     }
 
-    private func make(_ id: Int, _ name: String, _ cols: [(String, DataType)], _ rows: [[Value]]) -> (TableDef, TableSnapshot) {
+    func make(_ id: Int, _ name: String, _ cols: [(String, DataType)], _ rows: [[Value]]) -> (TableDef, TableSnapshot) {
         let def = TableDef(id: id, schema: "pg_catalog", name: name, columns: cols.map { ColumnDef(name: $0.0, type: $0.1) },
                            distStyle: .all)
         var vectors = cols.map { Vector(type: $0.1, capacity: rows.count) }

@@ -172,8 +172,12 @@ extension Session {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
             names = [name.name]
+            if let def = transaction.resolve(name.name) { try requireOwner(of: def) }
         } else {
-            names = database.store.current.catalog.allTables.sorted { $0.id < $1.id }.map { $0.name }
+            // Without a table name: the tables this user owns (all of them for a superuser).
+            let sec = database.store.current.catalog.security
+            names = database.store.current.catalog.allTables.sorted { $0.id < $1.id }
+                .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }.map { $0.name }
         }
         // The statement's form, as storage names it (the same words); FULL when none is written.
         let mode = TableVacuum.Mode(rawValue: (v.mode ?? .full).rawValue) ?? .full

@@ -155,12 +155,16 @@ extension Binder {
         case .column(let ref):
             do {
                 let c = try scope.resolve(ref, at: e.location)
+                // References the engine writes itself (UPDATE's unchanged columns) have no
+                // place in the text and do not count as the user reading the column.
+                if e.location.line > 0 { referencedColumnIDs.insert(c.id) }
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
                 // A correlated reference to an enclosing query's column.
                 for outer in outerScopes.reversed() {
                     if let c = try? outer.resolve(ref, at: e.location) {
                         correlatedIDs.insert(c.id)
+                        referencedColumnIDs.insert(c.id)
                         return .column(c.id, c.type)
                     }
                 }

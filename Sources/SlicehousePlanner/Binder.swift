@@ -31,6 +31,12 @@ public final class Binder {
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
     var viewDepth = 0
+    /// The views being expanded, innermost last (a table inside one is read with its owner's rights).
+    var viewStack: [ViewDef] = []
+    /// Every table and view the statement names, for privilege checks.
+    public private(set) var accesses: [RelationAccess] = []
+    /// Plan column ids that expressions of the statement reference.
+    var referencedColumnIDs = Set<Int>()
     /// Collects window calls while a select list, QUALIFY or ORDER BY is bound.
     var windowCollector: WindowCollector?
     /// Outer column ids referenced by the subquery being bound.
@@ -267,6 +273,7 @@ public final class Binder {
                 }
                 for rel in rels {
                     for c in rel.columns {
+                        referencedColumnIDs.insert(c.column.id)
                         exprs.append(try finishAggregate(.column(c.column.id, c.column.type), agg, w.location))
                         names.append(c.name)
                     }
@@ -497,8 +504,10 @@ public final class Binder {
                     }
                     query = q
                 }
+                accesses.append(RelationAccess(object: .view(view), enclosingView: viewStack.last, columnIDs: []))
                 viewDepth += 1
-                defer { viewDepth -= 1 }
+                viewStack.append(view)
+                defer { viewDepth -= 1; viewStack.removeLast() }
                 let saved = cteStack
                 cteStack = []   // a view sees no CTEs of the query that uses it
                 defer { cteStack = saved }
@@ -520,6 +529,7 @@ public final class Binder {
                 columnNames[pc.id] = n
                 cols.append((n, pc))
             }
+            accesses.append(RelationAccess(object: .table(table), enclosingView: viewStack.last, columnIDs: cols.map { $0.1.id }))
             let plan = LogicalPlan.scan(table: table, alias: relAlias, columns: Array(0..<table.columns.count),
                                         outputs: cols.map { $0.1 }, filters: [])
             return (plan, Scope(relations: [ScopeRelation(alias: relAlias, columns: cols)]))
@@ -559,6 +569,8 @@ public final class Binder {
                 for n in using {
                     let ref1 = ColumnRef([n])
                     let a = try ls.resolve(ref1, at: ref.location), b = try rs.resolve(ref1, at: ref.location)
+                    referencedColumnIDs.insert(a.id)
+                    referencedColumnIDs.insert(b.id)
                     conds.append(try comparison(.equal, .column(a.id, a.type), .column(b.id, b.type)))
                     // The right side's copy is reachable only qualified.
                     for r in 0..<scope.relations.count where rs.relations.contains(where: { $0.alias == scope.relations[r].alias }) {
@@ -591,4 +603,22 @@ struct CTEFrame {
     var entries: [String: (position: Int, cte: CommonTableExpr)] = [:]
     var recursive: Bool
     var visible = Int.max
+}
+
+/// A table or view a statement names, for privilege checks: which columns of a table
+/// it references, and the view it was named in (read with the view owner's rights).
+public struct RelationAccess: Sendable {
+    public enum Object: Sendable { case table(TableDef), view(ViewDef) }
+    public var object: Object
+    public var enclosingView: ViewDef?
+    /// A table's columns' plan column ids (index = column number).
+    var columnIDs: [Int]
+}
+
+extension Binder {
+    /// The tables and views the bound statement names, each with the column numbers its
+    /// expressions reference (`SELECT *` references every column; `count(*)` none).
+    public func relationAccesses() -> [(access: RelationAccess, columns: [Int])] {
+        accesses.map { a in (a, a.columnIDs.indices.filter { referencedColumnIDs.contains(a.columnIDs[$0]) }) }
+    }
 }

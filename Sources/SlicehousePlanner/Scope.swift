@@ -22,7 +22,7 @@ extension BinderCatalog {
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.
-public let sessionCallNames: Set<String> = ["pg_cancel_backend", "pg_terminate_backend"]
+public let sessionCallNames: Set<String> = ["pg_cancel_backend", "pg_terminate_backend", "has_table_privilege"]
 
 /// One relation in a FROM clause: its alias and its columns.
 struct ScopeRelation {

@@ -619,6 +619,8 @@ public indirect enum Statement: Sendable, Hashable {
     case analyze(Analyze)
     /// `LOCK [TABLE] a, b`.
     case lock([ObjectName])
+    /// Users, groups, roles and privileges (AST+Security.swift).
+    case security(SecurityStatement)
 }
 
 /// A statement together with the exact text it was parsed from.

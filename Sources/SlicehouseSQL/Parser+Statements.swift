@@ -28,6 +28,12 @@ extension Parser {
             return .query(try parseQuery())
         case "create": return try parseCreate()
         case "drop": return try parseDrop()
+        case "alter":
+            advance()
+            if let s = try parseAlterSecurity() { return s }
+            throw syntaxError(at: current)
+        case "grant": return try parseGrant()
+        case "revoke": return try parseRevoke()
         case "insert": return .insert(try parseInsert())
         case "update": return .update(try parseUpdate())
         case "delete": return .delete(try parseDelete())
@@ -60,9 +66,16 @@ extension Parser {
             advance()
             _ = acceptWord("transaction") || acceptWord("work")
             return .rollback
-        case "set": return .set(try parseSet())
+        case "set":
+            if isWord("session", at: 1) {
+                advance()
+                if let s = try parseSessionAuthorization() { return s }
+                return .set(try parseSet(after: true))
+            }
+            return .set(try parseSet())
         case "reset":
             advance()
+            if acceptWords("session", "authorization") { return .security(.setSessionAuthorization(nil)) }
             return .reset(try parseParameterName())
         case "show":
             advance()
@@ -177,10 +190,12 @@ extension Parser {
     // MARK: - SET / RESET / SHOW
 
     /// `SET [SESSION|LOCAL] name {TO|=} value[, ...]`, `SET TIME ZONE value`.
-    mutating func parseSet() throws -> SetStatement {
-        advance()  // SET
+    mutating func parseSet(after sessionWord: Bool = false) throws -> SetStatement {
+        if !sessionWord { advance() }  // SET
         var local = false
-        if acceptWord("local") {
+        if sessionWord {
+            _ = acceptWord("session")   // `SET SESSION name ...`: SET was read
+        } else if acceptWord("local") {
             local = true
         } else {
             _ = acceptWord("session")

@@ -1,75 +1,8 @@
 import Crypto
 import Foundation
 import NIOCore
-
-/// How a user's password is kept: PostgreSQL's `md5` hash (md5 of password + user
-/// name, as Redshift's `CREATE USER ... PASSWORD 'md5...'` gives it) and, when the
-/// clear text was known, a SCRAM-SHA-256 verifier. The clear text itself is never kept.
-public struct PasswordCredential: Sendable, Equatable {
-    /// "md5" followed by 32 hex digits.
-    public var md5: String
-    public var scram: ScramVerifier?
-
-    public init(md5: String, scram: ScramVerifier?) { self.md5 = md5; self.scram = scram }
-
-    /// The credential of `password` for `user` (a fresh random salt for SCRAM).
-    public init(password: String, user: String) {
-        md5 = PasswordCredential.md5Hash(password: password, user: user)
-        scram = ScramVerifier(password: password)
-    }
-
-    /// "md5" + hex(md5(password + user)).
-    public static func md5Hash(password: String, user: String) -> String {
-        "md5" + hex(Insecure.MD5.hash(data: Array((password + user).utf8)))
-    }
-
-    static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// SCRAM-SHA-256's stored form of a password (RFC 5802, RFC 7677).
-public struct ScramVerifier: Sendable, Equatable {
-    public var salt: [UInt8]
-    public var iterations: Int
-    public var storedKey: [UInt8]
-    public var serverKey: [UInt8]
-
-    public init(password: String, salt: [UInt8]? = nil, iterations: Int = 4096) {
-        let salt = salt ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
-        let salted = Scram.hi(Array(password.utf8), salt: salt, iterations: iterations)
-        let clientKey = Scram.hmac(salted, "Client Key")
-        self.salt = salt
-        self.iterations = iterations
-        storedKey = Array(SHA256.hash(data: clientKey))
-        serverKey = Scram.hmac(salted, "Server Key")
-    }
-}
-
-enum Scram {
-    static func hmac(_ key: [UInt8], _ message: String) -> [UInt8] { hmac(key, Array(message.utf8)) }
-
-    static func hmac(_ key: [UInt8], _ message: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
-    }
-
-    /// Hi(): PBKDF2 with HMAC-SHA-256 and one output block.
-    static func hi(_ password: [UInt8], salt: [UInt8], iterations: Int) -> [UInt8] {
-        let key = SymmetricKey(data: password)
-        var u = Array(HMAC<SHA256>.authenticationCode(for: salt + [0, 0, 0, 1], using: key))
-        var result = u
-        if iterations > 1 {
-            for _ in 1..<iterations {
-                u = Array(HMAC<SHA256>.authenticationCode(for: u, using: key))
-                for i in 0..<result.count { result[i] ^= u[i] }
-            }
-        }
-        return result
-    }
-}
+import SlicehouseCatalog
+import SlicehouseEngine
 
 /// The server side of one SCRAM-SHA-256 exchange.
 struct ScramExchange {

@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import SlicehouseTypes
 import SlicehouseEngine
+import SlicehouseCatalog
 
 /// The event-loop side of one client connection: TLS negotiation, startup and
 /// authentication, then every message handed to the connection's `ConnectionWorker`
@@ -184,8 +185,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func authenticated(_ context: ChannelHandlerContext, _ login: Login) {
         authenticationTimer?.cancel()
+        if let limit = login.connectionLimit, server.database.sessionCount(user: login.name) >= limit {
+            return fatal(context, code: "53300", message: "too many connections for role \"\(login.name)\"")
+        }
         let session = server.database.connect()
-        session.user = login.name
+        session.authenticate(as: login.name)
         let secret = Int32.random(in: Int32.min...Int32.max)
         server.register(session, secret: secret)
         var w = BackendWriter(allocator: context.channel.allocator)

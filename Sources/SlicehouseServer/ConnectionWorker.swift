@@ -101,7 +101,10 @@ final class ConnectionWorker: @unchecked Sendable {
         let idleSince = Date()
         while inbox.isEmpty && !closed {
             if idleTimeoutSeconds > 0 && session.transactionStatus == .idle {
-                if Date().timeIntervalSince(idleSince) >= Double(idleTimeoutSeconds) { return nil }
+                if Date().timeIntervalSince(idleSince) >= Double(idleTimeoutSeconds) {
+                    idledOut = true
+                    return nil
+                }
                 _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
             } else {
                 condition.wait()
@@ -119,7 +122,15 @@ final class ConnectionWorker: @unchecked Sendable {
                 break
             }
         }
+        if idledOut {
+            out.report(UInt8(ascii: "E"), severity: "FATAL", code: "57P05",
+                       message: "terminating connection due to idle-session timeout")
+            send(flush: true)
+        }
     }
+
+    /// The connection was closed for sitting idle past `idleTimeoutSeconds`.
+    private var idledOut = false
 
     private func finish() {
         server.unregister(Int32(truncatingIfNeeded: session.process))
@@ -179,12 +190,16 @@ final class ConnectionWorker: @unchecked Sendable {
         do {
             let parsed = try session.parse(sql)
             if parsed.isEmpty { out.empty("I") }
-            for st in parsed {
-                let sink = WireSink(worker: self, formats: [], describe: true)
-                let result = try session.run(st, sink: sink)
-                complete(result)
-                if session.isTerminated { throw Cancellation.terminated }
+            let runAll = {
+                for st in parsed {
+                    let sink = WireSink(worker: self, formats: [], describe: true)
+                    let result = try self.session.run(st, sink: sink)
+                    self.complete(result)
+                    if self.session.isTerminated { throw Cancellation.terminated }
+                }
             }
+            // Several statements in one Query are one implicit transaction (PostgreSQL, Redshift).
+            if parsed.count > 1 { try session.implicitTransaction(runAll) } else { try runAll() }
         } catch {
             report(error, query: sql)
         }

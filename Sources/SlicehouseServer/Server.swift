@@ -2,17 +2,22 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SlicehouseCatalog
 import SlicehouseTypes
 import SlicehouseEngine
 
 /// A user who may log in, as the server sees them at authentication.
 public struct Login: Sendable, Equatable {
     public var name: String
-    /// nil: the user has no password and can log in only where the rules say trust.
+    /// nil: the user has no password (PASSWORD DISABLE, or a superuser started without
+    /// one) and can log in only where the rules say trust.
     public var credential: PasswordCredential?
     public var isSuperuser: Bool
-    public init(name: String, credential: PasswordCredential?, isSuperuser: Bool) {
+    /// CONNECTION LIMIT (nil: unlimited).
+    public var connectionLimit: Int?
+    public init(name: String, credential: PasswordCredential?, isSuperuser: Bool, connectionLimit: Int? = nil) {
         self.name = name; self.credential = credential; self.isSuperuser = isSuperuser
+        self.connectionLimit = connectionLimit
     }
 }
 
@@ -80,6 +85,7 @@ public final class Server: @unchecked Sendable {
                                },
                                isSuperuser: true)
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        try database.ensureSuperuser(configuration.superuser)
     }
 
     /// Start listening; returns the bound address (the port is chosen when 0 was asked).
@@ -89,6 +95,13 @@ public final class Server: @unchecked Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
+            // A peer that vanished (half-open connection) is found within about two minutes
+            // of silence, and unacknowledged result data gives up after two minutes.
+            .childChannelOption(ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPIDLE)), value: 60)
+            .childChannelOption(ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPINTVL)), value: 10)
+            .childChannelOption(ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPCNT)), value: 6)
+            .childChannelOption(ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_USER_TIMEOUT)),
+                                value: 120_000)
             .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 256 << 10, high: 1 << 20))
             .childChannelInitializer { [self] channel in
@@ -116,9 +129,15 @@ public final class Server: @unchecked Sendable {
 
     // MARK: Connections
 
-    /// The login for `user`, or nil when there is no such user.
+    /// The login for `user`, or nil when there is no such user. The superuser's password
+    /// is the one the server was started with; other users' come from CREATE/ALTER USER.
+    /// A user whose VALID UNTIL has passed has no usable password.
     func login(_ user: String) -> Login? {
-        user == superuserLogin.name ? superuserLogin : nil
+        guard let u = database.user(named: user) else { return nil }
+        var credential = u.password
+        if user == superuserLogin.name, let c = superuserLogin.credential { credential = c }
+        if let until = u.validUntil, until < Int64(Date().timeIntervalSince1970 * 1_000_000) { credential = nil }
+        return Login(name: u.name, credential: credential, isSuperuser: u.superuser, connectionLimit: u.connectionLimit)
     }
 
     /// Count a new connection in; false when the limit is reached.

@@ -46,6 +46,10 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case duplicatePreparedStatement = "42P05"
         case duplicateObject = "42710"
         case invalidCatalogName = "3D000"
+        case dependentObjects = "2BP01"
+        case invalidGrantOperation = "0LP01"
+        case invalidRoleSpecification = "0P000"
+        case reservedName = "42939"
     }
 
     public var code: Code

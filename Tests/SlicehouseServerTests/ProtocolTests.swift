@@ -5,6 +5,7 @@ import NIOEmbedded
 import XCTest
 @testable import SlicehouseServer
 import SlicehouseEngine
+import SlicehouseCatalog
 import SlicehouseTypes
 
 /// The wire protocol without sockets: message framing, the authentication exchanges,

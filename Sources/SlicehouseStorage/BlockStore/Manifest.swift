@@ -13,9 +13,12 @@ public struct Manifest: Codable, Sendable {
     public var nextTableID: Int
     public var tables: [ManifestTable]
     public var views: [ManifestView]
+    /// Users, groups, roles, owners and grants (nil in directories written before users existed).
+    public var security: Security?
 
-    public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView]) {
+    public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView], security: Security? = nil) {
         self.generation = generation; self.nextTableID = nextTableID; self.tables = tables; self.views = views
+        self.security = security
     }
 
     public static let fileName = "manifest.json"

@@ -240,6 +240,16 @@ public final class Transaction: @unchecked Sendable {
         }
     }
 
+    /// Change users, groups, roles, owners or grants: applied to this transaction's
+    /// catalog now (so a failing change fails the statement) and replayed at commit.
+    public func changeSecurity(_ change: SecurityChange) throws {
+        try lock.withLock {
+            startLocked()
+            try view.apply(.security(change))
+            changes.append(.security(change))
+        }
+    }
+
     // MARK: - End
 
     /// Make every change durable and visible at once, or throw (nothing is committed then;
