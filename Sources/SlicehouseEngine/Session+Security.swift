@@ -28,7 +28,7 @@ extension Session {
     /// With `columns`, column-level grants of that privilege on every one of them suffice.
     func requirePrivilege(_ privilege: Privilege, on table: TableDef, columns: [String] = [], as who: String? = nil) throws {
         guard let object = securedObject(table) else { return }
-        try requireUsage(ofSchema: table.schema, as: who ?? user)
+        if !table.isTemporary { try requireUsage(ofSchema: table.schema, as: who ?? user) }
         try requirePrivilege(privilege, on: object, name: table.name, columns: columns, as: who ?? user)
     }
 
@@ -68,12 +68,12 @@ extension Session {
 
     /// Every table and view a bound statement reads: SELECT on it (for a table, SELECT on
     /// the columns it references suffices), as the session's user — or, inside a view, as
-    /// the view's owner.
+    /// the view's owner (even when a superuser reads the view, as in PostgreSQL).
     func authorizeReads(_ binder: Binder) throws {
         let sec = security
-        if sec.isSuperuser(user) { return }
         for (access, columns) in binder.relationAccesses() {
             let who = access.enclosingView.flatMap { sec.owner(.view(schema: "public", name: $0.name.lowercased())) } ?? user
+            if sec.isSuperuser(who) { continue }
             switch access.object {
             case .view(let v):
                 try requireUsage(ofSchema: "public", as: who)
