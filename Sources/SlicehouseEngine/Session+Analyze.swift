@@ -31,7 +31,7 @@ extension Session {
                 continue
             }
             if a.verbose { notices.append("INFO:  Analyzing \(label)") }
-            try database.analyzer.analyze(t.name, columns: wanted, transaction: transaction)
+            try database.analyzer.analyze(t.qualifiedName, columns: wanted, transaction: transaction)
         }
         return StatementResult(tag: "ANALYZE", notices: notices)
     }
@@ -50,12 +50,12 @@ extension Session {
     func analyze(_ a: Analyze) throws -> StatementResult {
         var tables: [TableDef]
         if let name = a.table {
-            guard let t = transaction.catalog.table(name.name) else {
+            guard let t = try resolveTable(name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
             tables = [t]
         } else {
-            tables = transaction.catalog.allTables
+            tables = transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
         }
         guard a.compression else { return try analyzeStatistics(a, tables: tables) }
         if let n = a.compRows, n < 1000 || n > 1_000_000_000 {

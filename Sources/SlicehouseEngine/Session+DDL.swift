@@ -15,15 +15,13 @@ extension Session {
     }
 
     func createTable(_ c: CreateTable) throws -> StatementResult {
-        if let schema = c.name.schema, schema != "public", schema != "pg_temp" {
-            throw SQLError(.undefinedObject, "schema \"\(schema)\" does not exist")
-        }
-        let name = c.name.name.lowercased()
+        let qualified = try creationName(c.name, temporary: c.temporary, in: transaction.catalog)
+        let name = qualified.name
         try checkIdentifier(name)
         if SystemTables.names.contains(name) {
             throw SQLError(.duplicateTable, "relation \"\(name)\" already exists")
         }
-        if transaction.catalog.table(name) != nil || transaction.catalog.view(name) != nil {
+        if transaction.catalog.hasRelation(qualified) {
             if c.ifNotExists {
                 return StatementResult(tag: "CREATE TABLE", notices: ["relation \"\(name)\" already exists, skipping"])
             }
@@ -99,7 +97,7 @@ extension Session {
                 }
             }
         case .like(let like):
-            guard let parent = transaction.catalog.table(like.parent.name) else {
+            guard let parent = try resolveTable(like.parent) else {
                 throw SQLError(.undefinedTable, "relation \"\(like.parent.description)\" does not exist")
             }
             columns = parent.columns.map { col in
@@ -164,7 +162,7 @@ extension Session {
         if sortKey.count > 400 { throw SQLError(.invalidParameter, "a COMPOUND SORTKEY can have at most 400 columns") }
         if Set(sortKey).count != sortKey.count { throw SQLError(.syntax, "a column appears twice in the SORTKEY") }
 
-        let def = TableDef(id: 0, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
+        let def = TableDef(id: 0, schema: qualified.schema, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
                            sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys)
         let created = try transaction.createTable(def)
         if let (_, chunks) = ctasRows {
@@ -188,20 +186,47 @@ extension Session {
     }
 
     func dropTables(_ d: DropStatement) throws -> StatementResult {
+        var notices: [String] = []
         for n in d.names {
-            guard transaction.resolve(n.name) != nil else {
-                if d.ifExists { continue }
-                throw SQLError(.undefinedTable, "table \"\(n.name)\" does not exist")
+            guard let def = try resolveTable(n) else {
+                if d.ifExists {
+                    notices.append("NOTICE:  table \"\(n.name.lowercased())\" does not exist, skipping")
+                    continue
+                }
+                if try resolveView(n) != nil {
+                    throw SQLError(.invalidParameter, "\"\(n.name.lowercased())\" is not a table",
+                                   hint: "Use DROP VIEW to remove a view.")
+                }
+                throw SQLError(.undefinedTable, "table \"\(n.name.lowercased())\" does not exist")
             }
-            try transaction.dropTable(n.name)
+            try transaction.dropTable(def.qualifiedName)
         }
-        return StatementResult(tag: "DROP TABLE")
+        return StatementResult(tag: "DROP TABLE", notices: notices)
+    }
+
+    func dropViews(_ d: DropStatement) throws -> StatementResult {
+        var notices: [String] = []
+        for n in d.names {
+            guard let v = try resolveView(n) else {
+                if d.ifExists {
+                    notices.append("NOTICE:  view \"\(n.name.lowercased())\" does not exist, skipping")
+                    continue
+                }
+                if try resolveTable(n) != nil {
+                    throw SQLError(.invalidParameter, "\"\(n.name.lowercased())\" is not a view",
+                                   hint: "Use DROP TABLE to remove a table.")
+                }
+                throw SQLError(.undefinedTable, "view \"\(n.name.lowercased())\" does not exist")
+            }
+            try transaction.dropView(v.qualifiedName)
+        }
+        return StatementResult(tag: "DROP VIEW", notices: notices)
     }
 
     // MARK: - INSERT
 
     func insert(_ ins: Insert) throws -> StatementResult {
-        if transaction.resolve(ins.table.name) == nil, SystemTables.names.contains(ins.table.name) {
+        if try resolveTable(ins.table) == nil, case .system = try lookup(ins.table, in: transaction.catalog) {
             throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")
         }
         let table = try lockedTable(ins.table, location: ins.location)
@@ -272,11 +297,14 @@ extension Session {
     /// `CREATE [OR REPLACE] VIEW v [(cols)] AS query`: the query must bind now; its text is
     /// stored and bound again wherever the view is used.
     func createView(_ v: CreateView) throws -> StatementResult {
-        let name = v.name.name.lowercased()
+        let qualified = try creationName(v.name, in: transaction.catalog)
+        let name = qualified.name
         try checkIdentifier(name)
         if SystemTables.names.contains(name) { throw SQLError(.duplicateTable, "relation \"\(name)\" already exists") }
+        let path = searchPathSchemas(transaction.catalog)
         let ctx = StatementContext(database: database, session: self)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+        binder.viewSearchPath = path
         let plan = try binder.bind(query: v.query)
         let outs = plan.outputs
         if !v.columns.isEmpty && v.columns.count != outs.count {
@@ -286,7 +314,8 @@ extension Session {
         for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n.lowercased()).inserted {
             throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
         }
-        try transaction.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
+        try transaction.createView(ViewDef(schema: qualified.schema, name: name, columns: v.columns.map { $0.lowercased() },
+                                           queryText: v.queryText, searchPath: path, lateBinding: v.withNoSchemaBinding),
                                    orReplace: v.orReplace)
         return StatementResult(tag: "CREATE VIEW")
     }

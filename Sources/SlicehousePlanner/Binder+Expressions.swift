@@ -540,6 +540,7 @@ extension Binder {
 
     func bindFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
         if f.over != nil { return try bindWindowCall(f, e, scope, agg) }
+        if let bound = try bindCatalogFunction(f, e, scope, agg) { return bound }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
             return .constant(v, t)
         }

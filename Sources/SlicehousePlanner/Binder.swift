@@ -31,6 +31,8 @@ public final class Binder {
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
     var viewDepth = 0
+    /// Inside a view's query: the schemas its unqualified names are looked up in.
+    public var viewSearchPath: [String]?
     /// Collects window calls while a select list, QUALIFY or ORDER BY is bound.
     var windowCollector: WindowCollector?
     /// Outer column ids referenced by the subquery being bound.
@@ -485,7 +487,8 @@ public final class Binder {
                 return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? cte.columns : aliasColumns).map { $0.lowercased() })
             }
-            if name.schema == nil || name.schema == "public", let view = catalog.view(named: name.name.lowercased()) {
+            let found = try catalog.relation(name, searchPath: viewSearchPath)
+            if case .view(let view) = found {
                 guard viewDepth < 32 else {
                     throw SQLError(.invalidParameter, "view \"\(view.name)\" refers to itself")
                 }
@@ -501,13 +504,15 @@ public final class Binder {
                 defer { viewDepth -= 1 }
                 let saved = cteStack
                 cteStack = []   // a view sees no CTEs of the query that uses it
-                defer { cteStack = saved }
+                let savedPath = viewSearchPath
+                viewSearchPath = view.searchPath  // and finds names as its creator did
+                defer { cteStack = saved; viewSearchPath = savedPath }
                 let plan = try bind(query: query)
                 let aliasColumns = alias?.columns ?? []
                 return relation(plan, alias: (alias?.name ?? view.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? view.columns : aliasColumns).map { $0.lowercased() })
             }
-            guard let table = try catalog.table(named: name.name) else {
+            guard case .table(let table) = found else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
                                line: ref.location.line, column: ref.location.column)
             }

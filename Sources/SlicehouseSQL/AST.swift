@@ -619,6 +619,9 @@ public indirect enum Statement: Sendable, Hashable {
     case analyze(Analyze)
     /// `LOCK [TABLE] a, b`.
     case lock([ObjectName])
+    case createSchema(CreateSchema)
+    case dropSchema(DropSchema)
+    case alterTable(AlterTable)
 }
 
 /// A statement together with the exact text it was parsed from.

@@ -11,6 +11,7 @@ extension Parser {
             return .createView(try parseCreateView(start: start, orReplace: true))
         }
         if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
+        if isWord("schema") { return .createSchema(try parseCreateSchema(start: start)) }
         _ = acceptWord("local")
         let temporary = acceptWord("temp") || acceptWord("temporary")
         guard isWord("table") else { throw syntaxError(at: current) }
@@ -247,6 +248,7 @@ extension Parser {
     /// `DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE|RESTRICT]`.
     mutating func parseDrop() throws -> Statement {
         let start = advance()  // DROP
+        if isWord("schema") { return .dropSchema(try parseDropSchema(start: start)) }
         let isView: Bool
         if acceptWord("table") {
             isView = false

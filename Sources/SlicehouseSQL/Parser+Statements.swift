@@ -27,6 +27,7 @@ extension Parser {
         case "select", "with", "values":
             return .query(try parseQuery())
         case "create": return try parseCreate()
+        case "alter": return try parseAlter()
         case "drop": return try parseDrop()
         case "insert": return .insert(try parseInsert())
         case "update": return .update(try parseUpdate())

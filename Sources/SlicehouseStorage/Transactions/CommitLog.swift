@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseCatalog
 
 /// What one commit changed, as the commit log records it: the full manifest entries of
 /// the tables it created or changed, the ids it dropped, and the views and next table id
@@ -11,6 +12,8 @@ struct CommitRecord: Codable, Sendable {
     var dropped: [Int]
     /// Every view, when the commit changed any (nil: unchanged).
     var views: [ManifestView]?
+    /// Every schema, when the commit changed any (nil: unchanged; absent in older logs).
+    var schemas: [SchemaDef]? = nil
 }
 
 /// `wal.log`: one record per commit since the last checkpoint, so that a commit writes
