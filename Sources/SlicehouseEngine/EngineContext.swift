@@ -66,6 +66,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
                 throw SQLError(.datatypeMismatch, "current_schemas needs a boolean argument")
             }
             return (.string(session.currentSchemas(implicit: implicit)), .varchar(256))
+        case "pg_visible_relation_oids":
+            return (.string(session.visibleRelationOIDs().map(String.init).joined(separator: ",")), .text)
         case "pg_get_viewdef":
             guard args.count == 1 || args.count == 2 else {
                 throw SQLError(.undefinedFunction, "function pg_get_viewdef takes a view's oid or name")

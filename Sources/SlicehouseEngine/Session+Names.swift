@@ -171,3 +171,22 @@ extension Session {
         }
     }
 }
+
+extension Session {
+    /// The pg_class oids of the relations an unqualified name finds (`pg_table_is_visible`):
+    /// the temporary schema's, then each search_path schema's not hidden by an earlier one.
+    func visibleRelationOIDs() -> [Int] {
+        let catalog = transaction.catalog
+        let viewOIDs = Dictionary(uniqueKeysWithValues: catalog.allViews.enumerated().map {
+            ($0.element.qualifiedName, SystemTables.viewOIDBase + $0.offset)
+        })
+        var seen = Set<String>()
+        var out: [Int] = []
+        for schema in [temporarySchema] + searchPathSchemas(catalog) {
+            let (tables, views) = catalog.objects(inSchema: schema)
+            for t in tables where seen.insert(t.name).inserted { out.append(t.id) }
+            for v in views where seen.insert(v.name).inserted { if let oid = viewOIDs[v.qualifiedName] { out.append(oid) } }
+        }
+        return out
+    }
+}

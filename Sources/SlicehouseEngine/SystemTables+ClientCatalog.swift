@@ -17,7 +17,7 @@ extension SystemTables {
     /// System tables in pg_catalog that this file answers.
     static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
-                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas",
+                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas", "pg_index",
                                      "pg_get_late_binding_view_cols"]
     /// Views of information_schema (reached only as `information_schema.name`).
     static let informationSchemaNames: Set<String> = ["tables", "columns", "schemata", "views"]
@@ -356,6 +356,11 @@ extension SystemTables {
             return make(-57, name, [("redshift_database_name", nameType), ("schemaname", nameType), ("tablename", nameType),
                                     ("columnname", nameType), ("external_type", .varchar(128)), ("columnnum", .integer),
                                     ("part_key", .integer), ("is_nullable", .varchar(128))], [])
+        case "pg_index":
+            // Redshift has no indexes (PRIMARY KEY and UNIQUE are informational).
+            return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indnatts", .smallint),
+                                    ("indisunique", .boolean), ("indisprimary", .boolean), ("indisclustered", .boolean),
+                                    ("indkey", .text), ("indexprs", .text), ("indpred", .text)], [])
         case "svv_external_schemas":
             return make(-58, name, [("esoid", .integer), ("eskind", .integer), ("schemaname", nameType),
                                     ("esowner", .integer), ("databasename", nameType), ("esoptions", .text)], [])

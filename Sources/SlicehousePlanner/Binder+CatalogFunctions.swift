@@ -56,9 +56,21 @@ extension Binder {
         case "pg_get_expr":
             try arity(2...3)
             return try bindExpr(f.args[0], scope, agg: agg)
-        case "pg_table_is_visible", "has_schema_privilege":
-            // Every relation pg_class lists is the session's to see (other sessions'
-            // temporary tables are left out of it).
+        case "pg_table_is_visible":
+            // Whether the relation would be found by its bare name: its oid among those
+            // the session lists (search_path order, the temporary schema first).
+            try arity(1...1)
+            guard let (list, _) = try catalog.sessionCall("pg_visible_relation_oids", []), case .string(let text) = list else {
+                return .constant(.bool(true), .boolean)
+            }
+            let oids = text.split(separator: ",").map { int(Int($0) ?? 0) }
+            if oids.isEmpty {
+                _ = try bindExpr(f.args[0], scope, agg: agg)
+                return .constant(.bool(false), .boolean)
+            }
+            return try bindExpr(Expr(.inList(f.args[0], oids, negated: false), at: loc), scope, agg: agg)
+        case "has_schema_privilege":
+            // Until privileges exist, every schema is usable.
             for a in f.args { _ = try bindExpr(a, scope, agg: agg) }
             return .constant(.bool(true), .boolean)
         case "obj_description", "col_description", "shobj_description":
@@ -83,5 +95,67 @@ extension Binder {
             }
             return .constant(v, t)
         }
+    }
+}
+
+extension Binder {
+    /// POSIX match operators `~`, `~*`, `!~`, `!~*` (what catalog queries filter names
+    /// with), as `REGEXP_COUNT(a, b[, 1, 'i']) > 0`, negated for `!~`.
+    func bindRegexOperator(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope,
+                           _ agg: AggregationContext?) throws -> BoundExpr? {
+        let insensitive: Bool, negated: Bool
+        let bitwise: [BinaryOperator: ScalarFunction] = [.bitwiseAnd: .bitwiseAnd, .bitwiseOr: .bitwiseOr,
+                                                         .bitwiseXor: .bitwiseXor, .shiftLeft: .shiftLeft,
+                                                         .shiftRight: .shiftRight]
+        if let fn = bitwise[op] {
+            var a = try bindExpr(l, scope, agg: agg), b = try bindExpr(r, scope, agg: agg)
+            guard a.type.isInteger || a.type == .unknown, b.type.isInteger || b.type == .unknown else {
+                throw err(.undefinedFunction, "operator does not exist: \(a.type.sqlName) \(op.symbol) \(b.type.sqlName)", e)
+            }
+            // Shifts keep the left operand's type; the others take the wider one (at least INTEGER).
+            let wide: DataType = a.type == .bigint || (fn != .shiftLeft && fn != .shiftRight && b.type == .bigint) ? .bigint : .integer
+            let t: DataType = (fn == .shiftLeft || fn == .shiftRight) && a.type == .smallint ? .smallint : wide
+            a = try coerce(a, to: t)
+            b = try coerce(b, to: fn == .shiftLeft || fn == .shiftRight ? .integer : t)
+            return .function(fn, [a, b], t)
+        }
+        switch op {
+        case .regexMatch: (insensitive, negated) = (false, false)
+        case .regexMatchInsensitive: (insensitive, negated) = (true, false)
+        case .regexNotMatch: (insensitive, negated) = (false, true)
+        case .regexNotMatchInsensitive: (insensitive, negated) = (true, true)
+        default: return nil
+        }
+        let loc = e.location
+        var args = [l, r]
+        if insensitive { args += [Expr(.literal(.integer("1")), at: loc), Expr(.literal(.string("i")), at: loc)] }
+        let count = Expr(.function(FunctionCall(name: "regexp_count", args: args)), at: loc)
+        var test = Expr(.binary(.greater, count, Expr(.literal(.integer("0")), at: loc)), at: loc)
+        if negated { test = Expr(.unary(.not, test), at: loc) }
+        return try bindExpr(test, scope, agg: agg)
+    }
+}
+
+extension Binder {
+    /// The select list's `expr AS alias` items without aggregates (what WHERE may name).
+    static func selectAliases(_ items: [SelectItem]) -> [String: Expr] {
+        var out: [String: Expr] = [:]
+        for item in items {
+            guard case .expr(let e, let alias?) = item else { continue }
+            if case .function(let f) = e.kind, f.over != nil { continue }
+            out[alias.lowercased()] = out[alias.lowercased()] ?? e
+        }
+        return out
+    }
+
+    /// An unqualified name in WHERE that is no column of FROM but a select-list alias:
+    /// the aliased expression (Redshift's lateral alias reference, as redshift_connector's
+    /// metadata queries use it). Nil otherwise.
+    func bindWhereAlias(_ ref: ColumnRef, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
+        guard ref.parts.count == 1, let e = whereAliases[ref.parts[0].lowercased()], !containsAggregate(e) else { return nil }
+        let saved = whereAliases
+        whereAliases[ref.parts[0].lowercased()] = nil   // an alias does not name itself
+        defer { whereAliases = saved }
+        return try bindExpr(e, scope, agg: agg)
     }
 }

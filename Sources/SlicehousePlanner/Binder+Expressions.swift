@@ -157,6 +157,7 @@ extension Binder {
                 let c = try scope.resolve(ref, at: e.location)
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
+                if let aliased = try bindWhereAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
                 for outer in outerScopes.reversed() {
                     if let c = try? outer.resolve(ref, at: e.location) {
@@ -321,6 +322,7 @@ extension Binder {
     }
 
     func bindBinary(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        if let regex = try bindRegexOperator(op, l, r, e, scope, agg) { return regex }
         switch op {
         case .and, .or:
             let a = try coerce(try bindExpr(l, scope, agg: agg), to: .boolean)

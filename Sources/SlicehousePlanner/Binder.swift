@@ -33,6 +33,8 @@ public final class Binder {
     var viewDepth = 0
     /// Inside a view's query: the schemas its unqualified names are looked up in.
     public var viewSearchPath: [String]?
+    /// While WHERE is bound: the select list's aliases, which WHERE may name (Redshift).
+    var whereAliases: [String: Expr] = [:]
     /// Collects window calls while a select list, QUALIFY or ORDER BY is bound.
     var windowCollector: WindowCollector?
     /// Outer column ids referenced by the subquery being bound.
@@ -189,7 +191,12 @@ public final class Binder {
             windowCollector = savedCollector
         }
         var (plan, scope) = try bindFrom(s.from)
+        let savedAliases = whereAliases
+        whereAliases = [:]
+        defer { whereAliases = savedAliases }
         if let w = s.whereClause {
+            whereAliases = Binder.selectAliases(s.items)
+            defer { whereAliases = [:] }
             var preds: [BoundExpr] = []
             for c in astConjuncts(w) {
                 if let joined = try bindSubqueryConjunct(c, plan, scope, nil) {
@@ -277,8 +284,11 @@ public final class Binder {
                 let b = try bindExpr(e, scope, agg: agg)
                 exprs.append(try finishAggregate(b, agg, e.location))
                 names.append(alias?.lowercased() ?? defaultName(e))
+                // Later items may name this one's alias (Redshift's lateral column alias).
+                if let alias, whereAliases[alias.lowercased()] == nil { whereAliases[alias.lowercased()] = e }
             }
         }
+        whereAliases = [:]
 
         var having: BoundExpr? = nil
         if let h = s.having {
@@ -530,9 +540,9 @@ public final class Binder {
             return (plan, Scope(relations: [ScopeRelation(alias: relAlias, columns: cols)]))
         case .subquery(let q, let alias):
             let plan = try bind(query: q)
-            guard let alias else {
-                throw SQLError(.syntax, "subquery in FROM must have an alias", line: ref.location.line, column: ref.location.column)
-            }
+            // Redshift accepts a derived table without an alias (redshift_connector's
+            // get_columns sends one); its columns are then reached unqualified.
+            guard let alias else { return relation(plan, alias: "?subquery?", columnAliases: []) }
             return relation(plan, alias: alias.name.lowercased(), columnAliases: alias.columns.map { $0.lowercased() })
         case .join(let j):
             let (lp, ls) = try bindTableRef(j.left)

@@ -86,13 +86,14 @@ def test_psycopg_catalog_queries(server):
 def test_redshift_connector_metadata(server):
     rc = need("redshift_connector")
     conn = rc.connect(host=server.host, port=server.port, user=USER, password=PASSWORD, database="dev", ssl=False)
-    schemas = [r[0] for r in conn.get_schemas()]
+    cur = conn.cursor()
+    schemas = [r[0] for r in cur.get_schemas()]
     assert "sales" in schemas and "public" in schemas
-    tables = conn.get_tables(schema_pattern="sales", table_name_pattern="%")
+    tables = cur.get_tables(schema_pattern="sales", table_name_pattern="%")
     assert sorted((r[1], r[2], r[3]) for r in tables) == [("sales", "big_orders", "VIEW"), ("sales", "orders", "TABLE")]
-    cols = conn.get_columns(schema_pattern="sales", tablename_pattern="orders")
+    cols = cur.get_columns(schema_pattern="sales", tablename_pattern="orders")
     assert [(r[3], r[5]) for r in cols] == [("id", "int4"), ("amount", "numeric"), ("note", "varchar")]
-    pk = conn.get_primary_keys(schema="sales", table="orders")
+    pk = cur.get_primary_keys(schema="sales", table="orders")
     assert list(pk) == []
     conn.close()
 
@@ -146,22 +147,26 @@ def test_jdbc_database_metadata(server, tmp_path):
     ], r.stdout + r.stderr
 
 
-def psql(server, command):
+def psql(server, *commands):
     if shutil.which("psql") is None:
         if CI:
             raise AssertionError("psql is missing")
         pytest.skip("psql is missing")
     env = dict(os.environ, PGPASSWORD=PASSWORD)
-    r = subprocess.run(["psql", "-X", "-A", "-t", "-h", server.host, "-p", str(server.port), "-U", USER, "dev",
-                        "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    args = [a for c in commands for a in ("-c", c)]
+    r = subprocess.run(["psql", "-X", "-A", "-t", "-h", server.host, "-p", str(server.port), "-U", USER, "dev"] + args,
+                       capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
 
 
 def test_psql_describe(server):
-    assert "sales|" in psql(server, r"\dn")
-    out = psql(server, r"\dt sales.*")
-    assert "sales|orders|table|" in out, out
+    assert "sales|awsuser" in psql(server, r"\dn").splitlines()
+    assert psql(server, r"\dt sales.*").splitlines() == ["sales|orders|table|awsuser"]
+    # Without a pattern: the tables an unqualified name finds (search_path), as psql shows them.
+    assert psql(server, r"\dt").splitlines() == ["public|orders|table|awsuser"]
+    assert psql(server, "set search_path to sales, public", r"\dt").splitlines() == ["SET", "sales|orders|table|awsuser"]
+    assert psql(server, r"\dv sales.*").splitlines() == ["sales|big_orders|view|awsuser"]
 
 
 def test_schemas_survive_restart(tmp_path):
