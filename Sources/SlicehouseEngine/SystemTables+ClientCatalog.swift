@@ -17,7 +17,8 @@ extension SystemTables {
     /// System tables in pg_catalog that this file answers.
     static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
-                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas", "pg_index",
+                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas", "pg_index", "pg_depend",
+                                     "pg_rewrite",
                                      "pg_get_late_binding_view_cols"]
     /// Views of information_schema (reached only as `information_schema.name`).
     static let informationSchemaNames: Set<String> = ["tables", "columns", "schemata", "views"]
@@ -361,6 +362,15 @@ extension SystemTables {
             return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indnatts", .smallint),
                                     ("indisunique", .boolean), ("indisprimary", .boolean), ("indisclustered", .boolean),
                                     ("indkey", .text), ("indexprs", .text), ("indpred", .text)], [])
+        case "pg_depend":
+            // No dependencies are tracked (views are bound at each use; see docs/DIFFERENCES.md).
+            return make(-60, name, [("classid", .integer), ("objid", .integer), ("objsubid", .integer),
+                                    ("refclassid", .integer), ("refobjid", .integer), ("refobjsubid", .integer),
+                                    ("deptype", .char(1))], [])
+        case "pg_rewrite":
+            return make(-61, name, [("oid", .integer), ("rulename", nameType), ("ev_class", .integer),
+                                    ("ev_type", .char(1)), ("is_instead", .boolean), ("ev_qual", .text),
+                                    ("ev_action", .text)], [])
         case "svv_external_schemas":
             return make(-58, name, [("esoid", .integer), ("eskind", .integer), ("schemaname", nameType),
                                     ("esowner", .integer), ("databasename", nameType), ("esoptions", .text)], [])

@@ -33,11 +33,13 @@ def project(tmp_path):
     return dest
 
 
-def run_dbt(dbt, project, server, *args):
+def run_dbt(dbt, project, server, *args, check=True):
     env = dict(os.environ, SLICEHOUSE_PORT=str(server.port), SLICEHOUSE_PASSWORD=PASSWORD,
                DBT_SEND_ANONYMOUS_USAGE_STATS="false", DO_NOT_TRACK="1")
     r = subprocess.run([dbt, "--no-use-colors", *args, "--profiles-dir", str(project), "--project-dir", str(project)],
                        cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    if not check:
+        return r.stdout
     if r.returncode != 0:
         log = project / "logs" / "dbt.log"
         tail = log.read_text()[-8000:] if log.exists() else ""
@@ -85,7 +87,13 @@ def test_dbt_seed_run_test(tmp_path, project):
         cur.execute("update analytics.order_events set status = 'shipped' where order_id = 1")
 
         out = run_dbt(dbt, project, server, "test")
-        assert "PASS=" in out and "ERROR=0" in out and "FAIL=0" in out, out
+        assert "PASS=10 " in out and "ERROR=0" in out, out
+
+        # The tests really look at the data: a duplicate key fails `unique`.
+        cur.execute("insert into analytics.order_events select * from analytics.order_events where order_id = 2")
+        failing = run_dbt(dbt, project, server, "test", "--select", "order_events", check=False)
+        assert "FAIL 1 unique_order_events_order_id" in failing and "ERROR=1" in failing, failing
+        cur.execute("delete from analytics.order_events where order_id = 2")
         # No leftovers of dbt's renames.
         cur.execute("select table_name from information_schema.tables where table_schema = 'analytics' order by 1")
         assert [r[0] for r in cur.fetchall()] == ["customer_totals", "customers", "order_events", "orders", "stg_orders"]
