@@ -39,7 +39,10 @@ public struct Catalog: Sendable {
     /// A persisted catalog (tables keep their ids). `schemas` nil: a data directory written
     /// before schemas existed (only `public`, plus every schema its objects name).
     public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, schemas ss: [SchemaDef]? = nil) {
-        for s in ss ?? [] { schemas[s.name] = s }
+        if let ss {
+            schemas = [:]   // exactly the schemas kept (`public` too may have been dropped)
+            for s in ss { schemas[s.name] = s }
+        }
         for t in ts {
             tables[t.qualifiedName] = t
             if schemas[t.schema] == nil, !t.isTemporary { schemas[t.schema] = SchemaDef(name: t.schema, owner: "rdsdb") }

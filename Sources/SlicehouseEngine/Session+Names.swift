@@ -68,14 +68,14 @@ extension Session {
         }
         if let s = name.schema {
             switch s.lowercased() {
-            case "pg_catalog": return SystemTables.names.contains(n) ? .system(n) : nil
+            case "pg_catalog": return SystemTables.nameSet.contains(n) ? .system(n) : nil
             case "information_schema":
                 return SystemTables.informationSchemaNames.contains(n) ? .system("information_schema." + n) : nil
             default: return find(QualifiedName(schema: schemaNamed(s), name: n))
             }
         }
         if let f = find(QualifiedName(schema: temporarySchema, name: n)) { return f }
-        if SystemTables.names.contains(n) { return .system(n) }
+        if SystemTables.nameSet.contains(n) { return .system(n) }
         for s in path ?? searchPathSchemas(catalog) {
             if let f = find(QualifiedName(schema: s, name: n)) { return f }
         }

@@ -20,6 +20,8 @@ extension SystemTables {
                                      "svv_external_tables", "svv_external_columns", "svv_external_schemas", "pg_index", "pg_depend",
                                      "pg_rewrite",
                                      "pg_get_late_binding_view_cols"]
+    /// `names` as a set (name lookups test it for every table a statement names).
+    static let nameSet = Set(names)
     /// Views of information_schema (reached only as `information_schema.name`).
     static let informationSchemaNames: Set<String> = ["tables", "columns", "schemata", "views"]
 
