@@ -148,14 +148,15 @@ extension Binder {
         return out
     }
 
-    /// An unqualified name in WHERE that is no column of FROM but a select-list alias:
-    /// the aliased expression (Redshift's lateral alias reference, as redshift_connector's
-    /// metadata queries use it). Nil otherwise.
-    func bindWhereAlias(_ ref: ColumnRef, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
-        guard ref.parts.count == 1, let e = whereAliases[ref.parts[0].lowercased()], !containsAggregate(e) else { return nil }
-        let saved = whereAliases
-        whereAliases[ref.parts[0].lowercased()] = nil   // an alias does not name itself
-        defer { whereAliases = saved }
+    /// An unqualified name in WHERE or the select list that is no column of FROM but a
+    /// select-list alias (in the select list: of an earlier item): the aliased expression
+    /// (Redshift's lateral column alias, as redshift_connector's metadata queries use it).
+    /// Nil otherwise.
+    func bindLateralAlias(_ ref: ColumnRef, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
+        guard ref.parts.count == 1, let e = lateralAliases[ref.parts[0].lowercased()], !containsAggregate(e) else { return nil }
+        let saved = lateralAliases
+        lateralAliases[ref.parts[0].lowercased()] = nil   // an alias does not name itself
+        defer { lateralAliases = saved }
         return try bindExpr(e, scope, agg: agg)
     }
 }

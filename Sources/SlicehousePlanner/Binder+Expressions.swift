@@ -157,7 +157,7 @@ extension Binder {
                 let c = try scope.resolve(ref, at: e.location)
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
-                if let aliased = try bindWhereAlias(ref, scope, agg) { return aliased }
+                if let aliased = try bindLateralAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
                 for outer in outerScopes.reversed() {
                     if let c = try? outer.resolve(ref, at: e.location) {

@@ -33,8 +33,9 @@ public final class Binder {
     var viewDepth = 0
     /// Inside a view's query: the schemas its unqualified names are looked up in.
     public var viewSearchPath: [String]?
-    /// While WHERE is bound: the select list's aliases, which WHERE may name (Redshift).
-    var whereAliases: [String: Expr] = [:]
+    /// Select-list aliases that WHERE and later select items may name (Redshift's lateral
+    /// column aliases), while those are bound.
+    var lateralAliases: [String: Expr] = [:]
     /// Collects window calls while a select list, QUALIFY or ORDER BY is bound.
     var windowCollector: WindowCollector?
     /// Outer column ids referenced by the subquery being bound.
@@ -191,12 +192,12 @@ public final class Binder {
             windowCollector = savedCollector
         }
         var (plan, scope) = try bindFrom(s.from)
-        let savedAliases = whereAliases
-        whereAliases = [:]
-        defer { whereAliases = savedAliases }
+        let savedAliases = lateralAliases
+        lateralAliases = [:]
+        defer { lateralAliases = savedAliases }
         if let w = s.whereClause {
-            whereAliases = Binder.selectAliases(s.items)
-            defer { whereAliases = [:] }
+            lateralAliases = Binder.selectAliases(s.items)
+            defer { lateralAliases = [:] }
             var preds: [BoundExpr] = []
             for c in astConjuncts(w) {
                 if let joined = try bindSubqueryConjunct(c, plan, scope, nil) {
@@ -285,10 +286,10 @@ public final class Binder {
                 exprs.append(try finishAggregate(b, agg, e.location))
                 names.append(alias?.lowercased() ?? defaultName(e))
                 // Later items may name this one's alias (Redshift's lateral column alias).
-                if let alias, whereAliases[alias.lowercased()] == nil { whereAliases[alias.lowercased()] = e }
+                if let alias, lateralAliases[alias.lowercased()] == nil { lateralAliases[alias.lowercased()] = e }
             }
         }
-        whereAliases = [:]
+        lateralAliases = [:]
 
         var having: BoundExpr? = nil
         if let h = s.having {

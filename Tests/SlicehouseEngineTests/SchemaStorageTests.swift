@@ -68,6 +68,34 @@ final class SchemaStorageTests: XCTestCase {
         XCTAssertEqual(try rows(s, "select count(*) from sales.more"), [["0"]])
     }
 
+    /// COPY and UNLOAD name tables the way every statement does: qualified, or through
+    /// search_path.
+    func testCopyAndUnloadResolveSchemas() throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let input = (dir as NSString).appendingPathComponent("in.txt")
+        try "1|one\n2|two\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let s = try Database(directory: nil).connect()
+        _ = try s.execute("""
+            create schema s;
+            create table s.t (a int, b varchar(5));
+            create table public.t (a int);
+            copy s.t from '\(input)' delimiter '|';
+            set search_path to s;
+            copy t from '\(input)' delimiter '|';
+            """)
+        XCTAssertEqual(try rows(s, "select count(*) from s.t"), [["4"]])
+        XCTAssertEqual(try rows(s, "select count(*) from public.t"), [["0"]])
+        let prefix = (dir as NSString).appendingPathComponent("out_")
+        _ = try s.execute("unload ('select a, b from t where a = 2') to '\(prefix)' delimiter '|' parallel off")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("out_") }
+        XCTAssertEqual(files.count, 1)
+        let text = try String(contentsOfFile: (dir as NSString).appendingPathComponent(files[0]), encoding: .utf8)
+        XCTAssertEqual(text, "2|two\n2|two\n")
+        XCTAssertThrowsError(try s.execute("copy nosuch.t from '\(input)' delimiter '|'")) { e in
+            XCTAssertEqual((e as? SQLError)?.code, .undefinedTable)
+        }
+    }
+
     func testADirectoryWithoutSchemasOpens() throws {
         do {
             let s = try Database(directory: dir).connect()
