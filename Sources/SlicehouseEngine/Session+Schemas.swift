@@ -34,10 +34,9 @@ extension Session {
         var notices: [String] = []
         for raw in d.names {
             let name = raw.lowercased()
-            if name == Catalog.publicSchema || Catalog.systemSchemas.contains(name) || Catalog.isTemporarySchema(name) {
-                if name != Catalog.publicSchema {
-                    throw SQLError(.insufficientPrivilege, "cannot drop schema \(name) because it is required by the database system")
-                }
+            // `public` may be dropped like any schema (as in Redshift); the system ones not.
+            if Catalog.systemSchemas.contains(name) || Catalog.isTemporarySchema(name) {
+                throw SQLError(.insufficientPrivilege, "cannot drop schema \(name) because it is required by the database system")
             }
             guard transaction.catalog.schema(name) != nil else {
                 if d.ifExists {
