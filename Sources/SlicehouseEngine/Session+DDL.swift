@@ -305,8 +305,17 @@ extension Session {
         let ctx = StatementContext(database: database, session: self)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = path
-        let plan = try binder.bind(query: v.query)
-        let outs = plan.outputs
+        let outs: [PlanColumn]
+        do {
+            outs = try binder.bind(query: v.query).outputs
+        } catch let e as SQLError where v.withNoSchemaBinding && (e.code == .undefinedTable || e.code == .undefinedColumn) {
+            // A late-binding view is bound when it is used: the relations it reads may
+            // not exist yet (Redshift).
+            try transaction.createView(ViewDef(schema: qualified.schema, name: name, columns: v.columns.map { $0.lowercased() },
+                                               queryText: v.queryText, searchPath: path, lateBinding: true),
+                                       orReplace: v.orReplace)
+            return StatementResult(tag: "CREATE VIEW")
+        }
         if !v.columns.isEmpty && v.columns.count != outs.count {
             throw SQLError(.syntax, "CREATE VIEW specifies \(v.columns.count) column names, but the query returns \(outs.count)")
         }
