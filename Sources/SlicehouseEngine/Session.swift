@@ -344,6 +344,10 @@ public final class Session: @unchecked Sendable {
                                              distStyle: def.distStyle, distKey: def.distKey))
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
+            if s.isDefault {   // SET name TO DEFAULT: as RESET
+                settings[s.name] = Session.defaultSettings[s.name]
+                return StatementResult(tag: "SET")
+            }
             let value = s.values.map { $0.text }.joined(separator: ", ")
             if s.name == "statement_timeout", Session.milliseconds(value) == nil {
                 throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
