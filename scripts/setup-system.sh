@@ -32,6 +32,12 @@ python_modules() {
             'sqlalchemy>=2,<2.2' sqlalchemy-redshift >&2 \
             || echo "setup-system: could not install the Python PostgreSQL clients; the server's client tests cannot run" >&2
     fi
+    # dbt (Tests/integration/test_dbt.py): 1.10 is the last dbt-core whose install
+    # fetches nothing outside the package registry.
+    if ! python3 -c "import dbt.adapters.redshift, dbt.version, sys; sys.exit(0 if dbt.version.__version__.startswith('1.10.') else 1)" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'dbt-core==1.10.*' 'dbt-redshift==1.9.*' >&2 \
+            || echo "setup-system: could not install dbt-core 1.10 and dbt-redshift 1.9; the dbt test will be skipped" >&2
+    fi
     if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install duckdb 1.5; Parquet interop tests will be skipped" >&2

@@ -1,48 +1,82 @@
 import SlicehouseTypes
 
-/// The catalog: table and view definitions by name, as one value.
+/// A schema (namespace) of the database: its name and its owner.
+public struct SchemaDef: Sendable, Equatable, Codable {
+    public var name: String
+    /// The user who created it (or was named in `AUTHORIZATION`).
+    public var owner: String
+    public init(name: String, owner: String) { self.name = name; self.owner = owner }
+}
+
+/// A relation's name within the database: schema and name, both lower-case.
+public struct QualifiedName: Sendable, Hashable, CustomStringConvertible {
+    public var schema: String
+    public var name: String
+    public init(schema: String, name: String) { self.schema = schema.lowercased(); self.name = name.lowercased() }
+    public var description: String { "\(schema).\(name)" }
+}
+
+/// The catalog: schemas, and table and view definitions by (schema, name), as one value.
 ///
 /// A transaction works on its own copy (the catalog of its snapshot with its own
 /// changes applied); a commit replays the transaction's `CatalogChange`s onto the
 /// latest committed catalog. Names are stored lower-case (unquoted identifiers fold
-/// to lower case, as in Redshift). Only the `public` schema exists for now.
+/// to lower case, as in Redshift). `public` always exists; a session's temporary
+/// tables live in its own `pg_temp_<process>` schema, which is not registered.
 public struct Catalog: Sendable {
-    private var tables: [String: TableDef] = [:]
-    private var views: [String: ViewDef] = [:]
+    private var schemas: [String: SchemaDef] = [Catalog.publicSchema: SchemaDef(name: Catalog.publicSchema, owner: "rdsdb")]
+    private var tables: [QualifiedName: TableDef] = [:]
+    private var views: [QualifiedName: ViewDef] = [:]
     /// At least one more than every table id in use (the data store hands ids out).
     public private(set) var nextTableID = 100_000
     /// Users, groups, roles, owners and privileges.
     public private(set) var security = Security.initial()
 
+    public static let publicSchema = "public"
+    /// Schemas that hold the system tables and views (never user objects).
+    public static let systemSchemas: Set<String> = ["pg_catalog", "information_schema"]
+
     public init() {}
 
-    /// A persisted catalog (tables keep their ids). A directory written before users
-    /// existed has no security part: its tables and views are the superuser's.
-    public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, security sec: Security? = nil) {
-        for t in ts { tables[t.name.lowercased()] = t }
-        for v in vs { views[v.name.lowercased()] = v }
+    /// A persisted catalog (tables keep their ids). `schemas` nil: a data directory written
+    /// before schemas existed (only `public`, plus every schema its objects name). `security`
+    /// nil: one written before users existed, whose tables and views are the superuser's.
+    public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, schemas ss: [SchemaDef]? = nil,
+                security sec: Security? = nil) {
+        if let ss {
+            schemas = [:]   // exactly the schemas kept (`public` too may have been dropped)
+            for s in ss { schemas[s.name] = s }
+        }
+        for t in ts {
+            tables[t.qualifiedName] = t
+            if schemas[t.schema] == nil, !t.isTemporary { schemas[t.schema] = SchemaDef(name: t.schema, owner: "rdsdb") }
+        }
+        for v in vs {
+            views[v.qualifiedName] = v
+            if schemas[v.schema] == nil { schemas[v.schema] = SchemaDef(name: v.schema, owner: "rdsdb") }
+        }
         nextTableID = max(n, (ts.map { $0.id }.max() ?? 0) + 1, nextTableID)
         if let sec {
             security = sec
             // TEMP tables' owners and grants outlive them in the saved copy: forget them.
-            let ids = Set(ts.map { $0.id }), viewNames = Set(vs.map { $0.name.lowercased() })
+            let ids = Set(ts.map { $0.id }), viewNames = Set(vs.map { $0.qualifiedName })
             security.prune { object in
                 switch object {
                 case .table(let id): return ids.contains(id)
-                case .view(_, let name): return viewNames.contains(name)
+                case .view(let schema, let name): return viewNames.contains(QualifiedName(schema: schema, name: name))
                 case .schema: return true
                 }
             }
         } else {
             for t in ts { security.setOwner(.table(t.id), Security.bootstrapSuperuser) }
-            for v in vs { security.setOwner(.view(schema: "public", name: v.name.lowercased()), Security.bootstrapSuperuser) }
+            for v in vs { security.setOwner(.view(schema: v.schema, name: v.name.lowercased()), Security.bootstrapSuperuser) }
         }
     }
 
-    /// The secured object a table or view name stands for.
-    public func securedObject(_ name: String) -> SecuredObject? {
+    /// The secured object a table or view stands for.
+    public func securedObject(_ name: QualifiedName) -> SecuredObject? {
         if let t = table(name) { return .table(t.id) }
-        if let v = view(name) { return .view(schema: "public", name: v.name.lowercased()) }
+        if view(name) != nil { return .view(schema: name.schema, name: name.name) }
         return nil
     }
 
@@ -55,62 +89,125 @@ public struct Catalog: Sendable {
         }
     }
 
-    public func table(_ name: String) -> TableDef? { tables[name.lowercased()] }
+    /// Whether `name` is a temporary schema (`pg_temp_<process>`).
+    public static func isTemporarySchema(_ name: String) -> Bool { name.hasPrefix("pg_temp_") }
+
+    // MARK: - Schemas
+
+    public func schema(_ name: String) -> SchemaDef? { schemas[name.lowercased()] }
+
+    public var allSchemas: [SchemaDef] { schemas.values.sorted { $0.name < $1.name } }
+
+    public mutating func createSchema(_ s: SchemaDef) throws {
+        if schemas[s.name] != nil || Catalog.systemSchemas.contains(s.name) {
+            throw SQLError(.duplicateSchema, "Schema \"\(s.name)\" already exists")
+        }
+        schemas[s.name] = s
+    }
+
+    /// Drop an empty schema (the session drops its objects first for CASCADE).
+    public mutating func dropSchema(_ name: String) throws {
+        let n = name.lowercased()
+        guard schemas[n] != nil else { throw SQLError(.invalidSchemaName, "Schema \"\(n)\" does not exist") }
+        if tables.keys.contains(where: { $0.schema == n }) || views.keys.contains(where: { $0.schema == n }) {
+            throw SQLError(.dependentObjectsStillExist, "cannot drop schema \(n) because other objects depend on it",
+                           hint: "Use DROP ... CASCADE to drop the dependent objects too.")
+        }
+        schemas[n] = nil
+    }
+
+    /// The tables and views of a schema.
+    public func objects(inSchema name: String) -> (tables: [TableDef], views: [ViewDef]) {
+        let n = name.lowercased()
+        return (tables.values.filter { $0.schema == n }.sorted { $0.name < $1.name },
+                views.values.filter { $0.schema == n }.sorted { $0.name < $1.name })
+    }
+
+    // MARK: - Relations
+
+    public func table(_ name: QualifiedName) -> TableDef? { tables[name] }
 
     public func table(id: Int) -> TableDef? { tables.values.first { $0.id == id } }
 
-    public var allTables: [TableDef] { tables.values.sorted { $0.name < $1.name } }
+    public var allTables: [TableDef] {
+        tables.values.sorted { ($0.schema, $0.name) < ($1.schema, $1.name) }
+    }
 
-    public func view(_ name: String) -> ViewDef? { views[name.lowercased()] }
+    public func view(_ name: QualifiedName) -> ViewDef? { views[name] }
 
-    public var allViews: [ViewDef] { views.values.sorted { $0.name < $1.name } }
+    public var allViews: [ViewDef] { views.values.sorted { ($0.schema, $0.name) < ($1.schema, $1.name) } }
+
+    /// Whether a table or view `name` exists.
+    public func hasRelation(_ name: QualifiedName) -> Bool { tables[name] != nil || views[name] != nil }
+
+    private func checkSchema(_ schema: String) throws {
+        if schemas[schema] == nil && !Catalog.isTemporarySchema(schema) {
+            throw SQLError(.invalidSchemaName, "schema \"\(schema)\" does not exist")
+        }
+    }
 
     /// Register a new table under the id it already has.
     public mutating func create(_ def: TableDef) throws {
-        let key = def.name.lowercased()
-        if tables[key] != nil || views[key] != nil { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
+        let key = def.qualifiedName
+        try checkSchema(key.schema)
+        if hasRelation(key) { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
         tables[key] = def
         nextTableID = max(nextTableID, def.id + 1)
     }
 
-    public mutating func drop(_ name: String) throws {
-        guard tables.removeValue(forKey: name.lowercased()) != nil else {
-            throw SQLError(.undefinedTable, "table \"\(name)\" does not exist")
+    public mutating func drop(_ name: QualifiedName) throws {
+        guard tables.removeValue(forKey: name) != nil else {
+            throw SQLError(.undefinedTable, "table \"\(name.name)\" does not exist")
         }
     }
 
     /// Register a view (`orReplace` replaces an existing one).
     public mutating func createView(_ v: ViewDef, orReplace: Bool) throws {
-        let key = v.name.lowercased()
+        let key = v.qualifiedName
+        try checkSchema(key.schema)
         if tables[key] != nil { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
         if views[key] != nil && !orReplace { throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists") }
         views[key] = v
     }
 
-    public mutating func dropView(_ name: String) throws {
-        guard views.removeValue(forKey: name.lowercased()) != nil else {
-            throw SQLError(.undefinedTable, "view \"\(name)\" does not exist")
+    public mutating func dropView(_ name: QualifiedName) throws {
+        guard views.removeValue(forKey: name) != nil else {
+            throw SQLError(.undefinedTable, "view \"\(name.name)\" does not exist")
         }
     }
 
     /// Replace a table's definition (same id and name).
-    public mutating func replace(_ def: TableDef) { tables[def.name.lowercased()] = def }
+    public mutating func replace(_ def: TableDef) { tables[def.qualifiedName] = def }
 
     /// Apply one change made by a transaction.
     public mutating func apply(_ change: CatalogChange) throws {
         switch change {
         case .createTable(let def): try create(def)
         case .dropTable(let def):
-            guard let t = table(def.name), t.id == def.id else {
+            guard let t = table(def.qualifiedName), t.id == def.id else {
                 throw SQLError(.undefinedTable, "table \"\(def.name)\" does not exist")
             }
-            try drop(def.name)
+            try drop(def.qualifiedName)
             security.forget(.table(def.id))
+        case .renameTable(let old, let new):
+            guard let t = table(old.qualifiedName), t.id == old.id else {
+                throw SQLError(.undefinedTable, "table \"\(old.name)\" does not exist")
+            }
+            try checkSchema(new.schema)
+            tables[old.qualifiedName] = nil
+            if hasRelation(new.qualifiedName) {
+                tables[old.qualifiedName] = t
+                throw SQLError(.duplicateTable, "relation \"\(new.name)\" already exists")
+            }
+            tables[new.qualifiedName] = new
         case .createView(let v, let orReplace): try createView(v, orReplace: orReplace)
         case .dropView(let name):
-            let object = securedObject(name)
             try dropView(name)
-            if let object { security.forget(object) }
+            security.forget(.view(schema: name.schema, name: name.name))
+        case .createSchema(let s): try createSchema(s)
+        case .dropSchema(let name):
+            try dropSchema(name)
+            security.forget(.schema(name.lowercased()))
         case .security(let change): try change.apply(&security)
         }
     }
@@ -121,8 +218,20 @@ public struct Catalog: Sendable {
 public enum CatalogChange: Sendable {
     case createTable(TableDef)
     case dropTable(TableDef)
+    /// `ALTER TABLE ... RENAME TO` / `SET SCHEMA`: the same table (same id and rows) under a new name.
+    case renameTable(TableDef, TableDef)
     case createView(ViewDef, orReplace: Bool)
-    case dropView(String)
+    case dropView(QualifiedName)
+    case createSchema(SchemaDef)
+    case dropSchema(String)
     /// Users, groups, roles, owners, grants.
     case security(SecurityChange)
+
+    /// Whether the change touches views or schemas (what a commit record then carries whole).
+    public var changesViews: Bool {
+        switch self { case .createView, .dropView: return true; default: return false }
+    }
+    public var changesSchemas: Bool {
+        switch self { case .createSchema, .dropSchema: return true; default: return false }
+    }
 }

@@ -292,7 +292,7 @@ public struct Security: Codable, Sendable, Equatable {
     public mutating func dropUser(_ name: String, objectName: (SecuredObject) -> String) throws {
         guard users[name] != nil else { throw SQLError(.undefinedObject, "user \"\(name)\" does not exist") }
         if let owned = owners.first(where: { $0.value == name }) {
-            throw SQLError(.dependentObjects, "user \"\(name)\" cannot be dropped because the user owns some object",
+            throw SQLError(.dependentObjectsStillExist, "user \"\(name)\" cannot be dropped because the user owns some object",
                            detail: "owner of \(objectName(owned.key))")
         }
         users[name] = nil

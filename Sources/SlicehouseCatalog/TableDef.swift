@@ -69,19 +69,29 @@ public struct TableDef: Sendable, Equatable {
         self.primaryKey = primaryKey; self.uniqueKeys = uniqueKeys
     }
 
+    public var qualifiedName: QualifiedName { QualifiedName(schema: schema, name: name) }
+
     public func columnIndex(_ name: String) -> Int? {
         let n = name.lowercased()
         return columns.firstIndex { $0.name == n }
     }
 }
 
-/// A view: its name, optional column names and the SQL text of its query
-/// (bound anew wherever the view is used).
+/// A view: its schema and name, optional column names and the SQL text of its query
+/// (bound anew wherever the view is used, with unqualified names looked up through
+/// `searchPath`, the schemas the creating session's search_path named then).
 public struct ViewDef: Sendable, Equatable {
+    public var schema: String
     public var name: String
     public var columns: [String]
     public var queryText: String
-    public init(name: String, columns: [String], queryText: String) {
-        self.name = name; self.columns = columns; self.queryText = queryText
+    public var searchPath: [String]
+    /// `WITH NO SCHEMA BINDING` (a late-binding view).
+    public var lateBinding: Bool
+    public init(schema: String = "public", name: String, columns: [String], queryText: String,
+                searchPath: [String] = ["public"], lateBinding: Bool = false) {
+        self.schema = schema.lowercased(); self.name = name; self.columns = columns; self.queryText = queryText
+        self.searchPath = searchPath; self.lateBinding = lateBinding
     }
+    public var qualifiedName: QualifiedName { QualifiedName(schema: schema, name: name) }
 }

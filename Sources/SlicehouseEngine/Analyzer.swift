@@ -13,13 +13,13 @@ struct Analyzer: Sendable {
 
     /// Analyze `columns` of table `name` in `transaction` and stage the statistics with
     /// the table (merged into what earlier ANALYZEs found for other columns).
-    func analyze(_ name: String, columns: [Int], transaction: Transaction) throws {
+    func analyze(_ name: QualifiedName, columns: [Int], transaction: Transaction) throws {
         guard let def = transaction.resolve(name) else {
-            throw SQLError(.undefinedTable, "relation \"\(name)\" does not exist")
+            throw SQLError(.undefinedTable, "relation \"\(name.name)\" does not exist")
         }
         // The lock first (a writer finishes before the rows are read), then the rows as
         // this transaction sees them: its own pending changes, else the latest commit.
-        let (_, snap) = try transaction.beginWrite(def.name, reads: true)
+        let (_, snap) = try transaction.beginWrite(def.qualifiedName, reads: true)
         let parts = snap.distribution == .all ? [(slice: 0, data: snap.slices[0])]
             : snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }
         let types = columns.map { def.columns[$0].type }

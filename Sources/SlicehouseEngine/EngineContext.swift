@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehousePlanner
@@ -16,7 +17,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
     init(database: Database, session: Session) {
         self.database = database
         self.session = session
-        self.system = SystemTables(database: database, transaction: session.transaction)
+        self.system = SystemTables(database: database, transaction: session.transaction, session: session)
     }
 
     var sliceCount: Int { database.layout.sliceCount }
@@ -24,20 +25,22 @@ final class StatementContext: BinderCatalog, PlannerContext {
     /// DELETE / UPDATE: this table also shows its hidden row-id column.
     var rowIDTable: Int?
 
-    func table(named name: String) throws -> TableDef? {
-        if var t = session.transaction.catalog.table(name) {
+    func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation? {
+        switch try session.lookup(name, in: session.transaction.catalog, path: searchPath) {
+        case .table(var t):
             if snapshots[t.id] == nil { snapshots[t.id] = try session.transaction.snapshot(of: t) }
             if t.id == rowIDTable { t.columns.append(ColumnDef(name: rowIDColumnName, type: .bigint)) }
-            return t
-        }
-        if let (def, snap) = system.table(named: name) {
+            return .table(t)
+        case .view(let v):
+            return .view(v)
+        case .system(let n):
+            guard let (def, snap) = system.table(named: n) else { return nil }
             snapshots[def.id] = snap
-            return def
+            return .table(def)
+        case nil:
+            return nil
         }
-        return nil
     }
-
-    func view(named name: String) -> ViewDef? { session.transaction.catalog.view(name) }
 
     func sessionFunction(_ name: String) -> (Value, DataType)? {
         switch name {
@@ -49,8 +52,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case "current_user", "user": return (.string(session.user), .varchar(128))
         case "session_user": return (.string(session.sessionUser), .varchar(128))
         case "pg_backend_pid": return (.int(Int64(session.process)), .integer)
-        case "current_database": return (.string("dev"), .varchar(128))
-        case "current_schema": return (.string("public"), .varchar(128))
+        case "current_database": return (.string(Session.databaseName), .varchar(128))
+        case "current_schema": return (session.currentSchema.map { .string($0) } ?? .null, .varchar(128))
         default: return nil
         }
     }
@@ -59,6 +62,25 @@ final class StatementContext: BinderCatalog, PlannerContext {
         switch name {
         case "has_table_privilege":
             return (try session.hasTablePrivilege(args), .boolean)
+        case "has_schema_privilege":
+            return (try session.hasSchemaPrivilege(args), .boolean)
+        case "pg_user_ids":
+            let users = session.security.allUsers.map { "\($0.id)=\($0.name)" }
+            return (.string(users.joined(separator: ",")), .text)
+        case "current_schemas":
+            guard args.count == 1 else { throw SQLError(.undefinedFunction, "function current_schemas takes one argument (a boolean)") }
+            if args[0].isNull { return (.null, .varchar(256)) }
+            guard case .bool(let implicit) = args[0] else {
+                throw SQLError(.datatypeMismatch, "current_schemas needs a boolean argument")
+            }
+            return (.string(session.currentSchemas(implicit: implicit)), .varchar(256))
+        case "pg_visible_relation_oids":
+            return (.string(session.visibleRelationOIDs().map(String.init).joined(separator: ",")), .text)
+        case "pg_get_viewdef":
+            guard args.count == 1 || args.count == 2 else {
+                throw SQLError(.undefinedFunction, "function pg_get_viewdef takes a view's oid or name")
+            }
+            return (try session.viewDefinition(args[0]).map { .string($0) } ?? .null, .varchar(65535))
         case "pg_cancel_backend", "pg_terminate_backend":
             guard args.count == 1 else {
                 throw SQLError(.undefinedFunction, "function \(name) takes one argument (a process id)")

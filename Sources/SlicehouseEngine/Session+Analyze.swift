@@ -31,7 +31,7 @@ extension Session {
                 continue
             }
             if a.verbose { notices.append("INFO:  Analyzing \(label)") }
-            try database.analyzer.analyze(t.name, columns: wanted, transaction: transaction)
+            try database.analyzer.analyze(t.qualifiedName, columns: wanted, transaction: transaction)
         }
         return StatementResult(tag: "ANALYZE", notices: notices)
     }
@@ -50,14 +50,15 @@ extension Session {
     func analyze(_ a: Analyze) throws -> StatementResult {
         var tables: [TableDef]
         if let name = a.table {
-            guard let t = transaction.catalog.table(name.name) else {
+            guard let t = try resolveTable(name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
             try requireOwner(of: t)
             tables = [t]
         } else {
             let sec = security
-            tables = transaction.catalog.allTables.filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
+            tables = transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
+                .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
         }
         guard a.compression else { return try analyzeStatistics(a, tables: tables) }
         if let n = a.compRows, n < 1000 || n > 1_000_000_000 {

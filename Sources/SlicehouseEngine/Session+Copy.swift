@@ -58,7 +58,7 @@ extension Session {
             // also analyzes by default a table that was empty; Slicehouse only when asked,
             // see docs/DIFFERENCES.md.)
             if let update = options.statUpdate?.uppercased(), update == "ON" || update == "TRUE" {
-                try database.analyzer.analyze(table.name, columns: Array(table.columns.indices), transaction: transaction)
+                try database.analyzer.analyze(table.qualifiedName, columns: Array(table.columns.indices), transaction: transaction)
             }
         }
         lastCopyID = queryID

@@ -15,15 +15,13 @@ extension Session {
     }
 
     func createTable(_ c: CreateTable) throws -> StatementResult {
-        if let schema = c.name.schema, schema != "public", schema != "pg_temp" {
-            throw SQLError(.undefinedObject, "schema \"\(schema)\" does not exist")
-        }
-        let name = c.name.name.lowercased()
+        let qualified = try creationName(c.name, temporary: c.temporary, in: transaction.catalog)
+        let name = qualified.name
         try checkIdentifier(name)
         if SystemTables.names.contains(name) {
             throw SQLError(.duplicateTable, "relation \"\(name)\" already exists")
         }
-        if transaction.catalog.table(name) != nil || transaction.catalog.view(name) != nil {
+        if transaction.catalog.hasRelation(qualified) {
             if c.ifNotExists {
                 return StatementResult(tag: "CREATE TABLE", notices: ["relation \"\(name)\" already exists, skipping"])
             }
@@ -99,7 +97,7 @@ extension Session {
                 }
             }
         case .like(let like):
-            guard let parent = transaction.catalog.table(like.parent.name) else {
+            guard let parent = try resolveTable(like.parent) else {
                 throw SQLError(.undefinedTable, "relation \"\(like.parent.description)\" does not exist")
             }
             columns = parent.columns.map { col in
@@ -164,7 +162,7 @@ extension Session {
         if sortKey.count > 400 { throw SQLError(.invalidParameter, "a COMPOUND SORTKEY can have at most 400 columns") }
         if Set(sortKey).count != sortKey.count { throw SQLError(.syntax, "a column appears twice in the SORTKEY") }
 
-        let def = TableDef(id: 0, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
+        let def = TableDef(id: 0, schema: qualified.schema, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
                            sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys)
         if !def.isTemporary { try requireCreate(inSchema: def.schema) }   // TEMP: every user may
         let created = try transaction.createTable(def)
@@ -191,21 +189,52 @@ extension Session {
     }
 
     func dropTables(_ d: DropStatement) throws -> StatementResult {
+        var notices: [String] = []
         for n in d.names {
-            guard transaction.resolve(n.name) != nil else {
-                if d.ifExists { continue }
-                throw SQLError(.undefinedTable, "table \"\(n.name)\" does not exist")
+            guard let def = try resolveTable(n) else {
+                if d.ifExists {
+                    notices.append("NOTICE:  table \"\(n.name.lowercased())\" does not exist, skipping")
+                    continue
+                }
+                if try resolveView(n) != nil {
+                    throw SQLError(.invalidParameter, "\"\(n.name.lowercased())\" is not a table",
+                                   hint: "Use DROP VIEW to remove a view.")
+                }
+                throw SQLError(.undefinedTable, "table \"\(n.name.lowercased())\" does not exist")
             }
-            if let def = transaction.resolve(n.name) { try requireOwner(of: def, or: .drop) }
-            try transaction.dropTable(n.name)
+            try requireOwner(of: def, or: .drop)
+            try transaction.dropTable(def.qualifiedName)
         }
-        return StatementResult(tag: "DROP TABLE")
+        return StatementResult(tag: "DROP TABLE", notices: notices)
+    }
+
+    func dropViews(_ d: DropStatement) throws -> StatementResult {
+        var notices: [String] = []
+        for n in d.names {
+            guard let v = try resolveView(n) else {
+                if d.ifExists {
+                    notices.append("NOTICE:  view \"\(n.name.lowercased())\" does not exist, skipping")
+                    continue
+                }
+                if try resolveTable(n) != nil {
+                    throw SQLError(.invalidParameter, "\"\(n.name.lowercased())\" is not a view",
+                                   hint: "Use DROP TABLE to remove a table.")
+                }
+                throw SQLError(.undefinedTable, "view \"\(n.name.lowercased())\" does not exist")
+            }
+            let object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+            if !isSuperuser, security.owner(object) != user, !security.granted(to: user, on: object).table.contains(.drop) {
+                throw SQLError(.insufficientPrivilege, "must be owner of relation \(v.name)")
+            }
+            try transaction.dropView(v.qualifiedName)
+        }
+        return StatementResult(tag: "DROP VIEW", notices: notices)
     }
 
     // MARK: - INSERT
 
     func insert(_ ins: Insert) throws -> StatementResult {
-        if transaction.resolve(ins.table.name) == nil, SystemTables.names.contains(ins.table.name) {
+        if try resolveTable(ins.table) == nil, case .system = try lookup(ins.table, in: transaction.catalog) {
             throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")
         }
         let table = try lockedTable(ins.table, location: ins.location)
@@ -278,13 +307,25 @@ extension Session {
     /// `CREATE [OR REPLACE] VIEW v [(cols)] AS query`: the query must bind now; its text is
     /// stored and bound again wherever the view is used.
     func createView(_ v: CreateView) throws -> StatementResult {
-        let name = v.name.name.lowercased()
+        let qualified = try creationName(v.name, in: transaction.catalog)
+        let name = qualified.name
         try checkIdentifier(name)
         if SystemTables.names.contains(name) { throw SQLError(.duplicateTable, "relation \"\(name)\" already exists") }
+        let path = searchPathSchemas(transaction.catalog)
         let ctx = StatementContext(database: database, session: self)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
-        let plan = try binder.bind(query: v.query)
-        let outs = plan.outputs
+        binder.viewSearchPath = path
+        let outs: [PlanColumn]
+        do {
+            outs = try binder.bind(query: v.query).outputs
+        } catch let e as SQLError where v.withNoSchemaBinding && (e.code == .undefinedTable || e.code == .undefinedColumn) {
+            // A late-binding view is bound when it is used: the relations it reads may
+            // not exist yet (Redshift).
+            try registerView(ViewDef(schema: qualified.schema, name: name, columns: v.columns.map { $0.lowercased() },
+                                     queryText: v.queryText, searchPath: path, lateBinding: true),
+                             orReplace: v.orReplace)
+            return StatementResult(tag: "CREATE VIEW")
+        }
         if !v.columns.isEmpty && v.columns.count != outs.count {
             throw SQLError(.syntax, "CREATE VIEW specifies \(v.columns.count) column names, but the query returns \(outs.count)")
         }
@@ -292,18 +333,25 @@ extension Session {
         for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n.lowercased()).inserted {
             throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
         }
-        try requireCreate(inSchema: "public")
-        let object = SecuredObject.view(schema: "public", name: name)
-        if v.orReplace, let existing = transaction.catalog.view(name), !isSuperuser, security.owner(object) != user {
-            throw SQLError(.insufficientPrivilege, "must be owner of relation \(existing.name)")
-        }
-        let replacing = transaction.catalog.view(name) != nil
-        try transaction.createView(ViewDef(name: name, columns: v.columns.map { $0.lowercased() }, queryText: v.queryText),
-                                   orReplace: v.orReplace)
-        if !replacing {
-            let owner = user
-            try transaction.changeSecurity(SecurityChange { $0.created(object, schema: "public", owner: owner) })
-        }
+        try registerView(ViewDef(schema: qualified.schema, name: name, columns: v.columns.map { $0.lowercased() },
+                                 queryText: v.queryText, searchPath: path, lateBinding: v.withNoSchemaBinding),
+                         orReplace: v.orReplace)
         return StatementResult(tag: "CREATE VIEW")
+    }
+
+    /// Create (or replace) a view the current user will own: CREATE on its schema; only
+    /// its owner (or a superuser) may replace it.
+    private func registerView(_ view: ViewDef, orReplace: Bool) throws {
+        try requireCreate(inSchema: view.schema)
+        let object = SecuredObject.view(schema: view.schema, name: view.name.lowercased())
+        let replacing = transaction.catalog.view(view.qualifiedName) != nil
+        if orReplace, replacing, !isSuperuser, security.owner(object) != user {
+            throw SQLError(.insufficientPrivilege, "must be owner of relation \(view.name)")
+        }
+        try transaction.createView(view, orReplace: orReplace)
+        if !replacing {
+            let owner = user, schema = view.schema
+            try transaction.changeSecurity(SecurityChange { $0.created(object, schema: schema, owner: owner) })
+        }
     }
 }

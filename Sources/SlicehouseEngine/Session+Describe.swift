@@ -1,10 +1,11 @@
 import SlicehouseTypes
 import SlicehouseCatalog
+import SlicehouseSQL
 
 extension Session {
     /// `\dt`: the list of tables (Schema, Name, Type, Owner).
     public func listTables() throws -> StatementResult {
-        let tables = toolCatalog.allTables
+        let tables = toolCatalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
         var cols = [Vector(type: .text), Vector(type: .text), Vector(type: .text), Vector(type: .text)]
         for t in tables {
             cols[0].append(.string(t.schema))
@@ -14,7 +15,7 @@ extension Session {
         }
         let views = toolCatalog.allViews
         for v in views {
-            cols[0].append(.string("public"))
+            cols[0].append(.string(v.schema))
             cols[1].append(.string(v.name))
             cols[2].append(.string("view"))
             cols[3].append(.string(Database.superuser))
@@ -27,7 +28,11 @@ extension Session {
     /// `\d name`: the columns of one table with Redshift's attributes
     /// (Column, Type, Encoding, DistKey, SortKey, Nullable, Default).
     public func describeTable(_ name: String) throws -> StatementResult {
-        guard let t = toolCatalog.table(name) else {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let object = parts.count == 1 ? ObjectName(name: parts[0])
+            : parts.count == 2 ? ObjectName(schema: parts[0], name: parts[1])
+            : ObjectName(database: parts[0], schema: parts[1], name: parts.dropFirst(2).joined(separator: "."))
+        guard case .table(let t) = try lookup(object, in: toolCatalog) else {
             throw SQLError(.undefinedTable, "Did not find any relation named \"\(name)\".")
         }
         let names = ["Column", "Type", "Encoding", "DistKey", "SortKey", "Nullable", "Default"]

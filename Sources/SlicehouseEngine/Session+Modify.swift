@@ -12,7 +12,7 @@ import SlicehousePlanner
 /// blocks until VACUUM; readers that started earlier still see them.
 extension Session {
     func delete(_ d: Delete) throws -> StatementResult {
-        let (table, base) = try transaction.beginWrite(try lockedTable(d.table).name, reads: true)
+        let (table, base) = try transaction.beginWrite(try lockedTable(d.table).qualifiedName, reads: true)
         try requirePrivilege(.delete, on: table)
         let alias = d.alias ?? table.name
         let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
@@ -29,7 +29,7 @@ extension Session {
     }
 
     func update(_ u: Update) throws -> StatementResult {
-        let (table, base) = try transaction.beginWrite(try lockedTable(u.table).name, reads: true)
+        let (table, base) = try transaction.beginWrite(try lockedTable(u.table).qualifiedName, reads: true)
         var assigned: [Int: Expr] = [:]
         for a in u.assignments {
             guard let i = table.columnIndex(a.column) else {

@@ -32,11 +32,18 @@ extension Session {
         try requirePrivilege(privilege, on: object, name: table.name, columns: columns, as: who ?? user)
     }
 
-    /// USAGE on the schema of an object a statement names (PUBLIC has it on `public`).
+    /// USAGE on the schema of an object a statement names (PUBLIC has it on `public`; the
+    /// schema's owner, and everyone on the system and temporary schemas).
     func requireUsage(ofSchema schema: String, as who: String) throws {
-        let sec = security
-        if sec.has(who, .usage, on: .schema(schema.lowercased())) { return }
+        if try schemaAllows(.usage, schema, who) { return }
         throw Self.permissionDenied("schema \(schema)")
+    }
+
+    private func schemaAllows(_ privilege: Privilege, _ schema: String, _ who: String) throws -> Bool {
+        let s = schema.lowercased()
+        if Catalog.systemSchemas.contains(s) || Catalog.isTemporarySchema(s) { return true }
+        if transaction.catalog.schema(s)?.owner == who { return true }
+        return security.has(who, privilege, on: .schema(s))
     }
 
     func requirePrivilege(_ privilege: Privilege, on object: SecuredObject, name: String, columns: [String] = [],
@@ -61,8 +68,7 @@ extension Session {
 
     /// CREATE on the schema a new table or view goes into.
     func requireCreate(inSchema schema: String) throws {
-        let sec = security
-        if sec.has(user, .create, on: .schema(schema)) { return }
+        if try schemaAllows(.create, schema, user) { return }
         throw Self.permissionDenied("schema \(schema)")
     }
 
@@ -72,12 +78,12 @@ extension Session {
     func authorizeReads(_ binder: Binder) throws {
         let sec = security
         for (access, columns) in binder.relationAccesses() {
-            let who = access.enclosingView.flatMap { sec.owner(.view(schema: "public", name: $0.name.lowercased())) } ?? user
+            let who = access.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? user
             if sec.isSuperuser(who) { continue }
             switch access.object {
             case .view(let v):
-                try requireUsage(ofSchema: "public", as: who)
-                try requirePrivilege(.select, on: .view(schema: "public", name: v.name.lowercased()), name: v.name, as: who)
+                try requireUsage(ofSchema: v.schema, as: who)
+                try requirePrivilege(.select, on: .view(schema: v.schema, name: v.name.lowercased()), name: v.name, as: who)
             case .table(let t):
                 guard t.id >= 0 else { continue }
                 if !t.isTemporary { try requireUsage(ofSchema: t.schema, as: who) }
@@ -341,9 +347,8 @@ extension Session {
 
     /// A table or view by name, as a secured object, or `relation ... does not exist`.
     private func objectOf(_ name: ObjectName) throws -> (object: SecuredObject, table: TableDef?) {
-        let catalog = transaction.catalog
-        if let t = catalog.table(name.name) { return (.table(t.id), t) }
-        if let o = catalog.securedObject(name.name) { return (o, nil) }
+        if let t = try resolveTable(name) { return (.table(t.id), t) }
+        if let v = try resolveView(name) { return (.view(schema: v.schema, name: v.name.lowercased()), nil) }
         throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
     }
 
@@ -361,8 +366,8 @@ extension Session {
                     objects.append((.table(t.id), t.name))
                 }
                 // Views count as tables here, as in Redshift.
-                if s.lowercased() == "public" {
-                    for v in catalog.allViews { objects.append((.view(schema: "public", name: v.name.lowercased()), v.name)) }
+                for v in catalog.allViews where v.schema == s.lowercased() {
+                    objects.append((.view(schema: v.schema, name: v.name.lowercased()), v.name))
                 }
             }
         case .schemas(let schemas):
@@ -406,7 +411,32 @@ extension Session {
         })
     }
 
-    // MARK: - has_table_privilege
+    // MARK: - has_table_privilege, has_schema_privilege
+
+    /// `has_schema_privilege([user,] schema, 'usage' | 'create')`.
+    func hasSchemaPrivilege(_ args: [Value]) throws -> Value {
+        guard args.count == 2 || args.count == 3 else {
+            throw SQLError(.undefinedFunction, "function has_schema_privilege takes 2 or 3 arguments")
+        }
+        if args.contains(where: { $0.isNull }) { return .null }
+        let texts = args.map { $0.asString ?? "" }
+        let who = args.count == 3 ? texts[0].lowercased() : user
+        let schema = texts[texts.count - 2].lowercased()
+        guard security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
+        guard transaction.catalog.schema(schema) != nil || Catalog.systemSchemas.contains(schema)
+            || Catalog.isTemporarySchema(schema) else {
+            throw SQLError(.invalidSchemaName, "schema \"\(schema)\" does not exist")
+        }
+        var any = false
+        for word in texts[texts.count - 1].lowercased().split(separator: ",") {
+            let w = word.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " with grant option", with: "")
+            guard let p = Privilege(rawValue: w), Privilege.schema.contains(p) else {
+                throw SQLError(.invalidParameter, "unrecognized privilege type: \"\(word)\"")
+            }
+            if try schemaAllows(p, schema, who) { any = true }
+        }
+        return .bool(any)
+    }
 
     /// `has_table_privilege([user,] table, privilege)`.
     func hasTablePrivilege(_ args: [Value]) throws -> Value {
@@ -425,11 +455,10 @@ extension Session {
         let table = text(args[args.count - 2]).lowercased()
         let privilegeText = text(args[args.count - 1]).lowercased()
         guard security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
-        let name = table.split(separator: ".").last.map(String.init) ?? table
-        let catalog = transaction.catalog
-        guard let object = catalog.securedObject(name) else {
-            throw SQLError(.undefinedTable, "relation \"\(table)\" does not exist")
-        }
+        let parts = table.split(separator: ".").map(String.init)
+        let name = parts.count >= 2 ? ObjectName(schema: parts[parts.count - 2], name: parts[parts.count - 1])
+            : ObjectName(name: table)
+        let object = try objectOf(name).object
         var any = false
         for word in privilegeText.split(separator: ",") {
             let w = word.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " with grant option", with: "")

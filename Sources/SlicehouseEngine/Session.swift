@@ -18,8 +18,9 @@ public final class Session: @unchecked Sendable {
     public let process: Int
     let startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
     /// SET parameters (lower-case names).
-    var settings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
-                                      "query_group": "default", "timezone": "UTC"]
+    var settings: [String: String] = Session.defaultSettings
+    static let defaultSettings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
+                                                    "query_group": "default", "timezone": "UTC"]
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
@@ -114,10 +115,12 @@ public final class Session: @unchecked Sendable {
         inTransactionBlock = false
         transactionFailed = false
         transaction.rollback()
+        dropTemporaryTables()
     }
 
     deinit {
         transaction.rollback()
+        dropTemporaryTables()
         database.disconnect(process)
     }
 
@@ -265,6 +268,9 @@ public final class Session: @unchecked Sendable {
 
     /// Where the running query's rows go when a client streams them.
     var rowSink: RowSink?
+    /// pg_attribute and friends are binding views' queries to find their columns (a view
+    /// that reads them does not recurse).
+    var findingViewColumns = false
     /// Warnings raised while the statement was planned, put before its own notices.
     var pendingNotices: [String] = []
 
@@ -353,14 +359,14 @@ public final class Session: @unchecked Sendable {
     /// A table of the running statement's transaction (`relation ... does not exist`
     /// located at `location` when there is none), with its lock taken for a change.
     func lockedTable(_ name: ObjectName, location: SourceLocation? = nil) throws -> TableDef {
-        guard transaction.resolve(name.name) != nil else {
-            if SystemTables.names.contains(name.name.lowercased()) {
+        guard let def = try resolveTable(name) else {
+            if case .system = try lookup(name, in: transaction.catalog) {
                 throw SQLError(.featureNotSupported, "cannot modify system table \"\(name.name)\"")
             }
             throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
                            line: location?.line, column: location?.column)
         }
-        return try transaction.lockTable(name.name)
+        return try transaction.lockTable(def.qualifiedName)
     }
 
     /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`.
@@ -388,11 +394,15 @@ public final class Session: @unchecked Sendable {
         case .truncate(let name):
             let def = try lockedTable(name)
             try requireOwner(of: def, or: .truncate)
-            _ = try transaction.beginWrite(def.name, reads: false)
+            _ = try transaction.beginWrite(def.qualifiedName, reads: false)
             transaction.stage(def.id, .empty(layout: database.layout, columnCount: def.columns.count,
                                              distStyle: def.distStyle, distKey: def.distKey))
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
+            if s.isDefault {   // SET name TO DEFAULT: as RESET
+                settings[s.name] = Session.defaultSettings[s.name]
+                return StatementResult(tag: "SET")
+            }
             let value = s.values.map { $0.text }.joined(separator: ", ")
             if s.name == "statement_timeout", Session.milliseconds(value) == nil {
                 throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
@@ -400,7 +410,7 @@ public final class Session: @unchecked Sendable {
             settings[s.name] = value
             return StatementResult(tag: "SET")
         case .reset(let name):
-            settings[name] = nil
+            if name == "all" { settings = Session.defaultSettings } else { settings[name] = Session.defaultSettings[name] }
             return StatementResult(tag: "RESET")
         case .show(let name):
             let value = settings[name] ?? Session.fixedSettings[name] ?? ""
@@ -412,15 +422,7 @@ public final class Session: @unchecked Sendable {
         case .createView(let v):
             return try createView(v)
         case .dropView(let d):
-            for n in d.names {
-                if transaction.catalog.view(n.name) == nil && d.ifExists { continue }
-                if let object = transaction.catalog.securedObject(n.name), !isSuperuser, security.owner(object) != user,
-                   !security.granted(to: user, on: object).table.contains(.drop) {
-                    throw SQLError(.insufficientPrivilege, "must be owner of relation \(n.name)")
-                }
-                try transaction.dropView(n.name)
-            }
-            return StatementResult(tag: "DROP VIEW")
+            return try dropViews(d)
         case .update(let u):
             return try update(u)
         case .delete(let d):
@@ -431,6 +433,8 @@ public final class Session: @unchecked Sendable {
             return try vacuum(v)
         case .analyze(let a):
             return try analyze(a)
+        case .createSchema, .dropSchema, .alterTable:
+            return try performSchemaStatement(statement)
         case .lock(let names):
             for n in names {
                 let def = try lockedTable(n)
@@ -642,7 +646,7 @@ public final class Session: @unchecked Sendable {
     /// Place full-width chunks on the table's slices (sorted by the sort key within
     /// each slice, encoded into blocks) as the transaction's next snapshot of the table.
     func append(_ chunks: [Chunk], to table: TableDef) throws {
-        let (def, base) = try transaction.beginWrite(table.name, reads: false)
+        let (def, base) = try transaction.beginWrite(table.qualifiedName, reads: false)
         let sink = transaction.newSink()
         transaction.stage(def.id, try placeRows(chunks, onto: base, of: def, sink: sink))
     }

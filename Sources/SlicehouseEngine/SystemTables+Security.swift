@@ -17,7 +17,7 @@ extension SystemTables {
                 [.string(u.name), .int(Int64(u.id)), .bool(u.createDB), .bool(u.superuser), .bool(u.superuser),
                  .string("********"), until(u), .null]
             }
-            return make(-40, name, [("usename", .varchar(128)), ("usesysid", .integer), ("usecreatedb", .boolean),
+            return make(-80, name, [("usename", .varchar(128)), ("usesysid", .integer), ("usecreatedb", .boolean),
                                     ("usesuper", .boolean), ("usecatupd", .boolean), ("passwd", .varchar(128)),
                                     ("valuntil", .timestamp), ("useconfig", .varchar(256))], rows)
         case "pg_group":
@@ -25,7 +25,7 @@ extension SystemTables {
                 let ids = g.members.compactMap { sec.user($0)?.id }.map(String.init).joined(separator: ",")
                 return [.string(g.name), .int(Int64(g.id)), .string("{\(ids)}")]
             }
-            return make(-41, name, [("groname", .varchar(128)), ("grosysid", .integer), ("grolist", .varchar(4096))], rows)
+            return make(-81, name, [("groname", .varchar(128)), ("grosysid", .integer), ("grolist", .varchar(4096))], rows)
         case "pg_roles":
             var rows = sec.allUsers.map { u -> [Value] in
                 [.string(u.name), .bool(u.superuser), .bool(true), .bool(u.superuser), .bool(u.createDB), .bool(u.superuser),
@@ -35,7 +35,7 @@ extension SystemTables {
                 [.string(r.name), .bool(false), .bool(true), .bool(false), .bool(false), .bool(false), .bool(false), .int(-1),
                  .string("********"), .null, .null, .int(Int64(r.id))]
             }
-            return make(-42, name, [("rolname", .varchar(128)), ("rolsuper", .boolean), ("rolinherit", .boolean),
+            return make(-82, name, [("rolname", .varchar(128)), ("rolsuper", .boolean), ("rolinherit", .boolean),
                                     ("rolcreaterole", .boolean), ("rolcreatedb", .boolean), ("rolcatupdate", .boolean),
                                     ("rolcanlogin", .boolean), ("rolconnlimit", .integer), ("rolpassword", .varchar(128)),
                                     ("rolvaliduntil", .timestamp), ("rolconfig", .varchar(256)), ("oid", .integer)], rows)
@@ -45,13 +45,13 @@ extension SystemTables {
                  .string(u.connectionLimit.map(String.init) ?? "UNLIMITED"),
                  .string(u.syslogUnrestricted ? "UNRESTRICTED" : "RESTRICTED"), .null, .int(0), .null]
             }
-            return make(-43, name, [("user_name", .text), ("user_id", .integer), ("createdb", .boolean), ("superuser", .boolean),
+            return make(-83, name, [("user_name", .text), ("user_id", .integer), ("createdb", .boolean), ("superuser", .boolean),
                                     ("catalog_update", .boolean), ("connection_limit", .text), ("syslog_access", .text),
                                     ("last_updated_password", .timestamp), ("user_session_timeout", .integer),
                                     ("external_user_id", .text)], rows)
         case "svv_roles":
             let rows = sec.allRoles.map { r -> [Value] in [.int(Int64(r.id)), .string(r.name), .string(r.owner), .null] }
-            return make(-44, name, [("role_id", .integer), ("role_name", .varchar(128)), ("role_owner", .varchar(128)),
+            return make(-84, name, [("role_id", .integer), ("role_name", .varchar(128)), ("role_owner", .varchar(128)),
                                     ("external_id", .varchar(256))], rows)
         case "svv_user_grants":
             var rows: [[Value]] = []
@@ -60,7 +60,7 @@ extension SystemTables {
                     rows.append([.int(Int64(u.id)), .string(u.name), .int(Int64(r.id)), .string(r.name), .bool(false)])
                 }
             }
-            return make(-45, name, [("user_id", .integer), ("user_name", .varchar(128)), ("role_id", .integer),
+            return make(-85, name, [("user_id", .integer), ("user_name", .varchar(128)), ("role_id", .integer),
                                     ("role_name", .varchar(128)), ("admin_option", .boolean)], rows)
         case "svv_relation_privileges":
             var rows: [[Value]] = []
@@ -86,7 +86,7 @@ extension SystemTables {
                                  .string(identity), .string(type), .bool(e.grantable.contains(p))])
                 }
             }
-            return make(-46, name, [("namespace_name", .varchar(128)), ("relation_name", .varchar(128)),
+            return make(-86, name, [("namespace_name", .varchar(128)), ("relation_name", .varchar(128)),
                                     ("privilege_type", .varchar(32)), ("identity_id", .integer), ("identity_name", .varchar(128)),
                                     ("identity_type", .varchar(32)), ("admin_option", .boolean)], rows)
         default:

@@ -9,10 +9,12 @@ struct SystemTables {
     let database: Database
     /// The reading statement's transaction: its catalog and snapshots.
     let transaction: Transaction
+    /// The reading session (its search_path, settings, temporary schema, views' columns).
+    var session: Session? = nil
 
     static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
                          "stv_locks", "stv_sessions", "svv_transactions", "stl_vacuum", "svv_vacuum_summary",
-                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + securityNames
+                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + securityNames
 
     /// pg_type's rows: (oid, name, length, category) of the types clients look up.
     static let pgTypes: [(Int64, String, Int64, String)] = [
@@ -36,10 +38,6 @@ struct SystemTables {
                                     ("typrelid", .integer), ("typelem", .integer), ("typarray", .integer),
                                     ("typnotnull", .boolean), ("typbasetype", .integer), ("typtypmod", .integer),
                                     ("typndims", .integer)], rows)
-        case "pg_namespace":
-            let rows: [[Value]] = [[.int(11), .string("pg_catalog"), .int(1)], [.int(2200), .string("public"), .int(1)],
-                                   [.int(100_001), .string("information_schema"), .int(1)]]
-            return make(-21, name, [("oid", .integer), ("nspname", .varchar(64)), ("nspowner", .integer)], rows)
         case "stv_slices":
             let rows = (0..<database.layout.sliceCount).map { s -> [Value] in
                 [.int(Int64(database.layout.node(ofSlice: s))), .int(Int64(s)), .int(Int64(s % database.layout.slicesPerNode)), .string("Data")]
@@ -47,7 +45,9 @@ struct SystemTables {
             return make(-1, name, [("node", .integer), ("slice", .integer), ("localslice", .integer), ("type", .varchar(16))], rows)
         case "pg_table_def":
             var rows: [[Value]] = []
-            for t in transaction.catalog.allTables {
+            // Redshift shows the tables of the schemas on search_path only.
+            let path = Set(session.map { $0.searchPathSchemas(transaction.catalog) + [$0.temporarySchema] } ?? [Catalog.publicSchema])
+            for t in transaction.catalog.allTables where path.contains(t.schema) {
                 let encs = transaction.peek(t.id)?.encodings
                 for (i, c) in t.columns.enumerated() {
                     let sortPos = t.sortKey.firstIndex(of: i).map { t.sortKeyKind == .interleaved ? -($0 + 1) : $0 + 1 } ?? 0
@@ -220,7 +220,7 @@ struct SystemTables {
             }
             return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
-            return securityTable(named: name)
+            return clientCatalogTable(name) ?? securityTable(named: name)
         }
     }
 

@@ -109,7 +109,7 @@ struct Vacuumer: Sendable {
 
     /// VACUUM table `name`. The table's lock is taken first (writers wait, readers go on
     /// with their snapshots); `background` gives up at once when the lock is held.
-    func vacuum(_ name: String, mode: TableVacuum.Mode, threshold: Int, process: Int, background: Bool,
+    func vacuum(_ name: QualifiedName, mode: TableVacuum.Mode, threshold: Int, process: Int, background: Bool,
                 isCancelled: @escaping @Sendable () -> Bool) throws {
         let t = store.begin(process: process)
         defer { t.rollback() }
@@ -163,21 +163,22 @@ extension Session {
     /// the one named, each in a transaction of its own. BOOST is accepted: every VACUUM
     /// already uses all cores.
     func vacuum(_ v: SlicehouseSQL.Vacuum) throws -> StatementResult {
-        var names: [String]
+        var names: [QualifiedName]
         if let name = v.table {
-            guard transaction.resolve(name.name) != nil else {
+            guard let def = try resolveTable(name) else {
                 if SystemTables.names.contains(name.name.lowercased()) {
                     throw SQLError(.featureNotSupported, "cannot vacuum system table \"\(name.name)\"")
                 }
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
-            names = [name.name]
-            if let def = transaction.resolve(name.name) { try requireOwner(of: def) }
+            try requireOwner(of: def)
+            names = [def.qualifiedName]
         } else {
             // Without a table name: the tables this user owns (all of them for a superuser).
             let sec = database.store.current.catalog.security
-            names = database.store.current.catalog.allTables.sorted { $0.id < $1.id }
-                .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }.map { $0.name }
+            names = database.store.current.catalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
+                .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
+                .sorted { $0.id < $1.id }.map { $0.qualifiedName }
         }
         // The statement's form, as storage names it (the same words); FULL when none is written.
         let mode = TableVacuum.Mode(rawValue: (v.mode ?? .full).rawValue) ?? .full
@@ -287,7 +288,7 @@ final class AutoVacuum: @unchecked Sendable {
             let locks = vacuumer.store.locks
             let log = vacuumer.log
             do {
-                try vacuumer.vacuum(t.name, mode: .deleteOnly, threshold: 100, process: Self.process, background: true,
+                try vacuumer.vacuum(t.qualifiedName, mode: .deleteOnly, threshold: 100, process: Self.process, background: true,
                                     isCancelled: { [weak self] in
                     (self?.isStopping ?? true) || log.backgroundShouldYield || locks.hasWaiters(table: t.id)
                 })

@@ -495,6 +495,27 @@ struct EvalContext {
         case .mod:
             try arity(2...2)
             return try ArithmeticKernels.binary(.modulo, args[0], args[1], resultType: t, n: n)
+        case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .shiftLeft, .shiftRight:
+            try arity(2...2)
+            // Row by row: these appear in catalog queries, not on hot paths.
+            var out = Vector(type: t, capacity: n)
+            for i in 0..<n {
+                guard case .int(let a) = args[0].value(at: args[0].isConstant ? 0 : i),
+                      case .int(let b) = args[1].value(at: args[1].isConstant ? 0 : i) else { out.appendNull(); continue }
+                let bits = Int64(t == .bigint ? 64 : (t == .smallint ? 16 : 32))
+                let r: Int64
+                switch fn {
+                case .bitwiseAnd: r = a & b
+                case .bitwiseOr: r = a | b
+                case .bitwiseXor: r = a ^ b
+                case .shiftLeft: r = b < 0 || b >= bits ? 0 : a << b
+                default: r = b < 0 || b >= bits ? (a < 0 ? -1 : 0) : a >> b
+                }
+                // Wrap to the type's width, as PostgreSQL's int2/int4 operators do.
+                let wrapped = bits == 64 ? r : (bits == 32 ? Int64(Int32(truncatingIfNeeded: r)) : Int64(Int16(truncatingIfNeeded: r)))
+                out.append(.int(wrapped))
+            }
+            return out
         case .power:
             try arity(2...2)
             return try MathKernels.power(double(0), double(1), resultType: t, n: n)

@@ -217,7 +217,7 @@ final class SQLFuzzState: @unchecked Sendable {
         case .query, .explain, .show: return Change.none
         case .set, .reset, .begin, .commit, .rollback, .lock: return .session
         case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .truncate, .vacuum, .analyze,
-             .security:
+             .createSchema, .dropSchema, .alterTable, .security:
             return .database
         }
     }

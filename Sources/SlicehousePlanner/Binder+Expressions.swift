@@ -160,6 +160,7 @@ extension Binder {
                 if e.location.line > 0 { referencedColumnIDs.insert(c.id) }
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
+                if let aliased = try bindLateralAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
                 for outer in outerScopes.reversed() {
                     if let c = try? outer.resolve(ref, at: e.location) {
@@ -325,6 +326,7 @@ extension Binder {
     }
 
     func bindBinary(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        if let regex = try bindRegexOperator(op, l, r, e, scope, agg) { return regex }
         switch op {
         case .and, .or:
             let a = try coerce(try bindExpr(l, scope, agg: agg), to: .boolean)
@@ -544,6 +546,7 @@ extension Binder {
 
     func bindFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
         if f.over != nil { return try bindWindowCall(f, e, scope, agg) }
+        if let bound = try bindCatalogFunction(f, e, scope, agg) { return bound }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
             return .constant(v, t)
         }

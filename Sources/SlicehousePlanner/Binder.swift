@@ -37,6 +37,11 @@ public final class Binder {
     public private(set) var accesses: [RelationAccess] = []
     /// Plan column ids that expressions of the statement reference.
     var referencedColumnIDs = Set<Int>()
+    /// Inside a view's query: the schemas its unqualified names are looked up in.
+    public var viewSearchPath: [String]?
+    /// Select-list aliases that WHERE and later select items may name (Redshift's lateral
+    /// column aliases), while those are bound.
+    var lateralAliases: [String: Expr] = [:]
     /// Collects window calls while a select list, QUALIFY or ORDER BY is bound.
     var windowCollector: WindowCollector?
     /// Outer column ids referenced by the subquery being bound.
@@ -193,7 +198,12 @@ public final class Binder {
             windowCollector = savedCollector
         }
         var (plan, scope) = try bindFrom(s.from)
+        let savedAliases = lateralAliases
+        lateralAliases = [:]
+        defer { lateralAliases = savedAliases }
         if let w = s.whereClause {
+            lateralAliases = Binder.selectAliases(s.items)
+            defer { lateralAliases = [:] }
             var preds: [BoundExpr] = []
             for c in astConjuncts(w) {
                 if let joined = try bindSubqueryConjunct(c, plan, scope, nil) {
@@ -282,8 +292,11 @@ public final class Binder {
                 let b = try bindExpr(e, scope, agg: agg)
                 exprs.append(try finishAggregate(b, agg, e.location))
                 names.append(alias?.lowercased() ?? defaultName(e))
+                // Later items may name this one's alias (Redshift's lateral column alias).
+                if let alias, lateralAliases[alias.lowercased()] == nil { lateralAliases[alias.lowercased()] = e }
             }
         }
+        lateralAliases = [:]
 
         var having: BoundExpr? = nil
         if let h = s.having {
@@ -492,7 +505,8 @@ public final class Binder {
                 return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? cte.columns : aliasColumns).map { $0.lowercased() })
             }
-            if name.schema == nil || name.schema == "public", let view = catalog.view(named: name.name.lowercased()) {
+            let found = try catalog.relation(name, searchPath: viewSearchPath)
+            if case .view(let view) = found {
                 guard viewDepth < 32 else {
                     throw SQLError(.invalidParameter, "view \"\(view.name)\" refers to itself")
                 }
@@ -510,13 +524,15 @@ public final class Binder {
                 defer { viewDepth -= 1; viewStack.removeLast() }
                 let saved = cteStack
                 cteStack = []   // a view sees no CTEs of the query that uses it
-                defer { cteStack = saved }
+                let savedPath = viewSearchPath
+                viewSearchPath = view.searchPath  // and finds names as its creator did
+                defer { cteStack = saved; viewSearchPath = savedPath }
                 let plan = try bind(query: query)
                 let aliasColumns = alias?.columns ?? []
                 return relation(plan, alias: (alias?.name ?? view.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? view.columns : aliasColumns).map { $0.lowercased() })
             }
-            guard let table = try catalog.table(named: name.name) else {
+            guard case .table(let table) = found else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
                                line: ref.location.line, column: ref.location.column)
             }
@@ -535,9 +551,9 @@ public final class Binder {
             return (plan, Scope(relations: [ScopeRelation(alias: relAlias, columns: cols)]))
         case .subquery(let q, let alias):
             let plan = try bind(query: q)
-            guard let alias else {
-                throw SQLError(.syntax, "subquery in FROM must have an alias", line: ref.location.line, column: ref.location.column)
-            }
+            // Redshift accepts a derived table without an alias (redshift_connector's
+            // get_columns sends one); its columns are then reached unqualified.
+            guard let alias else { return relation(plan, alias: "?subquery?", columnAliases: []) }
             return relation(plan, alias: alias.name.lowercased(), columnAliases: alias.columns.map { $0.lowercased() })
         case .join(let j):
             let (lp, ls) = try bindTableRef(j.left)

@@ -4,17 +4,23 @@ import SlicehouseSQL
 
 /// Tables and views visible to the binder (the catalog plus system tables).
 public protocol BinderCatalog {
-    /// A table's definition, if `name` is a table; throws when the table exists but
-    /// cannot be used (its files are damaged).
-    func table(named name: String) throws -> TableDef?
-    /// A view's definition, if `name` is a view.
-    func view(named name: String) -> ViewDef?
+    /// The table or view `name` names, looked up through `searchPath` when it has no
+    /// schema (nil: the session's search_path); nil when there is none. Throws when the
+    /// name is not allowed (another database) or the table exists but cannot be used
+    /// (its files are damaged).
+    func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation?
     /// Session-level functions without arguments that the leader answers
     /// (`pg_last_copy_count()`, `version()`, `current_user`, ...), or nil.
     func sessionFunction(_ name: String) -> (Value, DataType)?
     /// Session-level functions with constant arguments that act when the statement is
     /// planned (`pg_cancel_backend(pid)`, `pg_terminate_backend(pid)`), or nil.
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)?
+}
+
+/// What a name in a FROM clause stands for.
+public enum CatalogRelation {
+    case table(TableDef)
+    case view(ViewDef)
 }
 
 extension BinderCatalog {

@@ -480,3 +480,60 @@ public struct Analyze: Sendable, Hashable {
         self.compRows = compRows
     }
 }
+
+/// `CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION user] [QUOTA ...]` or
+/// `CREATE SCHEMA AUTHORIZATION user` (the schema is named after the user).
+public struct CreateSchema: Sendable, Hashable {
+    public var name: String
+    public var ifNotExists: Bool
+    public var authorization: String?
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(name: String, ifNotExists: Bool = false, authorization: String? = nil, location: SourceLocation = .unknown) {
+        self.name = name
+        self.ifNotExists = ifNotExists
+        self.authorization = authorization
+        self.location = location
+    }
+}
+
+/// `DROP SCHEMA [IF EXISTS] a, b [CASCADE | RESTRICT]`.
+public struct DropSchema: Sendable, Hashable {
+    public var names: [String]
+    public var ifExists: Bool
+    public var cascade: Bool
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(names: [String], ifExists: Bool = false, cascade: Bool = false, location: SourceLocation = .unknown) {
+        self.names = names
+        self.ifExists = ifExists
+        self.cascade = cascade
+        self.location = location
+    }
+}
+
+/// `ALTER TABLE name action` (also on views, as PostgreSQL and Redshift allow for renames),
+/// `ALTER VIEW name RENAME TO`, and `ALTER SCHEMA name RENAME TO` / `OWNER TO`.
+public struct AlterTable: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        /// `RENAME TO new`.
+        case rename(String)
+        /// `RENAME [COLUMN] old TO new`.
+        case renameColumn(String, String)
+        /// `SET SCHEMA s`: the same table in another schema.
+        case setSchema(String)
+        /// `OWNER TO user` (accepted; owners of tables are not kept yet).
+        case owner(String)
+    }
+    public var name: ObjectName
+    public var isView: Bool
+    public var action: Action
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(name: ObjectName, isView: Bool = false, action: Action, location: SourceLocation = .unknown) {
+        self.name = name
+        self.isView = isView
+        self.action = action
+        self.location = location
+    }
+}

@@ -621,6 +621,9 @@ public indirect enum Statement: Sendable, Hashable {
     case lock([ObjectName])
     /// Users, groups, roles and privileges (AST+Security.swift).
     case security(SecurityStatement)
+    case createSchema(CreateSchema)
+    case dropSchema(DropSchema)
+    case alterTable(AlterTable)
 }
 
 /// A statement together with the exact text it was parsed from.

@@ -29,7 +29,7 @@ enum Keywords {
     /// Keywords that are functions without parentheses (`SELECT CURRENT_DATE`).
     static let parameterlessFunctions: Set<String> = [
         "current_date", "current_time", "current_timestamp", "localtime", "localtimestamp",
-        "sysdate", "current_user", "session_user", "user", "current_role",
+        "sysdate", "current_user", "session_user", "user", "current_role", "current_schema",
     ]
 
     static func isReserved(_ word: String) -> Bool { reserved.contains(word) }

@@ -12,6 +12,7 @@ extension Parser {
         }
         if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
         if let s = try parseCreatePrincipal() { return s }
+        if isWord("schema") { return .createSchema(try parseCreateSchema(start: start)) }
         _ = acceptWord("local")
         let temporary = acceptWord("temp") || acceptWord("temporary")
         guard isWord("table") else { throw syntaxError(at: current) }
@@ -249,6 +250,7 @@ extension Parser {
     mutating func parseDrop() throws -> Statement {
         let start = advance()  // DROP
         if let s = try parseDropPrincipal() { return s }
+        if isWord("schema") { return .dropSchema(try parseDropSchema(start: start)) }
         let isView: Bool
         if acceptWord("table") {
             isView = false

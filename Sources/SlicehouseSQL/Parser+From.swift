@@ -64,6 +64,14 @@ extension Parser {
         let start = current
         guard isSymbol("(") else {
             let name = try parseObjectName()
+            if isSymbol("("), isSymbol(")", at: 1) {
+                // A set-returning system function without arguments, as Redshift's catalog
+                // queries use it: `pg_get_late_binding_view_cols() cols(a name, b int, ...)`.
+                // It reads as the system view of that name; the declared types are checked
+                // by the view's own.
+                advance(); advance()
+                return TableRef(.table(name, alias: try parseFunctionTableAlias()), at: start.location)
+            }
             let alias = try parseTableAlias()
             return TableRef(.table(name, alias: alias), at: start.location)
         }
@@ -88,6 +96,27 @@ extension Parser {
         let query = try parseParenthesizedQuery()
         let alias = try parseTableAlias()
         return TableRef(.subquery(query, alias: alias), at: start.location)
+    }
+
+    /// A function's `[AS] alias [(col type, ...)]`: the column names (types are skipped).
+    private mutating func parseFunctionTableAlias() throws -> TableAlias? {
+        let name: String
+        if acceptWord("as") {
+            name = try parseIdentifier()
+        } else if atIdentifier {
+            name = try parseIdentifier()
+        } else {
+            return nil
+        }
+        var columns: [String] = []
+        if acceptSymbol("(") {
+            repeat {
+                columns.append(try parseIdentifier())
+                _ = try parseDataType()
+            } while acceptSymbol(",")
+            try expectSymbol(")")
+        }
+        return TableAlias(name: name, columns: columns)
     }
 
     /// `[AS] alias [(col, ...)]`, or nil when no alias follows.

@@ -44,6 +44,7 @@ extension Parser {
         advance()
         let inner = try parseExpr()
         try expectSymbol(")")
+        if isSymbol("[") { return try parseArraySubscript(inner) }
         return inner
     }
 

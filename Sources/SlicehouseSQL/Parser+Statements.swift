@@ -29,9 +29,12 @@ extension Parser {
         case "create": return try parseCreate()
         case "drop": return try parseDrop()
         case "alter":
-            advance()
-            if let s = try parseAlterSecurity() { return s }
-            throw syntaxError(at: current)
+            if isWord("user", at: 1) || isWord("group", at: 1) || isWord("default", at: 1) || isWord("schema", at: 1) {
+                advance()
+                if let s = try parseAlterSecurity() { return s }
+                throw syntaxError(at: current)
+            }
+            return try parseAlter()
         case "grant": return try parseGrant()
         case "revoke": return try parseRevoke()
         case "insert": return .insert(try parseInsert())

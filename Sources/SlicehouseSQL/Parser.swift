@@ -118,6 +118,7 @@ struct Parser {
         var lexer = Lexer(bytes: bytes)
         var tokens = try lexer.tokenize()
         if let parameters { tokens = try Parser.substitute(parameters, into: tokens) }
+        tokens = Parser.foldQualifiedOperators(tokens)
         self.tokens = tokens
         reserved = tokens.map { token in
             if case .word(let w) = token.kind { return Keywords.isReserved(w) }

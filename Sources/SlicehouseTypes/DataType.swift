@@ -135,6 +135,10 @@ extension DataType {
         }
         switch name {
         case "smallint", "int2": return try noArgs(.smallint)
+        // PostgreSQL's catalog types, as catalog queries write them: a name is a
+        // VARCHAR(128) (Redshift's identifier length), an oid an INTEGER.
+        case "name": return try noArgs(.varchar(128))
+        case "oid", "regclass", "regproc", "regtype", "regnamespace", "xid", "cid": return try noArgs(.integer)
         case "integer", "int", "int4": return try noArgs(.integer)
         case "bigint", "int8": return try noArgs(.bigint)
         case "real", "float4": return try noArgs(.real)

@@ -19,6 +19,9 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case coalesce, nullif, nvl2, greatest, least
     // Math
     case abs, round, trunc, ceil, floor, sign, mod, power, sqrt, cbrt, exp, ln, log, pi, random
+    /// The integer operators `&`, `|`, `#`, `<<`, `>>`.
+    case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor"
+    case shiftLeft = "shift_left", shiftRight = "shift_right"
     // Strings
     case upper, lower, initcap
     /// Characters (not bytes); trailing blanks count in a VARCHAR, not in a CHAR.

@@ -13,11 +13,16 @@ public struct Manifest: Codable, Sendable {
     public var nextTableID: Int
     public var tables: [ManifestTable]
     public var views: [ManifestView]
+    /// Every schema with its owner (absent in manifests written before schemas: only
+    /// `public` then, and the schemas the tables name).
+    public var schemas: [SchemaDef]?
     /// Users, groups, roles, owners and grants (nil in directories written before users existed).
     public var security: Security?
 
-    public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView], security: Security? = nil) {
+    public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView],
+                schemas: [SchemaDef]? = nil, security: Security? = nil) {
         self.generation = generation; self.nextTableID = nextTableID; self.tables = tables; self.views = views
+        self.schemas = schemas
         self.security = security
     }
 
@@ -165,8 +170,18 @@ public struct ManifestView: Codable, Sendable {
     public var name: String
     public var columns: [String]
     public var query: String
-    public init(_ v: ViewDef) { name = v.name; columns = v.columns; query = v.queryText }
-    public var def: ViewDef { ViewDef(name: name, columns: columns, queryText: query) }
+    /// Absent in manifests written before schemas (`public` then).
+    public var schema: String?
+    public var searchPath: [String]?
+    public var lateBinding: Bool?
+    public init(_ v: ViewDef) {
+        name = v.name; columns = v.columns; query = v.queryText; schema = v.schema; searchPath = v.searchPath
+        lateBinding = v.lateBinding ? true : nil
+    }
+    public var def: ViewDef {
+        ViewDef(schema: schema ?? Catalog.publicSchema, name: name, columns: columns, queryText: query,
+                searchPath: searchPath ?? [Catalog.publicSchema], lateBinding: lateBinding ?? false)
+    }
 }
 
 public struct ManifestColumn: Codable, Sendable {

@@ -12,8 +12,10 @@ struct CommitRecord: Codable, Sendable {
     var dropped: [Int]
     /// Every view, when the commit changed any (nil: unchanged).
     var views: [ManifestView]?
+    /// Every schema, when the commit changed any (nil: unchanged; absent in older logs).
+    var schemas: [SchemaDef]? = nil
     /// Users, groups, roles, owners and grants, when the commit changed them (nil: unchanged).
-    var security: Security?
+    var security: Security? = nil
 }
 
 /// `wal.log`: one record per commit since the last checkpoint, so that a commit writes

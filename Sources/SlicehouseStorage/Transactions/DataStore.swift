@@ -221,7 +221,8 @@ public final class DataStore: @unchecked Sendable {
                 switch change {
                 case .createTable(let def): changed.insert(def.id)
                 case .dropTable(let def): changed.insert(def.id); next.snapshots[def.id] = nil
-                case .createView, .dropView, .security: break
+                case .renameTable(let def, _): changed.insert(def.id)
+                case .createView, .dropView, .createSchema, .dropSchema, .security: break
                 }
             }
             for (id, snap) in t.pending where next.catalog.table(id: id) != nil {
@@ -236,8 +237,8 @@ public final class DataStore: @unchecked Sendable {
             let droppedDamage: [String] = lock.withLock { dropped.flatMap { damaged[$0]?.entry.fileNames ?? [] } }
             if let directory {
                 for sink in t.sinks { try sink.sync() }
-                let viewsChanged = t.changes.contains { if case .createView = $0 { return true }; if case .dropView = $0 { return true }; return false }
-                try persist(next, changed: changed, viewsChanged: viewsChanged,
+                try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.changesViews },
+                            schemasChanged: t.changes.contains { $0.changesSchemas },
                             securityChanged: next.catalog.security != latest.catalog.security, directory: directory)
             }
             // Files the new state no longer names (replaced deleted-row files, dropped tables),
@@ -260,7 +261,8 @@ public final class DataStore: @unchecked Sendable {
     /// Make the commit of `next` durable: its record appended to the commit log, or — when
     /// the log has grown past `CommitLog.checkpointBytes` — a checkpoint: the whole
     /// manifest rewritten and the log emptied.
-    private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, securityChanged: Bool,
+    private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, schemasChanged: Bool,
+                         securityChanged: Bool,
                          directory: String) throws {
         guard let log, !log.needsCheckpoint, log.size < CommitLog.checkpointBytes else {
             try writeManifest(next, directory: directory)
@@ -280,6 +282,7 @@ public final class DataStore: @unchecked Sendable {
         }
         try log.append(CommitRecord(sequence: next.sequence, nextTableID: max(nextID, next.catalog.nextTableID), tables: tables,
                                     dropped: dropped, views: viewsChanged ? next.catalog.allViews.map(ManifestView.init) : nil,
+                                    schemas: schemasChanged ? next.catalog.allSchemas : nil,
                                     security: securityChanged ? next.catalog.security : nil))
     }
 
@@ -295,7 +298,8 @@ public final class DataStore: @unchecked Sendable {
             tables.append(try ManifestTable(def: def, snapshot: snap, identityNext: identities[def.id] ?? [:]))
         }
         let m = Manifest(generation: s.sequence, nextTableID: max(nextID, s.catalog.nextTableID), tables: tables,
-                         views: s.catalog.allViews.map(ManifestView.init), security: s.catalog.security)
+                         views: s.catalog.allViews.map(ManifestView.init), schemas: s.catalog.allSchemas,
+                         security: s.catalog.security)
         try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.fileBytes())
     }
 
@@ -375,12 +379,14 @@ public final class DataStore: @unchecked Sendable {
             return f
         }
         // The commits recorded in the log since the manifest was written, in order.
-        var entries = m.tables, views = m.views, nextID = m.nextTableID, generation = m.generation, security = m.security
+        var entries = m.tables, views = m.views, nextID = m.nextTableID, generation = m.generation, schemas = m.schemas
+        var security = m.security
         for r in CommitLog.records(logBytes, path: logPath).records where r.sequence > generation {
             guard r.sequence == generation + 1 else { break }
             let replaced = Set(r.tables.map { $0.id }).union(r.dropped)
             entries = entries.filter { !replaced.contains($0.id) } + r.tables
             if let v = r.views { views = v }
+            if let s = r.schemas { schemas = s }
             if let sec = r.security { security = sec }
             nextID = max(nextID, r.nextTableID)
             generation = r.sequence
@@ -412,7 +418,8 @@ public final class DataStore: @unchecked Sendable {
                     + " DROP TABLE \(t.name) removes it."))
             }
         }
-        let catalog = Catalog(tables: defs, views: views.map { $0.def }, nextTableID: nextID, security: security)
+        let catalog = Catalog(tables: defs, views: views.map { $0.def }, nextTableID: nextID, schemas: schemas,
+                              security: security)
         state = DatabaseState(sequence: generation, catalog: catalog, snapshots: snapshots)
         nextTableID = catalog.nextTableID
         // Leftovers: files under slice*/ that the valid manifest does not name.

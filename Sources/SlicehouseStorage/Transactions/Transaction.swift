@@ -72,7 +72,7 @@ public final class Transaction: @unchecked Sendable {
 
     /// The table `name` as this transaction sees it (or would see it, before its first
     /// statement: the latest committed one), without taking the snapshot.
-    public func resolve(_ name: String) -> TableDef? {
+    public func resolve(_ name: QualifiedName) -> TableDef? {
         lock.withLock { base == nil ? store.current.catalog.table(name) : view.table(name) }
     }
 
@@ -109,7 +109,7 @@ public final class Transaction: @unchecked Sendable {
     /// Take `name`'s lock (waiting for another writer to finish) and return the table and
     /// the snapshot to build its next version on. `reads`: the statement reads the rows it
     /// changes (DELETE, UPDATE), so they must be the latest; a pure append may be rebased.
-    public func beginWrite(_ name: String, reads readsRows: Bool,
+    public func beginWrite(_ name: QualifiedName, reads readsRows: Bool,
                            isCancelled: (() -> SQLError?)? = nil) throws -> (TableDef, TableSnapshot) {
         let def = try lockTable(name, isCancelled: isCancelled)
         return try lock.withLock {
@@ -148,8 +148,8 @@ public final class Transaction: @unchecked Sendable {
     /// transaction's first statement, its snapshot after the lock. Returns the table as
     /// this transaction sees it.
     @discardableResult
-    public func lockTable(_ name: String, isCancelled: (() -> SQLError?)? = nil) throws -> TableDef {
-        guard let def = resolve(name) else { throw SQLError(.undefinedTable, "relation \"\(name)\" does not exist") }
+    public func lockTable(_ name: QualifiedName, isCancelled: (() -> SQLError?)? = nil) throws -> TableDef {
+        guard let def = resolve(name) else { throw SQLError(.undefinedTable, "relation \"\(name.name)\" does not exist") }
         if !lock.withLock({ created.contains(def.id) }) {
             let statement = cancellation
             try store.locks.acquire(table: def.id, owner: LockManager.Owner(transaction: id, process: process, startTime: startTime),
@@ -215,10 +215,10 @@ public final class Transaction: @unchecked Sendable {
     }
 
     /// Drop a table (taking its lock first).
-    public func dropTable(_ name: String) throws {
+    public func dropTable(_ name: QualifiedName) throws {
         let def = try lockTable(name)
         try lock.withLock {
-            try view.drop(def.name)
+            try view.drop(def.qualifiedName)
             changes.append(.dropTable(def))
             pending[def.id] = nil
         }
@@ -232,11 +232,55 @@ public final class Transaction: @unchecked Sendable {
         }
     }
 
-    public func dropView(_ name: String) throws {
+    public func dropView(_ name: QualifiedName) throws {
         try lock.withLock {
             startLocked()
             try view.dropView(name)
             changes.append(.dropView(name))
+        }
+    }
+
+    /// Give a table a new name or schema (taking its lock first): same id, same rows.
+    public func renameTable(_ name: QualifiedName, to new: QualifiedName) throws {
+        // Staged as written, so that later writes of this transaction find it under its new name.
+        let (def, snap) = try beginWrite(name, reads: false)
+        stage(def.id, snap)
+        var renamed = def
+        renamed.schema = new.schema
+        renamed.name = new.name
+        try lock.withLock {
+            let change = CatalogChange.renameTable(def, renamed)
+            try view.apply(change)
+            changes.append(change)
+        }
+    }
+
+    /// Replace a table's definition under the same id and name (a renamed column): the
+    /// rows are unchanged.
+    public func redefineTable(_ name: QualifiedName, as new: TableDef) throws {
+        let (def, snap) = try beginWrite(name, reads: false)
+        stage(def.id, snap)
+        try lock.withLock {
+            let change = CatalogChange.renameTable(def, new)
+            try view.apply(change)
+            changes.append(change)
+        }
+    }
+
+    public func createSchema(_ s: SchemaDef) throws {
+        try lock.withLock {
+            startLocked()
+            try view.createSchema(s)
+            changes.append(.createSchema(s))
+        }
+    }
+
+    /// Drop an empty schema (its objects dropped first for CASCADE).
+    public func dropSchema(_ name: String) throws {
+        try lock.withLock {
+            startLocked()
+            try view.dropSchema(name)
+            changes.append(.dropSchema(name))
         }
     }
 

@@ -1,0 +1,409 @@
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehouseSQL
+import SlicehousePlanner
+
+/// What clients ask the catalog: PostgreSQL's pg_catalog tables (pg_namespace, pg_class,
+/// pg_attribute, ...), information_schema's views, and Redshift's SVV_TABLES /
+/// SVV_COLUMNS and `pg_get_late_binding_view_cols()`, with PostgreSQL's column names and
+/// types, built from the reading statement's catalog when a statement reads them.
+///
+/// Identifiers: a table's oid is its table id; a view's too (views have none of their
+/// own, so they get `viewOIDBase` + their position among the views); a schema's oid is
+/// PostgreSQL's for `pg_catalog` (11) and `public` (2200), a stable hash of its name for
+/// the others.
+extension SystemTables {
+    /// System tables in pg_catalog that this file answers.
+    static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
+                                     "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
+                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas", "pg_index", "pg_depend",
+                                     "pg_rewrite",
+                                     "pg_get_late_binding_view_cols"]
+    /// `names` as a set (name lookups test it for every table a statement names).
+    static let nameSet = Set(names)
+    /// Views of information_schema (reached only as `information_schema.name`).
+    static let informationSchemaNames: Set<String> = ["tables", "columns", "schemata", "views"]
+
+    static let viewOIDBase = 900_000_000
+
+    /// A schema's oid.
+    static func schemaOID(_ name: String) -> Int64 {
+        switch name {
+        case "pg_catalog": return 11
+        case "public": return 2200
+        case "information_schema": return 14_000
+        default:
+            if Catalog.isTemporarySchema(name), let p = Int64(name.dropFirst("pg_temp_".count)) { return 16_000_000 + p }
+            var h: UInt32 = 2_166_136_261
+            for b in name.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+            return 200_000 + Int64(h % 10_000_000)
+        }
+    }
+
+    /// A user's id as pg_user shows it (rdsdb, the system's own user, is 1).
+    func userOID(_ name: String) -> Int64 { Int64(transaction.catalog.security.user(name)?.id ?? 1) }
+
+    /// PostgreSQL's type oid of a column type.
+    static func typeOID(_ t: DataType) -> Int64 {
+        switch t {
+        case .smallint: return 21
+        case .integer: return 23
+        case .bigint: return 20
+        case .decimal: return 1700
+        case .real: return 700
+        case .double: return 701
+        case .boolean: return 16
+        case .char: return 1042
+        case .varchar: return 1043
+        case .date: return 1082
+        case .timestamp: return 1114
+        case .unknown: return 705
+        }
+    }
+
+    /// pg_attribute's atttypmod: length + 4 for character types, (precision << 16 | scale) + 4 for numeric.
+    static func typeModifier(_ t: DataType) -> Int64 {
+        switch t {
+        case .char(let n), .varchar(let n): return Int64(n) + 4
+        case .decimal(let p, let s): return Int64(p << 16 | s) + 4
+        default: return -1
+        }
+    }
+
+    /// information_schema's data_type: the type's name without modifiers.
+    static func dataTypeName(_ t: DataType) -> String {
+        switch t {
+        case .decimal: return "numeric"
+        case .char: return "character"
+        case .varchar: return "character varying"
+        default: return t.sqlName
+        }
+    }
+
+    /// The relations of the reading statement's catalog that this session may see: every
+    /// table and view but other sessions' temporary tables.
+    private var visibleTables: [TableDef] {
+        let own = session?.temporarySchema
+        return transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == own }
+    }
+
+    /// Every view with its oid.
+    private var viewsWithOIDs: [(oid: Int64, view: ViewDef)] {
+        transaction.catalog.allViews.enumerated().map { (Int64(Self.viewOIDBase + $0.offset), $0.element) }
+    }
+
+    /// A view's columns (names and types), by binding its query; nil when it does not bind
+    /// (a table it reads was dropped) or while another view's columns are being found.
+    private func columns(of view: ViewDef) -> [(name: String, type: DataType)]? {
+        guard let session, !session.findingViewColumns else { return nil }
+        session.findingViewColumns = true
+        defer { session.findingViewColumns = false }
+        guard let stmts = try? parseStatements(view.queryText), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
+        let ctx = StatementContext(database: database, session: session)
+        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+        binder.viewSearchPath = view.searchPath
+        guard let plan = try? binder.bind(query: q) else { return nil }
+        return plan.outputs.enumerated().map { i, c in
+            (view.columns.count > i ? view.columns[i] : c.name, c.type == .unknown ? .varchar(256) : c.type)
+        }
+    }
+
+    /// Every schema a client sees, with owner: the catalog's, pg_catalog, information_schema,
+    /// and the session's temporary schema when it holds tables.
+    private var schemaRows: [(name: String, owner: String)] {
+        var out = transaction.catalog.allSchemas.map { ($0.name, $0.owner) }
+        out += [("pg_catalog", "rdsdb"), ("information_schema", "rdsdb")]
+        if let own = session?.temporarySchema, visibleTables.contains(where: { $0.schema == own }) {
+            out.append((own, session?.user ?? "rdsdb"))
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    /// One row per column of every visible table and view: (schema, relation, oid, kind,
+    /// column number, column, default).
+    private var allColumns: [(schema: String, relation: String, oid: Int64, kind: String, number: Int, column: ColumnDef)] {
+        var out: [(String, String, Int64, String, Int, ColumnDef)] = []
+        for t in visibleTables {
+            for (i, c) in t.columns.enumerated() { out.append((t.schema, t.name, Int64(t.id), "r", i + 1, c)) }
+        }
+        for (oid, v) in viewsWithOIDs {
+            for (i, c) in (columns(of: v) ?? []).enumerated() {
+                out.append((v.schema, v.name, oid, "v", i + 1, ColumnDef(name: c.name, type: c.type)))
+            }
+        }
+        return out
+    }
+
+    private static func defaultText(_ c: ColumnDef) -> String? {
+        if let id = c.identity { return "\"identity\"(\(id.seed), \(id.step))" }
+        return c.defaultSQL
+    }
+
+    private func opt(_ s: String?) -> Value { s.map { .string($0) } ?? .null }
+    private func lengthValue(_ t: DataType) -> Value {
+        switch t { case .char(let n), .varchar(let n): return .int(Int64(n)); default: return .null }
+    }
+    private func precisionValue(_ t: DataType) -> Value {
+        switch t {
+        case .smallint: return .int(16)
+        case .integer: return .int(32)
+        case .bigint: return .int(64)
+        case .decimal(let p, _): return .int(Int64(p))
+        case .real: return .int(24)
+        case .double: return .int(53)
+        default: return .null
+        }
+    }
+    private func radixValue(_ t: DataType) -> Value {
+        switch t {
+        case .smallint, .integer, .bigint, .real, .double: return .int(2)
+        case .decimal: return .int(10)
+        default: return .null
+        }
+    }
+    private func scaleValue(_ t: DataType) -> Value {
+        switch t {
+        case .smallint, .integer, .bigint: return .int(0)
+        case .decimal(_, let s): return .int(Int64(s))
+        default: return .null
+        }
+    }
+    private func datetimePrecision(_ t: DataType) -> Value {
+        switch t { case .date: return .int(0); case .timestamp: return .int(6); default: return .null }
+    }
+
+    /// The system table `name` of this file, or nil.
+    func clientCatalogTable(_ name: String) -> (TableDef, TableSnapshot)? {
+        let name64: (String, DataType) -> (String, DataType) = { ($0, $1) }
+        let nameType = DataType.varchar(128)
+        switch name {
+        case "pg_namespace":
+            let rows = schemaRows.map { s -> [Value] in
+                [.int(Self.schemaOID(s.name)), .string(s.name), .int(userOID(s.owner)), .null]
+            }
+            return make(-21, name, [("oid", .integer), ("nspname", nameType), ("nspowner", .integer), ("nspacl", .text)], rows)
+        case "pg_class":
+            var rows: [[Value]] = []
+            for t in visibleTables {
+                let tuples = Double(transaction.peek(t.id)?.rowCount ?? 0)
+                let owner = transaction.catalog.security.owner(.table(t.id)).map { userOID($0) } ?? 1
+                rows.append([.int(Int64(t.id)), .string(t.name), .int(Self.schemaOID(t.schema)), .int(0), .int(owner), .int(0),
+                             .int(Int64(t.id)), .int(0), .int(0), .double(tuples), .bool(false), .bool(false),
+                             .string(t.isTemporary ? "t" : "p"), .string("r"), .int(Int64(t.columns.count)), .int(0),
+                             .bool(false), .bool(false), .bool(false), .null, .null])
+            }
+            for (oid, v) in viewsWithOIDs {
+                let owner = transaction.catalog.security.owner(.view(schema: v.schema, name: v.name.lowercased())).map { userOID($0) } ?? 1
+                rows.append([.int(oid), .string(v.name), .int(Self.schemaOID(v.schema)), .int(0), .int(owner), .int(0),
+                             .int(0), .int(0), .int(0), .double(0), .bool(false), .bool(false), .string("p"), .string("v"),
+                             .int(Int64(v.columns.count)), .int(0), .bool(true), .bool(false), .bool(false), .null, .null])
+            }
+            return make(-40, name, [("oid", .integer), ("relname", nameType), ("relnamespace", .integer), ("reltype", .integer),
+                                    ("relowner", .integer), ("relam", .integer), ("relfilenode", .integer),
+                                    ("reltablespace", .integer), ("relpages", .integer), ("reltuples", .real),
+                                    ("relhasindex", .boolean), ("relisshared", .boolean), ("relpersistence", .char(1)),
+                                    ("relkind", .char(1)), ("relnatts", .smallint), ("relchecks", .smallint),
+                                    ("relhasrules", .boolean), ("relhastriggers", .boolean), ("relhassubclass", .boolean),
+                                    ("relacl", .text), ("reloptions", .text)], rows)
+        case "pg_attribute":
+            let rows = allColumns.map { c -> [Value] in
+                [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
+                 .int(Int64(c.column.type.width > 0 && !c.column.type.isString && !c.column.type.isDecimal ? c.column.type.width : -1)),
+                 .int(Int64(c.number)), .int(0), .int(-1), .int(Self.typeModifier(c.column.type)), .bool(false),
+                 .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column) != nil),
+                 .bool(false), .bool(true), .int(0), .null]
+            }
+            return make(-41, name, [("attrelid", .integer), ("attname", nameType), ("atttypid", .integer),
+                                    ("attstattarget", .integer), ("attlen", .smallint), ("attnum", .smallint),
+                                    ("attndims", .integer), ("attcacheoff", .integer), ("atttypmod", .integer),
+                                    ("attbyval", .boolean), ("attstorage", .char(1)), ("attalign", .char(1)),
+                                    ("attnotnull", .boolean), ("atthasdef", .boolean), ("attisdropped", .boolean),
+                                    ("attislocal", .boolean), ("attinhcount", .integer), ("attacl", .text)], rows)
+        case "pg_attrdef":
+            var rows: [[Value]] = []
+            var n: Int64 = 0
+            for t in visibleTables {
+                for (i, c) in t.columns.enumerated() {
+                    guard let d = Self.defaultText(c) else { continue }
+                    n += 1
+                    rows.append([.int(700_000 + n), .int(Int64(t.id)), .int(Int64(i + 1)), .string(d), .string(d)])
+                }
+            }
+            return make(-42, name, [("oid", .integer), ("adrelid", .integer), ("adnum", .smallint), ("adbin", .text),
+                                    ("adsrc", .text)], rows)
+        case "pg_description":
+            return make(-43, name, [("objoid", .integer), ("classoid", .integer), ("objsubid", .integer),
+                                    ("description", .text)], [])
+        case "pg_proc":
+            let rows = FunctionRegistry.knownNames.enumerated().map { i, f -> [Value] in
+                [.int(Int64(5000 + i)), .string(f), .int(11), .int(1), .int(12), .bool(false), .bool(false), .bool(false),
+                 .bool(false), .string("i"), .int(0), .int(25), .string(""), .null, .string(f)]
+            }
+            return make(-44, name, [("oid", .integer), ("proname", nameType), ("pronamespace", .integer), ("proowner", .integer),
+                                    ("prolang", .integer), ("proisagg", .boolean), ("prosecdef", .boolean),
+                                    ("proisstrict", .boolean), ("proretset", .boolean), ("provolatile", .char(1)),
+                                    ("pronargs", .smallint), ("prorettype", .integer), ("proargtypes", .text),
+                                    ("proargnames", .text), ("prosrc", .text)], rows)
+        case "pg_settings":
+            var all = Session.fixedSettings
+            for (k, v) in session?.settings ?? [:] { all[k] = v }
+            let rows = all.keys.sorted().map { k -> [Value] in
+                let fixed = Session.fixedSettings[k] != nil && session?.settings[k] == nil
+                return [.string(k), .string(all[k] ?? ""), .null, .string("Client Connection Defaults"), .string(""), .null,
+                        .string(fixed ? "internal" : "user"), .string("string"), .string(fixed ? "default" : "session"),
+                        .null, .null]
+            }
+            return make(-45, name, [("name", .text), ("setting", .text), ("unit", .text), ("category", .text),
+                                    ("short_desc", .text), ("extra_desc", .text), ("context", .text), ("vartype", .text),
+                                    ("source", .text), ("min_val", .text), ("max_val", .text)], rows)
+        case "pg_database":
+            return make(-46, name, [("oid", .integer), ("datname", nameType), ("datdba", .integer), ("encoding", .integer),
+                                    ("datallowconn", .boolean), ("datconnlimit", .integer), ("datacl", .text)],
+                        [[.int(16_384), .string(Session.databaseName), .int(1), .int(6), .bool(true), .int(-1), .null]])
+        case "pg_tables":
+            let rows = visibleTables.map { t -> [Value] in
+                [.string(t.schema), .string(t.name), .string(transaction.catalog.security.owner(.table(t.id)) ?? owner(of: t.schema)),
+                 .null, .bool(false), .bool(false), .bool(false)]
+            }
+            return make(-47, name, [("schemaname", nameType), ("tablename", nameType), ("tableowner", nameType),
+                                    ("tablespace", nameType), ("hasindexes", .boolean), ("hasrules", .boolean),
+                                    ("hastriggers", .boolean)], rows)
+        case "pg_views":
+            let rows = transaction.catalog.allViews.map { v -> [Value] in
+                [.string(v.schema), .string(v.name),
+                 .string(transaction.catalog.security.owner(.view(schema: v.schema, name: v.name.lowercased())) ?? owner(of: v.schema)),
+                 .string(v.queryText + ";")]
+            }
+            return make(-48, name, [("schemaname", nameType), ("viewname", nameType), ("viewowner", nameType),
+                                    ("definition", .text)], rows)
+        case "svv_tables", "information_schema.tables":
+            var rows: [[Value]] = []
+            for t in visibleTables {
+                rows.append([.string(Session.databaseName), .string(t.schema), .string(t.name),
+                             .string(t.isTemporary ? "LOCAL TEMPORARY" : "BASE TABLE")])
+            }
+            for v in transaction.catalog.allViews {
+                rows.append([.string(Session.databaseName), .string(v.schema), .string(v.name), .string("VIEW")])
+            }
+            if name == "svv_tables" {
+                return make(-49, name, [("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType),
+                                        ("table_type", .varchar(64)), ("remarks", .varchar(256))], rows.map { $0 + [.null] })
+            }
+            return make(-50, "tables", [("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType),
+                                        ("table_type", .varchar(64)), ("self_referencing_column_name", nameType),
+                                        ("reference_generation", .varchar(64)), ("user_defined_type_catalog", nameType),
+                                        ("user_defined_type_schema", nameType), ("user_defined_type_name", nameType),
+                                        ("is_insertable_into", .varchar(3)), ("is_typed", .varchar(3)),
+                                        ("commit_action", .varchar(64))],
+                        rows.map { r in
+                            let isTable: Bool = { if case .string(let s) = r[3] { return s != "VIEW" }; return false }()
+                            return r + [.null, .null, .null, .null, .null, .string(isTable ? "YES" : "NO"), .string("NO"),
+                                        r[3] == .string("LOCAL TEMPORARY") ? .string("PRESERVE") : .null]
+                        })
+        case "svv_columns", "information_schema.columns":
+            let columns = allColumns
+            let rows = columns.map { c -> [Value] in
+                let t = c.column.type
+                return [.string(Session.databaseName), .string(c.schema), .string(c.relation), .string(c.column.name),
+                        .int(Int64(c.number)), opt(Self.defaultText(c.column)), .string(c.column.notNull ? "NO" : "YES"),
+                        .string(Self.dataTypeName(t)), lengthValue(t), precisionValue(t), radixValue(t), scaleValue(t),
+                        datetimePrecision(t)]
+            }
+            let common: [(String, DataType)] = [
+                ("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType), ("column_name", nameType),
+                ("ordinal_position", .integer), ("column_default", .varchar(4000)), ("is_nullable", .varchar(3)),
+                ("data_type", .varchar(128)), ("character_maximum_length", .integer), ("numeric_precision", .integer),
+                ("numeric_precision_radix", .integer), ("numeric_scale", .integer), ("datetime_precision", .integer)]
+            if name == "svv_columns" {
+                return make(-51, name, common + [("interval_type", .varchar(128)), ("interval_precision", .varchar(128)),
+                                                 ("character_set_catalog", nameType), ("character_set_schema", nameType),
+                                                 ("character_set_name", nameType), ("collation_catalog", nameType),
+                                                 ("collation_schema", nameType), ("collation_name", nameType),
+                                                 ("domain_name", nameType), ("remarks", .varchar(256))],
+                            rows.map { $0 + Array(repeating: Value.null, count: 10) })
+            }
+            return make(-52, "columns", common + [name64("udt_catalog", nameType), ("udt_schema", nameType),
+                                                  ("udt_name", nameType), ("is_updatable", .varchar(3))],
+                        zip(rows, columns).map { r, c in
+                            r + [.string(Session.databaseName), .string("pg_catalog"), .string(udtName(c.column.type)),
+                                 .string(c.kind == "r" ? "YES" : "NO")]
+                        })
+        case "information_schema.schemata":
+            let rows = schemaRows.map { s -> [Value] in
+                [.string(Session.databaseName), .string(s.name), .string(s.owner), .null, .null, .null, .null]
+            }
+            return make(-53, "schemata", [("catalog_name", nameType), ("schema_name", nameType), ("schema_owner", nameType),
+                                          ("default_character_set_catalog", nameType),
+                                          ("default_character_set_schema", nameType),
+                                          ("default_character_set_name", nameType), ("sql_path", .varchar(256))], rows)
+        case "information_schema.views":
+            let rows = transaction.catalog.allViews.map { v -> [Value] in
+                [.string(Session.databaseName), .string(v.schema), .string(v.name), .string(v.queryText + ";"),
+                 .string("NONE"), .string("NO"), .string("NO")]
+            }
+            return make(-54, "views", [("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType),
+                                       ("view_definition", .varchar(65535)), ("check_option", .varchar(32)),
+                                       ("is_updatable", .varchar(3)), ("is_insertable_into", .varchar(3))], rows)
+        case "pg_get_late_binding_view_cols":
+            var rows: [[Value]] = []
+            for (_, v) in viewsWithOIDs where v.lateBinding {
+                for (i, c) in (columns(of: v) ?? []).enumerated() {
+                    rows.append([.string(v.schema), .string(v.name), .string(c.name), .string(c.type.sqlName), .int(Int64(i + 1))])
+                }
+            }
+            return make(-55, name, [("view_schema", nameType), ("view_name", nameType), ("col_name", nameType),
+                                    ("col_type", .varchar(128)), ("col_num", .integer)], rows)
+        case "svv_external_tables":
+            return make(-56, name, [("redshift_database_name", nameType), ("schemaname", nameType), ("tablename", nameType),
+                                    ("location", .varchar(128)), ("input_format", .varchar(128)),
+                                    ("output_format", .varchar(128)), ("serialization_lib", .varchar(128)),
+                                    ("serde_parameters", .varchar(128)), ("compressed", .integer),
+                                    ("parameters", .varchar(128)), ("tabletype", .varchar(128))], [])
+        case "svv_external_columns":
+            return make(-57, name, [("redshift_database_name", nameType), ("schemaname", nameType), ("tablename", nameType),
+                                    ("columnname", nameType), ("external_type", .varchar(128)), ("columnnum", .integer),
+                                    ("part_key", .integer), ("is_nullable", .varchar(128))], [])
+        case "pg_index":
+            // Redshift has no indexes (PRIMARY KEY and UNIQUE are informational).
+            return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indnatts", .smallint),
+                                    ("indisunique", .boolean), ("indisprimary", .boolean), ("indisclustered", .boolean),
+                                    ("indkey", .text), ("indexprs", .text), ("indpred", .text)], [])
+        case "pg_depend":
+            // No dependencies are tracked (views are bound at each use; see docs/DIFFERENCES.md).
+            return make(-60, name, [("classid", .integer), ("objid", .integer), ("objsubid", .integer),
+                                    ("refclassid", .integer), ("refobjid", .integer), ("refobjsubid", .integer),
+                                    ("deptype", .char(1))], [])
+        case "pg_rewrite":
+            return make(-61, name, [("oid", .integer), ("rulename", nameType), ("ev_class", .integer),
+                                    ("ev_type", .char(1)), ("is_instead", .boolean), ("ev_qual", .text),
+                                    ("ev_action", .text)], [])
+        case "svv_external_schemas":
+            return make(-58, name, [("esoid", .integer), ("eskind", .integer), ("schemaname", nameType),
+                                    ("esowner", .integer), ("databasename", nameType), ("esoptions", .text)], [])
+        default:
+            return nil
+        }
+    }
+
+    private func owner(of schema: String) -> String {
+        transaction.catalog.schema(schema)?.owner ?? session?.user ?? "rdsdb"
+    }
+
+    private func udtName(_ t: DataType) -> String {
+        switch t {
+        case .smallint: return "int2"
+        case .integer: return "int4"
+        case .bigint: return "int8"
+        case .decimal: return "numeric"
+        case .real: return "float4"
+        case .double: return "float8"
+        case .boolean: return "bool"
+        case .char: return "bpchar"
+        case .varchar: return "varchar"
+        case .date: return "date"
+        case .timestamp: return "timestamp"
+        case .unknown: return "unknown"
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import SlicehouseTypes
+import SlicehouseSQL
+
+/// The catalog functions drivers and tools call in their metadata queries, written as
+/// expressions the binder already knows: `format_type(oid, typmod)`, `pg_get_expr(expr,
+/// relation)`, `pg_table_is_visible(oid)`, `obj_description` / `col_description` /
+/// `shobj_description` (no comments are kept: NULL), `pg_get_viewdef(oid)` (constant: the
+/// session answers), `current_schemas(bool)`.
+extension Binder {
+    static let catalogFunctionNames: Set<String> = [
+        "format_type", "pg_get_expr", "pg_table_is_visible", "obj_description", "col_description", "shobj_description",
+        "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "pg_get_userbyid",
+    ]
+
+    /// The call rewritten or answered, or nil when `f` is not one of these functions.
+    func bindCatalogFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
+        guard Binder.catalogFunctionNames.contains(f.name), f.over == nil, !f.star,
+              f.schema == nil || f.schema == "pg_catalog" else { return nil }
+        let loc = e.location
+        func lit(_ s: String) -> Expr { Expr(.literal(.string(s)), at: loc) }
+        func int(_ n: Int) -> Expr { Expr(.literal(.integer(String(n))), at: loc) }
+        func bin(_ op: BinaryOperator, _ a: Expr, _ b: Expr) -> Expr { Expr(.binary(op, a, b), at: loc) }
+        func text(_ x: Expr) -> Expr { Expr(.cast(x, .varchar(64), .cast), at: loc) }
+        func arity(_ n: ClosedRange<Int>) throws {
+            guard n.contains(f.args.count) else {
+                throw err(.undefinedFunction, "function \(f.name) with \(f.args.count) arguments does not exist", e)
+            }
+        }
+        switch f.name {
+        case "format_type":
+            try arity(2...2)
+            let t = f.args[0], m = f.args[1]
+            let inner = bin(.subtract, m, int(4))
+            func sized(_ name: String, _ body: Expr) -> Expr {
+                Expr(.caseWhen(CaseExpr(whens: [SlicehouseSQL.WhenClause(condition: bin(.greaterOrEqual, m, int(4)),
+                                                            result: bin(.concat, bin(.concat, lit(name + "("), body), lit(")")))],
+                                        elseResult: lit(name))), at: loc)
+            }
+            let names: [(Int, String)] = [(16, "boolean"), (18, "\"char\""), (19, "name"), (20, "bigint"), (21, "smallint"),
+                                          (23, "integer"), (25, "text"), (26, "oid"), (700, "real"), (701, "double precision"),
+                                          (705, "unknown"), (1082, "date"), (1083, "time without time zone"),
+                                          (1114, "timestamp without time zone"), (1184, "timestamp with time zone")]
+            var whens = names.map { SlicehouseSQL.WhenClause(condition: int($0.0), result: lit($0.1)) }
+            whens.append(SlicehouseSQL.WhenClause(condition: int(1043), result: sized("character varying", text(inner))))
+            whens.append(SlicehouseSQL.WhenClause(condition: int(1042), result: sized("character", text(inner))))
+            whens.append(SlicehouseSQL.WhenClause(condition: int(1700), result: sized("numeric", bin(.concat, bin(.concat,
+                text(bin(.divide, inner, int(65536))), lit(",")), text(bin(.modulo, inner, int(65536)))))))
+            let expr = Expr(.caseWhen(CaseExpr(operand: t, whens: whens, elseResult: lit("???"))), at: loc)
+            return try bindExpr(expr, scope, agg: agg)
+        case "pg_get_userbyid":
+            // Id 1 is rdsdb; the others are the database's users (the session lists them).
+            try arity(1...1)
+            var whens = [SlicehouseSQL.WhenClause(condition: int(1), result: lit("rdsdb"))]
+            if let (list, _) = try catalog.sessionCall("pg_user_ids", []), case .string(let text) = list {
+                for pair in text.split(separator: ",") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2, let id = Int(parts[0]) { whens.append(SlicehouseSQL.WhenClause(condition: int(id), result: lit(String(parts[1])))) }
+                }
+            }
+            let unknown = bin(.concat, bin(.concat, lit("unknown (OID="), text(f.args[0])), lit(")"))
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: unknown)), at: loc)
+            return try bindExpr(expr, scope, agg: agg)
+        case "pg_get_expr":
+            try arity(2...3)
+            return try bindExpr(f.args[0], scope, agg: agg)
+        case "pg_table_is_visible":
+            // Whether the relation would be found by its bare name: its oid among those
+            // the session lists (search_path order, the temporary schema first).
+            try arity(1...1)
+            guard let (list, _) = try catalog.sessionCall("pg_visible_relation_oids", []), case .string(let text) = list else {
+                return .constant(.bool(true), .boolean)
+            }
+            let oids = text.split(separator: ",").map { int(Int($0) ?? 0) }
+            if oids.isEmpty {
+                _ = try bindExpr(f.args[0], scope, agg: agg)
+                return .constant(.bool(false), .boolean)
+            }
+            return try bindExpr(Expr(.inList(f.args[0], oids, negated: false), at: loc), scope, agg: agg)
+        case "has_schema_privilege":
+            // Constant arguments: the session answers from the grants; otherwise (a catalog
+            // query over many schemas) every schema counts as usable.
+            try arity(2...3)
+            var values: [Value] = []
+            for a in f.args {
+                let b = try bindExpr(a, scope, agg: agg)
+                guard case .constant(let v, _) = b else {
+                    for a in f.args { _ = try bindExpr(a, scope, agg: agg) }
+                    return .constant(.bool(true), .boolean)
+                }
+                values.append(v)
+            }
+            if let (v, t) = try catalog.sessionCall("has_schema_privilege", values) { return .constant(v, t) }
+            return .constant(.bool(true), .boolean)
+        case "obj_description", "col_description", "shobj_description":
+            try arity(1...2)
+            for a in f.args { _ = try bindExpr(a, scope, agg: agg) }
+            return .constant(.null, .varchar(256))
+        case "pg_encoding_to_char":
+            try arity(1...1)
+            return .constant(.string("UTF8"), .varchar(64))
+        default:
+            // pg_get_viewdef, current_schemas: constant arguments, answered by the session.
+            var values: [Value] = []
+            for a in f.args {
+                let b = try bindExpr(a, scope, agg: nil)
+                guard case .constant = b else {
+                    throw err(.featureNotSupported, "\(f.name)() takes constant arguments", a)
+                }
+                values.append(try evaluateConstant(b))
+            }
+            guard let (v, t) = try catalog.sessionCall(f.name, values) else {
+                throw err(.undefinedFunction, "function \(f.name) does not exist", e)
+            }
+            return .constant(v, t)
+        }
+    }
+}
+
+extension Binder {
+    /// POSIX match operators `~`, `~*`, `!~`, `!~*` (what catalog queries filter names
+    /// with), as `REGEXP_COUNT(a, b[, 1, 'i']) > 0`, negated for `!~`.
+    func bindRegexOperator(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope,
+                           _ agg: AggregationContext?) throws -> BoundExpr? {
+        let insensitive: Bool, negated: Bool
+        let bitwise: [BinaryOperator: ScalarFunction] = [.bitwiseAnd: .bitwiseAnd, .bitwiseOr: .bitwiseOr,
+                                                         .bitwiseXor: .bitwiseXor, .shiftLeft: .shiftLeft,
+                                                         .shiftRight: .shiftRight]
+        if let fn = bitwise[op] {
+            var a = try bindExpr(l, scope, agg: agg), b = try bindExpr(r, scope, agg: agg)
+            guard a.type.isInteger || a.type == .unknown, b.type.isInteger || b.type == .unknown else {
+                throw err(.undefinedFunction, "operator does not exist: \(a.type.sqlName) \(op.symbol) \(b.type.sqlName)", e)
+            }
+            // Shifts keep the left operand's type; the others take the wider one (at least INTEGER).
+            let wide: DataType = a.type == .bigint || (fn != .shiftLeft && fn != .shiftRight && b.type == .bigint) ? .bigint : .integer
+            let t: DataType = (fn == .shiftLeft || fn == .shiftRight) && a.type == .smallint ? .smallint : wide
+            a = try coerce(a, to: t)
+            b = try coerce(b, to: fn == .shiftLeft || fn == .shiftRight ? .integer : t)
+            return .function(fn, [a, b], t)
+        }
+        switch op {
+        case .regexMatch: (insensitive, negated) = (false, false)
+        case .regexMatchInsensitive: (insensitive, negated) = (true, false)
+        case .regexNotMatch: (insensitive, negated) = (false, true)
+        case .regexNotMatchInsensitive: (insensitive, negated) = (true, true)
+        default: return nil
+        }
+        let loc = e.location
+        var args = [l, r]
+        if insensitive { args += [Expr(.literal(.integer("1")), at: loc), Expr(.literal(.string("i")), at: loc)] }
+        let count = Expr(.function(FunctionCall(name: "regexp_count", args: args)), at: loc)
+        var test = Expr(.binary(.greater, count, Expr(.literal(.integer("0")), at: loc)), at: loc)
+        if negated { test = Expr(.unary(.not, test), at: loc) }
+        return try bindExpr(test, scope, agg: agg)
+    }
+}
+
+extension Binder {
+    /// The select list's `expr AS alias` items without aggregates (what WHERE may name).
+    static func selectAliases(_ items: [SelectItem]) -> [String: Expr] {
+        var out: [String: Expr] = [:]
+        for item in items {
+            guard case .expr(let e, let alias?) = item else { continue }
+            if case .function(let f) = e.kind, f.over != nil { continue }
+            out[alias.lowercased()] = out[alias.lowercased()] ?? e
+        }
+        return out
+    }
+
+    /// An unqualified name in WHERE or the select list that is no column of FROM but a
+    /// select-list alias (in the select list: of an earlier item): the aliased expression
+    /// (Redshift's lateral column alias, as redshift_connector's metadata queries use it).
+    /// Nil otherwise.
+    func bindLateralAlias(_ ref: ColumnRef, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
+        guard ref.parts.count == 1, let e = lateralAliases[ref.parts[0].lowercased()], !containsAggregate(e) else { return nil }
+        let saved = lateralAliases
+        lateralAliases[ref.parts[0].lowercased()] = nil   // an alias does not name itself
+        defer { lateralAliases = saved }
+        return try bindExpr(e, scope, agg: agg)
+    }
+}

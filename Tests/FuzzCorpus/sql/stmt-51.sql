@@ -1,0 +1,1 @@
+CREATE SCHEMA IF NOT EXISTS fz AUTHORIZATION someone; CREATE TABLE fz.t AS SELECT * FROM t; SET search_path TO fz, public; SELECT count(*) FROM t; ALTER TABLE fz.t RENAME TO t2; DROP SCHEMA fz CASCADE; RESET search_path;

@@ -1,0 +1,1 @@
+SELECT n.nspname AS s, c.relname, format_type(a.atttypid, a.atttypmod), pg_table_is_visible(c.oid) FROM pg_catalog.pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid JOIN pg_attribute a ON a.attrelid = c.oid WHERE s OPERATOR(pg_catalog.~) '^pub' AND a.attnum & 1 = 1 ORDER BY 1, 2;

@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT table_name, (current_schemas(true))[1] AS first FROM information_schema.columns WHERE table_schema !~* 'x') WHERE first = 'pg_catalog' UNION ALL SELECT view_name, col_type FROM pg_get_late_binding_view_cols() c(view_schema name, view_name name, col_name name, col_type varchar, col_num int);

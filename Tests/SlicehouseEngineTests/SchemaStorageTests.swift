@@ -1,0 +1,131 @@
+import XCTest
+import SlicehouseEngine
+import SlicehouseTypes
+
+/// Schemas in the data directory: created, dropped, renamed tables and views in them
+/// survive a reopen (from the commit log and from a checkpointed manifest), and a data
+/// directory written before schemas existed (no `schemas` in manifest.json, views without
+/// a schema) still opens with its tables in `public`.
+final class SchemaStorageTests: XCTestCase {
+    var dir: String!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("slicehouse-schemas-\(UUID().uuidString)").path
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func rows(_ s: Session, _ sql: String) throws -> [[String?]] {
+        guard let r = try s.execute(sql).last else { return [] }
+        return r.textRows()
+    }
+
+    func make() throws {
+        let s = try Database(directory: dir).connect()
+        _ = try s.execute("""
+            create schema sales authorization seller;
+            create schema gone;
+            create schema empty;
+            create table sales.t (a int);
+            create table public.t (a int);
+            insert into sales.t values (1), (2);
+            insert into public.t values (10);
+            create view sales.v as select a from t;
+            create table gone.x (a int);
+            drop schema gone cascade;
+            create table sales.old (b int);
+            alter table sales.old rename to renamed;
+            insert into sales.renamed values (7);
+            create temp table tmp (a int);
+            """)
+    }
+
+    func check(_ s: Session) throws {
+        XCTAssertEqual(try rows(s, "select sum(a) from sales.t"), [["3"]])
+        XCTAssertEqual(try rows(s, "select sum(a) from t"), [["10"]])
+        XCTAssertEqual(try rows(s, "select a from sales.v"), [["10"]], "the view keeps the search_path it was made with")
+        XCTAssertEqual(try rows(s, "select b from sales.renamed"), [["7"]])
+        XCTAssertEqual(try rows(s, "select schema_name, schema_owner from information_schema.schemata"
+                                  + " where schema_name in ('sales', 'gone', 'empty', 'public') order by 1"),
+                       [["empty", "awsuser"], ["public", "rdsdb"], ["sales", "seller"]])
+        XCTAssertThrowsError(try s.execute("select * from tmp"))
+        XCTAssertThrowsError(try s.execute("select * from sales.old"))
+    }
+
+    func testSchemasSurviveReopenFromTheCommitLog() throws {
+        try make()
+        try check(try Database(directory: dir).connect())
+    }
+
+    func testSchemasSurviveACheckpointedManifest() throws {
+        try make()
+        do {
+            // Opening folds the log into manifest.json; the second open reads only that.
+            let db = try Database(directory: dir)
+            _ = try db.connect().execute("create table sales.more (c int)")
+        }
+        let s = try Database(directory: dir).connect()
+        try check(s)
+        XCTAssertEqual(try rows(s, "select count(*) from sales.more"), [["0"]])
+    }
+
+    /// COPY and UNLOAD name tables the way every statement does: qualified, or through
+    /// search_path.
+    func testCopyAndUnloadResolveSchemas() throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let input = (dir as NSString).appendingPathComponent("in.txt")
+        try "1|one\n2|two\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let s = try Database(directory: nil).connect()
+        _ = try s.execute("""
+            create schema s;
+            create table s.t (a int, b varchar(5));
+            create table public.t (a int);
+            copy s.t from '\(input)' delimiter '|';
+            set search_path to s;
+            copy t from '\(input)' delimiter '|';
+            """)
+        XCTAssertEqual(try rows(s, "select count(*) from s.t"), [["4"]])
+        XCTAssertEqual(try rows(s, "select count(*) from public.t"), [["0"]])
+        let prefix = (dir as NSString).appendingPathComponent("out_")
+        _ = try s.execute("unload ('select a, b from t where a = 2') to '\(prefix)' delimiter '|' parallel off")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("out_") }
+        XCTAssertEqual(files.count, 1)
+        let text = try String(contentsOfFile: (dir as NSString).appendingPathComponent(files[0]), encoding: .utf8)
+        XCTAssertEqual(text, "2|two\n2|two\n")
+        XCTAssertThrowsError(try s.execute("copy nosuch.t from '\(input)' delimiter '|'")) { e in
+            XCTAssertEqual((e as? SQLError)?.code, .undefinedTable)
+        }
+    }
+
+    func testADirectoryWithoutSchemasOpens() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("create table t (a int); insert into t values (5); create view v as select a from t")
+        }
+        // Make the manifest look like one written before schemas: no "schemas", views
+        // without "schema" / "searchPath".
+        let path = (dir as NSString).appendingPathComponent("manifest.json")
+        let log = (dir as NSString).appendingPathComponent("wal.log")
+        if let d = FileManager.default.contents(atPath: log), !d.isEmpty {
+            _ = try Database(directory: dir)   // checkpoint the log into the manifest at close
+        }
+        guard let data = FileManager.default.contents(atPath: path),
+              var json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              var manifest = json["manifest"] as? [String: Any] else {
+            return XCTFail("manifest.json is not the expected envelope")
+        }
+        manifest["schemas"] = nil
+        manifest["formatVersion"] = 1
+        if var views = manifest["views"] as? [[String: Any]] {
+            for i in views.indices { views[i]["schema"] = nil; views[i]["searchPath"] = nil }
+            manifest["views"] = views
+        }
+        json = manifest
+        try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: log)
+        let s = try Database(directory: dir).connect()
+        XCTAssertEqual(try rows(s, "select a from public.t"), [["5"]])
+        XCTAssertEqual(try rows(s, "select a from v"), [["5"]])
+        XCTAssertEqual(try rows(s, "select nspname from pg_namespace where nspname = 'public'"), [["public"]])
+        _ = try s.execute("create schema s2; create table s2.t (a int)")
+    }
+}
