@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseEngine
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import SlicehouseTypes
 import XCTest
@@ -20,7 +21,7 @@ final class ShellDriverTests: XCTestCase {
     private func driver(_ configure: (inout ShellOptions) -> Void = { _ in }) -> ShellDriver {
         var options = ShellOptions()
         configure(&options)
-        return ShellDriver(executor: fake, options: options, output: out)
+        return ShellDriver(backend: fake, options: options, output: out)
     }
 
     func testCommandStringPrintsTableAndTag() {
@@ -253,7 +254,7 @@ final class ShellActionTests: XCTestCase {
     func testRunActionsStopsAtQuit() {
         let fake = ShellFakeExecutor()
         let out = CapturedShellOutput()
-        let d = ShellDriver(executor: fake, output: out)
+        let d = ShellDriver(backend: fake, output: out)
         d.run([.command("select 1"), .command("\\q"), .command("select 2")])
         XCTAssertEqual(fake.executed, ["select 1"])
         XCTAssertTrue(d.isFinished)
