@@ -259,4 +259,23 @@ final class ShellActionTests: XCTestCase {
         XCTAssertEqual(fake.executed, ["select 1"])
         XCTAssertTrue(d.isFinished)
     }
+
+    func testConnectionOptionsAreNotTakenForCommands() {
+        let args = ["-h", "-c", "-p", "5439", "-U", "-f", "-d", "dev", "-c", "select 1"]
+        XCTAssertEqual(ShellAction.ordered(arguments: args, commands: ["select 1"], files: []), [.command("select 1")])
+    }
+
+    /// A lost server connection is psql's message (no `ERROR:`), and it ends a script with
+    /// exit status 2 instead of going on to the next statement.
+    func testLostConnectionStopsAScriptWithStatus2() {
+        let fake = ShellFakeExecutor()
+        fake.fallback = { _ in throw ShellConnectionLost.closed }
+        let out = CapturedShellOutput()
+        let d = ShellDriver(backend: fake, output: out)
+        d.run([.command("select 1"), .command("select 2")])
+        XCTAssertEqual(fake.executed, ["select 1"])
+        XCTAssertEqual(d.exitCode, 2)
+        XCTAssertTrue(out.standardError.hasPrefix("server closed the connection unexpectedly\n"), out.standardError)
+        XCTAssertFalse(out.standardError.contains("ERROR:"))
+    }
 }
