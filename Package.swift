@@ -2,7 +2,8 @@
 import PackageDescription
 
 // One target per stage of a query's life; dependencies point one way:
-// Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- Server <- CLI
+// Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- {Server, Shell, SQLLogicTest} <- CLI
+// (the shell and the server do not depend on each other: the shell reaches a server through PostgresNIO)
 let package = Package(
     name: "Slicehouse",
     platforms: [.macOS(.v14)],
@@ -64,6 +65,13 @@ let package = Package(
                                .product(name: "Crypto", package: "swift-crypto")]),
         // sqllogictest runner (used by the CLI and the test suite).
         .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
+        // The shell: psql's splitting, meta-commands and printing over a ShellBackend — the
+        // in-process Session, or a running server through PostgresNIO (`slicehouse -h HOST`).
+        .target(name: "SlicehouseShell",
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseEngine",
+                               .product(name: "PostgresNIO", package: "postgres-nio"),
+                               .product(name: "NIOCore", package: "swift-nio"),
+                               .product(name: "NIOPosix", package: "swift-nio")]),
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
         .target(name: "SlicehouseDatagen"),
         // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
@@ -74,9 +82,9 @@ let package = Package(
                                "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine", "SlicehouseBench"]),
         // libFuzzer entry points; scripts/fuzz.sh builds it with -sanitize=fuzzer.
         .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
-        // Stage 10: the command-line tool (shell, -c/-f, sqllogictest subcommand).
+        // Stage 10: the command-line tool (shell, -c/-f, serve, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
-                          dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
+                          dependencies: ["SlicehouseEngine", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
                                          "SlicehouseFuzz", "SlicehouseServer",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
@@ -97,7 +105,8 @@ let package = Package(
                                    .product(name: "NIOCore", package: "swift-nio"),
                                    .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "SlicehouseEngineTests",
-                    dependencies: ["SlicehouseEngine", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseParquet"],
+                    dependencies: ["SlicehouseEngine", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen",
+                                   "SlicehouseParquet", .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["sql"]),
     ]
 )

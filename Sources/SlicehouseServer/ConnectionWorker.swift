@@ -42,6 +42,8 @@ final class ConnectionWorker: @unchecked Sendable {
 
     struct Portal {
         var statement: ParsedStatement?
+        /// The text it was parsed from (an error's position points into it).
+        var query: String? = nil
         var resultFormats: [Int16]
         var columns: [ResultColumn]?
         /// Rows kept for an Execute with a row limit: the rest of the result, and its tag.
@@ -153,13 +155,17 @@ final class ConnectionWorker: @unchecked Sendable {
         case .query(let sql):
             simpleQuery(sql)
         case .parse(let name, let query, let types):
-            extended { try parse(name: name, query: query, types: types) }
+            extended(query: query) { try parse(name: name, query: query, types: types) }
         case .bind(let portal, let statement, let formats, let values, let resultFormats):
-            extended { try bind(portal: portal, statement: statement, formats: formats, values: values, resultFormats: resultFormats) }
+            extended(query: statements[statement]?.query) {
+                try bind(portal: portal, statement: statement, formats: formats, values: values, resultFormats: resultFormats)
+            }
         case .describe(let kind, let name):
-            extended { try describe(kind: kind, name: name) }
+            extended(query: kind == UInt8(ascii: "S") ? statements[name]?.query : portals[name]?.query) {
+                try describe(kind: kind, name: name)
+            }
         case .execute(let portal, let maxRows):
-            extended { try execute(portal: portal, maxRows: Int(maxRows)) }
+            extended(query: portals[portal]?.query) { try execute(portal: portal, maxRows: Int(maxRows)) }
         case .close(let kind, let name):
             if kind == UInt8(ascii: "S") { statements[name] = nil } else { portals[name] = nil }
             out.empty("3")
@@ -215,11 +221,13 @@ final class ConnectionWorker: @unchecked Sendable {
 
     // MARK: Extended protocol
 
-    private func extended(_ body: () throws -> Void) {
+    /// Run one extended-protocol message; an error (with its position in `query`, the
+    /// statement's text, as PostgreSQL reports it) skips the rest until Sync.
+    private func extended(query: String?, _ body: () throws -> Void) {
         do {
             try body()
         } catch {
-            report(error, query: nil)
+            report(error, query: query)
             skipUntilSync = true
         }
     }
@@ -285,7 +293,7 @@ final class ConnectionWorker: @unchecked Sendable {
         if p.statement != nil {
             bound = try session.parse(p.query, parameters: parameters).first
         }
-        portals[portal] = Portal(statement: bound, resultFormats: resultFormats)
+        portals[portal] = Portal(statement: bound, query: p.query, resultFormats: resultFormats)
         out.empty("2")
     }
 
@@ -387,7 +395,9 @@ final class ConnectionWorker: @unchecked Sendable {
 
     private func notices(_ lines: [String]) {
         for line in lines {
-            var severity = "NOTICE"
+            // A notice without a severity is INFO, as Redshift sends COPY's `Load into table`
+            // message and as the shell prints it.
+            var severity = "INFO"
             var text = line
             if let r = line.range(of: ":  ") {
                 let prefix = String(line[..<r.lowerBound])

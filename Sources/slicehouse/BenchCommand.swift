@@ -8,7 +8,8 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks (TPC-H), optionally side by side with DuckDB.",
-        subcommands: [BenchTPCHCommand.self])
+        subcommands: [BenchTPCHCommand.self],
+        helpNames: [.short, .long])
 }
 
 /// `slicehouse bench tpch --sf N [--queries 1,3,5] [--runs 3] [--slices S] [--data DIR] [--db DIR]

@@ -9,7 +9,8 @@ struct DatagenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "datagen",
         abstract: "Generate benchmark data sets.",
-        subcommands: [DatagenTPCHCommand.self])
+        subcommands: [DatagenTPCHCommand.self],
+        helpNames: [.short, .long])
 }
 
 /// `slicehouse datagen tpch --sf N --output DIR [--parts K] [--format tbl|csv|parquet] [--tables a,b]`

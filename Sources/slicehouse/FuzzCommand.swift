@@ -17,7 +17,8 @@ struct FuzzCommand: ParsableCommand {
             keeps it as crash-<target>-<hash>). A run longer than --timeout saves timeout-<target>-<hash> and \
             exits with status 3. The same --seed gives the same inputs. --input FILE replays saved inputs \
             once each. Exits with status 0 when nothing crashed.
-            """)
+            """,
+        helpNames: [.short, .long])
 
     @Argument(help: ArgumentHelp("Targets to fuzz (see --list), or 'all'.", valueName: "target"))
     var targets: [String] = []

@@ -1,6 +1,6 @@
 import CEdit
 import Foundation
-import SlicehouseSQLLogicTest
+import SlicehouseShell
 
 /// The interactive read–eval–print loop: libedit line editing, history in
 /// `~/.slicehouse_history`, psql's prompts.

@@ -11,7 +11,8 @@ struct SQLLogicTestCommand: ParsableCommand {
         discussion: """
             Each file runs against a fresh in-memory database. Prints one line per failure \
             (file:line: message) and finally "N passed, N failed"; exits with status 1 if anything failed.
-            """)
+            """,
+        helpNames: [.short, .long])
 
     @Argument(help: ArgumentHelp("Test files, or directories searched recursively for *.test.", valueName: "path"))
     var paths: [String]

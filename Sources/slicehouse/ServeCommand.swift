@@ -13,7 +13,8 @@ struct ServeCommand: ParsableCommand {
             $SLICEHOUSE_PASSWORD. Without one, only loopback connections are accepted, without a password;
             a non-loopback --host needs a password. --hba-file gives per-host rules, one per line:
               host ADDRESS[/BITS]|all|loopback USER|all trust|password|md5|scram-sha-256|reject
-            """)
+            """,
+        helpNames: [.short, .long])
 
     @Option(name: [.customShort("D"), .customLong("data")],
             help: ArgumentHelp("Database directory (default: $SLICEHOUSE_DATA, else ~/.slicehouse/default).", valueName: "dir"))

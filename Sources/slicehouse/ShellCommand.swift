@@ -1,13 +1,21 @@
 import ArgumentParser
 import Foundation
 import SlicehouseEngine
-import SlicehouseSQLLogicTest
+import SlicehouseShell
 
 /// The SQL shell.
 struct ShellCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shell",
-        abstract: "Interactive SQL shell; also runs -c commands and -f scripts (the default subcommand).")
+        abstract: "Interactive SQL shell; also runs -c commands and -f scripts (the default subcommand).",
+        discussion: """
+            Without -h the shell opens the database directory itself (-D DIR, $SLICEHOUSE_DATA, or \
+            ~/.slicehouse/default). With -h it connects to a running server instead (slicehouse serve, \
+            or any server speaking PostgreSQL's protocol), as psql does; the password comes from \
+            $PGPASSWORD or $SLICEHOUSE_PASSWORD, else it is asked for on the terminal.
+            """,
+        // -h is the server's host, as in psql; help is --help or -?.
+        helpNames: [.long, .customShort("?")])
 
     @Option(name: [.customShort("c"), .customLong("command")], parsing: .unconditionalSingleValue,
             help: ArgumentHelp("Run one command (SQL, or backslash commands) and exit; repeatable.", valueName: "command"))
@@ -47,6 +55,19 @@ struct ShellCommand: ParsableCommand {
     @Flag(name: [.customShort("X"), .customLong("no-psqlrc")], help: "Accepted for psql compatibility (there is no startup file).")
     var noStartupFile = false
 
+    @Option(name: [.customShort("h"), .customLong("host")],
+            help: ArgumentHelp("Connect to the server on this host instead of opening a directory.", valueName: "host"))
+    var host: String?
+
+    @Option(name: [.customShort("p"), .customLong("port")], help: ArgumentHelp("The server's port (default 5439).", valueName: "port"))
+    var port: Int?
+
+    @Option(name: [.customShort("U"), .customLong("username")], help: ArgumentHelp("User name on the server (default awsuser).", valueName: "user"))
+    var user: String?
+
+    @Option(name: [.customShort("d"), .customLong("dbname")], help: ArgumentHelp("Database name on the server (default dev).", valueName: "name"))
+    var databaseName: String?
+
     @Option(name: [.customShort("D"), .customLong("data")],
             help: ArgumentHelp("Database directory (default: $SLICEHOUSE_DATA, else ~/.slicehouse/default).",
                                valueName: "dir"))
@@ -65,6 +86,9 @@ struct ShellCommand: ParsableCommand {
         guard nodes >= 1 && nodes <= 128 else { throw ValidationError("--nodes must be between 1 and 128") }
         guard slicesPerNode >= 1 && slicesPerNode <= 64 else {
             throw ValidationError("--slices-per-node must be between 1 and 64")
+        }
+        if let port, !(1...65535).contains(port) {
+            throw ValidationError("invalid port \"\(port)\" (expected 1 to 65535)")
         }
         for v in variables where v.isEmpty || v.hasPrefix("=") {
             throw ValidationError("invalid variable assignment \"\(v)\" (expected NAME=VALUE)")
@@ -100,42 +124,70 @@ struct ShellCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = resolvedDirectory()
-        let cluster = ClusterConfig(nodes: nodes, slicesPerNode: slicesPerNode)
-        let database: Database
-        do {
-            if let directory {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-            database = try Database(directory: directory, cluster: cluster)
-        } catch {
-            let reason = ErrorReport.message(of: error)
-            printError("slicehouse: error: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(reason)")
-            throw ExitCode(2)
-        }
-
-        let session = database.connect()
-        let driver = ShellDriver(executor: session, options: shellOptions())
-        // Ctrl-C cancels the running statement, as in psql; the shell goes on. At the
-        // prompt it is ignored; between statements of -c / -f it ends the shell.
         let interactive = actionsGiven() == false && isatty(STDIN_FILENO) != 0
-        SignalWatcher.install([SIGINT]) { [weak session] _ in
-            guard let session else { return }
-            if session.isRunning {
-                session.cancel()
-            } else if !interactive {
+        let backend: any ShellBackend
+        let cancel: @Sendable () -> Bool
+        let banner: String
+        let description: String
+        var remote: RemoteBackend? = nil
+        if let host {
+            guard dataDirectory == nil && !inMemory else {
+                printError("slicehouse: error: -h connects to a server, which has its own database: "
+                           + "it cannot be combined with -D or --in-memory")
+                throw ExitCode(2)
+            }
+            let target = RemoteBackend.Target(host: host, port: port ?? 5439, user: user ?? "awsuser",
+                                              database: databaseName ?? "dev")
+            let connection = try Self.connect(target)
+            remote = connection
+            backend = connection
+            cancel = { connection.cancelRunning() }
+            banner = "slicehouse (Slicehouse, server \(target.host):\(target.port), database \(target.database))"
+            description = connection.connectionDescription
+        } else {
+            if port != nil || user != nil || databaseName != nil {
+                printError("slicehouse: error: -p, -U and -d name a server: give its host with -h")
+                throw ExitCode(2)
+            }
+            let directory = resolvedDirectory()
+            let cluster = ClusterConfig(nodes: nodes, slicesPerNode: slicesPerNode)
+            let database: Database
+            do {
+                if let directory {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                }
+                database = try Database(directory: directory, cluster: cluster)
+            } catch {
+                let reason = ErrorReport.message(of: error)
+                printError("slicehouse: error: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(reason)")
+                throw ExitCode(2)
+            }
+            let local = database.connect()
+            backend = local
+            cancel = { [weak local] in local?.cancelRunning() ?? false }
+            let layout = "\(database.cluster.nodes) node\(database.cluster.nodes == 1 ? "" : "s") × "
+                + "\(database.cluster.slicesPerNode) slice\(database.cluster.slicesPerNode == 1 ? "" : "s") per node"
+            banner = "slicehouse (Slicehouse, \(layout))"
+            description = directory.map {
+                "You are connected to the Slicehouse database in \"\($0)\" (\(layout))."
+            } ?? "You are connected to an in-memory Slicehouse database (\(layout))."
+        }
+        defer { remote?.close() }
+
+        let driver = ShellDriver(backend: backend, options: shellOptions())
+        // Ctrl-C cancels the running statement, as in psql (through a CancelRequest when
+        // connected to a server); the shell goes on. At the prompt it is ignored; between
+        // statements of -c / -f it ends the shell.
+        SignalWatcher.install([SIGINT]) { _ in
+            if !cancel() && !interactive {
                 Foundation.exit(130)
             }
         }
-        if isatty(STDERR_FILENO) != 0 {
+        if isatty(STDERR_FILENO) != 0 && remote == nil {
             // Long COPYs show a progress line on the terminal (never in redirected output).
             driver.progressOutput = { text in FileHandle.standardError.write(Data(text.utf8)) }
         }
-        let layout = "\(database.cluster.nodes) node\(database.cluster.nodes == 1 ? "" : "s") × "
-            + "\(database.cluster.slicesPerNode) slice\(database.cluster.slicesPerNode == 1 ? "" : "s") per node"
-        driver.connectionDescription = directory.map {
-            "You are connected to the Slicehouse database in \"\($0)\" (\(layout))."
-        } ?? "You are connected to an in-memory Slicehouse database (\(layout))."
+        driver.connectionDescription = description
         // As psql: -v NAME=VALUE sets, -v NAME= sets to empty, -v NAME unsets.
         for assignment in variables {
             if let equals = assignment.firstIndex(of: "=") {
@@ -155,7 +207,7 @@ struct ShellCommand: ParsableCommand {
         }
 
         if isatty(STDIN_FILENO) != 0 {
-            InteractiveLoop.run(driver: driver, banner: "slicehouse (Slicehouse, \(layout))")
+            InteractiveLoop.run(driver: driver, banner: banner)
         } else {
             driver.inputName = "<stdin>"
             var input = LineReader(fd: STDIN_FILENO)
@@ -167,6 +219,28 @@ struct ShellCommand: ParsableCommand {
         }
         driver.output.flush()
         if driver.exitCode != 0 { throw ExitCode(driver.exitCode) }
+    }
+
+    /// Connect to a server: the password from $PGPASSWORD or $SLICEHOUSE_PASSWORD, else (when
+    /// the server asks for one) typed at the terminal. A failure is psql's message and exit status 2.
+    static func connect(_ target: RemoteBackend.Target) throws -> RemoteBackend {
+        let environment = ProcessInfo.processInfo.environment
+        let password = environment["PGPASSWORD"] ?? environment["SLICEHOUSE_PASSWORD"]
+        do {
+            return try RemoteBackend.connect(target, password: password)
+        } catch let failure as RemoteBackend.ConnectionFailure {
+            if failure.passwordRequired && password == nil,
+               let typed = PasswordPrompt.ask("Password for user \(target.user): ") {
+                do {
+                    return try RemoteBackend.connect(target, password: typed)
+                } catch let again as RemoteBackend.ConnectionFailure {
+                    printError("slicehouse: error: " + again.description)
+                    throw ExitCode(2)
+                }
+            }
+            printError("slicehouse: error: " + failure.description)
+            throw ExitCode(2)
+        }
     }
 
     /// Whether -c or -f commands were given (the shell runs them and exits).

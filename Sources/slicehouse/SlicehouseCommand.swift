@@ -14,11 +14,13 @@ struct SlicehouseCommand: ParsableCommand {
         abstract: "Slicehouse: Amazon Redshift's SQL and behaviour in one process.",
         discussion: """
             Without a subcommand, starts the SQL shell (psql's habits: -c, -f, --csv, -A, -t, \\d, \\x, \\timing).
-            The database lives in -D DIR, $SLICEHOUSE_DATA, or ~/.slicehouse/default.
+            The database lives in -D DIR, $SLICEHOUSE_DATA, or ~/.slicehouse/default; with -h HOST [-p PORT] [-U USER] [-d DB] the shell connects to a running server instead (slicehouse serve).
             'slicehouse help shell' lists the shell's options.
             """,
         subcommands: [ShellCommand.self, ServeCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self, FuzzCommand.self],
-        defaultSubcommand: ShellCommand.self)
+        defaultSubcommand: ShellCommand.self,
+        // -h is the shell's server host (psql's); help is --help or -?.
+        helpNames: [.long, .customShort("?")])
 
     static func main() {
         tuneAllocator()

@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseEngine
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import SlicehouseTypes
 import XCTest
@@ -13,7 +14,7 @@ final class InvalidInputTests: XCTestCase {
     private func engineDriver(_ out: CapturedShellOutput) throws -> (ShellDriver, Session) {
         let session = try Database().connect()
         _ = try session.execute("create table t (s varchar(10))")
-        return (ShellDriver(executor: session, options: ShellOptions(), output: out), session)
+        return (ShellDriver(backend: session, options: ShellOptions(), output: out), session)
     }
 
     private func stored(_ session: Session) throws -> [String?] {

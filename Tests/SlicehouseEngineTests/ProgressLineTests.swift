@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import SlicehouseEngine
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import SlicehouseTypes
 
@@ -48,14 +49,14 @@ final class ProgressLineTests: XCTestCase {
 
     func testDriverShowsAndErasesTheLineOnlyWhenAsked() {
         let captured = CapturedShellOutput()
-        let driver = ShellDriver(executor: reportingExecutor(), output: captured)
+        let driver = ShellDriver(backend: reportingExecutor(), output: captured)
         driver.run([.command("copy t from '/x' format parquet")])
         XCTAssertFalse(captured.combined.contains("\r"), "no progress without a progress output (not a terminal)")
         XCTAssertFalse(captured.combined.contains("read,"))
 
         let terminal = TerminalLog()
         let shown = CapturedShellOutput()
-        let withProgress = ShellDriver(executor: reportingExecutor(), output: shown)
+        let withProgress = ShellDriver(backend: reportingExecutor(), output: shown)
         withProgress.progressOutput = { terminal.write($0) }
         withProgress.run([.command("copy t from '/x' format parquet")])
         XCTAssertEqual(terminal.text, "\rCOPY t: 10.0 MB/20.0 MB read, 1,000 rows\u{1B}[K\r\u{1B}[K")
@@ -66,7 +67,7 @@ final class ProgressLineTests: XCTestCase {
     func testNothingToEraseWhenNothingWasShown() {
         let terminal = TerminalLog()
         let fake = ShellFakeExecutor()
-        let driver = ShellDriver(executor: fake, output: CapturedShellOutput())
+        let driver = ShellDriver(backend: fake, output: CapturedShellOutput())
         driver.progressOutput = { terminal.write($0) }
         driver.run([.command("select 1")])
         XCTAssertEqual(terminal.text, "")

@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseEngine
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import SlicehouseTypes
 import XCTest
@@ -20,7 +21,7 @@ final class ShellDriverTests: XCTestCase {
     private func driver(_ configure: (inout ShellOptions) -> Void = { _ in }) -> ShellDriver {
         var options = ShellOptions()
         configure(&options)
-        return ShellDriver(executor: fake, options: options, output: out)
+        return ShellDriver(backend: fake, options: options, output: out)
     }
 
     func testCommandStringPrintsTableAndTag() {
@@ -253,9 +254,28 @@ final class ShellActionTests: XCTestCase {
     func testRunActionsStopsAtQuit() {
         let fake = ShellFakeExecutor()
         let out = CapturedShellOutput()
-        let d = ShellDriver(executor: fake, output: out)
+        let d = ShellDriver(backend: fake, output: out)
         d.run([.command("select 1"), .command("\\q"), .command("select 2")])
         XCTAssertEqual(fake.executed, ["select 1"])
         XCTAssertTrue(d.isFinished)
+    }
+
+    func testConnectionOptionsAreNotTakenForCommands() {
+        let args = ["-h", "-c", "-p", "5439", "-U", "-f", "-d", "dev", "-c", "select 1"]
+        XCTAssertEqual(ShellAction.ordered(arguments: args, commands: ["select 1"], files: []), [.command("select 1")])
+    }
+
+    /// A lost server connection is psql's message (no `ERROR:`), and it ends a script with
+    /// exit status 2 instead of going on to the next statement.
+    func testLostConnectionStopsAScriptWithStatus2() {
+        let fake = ShellFakeExecutor()
+        fake.fallback = { _ in throw ShellConnectionLost.closed }
+        let out = CapturedShellOutput()
+        let d = ShellDriver(backend: fake, output: out)
+        d.run([.command("select 1"), .command("select 2")])
+        XCTAssertEqual(fake.executed, ["select 1"])
+        XCTAssertEqual(d.exitCode, 2)
+        XCTAssertTrue(out.standardError.hasPrefix("server closed the connection unexpectedly\n"), out.standardError)
+        XCTAssertFalse(out.standardError.contains("ERROR:"))
     }
 }

@@ -1,4 +1,5 @@
 import SlicehouseEngine
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import SlicehouseTypes
 import XCTest

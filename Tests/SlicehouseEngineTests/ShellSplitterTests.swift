@@ -1,3 +1,4 @@
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import XCTest
 

@@ -1,10 +1,11 @@
 import SlicehouseEngine
+import SlicehouseShell
 import SlicehouseSQLLogicTest
 import SlicehouseTypes
 
 /// A stand-in for `Session` used by the shell and sqllogictest tests: it
 /// answers SQL text from a table of canned results and records what ran.
-final class ShellFakeExecutor: SQLExecutor {
+final class ShellFakeExecutor: SQLExecutor, ShellBackend {
     var responses: [String: Result<[StatementResult], SQLError>] = [:]
     /// Used for SQL without a canned response.
     var fallback: (String) throws -> [StatementResult] = { _ in [StatementResult(tag: "SELECT 0")] }

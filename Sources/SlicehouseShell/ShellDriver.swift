@@ -9,7 +9,8 @@ import SlicehouseTypes
 /// The `slicehouse` executable feeds it lines from libedit (interactive), from
 /// standard input, from `-f` files and `-c` strings.
 public final class ShellDriver {
-    public let executor: any SQLExecutor
+    /// Where statements run: this process's `Session`, or a server through `RemoteBackend`.
+    public let backend: any ShellBackend
     public let output: any ShellOutput
     public var options: ShellOptions
     /// psql variables set with `\set` / `-v` (ON_ERROR_STOP, QUIET, ECHO are honoured).
@@ -53,9 +54,9 @@ public final class ShellDriver {
     private var lastQuery: String?
     private static let maxIncludeDepth = 32
 
-    public init(executor: any SQLExecutor, options: ShellOptions = ShellOptions(),
+    public init(backend: any ShellBackend, options: ShellOptions = ShellOptions(),
                 output: any ShellOutput = StandardShellOutput()) {
-        self.executor = executor
+        self.backend = backend
         self.options = options
         self.output = output
         sources = [Source(name: nil, directory: nil)]
@@ -276,12 +277,18 @@ public final class ShellDriver {
         let start = clock()
         let results: [StatementResult]
         do {
-            results = try withProgressLine { try executor.execute(sql) }
+            results = try withProgressLine { try backend.execute(sql) }
         } catch {
             let elapsed = clock() - start
             output.writeError(ErrorReport.format(error, statement: sql,
                                                  location: locationPrefix(sourceIndex: sourceIndex, line: line)))
             if options.timing { output.write(ResultPrinter.timing(milliseconds: elapsed)) }
+            if error is ShellConnectionLost && !interactive {
+                // As psql: a script cannot go on without its connection (exit status 2).
+                isFinished = true
+                exitCode = 2
+                return false
+            }
             errorOccurred()
             return false
         }
@@ -305,9 +312,9 @@ public final class ShellDriver {
         guard let write = progressOutput else { return try body() }
         output.flush()
         let line = ProgressLineState(write: write)
-        executor.copyProgress = { p in line.show(p) }
+        backend.copyProgress = { p in line.show(p) }
         defer {
-            executor.copyProgress = nil
+            backend.copyProgress = nil
             line.erase()
         }
         return try body()
@@ -553,7 +560,7 @@ public final class ShellDriver {
     private func listTables(pattern: String?, sourceIndex: Int, line: Int?) -> Bool {
         let result: StatementResult
         do {
-            result = try executor.listTables()
+            result = try backend.listTables()
         } catch {
             output.writeError(ErrorReport.format(error, statement: nil,
                                                  location: locationPrefix(sourceIndex: sourceIndex, line: line)))
@@ -582,7 +589,7 @@ public final class ShellDriver {
         var names: [String]
         if pattern.contains("*") || pattern.contains("?") {
             do {
-                let list = try executor.listTables()
+                let list = try backend.listTables()
                 let namePattern = ShellDriver.namePart(pattern)
                 let rows = list.textRows()
                 names = nameColumn(list).map { column in
@@ -608,7 +615,7 @@ public final class ShellDriver {
         var ok = true
         for name in names {
             do {
-                let result = try executor.describeTable(name)
+                let result = try backend.describeTable(name)
                 let qualified = name.contains(".") ? name : "public.\(name)"
                 let table = ResultTable(result, title: "Table \"\(qualified)\"", footers: [])
                 output.write(ResultPrinter(options: options).render(table))

@@ -14,7 +14,8 @@ public enum ShellAction: Sendable, Equatable {
     public static func ordered(arguments: [String], commands: [String], files: [String]) -> [ShellAction] {
         var actions: [ShellAction] = []
         let valueOptions: Set<String> = ["-F", "--field-separator", "-v", "--set", "--variable", "-D", "--data",
-                                         "--nodes", "--slices-per-node"]
+                                         "--nodes", "--slices-per-node", "-h", "--host", "-p", "--port",
+                                         "-U", "--username", "-d", "--dbname"]
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]

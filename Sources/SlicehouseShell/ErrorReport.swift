@@ -17,6 +17,9 @@ public enum ErrorReport {
     /// `location` is a prefix such as `slicehouse:script.sql:12: ` (psql's form
     /// for errors in scripts); line/column of an `SQLError` refer into `statement`.
     public static func format(_ error: any Error, statement: String?, location: String? = nil) -> String {
+        if let lost = error as? ShellConnectionLost {
+            return (location ?? "") + lost.description + "\n"
+        }
         guard let sqlError = error as? SQLError else {
             return (location ?? "") + "ERROR:  \(error)\n"
         }
