@@ -175,7 +175,6 @@ extension SystemTables {
 
     /// The system table `name` of this file, or nil.
     func clientCatalogTable(_ name: String) -> (TableDef, TableSnapshot)? {
-        let name64: (String, DataType) -> (String, DataType) = { ($0, $1) }
         let nameType = DataType.varchar(128)
         switch name {
         case "pg_namespace":
@@ -323,7 +322,7 @@ extension SystemTables {
                                                  ("domain_name", nameType), ("remarks", .varchar(256))],
                             rows.map { $0 + Array(repeating: Value.null, count: 10) })
             }
-            return make(-52, "columns", common + [name64("udt_catalog", nameType), ("udt_schema", nameType),
+            return make(-52, "columns", common + [("udt_catalog", nameType), ("udt_schema", nameType),
                                                   ("udt_name", nameType), ("is_updatable", .varchar(3))],
                         zip(rows, columns).map { r, c in
                             r + [.string(Session.databaseName), .string("pg_catalog"), .string(udtName(c.column.type)),
