@@ -185,6 +185,9 @@ public struct Vector: Sendable {
         if validity != nil || other.validity != nil {
             var v = validity ?? Validity(allValid: n)
             v.reserve(n + m)
+            // The bits past the old end in its last word may be clear (a decoded block's
+            // bitmap, say): the appended rows are valid unless `other` says otherwise.
+            if n & 63 != 0 { v.words[n >> 6] |= ~UInt64(0) << UInt64(n & 63) }
             if let ov = other.validity {
                 for i in 0..<m where !ov.isValid(i) { v.setInvalid(n + i) }
             }
