@@ -38,6 +38,12 @@ python_modules() {
         python3 -m pip install --quiet 'dbt-core==1.10.*' 'dbt-redshift==1.9.*' >&2 \
             || echo "setup-system: could not install dbt-core 1.10 and dbt-redshift 1.9; the dbt test will be skipped" >&2
     fi
+    # dbt-redshift's install may pull scramp back to 1.4, which pg8000 refuses; every client
+    # here works with 1.5.
+    if ! python3 -c "import scramp, sys; from importlib.metadata import version; v = version('scramp').split('.'); sys.exit(0 if (int(v[0]), int(v[1])) >= (1, 5) else 1)" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'scramp>=1.5,<1.6' >&2 \
+            || echo "setup-system: could not install scramp 1.5; the pg8000 test may fail" >&2
+    fi
     if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install duckdb 1.5; Parquet interop tests will be skipped" >&2

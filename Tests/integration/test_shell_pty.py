@@ -173,7 +173,7 @@ def test_ctrl_c_cancels_the_running_statement_not_the_shell(spawn_shell):
     sh.child.sendintr()
     sh.expect_exact("ERROR:  canceling statement due to user request", timeout=5)
     sh.prompt(timeout=5)
-    assert time.time() - sent < 1.0 + 0.5, time.time() - sent
+    assert time.time() - sent < 1.0, time.time() - sent
     out = sh.run("select count(*) from n;")
     assert "10000" in out
     sh.child.sendline("\\q")
