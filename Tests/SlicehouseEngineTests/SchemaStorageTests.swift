@@ -22,6 +22,7 @@ final class SchemaStorageTests: XCTestCase {
     func make() throws {
         let s = try Database(directory: dir).connect()
         _ = try s.execute("""
+            create user seller password 'Seller123x';
             create schema sales authorization seller;
             create schema gone;
             create schema empty;
