@@ -107,6 +107,6 @@ let package = Package(
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseEngine", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen",
                                    "SlicehouseParquet", .product(name: "NIOCore", package: "swift-nio")],
-                    exclude: ["sql"]),
+                    exclude: ["sql", "sqlite"]),
     ]
 )

@@ -600,6 +600,15 @@ struct EvalContext {
         case .assignmentCast:
             try arity(1...1)
             return try CastKernels.cast(args[0], to: t, assignment: true)
+        case .singleRowCheck:
+            try arity(1...1)
+            let counts = args[0]
+            for i in 0..<(counts.isConstant ? min(n, 1) : n) where !counts.isNull(i) {
+                if case .int(let c) = counts.value(at: i), c > 1 {
+                    throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
+                }
+            }
+            return Vector.constant(.bool(true), type: .boolean)
         case .coalesce, .nvl2, .currentDate, .getdate, .sysdate, .pi, .random:
             throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
         default:

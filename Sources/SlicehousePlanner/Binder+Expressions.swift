@@ -162,9 +162,12 @@ extension Binder {
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
                 if let aliased = try bindLateralAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
-                for outer in outerScopes.reversed() {
+                for (level, outer) in outerScopes.reversed().enumerated() {
                     if let c = try? outer.resolve(ref, at: e.location) {
+                        // Redshift decorrelates references to the query block just around a subquery only.
+                        if level > 0 { throw err(.featureNotSupported, Binder.unsupportedCorrelation, e) }
                         correlatedIDs.insert(c.id)
+                        columnTypes[c.id] = c.type
                         referencedColumnIDs.insert(c.id)
                         return .column(c.id, c.type)
                     }
@@ -241,13 +244,13 @@ extension Binder {
             items = try items.map { try coerce($0, to: t) }
             return .inList(try coerce(ba, to: t), items, negated: neg)
         case .subquery(let q):
-            let b = try bindScalarSubquery(q, e, scope)
-            if case .column(let id, _) = b { scalarOutputIDs.insert(id) }
-            return b
-        case .inSubquery, .exists:
-            throw err(.featureNotSupported, "EXISTS and IN subqueries are supported as AND-ed conditions of WHERE", e)
-        case .quantified:
-            throw err(.featureNotSupported, "ANY/ALL subqueries are not supported yet", e)
+            return try bindScalarSubquery(q, e, scope, agg: agg)
+        case .exists(let q):
+            return try bindExistsValue(q, e, scope, agg: agg)
+        case .inSubquery(let x, let q, let negated):
+            return try bindInValue(x, q, negated: negated, e, scope, agg: agg)
+        case .quantified(let op, let x, let quantifier, let q):
+            return try bindQuantified(op, x, quantifier, q, e, scope, agg: agg)
         case .like(let op, let a, let p, let esc, let neg):
             if op == .similarTo {
                 var args = [try bindExpr(a, scope, agg: agg), try bindExpr(p, scope, agg: agg)]

@@ -47,7 +47,13 @@ public final class Binder {
     /// Outer column ids referenced by the subquery being bound.
     var correlatedIDs: Set<Int> = []
     /// Scalar subqueries of the clause being bound, joined in before the clause's operator.
-    var pendingSubqueries: [PendingScalar] = []
+    var pendingSubqueries: [PendingSubquery] = []
+    /// Types of the outer columns subqueries reference, by id.
+    var columnTypes: [Int: DataType] = [:]
+    /// Set when a subquery with outer references is bound (the ON clause's check).
+    var boundCorrelatedSubquery = false
+    /// `outerScopes.count` where the ON condition being bound stands.
+    var onClauseDepth = -2
     /// Output columns of scalar subqueries (allowed in aggregating select lists).
     var scalarOutputIDs: Set<Int> = []
     /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
@@ -206,15 +212,16 @@ public final class Binder {
             defer { lateralAliases = [:] }
             var preds: [BoundExpr] = []
             for c in astConjuncts(w) {
-                if let joined = try bindSubqueryConjunct(c, plan, scope, nil) {
-                    plan = joined
-                    continue
+                switch try bindSubqueryConjunct(c, plan, scope, nil) {
+                case .joined(let joined): plan = joined; continue
+                case .predicate(let p): preds.append(p); continue
+                case nil: break
                 }
                 let pred = try bindExpr(c, scope, agg: nil)
                 try requireBoolean(pred, "WHERE", c.location)
                 preds.append(pred)
             }
-            plan = applyPendingScalars(plan)
+            plan = try applyPendingScalars(plan)
             if !preds.isEmpty { plan = .filter(plan, preds.count == 1 ? preds[0] : .and(preds)) }
         }
 
@@ -342,7 +349,7 @@ public final class Binder {
         if let agg {
             plan = groupingPlan(plan, agg)
         }
-        plan = applyPendingScalars(plan)
+        plan = try applyPendingScalars(plan)
         if let having { plan = .filter(plan, having) }
         if !windows.windows.isEmpty { plan = .window(plan, windows.windows) }
         if let qualify { plan = .filter(plan, qualify) }
@@ -572,8 +579,16 @@ public final class Binder {
             switch j.condition {
             case .none: break
             case .on(let e):
+                let savedPending = pendingSubqueries, savedCorrelated = boundCorrelatedSubquery, savedDepth = onClauseDepth
+                pendingSubqueries = []
+                boundCorrelatedSubquery = false
+                onClauseDepth = outerScopes.count
+                defer { pendingSubqueries = savedPending; boundCorrelatedSubquery = savedCorrelated; onClauseDepth = savedDepth }
                 let b = try bindExpr(e, scope, agg: nil)
                 try requireBoolean(b, "JOIN/ON", e.location)
+                if !pendingSubqueries.isEmpty {
+                    return (try joinWithSubqueries(kind, lp, rp, b, correlated: boundCorrelatedSubquery, e), scope)
+                }
                 condition = b
             case .using, .natural:
                 var using: [String]

@@ -82,6 +82,9 @@ public struct SQLLogicTestRunner {
     public static let defaultEngineNames: Set<String> = ["postgresql", "slicehouse", "redshift"]
 
     public var engineNames: Set<String> = SQLLogicTestRunner.defaultEngineNames
+    /// Records not run (counted as skipped), by file name and line: the exceptions a
+    /// foreign corpus needs, each with its reason (`SQLLogicTestSkipList`).
+    public var skipList = SQLLogicTestSkipList()
     /// Creates the connection one file runs against.
     public var makeExecutor: () throws -> any SQLExecutor
     public var parser = SQLLogicTestParser()
@@ -215,7 +218,7 @@ public struct SQLLogicTestRunner {
             case .statement, .query:
                 break
             }
-            if skipping || excluded {
+            if skipping || excluded || skipList.skips(file: file, line: record.line) {
                 summary.skipped += 1
                 continue
             }
@@ -357,7 +360,7 @@ public struct SQLLogicTestRunner {
                                             expected: [want], actual: SQLLogicTestRunner.rowLines(standard, columns: columnCount))
                 }
             case .values(let lines):
-                let values = SQLLogicTestRunner.expectedValues(lines, columns: expectedColumns)
+                let values = SQLLogicTestRunner.expectedValues(lines, columns: expectedColumns, actualCount: standard.count)
                 let sortedExpected = SQLLogicTestRunner.sort(values, columns: columnCount, mode: query.sortMode)
                 let first = SQLLogicTestRunner.compare(expected: sortedExpected, actual: standard, columns: columnCount)
                 if let message = first {
@@ -423,12 +426,18 @@ public struct SQLLogicTestRunner {
     /// Expected lines → expected values: rows of TAB-separated values when every
     /// line has `columns` of them; else rows of whitespace-separated values when
     /// every line has `columns` tokens; else one value per line (classic layout).
-    static func expectedValues(_ lines: [String], columns: Int) -> [String] {
+    /// A classic file's values may hold blanks (`table t29 row 6` in a four-column
+    /// result): when `actualCount` values came back and there are that many lines but not
+    /// that many blank-separated tokens, the lines are the values.
+    static func expectedValues(_ lines: [String], columns: Int, actualCount: Int? = nil) -> [String] {
         guard columns > 1 else { return lines }
         let byTab = lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         if byTab.allSatisfy({ $0.count == columns }) { return byTab.flatMap { $0 } }
         let byBlank = lines.map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) }
-        if byBlank.allSatisfy({ $0.count == columns }) { return byBlank.flatMap { $0 } }
+        if byBlank.allSatisfy({ $0.count == columns }) {
+            if let actualCount, lines.count == actualCount, lines.count * columns != actualCount { return lines }
+            return byBlank.flatMap { $0 }
+        }
         return lines
     }
 
@@ -509,4 +518,59 @@ public struct SQLLogicTestRunner {
 /// fresh in-memory database laid out as `cluster`. Same as `SQLLogicTest.runFiles`.
 public func runFiles(_ paths: [String], cluster: ClusterConfig) -> SQLLogicTestSummary {
     SQLLogicTest.runFiles(paths, cluster: cluster)
+}
+
+
+/// Records of foreign test files that test behaviour Slicehouse deliberately does not
+/// have (SQLite's CREATE INDEX, say). A skip-list file has one entry per line,
+/// `FILE:LINE[-LINE] reason`, where FILE is a test file's name and LINE the line of a
+/// record's first line (a range covers every record starting in it); `#` starts a
+/// comment. Every entry must give a reason.
+public struct SQLLogicTestSkipList: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var file: String
+        public var lines: ClosedRange<Int>
+        public var reason: String
+    }
+    public var entries: [Entry] = []
+
+    public init() {}
+
+    public init(parsing text: String) throws {
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let parts = line.split(separator: " ", maxSplits: 1)
+            let location = parts[0].split(separator: ":")
+            guard parts.count == 2, location.count == 2,
+                  let range = Self.range(String(location[1])) else {
+                throw SQLLogicTestSkipListError(message: "skip list line \(n + 1): expected `FILE:LINE[-LINE] reason`, got `\(line)`")
+            }
+            entries.append(Entry(file: String(location[0]), lines: range,
+                                 reason: parts[1].trimmingCharacters(in: .whitespaces)))
+        }
+    }
+
+    public init(contentsOf path: String) throws {
+        try self.init(parsing: try String(contentsOfFile: path, encoding: .utf8))
+    }
+
+    static func range(_ s: String) -> ClosedRange<Int>? {
+        let ends = s.split(separator: "-")
+        guard let a = ends.first.flatMap({ Int($0) }) else { return nil }
+        if ends.count == 1 { return a...a }
+        guard ends.count == 2, let b = Int(ends[1]), b >= a else { return nil }
+        return a...b
+    }
+
+    public func skips(file: String, line: Int) -> Bool {
+        if entries.isEmpty { return false }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        return entries.contains { $0.file == name && $0.lines.contains(line) }
+    }
+}
+
+public struct SQLLogicTestSkipListError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -27,6 +27,11 @@ struct SQLLogicTestCommand: ParsableCommand {
             help: "Total slices, as a shorthand: 1 → 1 node × 1 slice; even N → N/2 nodes × 2; odd N → N nodes × 1.")
     var slices: Int?
 
+    @Option(name: .customLong("skip-list"),
+            help: ArgumentHelp("Records not to run: lines `FILE:LINE[-LINE] reason` (see Tests/SlicehouseEngineTests/sqlite/skip.txt).",
+                               valueName: "file"))
+    var skipList: String?
+
     @Flag(name: [.customShort("v"), .customLong("verbose")],
           help: "Print each file's counts, and the SQL with expected and actual results of each failure.")
     var verbose = false
@@ -57,7 +62,11 @@ struct SQLLogicTestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let runner = SQLLogicTestRunner(cluster: cluster)
+        var runner = SQLLogicTestRunner(cluster: cluster)
+        if let skipList {
+            do { runner.skipList = try SQLLogicTestSkipList(contentsOf: skipList) }
+            catch { throw ValidationError("--skip-list \(skipList): \(error)") }
+        }
         var total = SQLLogicTestSummary()
         let (files, missing) = SQLLogicTestRunner.testFiles(in: paths)
         for path in missing {
@@ -74,7 +83,7 @@ struct SQLLogicTestCommand: ParsableCommand {
             }
             total.add(summary)
         }
-        print(total.summaryLine)
+        print(total.summaryLine + (total.skipped > 0 ? ", \(total.skipped) skipped" : ""))
         if total.failed > 0 { throw ExitCode(1) }
     }
 }

@@ -98,6 +98,10 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case similarTo = "similar_to"
     // Casts with assignment (INSERT) rules.
     case assignmentCast = "assignment_cast"
+    /// TRUE for a row count of at most one, else the statement fails with Redshift's
+    /// `more than one row returned by a subquery used as an expression` (the planner's
+    /// check on a correlated scalar subquery; not callable from SQL).
+    case singleRowCheck = "?single_row_check?"
 
     /// Volatile functions are never constant-folded.
     public var isVolatile: Bool { self == .random }
