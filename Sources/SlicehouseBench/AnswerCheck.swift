@@ -5,6 +5,8 @@ import SlicehouseTypes
 public struct AnswerCheck: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable {
         case pass, fail, unchecked, error
+        /// The query was cancelled by its statement timeout (`bench tpcds --timeout`).
+        case timeout
     }
     public var status: Status
     /// What the answer was compared with: "answers sf0.1" or "DuckDB 1.5.6".
@@ -23,13 +25,14 @@ public struct AnswerCheck: Codable, Sendable, Equatable {
     }
     public static func error(_ message: String) -> AnswerCheck { AnswerCheck(status: .error, detail: message) }
 
-    /// "pass", "FAIL", "unchecked", "ERROR" for the table.
+    /// "pass", "FAIL", "unchecked", "ERROR", "TIMEOUT" for the table.
     public var label: String {
         switch status {
         case .pass: return "pass"
         case .fail: return "FAIL"
         case .unchecked: return "unchecked"
         case .error: return "ERROR"
+        case .timeout: return "TIMEOUT"
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 
 /// Everything one `slicehouse bench tpch` run measured; `--output` writes it as JSON.
 public struct TPCHBenchReport: Codable, Sendable {
+    /// "tpch" or "tpcds".
     public var benchmark = "tpch"
     /// ISO 8601, UTC.
     public var date: String
@@ -24,6 +25,8 @@ public struct TPCHBenchReport: Codable, Sendable {
     public var ratios: Ratios?
     /// Caveats about the figures, printed under the table.
     public var notes: [String] = []
+    /// Queries expected to fail (`bench tpcds --allow-fail`); nil for TPC-H.
+    public var allowedFailures: [Int]?
 
     public init(date: String, command: String, environment: BenchEnvironment, scaleFactor: Double, slices: Int,
                 nodes: Int, slicesPerNode: Int, runs: Int, queries: [Int], dataDirectory: String,
@@ -37,10 +40,26 @@ public struct TPCHBenchReport: Codable, Sendable {
         self.notes = notes
     }
 
-    /// Slicehouse queries whose answer failed or that raised an error.
+    /// Slicehouse queries whose answer failed, that raised an error or timed out.
     public var failedQueries: [Int] {
-        slicehouse.queries.filter { $0.check.status == .fail || $0.check.status == .error }.map(\.number)
+        slicehouse.queries.filter { $0.check.status == .fail || $0.check.status == .error || $0.check.status == .timeout }
+            .map(\.number)
     }
+
+    /// Failed queries that are not among the allowed failures.
+    public var unexpectedFailures: [Int] {
+        let allowed = Set(allowedFailures ?? [])
+        return failedQueries.filter { !allowed.contains($0) }
+    }
+
+    /// Allowed failures that ran and passed: the list can shrink.
+    public var unexpectedPasses: [Int] {
+        let passed = Set(slicehouse.queries.filter { $0.check.status == .pass }.map(\.number))
+        return (allowedFailures ?? []).filter { passed.contains($0) }
+    }
+
+    /// "TPC-H" or "TPC-DS".
+    public var benchmarkName: String { benchmark == "tpcds" ? "TPC-DS" : "TPC-H" }
 
     public func json() throws -> Data {
         let encoder = JSONEncoder()

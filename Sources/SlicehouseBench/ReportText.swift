@@ -7,7 +7,7 @@ public enum ReportText {
         let sh = report.slicehouse
         let duck = report.duckdb
         let layout = "\(report.slices) slice\(report.slices == 1 ? "" : "s"): \(report.nodes) node\(report.nodes == 1 ? "" : "s") × \(report.slicesPerNode) slice\(report.slicesPerNode == 1 ? "" : "s") per node"
-        var title = "TPC-H SF \(TPCHBenchOptions.scaleName(report.scaleFactor)): Slicehouse (\(layout))"
+        var title = "\(report.benchmarkName) SF \(TPCHBenchOptions.scaleName(report.scaleFactor)): Slicehouse (\(layout))"
         if let duck { title += " vs \(duck.name)" }
         title += ", \(sh.threads) thread\(sh.threads == 1 ? "" : "s")" + (duck == nil ? "" : " each")
         out.append(title)
@@ -55,7 +55,7 @@ public enum ReportText {
         for n in report.queries {
             guard let q = sh.query(n) else { continue }
             var line = pad(String(format: "Q%02d", n), 6, left: true) + pad(q.medianSeconds.map(ms) ?? "-", 10)
-                + pad(q.minSeconds.map(ms) ?? "-", 10) + pad(q.check.status == .error ? "-" : String(q.rows), 9)
+                + pad(q.minSeconds.map(ms) ?? "-", 10) + pad(q.check.status == .error || q.check.status == .timeout ? "-" : String(q.rows), 9)
                 + pad(megabytes(q.peakRSSBytes), 10) + "  " + pad(q.check.label, 9, left: true)
             if let duck {
                 let d = duck.query(n)
@@ -76,8 +76,19 @@ public enum ReportText {
 
         // Answers.
         out.append(answerSummary(sh, reference: report.answerReference, duckdb: duck))
-        for q in sh.queries where q.check.status == .fail || q.check.status == .error {
-            out.append(String(format: "  Q%02d ", q.number) + q.check.label + ": " + (q.check.detail ?? ""))
+        let allowed = Set(report.allowedFailures ?? [])
+        for q in sh.queries where q.check.status == .fail || q.check.status == .error || q.check.status == .timeout {
+            out.append(String(format: "  Q%02d ", q.number) + q.check.label + (allowed.contains(q.number) ? " (allowed)" : "")
+                       + ": " + (q.check.detail ?? ""))
+        }
+        if report.allowedFailures != nil {
+            let unexpected = report.unexpectedFailures
+            out.append(unexpected.isEmpty ? "no unexpected failures"
+                       : "unexpected failures: " + unexpected.map { String(format: "Q%02d", $0) }.joined(separator: ", "))
+            let passes = report.unexpectedPasses
+            if !passes.isEmpty {
+                out.append("passing now (drop from --allow-fail): " + passes.map(String.init).joined(separator: ","))
+            }
         }
         if let duck {
             for q in duck.queries where q.check.status == .fail || q.check.status == .error {
@@ -104,9 +115,10 @@ public enum ReportText {
             text = "answers: unchecked (no reference answers at this scale factor; --compare duckdb checks them against DuckDB)"
         } else {
             text = "answers: \(count(sh, .pass)) of \(n) passed against \(reference)"
-            let failed = count(sh, .fail), errors = count(sh, .error)
+            let failed = count(sh, .fail), errors = count(sh, .error), timeouts = count(sh, .timeout)
             if failed > 0 { text += ", \(failed) FAILED" }
             if errors > 0 { text += ", \(errors) ERROR" }
+            if timeouts > 0 { text += ", \(timeouts) TIMEOUT" }
         }
         if let duckdb {
             let checked = duckdb.queries.filter { $0.check.status != .unchecked }.count

@@ -30,7 +30,7 @@ public enum SVGChart {
         }
         var series = [Series(name: report.slicehouse.name, color: palette[0], values: values(report.slicehouse))]
         if let d = report.duckdb { series.append(Series(name: d.name, color: palette[1], values: values(d))) }
-        var title = "TPC-H SF \(TPCHBenchOptions.scaleName(report.scaleFactor)): median of \(report.runs) run\(report.runs == 1 ? "" : "s") per query, "
+        var title = "\(report.benchmarkName) SF \(TPCHBenchOptions.scaleName(report.scaleFactor)): median of \(report.runs) run\(report.runs == 1 ? "" : "s") per query, "
             + "\(report.slices) slices, \(report.slicehouse.threads) threads"
         if let total = report.ratios?.total { title += String(format: "; total ratio %.2f×", total) }
         return render(title: title, queries: report.queries, series: series, scale: scale)

@@ -266,8 +266,8 @@ public struct TPCHBenchmark: Sendable {
         }
     }
 
-    static func figures(_ output: DuckDBRunner.Output) -> EngineFigures {
-        var tables: [TableLoad] = TPCHText.tables.compactMap { t in output.loadSeconds[t].map { TableLoad(table: t, seconds: $0) } }
+    static func figures(_ output: DuckDBRunner.Output, tables names: [String] = TPCHText.tables) -> EngineFigures {
+        var tables: [TableLoad] = names.compactMap { t in output.loadSeconds[t].map { TableLoad(table: t, seconds: $0) } }
         if let checkpoint = output.loadSeconds["checkpoint"] { tables.append(TableLoad(table: "checkpoint", seconds: checkpoint)) }
         let queries = output.queries.map { q in
             QueryFigures(number: q.number, seconds: q.seconds, rows: q.rows, peakRSSBytes: q.peakRSSBytes,

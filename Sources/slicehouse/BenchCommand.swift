@@ -7,8 +7,8 @@ import SlicehouseEngine
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Run benchmarks (TPC-H), optionally side by side with DuckDB.",
-        subcommands: [BenchTPCHCommand.self],
+        abstract: "Run benchmarks (TPC-H, TPC-DS), optionally side by side with DuckDB.",
+        subcommands: [BenchTPCHCommand.self, BenchTPCDSCommand.self],
         helpNames: [.short, .long])
 }
 
@@ -213,5 +213,170 @@ struct BenchTPCHCommand: ParsableCommand {
         var args = CommandLine.arguments
         if let first = args.first { args[0] = (first as NSString).lastPathComponent }
         return args.joined(separator: " ")
+    }
+}
+
+/// `slicehouse bench tpcds --sf N [--queries 1-99] [--runs 3] [--timeout 120] [--allow-fail 10,35]
+/// [--slices S] [--data DIR] [--db DIR] [--output report.json] [--compare duckdb] [--chart chart.svg]`
+struct BenchTPCDSCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tpcds",
+        abstract: "TPC-DS end to end: generate (cached), COPY, the 99 queries timed and checked against DuckDB.",
+        discussion: """
+            Generates the data once into --data (default ~/.slicehouse/bench/tpcds-sfN) as Parquet \
+            with DuckDB's tpcds extension (pip install duckdb duckdb-extension-tpcds; \
+            scripts/setup-system.sh installs both), creates the schema of benchmarks/tpcds/schema.sql \
+            in a fresh data directory, loads it with COPY ... FORMAT AS PARQUET (timed per table), then \
+            runs each query once to warm up and --runs times timed, each under a statement_timeout of \
+            --timeout seconds. Every answer is checked against DuckDB's on the same files (numbers \
+            within a small tolerance, rows in the order the ORDER BY determines, ties at a LIMIT \
+            accepted). --compare duckdb also times DuckDB (same threads, warm-up and runs) and prints \
+            per-query ratios and an SVG chart. Exits with status 1 when a query not named by \
+            --allow-fail gives a wrong answer, an error or times out.
+            """)
+
+    @Option(name: .customLong("sf"), help: ArgumentHelp("Scale factor (SF 1 is about 1 GB of data; at least 0.01).", valueName: "N"))
+    var scaleFactor: Double = 1
+
+    @Option(name: .customLong("queries"), help: ArgumentHelp("Queries to run, in order: 1,3,5 or 1-10,42.", valueName: "list"))
+    var queries: String = "1-99"
+
+    @Option(name: .customLong("runs"), help: ArgumentHelp("Timed runs per query, after one warm-up.", valueName: "N"))
+    var runs: Int = 3
+
+    @Option(name: .customLong("timeout"),
+            help: ArgumentHelp("statement_timeout of each Slicehouse query in seconds (0: none).", valueName: "seconds"))
+    var timeout: Double = 120
+
+    @Option(name: .customLong("allow-fail"),
+            help: ArgumentHelp("Queries expected to fail (wrong answer, error or timeout): reported, not counted.",
+                               valueName: "list"))
+    var allowFail: String = ""
+
+    @Option(name: .customLong("slices"),
+            help: ArgumentHelp("Total slices: 1 → 1 node × 1 slice; even N → N/2 nodes × 2; odd N → N nodes × 1 "
+                               + "(default: one per core, at least 4).", valueName: "S"))
+    var slices: Int?
+
+    @Option(name: .customLong("nodes"), help: ArgumentHelp("Compute nodes (overrides --slices' choice).", valueName: "N"))
+    var nodes: Int?
+
+    @Option(name: .customLong("slices-per-node"),
+            help: ArgumentHelp("Slices per node (overrides --slices' choice).", valueName: "N"))
+    var slicesPerNode: Int?
+
+    @Option(name: .customLong("data"), help: ArgumentHelp("Cache of the generated Parquet files.", valueName: "dir"))
+    var data: String?
+
+    @Option(name: .customLong("db"),
+            help: ArgumentHelp("Load into this (missing or empty) directory and keep it; default: a temporary one.",
+                               valueName: "dir"))
+    var db: String?
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write the report as JSON.", valueName: "report.json"))
+    var output: String?
+
+    @Option(name: .customLong("compare"), help: ArgumentHelp("Time another engine side by side: duckdb.", valueName: "engine"))
+    var compare: String?
+
+    @Option(name: .customLong("chart"),
+            help: ArgumentHelp("Write an SVG chart of the per-query times (with --compare, default "
+                               + "~/.slicehouse/bench/tpcds-sfN.svg).", valueName: "chart.svg"))
+    var chart: String?
+
+    @Option(name: .customLong("chart-scale"), help: ArgumentHelp("Chart axis: auto, log or linear.", valueName: "scale"))
+    var chartScale: String = "auto"
+
+    func validate() throws {
+        if let slices, slices < 1 || slices > 1024 { throw ValidationError("--slices must be between 1 and 1024") }
+        if let nodes, nodes < 1 || nodes > 128 { throw ValidationError("--nodes must be between 1 and 128") }
+        if let slicesPerNode, slicesPerNode < 1 || slicesPerNode > 64 {
+            throw ValidationError("--slices-per-node must be between 1 and 64")
+        }
+        if let compare, compare.lowercased() != "duckdb" {
+            throw ValidationError("--compare supports duckdb only")
+        }
+        if SVGChart.Scale(rawValue: chartScale.lowercased()) == nil {
+            throw ValidationError("--chart-scale must be auto, log or linear")
+        }
+        do {
+            try TPCDSBenchmark(options: options()).validate()
+        } catch let e as BenchError {
+            throw ValidationError(e.description)
+        }
+    }
+
+    func options() throws -> TPCDSBenchOptions {
+        var cluster = TPCHBenchOptions.cluster(slices: slices ?? TPCHBenchOptions.defaultSlices())
+        if let nodes { cluster.nodes = nodes }
+        if let slicesPerNode { cluster.slicesPerNode = slicesPerNode }
+        var o = TPCDSBenchOptions(scaleFactor: scaleFactor, cluster: cluster, dataDirectory: data.map(BenchTPCHCommand.expand))
+        o.queries = try TPCDSBenchOptions.parseQueries(queries)
+        o.allowedFailures = Set(try TPCDSBenchOptions.parseNumbers(allowFail, what: "--allow-fail", allowEmpty: true))
+        o.runs = runs
+        o.timeoutSeconds = timeout
+        o.databaseDirectory = db.map(BenchTPCHCommand.expand)
+        o.compareDuckDB = compare != nil
+        return o
+    }
+
+    func run() throws {
+        let options: TPCDSBenchOptions
+        do { options = try self.options() } catch let e as BenchError {
+            printError("slicehouse bench: \(e.description)")
+            throw ExitCode.failure
+        }
+        let progress = DatagenProgressLine(enabled: isatty(STDERR_FILENO) == 1)
+        let events: (BenchEvent) -> Void = { event in
+            switch event {
+            case .step(let text):
+                progress.clear()
+                printError(text)
+            case .progress(let text):
+                progress.message(text)
+            case .datagen(let update):
+                progress.show(update)
+            }
+        }
+        let report: TPCHBenchReport
+        do {
+            report = try TPCDSBenchmark(options: options).run(command: BenchTPCHCommand.commandLine(), events: events)
+        } catch let e as BenchError {
+            progress.clear()
+            printError("slicehouse bench: \(e.description)")
+            throw ExitCode.failure
+        }
+        progress.clear()
+        print(ReportText.render(report))
+
+        if let output {
+            let path = BenchTPCHCommand.expand(output)
+            do {
+                try report.json().write(to: URL(fileURLWithPath: path), options: .atomic)
+                print("report: \(path)")
+            } catch {
+                printError("slicehouse bench: could not write \(path): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
+        let chartPath = chart.map(BenchTPCHCommand.expand) ?? (options.compareDuckDB
+            ? (TPCHBenchOptions.benchRoot as NSString).appendingPathComponent("tpcds-sf\(TPCHBenchOptions.scaleName(scaleFactor)).svg")
+            : nil)
+        if let chartPath {
+            let scale = SVGChart.Scale(rawValue: chartScale.lowercased()) ?? .auto
+            do {
+                let dir = (chartPath as NSString).deletingLastPathComponent
+                if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+                try Data(SVGChart.render(report, scale: scale).utf8).write(to: URL(fileURLWithPath: chartPath), options: .atomic)
+                print("chart: \(chartPath)")
+            } catch {
+                printError("slicehouse bench: could not write \(chartPath): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
+        if !report.unexpectedFailures.isEmpty {
+            throw ExitCode(1)
+        }
     }
 }

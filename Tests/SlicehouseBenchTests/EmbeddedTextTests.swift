@@ -37,3 +37,23 @@ final class EmbeddedTextTests: XCTestCase {
         XCTAssertEqual(TPCHText.duckDBScript, try file("benchmarks/duckdb_tpch.py"), "run python3 benchmarks/embed_tpch.py")
     }
 }
+
+/// The TPC-DS texts carried in the binary are the checkout's files (regenerate with
+/// `python3 benchmarks/embed_tpcds.py`).
+final class TPCDSEmbeddedTextTests: XCTestCase {
+    func file(_ path: String) throws -> String {
+        try String(contentsOf: EmbeddedTextTests.root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    func testSchemaQueriesAndScript() throws {
+        XCTAssertEqual(TPCDSText.schemaSQL, try file("benchmarks/tpcds/schema.sql"), "run python3 benchmarks/embed_tpcds.py")
+        for n in 1...99 {
+            XCTAssertEqual(TPCDSText.query(n), try file(String(format: "benchmarks/tpcds/queries/q%02d.sql", n)),
+                           "Q\(n): run python3 benchmarks/embed_tpcds.py")
+        }
+        XCTAssertNil(TPCDSText.query(100))
+        XCTAssertEqual(TPCDSText.duckDBScript, try file("benchmarks/duckdb_tpcds.py"), "run python3 benchmarks/embed_tpcds.py")
+        XCTAssertEqual(TPCDSText.schemaStatements.count, 24)
+        XCTAssertEqual(Set(TPCDSText.tables).count, 24)
+    }
+}
