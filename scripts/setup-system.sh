@@ -48,6 +48,16 @@ python_modules() {
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install duckdb 1.5; Parquet interop tests will be skipped" >&2
     fi
+    # DuckDB's tpcds extension (`bench tpcds` generates its data and answers with it): the
+    # package's version must be DuckDB's, so it is pinned to the installed duckdb's (pip
+    # would otherwise move duckdb to the extension's version).
+    if ! python3 -c "import duckdb, duckdb_extension_tpcds, os, sys; sys.exit(0 if os.path.exists(os.path.join(os.path.dirname(duckdb_extension_tpcds.__file__), 'extensions', 'v' + duckdb.__version__, 'tpcds.duckdb_extension')) else 1)" >/dev/null 2>&1; then
+        duckdb_version="$(python3 -c "import duckdb, sys; sys.stdout.write(duckdb.__version__)" 2>/dev/null || true)"
+        if [ -n "$duckdb_version" ]; then
+            python3 -m pip install --quiet "duckdb-extension-tpcds==$duckdb_version" "duckdb==$duckdb_version" >&2 \
+                || echo "setup-system: could not install duckdb-extension-tpcds $duckdb_version; bench tpcds will not run" >&2
+        fi
+    fi
 }
 
 if ! command -v dpkg >/dev/null 2>&1; then

@@ -23,7 +23,9 @@ final class OrderedAnswerCheckTests: XCTestCase {
             LIMIT 100
             """
         let order = ResultOrder.parse(sql, columns: ["a", "total", "c"])
-        XCTAssertEqual(order, ResultOrder(ordered: true, keys: [1, 0, 2], limit: 100))
+        XCTAssertEqual(order, ResultOrder(ordered: true, keys: [1, 0, 2], limit: 100,
+                                          descending: [true, false, false], nullsFirst: [true, false, false]))
+        XCTAssertEqual(ResultOrder.parse("SELECT a FROM t ORDER BY a DESC NULLS LAST", columns: ["a"]).nullsFirst, [false])
     }
 
     func testParseIgnoresWindowAndSubqueryOrderBy() {
@@ -104,6 +106,22 @@ final class OrderedAnswerCheckTests: XCTestCase {
         // Untyped: a relative 1e-6 between any two numbers.
         XCTAssertTrue(OrderedAnswerChecker.fieldMatches("1000000.5", "1000000.9", nil))
         XCTAssertFalse(OrderedAnswerChecker.fieldMatches("1.5", "1.6", nil))
+    }
+
+    func testRedshiftIntegerAverageReordersTies() {
+        // ORDER BY qoh, name: Redshift's AVG(int) truncates 4.6 and 4.2 to 4, so the names
+        // order them; DuckDB ordered them by the doubles.
+        let sql = "SELECT name, avg(q) qoh FROM t GROUP BY name ORDER BY qoh, name LIMIT 100"
+        let want = result(["name", "qoh"], [["b", "4.2"], ["a", "4.6"], ["c", "5.0"]])
+        let got = result(["name", "qoh"], [["a", "4"], ["b", "4"], ["c", "5"]], types: [.varchar(10), .bigint])
+        XCTAssertEqual(check(got, want, ResultOrder.parse(sql, columns: got.columns)).status, .pass)
+        // Descending, NULLs first.
+        let descSQL = "SELECT name, avg(q) qoh FROM t GROUP BY name ORDER BY qoh DESC, name"
+        let wantDesc = result(["name", "qoh"], [[ "z", nil], ["c", "5.0"], ["a", "4.6"], ["b", "4.2"]])
+        let gotDesc = result(["name", "qoh"], [["z", nil], ["c", "5"], ["a", "4"], ["b", "4"]], types: [.varchar(10), .bigint])
+        XCTAssertEqual(check(gotDesc, wantDesc, ResultOrder.parse(descSQL, columns: gotDesc.columns)).status, .pass)
+        let wrong = result(["name", "qoh"], [["z", nil], ["c", "5"], ["b", "4"], ["a", "4"]], types: [.varchar(10), .bigint])
+        XCTAssertEqual(check(wrong, wantDesc, ResultOrder.parse(descSQL, columns: wrong.columns)).status, .fail)
     }
 
     func testNullsMatchOnlyNulls() {
