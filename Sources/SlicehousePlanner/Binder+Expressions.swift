@@ -160,6 +160,7 @@ extension Binder {
                 if e.location.line > 0 { referencedColumnIDs.insert(c.id) }
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
+                if ref.parts.count == 1, let aliased = qualifyAliases[ref.parts[0].lowercased()] { return aliased }
                 if let aliased = try bindLateralAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
                 for (level, outer) in outerScopes.reversed().enumerated() {
@@ -581,7 +582,9 @@ extension Binder {
         }
         if let bound = try bindOrderedSetAggregate(f, e, scope, agg) { return bound }
         if f.over == nil, Binder.derivedAggregates.contains(f.name) {
-            return try bindExpr(try derivedAggregate(f, e), scope, agg: agg)
+            // The variance family is exact over integers and DECIMALs: the argument's type decides.
+            let argType = f.args.count == 1 && !f.star ? (try? bindExpr(f.args[0], scope, agg: nil))?.type : nil
+            return try bindExpr(try derivedAggregate(f, e, argumentType: argType), scope, agg: agg)
         }
         if AggregateFunction.isAggregateName(f.name) {
             guard let agg else {

@@ -54,6 +54,8 @@ public final class Binder {
     var boundCorrelatedSubquery = false
     /// `outerScopes.count` where the ON condition being bound stands.
     var onClauseDepth = -2
+    /// While QUALIFY is bound: the select list's bound expressions by output name.
+    var qualifyAliases: [String: BoundExpr] = [:]
     /// Output columns of scalar subqueries (allowed in aggregating select lists).
     var scalarOutputIDs: Set<Int> = []
     /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
@@ -316,6 +318,11 @@ public final class Binder {
 
         var qualify: BoundExpr? = nil
         if let q = s.qualify {
+            // QUALIFY may name the select list's aliases (`QUALIFY rk <= 2`), as Redshift allows.
+            var aliases: [String: BoundExpr] = [:]
+            for (e, n) in zip(exprs, names) where aliases[n] == nil { aliases[n] = e }
+            qualifyAliases = aliases
+            defer { qualifyAliases = [:] }
             let b = try bindExpr(q, scope, agg: agg)
             try requireBoolean(b, "QUALIFY", q.location)
             qualify = try finishAggregate(b, agg, q.location)
