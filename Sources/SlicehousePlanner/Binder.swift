@@ -358,6 +358,7 @@ public final class Binder {
         }
         plan = try applyPendingScalars(plan)
         if let having { plan = .filter(plan, having) }
+        plan = applyPartitionAggregates(plan, windows)
         if !windows.windows.isEmpty { plan = .window(plan, windows.windows) }
         if let qualify { plan = .filter(plan, qualify) }
         plan = .project(plan, exprs + hidden, outputs: outputs)
