@@ -13,6 +13,8 @@ final class AggregationContext {
     var groupingSets: [[Int]]? = nil
     /// GROUPING(args) calls: argument indices into `groupExprs`, and the output column.
     var groupingCalls: [(args: [Int], output: PlanColumn)] = []
+    /// Subqueries inside aggregate arguments: joined into the input before grouping.
+    var inputSubqueries: [PendingSubquery] = []
 }
 
 /// Resolves names and types in a parsed query and produces its logical plan.
@@ -354,6 +356,12 @@ public final class Binder {
         }
 
         if let agg {
+            if !agg.inputSubqueries.isEmpty {
+                let saved = pendingSubqueries
+                pendingSubqueries = agg.inputSubqueries
+                plan = try applyPendingScalars(plan)
+                pendingSubqueries = saved
+            }
             plan = groupingPlan(plan, agg)
         }
         plan = try applyPendingScalars(plan)
