@@ -2,13 +2,14 @@ import SlicehouseTypes
 import SlicehouseSQL
 
 /// Aggregates written in terms of the built-in ones (SUM, COUNT, MIN, MAX):
-/// the variance family from sums of squares (in DOUBLE PRECISION), BOOL_AND/BOOL_OR
+/// the variance family from sums of squares (exact for integers and DECIMALs, else in
+/// DOUBLE PRECISION), BOOL_AND/BOOL_OR
 /// as MIN/MAX over booleans (false < true), ANY_VALUE as MAX.
 extension Binder {
     static let derivedAggregates: Set<String> = ["stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
                                                  "bool_and", "bool_or", "any_value"]
 
-    func derivedAggregate(_ f: FunctionCall, _ e: Expr) throws -> Expr {
+    func derivedAggregate(_ f: FunctionCall, _ e: Expr, argumentType: DataType? = nil) throws -> Expr {
         guard f.args.count == 1, !f.star else {
             throw err(.undefinedFunction, "function \(f.name) takes exactly one argument", e)
         }
@@ -24,13 +25,28 @@ extension Binder {
         case "any_value":
             return call("max", [x])
         default:
-            // var_pop = (Σx² − (Σx)²/n) / n ; var_samp divides by n − 1 (NULL for n ≤ 1).
+            let pop = f.name.hasSuffix("_pop")
+            if let t = argumentType, t.isInteger || t.isDecimal {
+                // Exact sums: n·Σx² − (Σx)² is computed in DECIMAL (no cancellation), and
+                // only the final division is in DOUBLE PRECISION.
+                //   var_pop = (n·Σx² − (Σx)²) / n² ; var_samp = (n·Σx² − (Σx)²) / (n·(n − 1))
+                let xe: Expr = t.isInteger ? Expr(.cast(x, .decimal(precision: 38, scale: 0), .cast), at: loc) : x
+                let n = call("count", [x])
+                let sumSquares = call("sum", [bin(.multiply, xe, xe)])
+                let sum = call("sum", [xe])
+                let numerator = bin(.subtract, bin(.multiply, n, sumSquares), bin(.multiply, sum, sum))
+                let nd = Expr(.cast(n, .double, .cast), at: loc)
+                let divisor = pop ? bin(.multiply, nd, nd) : bin(.multiply, nd, bin(.subtract, nd, Expr(.literal(.float("1e0")), at: loc)))
+                let ratio = bin(.divide, Expr(.cast(numerator, .double, .cast), at: loc), divisor)
+                let variance = Expr(.caseWhen(CaseExpr(whens: [SlicehouseSQL.WhenClause(condition: bin(.greater, n, int(pop ? 0 : 1)), result: ratio)])), at: loc)
+                return f.name.hasPrefix("stddev") ? call("sqrt", [variance]) : variance
+            }
+            // Floating point: var_pop = (Σx² − (Σx)²/n) / n ; var_samp divides by n − 1 (NULL for n ≤ 1).
             let xd = Expr(.cast(x, .double, .cast), at: loc)
             let n = call("count", [x])
             let sumSquares = call("sum", [bin(.multiply, xd, xd)])
             let sum = call("sum", [xd])
             let centered = bin(.subtract, sumSquares, bin(.divide, bin(.multiply, sum, sum), Expr(.cast(n, .double, .cast), at: loc)))
-            let pop = f.name.hasSuffix("_pop")
             let divisor = pop ? n : bin(.subtract, n, int(1))
             // Rounding can make a zero variance slightly negative: clamp at 0. NULL unless n > 0 (pop) / n > 1 (samp).
             let ratio = call("greatest", [bin(.divide, centered, Expr(.cast(divisor, .double, .cast), at: loc)),

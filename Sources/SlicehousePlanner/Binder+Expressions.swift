@@ -3,6 +3,18 @@ import SlicehouseCatalog
 import SlicehouseSQL
 
 extension Binder {
+    /// Bind an aggregate's argument over the aggregate's input. Subqueries in it are joined
+    /// into that input (before the rows are grouped), not into the clause's.
+    func bindAggregateArgument(_ a: Expr, _ scope: Scope, _ agg: AggregationContext) throws -> BoundExpr {
+        let before = pendingSubqueries.count
+        let b = try bindExpr(a, scope, agg: nil)
+        if pendingSubqueries.count > before {
+            agg.inputSubqueries += pendingSubqueries[before...]
+            pendingSubqueries.removeSubrange(before...)
+        }
+        return b
+    }
+
     /// Split an AND tree of the AST into its conjuncts.
     func astConjuncts(_ e: Expr) -> [Expr] {
         if case .binary(.and, let a, let b) = e.kind { return astConjuncts(a) + astConjuncts(b) }
@@ -160,6 +172,7 @@ extension Binder {
                 if e.location.line > 0 { referencedColumnIDs.insert(c.id) }
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
+                if ref.parts.count == 1, let aliased = qualifyAliases[ref.parts[0].lowercased()] { return aliased }
                 if let aliased = try bindLateralAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
                 for (level, outer) in outerScopes.reversed().enumerated() {
@@ -581,7 +594,11 @@ extension Binder {
         }
         if let bound = try bindOrderedSetAggregate(f, e, scope, agg) { return bound }
         if f.over == nil, Binder.derivedAggregates.contains(f.name) {
-            return try bindExpr(try derivedAggregate(f, e), scope, agg: agg)
+            // The variance family is exact over integers and DECIMALs: the argument's type decides.
+            let savedPending = pendingSubqueries
+            let argType = f.args.count == 1 && !f.star ? (try? bindExpr(f.args[0], scope, agg: nil))?.type : nil
+            pendingSubqueries = savedPending
+            return try bindExpr(try derivedAggregate(f, e, argumentType: argType), scope, agg: agg)
         }
         if AggregateFunction.isAggregateName(f.name) {
             guard let agg else {
@@ -589,7 +606,7 @@ extension Binder {
             }
             let args = try f.args.map { a -> BoundExpr in
                 if containsAggregate(a) { throw err(.groupingError, "aggregate function calls cannot be nested", a) }
-                return try bindExpr(a, scope, agg: nil)
+                return try bindAggregateArgument(a, scope, agg)
             }
             let argTypes = args.map { $0.type == .unknown ? DataType.text : $0.type }
             let (fn, target, result) = try AggregateFunction.resolve(name: f.name, argTypes: argTypes, distinct: f.distinct, star: f.star)

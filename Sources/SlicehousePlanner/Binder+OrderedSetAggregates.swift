@@ -30,7 +30,7 @@ extension Binder {
         if f.star { throw err(.undefinedFunction, "function \(name)(*) does not exist", e) }
         func argument(_ a: Expr) throws -> BoundExpr {
             if containsAggregate(a) { throw err(.groupingError, "aggregate function calls cannot be nested", a) }
-            return try bindExpr(a, scope, agg: nil)
+            return try bindAggregateArgument(a, scope, agg)
         }
 
         let candidate: LogicalAggregate

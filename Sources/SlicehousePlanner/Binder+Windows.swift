@@ -4,6 +4,9 @@ import SlicehouseSQL
 /// Window calls found while binding a SELECT's select list, QUALIFY and ORDER BY.
 final class WindowCollector {
     var windows: [LogicalWindow] = []
+    /// MEDIAN / PERCENTILE_CONT / PERCENTILE_DISC / LISTAGG `OVER (PARTITION BY ...)`: the
+    /// aggregate of each partition, joined back to its rows before the window step.
+    var partitionAggregates: [(partition: [BoundExpr], aggregate: LogicalAggregate)] = []
 }
 
 extension Binder {
@@ -20,6 +23,9 @@ extension Binder {
         guard let over = f.over else { throw SQLError.internalError("not a window call") }
         guard let collector = windowCollector else {
             throw err(.groupingError, "window functions are not allowed here (only in the select list, QUALIFY and ORDER BY)", e)
+        }
+        if AggregateFunction.orderedSetNames.contains(f.name) {
+            return try bindOrderedSetWindow(f, over, e, scope, agg, collector)
         }
         guard var kind = Self.windowKinds[f.name] else {
             throw err(.undefinedFunction, "function \(f.name) is not a window function", e)
@@ -77,6 +83,56 @@ extension Binder {
                                                ignoreNulls: f.nullTreatment == .ignoreNulls, partitionBy: partition,
                                                orderBy: order, frame: frame, output: output))
         return .column(output.id, resultType)
+    }
+
+    /// `MEDIAN(x) OVER (PARTITION BY k)` and the other ordered-set aggregates as window
+    /// functions (Redshift allows PARTITION BY only): the aggregate grouped by the
+    /// partition keys, joined back to every row of its partition.
+    func bindOrderedSetWindow(_ f: FunctionCall, _ over: WindowSpec, _ e: Expr, _ scope: Scope,
+                              _ agg: AggregationContext?, _ collector: WindowCollector) throws -> BoundExpr {
+        if !over.orderBy.isEmpty || over.frame != nil {
+            throw err(.syntax, "\(f.name) window function does not take ORDER BY or a frame in OVER (only PARTITION BY)", e)
+        }
+        if agg != nil {
+            throw err(.featureNotSupported, "\(f.name) as a window function in a query with GROUP BY or aggregates is not supported", e)
+        }
+        if f.distinct && f.name != "listagg" { throw err(.featureNotSupported, "DISTINCT is not supported in window functions", e) }
+        var plain = f
+        plain.over = nil
+        let context = AggregationContext()
+        guard case .column(let id, let type)? = try bindOrderedSetAggregate(plain, e, scope, context),
+              let aggregate = context.aggregates.first(where: { $0.output.id == id }) else {
+            throw SQLError.internalError("ordered-set window function without its aggregate")
+        }
+        let partition = try over.partitionBy.map { x -> BoundExpr in
+            if containsWindow(x) { throw err(.groupingError, "window function calls cannot be nested", x) }
+            return try bindExpr(x, scope, agg: nil)
+        }
+        collector.partitionAggregates.append((partition, aggregate))
+        scalarOutputIDs.insert(id)
+        return .column(id, type)
+    }
+
+    /// Join each partition aggregate (`WindowCollector.partitionAggregates`) into `plan`,
+    /// the window step's input: the aggregate runs over a copy of the input grouped by
+    /// the partition keys and is left-joined back on them (NULL keys forming their own partition).
+    func applyPartitionAggregates(_ plan: LogicalPlan, _ collector: WindowCollector) -> LogicalPlan {
+        var p = plan
+        for (partition, aggregate) in collector.partitionAggregates {
+            let (copy, renumber) = renumbered(plan)
+            func remap(_ x: BoundExpr) -> BoundExpr { x.remapColumns { renumber[$0]?.id ?? $0 } }
+            let groups = partition.map(remap)
+            let outs = groups.map { newColumn($0.type, "?partition?") }
+            let grouped = LogicalPlan.aggregate(copy, groups: groups, groupOutputs: outs, aggregates: [aggregate.mapExpressions(remap)])
+            if partition.isEmpty {
+                p = .join(.leftSingle, p, grouped, condition: nil)
+                continue
+            }
+            var conds: [BoundExpr] = []
+            for (k, o) in zip(partition, outs) { conds += nullSafeEquality(k, .column(o.id, o.type)) }
+            p = .join(.left, p, grouped, condition: .and(conds))
+        }
+        return p
     }
 
     func windowFrame(_ over: WindowSpec, _ kind: WindowFunctionKind, _ e: Expr) throws -> WindowFrame {

@@ -13,6 +13,8 @@ final class AggregationContext {
     var groupingSets: [[Int]]? = nil
     /// GROUPING(args) calls: argument indices into `groupExprs`, and the output column.
     var groupingCalls: [(args: [Int], output: PlanColumn)] = []
+    /// Subqueries inside aggregate arguments: joined into the input before grouping.
+    var inputSubqueries: [PendingSubquery] = []
 }
 
 /// Resolves names and types in a parsed query and produces its logical plan.
@@ -54,6 +56,8 @@ public final class Binder {
     var boundCorrelatedSubquery = false
     /// `outerScopes.count` where the ON condition being bound stands.
     var onClauseDepth = -2
+    /// While QUALIFY is bound: the select list's bound expressions by output name.
+    var qualifyAliases: [String: BoundExpr] = [:]
     /// Output columns of scalar subqueries (allowed in aggregating select lists).
     var scalarOutputIDs: Set<Int> = []
     /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
@@ -316,6 +320,11 @@ public final class Binder {
 
         var qualify: BoundExpr? = nil
         if let q = s.qualify {
+            // QUALIFY may name the select list's aliases (`QUALIFY rk <= 2`), as Redshift allows.
+            var aliases: [String: BoundExpr] = [:]
+            for (e, n) in zip(exprs, names) where aliases[n] == nil { aliases[n] = e }
+            qualifyAliases = aliases
+            defer { qualifyAliases = [:] }
             let b = try bindExpr(q, scope, agg: agg)
             try requireBoolean(b, "QUALIFY", q.location)
             qualify = try finishAggregate(b, agg, q.location)
@@ -347,10 +356,17 @@ public final class Binder {
         }
 
         if let agg {
+            if !agg.inputSubqueries.isEmpty {
+                let saved = pendingSubqueries
+                pendingSubqueries = agg.inputSubqueries
+                plan = try applyPendingScalars(plan)
+                pendingSubqueries = saved
+            }
             plan = groupingPlan(plan, agg)
         }
         plan = try applyPendingScalars(plan)
         if let having { plan = .filter(plan, having) }
+        plan = applyPartitionAggregates(plan, windows)
         if !windows.windows.isEmpty { plan = .window(plan, windows.windows) }
         if let qualify { plan = .filter(plan, qualify) }
         plan = .project(plan, exprs + hidden, outputs: outputs)
@@ -366,11 +382,14 @@ public final class Binder {
         return plan
     }
 
-    /// The aggregation step: one aggregate, or for grouping sets a UNION ALL of one
-    /// aggregate per set with NULL for the keys a set does not group by and GROUPING()
-    /// bitmasks as constants.
+    /// The aggregation step: one aggregate, or for grouping sets one aggregate over the
+    /// input read once (`expandedGroupingSets`), plus the empty set's aggregate when
+    /// there is one.
     func groupingPlan(_ input: LogicalPlan, _ agg: AggregationContext) -> LogicalPlan {
         let outputs = agg.groupOutputs + agg.aggregates.map { $0.output } + agg.groupingCalls.map { $0.output }
+        if let sets = agg.groupingSets, sets.filter({ !$0.isEmpty }).count >= 2 {
+            return expandedGroupingSets(input, agg, sets, outputs)
+        }
         guard let sets = agg.groupingSets else {
             let a = LogicalPlan.aggregate(input, groups: agg.groupExprs, groupOutputs: agg.groupOutputs, aggregates: agg.aggregates)
             if agg.groupingCalls.isEmpty { return a }
@@ -402,6 +421,67 @@ public final class Binder {
         var plan = branches[0]
         for b in branches.dropFirst() {
             plan = .setOperation(.union, all: true, plan, b, outputs: outputs.map { newColumn($0.type, $0.name) })
+        }
+        // The query above refers to the context's output ids.
+        return .project(plan, plan.outputs.map { .column($0.id, $0.type) }, outputs: outputs)
+    }
+
+    /// GROUPING SETS / ROLLUP / CUBE with the input computed once: each input row is
+    /// paired with the number of every non-empty set (a cross join with a VALUES list),
+    /// the keys a set does not group by are NULL for its copy, and one aggregate groups by
+    /// the keys and the set number. The empty set `()` (a grand total, one row even over no
+    /// rows) is a plain aggregate of its own, joined by UNION ALL. GROUPING() bitmasks come
+    /// from the set number.
+    func expandedGroupingSets(_ input: LogicalPlan, _ agg: AggregationContext, _ sets: [[Int]],
+                              _ outputs: [PlanColumn]) -> LogicalPlan {
+        let keyed = sets.filter { !$0.isEmpty }
+        let hasEmpty = keyed.count < sets.count
+        let setColumn = newColumn(.integer, "?grouping_set?")
+        let numbers = LogicalPlan.values(keyed.indices.map { [.constant(.int(Int64($0)), .integer)] }, outputs: [setColumn])
+        let crossed = LogicalPlan.join(.cross, input, numbers, condition: nil)
+        let setRef = BoundExpr.column(setColumn.id, .integer)
+        var groups: [BoundExpr] = []
+        for (i, g) in agg.groupExprs.enumerated() {
+            let inSets = keyed.indices.filter { keyed[$0].contains(i) }
+            if inSets.count == keyed.count { groups.append(g); continue }
+            let member = BoundExpr.inList(setRef, inSets.map { .constant(.int(Int64($0)), .integer) }, negated: false)
+            groups.append(inSets.isEmpty ? .constant(.null, g.type)
+                          : .caseWhen([WhenClause(condition: member, result: g)], elseResult: .constant(.null, g.type), g.type))
+        }
+        let setOut = newColumn(.integer, "?grouping_set?")
+        let gouts = agg.groupOutputs.map { newColumn($0.type, $0.name) }
+        let aggs = agg.aggregates.map { a -> LogicalAggregate in
+            var c = a
+            c.output = newColumn(a.output.type, a.output.name)
+            return c
+        }
+        let grouped = LogicalPlan.aggregate(crossed, groups: groups + [setRef], groupOutputs: gouts + [setOut], aggregates: aggs)
+        let setOutRef = BoundExpr.column(setOut.id, .integer)
+        func mask(_ call: (args: [Int], output: PlanColumn), _ set: [Int]) -> Int64 {
+            var m: Int64 = 0
+            for a in call.args { m = (m << 1) | (set.contains(a) ? 0 : 1) }
+            return m
+        }
+        var exprs: [BoundExpr] = gouts.map { .column($0.id, $0.type) } + aggs.map { .column($0.output.id, $0.output.type) }
+        for call in agg.groupingCalls {
+            exprs.append(.caseWhen(keyed.indices.map { k in
+                WhenClause(condition: .binary(.equal, setOutRef, .constant(.int(Int64(k)), .integer), .boolean),
+                           result: .constant(.int(mask(call, keyed[k])), .integer))
+            }, elseResult: nil, .integer))
+        }
+        var plan = LogicalPlan.project(grouped, exprs, outputs: outputs.map { newColumn($0.type, $0.name) })
+        if hasEmpty {
+            let totals = agg.aggregates.map { a -> LogicalAggregate in
+                var c = a
+                c.output = newColumn(a.output.type, a.output.name)
+                return c
+            }
+            let total = LogicalPlan.aggregate(input, groups: [], groupOutputs: [], aggregates: totals)
+            let totalExprs: [BoundExpr] = agg.groupOutputs.map { .constant(.null, $0.type) }
+                + totals.map { .column($0.output.id, $0.output.type) }
+                + agg.groupingCalls.map { .constant(.int(mask($0, [])), .integer) }
+            let totalRow = LogicalPlan.project(total, totalExprs, outputs: outputs.map { newColumn($0.type, $0.name) })
+            plan = .setOperation(.union, all: true, plan, totalRow, outputs: outputs.map { newColumn($0.type, $0.name) })
         }
         // The query above refers to the context's output ids.
         return .project(plan, plan.outputs.map { .column($0.id, $0.type) }, outputs: outputs)

@@ -3,8 +3,9 @@ import SlicehouseCatalog
 
 /// Logical rewrites, applied in order:
 /// 1. constant folding (`1 + 1` → `2`, `x AND TRUE` → `x`),
-/// 2. predicate pushdown (filters move into scans and join sides; a cross join with an
-///    equality between its sides becomes an inner join),
+/// 2. predicate pushdown (filters move into scans and join sides, through projections,
+///    grouping keys, window partitions and into both sides of UNION / INTERSECT / EXCEPT;
+///    a cross join with an equality between its sides becomes an inner join),
 /// 3. semi-join rewrites (`Optimizer+Semijoins.swift`): a grouped subquery is restricted to
 ///    the keys its join can match; semi/anti joins move down inner join trees,
 /// 4. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
@@ -125,7 +126,8 @@ public struct Optimizer {
         case .filter(let input, let p):
             return pushdown(input, preds + conjuncts(p))
         case .scan(let t, let a, let c, let o, let filters):
-            return .scan(table: t, alias: a, columns: c, outputs: o, filters: filters + preds)
+            let kept = preds.filter { if case .constant(.bool(true), _) = $0 { return false }; return true }
+            return .scan(table: t, alias: a, columns: c, outputs: o, filters: filters + kept)
         case .join(let kind, let l, let r, let cond):
             let lids = l.outputIDs, rids = r.outputIDs
             var lp: [BoundExpr] = [], rp: [BoundExpr] = [], jp: [BoundExpr] = [], above: [BoundExpr] = []
@@ -133,6 +135,8 @@ public struct Optimizer {
             case .inner, .cross:
                 for p in preds + conjuncts(cond) {
                     let refs = p.referencedColumns
+                    // A constant (FALSE where a UNION branch cannot match) empties both sides.
+                    if refs.isEmpty && !isVolatile(p) { lp.append(p); rp.append(p); continue }
                     if refs.isSubset(of: lids) { lp.append(p) }
                     else if refs.isSubset(of: rids) { rp.append(p) }
                     else {
@@ -171,10 +175,10 @@ public struct Optimizer {
             let volatile = exprs.contains { e in var v = false; e.visit { if case .function(let f, _, _) = $0, f.isVolatile { v = true } }; return v }
             for p in preds {
                 if volatile { above.append(p); continue }
-                below.append(p.transform { n in
+                below.append(fold(p.transform { n in
                     if case .column(let id, _) = n, let e = byID[id] { return e }
                     return n
-                })
+                }))
             }
             return wrap(.project(pushdown(input, below), exprs, outputs: outputs), above)
         case .aggregate(let input, let groups, let groupOutputs, let aggs):
@@ -197,12 +201,55 @@ public struct Optimizer {
         case .limit(let input, let l, let o):
             return wrap(.limit(pushdown(input, []), limit: l, offset: o), preds)
         case .window(let input, let ws):
-            return wrap(.window(pushdown(input, []), ws), preds)
+            // A filter on columns every window partitions by removes whole partitions:
+            // it may run before the windows.
+            var below: [BoundExpr] = [], above: [BoundExpr] = []
+            let inputIDs = input.outputIDs
+            var partitionIDs: Set<Int>? = nil
+            for w in ws {
+                var ids = Set<Int>()
+                for e in w.partitionBy { if case .column(let id, _) = e { ids.insert(id) } }
+                partitionIDs = partitionIDs.map { $0.intersection(ids) } ?? ids
+            }
+            for p in preds {
+                let refs = p.referencedColumns
+                if !refs.isEmpty, refs.isSubset(of: inputIDs), refs.isSubset(of: partitionIDs ?? []), !isVolatile(p) {
+                    below.append(p)
+                } else { above.append(p) }
+            }
+            return wrap(.window(pushdown(input, below), ws), above)
         case .setOperation(let k, let all, let l, let r, let o):
-            return wrap(.setOperation(k, all: all, pushdown(l, []), pushdown(r, []), outputs: o), preds)
+            // A filter on the rows of UNION / INTERSECT / EXCEPT [ALL] filters each side
+            // (`WHERE sale_type = 's'` over a UNION ALL of three channels keeps one branch).
+            var lp: [BoundExpr] = [], rp: [BoundExpr] = [], above: [BoundExpr] = []
+            for p in preds {
+                if isVolatile(p) { above.append(p); continue }
+                lp.append(substituteOutputs(p, o, l.outputs))
+                rp.append(substituteOutputs(p, o, r.outputs))
+            }
+            return wrap(.setOperation(k, all: all, pushdown(l, lp), pushdown(r, rp), outputs: o), above)
         case .values:
             return wrap(plan, preds)
         }
+    }
+
+    func isVolatile(_ e: BoundExpr) -> Bool {
+        var v = false
+        e.visit { if case .function(let f, _, _) = $0, f.isVolatile { v = true } }
+        return v
+    }
+
+    /// `p` over a set operation's outputs `outs`, rewritten over one side's columns
+    /// `side` (same positions; cast where the side's type differs).
+    func substituteOutputs(_ p: BoundExpr, _ outs: [PlanColumn], _ side: [PlanColumn]) -> BoundExpr {
+        var map: [Int: BoundExpr] = [:]
+        for (o, c) in zip(outs, side) {
+            map[o.id] = c.type == o.type ? .column(c.id, c.type) : .cast(.column(c.id, c.type), o.type)
+        }
+        return fold(p.transform { n in
+            if case .column(let id, _) = n, let e = map[id] { return e }
+            return n
+        })
     }
 
     /// For an OR whose every branch has conjuncts that reference only `ids`, the OR of
