@@ -28,7 +28,14 @@ SPEC holds "mode" and:
 
 DuckDB runs with Redshift's semantics where a setting gives them: integer division
 (`SET integer_division = true`: INT / INT truncates) and PostgreSQL's NULL order (NULLs
-sort as the largest value: last ascending, first descending).
+sort as the largest value: last ascending, first descending). Redshift's AVG has no
+setting: its result has the argument's type (AVG of an INTEGER is an integer truncated
+toward zero, AVG of a DECIMAL keeps the scale) where DuckDB's is a double, and TPC-DS
+filters (Q39's cov > 1), ranks (Q44) and cuts at a LIMIT (Q22) on averages. So DuckDB's
+copy of each query (never the one Slicehouse runs) has every `avg(x) [OVER (...)]`
+wrapped: `CAST(trunc(avg(x)) AS BIGINT)` when x is an INTEGER column of the schema, else
+`round(avg(x), 2)` (every DECIMAL of TPC-DS, and every cast in its queries, has scale 2),
+rounding half away from zero as Redshift does.
 
 The tpcds extension comes from the `duckdb-extension-tpcds` pip package (its version
 must equal DuckDB's; scripts/setup-system.sh installs both), else from DuckDB's
@@ -167,6 +174,62 @@ def generate(spec):
     return {"version": duckdb.__version__, "seconds": time.perf_counter() - started, "tables": tables}
 
 
+def integer_columns(schema):
+    """Names of the schema's INTEGER / BIGINT / SMALLINT columns."""
+    names = set()
+    for statement in schema:
+        for m in re.finditer(r"^\s*(\w+)\s+(integer|bigint|smallint|int|int2|int4|int8)\b", statement,
+                             flags=re.IGNORECASE | re.MULTILINE):
+            names.add(m.group(1).lower())
+    return names
+
+
+def matching_paren(sql, start):
+    """Index just past the parenthesis closing the one at sql[start]."""
+    depth = 0
+    i = start
+    while i < len(sql):
+        if sql[i] == "(":
+            depth += 1
+        elif sql[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif sql[i] == "'":
+            i = sql.index("'", i + 1) if "'" in sql[i + 1:] else len(sql)
+        i += 1
+    return len(sql)
+
+
+def redshift_averages(sql, ints):
+    """Every avg(x) [OVER (...)] with Redshift's result type (see the docstring)."""
+    out = []
+    i = 0
+    pattern = re.compile(r"\bavg\s*\(", re.IGNORECASE)
+    while True:
+        m = pattern.search(sql, i)
+        if not m:
+            out.append(sql[i:])
+            return "".join(out)
+        out.append(sql[i:m.start()])
+        open_at = m.end() - 1
+        end = matching_paren(sql, open_at)
+        arg = sql[open_at + 1:end - 1]
+        expr = "avg(" + redshift_averages(arg, ints) + ")"
+        over = re.match(r"\s*over\s*\(", sql[end:], flags=re.IGNORECASE)
+        if over:
+            window_end = matching_paren(sql, end + over.end() - 1)
+            expr += sql[end:window_end]
+            end = window_end
+        column = arg.strip().lower()
+        column = column.split(".")[-1] if re.fullmatch(r"(\w+\.)?\w+", column) else None
+        if column in ints:
+            out.append(f"CAST(trunc({expr}) AS BIGINT)")
+        else:
+            out.append(f"round({expr}, 2)")
+        i = end
+
+
 def du(path):
     total = 0
     for p in (path, path + ".wal"):
@@ -209,10 +272,11 @@ def run(spec):
 
     can_reset = reset_peak()
     queries = []
+    ints = integer_columns(spec["schema"])
     runs = int(spec["runs"])
     warmup = bool(spec.get("warmup", True))
     for q in spec["queries"]:
-        number, sql = int(q["number"]), q["sql"]
+        number, sql = int(q["number"]), redshift_averages(q["sql"], ints)
         entry = {"number": number, "seconds": [], "rows": 0, "columns": [], "result": [], "error": None}
         reset_peak()
         try:
