@@ -316,7 +316,6 @@ public enum OrderedAnswerChecker {
             } else {
                 return "; missing e.g. \(describe(w))"
             }
-            if unmatched.isEmpty { break }
         }
         return unmatched.first.map { "; extra e.g. \(describe($0))" } ?? ""
     }
