@@ -21,6 +21,7 @@ public struct Optimizer {
 
     public func optimize(_ plan: LogicalPlan) -> LogicalPlan {
         var p = mapExpressions(plan, { factorOr(fold($0)) })
+        p = sinkSingleRowJoins(p)
         p = pushdown(p, [])
         p = pushKeysIntoAggregates(p)
         p = pushSemiJoins(p)
@@ -250,6 +251,52 @@ public struct Optimizer {
             if case .column(let id, _) = n, let e = map[id] { return e }
             return n
         })
+    }
+
+    // MARK: - Uncorrelated scalar subqueries next to the table they filter
+
+    /// `WHERE d.d_month_seq = (SELECT ...)`: the subquery's single row is joined to the
+    /// whole FROM clause and the comparison filters only above every join. When a
+    /// conjunct compares the subquery's value with columns of one input of the FROM
+    /// clause's inner joins, the single-row join moves onto that input and the conjunct
+    /// filters it there, so that the input enters the join order filtered (TPC-DS q06, q54,
+    /// q58). The subquery's columns still flow up through the inner joins.
+    func sinkSingleRowJoins(_ plan: LogicalPlan) -> LogicalPlan {
+        switch plan {
+        case .filter(.join(.leftSingle, let l, let r, nil), let pred):
+            let rIDs = r.outputIDs
+            var leaves: [LogicalPlan] = [], joinPreds: [BoundExpr] = []
+            flattenInner(l, &leaves, &joinPreds)
+            var rest = conjuncts(pred)
+            var moved = false
+            // Only into one of several inputs (a single input already has the join next to it).
+            for (i, c) in rest.enumerated() where leaves.count > 1 && !c.referencedColumns.isDisjoint(with: rIDs) && !isVolatile(c) {
+                let lrefs = c.referencedColumns.subtracting(rIDs)
+                guard !lrefs.isEmpty, let k = leaves.firstIndex(where: { lrefs.isSubset(of: $0.outputIDs) }) else { continue }
+                leaves[k] = .filter(.join(.leftSingle, leaves[k], r, condition: nil), c)
+                rest.remove(at: i)
+                moved = true
+                break
+            }
+            guard moved, var rebuilt = leaves.first else {
+                return .filter(.join(.leftSingle, sinkSingleRowJoins(l), sinkSingleRowJoins(r), condition: nil), pred)
+            }
+            for leaf in leaves.dropFirst() { rebuilt = .join(.cross, rebuilt, leaf, condition: nil) }
+            if !joinPreds.isEmpty { rebuilt = .filter(rebuilt, joinPreds.count == 1 ? joinPreds[0] : .and(joinPreds)) }
+            if !rest.isEmpty { rebuilt = .filter(rebuilt, rest.count == 1 ? rest[0] : .and(rest)) }
+            return sinkSingleRowJoins(rebuilt)
+        case .filter(let p, let e): return .filter(sinkSingleRowJoins(p), e)
+        case .join(let k, let l, let r, let c): return .join(k, sinkSingleRowJoins(l), sinkSingleRowJoins(r), condition: c)
+        case .project(let p, let es, let o): return .project(sinkSingleRowJoins(p), es, outputs: o)
+        case .aggregate(let p, let g, let go, let a): return .aggregate(sinkSingleRowJoins(p), groups: g, groupOutputs: go, aggregates: a)
+        case .sort(let p, let k): return .sort(sinkSingleRowJoins(p), k)
+        case .limit(let p, let l, let o): return .limit(sinkSingleRowJoins(p), limit: l, offset: o)
+        case .distinct(let p): return .distinct(sinkSingleRowJoins(p))
+        case .window(let p, let ws): return .window(sinkSingleRowJoins(p), ws)
+        case .setOperation(let k, let all, let l, let r, let o):
+            return .setOperation(k, all: all, sinkSingleRowJoins(l), sinkSingleRowJoins(r), outputs: o)
+        case .scan, .values: return plan
+        }
     }
 
     /// For an OR whose every branch has conjuncts that reference only `ids`, the OR of
