@@ -380,6 +380,30 @@ public struct Optimizer {
         return best
     }
 
+    /// Whether an equality of `condition` compares a column that is (nearly) unique in the
+    /// table a side reads straight (a scan under filters and projections): its distinct
+    /// count is at least nine tenths of the table's rows.
+    func joinsOnAKey(_ left: LogicalPlan, _ right: LogicalPlan, _ condition: BoundExpr?) -> Bool {
+        func isTableRead(_ p: LogicalPlan) -> Bool {
+            switch p {
+            case .scan: return true
+            case .filter(let c, _), .project(let c, _, _): return isTableRead(c)
+            default: return false
+            }
+        }
+        let sides = [left, right].filter(isTableRead).map { ($0, columnStatistics($0), baseRows($0)) }
+        if sides.isEmpty { return false }
+        for c in conjuncts(condition) {
+            guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = c else { continue }
+            for (side, stats, rows) in sides {
+                for id in [x, y] where side.outputIDs.contains(id) {
+                    if let s = stats[id], s.distinct >= 0.9 * rows { return true }
+                }
+            }
+        }
+        return false
+    }
+
     /// Rows before filters (for the filter selectivity of a join input).
     func baseRows(_ plan: LogicalPlan) -> Double {
         switch plan {

@@ -270,7 +270,19 @@ public struct PhysicalPlanner {
         }
 
         let residualExpr: BoundExpr? = residual.isEmpty ? nil : (residual.count == 1 ? residual[0] : .and(residual))
-        let rows = estimateJoinRows(pkind, probe, build, hasKeys: !probeKeyExprs.isEmpty)
+        var rows = estimateJoinRows(pkind, probe, build, hasKeys: !probeKeyExprs.isEmpty)
+        if pkind == .inner && !probeKeyExprs.isEmpty {
+            // A join on a key of one side's table (its distinct count, from ANALYZE, is about
+            // the table's rows) keeps at most the other side's share of the key's values: a
+            // fact table joined to a dozen filtered items keeps a dozen items' rows, not the
+            // fact table's, so the joins above build on the small side (TPC-DS q82, q37: not
+            // on store_sales). Other joins (on a week number, say) keep the larger side's
+            // count: their distinct counts after filters and joins are not known.
+            let optimizer = Optimizer(context: context, evaluateConstant: { _ in .null })
+            if optimizer.joinsOnAKey(left, right, condition) {
+                rows = max(1, min(rows, optimizer.estimate(.join(.inner, left, right, condition: condition))))
+            }
+        }
 
         if probeKeyExprs.isEmpty {
             // No equality keys: nested loop against a broadcast (or leader-local) inner side.
