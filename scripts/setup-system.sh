@@ -54,8 +54,12 @@ python_modules() {
     if ! python3 -c "import duckdb, duckdb_extension_tpcds, os, sys; sys.exit(0 if os.path.exists(os.path.join(os.path.dirname(duckdb_extension_tpcds.__file__), 'extensions', 'v' + duckdb.__version__, 'tpcds.duckdb_extension')) else 1)" >/dev/null 2>&1; then
         duckdb_version="$(python3 -c "import duckdb, sys; sys.stdout.write(duckdb.__version__)" 2>/dev/null || true)"
         if [ -n "$duckdb_version" ]; then
-            python3 -m pip install --quiet "duckdb-extension-tpcds==$duckdb_version" "duckdb==$duckdb_version" >&2 \
-                || echo "setup-system: could not install duckdb-extension-tpcds $duckdb_version; bench tpcds will not run" >&2
+            # The extension is published a little after DuckDB (1.5.6 had none when this was
+            # written): without one for the installed duckdb, take the newest 1.5 extension,
+            # which brings its own duckdb version along.
+            python3 -m pip install --quiet "duckdb-extension-tpcds==$duckdb_version" "duckdb==$duckdb_version" >&2 2>/dev/null \
+                || python3 -m pip install --quiet 'duckdb-extension-tpcds>=1.5,<1.6' >&2 \
+                || echo "setup-system: could not install duckdb-extension-tpcds; bench tpcds will not run" >&2
         fi
     fi
 }
