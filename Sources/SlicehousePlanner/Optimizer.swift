@@ -286,6 +286,17 @@ public struct Optimizer {
             if !joinPreds.isEmpty { rebuilt = .filter(rebuilt, joinPreds.count == 1 ? joinPreds[0] : .and(joinPreds)) }
             if !rest.isEmpty { rebuilt = .filter(rebuilt, rest.count == 1 ? rest[0] : .and(rest)) }
             return sinkSingleRowJoins(rebuilt)
+        case .filter(.join(.left, let l, let r, let c), let pred):
+            // The clause's other subqueries are left joins above it: a conjunct that does not
+            // read a left join's right side filters its (preserved) left input as well.
+            let rIDs = r.outputIDs
+            var down: [BoundExpr] = [], up: [BoundExpr] = []
+            for x in conjuncts(pred) {
+                if x.referencedColumns.isDisjoint(with: rIDs) && !isVolatile(x) { down.append(x) } else { up.append(x) }
+            }
+            let left = down.isEmpty ? sinkSingleRowJoins(l) : sinkSingleRowJoins(.filter(l, down.count == 1 ? down[0] : .and(down)))
+            let joined = LogicalPlan.join(.left, left, sinkSingleRowJoins(r), condition: c)
+            return up.isEmpty ? joined : .filter(joined, up.count == 1 ? up[0] : .and(up))
         case .filter(let p, let e): return .filter(sinkSingleRowJoins(p), e)
         case .join(let k, let l, let r, let c): return .join(k, sinkSingleRowJoins(l), sinkSingleRowJoins(r), condition: c)
         case .project(let p, let es, let o): return .project(sinkSingleRowJoins(p), es, outputs: o)
