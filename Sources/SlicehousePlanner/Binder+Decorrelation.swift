@@ -117,7 +117,6 @@ final class DependentJoin {
             return (.aggregate(i2, groups: groups.map { subst($0, m) } + ds.map { .column($0.id, $0.type) },
                                groupOutputs: groupOutputs + outs, aggregates: aggs2), m3)
         case .join(let kind, let l, let r, let cond):
-            let condReads = cond.map { !$0.referencedColumns.isDisjoint(with: ids) } ?? false
             let lReads = reads(l), rReads = reads(r)
             switch kind {
             case .inner, .cross:
@@ -156,7 +155,6 @@ final class DependentJoin {
                 let (l2, m1) = try push(l)
                 let (r2, m2) = try push(r)
                 let joined = LogicalPlan.join(.full, l2, r2, condition: and(conjuncts(cond.map { subst($0, m1) }) + (try sameOuter(m1, m2))))
-                _ = condReads
                 var exprs = (l.outputs + r.outputs).map { BoundExpr.column($0.id, $0.type) }
                 var outs = l.outputs + r.outputs
                 var m3: Mapping = [:]
