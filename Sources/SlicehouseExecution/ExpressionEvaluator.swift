@@ -609,11 +609,40 @@ struct EvalContext {
                 }
             }
             return Vector.constant(.bool(true), type: .boolean)
+        case .avgMerge:
+            try arity(2...2)
+            return try Self.averageMerge(sum: args[0], count: args[1], resultType: t, n: n)
         case .coalesce, .nvl2, .currentDate, .getdate, .sysdate, .pi, .random:
             throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
         default:
             // Formatting, DECODE, hashes, regular expressions, NEXT_DAY, DATE_CMP.
             return try ExtendedFunctions.evaluate(fn, args, resultType: t, n: n)
         }
+    }
+
+    /// `?avg_merge?(sum, count)`: see `ScalarFunction.avgMerge`. Runs once per group of
+    /// a grouping-sets query, not per input row.
+    static func averageMerge(sum: Vector, count: Vector, resultType t: DataType, n: Int) throws -> Vector {
+        var out = Vector(type: t, capacity: n)
+        for i in 0..<n {
+            let s = sum.value(at: sum.isConstant ? 0 : i)
+            let cv = count.value(at: count.isConstant ? 0 : i)
+            guard let c = cv.asInt64, c > 0, !s.isNull else { out.appendNull(); continue }
+            if t.isFloat {
+                out.append(.double((s.asDouble ?? 0) / Double(c)))
+                continue
+            }
+            guard let v = s.asInt128 else { out.appendNull(); continue }
+            let c128 = Int128(c)
+            if case .decimal = t {
+                var q = v / c128
+                let r = v % c128
+                if r.magnitude * 2 >= c128.magnitude { q += v < 0 ? -1 : 1 }
+                out.append(.int128(q))
+            } else {
+                out.append(.int(Int64(truncatingIfNeeded: v / c128)))
+            }
+        }
+        return out
     }
 }

@@ -103,7 +103,7 @@ public final class QueryExecutor: @unchecked Sendable {
     /// `node`'s pipeline on each partition in parallel.
     func runStage(_ node: PhysicalNode) throws -> [[Chunk]] {
         if case .exchange(let kind) = node.kind, let input = node.children.first {
-            return exchange(try runStage(input), kind: kind, targetPartitions: partitionCount(node))
+            return try materialized(node, kind, input)
         }
         try materializeExchanges(under: node)
         let n = partitionCount(node)
@@ -115,19 +115,29 @@ public final class QueryExecutor: @unchecked Sendable {
     private func materializeExchanges(under node: PhysicalNode) throws {
         for child in node.children {
             if case .exchange(let kind) = child.kind, let input = child.children.first {
-                let parts = try runStage(input)
-                try cancellation.check()
-                let out = exchange(parts, kind: kind, targetPartitions: partitionCount(child))
-                lock.withLock { exchanged[ObjectIdentifier(child)] = out }
+                _ = try materialized(child, kind, input)
             } else {
                 try materializeExchanges(under: child)
             }
         }
     }
 
+    /// The partitions of exchange `node`: its input stage run and re-partitioned, once
+    /// per query however many parents read it (a shared subplan has several).
+    private func materialized(_ node: PhysicalNode, _ kind: ExchangeKind, _ input: PhysicalNode) throws -> [[Chunk]] {
+        if let done = lock.withLock({ exchanged[ObjectIdentifier(node)] }) { return done }
+        let parts = try runStage(input)
+        try cancellation.check()
+        let out = exchange(parts, kind: kind, targetPartitions: partitionCount(node))
+        lock.withLock { exchanged[ObjectIdentifier(node)] = out }
+        return out
+    }
+
     /// Re-partition materialized chunks.
     func exchange(_ parts: [[Chunk]], kind: ExchangeKind, targetPartitions n: Int) -> [[Chunk]] {
         switch kind {
+        case .materialize:
+            return parts
         case .gather:
             return [parts.flatMap { $0 }]
         case .broadcast:

@@ -426,22 +426,59 @@ public final class Binder {
         return .project(plan, plan.outputs.map { .column($0.id, $0.type) }, outputs: outputs)
     }
 
-    /// GROUPING SETS / ROLLUP / CUBE with the input computed once: each input row is
-    /// paired with the number of every non-empty set (a cross join with a VALUES list),
-    /// the keys a set does not group by are NULL for its copy, and one aggregate groups by
-    /// the keys and the set number. The empty set `()` (a grand total, one row even over no
-    /// rows) is a plain aggregate of its own, joined by UNION ALL. GROUPING() bitmasks come
-    /// from the set number.
+    /// GROUPING SETS / ROLLUP / CUBE with the input computed once. When every aggregate
+    /// can be rolled up from partial results (COUNT, SUM, MIN, MAX, AVG without
+    /// DISTINCT), the input is first aggregated by all the keys (`RollupPartials`) and
+    /// the sets are computed from that, usually far fewer rows; otherwise from the input.
+    /// Each source row is paired with the number of every non-empty set (a cross join
+    /// with a VALUES list), the keys a set does not group by are NULL for its copy, and
+    /// one aggregate groups by the keys and the set number. The empty set `()` (a grand
+    /// total, one row even over no rows) is a plain aggregate of its own, joined by UNION
+    /// ALL; over the pre-aggregate it reads a copy of the same subtree, which physical
+    /// planning computes once (`SharedSubplans`). GROUPING() bitmasks come from the set
+    /// number.
     func expandedGroupingSets(_ input: LogicalPlan, _ agg: AggregationContext, _ sets: [[Int]],
                               _ outputs: [PlanColumn]) -> LogicalPlan {
         let keyed = sets.filter { !$0.isEmpty }
         let hasEmpty = keyed.count < sets.count
+        let partials = RollupPartials(agg.aggregates, self)
+        // The rows the sets aggregate, the keys over them, and per set the aggregates and
+        // the expressions giving the query's aggregate values.
+        let source: LogicalPlan
+        let keys: [BoundExpr]
+        if let partials {
+            let preKeys = agg.groupOutputs.map { newColumn($0.type, $0.name) }
+            source = .aggregate(input, groups: agg.groupExprs, groupOutputs: preKeys, aggregates: partials.partials)
+            keys = preKeys.map { .column($0.id, $0.type) }
+        } else {
+            source = input
+            keys = agg.groupExprs
+        }
+        func finals(over plan: LogicalPlan) -> (plan: LogicalPlan, aggregates: [LogicalAggregate], values: [BoundExpr]) {
+            if let partials {
+                let (copy, map) = renumbered(plan)
+                let (aggs, values) = partials.merges(map, self)
+                return (copy, aggs, values)
+            }
+            let aggs = agg.aggregates.map { a -> LogicalAggregate in
+                var c = a
+                c.output = newColumn(a.output.type, a.output.name)
+                return c
+            }
+            return (plan, aggs, aggs.map { .column($0.output.id, $0.output.type) })
+        }
         let setColumn = newColumn(.integer, "?grouping_set?")
         let numbers = LogicalPlan.values(keyed.indices.map { [.constant(.int(Int64($0)), .integer)] }, outputs: [setColumn])
-        let crossed = LogicalPlan.join(.cross, input, numbers, condition: nil)
+        let (setSource, aggs, values) = finals(over: source)
+        let keyMap = partials == nil ? nil : renumberedKeys(source, setSource)
+        let crossed = LogicalPlan.join(.cross, setSource, numbers, condition: nil)
         let setRef = BoundExpr.column(setColumn.id, .integer)
         var groups: [BoundExpr] = []
-        for (i, g) in agg.groupExprs.enumerated() {
+        for (i, g0) in keys.enumerated() {
+            let g = keyMap.map { m in g0.transform { e in
+                if case .column(let id, let t) = e, let n = m[id] { return .column(n, t) }
+                return e
+            } } ?? g0
             let inSets = keyed.indices.filter { keyed[$0].contains(i) }
             if inSets.count == keyed.count { groups.append(g); continue }
             let member = BoundExpr.inList(setRef, inSets.map { .constant(.int(Int64($0)), .integer) }, negated: false)
@@ -450,11 +487,6 @@ public final class Binder {
         }
         let setOut = newColumn(.integer, "?grouping_set?")
         let gouts = agg.groupOutputs.map { newColumn($0.type, $0.name) }
-        let aggs = agg.aggregates.map { a -> LogicalAggregate in
-            var c = a
-            c.output = newColumn(a.output.type, a.output.name)
-            return c
-        }
         let grouped = LogicalPlan.aggregate(crossed, groups: groups + [setRef], groupOutputs: gouts + [setOut], aggregates: aggs)
         let setOutRef = BoundExpr.column(setOut.id, .integer)
         func mask(_ call: (args: [Int], output: PlanColumn), _ set: [Int]) -> Int64 {
@@ -462,7 +494,7 @@ public final class Binder {
             for a in call.args { m = (m << 1) | (set.contains(a) ? 0 : 1) }
             return m
         }
-        var exprs: [BoundExpr] = gouts.map { .column($0.id, $0.type) } + aggs.map { .column($0.output.id, $0.output.type) }
+        var exprs: [BoundExpr] = gouts.map { .column($0.id, $0.type) } + values
         for call in agg.groupingCalls {
             exprs.append(.caseWhen(keyed.indices.map { k in
                 WhenClause(condition: .binary(.equal, setOutRef, .constant(.int(Int64(k)), .integer), .boolean),
@@ -471,20 +503,23 @@ public final class Binder {
         }
         var plan = LogicalPlan.project(grouped, exprs, outputs: outputs.map { newColumn($0.type, $0.name) })
         if hasEmpty {
-            let totals = agg.aggregates.map { a -> LogicalAggregate in
-                var c = a
-                c.output = newColumn(a.output.type, a.output.name)
-                return c
-            }
-            let total = LogicalPlan.aggregate(input, groups: [], groupOutputs: [], aggregates: totals)
+            let (totalSource, totals, totalValues) = finals(over: source)
+            let total = LogicalPlan.aggregate(totalSource, groups: [], groupOutputs: [], aggregates: totals)
             let totalExprs: [BoundExpr] = agg.groupOutputs.map { .constant(.null, $0.type) }
-                + totals.map { .column($0.output.id, $0.output.type) }
+                + totalValues
                 + agg.groupingCalls.map { .constant(.int(mask($0, [])), .integer) }
             let totalRow = LogicalPlan.project(total, totalExprs, outputs: outputs.map { newColumn($0.type, $0.name) })
             plan = .setOperation(.union, all: true, plan, totalRow, outputs: outputs.map { newColumn($0.type, $0.name) })
         }
         // The query above refers to the context's output ids.
         return .project(plan, plan.outputs.map { .column($0.id, $0.type) }, outputs: outputs)
+    }
+
+    /// Column id of each of `original`'s outputs in its renumbered copy.
+    func renumberedKeys(_ original: LogicalPlan, _ copy: LogicalPlan) -> [Int: Int] {
+        var m: [Int: Int] = [:]
+        for (a, b) in zip(original.outputs, copy.outputs) { m[a.id] = b.id }
+        return m
     }
 
     func isInputColumn(_ e: Expr, _ scope: Scope) -> Bool {

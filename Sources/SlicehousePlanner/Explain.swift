@@ -7,8 +7,25 @@ import SlicehouseTypes
 public enum ExplainPrinter {
     public static func render(_ root: PhysicalNode) -> [String] {
         var lines: [String] = []
-        emit(root, depth: 0, into: &lines)
+        var shared = SharedNumbers(root)
+        emit(root, depth: 0, into: &lines, &shared)
         return lines
+    }
+
+    /// Numbers for the nodes with several parents (`SharedSubplans`): the first place
+    /// prints the subtree, later places refer to it by number.
+    struct SharedNumbers {
+        var parents: [ObjectIdentifier: Int] = [:]
+        var numbers: [ObjectIdentifier: Int] = [:]
+        init(_ root: PhysicalNode) { count(root) }
+        mutating func count(_ node: PhysicalNode) {
+            for c in node.children {
+                let id = ObjectIdentifier(c)
+                parents[id, default: 0] += 1
+                if parents[id] == 1 { count(c) }
+            }
+        }
+        func isShared(_ node: PhysicalNode) -> Bool { (parents[ObjectIdentifier(node)] ?? 0) > 1 }
     }
 
     static func cost(_ node: PhysicalNode) -> Double {
@@ -32,18 +49,28 @@ public enum ExplainPrinter {
     }
 
     /// Skip exchanges whose data movement is shown by the parent's label.
-    static func shown(_ child: PhysicalNode) -> PhysicalNode {
-        if case .exchange(let k) = child.kind, k != .gather, let c = child.children.first { return c }
+    static func shown(_ child: PhysicalNode, _ shared: SharedNumbers) -> PhysicalNode {
+        if shared.isShared(child) { return child }
+        if case .exchange(let k) = child.kind, k != .gather, k != .materialize, let c = child.children.first { return c }
         return child
     }
 
-    static func emit(_ node: PhysicalNode, depth: Int, into lines: inout [String]) {
+    static func emit(_ node: PhysicalNode, depth: Int, into lines: inout [String], _ shared: inout SharedNumbers) {
         let prefix = depth == 0 ? "" : String(repeating: " ", count: 6 * (depth - 1) + 2) + "->  "
         let detailIndent = String(repeating: " ", count: depth == 0 ? 2 : 6 * depth + 2)
         var details: [String] = []
         var children = node.children
         let title: String
         func names(_ i: Int) -> [String] { node.children[i].names }
+        if shared.isShared(node) {
+            if let n = shared.numbers[ObjectIdentifier(node)] {
+                lines.append(prefix + header("XN Shared Subplan \(n)", node))
+                return
+            }
+            let n = shared.numbers.count + 1
+            shared.numbers[ObjectIdentifier(node)] = n
+            details.append("Shared Subplan \(n): computed once, read by \(shared.parents[ObjectIdentifier(node)] ?? 0) parents")
+        }
         switch node.kind {
         case .scan(let table, _, let filter, let mode):
             title = "XN Seq Scan on \(table.name)"
@@ -54,7 +81,7 @@ public enum ExplainPrinter {
             details.append("Filter: \(describe(p, names(0)))")
         case .project:
             // Projections are folded into their input, as in Redshift's plans.
-            if let c = node.children.first { emit(c, depth: depth, into: &lines) }
+            if let c = node.children.first { emit(c, depth: depth, into: &lines, &shared) }
             return
         case .hashJoin(let kind, let pk, let bk, let residual, let label, _):
             let kindText: String
@@ -73,11 +100,11 @@ public enum ExplainPrinter {
             let conds = zip(pk, bk).map { "(\"outer\".\(pn[$0]) = \"inner\".\(bn[$1]))" }
             details.append("Hash Cond: " + (conds.count == 1 ? conds[0] : "(" + conds.joined(separator: " AND ") + ")"))
             if let residual { details.append("Join Filter: \(describe(residual, pn + bn))") }
-            children = [shown(node.children[0]), node.children[1]]
+            children = [shown(node.children[0], shared), node.children[1]]
         case .nestedLoopJoin(let kind, let cond, let label, _):
             title = "XN Nested Loop \(label.rawValue)" + (kind == .inner ? "" : " (\(kind.rawValue))")
             if let cond { details.append("Join Filter: \(describe(cond, names(0) + names(1)))") }
-            children = [shown(node.children[0]), shown(node.children[1])]
+            children = [shown(node.children[0], shared), shown(node.children[1], shared)]
         case .aggregate(let groups, _, let phase):
             title = groups.isEmpty ? "XN Aggregate" : "XN HashAggregate"
             if phase != .single { details.append("Phase: \(phase.rawValue)") }
@@ -104,12 +131,14 @@ public enum ExplainPrinter {
         case .limit:
             title = "XN Limit"
         case .exchange(let k):
-            title = "XN Network"
+            title = k == .materialize ? "XN Materialize" : "XN Network"
             switch k {
             case .gather: details.append("Send to leader")
             case .broadcast: details.append("Broadcast")
             case .redistribute(let cols):
                 details.append("Distribute by: " + cols.map { $0 < node.names.count ? node.names[$0] : "#\($0)" }.joined(separator: ", "))
+            case .materialize:
+                break
             }
         case .unionAll:
             title = "XN Append"
@@ -121,15 +150,15 @@ public enum ExplainPrinter {
         lines.append(prefix + header(title, node))
         for d in details { lines.append(detailIndent + d) }
         if case .hashJoin = node.kind {
-            emit(children[0], depth: depth + 1, into: &lines)
+            emit(children[0], depth: depth + 1, into: &lines, &shared)
             // The build side is shown under an XN Hash node, as in Redshift.
-            let build = shown(children[1])
+            let build = shown(children[1], shared)
             let hashPrefix = String(repeating: " ", count: 6 * depth + 2) + "->  "
             lines.append(hashPrefix + header("XN Hash", build))
-            emit(build, depth: depth + 2, into: &lines)
+            emit(build, depth: depth + 2, into: &lines, &shared)
             return
         }
-        for c in children { emit(c, depth: depth + 1, into: &lines) }
+        for c in children { emit(c, depth: depth + 1, into: &lines, &shared) }
     }
 
     /// SQL-like text of an expression over columns named `names`.

@@ -36,6 +36,9 @@ public enum ExchangeKind: Sendable, Equatable {
     case broadcast
     /// Send every row to the leader.
     case gather
+    /// Keep each partition where it is: a materialization point for a subplan that
+    /// several parents read (`SharedSubplans`).
+    case materialize
 }
 
 /// Redshift's labels for the data movement of a join.

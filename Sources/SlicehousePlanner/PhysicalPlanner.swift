@@ -20,7 +20,7 @@ public struct PhysicalPlanner {
     public mutating func planQuery(_ plan: LogicalPlan) throws -> PhysicalNode {
         var node = try self.plan(plan, replicateAll: false)
         if node.distribution != .single { node = exchange(node, .gather) }
-        return try reorder(node, to: plan.outputs)
+        return SharedSubplans.share(try reorder(node, to: plan.outputs))
     }
 
     // MARK: - Helpers
@@ -55,6 +55,7 @@ public struct PhysicalPlanner {
         case .gather: dist = .single
         case .broadcast: dist = .replicated
         case .redistribute(let keys): dist = .hashed(keys)
+        case .materialize: dist = node.distribution
         }
         return PhysicalNode(.exchange(kind), children: [node], types: node.types, names: node.names,
                             distribution: dist, rows: node.rows, columnIDs: node.columnIDs)

@@ -196,4 +196,46 @@ final class PlanTests: XCTestCase {
         let nextScan = q21[(sup + 1)...].first { $0.contains("Seq Scan") }
         XCTAssertTrue((nextScan?.contains("Seq Scan on nation") ?? false) && sup < ord, q21.joined(separator: "\n"))
     }
+
+    /// A CTE read in two places is computed once: the second place reads the first's
+    /// materialized result. References that get different filters keep their own plans.
+    func testCTEReadTwiceIsComputedOnce() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table f (k int distkey, g int, v int);
+            insert into f values (1, 1, 10), (2, 1, 20), (3, 2, 30), (4, 2, 40), (5, 3, 50);
+            """)
+        let twice = "with t as (select g, sum(v) as s from f group by g) select a.g, b.g from t a join t b on a.s < b.s"
+        let plan = try explain(s, twice)
+        XCTAssertTrue(plan.contains("Shared Subplan 1: computed once, read by 2 parents"), plan)
+        XCTAssertTrue(plan.contains("XN Shared Subplan 1 "), plan)
+        XCTAssertEqual(plan.components(separatedBy: "XN Seq Scan on f").count - 1, 1, plan)
+        XCTAssertEqual(try s.execute(twice + " order by 1, 2")[0].textRows(),
+                       [["1", "2"], ["1", "3"], ["3", "2"]])
+        let filtered = "with t as (select g, sum(v) as s from f group by g) select * from t where g = 1 union all select * from t where g = 2"
+        let own = try explain(s, filtered)
+        XCTAssertFalse(own.contains("Shared Subplan"), own)
+        XCTAssertEqual(own.components(separatedBy: "XN Seq Scan on f").count - 1, 2, own)
+    }
+
+    /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
+    /// merged from that pre-aggregate, which is computed once.
+    func testRollupMergesOnePreAggregate() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table f (k int distkey, g int, h int, v int);
+            insert into f values (1, 1, 1, 10), (2, 1, 2, 20), (3, 2, 1, 30), (4, 2, 2, 40), (5, 3, 1, 50);
+            """)
+        let q = "select g, h, sum(v), avg(v), count(*) from f group by rollup (g, h)"
+        let plan = try explain(s, q)
+        XCTAssertEqual(plan.components(separatedBy: "XN Seq Scan on f").count - 1, 1, plan)
+        XCTAssertTrue(plan.contains("Shared Subplan 1: computed once, read by 2 parents"), plan)
+        XCTAssertEqual(try s.execute(q + " order by g nulls last, h nulls last")[0].textRows(), [
+            ["1", "1", "10", "10", "1"], ["1", "2", "20", "20", "1"], ["1", nil, "30", "15", "2"],
+            ["2", "1", "30", "30", "1"], ["2", "2", "40", "40", "1"], ["2", nil, "70", "35", "2"],
+            ["3", "1", "50", "50", "1"], ["3", nil, "50", "50", "1"], [nil, nil, "150", "30", "5"]])
+        // COUNT(DISTINCT) has no partial state to merge: each set reads the input.
+        let distinct = try explain(s, "select g, h, count(distinct v) from f group by rollup (g, h)")
+        XCTAssertFalse(distinct.contains("Shared Subplan"), distinct)
+    }
 }

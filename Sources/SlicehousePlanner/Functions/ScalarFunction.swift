@@ -102,6 +102,11 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     /// `more than one row returned by a subquery used as an expression` (the planner's
     /// check on a correlated scalar subquery; not callable from SQL).
     case singleRowCheck = "?single_row_check?"
+    /// AVG from a merged sum and count (`RollupPartials`), rounded as AVG's accumulator
+    /// rounds: truncated to BIGINT for integer arguments, half away from zero at the
+    /// argument's scale for DECIMAL, plain division for floating point; NULL for a count
+    /// of 0 (not callable from SQL).
+    case avgMerge = "?avg_merge?"
 
     /// Volatile functions are never constant-folded.
     public var isVolatile: Bool { self == .random }

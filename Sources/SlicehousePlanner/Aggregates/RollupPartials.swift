@@ -1,0 +1,89 @@
+import SlicehouseTypes
+
+/// The aggregates of a grouping-sets query rewritten to roll up from partial results:
+/// the input is aggregated once by every key (`partials`), and each set then merges
+/// those partial rows (`merges`), so ROLLUP (a, b, c, d) reads its input's rows once
+/// rather than once per set. COUNT merges by SUM (COALESCE to 0 for the grand total over
+/// no rows), SUM by SUM, MIN by MIN, MAX by MAX, and AVG from a merged sum and count with
+/// AVG's own rounding (`?avg_merge?`). Any other aggregate (DISTINCT, ordered-set,
+/// APPROXIMATE) makes the rewrite inapplicable (`init` returns nil).
+struct RollupPartials {
+    enum Merge {
+        /// The value is the merged partial: SUM, MIN, MAX.
+        case same(AggregateFunction)
+        /// COUNT: the sum of partial counts, 0 when there is none.
+        case count
+        /// AVG: sum and count partials.
+        case average(DataType)
+    }
+
+    /// Per query aggregate: the partial aggregates over the input (one or two) and how
+    /// they merge.
+    let partials: [LogicalAggregate]
+    let merges: [(first: Int, merge: Merge)]
+
+    init?(_ aggregates: [LogicalAggregate], _ binder: Binder) {
+        var partials: [LogicalAggregate] = []
+        var merges: [(first: Int, merge: Merge)] = []
+        for a in aggregates {
+            if a.distinct || !a.orderBy.isEmpty { return nil }
+            let first = partials.count
+            func partial(_ f: AggregateFunction, _ arg: BoundExpr?, _ t: DataType) {
+                partials.append(LogicalAggregate(function: f, argument: arg, distinct: false,
+                                                 output: binder.newColumn(t, "?partial?")))
+            }
+            switch a.function {
+            case .countStar, .count:
+                partial(a.function, a.argument, .bigint)
+                merges.append((first, .count))
+            case .sum, .min, .max:
+                partial(a.function, a.argument, a.output.type)
+                merges.append((first, .same(a.function)))
+            case .avg:
+                guard let arg = a.argument else { return nil }
+                switch arg.type {
+                case _ where arg.type.isInteger:
+                    // Summed exactly (as AVG's own accumulator does), truncated at the end.
+                    let wide = DataType.decimal(precision: DataType.maxDecimalPrecision, scale: 0)
+                    partial(.sum, .cast(arg, wide), wide)
+                case .decimal(_, let s):
+                    partial(.sum, arg, .decimal(precision: DataType.maxDecimalPrecision, scale: s))
+                case _ where arg.type.isFloat:
+                    partial(.sum, arg, .double)
+                default:
+                    return nil
+                }
+                partial(.count, arg, .bigint)
+                merges.append((first, .average(a.output.type)))
+            default:
+                return nil
+            }
+        }
+        self.partials = partials
+        self.merges = merges
+    }
+
+    /// The merging aggregates over a copy of the pre-aggregate whose partial columns
+    /// `map` renames, and per query aggregate the expression giving its value.
+    func merges(_ map: [Int: PlanColumn], _ binder: Binder) -> ([LogicalAggregate], [BoundExpr]) {
+        var aggs: [LogicalAggregate] = []
+        var values: [BoundExpr] = []
+        func merged(_ f: AggregateFunction, _ k: Int) -> BoundExpr {
+            let p = map[partials[k].output.id] ?? partials[k].output
+            let out = binder.newColumn(p.type, p.name)
+            aggs.append(LogicalAggregate(function: f, argument: .column(p.id, p.type), distinct: false, output: out))
+            return .column(out.id, out.type)
+        }
+        for (first, merge) in merges {
+            switch merge {
+            case .same(let f):
+                values.append(merged(f, first))
+            case .count:
+                values.append(.function(.coalesce, [merged(.sum, first), .constant(.int(0), .bigint)], .bigint))
+            case .average(let t):
+                values.append(.function(.avgMerge, [merged(.sum, first), merged(.sum, first + 1)], t))
+            }
+        }
+        return (aggs, values)
+    }
+}

@@ -1,0 +1,122 @@
+import SlicehouseTypes
+
+/// Common subplans computed once.
+///
+/// A common table expression referenced twice, the same subquery written in two places,
+/// the grand total of a ROLLUP read from the same pre-aggregate as its other sets: the
+/// binder and optimizer give each occurrence its own logical subtree, and when those
+/// come out of physical planning identical (same operators, expressions, positions and
+/// distribution; column ids do not matter at this level) there is no reason to compute
+/// them twice. This pass finds such subtrees and turns the plan tree into a DAG: every
+/// occurrence becomes the one shared node, an exchange (a materialization point). When
+/// the shared subtree does not already end in an exchange it gets a `.materialize`
+/// exchange, which keeps its partitions as they are. The executor materializes an
+/// exchange once however many parents it has (`QueryExecutor.materializeExchanges`).
+///
+/// Only subtrees that compute something (a join, aggregate, window or set operation)
+/// are shared: a bare scan is cheaper to read again than to hold in memory. A filter
+/// pushed into one occurrence and not the other makes them differ, so each keeps its own
+/// cheaper plan.
+public enum SharedSubplans {
+    public static func share(_ root: PhysicalNode) -> PhysicalNode {
+        var pass = Pass()
+        _ = pass.canonical(root)
+        pass.chooseShared(root)
+        return pass.rebuild(root)
+    }
+
+    struct Pass {
+        /// Canonical number of each node (by identity), equal for identical subtrees.
+        var canon: [ObjectIdentifier: Int] = [:]
+        var numbers: [String: Int] = [:]
+        var occurrences: [Int: Int] = [:]
+        var computes: [Int: Bool] = [:]
+        var shared: [Int: PhysicalNode] = [:]
+        /// The subtrees computed once.
+        var chosen: Set<Int> = []
+
+        /// A subtree repeated only because it lies inside a repeated subtree is not
+        /// shared on its own: occurrences are counted reading each shared subtree once,
+        /// until the choice stops changing (a nested repeat drops out on the second round).
+        mutating func chooseShared(_ root: PhysicalNode) {
+            var counts = occurrences
+            for _ in 0..<8 {
+                let next = Set(counts.filter { $0.value >= 2 && computes[$0.key] == true }.keys)
+                if next == chosen { return }
+                chosen = next
+                counts = [:]
+                var seen: Set<Int> = []
+                count(root, &counts, &seen)
+            }
+        }
+
+        func count(_ node: PhysicalNode, _ counts: inout [Int: Int], _ seen: inout Set<Int>) {
+            guard let n = canon[ObjectIdentifier(node)] else { return }
+            counts[n, default: 0] += 1
+            if chosen.contains(n) {
+                if seen.contains(n) { return }
+                seen.insert(n)
+            }
+            for c in node.children { count(c, &counts, &seen) }
+        }
+
+        mutating func canonical(_ node: PhysicalNode) -> Int {
+            let children = node.children.map { canonical($0) }
+            let key = Self.describe(node) + "|" + children.map(String.init).joined(separator: ",")
+            let number: Int
+            if let n = numbers[key] {
+                number = n
+            } else {
+                number = numbers.count
+                numbers[key] = number
+                computes[number] = Self.isComputation(node) || children.contains { computes[$0] == true }
+            }
+            canon[ObjectIdentifier(node)] = number
+            occurrences[number, default: 0] += 1
+            return number
+        }
+
+        static func isComputation(_ node: PhysicalNode) -> Bool {
+            switch node.kind {
+            case .hashJoin, .nestedLoopJoin, .aggregate, .window, .setOperation: return true
+            default: return false
+            }
+        }
+
+        static func describe(_ node: PhysicalNode) -> String {
+            let kind: String
+            switch node.kind {
+            case .scan(let table, let columns, let filter, let mode):
+                kind = "scan \(table.id) \(columns) \(String(describing: filter)) \(mode)"
+            default:
+                kind = String(describing: node.kind)
+            }
+            return kind + " " + String(describing: node.types) + " " + String(describing: node.distribution)
+        }
+
+        /// The tree with every repeated computing subtree replaced by one shared node.
+        /// The topmost repeated subtree is shared; what lies under it is rebuilt once.
+        mutating func rebuild(_ node: PhysicalNode) -> PhysicalNode {
+            guard let number = canon[ObjectIdentifier(node)] else { return node }
+            if chosen.contains(number) {
+                if let s = shared[number] { return s }
+                let children = node.children.map { rebuild($0) }
+                let copy = PhysicalNode(node.kind, children: children, types: node.types, names: node.names,
+                                        distribution: node.distribution, rows: node.rows, columnIDs: node.columnIDs)
+                let s: PhysicalNode
+                if case .exchange = node.kind {
+                    s = copy
+                } else {
+                    s = PhysicalNode(.exchange(.materialize), children: [copy], types: node.types, names: node.names,
+                                     distribution: node.distribution, rows: node.rows, columnIDs: node.columnIDs)
+                }
+                shared[number] = s
+                return s
+            }
+            let children = node.children.map { rebuild($0) }
+            if zip(children, node.children).allSatisfy({ $0 === $1 }) { return node }
+            return PhysicalNode(node.kind, children: children, types: node.types, names: node.names,
+                                distribution: node.distribution, rows: node.rows, columnIDs: node.columnIDs)
+        }
+    }
+}
