@@ -13,6 +13,7 @@ import SlicehouseTypes
 /// exchange, which keeps its partitions as they are. The executor materializes an
 /// exchange once however many parents it has (`QueryExecutor.materializeExchanges`).
 ///
+/// Subtrees that call RANDOM() are never shared.
 /// Only subtrees that compute something (a join, aggregate, window or set operation)
 /// are shared: a bare scan is cheaper to read again than to hold in memory. A filter
 /// pushed into one occurrence and not the other makes them differ, so each keeps its own
@@ -62,7 +63,9 @@ public enum SharedSubplans {
 
         mutating func canonical(_ node: PhysicalNode) -> Int {
             let children = node.children.map { canonical($0) }
-            let key = Self.describe(node) + "|" + children.map(String.init).joined(separator: ",")
+            var key = Self.describe(node) + "|" + children.map(String.init).joined(separator: ",")
+            // Two calls of a volatile function (RANDOM) are two values: never the same subtree.
+            if Self.isVolatile(node) { key += "|\(ObjectIdentifier(node))" }
             let number: Int
             if let n = numbers[key] {
                 number = n
@@ -74,6 +77,26 @@ public enum SharedSubplans {
             canon[ObjectIdentifier(node)] = number
             occurrences[number, default: 0] += 1
             return number
+        }
+
+        static func isVolatile(_ node: PhysicalNode) -> Bool {
+            var exprs: [BoundExpr] = []
+            switch node.kind {
+            case .scan(_, _, let filter, _): exprs = filter.map { [$0] } ?? []
+            case .filter(let e): exprs = [e]
+            case .project(let es): exprs = es
+            case .hashJoin(_, _, _, let residual, _, _): exprs = residual.map { [$0] } ?? []
+            case .nestedLoopJoin(_, let condition, _, _): exprs = condition.map { [$0] } ?? []
+            default: return false
+            }
+            var volatile = false
+            for e in exprs {
+                _ = e.transform { x in
+                    if case .function(let f, _, _) = x, f.isVolatile { volatile = true }
+                    return x
+                }
+            }
+            return volatile
         }
 
         static func isComputation(_ node: PhysicalNode) -> Bool {
