@@ -514,33 +514,17 @@ public struct Optimizer {
 
     /// Greedy left-deep ordering: start from the largest table; repeatedly join the
     /// connected input (by an equality when there is one) that keeps the intermediate
-    /// result smallest (ties: the smaller input). The order starting from the second
-    /// largest table is built too, and taken when its estimated intermediate rows add up
-    /// to less than half: TPC-DS q72's catalog sales, cut to a few thousand rows by three
-    /// filtered dimensions, then meet inventory (the largest table) on item and week,
-    /// instead of inventory meeting every date of a year's weeks first.
+    /// result smallest (ties: the smaller input).
     func greedyJoin(_ leaves: [LogicalPlan], _ predicates: [BoundExpr], outputs: [PlanColumn]) -> LogicalPlan {
-        // Start from the fact table: the largest table (ties: the most estimated rows).
-        func startKey(_ i: Int) -> (Double, Double) { (leafBase(leaves[i]), leafRows(leaves[i])) }
-        let starts = leaves.indices.sorted { startKey($0) > startKey($1) }
-        guard let first = starts.first else { return .values([[]], outputs: []) }
-        let largest = greedyOrder(leaves, predicates, start: first)
-        guard leaves.count >= 3 else { return largest.plan }
-        let second = greedyOrder(leaves, predicates, start: starts[1])
-        return second.cost < 0.5 * largest.cost ? second.plan : largest.plan
-    }
-
-    /// The greedy order from `leaves[start]`, and its cost: the sum of the estimated rows
-    /// of every join it makes.
-    func greedyOrder(_ leaves: [LogicalPlan], _ predicates: [BoundExpr], start: Int) -> (plan: LogicalPlan, cost: Double) {
         var remaining = leaves
         var preds = predicates
-        var owner: [Int: Int] = [:]
-        for (i, l) in leaves.enumerated() { for id in l.outputIDs { owner[id] = i } }
-        var cost = 0.0
-        var current = remaining.remove(at: start)
+        // Start from the fact table: the largest table (ties: the most estimated rows).
+        func startKey(_ i: Int) -> (Double, Double) { (leafBase(remaining[i]), leafRows(remaining[i])) }
+        guard let startIndex = remaining.indices.max(by: { startKey($0) < startKey($1) }) else {
+            return .values([[]], outputs: [])
+        }
+        var current = remaining.remove(at: startIndex)
         var currentRows = leafRows(current)
-        var modelRows = currentRows
         var currentIDs = current.outputIDs
         while !remaining.isEmpty {
             var best: (index: Int, out: Double, rows: Double)? = nil
@@ -581,28 +565,6 @@ public struct Optimizer {
             }
             let leaf = remaining.remove(at: pick)
             let ids = currentIDs.union(leaf.outputIDs)
-            // The cost of the order follows its own estimate, in which equalities with
-            // different inputs of the current tree filter independently (several with
-            // one input form one correlated key, as above).
-            var groups: [Int: [BoundExpr]] = [:]
-            for p in preds {
-                let refs = p.referencedColumns
-                guard !refs.isDisjoint(with: currentIDs), !refs.isDisjoint(with: leaf.outputIDs), refs.isSubset(of: ids) else { continue }
-                groups[refs.intersection(currentIDs).compactMap { owner[$0] }.min() ?? -1, default: []].append(p)
-            }
-            let rows = leafRows(leaf), leafStats = columnStatistics(leaf)
-            var modelOut = modelRows * (rows / leafBase(leaf))
-            var distinct = 1.0, known = false
-            for g in groups.values {
-                if let d = joinDistinct(g.count == 1 ? g[0] : .and(g), currentStats, modelRows, leafStats, rows) {
-                    distinct *= d
-                    known = true
-                }
-            }
-            if known { modelOut = modelRows * rows / distinct }
-            if groups.isEmpty { modelOut = modelRows * rows }
-            modelRows = max(1, modelOut)
-            cost += modelRows
             var applicable: [BoundExpr] = []
             preds.removeAll { p in
                 if p.referencedColumns.isSubset(of: ids) { applicable.append(p); return true }
@@ -613,7 +575,7 @@ public struct Optimizer {
             currentRows = max(1, out)
             currentIDs = ids
         }
-        return (wrap(current, preds), cost)
+        return wrap(current, preds)
     }
 
     // MARK: - Projection pruning
