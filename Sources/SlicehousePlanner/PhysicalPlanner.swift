@@ -568,6 +568,13 @@ public struct PhysicalPlanner {
             return try planDistinctNode(u)
         case .intersect, .except:
             let keys = Array(0..<types.count)
+            if !all {
+                // Duplicates do not matter to INTERSECT / EXCEPT: each slice drops its own
+                // before the rows move (TPC-DS q14's three channels of 1–3 million rows
+                // each reduce to their few thousand distinct brand/class/category triples).
+                left = partialDistinct(left)
+                right = partialDistinct(right)
+            }
             if left.distribution == .single || right.distribution == .single {
                 if left.distribution != .single { left = exchange(left, .gather) }
                 if right.distribution != .single { right = exchange(right, .gather) }
@@ -591,6 +598,16 @@ public struct PhysicalPlanner {
             exprs.append(e)
         }
         return project(node, exprs, ids: to.map { $0.id }, names: to.map { $0.name })
+    }
+
+    /// A per-partition DISTINCT over all columns (the first phase of `planDistinctNode`),
+    /// for a partitioned node; a node on the leader is left as it is.
+    func partialDistinct(_ node: PhysicalNode) -> PhysicalNode {
+        if node.distribution == .single { return node }
+        if case .aggregate(_, let aggs, _) = node.kind, aggs.isEmpty { return node }
+        return PhysicalNode(.aggregate(groups: Array(0..<node.types.count), aggregates: [], phase: .partial), children: [node],
+                            types: node.types, names: node.names, distribution: node.distribution, rows: node.rows,
+                            columnIDs: node.columnIDs)
     }
 
     /// DISTINCT over all columns of a physical node.

@@ -238,4 +238,26 @@ final class PlanTests: XCTestCase {
         let distinct = try explain(s, "select g, h, count(distinct v) from f group by rollup (g, h)")
         XCTAssertFalse(distinct.contains("Shared Subplan"), distinct)
     }
+
+    /// INTERSECT and EXCEPT drop each slice's duplicates before the rows are
+    /// redistributed; the ALL forms keep them (they count).
+    func testIntersectDropsDuplicatesBeforeMoving() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table a (k int distkey, g int);
+            create table b (k int distkey, g int);
+            insert into a values (1, 1), (2, 1), (3, 2), (4, 2), (5, 3);
+            insert into b values (1, 1), (2, 2), (3, 2), (6, 4);
+            """)
+        for op in ["intersect", "except"] {
+            let plan = try explain(s, "select g from a \(op) select g from b")
+            XCTAssertEqual(plan.components(separatedBy: "Phase: partial").count - 1, 2, plan)
+            let all = try explain(s, "select g from a \(op) all select g from b")
+            XCTAssertFalse(all.contains("Phase: partial"), all)
+        }
+        XCTAssertEqual(try s.execute("select g from a intersect select g from b order by 1")[0].textRows(), [["1"], ["2"]])
+        XCTAssertEqual(try s.execute("select g from a except select g from b order by 1")[0].textRows(), [["3"]])
+        XCTAssertEqual(try s.execute("select g from a intersect all select g from b order by 1")[0].textRows(),
+                       [["1"], ["2"], ["2"]])
+    }
 }
