@@ -684,6 +684,18 @@ enum Selectivity {
         func isConstant(_ x: BoundExpr) -> Bool { if case .constant = x { return true }; return false }
         let floor = 1e-6
         switch e {
+        case .binary(.equal, .column, .column, _):
+            // Two columns: each value of the one with more distinct values meets at most
+            // one of the other's. A column without statistics (a scalar subquery's single
+            // value joined in: TPC-DS q06's `d_month_seq = (SELECT ...)`) is one value.
+            if case .binary(_, let l, let r, _) = e {
+                let a = column(l), b = column(r)
+                guard a != nil || b != nil else { return nil }
+                let d = max(a?.distinct ?? 1, b?.distinct ?? 1, 1)
+                let nonNull = (1 - (a?.nullFraction ?? 0)) * (1 - (b?.nullFraction ?? 0))
+                return max(floor, nonNull / d)
+            }
+            return nil
         case .binary(let op, let l, let r, _):
             var (c, col, k, op) = (column(l), l, r, op)
             if c == nil, let cr = column(r) { (c, col, k, op) = (cr, r, l, op.flipped) }

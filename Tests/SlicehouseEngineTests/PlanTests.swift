@@ -260,4 +260,28 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute("select g from a intersect all select g from b order by 1")[0].textRows(),
                        [["1"], ["2"], ["2"]])
     }
+
+    /// TPC-DS q06's shape: `d.m = (SELECT ...)` keeps one month of an analyzed dimension
+    /// (1 / distinct months, not a tenth), so the fact table meets that dimension first.
+    func testScalarSubqueryEqualityUsesDistinctCount() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
+        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("""
+            create table f (dk int, ek int) diststyle even;
+            insert into f select i % 600, i % 60 from seed;
+            create table d (k int, m int) diststyle all;
+            insert into d select i, i / 10 from seed where i < 600;
+            create table e (k int, name varchar(10)) diststyle all;
+            insert into e select i, 'e' || (i % 7) from seed where i < 60;
+            analyze;
+            """)
+        // e keeps 3 of 60 rows (1/20); d one month of 60 (1/60): d first. With a tenth
+        // for the equality, e would go first.
+        let q = "select count(*) from f join d on f.dk = d.k join e on f.ek = e.k where d.m = (select min(m) from d where k < 100) and e.k < 3"
+        let plan = try explain(s, q)
+        let conds = plan.split(separator: "\n").filter { $0.contains("Hash Cond") }
+        XCTAssertEqual(conds.last?.contains("dk = \"inner\".k"), true, plan)
+        XCTAssertEqual(try s.execute(q)[0].textRows(), [["21"]])
+    }
 }
