@@ -284,4 +284,20 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(conds.last?.contains("dk = \"inner\".k"), true, plan)
         XCTAssertEqual(try s.execute(q)[0].textRows(), [["21"]])
     }
+
+    /// A lower and an upper bound on one analyzed column are estimated as one range
+    /// (`d_month_seq BETWEEN 1200 AND 1211`), not as two independent half-ranges.
+    func testRangeOnOneColumnIsOneRange() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
+        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("create table m (i int, m int) diststyle even; insert into m select i, i / 10 from seed; analyze m")
+        let plan = try explain(s, "select count(*) from m where m between 100 and 109")
+        guard let scan = plan.split(separator: "\n").first(where: { $0.contains("Seq Scan on m") }),
+              let rows = scan.split(separator: " ").first(where: { $0.hasPrefix("rows=") }).flatMap({ Int($0.dropFirst(5)) })
+        else { return XCTFail(plan) }
+        // 10 of 410 values: about 100 rows (two halves taken apart would give about 820).
+        XCTAssertTrue(rows >= 50 && rows <= 150, plan)
+        XCTAssertEqual(try s.execute("select count(*) from m where m between 100 and 109")[0].textRows(), [["100"]])
+    }
 }
