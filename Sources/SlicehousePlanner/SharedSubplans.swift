@@ -29,7 +29,6 @@ public enum SharedSubplans {
     struct Pass {
         /// Canonical number of each node (by identity), equal for identical subtrees.
         var canon: [ObjectIdentifier: Int] = [:]
-        var numbers: [String: Int] = [:]
         var occurrences: [Int: Int] = [:]
         var computes: [Int: Bool] = [:]
         var shared: [Int: PhysicalNode] = [:]
@@ -61,22 +60,62 @@ public enum SharedSubplans {
             for c in node.children { count(c, &counts, &seen) }
         }
 
+        /// Per cheap signature (operator, children, shape), the subtrees seen with it:
+        /// the full description, built only once a second node has the same signature.
+        var candidates: [String: [(node: PhysicalNode, number: Int, key: String?)]] = [:]
+        var numbered = 0
+
         mutating func canonical(_ node: PhysicalNode) -> Int {
             let children = node.children.map { canonical($0) }
-            var key = Self.describe(node) + "|" + children.map(String.init).joined(separator: ",")
+            var signature = Self.tag(node) + "|\(node.types.count)|\(node.rows)|" + children.map(String.init).joined(separator: ",")
             // Two calls of a volatile function (RANDOM) are two values: never the same subtree.
-            if Self.isVolatile(node) { key += "|\(ObjectIdentifier(node))" }
-            let number: Int
-            if let n = numbers[key] {
-                number = n
+            if Self.isVolatile(node) { signature += "|\(ObjectIdentifier(node))" }
+            var number: Int? = nil
+            if var seen = candidates[signature] {
+                let key = Self.describe(node)
+                for k in seen.indices {
+                    if seen[k].key == nil { seen[k].key = Self.describe(seen[k].node) }
+                    if seen[k].key == key { number = seen[k].number; break }
+                }
+                if number == nil {
+                    number = newNumber(node, children)
+                    seen.append((node, number ?? 0, key))
+                }
+                candidates[signature] = seen
             } else {
-                number = numbers.count
-                numbers[key] = number
-                computes[number] = Self.isComputation(node) || children.contains { computes[$0] == true }
+                number = newNumber(node, children)
+                candidates[signature] = [(node, number ?? 0, nil)]
             }
-            canon[ObjectIdentifier(node)] = number
-            occurrences[number, default: 0] += 1
-            return number
+            let n = number ?? 0
+            canon[ObjectIdentifier(node)] = n
+            occurrences[n, default: 0] += 1
+            return n
+        }
+
+        mutating func newNumber(_ node: PhysicalNode, _ children: [Int]) -> Int {
+            let n = numbered
+            numbered += 1
+            computes[n] = Self.isComputation(node) || children.contains { computes[$0] == true }
+            return n
+        }
+
+        /// The operator's name, cheaply (no reflection).
+        static func tag(_ node: PhysicalNode) -> String {
+            switch node.kind {
+            case .scan(let table, let columns, _, _): return "scan \(table.id) \(columns)"
+            case .filter: return "filter"
+            case .project(let es): return "project \(es.count)"
+            case .hashJoin(let k, let pk, let bk, _, _, _): return "hash \(k.rawValue) \(pk) \(bk)"
+            case .nestedLoopJoin(let k, _, _, _): return "loop \(k.rawValue)"
+            case .aggregate(let g, let a, let phase): return "aggregate \(g) \(a.count) \(phase.rawValue)"
+            case .window(let p, _, let f): return "window \(p) \(f.count)"
+            case .sort(_, let limit, let offset): return "sort \(limit ?? -1) \(offset)"
+            case .limit(let limit, let offset): return "limit \(limit ?? -1) \(offset)"
+            case .exchange: return "exchange"
+            case .unionAll: return "union"
+            case .setOperation(let k, let all): return "setop \(k.rawValue) \(all)"
+            case .values(let rows): return "values \(rows.count)"
+            }
         }
 
         static func isVolatile(_ node: PhysicalNode) -> Bool {
