@@ -668,24 +668,27 @@ enum Selectivity {
         return selectivity
     }
 
+    /// A numeric constant's value in its stored form (a DECIMAL's scaled integer, a
+    /// DATE's days), for comparison with column statistics.
+    static func constantNumber(_ x: BoundExpr) -> Double? {
+        switch x {
+        case .constant(.int(let v), _): return Double(v)
+        case .constant(.int128(let v), _): return Double(v)
+        case .constant(.double(let v), _): return v
+        default: return nil
+        }
+    }
+
     /// `column op constant` (either order) for a range comparison of an analyzed column
     /// with a constant of its own type: the column id, the operator as if the column is on
     /// the left, and the constant.
     static func rangeBound(_ e: BoundExpr, _ stats: [Int: ColumnStatistics]) -> (Int, BinaryOp, Double)? {
         guard case .binary(let op, let l, let r, _) = e,
               [.less, .lessEqual, .greater, .greaterEqual].contains(op) else { return nil }
-        func number(_ x: BoundExpr) -> Double? {
-            switch x {
-            case .constant(.int(let v), _): return Double(v)
-            case .constant(.int128(let v), _): return Double(v)
-            case .constant(.double(let v), _): return v
-            default: return nil
-            }
-        }
-        if case .column(let id, let t) = l, case .constant(_, let u) = r, t == u, stats[id] != nil, let v = number(r) {
+        if case .column(let id, let t) = l, case .constant(_, let u) = r, t == u, stats[id] != nil, let v = constantNumber(r) {
             return (id, op, v)
         }
-        if case .column(let id, let t) = r, case .constant(_, let u) = l, t == u, stats[id] != nil, let v = number(l) {
+        if case .column(let id, let t) = r, case .constant(_, let u) = l, t == u, stats[id] != nil, let v = constantNumber(l) {
             return (id, op.flipped, v)
         }
         return nil
@@ -723,14 +726,6 @@ enum Selectivity {
             guard case .column(_, let t) = a, case .constant(_, let u) = b else { return false }
             return t == u
         }
-        func number(_ x: BoundExpr) -> Double? {
-            switch x {
-            case .constant(.int(let v), _): return Double(v)
-            case .constant(.int128(let v), _): return Double(v)
-            case .constant(.double(let v), _): return v
-            default: return nil
-            }
-        }
         func isConstant(_ x: BoundExpr) -> Bool { if case .constant = x { return true }; return false }
         let floor = 1e-6
         switch e {
@@ -755,7 +750,7 @@ enum Selectivity {
             case .equal: return max(floor, nonNull / max(1, s.distinct))
             case .notEqual: return max(floor, nonNull * (1 - 1 / max(1, s.distinct)))
             case .less, .lessEqual, .greater, .greaterEqual:
-                guard sameType(col, k), let v = number(k), let lo = s.min, let hi = s.max else { return nil }
+                guard sameType(col, k), let v = constantNumber(k), let lo = s.min, let hi = s.max else { return nil }
                 if hi <= lo { return max(floor, nonNull * ((op == .less || op == .greater) ? 0 : 1)) }
                 let below = min(1, max(0, (v - lo) / (hi - lo)))
                 let share = (op == .less || op == .lessEqual) ? below : 1 - below
