@@ -123,13 +123,16 @@ struct SystemTables {
                                    ("sorted_rows", .bigint), ("deleted_rows", .bigint), ("blocks", .bigint)], rows)
         case "stl_scan":
             // One row per table a query scanned (all slices together). is_rrscan: the
-            // scan was range-restricted (zone maps let it skip blocks).
+            // scan was range-restricted (zone maps let it skip blocks); runtime_filtering:
+            // a hash join's build keys filtered it (rows_runtime_filtered rows dropped).
             let rows = database.scanLog.map { e -> [Value] in
                 [.int(Int64(e.query)), .int(Int64(e.table)), .int(Int64(e.counters.rowsRead)),
-                 .bool(e.counters.blocksSkipped > 0), .int(Int64(e.counters.blocksRead)), .int(Int64(e.counters.blocksSkipped))]
+                 .bool(e.counters.blocksSkipped > 0), .int(Int64(e.counters.blocksRead)), .int(Int64(e.counters.blocksSkipped)),
+                 .bool(e.counters.runtimeFiltering), .int(Int64(e.counters.rowsRuntimeFiltered))]
             }
             return make(-7, name, [("query", .integer), ("tbl", .integer), ("rows", .bigint), ("is_rrscan", .boolean),
-                                   ("blocks_read", .bigint), ("blocks_skipped", .bigint)], rows)
+                                   ("blocks_read", .bigint), ("blocks_skipped", .bigint),
+                                   ("runtime_filtering", .boolean), ("rows_runtime_filtered", .bigint)], rows)
         case "stv_blocklist":
             var rows: [[Value]] = []
             for t in transaction.catalog.allTables {

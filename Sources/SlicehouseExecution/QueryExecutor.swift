@@ -175,6 +175,16 @@ public final class QueryExecutor: @unchecked Sendable {
 
     /// Build the operator pipeline of `node` for partition `p`.
     func buildOperator(_ node: PhysicalNode, partition p: Int) throws -> Operator {
+        try buildOperator(node, partition: p, filters: RuntimeFilterContext())
+    }
+
+    /// The runtime filter slots of one partition's pipeline, by filter id: a hash join
+    /// puts its slots here before its children are built, the scans below take theirs.
+    final class RuntimeFilterContext {
+        var slots: [Int: RuntimeFilterSlot] = [:]
+    }
+
+    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: RuntimeFilterContext) throws -> Operator {
         switch node.kind {
         case .scan(let table, let columns, let filter, let mode):
             guard let snap = snapshots[table.id] else {
@@ -199,10 +209,13 @@ public final class QueryExecutor: @unchecked Sendable {
             }
             let columns = columns.map { table.columns[$0].name == rowIDColumnName ? rowIDColumn : $0 }
             let types = columns.map { $0 == rowIDColumn ? DataType.bigint : table.columns[$0].type }
+            let runtime = node.runtimeFilterTargets.compactMap { t in
+                filters.slots[t.id].map { (position: t.column, slot: $0) }
+            }
             let scanner = SliceScanner(parts: parts, columns: columns, types: types,
                                        predicates: ZonePredicates.extract(filter, columns: columns, types: types),
                                        encodedFilters: ZonePredicates.encodedFilters(filter, columns: columns),
-                                       cache: cache)
+                                       runtimeFilters: runtime, cache: cache)
             scanner.tableName = table.name
             scanner.columnNames = columns.map { $0 == rowIDColumn ? rowIDColumnName : table.columns[$0].name }
             let scan = ScanOperator(scanner: scanner, cancellation: cancellation) { [weak self] c in
@@ -212,46 +225,53 @@ public final class QueryExecutor: @unchecked Sendable {
             if let filter { return FilterOperator(input: scan, predicate: filter) }
             return scan
         case .filter(let pred):
-            return FilterOperator(input: try buildOperator(node.children[0], partition: p), predicate: pred)
+            return FilterOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), predicate: pred)
         case .project(let exprs):
-            return ProjectOperator(input: try buildOperator(node.children[0], partition: p), expressions: exprs)
+            return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs)
         case .hashJoin(let kind, let probeKeys, let buildKeys, let residual, _, let nullAware):
-            let probe = try buildOperator(node.children[0], partition: p)
-            let build = try buildOperator(node.children[1], partition: p)
+            var published: [(buildKey: Int, slot: RuntimeFilterSlot)] = []
+            for spec in node.runtimeFilters {
+                let slot = RuntimeFilterSlot()
+                filters.slots[spec.id] = slot
+                published.append((spec.buildKey, slot))
+            }
+            let probe = try buildOperator(node.children[0], partition: p, filters: filters)
+            let build = try buildOperator(node.children[1], partition: p, filters: filters)
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
-                                    probeTypes: node.children[0].types, nullAware: nullAware)
+                                    probeTypes: node.children[0].types, nullAware: nullAware,
+                                    runtimeFilters: published)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
-            let probe = try buildOperator(node.children[0], partition: p)
-            let build = try buildOperator(node.children[1], partition: p)
+            let probe = try buildOperator(node.children[0], partition: p, filters: filters)
+            let build = try buildOperator(node.children[1], partition: p, filters: filters)
             return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, singleRow: singleRow,
                                           probeTypes: node.children[0].types, buildTypes: node.children[1].types,
                                           cancellation: cancellation)
         case .aggregate(let groups, let aggs, let phase):
-            let input = try buildOperator(node.children[0], partition: p)
+            let input = try buildOperator(node.children[0], partition: p, filters: filters)
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
             let groupTypes = groups.map { node.children[0].types[$0] }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
                                          aggregates: aggs, mode: mode)
         case .window(let partition, let order, let functions):
-            let input = try buildOperator(node.children[0], partition: p)
+            let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,
                                   orderKeys: order.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
                                   functions: functions)
         case .sort(let keys, let limit, let offset):
-            let input = try buildOperator(node.children[0], partition: p)
+            let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
                                 limit: limit, offset: offset)
         case .limit(let limit, let offset):
-            return LimitOperator(input: try buildOperator(node.children[0], partition: p), limit: limit, offset: offset)
+            return LimitOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), limit: limit, offset: offset)
         case .exchange:
             let parts = lock.withLock { exchanged[ObjectIdentifier(node)] } ?? []
             return ChunkSource(p < parts.count ? parts[p] : [])
         case .unionAll:
-            return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p) })
+            return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p, filters: filters) })
         case .setOperation(let kind, let all):
-            let l = try buildOperator(node.children[0], partition: p)
-            let r = try buildOperator(node.children[1], partition: p)
+            let l = try buildOperator(node.children[0], partition: p, filters: filters)
+            let r = try buildOperator(node.children[1], partition: p, filters: filters)
             switch kind {
             case .intersect:
                 return SetOperationOperator(kind: .intersect, all: all, left: l, right: r, types: node.types)

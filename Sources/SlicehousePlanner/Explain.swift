@@ -75,6 +75,13 @@ public enum ExplainPrinter {
         case .scan(let table, _, let filter, let mode):
             title = "XN Seq Scan on \(table.name)"
             if let filter { details.append("Filter: \(describe(filter, node.names))") }
+            if !node.runtimeFilterTargets.isEmpty {
+                var keys: [String] = []
+                for t in node.runtimeFilterTargets where t.column < node.names.count && !keys.contains(node.names[t.column]) {
+                    keys.append(node.names[t.column])
+                }
+                details.append("Runtime Filter: \(keys.joined(separator: ", ")) (from hash join build keys)")
+            }
             if mode == .replicated { details.append("Distribution: ALL (node copy)") }
         case .filter(let p):
             title = "XN Filter"

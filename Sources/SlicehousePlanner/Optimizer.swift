@@ -23,6 +23,7 @@ public struct Optimizer {
     public func optimize(_ plan: LogicalPlan) -> LogicalPlan {
         var p = mapExpressions(plan, { factorOr(fold($0)) })
         p = sinkSingleRowJoins(p)
+        p = simplifyOuterJoins(p, rejected: [])
         p = pushdown(p, [])
         p = pushKeysIntoAggregates(p)
         p = pushSemiJoins(p)
@@ -232,6 +233,114 @@ public struct Optimizer {
             return wrap(.setOperation(k, all: all, pushdown(l, lp), pushdown(r, rp), outputs: o), above)
         case .values:
             return wrap(plan, preds)
+        }
+    }
+
+    // MARK: - Outer join simplification
+
+    /// Outer joins whose added rows (those padded with NULLs) cannot reach the output
+    /// become inner, left or right joins, which filters pass into and join ordering may
+    /// move: `a LEFT JOIN b ... WHERE b.x > 0` is an inner join, as is the left join under
+    /// `... JOIN c ON b.k = c.k`. `rejected` holds the columns whose NULL keeps a row out
+    /// above this node (null-rejecting filters and inner join conditions); it is passed
+    /// down only where every row below reaches that filter unchanged.
+    func simplifyOuterJoins(_ plan: LogicalPlan, rejected: Set<Int>) -> LogicalPlan {
+        switch plan {
+        case .filter(let input, let p):
+            return .filter(simplifyOuterJoins(input, rejected: rejected.union(nullRejected(p))), p)
+        case .join(var kind, let l, let r, let cond):
+            let lids = l.outputIDs, rids = r.outputIDs
+            let onRejects = cond.map { nullRejected($0) } ?? []
+            switch kind {
+            case .left where !rejected.isDisjoint(with: rids): kind = .inner
+            case .right where !rejected.isDisjoint(with: lids): kind = .inner
+            case .full:
+                let left = !rejected.isDisjoint(with: lids), right = !rejected.isDisjoint(with: rids)
+                if left || right { kind = left && right ? .inner : (left ? .left : .right) }
+            default: break
+            }
+            let toLeft: Set<Int>, toRight: Set<Int>
+            switch kind {
+            case .inner, .cross:
+                toLeft = rejected.union(onRejects); toRight = toLeft
+            case .left:
+                toLeft = rejected; toRight = onRejects
+            case .right:
+                toLeft = onRejects; toRight = rejected
+            case .semi:
+                // A left row whose join key is NULL has no match: it is dropped too.
+                toLeft = rejected.union(onRejects); toRight = onRejects
+            case .anti:
+                toLeft = rejected; toRight = onRejects
+            case .full, .antiNullAware, .leftSingle:
+                toLeft = kind == .full ? [] : rejected; toRight = []
+            }
+            return .join(kind, simplifyOuterJoins(l, rejected: toLeft.intersection(lids)),
+                         simplifyOuterJoins(r, rejected: toRight.intersection(rids)), condition: cond)
+        case .project(let input, let exprs, let outputs):
+            var below = Set<Int>()
+            for (o, e) in zip(outputs, exprs) where rejected.contains(o.id) { below.formUnion(strictColumns(e)) }
+            return .project(simplifyOuterJoins(input, rejected: below), exprs, outputs: outputs)
+        case .aggregate(let input, let groups, let groupOutputs, let aggs):
+            var below = Set<Int>()
+            for (o, e) in zip(groupOutputs, groups) where rejected.contains(o.id) { below.formUnion(strictColumns(e)) }
+            return .aggregate(simplifyOuterJoins(input, rejected: below), groups: groups, groupOutputs: groupOutputs, aggregates: aggs)
+        case .sort(let input, let keys):
+            return .sort(simplifyOuterJoins(input, rejected: rejected), keys)
+        case .distinct(let input):
+            return .distinct(simplifyOuterJoins(input, rejected: rejected))
+        case .limit(let input, let l, let o):
+            // The rows a filter above sees depend on which rows fill the limit.
+            return .limit(simplifyOuterJoins(input, rejected: []), limit: l, offset: o)
+        case .window(let input, let ws):
+            // Every row below counts in some window.
+            return .window(simplifyOuterJoins(input, rejected: []), ws)
+        case .setOperation(let k, let all, let l, let r, let o):
+            return .setOperation(k, all: all, simplifyOuterJoins(l, rejected: []), simplifyOuterJoins(r, rejected: []), outputs: o)
+        case .scan, .values:
+            return plan
+        }
+    }
+
+    /// Columns whose NULL keeps predicate `p` from being TRUE (a "null-rejecting" filter):
+    /// a comparison, LIKE or IN is NULL when an operand is; AND rejects what any part
+    /// rejects, OR what every branch rejects; `x IS NOT NULL` rejects x's. Conservative:
+    /// CASE, COALESCE and functions reject nothing.
+    func nullRejected(_ p: BoundExpr) -> Set<Int> {
+        switch p {
+        case .binary(let op, let l, let r, _) where op.isComparison:
+            return strictColumns(l).union(strictColumns(r))
+        case .isNull(let x, negated: true):
+            return strictColumns(x)
+        case .inList(let x, _, _):
+            return strictColumns(x)
+        case .like(let x, let pattern, _, _, _):
+            return strictColumns(x).union(strictColumns(pattern))
+        case .and(let parts):
+            return parts.reduce(into: Set<Int>()) { $0.formUnion(nullRejected($1)) }
+        case .or(let parts):
+            guard let first = parts.first else { return [] }
+            return parts.dropFirst().reduce(nullRejected(first)) { $0.intersection(nullRejected($1)) }
+        case .unary(.not, let x, _):
+            // NOT turns FALSE into TRUE but keeps NULL: only where x itself is NULL.
+            switch x {
+            case .binary(let op, let l, let r, _) where op.isComparison: return strictColumns(l).union(strictColumns(r))
+            case .like(let y, let pattern, _, _, _): return strictColumns(y).union(strictColumns(pattern))
+            default: return []
+            }
+        default:
+            return []
+        }
+    }
+
+    /// Columns whose NULL makes `e` NULL: a column, and casts, negation, arithmetic and
+    /// concatenation over one.
+    func strictColumns(_ e: BoundExpr) -> Set<Int> {
+        switch e {
+        case .column(let id, _): return [id]
+        case .cast(let x, _), .unary(.negate, let x, _): return strictColumns(x)
+        case .binary(let op, let l, let r, _) where !op.isComparison: return strictColumns(l).union(strictColumns(r))
+        default: return []
         }
     }
 

@@ -80,6 +80,21 @@ public struct PhysicalSortKey: Sendable, Equatable {
     }
 }
 
+/// Runtime filter `id` of a hash join: the values of its build key `buildKey` (a position
+/// in the build child's columns) once the build side is complete.
+public struct RuntimeFilterSpec: Sendable, Equatable {
+    public var id: Int
+    public var buildKey: Int
+    public init(id: Int, buildKey: Int) { self.id = id; self.buildKey = buildKey }
+}
+
+/// A scan's use of runtime filter `id` on its output column `column`.
+public struct RuntimeFilterTarget: Sendable, Equatable {
+    public var id: Int
+    public var column: Int
+    public init(id: Int, column: Int) { self.id = id; self.column = column }
+}
+
 /// One node of a physical plan. Expressions reference input columns by position
 /// (for joins: probe columns, then build columns).
 public final class PhysicalNode: @unchecked Sendable {
@@ -113,6 +128,10 @@ public final class PhysicalNode: @unchecked Sendable {
     public let rows: Double
     /// Column ids of the logical columns each output position carries (planner bookkeeping).
     public let columnIDs: [Int]
+    /// Hash joins: build keys whose values are handed to scans on the probe side
+    /// (`RuntimeFilters`); scans: the runtime filters they apply.
+    public var runtimeFilters: [RuntimeFilterSpec] = []
+    public var runtimeFilterTargets: [RuntimeFilterTarget] = []
 
     public init(_ kind: Kind, children: [PhysicalNode], types: [DataType], names: [String],
                 distribution: Distribution, rows: Double, columnIDs: [Int]) {

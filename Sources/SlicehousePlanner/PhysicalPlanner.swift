@@ -20,7 +20,9 @@ public struct PhysicalPlanner {
     public mutating func planQuery(_ plan: LogicalPlan) throws -> PhysicalNode {
         var node = try self.plan(plan, replicateAll: false)
         if node.distribution != .single { node = exchange(node, .gather) }
-        return SharedSubplans.share(try reorder(node, to: plan.outputs))
+        let root = SharedSubplans.share(try reorder(node, to: plan.outputs))
+        RuntimeFilters.assign(root)
+        return root
     }
 
     // MARK: - Helpers

@@ -160,11 +160,13 @@ final class PlanTests: XCTestCase {
         let s = try TPCH.load(.keyed, cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
         let q17 = try explain(s, try TPCH.query(17))
         let lines17 = q17.split(separator: "\n").map(String.init)
-        guard let left = lines17.firstIndex(where: { $0.contains("Hash Left Join") }),
+        // The scalar subquery's left join is inner (the WHERE rejects its NULL-padded rows).
+        guard let left = lines17.firstIndex(where: { $0.contains("XN Hash Join") }),
               let semi = lines17.firstIndex(where: { $0.contains("Hash IN Join") }) else {
             return XCTFail(q17)
         }
-        // The semi join feeds the per-part aggregate below the left join.
+        XCTAssertFalse(q17.contains("Left Join"), q17)
+        // The semi join feeds the per-part aggregate below the join.
         XCTAssertTrue(semi > left && lines17[left..<semi].contains { $0.contains("HashAggregate") }, q17)
         XCTAssertTrue(lines17[semi...].contains { $0.contains("Seq Scan on part") }, q17)
 
@@ -299,5 +301,83 @@ final class PlanTests: XCTestCase {
         // 10 of 410 values: about 100 rows (two halves taken apart would give about 820).
         XCTAssertTrue(rows >= 50 && rows <= 150, plan)
         XCTAssertEqual(try s.execute("select count(*) from m where m between 100 and 109")[0].textRows(), [["100"]])
+    }
+
+    /// A hash join hands its build keys to the scan below its probe side: on a table
+    /// sorted by the key, the keys' range skips nearly every block, the bitmap drops the
+    /// rows in between, and STL_SCAN says so. The answer is that of the same query
+    /// without the filter (the join itself is unchanged).
+    func testRuntimeFilterSkipsBlocksOfTheProbeScan() throws {
+        let dir = NSTemporaryDirectory() + "rf-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 16 KB blocks: many blocks from little data.
+        let s = try Database(directory: dir, cluster: ClusterConfig(nodes: 1, slicesPerNode: 2), blockBytes: 16 << 10).connect()
+        _ = try s.execute("create table seed (i bigint); insert into seed values (0)")
+        for p in 0..<9 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("create table big (k bigint encode raw, v bigint encode raw) diststyle even sortkey(k)")
+        _ = try s.execute("insert into big select ((a.i * 512 + b.i) * 7919) % 262144, a.i from seed a cross join seed b")
+        _ = try s.execute("create table dim (k bigint, keep boolean) diststyle all")
+        _ = try s.execute("insert into dim select i * 2 + 100000, i % 3 = 0 from seed")
+        let q = "select count(*), sum(big.v) from big join dim on big.k = dim.k where dim.keep"
+        let plan = try explain(s, q)
+        XCTAssertTrue(plan.contains("Runtime Filter: k (from hash join build keys)"), plan)
+        let answer = try s.execute(q)[0].textRows()
+        let scan = try s.execute("select blocks_read, blocks_skipped, runtime_filtering, rows_runtime_filtered, rows from stl_scan s join svv_table_info i on s.tbl = i.table_id where s.query = pg_last_query_id() and i.\"table\" = 'big'")[0].textRows()
+        XCTAssertEqual(scan.count, 1)
+        let read = Int(scan[0][0] ?? "") ?? -1, skipped = Int(scan[0][1] ?? "") ?? -1
+        // dim's keys span 100000 ..< 101024: a fraction of a percent of big's key range.
+        XCTAssertGreaterThan(skipped, 10 * read, "\(scan)")
+        XCTAssertEqual(scan[0][2], "t")
+        XCTAssertGreaterThan(Int(scan[0][3] ?? "") ?? 0, 0, "odd keys in the range are dropped by the bitmap")
+        // The same join written so no runtime filter applies (k + 0 is not a column).
+        let plain = try s.execute("select count(*), sum(big.v) from big join dim on big.k + 0 = dim.k where dim.keep")[0].textRows()
+        XCTAssertEqual(answer, plain)
+        XCTAssertEqual(answer.first?.first, "171")
+    }
+
+    /// Only joins whose unmatched probe rows produce nothing filter, and only scans in
+    /// the same pipeline: not a LEFT JOIN's probe, not an anti join's, not across a
+    /// redistribution.
+    func testRuntimeFilterPlacement() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table f (k int, d int) distkey(k);
+            create table g (d int, x int) distkey(x);
+            create table dim (k int, name varchar(8)) diststyle all;
+            insert into f values (1, 1), (2, 2);
+            insert into g values (1, 1), (2, 2);
+            insert into dim values (1, 'a'), (2, 'b');
+            """)
+        func filtered(_ q: String) throws -> Bool { try explain(s, q).contains("Runtime Filter") }
+        XCTAssertTrue(try filtered("select * from f join dim on f.k = dim.k where dim.name = 'a'"))
+        XCTAssertTrue(try filtered("select * from f where k in (select k from dim where name = 'a')"))
+        XCTAssertFalse(try filtered("select * from f left join dim on f.k = dim.k and dim.name = 'a'"))
+        XCTAssertFalse(try filtered("select * from f where not exists (select 1 from dim where dim.k = f.k and name = 'a')"))
+        // f is redistributed on d to meet g: the scan of f runs in an earlier stage.
+        let plan = try explain(s, "select * from f join g on f.d = g.d")
+        let scanOfF = plan.split(separator: "\n").drop(while: { !$0.contains("Seq Scan on f") }).dropFirst().first ?? ""
+        XCTAssertFalse(scanOfF.contains("Runtime Filter"), plan)
+    }
+
+    /// Outer joins whose NULL-padded rows cannot pass a filter above become inner (or
+    /// one-sided) joins; the others keep their kind (answers: sql/optimizer/outer_joins.test).
+    func testOuterJoinSimplification() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table l (a int, b int); create table r (a int, c int); create table s (a int, d varchar(5));
+            insert into l values (1, 10), (2, 20); insert into r values (1, 100), (3, 300); insert into s values (1, 'x');
+            """)
+        XCTAssertFalse(try explain(s, "select * from l left join r on l.a = r.a where r.c > 100").contains("Left Join"))
+        XCTAssertTrue(try explain(s, "select * from l left join r on l.a = r.a where r.c is null").contains("Left Join"))
+        XCTAssertTrue(try explain(s, "select * from l left join r on l.a = r.a where coalesce(r.c, 0) = 0").contains("Left Join"))
+        XCTAssertFalse(try explain(s, "select * from l right join r on l.a = r.a where l.b < 25").contains("Right Join"))
+        let full = try explain(s, "select * from l full join r on l.a = r.a where l.b > 0")
+        XCTAssertFalse(full.contains("Full Join"), full)
+        XCTAssertTrue(try explain(s, "select * from l full join r on l.a = r.a where coalesce(l.a, r.a) > 1").contains("Full Join"))
+        // An inner join's condition above rejects the NULL-padded rows of the left join below.
+        let chained = try explain(s, "select * from l left join r on l.a = r.a join s on r.a = s.a")
+        XCTAssertFalse(chained.contains("Left Join"), chained)
+        // A LIMIT in between: the filter above cannot change which rows the limit takes.
+        XCTAssertTrue(try explain(s, "select * from (select l.a, r.c from l left join r on l.a = r.a limit 3) x where x.c > 0").contains("Left Join"))
     }
 }

@@ -1,5 +1,6 @@
 import SlicehouseTypes
 import SlicehousePlanner
+import SlicehouseStorage
 
 /// The join types a `HashJoinOperator` runs. "Left" is the probe (outer) side,
 /// "right" the build (inner) side.
@@ -132,9 +133,12 @@ public final class HashJoinOperator: Operator {
     ///     pad NULL probe columns when the probe side produces no chunk at all. When nil,
     ///     they are taken from the first probe chunk.
     ///   - nullAware: NOT IN semantics for `anti` (see the type documentation).
+    ///   - runtimeFilters: slots to fill with the keys of build column `buildKey` once the
+    ///     build side is read, for scans below the probe side (see `RuntimeKeyFilter`).
     public init(kind: JoinKind, probe: Operator, build: Operator, probeKeys: [Int], buildKeys: [Int],
                 residual: BoundExpr?, buildTypes: [DataType], probeTypes: [DataType]? = nil,
-                nullAware: Bool = false) {
+                nullAware: Bool = false, runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)] = []) {
+        self.runtimeFilters = runtimeFilters
         self.kind = kind
         self.probe = probe
         self.buildInput = build
@@ -155,6 +159,7 @@ public final class HashJoinOperator: Operator {
         if !built {
             try buildTable()
             built = true
+            publishRuntimeFilters()
         }
         while true {
             if outputIndex < output.count {
@@ -198,6 +203,22 @@ public final class HashJoinOperator: Operator {
                 continue
             }
             finished = true
+        }
+    }
+
+    private let runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)]
+
+    /// Fill the runtime filter slots with the build keys (rows with a NULL in any key
+    /// column never match, so they are left out).
+    private func publishRuntimeFilters() {
+        for (k, slot) in runtimeFilters {
+            guard k >= 0, k < buildColumns.count, case .int64(let values) = buildColumns[k].data,
+                  !buildColumns[k].isConstant, values.count >= buildCount else { continue }
+            let validities = buildKeyColumns.compactMap { $0.validity } + (buildColumns[k].validity.map { [$0] } ?? [])
+            slot.filter = values.withUnsafeBufferPointer { vp in
+                RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<buildCount]),
+                                    valid: validities.isEmpty ? nil : { r in validities.allSatisfy { $0.isValid(r) } })
+            }
         }
     }
 
@@ -744,8 +765,19 @@ public final class HashJoinOperator: Operator {
         let probeWidth = b.chunk.columns.count
         if !all && residualColumns == nil { residualColumns = residual.map { $0.referencedColumns } ?? [] }
         let used = residualColumns ?? []
+        // Every probe row matched once, in order (a foreign key meeting its dimension):
+        // the probe columns pass through as they are.
+        let identity = n == b.chunk.physicalCount && probeRows.withUnsafeBufferPointer { rows in
+            var k = 0
+            while k < rows.count && Int(rows[k]) == k { k += 1 }
+            return k == rows.count
+        }
         for (i, c) in b.chunk.columns.enumerated() {
-            columns.append(all || used.contains(i) ? OperatorKernels.gather(c, probeRows) : Self.placeholder(c.type))
+            if !(all || used.contains(i)) {
+                columns.append(Self.placeholder(c.type))
+            } else {
+                columns.append(identity ? c : OperatorKernels.gather(c, probeRows))
+            }
         }
         for (i, c) in buildColumns.enumerated() {
             columns.append(all || used.contains(probeWidth + i) ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))

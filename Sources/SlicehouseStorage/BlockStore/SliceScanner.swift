@@ -17,9 +17,15 @@ public struct ScanCounters: Sendable {
     public var blocksRead = 0
     public var blocksSkipped = 0
     public var rowsRead = 0
+    /// Runtime filters from hash joins were applied (STL_SCAN.runtime_filtering), and the
+    /// rows they dropped.
+    public var runtimeFiltering = false
+    public var rowsRuntimeFiltered = 0
     public init() {}
     public mutating func add(_ o: ScanCounters) {
         blocksRead += o.blocksRead; blocksSkipped += o.blocksSkipped; rowsRead += o.rowsRead
+        runtimeFiltering = runtimeFiltering || o.runtimeFiltering
+        rowsRuntimeFiltered += o.rowsRuntimeFiltered
     }
 }
 
@@ -55,21 +61,48 @@ public final class SliceScanner {
     /// - predicates: conjuncts for zone maps; encodedFilters: `column op constant`
     ///   conjuncts (index into `columns`, constant in the column's physical form) that
     ///   RUNLENGTH and BYTEDICT blocks evaluate on runs and dictionary codes.
+    /// - runtimeFilters: hash joins' build keys for columns of `columns` (by index),
+    ///   read from their slots when the scan starts (see `RuntimeKeyFilter`).
     public init(parts: [(slice: Int, data: SliceData)], columns: [Int], types: [DataType],
-                predicates: [ZonePredicate], encodedFilters: [EncodedFilter] = [], cache: BlockCache) {
+                predicates: [ZonePredicate], encodedFilters: [EncodedFilter] = [],
+                runtimeFilters: [(position: Int, slot: RuntimeFilterSlot)] = [], cache: BlockCache) {
         self.parts = parts
         self.columns = columns
         self.types = types
         self.cache = cache
         self.predicates = predicates
         self.encodedFilters = encodedFilters
-        startPart()
+        self.runtimeSlots = runtimeFilters
     }
 
-    private let predicates: [ZonePredicate]
+    private var started = false
+    private var predicates: [ZonePredicate]
+    private let runtimeSlots: [(position: Int, slot: RuntimeFilterSlot)]
+    /// The runtime filters found in their slots at the start, with the rows each checked
+    /// and kept; one that keeps nearly every row stops checking rows (its range still
+    /// skips blocks).
+    private var runtimeFilters: [(position: Int, filter: RuntimeKeyFilter, checked: Int, kept: Int, on: Bool)] = []
     private let encodedFilters: [EncodedFilter]
     /// Match bitmaps of encoded blocks (by block uid and filter index), for the block in use.
     private var encodedMatches: [Int: (uid: UInt64, bits: Validity?)] = [:]
+
+    /// Read the runtime filters' slots: each range becomes a zone predicate, each filter a
+    /// row check. A filter with no key at all ends the scan before it starts.
+    private func start() {
+        started = true
+        for (position, slot) in runtimeSlots {
+            guard let f = slot.filter, position >= 0, position < columns.count, columns[position] >= 0,
+                  types[position].physical == .int64 else { continue }
+            counters.runtimeFiltering = true
+            if f.isEmpty {
+                part = parts.count
+                return
+            }
+            predicates.append(f.zonePredicate(column: columns[position]))
+            runtimeFilters.append((position, f, 0, 0, true))
+        }
+        startPart()
+    }
 
     private func startPart() {
         while part < parts.count {
@@ -125,6 +158,7 @@ public final class SliceScanner {
 
     /// The next chunk of at most `Chunk.capacity` rows, or nil at the end.
     public func next() throws -> Chunk? {
+        if !started { start() }
         while part < parts.count {
             if rangeIndex >= ranges.count {
                 part += 1
@@ -192,42 +226,119 @@ public final class SliceScanner {
                     preselected = sel
                 }
             }
+            if !runtimeFilters.isEmpty {
+                var dropped = false
+                for i in runtimeFilters.indices where runtimeFilters[i].on {
+                    let k = runtimeFilters[i].position
+                    let block = d.columns[columns[k]][blocks[k]]
+                    let keys = try decodedBlock(k, block)
+                    let before = preselected?.count ?? n
+                    let kept = Self.keep(keys, from: position - block.firstRow, count: n, filter: runtimeFilters[i].filter,
+                                         selection: preselected, deleted: d.deleted, firstRow: position)
+                    runtimeFilters[i].checked += before
+                    runtimeFilters[i].kept += kept.count
+                    counters.rowsRuntimeFiltered += before - kept.count
+                    preselected = kept
+                    if runtimeFilters[i].checked >= 1 << 16 && runtimeFilters[i].kept * 10 > runtimeFilters[i].checked * 9 {
+                        runtimeFilters[i].on = false
+                    }
+                    if kept.isEmpty { dropped = true; break }
+                }
+                if dropped {
+                    counters.rowsRead += n
+                    position = end
+                    continue
+                }
+            }
+            // A few rows left by the filters: copy just those (a compact chunk), not the range.
+            let sparse = preselected.map { $0.count * 4 <= n } ?? false
             var out: [Vector] = []
             out.reserveCapacity(columns.count)
             for (k, c) in columns.enumerated() {
                 if c < 0 {
                     let base = Int64(slice) << 40
-                    out.append(Vector(type: .bigint, data: .int64((position..<end).map { base | Int64($0) })))
+                    if sparse, let rows = preselected {
+                        out.append(Vector(type: .bigint, data: .int64(rows.map { base | Int64(position + Int($0)) })))
+                    } else {
+                        out.append(Vector(type: .bigint, data: .int64((position..<end).map { base | Int64($0) })))
+                    }
                     continue
                 }
                 let block = d.columns[c][blocks[k]]
-                let decoded: Vector
-                if let v = current[k].vector {
-                    decoded = v
+                let decoded = try decodedBlock(k, block)
+                let offset = position - block.firstRow
+                if sparse, let rows = preselected {
+                    let at = offset == 0 ? rows : rows.map { $0 &+ Int32(truncatingIfNeeded: offset) }
+                    out.append(decoded.gather(at).retyped(types[k]))
                 } else {
-                    do {
-                        decoded = try cache.vector(block, type: types[k])
-                    } catch {
-                        throw described(error, column: k, block: block)
-                    }
-                    current[k].vector = decoded
-                    counters.blocksRead += 1
+                    out.append(decoded.slice(offset, n).retyped(types[k]))
                 }
-                out.append(decoded.slice(position - block.firstRow, n).retyped(types[k]))
+            }
+            counters.rowsRead += n
+            position = end
+            if sparse, let rows = preselected {
+                return Chunk(columns: out, count: rows.count)
             }
             var selection: [Int32]? = preselected
             if preselected == nil && !d.deleted.isEmpty {
                 var sel: [Int32] = []
                 sel.reserveCapacity(n)
-                for r in position..<end where !d.deleted.contains(r) { sel.append(Int32(r - position)) }
+                for r in (end - n)..<end where !d.deleted.contains(r) { sel.append(Int32(r - (end - n))) }
                 if sel.count < n { selection = sel }
             }
-            counters.rowsRead += n
-            position = end
             if let selection, selection.isEmpty { continue }
             return Chunk(columns: out, count: n, selection: selection)
         }
         return nil
+    }
+
+    /// The decoded block in use for the scan's `k`th column (decoded once, through the cache).
+    private func decodedBlock(_ k: Int, _ block: BlockRef) throws -> Vector {
+        if let v = current[k].vector { return v }
+        let decoded: Vector
+        do {
+            decoded = try cache.vector(block, type: types[k])
+        } catch {
+            throw described(error, column: k, block: block)
+        }
+        current[k].vector = decoded
+        counters.blocksRead += 1
+        return decoded
+    }
+
+    /// The rows (0-based from `firstRow`, `count` of them, of `selection` when given, else
+    /// those not deleted) whose key in `keys` (a decoded block, from offset `base`) the
+    /// filter holds. NULL keys never match a join key.
+    static func keep(_ keys: Vector, from base: Int, count n: Int, filter f: RuntimeKeyFilter,
+                     selection: [Int32]?, deleted: DeleteSet, firstRow: Int) -> [Int32] {
+        guard case .int64(let values) = keys.data else { return selection ?? Array(0..<Int32(n)) }
+        var out: [Int32] = []
+        out.reserveCapacity(selection?.count ?? n)
+        let lo = f.low
+        let span = UInt64(bitPattern: f.high &- f.low)
+        let bits = f.bits ?? []
+        let useBits = f.bits != nil
+        let validity = keys.validity
+        let constant = keys.isConstant
+        values.withUnsafeBufferPointer { vp in
+            bits.withUnsafeBufferPointer { bw in
+                @inline(__always) func holds(_ r: Int) -> Bool {
+                    let at = constant ? 0 : base + r
+                    if let validity, !validity.isValid(at) { return false }
+                    let d = UInt64(bitPattern: vp[at] &- lo)
+                    if d > span { return false }
+                    return !useBits || bw[Int(d >> 6)] & (1 << (d & 63)) != 0
+                }
+                if let selection {
+                    for r in selection where holds(Int(r)) { out.append(r) }
+                } else if deleted.isEmpty {
+                    for r in 0..<n where holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
+                } else {
+                    for r in 0..<n where !deleted.contains(firstRow + r) && holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
+                }
+            }
+        }
+        return out
     }
 
     /// Rows of `block` that satisfy the filter, from its runs or dictionary codes
