@@ -4,7 +4,8 @@ import SlicehouseCatalog
 /// Logical rewrites, applied in order:
 /// 1. constant folding (`1 + 1` → `2`, `x AND TRUE` → `x`),
 /// 2. an uncorrelated scalar subquery compared with one FROM input is joined to that input
-///    (`sinkSingleRowJoins`), then predicate pushdown (filters move into scans and join sides, through projections,
+///    (`sinkSingleRowJoins`), outer joins whose NULL-padded rows a filter or join above
+///    rejects become inner or one-sided (`simplifyOuterJoins`), then predicate pushdown (filters move into scans and join sides, through projections,
 ///    grouping keys, window partitions and into both sides of UNION / INTERSECT / EXCEPT;
 ///    a cross join with an equality between its sides becomes an inner join),
 /// 3. semi-join rewrites (`Optimizer+Semijoins.swift`): a grouped subquery is restricted to
