@@ -10,8 +10,11 @@ import SlicehouseCatalog
 ///    a cross join with an equality between its sides becomes an inner join),
 /// 3. semi-join rewrites (`Optimizer+Semijoins.swift`): a grouped subquery is restricted to
 ///    the keys its join can match; semi/anti joins move down inner join trees,
-/// 4. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
-/// 5. projection pruning (scans read only the columns the query uses).
+/// 4. DISTINCT / GROUP BY over rows already unique on their columns are dropped
+///    (`Optimizer+Keys.swift`),
+/// 5. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
+/// 6. projection pruning (scans read only the columns the query uses; a left join on a
+///    unique key of a right side nothing reads is dropped).
 public struct Optimizer {
     let context: PlannerContext
     let evaluateConstant: (BoundExpr) throws -> Value
@@ -29,6 +32,7 @@ public struct Optimizer {
         p = pushKeysIntoAggregates(p)
         p = pushSemiJoins(p)
         p = reduceByEquivalentKeys(p)
+        p = removeRedundantGrouping(p)
         p = reorderJoins(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         return p
@@ -718,6 +722,11 @@ public struct Optimizer {
             let need = keepE.reduce(into: Set<Int>()) { $0.formUnion($1.referencedColumns) }
             return .project(prune(p, required: need), keepE, outputs: keepO)
         case .join(let k, let l, let r, let c):
+            // A left join nothing above reads the right side of, on a unique key of the
+            // right side, returns the left rows unchanged (Optimizer+Keys.swift).
+            if k == .left, required.isDisjoint(with: r.outputIDs), joinsOnUniqueKey(r, sideIDs: r.outputIDs, c) {
+                return prune(l, required: required)
+            }
             let need = required.union(c?.referencedColumns ?? [])
             return .join(k, prune(l, required: need.intersection(l.outputIDs)), prune(r, required: need.intersection(r.outputIDs)), condition: c)
         case .aggregate(let p, let g, let go, let aggs):

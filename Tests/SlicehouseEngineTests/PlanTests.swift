@@ -380,4 +380,31 @@ final class PlanTests: XCTestCase {
         // A LIMIT in between: the filter above cannot change which rows the limit takes.
         XCTAssertTrue(try explain(s, "select * from (select l.a, r.c from l left join r on l.a = r.a limit 3) x where x.c > 0").contains("Left Join"))
     }
+
+    /// DISTINCT / GROUP BY over a declared key, a GROUP BY over a GROUP BY's keys, and a
+    /// LEFT JOIN on a unique key of a right side nothing reads are dropped; the look-alikes
+    /// that could merge or repeat rows keep them (answers: sql/optimizer/keys.test).
+    func testRedundantGroupingAndJoins() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table dim (k int primary key, name varchar(10), code int unique);
+            create table pk2 (a int, b int, c int, primary key (a, b));
+            create table fact (id int, k int, v int);
+            """)
+        func aggregates(_ q: String) throws -> Int {
+            try explain(s, q).split(separator: "\n").filter { $0.contains("Aggregate") && !$0.contains("Phase: partial") }.count
+        }
+        XCTAssertEqual(try aggregates("select distinct k, name from dim"), 0)
+        XCTAssertEqual(try aggregates("select k from dim group by k"), 0)
+        XCTAssertEqual(try aggregates("select distinct a, b from pk2"), 0)
+        XCTAssertGreaterThan(try aggregates("select distinct a from pk2"), 0)
+        XCTAssertGreaterThan(try aggregates("select distinct code from dim"), 0, "a nullable UNIQUE column repeats NULL")
+        // One aggregate (its two phases), not two.
+        let nested = try explain(s, "select k, s from (select k, sum(v) s from fact group by k) x group by k, s")
+        XCTAssertEqual(nested.split(separator: "\n").filter { $0.contains("HashAggregate") }.count, 2, nested)
+        XCTAssertFalse(try explain(s, "select f.id from fact f left join dim d on f.k = d.k").contains("Join"))
+        XCTAssertFalse(try explain(s, "select count(*) from fact f left join pk2 p on f.k = p.a and f.v = p.b").contains("Join"))
+        XCTAssertTrue(try explain(s, "select f.id from fact f left join pk2 p on f.k = p.a").contains("Left Join"))
+        XCTAssertTrue(try explain(s, "select f.id, d.name from fact f left join dim d on f.k = d.k").contains("Left Join"))
+    }
 }
