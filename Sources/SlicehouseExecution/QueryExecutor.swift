@@ -175,16 +175,14 @@ public final class QueryExecutor: @unchecked Sendable {
 
     /// Build the operator pipeline of `node` for partition `p`.
     func buildOperator(_ node: PhysicalNode, partition p: Int) throws -> Operator {
-        try buildOperator(node, partition: p, filters: RuntimeFilterContext())
+        try buildOperator(node, partition: p, filters: [:])
     }
 
-    /// The runtime filter slots of one partition's pipeline, by filter id: a hash join
-    /// puts its slots here before its children are built, the scans below take theirs.
-    final class RuntimeFilterContext {
-        var slots: [Int: RuntimeFilterSlot] = [:]
-    }
-
-    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: RuntimeFilterContext) throws -> Operator {
+    /// `filters`: the runtime filter slots of the hash joins above `node` in this
+    /// partition's pipeline, by filter id. A join adds its own for its children; a scan
+    /// takes the ones it is marked for. Only ancestors' slots are visible, so a scan never
+    /// picks up the keys of a join it is not below.
+    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: [Int: RuntimeFilterSlot]) throws -> Operator {
         switch node.kind {
         case .scan(let table, let columns, let filter, let mode):
             guard let snap = snapshots[table.id] else {
@@ -210,7 +208,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let columns = columns.map { table.columns[$0].name == rowIDColumnName ? rowIDColumn : $0 }
             let types = columns.map { $0 == rowIDColumn ? DataType.bigint : table.columns[$0].type }
             let runtime = node.runtimeFilterTargets.compactMap { t in
-                filters.slots[t.id].map { (position: t.column, slot: $0) }
+                filters[t.id].map { (position: t.column, slot: $0) }
             }
             let scanner = SliceScanner(parts: parts, columns: columns, types: types,
                                        predicates: ZonePredicates.extract(filter, columns: columns, types: types),
@@ -230,13 +228,14 @@ public final class QueryExecutor: @unchecked Sendable {
             return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs)
         case .hashJoin(let kind, let probeKeys, let buildKeys, let residual, _, let nullAware):
             var published: [(buildKey: Int, slot: RuntimeFilterSlot)] = []
+            var below = filters
             for spec in node.runtimeFilters {
                 let slot = RuntimeFilterSlot()
-                filters.slots[spec.id] = slot
+                below[spec.id] = slot
                 published.append((spec.buildKey, slot))
             }
-            let probe = try buildOperator(node.children[0], partition: p, filters: filters)
-            let build = try buildOperator(node.children[1], partition: p, filters: filters)
+            let probe = try buildOperator(node.children[0], partition: p, filters: below)
+            let build = try buildOperator(node.children[1], partition: p, filters: below)
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
