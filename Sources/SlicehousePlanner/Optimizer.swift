@@ -12,7 +12,9 @@ import SlicehouseCatalog
 ///    the keys its join can match; semi/anti joins move down inner join trees,
 /// 4. DISTINCT / GROUP BY over rows already unique on their columns are dropped
 ///    (`Optimizer+Keys.swift`),
-/// 5. join ordering (inner-join trees are rebuilt greedily from estimated row counts),
+/// 5. join ordering (inner-join trees are rebuilt greedily from estimated row counts,
+///    left-deep from the largest table, or bushy when that is clearly cheaper:
+///    `Optimizer+JoinOrder.swift`),
 /// 6. projection pruning (scans read only the columns the query uses; a left join on a
 ///    unique key of a right side nothing reads is dropped).
 public struct Optimizer {
@@ -556,7 +558,8 @@ public struct Optimizer {
             flattenInner(plan, &leaves, &preds)
             leaves = leaves.map(reorderJoins)
             collapseDimensions(&leaves, &preds)
-            return greedyJoin(leaves, preds, outputs: plan.outputs)
+            let greedy = greedyJoin(leaves, preds, outputs: plan.outputs)
+            return preferBushyOrder(leaves, preds, greedy: greedy)
         case .join(let k, let l, let r, let c): return .join(k, reorderJoins(l), reorderJoins(r), condition: c)
         case .filter(let p, let e): return .filter(reorderJoins(p), e)
         case .project(let p, let es, let o): return .project(reorderJoins(p), es, outputs: o)

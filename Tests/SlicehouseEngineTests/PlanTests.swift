@@ -407,4 +407,39 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(try explain(s, "select f.id from fact f left join pk2 p on f.k = p.a").contains("Left Join"))
         XCTAssertTrue(try explain(s, "select f.id, d.name from fact f left join dim d on f.k = d.k").contains("Left Join"))
     }
+
+    /// TPC-DS q72's shape: sales of one year and one household class meet inventory on
+    /// item and week. The left-deep order from the largest table (inventory) multiplies
+    /// each inventory row by the days of its week before it meets the few sales; the bushy
+    /// order (Optimizer+JoinOrder.swift) joins the sales to the dates of their weeks first
+    /// and builds on them, so the inventory scan meets them on item and date at once.
+    func testBushyOrderMeetsInventoryOnItemAndDate() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table seed (i int) diststyle even;
+            insert into seed values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);
+            create table dates (d_sk int, week int, yr int) diststyle all;
+            insert into dates select a.i * 100 + b.i * 10 + c.i, (a.i * 100 + b.i * 10 + c.i) / 7, (a.i * 100 + b.i * 10 + c.i) / 350
+              from seed a, seed b, seed c where a.i * 100 + b.i * 10 + c.i < 700;
+            create table hd (hd_sk int, pot varchar(8)) diststyle all;
+            insert into hd select i, case when i = 0 then 'high' else 'low' end from seed;
+            create table inv (item int, d_sk int, qty int) distkey(item) sortkey(d_sk);
+            insert into inv select a.i * 10 + b.i, (c.i * 10 + d.i) * 7, e.i from seed a, seed b, seed c, seed d, seed e;
+            create table sales (item int, sold_sk int, hd int, qty int) distkey(item) sortkey(sold_sk);
+            insert into sales select (a.i * 37 + b.i * 11 + c.i * 7 + d.i) % 100, (a.i * 97 + b.i * 31 + c.i * 13 + d.i * 3) % 700,
+              (a.i + b.i * 3 + c.i * 7 + d.i) % 10, d.i from seed a, seed b, seed c, seed d;
+            analyze;
+            """)
+        let q = """
+            select count(*) from sales s join inv on s.item = inv.item join dates d1 on s.sold_sk = d1.d_sk
+            join dates d2 on inv.d_sk = d2.d_sk join hd on s.hd = hd.hd_sk
+            where d1.week = d2.week and d1.yr = 0 and hd.pot = 'high' and inv.qty < s.qty
+            """
+        let plan = try explain(s, q)
+        let lines = plan.split(separator: "\n").map(String.init)
+        guard let scan = lines.firstIndex(where: { $0.contains("Seq Scan on inv") }),
+              let cond = lines[..<scan].last(where: { $0.contains("Hash Cond") }) else { return XCTFail(plan) }
+        XCTAssertTrue(cond.contains("item") && cond.contains("d_sk"), plan)
+        XCTAssertEqual(try s.execute(q)[0].textRows(), [["2435"]])
+    }
 }
