@@ -234,8 +234,10 @@ public final class QueryExecutor: @unchecked Sendable {
                 below[spec.id] = slot
                 published.append((spec.buildKey, slot))
             }
+            // The join's own slots are for its probe side; its build side is read before
+            // they are filled (filters from joins above may reach it).
             let probe = try buildOperator(node.children[0], partition: p, filters: below)
-            let build = try buildOperator(node.children[1], partition: p, filters: below)
+            let build = try buildOperator(node.children[1], partition: p, filters: filters)
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
