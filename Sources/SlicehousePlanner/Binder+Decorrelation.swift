@@ -73,7 +73,7 @@ final class DependentJoin {
 
     func reads(_ p: LogicalPlan) -> Bool { binder.referencesAny(p, ids) }
 
-    func and(_ es: [BoundExpr]) -> BoundExpr? { es.isEmpty ? nil : (es.count == 1 ? es[0] : .and(es)) }
+    func and(_ es: [BoundExpr]) -> BoundExpr? { BoundExpr.conjunction(es) }
 
     /// `D ⋈ p`: p's columns plus D's (the mapping says which stand for which outer column).
     func push(_ p: LogicalPlan) throws -> (LogicalPlan, Mapping) {

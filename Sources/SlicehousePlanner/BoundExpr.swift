@@ -73,6 +73,11 @@ public indirect enum BoundExpr: Sendable, Equatable {
         }
     }
 
+    /// The AND of `parts`: nil for none, the part itself for one.
+    public static func conjunction(_ parts: [BoundExpr]) -> BoundExpr? {
+        parts.isEmpty ? nil : (parts.count == 1 ? parts[0] : .and(parts))
+    }
+
     /// Column indices this expression reads.
     public var referencedColumns: Set<Int> {
         var s = Set<Int>()

@@ -54,13 +54,13 @@ extension Optimizer {
                         if isEquiJoinEdge(p) { equality = true }
                     }
                     guard equality else { continue }
-                    let out = bushyEstimate(.join(.inner, trees[i], trees[j], condition: conjunction(conds.map { preds[$0] })))
+                    let out = bushyEstimate(.join(.inner, trees[i], trees[j], condition: BoundExpr.conjunction(conds.map { preds[$0] })))
                     if let b = best, !(out < b.out) { continue }
                     best = (i, j, out, conds)
                 }
             }
             guard let b = best else { return nil }
-            let joined = LogicalPlan.join(.inner, trees[b.i], trees[b.j], condition: conjunction(b.conds.map { preds[$0] }))
+            let joined = LogicalPlan.join(.inner, trees[b.i], trees[b.j], condition: BoundExpr.conjunction(b.conds.map { preds[$0] }))
             for k in b.conds.sorted(by: >) { preds.remove(at: k) }
             trees[b.i] = joined
             ids[b.i] = ids[b.i].union(ids[b.j])
@@ -174,9 +174,5 @@ extension Optimizer {
         default:
             return []
         }
-    }
-
-    func conjunction(_ parts: [BoundExpr]) -> BoundExpr? {
-        parts.isEmpty ? nil : (parts.count == 1 ? parts[0] : .and(parts))
     }
 }

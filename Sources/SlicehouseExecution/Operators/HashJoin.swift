@@ -159,7 +159,6 @@ public final class HashJoinOperator: Operator {
         if !built {
             try buildTable()
             built = true
-            publishRuntimeFilters()
         }
         while true {
             if outputIndex < output.count {
@@ -208,18 +207,10 @@ public final class HashJoinOperator: Operator {
 
     private let runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)]
 
-    /// Fill the runtime filter slots with the build keys (rows with a NULL in any key
-    /// column never match, so they are left out).
-    private func publishRuntimeFilters() {
-        for (k, slot) in runtimeFilters {
-            guard k >= 0, k < buildColumns.count, case .int64(let values) = buildColumns[k].data,
-                  !buildColumns[k].isConstant, values.count >= buildCount else { continue }
-            let validities = buildKeyColumns.compactMap { $0.validity } + (buildColumns[k].validity.map { [$0] } ?? [])
-            slot.filter = values.withUnsafeBufferPointer { vp in
-                RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<buildCount]),
-                                    valid: validities.isEmpty ? nil : { r in validities.allSatisfy { $0.isValid(r) } })
-            }
-        }
+    /// Fill the runtime filter slots with the build keys of their columns (`filter`; rows
+    /// with a NULL in any key column never match, so they are left out).
+    private func publishRuntimeFilters(_ filter: (Int) -> RuntimeKeyFilter?) {
+        for (k, slot) in runtimeFilters { slot.filter = filter(k) }
     }
 
     /// True when no probe row can produce output, so the probe side need not be read.
@@ -252,7 +243,10 @@ public final class HashJoinOperator: Operator {
         buildCount = n
         buildKeyColumns = buildKeys.map { columns[$0] }
         if tracksBuildMatches { buildMatched = [Bool](repeating: false, count: n) }
-        if n == 0 { return }
+        if n == 0 {
+            for (_, slot) in runtimeFilters { slot.filter = RuntimeKeyFilter(low: 1, high: 0, bits: nil) }
+            return
+        }
 
         directKeys = buildKeyColumns.count == 1 && buildKeyColumns[0].type.physical == .int64
         var matchValues: [UInt64] = []
@@ -305,32 +299,27 @@ public final class HashJoinOperator: Operator {
         bucketStart = start
         entries = table
         buildHasNullKey = used < n
-        if directKeys && used > 0 && (kind == .inner || kind == .semi || kind == .right || buildSideOnly),
-           case .int64(let values) = buildKeyColumns[0].data {
-            var lo = Int64.max, hi = Int64.min
-            keyValid.withUnsafeBufferPointer { kv in
-                values.withUnsafeBufferPointer { vp in
-                    for r in 0..<n where kv[r] { lo = min(lo, vp[r]); hi = max(hi, vp[r]) }
-                }
-            }
-            // At most 8 Mbit (1 MB); wider ranges are left to the hash table.
-            let (span, overflow) = hi.subtractingReportingOverflow(lo)
-            if !overflow && span < (1 << 23) {
-                var bits = [UInt64](repeating: 0, count: Int(span) / 64 + 1)
+        // Build keys as a range and bitmap: the probe's prefilter (single 64-bit key) and
+        // the runtime filters handed to scans below the probe side (one per key column).
+        let filterProbe = kind == .inner || kind == .semi || kind == .right || buildSideOnly
+        var byColumn: [Int: RuntimeKeyFilter] = [:]
+        func filter(_ k: Int) -> RuntimeKeyFilter? {
+            if let f = byColumn[k] { return f }
+            guard k >= 0, k < columns.count, case .int64(let values) = columns[k].data,
+                  !columns[k].isConstant, values.count >= n else { return nil }
+            let f = values.withUnsafeBufferPointer { vp in
                 keyValid.withUnsafeBufferPointer { kv in
-                    values.withUnsafeBufferPointer { vp in
-                        bits.withUnsafeMutableBufferPointer { bw in
-                            for r in 0..<n where kv[r] {
-                                let d = Int(vp[r] &- lo)
-                                bw[d >> 6] |= 1 << UInt64(d & 63)
-                            }
-                        }
-                    }
+                    RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv)
                 }
-                keyBits = bits
-                keyLow = lo
             }
+            byColumn[k] = f
+            return f
         }
+        if directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]), let bits = f.bits {
+            keyBits = bits
+            keyLow = f.low
+        }
+        publishRuntimeFilters(filter)
     }
 
     /// Counting sort of the build rows by bucket into `table`, with `start[b]` the first

@@ -22,16 +22,16 @@ public struct RuntimeKeyFilter: Sendable {
         self.low = low; self.high = high; self.bits = bits
     }
 
-    /// The filter of `keys` (rows where `valid` is false are left out).
-    public static func of(_ keys: UnsafeBufferPointer<Int64>, valid: ((Int) -> Bool)?) -> RuntimeKeyFilter {
+    /// The filter of `keys` (rows where `valid` is false are left out; nil: all valid).
+    public static func of(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?) -> RuntimeKeyFilter {
         var lo = Int64.max, hi = Int64.min
-        for r in 0..<keys.count where valid?(r) ?? true { lo = min(lo, keys[r]); hi = max(hi, keys[r]) }
+        for r in 0..<keys.count where valid?[r] ?? true { lo = min(lo, keys[r]); hi = max(hi, keys[r]) }
         if lo > hi { return RuntimeKeyFilter(low: 1, high: 0, bits: nil) }
         let (span, overflow) = hi.subtractingReportingOverflow(lo)
         guard !overflow, span < maximumBitmapSpan else { return RuntimeKeyFilter(low: lo, high: hi, bits: nil) }
         var bits = [UInt64](repeating: 0, count: Int(span) / 64 + 1)
         bits.withUnsafeMutableBufferPointer { bw in
-            for r in 0..<keys.count where valid?(r) ?? true {
+            for r in 0..<keys.count where valid?[r] ?? true {
                 let d = Int(keys[r] &- lo)
                 bw[d >> 6] |= 1 << UInt64(d & 63)
             }
