@@ -95,6 +95,7 @@ let package = Package(
         .testTarget(name: "SlicehouseOperatorTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseWindowTests", dependencies: ["SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseSQL"]),
+        .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
         .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad", "SlicehouseParquet"], exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),

@@ -13,7 +13,9 @@ import SlicehouseTypes
 /// sales to the dates of their weeks first and meets inventory on item and date, building
 /// on the small side.
 ///
-/// The bushy order is taken only when ANALYZE has described every input (without
+/// It is weighed when dynamic programming (`dynamicProgrammingOrder`) found no tree
+/// clearly cheaper than the greedy order, or the inputs are too many for it. The bushy
+/// order is taken only when ANALYZE has described every input (without
 /// distinct counts the estimates cannot tell the orders apart), when it is bushy (a
 /// left-deep GOO order only reorders joins the greedy order also weighs by how rows move
 /// between slices: tried on TPC-DS, those reorderings made q13, q48 and q54 up to twice

@@ -449,7 +449,8 @@ public struct Optimizer {
             let stats = context.statistics(t)
             return max(1, Double(stats.rows) * Selectivity.of(filters, stats.byOutput(columns: cols, ids: outs.map { $0.id })))
         case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e], columnStatistics(p)))
-        case .project(let p, _, _), .sort(let p, _), .distinct(let p), .window(let p, _): return estimate(p)
+        case .project(let p, _, _), .sort(let p, _), .window(let p, _): return estimate(p)
+        case .distinct(let p): return min(estimate(p), groupsAtMost(p.outputs.map { .column($0.id, $0.type) }, of: p))
         case .limit(let p, let l, _): return min(estimate(p), Double(l ?? Int.max))
         case .join(let k, let l, let r, let c):
             let a = estimate(l), b = estimate(r)
@@ -461,9 +462,61 @@ public struct Optimizer {
             if k == .leftSingle { return a }
             if let d = joinDistinct(c, columnStatistics(l), a, columnStatistics(r), b) { return max(1, a * b / d) }
             return max(a, b)
-        case .aggregate(let p, let g, _, _): return g.isEmpty ? 1 : max(1, estimate(p) * 0.1)
+        case .aggregate(let p, let g, _, _): return g.isEmpty ? 1 : max(1, min(estimate(p) * 0.1, groupsAtMost(g, of: p)))
         case .setOperation(_, _, let l, let r, _): return estimate(l) + estimate(r)
         case .values(let rows, _): return Double(rows.count)
+        }
+    }
+
+    /// At most how many distinct values `exprs` take over `plan`'s rows: the product of
+    /// their columns' distinct counts when ANALYZE has counted them all (infinity otherwise),
+    /// where the columns of one table read that include a key of the table count as the
+    /// key alone (the key determines the rest: `DISTINCT c_customer_sk, c_current_addr_sk`
+    /// has as many values as customers).
+    func groupsAtMost(_ exprs: [BoundExpr], of plan: LogicalPlan) -> Double {
+        let stats = columnStatistics(plan)
+        if stats.isEmpty { return .infinity }
+        let origins = columnOrigins(plan)
+        var byRead: [Int: (product: Double, key: Double?)] = [:]
+        var product = 1.0
+        for e in exprs {
+            guard case .column(let id, _) = e, let s = stats[id] else { return .infinity }
+            let d = max(1, s.distinct) + (s.nullFraction > 0 ? 1 : 0)
+            guard let origin = origins[id] else { product *= d; continue }
+            var entry = byRead[origin.read] ?? (1, nil)
+            entry.product *= d
+            if origin.key { entry.key = min(entry.key ?? d, d) }
+            byRead[origin.read] = entry
+        }
+        for (_, entry) in byRead { product *= entry.key ?? entry.product }
+        return max(1, product)
+    }
+
+    /// For output columns that come from a table read: which read (its first output id)
+    /// and whether the column is a key of the table (distinct count ≥ 0.9 × rows).
+    func columnOrigins(_ plan: LogicalPlan) -> [Int: (read: Int, key: Bool)] {
+        switch plan {
+        case .scan(let t, _, let cols, let outs, _):
+            let stats = context.statistics(t)
+            let rows = Double(stats.rows)
+            guard let read = outs.first?.id else { return [:] }
+            var out: [Int: (read: Int, key: Bool)] = [:]
+            for (c, o) in zip(cols, outs) {
+                out[o.id] = (read, rows > 0 && (stats.columns[c]?.distinct ?? 0) >= 0.9 * rows)
+            }
+            return out
+        case .filter(let p, _), .sort(let p, _), .limit(let p, _, _), .distinct(let p):
+            return columnOrigins(p)
+        case .project(let p, let exprs, let outs):
+            let inner = columnOrigins(p)
+            var out: [Int: (read: Int, key: Bool)] = [:]
+            for (e, o) in zip(exprs, outs) { if case .column(let id, _) = e, let x = inner[id] { out[o.id] = x } }
+            return out
+        case .join(let k, let l, let r, _):
+            let left = columnOrigins(l)
+            return k.keepsLeftOnly ? left : left.merging(columnOrigins(r)) { a, _ in a }
+        default:
+            return [:]
         }
     }
 
@@ -559,6 +612,7 @@ public struct Optimizer {
             leaves = leaves.map(reorderJoins)
             collapseDimensions(&leaves, &preds)
             let greedy = greedyJoin(leaves, preds, outputs: plan.outputs)
+            if let ordered = dynamicProgrammingOrder(leaves, preds, greedy: greedy) { return ordered }
             return preferBushyOrder(leaves, preds, greedy: greedy)
         case .join(let k, let l, let r, let c): return .join(k, reorderJoins(l), reorderJoins(r), condition: c)
         case .filter(let p, let e): return .filter(reorderJoins(p), e)

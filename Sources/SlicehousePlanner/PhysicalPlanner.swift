@@ -429,7 +429,10 @@ public struct PhysicalPlanner {
         let outIDs = groupOutputs.map { $0.id } + aggregates.map { $0.output.id }
         let outTypes = groupOutputs.map { $0.type } + aggregates.map { $0.output.type }
         let outNames = groupOutputs.map { $0.name } + aggregates.map { $0.output.name }
-        let groupRows = g == 0 ? 1 : max(1, min(child.rows, child.rows * 0.1 + 1))
+        // A tenth of the input, or fewer when ANALYZE's distinct counts of the group columns
+        // say so (`Optimizer.groupsAtMost`).
+        let groupBound = g == 0 ? 1 : Optimizer(context: context, evaluateConstant: { _ in .null }).groupsAtMost(groups, of: input)
+        let groupRows = g == 0 ? 1 : max(1, min(child.rows, child.rows * 0.1 + 1, groupBound))
 
         func finalNode(_ c: PhysicalNode, _ phase: AggregatePhase, _ dist: Distribution) -> PhysicalNode {
             PhysicalNode(.aggregate(groups: groupPositions, aggregates: boundAggs, phase: phase), children: [c],
