@@ -1,3 +1,4 @@
+import Foundation
 import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
@@ -52,6 +53,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case "current_user", "user": return (.string(session.user), .varchar(128))
         case "session_user": return (.string(session.sessionUser), .varchar(128))
         case "pg_backend_pid": return (.int(Int64(session.process)), .integer)
+        case "current_user_id":
+            let id = session.security.allUsers.first { $0.name == session.user }?.id ?? 1
+            return (.int(Int64(id)), .integer)
+        case "timeofday":
+            return (.string(Session.timeOfDay(Date())), .varchar(64))
         case "current_database": return (.string(Session.databaseName), .varchar(128))
         case "current_schema": return (session.currentSchema.map { .string($0) } ?? .null, .varchar(128))
         default: return nil

@@ -203,6 +203,13 @@ extension Session {
                 throw SQLError(.undefinedTable, "table \"\(n.name.lowercased())\" does not exist")
             }
             try requireOwner(of: def, or: .drop)
+            // Views that read the table hold it back (RESTRICT) or go with it (CASCADE).
+            let views = try dependentViews(table: def.id)
+            if !views.isEmpty && !d.cascade {
+                throw SQLError(.dependentObjectsStillExist, "cannot drop table \(def.name) because other objects depend on it",
+                               hint: "Use DROP ... CASCADE to drop the dependent objects too.")
+            }
+            notices += try cascadeToViews(views)
             try transaction.dropTable(def.qualifiedName)
         }
         return StatementResult(tag: "DROP TABLE", notices: notices)
@@ -226,7 +233,13 @@ extension Session {
             if !isSuperuser, security.owner(object) != user, !security.granted(to: user, on: object).table.contains(.drop) {
                 throw SQLError(.insufficientPrivilege, "must be owner of relation \(v.name)")
             }
-            try transaction.dropView(v.qualifiedName)
+            let views = try dependentViews(view: v.qualifiedName)
+            if !views.isEmpty && !d.cascade {
+                throw SQLError(.dependentObjectsStillExist, "cannot drop view \(v.name) because other objects depend on it",
+                               hint: "Use DROP ... CASCADE to drop the dependent objects too.")
+            }
+            notices += try cascadeToViews(views)
+            if transaction.catalog.view(v.qualifiedName) != nil { try transaction.dropView(v.qualifiedName) }
         }
         return StatementResult(tag: "DROP VIEW", notices: notices)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
@@ -188,5 +189,21 @@ extension Session {
             for v in views where seen.insert(v.name).inserted { if let oid = viewOIDs[v.qualifiedName] { out.append(oid) } }
         }
         return out
+    }
+}
+
+extension Session {
+    /// TIMEOFDAY()'s text: `Tue Nov 24 06:50:00.123456 2026 UTC` (the clock, in UTC).
+    static func timeOfDay(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday, .nanosecond], from: date)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ v: Int?) -> String { let x = v ?? 0; return x < 10 ? "0\(x)" : "\(x)" }
+        let micros = (c.nanosecond ?? 0) / 1000
+        let frac = String(micros + 1_000_000).dropFirst()
+        let day = days[((c.weekday ?? 1) - 1) % 7], month = months[((c.month ?? 1) - 1) % 12]
+        return "\(day) \(month) \(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)).\(frac) \(c.year ?? 1970) UTC"
     }
 }

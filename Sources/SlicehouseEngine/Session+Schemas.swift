@@ -70,6 +70,7 @@ extension Session {
 
     func alterTable(_ a: AlterTable) throws -> StatementResult {
         let tag = a.isView ? "ALTER VIEW" : "ALTER TABLE"
+        var notices: [String] = []
         let found = try lookup(a.name, in: transaction.catalog)
         switch found {
         case .table(let t):
@@ -108,6 +109,8 @@ extension Session {
                 try transaction.redefineTable(t.qualifiedName, as: renamed)
             case .owner:
                 break
+            default:
+                notices = try alterTableLayout(t, a.action)
             }
         case .view(let v):
             if case .owner(let u) = a.action { return try runSecurity(.alterOwner(.tables([a.name]), to: u.lowercased())) }
@@ -144,13 +147,15 @@ extension Session {
                 throw SQLError(.featureNotSupported, "renaming column \"\(old)\" of a view to \"\(new)\" is not supported")
             case .owner:
                 break
+            default:
+                throw SQLError(.syntax, "this ALTER TABLE action applies to tables, and \"\(v.name)\" is a view")
             }
         case .system:
             throw SQLError(.insufficientPrivilege, "permission denied: \"\(a.name.name.lowercased())\" is a system catalog")
         case nil:
             throw SQLError(.undefinedTable, "relation \"\(a.name.description)\" does not exist")
         }
-        return StatementResult(tag: tag)
+        return StatementResult(tag: tag, notices: notices)
     }
 
     /// A view renamed or moved (dropped and created again) keeps its owner.

@@ -20,7 +20,7 @@ public final class Session: @unchecked Sendable {
     /// SET parameters (lower-case names).
     var settings: [String: String] = Session.defaultSettings
     static let defaultSettings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
-                                                    "query_group": "default", "timezone": "UTC"]
+                                                    "query_group": "unset", "timezone": "UTC"]
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
@@ -185,6 +185,7 @@ public final class Session: @unchecked Sendable {
             case .explain:
                 return [ResultColumn(name: "QUERY PLAN", type: .text)]
             case .show(let name):
+                if name == "all" { return [ResultColumn(name: "name", type: .text), ResultColumn(name: "setting", type: .text)] }
                 return [ResultColumn(name: name, type: .text)]
             default:
                 return nil
@@ -258,6 +259,35 @@ public final class Session: @unchecked Sendable {
         default: return nil
         }
     }
+
+    /// The parameters SET accepts and SHOW ALL lists (Redshift's configuration reference),
+    /// with their values before any SET. Those `defaultSettings` holds are used by the
+    /// engine; the others are kept and shown.
+    static let settableParameters: [String: String] = [
+        "analyze_threshold_percent": "10", "datestyle": "ISO, MDY", "extra_float_digits": "0", "query_group": "unset",
+        "search_path": "$user, public", "statement_timeout": "0", "timezone": "UTC", "wlm_query_slot_count": "1",
+        "enable_result_cache_for_session": "on", "describe_field_name_in_uppercase": "off",
+        "enable_case_sensitive_identifier": "off", "enable_case_sensitive_super_attribute": "off",
+        "downcase_delimited_identifier": "on", "enable_numeric_rounding": "on", "error_on_nondeterministic_update": "off",
+        "json_parse_dedupe_keys": "off", "json_serialization_max_length": "65535",
+        "json_serialization_parse_nested_strings": "off", "max_concurrency_scaling_clusters": "1",
+        "max_cursor_result_set_size": "0", "mv_enable_aqmv_for_session": "true", "navigate_super_null_on_error": "on",
+        "parse_super_null_on_error": "off", "cast_super_null_on_error": "on", "spectrum_query_maxerror": "-1",
+        "stored_proc_log_min_messages": "log", "default_geometry_encoding": "2", "enable_vacuum_boost": "false",
+        "default_array_search_null_handling": "false", "datashare_break_glass_session_var": "",
+        "use_fips_ssl": "false", "auto_analyze": "true",
+    ]
+
+    /// PostgreSQL client parameters SET also accepts (drivers and tools set them); SHOW
+    /// ALL does not list them.
+    static let clientParameters: Set<String> = [
+        "application_name", "client_encoding", "client_min_messages", "intervalstyle", "lc_messages", "lc_monetary",
+        "lc_numeric", "lc_time", "bytea_output", "lock_timeout", "idle_in_transaction_session_timeout",
+        "default_transaction_isolation", "default_transaction_read_only", "transaction_isolation", "standard_conforming_strings",
+        "escape_string_warning", "synchronize_seqscans", "join_collapse_limit", "from_collapse_limit", "geqo", "jit",
+        "work_mem", "maintenance_work_mem", "timezone_abbreviations", "row_security", "check_function_bodies",
+        "default_with_oids", "ssl_renegotiation_limit", "array_nulls", "backslash_quote", "seq_page_cost",
+    ]
 
     /// Settings that SHOW reports and SET does not change (what clients ask on connect).
     static let fixedSettings: [String: String] = [
@@ -399,11 +429,17 @@ public final class Session: @unchecked Sendable {
                                              distStyle: def.distStyle, distKey: def.distKey))
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
+            guard Session.settableParameters[s.name] != nil || Session.clientParameters.contains(s.name) else {
+                throw SQLError(.undefinedObject, "unrecognized configuration parameter \"\(s.name)\"")
+            }
             if s.isDefault {   // SET name TO DEFAULT: as RESET
                 settings[s.name] = Session.defaultSettings[s.name]
                 return StatementResult(tag: "SET")
             }
             let value = s.values.map { $0.text }.joined(separator: ", ")
+            if s.name == "wlm_query_slot_count", !(Int(value).map { (1...50).contains($0) } ?? false) {
+                throw SQLError(.invalidParameter, "invalid value for parameter \"wlm_query_slot_count\": \"\(value)\" (1 to 50)")
+            }
             if s.name == "statement_timeout", Session.milliseconds(value) == nil {
                 throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
             }
@@ -413,7 +449,21 @@ public final class Session: @unchecked Sendable {
             if name == "all" { settings = Session.defaultSettings } else { settings[name] = Session.defaultSettings[name] }
             return StatementResult(tag: "RESET")
         case .show(let name):
-            let value = settings[name] ?? Session.fixedSettings[name] ?? ""
+            if name == "all" {
+                // Every parameter SET can change, with its value in this session.
+                var names = Vector(type: .text), values = Vector(type: .text)
+                for key in Session.settableParameters.keys.sorted() {
+                    names.append(.string(key))
+                    values.append(.string(settings[key] ?? Session.settableParameters[key] ?? ""))
+                }
+                return StatementResult(tag: "SHOW", columns: [ResultColumn(name: "name", type: .text),
+                                                              ResultColumn(name: "setting", type: .text)],
+                                       chunks: [Chunk(columns: [names, values], count: names.count)])
+            }
+            guard let value = settings[name] ?? Session.fixedSettings[name] ?? Session.settableParameters[name]
+                    ?? (Session.clientParameters.contains(name) ? "" : nil) else {
+                throw SQLError(.undefinedObject, "unrecognized configuration parameter \"\(name)\"")
+            }
             var v = Vector(type: .text)
             v.append(.string(value))
             return StatementResult(tag: "SHOW", columns: [ResultColumn(name: name, type: .text)], chunks: [Chunk(columns: [v], count: 1)])

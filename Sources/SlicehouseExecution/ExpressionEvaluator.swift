@@ -576,6 +576,15 @@ struct EvalContext {
         case .chr:
             try arity(1...1)
             return try StringKernels.chr(args[0], resultType: t, n: n)
+        case .quoteIdent:
+            try arity(1...1)
+            return try StringKernels.quoteIdent(args[0], resultType: t, n: n)
+        case .quoteLiteral:
+            try arity(1...1)
+            return try StringKernels.quoteLiteral(args[0], resultType: t, n: n)
+        case .strtol:
+            try arity(2...2)
+            return try StringKernels.strtol(args, resultType: t, n: n)
         case .datePart, .extract:
             try arity(2...2)
             return try DateFunctions.datePart(args, resultType: t, n: n)

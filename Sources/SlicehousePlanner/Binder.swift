@@ -234,7 +234,20 @@ public final class Binder {
             || (s.having.map(containsAggregate) ?? false)
             || orderBy.contains { containsAggregate($0.expr) }
         var agg: AggregationContext? = nil
-        if !s.groupBy.isEmpty || usesAggregates || s.having != nil {
+        var groupBy = s.groupBy
+        if groupBy == [.all] {
+            // GROUP BY ALL: the select list's expressions that hold no aggregate or window function.
+            groupBy = []
+            for item in s.items {
+                switch item {
+                case .wildcard(let w):
+                    throw SQLError(.syntax, "GROUP BY ALL cannot group by *: list the columns", line: w.location.line, column: w.location.column)
+                case .expr(let e, _):
+                    if !containsAggregate(e) && !containsWindow(e) { groupBy.append(.expr(e)) }
+                }
+            }
+        }
+        if !groupBy.isEmpty || usesAggregates || s.having != nil {
             let ctx = AggregationContext()
             func index(_ ge: Expr) throws -> Int {
                 let target = try groupTarget(ge, s.items, scope)
@@ -248,10 +261,11 @@ public final class Binder {
             // grouping sets are their cross product.
             var sets: [[Int]] = [[]]
             var hasSets = false
-            for g in s.groupBy {
+            for g in groupBy {
                 var alternatives: [[Int]]
                 switch g {
                 case .expr(let ge): alternatives = [[try index(ge)]]
+                case .all: throw SQLError(.syntax, "GROUP BY ALL cannot be combined with other grouping elements")
                 case .rollup(let items):
                     hasSets = true
                     let idx = try items.map { try $0.map(index) }
@@ -378,6 +392,17 @@ public final class Binder {
         if !hidden.isEmpty {
             let visible = Array(outputs.prefix(exprs.count))
             plan = .project(plan, visible.map { .column($0.id, $0.type) }, outputs: visible.map { newColumn($0.type, $0.name) })
+        }
+        if !s.exclude.isEmpty {
+            // EXCLUDE: the named output columns are left out (after ORDER BY, which may use them).
+            let excluded = Set(s.exclude.map { $0.lowercased() })
+            let outs = plan.outputs
+            for name in excluded where !outs.contains(where: { $0.name == name }) {
+                throw SQLError(.undefinedColumn, "column \"\(name)\" named in EXCLUDE does not exist")
+            }
+            let kept = outs.filter { !excluded.contains($0.name) }
+            guard !kept.isEmpty else { throw SQLError(.syntax, "EXCLUDE leaves no columns") }
+            plan = .project(plan, kept.map { .column($0.id, $0.type) }, outputs: kept.map { newColumn($0.type, $0.name) })
         }
         return plan
     }

@@ -524,6 +524,30 @@ public struct AlterTable: Sendable, Hashable {
         case setSchema(String)
         /// `OWNER TO user` (accepted; owners of tables are not kept yet).
         case owner(String)
+        /// `ADD [COLUMN] name type [DEFAULT e] [ENCODE e] [NOT NULL | NULL]`.
+        case addColumn(ColumnDefinition)
+        /// `DROP [COLUMN] name [RESTRICT | CASCADE]`.
+        case dropColumn(String, cascade: Bool)
+        /// `ALTER COLUMN name TYPE type` (Redshift: VARCHAR sizes only).
+        case alterColumnType(String, DataType)
+        /// `ALTER COLUMN name ENCODE encoding`.
+        case alterColumnEncode(String, String)
+        /// `ALTER DISTKEY c`, `ALTER DISTSTYLE ALL | EVEN | AUTO | KEY DISTKEY c`.
+        case alterDistribution(TableDistStyle, key: String?)
+        /// `ALTER [COMPOUND] SORTKEY (cols)` (`.compound`), `ALTER SORTKEY AUTO` (`.auto`),
+        /// `ALTER SORTKEY NONE` (nil).
+        case alterSortKey(SortKeyClause?)
+        /// `ALTER ENCODE AUTO`.
+        case encodeAuto
+        /// `ADD [CONSTRAINT name] PRIMARY KEY | UNIQUE | FOREIGN KEY ...`.
+        case addConstraint(TableConstraint)
+        /// `DROP CONSTRAINT name [RESTRICT | CASCADE]`.
+        case dropConstraint(String, cascade: Bool)
+        /// `APPEND FROM source [IGNOREEXTRA | FILLTARGET]`: the source's rows move to the table.
+        case appendFrom(ObjectName, ignoreExtra: Bool, fillTarget: Bool)
+        /// Several of the above separated by commas (`ALTER SORTKEY (a), ALTER DISTKEY b`,
+        /// `ALTER COLUMN a ENCODE zstd, ALTER COLUMN b ENCODE az64`).
+        case several([Action])
     }
     public var name: ObjectName
     public var isView: Bool

@@ -486,11 +486,14 @@ public struct Select: Sendable, Hashable {
     public var groupBy: [GroupingElement]
     public var having: Expr?
     public var qualify: Expr?
+    /// `EXCLUDE col, ...` after the select list: output columns left out (Redshift).
+    public var exclude: [String]
     @IgnoredInComparison public var location: SourceLocation
 
     public init(distinct: Bool = false, top: Expr? = nil, items: [SelectItem], from: [TableRef] = [],
                 whereClause: Expr? = nil, groupBy: [GroupingElement] = [], having: Expr? = nil,
-                qualify: Expr? = nil, location: SourceLocation = .unknown) {
+                qualify: Expr? = nil, exclude: [String] = [], location: SourceLocation = .unknown) {
+        self.exclude = exclude
         self.distinct = distinct
         self.top = top
         self.items = items
@@ -531,6 +534,9 @@ public enum GroupingElement: Sendable, Hashable {
     case cube([[Expr]])
     /// `GROUPING SETS ((a, b), (a), ())`; `GROUP BY ()` is `.groupingSets([[]])`.
     case groupingSets([[Expr]])
+    /// `GROUP BY ALL`: every select-list expression that is not an aggregate (the binder
+    /// works out which).
+    case all
 }
 
 // MARK: - FROM items

@@ -1,3 +1,8 @@
+/// Whether `word` is reserved: it must be double-quoted to be an identifier (QUOTE_IDENT).
+public enum SQLKeywords {
+    public static func isReserved(_ word: String) -> Bool { Keywords.isReserved(word) }
+}
+
 /// Keyword tables shared by the parser and the SQL printer.
 ///
 /// The lexer does not distinguish keywords from identifiers: an unquoted word is a
@@ -29,7 +34,7 @@ enum Keywords {
     /// Keywords that are functions without parentheses (`SELECT CURRENT_DATE`).
     static let parameterlessFunctions: Set<String> = [
         "current_date", "current_time", "current_timestamp", "localtime", "localtimestamp",
-        "sysdate", "current_user", "session_user", "user", "current_role", "current_schema",
+        "sysdate", "current_user", "session_user", "user", "current_role", "current_schema", "current_user_id",
     ]
 
     static func isReserved(_ word: String) -> Bool { reserved.contains(word) }

@@ -100,7 +100,7 @@ extension Parser {
     }
 
     /// `name type [column attributes and constraints, any order]`.
-    private mutating func parseColumnDefinition() throws -> ColumnDefinition {
+    mutating func parseColumnDefinition() throws -> ColumnDefinition {
         let start = current
         let name = try parseIdentifier()
         let type = try parseDataType()
@@ -167,7 +167,7 @@ extension Parser {
     }
 
     /// `[CONSTRAINT name] PRIMARY KEY (cols) | UNIQUE (cols) | FOREIGN KEY (cols) REFERENCES t [(cols)]`.
-    private mutating func parseTableConstraint() throws -> TableConstraint {
+    mutating func parseTableConstraint() throws -> TableConstraint {
         let start = current
         let name = acceptWord("constraint") ? try parseIdentifier() : nil
         let kind: TableConstraintKind

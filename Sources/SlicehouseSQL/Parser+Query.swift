@@ -7,7 +7,8 @@ extension Parser {
     /// `[WITH ...] body [ORDER BY ...] [LIMIT n|ALL] [OFFSET m]` (LIMIT and OFFSET in either order).
     mutating func parseQuery() throws -> Query {
         try enterNesting()
-        defer { leaveNesting() }
+        queryLevel += 1
+        defer { leaveNesting(); queryLevel -= 1 }
         let start = current
         var with: WithClause?
         if acceptWord("with") { with = try parseWith() }
@@ -217,6 +218,22 @@ extension Parser {
             select.top = Expr(.literal(.integer(n)), at: token.location)
         }
         select.items = try parseSelectItems()
+        if isWord("exclude") && (isSymbol("(", at: 1) || isIdentifier(at: 1)) {
+            advance()
+            if isSymbol("(") {
+                select.exclude = try parseParenthesizedIdentifiers()
+            } else {
+                repeat { select.exclude.append(try parseIdentifier()) } while acceptSymbol(",")
+            }
+        }
+        if isWord("into") {
+            let into = advance()
+            // Only the statement's own query may create a table (not a CTE, subquery or view).
+            guard selectInto == nil, queryLevel == 1, allowSelectInto else { throw error("SELECT ... INTO is not allowed here", at: into) }
+            let temporary = acceptWord("temp") || acceptWord("temporary")
+            _ = acceptWord("table")
+            selectInto = (try parseObjectName(), temporary, into.location)
+        }
         if acceptWord("from") { select.from = try parseFromList() }
         if acceptWord("where") { select.whereClause = try parseExpr() }
         if acceptWords("group", "by") { select.groupBy = try parseGroupBy() }
@@ -243,7 +260,7 @@ extension Parser {
         var alias: String?
         if acceptWord("as") {
             alias = try parseLabel()
-        } else if atIdentifier {
+        } else if atIdentifier && !(isWord("exclude") && (isSymbol("(", at: 1) || isIdentifier(at: 1))) {
             alias = try parseIdentifier()
         }
         return .expr(expr, alias: alias)
@@ -271,6 +288,7 @@ extension Parser {
     // MARK: - GROUP BY
 
     private mutating func parseGroupBy() throws -> [GroupingElement] {
+        if acceptWord("all") { return [.all] }
         var elements: [GroupingElement] = []
         repeat {
             if isWord("rollup") && isSymbol("(", at: 1) {

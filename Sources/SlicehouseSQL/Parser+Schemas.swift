@@ -38,7 +38,8 @@ extension Parser {
         return DropSchema(names: names, ifExists: ifExists, cascade: cascade, location: start.location)
     }
 
-    /// `ALTER TABLE|VIEW name RENAME TO new | RENAME [COLUMN] a TO b | SET SCHEMA s | OWNER TO u`.
+    /// `ALTER TABLE|VIEW name RENAME TO new | RENAME [COLUMN] a TO b | SET SCHEMA s | OWNER TO u`,
+    /// and for tables the actions of `parseAlterTableAction`.
     mutating func parseAlter() throws -> Statement {
         let start = advance()  // ALTER
         let isView: Bool
@@ -64,10 +65,78 @@ extension Parser {
             action = .setSchema(try parseIdentifier())
         } else if acceptWords("owner", "to") {
             action = .owner(try parseIdentifier())
+        } else if !isView {
+            var actions = [try parseAlterTableAction()]
+            while acceptSymbol(",") { actions.append(try parseAlterTableAction()) }
+            action = actions.count == 1 ? actions[0] : .several(actions)
         } else {
             throw syntaxError(at: current)
         }
         return .alterTable(AlterTable(name: name, isView: isView, action: action, location: start.location))
+    }
+
+    /// One ALTER TABLE action other than RENAME, SET SCHEMA and OWNER TO (Redshift's list:
+    /// ADD / DROP COLUMN, ADD / DROP CONSTRAINT, ALTER COLUMN TYPE / ENCODE, ALTER DISTKEY,
+    /// ALTER DISTSTYLE, ALTER [COMPOUND] SORTKEY, ALTER ENCODE AUTO, APPEND FROM).
+    mutating func parseAlterTableAction() throws -> AlterTable.Action {
+        func cascade() -> Bool {
+            if acceptWord("cascade") { return true }
+            _ = acceptWord("restrict")
+            return false
+        }
+        if acceptWord("add") {
+            if isWord("constraint") || isWord("primary") || isWord("unique") || isWord("foreign") {
+                return .addConstraint(try parseTableConstraint())
+            }
+            _ = acceptWord("column")
+            return .addColumn(try parseColumnDefinition())
+        }
+        if acceptWord("drop") {
+            if acceptWord("constraint") {
+                let name = try parseIdentifier()
+                return .dropConstraint(name, cascade: cascade())
+            }
+            _ = acceptWord("column")
+            let column = try parseIdentifier()
+            return .dropColumn(column, cascade: cascade())
+        }
+        if acceptWord("append") {
+            try expectWord("from")
+            let source = try parseObjectName()
+            var ignoreExtra = false, fillTarget = false
+            while true {
+                if acceptWord("ignoreextra") { ignoreExtra = true } else if acceptWord("filltarget") { fillTarget = true } else { break }
+            }
+            return .appendFrom(source, ignoreExtra: ignoreExtra, fillTarget: fillTarget)
+        }
+        try expectWord("alter")
+        if acceptWord("column") {
+            let column = try parseIdentifier()
+            if acceptWord("type") { return .alterColumnType(column, try parseDataType()) }
+            if acceptWords("set", "data", "type") { return .alterColumnType(column, try parseDataType()) }
+            try expectWord("encode")
+            return .alterColumnEncode(column, try parseLabel().lowercased())
+        }
+        if acceptWord("distkey") { return .alterDistribution(.key, key: try parseIdentifier()) }
+        if acceptWord("diststyle") {
+            if acceptWord("all") { return .alterDistribution(.all, key: nil) }
+            if acceptWord("even") { return .alterDistribution(.even, key: nil) }
+            if acceptWord("auto") { return .alterDistribution(.auto, key: nil) }
+            try expectWord("key")
+            try expectWord("distkey")
+            return .alterDistribution(.key, key: try parseIdentifier())
+        }
+        if acceptWords("encode", "auto") { return .encodeAuto }
+        let compound = acceptWord("compound")
+        if !compound, acceptWord("interleaved") {
+            throw error("ALTER SORTKEY cannot make an INTERLEAVED sort key", at: current)
+        }
+        try expectWord("sortkey")
+        if !compound {
+            if acceptWord("auto") { return .alterSortKey(.auto) }
+            if acceptWord("none") { return .alterSortKey(nil) }
+        }
+        return .alterSortKey(.compound(try parseParenthesizedIdentifiers()))
     }
 }
 

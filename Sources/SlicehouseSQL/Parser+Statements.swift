@@ -25,7 +25,17 @@ extension Parser {
         guard let word = currentWord else { throw syntaxError(at: current) }
         switch word {
         case "select", "with", "values":
-            return .query(try parseQuery())
+            selectInto = nil
+            allowSelectInto = true
+            defer { allowSelectInto = false }
+            let query = try parseQuery()
+            if let into = selectInto {
+                // SELECT ... INTO t: CREATE TABLE t AS the query (without the INTO).
+                selectInto = nil
+                return .createTable(CreateTable(name: into.name, temporary: into.temporary, source: .query(columnNames: [], query),
+                                                location: into.location))
+            }
+            return .query(query)
         case "create": return try parseCreate()
         case "drop": return try parseDrop()
         case "alter":

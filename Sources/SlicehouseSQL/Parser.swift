@@ -84,6 +84,13 @@ struct Parser {
     let source: [UInt8]
     let tokens: [Token]
     var index = 0
+    /// `SELECT ... INTO [TEMP] [TABLE] name`: the table the statement's query creates
+    /// (set by the select that has the INTO clause; the statement becomes CREATE TABLE AS).
+    var selectInto: (name: ObjectName, temporary: Bool, location: SourceLocation)? = nil
+    /// Whether the query being parsed is a statement of its own (SELECT INTO allowed).
+    var allowSelectInto = false
+    /// How many queries enclose the current token (1: the statement's own query).
+    var queryLevel = 0
     /// Current nesting depth of recursive constructs, bounded by `maxDepth`.
     var depth = 0
     /// Deeper nesting than this is rejected, whatever the stack size.
@@ -298,6 +305,16 @@ struct Parser {
             return s
         default:
             throw syntaxError(at: current)
+        }
+    }
+
+    /// True if the token `offset` ahead can be an identifier.
+    func isIdentifier(at offset: Int) -> Bool {
+        let i = min(index + offset, tokens.count - 1)
+        switch tokens[i].kind {
+        case .word: return !reserved[i]
+        case .quotedIdentifier: return true
+        default: return false
         }
     }
 

@@ -309,6 +309,7 @@ enum SQLPrinter {
         if select.distinct { s += "DISTINCT " }
         if let top = select.top { s += "TOP " + expr(top) + " " }
         s += select.items.map(selectItem).joined(separator: ", ")
+        if !select.exclude.isEmpty { s += " EXCLUDE " + select.exclude.map(quoteIdentifierIfNeeded).joined(separator: ", ") }
         if !select.from.isEmpty { s += " FROM " + select.from.map(tableRef).joined(separator: ", ") }
         if let w = select.whereClause { s += " WHERE " + expr(w) }
         if !select.groupBy.isEmpty { s += " GROUP BY " + select.groupBy.map(groupingElement).joined(separator: ", ") }
@@ -334,6 +335,7 @@ enum SQLPrinter {
         }
         switch element {
         case .expr(let e): return expr(e)
+        case .all: return "ALL"
         case .rollup(let lists): return "ROLLUP " + items(lists)
         case .cube(let lists): return "CUBE " + items(lists)
         case .groupingSets(let lists):

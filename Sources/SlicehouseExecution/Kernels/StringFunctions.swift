@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseSQL
 import SlicehousePlanner
 
 /// UTF-8 helpers on raw bytes.
@@ -457,6 +458,83 @@ enum StringKernels {
                 let w = min(UTF8Bytes.width(first), p.count)
                 let str = String(decoding: UnsafeBufferPointer(rebasing: p[0..<w]), as: UTF8.self)
                 return Int64(str.unicodeScalars.first?.value ?? 0)
+            }
+        }
+    }
+
+    // MARK: - Quoting and bases
+
+    /// QUOTE_IDENT: unquoted when the text reads back as itself (a lower-case letter or
+    /// underscore, then lower-case letters, digits, `_` or `$`, not a reserved word).
+    static func quoteIdent(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(v)
+        return try mapRows([v], n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                var plain = !p.isEmpty && (p[0] == UInt8(ascii: "_") || (p[0] >= 0x61 && p[0] <= 0x7A))
+                if plain {
+                    for b in p where !((b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x24) {
+                        plain = false
+                        break
+                    }
+                }
+                if plain && !SQLKeywords.isReserved(String(decoding: p, as: UTF8.self)) { out.append(p); return }
+                out.append(0x22)
+                for b in p {
+                    if b == 0x22 { out.append(0x22) }
+                    out.append(b)
+                }
+                out.append(0x22)
+            }
+        }
+    }
+
+    /// QUOTE_LITERAL: in single quotes, each quote inside doubled.
+    static func quoteLiteral(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(v)
+        return try mapRows([v], n: n, resultType: resultType) { i, out in
+            with(s, i) { p in
+                out.append(0x27)
+                for b in p {
+                    if b == 0x27 { out.append(0x27) }
+                    out.append(b)
+                }
+                out.append(0x27)
+            }
+        }
+    }
+
+    /// STRTOL(s, base): blanks around, an optional sign, for base 16 an optional `0x`, then
+    /// digits of the base (letters for 10 and up, either case). Anything else, a base
+    /// outside 2...36 or a value past BIGINT is an error.
+    static func strtol(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let s = try input(args[0]), base = try intInput(args[1])
+        return try mapRowsInt(args, n: n, resultType: resultType) { i in
+            let b = base[i]
+            guard (2...36).contains(b) else { throw SQLError(.invalidParameter, "STRTOL base must be between 2 and 36, not \(b)") }
+            return try with(s, i) { p -> Int64 in
+                var k = 0, end = p.count
+                while k < end && (p[k] == 0x20 || p[k] == 0x09) { k += 1 }
+                while end > k && (p[end - 1] == 0x20 || p[end - 1] == 0x09) { end -= 1 }
+                var negative = false
+                if k < end && (p[k] == 0x2B || p[k] == 0x2D) { negative = p[k] == 0x2D; k += 1 }
+                if b == 16, end - k > 2, p[k] == 0x30, p[k + 1] | 0x20 == 0x78 { k += 2 }
+                func invalid() -> SQLError {
+                    SQLError(.invalidText, "invalid input for STRTOL in base \(b): \"\(String(decoding: p, as: UTF8.self))\"")
+                }
+                guard k < end else { throw invalid() }
+                var value: Int64 = 0
+                while k < end {
+                    let c = p[k] | (p[k] >= 0x41 && p[k] <= 0x5A ? 0x20 : 0)
+                    let d: Int64
+                    if c >= 0x30 && c <= 0x39 { d = Int64(c - 0x30) } else if c >= 0x61 && c <= 0x7A { d = Int64(c - 0x61 + 10) } else { throw invalid() }
+                    guard d < b else { throw invalid() }
+                    let (m, o1) = value.multipliedReportingOverflow(by: b)
+                    let (a, o2) = negative ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
+                    guard !o1 && !o2 else { throw SQLError(.numericOutOfRange, "value out of range for type bigint") }
+                    value = a
+                    k += 1
+                }
+                return value
             }
         }
     }

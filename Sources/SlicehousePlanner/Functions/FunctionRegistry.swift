@@ -12,7 +12,8 @@ public enum FunctionRegistry {
         "upper", "lower", "initcap", "length", "len", "textlen", "char_length", "character_length",
         "octet_length", "substring", "substr", "position", "strpos", "charindex",
         "trim", "btrim", "ltrim", "rtrim", "left", "right", "lpad", "rpad", "replace",
-        "translate", "repeat", "reverse", "split_part", "concat", "ascii", "chr",
+        "translate", "repeat", "replicate", "reverse", "split_part", "concat", "ascii", "chr",
+        "quote_ident", "quote_literal", "strtol",
         "extract", "date_part", "datepart", "pgdate_part", "date_trunc", "dateadd", "date_add",
         "datediff", "date_diff", "add_months", "months_between", "last_day", "current_date", "getdate", "sysdate",
         "assignment_cast",
@@ -263,7 +264,7 @@ public enum FunctionRegistry {
             try arity(3...3)
             let t = try string(argTypes[0])
             return (.translate, [t, try string(argTypes[1]), try string(argTypes[2])], varchar(strLen(t)))
-        case "repeat":
+        case "repeat", "replicate":
             try arity(2...2)
             let t = try string(argTypes[0])
             let len = constInt(1).map { strLen(t) * max(1, $0) } ?? DataType.maxVarcharLength
@@ -282,6 +283,17 @@ public enum FunctionRegistry {
         case "chr":
             try arity(1...1)
             return (.chr, [try integerArg(argTypes[0])], .varchar(4))
+        case "quote_ident":
+            try arity(1...1)
+            let t = try string(argTypes[0])
+            return (.quoteIdent, [t], varchar(min(DataType.maxVarcharLength, 2 * strLen(t) + 2)))
+        case "quote_literal":
+            try arity(1...1)
+            let t = try string(argTypes[0])
+            return (.quoteLiteral, [t], varchar(min(DataType.maxVarcharLength, 2 * strLen(t) + 2)))
+        case "strtol":
+            try arity(2...2)
+            return (.strtol, [try string(argTypes[0]), try integerArg(argTypes[1])], .bigint)
 
         // MARK: Dates
         case "extract", "date_part", "datepart", "pgdate_part":

@@ -39,6 +39,13 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case repeatString = "repeat"
     case splitPart = "split_part"
     case concat, ascii, chr
+    /// QUOTE_IDENT(s): `s` double-quoted (quotes inside doubled) unless it reads back as
+    /// itself unquoted (lower case, not a reserved word).
+    case quoteIdent = "quote_ident"
+    /// QUOTE_LITERAL(s): `s` in single quotes, quotes inside doubled.
+    case quoteLiteral = "quote_literal"
+    /// STRTOL(s, base) → BIGINT: `s` read as an integer in base 2 to 36.
+    case strtol
     // Dates and times
     /// DATE_PART(field, ts) → DOUBLE PRECISION.
     case datePart = "date_part"
