@@ -28,7 +28,9 @@ extension Session {
         return StatementResult(tag: "DELETE \(marked)")
     }
 
-    func update(_ u: Update) throws -> StatementResult {
+    /// `multipleMatches`: the error for a target row that several FROM rows match (MERGE);
+    /// nil: such a row is updated once, from its first match (UPDATE ... FROM).
+    func update(_ u: Update, multipleMatches: SQLError? = nil) throws -> StatementResult {
         let (table, base) = try transaction.beginWrite(try lockedTable(u.table).qualifiedName, reads: true)
         var assigned: [Int: Expr] = [:]
         for a in u.assignments {
@@ -78,7 +80,9 @@ extension Session {
             let c = chunk.compacted()
             guard case .int64(let ids) = c.columns[0].flattened(count: c.count).data else { continue }
             var keep: [Int32] = []
-            for r in 0..<c.count where seen.insert(ids[r]).inserted { keep.append(Int32(r)) }
+            for r in 0..<c.count {
+                if seen.insert(ids[r]).inserted { keep.append(Int32(r)) } else if let multipleMatches { throw multipleMatches }
+            }
             if keep.isEmpty { continue }
             let values = Array(c.columns.dropFirst()).map { $0.flattened(count: c.count).gather(keep) }
             newRows.append(Chunk(columns: values, count: keep.count))

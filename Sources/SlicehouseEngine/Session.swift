@@ -477,6 +477,8 @@ public final class Session: @unchecked Sendable {
             return try update(u)
         case .delete(let d):
             return try delete(d)
+        case .merge(let m):
+            return try merge(m)
         case .unload(let u):
             return try unload(u)
         case .vacuum(let v):

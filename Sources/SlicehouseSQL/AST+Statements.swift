@@ -561,3 +561,38 @@ public struct AlterTable: Sendable, Hashable {
         self.location = location
     }
 }
+
+/// `MERGE INTO target USING source [[AS] alias] ON condition` then either
+/// `WHEN MATCHED THEN UPDATE SET ... | DELETE  WHEN NOT MATCHED THEN INSERT [(cols)] VALUES (...)`
+/// or `REMOVE DUPLICATES` (Redshift's simplified mode).
+public struct Merge: Sendable, Hashable {
+    public enum Matched: Sendable, Hashable {
+        case update([Assignment])
+        case delete
+    }
+    public var target: ObjectName
+    public var targetAlias: String?
+    public var source: TableRef
+    public var condition: Expr
+    /// nil with `removeDuplicates`.
+    public var matched: Matched?
+    /// The INSERT of WHEN NOT MATCHED: its column list (empty: every column) and values.
+    public var insertColumns: [String]
+    public var insertValues: [Expr]
+    public var removeDuplicates: Bool
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(target: ObjectName, targetAlias: String? = nil, source: TableRef, condition: Expr, matched: Matched?,
+                insertColumns: [String] = [], insertValues: [Expr] = [], removeDuplicates: Bool = false,
+                location: SourceLocation = .unknown) {
+        self.target = target
+        self.targetAlias = targetAlias
+        self.source = source
+        self.condition = condition
+        self.matched = matched
+        self.insertColumns = insertColumns
+        self.insertValues = insertValues
+        self.removeDuplicates = removeDuplicates
+        self.location = location
+    }
+}

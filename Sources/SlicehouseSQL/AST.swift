@@ -605,6 +605,7 @@ public indirect enum Statement: Sendable, Hashable {
     case insert(Insert)
     case update(Update)
     case delete(Delete)
+    case merge(Merge)
     /// `TRUNCATE [TABLE] t`.
     case truncate(ObjectName)
     case copy(Copy)

@@ -229,10 +229,12 @@ extension Parser {
         if isWord("into") {
             let into = advance()
             // Only the statement's own query may create a table (not a CTE, subquery or view).
-            guard selectInto == nil, queryLevel == 1, allowSelectInto else { throw error("SELECT ... INTO is not allowed here", at: into) }
-            let temporary = acceptWord("temp") || acceptWord("temporary")
+            guard !selectInto, queryLevel == 1, allowSelectInto else { throw error("SELECT ... INTO is not allowed here", at: into) }
+            selectIntoTemporary = acceptWord("temp") || acceptWord("temporary")
             _ = acceptWord("table")
-            selectInto = (try parseObjectName(), temporary, into.location)
+            selectIntoName = try parseObjectName()
+            selectIntoLocation = into.location
+            selectInto = true
         }
         if acceptWord("from") { select.from = try parseFromList() }
         if acceptWord("where") { select.whereClause = try parseExpr() }

@@ -25,15 +25,15 @@ extension Parser {
         guard let word = currentWord else { throw syntaxError(at: current) }
         switch word {
         case "select", "with", "values":
-            selectInto = nil
+            selectInto = false
             allowSelectInto = true
             defer { allowSelectInto = false }
             let query = try parseQuery()
-            if let into = selectInto {
+            if selectInto {
                 // SELECT ... INTO t: CREATE TABLE t AS the query (without the INTO).
-                selectInto = nil
-                return .createTable(CreateTable(name: into.name, temporary: into.temporary, source: .query(columnNames: [], query),
-                                                location: into.location))
+                selectInto = false
+                return .createTable(CreateTable(name: selectIntoName, temporary: selectIntoTemporary,
+                                                source: .query(columnNames: [], query), location: selectIntoLocation))
             }
             return .query(query)
         case "create": return try parseCreate()
@@ -49,6 +49,7 @@ extension Parser {
         case "revoke": return try parseRevoke()
         case "insert": return .insert(try parseInsert())
         case "update": return .update(try parseUpdate())
+        case "merge": return .merge(try parseMerge())
         case "delete": return .delete(try parseDelete())
         case "truncate":
             advance()
@@ -178,6 +179,61 @@ extension Parser {
         let whereClause = acceptWord("where") ? try parseExpr() : nil
         return Update(table: table, alias: alias, assignments: assignments, from: from,
                       whereClause: whereClause, location: start.location)
+    }
+
+    /// `MERGE INTO target [[AS] alias] USING source [[AS] alias] ON condition` and
+    /// `WHEN MATCHED THEN {UPDATE SET c = e, ... | DELETE} WHEN NOT MATCHED THEN INSERT
+    /// [(cols)] VALUES (e, ...)` (both, in this order, as Redshift requires) or `REMOVE DUPLICATES`.
+    mutating func parseMerge() throws -> Merge {
+        let start = advance()  // MERGE
+        try expectWord("into")
+        let target = try parseObjectName()
+        let targetAlias = isWord("using") ? nil : try parseOptionalAlias()
+        try expectWord("using")
+        let sources = try parseFromList()
+        guard sources.count == 1, let source = sources.first else {
+            throw error("MERGE takes one source table or subquery", at: current)
+        }
+        try expectWord("on")
+        let condition = try parseExpr()
+        if acceptWords("remove", "duplicates") {
+            return Merge(target: target, targetAlias: targetAlias, source: source, condition: condition, matched: nil,
+                         removeDuplicates: true, location: start.location)
+        }
+        try expectWord("when")
+        try expectWord("matched")
+        try expectWord("then")
+        let matched: Merge.Matched
+        if acceptWord("delete") {
+            matched = .delete
+        } else {
+            try expectWord("update")
+            try expectWord("set")
+            var assignments: [Assignment] = []
+            repeat {
+                let columnToken = current
+                var column = try parseIdentifier()
+                // `SET target.col = ...` names the target's column.
+                if acceptSymbol(".") { column = try parseIdentifier() }
+                try expectSymbol("=")
+                assignments.append(Assignment(column: column, value: try parseExprOrDefault(allowDefault: true),
+                                              location: columnToken.location))
+            } while acceptSymbol(",")
+            matched = .update(assignments)
+        }
+        try expectWord("when")
+        try expectWord("not")
+        try expectWord("matched")
+        try expectWord("then")
+        try expectWord("insert")
+        let columns = isSymbol("(") ? try parseParenthesizedIdentifiers() : []
+        try expectWord("values")
+        try expectSymbol("(")
+        var values: [Expr] = []
+        repeat { values.append(try parseExprOrDefault(allowDefault: true)) } while acceptSymbol(",")
+        try expectSymbol(")")
+        return Merge(target: target, targetAlias: targetAlias, source: source, condition: condition, matched: matched,
+                     insertColumns: columns, insertValues: values, location: start.location)
     }
 
     /// `DELETE [FROM] t [[AS] alias] [USING a, b] [WHERE ...]`.

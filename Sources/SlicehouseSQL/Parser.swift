@@ -86,7 +86,12 @@ struct Parser {
     var index = 0
     /// `SELECT ... INTO [TEMP] [TABLE] name`: the table the statement's query creates
     /// (set by the select that has the INTO clause; the statement becomes CREATE TABLE AS).
-    var selectInto: (name: ObjectName, temporary: Bool, location: SourceLocation)? = nil
+    /// (Three plain fields, not an optional tuple: a tuple's metadata is made at run time,
+    /// the first time it is needed, which can be deep in the recursion.)
+    var selectInto = false
+    var selectIntoName = ObjectName(name: "")
+    var selectIntoTemporary = false
+    var selectIntoLocation = SourceLocation.unknown
     /// Whether the query being parsed is a statement of its own (SELECT INTO allowed).
     var allowSelectInto = false
     /// How many queries enclose the current token (1: the statement's own query).
@@ -131,6 +136,10 @@ struct Parser {
             if case .word(let w) = token.kind { return Keywords.isReserved(w) }
             return false
         }
+        // The memo's storage (a generic class) is made here, on a shallow stack: made at
+        // its first insertion, deep in nested parentheses, the runtime's metadata lookup
+        // needed more stack than the guard's margin leaves.
+        parenthesizedQueries.reserveCapacity(4)
     }
 
     /// `tokens` with each `$n` replaced by the tokens of its value's literal, all placed

@@ -19,23 +19,28 @@ struct StackGuard {
     /// Stop parsing when fewer than this many bytes of stack are left.
     static let safetyMargin: UInt = 128 * 1024
     /// Finding the stack bounds can be slow (on Linux's main thread it reads
-    /// /proc/self/maps), so it is only done once nesting gets this deep, and
-    /// remembered per thread.
-    static let checkFromDepth = 16
+    /// /proc/self/maps), so it is only done once nesting gets this deep, and remembered
+    /// per thread. Kept small: a debug build's parser takes about 20 KB of stack per
+    /// level of `f(f(...))`, so a 256 KB thread overflowed before a check at 16 came.
+    static let checkFromDepth = 4
 
-    /// The address below which the parser must not recurse: not looked up yet
-    /// (`.none`), unknown on this platform (`.some(nil)`), or known.
-    private var limit: UInt??
+    /// Whether the stack's bounds were looked up, and the address below which the parser
+    /// must not recurse (0: unknown on this platform). Plain integers: a generic type
+    /// here (`UInt??`) had its metadata instantiated at the first check, deep in the
+    /// recursion, and the runtime's demangler needs more stack than is left there.
+    private var lookedUp = false
+    private var bound: UInt = 0
 
     init() {}
 
     /// True while the stack still has room for recursion at nesting `depth`.
     mutating func hasRoom(depth: Int) -> Bool {
         guard depth >= StackGuard.checkFromDepth else { return true }
-        if limit == nil {
-            limit = .some(StackGuard.cachedStackLowAddress().map { $0 + StackGuard.safetyMargin })
+        if !lookedUp {
+            lookedUp = true
+            if let low = StackGuard.cachedStackLowAddress() { bound = low + StackGuard.safetyMargin }
         }
-        guard let known = limit, let bound = known else { return true }
+        if bound == 0 { return true }
         return StackGuard.approximateStackPointer() > bound
     }
 

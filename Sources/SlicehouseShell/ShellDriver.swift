@@ -77,6 +77,10 @@ public final class ShellDriver {
         set { sources[0].name = newValue }
     }
 
+    /// The statement typed so far on earlier lines (empty at the main prompt): what Tab
+    /// completion reads for context.
+    public var pendingStatement: String { sources[sources.count - 1].splitter.pendingText }
+
     /// The prompt for the next line: `slicehouse=> ` or, inside a statement, `slicehouse-> `
     /// (`'`, `"`, `*`, `$` or `(` replace `-` inside quotes, comments and parentheses).
     public var prompt: String {
