@@ -14,13 +14,9 @@ extension Session {
     func delete(_ d: Delete) throws -> StatementResult {
         let (table, base) = try transaction.beginWrite(try lockedTable(d.table).qualifiedName, reads: true)
         try requirePrivilege(.delete, on: table)
-        let alias = d.alias ?? table.name
-        let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
-                            from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
-                            location: d.location)
         let ctx = StatementContext(database: database, session: self)
         ctx.rowIDTable = table.id
-        let (_, chunks) = try runQuery(Query(body: .select(select)), ctx)
+        let (_, chunks) = try runQuery(deletionQuery(d, table: table), ctx)
         var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
         if marked == 0 { return StatementResult(tag: "DELETE 0") }
         try writeDeleteFiles(&next, from: base, table: table)
@@ -30,8 +26,19 @@ extension Session {
 
     /// `multipleMatches`: the error for a target row that several FROM rows match (MERGE);
     /// nil: such a row is updated once, from its first match (UPDATE ... FROM).
-    func update(_ u: Update, multipleMatches: SQLError? = nil) throws -> StatementResult {
-        let (table, base) = try transaction.beginWrite(try lockedTable(u.table).qualifiedName, reads: true)
+    /// The query a DELETE runs to find its rows: each one's row id (`__rowid`), read
+    /// with `rowIDTable` set to the target (also what EXPLAIN DELETE shows).
+    func deletionQuery(_ d: Delete, table: TableDef) -> Query {
+        let alias = d.alias ?? table.name
+        let select = Select(items: [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)],
+                            from: [target(d.table, alias: d.alias)] + d.using, whereClause: d.whereClause,
+                            location: d.location)
+        return Query(body: .select(select))
+    }
+
+    /// The query an UPDATE runs: each matched row's id and its new values (every column,
+    /// assigned or kept), with the assigned column numbers.
+    func updateQuery(_ u: Update, table: TableDef) throws -> (Query, assigned: [Int]) {
         var assigned: [Int: Expr] = [:]
         for a in u.assignments {
             guard let i = table.columnIndex(a.column) else {
@@ -56,9 +63,6 @@ extension Session {
             }
             assigned[i] = value
         }
-        // UPDATE on the table, or on every assigned column; reading columns (WHERE, SET
-        // values) needs SELECT on them, checked when the query below is bound.
-        try requirePrivilege(.update, on: table, columns: assigned.keys.sorted().map { table.columns[$0].name })
         let alias = u.alias ?? table.name
         var items: [SelectItem] = [.expr(Expr(.column(ColumnRef(table: alias, rowIDColumnName))), alias: nil)]
         for (i, c) in table.columns.enumerated() {
@@ -66,9 +70,18 @@ extension Session {
         }
         let select = Select(items: items, from: [target(u.table, alias: u.alias)] + u.from,
                             whereClause: u.whereClause, location: u.location)
+        return (Query(body: .select(select)), assigned.keys.sorted())
+    }
+
+    func update(_ u: Update, multipleMatches: SQLError? = nil) throws -> StatementResult {
+        let (table, base) = try transaction.beginWrite(try lockedTable(u.table).qualifiedName, reads: true)
+        let (query, assigned) = try updateQuery(u, table: table)
+        // UPDATE on the table, or on every assigned column; reading columns (WHERE, SET
+        // values) needs SELECT on them, checked when the query below is bound.
+        try requirePrivilege(.update, on: table, columns: assigned.map { table.columns[$0].name })
         let ctx = StatementContext(database: database, session: self)
         ctx.rowIDTable = table.id
-        let (rcols, chunks) = try runQuery(Query(body: .select(select)), ctx)
+        let (rcols, chunks) = try runQuery(query, ctx)
         for (k, rc) in rcols.enumerated().dropFirst() where rc.type != .unknown
             && !TypeRules.canCast(rc.type, table.columns[k - 1].type) {
             throw SQLError(.datatypeMismatch, "column \"\(table.columns[k - 1].name)\" is of type \(table.columns[k - 1].type.sqlName) but expression is of type \(rc.type.sqlName)")

@@ -554,11 +554,28 @@ public final class Session: @unchecked Sendable {
         case .insert(let ins):
             guard case .query(let query) = ins.source else { throw SQLError.unsupported("EXPLAIN of INSERT ... VALUES") }
             q = query
+        case .createTable(let c):
+            // CREATE TABLE AS and SELECT ... INTO: the plan of the query that fills the table.
+            guard case .query(_, let query) = c.source else { throw SQLError.unsupported("EXPLAIN of CREATE TABLE without AS") }
+            q = query
+        case .delete(let d):
+            // The plan that finds the rows to delete (Redshift shows the same).
+            guard let table = try resolveTable(d.table) else {
+                throw SQLError(.undefinedTable, "relation \"\(d.table.description)\" does not exist")
+            }
+            ctx.rowIDTable = table.id
+            q = deletionQuery(d, table: table)
+        case .update(let u):
+            guard let table = try resolveTable(u.table) else {
+                throw SQLError(.undefinedTable, "relation \"\(u.table.description)\" does not exist")
+            }
+            ctx.rowIDTable = table.id
+            q = try updateQuery(u, table: table).0
         default:
             throw SQLError.unsupported("EXPLAIN of this statement")
         }
         let (physical, _) = try planQuery(q, ctx)
-        let lines = ExplainPrinter.render(physical)
+        let lines = ExplainPrinter.render(physical, verbose: e.verbose)
         var v = Vector(type: .text, capacity: lines.count)
         for l in lines { v.append(.string(l)) }
         return StatementResult(tag: "EXPLAIN", columns: [ResultColumn(name: "QUERY PLAN", type: .text)],

@@ -5,9 +5,11 @@ import SlicehouseTypes
 /// indented detail lines (join labels, hash conditions, filters, sort keys).
 /// Exchanges below a join are implied by its DS_* label, as in Redshift.
 public enum ExplainPrinter {
-    public static func render(_ root: PhysicalNode) -> [String] {
+    /// `verbose` (EXPLAIN VERBOSE): each step also lists the columns it outputs.
+    public static func render(_ root: PhysicalNode, verbose: Bool = false) -> [String] {
         var lines: [String] = []
         var shared = SharedNumbers(root)
+        shared.verbose = verbose
         emit(root, depth: 0, into: &lines, &shared)
         return lines
     }
@@ -17,6 +19,8 @@ public enum ExplainPrinter {
     struct SharedNumbers {
         var parents: [ObjectIdentifier: Int] = [:]
         var numbers: [ObjectIdentifier: Int] = [:]
+        /// EXPLAIN VERBOSE: print each step's output columns.
+        var verbose = false
         init(_ root: PhysicalNode) { count(root) }
         mutating func count(_ node: PhysicalNode) {
             for c in node.children {
@@ -155,6 +159,10 @@ public enum ExplainPrinter {
             title = "XN Result"
         }
         lines.append(prefix + header(title, node))
+        if shared.verbose {
+            let outputs = node.names.enumerated().map { $0.element.isEmpty || $0.element == "?column?" ? "#\($0.offset)" : $0.element }
+            details.insert("Output: " + outputs.joined(separator: ", "), at: 0)
+        }
         for d in details { lines.append(detailIndent + d) }
         if case .hashJoin = node.kind {
             emit(children[0], depth: depth + 1, into: &lines, &shared)

@@ -442,4 +442,27 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(cond.contains("item") && cond.contains("d_sk"), plan)
         XCTAssertEqual(try s.execute(q)[0].textRows(), [["2435"]])
     }
+
+    /// EXPLAIN of DELETE and UPDATE shows the plan that finds their rows; of CREATE TABLE
+    /// AS and SELECT ... INTO the plan of their query; EXPLAIN VERBOSE adds each step's
+    /// output columns. Nothing is changed or created.
+    func testExplainOfWritesAndVerbose() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table ex (id int, v int) distkey(id); insert into ex values (1, 3), (2, 4), (3, 3)")
+        let delete = try explain(s, "delete from ex where v = 3")
+        XCTAssertTrue(delete.contains("XN Seq Scan on ex") && delete.contains("Filter: (v = 3)"), delete)
+        let update = try explain(s, "update ex set v = v + 1 where id < 3")
+        XCTAssertTrue(update.contains("XN Seq Scan on ex") && update.contains("Filter: (id < 3)"), update)
+        let ctas = try explain(s, "create table ex2 as select v, count(*) from ex group by v")
+        XCTAssertTrue(ctas.contains("XN HashAggregate"), ctas)
+        let into = try explain(s, "select id into ex3 from ex where v > 3")
+        XCTAssertTrue(into.contains("Filter: (v > 3)"), into)
+        let verbose = try s.execute("EXPLAIN VERBOSE select v, count(*) as n from ex group by v")[0].textRows().map { $0[0] ?? "" }
+        XCTAssertTrue(verbose.contains { $0.trimmingCharacters(in: .whitespaces) == "Output: v, n" }, "\(verbose)")
+        XCTAssertTrue(verbose.contains { $0.trimmingCharacters(in: .whitespaces) == "Output: v" }, "\(verbose)")
+        // Nothing ran.
+        XCTAssertEqual(try s.execute("select count(*), sum(v) from ex")[0].textRows(), [["3", "10"]])
+        XCTAssertThrowsError(try s.execute("select * from ex2"))
+        XCTAssertThrowsError(try s.execute("select * from ex3"))
+    }
 }
