@@ -42,7 +42,8 @@ public struct Catalog: Sendable {
     /// before schemas existed (only `public`, plus every schema its objects name). `security`
     /// nil: one written before users existed, whose tables and views are the superuser's.
     public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, schemas ss: [SchemaDef]? = nil,
-                security sec: Security? = nil) {
+                security sec: Security? = nil, comments cs: [String: String]? = nil) {
+        if let cs { comments = cs }
         if let ss {
             schemas = [:]   // exactly the schemas kept (`public` too may have been dropped)
             for s in ss { schemas[s.name] = s }
@@ -189,6 +190,7 @@ public struct Catalog: Sendable {
             }
             try drop(def.qualifiedName)
             security.forget(.table(def.id))
+            comments = comments.filter { !($0.key == CommentKey.table(def.id) || $0.key.hasPrefix("column:\(def.id):")) }
         case .renameTable(let old, let new):
             guard let t = table(old.qualifiedName), t.id == old.id else {
                 throw SQLError(.undefinedTable, "table \"\(old.name)\" does not exist")
@@ -204,13 +206,32 @@ public struct Catalog: Sendable {
         case .dropView(let name):
             try dropView(name)
             security.forget(.view(schema: name.schema, name: name.name))
+            comments[CommentKey.view(name)] = nil
         case .createSchema(let s): try createSchema(s)
         case .dropSchema(let name):
             try dropSchema(name)
             security.forget(.schema(name.lowercased()))
+            comments[CommentKey.schema(name)] = nil
         case .security(let change): try change.apply(&security)
+        case .comment(let key, let text):
+            if let text { comments[key] = text } else { comments[key] = nil }
         }
     }
+
+    // MARK: - Comments
+
+    /// COMMENT ON's texts by object (`CommentKey`).
+    public private(set) var comments: [String: String] = [:]
+}
+
+/// The keys comments are kept under: tables and columns by table id (they follow renames;
+/// a dropped table's comments go with it), views and schemas by name, the database alone.
+public enum CommentKey {
+    public static func table(_ id: Int) -> String { "table:\(id)" }
+    public static func column(_ id: Int, _ column: Int) -> String { "column:\(id):\(column)" }
+    public static func view(_ name: QualifiedName) -> String { "view:\(name.schema).\(name.name)" }
+    public static func schema(_ name: String) -> String { "schema:\(name.lowercased())" }
+    public static let database = "database"
 }
 
 /// One change a transaction makes to the catalog, replayed at commit onto the latest
@@ -226,6 +247,8 @@ public enum CatalogChange: Sendable {
     case dropSchema(String)
     /// Users, groups, roles, owners, grants.
     case security(SecurityChange)
+    /// COMMENT ON: the text under `key` (`CommentKey`), nil to remove it.
+    case comment(key: String, text: String?)
 
     /// Whether the change touches views or schemas (what a commit record then carries whole).
     public var changesViews: Bool {

@@ -255,6 +255,16 @@ extension Session {
         } else if next != t {
             try transaction.redefineTable(t.qualifiedName, as: next)
         }
+        if kept != t.columns.indices.map({ $0 }) {
+            // COMMENT ON COLUMN texts follow their columns to their new positions.
+            let comments = transaction.catalog.comments
+            for k in t.columns.indices where comments[CommentKey.column(t.id, k)] != nil {
+                try transaction.setComment(CommentKey.column(t.id, k), nil)
+            }
+            for (i, k) in kept.enumerated() {
+                if let k, let c = comments[CommentKey.column(t.id, k)] { try transaction.setComment(CommentKey.column(t.id, i), c) }
+            }
+        }
         return notices
     }
 

@@ -269,7 +269,7 @@ extension Session {
         }
     }
 
-    private func requireSuperuser(_ what: String) throws {
+    func requireSuperuser(_ what: String) throws {
         guard isSuperuser else { throw SQLError(.insufficientPrivilege, "permission denied: must be superuser to \(what)") }
     }
 

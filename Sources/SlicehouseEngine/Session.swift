@@ -479,6 +479,8 @@ public final class Session: @unchecked Sendable {
             return try delete(d)
         case .merge(let m):
             return try merge(m)
+        case .comment(let c):
+            return try comment(c)
         case .unload(let u):
             return try unload(u)
         case .vacuum(let v):

@@ -232,8 +232,29 @@ extension SystemTables {
             return make(-42, name, [("oid", .integer), ("adrelid", .integer), ("adnum", .smallint), ("adbin", .text),
                                     ("adsrc", .text)], rows)
         case "pg_description":
+            // COMMENT ON's texts: tables and their columns (pg_class, 1259), views, schemas
+            // (pg_namespace, 2615) and the database (pg_database, 1262).
+            var rows: [[Value]] = []
+            let comments = transaction.catalog.comments
+            for t in visibleTables {
+                if let c = comments[CommentKey.table(t.id)] { rows.append([.int(Int64(t.id)), .int(1259), .int(0), .string(c)]) }
+                for i in t.columns.indices {
+                    if let c = comments[CommentKey.column(t.id, i)] {
+                        rows.append([.int(Int64(t.id)), .int(1259), .int(Int64(i + 1)), .string(c)])
+                    }
+                }
+            }
+            for (oid, v) in viewsWithOIDs {
+                if let c = comments[CommentKey.view(v.qualifiedName)] { rows.append([.int(oid), .int(1259), .int(0), .string(c)]) }
+            }
+            for schema in transaction.catalog.allSchemas {
+                if let c = comments[CommentKey.schema(schema.name)] {
+                    rows.append([.int(Self.schemaOID(schema.name)), .int(2615), .int(0), .string(c)])
+                }
+            }
+            if let c = comments[CommentKey.database] { rows.append([.int(16_384), .int(1262), .int(0), .string(c)]) }
             return make(-43, name, [("objoid", .integer), ("classoid", .integer), ("objsubid", .integer),
-                                    ("description", .text)], [])
+                                    ("description", .text)], rows)
         case "pg_proc":
             let rows = FunctionRegistry.knownNames.enumerated().map { i, f -> [Value] in
                 [.int(Int64(5000 + i)), .string(f), .int(11), .int(1), .int(12), .bool(false), .bool(false), .bool(false),

@@ -596,3 +596,29 @@ public struct Merge: Sendable, Hashable {
         self.location = location
     }
 }
+
+/// `COMMENT ON {TABLE | VIEW | COLUMN | SCHEMA | DATABASE | CONSTRAINT c ON | FUNCTION} name IS 'text' | NULL`.
+public struct CommentStatement: Sendable, Hashable {
+    public enum Target: Sendable, Hashable {
+        case table(ObjectName)
+        case view(ObjectName)
+        /// A table's or view's column.
+        case column(ObjectName, String)
+        case schema(String)
+        case database(String)
+        /// `CONSTRAINT name ON table` (accepted; constraint names are not kept).
+        case constraint(String, ObjectName)
+        /// `FUNCTION name(types)` (accepted; there are no user functions yet).
+        case function(ObjectName)
+    }
+    public var target: Target
+    /// nil: `IS NULL`, which removes the comment.
+    public var text: String?
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(target: Target, text: String?, location: SourceLocation = .unknown) {
+        self.target = target
+        self.text = text
+        self.location = location
+    }
+}

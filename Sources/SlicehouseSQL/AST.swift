@@ -606,6 +606,7 @@ public indirect enum Statement: Sendable, Hashable {
     case update(Update)
     case delete(Delete)
     case merge(Merge)
+    case comment(CommentStatement)
     /// `TRUNCATE [TABLE] t`.
     case truncate(ObjectName)
     case copy(Copy)

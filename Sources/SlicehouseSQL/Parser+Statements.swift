@@ -50,6 +50,7 @@ extension Parser {
         case "insert": return .insert(try parseInsert())
         case "update": return .update(try parseUpdate())
         case "merge": return .merge(try parseMerge())
+        case "comment": return .comment(try parseComment())
         case "delete": return .delete(try parseDelete())
         case "truncate":
             advance()
@@ -234,6 +235,51 @@ extension Parser {
         try expectSymbol(")")
         return Merge(target: target, targetAlias: targetAlias, source: source, condition: condition, matched: matched,
                      insertColumns: columns, insertValues: values, location: start.location)
+    }
+
+    /// `COMMENT ON kind name IS 'text' | NULL`.
+    mutating func parseComment() throws -> CommentStatement {
+        let start = advance()  // COMMENT
+        try expectWord("on")
+        let target: CommentStatement.Target
+        if acceptWord("table") {
+            target = .table(try parseObjectName())
+        } else if acceptWord("view") {
+            target = .view(try parseObjectName())
+        } else if acceptWord("column") {
+            var parts = [try parseIdentifier()]
+            while acceptSymbol(".") { parts.append(try parseIdentifier()) }
+            guard parts.count >= 2, parts.count <= 4 else { throw error("COMMENT ON COLUMN needs table.column", at: current) }
+            let column = parts.removeLast()
+            let table = parts.count == 1 ? ObjectName(name: parts[0])
+                : parts.count == 2 ? ObjectName(schema: parts[0], name: parts[1])
+                : ObjectName(database: parts[0], schema: parts[1], name: parts[2])
+            target = .column(table, column)
+        } else if acceptWord("schema") {
+            target = .schema(try parseIdentifier())
+        } else if acceptWord("database") {
+            target = .database(try parseIdentifier())
+        } else if acceptWord("constraint") {
+            let name = try parseIdentifier()
+            try expectWord("on")
+            target = .constraint(name, try parseObjectName())
+        } else if acceptWord("function") {
+            let name = try parseObjectName()
+            if isSymbol("(") {   // argument types, not kept
+                var depth = 0
+                repeat {
+                    if isSymbol("(") { depth += 1 } else if isSymbol(")") { depth -= 1 }
+                    if atEnd { throw syntaxError(at: current) }
+                    advance()
+                } while depth > 0
+            }
+            target = .function(name)
+        } else {
+            throw syntaxError(at: current)
+        }
+        try expectWord("is")
+        if acceptWord("null") { return CommentStatement(target: target, text: nil, location: start.location) }
+        return CommentStatement(target: target, text: try parseStringLiteral(), location: start.location)
     }
 
     /// `DELETE [FROM] t [[AS] alias] [USING a, b] [WHERE ...]`.

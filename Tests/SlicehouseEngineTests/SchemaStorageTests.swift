@@ -129,4 +129,39 @@ final class SchemaStorageTests: XCTestCase {
         XCTAssertEqual(try rows(s, "select nspname from pg_namespace where nspname = 'public'"), [["public"]])
         _ = try s.execute("create schema s2; create table s2.t (a int)")
     }
+
+    /// COMMENT ON texts are catalog changes: committed, kept in the commit log and in a
+    /// checkpointed manifest, gone with a rollback, with their table, and following a
+    /// column when an earlier column is dropped.
+    func testCommentsSurviveReopenAndFollowTheirObjects() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("""
+                create schema docs;
+                create table docs.orders (id int, note varchar(10), total int);
+                create view docs.v as select id from docs.orders;
+                comment on table docs.orders is 'one row per order';
+                comment on column docs.orders.total is 'in cents';
+                comment on view docs.v is 'ids';
+                comment on schema docs is 'documented';
+                create table gone (a int);
+                comment on table gone is 'dropped';
+                drop table gone;
+                begin;
+                comment on column docs.orders.id is 'rolled back';
+                rollback;
+                alter table docs.orders drop column note;
+                """)
+        }
+        let q = "select classoid, objsubid, description from pg_description order by description"
+        let expected: [[String?]] = [["1259", "0", "ids"], ["1259", "2", "in cents"], ["2615", "0", "documented"],
+                                     ["1259", "0", "one row per order"]].sorted { ($0[2] ?? "") < ($1[2] ?? "") }
+        do {
+            let reopened = try Database(directory: dir).connect()
+            XCTAssertEqual(try rows(reopened, q), expected)
+            _ = try reopened.execute("comment on table docs.orders is null")
+        }
+        let again = try Database(directory: dir).connect()
+        XCTAssertEqual(try rows(again, q), expected.filter { $0[2] != "one row per order" })
+    }
 }

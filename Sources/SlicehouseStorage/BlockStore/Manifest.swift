@@ -18,12 +18,15 @@ public struct Manifest: Codable, Sendable {
     public var schemas: [SchemaDef]?
     /// Users, groups, roles, owners and grants (nil in directories written before users existed).
     public var security: Security?
+    /// COMMENT ON's texts (`CommentKey`; nil in directories written before comments).
+    public var comments: [String: String]?
 
     public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView],
-                schemas: [SchemaDef]? = nil, security: Security? = nil) {
+                schemas: [SchemaDef]? = nil, security: Security? = nil, comments: [String: String]? = nil) {
         self.generation = generation; self.nextTableID = nextTableID; self.tables = tables; self.views = views
         self.schemas = schemas
         self.security = security
+        self.comments = comments
     }
 
     public static let fileName = "manifest.json"

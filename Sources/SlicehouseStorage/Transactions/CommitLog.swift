@@ -16,6 +16,8 @@ struct CommitRecord: Codable, Sendable {
     var schemas: [SchemaDef]? = nil
     /// Users, groups, roles, owners and grants, when the commit changed them (nil: unchanged).
     var security: Security? = nil
+    /// Every comment, when the commit changed any (nil: unchanged; absent in older logs).
+    var comments: [String: String]? = nil
 }
 
 /// `wal.log`: one record per commit since the last checkpoint, so that a commit writes

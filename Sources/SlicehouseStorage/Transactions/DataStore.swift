@@ -222,7 +222,7 @@ public final class DataStore: @unchecked Sendable {
                 case .createTable(let def): changed.insert(def.id)
                 case .dropTable(let def): changed.insert(def.id); next.snapshots[def.id] = nil
                 case .renameTable(let def, _): changed.insert(def.id)
-                case .createView, .dropView, .createSchema, .dropSchema, .security: break
+                case .createView, .dropView, .createSchema, .dropSchema, .security, .comment: break
                 }
             }
             for (id, snap) in t.pending where next.catalog.table(id: id) != nil {
@@ -239,7 +239,8 @@ public final class DataStore: @unchecked Sendable {
                 for sink in t.sinks { try sink.sync() }
                 try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.changesViews },
                             schemasChanged: t.changes.contains { $0.changesSchemas },
-                            securityChanged: next.catalog.security != latest.catalog.security, directory: directory)
+                            securityChanged: next.catalog.security != latest.catalog.security,
+                            commentsChanged: next.catalog.comments != latest.catalog.comments, directory: directory)
             }
             // Files the new state no longer names (replaced deleted-row files, dropped tables),
             // and files of this transaction that a later statement of it replaced (a tail block
@@ -262,7 +263,7 @@ public final class DataStore: @unchecked Sendable {
     /// the log has grown past `CommitLog.checkpointBytes` — a checkpoint: the whole
     /// manifest rewritten and the log emptied.
     private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, schemasChanged: Bool,
-                         securityChanged: Bool,
+                         securityChanged: Bool, commentsChanged: Bool,
                          directory: String) throws {
         guard let log, !log.needsCheckpoint, log.size < CommitLog.checkpointBytes else {
             try writeManifest(next, directory: directory)
@@ -283,7 +284,8 @@ public final class DataStore: @unchecked Sendable {
         try log.append(CommitRecord(sequence: next.sequence, nextTableID: max(nextID, next.catalog.nextTableID), tables: tables,
                                     dropped: dropped, views: viewsChanged ? next.catalog.allViews.map(ManifestView.init) : nil,
                                     schemas: schemasChanged ? next.catalog.allSchemas : nil,
-                                    security: securityChanged ? next.catalog.security : nil))
+                                    security: securityChanged ? next.catalog.security : nil,
+                                    comments: commentsChanged ? next.catalog.comments : nil))
     }
 
     private func writeManifest(_ s: DatabaseState, directory: String) throws {
@@ -299,7 +301,7 @@ public final class DataStore: @unchecked Sendable {
         }
         let m = Manifest(generation: s.sequence, nextTableID: max(nextID, s.catalog.nextTableID), tables: tables,
                          views: s.catalog.allViews.map(ManifestView.init), schemas: s.catalog.allSchemas,
-                         security: s.catalog.security)
+                         security: s.catalog.security, comments: s.catalog.comments)
         try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.fileBytes())
     }
 
@@ -381,6 +383,7 @@ public final class DataStore: @unchecked Sendable {
         // The commits recorded in the log since the manifest was written, in order.
         var entries = m.tables, views = m.views, nextID = m.nextTableID, generation = m.generation, schemas = m.schemas
         var security = m.security
+        var comments = m.comments
         for r in CommitLog.records(logBytes, path: logPath).records where r.sequence > generation {
             guard r.sequence == generation + 1 else { break }
             let replaced = Set(r.tables.map { $0.id }).union(r.dropped)
@@ -388,6 +391,7 @@ public final class DataStore: @unchecked Sendable {
             if let v = r.views { views = v }
             if let s = r.schemas { schemas = s }
             if let sec = r.security { security = sec }
+            if let c = r.comments { comments = c }
             nextID = max(nextID, r.nextTableID)
             generation = r.sequence
         }
@@ -419,7 +423,7 @@ public final class DataStore: @unchecked Sendable {
             }
         }
         let catalog = Catalog(tables: defs, views: views.map { $0.def }, nextTableID: nextID, schemas: schemas,
-                              security: security)
+                              security: security, comments: comments)
         state = DatabaseState(sequence: generation, catalog: catalog, snapshots: snapshots)
         nextTableID = catalog.nextTableID
         // Leftovers: files under slice*/ that the valid manifest does not name.

@@ -267,6 +267,16 @@ public final class Transaction: @unchecked Sendable {
         }
     }
 
+    /// COMMENT ON: set (or with nil remove) the comment under `key`.
+    public func setComment(_ key: String, _ text: String?) throws {
+        try lock.withLock {
+            startLocked()
+            let change = CatalogChange.comment(key: key, text: text)
+            try view.apply(change)
+            changes.append(change)
+        }
+    }
+
     public func createSchema(_ s: SchemaDef) throws {
         try lock.withLock {
             startLocked()
