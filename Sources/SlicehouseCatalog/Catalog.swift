@@ -42,8 +42,9 @@ public struct Catalog: Sendable {
     /// before schemas existed (only `public`, plus every schema its objects name). `security`
     /// nil: one written before users existed, whose tables and views are the superuser's.
     public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, schemas ss: [SchemaDef]? = nil,
-                security sec: Security? = nil, comments cs: [String: String]? = nil) {
+                security sec: Security? = nil, comments cs: [String: String]? = nil, functions fs: [FunctionDef]? = nil) {
         if let cs { comments = cs }
+        for f in fs ?? [] { functions[f.key] = f }
         if let ss {
             schemas = [:]   // exactly the schemas kept (`public` too may have been dropped)
             for s in ss { schemas[s.name] = s }
@@ -215,6 +216,15 @@ public struct Catalog: Sendable {
         case .security(let change): try change.apply(&security)
         case .comment(let key, let text):
             if let text { comments[key] = text } else { comments[key] = nil }
+        case .createFunction(let f, let orReplace):
+            if functions[f.key] != nil && !orReplace {
+                throw SQLError(.duplicateObject, "function \(f.key) already exists with same argument types")
+            }
+            try checkSchema(f.schema)
+            functions[f.key] = f
+        case .dropFunction(let key):
+            guard functions[key] != nil else { throw SQLError(.undefinedFunction, "function \(key) does not exist") }
+            functions[key] = nil
         }
     }
 
@@ -222,6 +232,38 @@ public struct Catalog: Sendable {
 
     /// COMMENT ON's texts by object (`CommentKey`).
     public private(set) var comments: [String: String] = [:]
+
+    // MARK: - SQL functions
+
+    /// `CREATE FUNCTION ... LANGUAGE sql` definitions by `FunctionDef.key`.
+    public private(set) var functions: [String: FunctionDef] = [:]
+
+    /// The SQL functions called `name` in `schema`.
+    public func functions(named name: String, inSchema schema: String) -> [FunctionDef] {
+        functions.values.filter { $0.name == name.lowercased() && $0.schema == schema.lowercased() }
+            .sorted { $0.key < $1.key }
+    }
+}
+
+/// A scalar SQL user-defined function (`CREATE [OR REPLACE] FUNCTION name(types) RETURNS
+/// type ... AS $$ SELECT expression $$ LANGUAGE sql`): types as their SQL names, the body
+/// as the expression's text.
+public struct FunctionDef: Sendable, Codable, Equatable {
+    public var schema: String
+    public var name: String
+    public var parameterTypes: [String]
+    public var returnType: String
+    public var body: String
+    /// VOLATILE, STABLE or IMMUTABLE, as written.
+    public var volatility: String
+
+    public init(schema: String, name: String, parameterTypes: [String], returnType: String, body: String, volatility: String) {
+        self.schema = schema.lowercased(); self.name = name.lowercased(); self.parameterTypes = parameterTypes
+        self.returnType = returnType; self.body = body; self.volatility = volatility
+    }
+
+    /// `schema.name(type, ...)`: a function is its name and parameter types.
+    public var key: String { "\(schema).\(name)(\(parameterTypes.joined(separator: ", ")))" }
 }
 
 /// The keys comments are kept under: tables and columns by table id (they follow renames;
@@ -249,6 +291,9 @@ public enum CatalogChange: Sendable {
     case security(SecurityChange)
     /// COMMENT ON: the text under `key` (`CommentKey`), nil to remove it.
     case comment(key: String, text: String?)
+    case createFunction(FunctionDef, orReplace: Bool)
+    /// By `FunctionDef.key`.
+    case dropFunction(String)
 
     /// Whether the change touches views or schemas (what a commit record then carries whole).
     public var changesViews: Bool {

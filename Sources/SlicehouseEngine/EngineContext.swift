@@ -43,6 +43,10 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func userFunctions(named name: String) -> [UserFunction] {
+        session.userFunctions(named: name)
+    }
+
     func sessionFunction(_ name: String) -> (Value, DataType)? {
         switch name {
         case "pg_last_copy_count": return (.int(Int64(session.lastCopyCount)), .integer)

@@ -481,6 +481,10 @@ public final class Session: @unchecked Sendable {
             return try merge(m)
         case .comment(let c):
             return try comment(c)
+        case .createFunction(let f):
+            return try createFunction(f)
+        case .dropFunction(let d):
+            return try dropFunction(d)
         case .unload(let u):
             return try unload(u)
         case .vacuum(let v):

@@ -593,6 +593,10 @@ extension Binder {
             return .column(out.id, .integer)
         }
         if let bound = try bindOrderedSetAggregate(f, e, scope, agg) { return bound }
+        if !FunctionRegistry.knownNames.contains(f.name), !AggregateFunction.isAggregateName(f.name),
+           let bound = try bindUserFunction(f, e, scope, agg) {
+            return bound
+        }
         if f.over == nil, Binder.derivedAggregates.contains(f.name) {
             // The variance family is exact over integers and DECIMALs: the argument's type decides.
             let savedPending = pendingSubqueries

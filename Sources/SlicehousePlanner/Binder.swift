@@ -33,6 +33,8 @@ public final class Binder {
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
     var viewDepth = 0
+    /// SQL functions being expanded inside each other (a function that calls itself stops).
+    var userFunctionDepth = 0
     /// The views being expanded, innermost last (a table inside one is read with its owner's rights).
     var viewStack: [ViewDef] = []
     /// Every table and view the statement names, for privilege checks.

@@ -15,6 +15,7 @@ public protocol BinderCatalog {
     /// Session-level functions with constant arguments that act when the statement is
     /// planned (`pg_cancel_backend(pid)`, `pg_terminate_backend(pid)`), or nil.
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)?
+    func userFunctions(named name: String) -> [UserFunction]
 }
 
 /// What a name in a FROM clause stands for.
@@ -25,6 +26,9 @@ public enum CatalogRelation {
 
 extension BinderCatalog {
     public func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? { nil }
+    /// The SQL functions (`CREATE FUNCTION ... LANGUAGE sql`) a call of `name` may mean,
+    /// found through the session's search_path.
+    public func userFunctions(named name: String) -> [UserFunction] { [] }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.

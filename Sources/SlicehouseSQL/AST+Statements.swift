@@ -622,3 +622,35 @@ public struct CommentStatement: Sendable, Hashable {
         self.location = location
     }
 }
+
+/// `CREATE [OR REPLACE] FUNCTION name ([name] type, ...) RETURNS type {VOLATILE | STABLE |
+/// IMMUTABLE} AS $$ body $$ LANGUAGE {sql | plpythonu}`.
+public struct CreateFunction: Sendable, Hashable {
+    public var name: ObjectName
+    public var orReplace: Bool
+    public var parameterTypes: [DataType]
+    public var returnType: DataType
+    public var volatility: String
+    public var body: String
+    public var language: String
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(name: ObjectName, orReplace: Bool, parameterTypes: [DataType], returnType: DataType, volatility: String,
+                body: String, language: String, location: SourceLocation = .unknown) {
+        self.name = name; self.orReplace = orReplace; self.parameterTypes = parameterTypes; self.returnType = returnType
+        self.volatility = volatility; self.body = body; self.language = language; self.location = location
+    }
+}
+
+/// `DROP FUNCTION [IF EXISTS] name [( [type, ...] )] [CASCADE | RESTRICT]`.
+public struct DropFunction: Sendable, Hashable {
+    public var name: ObjectName
+    /// nil: no parentheses (the only function of that name).
+    public var parameterTypes: [DataType]?
+    public var ifExists: Bool
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(name: ObjectName, parameterTypes: [DataType]?, ifExists: Bool, location: SourceLocation = .unknown) {
+        self.name = name; self.parameterTypes = parameterTypes; self.ifExists = ifExists; self.location = location
+    }
+}

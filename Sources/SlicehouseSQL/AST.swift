@@ -607,6 +607,8 @@ public indirect enum Statement: Sendable, Hashable {
     case delete(Delete)
     case merge(Merge)
     case comment(CommentStatement)
+    case createFunction(CreateFunction)
+    case dropFunction(DropFunction)
     /// `TRUNCATE [TABLE] t`.
     case truncate(ObjectName)
     case copy(Copy)

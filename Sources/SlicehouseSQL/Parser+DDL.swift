@@ -7,9 +7,11 @@ extension Parser {
     mutating func parseCreate() throws -> Statement {
         let start = advance()  // CREATE
         if acceptWords("or", "replace") {
+            if acceptWord("function") { return .createFunction(try parseCreateFunction(start: start, orReplace: true)) }
             guard isWord("view") else { throw syntaxError(at: current) }
             return .createView(try parseCreateView(start: start, orReplace: true))
         }
+        if acceptWord("function") { return .createFunction(try parseCreateFunction(start: start, orReplace: false)) }
         if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
         if let s = try parseCreatePrincipal() { return s }
         if isWord("schema") { return .createSchema(try parseCreateSchema(start: start)) }
@@ -17,6 +19,48 @@ extension Parser {
         let temporary = acceptWord("temp") || acceptWord("temporary")
         guard isWord("table") else { throw syntaxError(at: current) }
         return .createTable(try parseCreateTable(start: start, temporary: temporary))
+    }
+
+    // MARK: - CREATE FUNCTION
+
+    /// After `CREATE [OR REPLACE] FUNCTION`.
+    mutating func parseCreateFunction(start: Token, orReplace: Bool) throws -> CreateFunction {
+        let name = try parseObjectName()
+        try expectSymbol("(")
+        var types: [DataType] = []
+        if !isSymbol(")") {
+            repeat {
+                // `[name] type`: a parameter name is allowed and not kept (SQL functions use $n).
+                if atIdentifier, !isSymbol(",", at: 1), !isSymbol(")", at: 1), !isSymbol("(", at: 1),
+                   (try? peekDataType(at: 1)) == true {
+                    advance()
+                }
+                types.append(try parseDataType())
+            } while acceptSymbol(",")
+        }
+        try expectSymbol(")")
+        try expectWord("returns")
+        let returnType = try parseDataType()
+        var volatility = "volatile", body: String? = nil, language: String? = nil
+        while !atEnd && !isSymbol(";") {
+            if acceptWord("volatile") { volatility = "volatile" }
+            else if acceptWord("stable") { volatility = "stable" }
+            else if acceptWord("immutable") { volatility = "immutable" }
+            else if acceptWord("as") { body = try parseStringLiteral() }
+            else if acceptWord("language") { language = try parseLabel().lowercased() }
+            else { throw syntaxError(at: current) }
+        }
+        guard let body else { throw error("CREATE FUNCTION needs AS $$ body $$", at: current) }
+        guard let language else { throw error("CREATE FUNCTION needs LANGUAGE sql", at: current) }
+        return CreateFunction(name: name, orReplace: orReplace, parameterTypes: types, returnType: returnType,
+                              volatility: volatility, body: body, language: language, location: start.location)
+    }
+
+    /// Whether the token `offset` ahead starts a data type (a parameter's name comes first).
+    private func peekDataType(at offset: Int) throws -> Bool {
+        var copy = self
+        for _ in 0..<offset { copy.advance() }
+        return (try? copy.parseDataType()) != nil
     }
 
     // MARK: - CREATE TABLE
@@ -251,6 +295,27 @@ extension Parser {
         let start = advance()  // DROP
         if let s = try parseDropPrincipal() { return s }
         if isWord("schema") { return .dropSchema(try parseDropSchema(start: start)) }
+        if acceptWord("function") {
+            let ifExists = acceptWords("if", "exists")
+            let name = try parseObjectName()
+            var types: [DataType]? = nil
+            if acceptSymbol("(") {
+                var list: [DataType] = []
+                if !isSymbol(")") {
+                    repeat {
+                        if atIdentifier, !isSymbol(",", at: 1), !isSymbol(")", at: 1), !isSymbol("(", at: 1),
+                           (try? peekDataType(at: 1)) == true {
+                            advance()
+                        }
+                        list.append(try parseDataType())
+                    } while acceptSymbol(",")
+                }
+                try expectSymbol(")")
+                types = list
+            }
+            if !acceptWord("cascade") { _ = acceptWord("restrict") }
+            return .dropFunction(DropFunction(name: name, parameterTypes: types, ifExists: ifExists, location: start.location))
+        }
         let isView: Bool
         if acceptWord("table") {
             isView = false

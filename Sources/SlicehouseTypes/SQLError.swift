@@ -52,6 +52,7 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidGrantOperation = "0LP01"
         case invalidRoleSpecification = "0P000"
         case reservedName = "42939"
+        case ambiguousFunction = "42725"
     }
 
     public var code: Code

@@ -164,4 +164,26 @@ final class SchemaStorageTests: XCTestCase {
         let again = try Database(directory: dir).connect()
         XCTAssertEqual(try rows(again, q), expected.filter { $0[2] != "one row per order" })
     }
+
+    /// SQL functions are catalog changes: they survive a reopen from the commit log and
+    /// from a checkpointed manifest, and a rolled-back CREATE FUNCTION leaves nothing.
+    func testSQLFunctionsSurviveReopen() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("""
+                create function f_double (int) returns int immutable as $$ select $1 * 2 $$ language sql;
+                begin;
+                create function f_gone (int) returns int immutable as $$ select $1 $$ language sql;
+                rollback;
+                """)
+        }
+        do {
+            let s = try Database(directory: dir).connect()
+            XCTAssertEqual(try rows(s, "select f_double(21)"), [["42"]])
+            XCTAssertThrowsError(try s.execute("select f_gone(1)"))
+            _ = try s.execute("create function f_triple (int) returns int immutable as $$ select $1 * 3 $$ language sql")
+        }
+        let s = try Database(directory: dir).connect()
+        XCTAssertEqual(try rows(s, "select f_double(1), f_triple(1)"), [["2", "3"]])
+    }
 }

@@ -20,9 +20,13 @@ public struct Manifest: Codable, Sendable {
     public var security: Security?
     /// COMMENT ON's texts (`CommentKey`; nil in directories written before comments).
     public var comments: [String: String]?
+    /// SQL functions (nil in directories written before them).
+    public var functions: [FunctionDef]?
 
     public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView],
-                schemas: [SchemaDef]? = nil, security: Security? = nil, comments: [String: String]? = nil) {
+                schemas: [SchemaDef]? = nil, security: Security? = nil, comments: [String: String]? = nil,
+                functions: [FunctionDef]? = nil) {
+        self.functions = functions
         self.generation = generation; self.nextTableID = nextTableID; self.tables = tables; self.views = views
         self.schemas = schemas
         self.security = security

@@ -18,6 +18,8 @@ struct CommitRecord: Codable, Sendable {
     var security: Security? = nil
     /// Every comment, when the commit changed any (nil: unchanged; absent in older logs).
     var comments: [String: String]? = nil
+    /// Every SQL function, when the commit changed any (nil: unchanged; absent in older logs).
+    var functions: [FunctionDef]? = nil
 }
 
 /// `wal.log`: one record per commit since the last checkpoint, so that a commit writes

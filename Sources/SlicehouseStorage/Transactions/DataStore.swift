@@ -222,7 +222,7 @@ public final class DataStore: @unchecked Sendable {
                 case .createTable(let def): changed.insert(def.id)
                 case .dropTable(let def): changed.insert(def.id); next.snapshots[def.id] = nil
                 case .renameTable(let def, _): changed.insert(def.id)
-                case .createView, .dropView, .createSchema, .dropSchema, .security, .comment: break
+                case .createView, .dropView, .createSchema, .dropSchema, .security, .comment, .createFunction, .dropFunction: break
                 }
             }
             for (id, snap) in t.pending where next.catalog.table(id: id) != nil {
@@ -240,7 +240,8 @@ public final class DataStore: @unchecked Sendable {
                 try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.changesViews },
                             schemasChanged: t.changes.contains { $0.changesSchemas },
                             securityChanged: next.catalog.security != latest.catalog.security,
-                            commentsChanged: next.catalog.comments != latest.catalog.comments, directory: directory)
+                            commentsChanged: next.catalog.comments != latest.catalog.comments,
+                            functionsChanged: next.catalog.functions != latest.catalog.functions, directory: directory)
             }
             // Files the new state no longer names (replaced deleted-row files, dropped tables),
             // and files of this transaction that a later statement of it replaced (a tail block
@@ -263,7 +264,7 @@ public final class DataStore: @unchecked Sendable {
     /// the log has grown past `CommitLog.checkpointBytes` — a checkpoint: the whole
     /// manifest rewritten and the log emptied.
     private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, schemasChanged: Bool,
-                         securityChanged: Bool, commentsChanged: Bool,
+                         securityChanged: Bool, commentsChanged: Bool, functionsChanged: Bool,
                          directory: String) throws {
         guard let log, !log.needsCheckpoint, log.size < CommitLog.checkpointBytes else {
             try writeManifest(next, directory: directory)
@@ -285,7 +286,8 @@ public final class DataStore: @unchecked Sendable {
                                     dropped: dropped, views: viewsChanged ? next.catalog.allViews.map(ManifestView.init) : nil,
                                     schemas: schemasChanged ? next.catalog.allSchemas : nil,
                                     security: securityChanged ? next.catalog.security : nil,
-                                    comments: commentsChanged ? next.catalog.comments : nil))
+                                    comments: commentsChanged ? next.catalog.comments : nil,
+                                    functions: functionsChanged ? next.catalog.functions.values.sorted { $0.key < $1.key } : nil))
     }
 
     private func writeManifest(_ s: DatabaseState, directory: String) throws {
@@ -301,7 +303,8 @@ public final class DataStore: @unchecked Sendable {
         }
         let m = Manifest(generation: s.sequence, nextTableID: max(nextID, s.catalog.nextTableID), tables: tables,
                          views: s.catalog.allViews.map(ManifestView.init), schemas: s.catalog.allSchemas,
-                         security: s.catalog.security, comments: s.catalog.comments)
+                         security: s.catalog.security, comments: s.catalog.comments,
+                         functions: s.catalog.functions.values.sorted { $0.key < $1.key })
         try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.fileBytes())
     }
 
@@ -384,6 +387,7 @@ public final class DataStore: @unchecked Sendable {
         var entries = m.tables, views = m.views, nextID = m.nextTableID, generation = m.generation, schemas = m.schemas
         var security = m.security
         var comments = m.comments
+        var functions = m.functions
         for r in CommitLog.records(logBytes, path: logPath).records where r.sequence > generation {
             guard r.sequence == generation + 1 else { break }
             let replaced = Set(r.tables.map { $0.id }).union(r.dropped)
@@ -392,6 +396,7 @@ public final class DataStore: @unchecked Sendable {
             if let s = r.schemas { schemas = s }
             if let sec = r.security { security = sec }
             if let c = r.comments { comments = c }
+            if let f = r.functions { functions = f }
             nextID = max(nextID, r.nextTableID)
             generation = r.sequence
         }
@@ -423,7 +428,7 @@ public final class DataStore: @unchecked Sendable {
             }
         }
         let catalog = Catalog(tables: defs, views: views.map { $0.def }, nextTableID: nextID, schemas: schemas,
-                              security: security, comments: comments)
+                              security: security, comments: comments, functions: functions)
         state = DatabaseState(sequence: generation, catalog: catalog, snapshots: snapshots)
         nextTableID = catalog.nextTableID
         // Leftovers: files under slice*/ that the valid manifest does not name.

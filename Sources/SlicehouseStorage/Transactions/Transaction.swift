@@ -267,6 +267,23 @@ public final class Transaction: @unchecked Sendable {
         }
     }
 
+    /// CREATE [OR REPLACE] FUNCTION / DROP FUNCTION (by `FunctionDef.key`).
+    public func createFunction(_ f: FunctionDef, orReplace: Bool) throws {
+        try applyCatalogChange(.createFunction(f, orReplace: orReplace))
+    }
+
+    public func dropFunction(_ key: String) throws {
+        try applyCatalogChange(.dropFunction(key))
+    }
+
+    private func applyCatalogChange(_ change: CatalogChange) throws {
+        try lock.withLock {
+            startLocked()
+            try view.apply(change)
+            changes.append(change)
+        }
+    }
+
     /// COMMENT ON: set (or with nil remove) the comment under `key`.
     public func setComment(_ key: String, _ text: String?) throws {
         try lock.withLock {

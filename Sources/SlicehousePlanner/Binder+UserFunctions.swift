@@ -1,0 +1,87 @@
+import SlicehouseTypes
+import SlicehouseSQL
+
+/// A scalar SQL user-defined function as the binder sees it: parameter and result
+/// types, and the body's expression (`$1`, `$2`, ... for the arguments).
+public struct UserFunction: Sendable {
+    public var name: String
+    public var parameterTypes: [DataType]
+    public var returnType: DataType
+    public var body: Expr
+
+    public init(name: String, parameterTypes: [DataType], returnType: DataType, body: Expr) {
+        self.name = name
+        self.parameterTypes = parameterTypes
+        self.returnType = returnType
+        self.body = body
+    }
+}
+
+extension Binder {
+    /// `f(args)` where `f` is a SQL UDF (`CREATE FUNCTION ... LANGUAGE sql`): its body
+    /// with each `$n` replaced by `CAST(argument AS parameter type)`, cast to the return
+    /// type and bound where the call stands (an inline expansion: no subquery, no call
+    /// per row). Overloads are chosen by argument count, then by arguments that cast to
+    /// the parameters. Nil when no UDF has the name.
+    func bindUserFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
+        let candidates = catalog.userFunctions(named: f.name).filter { $0.parameterTypes.count == f.args.count }
+        if candidates.isEmpty { return nil }
+        guard !f.star, !f.distinct, f.over == nil else { throw err(.syntax, "\(f.name) is a scalar SQL function", e) }
+        userFunctionDepth += 1
+        defer { userFunctionDepth -= 1 }
+        guard userFunctionDepth <= 32 else { throw err(.invalidParameter, "SQL function \(f.name) calls itself", e) }
+        let argTypes = try f.args.map { try bindExpr($0, scope, agg: agg).type }
+        let fitting = candidates.filter { c in
+            zip(argTypes, c.parameterTypes).allSatisfy { $0 == .unknown || $0 == $1 || TypeRules.canCast($0, $1) }
+        }
+        let exact = fitting.filter { c in zip(argTypes, c.parameterTypes).allSatisfy { $0 == .unknown || $0 == $1 } }
+        guard let udf = exact.first ?? fitting.first else {
+            throw err(.undefinedFunction, "function \(f.name)(\(argTypes.map { TypeRules.displayName($0) }.joined(separator: ", "))) does not exist", e)
+        }
+        let args = zip(f.args, udf.parameterTypes).map { Expr(.cast($0, $1, .cast), at: $0.location) }
+        let body = try Binder.substituteParameters(udf.body, args, function: f.name)
+        return try bindExpr(Expr(.cast(body, udf.returnType, .cast), at: e.location), scope, agg: agg)
+    }
+
+    /// `e` with every `$n` replaced by `args[n - 1]`. A SQL function's body is one
+    /// expression over its arguments: column references and subqueries are refused.
+    public static func substituteParameters(_ e: Expr, _ args: [Expr], function: String) throws -> Expr {
+        func sub(_ x: Expr) throws -> Expr { try substituteParameters(x, args, function: function) }
+        func refuse(_ what: String) -> SQLError {
+            SQLError(.featureNotSupported, "the body of SQL function \(function) cannot hold \(what)")
+        }
+        var out = e
+        switch e.kind {
+        case .literal, .typedLiteral, .interval, .defaultValue:
+            return e
+        case .column(let ref):
+            throw SQLError(.undefinedColumn, "column \"\(ref.name)\" does not exist in SQL function \(function): name its arguments $1, $2, ...")
+        case .parameter(let n):
+            guard n >= 1, n <= args.count else {
+                throw SQLError(.undefinedParameter, "there is no parameter $\(n) in SQL function \(function)")
+            }
+            return args[n - 1]
+        case .unary(let op, let a): out.kind = .unary(op, try sub(a))
+        case .binary(let op, let a, let b): out.kind = .binary(op, try sub(a), try sub(b))
+        case .isNull(let a, let neg): out.kind = .isNull(try sub(a), negated: neg)
+        case .isBoolean(let a, let v, let neg): out.kind = .isBoolean(try sub(a), value: v, negated: neg)
+        case .isDistinctFrom(let a, let b, let neg): out.kind = .isDistinctFrom(try sub(a), try sub(b), negated: neg)
+        case .between(let a, let l, let h, let neg): out.kind = .between(try sub(a), low: try sub(l), high: try sub(h), negated: neg)
+        case .inList(let a, let list, let neg): out.kind = .inList(try sub(a), try list.map(sub), negated: neg)
+        case .like(let op, let a, let p, let esc, let neg):
+            out.kind = .like(op, try sub(a), pattern: try sub(p), escape: try esc.map(sub), negated: neg)
+        case .caseWhen(var c):
+            c.operand = try c.operand.map(sub)
+            c.whens = try c.whens.map { w in var w = w; w.condition = try sub(w.condition); w.result = try sub(w.result); return w }
+            c.elseResult = try c.elseResult.map(sub)
+            out.kind = .caseWhen(c)
+        case .cast(let a, let t, let syntax): out.kind = .cast(try sub(a), t, syntax)
+        case .function(var call):
+            call.args = try call.args.map(sub)
+            out.kind = .function(call)
+        case .inSubquery, .exists, .subquery, .quantified:
+            throw refuse("a subquery")
+        }
+        return out
+    }
+}
