@@ -641,6 +641,11 @@ public final class Binder {
 
     func bindTableRef(_ ref: TableRef) throws -> (LogicalPlan, Scope) {
         switch ref.kind {
+        case .function(let call, let alias):
+            let plan = try generateSeries(call, ref)
+            let name = alias?.name.lowercased() ?? "generate_series"
+            let column = alias?.columns.first?.lowercased() ?? name
+            return relation(plan, alias: name, columnAliases: [column])
         case .table(let name, let alias):
             if name.schema == nil, let (cte, f, position) = try lookupCTE(name.name.lowercased(), location: ref.location) {
                 // Bind the CTE's query where it is referenced, seeing only what it may see:
@@ -793,5 +798,51 @@ extension Binder {
     /// expressions reference (`SELECT *` references every column; `count(*)` none).
     public func relationAccesses() -> [(access: RelationAccess, columns: [Int])] {
         accesses.map { a in (a, a.columnIDs.indices.filter { referencedColumnIDs.contains(a.columnIDs[$0]) }) }
+    }
+}
+
+extension Binder {
+    /// The most rows `generate_series` makes (it runs on the leader, as in Redshift).
+    static let seriesMaxRows = 1_000_000
+
+    /// `generate_series(start, stop [, step])` over integers: the values from `start` to
+    /// `stop` by `step` (default 1; a negative step counts down), as rows of one column
+    /// of the arguments' type. The arguments must be constants.
+    func generateSeries(_ call: FunctionCall, _ ref: TableRef) throws -> LogicalPlan {
+        guard call.name == "generate_series", call.args.count == 2 || call.args.count == 3, !call.star, !call.distinct else {
+            throw SQLError(.undefinedFunction, "function \(call.name) with \(call.args.count) arguments does not exist in FROM",
+                           line: ref.location.line, column: ref.location.column)
+        }
+        var values: [Int64] = []
+        var type = DataType.integer
+        for a in call.args {
+            let b = try bindExpr(a, Scope(relations: []), agg: nil)
+            switch b.type {
+            case .smallint, .integer, .unknown: break
+            case .bigint: type = .bigint
+            default:
+                throw SQLError(.undefinedFunction, "function generate_series(\(TypeRules.displayName(b.type))) does not exist: its arguments are integers",
+                               line: a.location.line, column: a.location.column)
+            }
+            guard case .constant = b, case .int(let v) = try evaluateConstant(b) else {
+                throw SQLError(.featureNotSupported, "generate_series takes constant integer arguments",
+                               line: a.location.line, column: a.location.column)
+            }
+            values.append(v)
+        }
+        let start = values[0], stop = values[1], step = values.count == 3 ? values[2] : 1
+        guard step != 0 else { throw SQLError(.invalidParameter, "step size cannot equal zero") }
+        var rows: [[BoundExpr]] = []
+        var v = start
+        while step > 0 ? v <= stop : v >= stop {
+            guard rows.count < Binder.seriesMaxRows else {
+                throw SQLError(.invalidParameter, "generate_series makes at most \(Binder.seriesMaxRows) rows")
+            }
+            rows.append([.constant(.int(v), type)])
+            let (next, overflow) = v.addingReportingOverflow(step)
+            if overflow { break }
+            v = next
+        }
+        return .values(rows, outputs: [newColumn(type, "generate_series")])
     }
 }

@@ -251,14 +251,16 @@ public struct PhysicalPlanner {
         let singleRow = kind == .leftSingle
 
         var probe = try self.plan(probeSide, replicateAll: false)
-        let buildReplicable = isReplicable(buildSide) && pkind != .full
+        // An ALL table is read on every node only when the other side is spread over the
+        // slices; against rows on the leader (VALUES, generate_series) one copy is read and
+        // gathered — every node's copy gathered would repeat each row once per node.
+        let buildReplicable = isReplicable(buildSide) && pkind != .full && probe.distribution != .single
         var build = try self.plan(buildSide, replicateAll: buildReplicable)
         // Inner joins build on the smaller side (unless the larger one is an ALL table read replicated).
         if pkind == .inner && !buildReplicable && build.rows > probe.rows {
-            let probeReplicable = isReplicable(probeSide)
             swap(&probeSide, &buildSide); swap(&probeKeyExprs, &buildKeyExprs)
             probe = try self.plan(probeSide, replicateAll: false)
-            build = try self.plan(buildSide, replicateAll: probeReplicable)
+            build = try self.plan(buildSide, replicateAll: isReplicable(buildSide) && probe.distribution != .single)
         }
         // A semi/anti or left join whose preserved side is the smaller one builds on it and
         // streams the other side past it (right semi / right anti / right join), instead of

@@ -559,6 +559,8 @@ public indirect enum TableRefKind: Sendable, Hashable {
     case subquery(Query, alias: TableAlias?)
     /// A join of two FROM items (parenthesised joins are just nested joins).
     case join(Join)
+    /// A set-returning function in FROM: `generate_series(1, 10) [AS] alias [(col)]`.
+    case function(FunctionCall, alias: TableAlias?)
 }
 
 public struct Join: Sendable, Hashable {

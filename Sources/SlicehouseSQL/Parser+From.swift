@@ -64,6 +64,11 @@ extension Parser {
         let start = current
         guard isSymbol("(") else {
             let name = try parseObjectName()
+            if isSymbol("("), name.name.lowercased() == "generate_series", name.schema == nil || name.schema?.lowercased() == "pg_catalog" {
+                // generate_series(start, stop [, step]) as a table.
+                let call = try parseFunctionCall(name: "generate_series", schema: nil)
+                return TableRef(.function(call, alias: try parseTableAlias()), at: start.location)
+            }
             if isSymbol("("), isSymbol(")", at: 1) {
                 // A set-returning system function without arguments, as Redshift's catalog
                 // queries use it: `pg_get_late_binding_view_cols() cols(a name, b int, ...)`.

@@ -237,6 +237,12 @@ extension Parser {
             selectInto = true
         }
         if acceptWord("from") { select.from = try parseFromList() }
+        if select.from.isEmpty, select.items.count == 1, case .expr(let e, let alias) = select.items[0],
+           case .function(let call) = e.kind, call.name == "generate_series", call.over == nil {
+            // `SELECT generate_series(1, 3) [AS n]`: one row per value, as if from the function.
+            select.from = [TableRef(.function(call, alias: nil), at: e.location)]
+            select.items = [.expr(Expr(.column(ColumnRef("generate_series")), at: e.location), alias: alias)]
+        }
         if acceptWord("where") { select.whereClause = try parseExpr() }
         if acceptWords("group", "by") { select.groupBy = try parseGroupBy() }
         if acceptWord("having") { select.having = try parseExpr() }

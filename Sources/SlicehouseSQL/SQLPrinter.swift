@@ -353,6 +353,8 @@ enum SQLPrinter {
             return name.description + self.alias(alias)
         case .subquery(let q, let alias):
             return "(" + query(q) + ")" + self.alias(alias)
+        case .function(let call, let alias):
+            return expr(Expr(.function(call))) + self.alias(alias)
         case .join(let join):
             var right = tableRef(join.right)
             if case .join = join.right.kind { right = "(" + right + ")" }
