@@ -43,6 +43,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func sessionTimeZone() -> String? {
+        guard let zone = session.settings["timezone"], zone.uppercased() != "UTC" else { return nil }
+        return zone
+    }
+
     func userFunctions(named name: String) -> [UserFunction] {
         session.userFunctions(named: name)
     }

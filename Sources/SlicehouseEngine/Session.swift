@@ -437,6 +437,9 @@ public final class Session: @unchecked Sendable {
                 return StatementResult(tag: "SET")
             }
             let value = s.values.map { $0.text }.joined(separator: ", ")
+            if s.name == "timezone", !s.values.isEmpty, TimeZoneRules.rule(named: value) == nil {
+                throw SQLError(.invalidParameter, "invalid value for parameter \"timezone\": \"\(value)\"")
+            }
             if s.name == "wlm_query_slot_count", !(Int(value).map { (1...50).contains($0) } ?? false) {
                 throw SQLError(.invalidParameter, "invalid value for parameter \"wlm_query_slot_count\": \"\(value)\" (1 to 50)")
             }

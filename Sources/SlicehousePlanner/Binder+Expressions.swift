@@ -651,7 +651,9 @@ extension Binder {
         // GETDATE, SYSDATE, CURRENT_DATE: one instant for the whole statement, as in Redshift
         // (every call site of a statement sees the same value).
         if fn.dependsOnTime, args.isEmpty {
-            let now = StatementClock.shared.now(for: self)
+            var now = StatementClock.shared.now(for: self)
+            // In the session's time zone (SET timezone), as Redshift's GETDATE and SYSDATE are.
+            if let zone = catalog.sessionTimeZone(), let rule = TimeZoneRules.rule(named: zone) { now = rule.fromUTC(now) }
             switch fn {
             case .currentDate: return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerDay)), result)
             case .getdate:

@@ -16,6 +16,7 @@ public protocol BinderCatalog {
     /// planned (`pg_cancel_backend(pid)`, `pg_terminate_backend(pid)`), or nil.
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)?
     func userFunctions(named name: String) -> [UserFunction]
+    func sessionTimeZone() -> String?
 }
 
 /// What a name in a FROM clause stands for.
@@ -29,6 +30,8 @@ extension BinderCatalog {
     /// The SQL functions (`CREATE FUNCTION ... LANGUAGE sql`) a call of `name` may mean,
     /// found through the session's search_path.
     public func userFunctions(named name: String) -> [UserFunction] { [] }
+    /// The session's `timezone` setting (nil: UTC).
+    public func sessionTimeZone() -> String? { nil }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.
