@@ -70,8 +70,13 @@ extension Optimizer {
             neighbors = Array(repeating: 0, count: leaves.count)
             predicateMasks = []
             for p in predicates {
-                var mask: UInt32 = 0
-                for id in p.referencedColumns { if let i = leafOf[id] { mask |= 1 << UInt32(i) } }
+                var mask: UInt32 = 0, outside = false
+                for id in p.referencedColumns {
+                    if let i = leafOf[id] { mask |= 1 << UInt32(i) } else { outside = true }
+                }
+                // A predicate that also reads columns from outside these inputs is applied
+                // above their joins (mask 0), as the greedy order leaves it.
+                if outside { mask = 0 }
                 predicateMasks.append(mask)
                 guard mask.nonzeroBitCount == 2, isEdge(p) else { continue }
                 let a = mask.trailingZeroBitCount, b = (mask & (mask - 1)).trailingZeroBitCount
