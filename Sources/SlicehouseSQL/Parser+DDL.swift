@@ -27,18 +27,7 @@ extension Parser {
     mutating func parseCreateFunction(start: Token, orReplace: Bool) throws -> CreateFunction {
         let name = try parseObjectName()
         try expectSymbol("(")
-        var types: [DataType] = []
-        if !isSymbol(")") {
-            repeat {
-                // `[name] type`: a parameter name is allowed and not kept (SQL functions use $n).
-                if atIdentifier, !isSymbol(",", at: 1), !isSymbol(")", at: 1), !isSymbol("(", at: 1),
-                   (try? peekDataType(at: 1)) == true {
-                    advance()
-                }
-                types.append(try parseDataType())
-            } while acceptSymbol(",")
-        }
-        try expectSymbol(")")
+        let types = try parseParameterTypes()
         try expectWord("returns")
         let returnType = try parseDataType()
         var volatility = "volatile", body: String? = nil, language: String? = nil
@@ -54,6 +43,23 @@ extension Parser {
         guard let language else { throw error("CREATE FUNCTION needs LANGUAGE sql", at: current) }
         return CreateFunction(name: name, orReplace: orReplace, parameterTypes: types, returnType: returnType,
                               volatility: volatility, body: body, language: language, location: start.location)
+    }
+
+    /// After `(`: a function's parameter types up to `)`, each `[name] type` (a name is
+    /// allowed and not kept: SQL functions read their arguments as $n).
+    mutating func parseParameterTypes() throws -> [DataType] {
+        var types: [DataType] = []
+        if !isSymbol(")") {
+            repeat {
+                if atIdentifier, !isSymbol(",", at: 1), !isSymbol(")", at: 1), !isSymbol("(", at: 1),
+                   (try? peekDataType(at: 1)) == true {
+                    advance()
+                }
+                types.append(try parseDataType())
+            } while acceptSymbol(",")
+        }
+        try expectSymbol(")")
+        return types
     }
 
     /// Whether the token `offset` ahead starts a data type (a parameter's name comes first).
@@ -298,21 +304,7 @@ extension Parser {
         if acceptWord("function") {
             let ifExists = acceptWords("if", "exists")
             let name = try parseObjectName()
-            var types: [DataType]? = nil
-            if acceptSymbol("(") {
-                var list: [DataType] = []
-                if !isSymbol(")") {
-                    repeat {
-                        if atIdentifier, !isSymbol(",", at: 1), !isSymbol(")", at: 1), !isSymbol("(", at: 1),
-                           (try? peekDataType(at: 1)) == true {
-                            advance()
-                        }
-                        list.append(try parseDataType())
-                    } while acceptSymbol(",")
-                }
-                try expectSymbol(")")
-                types = list
-            }
+            let types = acceptSymbol("(") ? try parseParameterTypes() : nil
             if !acceptWord("cascade") { _ = acceptWord("restrict") }
             return .dropFunction(DropFunction(name: name, parameterTypes: types, ifExists: ifExists, location: start.location))
         }
