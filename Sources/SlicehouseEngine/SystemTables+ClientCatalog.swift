@@ -45,22 +45,7 @@ extension SystemTables {
     func userOID(_ name: String) -> Int64 { Int64(transaction.catalog.security.user(name)?.id ?? 1) }
 
     /// PostgreSQL's type oid of a column type.
-    static func typeOID(_ t: DataType) -> Int64 {
-        switch t {
-        case .smallint: return 21
-        case .integer: return 23
-        case .bigint: return 20
-        case .decimal: return 1700
-        case .real: return 700
-        case .double: return 701
-        case .boolean: return 16
-        case .char: return 1042
-        case .varchar: return 1043
-        case .date: return 1082
-        case .timestamp: return 1114
-        case .unknown: return 705
-        }
-    }
+    static func typeOID(_ t: DataType) -> Int64 { Int64(t.typeOID) }
 
     /// pg_attribute's atttypmod: length + 4 for character types, (precision << 16 | scale) + 4 for numeric.
     static func typeModifier(_ t: DataType) -> Int64 {
@@ -410,20 +395,6 @@ extension SystemTables {
         transaction.catalog.schema(schema)?.owner ?? session?.user ?? "rdsdb"
     }
 
-    private func udtName(_ t: DataType) -> String {
-        switch t {
-        case .smallint: return "int2"
-        case .integer: return "int4"
-        case .bigint: return "int8"
-        case .decimal: return "numeric"
-        case .real: return "float4"
-        case .double: return "float8"
-        case .boolean: return "bool"
-        case .char: return "bpchar"
-        case .varchar: return "varchar"
-        case .date: return "date"
-        case .timestamp: return "timestamp"
-        case .unknown: return "unknown"
-        }
-    }
+    private func udtName(_ t: DataType) -> String { t.internalName }
+
 }

@@ -290,7 +290,7 @@ struct EvalContext {
 
     /// A constant vector; text stored for a non-text type is converted like a cast.
     private func constant(_ value: Value, _ t: DataType) throws -> Vector {
-        if case .string(let s) = value, !t.isString, t != .unknown {
+        if case .string(let s) = value, t.physical != .string, t != .unknown {
             return try CastKernels.cast(Vector.constant(.string(s), type: .text), to: t)
         }
         if case .null = value { return Kern.constNull(t) }

@@ -28,7 +28,12 @@ enum FuzzSampleData {
         case .char: return .string(["AB", "", "ZZZZ", "x"][row % 4])
         case .varchar: return .string(row % 5 == 0 ? "é€😀 \(row)" : ["alpha", "beta", "", "gamma"][row % 4])
         case .date: return .int(r * 400 - 8000)
-        case .timestamp: return .int(r * 86_400_000_123 - 1_000_000)
+        case .timestamp, .timestamptz: return .int(r * 86_400_000_123 - 1_000_000)
+        case .time, .timetz: return .int(r * 1_000_123 % DateTime.microsPerDay)
+        case .interval: return .int128(IntervalValue(months: r, days: -r, micros: r * 1_001).packed ?? 0)
+        case .superType: return .string(row % 2 == 0 ? "{\"a\":[\(row),\"x\"]}" : "\(row)")
+        case .varbyte: return .string(String(repeating: "ab", count: row % 4))
+        case .hllsketch: return .null
         case .unknown: return .null
         }
     }

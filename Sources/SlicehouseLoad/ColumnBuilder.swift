@@ -25,6 +25,14 @@ struct ColumnBuilder: ~Copyable {
         case date
         case timestamp
         case string(maxBytes: Int, char: Bool)
+        /// TIMESTAMPTZ, TIME, TIMETZ (Int64), INTERVAL (packed Int128).
+        case timestamptz, time, timetz, interval
+        /// SUPER: the field is JSON text, kept in compact form.
+        case superJSON
+        /// VARBYTE: the field is hexadecimal text.
+        case varbyte(maxBytes: Int)
+        /// HLLSKETCH: the sketch's JSON text.
+        case sketch
     }
 
     let type: DataType
@@ -77,6 +85,13 @@ struct ColumnBuilder: ~Copyable {
         case .timestamp: kind = .timestamp
         case .char(let n): kind = .string(maxBytes: n, char: true)
         case .varchar(let n): kind = .string(maxBytes: n, char: false)
+        case .timestamptz: kind = .timestamptz
+        case .time: kind = .time
+        case .timetz: kind = .timetz
+        case .interval: kind = .interval
+        case .superType: kind = .superJSON
+        case .varbyte(let n): kind = .varbyte(maxBytes: n)
+        case .hllsketch: kind = .sketch
         case .unknown:
             throw SQLError(.datatypeMismatch, "COPY cannot load column \"\(def.name)\" of unknown type")
         }
@@ -106,11 +121,11 @@ struct ColumnBuilder: ~Copyable {
         nullWords[w] &= ~(1 << UInt64(count & 63))
         hasNulls = true
         switch kind {
-        case .integer, .decimal64, .date, .timestamp: ints.append(0)
-        case .decimal128: wides.append(0)
+        case .integer, .decimal64, .date, .timestamp, .timestamptz, .time, .timetz: ints.append(0)
+        case .decimal128, .interval: wides.append(0)
         case .float: doubles.append(0)
         case .boolean: bools.append(false)
-        case .string: offsets.append(Int32(truncatingIfNeeded: bytes.count))
+        case .string, .superJSON, .varbyte, .sketch: offsets.append(Int32(truncatingIfNeeded: bytes.count))
         }
         count += 1
     }
@@ -178,6 +193,60 @@ struct ColumnBuilder: ~Copyable {
         case .string(let maxBytes, let isChar):
             try appendString(b, quoted: quoted, maxBytes: maxBytes, isChar: isChar)
             return
+        case .timestamptz, .time, .timetz, .interval, .superJSON, .varbyte, .sketch:
+            try appendOther(b, quoted: quoted)
+            return
+        }
+        count += 1
+    }
+
+    /// The types without a batch path of their own (TIMESTAMPTZ, TIME, TIMETZ, INTERVAL,
+    /// SUPER, VARBYTE, HLLSKETCH).
+    @inline(never)
+    private mutating func appendOther(_ b: UnsafeBufferPointer<UInt8>, quoted: Bool) throws(FieldFailure) {
+        if FieldParsers.allBlank(b) && !quoted { try appendNull(); return }
+        switch kind {
+        case .timestamptz:
+            guard let t = DateTime.parseTimestampTZ(b) else {
+                throw Self.failure(.invalidTimestamp, "Invalid timestamptz format or value '", b, "'")
+            }
+            ints.append(t)
+        case .time, .timetz:
+            guard let t = kind.isTimeTZ ? DateTime.parseTimeTZ(b) : DateTime.parseTimeOfDay(b) else {
+                throw Self.failure(.invalidTimestamp, "Invalid time format or value '", b, "'")
+            }
+            ints.append(t)
+        case .interval:
+            guard let iv = DateTime.parseInterval(String(decoding: b, as: UTF8.self)), let v = iv.packed else {
+                throw Self.failure(.invalidTimestamp, "Invalid interval value '", b, "'")
+            }
+            wides.append(v)
+        case .superJSON:
+            scratch.removeAll()
+            var out: [UInt8] = []
+            do {
+                try SuperJSON.canonicalize(b, into: &out)
+            } catch {
+                throw FieldFailure(code: .invalidJSON, reason: "Invalid JSON for a SUPER column: \(error.message) at byte \(error.offset)")
+            }
+            if out == [0x6E, 0x75, 0x6C, 0x6C] { try appendNull(); return }   // null
+            guard out.count <= DataType.maxSuperBytes else {
+                throw FieldFailure(code: .valueOutOfRange, reason: "SUPER value exceeds the maximum size")
+            }
+            out.withUnsafeBufferPointer { bytes.appendBytes($0) }
+            offsets.append(Int32(truncatingIfNeeded: bytes.count))
+        case .varbyte(let maxBytes):
+            guard let hex = VarbyteText.normalizedHex(b) else {
+                throw Self.failure(.invalidDigit, "Invalid hexadecimal VARBYTE value '", b, "'")
+            }
+            guard hex.count / 2 <= maxBytes else { throw Self.tooLong() }
+            hex.withUnsafeBufferPointer { bytes.appendBytes($0) }
+            offsets.append(Int32(truncatingIfNeeded: bytes.count))
+        case .sketch:
+            bytes.appendBytes(b)
+            offsets.append(Int32(truncatingIfNeeded: bytes.count))
+        default:
+            break
         }
         count += 1
     }
@@ -376,11 +445,11 @@ struct ColumnBuilder: ~Copyable {
         let r = count
         if hasNulls && (r >> 6) < nullWords.count { nullWords[r >> 6] |= 1 << UInt64(r & 63) }
         switch kind {
-        case .integer, .decimal64, .date, .timestamp: ints.removeLast()
-        case .decimal128: wides.removeLast()
+        case .integer, .decimal64, .date, .timestamp, .timestamptz, .time, .timetz: ints.removeLast()
+        case .decimal128, .interval: wides.removeLast()
         case .float: doubles.removeLast()
         case .boolean: bools.removeLast()
-        case .string:
+        case .string, .superJSON, .varbyte, .sketch:
             offsets.removeLast()
             if let end = offsets.last { bytes.removeLast(bytes.count - Int(end)) }
         }
@@ -390,11 +459,11 @@ struct ColumnBuilder: ~Copyable {
     mutating func takeVector() -> Vector {
         let data: VectorData
         switch kind {
-        case .integer, .decimal64, .date, .timestamp: data = .int64(ints.toArray()); ints.removeAll()
-        case .decimal128: data = .int128(wides.toArray()); wides.removeAll()
+        case .integer, .decimal64, .date, .timestamp, .timestamptz, .time, .timetz: data = .int64(ints.toArray()); ints.removeAll()
+        case .decimal128, .interval: data = .int128(wides.toArray()); wides.removeAll()
         case .float: data = .double(doubles.toArray()); doubles.removeAll()
         case .boolean: data = .bool(bools.toArray()); bools.removeAll()
-        case .string:
+        case .string, .superJSON, .varbyte, .sketch:
             var s = StringArray()
             s.bytes = bytes.toArray()
             s.offsets = offsets.toArray()
@@ -413,6 +482,10 @@ struct ColumnBuilder: ~Copyable {
         count = 0
         return Vector(type: type, data: data, validity: validity)
     }
+}
+
+extension ColumnBuilder.Kind {
+    var isTimeTZ: Bool { if case .timetz = self { return true }; return false }
 }
 
 /// The batch path's parsers of Int64 columns: the value, or nil for the general path.

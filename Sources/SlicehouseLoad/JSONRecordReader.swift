@@ -1,3 +1,4 @@
+import SlicehouseTypes
 /// What a loaded column received from one JSON record.
 enum JSONValueKind: UInt8 {
     /// No value at the column's path (absent key, short array): loads as NULL.

@@ -1,3 +1,4 @@
+import SlicehouseTypes
 /// Cuts one file into byte ranges that start at record boundaries, after skipping
 /// IGNOREHEADER lines (text, FIXEDWIDTH) or records (CSV). JSON files are cut after
 /// top-level values found near each nominal cut (Redshift does not split JSON files;

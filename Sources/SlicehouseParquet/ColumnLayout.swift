@@ -67,6 +67,14 @@ struct ColumnLayout {
         case .timestamp:
             storage = .int64; physical = .int64
             logical = .timestamp(unit: .micros, adjustedToUTC: false); converted = .timestampMicros
+        case .timestamptz:
+            storage = .int64; physical = .int64
+            logical = .timestamp(unit: .micros, adjustedToUTC: true); converted = .timestampMicros
+        case .superType, .hllsketch:
+            // The value's JSON text.
+            storage = .string; physical = .byteArray; logical = .string; converted = .utf8
+        case .time, .timetz, .interval, .varbyte:
+            throw ParquetError.unsupported("writing a \(type.sqlName) column to Parquet")
         case .unknown:
             throw ParquetError.unsupported("writing a column of unknown type")
         }

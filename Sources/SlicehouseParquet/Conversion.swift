@@ -149,7 +149,7 @@ struct ConversionPlan {
             case .int96: route = .int96(toDate: true)
             default: throw incompatible
             }
-        case .timestamp:
+        case .timestamp, .timestamptz:
             switch source {
             case .date: route = .integers(Rescale(multiplier: DateTime.microsPerDay))
             case .timestamp(.millis): route = .integers(Rescale(multiplier: 1_000))
@@ -158,7 +158,7 @@ struct ConversionPlan {
             case .int96: route = .int96(toDate: false)
             default: throw incompatible
             }
-        case .unknown:
+        case .unknown, .time, .timetz, .interval, .superType, .varbyte, .hllsketch:
             throw incompatible
         }
     }

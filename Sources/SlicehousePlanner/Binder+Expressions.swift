@@ -46,6 +46,8 @@ extension Binder {
         case .column(let ref): return ref.name
         case .function(let f):
             if f.syntax == .extract { return "date_part" }
+            if f.name == "super_index", let base = f.args.first { return defaultName(base) }
+            if f.name == "super_field", f.args.count == 2, case .literal(.string(let name)) = f.args[1].kind { return name }
             return f.name
         case .cast(let inner, let t, _):
             if case .column = inner.kind { return defaultName(inner) }
@@ -148,6 +150,11 @@ extension Binder {
         // without trailing blanks): no per-row cast.
         if a.type.isString && b.type.isString { return .binary(op, a, b, .boolean) }
         let (lt, rt, _) = try TypeRules.binaryOperator(op, a.type, b.type)
+        if lt == .interval {
+            // Intervals compare by length (a month is 30 days, a day 24 hours), as in PostgreSQL.
+            func length(_ x: BoundExpr) throws -> BoundExpr { .function(.intervalLength, [try coerce(x, to: .interval)], .bigint) }
+            return .binary(op, try length(a), try length(b), .boolean)
+        }
         return .binary(op, try coerce(a, to: lt), try coerce(b, to: rt), .boolean)
     }
 
@@ -161,9 +168,8 @@ extension Binder {
             let v = try evaluateConstant(.cast(.constant(.string(text), .text), t))
             return .constant(v, t)
         case .interval(let iv):
-            // There is no INTERVAL column type: a lone interval is its text (`1 day 02:00:00`).
-            let text = DateTime.formatInterval(try intervalValue(iv, e))
-            return .constant(.string(text), .varchar(max(1, text.utf8.count)))
+            guard let packed = try intervalValue(iv, e).packed else { throw err(.datetimeOverflow, "interval out of range", e) }
+            return .constant(.int128(packed), .interval)
         case .column(let ref):
             do {
                 let c = try scope.resolve(ref, at: e.location)
@@ -185,6 +191,8 @@ extension Binder {
                         return .column(c.id, c.type)
                     }
                 }
+                // PartiQL navigation: a SUPER column followed by attribute names (`c.address.city`).
+                if ref.parts.count >= 2, let path = try bindSuperPath(ref, e, scope, agg) { return path }
                 throw error
             }
         case .parameter(let n):
@@ -196,6 +204,7 @@ extension Binder {
                 if case .literal(.integer(let t)) = a.kind { return try bindLiteral(.integer("-" + t), e) }
                 if case .literal(.decimal(let t)) = a.kind { return try bindLiteral(.decimal("-" + t), e) }
                 let b = try bindExpr(a, scope, agg: agg)
+                if b.type == .interval { return .function(.intervalMultiply, [b, .constant(.double(-1), .double)], .interval) }
                 guard b.type.isNumeric else {
                     throw err(.undefinedFunction, "operator does not exist: - \(b.type.sqlName)", e)
                 }
@@ -226,11 +235,6 @@ extension Binder {
         case .between(let a, let lo, let hi, let neg):
             let ba = try bindExpr(a, scope, agg: agg)
             let blo = try bindExpr(lo, scope, agg: agg), bhi = try bindExpr(hi, scope, agg: agg)
-            if isIntervalText(ba) || isIntervalLiteral(lo) || isIntervalLiteral(hi) {
-                let both = BoundExpr.and([try intervalComparison(.greaterEqual, ba, a, blo, lo, e),
-                                          try intervalComparison(.lessEqual, ba, a, bhi, hi, e)])
-                return neg ? .unary(.not, both, .boolean) : both
-            }
             let ge = try comparison(.greaterEqual, ba, blo, untypedB: isStringLiteral(lo))
             let le = try comparison(.lessEqual, ba, bhi, untypedB: isStringLiteral(hi))
             let both = BoundExpr.and([ge, le])
@@ -355,16 +359,15 @@ extension Binder {
             return op == .and ? .and(parts(a) + parts(b)) : .or(parts(a) + parts(b))
         default: break
         }
-        // date/timestamp ± INTERVAL (any date or timestamp, folded when constant).
+        // date/timestamp ± INTERVAL literal: constant months and microseconds (folded
+        // when the date is a constant too).
         if op == .add || op == .subtract, case .interval(let iv) = r.kind {
-            if isIntervalLiteral(l) {
-                throw err(.featureNotSupported, "arithmetic between two intervals is not supported (there is no INTERVAL type)", e)
-            }
             let a = try bindExpr(l, scope, agg: agg)
-            return try addInterval(a, iv, subtract: op == .subtract, e)
+            if Self.takesConstantInterval(a) { return try addInterval(a, iv, subtract: op == .subtract, e) }
         }
         if op == .add, case .interval(let iv) = l.kind {
-            return try addInterval(try bindExpr(r, scope, agg: agg), iv, subtract: false, e)
+            let b = try bindExpr(r, scope, agg: agg)
+            if Self.takesConstantInterval(b) { return try addInterval(b, iv, subtract: false, e) }
         }
         let bop: BinaryOp
         switch op {
@@ -383,16 +386,8 @@ extension Binder {
         default:
             throw err(.featureNotSupported, "operator \(op.symbol) is not supported", e)
         }
-        // Comparisons of intervals (`t2 - t1 > INTERVAL '1 hour'`) compare microseconds.
-        if bop.isComparison, isIntervalLiteral(l) || isIntervalLiteral(r) {
-            let a = try bindExpr(l, scope, agg: agg), b = try bindExpr(r, scope, agg: agg)
-            return try intervalComparison(bop, a, l, b, r, e)
-        }
         var a = try bindExpr(l, scope, agg: agg)
         var b = try bindExpr(r, scope, agg: agg)
-        if bop.isComparison, isIntervalText(a) || isIntervalText(b) {
-            return try intervalComparison(bop, a, l, b, r, e)
-        }
         if bop.isComparison {
             do {
                 return try comparison(bop, a, b, untypedA: isStringLiteral(l), untypedB: isStringLiteral(r))
@@ -411,12 +406,7 @@ extension Binder {
         }
         if isStringLiteral(l) && !b.type.isString && bop != .concat { a = try coerce(a, to: decimalLiteralType(a, b.type)) }
         if isStringLiteral(r) && !a.type.isString && bop != .concat { b = try coerce(b, to: decimalLiteralType(b, a.type)) }
-        // timestamp - timestamp (or a date and a timestamp) is an interval; date - date
-        // stays an integer number of days.
-        if bop == .subtract, a.type.isTemporal, b.type.isTemporal, a.type == .timestamp || b.type == .timestamp {
-            let diff = BoundExpr.function(.timestampDiff, [try coerce(a, to: .timestamp), try coerce(b, to: .timestamp)], .bigint)
-            return .function(.intervalText, [diff], Binder.intervalTextType)
-        }
+        if let timed = try timeArithmetic(bop, a, b, e) { return timed }
         do {
             let (lt, rt, result) = try TypeRules.binaryOperator(bop, a.type, b.type)
             return .binary(bop, try coerce(a, to: lt), try coerce(b, to: rt), result)
@@ -425,8 +415,94 @@ extension Binder {
         }
     }
 
-    /// The VARCHAR type of `timestamp - timestamp` (interval text such as `-106751991 days -04:00:54.775808`).
-    static let intervalTextType = DataType.varchar(40)
+    /// `a.b.c` read as a SUPER column `a.b` (or `a`) and the attributes after it; nil when
+    /// no prefix of the name is a SUPER column.
+    func bindSuperPath(_ ref: ColumnRef, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
+        for k in stride(from: ref.parts.count - 1, through: 1, by: -1) {
+            let prefix = Expr(.column(ColumnRef(Array(ref.parts[0..<k]))), at: e.location)
+            guard let base = try? bindExpr(prefix, scope, agg: agg), base.type == .superType else { continue }
+            var path = base
+            for name in ref.parts[k...] {
+                path = .function(.superField, [path, .constant(.string(name), .text)], .superType)
+            }
+            return path
+        }
+        return nil
+    }
+
+    /// Whether `x ± INTERVAL '...'` can take the constant-interval path (`interval_add`).
+    static func takesConstantInterval(_ x: BoundExpr) -> Bool {
+        if x.type == .date || x.type == .timestamp { return true }
+        if case .constant(_, let t) = x, t.isString || t == .unknown { return true }
+        return false
+    }
+
+    /// Arithmetic on INTERVAL, TIME and TIMESTAMPTZ values and `timestamp - timestamp`
+    /// (an INTERVAL; `date - date` stays an integer number of days); nil when neither
+    /// operand is one of those.
+    func timeArithmetic(_ op: BinaryOp, _ a: BoundExpr, _ b: BoundExpr, _ e: Expr) throws -> BoundExpr? {
+        let (lt, rt) = (a.type, b.type)
+        func isMoment(_ t: DataType) -> Bool { t == .date || t == .timestamp || t == .timestamptz }
+        func fail() -> SQLError {
+            err(.undefinedFunction, "operator does not exist: \(TypeRules.displayName(lt)) \(op.rawValue) \(TypeRules.displayName(rt))", e)
+        }
+        let sign = BoundExpr.constant(.int(op == .subtract ? -1 : 1), .bigint)
+        // moment - moment
+        if op == .subtract, isMoment(lt), isMoment(rt), lt != .date || rt != .date {
+            let t: DataType = lt == .timestamptz || rt == .timestamptz ? .timestamptz : .timestamp
+            let diff = BoundExpr.function(.timestampDiff, [try coerce(a, to: t), try coerce(b, to: t)], .bigint)
+            return .function(.intervalFromMicros, [diff], .interval)
+        }
+        if op == .subtract, lt == .time || lt == .timetz, rt == .time || rt == .timetz {
+            let diff = BoundExpr.function(.timestampDiff, [try coerce(a, to: .time), try coerce(b, to: .time)], .bigint)
+            return .function(.intervalFromMicros, [diff], .interval)
+        }
+        guard lt == .interval || rt == .interval || ((lt == .date && rt == .time) || (lt == .time && rt == .date)) else {
+            return nil
+        }
+        switch op {
+        case .add, .subtract:
+            if lt == .interval && rt == .interval {
+                return .function(.intervalPlus, [a, b, sign], .interval)
+            }
+            if op == .add, lt == .date, rt == .time {
+                return .function(.timestampPlusInterval, [try coerce(a, to: .timestamp), .cast(b, .interval),
+                                                         .constant(.int(1), .bigint)], .timestamp)
+            }
+            if op == .add, lt == .time, rt == .date { return try timeArithmetic(op, b, a, e) }
+            // moment ± interval, interval + moment
+            let (m, iv) = rt == .interval ? (a, b) : (b, a)
+            if rt != .interval && op == .subtract { throw fail() }
+            var mt = m.type
+            var moment = m
+            if case .constant(_, let t) = m, t.isString || t == .unknown { moment = try coerce(m, to: .timestamp); mt = .timestamp }
+            switch mt {
+            case .date, .timestamp:
+                return .function(.timestampPlusInterval, [try coerce(moment, to: .timestamp), iv, sign], .timestamp)
+            case .timestamptz:
+                return .function(.timestampPlusInterval, [moment, iv, sign], .timestamptz)
+            case .time:
+                return .function(.timePlusInterval, [moment, iv, sign], .time)
+            case .timetz:
+                return .function(.timePlusInterval, [moment, iv, sign], .timetz)
+            default:
+                throw fail()
+            }
+        case .multiply:
+            if lt == .interval, rt.isNumeric || rt.isString || rt == .unknown {
+                return .function(.intervalMultiply, [a, try coerce(b, to: .double)], .interval)
+            }
+            if rt == .interval, lt.isNumeric || lt.isString || lt == .unknown {
+                return .function(.intervalMultiply, [b, try coerce(a, to: .double)], .interval)
+            }
+            throw fail()
+        case .divide:
+            guard lt == .interval, rt.isNumeric || rt.isString || rt == .unknown else { throw fail() }
+            return .function(.intervalDivide, [a, try coerce(b, to: .double)], .interval)
+        default:
+            throw fail()
+        }
+    }
 
     /// The value of an INTERVAL literal; 22007 for text that is not an interval.
     func intervalValue(_ iv: IntervalLiteral, _ e: Expr) throws -> IntervalValue {
@@ -439,34 +515,6 @@ extension Binder {
     func isIntervalLiteral(_ e: Expr) -> Bool {
         if case .interval = e.kind { return true }
         return false
-    }
-
-    /// True for the bound form of `timestamp - timestamp`.
-    func isIntervalText(_ b: BoundExpr) -> Bool {
-        if case .function(.intervalText, let args, _) = b, args.count == 1 { return true }
-        return false
-    }
-
-    /// An interval operand as BIGINT microseconds (a month counts 30 days, as in
-    /// PostgreSQL's interval comparison): an INTERVAL literal, `timestamp - timestamp`,
-    /// a string literal read as an interval, or NULL. nil for anything else.
-    func intervalMicros(_ b: BoundExpr, _ ast: Expr) throws -> BoundExpr? {
-        var literal: IntervalValue? = nil
-        if case .interval(let iv) = ast.kind {
-            literal = try intervalValue(iv, ast)
-        } else if case .function(.intervalText, let args, _) = b, args.count == 1 {
-            return args[0]
-        } else if case .literal(.string(let text)) = ast.kind {
-            guard let v = DateTime.parseInterval(text) else {
-                throw err(.invalidDatetime, "invalid input syntax for type interval: \"\(text)\"", ast)
-            }
-            literal = v
-        } else if case .constant(.null, _) = b {
-            return .constant(.null, .bigint)
-        }
-        guard let literal else { return nil }
-        guard let m = literal.comparableMicros else { throw err(.datetimeOverflow, "interval out of range", ast) }
-        return .constant(.int(m), .bigint)
     }
 
     /// A field of an interval literal as PostgreSQL's EXTRACT reads it: years and months
@@ -495,16 +543,6 @@ extension Binder {
         }
     }
 
-    /// `a op b` where one side is an interval.
-    func intervalComparison(_ op: BinaryOp, _ a: BoundExpr, _ l: Expr, _ b: BoundExpr, _ r: Expr, _ e: Expr) throws -> BoundExpr {
-        guard let ma = try intervalMicros(a, l), let mb = try intervalMicros(b, r) else {
-            let lt = isIntervalLiteral(l) || isIntervalText(a) ? "interval" : TypeRules.displayName(a.type)
-            let rt = isIntervalLiteral(r) || isIntervalText(b) ? "interval" : TypeRules.displayName(b.type)
-            throw err(.undefinedFunction, "operator does not exist: \(lt) \(op.rawValue) \(rt)", e)
-        }
-        return .binary(op, ma, mb, .boolean)
-    }
-
     /// `d ± INTERVAL '...'` for a date or timestamp `d` (a date becomes a timestamp, as in
     /// PostgreSQL and Redshift): `interval_add(d, months, micros)`, run as a vector
     /// kernel; folded now when `d` is a constant.
@@ -517,8 +555,7 @@ extension Binder {
             base = try coerce(a, to: .timestamp)
         }
         guard base.type == .date || base.type == .timestamp else {
-            let shown = isIntervalText(a) ? "interval" : TypeRules.displayName(a.type)
-            throw err(.undefinedFunction, "operator does not exist: \(shown) \(subtract ? "-" : "+") interval", e)
+            throw err(.undefinedFunction, "operator does not exist: \(TypeRules.displayName(a.type)) \(subtract ? "-" : "+") interval", e)
         }
         base = try coerce(base, to: .timestamp)
         let (dayMicros, o1) = v.days.multipliedReportingOverflow(by: DateTime.microsPerDay)
@@ -563,6 +600,17 @@ extension Binder {
     func bindFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
         if f.over != nil { return try bindWindowCall(f, e, scope, agg) }
         if let bound = try bindCatalogFunction(f, e, scope, agg) { return bound }
+        // `name[i]` on a PostgreSQL array shown as text (`{a,b}`, catalog columns): its
+        // i-th element (1-based); on SUPER it is PartiQL's 0-based navigation.
+        if f.name == "super_index", f.args.count == 2, f.schema == nil {
+            let base = try bindExpr(f.args[0], scope, agg: agg)
+            if base.type.isString {
+                let elements = BoundExpr.function(.btrim, [base, .constant(.string("{}"), .text)], base.type)
+                let index = try coerce(try bindExpr(f.args[1], scope, agg: agg), to: .integer)
+                let element = BoundExpr.function(.splitPart, [elements, .constant(.string(","), .text), index], base.type)
+                return .function(.nullif, [element, .constant(.string(""), base.type)], base.type)
+            }
+        }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
             return .constant(v, t)
         }
@@ -660,25 +708,6 @@ extension Binder {
                 return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerSecond) * DateTime.microsPerSecond), result)
             default: return .constant(.int(now), result)
             }
-        }
-        // DATE_PART / EXTRACT of an interval (`extract(epoch from t2 - t1)`).
-        if fn == .datePart || fn == .extract, args.count == 2, f.args.count == 2,
-           isIntervalLiteral(f.args[1]) || isIntervalText(args[1]) {
-            if case .interval(let iv) = f.args[1].kind {
-                // A literal interval: its fields as PostgreSQL reads them, folded now.
-                let v = try intervalValue(iv, f.args[1])
-                guard case .constant(.string(let partName), _) = args[0],
-                      let part = FunctionRegistry.canonicalDatePart(partName) else {
-                    throw err(.featureNotSupported, "the date part of an interval must be a constant", e)
-                }
-                let x = try intervalField(v, part, e)
-                if result == .double { return .constant(.double(x), .double) }
-                guard let r = result.integerRange, x.rounded(.towardZero) >= Double(r.lowerBound),
-                      x.rounded(.towardZero) <= Double(r.upperBound) else { throw SQLError.overflow(result) }
-                return .constant(.int(Int64(x.rounded(.towardZero))), result)
-            }
-            guard let micros = try intervalMicros(args[1], f.args[1]) else { throw SQLError.internalError("interval operand") }
-            return .function(.intervalPart, [try coerce(args[0], to: targets[0]), micros], result)
         }
         let firstType = args.first?.type
         for i in 0..<min(args.count, targets.count) { args[i] = try coerce(args[i], to: targets[i]) }

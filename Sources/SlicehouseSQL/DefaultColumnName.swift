@@ -24,6 +24,9 @@ private func figureName(_ expr: Expr) -> String? {
         return ref.name
     case .function(let call):
         if call.syntax == .keyword, let name = keywordFunctionNames[call.name] { return name }
+        // PartiQL paths are named after their last attribute (`c.orders[0]` → `orders`).
+        if call.name == "super_index", let base = call.args.first { return figureName(base) }
+        if call.name == "super_field", call.args.count == 2, case .literal(.string(let name)) = call.args[1].kind { return name }
         return call.name
     case .caseWhen:
         return "case"
@@ -71,19 +74,4 @@ private func firstColumnName(of body: QueryBody) -> String? {
 }
 
 /// PostgreSQL's internal type names, which it uses for cast column names.
-private func internalTypeName(_ type: DataType) -> String {
-    switch type {
-    case .smallint: return "int2"
-    case .integer: return "int4"
-    case .bigint: return "int8"
-    case .decimal: return "numeric"
-    case .real: return "float4"
-    case .double: return "float8"
-    case .boolean: return "bool"
-    case .char: return "bpchar"
-    case .varchar: return "varchar"
-    case .date: return "date"
-    case .timestamp: return "timestamp"
-    case .unknown: return "unknown"
-    }
-}
+private func internalTypeName(_ type: DataType) -> String { type.internalName }

@@ -337,8 +337,8 @@ extension Parser {
             let typeToken = advance()
             let qualifier = try parseIntervalQualifier()
             guard case .literal(.string(let text)) = operand.kind else {
-                throw SQLError(.featureNotSupported, "only string constants can be cast to interval",
-                               line: typeToken.location.line, column: typeToken.location.column)
+                // Any other value casts to the INTERVAL type (text is read as an interval).
+                return Expr(.cast(operand, .interval, syntax), at: syntax == .doubleColon ? operand.location : typeToken.location)
             }
             return Expr(.interval(IntervalLiteral(value: text, qualifier: qualifier)), at: operand.location)
         }

@@ -166,8 +166,31 @@ extension Parser {
             let schema = parts.count == 2 ? parts[0] : nil
             return Expr(.function(try parseFunctionCall(name: name, schema: schema)), at: start.location)
         }
-        guard parts.count <= 4 else { throw error("improper qualified name (too many dotted names)", at: start) }
-        return Expr(.column(ColumnRef(parts)), at: start.location)
+        // More than four parts can only be a PartiQL path into a SUPER column.
+        var expr = Expr(.column(ColumnRef(parts)), at: start.location)
+        if isSymbol("[") { expr = try parseSuperPath(expr) }
+        return expr
+    }
+
+    /// PartiQL navigation after a name: `[index]` and `.attribute`, in any order
+    /// (`c.orders[0].items[1].name`), as `super_index` and `super_field` calls.
+    mutating func parseSuperPath(_ base: Expr) throws -> Expr {
+        var expr = base
+        while true {
+            if isSymbol("[") {
+                let open = advance()
+                let index = try parseExpr()
+                try expectSymbol("]")
+                expr = Expr(.function(FunctionCall(name: "super_index", args: [expr, index])), at: open.location)
+            } else if isSymbol("."), !isSymbol("*", at: 1) {
+                let dot = advance()
+                let name = try parseLabel()
+                expr = Expr(.function(FunctionCall(name: "super_field", args: [expr, Expr(.literal(.string(name)), at: dot.location)])),
+                            at: dot.location)
+            } else {
+                return expr
+            }
+        }
     }
 
     /// The first part of a name: an identifier, or a reserved word callable as a function (`left(`).

@@ -20,6 +20,12 @@ extension Parser {
             if acceptWord("precision") { name = "double precision" }
         case "character", "char", "nchar":
             if acceptWord("varying") { name += " varying" }
+        case "binary":
+            if acceptWord("varying") { name = "binary varying" }
+        case "interval":
+            // INTERVAL [YEAR TO MONTH | DAY TO SECOND | ...]: one type whatever the fields.
+            _ = try parseIntervalQualifier()
+            return .interval
         case "national":
             guard acceptWord("character") || acceptWord("char") else { throw syntaxError(at: current) }
             name = acceptWord("varying") ? "nvarchar" : "nchar"
@@ -52,7 +58,8 @@ extension Parser {
         repeat {
             if acceptWord("max") {
                 let isFixed = ["char", "character", "nchar", "bpchar"].contains(name)
-                args.append(isFixed ? DataType.maxCharLength : DataType.maxVarcharLength)
+                let isBinary = ["varbyte", "varbinary", "binary varying"].contains(name)
+                args.append(isFixed ? DataType.maxCharLength : isBinary ? DataType.maxVarbyteLength : DataType.maxVarcharLength)
                 continue
             }
             let token = current

@@ -13,20 +13,7 @@ enum WireType {
     static let bytea: Int32 = 17, char: Int32 = 18
 
     static func oid(_ t: DataType) -> Int32 {
-        switch t {
-        case .smallint: return int2
-        case .integer: return int4
-        case .bigint: return int8
-        case .decimal: return numeric
-        case .real: return float4
-        case .double: return float8
-        case .boolean: return bool
-        case .char: return bpchar
-        case .varchar: return varchar
-        case .date: return date
-        case .timestamp: return timestamp
-        case .unknown: return text
-        }
+        t == .unknown ? text : t.typeOID
     }
 
     /// pg_type.typlen: the fixed size, or -1 for variable-length types.
@@ -34,7 +21,9 @@ enum WireType {
         switch t {
         case .smallint: return 2
         case .integer, .real, .date: return 4
-        case .bigint, .double, .timestamp: return 8
+        case .bigint, .double, .timestamp, .timestamptz, .time: return 8
+        case .timetz: return 12
+        case .interval: return 16
         case .boolean: return 1
         default: return -1
         }
@@ -225,8 +214,14 @@ struct RowEncoder {
         case (.int64(let a), .bigint): out.writeInteger(Int32(8)); out.writeInteger(a[r])
         case (.int64(let a), .date):
             out.writeInteger(Int32(4)); out.writeInteger(Int32(truncatingIfNeeded: a[r] - WireType.postgresEpochDays))
-        case (.int64(let a), .timestamp):
+        case (.int64(let a), .timestamp), (.int64(let a), .timestamptz):
             out.writeInteger(Int32(8)); out.writeInteger(a[r] &- WireType.postgresEpochMicros)
+        case (.int64(let a), .time):
+            out.writeInteger(Int32(8)); out.writeInteger(a[r])
+        case (.int128(let a), .interval):
+            let iv = IntervalValue(packed: a[r])
+            out.writeInteger(Int32(16)); out.writeInteger(iv.micros)
+            out.writeInteger(Int32(truncatingIfNeeded: iv.days)); out.writeInteger(Int32(truncatingIfNeeded: iv.months))
         case (.double(let a), .real): out.writeInteger(Int32(4)); out.writeInteger(Float(a[r]).bitPattern)
         case (.double(let a), .double): out.writeInteger(Int32(8)); out.writeInteger(a[r].bitPattern)
         case (.bool(let a), _): out.writeInteger(Int32(1)); out.writeInteger(UInt8(a[r] ? 1 : 0))

@@ -14,6 +14,13 @@
 /// | REAL, DOUBLE PRECISION          | double   | the number (REAL rounded to Float)     |
 /// | BOOLEAN                         | bool     |                                        |
 /// | CHAR(n), VARCHAR(n)             | string   | UTF-8 bytes; CHAR without trailing blanks |
+/// | TIMESTAMPTZ                     | int64    | microseconds since 1970-01-01 00:00:00 UTC |
+/// | TIME                            | int64    | microseconds since midnight            |
+/// | TIMETZ                          | int64    | microseconds since midnight, UTC       |
+/// | INTERVAL                        | int128   | `IntervalValue.packed`: comparable microseconds, months and days |
+/// | SUPER                           | string   | one JSON value in compact text (`SuperJSON`) |
+/// | VARBYTE(n)                      | string   | the bytes as lower-case hexadecimal text |
+/// | HLLSKETCH                       | string   | the sketch in Redshift's JSON form     |
 public enum DataType: Hashable, Sendable {
     case smallint
     case integer
@@ -26,6 +33,20 @@ public enum DataType: Hashable, Sendable {
     case varchar(Int)
     case date
     case timestamp
+    /// TIMESTAMP WITH TIME ZONE: an instant, shown in the session's time zone.
+    case timestamptz
+    /// TIME [WITHOUT TIME ZONE]: a time of day.
+    case time
+    /// TIME WITH TIME ZONE: a time of day in UTC, shown with its offset.
+    case timetz
+    /// INTERVAL: months, days and microseconds, as PostgreSQL keeps them.
+    case interval
+    /// SUPER: a semi-structured value (a scalar, an array or an object).
+    case superType
+    /// VARBYTE(n): up to n bytes.
+    case varbyte(Int)
+    /// HLLSKETCH: a HyperLogLog sketch.
+    case hllsketch
     /// The type of an untyped NULL literal before coercion.
     case unknown
 
@@ -35,14 +56,20 @@ public enum DataType: Hashable, Sendable {
     public static let text = DataType.varchar(256)
     public static let maxVarcharLength = 65535
     public static let maxCharLength = 4096
+    /// VARBYTE without a length is VARBYTE(64000); at most 1,024,000 bytes.
+    public static let defaultVarbyteLength = 64000
+    public static let maxVarbyteLength = 1_024_000
+    /// The largest SUPER value, in bytes of its JSON text (Redshift's 16 MB).
+    public static let maxSuperBytes = 16 * 1024 * 1024
 
     public var physical: PhysicalType {
         switch self {
-        case .smallint, .integer, .bigint, .date, .timestamp: return .int64
+        case .smallint, .integer, .bigint, .date, .timestamp, .timestamptz, .time, .timetz: return .int64
         case .decimal(let p, _): return p > 18 ? .int128 : .int64
+        case .interval: return .int128
         case .real, .double: return .double
         case .boolean: return .bool
-        case .char, .varchar: return .string
+        case .char, .varchar, .superType, .varbyte, .hllsketch: return .string
         case .unknown: return .int64
         }
     }
@@ -56,7 +83,26 @@ public enum DataType: Hashable, Sendable {
     public var isString: Bool {
         switch self { case .char, .varchar: return true; default: return false }
     }
-    public var isTemporal: Bool { self == .date || self == .timestamp }
+    public var isTemporal: Bool { self == .date || self == .timestamp || self == .timestamptz }
+    /// TIMESTAMP or TIMESTAMPTZ.
+    public var isTimestamp: Bool { self == .timestamp || self == .timestamptz }
+    public var isVarbyte: Bool { if case .varbyte = self { return true }; return false }
+    /// DATE, TIMESTAMP, TIMESTAMPTZ, TIME or TIMETZ.
+    public var isDateTimeFamily: Bool {
+        switch self { case .date, .timestamp, .timestamptz, .time, .timetz: return true; default: return false }
+    }
+    /// Types whose values a string converts to implicitly (besides numbers, DATE and
+    /// TIMESTAMP): TIMESTAMPTZ, TIME, TIMETZ, INTERVAL, VARBYTE, SUPER.
+    public var isTextInput: Bool {
+        switch self {
+        case .timestamptz, .time, .timetz, .interval, .varbyte, .superType: return true
+        default: return false
+        }
+    }
+    /// Types a SUPER value converts to (its scalar read as that type, NULL when it is not one).
+    public var isSuperScalarTarget: Bool {
+        isNumeric || isString || self == .boolean || isDateTimeFamily
+    }
 
     /// Scale of a decimal (0 for integers).
     public var scale: Int {
@@ -98,6 +144,13 @@ public enum DataType: Hashable, Sendable {
         case .varchar(let n): return "character varying(\(n))"
         case .date: return "date"
         case .timestamp: return "timestamp without time zone"
+        case .timestamptz: return "timestamp with time zone"
+        case .time: return "time without time zone"
+        case .timetz: return "time with time zone"
+        case .interval: return "interval"
+        case .superType: return "super"
+        case .varbyte(let n): return "varbyte(\(n))"
+        case .hllsketch: return "hllsketch"
         case .unknown: return "unknown"
         }
     }
@@ -107,11 +160,67 @@ public enum DataType: Hashable, Sendable {
         switch self {
         case .smallint: return 2
         case .integer, .real, .date: return 4
-        case .bigint, .double, .timestamp: return 8
+        case .bigint, .double, .timestamp, .timestamptz, .time: return 8
+        case .timetz: return 12
+        case .interval: return 16
         case .decimal(let p, _): return p > 18 ? 16 : 8
         case .boolean: return 1
-        case .char(let n), .varchar(let n): return n
+        case .char(let n), .varchar(let n), .varbyte(let n): return n
+        case .superType, .hllsketch: return -1
         case .unknown: return 0
+        }
+    }
+}
+
+extension DataType {
+    /// The type oid clients see (pg_type, RowDescription): PostgreSQL's for the types it
+    /// shares, Redshift's for SUPER (4000), VARBYTE (6551) and HLLSKETCH (2935).
+    public var typeOID: Int32 {
+        switch self {
+        case .smallint: return 21
+        case .integer: return 23
+        case .bigint: return 20
+        case .decimal: return 1700
+        case .real: return 700
+        case .double: return 701
+        case .boolean: return 16
+        case .char: return 1042
+        case .varchar: return 1043
+        case .date: return 1082
+        case .timestamp: return 1114
+        case .timestamptz: return 1184
+        case .time: return 1083
+        case .timetz: return 1266
+        case .interval: return 1186
+        case .superType: return 4000
+        case .varbyte: return 6551
+        case .hllsketch: return 2935
+        case .unknown: return 705
+        }
+    }
+
+    /// PostgreSQL's internal name of the type (pg_type.typname, information_schema's udt_name).
+    public var internalName: String {
+        switch self {
+        case .smallint: return "int2"
+        case .integer: return "int4"
+        case .bigint: return "int8"
+        case .decimal: return "numeric"
+        case .real: return "float4"
+        case .double: return "float8"
+        case .boolean: return "bool"
+        case .char: return "bpchar"
+        case .varchar: return "varchar"
+        case .date: return "date"
+        case .timestamp: return "timestamp"
+        case .timestamptz: return "timestamptz"
+        case .time: return "time"
+        case .timetz: return "timetz"
+        case .interval: return "interval"
+        case .superType: return "super"
+        case .varbyte: return "varbyte"
+        case .hllsketch: return "hllsketch"
+        case .unknown: return "unknown"
         }
     }
 }
@@ -150,6 +259,22 @@ extension DataType {
         case "boolean", "bool": return try noArgs(.boolean)
         case "date": return try noArgs(.date)
         case "timestamp", "timestamp without time zone": return try noArgs(.timestamp)
+        case "timestamptz", "timestamp with time zone": return try noArgs(.timestamptz)
+        case "time", "time without time zone": return try noArgs(.time)
+        case "timetz", "time with time zone": return try noArgs(.timetz)
+        case "interval", "interval year to month", "interval day to second", "interval year", "interval month",
+             "interval day", "interval hour", "interval minute", "interval second", "interval day to hour",
+             "interval day to minute", "interval hour to minute", "interval hour to second", "interval minute to second":
+            return .interval
+        case "super": return try noArgs(.superType)
+        case "hllsketch": return try noArgs(.hllsketch)
+        case "varbyte", "varbinary", "binary varying":
+            let n = args.first ?? defaultVarbyteLength
+            guard args.count <= 1 else { throw SQLError.syntax("too many modifiers for type \(rawName)") }
+            guard n >= 1 && n <= maxVarbyteLength else {
+                throw SQLError(.invalidParameter, "length for type varbyte must be between 1 and \(maxVarbyteLength)")
+            }
+            return .varbyte(n)
         case "decimal", "numeric":
             let p = args.count > 0 ? args[0] : 18
             let s = args.count > 1 ? args[1] : 0

@@ -75,8 +75,9 @@ public enum DateTime {
         return (days(year: year, month: month, day: day), i)
     }
 
-    /// Parse `YYYY-MM-DD[ T]HH:MI:SS[.ffffff]` or a bare date.
+    /// Parse `YYYY-MM-DD[ T]HH:MI:SS[.ffffff]`, a bare date, or `epoch`.
     public static func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        if b.count >= 5, b.count <= 16, isEpochWord(b) { return 0 }
         var i = 0, n = b.count
         while i < n && b[i] == 32 { i += 1 }
         while n > i && b[n - 1] == 32 { n -= 1 }
@@ -144,6 +145,16 @@ public enum DateTime {
     public static func parseTimestamp(_ s: String) -> Int64? {
         var s = s
         return s.withUTF8 { parseTimestamp($0) }
+    }
+
+    /// PostgreSQL's special input `epoch` (1970-01-01 00:00:00), for DATE, TIMESTAMP and
+    /// TIMESTAMPTZ text.
+    public static func isEpochWord(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0, n = b.count
+        while i < n && b[i] == 32 { i += 1 }
+        while n > i && b[n - 1] == 32 { n -= 1 }
+        guard n - i == 5 else { return false }
+        return zip(b[i..<n], "epoch".utf8).allSatisfy { ($0 | 0x20) == $1 }
     }
 
     // MARK: Formatting

@@ -59,12 +59,16 @@ extension Value {
             switch type {
             case .date: return DateTime.formatDate(v)
             case .timestamp: return DateTime.formatTimestamp(v)
+            case .timestamptz: return DateTime.formatTimestampTZ(v)
+            case .time: return DateTime.formatTime(v)
+            case .timetz: return DateTime.formatTimeTZ(v)
             case .decimal(_, let s): return DecimalFormat.format(Int128(v), scale: s)
             case .boolean: return v != 0 ? "t" : "f"
             default: return String(v)
             }
         case .int128(let v):
             if case .decimal(_, let s) = type { return DecimalFormat.format(v, scale: s) }
+            if type == .interval { return DateTime.formatInterval(IntervalValue(packed: v)) }
             return String(v)
         }
     }

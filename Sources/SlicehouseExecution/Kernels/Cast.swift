@@ -23,6 +23,9 @@ enum CastKernels {
         if source == .unknown {
             return v.isConstant ? Kern.constNull(target) : Kern.nulls(target, n: v.count)
         }
+        if ExtendedCasts.handles(source, target) {
+            return try ExtendedCasts.cast(v, to: target, assignment: assignment)
+        }
         if target.isString { return try toString(v, target, assignment: assignment) }
         if source.isString { return try fromString(v, target) }
         let isExact: (DataType) -> Bool = { $0.isInteger || $0.isDecimal }

@@ -44,10 +44,14 @@ enum ExtendedFunctions {
             return try IntervalFunctions.add(args, resultType: t, n: n)
         case .timestampDiff:
             return try IntervalFunctions.difference(args, resultType: t, n: n)
-        case .intervalText:
-            return try IntervalFunctions.text(args, resultType: t, n: n)
-        case .intervalPart:
-            return try IntervalFunctions.part(args, resultType: t, n: n)
+        case .intervalFromMicros, .intervalPart, .timestampPlusInterval, .timePlusInterval, .intervalPlus,
+             .intervalMultiply, .intervalDivide, .intervalLength:
+            return try IntervalFunctions.evaluate(fn, args, resultType: t, n: n)
+        case .jsonParse, .canJsonParse, .jsonSerialize, .isValidJson, .isValidJsonArray, .jsonExtractPathText,
+             .jsonExtractArrayElementText, .jsonArrayLength, .jsonTypeof, .superField, .superIndex, .isArray, .isObject,
+             .isScalar, .isBoolean, .isNumber, .isInteger, .isSmallint, .isBigint, .isDecimal, .isFloat, .isFp, .isVarchar,
+             .isChar, .getArrayLength, .arrayMake, .objectMake, .toVarbyte, .fromVarbyte, .hllCardinality:
+            return try SemiStructuredFunctions.evaluate(fn, args, resultType: t, n: n)
         case .convertTimezone:
             return try IntervalFunctions.convertTimezone(args, resultType: t, n: n)
         default:

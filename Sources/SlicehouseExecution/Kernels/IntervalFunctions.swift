@@ -1,13 +1,14 @@
 import SlicehouseTypes
 import SlicehousePlanner
 
-/// Interval arithmetic on timestamps and CONVERT_TIMEZONE.
+/// INTERVAL arithmetic and CONVERT_TIMEZONE.
 ///
-/// There is no INTERVAL column type: the binder turns `t ± INTERVAL '...'` into
-/// `interval_add(t, months, micros)` with constant months and microseconds (days are
-/// folded into the microseconds: without time zones a day is 24 hours), and
-/// `t1 - t2` on timestamps into `interval_out(timestamp_mi(t1, t2))`, the difference
-/// in microseconds shown as PostgreSQL shows an interval (`1 day 02:00:00`).
+/// INTERVAL values are packed Int128s (`IntervalValue.packed`). The common case, `t ±
+/// INTERVAL '...'` with a constant interval, is `interval_add(t, months, micros)` with
+/// constant months and microseconds (days are folded into the microseconds: without
+/// time zones a day is 24 hours); any other interval goes through
+/// `timestamp_pl_interval`. `t1 - t2` on timestamps is
+/// `interval_from_micros(timestamp_mi(t1, t2))`.
 enum IntervalFunctions {
     static let intervalOutOfRange = SQLError(.datetimeOverflow, "interval out of range")
 
@@ -49,73 +50,129 @@ enum IntervalFunctions {
         return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
 
-    /// interval_out(micros): the text PostgreSQL prints for `timestamp - timestamp`.
-    static func text(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
-        guard args.count == 1 else { throw SQLError.internalError("interval_out takes 1 argument") }
-        let v = args[0]
-        if Kern.isConstNull(v) { return Kern.constNull(resultType) }
-        let m = try Kern.int64s(v)
-        let len = v.isConstant ? 1 : n
-        let validity = Kern.rowValidity(v)
-        var out = StringBuilder(rows: len, bytes: len * 16)
-        for i in 0..<len {
-            if Kern.valid(validity, i) { appendInterval(m[i], to: &out) }
-            out.finishRow()
+    static func evaluate(_ fn: ScalarFunction, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
+        switch fn {
+        case .intervalFromMicros:
+            return try mapWide(args, n: n, resultType: t) { i in
+                let m = try Kern.int64s(args[0])[args[0].isConstant ? 0 : i]
+                guard let p = IntervalValue(differenceMicros: m).packed else { throw intervalOutOfRange }
+                return p
+            }
+        case .intervalPart:
+            return try part(args, resultType: t, n: n)
+        case .timestampPlusInterval, .timePlusInterval:
+            let ts = try Kern.int64s(args[0]), iv = try Kern.wideInts(args[1]), sign = try Kern.int64s(args[2])[0]
+            return try mapInt(args, n: n, resultType: t) { i in
+                var v = IntervalValue(packed: iv[args[1].isConstant ? 0 : i])
+                if sign < 0 { v = v.negated }
+                let base = ts[args[0].isConstant ? 0 : i]
+                if fn == .timePlusInterval {
+                    return DateTime.floorMod(base &+ v.micros % DateTime.microsPerDay, DateTime.microsPerDay)
+                }
+                let (dayMicros, o1) = v.days.multipliedReportingOverflow(by: DateTime.microsPerDay)
+                let (delta, o2) = dayMicros.addingReportingOverflow(v.micros)
+                let (r, o3) = DateTime.addInterval(base, months: v.months, deltaMicros: delta)
+                if o1 || o2 || o3 { throw DateFunctions.timestampOutOfRange }
+                return r
+            }
+        case .intervalPlus:
+            let a = try Kern.wideInts(args[0]), b = try Kern.wideInts(args[1]), sign = try Kern.int64s(args[2])[0]
+            return try mapWide(args, n: n, resultType: t) { i in
+                let x = IntervalValue(packed: a[args[0].isConstant ? 0 : i])
+                var y = IntervalValue(packed: b[args[1].isConstant ? 0 : i])
+                if sign < 0 { y = y.negated }
+                let (m, o1) = x.months.addingReportingOverflow(y.months)
+                let (d, o2) = x.days.addingReportingOverflow(y.days)
+                let (u, o3) = x.micros.addingReportingOverflow(y.micros)
+                guard !o1, !o2, !o3, let p = IntervalValue(months: m, days: d, micros: u).packed else { throw intervalOutOfRange }
+                return p
+            }
+        case .intervalLength:
+            let a = try Kern.wideInts(args[0])
+            return try mapInt(args, n: n, resultType: t) { i in Int64(truncatingIfNeeded: a[args[0].isConstant ? 0 : i] >> 64) }
+        case .intervalMultiply, .intervalDivide:
+            let a = try Kern.wideInts(args[0]), f = try Kern.doubles(args[1])
+            return try mapWide(args, n: n, resultType: t) { i in
+                var factor = f[args[1].isConstant ? 0 : i]
+                if fn == .intervalDivide {
+                    guard factor != 0 else { throw SQLError(.divisionByZero, "division by zero") }
+                    factor = 1 / factor
+                }
+                guard let p = scaled(IntervalValue(packed: a[args[0].isConstant ? 0 : i]), factor).packed else {
+                    throw intervalOutOfRange
+                }
+                return p
+            }
+        default:
+            throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
         }
-        return Kern.result(resultType, .string(out.array), validity: validity, constant: v.isConstant)
     }
 
-    /// `[-]N day[s] [-]HH:MM:SS[.ffffff]` (days and time share the sign; PostgreSQL's
-    /// `interval_justify_hours` form), written without creating a `String`.
-    static func appendInterval(_ micros: Int64, to out: inout StringBuilder) {
-        let days = micros / DateTime.microsPerDay
-        let rest = micros % DateTime.microsPerDay
-        if days != 0 {
-            TextFormat.appendInt(days, to: &out)
-            out.append(contentsOf: days == 1 ? [32, 100, 97, 121] : [32, 100, 97, 121, 115])   // " day" / " days"
-            if rest == 0 { return }
-            out.append(32)
+    /// `iv * factor` as PostgreSQL's interval_mul computes it: a fraction of a month
+    /// becomes days (30 a month), a fraction of a day becomes time.
+    static func scaled(_ iv: IntervalValue, _ factor: Double) -> IntervalValue {
+        let months = Double(iv.months) * factor
+        let wholeMonths = months.rounded(.towardZero)
+        let days = Double(iv.days) * factor + (months - wholeMonths) * 30
+        let wholeDays = days.rounded(.towardZero)
+        let micros = Double(iv.micros) * factor + (days - wholeDays) * Double(DateTime.microsPerDay)
+        guard wholeMonths.magnitude < 9e18, wholeDays.magnitude < 9e18, micros.magnitude < 9e18 else {
+            return IntervalValue(months: Int64.max, days: 0, micros: 0)
         }
-        if rest < 0 { out.append(45) }
-        let mag = rest.magnitude
-        let secs = mag / 1_000_000
-        var frac = mag % 1_000_000
-        TextFormat.appendDigits(secs / 3600, minWidth: 2, to: &out)
-        out.append(58)
-        TextFormat.appendDigits((secs / 60) % 60, minWidth: 2, to: &out)
-        out.append(58)
-        TextFormat.appendDigits(secs % 60, minWidth: 2, to: &out)
-        if frac != 0 {
-            var width = 6
-            while frac % 10 == 0 { frac /= 10; width -= 1 }
-            out.append(46)
-            TextFormat.appendDigits(frac, minWidth: width, to: &out)
-        }
+        return IntervalValue(months: Int64(wholeMonths), days: Int64(wholeDays), micros: Int64(micros.rounded()))
     }
 
-    /// interval_part(part, micros): DATE_PART / EXTRACT of `timestamp - timestamp`.
-    /// The interval has days and a time (no months): `day` is the whole days, `hour`,
-    /// `minute`, `second` the time's fields, `epoch` the total seconds.
+    /// Rows of an INTERVAL result (NULL where any argument is NULL).
+    static func mapWide(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int128) throws -> Vector {
+        if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
+        let constant = args.allSatisfy { $0.isConstant }
+        let len = constant ? 1 : n
+        let validity = constant ? nil : Kern.combinedValidity(args)
+        var out = [Int128](repeating: 0, count: len)
+        for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
+        return Kern.result(resultType, .int128(out), validity: validity, constant: constant)
+    }
+
+    static func mapInt(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64) throws -> Vector {
+        if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
+        let constant = args.allSatisfy { $0.isConstant }
+        let len = constant ? 1 : n
+        let validity = constant ? nil : Kern.combinedValidity(args)
+        var out = [Int64](repeating: 0, count: len)
+        for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
+        return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
+    }
+
+    /// interval_part(part, interval): DATE_PART / EXTRACT of an INTERVAL as PostgreSQL
+    /// reads it: years and months from the months, `day` from the days, hours and
+    /// smaller from the time (not normalised: `interval '36 hours'` has 36 hours);
+    /// `epoch` counts a year as 365.25 days and a month as 30.
     static func part(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("interval_part takes 2 arguments") }
         let (pv, mv) = (args[0], args[1])
         if Kern.isConstNull(pv) || Kern.isConstNull(mv) { return Kern.constNull(resultType) }
         guard pv.isConstant else { throw SQLError(.featureNotSupported, "the date part of an interval must be a constant") }
         let part = try DateFunctions.Part(Kern.strings(pv)[0])
-        let m = try Kern.int64s(mv)
+        let m = try Kern.wideInts(mv)
         let validity = Kern.rowValidity(mv)
-        let day = DateTime.microsPerDay
-        func value(_ x: Int64) throws -> Double {
-            let rest = x % day
+        func value(_ x: Int128) throws -> Double {
+            let v = IntervalValue(packed: x)
             switch part {
-            case .epoch: return Double(x) / 1_000_000
-            case .day: return Double(x / day)
-            case .hour: return Double(rest / DateFunctions.microsPerHour)
-            case .minute: return Double((rest / DateFunctions.microsPerMinute) % 60)
-            case .second: return Double(rest % DateFunctions.microsPerMinute) / 1_000_000
-            case .millisecond: return Double(rest % DateFunctions.microsPerMinute) / 1000
-            case .microsecond: return Double(rest % DateFunctions.microsPerMinute)
-            case .year, .month, .quarter, .decade, .century, .millennium: return 0
+            case .millennium: return Double(v.months / 12 / 1000)
+            case .century: return Double(v.months / 12 / 100)
+            case .decade: return Double(v.months / 12 / 10)
+            case .year: return Double(v.months / 12)
+            case .quarter: return Double((v.months % 12) / 3 + 1)
+            case .month: return Double(v.months % 12)
+            case .day: return Double(v.days)
+            case .hour: return Double(v.micros / DateFunctions.microsPerHour)
+            case .minute: return Double((v.micros / DateFunctions.microsPerMinute) % 60)
+            case .second: return Double(v.micros % DateFunctions.microsPerMinute) / 1_000_000
+            case .millisecond: return Double(v.micros % DateFunctions.microsPerMinute) / 1000
+            case .microsecond: return Double(v.micros % DateFunctions.microsPerMinute)
+            case .epoch:
+                let years = Double(v.months / 12), months = Double(v.months % 12)
+                return years * 365.25 * 86_400 + months * 30 * 86_400 + Double(v.days) * 86_400 + Double(v.micros) / 1_000_000
             default:
                 throw SQLError(.invalidParameter, "interval units \"\(part.rawValue)\" not supported")
             }

@@ -33,7 +33,7 @@ enum HyperLogLog {
     }
 
     /// Ertl's improved estimator over a histogram of register values.
-    static func estimate(_ registers: UnsafeBufferPointer<UInt8>) -> Double {
+    static func estimate(_ registers: UnsafeBufferPointer<UInt8>, rankBits: Int = HyperLogLog.rankBits) -> Double {
         let q = rankBits
         var histogram = [Int](repeating: 0, count: q + 2)
         for r in registers { histogram[min(Int(r), q + 1)] += 1 }
@@ -289,4 +289,64 @@ public struct DistinctSketch: Sendable {
 
     /// The estimated number of distinct values offered.
     public var estimate: Double { registers.withUnsafeBufferPointer { HyperLogLog.estimate($0) } }
+}
+
+/// HLLSKETCH values as text: Redshift's JSON form, sparse
+/// (`{"version":1,"logm":14,"sparse":{"indices":[...],"values":[...]}}`) or dense
+/// (`{"version":1,"logm":14,"dense":"<base64 registers>"}`).
+enum HLLSketchText {
+    /// The registers of a sketch (2^logm bytes) and its logm.
+    static func registers(_ p: UnsafeBufferPointer<UInt8>) throws -> (registers: [UInt8], logm: Int) {
+        func bad(_ why: String) -> SQLError { SQLError(.invalidText, "invalid HLLSKETCH: \(why)") }
+        var doc: [UInt8] = []
+        do { try SuperJSON.canonicalize(p, into: &doc) } catch { throw bad(error.message) }
+        return try doc.withUnsafeBufferPointer { b in
+            func member(_ name: String, in v: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+                Array(name.utf8).withUnsafeBufferPointer { k in SuperJSON.member(v, key: k).map { UnsafeBufferPointer(rebasing: v[$0]) } }
+            }
+            guard let lm = member("logm", in: b), let logm = Int(String(decoding: lm, as: UTF8.self)), (4...16).contains(logm) else {
+                throw bad("logm must be a number from 4 to 16")
+            }
+            var regs = [UInt8](repeating: 0, count: 1 << logm)
+            if let sparse = member("sparse", in: b) {
+                guard let idx = member("indices", in: sparse), let vals = member("values", in: sparse) else {
+                    throw bad("a sparse sketch needs indices and values")
+                }
+                var indices: [Int] = [], values: [Int] = []
+                SuperJSON.forEachChild(idx) { _, r in indices.append(Int(String(decoding: idx[r], as: UTF8.self)) ?? -1) }
+                SuperJSON.forEachChild(vals) { _, r in values.append(Int(String(decoding: vals[r], as: UTF8.self)) ?? -1) }
+                guard indices.count == values.count else { throw bad("indices and values differ in length") }
+                for (i, v) in zip(indices, values) {
+                    guard i >= 0, i < regs.count, v >= 0, v <= 64 else { throw bad("register \(i) = \(v) is out of range") }
+                    regs[i] = max(regs[i], UInt8(v))
+                }
+            } else if let dense = member("dense", in: b), dense.count >= 2 {
+                guard let bytes = Base64.decode(UnsafeBufferPointer(rebasing: dense[1..<(dense.count - 1)])), bytes.count == regs.count else {
+                    throw bad("the dense registers must be base64 of 2^logm bytes")
+                }
+                regs = bytes
+            } else {
+                throw bad("neither sparse nor dense")
+            }
+            return (regs, logm)
+        }
+    }
+
+    /// HLL_CARDINALITY of a sketch.
+    static func cardinality(_ p: UnsafeBufferPointer<UInt8>) throws -> Int64 {
+        let (regs, logm) = try registers(p)
+        return regs.withUnsafeBufferPointer { Int64(HyperLogLog.estimate($0, rankBits: 64 - logm).rounded()) }
+    }
+
+    /// The text of a sketch with `registers` (sparse while few registers are set).
+    static func text(_ registers: UnsafeBufferPointer<UInt8>, logm: Int) -> String {
+        var indices: [String] = [], values: [String] = []
+        for (i, r) in registers.enumerated() where r != 0 {
+            indices.append(String(i)); values.append(String(r))
+        }
+        if indices.count * 8 < registers.count {
+            return "{\"version\":1,\"logm\":\(logm),\"sparse\":{\"indices\":[\(indices.joined(separator: ","))],\"values\":[\(values.joined(separator: ","))]}}"
+        }
+        return "{\"version\":1,\"logm\":\(logm),\"dense\":\"\(String(decoding: Base64.encode(Array(registers)), as: UTF8.self))\"}"
+    }
 }

@@ -20,6 +20,11 @@ public enum FunctionRegistry {
         "next_day", "convert_timezone", "date_cmp", "date_cmp_timestamp", "timestamp_cmp", "timestamp_cmp_date",
         "to_char", "to_date", "to_timestamp", "to_number", "decode",
         "md5", "sha2", "fnv_hash", "regexp_substr", "regexp_replace", "regexp_count", "regexp_instr", "similar_to",
+        "json_parse", "can_json_parse", "json_serialize", "is_valid_json", "is_valid_json_array",
+        "json_extract_path_text", "json_extract_array_element_text", "json_array_length", "json_typeof",
+        "is_array", "is_object", "is_scalar", "is_boolean", "is_number", "is_integer", "is_smallint", "is_bigint",
+        "is_decimal", "is_float", "is_fp", "is_varchar", "is_char", "get_array_length", "array", "object",
+        "to_varbyte", "from_varbyte", "hll_cardinality",
     ]
 
     /// Date parts accepted by DATE_PART/EXTRACT/DATE_TRUNC/DATEADD/DATEDIFF, with
@@ -102,7 +107,16 @@ public enum FunctionRegistry {
             throw noSuch()
         }
         func timestampArg(_ t: DataType) throws -> DataType {
-            if t == .timestamp || t == .date || t == .unknown || t.isString { return .timestamp }
+            if t == .timestamp || t == .date || t == .unknown || t.isString || t == .timestamptz || t == .superType { return .timestamp }
+            throw noSuch()
+        }
+        func superArg(_ t: DataType) throws -> DataType {
+            if t == .superType || t == .unknown { return .superType }
+            if t.isNumeric || t.isString || t == .boolean { return .superType }
+            throw noSuch()
+        }
+        func boolArg(_ t: DataType) throws -> DataType {
+            if t == .boolean || t == .unknown || t.isString { return .boolean }
             throw noSuch()
         }
         func dateArg(_ t: DataType) throws -> DataType {
@@ -299,12 +313,16 @@ public enum FunctionRegistry {
         case "extract", "date_part", "datepart", "pgdate_part":
             try arity(2...2)
             try checkPart(0)
-            // Dates are read as dates (midnight) without a cast.
-            let src: DataType = argTypes[1] == .date ? .date : try timestampArg(argTypes[1])
             let isEpoch: Bool = {
                 if let v = constant(0), case .string(let s) = v { return canonicalDatePart(s) == "epoch" }
                 return false
             }()
+            // An INTERVAL's fields; a TIME is read as the interval since midnight.
+            if [.interval, .time, .timetz].contains(argTypes[1]) {
+                return (.intervalPart, [.text, .interval], lname == "extract" ? (isEpoch ? .bigint : .integer) : .double)
+            }
+            // Dates are read as dates (midnight) without a cast.
+            let src: DataType = argTypes[1] == .date ? .date : try timestampArg(argTypes[1])
             if lname == "extract" {
                 return (.extract, [.text, src], isEpoch ? .bigint : .integer)
             }
@@ -462,6 +480,76 @@ public enum FunctionRegistry {
             return (.similarTo, targets, .boolean)
         case "assignment_cast":
             throw SQLError.internalError("assignment_cast is built by the binder, not called by name")
+
+        // MARK: SUPER and JSON
+        case "json_parse":
+            try arity(1...1)
+            return (.jsonParse, [try string(argTypes[0])], .superType)
+        case "can_json_parse", "is_valid_json", "is_valid_json_array":
+            try arity(1...1)
+            let fn: ScalarFunction = lname == "can_json_parse" ? .canJsonParse : lname == "is_valid_json" ? .isValidJson : .isValidJsonArray
+            return (fn, [try string(argTypes[0])], .boolean)
+        case "json_serialize":
+            try arity(1...1)
+            return (.jsonSerialize, [try superArg(argTypes[0])], .varchar(DataType.maxVarcharLength))
+        case "json_extract_path_text":
+            // The last argument is null_if_invalid when it is a BOOLEAN.
+            guard n >= 2 else { throw noSuch() }
+            var targets = argTypes.map { $0 == .boolean ? DataType.boolean : DataType.text }
+            targets[0] = try string(argTypes[0])
+            for i in 1..<n where argTypes[i] == .boolean && i != n - 1 { throw noSuch() }
+            for i in 1..<n where argTypes[i] != .boolean { targets[i] = try string(argTypes[i]) }
+            return (.jsonExtractPathText, targets, varchar(strLen(targets[0])))
+        case "json_extract_array_element_text":
+            try arity(2...3)
+            var targets = [try string(argTypes[0]), try integerArg(argTypes[1])]
+            if n == 3 { targets.append(try boolArg(argTypes[2])) }
+            return (.jsonExtractArrayElementText, targets, varchar(strLen(targets[0])))
+        case "json_array_length":
+            try arity(1...2)
+            var targets = [try string(argTypes[0])]
+            if n == 2 { targets.append(try boolArg(argTypes[1])) }
+            return (.jsonArrayLength, targets, .integer)
+        case "json_typeof":
+            try arity(1...1)
+            return (.jsonTypeof, [try superArg(argTypes[0])], .varchar(7))
+        case "is_array", "is_object", "is_scalar", "is_boolean", "is_number", "is_integer", "is_smallint", "is_bigint",
+             "is_decimal", "is_float", "is_fp", "is_varchar", "is_char":
+            try arity(1...1)
+            guard let fn = ScalarFunction(rawValue: lname) else { throw noSuch() }
+            return (fn, [try superArg(argTypes[0])], .boolean)
+        case "get_array_length":
+            try arity(1...1)
+            return (.getArrayLength, [try superArg(argTypes[0])], .bigint)
+        case "array":
+            return (.arrayMake, try argTypes.map { try superArg($0) }, .superType)
+        case "object":
+            guard n % 2 == 0 else { throw noSuch() }
+            var targets: [DataType] = []
+            for i in 0..<n { targets.append(i % 2 == 0 ? try string(argTypes[i]) : try superArg(argTypes[i])) }
+            return (.objectMake, targets, .superType)
+        case "super_field":
+            try arity(2...2)
+            guard argTypes[0] == .superType || argTypes[0] == .unknown else { throw noSuch() }
+            return (.superField, [.superType, .text], .superType)
+        case "super_index":
+            try arity(2...2)
+            guard argTypes[0] == .superType || argTypes[0] == .unknown else { throw noSuch() }
+            return (.superIndex, [.superType, try integerArg(argTypes[1]) == .bigint ? .bigint : .integer], .superType)
+
+        // MARK: VARBYTE and HLLSKETCH
+        case "to_varbyte":
+            try arity(2...2)
+            return (.toVarbyte, [try string(argTypes[0]), try string(argTypes[1])], .varbyte(DataType.defaultVarbyteLength))
+        case "from_varbyte":
+            try arity(2...2)
+            guard argTypes[0].isVarbyte || argTypes[0] == .unknown else { throw noSuch() }
+            return (.fromVarbyte, [argTypes[0] == .unknown ? .varbyte(DataType.defaultVarbyteLength) : argTypes[0], try string(argTypes[1])],
+                    .varchar(DataType.maxVarcharLength))
+        case "hll_cardinality":
+            try arity(1...1)
+            guard argTypes[0] == .hllsketch || argTypes[0] == .unknown || argTypes[0].isString else { throw noSuch() }
+            return (.hllCardinality, [.hllsketch], .bigint)
         default:
             throw noSuch()
         }

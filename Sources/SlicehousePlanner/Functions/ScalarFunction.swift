@@ -73,11 +73,60 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case intervalAdd = "interval_add"
     /// timestamp_mi(a, b) → BIGINT: a - b in microseconds (built by the binder).
     case timestampDiff = "timestamp_mi"
-    /// interval_out(micros) → VARCHAR: a microsecond difference printed as PostgreSQL
-    /// prints an interval (`1 day 02:00:00`); the result of `timestamp - timestamp`.
-    case intervalText = "interval_out"
-    /// interval_part(part, micros) → DATE_PART/EXTRACT of `timestamp - timestamp`.
+    /// interval_from_micros(micros) → INTERVAL: `timestamp - timestamp` (whole days, then
+    /// the rest, as PostgreSQL's `interval_justify_hours` leaves it).
+    case intervalFromMicros = "interval_from_micros"
+    /// interval_part(part, interval) → DATE_PART/EXTRACT of an INTERVAL (or a TIME).
     case intervalPart = "interval_part"
+    /// timestamp_pl_interval(ts, interval, sign) → TIMESTAMP or TIMESTAMPTZ: `ts ± i` for
+    /// an interval that is not a constant (sign 1 or -1).
+    case timestampPlusInterval = "timestamp_pl_interval"
+    /// time_pl_interval(time, interval, sign) → TIME (wrapping around midnight).
+    case timePlusInterval = "time_pl_interval"
+    /// interval_pl(a, b, sign) → INTERVAL: `a ± b` field by field.
+    case intervalPlus = "interval_pl"
+    /// interval_mul(interval, factor) → INTERVAL (fractions of months and days cascade down).
+    case intervalMultiply = "interval_mul"
+    /// interval_div(interval, divisor) → INTERVAL.
+    case intervalDivide = "interval_div"
+    /// interval_length(interval) → BIGINT: the comparable length in microseconds.
+    case intervalLength = "interval_length"
+    // SUPER and JSON text (Kernels/SemiStructuredFunctions.swift)
+    /// JSON_PARSE(text) → SUPER.
+    case jsonParse = "json_parse"
+    /// CAN_JSON_PARSE(text) → BOOLEAN.
+    case canJsonParse = "can_json_parse"
+    /// JSON_SERIALIZE(super) → VARCHAR.
+    case jsonSerialize = "json_serialize"
+    /// IS_VALID_JSON(text), IS_VALID_JSON_ARRAY(text) → BOOLEAN.
+    case isValidJson = "is_valid_json", isValidJsonArray = "is_valid_json_array"
+    /// JSON_EXTRACT_PATH_TEXT(text, path... [, null_if_invalid]) → VARCHAR; the binder
+    /// always passes null_if_invalid as the last argument.
+    case jsonExtractPathText = "json_extract_path_text"
+    /// JSON_EXTRACT_ARRAY_ELEMENT_TEXT(text, index, null_if_invalid) → VARCHAR.
+    case jsonExtractArrayElementText = "json_extract_array_element_text"
+    /// JSON_ARRAY_LENGTH(text, null_if_invalid) → INTEGER.
+    case jsonArrayLength = "json_array_length"
+    /// JSON_TYPEOF(super) → VARCHAR: object, array, string, number, boolean or null.
+    case jsonTypeof = "json_typeof"
+    /// PartiQL navigation `s.attribute` (arguments: the SUPER value and the attribute name).
+    case superField = "super_field"
+    /// PartiQL navigation `s[index]` (arguments: the SUPER value and a 0-based index).
+    case superIndex = "super_index"
+    /// IS_ARRAY, IS_OBJECT, IS_SCALAR, IS_BOOLEAN, IS_NUMBER, IS_INTEGER, IS_SMALLINT,
+    /// IS_BIGINT, IS_DECIMAL, IS_FLOAT, IS_FP, IS_VARCHAR, IS_CHAR (SUPER → BOOLEAN).
+    case isArray = "is_array", isObject = "is_object", isScalar = "is_scalar", isBoolean = "is_boolean"
+    case isNumber = "is_number", isInteger = "is_integer", isSmallint = "is_smallint", isBigint = "is_bigint"
+    case isDecimal = "is_decimal", isFloat = "is_float", isFp = "is_fp", isVarchar = "is_varchar", isChar = "is_char"
+    /// GET_ARRAY_LENGTH(super) → BIGINT.
+    case getArrayLength = "get_array_length"
+    /// ARRAY(v, ...) → SUPER; OBJECT(key, value, ...) → SUPER.
+    case arrayMake = "array", objectMake = "object"
+    /// TO_VARBYTE(text, format), FROM_VARBYTE(varbyte, format) with format hex, binary,
+    /// utf8 or base64.
+    case toVarbyte = "to_varbyte", fromVarbyte = "from_varbyte"
+    /// HLL_CARDINALITY(sketch) → BIGINT.
+    case hllCardinality = "hll_cardinality"
     // Formatting (TO_CHAR family). The format is the last argument, ideally a constant.
     /// TO_CHAR(date|timestamp|number, format) → VARCHAR.
     case toChar = "to_char"

@@ -41,9 +41,19 @@ public enum TypeRules {
             return numericCommon(a, b)
         case (.date, .timestamp), (.timestamp, .date):
             return .timestamp
-        case _ where a.isString && (b.isNumeric || b.isTemporal):
+        case (.timestamptz, .date), (.timestamptz, .timestamp), (.date, .timestamptz), (.timestamp, .timestamptz):
+            return .timestamptz
+        case (.time, .timetz), (.timetz, .time):
+            return .timetz
+        case _ where a.isString && (b.isNumeric || b.isTemporal || b.isTextInput):
             return b
-        case _ where b.isString && (a.isNumeric || a.isTemporal):
+        case _ where b.isString && (a.isNumeric || a.isTemporal || a.isTextInput):
+            return a
+        // SUPER meets a scalar type as that type (PartiQL's dynamic typing: a SUPER value
+        // of another kind becomes NULL).
+        case (.superType, _) where b.isSuperScalarTarget:
+            return b
+        case (_, .superType) where a.isSuperScalarTarget:
             return a
         default:
             return nil
@@ -124,6 +134,12 @@ public enum TypeRules {
         case .boolean: return 5
         case .date: return 13
         case .timestamp: return 29
+        case .timestamptz: return 35
+        case .time: return 15
+        case .timetz: return 21
+        case .interval: return 48
+        case .superType, .hllsketch: return DataType.maxVarcharLength
+        case .varbyte(let n): return min(2 * n, DataType.maxVarcharLength)
         case .unknown: return 256
         }
     }
@@ -139,7 +155,24 @@ public enum TypeRules {
         case (.boolean, _) where to.isInteger: return true
         case (_, .boolean) where from.isInteger: return true
         case (.date, .timestamp), (.timestamp, .date): return true
+        case _ where from.isDateTimeFamily && to.isDateTimeFamily: return timeCast(from, to)
+        case (.interval, .time), (.time, .interval): return true
+        case (.superType, _): return to != .hllsketch && !to.isVarbyte && to != .interval
+        case (_, .superType): return from.isNumeric || from == .boolean || from.isString
+        case (.hllsketch, _), (_, .hllsketch): return false
         default: return false
+        }
+    }
+
+    /// The casts among DATE, TIMESTAMP, TIMESTAMPTZ, TIME and TIMETZ that PostgreSQL has.
+    static func timeCast(_ from: DataType, _ to: DataType) -> Bool {
+        switch (from, to) {
+        case (.date, .timestamp), (.date, .timestamptz), (.timestamp, .date), (.timestamptz, .date),
+             (.timestamp, .timestamptz), (.timestamptz, .timestamp), (.timestamp, .time), (.timestamptz, .time),
+             (.timestamptz, .timetz), (.time, .timetz), (.timetz, .time):
+            return true
+        default:
+            return false
         }
     }
 
@@ -155,6 +188,11 @@ public enum TypeRules {
         case _ where from.isString && (to.isNumeric || to.isTemporal): return true
         case _ where to.isString && from != .boolean: return true
         case (.date, .timestamp), (.timestamp, .date): return true
+        case _ where from.isString && to.isTextInput: return true
+        case (.date, .timestamptz), (.timestamp, .timestamptz), (.timestamptz, .timestamp), (.time, .timetz), (.timetz, .time):
+            return true
+        case (.superType, _): return to.isSuperScalarTarget
+        case (_, .superType): return from.isNumeric || from == .boolean || from.isString
         default: return false
         }
     }

@@ -232,6 +232,13 @@ public struct ManifestColumn: Codable, Sendable {
         case .varchar(let n): return ("varchar", n, nil)
         case .date: return ("date", nil, nil)
         case .timestamp: return ("timestamp", nil, nil)
+        case .timestamptz: return ("timestamptz", nil, nil)
+        case .time: return ("time", nil, nil)
+        case .timetz: return ("timetz", nil, nil)
+        case .interval: return ("interval", nil, nil)
+        case .superType: return ("super", nil, nil)
+        case .varbyte(let n): return ("varbyte", n, nil)
+        case .hllsketch: return ("hllsketch", nil, nil)
         case .unknown: return ("unknown", nil, nil)
         }
     }
@@ -249,6 +256,13 @@ public struct ManifestColumn: Codable, Sendable {
         case "varchar": return .varchar(p ?? 256)
         case "date": return .date
         case "timestamp": return .timestamp
+        case "timestamptz": return .timestamptz
+        case "time": return .time
+        case "timetz": return .timetz
+        case "interval": return .interval
+        case "super": return .superType
+        case "varbyte": return .varbyte(p ?? DataType.defaultVarbyteLength)
+        case "hllsketch": return .hllsketch
         case "unknown": return .unknown
         default: throw SQLError(.ioError, "manifest names an unknown column type \"\(s)\"")
         }

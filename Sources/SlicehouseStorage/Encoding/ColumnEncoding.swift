@@ -93,7 +93,7 @@ extension BlockEncoder {
     /// | MOSTLY32 | BIGINT, DECIMAL |
     /// | TEXT255, TEXT32K | VARCHAR only |
     public static func isAllowed(_ e: ColumnEncoding, for type: DataType) -> Bool {
-        let intLike = type.isInteger || type.isDecimal || type.isTemporal
+        let intLike = type.isInteger || type.isDecimal || type.isDateTimeFamily
         switch e {
         case .raw, .runlength, .zstd: return true
         case .lzo: return type != .boolean && !type.isFloat
@@ -125,8 +125,8 @@ extension BlockEncoder {
         if isSortKeyColumn { return .raw }
         switch type.physical {
         case .bool, .double: return .raw
-        case .string: return .lzo
-        case .int64, .int128: return (type.isInteger || type.isDecimal || type.isTemporal) ? .az64 : .raw
+        case .string: return type == .superType ? .zstd : .lzo
+        case .int64, .int128: return (type.isInteger || type.isDecimal || type.isDateTimeFamily) ? .az64 : .raw
         }
     }
 }
