@@ -226,6 +226,9 @@ public final class QueryExecutor: @unchecked Sendable {
             return FilterOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), predicate: pred)
         case .project(let exprs):
             return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs)
+        case .unnest(let array, let withPosition):
+            return UnnestOperator(input: try buildOperator(node.children[0], partition: p, filters: filters),
+                                  array: array, withPosition: withPosition)
         case .hashJoin(let kind, let probeKeys, let buildKeys, let residual, _, let nullAware):
             var published: [(buildKey: Int, slot: RuntimeFilterSlot)] = []
             var below = filters

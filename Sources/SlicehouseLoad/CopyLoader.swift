@@ -152,6 +152,13 @@ public enum CopyLoader {
                 return JSONFieldMap.auto(columns: targets, ignoreCase: false)
             }
             return JSONFieldMap(paths: paths, ignoreCase: false)
+        case .noshred:
+            guard targets.count == 1, targets[0].type == .superType else {
+                throw SQLError(.invalidParameter, "COPY with JSON 'noshred' loads one SUPER column; the column list has \(targets.count) column(s)"
+                               + (targets.count == 1 ? " of type \(targets[0].type.sqlName)" : ""))
+            }
+            // An empty path: the whole record.
+            return JSONFieldMap(paths: [[]], ignoreCase: false)
         }
     }
 

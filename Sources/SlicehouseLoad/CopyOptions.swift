@@ -27,6 +27,8 @@ public struct CopyOptions: Sendable, Equatable {
         case auto(ignoreCase: Bool)
         /// A JSONPaths file (local path) lists one JSONPath expression per loaded column.
         case paths(file: String)
+        /// `noshred`: each whole document into the one SUPER column loaded.
+        case noshred
     }
 
     public var format: Format = .text
@@ -276,7 +278,7 @@ public struct CopyOptions: Sendable, Equatable {
         let words = raw.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { $0.lowercased() }
         if words == ["auto"] { return .auto(ignoreCase: false) }
         if words == ["auto", "ignorecase"] { return .auto(ignoreCase: true) }
-        if words == ["noshred"] { throw SQLError.unsupported("COPY JSON 'noshred' (SUPER columns)") }
+        if words == ["noshred"] { return .noshred }
         let path = String(raw.trimmingBlanks)
         guard !path.isEmpty else {
             throw SQLError(.invalidParameter, "COPY JSON needs 'auto', 'auto ignorecase' or the path of a JSONPaths file")

@@ -16,6 +16,9 @@ extension RangeParser {
         let ncols = targets.count
         let fileName = data.path
         var reader = JSONRecordReader(map: map, columnCount: ncols)
+        // SUPER columns take the value's JSON text, quotes and escapes of strings included.
+        let superColumns = targets.map { $0.type == .superType }
+        let anySuper = superColumns.contains(true)
         var p = start
         // A UTF-8 byte order mark at the start of the file is not data.
         if start == 0 && end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { p = 3 }
@@ -55,7 +58,11 @@ extension RangeParser {
             var c = 0
             do throws(FieldFailure) {
                 while c < ncols {
-                    try convertJSON(base, reader.slotStart[c], reader.slotEnd[c], reader.slotKind[c], builders + c)
+                    if anySuper && superColumns[c] {
+                        try convertJSONToSuper(base, reader.slotStart[c], reader.slotEnd[c], reader.slotKind[c], builders + c)
+                    } else {
+                        try convertJSON(base, reader.slotStart[c], reader.slotEnd[c], reader.slotKind[c], builders + c)
+                    }
                     c += 1
                 }
             } catch {
@@ -90,6 +97,19 @@ extension RangeParser {
                                    reason: "String contains an invalid \\u escape (unpaired UTF-16 surrogate)")
             }
             try builder.pointee.append(decoded, quoted: false)
+        }
+    }
+
+    /// One JSON value into a SUPER column: its text as written (a string with its quotes).
+    func convertJSONToSuper(_ base: UnsafePointer<UInt8>, _ start: Int, _ stop: Int, _ kind: JSONValueKind,
+                            _ builder: UnsafeMutablePointer<ColumnBuilder>) throws(FieldFailure) {
+        switch kind {
+        case .missing, .null:
+            try builder.pointee.appendNull()
+        case .string, .escapedString:
+            try builder.pointee.append(UnsafeBufferPointer(start: base + start - 1, count: stop - start + 2), quoted: true)
+        case .scalar, .nested:
+            try builder.pointee.append(UnsafeBufferPointer(start: base + start, count: stop - start), quoted: true)
         }
     }
 

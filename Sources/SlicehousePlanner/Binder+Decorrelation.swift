@@ -176,6 +176,10 @@ final class DependentJoin {
         case .distinct(let input):
             let (i2, m) = try push(input)
             return (.distinct(i2), m)
+        case .unnest(let input, let array, let element, let position):
+            // Each row unnests its own array: D's columns ride along.
+            let (i2, m) = try push(input)
+            return (.unnest(i2, array: subst(array, m), element: element, position: position), m)
         case .sort(let input, _):
             // Order inside a subquery without LIMIT means nothing.
             return try push(input)
@@ -300,6 +304,9 @@ extension Binder {
             case .values(let rows, let outs):
                 let rows2 = rows.map { $0.map(e) }
                 return .values(rows2, outputs: outs.map(fresh))
+            case .unnest(let c, let array, let element, let position):
+                let c2 = walk(c)
+                return .unnest(c2, array: e(array), element: fresh(element), position: position.map(fresh))
             }
         }
         let copy = walk(plan)

@@ -51,7 +51,7 @@ extension Binder {
         case .window: return true
         case .scan, .values: return false
         case .filter(let p, _), .project(let p, _, _), .aggregate(let p, _, _, _), .sort(let p, _),
-             .limit(let p, _, _), .distinct(let p):
+             .limit(let p, _, _), .distinct(let p), .unnest(let p, _, _, _):
             return containsWindow(p)
         case .join(_, let l, let r, _), .setOperation(_, _, let l, let r, _):
             return containsWindow(l) || containsWindow(r)
@@ -502,6 +502,7 @@ extension Binder {
             visitExpressions(p, f)
         case .setOperation(_, _, let l, let r, _): visitExpressions(l, f); visitExpressions(r, f)
         case .values(let rows, _): rows.forEach { $0.forEach(f) }
+        case .unnest(let p, let array, _, _): f(array); visitExpressions(p, f)
         }
     }
 }

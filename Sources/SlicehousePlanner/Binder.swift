@@ -609,12 +609,42 @@ public final class Binder {
         if items.isEmpty { return (.values([[]], outputs: []), Scope()) }
         var (plan, scope) = try bindTableRef(items[0])
         for item in items.dropFirst() {
+            if let (unnested, relation) = try bindUnnest(item, plan, scope) {
+                try checkDuplicateAliases(scope, Scope(relations: [relation]), item.location)
+                plan = unnested
+                scope.relations.append(relation)
+                continue
+            }
             let (p, s) = try bindTableRef(item)
             try checkDuplicateAliases(scope, s, item.location)
             plan = .join(.cross, plan, p, condition: nil)
             scope.relations += s.relations
         }
         return (plan, scope)
+    }
+
+    /// PartiQL unnesting: a FROM item `c.orders [AS o] [AT i]` whose name starts with an
+    /// earlier item's alias and reads a SUPER value iterates over that array for each row
+    /// so far (`o` is the element, `i` its position). nil for an ordinary table name.
+    func bindUnnest(_ item: TableRef, _ plan: LogicalPlan, _ scope: Scope) throws -> (LogicalPlan, ScopeRelation)? {
+        guard case .table(let name, let alias) = item.kind else { return nil }
+        let parts = name.parts
+        guard parts.count >= 2, scope.relations.contains(where: { $0.alias == parts[0].lowercased() }) else { return nil }
+        let path = Expr(.column(ColumnRef(parts)), at: item.location)
+        guard let array = try? bindExpr(path, scope, agg: nil), array.type == .superType else { return nil }
+        let elementName = (alias?.name ?? name.name).lowercased()
+        let element = newColumn(.superType, elementName)
+        columnNames[element.id] = elementName
+        var columns: [(name: String, column: PlanColumn)] = [(elementName, element)]
+        var position: PlanColumn? = nil
+        if let at = alias?.position?.lowercased() {
+            let p = newColumn(.integer, at)
+            columnNames[p.id] = at
+            position = p
+            columns.append((at, p))
+        }
+        return (.unnest(plan, array: array, element: element, position: position),
+                ScopeRelation(alias: elementName, columns: columns))
     }
 
     func checkDuplicateAliases(_ a: Scope, _ b: Scope, _ loc: SourceLocation) throws {

@@ -157,6 +157,9 @@ public enum ExplainPrinter {
             title = "XN SetOp \(k.rawValue.capitalized)" + (all ? " All" : "")
         case .values:
             title = "XN Result"
+        case .unnest(let array, _):
+            title = "XN Unnest"
+            details.append("Array: \(describe(array, names(0)))")
         }
         lines.append(prefix + header(title, node))
         if shared.verbose {

@@ -99,6 +99,11 @@ public indirect enum LogicalPlan: Sendable {
     case setOperation(SetOperationKind, all: Bool, LogicalPlan, LogicalPlan, outputs: [PlanColumn])
     /// Constant rows (VALUES, or SELECT without FROM as one empty row).
     case values([[BoundExpr]], outputs: [PlanColumn])
+    /// PartiQL unnesting (`FROM t AS c, c.orders AS o [AT i]`): each input row once per
+    /// element of the SUPER array `array` (an expression over the input), with the
+    /// element and, when asked, its 0-based position as new columns. A row whose value
+    /// is not an array, or is an empty one, produces nothing.
+    case unnest(LogicalPlan, array: BoundExpr, element: PlanColumn, position: PlanColumn?)
 
     /// The columns this node produces, in order.
     public var outputs: [PlanColumn] {
@@ -112,6 +117,7 @@ public indirect enum LogicalPlan: Sendable {
         case .window(let p, let ws): return p.outputs + ws.map { $0.output }
         case .setOperation(_, _, _, _, let o): return o
         case .values(_, let o): return o
+        case .unnest(let p, _, let e, let i): return p.outputs + [e] + (i.map { [$0] } ?? [])
         }
     }
 

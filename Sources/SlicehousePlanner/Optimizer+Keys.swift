@@ -74,6 +74,10 @@ extension Optimizer {
             return []
         case .values(let rows, _):
             return rows.count <= 1 ? [[]] : []
+        case .unnest(let p, _, _, let position):
+            // An input row repeats once per element: unique with the element's position.
+            guard let position else { return [] }
+            return uniqueKeys(p, nullable: nullable).map { $0.union([position.id]) }
         }
     }
 
@@ -121,6 +125,7 @@ extension Optimizer {
         case .window(let p, let ws): return .window(removeRedundantGrouping(p), ws)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, removeRedundantGrouping(l), removeRedundantGrouping(r), outputs: o)
+        case .unnest(let p, let a, let e, let i): return .unnest(removeRedundantGrouping(p), array: a, element: e, position: i)
         case .scan, .values: return plan
         }
     }

@@ -46,6 +46,7 @@ extension Optimizer {
         case .limit(let p, let l, let o): return .limit(magicSets(p, &nextID), limit: l, offset: o)
         case .distinct(let p): return .distinct(magicSets(p, &nextID))
         case .window(let p, let ws): return .window(magicSets(p, &nextID), ws)
+        case .unnest(let p, let a, let e, let i): return .unnest(magicSets(p, &nextID), array: a, element: e, position: i)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, magicSets(l, &nextID), magicSets(r, &nextID), outputs: o)
         case .scan, .values: return plan
@@ -235,7 +236,7 @@ extension Optimizer {
         switch plan {
         case .scan, .values: break
         case .filter(let p, _), .project(let p, _, _), .aggregate(let p, _, _, _), .sort(let p, _),
-             .limit(let p, _, _), .distinct(let p), .window(let p, _):
+             .limit(let p, _, _), .distinct(let p), .window(let p, _), .unnest(let p, _, _, _):
             m = max(m, maxColumnID(p))
         case .join(_, let l, let r, _), .setOperation(_, _, let l, let r, _):
             m = max(m, maxColumnID(l), maxColumnID(r))
@@ -279,6 +280,7 @@ extension Optimizer {
         case .limit(let p, let l, let o): return .limit(reduceTrees(p, &nextID), limit: l, offset: o)
         case .distinct(let p): return .distinct(reduceTrees(p, &nextID))
         case .window(let p, let ws): return .window(reduceTrees(p, &nextID), ws)
+        case .unnest(let p, let a, let e, let i): return .unnest(reduceTrees(p, &nextID), array: a, element: e, position: i)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, reduceTrees(l, &nextID), reduceTrees(r, &nextID), outputs: o)
         case .scan, .values: return plan
@@ -341,6 +343,7 @@ extension Optimizer {
         case .limit(let p, let l, let o): return .limit(pushSemiJoins(p), limit: l, offset: o)
         case .distinct(let p): return .distinct(pushSemiJoins(p))
         case .window(let p, let ws): return .window(pushSemiJoins(p), ws)
+        case .unnest(let p, let a, let e, let i): return .unnest(pushSemiJoins(p), array: a, element: e, position: i)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, pushSemiJoins(l), pushSemiJoins(r), outputs: o)
         case .scan, .values: return plan

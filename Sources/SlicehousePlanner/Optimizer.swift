@@ -120,6 +120,7 @@ public struct Optimizer {
             })
         case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, mapExpressions(l, f), mapExpressions(r, f), outputs: o)
         case .values(let rows, let o): return .values(rows.map { $0.map(f) }, outputs: o)
+        case .unnest(let p, let a, let e, let i): return .unnest(mapExpressions(p, f), array: f(a), element: e, position: i)
         }
     }
 
@@ -240,6 +241,14 @@ public struct Optimizer {
             return wrap(.setOperation(k, all: all, pushdown(l, lp), pushdown(r, rp), outputs: o), above)
         case .values:
             return wrap(plan, preds)
+        case .unnest(let input, let a, let e, let i):
+            // Filters on the input's columns run before the rows are repeated.
+            let inputIDs = input.outputIDs
+            var below: [BoundExpr] = [], above: [BoundExpr] = []
+            for p in preds {
+                if p.referencedColumns.isSubset(of: inputIDs), !isVolatile(p) { below.append(p) } else { above.append(p) }
+            }
+            return wrap(.unnest(pushdown(input, below), array: a, element: e, position: i), above)
         }
     }
 
@@ -304,6 +313,8 @@ public struct Optimizer {
             return .window(simplifyOuterJoins(input, rejected: []), ws)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, simplifyOuterJoins(l, rejected: []), simplifyOuterJoins(r, rejected: []), outputs: o)
+        case .unnest(let input, let a, let e, let i):
+            return .unnest(simplifyOuterJoins(input, rejected: rejected.intersection(input.outputIDs)), array: a, element: e, position: i)
         case .scan, .values:
             return plan
         }
@@ -421,6 +432,7 @@ public struct Optimizer {
         case .limit(let p, let l, let o): return .limit(sinkSingleRowJoins(p), limit: l, offset: o)
         case .distinct(let p): return .distinct(sinkSingleRowJoins(p))
         case .window(let p, let ws): return .window(sinkSingleRowJoins(p), ws)
+        case .unnest(let p, let a, let e, let i): return .unnest(sinkSingleRowJoins(p), array: a, element: e, position: i)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, sinkSingleRowJoins(l), sinkSingleRowJoins(r), outputs: o)
         case .scan, .values: return plan
@@ -450,6 +462,8 @@ public struct Optimizer {
             return max(1, Double(stats.rows) * Selectivity.of(filters, stats.byOutput(columns: cols, ids: outs.map { $0.id })))
         case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e], columnStatistics(p)))
         case .project(let p, _, _), .sort(let p, _), .window(let p, _): return estimate(p)
+        // A few elements a row, with nothing better known.
+        case .unnest(let p, _, _, _): return estimate(p) * 4
         case .distinct(let p): return min(estimate(p), groupsAtMost(p.outputs.map { .column($0.id, $0.type) }, of: p))
         case .limit(let p, let l, _): return min(estimate(p), Double(l ?? Int.max))
         case .join(let k, let l, let r, let c):
@@ -622,6 +636,7 @@ public struct Optimizer {
         case .limit(let p, let l, let o): return .limit(reorderJoins(p), limit: l, offset: o)
         case .distinct(let p): return .distinct(reorderJoins(p))
         case .window(let p, let ws): return .window(reorderJoins(p), ws)
+        case .unnest(let p, let a, let e, let i): return .unnest(reorderJoins(p), array: a, element: e, position: i)
         case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, reorderJoins(l), reorderJoins(r), outputs: o)
         case .scan, .values: return plan
         }
@@ -809,6 +824,9 @@ public struct Optimizer {
             return .window(prune(p, required: need), ws)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, prune(l, required: l.outputIDs), prune(r, required: r.outputIDs), outputs: o)
+        case .unnest(let p, let a, let e, let i):
+            let need = required.intersection(p.outputIDs).union(a.referencedColumns)
+            return .unnest(prune(p, required: need), array: a, element: e, position: i)
         case .values:
             return plan
         }

@@ -117,6 +117,8 @@ public final class PhysicalNode: @unchecked Sendable {
         case unionAll
         case setOperation(SetOperationKind, all: Bool)
         case values([[Value]])
+        /// PartiQL unnesting: output = input ++ the element of `array` (++ its position).
+        case unnest(array: BoundExpr, withPosition: Bool)
     }
 
     public let kind: Kind

@@ -198,6 +198,17 @@ public struct PhysicalPlanner {
         case .setOperation(let kind, let all, let l, let r, let outputs):
             return try planSetOperation(kind, all, l, r, outputs)
 
+        case .unnest(let input, let array, let element, let position):
+            // Row by row on whatever slice holds the row: the input's columns keep their
+            // places (and so its distribution); the element and position follow them.
+            let child = try self.plan(input, replicateAll: replicateAll)
+            let bound = try bind(array, to: child)
+            let added = [element] + (position.map { [$0] } ?? [])
+            return PhysicalNode(.unnest(array: bound, withPosition: position != nil), children: [child],
+                                types: child.types + added.map { $0.type }, names: child.names + added.map { $0.name },
+                                distribution: child.distribution, rows: max(1, child.rows * 4),
+                                columnIDs: child.columnIDs + added.map { $0.id })
+
         case .values(let rows, let outputs):
             var values: [[Value]] = []
             for row in rows {

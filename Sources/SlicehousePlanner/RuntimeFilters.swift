@@ -97,6 +97,9 @@ public enum RuntimeFilters {
             }
         case .unionAll:
             return node.children.flatMap { scans(reading: column, of: $0) }
+        case .unnest:
+            // The input's columns pass through; the element and position are new.
+            return column < node.children[0].types.count ? scans(reading: column, of: node.children[0]) : []
         case .nestedLoopJoin, .sort, .limit, .exchange, .setOperation, .values:
             return []
         }

@@ -115,6 +115,7 @@ public enum SharedSubplans {
             case .unionAll: return "union"
             case .setOperation(let k, let all): return "setop \(k.rawValue) \(all)"
             case .values(let rows): return "values \(rows.count)"
+            case .unnest(let a, let p): return "unnest \(a) \(p)"
             }
         }
 

@@ -41,10 +41,13 @@ public struct TableAlias: Sendable, Hashable {
     public var name: String
     /// Column aliases; empty when none were given.
     public var columns: [String]
+    /// PartiQL's `AT name` after an unnested array: the element's position.
+    public var position: String?
 
-    public init(name: String, columns: [String] = []) {
+    public init(name: String, columns: [String] = [], position: String? = nil) {
         self.name = name
         self.columns = columns
+        self.position = position
     }
 }
 

@@ -77,7 +77,18 @@ extension Parser {
                 advance(); advance()
                 return TableRef(.table(name, alias: try parseFunctionTableAlias()), at: start.location)
             }
-            let alias = try parseTableAlias()
+            // PartiQL unnesting `c.orders [AS o] [AT i]`: a dotted name may take a position.
+            var alias: TableAlias? = nil
+            if name.schema != nil, isWord("at"), atIdentifier(at: 1) {
+                advance()
+                alias = TableAlias(name: name.name, position: try parseIdentifier())
+            } else {
+                alias = try parseTableAlias()
+                if name.schema != nil, alias != nil, isWord("at"), atIdentifier(at: 1) {
+                    advance()
+                    alias?.position = try parseIdentifier()
+                }
+            }
             return TableRef(.table(name, alias: alias), at: start.location)
         }
         if isWord("select", at: 1) || isWord("with", at: 1) || isWord("values", at: 1) {

@@ -328,9 +328,14 @@ struct Parser {
     }
 
     /// True if the current token can start an identifier.
-    var atIdentifier: Bool {
-        switch current.kind {
-        case .word: return !reserved[index]
+    var atIdentifier: Bool { atIdentifier(at: 0) }
+
+    /// Whether the token `offset` places ahead is an identifier.
+    func atIdentifier(at offset: Int) -> Bool {
+        let i = index + offset
+        guard i < tokens.count else { return false }
+        switch tokens[i].kind {
+        case .word: return !reserved[i]
         case .quotedIdentifier: return true
         default: return false
         }

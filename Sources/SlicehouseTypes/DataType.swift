@@ -166,7 +166,7 @@ public enum DataType: Hashable, Sendable {
         case .decimal(let p, _): return p > 18 ? 16 : 8
         case .boolean: return 1
         case .char(let n), .varchar(let n), .varbyte(let n): return n
-        case .superType, .hllsketch: return -1
+        case .superType, .hllsketch: return 64
         case .unknown: return 0
         }
     }
