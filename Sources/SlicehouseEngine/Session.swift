@@ -627,6 +627,13 @@ public final class Session: @unchecked Sendable {
                 throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
             }
             if trimmed { v.data = .string(s) }
+        case .varbyte(let n):
+            // Two hexadecimal digits a byte.
+            guard case .string(let s) = v.data else { break }
+            let limit = Int32(clamping: 2 * n)
+            for i in 0..<s.count where s.offsets[i + 1] &- s.offsets[i] > limit && !v.isNull(i) {
+                throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
+            }
         default: break
         }
         return v.retyped(column.type)
@@ -692,6 +699,7 @@ public final class Session: @unchecked Sendable {
         switch t {
         case .varchar: return .varchar(DataType.maxVarcharLength)
         case .char: return .char(DataType.maxCharLength)
+        case .varbyte: return .varbyte(DataType.maxVarbyteLength)
         default: return t
         }
     }

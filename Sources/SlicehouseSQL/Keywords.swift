@@ -29,7 +29,7 @@ enum Keywords {
     ]
 
     /// Reserved words that may still name a function when followed by `(`.
-    static let callableReserved: Set<String> = ["left", "right"]
+    static let callableReserved: Set<String> = ["left", "right", "array"]
 
     /// Keywords that are functions without parentheses (`SELECT CURRENT_DATE`).
     static let parameterlessFunctions: Set<String> = [

@@ -164,7 +164,9 @@ extension Parser {
         if isSymbol("(") {
             guard parts.count <= 2, let name = parts.last else { throw syntaxError(at: start) }
             let schema = parts.count == 2 ? parts[0] : nil
-            return Expr(.function(try parseFunctionCall(name: name, schema: schema)), at: start.location)
+            let call = Expr(.function(try parseFunctionCall(name: name, schema: schema)), at: start.location)
+            // `json_parse(...)[0].a`: PartiQL navigation on a function's SUPER result.
+            return isSymbol("[") ? try parseSuperPath(call) : call
         }
         // More than four parts can only be a PartiQL path into a SUPER column.
         var expr = Expr(.column(ColumnRef(parts)), at: start.location)

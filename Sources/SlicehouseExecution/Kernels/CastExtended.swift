@@ -39,6 +39,12 @@ enum ExtendedCasts {
                         zone: TimeZoneRule?) throws -> Value? {
         if source == target { return x }
         if source == .superType { return try fromSuper(x, to: target, assignment: assignment, zone: zone) }
+        if source.isVarbyte, case .varbyte(let limit) = target {
+            guard let hex = x.asString else { return nil }
+            if hex.utf8.count <= 2 * limit { return x }
+            if assignment { throw SQLError(.stringTooLong, "value too long for type varbyte(\(limit))") }
+            return .string(String(hex.prefix(2 * limit)))
+        }
         if target == .superType { return try toSuper(x, from: source) }
         if target.isString {
             guard let text = text(x, source, zone: zone) else { return nil }
@@ -195,8 +201,8 @@ enum ExtendedCasts {
                 guard kind == .number else { return nil }
                 let text = String(decoding: v, as: UTF8.self)
                 if target.isInteger && !SuperJSON.isIntegerText(v) {
-                    // 5.0 is an integer to SUPER; 5.5 is not.
-                    guard let d = Double(text), d == d.rounded(), let i = Int64(exactly: d),
+                    // A number with a fraction rounds, as a NUMERIC cast to an integer does.
+                    guard let d = Double(text), let i = Int64(exactly: d.rounded(.toNearestOrAwayFromZero)),
                           target.integerRange?.contains(i) ?? true else { return nil }
                     return .int(i)
                 }

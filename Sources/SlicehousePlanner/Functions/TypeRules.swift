@@ -45,16 +45,19 @@ public enum TypeRules {
             return .timestamptz
         case (.time, .timetz), (.timetz, .time):
             return .timetz
+        case (.varbyte(let x), .varbyte(let y)):
+            return .varbyte(max(x, y))
         case _ where a.isString && (b.isNumeric || b.isTemporal || b.isTextInput):
             return b
         case _ where b.isString && (a.isNumeric || a.isTemporal || a.isTextInput):
             return a
         // SUPER meets a scalar type as that type (PartiQL's dynamic typing: a SUPER value
         // of another kind becomes NULL).
+        // Numbers compare as DOUBLE PRECISION (51.5 > 40 whatever the other side's type).
         case (.superType, _) where b.isSuperScalarTarget:
-            return b
+            return b.isNumeric ? .double : b
         case (_, .superType) where a.isSuperScalarTarget:
-            return a
+            return a.isNumeric ? .double : a
         default:
             return nil
         }
@@ -157,6 +160,7 @@ public enum TypeRules {
         case (.date, .timestamp), (.timestamp, .date): return true
         case _ where from.isDateTimeFamily && to.isDateTimeFamily: return timeCast(from, to)
         case (.interval, .time), (.time, .interval): return true
+        case (.varbyte, .varbyte): return true
         case (.superType, _): return to != .hllsketch && !to.isVarbyte && to != .interval
         case (_, .superType): return from.isNumeric || from == .boolean || from.isString
         case (.hllsketch, _), (_, .hllsketch): return false
@@ -191,6 +195,7 @@ public enum TypeRules {
         case _ where from.isString && to.isTextInput: return true
         case (.date, .timestamptz), (.timestamp, .timestamptz), (.timestamptz, .timestamp), (.time, .timetz), (.timetz, .time):
             return true
+        case (.varbyte, .varbyte): return true
         case (.superType, _): return to.isSuperScalarTarget
         case (_, .superType): return from.isNumeric || from == .boolean || from.isString
         default: return false
