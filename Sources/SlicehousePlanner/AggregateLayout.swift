@@ -12,7 +12,7 @@ public enum HashAggregateLayout {
         case .countStar, .count: return [.bigint]
         case .sum: return [agg.resultType]
         case .min, .max: return [agg.argumentType ?? agg.resultType]
-        case .approximateCountDistinct: return [sketchType]
+        case .approximateCountDistinct, .hllCreateSketch, .hllCombine: return [sketchType]
         case .percentileCont, .percentileDisc, .listagg: return []  // single phase only
         case .avg:
             let sumType: DataType

@@ -678,6 +678,10 @@ enum AccumulatorFactory {
                 throw SQLError.internalError("APPROXIMATE COUNT(DISTINCT) planned as \(agg.resultType)")
             }
             return ApproximateCountDistinctAccumulator()
+        case .hllCreateSketch:
+            return ApproximateCountDistinctAccumulator(output: .sketch)
+        case .hllCombine:
+            return ApproximateCountDistinctAccumulator(input: .sketches, output: .sketch)
         default:
             break
         }
@@ -701,7 +705,7 @@ enum AccumulatorFactory {
                 let sumType = DataType.decimal(precision: DataType.maxDecimalPrecision, scale: argType.scale)
                 acc = WideSumAccumulator(kind: kind, resultType: agg.resultType, sumType: isAvg ? sumType : agg.resultType)
             }
-        case .percentileCont, .percentileDisc, .listagg, .approximateCountDistinct:
+        case .percentileCont, .percentileDisc, .listagg, .approximateCountDistinct, .hllCreateSketch, .hllCombine:
             throw SQLError.internalError("aggregate \(agg.function.rawValue) reached the plain accumulators")
         case .min, .max:
             let isMin = agg.function == .min

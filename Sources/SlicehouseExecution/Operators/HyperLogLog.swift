@@ -209,6 +209,34 @@ struct HyperLogLogGroups {
         }
     }
 
+    /// Group `g`'s registers (computed from its exact hashes while it is exact).
+    func registers(_ g: Int) -> [UInt8] {
+        let block = Int(denseBlock[g])
+        if block >= 0 {
+            let base = block * HyperLogLog.registerCount
+            return Array(registers[base..<(base + HyperLogLog.registerCount)])
+        }
+        var out = [UInt8](repeating: 0, count: HyperLogLog.registerCount)
+        var e = Int(head[g])
+        while e >= 0 {
+            let h = entryHash[e]
+            let i = HyperLogLog.register(h)
+            out[i] = max(out[i], HyperLogLog.rank(h))
+            e = Int(entryNext[e])
+        }
+        return out
+    }
+
+    /// Fold registers (a sketch of the same precision) into group `g`.
+    mutating func mergeRegisters(_ g: Int, _ incoming: [UInt8]) {
+        guard incoming.count == HyperLogLog.registerCount else { return }
+        if denseBlock[g] < 0 { makeDense(g) }
+        let base = Int(denseBlock[g]) * HyperLogLog.registerCount
+        registers.withUnsafeMutableBufferPointer { r in
+            for i in 0..<HyperLogLog.registerCount where r[base + i] < incoming[i] { r[base + i] = incoming[i] }
+        }
+    }
+
     /// Append group `g`'s state to `out` (format in the type's description).
     func serialize(_ g: Int, into out: inout StringArray) {
         let block = Int(denseBlock[g])

@@ -499,8 +499,20 @@ final class ListAggAccumulator: Accumulator {
 /// (`HyperLogLogGroups`); the partial state is the serialized sketch (VARCHAR), merged
 /// register by register in the final phase. NULLs are not counted; no input gives 0.
 final class ApproximateCountDistinctAccumulator: Accumulator {
+    /// What the rows bring: values to count, or HLLSKETCH values to combine (HLL_COMBINE).
+    enum Input { case values, sketches }
+    /// What a group gives: its count, or its sketch (HLL_CREATE_SKETCH, HLL_COMBINE).
+    enum Output { case count, sketch }
+
     private var states = HyperLogLogGroups()
     private var hashes: [UInt64] = []
+    private let input: Input
+    private let output: Output
+
+    init(input: Input = .values, output: Output = .count) {
+        self.input = input
+        self.output = output
+    }
 
     func grow(to n: Int) { states.grow(to: n) }
 
@@ -508,6 +520,19 @@ final class ApproximateCountDistinctAccumulator: Accumulator {
         guard let input else { throw stateMismatch("APPROXIMATE COUNT argument") }
         let n = groups.count
         if n == 0 { return }
+        if self.input == .sketches {
+            guard case .string(let sk) = input.data else { throw stateMismatch("HLL_COMBINE argument") }
+            for k in 0..<n {
+                let r = Int(rows[k])
+                if input.isNull(r) { continue }
+                let (registers, logm) = try sk.withBytes(r) { try HLLSketchText.registers($0) }
+                guard logm == HyperLogLog.precision else {
+                    throw SQLError(.featureNotSupported, "HLLSKETCH with logm \(logm): only logm \(HyperLogLog.precision) sketches combine here")
+                }
+                states.mergeRegisters(Int(groups[k]), registers)
+            }
+            return
+        }
         input.hash(rows: rows, count: n, into: &hashes, combine: false)
         var s = states
         states = HyperLogLogGroups()
@@ -553,6 +578,13 @@ final class ApproximateCountDistinctAccumulator: Accumulator {
     }
 
     func results(_ range: Range<Int>) throws -> Vector {
-        Vector(type: .bigint, data: .int64(range.map { states.count($0) }))
+        if output == .count { return Vector(type: .bigint, data: .int64(range.map { states.count($0) })) }
+        var out = StringArray(reservingCount: range.count, bytes: range.count * 32)
+        for g in range {
+            let registers = states.registers(g)
+            let text = registers.withUnsafeBufferPointer { HLLSketchText.text($0, logm: HyperLogLog.precision) }
+            out.append(text)
+        }
+        return Vector(type: .hllsketch, data: .string(out))
     }
 }

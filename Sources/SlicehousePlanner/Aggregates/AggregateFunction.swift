@@ -9,6 +9,10 @@ public enum AggregateFunction: String, Sendable, Equatable {
     case countStar, count, sum, avg, min, max
     case percentileCont, percentileDisc, listagg
     case approximateCountDistinct
+    /// HLL_CREATE_SKETCH(x): the HyperLogLog sketch of x's values (HLLSKETCH).
+    case hllCreateSketch
+    /// HLL_COMBINE(sketch): the union of the sketches (HLLSKETCH).
+    case hllCombine
 
     /// Ordered-set aggregates see all of a group's values at once, so they run in one
     /// phase, after the rows of each group have been brought to one slice.
@@ -26,6 +30,8 @@ public enum AggregateFunction: String, Sendable, Equatable {
         case .percentileCont: return "PERCENTILE_CONT"
         case .percentileDisc: return "PERCENTILE_DISC"
         case .approximateCountDistinct: return "APPROXIMATE COUNT(DISTINCT)"
+        case .hllCreateSketch: return "HLL_CREATE_SKETCH"
+        case .hllCombine: return "HLL_COMBINE"
         default: return rawValue.uppercased()
         }
     }

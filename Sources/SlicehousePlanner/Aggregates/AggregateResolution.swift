@@ -19,7 +19,9 @@ import SlicehouseTypes
 /// |                              | DATE, TIMESTAMP                   | the argument's type   |
 /// | `PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x)` | numbers, DATE, TIMESTAMP | the argument's type |
 /// | `LISTAGG([DISTINCT] x [, delimiter])` | any (non-strings are cast to VARCHAR) | VARCHAR(65535) |
-/// | `APPROXIMATE COUNT(DISTINCT x)` | any                            | BIGINT                |
+/// | `APPROXIMATE COUNT(DISTINCT x)`, `HLL(x)` | any                 | BIGINT                |
+/// | `HLL_CREATE_SKETCH(x)`       | any                               | HLLSKETCH             |
+/// | `HLL_COMBINE(sketch)`        | HLLSKETCH                         | HLLSKETCH             |
 ///
 /// Redshift documents MEDIAN and PERCENTILE_CONT of integers and decimals as "DECIMAL"
 /// without a precision; one more digit of scale keeps a median (the mean of two middle
@@ -33,7 +35,7 @@ import SlicehouseTypes
 extension AggregateFunction {
 
     /// The SQL names of the aggregates `resolve` knows (lower case).
-    public static let aggregateNames: Set<String> = ["count", "sum", "avg", "min", "max"]
+    public static let aggregateNames: Set<String> = ["count", "sum", "avg", "min", "max", "hll", "hll_create_sketch", "hll_combine"]
 
     /// The ordered-set aggregates and LISTAGG (lower case); the binder resolves them
     /// with `percentileResultType` and `listaggResultType`.
@@ -103,6 +105,14 @@ extension AggregateFunction {
         switch lname {
         case "count":
             return (.count, t, .bigint)
+        case "hll":
+            return (.approximateCountDistinct, t == .unknown ? .text : t, .bigint)
+        case "hll_create_sketch":
+            guard t != .hllsketch else { throw noSuch() }
+            return (.hllCreateSketch, t == .unknown ? .text : t, .hllsketch)
+        case "hll_combine":
+            guard t == .hllsketch || t == .unknown || t.isString else { throw noSuch() }
+            return (.hllCombine, .hllsketch, .hllsketch)
         case "min", "max":
             let fn: AggregateFunction = lname == "min" ? .min : .max
             let arg = t == .unknown ? DataType.text : t
