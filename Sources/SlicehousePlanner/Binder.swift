@@ -843,10 +843,14 @@ extension Binder {
             throw SQLError(.undefinedFunction, "function \(call.name) with \(call.args.count) arguments does not exist in FROM",
                            line: ref.location.line, column: ref.location.column)
         }
+        let bound = try call.args.map { try bindExpr($0, Scope(relations: []), agg: nil) }
+        // generate_series(start timestamp, stop timestamp, step interval).
+        if bound.count == 3, bound[0].type.isTemporal || bound[1].type.isTemporal || bound[2].type == .interval {
+            return try timestampSeries(call, bound)
+        }
         var values: [Int64] = []
         var type = DataType.integer
-        for a in call.args {
-            let b = try bindExpr(a, Scope(relations: []), agg: nil)
+        for (a, b) in zip(call.args, bound) {
             switch b.type {
             case .smallint, .integer, .unknown: break
             case .bigint: type = .bigint
@@ -872,6 +876,43 @@ extension Binder {
             let (next, overflow) = v.addingReportingOverflow(step)
             if overflow { break }
             v = next
+        }
+        return .values(rows, outputs: [newColumn(type, "generate_series")])
+    }
+
+    /// generate_series(start, stop, interval) over TIMESTAMP (or TIMESTAMPTZ) constants.
+    func timestampSeries(_ call: FunctionCall, _ bound: [BoundExpr]) throws -> LogicalPlan {
+        let type: DataType = bound[0].type == .timestamptz || bound[1].type == .timestamptz ? .timestamptz : .timestamp
+        func constant(_ i: Int, _ t: DataType) throws -> Value {
+            let b = bound[i]
+            guard b.referencedColumns.isEmpty else {
+                throw SQLError(.featureNotSupported, "generate_series takes constant arguments",
+                               line: call.args[i].location.line, column: call.args[i].location.column)
+            }
+            return try evaluateConstant(try coerce(b, to: t))
+        }
+        guard case .int(let start) = try constant(0, type), case .int(let stop) = try constant(1, type),
+              case .int128(let packed) = try constant(2, .interval) else {
+            return .values([], outputs: [newColumn(type, "generate_series")])
+        }
+        let step = IntervalValue(packed: packed)
+        guard let length = step.comparableMicros, length != 0 else {
+            throw SQLError(.invalidParameter, "step size cannot equal zero")
+        }
+        let (dayMicros, o1) = step.days.multipliedReportingOverflow(by: DateTime.microsPerDay)
+        let (delta, o2) = dayMicros.addingReportingOverflow(step.micros)
+        if o1 || o2 { throw SQLError(.datetimeOverflow, "interval out of range") }
+        var rows: [[BoundExpr]] = []
+        var k: Int64 = 0
+        while true {
+            // start + k * step, computed from the start so month steps do not drift (Jan 31 + 1 mon, + 2 mons).
+            let (v, overflow) = DateTime.addInterval(start, months: step.months &* k, deltaMicros: delta &* k)
+            if overflow || (length > 0 ? v > stop : v < stop) { break }
+            guard rows.count < Binder.seriesMaxRows else {
+                throw SQLError(.invalidParameter, "generate_series makes at most \(Binder.seriesMaxRows) rows")
+            }
+            rows.append([.constant(.int(v), type)])
+            k += 1
         }
         return .values(rows, outputs: [newColumn(type, "generate_series")])
     }
