@@ -30,6 +30,8 @@ public struct StatementResult: Sendable {
     public var notices: [String]
     /// The rows went to a `RowSink` as they were produced; `chunks` is empty.
     public var streamed = false
+    /// The session's `timezone` when it is not UTC: TIMESTAMPTZ values are shown in it.
+    public var timeZone: TimeZoneRule? = nil
 
     public init(tag: String, columns: [ResultColumn] = [], chunks: [Chunk] = [], notices: [String] = []) {
         self.tag = tag; self.columns = columns; self.chunks = chunks; self.notices = notices
@@ -47,7 +49,7 @@ public struct StatementResult: Sendable {
         for chunk in chunks {
             for r in 0..<chunk.count {
                 out.append((0..<columns.count).map { c in
-                    chunk.value(row: r, column: c).formatted(as: columns[c].type)
+                    chunk.value(row: r, column: c).formatted(as: columns[c].type, zone: timeZone)
                 })
             }
         }

@@ -156,6 +156,7 @@ public final class Session: @unchecked Sendable {
         pendingNotices = []
         try cancellation.check()
         var result = try runInTransaction(statement)
+        result.timeZone = displayTimeZone
         if !pendingNotices.isEmpty { result.notices = pendingNotices + result.notices }
         if let sink, result.returnsRows, !result.streamed {
             try sink.start(result.columns)
@@ -695,6 +696,13 @@ public final class Session: @unchecked Sendable {
     /// The type a value is cast to before it is assigned to a column of type `t`:
     /// strings keep their full length so that `assign` can reject values that are
     /// too long (an explicit CAST would truncate them).
+    /// The session's `timezone` (SET timezone) when it is not UTC: TIMESTAMPTZ values are
+    /// shown in it and local times read in it.
+    public var displayTimeZone: TimeZoneRule? {
+        guard let zone = settings["timezone"], zone.uppercased() != "UTC" else { return nil }
+        return TimeZoneRules.rule(named: zone)
+    }
+
     func assignmentType(_ t: DataType) -> DataType {
         switch t {
         case .varchar: return .varchar(DataType.maxVarcharLength)

@@ -69,7 +69,7 @@ extension Binder {
         case .caseWhen: return "case"
         case .interval: return "interval"
         case .typedLiteral(let t, _):
-            return t == .date ? "date" : (t == .timestamp ? "timestamp" : "?column?")
+            return t.internalName
         default: return "?column?"
         }
     }
@@ -88,11 +88,23 @@ extension Binder {
         if e.type == t { return e }
         if case .constant(.null, _) = e { return .constant(.null, t) }
         if case .constant = e {
-            let v = try evaluateConstant(.cast(e, t))
+            let v = try evaluateConstant(castExpr(e, t))
             return .constant(v, t)
         }
         guard TypeRules.canCast(e.type, t) else {
             throw SQLError(.datatypeMismatch, "cannot cast type \(TypeRules.displayName(e.type)) to \(TypeRules.displayName(t))")
+        }
+        return castExpr(e, t)
+    }
+
+    /// `CAST(e AS t)`; in the session's time zone when the cast reads or shows local time
+    /// of a TIMESTAMPTZ (`cast_in_zone`).
+    func castExpr(_ e: BoundExpr, _ t: DataType) -> BoundExpr {
+        let s = e.type
+        let zoned = (t == .timestamptz && (s.isString || s == .timestamp || s == .date || s == .superType))
+            || (s == .timestamptz && (t == .timestamp || t == .date || t == .time || t.isString))
+        if zoned, let zone = catalog.sessionTimeZone() {
+            return .function(.castInZone, [e, .constant(.string(zone), .text)], t)
         }
         return .cast(e, t)
     }
@@ -165,7 +177,7 @@ extension Binder {
         case .literal(let lit):
             return try bindLiteral(lit, e)
         case .typedLiteral(let t, let text):
-            let v = try evaluateConstant(.cast(.constant(.string(text), .text), t))
+            let v = try evaluateConstant(castExpr(.constant(.string(text), .text), t))
             return .constant(v, t)
         case .interval(let iv):
             guard let packed = try intervalValue(iv, e).packed else { throw err(.datetimeOverflow, "interval out of range", e) }
@@ -300,7 +312,7 @@ extension Binder {
                 throw err(.datatypeMismatch, "cannot cast type \(TypeRules.displayName(b.type)) to \(TypeRules.displayName(t))", e)
             }
             if b.type == .unknown { return .constant(.null, t) }
-            return .cast(b, t)
+            return castExpr(b, t)
         case .function(let f):
             return try bindFunction(f, e, scope, agg)
         case .defaultValue:

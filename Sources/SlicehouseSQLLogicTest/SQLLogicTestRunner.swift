@@ -401,8 +401,13 @@ public struct SQLLogicTestRunner {
                 var row: [Cell] = []
                 row.reserveCapacity(columns.count)
                 for c in 0..<min(columns.count, chunk.columns.count) {
-                    let value = chunk.value(row: r, column: c)
-                    let type = columns[c].type
+                    var value = chunk.value(row: r, column: c)
+                    var type = columns[c].type
+                    if type == .timestamptz, let zone = result.timeZone, !value.isNull {
+                        // Shown in the session's time zone (SET timezone).
+                        value = .string(value.formatted(as: type, zone: zone) ?? "")
+                        type = .text
+                    }
                     let column = c < types.count ? types[c] : .text
                     row.append(Cell(text: SQLLogicTestValueFormatter.render(value, type: type, as: column, style: style),
                                     value: value, type: type, column: column))

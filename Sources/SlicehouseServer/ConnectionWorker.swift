@@ -360,7 +360,8 @@ final class ConnectionWorker: @unchecked Sendable {
         // Serve up to maxRows of the kept rows.
         var sent = 0
         let limit = maxRows <= 0 ? Int.max : maxRows
-        let encoder = RowEncoder(types: portal.columns?.map(\.type) ?? [], formats: portal.resultFormats)
+        let encoder = RowEncoder(types: portal.columns?.map(\.type) ?? [], formats: portal.resultFormats,
+                                 zone: session.displayTimeZone)
         while sent < limit, var chunks = portal.pending, !chunks.isEmpty {
             let c = chunks[0]
             let take = min(c.count - portal.pendingOffset, limit - sent)
@@ -482,7 +483,7 @@ private final class WireSink: RowSink {
 
     func start(_ columns: [ResultColumn]) throws {
         if describe { worker.describeRows(columns, formats: formats) }
-        encoder = RowEncoder(types: columns.map(\.type), formats: formats)
+        encoder = RowEncoder(types: columns.map(\.type), formats: formats, zone: worker.session.displayTimeZone)
     }
 
     func rows(_ chunk: Chunk) throws {

@@ -145,9 +145,12 @@ enum WireType {
 struct RowEncoder {
     let types: [DataType]
     let binary: [Bool]
+    /// The session's time zone for TIMESTAMPTZ text (UTC when nil).
+    let zone: TimeZoneRule?
 
-    init(types: [DataType], formats: [Int16]) {
+    init(types: [DataType], formats: [Int16], zone: TimeZoneRule? = nil) {
         self.types = types
+        self.zone = zone
         binary = types.indices.map { i in
             let f = formats.count == 1 ? formats[0] : (i < formats.count ? formats[i] : 0)
             return f == 1
@@ -189,7 +192,7 @@ struct RowEncoder {
         case .bool(let a):
             out.writeInteger(Int32(1)); out.writeInteger(a[r] ? UInt8(ascii: "t") : UInt8(ascii: "f"))
         default:
-            let text = v.value(at: r).formatted(as: type) ?? ""
+            let text = v.value(at: r).formatted(as: type, zone: zone) ?? ""
             out.writeInteger(Int32(text.utf8.count))
             out.writeString(text)
         }

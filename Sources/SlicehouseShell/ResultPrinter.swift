@@ -32,7 +32,7 @@ public struct ResultTable: Sendable, Equatable {
             for r in 0..<chunk.count {
                 rows.append((0..<columns.count).map { c in
                     // A chunk with fewer vectors than result columns shows NULLs rather than trapping.
-                    c < chunk.columns.count ? chunk.value(row: r, column: c).formatted(as: columns[c].type) : nil
+                    c < chunk.columns.count ? chunk.value(row: r, column: c).formatted(as: columns[c].type, zone: result.timeZone) : nil
                 })
             }
         }

@@ -29,7 +29,10 @@ public enum WireValues {
             let scale = modifier >= 4 ? Int((modifier - 4) & 0xFFFF) : 0
             return .decimal(precision: 38, scale: min(scale, 37))
         case 1082: return .date
-        case 1114, 1184: return .timestamp
+        case 1114: return .timestamp
+        case 1184: return .timestamptz
+        case 1083: return .time
+        case 1186: return .interval
         default: return .varchar(65535)
         }
     }
@@ -66,6 +69,14 @@ public enum WireValues {
         case 1082:
             guard b.readableBytes == 4, let v = b.readInteger(as: Int32.self) else { throw bad() }
             return .int(Int64(v) + epochDays)
+        case 1083:
+            guard b.readableBytes == 8, let v = b.readInteger(as: Int64.self) else { throw bad() }
+            return .int(v)
+        case 1186:
+            guard b.readableBytes == 16, let micros = b.readInteger(as: Int64.self), let days = b.readInteger(as: Int32.self),
+                  let months = b.readInteger(as: Int32.self),
+                  let packed = IntervalValue(months: Int64(months), days: Int64(days), micros: micros).packed else { throw bad() }
+            return .int128(packed)
         case 1114, 1184:
             guard b.readableBytes == 8, let v = b.readInteger(as: Int64.self) else { throw bad() }
             let (micros, overflow) = v.addingReportingOverflow(epochMicros)

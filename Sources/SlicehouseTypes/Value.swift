@@ -44,7 +44,10 @@ public enum Value: Hashable, Sendable {
 extension Value {
     /// Text form of a value of type `type`, as the shell and the wire protocol show it
     /// (PostgreSQL's output conventions). NULL gives nil.
-    public func formatted(as type: DataType) -> String? {
+    public func formatted(as type: DataType) -> String? { formatted(as: type, zone: nil) }
+
+    /// Text form with TIMESTAMPTZ values shown in `zone` (the session's `timezone`; UTC when nil).
+    public func formatted(as type: DataType, zone: TimeZoneRule?) -> String? {
         switch self {
         case .null: return nil
         case .bool(let b): return b ? "t" : "f"
@@ -59,7 +62,7 @@ extension Value {
             switch type {
             case .date: return DateTime.formatDate(v)
             case .timestamp: return DateTime.formatTimestamp(v)
-            case .timestamptz: return DateTime.formatTimestampTZ(v)
+            case .timestamptz: return DateTime.formatTimestampTZ(v, zone: zone)
             case .time: return DateTime.formatTime(v)
             case .timetz: return DateTime.formatTimeTZ(v)
             case .decimal(_, let s): return DecimalFormat.format(Int128(v), scale: s)

@@ -44,6 +44,10 @@ enum ExtendedFunctions {
             return try IntervalFunctions.add(args, resultType: t, n: n)
         case .timestampDiff:
             return try IntervalFunctions.difference(args, resultType: t, n: n)
+        case .castInZone:
+            try arity(2...2)
+            let zone = args[1].value(at: 0).asString.flatMap { TimeZoneRules.rule(named: $0) }
+            return try ExtendedCasts.cast(args[0], to: t, assignment: false, zone: zone)
         case .intervalFromMicros, .intervalPart, .timestampPlusInterval, .timePlusInterval, .intervalPlus,
              .intervalMultiply, .intervalDivide, .intervalLength:
             return try IntervalFunctions.evaluate(fn, args, resultType: t, n: n)

@@ -89,6 +89,9 @@ public enum ScalarFunction: String, Sendable, Equatable, CaseIterable {
     case intervalMultiply = "interval_mul"
     /// interval_div(interval, divisor) → INTERVAL.
     case intervalDivide = "interval_div"
+    /// cast_in_zone(x, zone) → the call's type: a cast that reads or shows local time in
+    /// the session's time zone (TIMESTAMPTZ to and from TIMESTAMP, DATE, TIME, text).
+    case castInZone = "cast_in_zone"
     /// interval_length(interval) → BIGINT: the comparable length in microseconds.
     case intervalLength = "interval_length"
     // SUPER and JSON text (Kernels/SemiStructuredFunctions.swift)
