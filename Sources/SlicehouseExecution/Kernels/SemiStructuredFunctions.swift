@@ -18,6 +18,9 @@ enum SemiStructuredFunctions {
                         throw SQLError(.invalidText, "invalid JSON: \(error.message) (at byte \(error.offset) of \"\(preview(p))\")")
                     }
                 }
+                guard out.count <= DataType.maxSuperBytes else {
+                    throw SQLError(.invalidParameter, "JSON_PARSE: the value is larger than a SUPER value may be (16 MB)")
+                }
                 return !isJSONNull(out)
             }
         case .canJsonParse, .isValidJson, .isValidJsonArray:
