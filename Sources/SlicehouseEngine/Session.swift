@@ -303,6 +303,10 @@ public final class Session: @unchecked Sendable {
     var findingViewColumns = false
     /// Warnings raised while the statement was planned, put before its own notices.
     var pendingNotices: [String] = []
+    /// Stored procedure calls running now (a CALL in a procedure nests).
+    var procedureDepth = 0
+    /// Parsed procedure bodies by their text (a procedure is parsed once per session).
+    var procedureBodies: [String: PLBlock] = [:]
 
     private func runInTransaction(_ statement: Statement) throws -> StatementResult {
         switch statement {
@@ -374,6 +378,18 @@ public final class Session: @unchecked Sendable {
         }
         try commitOrRollback()
         return result
+    }
+
+    /// A stored procedure's COMMIT / ROLLBACK (or TRUNCATE) outside a transaction block:
+    /// end the CALL's transaction and begin the one the rest of the procedure runs in.
+    func restartProcedureTransaction(commit: Bool) throws {
+        if commit {
+            try commitOrRollback()
+        } else {
+            transaction.rollback()
+        }
+        transaction = database.store.begin(process: process)
+        transaction.cancellation = statementCancellation
     }
 
     /// Commit the current transaction; if that fails, nothing of it is kept.
@@ -488,6 +504,8 @@ public final class Session: @unchecked Sendable {
             return try createFunction(f)
         case .dropFunction(let d):
             return try dropFunction(d)
+        case .procedure(let p):
+            return try runProcedureStatement(p)
         case .unload(let u):
             return try unload(u)
         case .vacuum(let v):
