@@ -664,9 +664,14 @@ final class ProcedureInterpreter {
 
 extension SQLError {
     /// The error with where in a procedure it happened (psql's CONTEXT), once.
+    /// Its line and column pointed into a statement of the body, not into the CALL: dropped.
     func withContext(_ context: String) -> SQLError {
         var e = self
-        if e.detail == nil { e.detail = "CONTEXT:  \(context)" }
+        if e.detail == nil {
+            e.detail = context
+            e.line = nil
+            e.column = nil
+        }
         return e
     }
 }

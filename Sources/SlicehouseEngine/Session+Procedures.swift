@@ -173,16 +173,32 @@ extension Session {
             SQLError(.undefinedFunction, "procedure \(c.name.name.lowercased())(\(argumentList)) does not exist",
                      hint: "No procedure matches the given name and argument types. You may need to add explicit type casts.")
         }
-        // Overloads: exact types first, then those every argument casts to.
+        // Overloads: the one whose types match the arguments' best (the same type, then the
+        // same kind of type: string, number, date and time), of those every argument casts to.
+        func kind(_ t: DataType) -> Int {
+            switch t {
+            case .char, .varchar: return 1
+            case .smallint, .integer, .bigint, .decimal, .real, .double: return 2
+            case .date, .timestamp: return 3
+            case .boolean: return 4
+            default: return 0
+            }
+        }
         var best: [(FunctionDef, [DataType], Int)] = []
         for def in candidates {
             guard let types = try? def.parameterTypes.map(parseTypeName) else { continue }
-            var exact = 0
+            var score = 0
             var fits = true
             for (i, (_, t)) in values.enumerated() {
-                if t == types[i] { exact += 1 } else if !(t == .unknown || TypeRules.canCast(t, types[i])) { fits = false }
+                if t == types[i] {
+                    score += 2
+                } else if t == .unknown || TypeRules.canCast(t, types[i]) {
+                    if kind(t) != 0 && kind(t) == kind(types[i]) { score += 1 }
+                } else {
+                    fits = false
+                }
             }
-            if fits { best.append((def, types, exact)) }
+            if fits { best.append((def, types, score)) }
         }
         guard let top = best.map(\.2).max() else { throw missing() }
         let chosen = best.filter { $0.2 == top }

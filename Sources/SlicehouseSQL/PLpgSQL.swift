@@ -107,8 +107,15 @@ public indirect enum PLStatementKind: Sendable {
 /// Parse a procedure body. Throws `SQLError` (42601) with the line within the body; the
 /// SQL statements and expressions in it are checked for SQL syntax too.
 public func parsePLpgSQL(_ body: String) throws -> PLBlock {
-    var p = try PLParser(body)
+    // A newline right after `$$` does not count: line 1 is the first line of code (as in
+    // PostgreSQL and Redshift's messages).
+    var p = try PLParser(plBodyLineOffset(body) == 1 ? String(body.dropFirst()) : body)
     return try p.parseBody()
+}
+
+/// 1 when the body starts with a newline that line numbers skip, else 0.
+public func plBodyLineOffset(_ body: String) -> Int {
+    body.hasPrefix("\n") || body.hasPrefix("\r\n") ? 1 : 0
 }
 
 /// A recursive-descent parser over the SQL lexer's tokens of a procedure body.

@@ -44,7 +44,7 @@ extension Parser {
             } catch let e as SQLError {
                 // Lines of the body are reported as lines of the statement, with the body's line.
                 let bodyLine = e.line ?? 1
-                throw SQLError(e.code, e.message, line: bodyToken.location.line + bodyLine - 1, column: e.column,
+                throw SQLError(e.code, e.message, line: bodyToken.location.line + bodyLine - 1 + plBodyLineOffset(body), column: e.column,
                                detail: "compilation of PL/pgSQL procedure \"\(name.name)\" near line \(bodyLine)")
             }
         }
