@@ -155,7 +155,14 @@ public final class Session: @unchecked Sendable {
         }
         pendingNotices = []
         try cancellation.check()
-        var result = try runInTransaction(statement)
+        var result: StatementResult
+        do {
+            result = try runInTransaction(statement)
+        } catch var e as SQLError where !pendingNotices.isEmpty {
+            // Notices raised before the error (a procedure's RAISE INFO) go out before it.
+            e.notices = pendingNotices + e.notices
+            throw e
+        }
         if !pendingNotices.isEmpty { result.notices = pendingNotices + result.notices }
         if let sink, result.returnsRows, !result.streamed {
             try sink.start(result.columns)

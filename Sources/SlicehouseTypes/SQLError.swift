@@ -71,6 +71,8 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
     public var detail: String?
     /// A suggestion (psql prints it as HINT:).
     public var hint: String?
+    /// Notices the failed statement raised before the error (`INFO:  text`), sent first.
+    public var notices: [String] = []
 
     public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil, detail: String? = nil,
                 hint: String? = nil) {

@@ -45,6 +45,28 @@ final class ProcedureTests: XCTestCase {
         XCTAssertEqual(plain.notices, ["NOTICE:  inner 1"])
     }
 
+    /// Notices raised before an error travel with it (the client sees them first), as in
+    /// Redshift's trapping-errors example.
+    func testNoticesBeforeAnError() throws {
+        let s = try Database(directory: nil).connect()
+        _ = try s.execute("""
+            create procedure sp_fail() as $$
+            begin
+              raise info 'about to fail';
+              execute 'select invalid';
+            exception when others then
+              raise info 'An exception occurred.';
+            end;
+            $$ language plpgsql
+            """)
+        XCTAssertThrowsError(try s.execute("call sp_fail()")) { error in
+            let e = error as? SQLError
+            XCTAssertEqual(e?.message, "column \"invalid\" does not exist")
+            XCTAssertEqual(e?.notices, ["INFO:  about to fail", "INFO:  An exception occurred."])
+            XCTAssertEqual(e?.detail, "PL/pgSQL function \"sp_fail\" line 3")
+        }
+    }
+
     func testShowProcedure() throws {
         let s = try Database(directory: nil).connect()
         _ = try s.execute("""
