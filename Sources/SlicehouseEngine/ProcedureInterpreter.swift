@@ -595,6 +595,56 @@ final class ProcedureInterpreter {
         ParameterValue(text: v.formatted(as: t), type: t == .unknown ? nil : t)
     }
 
+    /// Tokens that name columns being defined or assigned, never variables: the column list
+    /// of `INSERT INTO t (a, b)`, the targets of `UPDATE t SET a = ..., b = ...`, and column
+    /// definitions of `CREATE TABLE t (a int, ...)`.
+    static func columnNamePositions(_ tokens: [Token]) -> Set<Int> {
+        var out: Set<Int> = []
+        guard case .word(let first)? = tokens.first?.kind else { return out }
+        func depthWalk(from start: Int, _ body: (Int, Int) -> Bool) {
+            var depth = 0
+            var i = start
+            while i < tokens.count {
+                if tokens[i].kind == .symbol("(") { depth += 1 }
+                if tokens[i].kind == .symbol(")") { depth -= 1 }
+                if !body(i, depth) { return }
+                i += 1
+            }
+        }
+        switch first {
+        case "insert":
+            // INSERT INTO name [(columns)]: the first parenthesis after the name.
+            guard let open = tokens.firstIndex(where: { $0.kind == .symbol("(") }),
+                  !tokens[..<open].contains(where: { $0.kind == .word("select") || $0.kind == .word("values") }) else { return out }
+            depthWalk(from: open) { i, depth in
+                if depth == 1, tokens[i].kind != .symbol(","), tokens[i].kind != .symbol("(") { out.insert(i) }
+                return depth > 0
+            }
+        case "update":
+            guard let set = tokens.firstIndex(where: { $0.kind == .word("set") }) else { return out }
+            depthWalk(from: set + 1) { i, depth in
+                if depth == 0, tokens[i].kind == .word("from") || tokens[i].kind == .word("where") { return false }
+                if depth == 0, i + 1 < tokens.count, tokens[i + 1].kind == .symbol("="),
+                   tokens[i - 1].kind == .word("set") || tokens[i - 1].kind == .symbol(",") {
+                    out.insert(i)
+                }
+                return true
+            }
+        case "create":
+            guard tokens.contains(where: { $0.kind == .word("table") }),
+                  let open = tokens.firstIndex(where: { $0.kind == .symbol("(") }),
+                  !tokens[..<open].contains(where: { $0.kind == .word("as") }) else { return out }
+            depthWalk(from: open) { i, depth in
+                // Also the keys after the columns: DISTKEY(a), SORTKEY(a, b).
+                if depth == 1, i > 0, tokens[i - 1].kind == .symbol("(") || tokens[i - 1].kind == .symbol(",") { out.insert(i) }
+                return true
+            }
+        default:
+            break
+        }
+        return out
+    }
+
     /// `text` with every variable it names replaced by `$n`, and the values to bind.
     /// A name after `.` or `AS`, or before `(` or `.`, is SQL's (a column, alias, table or
     /// function); `rec.field` of a record variable is the field.
@@ -619,10 +669,15 @@ final class ProcedureInterpreter {
             out += Array("$\(parameters.count)".utf8)
             copied = tokens[end].endOffset
         }
+        let names = Self.columnNamePositions(tokens)
         while i < tokens.count {
             let t = tokens[i]
             let previous = i > 0 ? tokens[i - 1].kind : nil
             let next = i + 1 < tokens.count ? tokens[i + 1].kind : .endOfInput
+            if names.contains(i) {
+                i += 1
+                continue
+            }
             if case .parameter(let n) = t.kind, let v = lookup("$\(n)") {
                 replace(from: i, through: i, with: parameter(v.value, v.type ?? .unknown))
                 i += 1

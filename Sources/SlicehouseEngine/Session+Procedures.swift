@@ -156,10 +156,20 @@ extension Session {
 
     // MARK: - CALL
 
-    func callProcedure(_ c: CallProcedure) throws -> StatementResult {
-        guard procedureDepth < Session.maxProcedureDepth else {
-            throw SQLError(.featureNotSupported, "stored procedure calls are nested deeper than \(Session.maxProcedureDepth) levels")
+    /// The columns CALL returns (the OUT and INOUT arguments), nil when it returns none:
+    /// the extended protocol's Describe.
+    func callColumns(_ c: CallProcedure) throws -> [ResultColumn]? {
+        let (_, attributes, _, _) = try resolveCall(c)
+        var columns: [ResultColumn] = []
+        for (i, a) in attributes.arguments.enumerated() where (ParameterMode(rawValue: a.mode) ?? .in).isOutput {
+            columns.append(ResultColumn(name: a.name.isEmpty ? "$\(i + 1)" : a.name, type: try parseTypeName(a.type)))
         }
+        return columns.isEmpty ? nil : columns
+    }
+
+    /// The procedure a CALL means (by name and the arguments' types), its input types and
+    /// the arguments' values.
+    func resolveCall(_ c: CallProcedure) throws -> (FunctionDef, ProcedureAttributes, [DataType], [(Value, DataType)]) {
         // The arguments, evaluated once.
         var values: [(Value, DataType)] = []
         for a in c.arguments {
@@ -206,6 +216,14 @@ extension Session {
             throw SQLError(.ambiguousFunction, "procedure \(c.name.name.lowercased())(\(argumentList)) is not unique",
                            hint: "Could not choose a best candidate procedure. You may need to add explicit type casts.")
         }
+        return (def, attributes, inputTypes, values)
+    }
+
+    func callProcedure(_ c: CallProcedure) throws -> StatementResult {
+        guard procedureDepth < Session.maxProcedureDepth else {
+            throw SQLError(.featureNotSupported, "stored procedure calls are nested deeper than \(Session.maxProcedureDepth) levels")
+        }
+        let (def, attributes, inputTypes, values) = try resolveCall(c)
         var inputs: [Value] = []
         for (i, (v, t)) in values.enumerated() { inputs.append(try castValue(v, from: t, to: inputTypes[i])) }
 

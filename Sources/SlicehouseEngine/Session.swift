@@ -191,6 +191,10 @@ public final class Session: @unchecked Sendable {
                 return outputs.map { ResultColumn(name: $0.name, type: $0.type) }
             case .explain:
                 return [ResultColumn(name: "QUERY PLAN", type: .text)]
+            case .procedure(.call(let c)):
+                return try callColumns(c)
+            case .procedure(.show):
+                return [ResultColumn(name: "Stored Procedure Definition", type: .text)]
             case .show(let name):
                 if name == "all" { return [ResultColumn(name: "name", type: .text), ResultColumn(name: "setting", type: .text)] }
                 return [ResultColumn(name: name, type: .text)]

@@ -92,3 +92,26 @@ def test_psycopg2_call(server):
     assert cur.fetchone() == (42,)
     assert any("INFO:  doubling 21" in n for n in conn.notices)
     conn.close()
+
+
+def test_psycopg3_extended_protocol_call(server):
+    """psycopg 3 binds parameters with the extended protocol: Describe of a CALL gives the
+    OUT columns, so the row that follows has a description."""
+    try:
+        import psycopg
+    except ImportError:
+        if CI:
+            raise
+        pytest.skip("psycopg 3 is not installed")
+    with psycopg.connect(host=server.host, port=server.port, user=USER, password=PASSWORD, dbname="dev",
+                         autocommit=True) as conn:
+        notices = []
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary))
+        conn.execute("create procedure sp_ext(a int, inout b varchar(20), out c int) as $$ "
+                     "begin raise notice 'got %', a; b := b || a; c := a + 1; end; $$ language plpgsql")
+        cur = conn.execute("call sp_ext(%s, %s)", (5, "x"))
+        assert [d.name for d in cur.description] == ["b", "c"]
+        assert cur.fetchone() == ("x5", 6)
+        assert notices == ["got 5"]
+        cur = conn.execute("call sp_report(%s, %s)", (2, 0))
+        assert cur.fetchone() == (3, "done 2")
