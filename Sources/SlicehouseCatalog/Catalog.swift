@@ -283,6 +283,9 @@ public struct ProcedureAttributes: Sendable, Codable, Equatable {
     /// `SET name TO value` applied while it runs.
     public var settings: [String: String]
     public var owner: String
+    /// Who was granted EXECUTE besides the owner and superusers: `public`, `user:name`,
+    /// `group:name`, `role:name` (nil: nobody).
+    public var executors: [String]?
 
     public init(arguments: [ProcedureArgument], nonatomic: Bool, securityDefiner: Bool, settings: [String: String], owner: String) {
         self.arguments = arguments; self.nonatomic = nonatomic; self.securityDefiner = securityDefiner

@@ -154,6 +154,47 @@ extension Session {
                                chunks: [Chunk(columns: [v], count: 1)])
     }
 
+    // MARK: - EXECUTE privilege
+
+    static func executorKey(_ g: Grantee) -> String {
+        switch g {
+        case .user(let n): return "user:\(n.lowercased())"
+        case .group(let n): return "group:\(n.lowercased())"
+        case .role(let n): return "role:\(n.lowercased())"
+        case .public: return "public"
+        }
+    }
+
+    /// `GRANT | REVOKE EXECUTE ON PROCEDURE p(types), ... TO | FROM grantees` (the owner or
+    /// a superuser).
+    func grantExecute(on references: [ProcedureReference], _ privileges: [PrivilegeItem], to grantees: [Grantee],
+                      revoke: Bool) throws {
+        guard privileges.allSatisfy({ $0.name == "execute" || $0.name == "all" }) else {
+            throw SQLError(.invalidGrantOperation, "invalid privilege type for procedure (EXECUTE or ALL)")
+        }
+        for r in references {
+            guard var p = try uniqueProcedure(r) else { throw procedureDoesNotExist(r) }
+            try requireProcedureOwner(p)
+            var executors = Set(p.procedure?.executors ?? [])
+            for g in grantees {
+                if revoke { executors.remove(Self.executorKey(g)) } else { executors.insert(Self.executorKey(g)) }
+            }
+            p.procedure?.executors = executors.isEmpty ? nil : executors.sorted()
+            try transaction.createFunction(p, orReplace: true)
+        }
+    }
+
+    /// CALL needs EXECUTE: owners and superusers have it, others by GRANT (Redshift's default).
+    func requireExecute(_ def: FunctionDef, _ attributes: ProcedureAttributes) throws {
+        if isSuperuser || attributes.owner == user { return }
+        let executors = Set(attributes.executors ?? [])
+        if executors.contains("public") || executors.contains("user:\(user)") { return }
+        let sec = security
+        if sec.groups(of: user).contains(where: { executors.contains("group:\($0)") }) { return }
+        if sec.roles(of: user).contains(where: { executors.contains("role:\($0)") }) { return }
+        throw SQLError(.insufficientPrivilege, "permission denied for procedure \(def.name)")
+    }
+
     // MARK: - CALL
 
     /// The columns CALL returns (the OUT and INOUT arguments), nil when it returns none:
@@ -224,6 +265,7 @@ extension Session {
             throw SQLError(.featureNotSupported, "stored procedure calls are nested deeper than \(Session.maxProcedureDepth) levels")
         }
         let (def, attributes, inputTypes, values) = try resolveCall(c)
+        try requireExecute(def, attributes)
         var inputs: [Value] = []
         for (i, (v, t)) in values.enumerated() { inputs.append(try castValue(v, from: t, to: inputTypes[i])) }
 
