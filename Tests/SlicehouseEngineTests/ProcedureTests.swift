@@ -67,6 +67,41 @@ final class ProcedureTests: XCTestCase {
         }
     }
 
+    /// Every prefix of a body, and the body with each token dropped, is refused or accepted
+    /// cleanly (a SQLError, never a crash); the ones accepted run or fail cleanly too.
+    func testDamagedBodiesFailCleanly() throws {
+        let s = try Database(directory: nil).connect()
+        // Some variants loop forever (the increment dropped): statement_timeout ends them.
+        _ = try s.execute("create table dmg (a int, b varchar(10)); set statement_timeout to 300")
+        let body = """
+            <<top>>
+            declare
+              i int := 0; r record; t varchar(20) default 'x';
+            begin
+              for i in reverse 3..1 by 1 loop insert into dmg values (i, t); end loop;
+              for r in select * from dmg loop t := r.b || r.a; end loop;
+              while i < 2 loop i := i + 1; continue when i = 1; exit top when i > 5; end loop;
+              case i when 1, 2 then null; else raise info 'i %', i; end case;
+              if found then execute 'select 1' into i; elsif i is null then return; else get diagnostics i := row_count; end if;
+              begin select into strict i a from dmg where a = 1; exception when others then raise notice '%', sqlerrm; end;
+            end top;
+            """
+        let words = body.split(separator: " ", omittingEmptySubsequences: false)
+        var variants = (0...body.count).map { String(body.prefix($0)) }
+        for k in words.indices { variants.append(words.enumerated().filter { $0.offset != k }.map { String($0.element) }.joined(separator: " ")) }
+        var accepted = 0
+        for (n, v) in variants.enumerated() {
+            do {
+                _ = try s.execute("create or replace procedure sp_dmg() as $$\(v)$$ language plpgsql")
+                accepted += 1
+                _ = try? s.execute("call sp_dmg()")
+            } catch {
+                XCTAssertTrue(error is SQLError, "variant \(n): \(error)")
+            }
+        }
+        XCTAssertGreaterThan(accepted, 0)
+    }
+
     func testShowProcedure() throws {
         let s = try Database(directory: nil).connect()
         _ = try s.execute("""
