@@ -39,8 +39,7 @@ extension Session {
                 throw SQLError(.invalidParameter, "parameter name \"\(n)\" used more than once")
             }
         }
-        let block = try parsePLpgSQL(c.body)
-        procedureBodies[c.body] = block
+        _ = try parsePLpgSQL(c.body)
         let attributes = ProcedureAttributes(
             arguments: c.parameters.map { ProcedureArgument(name: $0.name ?? "", mode: $0.mode.rawValue, type: $0.type.sqlName) },
             nonatomic: c.nonatomic, securityDefiner: c.securityDefiner, settings: c.settings, owner: user)
@@ -274,6 +273,7 @@ extension Session {
             block = cached
         } else {
             block = try parsePLpgSQL(def.body)
+            if procedureBodies.count >= 256 { procedureBodies = [:] }
             procedureBodies[def.body] = block
         }
         // SECURITY DEFINER runs as the owner; SET config applies for the call.

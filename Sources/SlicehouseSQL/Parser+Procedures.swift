@@ -64,6 +64,10 @@ extension Parser {
                 name = try parseLabel()
                 if mode == nil { mode = parseParameterMode() }
             }
+            if isWord("refcursor") {
+                throw SQLError(.featureNotSupported, "refcursor arguments are not supported: return rows with a temporary table",
+                               line: current.location.line, column: current.location.column)
+            }
             out.append(ProcedureParameter(name: name, mode: mode ?? .in, type: try parseDataType()))
         } while acceptSymbol(",")
         try expectSymbol(")")
