@@ -38,7 +38,9 @@ public struct PLDeclaration: Sendable {
 public struct PLExpr: Sendable {
     public var text: String
     public var line: Int
-    public init(text: String, line: Int) { self.text = text; self.line = line }
+    /// Where on its line it starts (for syntax errors found at CREATE).
+    public var column: Int
+    public init(text: String, line: Int, column: Int = 1) { self.text = text; self.line = line; self.column = column }
 }
 
 /// What is assigned: a variable, or a field of a record variable (`rec.field`).
@@ -447,7 +449,7 @@ struct PLParser {
         var sql = ""
         for (a, b) in pieces { sql += a < 0 ? "SELECT " : text(from: a, to: b) + " " }
         if !atEnd { try expectSymbol(";") }
-        let e = PLExpr(text: sql.trimmingCharacters(in: .whitespaces), line: start.location.line)
+        let e = PLExpr(text: sql.trimmingCharacters(in: .whitespaces), line: start.location.line, column: start.location.column)
         try checkSQL(e, statement: true)
         return PLStatement(.sql(e, into: into), line: line)
     }
@@ -656,7 +658,8 @@ struct PLParser {
             advance()
         }
         guard index > 0, current.location.offset > start.location.offset else { throw syntaxError(at: current) }
-        let e = PLExpr(text: text(from: start.location.offset, to: tokens[index - 1].endOffset), line: start.location.line)
+        let e = PLExpr(text: text(from: start.location.offset, to: tokens[index - 1].endOffset), line: start.location.line,
+                       column: start.location.column)
         try checkSQL(e, statement: false)
         return e
     }
@@ -664,7 +667,7 @@ struct PLParser {
     /// Check an embedded expression's or statement's SQL syntax, reporting the body's line.
     func checkSQL(_ e: PLExpr, statement: Bool) throws {
         // Pad with newlines so that the SQL parser's lines are the body's.
-        let padded = String(repeating: "\n", count: max(e.line - 1, 0)) + e.text
+        let padded = String(repeating: "\n", count: max(e.line - 1, 0)) + String(repeating: " ", count: max(e.column - 1, 0)) + e.text
         do {
             if statement {
                 let all = try parseScript(padded)
