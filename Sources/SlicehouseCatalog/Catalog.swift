@@ -264,6 +264,42 @@ public struct FunctionDef: Sendable, Codable, Equatable {
 
     /// `schema.name(type, ...)`: a function is its name and parameter types.
     public var key: String { "\(schema).\(name)(\(parameterTypes.joined(separator: ", ")))" }
+
+    /// Set for a stored procedure (`CREATE PROCEDURE ... LANGUAGE plpgsql`), whose
+    /// `parameterTypes` are the types of its IN and INOUT arguments (the signature), whose
+    /// `returnType` is empty and whose `volatility` is "volatile". Nil for a SQL function
+    /// (and in directories written before procedures).
+    public var procedure: ProcedureAttributes?
+
+    public var isProcedure: Bool { procedure != nil }
+}
+
+/// What a stored procedure keeps beyond a function's fields.
+public struct ProcedureAttributes: Sendable, Codable, Equatable {
+    /// Every argument, OUT ones too.
+    public var arguments: [ProcedureArgument]
+    public var nonatomic: Bool
+    public var securityDefiner: Bool
+    /// `SET name TO value` applied while it runs.
+    public var settings: [String: String]
+    public var owner: String
+    /// Who was granted EXECUTE besides the owner and superusers: `public`, `user:name`,
+    /// `group:name`, `role:name` (nil: nobody).
+    public var executors: [String]?
+
+    public init(arguments: [ProcedureArgument], nonatomic: Bool, securityDefiner: Bool, settings: [String: String], owner: String) {
+        self.arguments = arguments; self.nonatomic = nonatomic; self.securityDefiner = securityDefiner
+        self.settings = settings; self.owner = owner
+    }
+}
+
+/// One argument of a stored procedure: its name (may be empty), mode (IN, OUT, INOUT) and
+/// type's SQL name.
+public struct ProcedureArgument: Sendable, Codable, Equatable {
+    public var name: String
+    public var mode: String
+    public var type: String
+    public init(name: String, mode: String, type: String) { self.name = name; self.mode = mode; self.type = type }
 }
 
 /// The keys comments are kept under: tables and columns by table id (they follow renames;

@@ -34,6 +34,9 @@ extension Session {
         }
         let def = FunctionDef(schema: qualified.schema, name: qualified.name, parameterTypes: c.parameterTypes.map { $0.sqlName },
                               returnType: c.returnType.sqlName, body: c.body, volatility: c.volatility)
+        if transaction.catalog.functions[def.key]?.isProcedure == true {
+            throw SQLError(.duplicateObject, "procedure \(def.key) already exists with same argument types")
+        }
         try transaction.createFunction(def, orReplace: c.orReplace)
         return StatementResult(tag: "CREATE FUNCTION")
     }
@@ -43,7 +46,7 @@ extension Session {
         let schemas = d.name.schema.map { [schemaNamed($0)] } ?? searchPathSchemas(transaction.catalog)
         var found: [FunctionDef] = []
         for s in schemas {
-            found = transaction.catalog.functions(named: name, inSchema: s)
+            found = transaction.catalog.functions(named: name, inSchema: s).filter { !$0.isProcedure }
             if let types = d.parameterTypes {
                 let names = types.map { $0.sqlName }
                 found = found.filter { $0.parameterTypes == names }
@@ -93,7 +96,7 @@ extension Session {
     func userFunctions(named name: String) -> [UserFunction] {
         let catalog = transaction.catalog
         for s in searchPathSchemas(catalog) {
-            let defs = catalog.functions(named: name, inSchema: s)
+            let defs = catalog.functions(named: name, inSchema: s).filter { !$0.isProcedure }
             if defs.isEmpty { continue }
             return defs.compactMap { def in
                 guard let types = try? def.parameterTypes.map(parseTypeName), let result = try? parseTypeName(def.returnType),

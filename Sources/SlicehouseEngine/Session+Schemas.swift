@@ -54,14 +54,18 @@ extension Session {
                 throw SQLError(.insufficientPrivilege, "must be owner of schema \(name)")
             }
             let (tables, views) = transaction.catalog.objects(inSchema: name)
-            if !tables.isEmpty || !views.isEmpty {
+            // SQL functions and stored procedures in the schema go with it too.
+            let routines = transaction.catalog.functions.values.filter { $0.schema == name.lowercased() }
+            if !tables.isEmpty || !views.isEmpty || !routines.isEmpty {
                 guard d.cascade else {
                     throw SQLError(.dependentObjectsStillExist, "cannot drop schema \(name) because other objects depend on it",
                                    hint: "Use DROP ... CASCADE to drop the dependent objects too.")
                 }
                 for v in views { try transaction.dropView(v.qualifiedName) }
                 for t in tables { try transaction.dropTable(t.qualifiedName) }
-                notices.append("NOTICE:  drop cascades to \(tables.count + views.count) other object\(tables.count + views.count == 1 ? "" : "s")")
+                for f in routines { try transaction.dropFunction(f.key) }
+                let n = tables.count + views.count + routines.count
+                notices.append("NOTICE:  drop cascades to \(n) other object\(n == 1 ? "" : "s")")
             }
             try transaction.dropSchema(name)
         }

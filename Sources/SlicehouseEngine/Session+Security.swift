@@ -378,6 +378,8 @@ extension Session {
             for s in schemas { objects.append((.schema(s.lowercased()), s)) }
         case .database:
             return   // CREATE / TEMP / USAGE on the database: every user has them here
+        case .procedures(let references):
+            return try grantExecute(on: references, g.privileges, to: grantees, revoke: revoke)
         }
         let items = try privilegeSet(g.privileges, onSchema: onSchema)
         let columns = items.flatMap { $0.1 }

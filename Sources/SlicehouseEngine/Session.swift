@@ -155,7 +155,14 @@ public final class Session: @unchecked Sendable {
         }
         pendingNotices = []
         try cancellation.check()
-        var result = try runInTransaction(statement)
+        var result: StatementResult
+        do {
+            result = try runInTransaction(statement)
+        } catch var e as SQLError where !pendingNotices.isEmpty {
+            // Notices raised before the error (a procedure's RAISE INFO) go out before it.
+            e.notices = pendingNotices + e.notices
+            throw e
+        }
         result.timeZone = displayTimeZone
         if !pendingNotices.isEmpty { result.notices = pendingNotices + result.notices }
         if let sink, result.returnsRows, !result.streamed {
@@ -185,6 +192,10 @@ public final class Session: @unchecked Sendable {
                 return outputs.map { ResultColumn(name: $0.name, type: $0.type) }
             case .explain:
                 return [ResultColumn(name: "QUERY PLAN", type: .text)]
+            case .procedure(.call(let c)):
+                return try callColumns(c)
+            case .procedure(.show):
+                return [ResultColumn(name: "Stored Procedure Definition", type: .text)]
             case .show(let name):
                 if name == "all" { return [ResultColumn(name: "name", type: .text), ResultColumn(name: "setting", type: .text)] }
                 return [ResultColumn(name: name, type: .text)]
@@ -304,6 +315,10 @@ public final class Session: @unchecked Sendable {
     var findingViewColumns = false
     /// Warnings raised while the statement was planned, put before its own notices.
     var pendingNotices: [String] = []
+    /// Stored procedure calls running now (a CALL in a procedure nests).
+    var procedureDepth = 0
+    /// Parsed procedure bodies by their text (a procedure is parsed once per session).
+    var procedureBodies: [String: PLBlock] = [:]
 
     private func runInTransaction(_ statement: Statement) throws -> StatementResult {
         switch statement {
@@ -375,6 +390,18 @@ public final class Session: @unchecked Sendable {
         }
         try commitOrRollback()
         return result
+    }
+
+    /// A stored procedure's COMMIT / ROLLBACK (or TRUNCATE) outside a transaction block:
+    /// end the CALL's transaction and begin the one the rest of the procedure runs in.
+    func restartProcedureTransaction(commit: Bool) throws {
+        if commit {
+            try commitOrRollback()
+        } else {
+            transaction.rollback()
+        }
+        transaction = database.store.begin(process: process)
+        transaction.cancellation = statementCancellation
     }
 
     /// Commit the current transaction; if that fails, nothing of it is kept.
@@ -489,6 +516,8 @@ public final class Session: @unchecked Sendable {
             return try createFunction(f)
         case .dropFunction(let d):
             return try dropFunction(d)
+        case .procedure(let p):
+            return try runProcedureStatement(p)
         case .unload(let u):
             return try unload(u)
         case .vacuum(let v):

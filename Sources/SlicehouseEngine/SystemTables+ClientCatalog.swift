@@ -241,9 +241,18 @@ extension SystemTables {
             return make(-43, name, [("objoid", .integer), ("classoid", .integer), ("objsubid", .integer),
                                     ("description", .text)], rows)
         case "pg_proc":
-            let rows = FunctionRegistry.knownNames.enumerated().map { i, f -> [Value] in
+            var rows = FunctionRegistry.knownNames.enumerated().map { i, f -> [Value] in
                 [.int(Int64(5000 + i)), .string(f), .int(11), .int(1), .int(12), .bool(false), .bool(false), .bool(false),
                  .bool(false), .string("i"), .int(0), .int(25), .string(""), .null, .string(f)]
+            }
+            // Stored procedures: language plpgsql, no return type (prorettype 0), the body as prosrc.
+            let procedures = transaction.catalog.functions.values.filter(\.isProcedure).sorted { $0.key < $1.key }
+            for (i, p) in procedures.enumerated() {
+                let arguments = p.procedure?.arguments ?? []
+                rows.append([.int(Int64(900_000 + i)), .string(p.name), .int(Self.schemaOID(p.schema)), .int(1), .int(100_356),
+                             .bool(false), .bool(p.procedure?.securityDefiner ?? false), .bool(false), .bool(false), .string("v"),
+                             .int(Int64(p.parameterTypes.count)), .int(0), .string(p.parameterTypes.joined(separator: " ")),
+                             .string("{" + arguments.map(\.name).joined(separator: ",") + "}"), .string(p.body)])
             }
             return make(-44, name, [("oid", .integer), ("proname", nameType), ("pronamespace", .integer), ("proowner", .integer),
                                     ("prolang", .integer), ("proisagg", .boolean), ("prosecdef", .boolean),

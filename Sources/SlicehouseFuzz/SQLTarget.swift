@@ -216,7 +216,7 @@ final class SQLFuzzState: @unchecked Sendable {
         case .copy, .unload: return nil
         case .query, .explain, .show: return Change.none
         case .set, .reset, .begin, .commit, .rollback, .lock: return .session
-        case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .merge, .comment, .createFunction, .dropFunction, .truncate, .vacuum, .analyze,
+        case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .merge, .comment, .createFunction, .dropFunction, .procedure, .truncate, .vacuum, .analyze,
              .createSchema, .dropSchema, .alterTable, .security:
             return .database
         }

@@ -42,6 +42,8 @@ public enum GrantTarget: Sendable, Hashable {
     case schemas([String])
     /// `DATABASE d` (CREATE, TEMP, USAGE: accepted, nothing to enforce here).
     case database(String)
+    /// `PROCEDURE p(types), ...` (EXECUTE; AST+Procedures.swift).
+    case procedures([ProcedureReference])
 }
 
 /// One privilege as written, with its columns for column-level grants.

@@ -614,6 +614,8 @@ public indirect enum Statement: Sendable, Hashable {
     case comment(CommentStatement)
     case createFunction(CreateFunction)
     case dropFunction(DropFunction)
+    /// CREATE / DROP / SHOW / ALTER PROCEDURE and CALL (AST+Procedures.swift).
+    case procedure(ProcedureStatement)
     /// `TRUNCATE [TABLE] t`.
     case truncate(ObjectName)
     case copy(Copy)

@@ -7,11 +7,13 @@ extension Parser {
     mutating func parseCreate() throws -> Statement {
         let start = advance()  // CREATE
         if acceptWords("or", "replace") {
+            if acceptWord("procedure") { return .procedure(.create(try parseCreateProcedure(start: start, orReplace: true))) }
             if acceptWord("function") { return .createFunction(try parseCreateFunction(start: start, orReplace: true)) }
             guard isWord("view") else { throw syntaxError(at: current) }
             return .createView(try parseCreateView(start: start, orReplace: true))
         }
         if acceptWord("function") { return .createFunction(try parseCreateFunction(start: start, orReplace: false)) }
+        if acceptWord("procedure") { return .procedure(.create(try parseCreateProcedure(start: start, orReplace: false))) }
         if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
         if let s = try parseCreatePrincipal() { return s }
         if isWord("schema") { return .createSchema(try parseCreateSchema(start: start)) }
@@ -301,6 +303,10 @@ extension Parser {
         let start = advance()  // DROP
         if let s = try parseDropPrincipal() { return s }
         if isWord("schema") { return .dropSchema(try parseDropSchema(start: start)) }
+        if acceptWord("procedure") {
+            let ifExists = acceptWords("if", "exists")
+            return .procedure(.drop(DropProcedure(procedure: try parseProcedureReference(), ifExists: ifExists)))
+        }
         if acceptWord("function") {
             let ifExists = acceptWords("if", "exists")
             let name = try parseObjectName()

@@ -239,6 +239,11 @@ extension Parser {
         if acceptWords("all", "tables", "in", "schema") { return .allTablesInSchema(try parsePrincipalNames()) }
         if acceptWord("schema") { return .schemas(try parsePrincipalNames()) }
         if acceptWord("database") { return .database(try parsePrincipalName()) }
+        if acceptWord("procedure") {
+            var references = [try parseProcedureReference()]
+            while acceptSymbol(",") { references.append(try parseProcedureReference()) }
+            return .procedures(references)
+        }
         _ = acceptWord("table")
         var names = [try parseObjectName()]
         while acceptSymbol(",") { names.append(try parseObjectName()) }

@@ -38,7 +38,12 @@ extension Parser {
             return .query(query)
         case "create": return try parseCreate()
         case "drop": return try parseDrop()
+        case "call": return .procedure(.call(try parseCall()))
         case "alter":
+            if isWord("procedure", at: 1) {
+                advance(); advance()
+                return .procedure(try parseAlterProcedure())
+            }
             if isWord("user", at: 1) || isWord("group", at: 1) || isWord("default", at: 1) || isWord("schema", at: 1) {
                 advance()
                 if let s = try parseAlterSecurity() { return s }
@@ -94,6 +99,7 @@ extension Parser {
             return .reset(try parseParameterName())
         case "show":
             advance()
+            if acceptWord("procedure") { return .procedure(.show(try parseProcedureReference())) }
             if acceptWords("time", "zone") { return .show("timezone") }
             if acceptWords("transaction", "isolation", "level") { return .show("transaction_isolation") }
             return .show(try parseParameterName())

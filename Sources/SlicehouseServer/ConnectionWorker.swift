@@ -413,6 +413,7 @@ final class ConnectionWorker: @unchecked Sendable {
 
     private func report(_ error: Error, query: String?) {
         let e = error as? SQLError ?? SQLError(.internalError, String(describing: error))
+        notices(e.notices)
         let fatal = e.code == .adminShutdown
         out.report(UInt8(ascii: "E"), severity: fatal ? "FATAL" : "ERROR", code: e.code.rawValue, message: e.message,
                    detail: e.detail, hint: e.hint, position: query.flatMap { Self.position(in: $0, line: e.line, column: e.column) })

@@ -23,7 +23,8 @@ public enum ErrorReport {
         guard let sqlError = error as? SQLError else {
             return (location ?? "") + "ERROR:  \(error)\n"
         }
-        var s = (location ?? "") + "ERROR:  " + sqlError.message + "\n"
+        var s = sqlError.notices.map { (location ?? "") + $0 + "\n" }.joined()
+        s += (location ?? "") + "ERROR:  " + sqlError.message + "\n"
         if let statement, let line = sqlError.line, let column = sqlError.column {
             for l in positionLines(statement: statement, line: line, column: column) { s += l + "\n" }
         }

@@ -43,6 +43,14 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidAuthorization = "28000"
         case tooManyConnections = "53300"
         case protocolViolation = "08P01"
+        /// PL/pgSQL: RAISE EXCEPTION, SELECT INTO STRICT finding no row / several rows.
+        case raiseException = "P0001"
+        case noDataFound = "P0002"
+        case tooManyRows = "P0003"
+        case invalidTransactionTermination = "2D000"
+        case caseNotFound = "20000"
+        case nullValueNotAllowed = "22004"
+        case objectNotInPrerequisiteState = "55000"
         case undefinedParameter = "42P02"
         case invalidCursorName = "34000"
         case invalidStatementName = "26000"
@@ -63,6 +71,8 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
     public var detail: String?
     /// A suggestion (psql prints it as HINT:).
     public var hint: String?
+    /// Notices the failed statement raised before the error (`INFO:  text`), sent first.
+    public var notices: [String] = []
 
     public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil, detail: String? = nil,
                 hint: String? = nil) {
