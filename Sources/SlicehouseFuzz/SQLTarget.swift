@@ -58,6 +58,9 @@ enum SQLFuzzTarget {
         "c_custkey", "n_name", "stv_slices", "pg_table_def", "svv_table_info", "ANY (", "ALL (", "FILTER (WHERE",
         "ROLLUP(", "ALTER TABLE", "ADD COLUMN", "INTERLEAVED", "json_extract_path_text(", "regexp_substr(",
         "convert_timezone(", "nth_value(", "ratio_to_report(", "generate_series(",
+        "json_parse(", "json_serialize(", "'{\"a\":[1,{\"b\":null}]}'", ".a", "[0]", "super", "interval '1 day'",
+        "timestamptz", "time", "timetz", "varbyte", "to_varbyte(", "hll_create_sketch(", "hll_cardinality(", " AT i",
+        "CALL ", "CREATE PROCEDURE p() AS $$ BEGIN", " END; $$ LANGUAGE plpgsql", "RAISE INFO", "LOOP", "EXECUTE",
     ]
 
     /// Statements that build the fuzz database (run again after an input changes it).

@@ -75,6 +75,11 @@ final class CopyOptionsTests: XCTestCase {
         XCTAssertEqual(f?.message, "COPY options CSV and FIXEDWIDTH select different data formats")
     }
 
+    func testJSONNoshred() throws {
+        XCTAssertEqual(try opts(("JSON", "noshred")).json, .noshred)
+        XCTAssertEqual(try opts(("JSON", " NoShred ")).json, .noshred)
+    }
+
     func testErrors() {
         let cases: [[(String, String?)]] = [
             [("BOGUS", nil)],
@@ -92,7 +97,6 @@ final class CopyOptionsTests: XCTestCase {
             [("DATEFORMAT", "YYYY-QQ")],
             [("ENCODING", "LATIN1")],
             [("JSON", nil)],
-            [("JSON", "noshred")],
             [("FORMAT", "AVRO")],
             [("DELIMITER", "\\n")],
         ]
