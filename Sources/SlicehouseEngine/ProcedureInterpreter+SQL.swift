@@ -344,7 +344,8 @@ extension ProcedureInterpreter {
                 i += 3
                 continue
             }
-            if next == .symbol(".") {
+            // `v.field` is a table's column unless `v` is a SUPER variable (PartiQL navigation).
+            if next == .symbol("."), v.type != .superType {
                 i += 1
                 continue
             }

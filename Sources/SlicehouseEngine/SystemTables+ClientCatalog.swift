@@ -62,6 +62,7 @@ extension SystemTables {
         case .decimal: return "numeric"
         case .char: return "character"
         case .varchar: return "character varying"
+        case .varbyte: return "varbyte"
         default: return t.sqlName
         }
     }

@@ -411,11 +411,16 @@ extension Binder {
         if b.type == .unknown { b = .constant(.null, a.type) }
         // `ts - '1 day'`: a string with a unit or a time that reads as an interval (and
         // not as a timestamp) is one; a bare number is not.
-        if bop == .add || bop == .subtract, a.type.isTemporal, case .literal(.string(let text)) = r.kind,
+        if bop == .add || bop == .subtract, a.type.isDateTimeFamily, case .literal(.string(let text)) = r.kind,
            text.contains(where: { $0.isLetter || $0 == ":" }),
            DateTime.parseTimestamp(text) == nil, DateTime.parseInterval(text) != nil {
-            return try addInterval(a, IntervalLiteral(value: text), subtract: bop == .subtract, e)
+            if a.type == .date || a.type == .timestamp {
+                return try addInterval(a, IntervalLiteral(value: text), subtract: bop == .subtract, e)
+            }
+            if let timed = try timeArithmetic(bop, a, try coerce(b, to: .interval), e) { return timed }
         }
+        // `interval '1 day' * '2'` and friends: the literal next to an interval is a number.
+        if a.type == .interval, isStringLiteral(r), bop == .multiply || bop == .divide { b = try coerce(b, to: .double) }
         if isStringLiteral(l) && !b.type.isString && bop != .concat { a = try coerce(a, to: decimalLiteralType(a, b.type)) }
         if isStringLiteral(r) && !a.type.isString && bop != .concat { b = try coerce(b, to: decimalLiteralType(b, a.type)) }
         if let timed = try timeArithmetic(bop, a, b, e) { return timed }

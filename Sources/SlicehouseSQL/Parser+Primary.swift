@@ -44,7 +44,9 @@ extension Parser {
         advance()
         let inner = try parseExpr()
         try expectSymbol(")")
-        if isSymbol("[") { return try parseArraySubscript(inner) }
+        // `(expr)[i]`, `(expr).attribute`: PartiQL navigation on a SUPER value, or an
+        // element of a PostgreSQL array shown as text (`super_index` in the binder).
+        if isSymbol("[") || (isSymbol(".") && atLabel(at: 1)) { return try parseSuperPath(inner) }
         return inner
     }
 
@@ -166,7 +168,7 @@ extension Parser {
             let schema = parts.count == 2 ? parts[0] : nil
             let call = Expr(.function(try parseFunctionCall(name: name, schema: schema)), at: start.location)
             // `json_parse(...)[0].a`: PartiQL navigation on a function's SUPER result.
-            return isSymbol("[") ? try parseSuperPath(call) : call
+            return isSymbol("[") || (isSymbol(".") && atLabel(at: 1)) ? try parseSuperPath(call) : call
         }
         // More than four parts can only be a PartiQL path into a SUPER column.
         var expr = Expr(.column(ColumnRef(parts)), at: start.location)

@@ -163,19 +163,3 @@ extension Parser {
         return out
     }
 }
-
-extension Parser {
-    /// `(array)[n]` after a parenthesised expression, as drivers write
-    /// `(current_schemas(true))[1]`: there is no array type, so an array is its text
-    /// form `{a,b}` and the subscript takes its n-th element.
-    mutating func parseArraySubscript(_ array: Expr) throws -> Expr {
-        let open = advance()  // [
-        let index = try parseExpr()
-        try expectSymbol("]")
-        let loc = open.location
-        let elements = Expr(.function(FunctionCall(name: "btrim", args: [array, Expr(.literal(.string("{}")), at: loc)])), at: loc)
-        let element = Expr(.function(FunctionCall(name: "split_part", args: [elements, Expr(.literal(.string(",")), at: loc), index])),
-                           at: loc)
-        return Expr(.function(FunctionCall(name: "nullif", args: [element, Expr(.literal(.string("")), at: loc)])), at: loc)
-    }
-}

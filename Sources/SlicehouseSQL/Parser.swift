@@ -154,6 +154,19 @@ struct Parser {
             }
             let p = parameters[n - 1]
             func at(_ kind: TokenKind) -> Token { Token(kind: kind, location: t.location, endOffset: t.endOffset) }
+            // SUPER and VARBYTE values are given in their stored text (JSON, hexadecimal),
+            // which a cast from text would read as a string: they go through their parsers.
+            if let text = p.text, p.type == .superType || p.type?.isVarbyte == true {
+                let isSuper = p.type == .superType
+                out.append(at(.symbol("(")))
+                out.append(at(.word(isSuper ? "json_parse" : "to_varbyte")))
+                out.append(at(.symbol("(")))
+                out.append(at(.string(text)))
+                if !isSuper { out.append(at(.symbol(","))); out.append(at(.string("hex"))) }
+                out.append(at(.symbol(")")))
+                out.append(at(.symbol(")")))
+                continue
+            }
             let typed = p.type != nil
             if typed { out.append(at(.symbol("("))) }
             if let text = p.text { out.append(at(.string(text))) } else { out.append(at(.word("null"))) }
@@ -342,6 +355,14 @@ struct Parser {
     }
 
     /// A label after `AS`: any word, even a reserved one, or a quoted identifier.
+    /// Whether the token `offset` places ahead can be a label (a word or a quoted identifier).
+    func atLabel(at offset: Int) -> Bool {
+        switch peek(offset).kind {
+        case .word, .quotedIdentifier: return true
+        default: return false
+        }
+    }
+
     mutating func parseLabel() throws -> String {
         switch current.kind {
         case .word(let w):
