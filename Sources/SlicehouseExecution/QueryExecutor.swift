@@ -228,7 +228,8 @@ public final class QueryExecutor: @unchecked Sendable {
             return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs)
         case .unnest(let array, let withPosition):
             return UnnestOperator(input: try buildOperator(node.children[0], partition: p, filters: filters),
-                                  array: array, withPosition: withPosition)
+                                  array: array, withPosition: withPosition,
+                                  objects: withPosition && node.types.last?.isString == true)
         case .hashJoin(let kind, let probeKeys, let buildKeys, let residual, _, let nullAware):
             var published: [(buildKey: Int, slot: RuntimeFilterSlot)] = []
             var below = filters

@@ -625,23 +625,33 @@ public final class Binder {
 
     /// PartiQL unnesting: a FROM item `c.orders [AS o] [AT i]` whose name starts with an
     /// earlier item's alias and reads a SUPER value iterates over that array for each row
-    /// so far (`o` is the element, `i` its position). nil for an ordinary table name.
+    /// so far (`o` is the element, `i` its position); `UNPIVOT c.obj AS v AT k` over an
+    /// object's attributes (`k` the attribute's name). nil for an ordinary table name.
     func bindUnnest(_ item: TableRef, _ plan: LogicalPlan, _ scope: Scope) throws -> (LogicalPlan, ScopeRelation)? {
         guard case .table(let name, let alias) = item.kind else { return nil }
         let parts = name.parts
         guard parts.count >= 2, scope.relations.contains(where: { $0.alias == parts[0].lowercased() }) else { return nil }
         let path = Expr(.column(ColumnRef(parts)), at: item.location)
-        guard let array = try? bindExpr(path, scope, agg: nil), array.type == .superType else { return nil }
+        let unpivot = alias?.unpivot ?? false
+        guard let array = try? bindExpr(path, scope, agg: nil), array.type == .superType else {
+            if unpivot {
+                throw SQLError(.datatypeMismatch, "UNPIVOT needs a SUPER value: \(name.description) is not one",
+                               line: item.location.line, column: item.location.column)
+            }
+            return nil
+        }
         let elementName = (alias?.name ?? name.name).lowercased()
         let element = newColumn(.superType, elementName)
         columnNames[element.id] = elementName
         var columns: [(name: String, column: PlanColumn)] = [(elementName, element)]
         var position: PlanColumn? = nil
-        if let at = alias?.position?.lowercased() {
-            let p = newColumn(.integer, at)
+        // An array's positions are integers; an object's attribute names (UNPIVOT) text,
+        // kept even without AT (the operator tells the two apart by this column's type).
+        if let at = alias?.position?.lowercased() ?? (unpivot ? "?attribute?" : nil) {
+            let p = newColumn(unpivot ? .varchar(DataType.maxVarcharLength) : .integer, at)
             columnNames[p.id] = at
             position = p
-            columns.append((at, p))
+            if alias?.position != nil { columns.append((at, p)) }
         }
         return (.unnest(plan, array: array, element: element, position: position),
                 ScopeRelation(alias: elementName, columns: columns))

@@ -102,7 +102,8 @@ public indirect enum LogicalPlan: Sendable {
     /// PartiQL unnesting (`FROM t AS c, c.orders AS o [AT i]`): each input row once per
     /// element of the SUPER array `array` (an expression over the input), with the
     /// element and, when asked, its 0-based position as new columns. A row whose value
-    /// is not an array, or is an empty one, produces nothing.
+    /// is not an array, or is an empty one, produces nothing. With a VARCHAR `position`
+    /// it is PartiQL's UNPIVOT: each attribute of an object, `position` its name.
     case unnest(LogicalPlan, array: BoundExpr, element: PlanColumn, position: PlanColumn?)
 
     /// The columns this node produces, in order.

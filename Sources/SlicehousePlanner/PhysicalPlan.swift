@@ -117,7 +117,8 @@ public final class PhysicalNode: @unchecked Sendable {
         case unionAll
         case setOperation(SetOperationKind, all: Bool)
         case values([[Value]])
-        /// PartiQL unnesting: output = input ++ the element of `array` (++ its position).
+        /// PartiQL unnesting: output = input ++ the element of `array` (++ its position; a
+        /// VARCHAR position column means UNPIVOT: the attributes of an object).
         case unnest(array: BoundExpr, withPosition: Bool)
     }
 

@@ -41,13 +41,17 @@ public struct TableAlias: Sendable, Hashable {
     public var name: String
     /// Column aliases; empty when none were given.
     public var columns: [String]
-    /// PartiQL's `AT name` after an unnested array: the element's position.
+    /// PartiQL's `AT name` after an unnested array: the element's position (an object's
+    /// attribute name with `UNPIVOT`).
     public var position: String?
+    /// PartiQL's `UNPIVOT c.obj AS v AT k`: iterate over an object's attributes.
+    public var unpivot: Bool
 
-    public init(name: String, columns: [String] = [], position: String? = nil) {
+    public init(name: String, columns: [String] = [], position: String? = nil, unpivot: Bool = false) {
         self.name = name
         self.columns = columns
         self.position = position
+        self.unpivot = unpivot
     }
 }
 

@@ -62,6 +62,18 @@ extension Parser {
         try enterNesting()
         defer { leaveNesting() }
         let start = current
+        // PartiQL's object unpivoting: `UNPIVOT c.obj [AS v] [AT k]`.
+        if isWord("unpivot"), atIdentifier(at: 1), isSymbol(".", at: 2) {
+            advance()
+            let name = try parseObjectName()
+            var alias = try parseTableAlias() ?? TableAlias(name: name.name)
+            if isWord("at"), atIdentifier(at: 1) {
+                advance()
+                alias.position = try parseIdentifier()
+            }
+            alias.unpivot = true
+            return TableRef(.table(name, alias: alias), at: start.location)
+        }
         guard isSymbol("(") else {
             let name = try parseObjectName()
             if isSymbol("("), name.name.lowercased() == "generate_series", name.schema == nil || name.schema?.lowercased() == "pg_catalog" {
