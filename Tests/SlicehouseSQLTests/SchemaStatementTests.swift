@@ -45,7 +45,11 @@ final class SchemaStatementTests: XCTestCase {
     func testArraySubscriptOfAParenthesisedExpression() throws {
         guard case .query(let q) = try parseStatement("select (current_schemas(true))[1]"), case .select(let s) = q.body,
               case .expr(let e, _) = s.items[0], case .function(let f) = e.kind else { return XCTFail("not a call") }
-        XCTAssertEqual(f.name, "nullif")
+        // A subscript call the binder reads as a text array's element (1-based) or, on SUPER, PartiQL's.
+        XCTAssertEqual(f.name, "super_index")
+        XCTAssertEqual(f.args.count, 2)
+        guard case .function(let inner) = f.args[0].kind else { return XCTFail("not a call inside") }
+        XCTAssertEqual(inner.name, "current_schemas")
     }
 
     func testFunctionInFromWithColumnDefinitions() throws {
