@@ -4,7 +4,7 @@ import SlicehouseTypes
 /// `parquet`: the input as a Parquet file, opened from memory (`ParquetFile(bytes:)`:
 /// magic, footer, Thrift metadata, schema) and every column read in full
 /// (`readAll`: pages, compression, levels, encodings, statistics-free value
-/// conversion) as its natural type, and as a few other types the reader agrees to
+/// conversion; nested columns assembled into JSON) as its natural type, and as a few other types the reader agrees to
 /// convert it to, with and without TRUNCATECOLUMNS/ACCEPTINVCHARS.
 enum ParquetFuzzTarget {
     static let maxLength = 256 << 10
@@ -26,6 +26,8 @@ enum ParquetFuzzTarget {
     static let otherTypes: [DataType] = [
         .varchar(5), .char(3), .bigint, .smallint, .double, .real, .decimal(precision: 38, scale: 4),
         .decimal(precision: 4, scale: 2), .timestamp, .date, .boolean,
+        // Record assembly into JSON (nested columns; flat ones as JSON scalars).
+        .superType, .varchar(65535),
     ]
 
     static func run(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -76,13 +76,16 @@ public struct CopyOptions: Sendable, Equatable {
     public var explicitIDs = false
     /// COMPUPDATE / STATUPDATE values as written (nil when absent); informational.
     public var compUpdate: String? = nil
+    /// PARQUET's SERIALIZETOJSON: nested columns (structs, lists, maps) load as JSON, into
+    /// SUPER columns (or as their JSON text into VARCHAR columns).
+    public var serializeToJSON = false
     public var statUpdate: String? = nil
 
     /// The parameters Redshift accepts with `FORMAT PARQUET` besides the format itself
     /// (dg:copy-usage_notes-copy-from-columnar); the credential parameters are accepted
     /// and ignored as everywhere.
     public static let parquetParameters: Set<String> = [
-        "ACCEPTINVCHARS", "FILLRECORD", "MANIFEST", "EXPLICIT_IDS", "STATUPDATE",
+        "ACCEPTINVCHARS", "FILLRECORD", "MANIFEST", "EXPLICIT_IDS", "STATUPDATE", "SERIALIZETOJSON",
         "IAM_ROLE", "CREDENTIALS", "WITH CREDENTIALS", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY", "SESSION_TOKEN",
     ]
 
@@ -101,7 +104,7 @@ public struct CopyOptions: Sendable, Equatable {
     /// parser drops `FORMAT [AS]`, so `FORMAT AS JSON 'auto'` arrives as `("JSON", "auto")`).
     ///
     /// Unknown, duplicated or conflicting options throw `SQLError`; options Slicehouse
-    /// recognises but cannot honour yet (AVRO, ORC, SERIALIZETOJSON, LZOP, ...) throw
+    /// recognises but cannot honour yet (AVRO, ORC, LZOP, ...) throw
     /// `featureNotSupported` when the load runs (LZOP) or here (formats).
     public init(options: [(name: String, value: String?)]) throws {
         var seen = Set<String>()
@@ -219,8 +222,8 @@ public struct CopyOptions: Sendable, Equatable {
                 try noValue()
                 try setFormat(.parquet, by: name)
             case "SERIALIZETOJSON":
-                throw SQLError(.featureNotSupported,
-                               "COPY ... PARQUET SERIALIZETOJSON is not supported: it loads nested columns into SUPER columns, and Slicehouse has no SUPER type (nested Parquet columns cannot be loaded)")
+                try noValue()
+                serializeToJSON = true
             case "AVRO", "ORC", "SHAPEFILE", "SSH":
                 throw SQLError.unsupported("COPY \(name) (delimited text, CSV, FIXEDWIDTH, JSON and PARQUET for now)")
             default:
@@ -243,13 +246,14 @@ public struct CopyOptions: Sendable, Equatable {
                 throw SQLError(.invalidParameter, "\(shown) argument is not supported for PARQUET based COPY")
             }
         case .json:
+            try forbid(["SERIALIZETOJSON"], with: "JSON")
             try forbid(["DELIMITER", "ESCAPE", "FILLRECORD", "IGNOREBLANKLINES", "IGNOREHEADER", "NULL",
                         "REMOVEQUOTES", "QUOTE"], with: "JSON")
         case .fixedWidth:
             // ESCAPE and REMOVEQUOTES would shift character positions: Slicehouse refuses them too.
-            try forbid(["DELIMITER", "REMOVEQUOTES", "ESCAPE", "QUOTE"], with: "FIXEDWIDTH")
+            try forbid(["DELIMITER", "REMOVEQUOTES", "ESCAPE", "QUOTE", "SERIALIZETOJSON"], with: "FIXEDWIDTH")
         case .text, .csv:
-            break
+            try forbid(["SERIALIZETOJSON"], with: format == .csv ? "CSV" : "delimited text")
         }
         if format == .csv {
             if !delimiterSet { delimiter = UInt8(ascii: ",") }

@@ -20,7 +20,10 @@ enum ParquetLoader {
     static func load(table: String, targets: [ColumnDef], indices: [Int], paths: [String],
                      options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?) throws -> CopyResult {
         let files = try openAll(paths, table: table, workers: tuning.workers)
-        for file in files { try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord) }
+        for file in files {
+            try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord,
+                            serializeToJSON: options.serializeToJSON)
+        }
 
         // One task per row group, in file order.
         var tasks: [(file: Int, group: Int)] = []
@@ -123,8 +126,12 @@ enum ParquetLoader {
     }
 
     /// The file's top-level columns against the loaded columns: same count (fewer with
-    /// FILLRECORD), nothing nested, every type convertible.
-    static func checkSchema(_ file: ParquetFile, table: String, targets: [ColumnDef], fillRecord: Bool) throws {
+    /// FILLRECORD), every type convertible. A nested column (struct, list, map) loads only
+    /// with SERIALIZETOJSON (Redshift's rule, dg:copy_json): into a SUPER column as its
+    /// JSON value, or into a VARCHAR column as that JSON's text. A flat column loads into a
+    /// SUPER column as the matching JSON scalar, with or without it.
+    static func checkSchema(_ file: ParquetFile, table: String, targets: [ColumnDef], fillRecord: Bool,
+                            serializeToJSON: Bool = false) throws {
         let columns = file.columns
         if columns.isEmpty {
             throw fileError(table: table, file: file.path, code: .incompatibleColumnarSchema, reason: "the file has no columns")
@@ -135,15 +142,16 @@ enum ParquetLoader {
                                 + (columns.count < targets.count ? "; FILLRECORD loads NULL into missing trailing columns)" : ")"))
         }
         for (k, column) in columns.enumerated() {
-            guard let problem = column.conversionProblem(to: targets[k].type) else { continue }
-            var e = columnError(table: table, file: file.path, target: targets[k], position: k,
-                                code: .incompatibleColumnarSchema,
-                                reason: "incompatible Parquet schema: \(problem)" + parquetName(column.name, targets[k]))
-            if column.isNested {
-                e.reason = "incompatible Parquet schema: column \"\(column.name)\" is nested (a list, map or struct); "
-                    + "Slicehouse tables are flat, so nested Parquet columns cannot be loaded"
+            if column.isNested && !serializeToJSON {
+                throw columnError(table: table, file: file.path, target: targets[k], position: k,
+                                  code: .incompatibleColumnarSchema,
+                                  reason: "incompatible Parquet schema: column \"\(column.name)\" is nested (a list, map or struct); "
+                                      + "it loads only with SERIALIZETOJSON, into a SUPER column (or as JSON text into a VARCHAR column)")
             }
-            throw e
+            guard let problem = column.conversionProblem(to: targets[k].type) else { continue }
+            throw columnError(table: table, file: file.path, target: targets[k], position: k,
+                              code: .incompatibleColumnarSchema,
+                              reason: "incompatible Parquet schema: \(problem)" + parquetName(column.name, targets[k]))
         }
     }
 

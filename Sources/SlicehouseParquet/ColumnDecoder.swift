@@ -382,3 +382,120 @@ extension ParquetError {
     /// dictionaries this decoder built; reported rather than trusted).
     static let internalMismatch = ParquetError("dictionary does not match the column type", code: .internalError)
 }
+
+// MARK: - Leaves of nested columns
+
+extension ColumnDecoder {
+    /// Decode a leaf of a nested column: `expectedRows` is then the chunk's number of
+    /// level entries (values, NULLs and empty or NULL ancestors), and every entry's
+    /// repetition and definition levels are appended to `repetition` and `definition`.
+    /// The vector has one slot per entry (valid where the definition level is the
+    /// maximum). A separate path from `decode`, which flat columns keep to themselves.
+    func decodeNested(chunk: UnsafeRawBufferPointer, codec: Int32, maxRepetitionLevel: Int,
+                      repetition: inout [UInt8], definition: inout [UInt8]) throws -> Vector {
+        guard maxRepetitionLevel >= 0, maxRepetitionLevel <= maxNestingDepth,
+              column.maxDefinitionLevel >= 0, column.maxDefinitionLevel <= maxNestingDepth else {
+            throw ParquetError.corrupt("nesting levels out of range")
+        }
+        let reserve = min(expectedRows, 1 << 20)
+        repetition.reserveCapacity(reserve)
+        definition.reserveCapacity(reserve)
+        var pages = try PageReader(chunk: chunk, codec: codec, scratch: scratch)
+        while rows < expectedRows, let page = try pages.next() {
+            switch page.kind {
+            case .dictionary(let header):
+                guard dictionary == nil else { throw ParquetError.corrupt("second dictionary page in a column chunk") }
+                dictionary = try ConvertedDictionary(page.body, header: header, column: column, plan: plan, scratch: scratch)
+            case .dataV1(let header):
+                let n = Int(header.numValues)
+                guard n >= 0, n <= expectedRows - rows else {
+                    throw ParquetError.corrupt("pages hold more values than the column chunk's \(expectedRows)")
+                }
+                var cursor = ByteCursor(page.body)
+                if maxRepetitionLevel > 0 {
+                    let levels = try repetitionLevelsV1(&cursor, count: n, maxLevel: maxRepetitionLevel,
+                                                        encoding: header.repetitionLevelEncoding)
+                    repetition.append(contentsOf: UnsafeBufferPointer(start: levels, count: n))
+                } else {
+                    repetition.append(contentsOf: repeatElement(0, count: n))
+                }
+                let levels = try definitionLevelsV1(&cursor, count: n, encoding: header.definitionLevelEncoding)
+                appendDefinitions(levels?.0, n, to: &definition)
+                try decodeValues(cursor.rest, rows: n, levels: levels, encoding: header.encoding)
+            case .dataV2(let header):
+                let n = Int(header.numValues)
+                guard n >= 0, n <= expectedRows - rows else {
+                    throw ParquetError.corrupt("pages hold more values than the column chunk's \(expectedRows)")
+                }
+                if maxRepetitionLevel > 0 {
+                    let levels = try rleLevels(page.repetitionLevels, count: n, maxLevel: maxRepetitionLevel)
+                    repetition.append(contentsOf: UnsafeBufferPointer(start: levels, count: n))
+                } else {
+                    repetition.append(contentsOf: repeatElement(0, count: n))
+                }
+                var levels: (UnsafePointer<UInt32>, Int)? = nil
+                if column.maxDefinitionLevel > 0 {
+                    levels = try definitionLevels(page.definitionLevels, count: n)
+                }
+                appendDefinitions(levels?.0, n, to: &definition)
+                try decodeValues(page.body, rows: n, levels: levels, encoding: header.encoding)
+            }
+        }
+        guard rows == expectedRows, repetition.count == rows, definition.count == rows else {
+            throw ParquetError.corrupt("column chunk holds \(rows) values where its metadata says \(expectedRows)")
+        }
+        return finish()
+    }
+
+    private func appendDefinitions(_ levels: UnsafePointer<UInt32>?, _ n: Int, to out: inout [UInt8]) {
+        guard let levels else {
+            out.append(contentsOf: repeatElement(0, count: n))
+            return
+        }
+        // Checked against the maximum (at most `maxNestingDepth`) when decoded.
+        for i in 0..<n { out.append(UInt8(truncatingIfNeeded: levels[i])) }
+    }
+
+    /// Repetition levels at the start of a v1 page body (RLE with a length, or the
+    /// deprecated BIT_PACKED), as UInt8s in scratch space.
+    private func repetitionLevelsV1(_ cursor: inout ByteCursor, count n: Int, maxLevel: Int,
+                                    encoding: Int32) throws -> UnsafePointer<UInt8> {
+        switch ParquetEncoding(rawValue: encoding) {
+        case .rle:
+            let length = Int(try cursor.readUInt32LE())
+            return try rleLevels(try cursor.take(length), count: n, maxLevel: maxLevel)
+        case .bitPacked:
+            let width = BitPacking.bitWidth(of: UInt64(maxLevel))
+            let bytes = try cursor.take((n * width + 7) / 8)
+            let out = scratch.indices.reserve(max(n, 1), of: UInt8.self)
+            for i in 0..<n {
+                var v = 0
+                for b in 0..<width {
+                    let bit = i * width + b
+                    v = v << 1 | Int((bytes[bit >> 3] >> UInt8(7 - bit & 7)) & 1)
+                }
+                guard v <= maxLevel else { throw ParquetError.corrupt("repetition level \(v) above the maximum \(maxLevel)") }
+                out[i] = UInt8(v)
+            }
+            return UnsafePointer(out)
+        default:
+            throw ParquetError.unsupported("repetition levels encoded as \(ParquetEncoding.name(encoding))")
+        }
+    }
+
+    /// RLE-hybrid repetition levels (no length prefix), checked and narrowed to UInt8s.
+    private func rleLevels(_ data: UnsafeRawBufferPointer, count n: Int, maxLevel: Int) throws -> UnsafePointer<UInt8> {
+        // 4 bytes per level for the decoded values, then 1 for the narrowed ones.
+        let raw = scratch.indices.reserve(max(n, 1) * 5)
+        let wide = raw.bindMemory(to: UInt32.self, capacity: max(n, 1))
+        var rle = try RLEHybridDecoder(data, bitWidth: BitPacking.bitWidth(of: UInt64(maxLevel)))
+        try rle.decode(into: wide, count: n)
+        let narrow = (raw + 4 * max(n, 1)).bindMemory(to: UInt8.self, capacity: max(n, 1))
+        for i in 0..<n {
+            let v = wide[i]
+            guard v <= UInt32(maxLevel) else { throw ParquetError.corrupt("repetition level \(v) above the maximum \(maxLevel)") }
+            narrow[i] = UInt8(v)
+        }
+        return UnsafePointer(narrow)
+    }
+}

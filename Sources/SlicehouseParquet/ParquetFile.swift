@@ -223,8 +223,9 @@ public struct ParquetFile: Sendable {
 
     private func readColumn(_ column: ParquetColumn, group: RowGroup, as type: DataType,
                             options: ParquetReadOptions, scratch: DecodeScratch) throws -> Vector {
-        if column.isNested {
-            throw ParquetError.nested
+        if column.isNested || type == .superType {
+            // Record assembly into JSON: a path of its own, so flat columns pay nothing for it.
+            return try readNestedColumn(column, group: group, as: type, options: options, scratch: scratch)
         }
         let chunk = group.columns[column.leafIndex]
         if chunk.encrypted { throw ParquetError.unsupported("encrypted Parquet columns") }
@@ -244,7 +245,7 @@ public struct ParquetFile: Sendable {
 
     /// The bytes of a column chunk: from its dictionary page (or first data page) for its
     /// compressed size, inside the file's data area.
-    private func chunkRegion(_ m: ColumnMetaData) throws -> UnsafeRawBufferPointer {
+    func chunkRegion(_ m: ColumnMetaData) throws -> UnsafeRawBufferPointer {
         var start = m.dataPageOffset
         if let d = m.dictionaryPageOffset, d > 0, d < start { start = d }
         let length = m.totalCompressedSize

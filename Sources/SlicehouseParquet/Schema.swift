@@ -10,8 +10,9 @@ import SlicehouseTypes
 /// one adds one *repetition level*. A flat nullable column is a top-level OPTIONAL leaf:
 /// its definition level is 1 for a value and 0 for NULL, and it has no repetition levels.
 ///
-/// Slicehouse tables are flat, so this package reads top-level leaves only; a top-level
-/// group or repeated field is reported as nested.
+/// A top-level leaf is read straight into a vector (`ColumnDecoder`). A top-level group
+/// or repeated field is *nested*: its leaves are assembled into one JSON value per row
+/// (`NestedSchema`, `NestedColumnReader`), for SUPER columns or as JSON text.
 
 /// One top-level field of a Parquet file.
 public struct ParquetColumn: Sendable, CustomStringConvertible {
@@ -34,6 +35,10 @@ public struct ParquetColumn: Sendable, CustomStringConvertible {
     let leafIndex: Int
     /// Maximum definition level of the leaf (0 or 1 for flat columns).
     let maxDefinitionLevel: Int
+    /// The field resolved for record assembly (nested columns, and flat ones loaded into
+    /// SUPER); nil when it cannot be read that way (`nestedProblem` says why).
+    let nested: NestedColumnSchema?
+    let nestedProblem: String?
 
     public var description: String {
         if isNested { return "\(name) (nested)" }
@@ -97,6 +102,7 @@ public struct ParquetSchema: Sendable {
         for top in 0..<rootChildren {
             guard i < elements.count else { throw ParquetError.corrupt("schema ends inside the root's fields") }
             let e = elements[i]
+            let start = i
             let isGroup = (e.numChildren ?? 0) > 0 || e.type == nil
             let repetition = e.repetition.flatMap(Repetition.init(rawValue:))
             let firstLeaf = leaf
@@ -114,6 +120,13 @@ public struct ParquetSchema: Sendable {
                 i += 1
             }
             let physical = e.type.flatMap(ParquetPhysicalType.init(rawValue:))
+            var nested: NestedColumnSchema? = nil
+            var nestedProblem: String? = nil
+            do {
+                nested = try NestedSchemaBuilder.build(elements, start: start, leafBase: firstLeaf, columnIndex: top)
+            } catch let error as ParquetError {
+                nestedProblem = error.message
+            }
             columns.append(ParquetColumn(
                 name: e.name,
                 index: top,
@@ -124,7 +137,8 @@ public struct ParquetSchema: Sendable {
                 typeLength: Int(max(0, e.typeLength ?? 0)),
                 logicalType: e.resolvedLogicalType,
                 leafIndex: firstLeaf,
-                maxDefinitionLevel: repetition == .required ? 0 : 1))
+                maxDefinitionLevel: repetition == .required ? 0 : 1,
+                nested: nested, nestedProblem: nestedProblem))
         }
         guard i == elements.count else {
             throw ParquetError.corrupt("schema has \(elements.count - i) elements outside the root")
@@ -146,7 +160,18 @@ extension ParquetColumn {
     /// can): a nested column, or a conversion the reader does not make (a string into an
     /// integer, ...). Checked from the schema alone, before any data is read.
     public func conversionProblem(to type: DataType) -> String? {
-        if isNested { return ParquetError.nested.message }
+        if isNested || type == .superType {
+            if let nestedProblem { return nestedProblem }
+            guard let nested else { return ParquetError.nested.message }
+            for leaf in nested.leaves {
+                do { _ = try NestedLeaf.jsonValueType(leaf.column) } catch let e as ParquetError { return e.message } catch { return "\(error)" }
+            }
+            switch type {
+            case .superType, .varchar, .char: return nil
+            default:
+                return "a nested column (a list, map or struct) loads only into a SUPER column, or as JSON text into a VARCHAR column, not into \(type.sqlName)"
+            }
+        }
         do {
             _ = try ConversionPlan(column: self, target: type, options: ParquetReadOptions())
             return nil

@@ -190,10 +190,6 @@ final class ParquetCopyTests: XCTestCase {
         XCTAssertThrowsError(try s.execute("copy dst from '\(p)' format as parquet csv")) { e in
             XCTAssertTrue("\(e)".contains("select different data formats"), "\(e)")
         }
-        XCTAssertThrowsError(try s.execute("copy dst from '\(p)' format as parquet serializetojson")) { e in
-            XCTAssertEqual((e as? SQLError)?.code, .featureNotSupported)
-            XCTAssertTrue("\(e)".contains("SERIALIZETOJSON"), "\(e)")
-        }
         XCTAssertEqual(try count(s, "select count(*) from dst"), "0")
         // Accepted: ACCEPTINVCHARS, MANIFEST, EXPLICIT_IDS, STATUPDATE, credentials.
         _ = try s.execute("copy dst from '\(p)' format as parquet acceptinvchars '?' explicit_ids statupdate on credentials 'x'")

@@ -33,9 +33,11 @@ final class ParquetLoadTests: XCTestCase {
         }
         XCTAssertThrowsError(try opts(("CSV", nil), ("PARQUET", nil)))
         XCTAssertThrowsError(try opts(("PARQUET", nil), ("JSON", "auto")))
-        XCTAssertThrowsError(try opts(("PARQUET", nil), ("SERIALIZETOJSON", nil))) { e in
-            XCTAssertEqual((e as? SQLError)?.code, .featureNotSupported)
-        }
+        XCTAssertTrue(try opts(("PARQUET", nil), ("SERIALIZETOJSON", nil)).serializeToJSON)
+        XCTAssertFalse(try opts(("PARQUET", nil)).serializeToJSON)
+        XCTAssertThrowsError(try opts(("CSV", nil), ("SERIALIZETOJSON", nil)))
+        XCTAssertThrowsError(try opts(("JSON", "auto"), ("SERIALIZETOJSON", nil)))
+        XCTAssertThrowsError(try opts(("PARQUET", nil), ("SERIALIZETOJSON", "x"))) // no value
         XCTAssertThrowsError(try opts(("PARQUET", "x"))) // no value
         XCTAssertThrowsError(try opts(("FORMAT", "ORC"))) { e in
             XCTAssertEqual((e as? SQLError)?.code, .featureNotSupported)

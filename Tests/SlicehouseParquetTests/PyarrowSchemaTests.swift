@@ -54,13 +54,29 @@ pq.write_table(pa.table({"x": pa.array([], pa.int64())}), out + "/empty.parquet"
         XCTAssertEqual(canonicalColumn(flat[4], count: 3), [nil, nil, nil], "a NULL-typed column reads as NULLs")
         XCTAssertEqual(canonicalColumn(flat[5], count: 3), ["x", "y", "x"])
         XCTAssertEqual(canonicalColumn(flat[6], count: 3), ["p", nil, "q"])
-        for nested in [1, 2] {
-            XCTAssertThrowsError(try pf.readRowGroup(0, columns: [nested], as: [.varchar(100)])) { e in
-                let e = e as? SQLError
-                XCTAssertEqual(e?.code, .featureNotSupported)
-                XCTAssertTrue(e?.message.contains("nested Parquet columns are not supported") ?? false, "\(String(describing: e))")
-            }
+        // Nested columns read as JSON: into SUPER, or as JSON text into VARCHAR; not into other types.
+        let json = try pf.readAll(columns: [1, 2], as: [.superType, .varchar(100)])
+        XCTAssertEqual(canonicalColumn(json[0], count: 3), [#"["a"]"#, "[]", nil])
+        XCTAssertEqual(canonicalColumn(json[1], count: 3), [#"{"x":1,"y":2}"#, nil, #"{"x":3,"y":null}"#])
+        XCTAssertThrowsError(try pf.readRowGroup(0, columns: [2], as: [.varchar(10)])) { e in
+            XCTAssertEqual((e as? SQLError)?.code, .stringTooLong, "\(e)")
         }
+        for nested in [1, 2] {
+            XCTAssertThrowsError(try pf.readRowGroup(0, columns: [nested], as: [.bigint])) { e in
+                XCTAssertEqual((e as? SQLError)?.code, .datatypeMismatch, "\(e)")
+            }
+            XCTAssertNotNil(pf.columns[nested].conversionProblem(to: .bigint))
+            XCTAssertNil(pf.columns[nested].conversionProblem(to: .superType))
+        }
+        // Flat columns into SUPER: JSON scalars (binary as a string; NULL-typed all NULL).
+        let scalars = try pf.readAll(columns: [0, 5, 6, 7, 9], as: Array(repeating: .superType, count: 5))
+        XCTAssertEqual(canonicalColumn(scalars[0], count: 3), ["1", "2", "3"])
+        XCTAssertEqual(canonicalColumn(scalars[1], count: 3), ["0", String(Int64.max), "18446744073709551615"])
+        XCTAssertEqual(canonicalColumn(scalars[2], count: 3), [#""abc""#, nil, #""""#])
+        XCTAssertEqual(canonicalColumn(scalars[3], count: 3), [nil, nil, nil])
+        XCTAssertEqual(canonicalColumn(scalars[4], count: 3), [#""x""#, #""y""#, #""x""#])
+        // Time of day has no JSON form here.
+        XCTAssertNotNil(pf.columns[8].conversionProblem(to: .superType))
 
         // Unsigned 64-bit: above BIGINT's range, but fits DECIMAL(20,0).
         XCTAssertEqual(canonicalColumn(try pf.readAll(columns: [5], as: [.decimal(precision: 20, scale: 0)])[0], count: 3),
