@@ -630,7 +630,13 @@ public final class Binder {
     func bindUnnest(_ item: TableRef, _ plan: LogicalPlan, _ scope: Scope) throws -> (LogicalPlan, ScopeRelation)? {
         guard case .table(let name, let alias) = item.kind else { return nil }
         let parts = name.parts
-        guard parts.count >= 2, scope.relations.contains(where: { $0.alias == parts[0].lowercased() }) else { return nil }
+        guard let head = parts.first?.lowercased(), let relation = scope.relations.first(where: { $0.alias == head }) else {
+            return nil
+        }
+        // `FROM ..., c.orders o, o.items it` and also `..., c.grid g, g x`: a bare name that
+        // is an unnested element (itself an array) unnests further.
+        let isElement = relation.columns.first.map { $0.name == head && $0.column.type == .superType } ?? false
+        guard parts.count >= 2 || isElement else { return nil }
         let path = Expr(.column(ColumnRef(parts)), at: item.location)
         let unpivot = alias?.unpivot ?? false
         guard let array = try? bindExpr(path, scope, agg: nil), array.type == .superType else {
@@ -687,6 +693,10 @@ public final class Binder {
             let column = alias?.columns.first?.lowercased() ?? name
             return relation(plan, alias: name, columnAliases: [column])
         case .table(let name, let alias):
+            if alias?.position != nil || alias?.unpivot == true {
+                throw SQLError(.syntax, "AT and UNPIVOT apply to a SUPER value of an earlier FROM item (`c.orders AS o AT i`), not to \(name.description)",
+                               line: ref.location.line, column: ref.location.column)
+            }
             if name.schema == nil, let (cte, f, position) = try lookupCTE(name.name.lowercased(), location: ref.location) {
                 // Bind the CTE's query where it is referenced, seeing only what it may see:
                 // the enclosing WITH lists and the siblings before it.

@@ -96,7 +96,7 @@ extension Parser {
                 alias = TableAlias(name: name.name, position: try parseIdentifier())
             } else {
                 alias = try parseTableAlias()
-                if name.schema != nil, alias != nil, isWord("at"), atIdentifier(at: 1) {
+                if alias != nil, isWord("at"), atIdentifier(at: 1) {
                     advance()
                     alias?.position = try parseIdentifier()
                 }
