@@ -11,23 +11,34 @@ extension DateTime {
         while n > 0 && b[n - 1] == 32 { n -= 1 }
         let t = UnsafeBufferPointer(rebasing: b[0..<n])
         if n > 0 && (t[n - 1] | 0x20) == 0x7A { return (UnsafeBufferPointer(rebasing: t[0..<(n - 1)]), 0) }  // Z
-        if n >= 4 {
-            let tail = String(decoding: t[(n - 3)..<n], as: UTF8.self).lowercased()
-            if (tail == "utc" || tail == "gmt") && t[n - 4] == 32 {
+        if n >= 4 && t[n - 4] == 32 {
+            // ` UTC` / ` GMT`, any case (compared byte by byte: this runs once per COPY field).
+            let a = t[n - 3] | 0x20, b = t[n - 2] | 0x20, c = t[n - 1] | 0x20
+            if (a == 0x75 && b == 0x74 && c == 0x63) || (a == 0x67 && b == 0x6D && c == 0x74) {
                 return (UnsafeBufferPointer(rebasing: t[0..<(n - 4)]), 0)
             }
         }
         var i = n
         while i > 0 && ((t[i - 1] >= 48 && t[i - 1] <= 57) || t[i - 1] == 58) { i -= 1 }
-        let digits = t[i..<n].filter { $0 != 58 }.count
+        var digits = 0
+        var v: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
+        for k in i..<n where t[k] != 58 {
+            let d = Int64(t[k] - 48)
+            switch digits {
+            case 0: v.0 = d
+            case 1: v.1 = d
+            case 2: v.2 = d
+            case 3: v.3 = d
+            default: break
+            }
+            digits += 1
+        }
         guard i > 0, digits == 2 || digits == 4, t[i - 1] == 43 || t[i - 1] == 45 else { return (t, nil) }
         // A '-' after the date's digits belongs to the date: the offset must follow a time.
         let sign = i - 1
         guard t.prefix(sign).contains(58) else { return (t, nil) }
-        var v: [Int64] = []
-        for c in t[i..<n] where c != 58 { v.append(Int64(c - 48)) }
-        let hours = v[0] * 10 + v[1]
-        let minutes = v.count == 4 ? v[2] * 10 + v[3] : 0
+        let hours = v.0 * 10 + v.1
+        let minutes = digits == 4 ? v.2 * 10 + v.3 : 0
         guard hours <= 15, minutes < 60 else { return (t, nil) }
         var offset = (hours * 60 + minutes) * 60 * microsPerSecond
         if t[sign] == 45 { offset = -offset }
