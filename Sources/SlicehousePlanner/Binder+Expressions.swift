@@ -529,37 +529,6 @@ extension Binder {
         return v
     }
 
-    func isIntervalLiteral(_ e: Expr) -> Bool {
-        if case .interval = e.kind { return true }
-        return false
-    }
-
-    /// A field of an interval literal as PostgreSQL's EXTRACT reads it: years and months
-    /// from the months, `day` from the days, hours and smaller from the time (not
-    /// normalised: `interval '36 hours'` has 36 hours); `epoch` counts a year as 365.25 days.
-    func intervalField(_ v: IntervalValue, _ part: String, _ e: Expr) throws -> Double {
-        let micros = Double(v.micros)
-        switch part {
-        case "millennium": return Double(v.months / 12 / 1000)
-        case "century": return Double(v.months / 12 / 100)
-        case "decade": return Double(v.months / 12 / 10)
-        case "year": return Double(v.months / 12)
-        case "quarter": return Double((v.months % 12) / 3 + 1)
-        case "month": return Double(v.months % 12)
-        case "day": return Double(v.days)
-        case "hour": return Double(v.micros / 3_600_000_000)
-        case "minute": return Double((v.micros / 60_000_000) % 60)
-        case "second": return Double(v.micros % 60_000_000) / 1_000_000
-        case "millisecond": return Double(v.micros % 60_000_000) / 1000
-        case "microsecond": return Double(v.micros % 60_000_000)
-        case "epoch":
-            let years = Double(v.months / 12), months = Double(v.months % 12)
-            return years * 365.25 * 86_400 + months * 30 * 86_400 + Double(v.days) * 86_400 + micros / 1_000_000
-        default:
-            throw err(.invalidParameter, "interval units \"\(part)\" not supported", e)
-        }
-    }
-
     /// `d ± INTERVAL '...'` for a date or timestamp `d` (a date becomes a timestamp, as in
     /// PostgreSQL and Redshift): `interval_add(d, months, micros)`, run as a vector
     /// kernel; folded now when `d` is a constant.

@@ -84,8 +84,6 @@ public enum DataType: Hashable, Sendable {
         switch self { case .char, .varchar: return true; default: return false }
     }
     public var isTemporal: Bool { self == .date || self == .timestamp || self == .timestamptz }
-    /// TIMESTAMP or TIMESTAMPTZ.
-    public var isTimestamp: Bool { self == .timestamp || self == .timestamptz }
     public var isVarbyte: Bool { if case .varbyte = self { return true }; return false }
     /// DATE, TIMESTAMP, TIMESTAMPTZ, TIME or TIMETZ.
     public var isDateTimeFamily: Bool {

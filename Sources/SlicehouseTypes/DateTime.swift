@@ -389,7 +389,7 @@ extension DateTime {
     /// `timestamp - timestamp` as PostgreSQL shows it: whole days, then the rest of
     /// the time (`interval_justify_hours`; both parts carry the same sign).
     public static func formatMicrosInterval(_ micros: Int64) -> String {
-        formatInterval(IntervalValue(days: micros / microsPerDay, micros: micros % microsPerDay))
+        formatInterval(IntervalValue(differenceMicros: micros))
     }
 
     /// `t + iv` for a timestamp `t` (months first, clamped to the month's end, then

@@ -111,13 +111,6 @@ public enum SuperJSON {
         }
     }
 
-    /// Whether `b` is one valid JSON document.
-    public static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(b.count)
-        do { try canonicalize(b, into: &scratch); return true } catch { return false }
-    }
-
     // MARK: - Reading stored values
 
     /// The kind of the stored value `v` (nil for empty bytes).

@@ -106,16 +106,13 @@ enum ExtendedCasts {
 
     /// A string target: truncated, or an error for an assignment that would lose characters.
     static func fit(_ s: String, _ target: DataType, assignment: Bool) throws -> String {
-        let limit = CastKernels.maxLength(target)
-        var bytes = Array(s.utf8)
-        if bytes.count > limit {
-            if assignment && bytes[limit...].contains(where: { $0 != 32 }) { throw CastKernels.tooLong(target) }
-            var k = limit
-            while k > 0 && (bytes[k] & 0xC0) == 0x80 { k -= 1 }
-            bytes.removeLast(bytes.count - k)
+        var out = StringBuilder(rows: 1, bytes: s.utf8.count)
+        let isChar: Bool = { if case .char = target { return true }; return false }()
+        try Array(s.utf8).withUnsafeBufferPointer { p in
+            try CastKernels.appendFitted(p, limit: CastKernels.maxLength(target), isChar: isChar, assignment: assignment,
+                                         checked: true, target: target, to: &out)
         }
-        if case .char = target { while bytes.last == 32 { bytes.removeLast() } }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: out.bytes, as: UTF8.self)
     }
 
     static func invalid(_ t: DataType, _ s: String) -> SQLError {

@@ -62,7 +62,7 @@ enum IntervalFunctions {
             return try part(args, resultType: t, n: n)
         case .timestampPlusInterval, .timePlusInterval:
             let ts = try Kern.int64s(args[0]), iv = try Kern.wideInts(args[1]), sign = try Kern.int64s(args[2])[0]
-            return try mapInt(args, n: n, resultType: t) { i in
+            return try StringKernels.mapRowsInt(args, n: n, resultType: t) { i in
                 var v = IntervalValue(packed: iv[args[1].isConstant ? 0 : i])
                 if sign < 0 { v = v.negated }
                 let base = ts[args[0].isConstant ? 0 : i]
@@ -89,7 +89,7 @@ enum IntervalFunctions {
             }
         case .intervalLength:
             let a = try Kern.wideInts(args[0])
-            return try mapInt(args, n: n, resultType: t) { i in Int64(truncatingIfNeeded: a[args[0].isConstant ? 0 : i] >> 64) }
+            return try StringKernels.mapRowsInt(args, n: n, resultType: t) { i in Int64(truncatingIfNeeded: a[args[0].isConstant ? 0 : i] >> 64) }
         case .intervalMultiply, .intervalDivide:
             let a = try Kern.wideInts(args[0]), f = try Kern.doubles(args[1])
             return try mapWide(args, n: n, resultType: t) { i in
@@ -131,16 +131,6 @@ enum IntervalFunctions {
         var out = [Int128](repeating: 0, count: len)
         for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
         return Kern.result(resultType, .int128(out), validity: validity, constant: constant)
-    }
-
-    static func mapInt(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64) throws -> Vector {
-        if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
-        let constant = args.allSatisfy { $0.isConstant }
-        let len = constant ? 1 : n
-        let validity = constant ? nil : Kern.combinedValidity(args)
-        var out = [Int64](repeating: 0, count: len)
-        for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
-        return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
 
     /// interval_part(part, interval): DATE_PART / EXTRACT of an INTERVAL as PostgreSQL

@@ -200,31 +200,27 @@ enum SemiStructuredFunctions {
     }
 
     static func mapBools(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Bool?) throws -> Vector {
-        if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
-        let constant = args.allSatisfy { $0.isConstant }
-        let len = constant ? 1 : n
-        let inValid = constant ? nil : Kern.combinedValidity(args)
-        var validity = inValid ?? Validity(allValid: len)
-        var anyNull = inValid != nil
-        var out = [Bool](repeating: false, count: len)
-        for i in 0..<len where Kern.valid(inValid, i) {
-            if let b = try body(i) { out[i] = b } else { validity.setInvalid(i); anyNull = true }
-        }
-        return Kern.result(resultType, .bool(out), validity: anyNull ? validity : nil, constant: constant)
+        try mapValues(args, n: n, resultType: resultType, zero: false, data: { .bool($0) }, body)
     }
 
     static func mapInts(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64?) throws -> Vector {
+        try mapValues(args, n: n, resultType: resultType, zero: 0, data: { .int64($0) }, body)
+    }
+
+    /// Rows of a fixed-width result; `body` gives nil for NULL. NULL inputs give NULL.
+    static func mapValues<T>(_ args: [Vector], n: Int, resultType: DataType, zero: T, data: ([T]) -> VectorData,
+                             _ body: (Int) throws -> T?) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let constant = args.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
         let inValid = constant ? nil : Kern.combinedValidity(args)
         var validity = inValid ?? Validity(allValid: len)
         var anyNull = inValid != nil
-        var out = [Int64](repeating: 0, count: len)
+        var out = [T](repeating: zero, count: len)
         for i in 0..<len where Kern.valid(inValid, i) {
             if let v = try body(i) { out[i] = v } else { validity.setInvalid(i); anyNull = true }
         }
-        return Kern.result(resultType, .int64(out), validity: anyNull ? validity : nil, constant: constant)
+        return Kern.result(resultType, data(out), validity: anyNull ? validity : nil, constant: constant)
     }
 
     // MARK: - SUPER
