@@ -3,6 +3,8 @@ import PackageDescription
 
 // One target per stage of a query's life; dependencies point one way:
 // Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- {Server, Shell, SQLLogicTest} <- CLI
+// Runtime (the worker pool, cancellation, memory budgets, spill files, step metrics) sits on
+// Types, below everything that runs work in parallel: Storage, Execution, Load, Engine.
 // (the shell and the server do not depend on each other: the shell reaches a server through PostgresNIO)
 let package = Package(
     name: "Slicehouse",
@@ -33,32 +35,35 @@ let package = Package(
 
         // Stage 1: types, values, vectors, chunks, errors.
         .target(name: "SlicehouseTypes"),
+        // Stage 1b: the runtime — one scheduler for every slice task, cancellation tokens,
+        // memory reservations and spill files, per-step metrics.
+        .target(name: "SlicehouseRuntime", dependencies: ["SlicehouseTypes"]),
         // Stage 2: lexer, AST, parser.
         .target(name: "SlicehouseSQL", dependencies: ["SlicehouseTypes"]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
         // Stage 4: storage interface + in-memory column segments per slice; codecs.
         .target(name: "SlicehouseStorage",
-                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "CZstd", "CSnappy"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "CZstd", "CSnappy"]),
         // Stage 5: leader planner (binder, logical plan, optimizer, physical plan, EXPLAIN).
         .target(name: "SlicehousePlanner",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog"]),
         // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
         .target(name: "SlicehouseExecution",
-                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
-                dependencies: ["SlicehouseTypes", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
         .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "SlicehouseStorage", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
-                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
                                .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
         .target(name: "SlicehouseServer",
-                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseEngine",
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseEngine",
                                .product(name: "NIOCore", package: "swift-nio"),
                                .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -75,7 +80,7 @@ let package = Package(
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
         .target(name: "SlicehouseDatagen"),
         // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
-        .target(name: "SlicehouseBench", dependencies: ["SlicehouseEngine", "SlicehouseDatagen"]),
+        .target(name: "SlicehouseBench", dependencies: ["SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"]),
         // Fuzz targets (`slicehouse fuzz`, and libFuzzer through slicehouse-libfuzzer).
         .target(name: "SlicehouseFuzz",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
@@ -89,6 +94,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
+        .testTarget(name: "SlicehouseRuntimeTests", dependencies: ["SlicehouseRuntime"]),
         .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
         .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseBench"]),
         .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseExecution"]),

@@ -1,6 +1,7 @@
 import Foundation
 import SlicehouseEngine
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// What `slicehouse bench tpcds` runs.
 public struct TPCDSBenchOptions: Sendable {

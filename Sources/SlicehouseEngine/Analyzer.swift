@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseExecution

@@ -1,6 +1,7 @@
 import SlicehouseCatalog
 import SlicehouseSQL
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// One variable of a running procedure: a scalar of a declared type, or a record that
 /// takes the columns of the row assigned to it.

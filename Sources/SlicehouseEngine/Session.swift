@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage

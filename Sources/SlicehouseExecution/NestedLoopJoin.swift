@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehousePlanner
 
 /// Joins without equality keys: every probe row against every build row, the

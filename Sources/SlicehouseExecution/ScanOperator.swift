@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseStorage
 import SlicehousePlanner
 

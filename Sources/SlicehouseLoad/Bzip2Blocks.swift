@@ -1,5 +1,6 @@
 import Dispatch
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// Parallel decompression of one large bzip2 file (Redshift splits large BZIP2 files
 /// too): bzip2 compresses in independent blocks of up to 900 kB, each starting with
@@ -53,7 +54,7 @@ enum Bzip2Blocks {
         // Magics ending in byte i are found by the worker whose range holds i.
         let parts = workers * 4
         let found = Slots<[(bit: Int, end: Bool)]>(count: parts)
-        DispatchQueue.concurrentPerform(iterations: parts) { p in
+        parallelFor(parts) { p in
             let b = shared.bytes
             let lo = n * p / parts, hi = n * (p + 1) / parts
             var hits: [(bit: Int, end: Bool)] = []
@@ -118,7 +119,7 @@ enum Bzip2Blocks {
         let outputs = Slots<[UInt8]>(count: blocks.count)
         let shared = SharedBytes(b)
         let next = WorkQueue(count: blocks.count)
-        DispatchQueue.concurrentPerform(iterations: min(workers, blocks.count)) { _ in
+        parallelFor(min(workers, blocks.count)) { _ in
             while let i = next.take() {
                 let stream = standalone(shared.bytes, blocks[i])
                 do {

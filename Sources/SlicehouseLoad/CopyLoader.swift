@@ -1,6 +1,7 @@
 import Dispatch
 import SlicehouseCatalog
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// COPY from local files: resolves the source, opens (and decompresses, several files
 /// at once) every file, parses them — large ones cut into ranges at record boundaries —
@@ -96,7 +97,7 @@ public enum CopyLoader {
         if workers <= 1 {
             work()
         } else {
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in work() }
+            parallelFor(workers) { _ in work() }
         }
         if let error = failure.error { throw error }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SlicehouseStorage
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// The bytes of one input file, memory-mapped read-only (or held in memory after
 /// decompression). Immutable once created, so ranges of it are parsed concurrently.
@@ -77,7 +78,7 @@ final class FileData: @unchecked Sendable {
             return try paths.map { try open($0, compression: compression, workers: paths.count == 1 ? workers : 1) }
         }
         let slots = OpenSlots(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: min(workers, paths.count)) { _ in
+        parallelFor(min(workers, paths.count)) { _ in
             while let i = slots.next() {
                 do {
                     slots.set(i, .success(try open(paths[i], compression: compression)))

@@ -2,6 +2,7 @@ import Dispatch
 import SlicehouseCatalog
 import SlicehouseParquet
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// `COPY t FROM 'prefix' FORMAT [AS] PARQUET`: every file under the prefix is opened
 /// (mapped, footer parsed), its schema checked against the loaded columns, and its row
@@ -63,7 +64,7 @@ enum ParquetLoader {
         if workers <= 1 {
             work()
         } else {
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in work() }
+            parallelFor(workers) { _ in work() }
         }
 
         // Assemble in file order; the first failing row group (in file order) fails the COPY.
@@ -105,7 +106,7 @@ enum ParquetLoader {
             }
         }
         let n = min(workers, paths.count)
-        if n <= 1 { work() } else { DispatchQueue.concurrentPerform(iterations: n) { _ in work() } }
+        if n <= 1 { work() } else { parallelFor(n) { _ in work() } }
         var files: [ParquetFile] = []
         files.reserveCapacity(paths.count)
         for (i, path) in paths.enumerated() {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseEngine
 

@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseCatalog
 
 /// Orders one slice's new rows by the table's sort key: returns the permutation
@@ -75,7 +76,7 @@ public enum Distributor {
         // Each slice's row order, slices in parallel: a reorder plan when the rows are
         // sorted (the sources are then read in their own order), else the references.
         let orders = ResultSlots<SliceOrder?>(count: layout.sliceCount, initial: nil)
-        DispatchQueue.concurrentPerform(iterations: layout.sliceCount) { s in
+        parallelFor(layout.sliceCount) { s in
             var r = refs[s]
             if r.count == 0 { return }
             if let sorter, !table.sortKey.isEmpty {
@@ -104,7 +105,7 @@ public enum Distributor {
         let base = snap
         let work = tasks
         let encoded = ResultSlots<Result<(blocks: [BlockRef], replacesLast: Bool), Error>?>(count: work.count, initial: nil)
-        DispatchQueue.concurrentPerform(iterations: work.count) { t in
+        parallelFor(work.count) { t in
             let (s, c) = work[t]
             guard let order = ordered[s] else { return }
             encoded.set(t, Result {
@@ -210,7 +211,7 @@ public enum Distributor {
         case .key(let col):
             // The key hashes of all chunks in parallel, then each slice picks its rows.
             let dests = ResultSlots<[Int32]>(count: chunks.count, initial: [])
-            DispatchQueue.concurrentPerform(iterations: chunks.count) { ci in
+            parallelFor(chunks.count) { ci in
                 dests.set(ci, slices(forKey: chunks[ci].columns[col], count: chunks[ci].count, sliceCount: sc))
             }
             let keyDest = dests.values
@@ -234,7 +235,7 @@ public enum Distributor {
         let total = chunks.reduce(0) { $0 + $1.count }
         let counts = chunks.map { $0.count }
         let out = ResultSlots<SliceRefs>(count: sc, initial: SliceRefs())
-        DispatchQueue.concurrentPerform(iterations: sc) { s in
+        parallelFor(sc) { s in
             var chunk: [Int32] = [], row: [Int32] = []
             chunk.reserveCapacity(total / sc + total / (8 * sc) + 16)
             row.reserveCapacity(total / sc + total / (8 * sc) + 16)
@@ -274,7 +275,7 @@ public enum Distributor {
         }
         let sizes = ResultSlots<[ColumnEncoding: Int]>(count: trials.count, initial: [:])
         let work = trials
-        DispatchQueue.concurrentPerform(iterations: work.count) { t in
+        parallelFor(work.count) { t in
             let trial = work[t]
             sizes.set(t, BlockEncoder.trialSizes(sample[trial.column], count: plans[trial.plan].rows,
                                                  encodings: trial.encodings))

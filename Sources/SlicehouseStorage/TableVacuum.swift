@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseCatalog
 
 /// How a slice's rows are ordered by VACUUM's sort phase.
@@ -123,7 +124,7 @@ public enum TableVacuum {
 
         // 1. Each slice's new order, slices in parallel.
         let orders = ResultSlots<Result<SliceOrder, Error>?>(count: slices.count, initial: nil)
-        DispatchQueue.concurrentPerform(iterations: slices.count) { s in
+        parallelFor(slices.count) { s in
             if isCancelled() { orders.set(s, .failure(cancelled())); return }
             orders.set(s, Result {
                 try order(slices[s], table: table, types: types, plan: plan, sorter: sorter, readBlock: readBlock)
@@ -146,7 +147,7 @@ public enum TableVacuum {
         let tasks = work
         let done = ResultSlots<Int>(count: 1, initial: 0)
         let rewritten = ResultSlots<Result<[BlockRef], Error>?>(count: tasks.count, initial: nil)
-        DispatchQueue.concurrentPerform(iterations: tasks.count) { t in
+        parallelFor(tasks.count) { t in
             let (s, c) = tasks[t]
             if isCancelled() { rewritten.set(t, .failure(cancelled())); return }
             rewritten.set(t, Result {

@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// An immutable file of encoded blocks (one per table, slice and commit), opened
 /// on first read and read with `pread` from any thread.
@@ -225,7 +226,7 @@ public final class FileBlockSink: BlockSink, @unchecked Sendable {
         try lock.withLock {
             let files = Array(open)
             let failures = ResultSlots<Int32>(count: files.count, initial: 0)
-            DispatchQueue.concurrentPerform(iterations: files.count) { i in
+            parallelFor(files.count) { i in
                 if fsync(files[i].value.fd) != 0 { failures.set(i, errno) }
             }
             for (i, code) in failures.values.enumerated() where code != 0 {

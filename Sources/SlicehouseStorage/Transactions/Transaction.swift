@@ -1,5 +1,6 @@
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseCatalog
 
 /// One transaction: everything it has changed and not yet committed, and the snapshot

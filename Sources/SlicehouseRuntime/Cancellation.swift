@@ -1,4 +1,5 @@
 import Foundation
+import SlicehouseTypes
 
 /// Whether a running statement should stop, and why.
 ///

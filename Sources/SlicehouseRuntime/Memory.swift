@@ -1,0 +1,171 @@
+import Foundation
+import SlicehouseTypes
+
+/// The memory the whole database may use for query work (`slicehouse --memory`).
+///
+/// Every statement's `QueryMemory` draws from it, and so does the decoded-block cache,
+/// so the sum of what queries hold and what the cache keeps stays under one limit.
+public final class MemoryPool: @unchecked Sendable {
+    /// The process's pool (no limit until one is set).
+    public static let shared = MemoryPool(limit: nil)
+
+    private let lock = Lock()
+    private var limitBytes: Int?
+    private var used = 0
+    private var peak = 0
+
+    public init(limit: Int?) { limitBytes = limit }
+
+    /// The limit in bytes, or nil for none.
+    public var limit: Int? {
+        get { lock.withLock { limitBytes } }
+        set { lock.withLock { limitBytes = newValue } }
+    }
+
+    public var usedBytes: Int { lock.withLock { used } }
+    public var peakBytes: Int { lock.withLock { peak } }
+
+    /// Take `bytes` if they fit under the limit.
+    public func tryReserve(_ bytes: Int) -> Bool {
+        lock.withLock {
+            if let limitBytes, used + bytes > limitBytes, bytes > 0 { return false }
+            used += bytes
+            if used > peak { peak = used }
+            return true
+        }
+    }
+
+    /// Take `bytes` whether or not they fit (memory an operator cannot give back).
+    public func reserve(_ bytes: Int) {
+        lock.withLock {
+            used += bytes
+            if used > peak { peak = used }
+        }
+    }
+
+    public func release(_ bytes: Int) {
+        lock.withLock { used = max(0, used - bytes) }
+    }
+
+    /// The default limit for a database: 60% of the machine's physical memory.
+    public static var defaultLimit: Int {
+        Int(Double(ProcessInfo.processInfo.physicalMemory) * 0.6)
+    }
+
+    /// Parse a size as `--memory` and `workmem` settings take it: `4GB`, `512MB`,
+    /// `64kB`, or a number of bytes.
+    public static func parseSize(_ text: String) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Int)] = [("tb", 1 << 40), ("gb", 1 << 30), ("mb", 1 << 20), ("kb", 1 << 10),
+                                      ("t", 1 << 40), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10), ("b", 1)]
+        for (suffix, factor) in units where t.hasSuffix(suffix) {
+            let number = t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)
+            guard let v = Double(number), v >= 0, v * Double(factor) < 9e18 else { return nil }
+            return Int(v * Double(factor))
+        }
+        guard let v = Int(t), v >= 0 else { return nil }
+        return v
+    }
+}
+
+/// One statement's memory: a budget (WLM gives it queue memory ÷ slots × slot count)
+/// drawn from the database's pool, what its operators hold now and at most, and what
+/// they wrote to disk when the budget ran out.
+public final class QueryMemory: @unchecked Sendable {
+    /// Bytes the statement may hold, or nil for no limit of its own.
+    public let budget: Int?
+    public let pool: MemoryPool
+    private let lock = Lock()
+    private var used = 0
+    private var peak = 0
+    private var spilled = 0
+    private var spillFiles = 0
+
+    public init(budget: Int?, pool: MemoryPool = .shared) {
+        self.budget = budget
+        self.pool = pool
+    }
+
+    public var usedBytes: Int { lock.withLock { used } }
+    public var peakBytes: Int { lock.withLock { peak } }
+    /// Bytes written to spill files.
+    public var spilledBytes: Int { lock.withLock { spilled } }
+    public var spillFileCount: Int { lock.withLock { spillFiles } }
+    /// Whether any operator spilled (SVL_QUERY_SUMMARY.is_diskbased).
+    public var isDiskBased: Bool { spilledBytes > 0 }
+
+    /// Take `bytes` if they fit in the budget and in the pool.
+    public func tryReserve(_ bytes: Int) -> Bool {
+        lock.withLock {
+            if bytes > 0, let budget, used + bytes > budget { return false }
+            guard pool.tryReserve(bytes) else { return false }
+            used += bytes
+            if used > peak { peak = used }
+            return true
+        }
+    }
+
+    /// Take `bytes` regardless of the budget (memory that cannot be spilled, such as a
+    /// chunk in flight); it still counts, so the next `tryReserve` sees it.
+    public func reserve(_ bytes: Int) {
+        lock.withLock {
+            pool.reserve(bytes)
+            used += bytes
+            if used > peak { peak = used }
+        }
+    }
+
+    public func release(_ bytes: Int) {
+        lock.withLock {
+            let n = min(bytes, used)
+            used -= n
+            pool.release(n)
+        }
+    }
+
+    func recordSpill(bytes: Int, newFile: Bool) {
+        lock.withLock {
+            spilled += bytes
+            if newFile { spillFiles += 1 }
+        }
+    }
+}
+
+/// What one operator on one slice holds of its statement's memory. Owned by one
+/// operator (one thread at a time); released when it is freed or deinitialized.
+public final class MemoryReservation: @unchecked Sendable {
+    public let memory: QueryMemory
+    public private(set) var bytes = 0
+    public private(set) var peak = 0
+
+    public init(_ memory: QueryMemory) { self.memory = memory }
+
+    /// Hold `total` bytes in all: growing asks the budget and may be refused (the
+    /// operator then spills); shrinking always succeeds.
+    public func tryResize(to total: Int) -> Bool {
+        if total <= bytes {
+            memory.release(bytes - total)
+            bytes = total
+            return true
+        }
+        guard memory.tryReserve(total - bytes) else { return false }
+        bytes = total
+        if bytes > peak { peak = bytes }
+        return true
+    }
+
+    /// Hold `total` bytes whatever the budget says.
+    public func resize(to total: Int) {
+        if total <= bytes {
+            memory.release(bytes - total)
+        } else {
+            memory.reserve(total - bytes)
+        }
+        bytes = total
+        if bytes > peak { peak = bytes }
+    }
+
+    public func free() { resize(to: 0) }
+
+    deinit { if bytes > 0 { memory.release(bytes) } }
+}

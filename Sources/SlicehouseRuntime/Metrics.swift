@@ -1,0 +1,77 @@
+import Foundation
+import SlicehouseTypes
+
+/// What one step (operator) of a statement did on one slice.
+public struct StepMetrics: Sendable, Equatable {
+    /// Rows the step produced.
+    public var rows = 0
+    /// Bytes of the rows it produced (fixed-width values at their width, strings at
+    /// their length).
+    public var bytes = 0
+    /// Time spent in the step itself (its inputs' time excluded), in nanoseconds.
+    public var nanos: UInt64 = 0
+    /// The most memory it held at once.
+    public var peakMemory = 0
+    /// Bytes it wrote to spill files.
+    public var spilledBytes = 0
+
+    public init(rows: Int = 0, bytes: Int = 0, nanos: UInt64 = 0, peakMemory: Int = 0, spilledBytes: Int = 0) {
+        self.rows = rows
+        self.bytes = bytes
+        self.nanos = nanos
+        self.peakMemory = peakMemory
+        self.spilledBytes = spilledBytes
+    }
+
+    public var isDiskBased: Bool { spilledBytes > 0 }
+}
+
+/// One step of a statement on one slice, as the system views list it.
+public struct StepRecord: Sendable {
+    /// The stage: the part of the plan between two exchanges (Redshift's stream and
+    /// segment).
+    public var stage: Int
+    /// The step's position within its stage, from the bottom.
+    public var step: Int
+    /// Redshift's label for the step (`scan`, `hjoin`, `aggr`, `sort`, `dist`, ...).
+    public var label: String
+    /// The slice, or -1 for the leader.
+    public var slice: Int
+    public var metrics: StepMetrics
+}
+
+/// The per-step, per-slice metrics of one statement, filled as its operators finish.
+public final class QueryMetrics: @unchecked Sendable {
+    private struct Key: Hashable { var stage: Int; var step: Int; var slice: Int }
+    private let lock = Lock()
+    private var records: [Key: StepRecord] = [:]
+
+    public init() {}
+
+    /// Add `metrics` to the step's figures on `slice` (a step may report in pieces).
+    public func record(stage: Int, step: Int, slice: Int, label: String, _ metrics: StepMetrics) {
+        let key = Key(stage: stage, step: step, slice: slice)
+        lock.withLock {
+            if var r = records[key] {
+                r.metrics.rows += metrics.rows
+                r.metrics.bytes += metrics.bytes
+                r.metrics.nanos += metrics.nanos
+                r.metrics.peakMemory = max(r.metrics.peakMemory, metrics.peakMemory)
+                r.metrics.spilledBytes += metrics.spilledBytes
+                records[key] = r
+            } else {
+                records[key] = StepRecord(stage: stage, step: step, label: label, slice: slice, metrics: metrics)
+            }
+        }
+    }
+
+    /// Every record, by stage, step and slice.
+    public var steps: [StepRecord] {
+        lock.withLock { Array(records.values) }.sorted {
+            ($0.stage, $0.step, $0.slice) < ($1.stage, $1.step, $1.slice)
+        }
+    }
+
+    /// Whether any step spilled.
+    public var isDiskBased: Bool { lock.withLock { records.values.contains { $0.metrics.isDiskBased } } }
+}

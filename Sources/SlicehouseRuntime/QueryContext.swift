@@ -1,0 +1,47 @@
+import Foundation
+import SlicehouseTypes
+
+/// Everything the runtime tracks for one running statement: how to stop it, how much
+/// memory it may hold and where it spills beyond that, how it competes for the worker
+/// pool, and what each of its operators did.
+///
+/// The leader makes one per statement (a query, a COPY, an UNLOAD, a VACUUM) once WLM
+/// has admitted it, and installs it on the statement's thread (`run(_:)`); every batch
+/// started on that thread — and every batch those tasks start — runs in it, so storage
+/// and loading code deep below needs no parameter to be scheduled, cancelled and
+/// accounted as the statement's.
+public final class QueryContext: @unchecked Sendable {
+    public let cancellation: Cancellation
+    public let memory: QueryMemory
+    public let spill: SpillSpace
+    public let metrics: QueryMetrics
+    /// The WLM service class (queue) the statement runs in: the scheduler shares the
+    /// cores fairly among classes.
+    public let serviceClass: Int
+    private let lock = Lock()
+    private var currentPriority: Int
+
+    public init(cancellation: Cancellation = .none, memory: QueryMemory = QueryMemory(budget: nil),
+                spill: SpillSpace = .temporary, serviceClass: Int = 0, priority: Int = 0) {
+        self.cancellation = cancellation
+        self.memory = memory
+        self.spill = spill
+        self.serviceClass = serviceClass
+        self.metrics = QueryMetrics()
+        currentPriority = priority
+    }
+
+    /// Higher runs first on the worker pool (short query acceleration raises it).
+    public var priority: Int {
+        get { lock.withLock { currentPriority } }
+        set { lock.withLock { currentPriority = newValue } }
+    }
+
+    /// The context of the work running on this thread, or nil outside any statement.
+    public static var current: QueryContext? { ThreadState.current?.context }
+
+    /// Run `body` with this context installed on the calling thread.
+    public func run<T>(_ body: () throws -> T) rethrows -> T {
+        try ThreadState.withContext(self, body)
+    }
+}

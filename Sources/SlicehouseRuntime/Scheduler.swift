@@ -1,0 +1,352 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SlicehouseTypes
+
+/// The worker pool that every slice task of every query, COPY, UNLOAD and VACUUM runs on.
+///
+/// Work arrives as *batches* of `n` independent tasks (one per slice, one per file, one
+/// per block group) from `parallelMap` / `parallelFor`. At most `concurrency` tasks run
+/// at once (the machine's cores). When a worker is free it takes the next task of the
+/// batch that should go first: the highest priority (short queries ahead of long ones,
+/// `QueryContext.priority`), then the service class (WLM queue) with the fewest tasks
+/// running, so queues share the cores fairly, then the oldest batch.
+///
+/// A task may itself start a batch (a COPY's file task splitting blocks). It runs its
+/// own batch's tasks while any are unstarted, then waits; while it waits — and while any
+/// task waits on something outside the pool, through `blocking` (a slow client holding
+/// a query's output queue) — its place is given to another thread, so nested batches
+/// never deadlock and a waiting query never holds a core.
+public final class Scheduler: @unchecked Sendable {
+    /// The process's pool, sized to the machine's cores.
+    public static let shared = Scheduler(concurrency: ProcessInfo.processInfo.activeProcessorCount)
+
+    /// How many tasks run at once.
+    public let concurrency: Int
+    /// Threads in all, counting those that stand in for waiting workers.
+    let maxThreads: Int
+    /// Each worker's stack: operators are built and expressions evaluated recursively.
+    static let stackBytes = 64 << 20
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let workAvailable: UnsafeMutablePointer<pthread_cond_t>
+    private let batchDone: UnsafeMutablePointer<pthread_cond_t>
+    /// Batches with tasks not yet started, oldest first.
+    private var pending: [Batch] = []
+    private var threads = 0
+    private var idle = 0
+    /// Tasks running and not waiting.
+    private var active = 0
+    private var runningPerClass: [Int: Int] = [:]
+    private var completed = 0
+
+    public init(concurrency: Int) {
+        self.concurrency = max(1, concurrency)
+        maxThreads = max(64, 16 * self.concurrency)
+        mutex = .allocate(capacity: 1)
+        workAvailable = .allocate(capacity: 1)
+        batchDone = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(workAvailable, nil)
+        pthread_cond_init(batchDone, nil)
+    }
+
+    /// Tasks finished since the pool started (for tests and the views).
+    public var tasksCompleted: Int { locked { completed } }
+
+    /// Worker threads started so far.
+    public var threadCount: Int { locked { threads } }
+
+    // MARK: Running batches
+
+    /// Run `body(i)` for i in 0..<n on the pool and return when all have finished, in
+    /// the scheduling class of `context` (the calling thread's context when nil).
+    public func run(_ n: Int, context: QueryContext? = nil, _ body: (Int) -> Void) {
+        if n <= 0 { return }
+        let context = context ?? ThreadState.current?.context
+        if n == 1 {
+            ThreadState.withContext(context) { body(0) }
+            return
+        }
+        withoutActuallyEscaping(body) { escapable in
+            let batch = Batch(count: n, context: context, body: escapable)
+            let onWorker = ThreadState.current?.isWorker ?? false
+            lock()
+            pending.append(batch)
+            wakeWorkers()
+            if onWorker {
+                // Help: this thread runs its own batch's unstarted tasks, then waits
+                // without holding its core.
+                while batch.next < batch.count {
+                    let i = batch.next
+                    batch.next += 1
+                    if batch.next == batch.count { removePending(batch) }
+                    unlock()
+                    ThreadState.withContext(context) { escapable(i) }
+                    lock()
+                    batch.unfinished -= 1
+                }
+                if batch.unfinished > 0 {
+                    active -= 1
+                    wakeWorkers()
+                    while batch.unfinished > 0 { pthread_cond_wait(batchDone, mutex) }
+                    active += 1
+                }
+            } else {
+                while batch.unfinished > 0 { pthread_cond_wait(batchDone, mutex) }
+            }
+            unlock()
+        }
+    }
+
+    /// Run `body`, which waits on something outside the pool (a bounded queue drained
+    /// by a client's thread, a lock), giving this worker's core to another task
+    /// meanwhile. Off the pool it simply runs `body`.
+    public func blocking<T>(_ body: () throws -> T) rethrows -> T {
+        guard ThreadState.current?.isWorker == true else { return try body() }
+        lock()
+        active -= 1
+        wakeWorkers()
+        unlock()
+        defer {
+            lock()
+            active += 1
+            unlock()
+        }
+        return try body()
+    }
+
+    // MARK: Workers
+
+    private func workerLoop() {
+        let state = ThreadState(isWorker: true)
+        ThreadState.install(state)
+        lock()
+        while true {
+            if active < concurrency, let (batch, i) = takeTask() {
+                active += 1
+                runningPerClass[batch.serviceClass, default: 0] += 1
+                unlock()
+                state.context = batch.context
+                batch.body(i)
+                state.context = nil
+                lock()
+                active -= 1
+                runningPerClass[batch.serviceClass, default: 1] -= 1
+                completed += 1
+                batch.unfinished -= 1
+                if batch.unfinished == 0 { pthread_cond_broadcast(batchDone) }
+                continue
+            }
+            idle += 1
+            pthread_cond_wait(workAvailable, mutex)
+            idle -= 1
+        }
+    }
+
+    /// The next task to start: highest priority, then the service class with the fewest
+    /// tasks running, then the oldest batch. Called with the mutex held.
+    private func takeTask() -> (Batch, Int)? {
+        guard !pending.isEmpty else { return nil }
+        var best = 0
+        if pending.count > 1 {
+            var bestPriority = pending[0].context?.priority ?? 0
+            var bestRunning = runningPerClass[pending[0].serviceClass] ?? 0
+            for k in 1..<pending.count {
+                let p = pending[k].context?.priority ?? 0
+                let r = runningPerClass[pending[k].serviceClass] ?? 0
+                if p > bestPriority || (p == bestPriority && r < bestRunning) {
+                    best = k
+                    bestPriority = p
+                    bestRunning = r
+                }
+            }
+        }
+        let batch = pending[best]
+        let i = batch.next
+        batch.next += 1
+        if batch.next == batch.count { pending.remove(at: best) }
+        return (batch, i)
+    }
+
+    private func removePending(_ batch: Batch) {
+        if let k = pending.firstIndex(where: { $0 === batch }) { pending.remove(at: k) }
+    }
+
+    /// Wake (or start) as many workers as there are unstarted tasks and free cores.
+    /// Called with the mutex held.
+    private func wakeWorkers() {
+        var unstarted = 0
+        for b in pending { unstarted += b.count - b.next }
+        let want = min(unstarted, concurrency - active)
+        guard want > 0 else { return }
+        if idle >= want {
+            for _ in 0..<want { pthread_cond_signal(workAvailable) }
+            return
+        }
+        if idle > 0 { pthread_cond_broadcast(workAvailable) }
+        var missing = want - idle
+        while missing > 0 && threads < maxThreads {
+            guard startThread() else { break }
+            missing -= 1
+        }
+    }
+
+    private func startThread() -> Bool {
+        var attributes = pthread_attr_t()
+        guard pthread_attr_init(&attributes) == 0 else { return false }
+        defer { pthread_attr_destroy(&attributes) }
+        _ = pthread_attr_setstacksize(&attributes, Scheduler.stackBytes)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let rc = pthread_create(&thread, &attributes, { raw in
+            guard let raw else { return nil }
+            let scheduler = Unmanaged<Scheduler>.fromOpaque(raw).takeRetainedValue()
+            scheduler.workerLoop()
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<Scheduler>.fromOpaque(context).release()
+            return false
+        }
+        _ = pthread_detach(thread)
+        threads += 1
+        return true
+    }
+
+    @inline(__always) private func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) private func unlock() { pthread_mutex_unlock(mutex) }
+    private func locked<T>(_ body: () -> T) -> T { lock(); defer { unlock() }; return body() }
+}
+
+/// `n` tasks of one `Scheduler.run` call.
+private final class Batch {
+    let count: Int
+    let context: QueryContext?
+    let serviceClass: Int
+    let body: (Int) -> Void
+    /// The next task index to start (guarded by the scheduler's mutex).
+    var next = 0
+    /// Tasks not yet finished.
+    var unfinished: Int
+
+    init(count: Int, context: QueryContext?, body: @escaping (Int) -> Void) {
+        self.count = count
+        self.context = context
+        serviceClass = context?.serviceClass ?? 0
+        self.body = body
+        unfinished = count
+    }
+}
+
+/// What the runtime knows about the current thread: whether it is a pool worker, and
+/// whose work it is doing.
+final class ThreadState {
+    let isWorker: Bool
+    var context: QueryContext?
+
+    init(isWorker: Bool, context: QueryContext? = nil) {
+        self.isWorker = isWorker
+        self.context = context
+    }
+
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    static var current: ThreadState? {
+        guard let key, let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Make `state` this thread's (kept for the thread's life: pool workers).
+    static func install(_ state: ThreadState) {
+        guard let key else { return }
+        _ = pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+    }
+
+    /// Run `body` with `context` as this thread's context, restoring the previous one.
+    static func withContext<T>(_ context: QueryContext?, _ body: () throws -> T) rethrows -> T {
+        if let state = current {
+            let previous = state.context
+            if previous === context { return try body() }
+            state.context = context
+            defer { state.context = previous }
+            return try body()
+        }
+        guard let key else { return try body() }
+        let state = ThreadState(isWorker: false, context: context)
+        let raw = Unmanaged.passRetained(state).toOpaque()
+        _ = pthread_setspecific(key, raw)
+        defer {
+            _ = pthread_setspecific(key, nil)
+            Unmanaged<ThreadState>.fromOpaque(raw).release()
+        }
+        return try body()
+    }
+}
+
+// MARK: - The calls the engine makes
+
+/// Runs `body(i)` for i in 0..<n on the shared pool, in the calling thread's query
+/// context, and collects each result in order. After the first error no further task
+/// starts; that error is thrown.
+public func parallelMap<T: Sendable>(_ n: Int, context: QueryContext? = nil,
+                                     _ body: (Int) throws -> T) throws -> [T] {
+    let collector = ParallelCollector<T>(count: n)
+    withoutActuallyEscaping(body) { body in
+        let shared = UncheckedBox(body)
+        Scheduler.shared.run(n, context: context) { i in
+            if collector.hasFailed { return }
+            do { collector.set(i, try shared.value(i)) } catch { collector.fail(error) }
+        }
+    }
+    return try collector.results()
+}
+
+/// Runs `body(i)` for i in 0..<n on the shared pool and waits for all of them.
+public func parallelFor(_ n: Int, context: QueryContext? = nil, _ body: (Int) -> Void) {
+    Scheduler.shared.run(n, context: context, body)
+}
+
+/// Carries a non-Sendable value into tasks the caller waits for.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Thread-safe slots for results of parallel work.
+final class ParallelCollector<T: Sendable>: @unchecked Sendable {
+    private var slots: [T?]
+    private var error: Error?
+    private let lock = Lock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    var hasFailed: Bool { lock.withLock { error != nil } }
+    func set(_ i: Int, _ value: T) { lock.withLock { slots[i] = value } }
+    func fail(_ e: Error) { lock.withLock { if error == nil { error = e } } }
+
+    func results() throws -> [T] {
+        try lock.withLock {
+            if let error { throw error }
+            var out: [T] = []
+            out.reserveCapacity(slots.count)
+            for s in slots {
+                guard let s else { throw SQLError.internalError("parallel task produced no result") }
+                out.append(s)
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import XCTest
+import SlicehouseTypes
+@testable import SlicehouseRuntime
+
+final class SchedulerTests: XCTestCase {
+    func testEveryTaskRunsOnceAndResultsKeepTheirOrder() throws {
+        let out = try parallelMap(1000) { $0 * 2 }
+        XCTAssertEqual(out, (0..<1000).map { $0 * 2 })
+    }
+
+    func testNestedBatchesFinishOnAOneWorkerPool() {
+        // One core: a task that starts a batch must run it itself (no deadlock).
+        let scheduler = Scheduler(concurrency: 1)
+        let counter = Counter()
+        scheduler.run(4) { _ in
+            scheduler.run(4) { _ in
+                scheduler.run(3) { _ in counter.add(1) }
+            }
+        }
+        XCTAssertEqual(counter.value, 48)
+    }
+
+    func testTheFirstErrorIsThrownAndLaterTasksDoNotStart() {
+        let started = Counter()
+        XCTAssertThrowsError(try parallelMap(10_000) { i -> Int in
+            started.add(1)
+            if i == 0 { throw SQLError(.divisionByZero, "boom") }
+            Thread.sleep(forTimeInterval: 0.0001)
+            return i
+        }) { e in XCTAssertEqual((e as? SQLError)?.message, "boom") }
+        XCTAssertLessThan(started.value, 10_000)
+    }
+
+    func testHigherPriorityBatchesStartFirst() {
+        let scheduler = Scheduler(concurrency: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let order = Recorder()
+        let low = QueryContext(priority: 0)
+        let high = QueryContext(priority: 10)
+        // Occupy the only worker, then queue a low- and a high-priority batch (from
+        // threads of their own: Dispatch's pool is as small as the machine).
+        let threads = [
+            Thread { scheduler.run(2, context: low) { i in if i == 0 { gate.wait() } else { order.add("blocker") } } },
+            Thread { scheduler.run(2, context: low) { _ in order.add("low") } },
+            Thread { scheduler.run(2, context: high) { _ in order.add("high") } },
+        ]
+        for t in threads {
+            t.start()
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        gate.signal()
+        while !threads.allSatisfy({ $0.isFinished }) { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(order.values, ["high", "high", "blocker", "low", "low"])
+    }
+
+    func testBlockingGivesTheCoreToAnotherTask() {
+        let scheduler = Scheduler(concurrency: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let done = Counter()
+        let blocked = Thread { scheduler.run(2) { _ in scheduler.blocking { gate.wait() } } }
+        blocked.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        // Both tasks of the first batch wait outside the pool; this batch still runs.
+        scheduler.run(3) { _ in done.add(1) }
+        XCTAssertEqual(done.value, 3)
+        gate.signal(); gate.signal()
+        while !blocked.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+    }
+
+    func testTasksSeeTheirQueryContext() throws {
+        let context = QueryContext(serviceClass: 7)
+        let seen = try context.run {
+            try parallelMap(8) { _ in QueryContext.current?.serviceClass ?? -1 }
+        }
+        XCTAssertEqual(seen, Array(repeating: 7, count: 8))
+        XCTAssertNil(QueryContext.current)
+    }
+}
+
+final class MemoryTests: XCTestCase {
+    func testReservationsStayWithinTheBudgetAndThePool() {
+        let pool = MemoryPool(limit: 1000)
+        let q1 = QueryMemory(budget: 600, pool: pool)
+        let q2 = QueryMemory(budget: 600, pool: pool)
+        let r1 = MemoryReservation(q1)
+        XCTAssertTrue(r1.tryResize(to: 500))
+        XCTAssertFalse(r1.tryResize(to: 700), "over the query's budget")
+        let r2 = MemoryReservation(q2)
+        XCTAssertFalse(r2.tryResize(to: 600), "over the pool's limit")
+        XCTAssertTrue(r2.tryResize(to: 500))
+        XCTAssertEqual(pool.usedBytes, 1000)
+        XCTAssertTrue(r1.tryResize(to: 100))
+        XCTAssertEqual(q1.usedBytes, 100)
+        XCTAssertEqual(q1.peakBytes, 500)
+        r1.resize(to: 900)  // forced: counts even beyond the budget
+        XCTAssertEqual(q1.usedBytes, 900)
+        r1.free()
+        r2.free()
+        XCTAssertEqual(pool.usedBytes, 0)
+    }
+
+    func testADroppedReservationReturnsItsMemory() {
+        let q = QueryMemory(budget: nil, pool: MemoryPool(limit: nil))
+        do {
+            let r = MemoryReservation(q)
+            _ = r.tryResize(to: 4096)
+            XCTAssertEqual(q.usedBytes, 4096)
+        }
+        XCTAssertEqual(q.usedBytes, 0)
+    }
+
+    func testSizes() {
+        XCTAssertEqual(MemoryPool.parseSize("4GB"), 4 << 30)
+        XCTAssertEqual(MemoryPool.parseSize("32 MB"), 32 << 20)
+        XCTAssertEqual(MemoryPool.parseSize("64kB"), 64 << 10)
+        XCTAssertEqual(MemoryPool.parseSize("1000"), 1000)
+        XCTAssertNil(MemoryPool.parseSize("lots"))
+        XCTAssertNil(MemoryPool.parseSize("-1GB"))
+    }
+}
+
+final class SpillTests: XCTestCase {
+    func testWhatIsWrittenReadsBackAndCountsAsSpilled() throws {
+        let dir = NSTemporaryDirectory() + "slicehouse-spill-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let memory = QueryMemory(budget: 10, pool: MemoryPool(limit: nil))
+        let file = try SpillSpace(directory: dir).newFile(for: memory)
+        let big = (0..<100_000).map { Int64($0 * 3) }
+        try file.append(Int32(42))
+        try file.append(contentsOf: big)
+        try file.append(contentsOf: Array("tail".utf8))
+        try file.flush()
+        var r = file.reader()
+        XCTAssertEqual(try r.read(Int32.self), 42)
+        XCTAssertEqual(try r.readArray(Int64.self, count: big.count), big)
+        XCTAssertEqual(String(decoding: try r.readBytes(count: 4), as: UTF8.self), "tail")
+        XCTAssertTrue(r.atEnd)
+        XCTAssertEqual(memory.spilledBytes, 4 + 800_000 + 4)
+        XCTAssertEqual(memory.spillFileCount, 1)
+        XCTAssertTrue(memory.isDiskBased)
+        // The file is unlinked at once: nothing is left in the directory.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
+    }
+
+    func testReadingPastTheEndIsAnError() throws {
+        let dir = NSTemporaryDirectory() + "slicehouse-spill-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try SpillSpace(directory: dir).newFile(for: nil)
+        try file.append(Int64(1))
+        var r = file.reader()
+        XCTAssertThrowsError(try r.readArray(Int64.self, count: 2))
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = Lock()
+    private var n = 0
+    func add(_ k: Int) { lock.withLock { n += k } }
+    var value: Int { lock.withLock { n } }
+}
+
+final class Recorder: @unchecked Sendable {
+    private let lock = Lock()
+    private var items: [String] = []
+    func add(_ s: String) { lock.withLock { items.append(s) } }
+    var values: [String] { lock.withLock { items } }
+}
