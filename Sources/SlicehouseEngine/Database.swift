@@ -2,6 +2,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehouseRuntime
 
 /// A database: a catalog plus the data of every table, spread over a simulated
 /// cluster of compute nodes and slices. One per data directory, shared by any number
@@ -22,6 +23,11 @@ public final class Database: @unchecked Sendable {
     let layout: SliceLayout
     /// Decoded blocks shared by every query of this database.
     let cache: BlockCache
+    /// The memory all statements of this database draw their budgets from (`--memory`).
+    public let memory: MemoryPool
+    /// Where statements spill what does not fit their budget: `tmp` in the data
+    /// directory (the system's temporary directory for an in-memory database).
+    let spill: SpillSpace
     let blockBytes: Int
     private let lock = Lock()
     /// Rows rejected by COPY (STL_LOAD_ERRORS), newest last.
@@ -41,8 +47,9 @@ public final class Database: @unchecked Sendable {
     /// A directory that another process (or another `Database` here) has open is refused.
     /// - blockBytes: target encoded size of a block (Redshift's 1 MB by default; tests use
     ///   small blocks to get many of them from little data).
+    /// - memoryBytes: the limit on what all statements hold at once (nil: none).
     public init(directory: String? = nil, cluster: ClusterConfig = ClusterConfig(), cacheBytes: Int? = nil,
-                blockBytes: Int = Distributor.defaultBlockBytes) throws {
+                blockBytes: Int = Distributor.defaultBlockBytes, memoryBytes: Int? = nil) throws {
         self.blockBytes = max(1024, blockBytes)
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
@@ -50,6 +57,12 @@ public final class Database: @unchecked Sendable {
         cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
+        memory = MemoryPool(limit: memoryBytes)
+        if let directory {
+            spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
+        } else {
+            spill = .temporary
+        }
         self.cluster = ClusterConfig(nodes: layout.nodes, slicesPerNode: layout.slicesPerNode)
         autoVacuum = AutoVacuum(vacuumer: Vacuumer(store: store, cache: cache, blockBytes: self.blockBytes, log: vacuumLog),
                                 activity: activity)

@@ -24,7 +24,7 @@ extension Session {
         let ctx = StatementContext(database: database, session: self)
         let (physical, outputs) = try planQuery(q, ctx)
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     cancellation: statementCancellation)
+                                     context: statementContext)
         let parts: [[Chunk]] = options.parallel ? try executor.runPartitioned(physical) : [try executor.run(physical)]
         let names = outputs.map { $0.name }, types = outputs.map { $0.type }
 

@@ -100,9 +100,16 @@ public final class Session: @unchecked Sendable {
     /// session was terminated (`pg_terminate_backend`): its connection is to close.
     private let runningLock = Lock()
     private var running: Cancellation?
+    private var runningContext: QueryContext?
     private var terminated = false
     /// The running statement's cancellation, for its scans and lock waits.
     var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
+    /// The running statement's runtime context (its budget, spill space and metrics),
+    /// for the executors and loaders it starts.
+    var statementContext: QueryContext {
+        runningLock.withLock { runningContext } ?? QueryContext(memory: QueryMemory(budget: nil, pool: database.memory),
+                                                                spill: database.spill)
+    }
 
     init(database: Database, process: Int) {
         self.database = database
@@ -142,8 +149,11 @@ public final class Session: @unchecked Sendable {
     /// Run one parsed statement in its transaction.
     func run(_ statement: Statement, sink: RowSink? = nil) throws -> StatementResult {
         let cancellation = Cancellation(timeoutMilliseconds: statementTimeout)
+        let context = QueryContext(cancellation: cancellation, memory: QueryMemory(budget: nil, pool: database.memory),
+                                   spill: database.spill)
         let wasTerminated = runningLock.withLock { () -> Bool in
             running = cancellation
+            runningContext = context
             return terminated
         }
         if wasTerminated { cancellation.cancel(Cancellation.terminated) }
@@ -152,13 +162,16 @@ public final class Session: @unchecked Sendable {
         defer {
             rowSink = nil
             database.activity.end()
-            runningLock.withLock { running = nil }
+            runningLock.withLock {
+                running = nil
+                runningContext = nil
+            }
         }
         pendingNotices = []
         try cancellation.check()
         var result: StatementResult
         do {
-            result = try runInTransaction(statement)
+            result = try context.run { try runInTransaction(statement) }
         } catch var e as SQLError where !pendingNotices.isEmpty {
             // Notices raised before the error (a procedure's RAISE INFO) go out before it.
             e.notices = pendingNotices + e.notices
@@ -562,7 +575,7 @@ public final class Session: @unchecked Sendable {
         let (physical, outputs) = try planQuery(q, ctx)
         let columns = outputs.map { ResultColumn(name: $0.name, type: $0.type) }
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     cancellation: statementCancellation)
+                                     context: statementContext)
         try sink.start(columns)
         var n = 0
         try executor.stream(physical) { chunk in
@@ -579,7 +592,7 @@ public final class Session: @unchecked Sendable {
     func runQuery(_ q: Query, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {
         let (physical, outputs) = try planQuery(q, ctx)
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     cancellation: statementCancellation)
+                                     context: statementContext)
         let chunks = try executor.run(physical)
         lastQueryID = database.nextQueryID()
         database.recordScans(query: lastQueryID, executor.counters)

@@ -20,16 +20,19 @@ public final class QueryExecutor: @unchecked Sendable {
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
     public private(set) var counters: [Int: ScanCounters] = [:]
-    /// Checked by every scan (each chunk), nested-loop join (each block of pairs) and
-    /// exchange: a cancelled statement stops within a chunk's work.
-    public let cancellation: Cancellation
+    /// The statement's runtime context: its cancellation (checked by every scan at each
+    /// chunk, nested-loop join at each block of pairs, and exchange, so a cancelled
+    /// statement stops within a chunk's work), its memory budget and spill space, its
+    /// scheduling class, and the step metrics the operators report into.
+    public let context: QueryContext
+    public var cancellation: Cancellation { context.cancellation }
 
     public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache,
-                cancellation: Cancellation = .none) {
+                context: QueryContext = QueryContext()) {
         self.layout = layout
         self.snapshots = snapshots
         self.cache = cache
-        self.cancellation = cancellation
+        self.context = context
     }
 
     /// Execute `root`, handing its rows to `sink` as they are produced instead of
@@ -55,28 +58,32 @@ public final class QueryExecutor: @unchecked Sendable {
         }
         let queue = ChunkQueue(capacity: 2 * n)
         let stage = node
-        let producers = DispatchGroup()
-        producers.enter()
-        DispatchQueue.global().async {
-            defer { producers.leave() }
+        let producers = ParallelCollector<Bool>(count: n)
+        let finished = DispatchSemaphore(value: 0)
+        // The producers run as a batch of their own on the pool while this thread drains
+        // the queue; a producer waiting for room gives its core away (`blocking`).
+        Scheduler.shared.start(n, context: context, { p in
+            if producers.hasFailed { return }
             do {
-                _ = try parallelMap(n) { p in
-                    let op = try self.buildOperator(stage, partition: p)
-                    while let c = try op.next() { if c.count > 0 { try queue.push(c.compacted()) } }
-                }
-                queue.finish(nil)
+                let op = try self.buildOperator(stage, partition: p)
+                while let c = try op.next() { if c.count > 0 { try queue.push(c.compacted()) } }
+                producers.set(p, true)
             } catch {
+                producers.fail(error)
                 queue.finish(error)
             }
-        }
+        }, finished: {
+            queue.finish(nil)
+            finished.signal()
+        })
         do {
             while let c = try queue.pop() { try sink(c) }
         } catch {
             queue.finish(error)
-            producers.wait()
+            finished.wait()
             throw error
         }
-        producers.wait()
+        finished.wait()
     }
 
     /// Execute `root` and return its rows (gathered on the leader).
@@ -108,7 +115,7 @@ public final class QueryExecutor: @unchecked Sendable {
         }
         try materializeExchanges(under: node)
         let n = partitionCount(node)
-        return try parallelMap(n) { p in
+        return try parallelMap(n, context: context) { p in
             try self.buildOperator(node, partition: p).collect()
         }
     }
@@ -147,7 +154,7 @@ public final class QueryExecutor: @unchecked Sendable {
         case .redistribute(let keys):
             let inputs = parts.flatMap { $0 }
             let workers = max(1, min(inputs.count, ProcessInfo.processInfo.activeProcessorCount * 2))
-            let perWorker: [[[Chunk]]] = (try? parallelMap(workers) { worker in
+            let perWorker: [[[Chunk]]] = (try? parallelMap(workers, context: context) { worker in
                 var local = [[Chunk]](repeating: [], count: n)
                 var i = worker
                 while i < inputs.count {
@@ -339,7 +346,12 @@ final class ChunkQueue: @unchecked Sendable {
 
     func push(_ c: Chunk) throws {
         condition.lock(); defer { condition.unlock() }
-        while items.count - head >= capacity && !finished { condition.wait() }
+        if items.count - head >= capacity && !finished {
+            // Waiting for the consumer (a client reading over the network): not on a core.
+            Scheduler.shared.blocking {
+                while items.count - head >= capacity && !finished { condition.wait() }
+            }
+        }
         if let failure { throw failure }
         if finished { throw SQLError.internalError("result queue closed") }
         items.append(c)

@@ -104,6 +104,20 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
+    /// Start `body(i)` for i in 0..<n on the pool and return at once; `finished` runs
+    /// (on a worker) after the last task ends. For a caller that must do other work
+    /// meanwhile — draining the queue a query's last stage fills.
+    public func start(_ n: Int, context: QueryContext? = nil, _ body: @escaping (Int) -> Void,
+                      finished: @escaping () -> Void) {
+        if n <= 0 { finished(); return }
+        let batch = Batch(count: n, context: context ?? ThreadState.current?.context, body: body)
+        batch.onFinished = finished
+        lock()
+        pending.append(batch)
+        wakeWorkers()
+        unlock()
+    }
+
     /// Run `body`, which waits on something outside the pool (a bounded queue drained
     /// by a client's thread, a lock), giving this worker's core to another task
     /// meanwhile. Off the pool it simply runs `body`.
@@ -140,7 +154,14 @@ public final class Scheduler: @unchecked Sendable {
                 runningPerClass[batch.serviceClass, default: 1] -= 1
                 completed += 1
                 batch.unfinished -= 1
-                if batch.unfinished == 0 { pthread_cond_broadcast(batchDone) }
+                if batch.unfinished == 0 {
+                    pthread_cond_broadcast(batchDone)
+                    if let done = batch.onFinished {
+                        unlock()
+                        done()
+                        lock()
+                    }
+                }
                 continue
             }
             idle += 1
@@ -238,6 +259,8 @@ private final class Batch {
     var next = 0
     /// Tasks not yet finished.
     var unfinished: Int
+    /// Run when the last task ends (batches nobody waits for).
+    var onFinished: (() -> Void)?
 
     init(count: Int, context: QueryContext?, body: @escaping (Int) -> Void) {
         self.count = count
@@ -326,18 +349,18 @@ struct UncheckedBox<T>: @unchecked Sendable {
 }
 
 /// Thread-safe slots for results of parallel work.
-final class ParallelCollector<T: Sendable>: @unchecked Sendable {
+public final class ParallelCollector<T: Sendable>: @unchecked Sendable {
     private var slots: [T?]
     private var error: Error?
     private let lock = Lock()
 
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    public init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    var hasFailed: Bool { lock.withLock { error != nil } }
-    func set(_ i: Int, _ value: T) { lock.withLock { slots[i] = value } }
-    func fail(_ e: Error) { lock.withLock { if error == nil { error = e } } }
+    public var hasFailed: Bool { lock.withLock { error != nil } }
+    public func set(_ i: Int, _ value: T) { lock.withLock { slots[i] = value } }
+    public func fail(_ e: Error) { lock.withLock { if error == nil { error = e } } }
 
-    func results() throws -> [T] {
+    public func results() throws -> [T] {
         try lock.withLock {
             if let error { throw error }
             var out: [T] = []
