@@ -40,13 +40,37 @@ public struct StepRecord: Sendable {
     public var metrics: StepMetrics
 }
 
-/// The per-step, per-slice metrics of one statement, filled as its operators finish.
+/// Running totals of a statement, updated while it runs: what query monitoring rules
+/// and STV_QUERY_METRICS read.
+public struct LiveCounters: Sendable, Equatable {
+    /// Rows read by scans (before their filters).
+    public var scanRows = 0
+    /// Rows produced by joins.
+    public var joinRows = 0
+    /// Rows returned to the client.
+    public var returnRows = 0
+    /// CPU time of the statement's tasks on the worker pool, in nanoseconds.
+    public var cpuNanos: UInt64 = 0
+    public init() {}
+}
+
+/// The per-step, per-slice metrics of one statement, filled as its operators finish,
+/// and its running totals.
 public final class QueryMetrics: @unchecked Sendable {
     private struct Key: Hashable { var stage: Int; var step: Int; var slice: Int }
     private let lock = Lock()
     private var records: [Key: StepRecord] = [:]
+    private var counters = LiveCounters()
 
     public init() {}
+
+    /// The running totals now.
+    public var live: LiveCounters { lock.withLock { counters } }
+
+    public func addScanRows(_ n: Int) { lock.withLock { counters.scanRows += n } }
+    public func addJoinRows(_ n: Int) { lock.withLock { counters.joinRows += n } }
+    public func addReturnRows(_ n: Int) { lock.withLock { counters.returnRows += n } }
+    public func addCPU(nanos: UInt64) { lock.withLock { counters.cpuNanos &+= nanos } }
 
     /// Add `metrics` to the step's figures on `slice` (a step may report in pieces).
     public func record(stage: Int, step: Int, slice: Int, label: String, _ metrics: StepMetrics) {

@@ -147,7 +147,11 @@ public final class Scheduler: @unchecked Sendable {
                 runningPerClass[batch.serviceClass, default: 0] += 1
                 unlock()
                 state.context = batch.context
+                let cpuStart = Scheduler.threadCPUNanos()
                 batch.body(i)
+                if let context = batch.context {
+                    context.metrics.addCPU(nanos: Scheduler.threadCPUNanos() &- cpuStart)
+                }
                 state.context = nil
                 lock()
                 active -= 1
@@ -242,6 +246,13 @@ public final class Scheduler: @unchecked Sendable {
         _ = pthread_detach(thread)
         threads += 1
         return true
+    }
+
+    /// CPU time this thread has used, in nanoseconds.
+    static func threadCPUNanos() -> UInt64 {
+        var ts = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return 0 }
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
     @inline(__always) private func lock() { pthread_mutex_lock(mutex) }
