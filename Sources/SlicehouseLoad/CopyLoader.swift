@@ -37,8 +37,9 @@ public enum CopyLoader {
                             tuning: CopyTuning = CopyTuning(), progress: LoadProgressHandler? = nil) throws -> CopyResult {
         var chunks: [Chunk] = []
         var result = try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
-                                tuning: tuning, progress: progress) { chunks.append(contentsOf: $0) }
-        result.chunks = mergeSmallChunks(chunks, target: tuning.chunkRows)
+                                tuning: tuning, progress: progress, mergePieces: false) { chunks.append(contentsOf: $0) }
+        // Parquet's chunks are cut from row groups as they are; text ranges' small tails merge.
+        result.chunks = options.format == .parquet ? chunks : mergeSmallChunks(chunks, target: tuning.chunkRows)
         return result
     }
 
@@ -60,6 +61,13 @@ public enum CopyLoader {
                               source: String, options: CopyOptions, tuning: CopyTuning = CopyTuning(),
                               progress: LoadProgressHandler? = nil,
                               consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+        try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
+                   tuning: tuning, progress: progress, mergePieces: true, consume: consume)
+    }
+
+    static func stream(table: String, columns: [ColumnDef], columnList: [String]?, source: String,
+                       options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
+                       mergePieces: Bool, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
         if options.format == .parquet {
@@ -181,7 +189,7 @@ public enum CopyLoader {
                 chunks.append(contentsOf: out.chunks)
             }
             reservation?.resize(to: held)
-            if !chunks.isEmpty { try consume(mergeSmallChunks(chunks, target: tuning.chunkRows)) }
+            if !chunks.isEmpty { try consume(mergePieces ? mergeSmallChunks(chunks, target: tuning.chunkRows) : chunks) }
             reservation?.resize(to: 0)
         }
 
