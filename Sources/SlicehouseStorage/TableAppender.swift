@@ -147,7 +147,20 @@ public final class TableAppender {
         reservation?.resize(to: tailBytes)
     }
 
+    /// The memory a chunk's vectors hold: their buffers' capacity (a parsed column has
+    /// grown by doubling, so this is up to twice its values' bytes), which is what RSS sees.
     static func approximateBytes(_ c: Chunk) -> Int {
-        c.columns.reduce(0) { $0 + BlockCache.approximateBytes($1) }
+        var total = 0
+        for v in c.columns {
+            switch v.data {
+            case .int64(let a): total += a.capacity * 8
+            case .int128(let a): total += a.capacity * 16
+            case .double(let a): total += a.capacity * 8
+            case .bool(let a): total += a.capacity
+            case .string(let a): total += a.bytes.capacity + a.offsets.capacity * 4
+            }
+            total += (v.validity?.words.capacity ?? 0) * 8 + 64
+        }
+        return total
     }
 }
