@@ -25,7 +25,7 @@ import SlicehouseCatalog
 /// `add` and `finish` are called from one thread at a time, in row order.
 public final class TableAppender {
     /// Rows of a sorted table sorted together at most (the statement's budget may cut a run shorter).
-    public static let defaultRunBytes = 1 << 30
+    public static let defaultRunBytes = 768 << 20
     /// Rows of an unsorted table collected before a flush.
     public static let defaultStreamBytes = 48 << 20
 
