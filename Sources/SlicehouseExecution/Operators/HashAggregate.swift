@@ -72,8 +72,9 @@ public enum AggregateMode: Sendable, Equatable {
 /// Aggregates without a mergeable state — COUNT/SUM/AVG(DISTINCT), PERCENTILE_CONT/DISC,
 /// MEDIAN and LISTAGG (`Accumulator.mergeable`) — never spill: their aggregate keeps
 /// its table in memory with a forced reservation (`MemoryReservation.resize`), counted
-/// against the budget. So do tables with fewer than `minSpillGroups` groups (no group
-/// keys, tiny domains) and tables past `maxSpillLevels`. Without a context nothing is
+/// against the budget. So do tables with fewer than `minSpillGroups` groups, tables
+/// without group keys or with one BOOLEAN/SMALLINT key (a bounded domain), and tables
+/// past `maxSpillLevels`. Without a context nothing is
 /// reserved or checked; with one, cancellation is checked between chunks.
 public final class HashAggregateOperator: Operator {
     // Configuration (immutable).
@@ -209,9 +210,11 @@ public final class HashAggregateOperator: Operator {
         rowsLayout = FoldLayout(keys: Array(0..<g), arguments: arguments, orderBy: aggregates.map { _ in [] }, states: nil)
     }
 
-    /// Whether the table's groups may be written out and finished later.
+    /// Whether the table's groups may be written out and finished later. A direct index
+    /// (one BOOLEAN or SMALLINT key) holds its whole domain from the start and at most
+    /// 65,537 groups: writing them out would free little and cost a new index each time.
     private var canSpill: Bool {
-        !groupColumns.isEmpty && accumulators.allSatisfy { $0.mergeable }
+        !groupColumns.isEmpty && !(groups is DirectGroupIndex) && accumulators.allSatisfy { $0.mergeable }
     }
 
     public func next() throws -> Chunk? {
