@@ -133,6 +133,18 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// What each step of recent queries did per slice (SVL_QUERY_SUMMARY,
+    /// SVL_QUERY_REPORT), the last `stepLogLimit` queries kept.
+    private(set) var stepLog: [QuerySteps] = []
+    static let stepLogLimit = 2_000
+
+    func recordSteps(_ q: QuerySteps) {
+        lock.withLock {
+            stepLog.append(q)
+            if stepLog.count > Self.stepLogLimit { stepLog.removeFirst(stepLog.count - Self.stepLogLimit) }
+        }
+    }
+
     func nextQueryID() -> Int { lock.withLock { queryCounter += 1; return queryCounter } }
 
     func recordLoadErrors(_ records: [LoadErrorRecord]) {
@@ -160,4 +172,17 @@ struct LoadErrorRecord: Sendable {
     var rawFieldValue: String
     var errCode: Int
     var errReason: String
+}
+
+/// One query's steps as the runtime measured them.
+struct QuerySteps: Sendable {
+    var query: Int
+    var userID: Int
+    /// When the query started and ended (µs since 2000-01-01, as TIMESTAMP values).
+    var start: Int64
+    var end: Int64
+    var steps: [StepRecord]
+    /// Scan counters by table id (rows before filters, blocks skipped).
+    var scans: [Int: ScanCounters]
+    var isDiskBased: Bool
 }
