@@ -54,10 +54,14 @@ public final class Database: @unchecked Sendable {
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
         }
-        cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
+        // With a memory limit the cache takes at most a quarter of it by default, and
+        // counts in the same pool as the queries (it yields to them).
+        let pool = MemoryPool(limit: memoryBytes)
+        memory = pool
+        cache = BlockCache(capacityBytes: cacheBytes ?? min(BlockCache.defaultCapacity(), memoryBytes.map { $0 / 4 } ?? Int.max),
+                           pool: pool)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
-        memory = MemoryPool(limit: memoryBytes)
         if let directory {
             spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
         } else {

@@ -25,6 +25,8 @@ public final class Session: @unchecked Sendable {
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
+    /// Bytes the last query wrote to spill files (0 when it fit in memory).
+    public internal(set) var lastSpilledBytes = 0
     /// Told how far each COPY this session runs has got, a few times a second (from the
     /// load's worker threads; calls do not overlap; a COPY that takes less than a quarter
     /// second reports nothing). The shell sets it around a statement to draw its progress
@@ -607,6 +609,7 @@ public final class Session: @unchecked Sendable {
         lastQueryID = database.nextQueryID()
         database.recordScans(query: lastQueryID, executor.counters)
         let userID = database.committedCatalog.security.user(user)?.id ?? 1
+        lastSpilledBytes = executor.context.memory.spilledBytes
         database.recordSteps(QuerySteps(query: lastQueryID, userID: userID, start: start, end: Clock.nowMicros(),
                                         steps: executor.steps.steps, scans: executor.counters,
                                         isDiskBased: executor.context.memory.isDiskBased))

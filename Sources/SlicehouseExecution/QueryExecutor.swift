@@ -16,6 +16,11 @@ public final class QueryExecutor: @unchecked Sendable {
     public let layout: SliceLayout
     private let snapshots: [Int: TableSnapshot]
     private var exchanged: [ObjectIdentifier: [[Chunk]]] = [:]
+    /// How many pipelines of each partition read an exchange (its parents in the plan),
+    /// and how many have taken their part: the last one takes the exchange's reference
+    /// to the chunks, so they are freed as that reader consumes them.
+    private var exchangeReaders: [ObjectIdentifier: Int] = [:]
+    private var exchangeTaken: [ObjectIdentifier: [Int]] = [:]
     private let lock = Lock()
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
@@ -47,7 +52,7 @@ public final class QueryExecutor: @unchecked Sendable {
     /// chunks per slice. `sink` gets chunks without selection; when it throws, the
     /// producers stop and the error is rethrown.
     public func stream(_ root: PhysicalNode, into sink: (Chunk) throws -> Void) throws {
-        stepIDs = StepNumbering.number(root)
+        prepare(root)
         var node = root
         if case .exchange(.gather) = node.kind, let child = node.children.first { node = child }
         if case .exchange = node.kind {
@@ -92,7 +97,7 @@ public final class QueryExecutor: @unchecked Sendable {
 
     /// Execute `root` and return its rows (gathered on the leader).
     public func run(_ root: PhysicalNode) throws -> [Chunk] {
-        stepIDs = StepNumbering.number(root)
+        prepare(root)
         let parts = try runStage(root)
         return parts.flatMap { $0 }
     }
@@ -101,11 +106,27 @@ public final class QueryExecutor: @unchecked Sendable {
     /// (UNLOAD ... PARALLEL ON writes one file set per slice). A plan that ends on the
     /// leader gives one partition.
     public func runPartitioned(_ root: PhysicalNode) throws -> [[Chunk]] {
-        stepIDs = StepNumbering.number(root)
+        prepare(root)
         if case .exchange(.gather) = root.kind, let child = root.children.first {
             return try runStage(child)
         }
         return try runStage(root)
+    }
+
+    /// Number the plan's steps and count each exchange's readers.
+    private func prepare(_ root: PhysicalNode) {
+        stepIDs = StepNumbering.number(root)
+        var readers: [ObjectIdentifier: Int] = [:]
+        var visited = Set<ObjectIdentifier>()
+        func walk(_ n: PhysicalNode) {
+            for c in n.children {
+                if case .exchange = c.kind { readers[ObjectIdentifier(c), default: 0] += 1 }
+                if visited.insert(ObjectIdentifier(c)).inserted { walk(c) }
+            }
+        }
+        walk(root)
+        exchangeReaders = readers
+        exchangeTaken = [:]
     }
 
     /// Number of partitions a node's output has.
@@ -307,7 +328,7 @@ public final class QueryExecutor: @unchecked Sendable {
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
-                                    runtimeFilters: published)
+                                    runtimeFilters: published, context: context)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p, filters: filters)
             let build = try buildOperator(node.children[1], partition: p, filters: filters)
@@ -332,8 +353,17 @@ public final class QueryExecutor: @unchecked Sendable {
         case .limit(let limit, let offset):
             return LimitOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), limit: limit, offset: offset)
         case .exchange:
-            let parts = lock.withLock { exchanged[ObjectIdentifier(node)] } ?? []
-            return ChunkSource(p < parts.count ? parts[p] : [])
+            let id = ObjectIdentifier(node)
+            let part: [Chunk] = lock.withLock {
+                guard let parts = exchanged[id], p < parts.count else { return [] }
+                let part = parts[p]
+                var taken = exchangeTaken[id] ?? Array(repeating: 0, count: parts.count)
+                taken[p] += 1
+                exchangeTaken[id] = taken
+                if taken[p] >= (exchangeReaders[id] ?? 1) { exchanged[id]?[p] = [] }
+                return part
+            }
+            return ReservedChunkSource(part, memory: context.memory)
         case .unionAll:
             return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p, filters: filters) })
         case .setOperation(let kind, let all):
@@ -368,6 +398,34 @@ extension JoinKind {
         case .rightSemi: self = .rightSemi
         case .rightAnti: self = .rightAnti
         }
+    }
+}
+
+/// Replays an exchange's chunks for one partition, holding their memory in the
+/// statement's budget (counted, not refusable: they exist already) until each chunk
+/// is handed on.
+final class ReservedChunkSource: Operator {
+    private var chunks: [Chunk]
+    private var sizes: [Int]
+    private var index = 0
+    private let reservation: MemoryReservation
+
+    init(_ chunks: [Chunk], memory: QueryMemory) {
+        self.chunks = chunks
+        sizes = chunks.map { $0.approximateBytes }
+        reservation = MemoryReservation(memory)
+        reservation.resize(to: sizes.reduce(0, +))
+    }
+
+    func next() throws -> Chunk? {
+        while index < chunks.count {
+            let c = chunks[index]
+            chunks[index] = Chunk(columns: [], count: 0)
+            reservation.resize(to: reservation.bytes - sizes[index])
+            index += 1
+            if c.count > 0 { return c }
+        }
+        return nil
     }
 }
 
