@@ -47,7 +47,7 @@ public final class Scheduler: @unchecked Sendable {
 
     public init(concurrency: Int) {
         self.concurrency = max(1, concurrency)
-        maxThreads = max(64, 16 * self.concurrency)
+        maxThreads = max(256, 64 * self.concurrency)
         mutex = .allocate(capacity: 1)
         workAvailable = .allocate(capacity: 1)
         batchDone = .allocate(capacity: 1)
