@@ -54,10 +54,14 @@ public final class Database: @unchecked Sendable {
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
         }
-        cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
+        // With a memory limit the cache takes at most a quarter of it by default, and
+        // counts in the same pool as the queries (it yields to them).
+        let pool = MemoryPool(limit: memoryBytes)
+        memory = pool
+        cache = BlockCache(capacityBytes: cacheBytes ?? min(BlockCache.defaultCapacity(), memoryBytes.map { $0 / 4 } ?? Int.max),
+                           pool: pool)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
-        memory = MemoryPool(limit: memoryBytes)
         if let directory {
             spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
         } else {
@@ -133,6 +137,18 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// What each step of recent queries did per slice (SVL_QUERY_SUMMARY,
+    /// SVL_QUERY_REPORT), the last `stepLogLimit` queries kept.
+    private(set) var stepLog: [QuerySteps] = []
+    static let stepLogLimit = 2_000
+
+    func recordSteps(_ q: QuerySteps) {
+        lock.withLock {
+            stepLog.append(q)
+            if stepLog.count > Self.stepLogLimit { stepLog.removeFirst(stepLog.count - Self.stepLogLimit) }
+        }
+    }
+
     func nextQueryID() -> Int { lock.withLock { queryCounter += 1; return queryCounter } }
 
     func recordLoadErrors(_ records: [LoadErrorRecord]) {
@@ -160,4 +176,17 @@ struct LoadErrorRecord: Sendable {
     var rawFieldValue: String
     var errCode: Int
     var errReason: String
+}
+
+/// One query's steps as the runtime measured them.
+struct QuerySteps: Sendable {
+    var query: Int
+    var userID: Int
+    /// When the query started and ended (µs since 2000-01-01, as TIMESTAMP values).
+    var start: Int64
+    var end: Int64
+    var steps: [StepRecord]
+    /// Scan counters by table id (rows before filters, blocks skipped).
+    var scans: [Int: ScanCounters]
+    var isDiskBased: Bool
 }
