@@ -76,7 +76,7 @@ public enum AggregateMode: Sendable, Equatable {
 /// without group keys or with one BOOLEAN/SMALLINT key (a bounded domain), and tables
 /// past `maxSpillLevels`. Without a context nothing is
 /// reserved or checked; with one, cancellation is checked between chunks.
-public final class HashAggregateOperator: Operator {
+public final class HashAggregateOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
     private let groupColumns: [Int]

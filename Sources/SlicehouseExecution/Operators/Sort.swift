@@ -49,7 +49,7 @@ public struct SortKey: Sendable, Equatable {
 /// first merged in consecutive groups into longer runs — with OFFSET and LIMIT applied
 /// to the merged order. Without a context nothing is reserved or checked (no per-chunk
 /// work at all); with one, cancellation is checked between input chunks.
-public final class SortOperator: Operator {
+public final class SortOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
     private let keys: [SortKey]
