@@ -39,7 +39,7 @@ public struct SortKey: Sendable, Equatable {
 /// With a `QueryContext`, the buffered rows are reserved from the statement's budget
 /// after every input chunk (`Vector.memoryBytes` of the buffer). When the budget refuses:
 /// - Top-N first drops all but the best `limit + offset` rows, if that discards at least
-///   half of the buffer — a small LIMIT never spills;
+///   half of the buffer, so a LIMIT + OFFSET under `minRunRows` never spills;
 /// - otherwise the buffer (at least `minRunRows` rows; a smaller one is kept by a forced
 ///   reservation) is sorted into a **run** — for Top-N only its best `limit + offset`
 ///   rows — written to a spill file (`ChunkSpill`), and freed.
