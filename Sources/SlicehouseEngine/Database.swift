@@ -29,6 +29,11 @@ public final class Database: @unchecked Sendable {
     /// directory (the system's temporary directory for an in-memory database).
     let spill: SpillSpace
     let blockBytes: Int
+    /// Workload management: queues, slots, budgets, rules (`wlm.json` in the data
+    /// directory, or `serve --wlm FILE`).
+    public let workload: WorkloadManager
+    /// The data directory's WLM configuration file.
+    public static let wlmFileName = "wlm.json"
     private let lock = Lock()
     /// Rows rejected by COPY (STL_LOAD_ERRORS), newest last.
     var loadErrors: [LoadErrorRecord] = []
@@ -54,10 +59,16 @@ public final class Database: @unchecked Sendable {
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
         }
+        memory = MemoryPool(limit: memoryBytes)
+        // An invalid wlm.json refuses the directory before anything else opens it.
+        workload = WorkloadManager(pool: memory)
+        if let directory {
+            try workload.setConfigurationFile((directory as NSString).appendingPathComponent(Database.wlmFileName),
+                                              required: false)
+        }
         cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
-        memory = MemoryPool(limit: memoryBytes)
         if let directory {
             spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
         } else {
@@ -69,6 +80,22 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit { autoVacuum?.stop() }
+
+    /// A size as `--memory` takes it (`4GB`, `512MB`, bytes), or nil.
+    public static func parseMemorySize(_ text: String) -> Int? { MemoryPool.parseSize(text) }
+
+    /// Use the `wlm_json_configuration` document `json` (embedding and tests; a server
+    /// reads a file). Throws Redshift-style errors for an invalid document.
+    public func configureWLM(_ json: String) throws {
+        workload.configuration = try WLMConfiguration.parse(json)
+    }
+
+    /// Take the WLM configuration from `path` (`serve --wlm`) instead of the data
+    /// directory's wlm.json; it is re-read whenever the file changes. Throws when the
+    /// file is missing or invalid.
+    public func useWLMConfigurationFile(_ path: String) throws {
+        try workload.setConfigurationFile(path, required: true)
+    }
 
     /// A new session (one per connection / shell).
     public func connect() -> Session {
@@ -133,7 +160,11 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    func nextQueryID() -> Int { lock.withLock { queryCounter += 1; return queryCounter } }
+    /// A new query id; the statement's first one is the id WLM gave it when it admitted it.
+    func nextQueryID() -> Int {
+        if let id = QueryContext.current?.takeQueryID() { return id }
+        return lock.withLock { queryCounter += 1; return queryCounter }
+    }
 
     func recordLoadErrors(_ records: [LoadErrorRecord]) {
         lock.withLock { loadErrors.append(contentsOf: records) }
