@@ -163,7 +163,7 @@ final class WLMConfigurationTests: XCTestCase {
         let pool = MemoryPool(limit: 8 * gb)
         let manager = WorkloadManager(pool: pool)
         manager.configuration = c
-        let context = QueryContext(memory: QueryMemory(budget: nil, pool: pool))
+        let context = QueryContext(cancellation: Cancellation(), memory: QueryMemory(budget: nil, pool: pool))
         let q = try manager.admit(WLMRequest(queryID: 1, queryGroup: "a", slotCount: 3), context: context)
         XCTAssertEqual(context.memory.budget, 3 * gb)
         XCTAssertEqual(context.serviceClass, 6)
@@ -175,12 +175,12 @@ final class WLMConfigurationTests: XCTestCase {
 
     func testASlotCountAboveTheQueueConcurrencyIsRefused() throws {
         let manager = WorkloadManager(pool: MemoryPool(limit: 1 << 30))
-        XCTAssertThrowsError(try manager.admit(WLMRequest(queryID: 1, slotCount: 6), context: QueryContext())) { e in
+        XCTAssertThrowsError(try manager.admit(WLMRequest(queryID: 1, slotCount: 6), context: QueryContext(cancellation: Cancellation()))) { e in
             XCTAssertEqual((e as? SQLError)?.message,
                            "wlm_query_slot_count (6) exceeds the concurrency of the queue it runs in (service class 6, 5 slots); "
                            + "set wlm_query_slot_count to 5 or less")
         }
-        let q = try manager.admit(WLMRequest(queryID: 2, slotCount: 5), context: QueryContext())
+        let q = try manager.admit(WLMRequest(queryID: 2, slotCount: 5), context: QueryContext(cancellation: Cancellation()))
         manager.finish(q, error: nil)
     }
 }
@@ -196,13 +196,13 @@ final class WorkloadManagerTests: XCTestCase {
 
     func testQueriesWaitForSlotsInOrderAndCancellationEndsAWait() throws {
         let m = try manager(#"[{"query_concurrency": 1}]"#)
-        let first = try m.admit(WLMRequest(queryID: 1), context: QueryContext())
+        let first = try m.admit(WLMRequest(queryID: 1), context: QueryContext(cancellation: Cancellation()))
         let order = Recorder()
         let cancelled = Cancellation()
         let threads = (2...3).map { id in
             Thread {
                 do {
-                    let q = try m.admit(WLMRequest(queryID: id), context: QueryContext())
+                    let q = try m.admit(WLMRequest(queryID: id), context: QueryContext(cancellation: Cancellation()))
                     order.add("\(id)")
                     Thread.sleep(forTimeInterval: 0.05)
                     m.finish(q, error: nil)
@@ -235,13 +235,14 @@ final class WorkloadManagerTests: XCTestCase {
         let deadline = Date().addingTimeInterval(5)
         while order.values.count < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         XCTAssertEqual(order.values, ["canceling statement due to user request", "2", "3"])
+        while m.history.count < 4 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let states = m.history.map { "\($0.query) \($0.finalState)" }
         XCTAssertEqual(Set(states), ["1 Completed", "2 Completed", "3 Completed", "4 Aborted"])
     }
 
     func testAStatementTimeoutEndsAWait() throws {
         let m = try manager(#"[{"query_concurrency": 1}]"#)
-        let first = try m.admit(WLMRequest(queryID: 1), context: QueryContext())
+        let first = try m.admit(WLMRequest(queryID: 1), context: QueryContext(cancellation: Cancellation()))
         let started = Date()
         XCTAssertThrowsError(try m.admit(WLMRequest(queryID: 2), context: QueryContext(cancellation: Cancellation(timeoutMilliseconds: 150)))) {
             XCTAssertEqual(($0 as? SQLError)?.message, "canceling statement due to statement timeout")
@@ -252,7 +253,7 @@ final class WorkloadManagerTests: XCTestCase {
 
     func testMaxExecutionTimeCancelsWhenThereIsNoQueueToHopTo() throws {
         let m = try manager(#"[{"query_concurrency": 1, "max_execution_time": 200}]"#)
-        let context = QueryContext()
+        let context = QueryContext(cancellation: Cancellation())
         let q = try m.admit(WLMRequest(queryID: 7, restartable: true), context: context)
         let deadline = Date().addingTimeInterval(5)
         while !context.cancellation.isCancelled && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
@@ -260,7 +261,7 @@ final class WorkloadManagerTests: XCTestCase {
                        "Query (7) cancelled on user's request and ran out of wlm queues for restart.")
         m.finish(q, error: context.cancellation.error)
         // COPY is not subject to the timeout.
-        let copy = QueryContext()
+        let copy = QueryContext(cancellation: Cancellation())
         let c = try m.admit(WLMRequest(queryID: 8, timeLimited: false), context: copy)
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertFalse(copy.cancellation.isCancelled)
@@ -269,7 +270,7 @@ final class WorkloadManagerTests: XCTestCase {
 
     func testMaxExecutionTimeHopsARestartableQueryToTheNextMatchingQueue() throws {
         let m = try manager(#"[{"query_group": ["g"], "max_execution_time": 100}, {"query_group": ["g"]}, {}]"#)
-        let context = QueryContext()
+        let context = QueryContext(cancellation: Cancellation())
         let q = try m.admit(WLMRequest(queryID: 9, queryGroup: "g", restartable: true), context: context)
         XCTAssertEqual(context.serviceClass, 6)
         let deadline = Date().addingTimeInterval(5)
@@ -292,7 +293,7 @@ final class WorkloadManagerTests: XCTestCase {
                                                                             {"metric_name": "join_row_count", "operator": "=", "value": 0}]}]},
              {}]
             """)
-        let context = QueryContext()
+        let context = QueryContext(cancellation: Cancellation())
         let q = try m.admit(WLMRequest(queryID: 3, queryGroup: "g"), context: context)
         context.metrics.addScanRows(500)
         m.checkRunning()
@@ -308,7 +309,7 @@ final class WorkloadManagerTests: XCTestCase {
         // Temp blocks: 1 MB blocks spilled.
         let m2 = try manager(#"[{"rules": [{"rule_name": "spill", "action": "hop", "predicate": [{"metric_name": "query_temp_blocks_to_disk", "operator": ">", "value": 1}]}]}]"#)
         let memory = QueryMemory(budget: nil)
-        let spilling = QueryContext(memory: memory)
+        let spilling = QueryContext(cancellation: Cancellation(), memory: memory)
         let q2 = try m2.admit(WLMRequest(queryID: 4, restartable: true), context: spilling)
         let file = try SpillSpace.temporary.newFile(for: memory)
         try file.append(contentsOf: [UInt8](repeating: 1, count: 3 << 20))
@@ -323,11 +324,11 @@ final class WorkloadManagerTests: XCTestCase {
         let m = try manager(#"[{"query_concurrency": 1}, {"short_query_queue": true, "max_execution_time": 1000}]"#)
         m.predictor.costLimit = 100
         let long = try m.admit(WLMRequest(queryID: 1, restartable: true, shortQueryShape: "select ? from t", estimatedCost: 1e6),
-                               context: QueryContext())
+                               context: QueryContext(cancellation: Cancellation()))
         XCTAssertEqual(long.prediction?.isShort, false)
         XCTAssertEqual(long.context.serviceClass, 6)
         // The only slot of queue 6 is taken; a short query does not wait for it.
-        let shortContext = QueryContext()
+        let shortContext = QueryContext(cancellation: Cancellation())
         let short = try m.admit(WLMRequest(queryID: 2, restartable: true, shortQueryShape: "select ? from u", estimatedCost: 10),
                                 context: shortContext)
         XCTAssertEqual(shortContext.serviceClass, 14)
@@ -346,7 +347,7 @@ final class WorkloadManagerTests: XCTestCase {
                        ["2 14 Evicted", "1 6 Completed", "2 6 Completed"])
         // History: that shape is no longer predicted short.
         let again = try m.admit(WLMRequest(queryID: 3, restartable: true, shortQueryShape: "select ? from u", estimatedCost: 10),
-                                context: QueryContext())
+                                context: QueryContext(cancellation: Cancellation()))
         XCTAssertEqual(again.prediction?.isShort, false)
         XCTAssertEqual(again.prediction?.source, "history")
         m.finish(again, error: nil)

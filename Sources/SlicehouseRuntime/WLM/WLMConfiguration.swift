@@ -95,7 +95,7 @@ public struct WLMConfiguration: Sendable, Equatable {
     public static func parse(_ text: String) throws -> WLMConfiguration {
         let json: Any
         do {
-            json = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [])
+            json = try JSONDecoder().decode(WLMJSONValue.self, from: Data(text.utf8)).native
         } catch {
             throw invalid("the document is not valid JSON")
         }
@@ -109,7 +109,7 @@ public struct WLMConfiguration: Sendable, Equatable {
                 throw invalid("element \(i + 1) is not a JSON object")
             }
             if let auto = object["auto_wlm"] {
-                if (auto as? Bool) == true || (auto as? NSNumber)?.intValue == 1 {
+                if (auto as? Bool) == true || integer(auto) == 1 {
                     throw invalid("automatic WLM (\"auto_wlm\": true) is not supported; configure manual WLM queues")
                 }
                 if object.count == 1 { continue }
@@ -195,7 +195,7 @@ public struct WLMConfiguration: Sendable, Equatable {
         }
         var percent: Double?
         if let v = object["memory_percent_to_use"] {
-            guard let p = (v as? NSNumber)?.doubleValue, !(v is Bool), p >= 0, p <= 100 else {
+            guard let p = v as? Double, p >= 0, p <= 100 else {
                 throw invalid("memory_percent_to_use in \(at) must be a number from 0 to 100")
             }
             // 0 means "not set": the queue shares the unallocated memory.
@@ -253,8 +253,7 @@ public struct WLMConfiguration: Sendable, Equatable {
     }
 
     static func integer(_ v: Any) -> Int? {
-        guard !(v is Bool), let n = v as? NSNumber else { return nil }
-        let d = n.doubleValue
+        guard let d = v as? Double else { return nil }
         guard d == d.rounded(), abs(d) < 1e15 else { return nil }
         return Int(d)
     }
@@ -355,5 +354,33 @@ public struct WLMQueue: Sendable, Equatable {
         }
         while i < p.count && p[i] == "*" { i += 1 }
         return i == p.count
+    }
+}
+
+/// A JSON value as the parser reads it: booleans and numbers kept apart (Foundation's
+/// JSONSerialization gives both as NSNumber, and on Linux a 1 casts to `true`).
+/// `native` gives Swift values: Bool, Double, String, [Any], [String: Any], NSNull.
+enum WLMJSONValue: Decodable {
+    case null, bool(Bool), number(Double), string(String), array([WLMJSONValue]), object([String: WLMJSONValue])
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([WLMJSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: WLMJSONValue].self)) }
+    }
+
+    var native: Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let b): return b
+        case .number(let d): return d
+        case .string(let s): return s
+        case .array(let a): return a.map { $0.native }
+        case .object(let o): return o.mapValues { $0.native }
+        }
     }
 }

@@ -204,6 +204,10 @@ public final class WorkloadManager: @unchecked Sendable {
     /// context's cancellation reason (a cancel, `statement_timeout`) while waiting, or
     /// an error when `wlm_query_slot_count` exceeds the queue's slots.
     public func admit(_ request: WLMRequest, context: QueryContext) throws -> WLMQuery {
+        // WLM cancels the queries it watches: never the shared token of internal work.
+        guard context.cancellation !== Cancellation.none else {
+            throw SQLError.internalError("a query under WLM needs a cancellation of its own")
+        }
         reloadIfChanged()
         let q = WLMQuery(request: request, context: context)
         try enqueue(q, into: nil)
