@@ -133,12 +133,17 @@ extension Session {
         }
         let security = toolCatalog.security
         let slots = settings["wlm_query_slot_count"].flatMap { Int($0) } ?? 1
-        let request = WLMRequest(
+        let xid = openTransaction?.id
+        let holdsLocks = inTransactionBlock && xid.map { id in
+            database.store.locks.entries.contains { $0.granted && $0.holder.transaction == id }
+        } ?? false
+        var request = WLMRequest(
             queryID: database.nextQueryID(), userID: security.allUsers.first { $0.name == user }?.id ?? 100,
-            process: process, xid: openTransaction?.id ?? 0, isSuperuser: security.isSuperuser(user),
+            process: process, xid: xid ?? 0, isSuperuser: security.isSuperuser(user),
             userGroups: security.groups(of: user), queryGroup: settings["query_group"], slotCount: slots,
             restartable: workload.restartable, timeLimited: workload.timeLimited,
             shortQueryShape: workload.restartable ? shape : nil, estimatedCost: estimatedCost)
+        request.holdsLocks = holdsLocks
         workload.mode = .admitted
         workload.query = try database.workload.admit(request, context: workload.context)
     }

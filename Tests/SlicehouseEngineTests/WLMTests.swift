@@ -120,6 +120,10 @@ final class WLMTests: XCTestCase {
                                      + "where service_class = 6"), [["1", "1"]])
         XCTAssertEqual(try rows(observer, "select count(*) from stv_query_metrics where segment = -1"), [["1"]])
         XCTAssertEqual(result.values, [])
+        // The holder's block keeps the lock the slot's holder waits for: its own next
+        // query must not wait for that slot (it would never get it).
+        _ = try holder.execute("set statement_timeout to 5000")
+        XCTAssertEqual(try rows(holder, "select count(*) from t"), [["1"]])
         Thread.sleep(forTimeInterval: 0.2)
         _ = try holder.execute("commit")
         XCTAssertEqual(writing.wait(timeout: .now() + 20), .success)

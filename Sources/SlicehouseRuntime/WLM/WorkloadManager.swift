@@ -22,6 +22,10 @@ public struct WLMRequest: Sendable {
     /// the query may not be accelerated (only SELECTs may).
     public var shortQueryShape: String?
     public var estimatedCost: Double?
+    /// The query's transaction holds table locks: it is admitted without waiting (even
+    /// past the queue's slots), so a query waiting for a slot never holds a lock that a
+    /// slot's holder waits for — WLM and table locks cannot deadlock.
+    public var holdsLocks = false
 
     public init(queryID: Int, userID: Int = 100, process: Int = 0, xid: Int = 0, isSuperuser: Bool = false,
                 userGroups: [String] = [], queryGroup: String? = nil, slotCount: Int = 1, restartable: Bool = false,
@@ -273,7 +277,7 @@ public final class WorkloadManager: @unchecked Sendable {
             let sc = q.serviceClass
             let capacity = config.queue(serviceClass: sc)?.concurrency ?? 1
             let head = waiting.first { $0.serviceClass == sc }
-            if head === q && used[sc, default: 0] + q.slots <= max(capacity, q.slots) {
+            if request.holdsLocks || (head === q && used[sc, default: 0] + q.slots <= max(capacity, q.slots)) {
                 break
             }
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
