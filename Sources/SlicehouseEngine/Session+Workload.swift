@@ -30,7 +30,9 @@ final class WorkloadStatement: @unchecked Sendable {
     let timeLimited: Bool
     /// The client's row sink, wrapped so rows going out mark the query Returning (and,
     /// for a restartable query, so nothing goes out of a run WLM is about to restart).
-    var sink: WorkloadSink?
+    /// (Weak: the session's `rowSink` holds it while the statement runs; the sink refers
+    /// back to this statement.)
+    weak var sink: WorkloadSink?
 
     init(context: QueryContext, mode: Mode, isSelect: Bool, restartable: Bool, timeLimited: Bool) {
         self.context = context
