@@ -59,14 +59,18 @@ public final class Database: @unchecked Sendable {
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
         }
-        memory = MemoryPool(limit: memoryBytes)
+        // With a memory limit the cache takes at most a quarter of it by default, and
+        // counts in the same pool as the queries (it yields to them).
+        let pool = MemoryPool(limit: memoryBytes)
+        memory = pool
         // An invalid wlm.json refuses the directory before anything else opens it.
-        workload = WorkloadManager(pool: memory)
+        workload = WorkloadManager(pool: pool)
         if let directory {
             try workload.setConfigurationFile((directory as NSString).appendingPathComponent(Database.wlmFileName),
                                               required: false)
         }
-        cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
+        cache = BlockCache(capacityBytes: cacheBytes ?? min(BlockCache.defaultCapacity(), memoryBytes.map { $0 / 4 } ?? Int.max),
+                           pool: pool)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
         if let directory {
@@ -160,6 +164,18 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// What each step of recent queries did per slice (SVL_QUERY_SUMMARY,
+    /// SVL_QUERY_REPORT), the last `stepLogLimit` queries kept.
+    private(set) var stepLog: [QuerySteps] = []
+    static let stepLogLimit = 2_000
+
+    func recordSteps(_ q: QuerySteps) {
+        lock.withLock {
+            stepLog.append(q)
+            if stepLog.count > Self.stepLogLimit { stepLog.removeFirst(stepLog.count - Self.stepLogLimit) }
+        }
+    }
+
     /// A new query id; the statement's first one is the id WLM gave it when it admitted it.
     func nextQueryID() -> Int {
         if let id = QueryContext.current?.takeQueryID() { return id }
@@ -191,4 +207,17 @@ struct LoadErrorRecord: Sendable {
     var rawFieldValue: String
     var errCode: Int
     var errReason: String
+}
+
+/// One query's steps as the runtime measured them.
+struct QuerySteps: Sendable {
+    var query: Int
+    var userID: Int
+    /// When the query started and ended (µs since 2000-01-01, as TIMESTAMP values).
+    var start: Int64
+    var end: Int64
+    var steps: [StepRecord]
+    /// Scan counters by table id (rows before filters, blocks skipped).
+    var scans: [Int: ScanCounters]
+    var isDiskBased: Bool
 }

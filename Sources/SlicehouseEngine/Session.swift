@@ -25,6 +25,8 @@ public final class Session: @unchecked Sendable {
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
+    /// Bytes the last query wrote to spill files (0 when it fit in memory).
+    public internal(set) var lastSpilledBytes = 0
     /// Told how far each COPY this session runs has got, a few times a second (from the
     /// load's worker threads; calls do not overlap; a COPY that takes less than a quarter
     /// second reports nothing). The shell sets it around a statement to draw its progress
@@ -583,12 +585,13 @@ public final class Session: @unchecked Sendable {
                                      context: statementContext)
         try sink.start(columns)
         var n = 0
+        let start = Clock.nowMicros()
         try executor.stream(physical) { chunk in
             n += chunk.count
+            executor.context.metrics.addReturnRows(chunk.count)
             try sink.rows(chunk)
         }
-        lastQueryID = database.nextQueryID()
-        database.recordScans(query: lastQueryID, executor.counters)
+        recordExecution(executor, start: start)
         var result = StatementResult(tag: "SELECT \(n)", columns: columns)
         result.streamed = true
         return result
@@ -598,10 +601,23 @@ public final class Session: @unchecked Sendable {
         let (physical, outputs) = try planQuery(q, ctx)
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
                                      context: statementContext)
+        let start = Clock.nowMicros()
         let chunks = try executor.run(physical)
+        for c in chunks { executor.context.metrics.addReturnRows(c.count) }
+        recordExecution(executor, start: start)
+        return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
+    }
+
+    /// Give the query its id and log what it scanned (STL_SCAN) and what each of its
+    /// steps did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT).
+    func recordExecution(_ executor: QueryExecutor, start: Int64) {
         lastQueryID = database.nextQueryID()
         database.recordScans(query: lastQueryID, executor.counters)
-        return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
+        let userID = database.committedCatalog.security.user(user)?.id ?? 1
+        lastSpilledBytes = executor.context.memory.spilledBytes
+        database.recordSteps(QuerySteps(query: lastQueryID, userID: userID, start: start, end: Clock.nowMicros(),
+                                        steps: executor.steps.steps, scans: executor.counters,
+                                        isDiskBased: executor.context.memory.isDiskBased))
     }
 
     func explain(_ e: Explain) throws -> StatementResult {

@@ -25,14 +25,36 @@ public final class MemoryPool: @unchecked Sendable {
     public var usedBytes: Int { lock.withLock { used } }
     public var peakBytes: Int { lock.withLock { peak } }
 
-    /// Take `bytes` if they fit under the limit.
-    public func tryReserve(_ bytes: Int) -> Bool {
+    /// Take `bytes` if they fit under the limit. When they do not, the pool first asks
+    /// its reclaimers (the block cache) to give memory back, unless `reclaim` is false
+    /// (a reclaimer's own reservations: it holds its lock).
+    public func tryReserve(_ bytes: Int, reclaim: Bool = true) -> Bool {
+        if take(bytes) { return true }
+        guard reclaim else { return false }
+        let reclaimers = lock.withLock { self.reclaimers }
+        guard !reclaimers.isEmpty else { return false }
+        for r in reclaimers {
+            r(bytes)
+            if take(bytes) { return true }
+        }
+        return false
+    }
+
+    private func take(_ bytes: Int) -> Bool {
         lock.withLock {
             if let limitBytes, used + bytes > limitBytes, bytes > 0 { return false }
             used += bytes
             if used > peak { peak = used }
             return true
         }
+    }
+
+    private var reclaimers: [@Sendable (Int) -> Void] = []
+
+    /// Register memory the pool may ask back: `reclaim(n)` should release about `n`
+    /// bytes to the pool (called without the pool's lock held).
+    public func addReclaimer(_ reclaim: @escaping @Sendable (Int) -> Void) {
+        lock.withLock { reclaimers.append(reclaim) }
     }
 
     /// Take `bytes` whether or not they fit (memory an operator cannot give back).

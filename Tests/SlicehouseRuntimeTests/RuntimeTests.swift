@@ -110,6 +110,21 @@ final class MemoryTests: XCTestCase {
         XCTAssertEqual(q.usedBytes, 0)
     }
 
+    func testAFullPoolAsksItsReclaimersFirst() {
+        let pool = MemoryPool(limit: 1000)
+        XCTAssertTrue(pool.tryReserve(900))  // a cache's entries, say
+        let asked = Counter()
+        pool.addReclaimer { n in
+            asked.add(n)
+            pool.release(n)
+        }
+        let q = QueryMemory(budget: nil, pool: pool)
+        XCTAssertTrue(q.tryReserve(500), "the reclaimer gave 500 bytes back")
+        XCTAssertEqual(asked.value, 500)
+        XCTAssertEqual(pool.usedBytes, 900)
+        XCTAssertFalse(pool.tryReserve(200, reclaim: false))
+    }
+
     func testSizes() {
         XCTAssertEqual(MemoryPool.parseSize("4GB"), 4 << 30)
         XCTAssertEqual(MemoryPool.parseSize("32 MB"), 32 << 20)
