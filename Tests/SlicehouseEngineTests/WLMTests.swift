@@ -220,6 +220,30 @@ final class WLMTests: XCTestCase {
         _ = try s.execute("rollback")
     }
 
+    func testRulesOnRowCounts() throws {
+        let db = try database("""
+            [{"query_group": ["scans"], "rules": [{"rule_name": "big_scan", "action": "abort",
+                "predicate": [{"metric_name": "scan_row_count", "operator": ">", "value": 50}]}]},
+             {"query_group": ["returns"], "rules": [{"rule_name": "many_rows", "action": "log",
+                "predicate": [{"metric_name": "return_row_count", "operator": ">", "value": 10}]}]},
+             {}]
+            """)
+        let s = db.connect()
+        _ = try s.execute("set query_group to 'scans'")
+        // 100 rows scanned: over the limit.
+        XCTAssertThrowsError(try s.execute("select count(*) from u")) { e in
+            XCTAssertTrue(((e as? SQLError)?.message ?? "").hasSuffix("by WLM abort action of Query Monitoring Rule \"big_scan\"."), "\(e)")
+        }
+        _ = try s.execute("set query_group to 'returns'")
+        XCTAssertEqual(try rows(s, "select count(*) from u where a <= 20"), [["20"]])   // one row returned
+        XCTAssertEqual(try rows(s, "select count(*) from stl_wlm_rule_action where trim(rule) = 'many_rows'"), [["0"]])
+        XCTAssertEqual(try rows(s, "select a from u where a <= 20").count, 20)
+        let id = try XCTUnwrap(rows(s, "select pg_last_query_id()").first?.first ?? nil)
+        XCTAssertEqual(try rows(s, "select service_class, trim(action) from stl_wlm_rule_action where query = \(id)"),
+                       [["7", "log"]])
+        XCTAssertEqual(try rows(s, "select rows from stl_query_metrics where query = \(id)"), [["20"]])
+    }
+
     func testAHopRerunsTheQueryAndItsRowsComeOnce() throws {
         let db = try database("""
             [{"query_group": ["g"], "rules": [{"rule_name": "hop_quick", "action": "hop",
