@@ -173,6 +173,27 @@ final class WLMTests: XCTestCase {
         _ = try holder.execute("commit")
     }
 
+    func testMaxExecutionTimeHopsARunningSelectThenCancelsIt() throws {
+        // Two queues for the query group, each with a 1 ms limit: the cross join (10^8
+        // pairs) runs past it in the first, is restarted in the second, runs past it again
+        // and, with no queue left to hop to, is cancelled.
+        let db = try database("""
+            [{"query_group": ["g"], "max_execution_time": 1}, {"query_group": ["g"], "max_execution_time": 1}, {}]
+            """)
+        let s = db.connect()
+        _ = try s.execute("set query_group to 'g'")
+        var id = ""
+        let started = Date()
+        XCTAssertThrowsError(try s.execute("select count(*) from u a, u b, u c, u d where a.a + b.a + c.a + d.a < 0")) { e in
+            let message = (e as? SQLError)?.message ?? "\(e)"
+            XCTAssertTrue(message.hasSuffix(" cancelled on user's request and ran out of wlm queues for restart."), message)
+            id = message.dropFirst("Query (".count).prefix { $0.isNumber }.description
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        XCTAssertEqual(try rows(s, "select service_class, trim(final_state) from stl_wlm_query where query = \(id) order by service_class"),
+                       [["6", "Evicted"], ["7", "Aborted"]])
+    }
+
     func testRuleActionsLogHopAndAbort() throws {
         // query_execution_time is in whole seconds: "= 0" holds for every query under a
         // second, so each rule fires on a quick query, checked when it ends.
