@@ -9,7 +9,7 @@ import SlicehouseRuntime
 extension SystemTables {
     static let workloadNames = ["stv_wlm_service_class_config", "stv_wlm_service_class_state", "stv_wlm_query_state",
                                 "stv_wlm_query_queue_state", "stl_wlm_query", "stv_query_metrics", "stl_query_metrics",
-                                "stl_wlm_rule_action", "sys_query_history"]
+                                "stl_wlm_rule_action", "sys_query_history", "stv_wlm_classification_config"]
 
     private static let metricColumns: [(String, DataType)] = [
         ("userid", .integer), ("service_class", .integer), ("query", .integer), ("segment", .integer),
@@ -108,6 +108,20 @@ extension SystemTables {
             }
             return make(-207, name, [("userid", .integer), ("query", .integer), ("service_class", .integer),
                                      ("rule", .char(256)), ("action", .char(256)), ("recordtime", .timestamp)], rows)
+        case "stv_wlm_classification_config":
+            // The routing rules in the order WLM applies them.
+            let config = wlm.configuration
+            var conditions: [(String, Int)] = [("(super user) and (query group: superuser)", config.superuser.serviceClass)]
+            for q in config.queues.dropLast() {
+                for g in q.queryGroups { conditions.append(("(query group: \(g))", q.serviceClass)) }
+                for g in q.userGroups { conditions.append(("(user group: \(g))", q.serviceClass)) }
+            }
+            conditions.append(("(querytype: any)", config.defaultQueue.serviceClass))
+            let rows = conditions.enumerated().map { i, c -> [Value] in
+                [.int(Int64(i + 1)), .string(c.0), .int(0), .string("assign"), .int(Int64(c.1))]
+            }
+            return make(-209, name, [("id", .integer), ("condition", .char(128)), ("action_seq", .integer),
+                                     ("action", .char(64)), ("action_service_class", .integer)], rows)
         case "sys_query_history":
             // The columns of Redshift's SYS_QUERY_HISTORY that WLM knows, one row per
             // query (its last run: a hopped query shows the queue it finished in).

@@ -88,6 +88,9 @@ final class WLMTests: XCTestCase {
         let after = try rows(admin, "select count(*) from stl_wlm_query").first?.first ?? nil
         XCTAssertEqual((Int(after ?? "") ?? 0) - (Int(before ?? "") ?? 0), 3)
 
+        XCTAssertEqual(try rows(admin, "select id, trim(condition), action_service_class from stv_wlm_classification_config order by id"),
+                       [["1", "(super user) and (query group: superuser)", "5"], ["2", "(user group: etl*)", "6"],
+                        ["3", "(query group: rep*)", "7"], ["4", "(querytype: any)", "8"]])
         // Budgets: 1 GB; queue 2 has 50% over 3 slots; the others share the other 50%.
         XCTAssertEqual(try rows(admin, "select service_class, num_query_tasks, query_working_mem, trim(name) "
                                   + "from stv_wlm_service_class_config order by service_class"),
