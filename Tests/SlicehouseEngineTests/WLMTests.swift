@@ -138,6 +138,25 @@ final class WLMTests: XCTestCase {
                        [["1"]])
     }
 
+    func testTheBudgetIsTheQueueMemoryOverItsSlotsTimesTheSlotCount() throws {
+        // 6 MB for the database, the default queue's 5 slots: 1 MB a slot (the least a slot
+        // gets). A hash join of 100,000 rows needs more than one slot and less than five.
+        let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2), memoryBytes: 6 << 20)
+        let s = db.connect()
+        _ = try s.execute("""
+            create table d (x int); insert into d values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);
+            create table n as select a.x * 10000 + b.x * 1000 + c.x * 100 + e.x * 10 + f.x as a, 'padding-' || a.x as s
+            from d a, d b, d c, d e, d f
+            """)
+        let join = "select count(*) from n x join n y on x.a = y.a"
+        XCTAssertEqual(try rows(s, join), [["100000"]])
+        XCTAssertGreaterThan(s.lastSpilledBytes, 0)
+        _ = try s.execute("set wlm_query_slot_count to 5")
+        XCTAssertEqual(try rows(s, join), [["100000"]])
+        XCTAssertEqual(s.lastSpilledBytes, 0)
+        XCTAssertEqual(try rows(s, "select slot_count from stl_wlm_query order by query desc limit 2"), [["5"], ["1"]])
+    }
+
     func testSlotCountAboveTheQueueConcurrencyIsAnError() throws {
         let db = try database(#"[{"query_concurrency": 3}]"#)
         let s = db.connect()
