@@ -1,7 +1,8 @@
 """Workload management through the server: `serve --wlm FILE` with two user queues,
 routing by query group seen in STL_WLM_QUERY, a query waiting for the default queue's
 only slot seen as Queued in STV_WLM_QUERY_STATE from another connection, a query group's
-queue unaffected by that wait, and an invalid configuration refused at startup.
+queue unaffected by that wait, a query monitoring rule aborting a query, and an invalid
+configuration refused at startup.
 """
 import json
 import subprocess
@@ -17,6 +18,9 @@ psycopg2 = pytest.importorskip("psycopg2")
 WLM = [
     {"name": "reports", "query_group": ["report*"], "query_group_wild_card": 1, "query_concurrency": 2,
      "memory_percent_to_use": 40},
+    {"query_group": ["guarded"], "query_concurrency": 1,
+     "rules": [{"rule_name": "no_quick_ones", "action": "abort",
+                "predicate": [{"metric_name": "query_execution_time", "operator": "=", "value": 0}]}]},
     {"query_concurrency": 1},
 ]
 
@@ -54,11 +58,24 @@ def test_routing_by_query_group(server):
     assert scalar(cur, "select service_class from stl_wlm_query where query = pg_last_query_id()") == 6
     cur.execute("reset query_group")
     assert scalar(cur, "select count(*) from u") == 3
-    assert scalar(cur, "select service_class from stl_wlm_query where query = pg_last_query_id()") == 7
+    assert scalar(cur, "select service_class from stl_wlm_query where query = pg_last_query_id()") == 8
     cur.execute("select service_class, num_query_tasks, query_working_mem, trim(name) "
                 "from stv_wlm_service_class_config order by service_class")
-    # 1 GB: queue 1 has 40% over 2 slots, the default queue the other 60% over 1.
-    assert cur.fetchall() == [(5, 1, 614, "Superuser queue"), (6, 2, 204, "reports"), (7, 1, 614, "Default queue")]
+    # 1 GB: queue 1 has 40% over 2 slots, the other two queues 30% each over 1.
+    assert cur.fetchall() == [(5, 1, 307, "Superuser queue"), (6, 2, 204, "reports"), (7, 1, 307, "Queue 2"),
+                              (8, 1, 307, "Default queue")]
+
+
+def test_a_rule_aborts_a_query(server):
+    cur = connect(server).cursor()
+    cur.execute("set query_group to 'guarded'")
+    with pytest.raises(psycopg2.Error) as e:
+        cur.execute("select count(*) from u")
+    assert e.value.pgcode == "57014"
+    assert 'cancelled by WLM abort action of Query Monitoring Rule "no_quick_ones".' in e.value.pgerror
+    cur.execute("reset query_group")
+    cur.execute("select service_class, trim(rule), trim(action) from stl_wlm_rule_action")
+    assert cur.fetchall() == [(7, "no_quick_ones", "abort")]
 
 
 def test_a_query_waits_for_the_only_slot(server):
@@ -85,9 +102,9 @@ def test_a_query_waits_for_the_only_slot(server):
     reading.start()
     assert wait_until(lambda: scalar(ocur, "select count(*) from stv_wlm_query_state where state = 'Queued'") == 1)
     ocur.execute("select service_class, trim(state) from stv_wlm_query_state order by state")
-    assert ocur.fetchall() == [(7, "Queued"), (7, "Running")]
+    assert ocur.fetchall() == [(8, "Queued"), (8, "Running")]
     ocur.execute("select service_class, position from stv_wlm_query_queue_state")
-    assert ocur.fetchall() == [(7, 0)]
+    assert ocur.fetchall() == [(8, 0)]
     # The reports queue has slots of its own.
     rcur = reporter.cursor()
     rcur.execute("set query_group to 'report'")
@@ -100,7 +117,7 @@ def test_a_query_waits_for_the_only_slot(server):
     assert results["writer"] == 3
     assert results["reader"] == [(3,)]
     assert scalar(ocur, "select count(*) from stv_wlm_query_state") == 0
-    assert scalar(ocur, "select count(*) from stl_wlm_query where service_class = 7 and total_queue_time > 300000") == 1
+    assert scalar(ocur, "select count(*) from stl_wlm_query where service_class = 8 and total_queue_time > 300000") == 1
 
 
 def test_an_invalid_configuration_is_refused(tmp_path):

@@ -427,8 +427,9 @@ public final class WorkloadManager: @unchecked Sendable {
 
     /// The rules once more when `q` has done its work, so a rule its final counts meet
     /// fires even when the query was quicker than the monitor. With `mayStop` (a read-only
-    /// query, whose result can still be withheld) an abort or hop applies: the error it is
-    /// stopped with is returned (the restart signal for a hop); otherwise rules only log.
+    /// query, which changed nothing) an abort applies, and a hop when no rows have gone to
+    /// the client yet: the error it is stopped with is returned (the restart signal for a
+    /// hop); otherwise rules only log.
     public func checkAtEnd(_ q: WLMQuery, mayStop: Bool) -> SQLError? {
         condition.lock()
         guard q.pendingMove == nil, running.contains(where: { $0 === q }) else {
@@ -461,7 +462,8 @@ public final class WorkloadManager: @unchecked Sendable {
         case .abort:
             if let rule = hits.first(where: { $0.action == .abort }) { return Self.aborted(q.queryID, rule: rule.name) }
         case .hop:
-            return hop(q, configuration)
+            // A query that has finished sending its rows is not stopped to be moved.
+            if !(atEnd && q.delivering) { return hop(q, configuration) }
         case .log, nil:
             break
         }
