@@ -94,6 +94,10 @@ public final class Database: @unchecked Sendable {
         workload.configuration = try WLMConfiguration.parse(json)
     }
 
+    /// Re-read the WLM configuration file if it changed (`serve` on SIGHUP; admission
+    /// checks it too). An invalid new version is reported and the running one stays.
+    public func reloadWLMConfiguration() { workload.reloadIfChanged() }
+
     /// Take the WLM configuration from `path` (`serve --wlm`) instead of the data
     /// directory's wlm.json; it is re-read whenever the file changes. Throws when the
     /// file is missing or invalid.

@@ -154,7 +154,11 @@ struct ServeCommand: ParsableCommand {
             + (tlsCert != nil ? ", TLS available" : "")
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         signal(SIGPIPE, SIG_IGN)
-        SignalWatcher.install([SIGINT, SIGTERM]) { _ in server.shutdown() }
+        // SIGHUP re-reads the WLM configuration (as PostgreSQL reloads its settings); it is
+        // also re-read by itself when the file changes.
+        SignalWatcher.install([SIGINT, SIGTERM, SIGHUP]) { sig in
+            if sig == SIGHUP { database.reloadWLMConfiguration() } else { server.shutdown() }
+        }
         try server.wait()
     }
 }
