@@ -216,7 +216,8 @@ public struct TPCHBenchmark: Sendable {
         let size = Self.diskUsage(directory)
         if let limit = options.memoryBytes {
             db.memory.limit = limit
-            notes.append("queries ran with --memory \(limit / (1 << 20)) MB: operators beyond it spill to disk")
+            notes.append(String(format: "queries ran with --memory %.2f MB: operators beyond it spill to disk",
+                                Double(limit) / 1_048_576))
         }
 
         var queries: [QueryFigures] = []

@@ -345,7 +345,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,
                                   orderKeys: order.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
-                                  functions: functions)
+                                  functions: functions, context: context)
         case .sort(let keys, let limit, let offset):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },

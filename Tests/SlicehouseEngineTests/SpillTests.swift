@@ -59,6 +59,44 @@ final class SpillTests: XCTestCase {
         XCTAssertEqual(free.lastSpilledBytes, 0)
     }
 
+    /// A large ORDER BY (order checked row by row) and GROUP BYs with many groups,
+    /// aggregates of every family among them.
+    static let ordered: [String] = [
+        "select k, s, x from a order by s desc, k nulls first, x",
+        "select s, k from a order by s, k desc limit 50 offset 20000",
+    ]
+    static let grouped: [String] = [
+        "select k, count(*), sum(x), min(s), max(s) from a group by k",
+        "select k % 5000, count(*), avg(x), stddev(x), bool_or(g > 50) from a group by 1",
+        "select s, count(distinct g), median(x), listagg(g, ',') within group (order by g) from a where k < 3000 group by s",
+    ]
+
+    func checkSortsAndAggregates(slices: (Int, Int)) throws {
+        let (free, tight) = try Self.databases(slices: slices)
+        for sql in Self.ordered {
+            let want = try free.execute(sql)[0].textRows()
+            let got = try tight.execute(sql)[0].textRows()
+            XCTAssertEqual(got.count, want.count, sql)
+            XCTAssertEqual(got, want, sql)
+        }
+        _ = try tight.execute(Self.ordered[0])
+        XCTAssertGreaterThan(tight.lastSpilledBytes, 0, "the sort spilled")
+        XCTAssertEqual(try tight.execute("""
+            select distinct is_diskbased from svl_query_summary where query = pg_last_query_id() and label = 'sort'
+            """)[0].textRows().contains(["t"]), true)
+        for sql in Self.grouped {
+            let want = try free.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }.sorted { $0.lexicographicallyPrecedes($1) }
+            let got = try tight.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }.sorted { $0.lexicographicallyPrecedes($1) }
+            XCTAssertEqual(got.count, want.count, sql)
+            XCTAssertEqual(got, want, sql)
+        }
+        _ = try tight.execute(Self.grouped[0])
+        XCTAssertGreaterThan(tight.lastSpilledBytes, 0, "the aggregation spilled")
+    }
+
+    func testSortsAndAggregatesSpillAndAnswerTheSameOnOneSlice() throws { try checkSortsAndAggregates(slices: (1, 1)) }
+    func testSortsAndAggregatesSpillAndAnswerTheSameOnFourSlices() throws { try checkSortsAndAggregates(slices: (2, 2)) }
+
     func testJoinsSpillAndAnswerTheSameOnOneSlice() throws { try check(slices: (1, 1)) }
     func testJoinsSpillAndAnswerTheSameOnFourSlices() throws { try check(slices: (2, 2)) }
 }
