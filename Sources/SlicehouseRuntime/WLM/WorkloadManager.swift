@@ -301,7 +301,7 @@ public final class WorkloadManager: @unchecked Sendable {
         q.context.serviceClass = q.serviceClass
         q.context.memory.budget = slotBytes.multipliedReportingOverflow(by: q.slots).overflow ? Int.max : slotBytes * q.slots
         // SQA runs ahead of queued work on the cores too; the superuser queue next.
-        q.context.priority = admittedQueue.kind == .shortQuery ? 10 : (admittedQueue.kind == .superuser ? 5 : 0)
+        q.context.priority = admittedQueue.kind == .shortQuery ? Scheduler.urgentPriority : (admittedQueue.kind == .superuser ? 5 : 0)
         q.context.reserveQueryID(q.queryID)
         if startMonitor { startMonitorThread() }
     }
