@@ -211,10 +211,15 @@ final class WorkloadManagerTests: XCTestCase {
                 }
             }
         }
+        // Poll up to 10 s (the machine may be busy).
+        func until(_ condition: () -> Bool) {
+            let end = Date().addingTimeInterval(10)
+            while !condition() && Date() < end { Thread.sleep(forTimeInterval: 0.01) }
+        }
         threads[0].start()
-        Thread.sleep(forTimeInterval: 0.1)
+        until { m.activeQueries().count == 2 }
         threads[1].start()
-        Thread.sleep(forTimeInterval: 0.1)
+        until { m.activeQueries().count == 3 }
         let waiter = Thread {
             do {
                 _ = try m.admit(WLMRequest(queryID: 4), context: QueryContext(cancellation: cancelled))
@@ -224,12 +229,12 @@ final class WorkloadManagerTests: XCTestCase {
             }
         }
         waiter.start()
-        Thread.sleep(forTimeInterval: 0.1)
+        until { m.activeQueries().count == 4 }
         let waiting = m.activeQueries()
         XCTAssertEqual(waiting.map { "\($0.query) \($0.state) \($0.position.map(String.init) ?? "-")" },
                        ["2 Queued 0", "3 Queued 1", "4 Queued 2", "1 Running -"])
         cancelled.cancel()
-        Thread.sleep(forTimeInterval: 0.2)
+        until { !order.values.isEmpty }
         XCTAssertEqual(order.values, ["canceling statement due to user request"])
         m.finish(first, error: nil)
         let deadline = Date().addingTimeInterval(5)
