@@ -340,7 +340,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
             let groupTypes = groups.map { node.children[0].types[$0] }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
-                                         aggregates: aggs, mode: mode)
+                                         aggregates: aggs, mode: mode, context: context)
         case .window(let partition, let order, let functions):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,
@@ -349,7 +349,7 @@ public final class QueryExecutor: @unchecked Sendable {
         case .sort(let keys, let limit, let offset):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
-                                limit: limit, offset: offset)
+                                limit: limit, offset: offset, context: context)
         case .limit(let limit, let offset):
             return LimitOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), limit: limit, offset: offset)
         case .exchange:
