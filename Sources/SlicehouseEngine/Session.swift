@@ -103,6 +103,8 @@ public final class Session: @unchecked Sendable {
     private let runningLock = Lock()
     private var running: Cancellation?
     private var runningContext: QueryContext?
+    /// The running statement's way through WLM (Session+Workload.swift).
+    var workloadStatement: WorkloadStatement?
     private var terminated = false
     /// The running statement's cancellation, for its scans and lock waits.
     var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
@@ -151,8 +153,8 @@ public final class Session: @unchecked Sendable {
     /// Run one parsed statement in its transaction.
     func run(_ statement: Statement, sink: RowSink? = nil) throws -> StatementResult {
         let cancellation = Cancellation(timeoutMilliseconds: statementTimeout)
-        let context = QueryContext(cancellation: cancellation, memory: QueryMemory(budget: nil, pool: database.memory),
-                                   spill: database.spill)
+        let workload = beginWorkload(statement, cancellation: cancellation)
+        let context = workload.context
         let wasTerminated = runningLock.withLock { () -> Bool in
             running = cancellation
             runningContext = context
@@ -160,9 +162,11 @@ public final class Session: @unchecked Sendable {
         }
         if wasTerminated { cancellation.cancel(Cancellation.terminated) }
         database.activity.begin()
-        rowSink = sink
+        rowSink = workloadSink(sink, workload)
+        workloadStatement = workload
         defer {
             rowSink = nil
+            workloadStatement = nil
             database.activity.end()
             runningLock.withLock {
                 running = nil
@@ -173,7 +177,7 @@ public final class Session: @unchecked Sendable {
         try cancellation.check()
         var result: StatementResult
         do {
-            result = try context.run { try runInTransaction(statement) }
+            result = try context.run { try runWorkload(workload) { try runInTransaction(statement) } }
         } catch var e as SQLError where !pendingNotices.isEmpty {
             // Notices raised before the error (a procedure's RAISE INFO) go out before it.
             e.notices = pendingNotices + e.notices
@@ -569,6 +573,7 @@ public final class Session: @unchecked Sendable {
         let optimized = Optimizer(context: ctx, evaluateConstant: evaluateConstant).optimize(logical)
         var planner = PhysicalPlanner(context: ctx)
         let physical = try planner.planQuery(optimized)
+        try admitPlannedQuery(physical, ctx, q)
         return (physical, logical.outputs)
     }
 

@@ -94,18 +94,24 @@ public final class MemoryPool: @unchecked Sendable {
 /// drawn from the database's pool, what its operators hold now and at most, and what
 /// they wrote to disk when the budget ran out.
 public final class QueryMemory: @unchecked Sendable {
-    /// Bytes the statement may hold, or nil for no limit of its own.
-    public let budget: Int?
     public let pool: MemoryPool
     private let lock = Lock()
+    private var budgetBytes: Int?
     private var used = 0
     private var peak = 0
     private var spilled = 0
     private var spillFiles = 0
 
     public init(budget: Int?, pool: MemoryPool = .shared) {
-        self.budget = budget
+        budgetBytes = budget
         self.pool = pool
+    }
+
+    /// Bytes the statement may hold, or nil for no limit of its own. WLM sets it when it
+    /// admits the statement (queue memory ÷ slots × `wlm_query_slot_count`).
+    public var budget: Int? {
+        get { lock.withLock { budgetBytes } }
+        set { lock.withLock { budgetBytes = newValue } }
     }
 
     public var usedBytes: Int { lock.withLock { used } }
@@ -119,7 +125,7 @@ public final class QueryMemory: @unchecked Sendable {
     /// Take `bytes` if they fit in the budget and in the pool.
     public func tryReserve(_ bytes: Int) -> Bool {
         lock.withLock {
-            if bytes > 0, let budget, used + bytes > budget { return false }
+            if bytes > 0, let budgetBytes, used + bytes > budgetBytes { return false }
             guard pool.tryReserve(bytes) else { return false }
             used += bytes
             if used > peak { peak = used }
