@@ -46,6 +46,19 @@ public final class Database: @unchecked Sendable {
     /// The background VACUUM DELETE.
     private(set) var autoVacuum: AutoVacuum?
     private var sessions: [Int: WeakSession] = [:]
+    private var copyLimits: (pieceBytes: Int?, runBytes: Int?) = (nil, nil)
+
+    /// How much input a COPY parses before handing the rows on (nil: `CopyTuning`'s
+    /// default), and how many bytes of a sorted table's rows it sorts together at most
+    /// (nil: `TableAppender.defaultRunBytes`). Tests shrink both to get many pieces and runs.
+    public var copyPieceBytes: Int? {
+        get { lock.withLock { copyLimits.pieceBytes } }
+        set { lock.withLock { copyLimits.pieceBytes = newValue } }
+    }
+    public var copyRunBytes: Int? {
+        get { lock.withLock { copyLimits.runBytes } }
+        set { lock.withLock { copyLimits.runBytes = newValue } }
+    }
 
     /// Open (or create) a database. `directory` nil means a purely in-memory database.
     /// `cluster` is used when the database is created; an existing one keeps its own layout.

@@ -3,6 +3,7 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseLoad
+import SlicehouseStorage
 
 /// How far a running COPY has got: what a progress display shows
 /// (`COPY lineitem: 3.1 GB/7.6 GB read, 2,345,000 rows`).
@@ -39,21 +40,41 @@ extension Session {
                 report(CopyProgress(table: name, bytesRead: p.bytesRead, totalBytes: p.totalBytes, rows: p.rows))
             }
         }
+        // The rows go to the table's slices piece by piece as they are parsed, encoded into
+        // blocks of the statement's sink (invisible until commit; removed if the COPY fails).
+        let targets = try CopyLoader.resolveColumns(table: table.name, columns: table.columns,
+                                                    columnList: c.columns.isEmpty ? nil : c.columns)
+        var appender: TableAppender? = nil
+        var sink: BlockSink? = nil
+        var def = table
+        if !options.noLoad {
+            let (d, base) = try transaction.beginWrite(table.qualifiedName, reads: false)
+            def = d
+            let s = transaction.newSink()
+            sink = s
+            appender = makeAppender(onto: base, of: d, sink: s)
+        }
         do {
-            result = try CopyLoader.load(table: table.name, columns: table.columns,
-                                         columnList: c.columns.isEmpty ? nil : c.columns,
-                                         source: c.source, options: options, progress: progress)
+            result = try CopyLoader.stream(table: table.name, columns: table.columns,
+                                           columnList: c.columns.isEmpty ? nil : c.columns,
+                                           source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
+                                           progress: progress) { chunks in
+                guard let appender else { return }
+                try appender.add(try completeRows(def, targets: targets, provided: chunks))
+            }
+            if let appender { transaction.stage(def.id, try appender.finish()) }
         } catch let e as LoadError {
+            sink?.discard()
             database.recordLoadErrors((e.earlierRejections + [e]).map { record($0, table, queryID, start) })
             lastCopyID = queryID
             lastCopyCount = 0
             throw e.asSQLError()
+        } catch {
+            sink?.discard()
+            throw error
         }
         database.recordLoadErrors(result.rejected.map { record($0, table, queryID, start) })
-        var chunks: [Chunk] = []
         if !options.noLoad {
-            chunks = try completeRows(table, targets: result.columnIndices, provided: result.chunks)
-            try append(chunks, to: table)
             // STATUPDATE ON: statistics of the loaded table, committed with the rows. (Redshift
             // also analyzes by default a table that was empty; Slicehouse only when asked,
             // see docs/DIFFERENCES.md.)
@@ -72,6 +93,19 @@ extension Session {
             notices.append("Load into table '\(table.name)' completed, \(result.rowCount) record(s) loaded successfully.")
         }
         return StatementResult(tag: "COPY \(lastCopyCount)", notices: notices)
+    }
+
+    /// A streaming append of rows to `table` (see `TableAppender`): the statement's memory
+    /// bounds what it holds, as `placeRows` would place them all at once.
+    func makeAppender(onto base: TableSnapshot, of table: TableDef, sink: BlockSink) -> TableAppender {
+        TableAppender(snapshot: base, table: table, layout: database.layout, sink: sink,
+                      sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
+                      readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
+                      runBytes: database.copyRunBytes ?? TableAppender.defaultRunBytes,
+                      existing: { [database] snap, slice in
+            try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
+                                     cache: database.cache)
+        })
     }
 
     private func record(_ e: LoadError, _ table: TableDef, _ query: Int, _ start: Int64) -> LoadErrorRecord {

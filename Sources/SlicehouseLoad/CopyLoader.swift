@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SlicehouseCatalog
 import SlicehouseTypes
 import SlicehouseRuntime
@@ -34,12 +35,45 @@ public enum CopyLoader {
     public static func load(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                             source: String, options: CopyOptions,
                             tuning: CopyTuning = CopyTuning(), progress: LoadProgressHandler? = nil) throws -> CopyResult {
+        var chunks: [Chunk] = []
+        var result = try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
+                                tuning: tuning, progress: progress, mergePieces: false) { chunks.append(contentsOf: $0) }
+        // Parquet's chunks are cut from row groups as they are; text ranges' small tails merge.
+        result.chunks = options.format == .parquet ? chunks : mergeSmallChunks(chunks, target: tuning.chunkRows)
+        return result
+    }
+
+    /// Parse the files named by `source` piece by piece, handing each piece's rows to
+    /// `consume` as soon as it is parsed and checked, so that a COPY of any size holds
+    /// about one piece of parsed rows (`CopyTuning.pieceBytes` of input) at a time.
+    ///
+    /// Files are opened as the pieces reach them (compressed ones are inflated then, up
+    /// to `workers` at once) and let go once parsed. Each piece's byte ranges are parsed in
+    /// parallel; its rows then go to `consume` on the calling thread, in file order, as
+    /// chunks like `load`'s. MAXERROR counts over the whole load: the piece where the
+    /// rejections pass it throws, and rows of earlier pieces have been consumed by then —
+    /// the caller stores nothing when this throws. The statement's cancellation
+    /// (`QueryContext.current`) is checked before every piece, and the piece's parsed rows
+    /// are reserved from the statement's memory until `consume` returns.
+    ///
+    /// Returns what `load` returns, with no chunks.
+    public static func stream(table: String, columns: [ColumnDef], columnList: [String]? = nil,
+                              source: String, options: CopyOptions, tuning: CopyTuning = CopyTuning(),
+                              progress: LoadProgressHandler? = nil,
+                              consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+        try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
+                   tuning: tuning, progress: progress, mergePieces: true, consume: consume)
+    }
+
+    static func stream(table: String, columns: [ColumnDef], columnList: [String]?, source: String,
+                       options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
+                       mergePieces: Bool, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
         if options.format == .parquet {
             let paths = try CopySource.resolve(source, manifest: options.manifest)
-            return try ParquetLoader.load(table: table, targets: targets, indices: indices, paths: paths,
-                                          options: options, tuning: tuning, progress: progress)
+            return try ParquetLoader.stream(table: table, targets: targets, indices: indices, paths: paths,
+                                            options: options, tuning: tuning, progress: progress, consume: consume)
         }
         let jsonMap = try jsonFieldMap(options, targets: targets)
         // Fail on unloadable column types or a mismatched FIXEDWIDTH spec before
@@ -47,97 +81,147 @@ public enum CopyLoader {
         _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1, jsonMap: jsonMap)
 
         let paths = try CopySource.resolve(source, manifest: options.manifest)
-        let files = try FileData.openAll(paths, compression: options.compression, workers: tuning.workers)
-        let totalBytes = files.reduce(0) { $0 + $1.bytes.count }
+        let context = QueryContext.current
+        let reservation = context.map { MemoryReservation($0.memory) }
+        defer { reservation?.free() }
+        var files = FileQueue(paths: paths, compression: options.compression, workers: tuning.workers)
+        // Plain files' sizes are known now; a compressed file counts its inflated size once open.
+        let reporter = LoadProgressReporter(totalBytes: files.knownBytes, handler: progress)
 
-        // Cut files into ranges: several per worker and at most 16 MB, so the workers
-        // finish within a small range of each other.
+        // Cut files into ranges: several per worker and piece, and at most 16 MB, so the
+        // workers finish a piece within a small range of each other.
+        let piece = tuning.piece
         let rangeBytes = tuning.rangeBytes
-            ?? min(max(totalBytes / (tuning.workers * 8), 1 << 20), 16 << 20)
+            ?? min(max(min(files.knownBytes / (tuning.workers * 8), piece / (tuning.workers * 4)), 1 << 20), 16 << 20)
         let planner = RangePlanner(options: options, columnCount: targets.count)
-        var planned: [(file: Int, start: Int, end: Int)] = []
-        var headerNewlines: [Int] = []
-        for (f, file) in files.enumerated() {
-            let plan = planner.plan(file.bytes, rangeBytes: rangeBytes)
-            headerNewlines.append(plan.headerNewlines)
-            for i in 0..<(plan.cuts.count - 1) where plan.cuts[i] < plan.cuts[i + 1] || plan.cuts.count == 2 {
-                planned.append((f, plan.cuts[i], plan.cuts[i + 1]))
-            }
+        let workers = tuning.workers
+        var parsers: [RangeParser] = []
+        for _ in 0..<workers {
+            parsers.append(try RangeParser(table: table, targets: targets, options: options,
+                                           chunkRows: tuning.chunkRows, jsonMap: jsonMap))
         }
-        let tasks = planned
+        let parserList = parsers
 
-        // Parse ranges concurrently; workers take ranges in file order.
-        let control = LoadControl()
-        let results = ResultSlots(count: tasks.count)
-        let workers = min(tuning.workers, max(tasks.count, 1))
-        let failure = ResultSlots(count: 1)
-        let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
-        let work = { @Sendable () -> Void in
-            let parser: RangeParser
-            do {
-                parser = try RangeParser(table: table, targets: targets, options: options, chunkRows: tuning.chunkRows,
-                                         jsonMap: jsonMap)
-            } catch {
-                control.fail(-1)
-                failure.setError(error)
-                return
-            }
-            while let i = control.takeRange(tasks.count) {
-                let t = tasks[i]
-                if control.shouldStop(i) {
-                    results.set(i, RangeOutput(complete: false))
-                    continue
-                }
-                let out = parser.run(files[t.file], start: t.start, end: t.end, rangeIndex: i, control: control)
-                files[t.file].release(t.start, t.end)
-                results.set(i, out)
-                reporter.add(bytes: t.end - t.start, rows: out.rows)
-            }
-        }
-        if workers <= 1 {
-            work()
-        } else {
-            parallelFor(workers) { _ in work() }
-        }
-        if let error = failure.error { throw error }
-
-        // Assemble in file order, fixing up line numbers and applying MAXERROR.
-        var chunks: [Chunk] = []
+        var queue: [PlannedRange] = []
+        var queued = 0
         var rejected: [LoadError] = []
         var rejectedCount = 0
         var rowCount = 0
+        var totalBytes = 0
         var lineBase = 0
         var currentFile = -1
-        for (i, t) in tasks.enumerated() {
-            if t.file != currentFile {
-                currentFile = t.file
-                lineBase = headerNewlines[t.file]
-            }
-            guard let out = results.get(i) else {
-                throw SQLError.internalError("COPY range \(i) produced no result")
-            }
-            for var e in out.errors {
-                e.line += lineBase
-                if rejectedCount >= options.maxError {
-                    e.earlierRejections = rejected
-                    throw e
+        while true {
+            try context?.cancellation.check()
+            // Fill the next piece: ranges in file order, opening files as needed.
+            while queued < piece, let opened = try files.next() {
+                for file in opened {
+                    totalBytes += file.data.bytes.count
+                    reporter.adjustTotal(by: file.data.bytes.count - file.rawBytes)
+                    let plan = planner.plan(file.data.bytes, rangeBytes: rangeBytes)
+                    for i in 0..<(plan.cuts.count - 1) where plan.cuts[i] < plan.cuts[i + 1] || plan.cuts.count == 2 {
+                        queue.append(PlannedRange(file: file.data, index: file.index, headerNewlines: plan.headerNewlines,
+                                                  start: plan.cuts[i], end: plan.cuts[i + 1]))
+                        queued += plan.cuts[i + 1] - plan.cuts[i]
+                    }
                 }
-                rejectedCount += 1
-                if rejected.count < CopyOptions.maxErrorLimit { rejected.append(e) }
             }
-            rejectedCount += out.uncountedErrors
-            guard out.complete else {
-                // Only a range after a failing one stops early; the failure is thrown above.
-                throw SQLError.internalError("COPY range \(i) stopped without a recorded failure")
+            if queue.isEmpty { break }
+            var take = 0, bytes = 0
+            while take < queue.count && (take == 0 || bytes < piece) {
+                bytes += queue[take].end - queue[take].start
+                take += 1
             }
-            lineBase += out.newlines
-            rowCount += out.rows
-            chunks.append(contentsOf: out.chunks)
+            let tasks = Array(queue[0..<take])
+            queue.removeFirst(take)
+            queued -= bytes
+
+            // Parse the piece's ranges concurrently; workers take ranges in file order.
+            let control = LoadControl()
+            let results = ResultSlots(count: tasks.count)
+            let work = { @Sendable (parser: RangeParser) -> Void in
+                while let i = control.takeRange(tasks.count) {
+                    let t = tasks[i]
+                    if control.shouldStop(i) {
+                        results.set(i, RangeOutput(complete: false))
+                        continue
+                    }
+                    let out = parser.run(t.file, start: t.start, end: t.end, rangeIndex: i, control: control)
+                    t.file.release(t.start, t.end)
+                    results.set(i, out)
+                    reporter.add(bytes: t.end - t.start, rows: out.rows)
+                }
+            }
+            let n = min(workers, tasks.count)
+            if n <= 1 {
+                work(parserList[0])
+            } else {
+                parallelFor(n) { w in work(parserList[w]) }
+            }
+
+            // Assemble in file order, fixing up line numbers and applying MAXERROR.
+            var chunks: [Chunk] = []
+            var held = 0
+            for (i, t) in tasks.enumerated() {
+                if t.index != currentFile {
+                    currentFile = t.index
+                    lineBase = t.headerNewlines
+                }
+                guard let out = results.get(i) else {
+                    throw SQLError.internalError("COPY range \(i) produced no result")
+                }
+                for var e in out.errors {
+                    e.line += lineBase
+                    if rejectedCount >= options.maxError {
+                        e.earlierRejections = rejected
+                        throw e
+                    }
+                    rejectedCount += 1
+                    if rejected.count < CopyOptions.maxErrorLimit { rejected.append(e) }
+                }
+                rejectedCount += out.uncountedErrors
+                guard out.complete else {
+                    // Only a range after a failing one stops early; the failure is thrown above.
+                    throw SQLError.internalError("COPY range \(i) stopped without a recorded failure")
+                }
+                lineBase += out.newlines
+                rowCount += out.rows
+                for c in out.chunks { held += chunkBytes(c) }
+                chunks.append(contentsOf: out.chunks)
+            }
+            reservation?.resize(to: held)
+            if !chunks.isEmpty { try consume(mergePieces ? mergeSmallChunks(chunks, target: tuning.chunkRows) : chunks) }
+            reservation?.resize(to: 0)
         }
 
-        return CopyResult(chunks: mergeSmallChunks(chunks, target: tuning.chunkRows),
-                          columnIndices: indices, rowCount: rowCount, rejected: rejected,
+        return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,
                           rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes)
+    }
+
+    /// A byte range of a file, to be parsed.
+    struct PlannedRange: @unchecked Sendable {
+        let file: FileData
+        /// The file's place in the load order.
+        let index: Int
+        /// `\n` bytes of the file's skipped header.
+        let headerNewlines: Int
+        let start: Int
+        let end: Int
+    }
+
+    /// Approximate bytes of a parsed chunk's vectors.
+    static func chunkBytes(_ c: Chunk) -> Int {
+        var total = 0
+        for v in c.columns {
+            switch v.data {
+            case .int64(let a): total += a.count * 8
+            case .int128(let a): total += a.count * 16
+            case .double(let a): total += a.count * 8
+            case .bool(let a): total += a.count
+            case .string(let a): total += a.bytes.count + a.offsets.count * 4
+            }
+            total += (v.validity?.words.count ?? 0) * 8
+        }
+        return total
     }
 
     /// The JSON field map for `options.json` (nil for other formats): the loaded
@@ -164,7 +248,7 @@ public enum CopyLoader {
     }
 
     /// Table column indices for the COPY column list (or all columns).
-    static func resolveColumns(table: String, columns: [ColumnDef], columnList: [String]?) throws -> [Int] {
+    public static func resolveColumns(table: String, columns: [ColumnDef], columnList: [String]?) throws -> [Int] {
         guard !columns.isEmpty else { throw SQLError(.invalidParameter, "COPY target table \"\(table)\" has no columns") }
         guard let columnList else { return Array(columns.indices) }
         guard !columnList.isEmpty else { throw SQLError.syntax("COPY column list is empty") }
@@ -208,6 +292,42 @@ public enum CopyLoader {
         }
         if let pending { out.append(pending) }
         return out
+    }
+}
+
+/// The files of a COPY, opened in load order as the pieces reach them: a plain file one
+/// at a time (it is only mapped), compressed ones up to `workers` at once (each is
+/// inflated into memory by one thread).
+struct FileQueue {
+    let paths: [String]
+    let compression: CopyOptions.Compression
+    let workers: Int
+    private var nextIndex = 0
+    /// Sizes of the files on disk.
+    let rawSizes: [Int]
+
+    init(paths: [String], compression: CopyOptions.Compression, workers: Int) {
+        self.paths = paths
+        self.compression = compression
+        self.workers = max(1, workers)
+        rawSizes = paths.map { p in
+            var st = stat()
+            return stat(p, &st) == 0 ? Int(st.st_size) : 0
+        }
+    }
+
+    /// Bytes of input known before opening anything (compressed files: their size on disk).
+    var knownBytes: Int { rawSizes.reduce(0, +) }
+
+    /// The next file or files, or nil when all are open.
+    mutating func next() throws -> [(data: FileData, index: Int, rawBytes: Int)]? {
+        guard nextIndex < paths.count else { return nil }
+        let count = compression == .none ? 1 : min(workers, paths.count - nextIndex)
+        let range = nextIndex..<(nextIndex + count)
+        nextIndex += count
+        let opened = try FileData.openAll(Array(paths[range]), compression: compression,
+                                          workers: paths.count == 1 ? workers : min(workers, count))
+        return zip(range, opened).map { (data: $1, index: $0, rawBytes: rawSizes[$0]) }
     }
 }
 

@@ -43,12 +43,19 @@ public struct CopyTuning: Sendable {
     public var rangeBytes: Int?
     /// Worker threads.
     public var workers: Int
+    /// Input bytes parsed together before their rows are handed on (a *piece*; nil:
+    /// 32 MB per worker). A COPY holds about one piece of parsed rows at a time.
+    public var pieceBytes: Int?
 
-    public init(chunkRows: Int = 65_536, rangeBytes: Int? = nil, workers: Int? = nil) {
+    public init(chunkRows: Int = 65_536, rangeBytes: Int? = nil, workers: Int? = nil, pieceBytes: Int? = nil) {
         self.chunkRows = chunkRows
         self.rangeBytes = rangeBytes
         self.workers = max(1, workers ?? CopyTuning.processorCount)
+        self.pieceBytes = pieceBytes
     }
+
+    /// Input bytes of one piece.
+    var piece: Int { max(1, pieceBytes ?? workers * (32 << 20)) }
 
     static var processorCount: Int {
         #if canImport(Darwin) || canImport(Glibc)

@@ -37,6 +37,15 @@ final class LoadProgressReporter: @unchecked Sendable {
         lastReport = DispatchTime.now().uptimeNanoseconds
     }
 
+    /// The input turned out larger or smaller than announced (a compressed file, once inflated).
+    func adjustTotal(by delta: Int) {
+        guard handler != nil, delta != 0 else { return }
+        lock.withLock {
+            let (t, o) = state.totalBytes.addingReportingOverflow(Int64(delta))
+            state.totalBytes = o ? .max : max(t, 0)
+        }
+    }
+
     /// One piece of work (a byte range, a row group) is done.
     func add(bytes: Int, rows: Int) {
         guard let handler else { return }

@@ -18,8 +18,12 @@ import SlicehouseRuntime
 ///   that does not fit — row and value are recorded like a rejected text row
 ///   (`LoadError`, `isColumnar`), so the engine puts them in STL_LOAD_ERRORS.
 enum ParquetLoader {
-    static func load(table: String, targets: [ColumnDef], indices: [Int], paths: [String],
-                     options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?) throws -> CopyResult {
+    /// Decode the row groups piece by piece (`CopyTuning.pieceBytes` of column chunks, at
+    /// least one row group per worker), each piece's groups in parallel, handing each
+    /// piece's rows to `consume` in file order (see `CopyLoader.stream`).
+    static func stream(table: String, targets: [ColumnDef], indices: [Int], paths: [String],
+                       options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
+                       consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let files = try openAll(paths, table: table, workers: tuning.workers)
         for file in files {
             try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord,
@@ -27,61 +31,80 @@ enum ParquetLoader {
         }
 
         // One task per row group, in file order.
-        var tasks: [(file: Int, group: Int)] = []
+        var tasks: [(file: Int, group: Int, bytes: Int)] = []
         var totalBytes = 0
         for (f, file) in files.enumerated() {
             for g in 0..<file.rowGroupCount {
-                tasks.append((f, g))
-                let (sum, overflow) = totalBytes.addingReportingOverflow(groupBytes(file, g, columns: min(file.columns.count, targets.count)))
+                let bytes = groupBytes(file, g, columns: min(file.columns.count, targets.count))
+                tasks.append((f, g, bytes))
+                let (sum, overflow) = totalBytes.addingReportingOverflow(bytes)
                 totalBytes = overflow ? .max : sum   // sizes come from the footer: do not trust them to add up
             }
         }
         let readOptions = ParquetReadOptions(truncateColumns: false,
                                              invalidCharacterReplacement: options.acceptInvalidChars)
         let chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity))
-        let control = LoadControl()
-        let results = Slots<GroupOutput>(count: tasks.count)
         let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
-        let taskList = tasks
-        let work = { @Sendable () -> Void in
-            while let i = control.takeRange(taskList.count) {
-                if control.shouldStop(i) { continue }
-                let t = taskList[i]
-                let file = files[t.file]
-                do {
-                    let out = try readGroup(file, t.group, table: table, targets: targets, options: readOptions,
-                                            chunkRows: chunkRows)
-                    results.set(i, .success(out))
-                    reporter.add(bytes: groupBytes(file, t.group, columns: min(file.columns.count, targets.count)),
-                                 rows: out.rows)
-                } catch {
-                    control.fail(i)
-                    results.set(i, .failure(error))
+        let context = QueryContext.current
+        let reservation = context.map { MemoryReservation($0.memory) }
+        defer { reservation?.free() }
+        let piece = tuning.piece
+        var rowCount = 0
+        var next = 0
+        while next < tasks.count {
+            try context?.cancellation.check()
+            var end = next, bytes = 0
+            while end < tasks.count && (end - next < tuning.workers || bytes < piece) {
+                bytes = bytes &+ max(tasks[end].bytes, 0)
+                end += 1
+            }
+            let wave = Array(tasks[next..<end])
+            next = end
+            let control = LoadControl()
+            let results = Slots<GroupOutput>(count: wave.count)
+            let work = { @Sendable () -> Void in
+                while let i = control.takeRange(wave.count) {
+                    if control.shouldStop(i) { continue }
+                    let t = wave[i]
+                    let file = files[t.file]
+                    do {
+                        let out = try readGroup(file, t.group, table: table, targets: targets, options: readOptions,
+                                                chunkRows: chunkRows)
+                        results.set(i, .success(out))
+                        reporter.add(bytes: t.bytes, rows: out.rows)
+                    } catch {
+                        control.fail(i)
+                        results.set(i, .failure(error))
+                    }
                 }
             }
-        }
-        let workers = min(tuning.workers, max(tasks.count, 1))
-        if workers <= 1 {
-            work()
-        } else {
-            parallelFor(workers) { _ in work() }
-        }
-
-        // Assemble in file order; the first failing row group (in file order) fails the COPY.
-        var chunks: [Chunk] = []
-        var rowCount = 0
-        for i in tasks.indices {
-            switch results.get(i) {
-            case .success(let out)?:
-                chunks.append(contentsOf: out.chunks)
-                rowCount += out.rows
-            case .failure(let error)?:
-                throw error
-            case nil:
-                throw SQLError.internalError("COPY Parquet row group \(i) produced no result")
+            let workers = min(tuning.workers, max(wave.count, 1))
+            if workers <= 1 {
+                work()
+            } else {
+                parallelFor(workers) { _ in work() }
             }
+
+            // Assemble in file order; the first failing row group (in file order) fails the COPY.
+            var chunks: [Chunk] = []
+            var held = 0
+            for i in wave.indices {
+                switch results.get(i) {
+                case .success(let out)?:
+                    chunks.append(contentsOf: out.chunks)
+                    for c in out.chunks { held += CopyLoader.chunkBytes(c) }
+                    rowCount += out.rows
+                case .failure(let error)?:
+                    throw error
+                case nil:
+                    throw SQLError.internalError("COPY Parquet row group \(i) produced no result")
+                }
+            }
+            reservation?.resize(to: held)
+            if !chunks.isEmpty { try consume(chunks) }
+            reservation?.resize(to: 0)
         }
-        return CopyResult(chunks: chunks, columnIndices: indices, rowCount: rowCount, rejected: [],
+        return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: [],
                           rejectedCount: 0, files: paths, bytesRead: totalBytes)
     }
 

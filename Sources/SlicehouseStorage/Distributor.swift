@@ -41,11 +41,47 @@ public enum Distributor {
                               sink: BlockSink, sorter: SortPermutation?, blockBytes: Int = defaultBlockBytes,
                               readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
                               existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
+        var tails: ColumnTails? = nil
+        return try place(chunks, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
+                         blockBytes: blockBytes, readBlock: readBlock, tails: &tails, final: true, existing: existing)
+    }
+
+    /// The rows of each (slice, column) that a streaming append has placed but not yet
+    /// written as a block (`TableAppender`): fewer than one block's worth each, carried into
+    /// the next flush, so that a load in many pieces writes the same full blocks as one in
+    /// a single piece. `rowsPerBlock` carries the block sizing along too.
+    struct ColumnTails {
+        var rows: [[Vector?]]
+        var rowsPerBlock: [[Int]]
+
+        init(slices: Int, columns: Int) {
+            rows = Array(repeating: Array(repeating: nil, count: columns), count: slices)
+            rowsPerBlock = Array(repeating: Array(repeating: 0, count: columns), count: slices)
+        }
+
+        /// Approximate bytes held.
+        var bytes: Int {
+            rows.reduce(0) { $0 + $1.reduce(0) { $0 + ($1.map { BlockCache.approximateBytes($0) } ?? 0) } }
+        }
+    }
+
+    /// Place `chunks` on `snapshot`'s slices, order each slice's share by the sort key and
+    /// encode it into blocks. With `tails` (a streaming append of an unsorted table) and
+    /// not `final`, each (slice, column) writes only full blocks and keeps the rest in
+    /// `tails` for the next call; the rows count in the slice's `rowCount` already. A sorted
+    /// table's call is one sorted run: the slice's rows of this call in sort-key order.
+    static func place(_ chunks: [Chunk], onto snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
+                      sink: BlockSink, sorter: SortPermutation?, blockBytes: Int,
+                      readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?,
+                      tails: inout ColumnTails?, final: Bool,
+                      existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var snap = snapshot
         let incoming = chunks.reduce(0) { $0 + $1.count }
-        if incoming == 0 { return snap }
+        let carried = tails
+        let hasTails = carried.map { t in t.rows.contains { $0.contains { $0 != nil } } } ?? false
+        if incoming == 0 && !(final && hasTails) { return snap }
         var chunks = chunks
-        if table.distStyle == .auto, snap.distribution == .all, snap.rowCount + incoming > autoAllMaxRows {
+        if incoming > 0, table.distStyle == .auto, snap.distribution == .all, snap.rowCount + incoming > autoAllMaxRows {
             // Grow out of ALL: the existing copy is placed EVEN again together with the new rows.
             chunks = try existing(snap, 0) + chunks
             snap = TableSnapshot(slices: Array(repeating: SliceData(columnCount: table.columns.count), count: layout.sliceCount),
@@ -95,28 +131,38 @@ public enum Distributor {
         // costliest) first, so the cores finish together instead of one waiting for
         // the last columns of the last slice.
         let ordered = orders.values
+        func busy(_ s: Int, _ c: Int) -> Bool { ordered[s] != nil || carried?.rows[s][c] != nil }
         var tasks: [(slice: Int, column: Int)] = []
         for c in types.indices where types[c].isString {
-            for s in ordered.indices where ordered[s] != nil { tasks.append((s, c)) }
+            for s in ordered.indices where busy(s, c) { tasks.append((s, c)) }
         }
         for c in types.indices where !types[c].isString {
-            for s in ordered.indices where ordered[s] != nil { tasks.append((s, c)) }
+            for s in ordered.indices where busy(s, c) { tasks.append((s, c)) }
         }
         let base = snap
         let work = tasks
-        let encoded = ResultSlots<Result<(blocks: [BlockRef], replacesLast: Bool), Error>?>(count: work.count, initial: nil)
+        let keepTails = carried != nil && !final
+        let encoded = ResultSlots<Result<EncodedColumn, Error>?>(count: work.count, initial: nil)
         parallelFor(work.count) { t in
             let (s, c) = work[t]
-            guard let order = ordered[s] else { return }
             encoded.set(t, Result {
+                let order = ordered[s]
                 var v: Vector
                 switch order {
-                case .plan(let p): v = p.gather(from: parts[c], type: types[c])
-                case .refs(let r): v = column(c, r)
+                case .plan(let p)?: v = p.gather(from: parts[c], type: types[c])
+                case .refs(let r)?: v = column(c, r)
+                case nil: v = Vector(type: types[c])
                 }
-                var first = base.slices[s].rowCount, count = order.count
+                var first = base.slices[s].rowCount, count = order?.count ?? 0
                 var replacesLast = false
-                if let readBlock, let last = base.slices[s].columns[c].last,
+                if let tail = carried?.rows[s][c] {
+                    // Rows of the previous flush not yet in a block: they come first.
+                    var merged = tail
+                    merged.append(v, rows: count)
+                    v = merged
+                    first -= tail.count
+                    count += tail.count
+                } else if let readBlock, let last = base.slices[s].columns[c].last,
                    mergesIntoTail(last, newRows: count, blockBytes: blockBytes) {
                     var merged = try readBlock(last, types[c]).flattened(count: last.rowCount)
                     merged.append(v, rows: count)
@@ -125,29 +171,53 @@ public enum Distributor {
                     count += last.rowCount
                     replacesLast = true
                 }
-                return (try encodeBlocks(v, count: count, firstRow: first, encoding: encodings[c],
-                                         table: table.id, slice: s, sink: sink, targetBytes: blockBytes), replacesLast)
+                var rowsPerBlock = carried?.rowsPerBlock[s][c] ?? 0
+                let (blocks, written) = try encodeBlocks(v, count: count, firstRow: first, encoding: encodings[c],
+                                                         table: table.id, slice: s, sink: sink, targetBytes: blockBytes,
+                                                         rowsPerBlock: &rowsPerBlock, keepTail: keepTails)
+                let tail: Vector? = written < count ? v.slice(written, count - written) : nil
+                return EncodedColumn(blocks: blocks, replacesLast: replacesLast, tail: tail, rowsPerBlock: rowsPerBlock)
             })
         }
         var blocks = [[[BlockRef]]](repeating: [[BlockRef]](repeating: [], count: types.count), count: layout.sliceCount)
         var replaces = [[Bool]](repeating: [Bool](repeating: false, count: types.count), count: layout.sliceCount)
+        var next = carried
         for (t, result) in encoded.values.enumerated() {
             guard let result else { throw SQLError.internalError("slice \(work[t].slice) column \(work[t].column) produced no blocks") }
-            (blocks[work[t].slice][work[t].column], replaces[work[t].slice][work[t].column]) = try result.get()
+            let e = try result.get()
+            let (s, c) = work[t]
+            (blocks[s][c], replaces[s][c]) = (e.blocks, e.replacesLast)
+            if next != nil {
+                next?.rows[s][c] = e.tail
+                next?.rowsPerBlock[s][c] = e.rowsPerBlock
+            } else if e.tail != nil {
+                throw SQLError.internalError("slice \(s) column \(c) left rows unwritten")
+            }
         }
+        tails = next
         for s in ordered.indices {
-            guard let order = ordered[s] else { continue }
+            let added = ordered[s]?.count ?? 0
+            if added == 0 && !types.indices.contains(where: { !blocks[s][$0].isEmpty }) { continue }
             var data = base.slices[s]
             let wasEmpty = data.rowCount == 0
             for c in types.indices {
                 if replaces[s][c] { data.columns[c].removeLast() }
                 data.columns[c].append(contentsOf: blocks[s][c])
             }
-            data.rowCount += order.count
-            if table.sortKey.isEmpty || wasEmpty { data.sortedRows = data.rowCount }
+            data.rowCount += added
+            if added > 0 && (table.sortKey.isEmpty || wasEmpty) { data.sortedRows = data.rowCount }
             snap.slices[s] = data
         }
         return snap
+    }
+
+    /// One (slice, column)'s result of a flush.
+    struct EncodedColumn: Sendable {
+        var blocks: [BlockRef]
+        var replacesLast: Bool
+        /// Rows left for the next flush (`keepTail`).
+        var tail: Vector?
+        var rowsPerBlock: Int
     }
 
     /// Whether an append re-encodes `last` (a column's last block) with its new rows: when
@@ -181,7 +251,7 @@ public enum Distributor {
         var count: Int { chunk.count }
     }
 
-    private static func place(_ chunks: [Chunk], snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
+    static func place(_ chunks: [Chunk], snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
         let sc = layout.sliceCount
         switch snap.distribution {
         case .all:
@@ -294,10 +364,24 @@ public enum Distributor {
     /// Cut `v` into blocks of about `targetBytes` encoded bytes and write them.
     static func encodeBlocks(_ v: Vector, count: Int, firstRow: Int, encoding: ColumnEncoding,
                              table: Int, slice: Int, sink: BlockSink, targetBytes: Int) throws -> [BlockRef] {
+        var rowsPerBlock = 0
+        return try encodeBlocks(v, count: count, firstRow: firstRow, encoding: encoding, table: table, slice: slice,
+                                sink: sink, targetBytes: targetBytes, rowsPerBlock: &rowsPerBlock, keepTail: false).blocks
+    }
+
+    /// Cut `v` into blocks of about `targetBytes` encoded bytes and write them.
+    /// `rowsPerBlock`: the size of the next block, in rows (0: start from the default), left
+    /// at the size for the block after the last one written. With `keepTail`, rows that
+    /// would make a block smaller than that are not written: `written` says how many were.
+    static func encodeBlocks(_ v: Vector, count: Int, firstRow: Int, encoding: ColumnEncoding,
+                             table: Int, slice: Int, sink: BlockSink, targetBytes: Int,
+                             rowsPerBlock: inout Int, keepTail: Bool) throws -> (blocks: [BlockRef], written: Int) {
         var blocks: [BlockRef] = []
         var start = 0
-        var rowsPerBlock = min(count, targetBytes >= defaultBlockBytes ? 65_536 : 4096)
+        if rowsPerBlock <= 0 { rowsPerBlock = targetBytes >= defaultBlockBytes ? 65_536 : 4096 }
+        if !keepTail { rowsPerBlock = min(rowsPerBlock, max(count, 1)) }
         while start < count {
+            if keepTail && count - start < rowsPerBlock { break }
             let n = min(rowsPerBlock, count - start)
             let bytes = try BlockEncoder.encode(v, start: start, count: n, encoding: encoding)
             // Aim the next block at the target size from this block's bytes per row.
@@ -315,7 +399,7 @@ public enum Distributor {
             start += n
             rowsPerBlock = max(minBlockRows, min(maxBlockRows, ideal))
         }
-        return blocks
+        return (blocks, start)
     }
 }
 

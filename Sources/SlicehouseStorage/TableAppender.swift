@@ -1,0 +1,153 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseRuntime
+import SlicehouseCatalog
+
+/// Appends a stream of chunks (a COPY, piece by piece) to one table in bounded memory:
+/// the rows are placed, ordered and encoded into blocks written to the sink as they come,
+/// and what stays in memory is the rows not yet flushed plus, per (slice, column), less
+/// than one block of rows — independent of how many rows arrive in all.
+///
+/// - A table without a sort key is flushed every `streamBytes` of rows: each flush writes
+///   the full blocks of every (slice, column) and carries the remaining rows into the
+///   next one (`Distributor.ColumnTails`), so the blocks are the ones a single append of
+///   all the rows would have written.
+/// - A sorted table's rows are collected up to `runBytes` (or as much of the statement's
+///   memory budget as it grants), then sorted and written as one **sorted run** per
+///   slice. A load that fits in one run is stored exactly as before: sorted, and the
+///   sorted region when the table was empty. A larger one leaves its later runs after the
+///   sorted region, as Redshift leaves an unsorted region after appending to a table
+///   with rows; each run is sorted within itself, so zone maps still skip blocks, and
+///   VACUUM SORT merges the runs (docs/ARCHITECTURE.md, "One COPY").
+///
+/// Nothing is visible until the caller stages `finish()`'s snapshot and the transaction
+/// commits; on failure the caller discards the sink (the blocks already written).
+/// `add` and `finish` are called from one thread at a time, in row order.
+public final class TableAppender {
+    /// Rows of a sorted table sorted together at most (the statement's budget may cut a run shorter).
+    public static let defaultRunBytes = 1 << 30
+    /// Rows of an unsorted table collected before a flush.
+    public static let defaultStreamBytes = 48 << 20
+
+    let table: TableDef
+    let layout: SliceLayout
+    let sink: BlockSink
+    let sorter: SortPermutation?
+    let blockBytes: Int
+    let readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?
+    let existing: (TableSnapshot, Int) throws -> [Chunk]
+    let runBytes: Int
+    let streamBytes: Int
+    let reservation: MemoryReservation?
+    let cancellation: Cancellation?
+
+    private var snapshot: TableSnapshot
+    private var pending: [Chunk] = []
+    private var pendingRows = 0
+    private var pendingBytes = 0
+    private var tails: Distributor.ColumnTails?
+    private var tailBytes = 0
+    private var flushes = 0
+    /// Sorted runs written so far (tests and notes).
+    public private(set) var runs = 0
+    /// Rows appended so far.
+    public private(set) var rows = 0
+
+    /// - Parameters:
+    ///   - memory: the statement's memory (`QueryContext.current?.memory` when nil): the
+    ///     rows held are reserved from it, and a sorted run is written early when the
+    ///     budget refuses more.
+    ///   - runBytes: rows of a sorted table sorted together at most (tests shrink it).
+    ///   - streamBytes: rows of an unsorted table collected before a flush (at most `runBytes`).
+    public init(snapshot: TableSnapshot, table: TableDef, layout: SliceLayout, sink: BlockSink,
+                sorter: SortPermutation?, blockBytes: Int = Distributor.defaultBlockBytes,
+                readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
+                memory: QueryMemory? = nil, runBytes: Int = TableAppender.defaultRunBytes,
+                streamBytes: Int = TableAppender.defaultStreamBytes,
+                existing: @escaping (TableSnapshot, Int) throws -> [Chunk]) {
+        self.snapshot = snapshot
+        self.table = table
+        self.layout = layout
+        self.sink = sink
+        self.sorter = table.sortKey.isEmpty ? nil : sorter
+        self.blockBytes = blockBytes
+        self.readBlock = readBlock
+        self.existing = existing
+        self.runBytes = max(1, runBytes)
+        self.streamBytes = max(1, min(streamBytes, runBytes))
+        let context = QueryContext.current
+        reservation = (memory ?? context?.memory).map { MemoryReservation($0) }
+        cancellation = context?.cancellation
+        if self.sorter == nil {
+            tails = Distributor.ColumnTails(slices: layout.sliceCount, columns: table.columns.count)
+        }
+    }
+
+    deinit { reservation?.free() }
+
+    private var sorted: Bool { sorter != nil }
+
+    /// Take the next rows (full-width chunks, in load order).
+    public func add(_ chunks: [Chunk]) throws {
+        try cancellation?.check()
+        for c in chunks where c.count > 0 {
+            pending.append(c)
+            pendingRows += c.count
+            pendingBytes += Self.approximateBytes(c)
+        }
+        rows += chunks.reduce(0) { $0 + $1.count }
+        let granted = reservation?.tryResize(to: pendingBytes + tailBytes) ?? true
+        if !granted { reservation?.resize(to: pendingBytes + tailBytes) }
+        guard mayFlush(refused: !granted) else { return }
+        if sorted {
+            if pendingBytes >= runBytes || (!granted && pendingBytes > 0) { try flush(final: false) }
+        } else if pendingBytes >= streamBytes || !granted {
+            try flush(final: false)
+        }
+    }
+
+    /// Whether the pending rows may be written now rather than at the end: an AUTO table
+    /// still held as ALL decides its distribution once it has seen more than
+    /// `autoAllMaxRows` rows; ENCODE AUTO chooses from a sample of up to
+    /// `BlockEncoder.autoSampleRows` rows of a slice, so the first flush waits for that
+    /// many (unless the memory budget refuses them).
+    private func mayFlush(refused: Bool) -> Bool {
+        if table.distStyle == .auto, snapshot.distribution == .all,
+           snapshot.rowCount + pendingRows <= Distributor.autoAllMaxRows { return false }
+        if !refused, snapshot.encodings == nil, flushes == 0,
+           pendingRows < BlockEncoder.autoSampleRows * max(layout.sliceCount, 1) * 5 / 4,
+           pendingBytes < runBytes { return false }
+        return true
+    }
+
+    /// Write everything still held and return the table's next snapshot.
+    public func finish() throws -> TableSnapshot {
+        try cancellation?.check()
+        try flush(final: true)
+        reservation?.free()
+        return snapshot
+    }
+
+    private func flush(final: Bool) throws {
+        if pending.isEmpty && (!final || tailBytes == 0) { return }
+        try cancellation?.check()
+        let chunks = pending
+        pending = []
+        let wasSorted = sorted && pendingRows > 0
+        pendingRows = 0
+        pendingBytes = 0
+        // Only the first flush re-encodes a small last block of the table together with
+        // the new rows (as a single append does); later ones continue from their own tails.
+        snapshot = try Distributor.place(chunks, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
+                                         blockBytes: blockBytes, readBlock: flushes == 0 ? readBlock : nil,
+                                         tails: &tails, final: final, existing: existing)
+        flushes += 1
+        if wasSorted { runs += 1 }
+        tailBytes = tails?.bytes ?? 0
+        reservation?.resize(to: tailBytes)
+    }
+
+    static func approximateBytes(_ c: Chunk) -> Int {
+        c.columns.reduce(0) { $0 + BlockCache.approximateBytes($1) }
+    }
+}

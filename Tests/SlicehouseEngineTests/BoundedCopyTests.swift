@@ -1,0 +1,245 @@
+import XCTest
+import SlicehouseEngine
+import SlicehouseTypes
+
+/// COPY into a data directory streams: the input is parsed in pieces and the rows are
+/// placed, encoded and written as they come (`TableAppender`). Loaded in tiny pieces, with
+/// tiny sorted runs or a tiny memory budget, a table must hold what a load in one piece
+/// stores; a failing or cancelled COPY must leave nothing, on disk included.
+final class BoundedCopyTests: XCTestCase {
+    var dir: String!
+
+    override func setUpWithError() throws {
+        dir = NSTemporaryDirectory() + "slicehouse-bounded-copy-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    static let tables = [
+        "create table tk (id int not null encode az64, k int encode raw, d date encode raw, s varchar(40) encode lzo, amount decimal(12,2) encode az64) distkey(id)",
+        "create table te (id int not null encode az64, k int encode raw, d date encode raw, s varchar(40) encode lzo, amount decimal(12,2) encode az64) diststyle even",
+        "create table ts (id int not null encode az64, k int encode raw, d date encode raw, s varchar(40) encode lzo, amount decimal(12,2) encode az64) distkey(id) sortkey(d)",
+        "create table tc (id int not null encode az64, k int encode raw, d date encode raw, s varchar(40) encode lzo, amount decimal(12,2) encode az64) diststyle even compound sortkey(k, id)",
+    ]
+
+    /// Three files of `rows` rows in all (pseudo-random keys, dates and strings, some NULLs).
+    func writeData(rows: Int, name: String = "data", badLastRow: Bool = false) throws -> String {
+        let folder = dir + "/\(name)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { x = x &* 6364136223846793005 &+ 1442695040888963407; return x >> 33 }
+        let perFile = (rows + 2) / 3
+        var id = 0
+        for f in 0..<3 {
+            var text = ""
+            text.reserveCapacity(perFile * 48)
+            for _ in 0..<perFile where id < rows {
+                id += 1
+                let k = next() % 997
+                let day = 1 + Int(next() % 28), month = 1 + Int(next() % 12), year = 1992 + Int(next() % 7)
+                let d = String(format: "%04d-%02d-%02d", year, month, day)
+                let s = next() % 10 == 0 ? "\\N" : "v\(next() % 5000)-" + String(repeating: "x", count: Int(next() % 20))
+                let amount = next() % 17 == 0 ? "\\N" : "\(next() % 100000).\(String(format: "%02d", next() % 100))"
+                text += "\(id)|\(k)|\(d)|\(s)|\(amount)\n"
+            }
+            if badLastRow && f == 2 { text += "\(id + 1)|1|1999-02-30|bad|1.00\n" }
+            try text.write(toFile: folder + "/part\(f).tbl", atomically: true, encoding: .utf8)
+        }
+        return folder + "/part"
+    }
+
+    func database(_ name: String, pieceBytes: Int? = nil, runBytes: Int? = nil, memoryBytes: Int? = nil) throws -> Session {
+        let db = try Database(directory: dir + "/\(name)", cluster: ClusterConfig(nodes: 2, slicesPerNode: 2),
+                              blockBytes: 4096, memoryBytes: memoryBytes)
+        db.copyPieceBytes = pieceBytes
+        db.copyRunBytes = runBytes
+        let s = db.connect()
+        for t in Self.tables { _ = try s.execute(t) }
+        return s
+    }
+
+    func rows(_ s: Session, _ sql: String) throws -> [[String?]] { try s.execute(sql)[0].textRows() }
+
+    /// Where every row is: blocks per (slice, column) with their rows, ranges and NULLs.
+    func blocks(_ s: Session, _ table: String) throws -> [[String?]] {
+        try rows(s, """
+            select b.slice, b.col, b.blocknum, b.num_values, b.minvalue, b.maxvalue, b.num_nulls, b.first_row
+            from stv_blocklist b join stv_tbl_perm p on b.tbl = p.id and b.slice = p.slice
+            where trim(p.name) = '\(table)' order by 1, 2, 3
+            """)
+    }
+
+    func summary(_ s: Session, _ table: String) throws -> [[String?]] {
+        try rows(s, """
+            select count(*), count(s), sum(id), sum(k * id), sum(amount), min(d), max(d),
+                   sum(length(s)), count(distinct s) from \(table)
+            """)
+    }
+
+    func perSlice(_ s: Session, _ table: String) throws -> [[String?]] {
+        try rows(s, "select slice, rows, sorted_rows from stv_tbl_perm where trim(name) = '\(table)' order by slice")
+    }
+
+    func load(_ s: Session, _ path: String) throws {
+        for t in ["tk", "te", "ts", "tc"] {
+            let r = try s.execute("copy \(t) from '\(path)' delimiter '|'")
+            XCTAssertEqual(r[0].tag, "COPY 30000")
+        }
+    }
+
+    /// Tiny pieces and flushes (unsorted tables write their full blocks and carry the rest
+    /// into the next flush) store exactly the blocks of a load in one piece; sorted tables
+    /// whose rows fit in one run are sorted exactly as before.
+    func testPiecewiseCopyStoresTheSameBlocks() throws {
+        let path = try writeData(rows: 30_000)
+        let whole = try database("whole")
+        try load(whole, path)
+        let pieces = try database("pieces", pieceBytes: 4096, runBytes: 32 << 10)
+        try load(pieces, path)
+        let oneRun = try database("onerun", pieceBytes: 4096)
+        try load(oneRun, path)
+        for t in ["tk", "te"] {
+            let expected = try blocks(whole, t)
+            XCTAssertGreaterThan(expected.count, 40, t)
+            XCTAssertEqual(try blocks(pieces, t), expected, t)
+            XCTAssertEqual(try summary(pieces, t), try summary(whole, t), t)
+            XCTAssertEqual(try perSlice(pieces, t), try perSlice(whole, t), t)
+        }
+        for t in ["ts", "tc"] {
+            XCTAssertEqual(try blocks(oneRun, t), try blocks(whole, t), t)
+            XCTAssertEqual(try perSlice(oneRun, t), try perSlice(whole, t), t)
+        }
+        // Appending to tables with rows continues their slices and blocks the same way.
+        try load(whole, path)
+        try load(pieces, path)
+        for t in ["tk", "te"] {
+            XCTAssertEqual(try blocks(pieces, t), try blocks(whole, t), t)
+            XCTAssertEqual(try perSlice(pieces, t), try perSlice(whole, t), t)
+        }
+    }
+
+    /// A sorted table whose rows exceed the run size (or the statement's memory budget)
+    /// is written as sorted runs: the first is the sorted region, each later run sorted
+    /// within itself; the rows and their slices are the same, and VACUUM SORT ONLY gives the
+    /// one-piece load's order.
+    func testSortedRunsHoldTheSameRowsAndVacuumToTheSameOrder() throws {
+        let path = try writeData(rows: 30_000)
+        let whole = try database("whole")
+        try load(whole, path)
+        let runs = try database("runs", pieceBytes: 4096, runBytes: 64 << 10)
+        try load(runs, path)
+        let budget = try database("budget", pieceBytes: 4096, memoryBytes: 256 << 10)
+        try load(budget, path)
+        for t in ["ts", "tc"] {
+            let expected = try summary(whole, t)
+            let full = try perSlice(whole, t)
+            XCTAssertEqual(full.map { $0[1] }, full.map { $0[2] }, "\(t): one run sorts every row")
+            for s in [runs, budget] {
+                XCTAssertEqual(try summary(s, t), expected, t)
+                let split = try perSlice(s, t)
+                XCTAssertEqual(split.map { $0[1] }, full.map { $0[1] }, "\(t): rows per slice")
+                for slice in split {
+                    let total = Int(slice[1] ?? "") ?? 0, sorted = Int(slice[2] ?? "") ?? 0
+                    XCTAssertGreaterThan(sorted, 0, t)
+                    XCTAssertLessThan(sorted, total, "\(t): the later runs are unsorted")
+                }
+                _ = try s.execute("vacuum sort only \(t) to 100 percent")
+                let after = try perSlice(s, t)
+                XCTAssertEqual(after.map { $0[1] }, after.map { $0[2] }, t)
+                let order = t == "ts" ? "d" : "k, id"
+                XCTAssertEqual(try rows(s, "select id, k, d, s, amount from \(t) order by \(order), id"),
+                               try rows(whole, "select id, k, d, s, amount from \(t) order by \(order), id"), t)
+            }
+        }
+    }
+
+    /// Places where a slice's sort-key blocks go back down (a new run starts), per table.
+    func descents(_ s: Session, _ table: String, column: String) throws -> Int {
+        let b = try blocks(s, table).filter { $0[1] == column }
+        var n = 0
+        for i in 1..<b.count where b[i][0] == b[i - 1][0] {
+            if let lo = Int(b[i][4] ?? ""), let hi = Int(b[i - 1][5] ?? ""), lo < hi { n += 1 }
+        }
+        return n
+    }
+
+    /// Each run of a split load is sorted: the sort key's blocks go down only where a run starts.
+    func testEachSortedRunIsSorted() throws {
+        let path = try writeData(rows: 30_000)
+        let whole = try database("whole")
+        try load(whole, path)
+        let runs = try database("runs", pieceBytes: 4096, runBytes: 384 << 10)
+        try load(runs, path)
+        XCTAssertEqual(try descents(whole, "ts", column: "2"), 0)
+        XCTAssertEqual(try descents(whole, "tc", column: "1"), 0)
+        for (t, c) in [("ts", "2"), ("tc", "1")] {
+            let n = try descents(runs, t, column: c)
+            let total = try blocks(runs, t).filter { $0[1] == c }.count
+            XCTAssertGreaterThan(n, 4, t)
+            XCTAssertLessThan(n * 3, total, t)
+        }
+    }
+
+    func blockFiles(_ db: String) -> [String] {
+        let root = dir + "/\(db)"
+        guard let e = FileManager.default.enumerator(atPath: root) else { return [] }
+        return e.compactMap { $0 as? String }.filter { $0.hasSuffix(".blk") }.sorted()
+    }
+
+    /// A bad row in the last file fails the COPY after earlier pieces were written: nothing
+    /// is visible, in autocommit or in a transaction block, and no block file is left.
+    func testFailingCopyLeavesNothingVisibleOrOnDisk() throws {
+        let good = try writeData(rows: 30_000)
+        let bad = try writeData(rows: 30_000, name: "bad", badLastRow: true)
+        let s = try database("fail", pieceBytes: 4096, runBytes: 32 << 10)
+        _ = try s.execute("copy tk from '\(good)' delimiter '|'")
+        let before = blockFiles("fail")
+        let summaries = try ["tk", "te", "ts", "tc"].map { try summary(s, $0) }
+        for t in ["tk", "te", "ts", "tc"] {
+            XCTAssertThrowsError(try s.execute("copy \(t) from '\(bad)' delimiter '|'")) { error in
+                guard let e = error as? SQLError else { return XCTFail("\(error)") }
+                XCTAssertTrue(e.message.contains("Load into table '\(t)' failed"), e.message)
+            }
+            XCTAssertEqual(blockFiles("fail"), before, t)
+        }
+        let errors = try rows(s, "select trim(filename), line_number, trim(colname), trim(err_reason) from stl_load_errors order by starttime desc limit 1")
+        XCTAssertEqual(errors.first?[0], dir + "/bad/part2.tbl")
+        XCTAssertEqual(errors.first?[1], "10001")
+        XCTAssertEqual(errors.first?[2], "d")
+        _ = try s.execute("begin")
+        _ = try s.execute("copy te from '\(good)' delimiter '|'")
+        XCTAssertThrowsError(try s.execute("copy ts from '\(bad)' delimiter '|'"))
+        _ = try s.execute("rollback")
+        XCTAssertEqual(blockFiles("fail"), before)
+        XCTAssertEqual(try ["tk", "te", "ts", "tc"].map { try summary(s, $0) }, summaries)
+    }
+
+    /// Cancelled while it runs, a COPY stops between pieces, loads nothing and leaves no files.
+    func testCancelledCopyStopsAndLoadsNothing() throws {
+        let path = try writeData(rows: 200_000)
+        let s = try database("cancel", pieceBytes: 64 << 10, runBytes: 1 << 20)
+        let before = blockFiles("cancel")
+        final class Seen: @unchecked Sendable { var rows = 0; let lock = NSLock() }
+        let seen = Seen()
+        s.copyProgress = { [weak s] p in
+            seen.lock.lock(); if seen.rows == 0 { seen.rows = p.rows }; seen.lock.unlock()
+            s?.cancel()
+        }
+        let started = Date()
+        XCTAssertThrowsError(try s.execute("copy ts from '\(path)' delimiter '|'")) { error in
+            guard let e = error as? SQLError else { return XCTFail("\(error)") }
+            XCTAssertEqual(e.code, .queryCanceled, e.message)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        s.copyProgress = nil
+        XCTAssertGreaterThan(seen.rows, 0, "cancelled after rows were parsed")
+        XCTAssertLessThan(seen.rows, 200_000, "cancelled before the end")
+        XCTAssertEqual(try rows(s, "select count(*) from ts"), [["0"]])
+        XCTAssertEqual(blockFiles("cancel"), before)
+        // The same COPY, not cancelled, takes longer than the cancelled one did.
+        let full = Date()
+        _ = try s.execute("copy ts from '\(path)' delimiter '|'")
+        XCTAssertGreaterThan(Date().timeIntervalSince(full), elapsed)
+        XCTAssertEqual(try rows(s, "select count(*) from ts"), [["200000"]])
+    }
+}
