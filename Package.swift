@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
         // Stage 10: the command-line tool (shell, -c/-f, serve, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
-                          dependencies: ["SlicehouseEngine", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
+                          dependencies: ["SlicehouseEngine", "SlicehouseRuntime", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
                                          "SlicehouseFuzz", "SlicehouseServer",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 

@@ -171,6 +171,8 @@ public struct QueryFigures: Codable, Sendable {
     public var rows: Int
     public var peakRSSBytes: Int64
     public var check: AnswerCheck
+    /// Bytes the last run wrote to spill files (nil: none, or not measured).
+    public var spilledBytes: Int64?
 
     public init(number: Int, seconds: [Double], rows: Int, peakRSSBytes: Int64, check: AnswerCheck) {
         self.number = number; self.seconds = seconds; self.rows = rows

@@ -16,6 +16,9 @@ public struct TPCHBenchOptions: Sendable {
     /// The Slicehouse data directory to load into; nil: a temporary one, removed afterwards.
     /// A given directory must be missing or empty, and is kept.
     public var databaseDirectory: String?
+    /// The limit on what the queries' operators hold at once (`Database.memory`'s limit,
+    /// set after the load); beyond it they spill. nil: no limit.
+    public var memoryBytes: Int?
     /// Run DuckDB on the same files and report ratios.
     public var compareDuckDB = false
     /// Without `compareDuckDB`, at a scale factor without reference answers, check the

@@ -98,7 +98,8 @@ public struct TPCHBenchmark: Sendable {
         // Both engines load from the page cache: DuckDB reads the files after
         // Slicehouse, so the files are read once here, before either timed load.
         warmPageCache(events: events)
-        var (slicehouse, results) = try runSlicehouse(events: events)
+        var (slicehouse, results, runNotes) = try runSlicehouse(events: events)
+        notes += runNotes
 
         // Answers: the reference files, else DuckDB's results.
         var duckFigures: EngineFigures?
@@ -173,7 +174,8 @@ public struct TPCHBenchmark: Sendable {
     // MARK: Slicehouse
 
     /// Load into a fresh data directory and run the queries; the database is closed on return.
-    func runSlicehouse(events: (BenchEvent) -> Void) throws -> (EngineFigures, [Int: ResultText]) {
+    func runSlicehouse(events: (BenchEvent) -> Void) throws -> (EngineFigures, [Int: ResultText], [String]) {
+        var notes: [String] = []
         let fm = FileManager.default
         let directory = options.databaseDirectory ?? Self.temporaryDirectory("db")
         let temporary = options.databaseDirectory == nil
@@ -212,6 +214,11 @@ public struct TPCHBenchmark: Sendable {
         let load = LoadFigures(tables: loads, totalSeconds: TPCHDataCache.elapsedSeconds(since: loadStart),
                                peakRSSBytes: MemoryProbe.peakBytes())
         let size = Self.diskUsage(directory)
+        if let limit = options.memoryBytes {
+            db.memory.limit = limit
+            notes.append(String(format: "queries ran with --memory %.2f MB: operators beyond it spill to disk",
+                                Double(limit) / 1_048_576))
+        }
 
         var queries: [QueryFigures] = []
         var results: [Int: ResultText] = [:]
@@ -245,13 +252,18 @@ public struct TPCHBenchmark: Sendable {
                 continue
             }
             results[n] = ResultText(columns: last.columns.map(\.name), types: last.columns.map(\.type), rows: last.textRows())
-            queries.append(QueryFigures(number: n, seconds: times, rows: last.rowCount, peakRSSBytes: queryPeak,
-                                        check: .unchecked))
+            var figures = QueryFigures(number: n, seconds: times, rows: last.rowCount, peakRSSBytes: queryPeak,
+                                       check: .unchecked)
+            if session.lastSpilledBytes > 0 {
+                figures.spilledBytes = Int64(session.lastSpilledBytes)
+                notes.append(String(format: "Q%02d spilled %.1f MB", n, Double(session.lastSpilledBytes) / 1_048_576))
+            }
+            queries.append(figures)
         }
         let figures = EngineFigures(engine: "Slicehouse", version: nil, threads: options.threads, load: load,
                                     sizeBytes: size, memoryKind: MemoryProbe.kind(resetWorks: resetWorks),
                                     peakRSSBytes: peak, queries: queries)
-        return (figures, results)
+        return (figures, results, notes)
     }
 
     // MARK: Helpers

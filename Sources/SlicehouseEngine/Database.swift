@@ -29,6 +29,11 @@ public final class Database: @unchecked Sendable {
     /// directory (the system's temporary directory for an in-memory database).
     let spill: SpillSpace
     let blockBytes: Int
+    /// Workload management: queues, slots, budgets, rules (`wlm.json` in the data
+    /// directory, or `serve --wlm FILE`).
+    public let workload: WorkloadManager
+    /// The data directory's WLM configuration file.
+    public static let wlmFileName = "wlm.json"
     private let lock = Lock()
     /// Rows rejected by COPY (STL_LOAD_ERRORS), newest last.
     var loadErrors: [LoadErrorRecord] = []
@@ -67,10 +72,20 @@ public final class Database: @unchecked Sendable {
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
         }
-        cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity())
+        // With a memory limit the cache takes at most a quarter of it by default, and
+        // counts in the same pool as the queries (it yields to them).
+        let pool = MemoryPool(limit: memoryBytes)
+        memory = pool
+        // An invalid wlm.json refuses the directory before anything else opens it.
+        workload = WorkloadManager(pool: pool)
+        if let directory {
+            try workload.setConfigurationFile((directory as NSString).appendingPathComponent(Database.wlmFileName),
+                                              required: false)
+        }
+        cache = BlockCache(capacityBytes: cacheBytes ?? min(BlockCache.defaultCapacity(), memoryBytes.map { $0 / 4 } ?? Int.max),
+                           pool: pool)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
-        memory = MemoryPool(limit: memoryBytes)
         if let directory {
             spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
         } else {
@@ -82,6 +97,26 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit { autoVacuum?.stop() }
+
+    /// A size as `--memory` takes it (`4GB`, `512MB`, bytes), or nil.
+    public static func parseMemorySize(_ text: String) -> Int? { MemoryPool.parseSize(text) }
+
+    /// Use the `wlm_json_configuration` document `json` (embedding and tests; a server
+    /// reads a file). Throws Redshift-style errors for an invalid document.
+    public func configureWLM(_ json: String) throws {
+        workload.configuration = try WLMConfiguration.parse(json)
+    }
+
+    /// Re-read the WLM configuration file if it changed (`serve` on SIGHUP; admission
+    /// checks it too). An invalid new version is reported and the running one stays.
+    public func reloadWLMConfiguration() { workload.reloadIfChanged() }
+
+    /// Take the WLM configuration from `path` (`serve --wlm`) instead of the data
+    /// directory's wlm.json; it is re-read whenever the file changes. Throws when the
+    /// file is missing or invalid.
+    public func useWLMConfigurationFile(_ path: String) throws {
+        try workload.setConfigurationFile(path, required: true)
+    }
 
     /// A new session (one per connection / shell).
     public func connect() -> Session {
@@ -146,7 +181,23 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    func nextQueryID() -> Int { lock.withLock { queryCounter += 1; return queryCounter } }
+    /// What each step of recent queries did per slice (SVL_QUERY_SUMMARY,
+    /// SVL_QUERY_REPORT), the last `stepLogLimit` queries kept.
+    private(set) var stepLog: [QuerySteps] = []
+    static let stepLogLimit = 2_000
+
+    func recordSteps(_ q: QuerySteps) {
+        lock.withLock {
+            stepLog.append(q)
+            if stepLog.count > Self.stepLogLimit { stepLog.removeFirst(stepLog.count - Self.stepLogLimit) }
+        }
+    }
+
+    /// A new query id; the statement's first one is the id WLM gave it when it admitted it.
+    func nextQueryID() -> Int {
+        if let id = QueryContext.current?.takeQueryID() { return id }
+        return lock.withLock { queryCounter += 1; return queryCounter }
+    }
 
     func recordLoadErrors(_ records: [LoadErrorRecord]) {
         lock.withLock { loadErrors.append(contentsOf: records) }
@@ -173,4 +224,17 @@ struct LoadErrorRecord: Sendable {
     var rawFieldValue: String
     var errCode: Int
     var errReason: String
+}
+
+/// One query's steps as the runtime measured them.
+struct QuerySteps: Sendable {
+    var query: Int
+    var userID: Int
+    /// When the query started and ended (µs since 2000-01-01, as TIMESTAMP values).
+    var start: Int64
+    var end: Int64
+    var steps: [StepRecord]
+    /// Scan counters by table id (rows before filters, blocks skipped).
+    var scans: [Int: ScanCounters]
+    var isDiskBased: Bool
 }

@@ -25,6 +25,8 @@ public final class Session: @unchecked Sendable {
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
+    /// Bytes the last query wrote to spill files (0 when it fit in memory).
+    public internal(set) var lastSpilledBytes = 0
     /// Told how far each COPY this session runs has got, a few times a second (from the
     /// load's worker threads; calls do not overlap; a COPY that takes less than a quarter
     /// second reports nothing). The shell sets it around a statement to draw its progress
@@ -101,6 +103,8 @@ public final class Session: @unchecked Sendable {
     private let runningLock = Lock()
     private var running: Cancellation?
     private var runningContext: QueryContext?
+    /// The running statement's way through WLM (Session+Workload.swift).
+    var workloadStatement: WorkloadStatement?
     private var terminated = false
     /// The running statement's cancellation, for its scans and lock waits.
     var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
@@ -149,8 +153,8 @@ public final class Session: @unchecked Sendable {
     /// Run one parsed statement in its transaction.
     func run(_ statement: Statement, sink: RowSink? = nil) throws -> StatementResult {
         let cancellation = Cancellation(timeoutMilliseconds: statementTimeout)
-        let context = QueryContext(cancellation: cancellation, memory: QueryMemory(budget: nil, pool: database.memory),
-                                   spill: database.spill)
+        let workload = beginWorkload(statement, cancellation: cancellation)
+        let context = workload.context
         let wasTerminated = runningLock.withLock { () -> Bool in
             running = cancellation
             runningContext = context
@@ -158,9 +162,11 @@ public final class Session: @unchecked Sendable {
         }
         if wasTerminated { cancellation.cancel(Cancellation.terminated) }
         database.activity.begin()
-        rowSink = sink
+        rowSink = workloadSink(sink, workload)
+        workloadStatement = workload
         defer {
             rowSink = nil
+            workloadStatement = nil
             database.activity.end()
             runningLock.withLock {
                 running = nil
@@ -171,7 +177,7 @@ public final class Session: @unchecked Sendable {
         try cancellation.check()
         var result: StatementResult
         do {
-            result = try context.run { try runInTransaction(statement) }
+            result = try context.run { try runWorkload(workload) { try runInTransaction(statement) } }
         } catch var e as SQLError where !pendingNotices.isEmpty {
             // Notices raised before the error (a procedure's RAISE INFO) go out before it.
             e.notices = pendingNotices + e.notices
@@ -567,6 +573,7 @@ public final class Session: @unchecked Sendable {
         let optimized = Optimizer(context: ctx, evaluateConstant: evaluateConstant).optimize(logical)
         var planner = PhysicalPlanner(context: ctx)
         let physical = try planner.planQuery(optimized)
+        try admitPlannedQuery(physical, ctx, q)
         return (physical, logical.outputs)
     }
 
@@ -578,12 +585,13 @@ public final class Session: @unchecked Sendable {
                                      context: statementContext)
         try sink.start(columns)
         var n = 0
+        let start = Clock.nowMicros()
         try executor.stream(physical) { chunk in
             n += chunk.count
+            executor.context.metrics.addReturnRows(chunk.count)
             try sink.rows(chunk)
         }
-        lastQueryID = database.nextQueryID()
-        database.recordScans(query: lastQueryID, executor.counters)
+        recordExecution(executor, start: start)
         var result = StatementResult(tag: "SELECT \(n)", columns: columns)
         result.streamed = true
         return result
@@ -593,10 +601,23 @@ public final class Session: @unchecked Sendable {
         let (physical, outputs) = try planQuery(q, ctx)
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
                                      context: statementContext)
+        let start = Clock.nowMicros()
         let chunks = try executor.run(physical)
+        for c in chunks { executor.context.metrics.addReturnRows(c.count) }
+        recordExecution(executor, start: start)
+        return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
+    }
+
+    /// Give the query its id and log what it scanned (STL_SCAN) and what each of its
+    /// steps did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT).
+    func recordExecution(_ executor: QueryExecutor, start: Int64) {
         lastQueryID = database.nextQueryID()
         database.recordScans(query: lastQueryID, executor.counters)
-        return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
+        let userID = database.committedCatalog.security.user(user)?.id ?? 1
+        lastSpilledBytes = executor.context.memory.spilledBytes
+        database.recordSteps(QuerySteps(query: lastQueryID, userID: userID, start: start, end: Clock.nowMicros(),
+                                        steps: executor.steps.steps, scans: executor.counters,
+                                        isDiskBased: executor.context.memory.isDiskBased))
     }
 
     func explain(_ e: Explain) throws -> StatementResult {

@@ -14,7 +14,8 @@ struct SystemTables {
 
     static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
                          "stv_locks", "stv_sessions", "svv_transactions", "stl_vacuum", "svv_vacuum_summary",
-                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + securityNames
+                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + securityNames + queryStepNames
+        + workloadNames
 
     /// pg_type's rows: (oid, name, length, category) of the types clients look up.
     static let pgTypes: [(Int64, String, Int64, String)] = [
@@ -223,7 +224,8 @@ struct SystemTables {
             }
             return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
-            return clientCatalogTable(name) ?? securityTable(named: name)
+            return clientCatalogTable(name) ?? securityTable(named: name) ?? queryStepTable(named: name)
+                ?? workloadTable(named: name)
         }
     }
 

@@ -16,6 +16,11 @@ public final class QueryExecutor: @unchecked Sendable {
     public let layout: SliceLayout
     private let snapshots: [Int: TableSnapshot]
     private var exchanged: [ObjectIdentifier: [[Chunk]]] = [:]
+    /// How many pipelines of each partition read an exchange (its parents in the plan),
+    /// and how many have taken their part: the last one takes the exchange's reference
+    /// to the chunks, so they are freed as that reader consumes them.
+    private var exchangeReaders: [ObjectIdentifier: Int] = [:]
+    private var exchangeTaken: [ObjectIdentifier: [Int]] = [:]
     private let lock = Lock()
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
@@ -26,6 +31,11 @@ public final class QueryExecutor: @unchecked Sendable {
     /// scheduling class, and the step metrics the operators report into.
     public let context: QueryContext
     public var cancellation: Cancellation { context.cancellation }
+    /// Every plan node's stage, step and label (set before a plan runs).
+    private var stepIDs: [ObjectIdentifier: StepID] = [:]
+    /// What each step of this executor's plan did on each slice (the statement's running
+    /// totals are in `context.metrics`).
+    public let steps = QueryMetrics()
 
     public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache,
                 context: QueryContext = QueryContext()) {
@@ -42,6 +52,7 @@ public final class QueryExecutor: @unchecked Sendable {
     /// chunks per slice. `sink` gets chunks without selection; when it throws, the
     /// producers stop and the error is rethrown.
     public func stream(_ root: PhysicalNode, into sink: (Chunk) throws -> Void) throws {
+        prepare(root)
         var node = root
         if case .exchange(.gather) = node.kind, let child = node.children.first { node = child }
         if case .exchange = node.kind {
@@ -52,8 +63,7 @@ public final class QueryExecutor: @unchecked Sendable {
         try cancellation.check()
         let n = partitionCount(node)
         if n == 1 {
-            let op = try buildOperator(node, partition: 0)
-            while let c = try op.next() { if c.count > 0 { try sink(c.compacted()) } }
+            try runPipeline(node, partition: 0) { c in if c.count > 0 { try sink(c.compacted()) } }
             return
         }
         let queue = ChunkQueue(capacity: 2 * n)
@@ -65,8 +75,7 @@ public final class QueryExecutor: @unchecked Sendable {
         Scheduler.shared.start(n, context: context, { p in
             if producers.hasFailed { return }
             do {
-                let op = try self.buildOperator(stage, partition: p)
-                while let c = try op.next() { if c.count > 0 { try queue.push(c.compacted()) } }
+                try self.runPipeline(stage, partition: p) { c in if c.count > 0 { try queue.push(c.compacted()) } }
                 producers.set(p, true)
             } catch {
                 producers.fail(error)
@@ -88,6 +97,7 @@ public final class QueryExecutor: @unchecked Sendable {
 
     /// Execute `root` and return its rows (gathered on the leader).
     public func run(_ root: PhysicalNode) throws -> [Chunk] {
+        prepare(root)
         let parts = try runStage(root)
         return parts.flatMap { $0 }
     }
@@ -96,10 +106,27 @@ public final class QueryExecutor: @unchecked Sendable {
     /// (UNLOAD ... PARALLEL ON writes one file set per slice). A plan that ends on the
     /// leader gives one partition.
     public func runPartitioned(_ root: PhysicalNode) throws -> [[Chunk]] {
+        prepare(root)
         if case .exchange(.gather) = root.kind, let child = root.children.first {
             return try runStage(child)
         }
         return try runStage(root)
+    }
+
+    /// Number the plan's steps and count each exchange's readers.
+    private func prepare(_ root: PhysicalNode) {
+        stepIDs = StepNumbering.number(root)
+        var readers: [ObjectIdentifier: Int] = [:]
+        var visited = Set<ObjectIdentifier>()
+        func walk(_ n: PhysicalNode) {
+            for c in n.children {
+                if case .exchange = c.kind { readers[ObjectIdentifier(c), default: 0] += 1 }
+                if visited.insert(ObjectIdentifier(c)).inserted { walk(c) }
+            }
+        }
+        walk(root)
+        exchangeReaders = readers
+        exchangeTaken = [:]
     }
 
     /// Number of partitions a node's output has.
@@ -116,7 +143,9 @@ public final class QueryExecutor: @unchecked Sendable {
         try materializeExchanges(under: node)
         let n = partitionCount(node)
         return try parallelMap(n, context: context) { p in
-            try self.buildOperator(node, partition: p).collect()
+            var out: [Chunk] = []
+            try self.runPipeline(node, partition: p) { out.append($0) }
+            return out
         }
     }
 
@@ -136,7 +165,19 @@ public final class QueryExecutor: @unchecked Sendable {
         if let done = lock.withLock({ exchanged[ObjectIdentifier(node)] }) { return done }
         let parts = try runStage(input)
         try cancellation.check()
+        let start = DispatchTime.now().uptimeNanoseconds
         let out = exchange(parts, kind: kind, targetPartitions: partitionCount(node))
+        let nanos = DispatchTime.now().uptimeNanoseconds &- start
+        if let id = stepIDs[ObjectIdentifier(node)] {
+            // What each target partition received (a broadcast counts every copy).
+            for (p, chunks) in out.enumerated() {
+                var rows = 0, bytes = 0
+                for c in chunks { rows += c.count; bytes += c.approximateBytes }
+                steps.record(stage: id.stage, step: id.step, slice: node.distribution == .single ? -1 : p,
+                                       label: id.label,
+                                       StepMetrics(rows: rows, bytes: bytes, nanos: nanos / UInt64(max(1, out.count))))
+            }
+        }
         lock.withLock { exchanged[ObjectIdentifier(node)] = out }
         return out
     }
@@ -181,16 +222,47 @@ public final class QueryExecutor: @unchecked Sendable {
         }
     }
 
-    /// Build the operator pipeline of `node` for partition `p`.
+    /// Build the operator pipeline of `node` for partition `p` (unmetered: tests).
     func buildOperator(_ node: PhysicalNode, partition p: Int) throws -> Operator {
-        try buildOperator(node, partition: p, filters: [:])
+        try buildOperator(node, partition: p, filters: BuildScope(meters: nil))
+    }
+
+    /// Run `node`'s pipeline on partition `p`, handing each chunk to `consume`, and
+    /// record what each step did there.
+    private func runPipeline(_ node: PhysicalNode, partition p: Int, _ consume: (Chunk) throws -> Void) throws {
+        let meters = PipelineMeters()
+        let op = try buildOperator(node, partition: p, filters: BuildScope(meters: meters))
+        while let c = try op.next() { try consume(c) }
+        meters.report(into: steps, slice: node.distribution == .single ? -1 : p)
+    }
+
+    /// What building a pipeline carries down the plan: the runtime filter slots of the
+    /// hash joins above (by filter id) and the pipeline's step meters.
+    struct BuildScope {
+        var slots: [Int: RuntimeFilterSlot] = [:]
+        let meters: PipelineMeters?
+        subscript(id: Int) -> RuntimeFilterSlot? {
+            get { slots[id] }
+            set { slots[id] = newValue }
+        }
+    }
+
+    /// Build `node`'s operator for partition `p`, metered as a step when the pipeline is.
+    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: BuildScope) throws -> Operator {
+        let op = try buildStep(node, partition: p, filters: filters)
+        guard let meters = filters.meters, let id = stepIDs[ObjectIdentifier(node)] else { return op }
+        // An exchange's output read here is the step of the stage that produced it.
+        if case .exchange = node.kind { return op }
+        let metered = MeteredOperator(input: op, node: node, id: id, metrics: context.metrics)
+        meters.add(metered)
+        return metered
     }
 
     /// `filters`: the runtime filter slots of the hash joins above `node` in this
     /// partition's pipeline, by filter id. A join adds its own for its children; a scan
     /// takes the ones it is marked for. Only ancestors' slots are visible, so a scan never
     /// picks up the keys of a join it is not below.
-    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: [Int: RuntimeFilterSlot]) throws -> Operator {
+    private func buildStep(_ node: PhysicalNode, partition p: Int, filters: BuildScope) throws -> Operator {
         switch node.kind {
         case .scan(let table, let columns, let filter, let mode):
             guard let snap = snapshots[table.id] else {
@@ -224,7 +296,10 @@ public final class QueryExecutor: @unchecked Sendable {
                                        runtimeFilters: runtime, cache: cache)
             scanner.tableName = table.name
             scanner.columnNames = columns.map { $0 == rowIDColumn ? rowIDColumnName : table.columns[$0].name }
-            let scan = ScanOperator(scanner: scanner, cancellation: cancellation) { [weak self] c in
+            let meters = filters.meters
+            let scanNode = ObjectIdentifier(node)
+            let scan = ScanOperator(scanner: scanner, context: context) { [weak self] c in
+                meters?.scans[scanNode, default: ScanCounters()].add(c)
                 guard let self else { return }
                 self.lock.withLock { self.counters[table.id, default: ScanCounters()].add(c) }
             }
@@ -253,7 +328,7 @@ public final class QueryExecutor: @unchecked Sendable {
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
-                                    runtimeFilters: published)
+                                    runtimeFilters: published, context: context)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p, filters: filters)
             let build = try buildOperator(node.children[1], partition: p, filters: filters)
@@ -265,21 +340,30 @@ public final class QueryExecutor: @unchecked Sendable {
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
             let groupTypes = groups.map { node.children[0].types[$0] }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
-                                         aggregates: aggs, mode: mode)
+                                         aggregates: aggs, mode: mode, context: context)
         case .window(let partition, let order, let functions):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,
                                   orderKeys: order.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
-                                  functions: functions)
+                                  functions: functions, context: context)
         case .sort(let keys, let limit, let offset):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
-                                limit: limit, offset: offset)
+                                limit: limit, offset: offset, context: context)
         case .limit(let limit, let offset):
             return LimitOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), limit: limit, offset: offset)
         case .exchange:
-            let parts = lock.withLock { exchanged[ObjectIdentifier(node)] } ?? []
-            return ChunkSource(p < parts.count ? parts[p] : [])
+            let id = ObjectIdentifier(node)
+            let part: [Chunk] = lock.withLock {
+                guard let parts = exchanged[id], p < parts.count else { return [] }
+                let part = parts[p]
+                var taken = exchangeTaken[id] ?? Array(repeating: 0, count: parts.count)
+                taken[p] += 1
+                exchangeTaken[id] = taken
+                if taken[p] >= (exchangeReaders[id] ?? 1) { exchanged[id]?[p] = [] }
+                return part
+            }
+            return ReservedChunkSource(part, memory: context.memory)
         case .unionAll:
             return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p, filters: filters) })
         case .setOperation(let kind, let all):
@@ -314,6 +398,34 @@ extension JoinKind {
         case .rightSemi: self = .rightSemi
         case .rightAnti: self = .rightAnti
         }
+    }
+}
+
+/// Replays an exchange's chunks for one partition, holding their memory in the
+/// statement's budget (counted, not refusable: they exist already) until each chunk
+/// is handed on.
+final class ReservedChunkSource: Operator {
+    private var chunks: [Chunk]
+    private var sizes: [Int]
+    private var index = 0
+    private let reservation: MemoryReservation
+
+    init(_ chunks: [Chunk], memory: QueryMemory) {
+        self.chunks = chunks
+        sizes = chunks.map { $0.approximateBytes }
+        reservation = MemoryReservation(memory)
+        reservation.resize(to: sizes.reduce(0, +))
+    }
+
+    func next() throws -> Chunk? {
+        while index < chunks.count {
+            let c = chunks[index]
+            chunks[index] = Chunk(columns: [], count: 0)
+            reservation.resize(to: reservation.bytes - sizes[index])
+            index += 1
+            if c.count > 0 { return c }
+        }
+        return nil
     }
 }
 

@@ -9,17 +9,22 @@ final class ScanOperator: Operator {
     private let scanner: SliceScanner
     private let report: (ScanCounters) -> Void
     private let cancellation: Cancellation
+    private let metrics: QueryMetrics
     private var reported = false
 
-    init(scanner: SliceScanner, cancellation: Cancellation = .none, report: @escaping (ScanCounters) -> Void) {
+    init(scanner: SliceScanner, context: QueryContext, report: @escaping (ScanCounters) -> Void) {
         self.scanner = scanner
-        self.cancellation = cancellation
+        cancellation = context.cancellation
+        metrics = context.metrics
         self.report = report
     }
 
     func next() throws -> Chunk? {
         try cancellation.check()
-        if let c = try scanner.next() { return c }
+        if let c = try scanner.next() {
+            metrics.addScanRows(c.count)   // scan_row_count, for query monitoring rules
+            return c
+        }
         if !reported { reported = true; report(scanner.counters) }
         return nil
     }

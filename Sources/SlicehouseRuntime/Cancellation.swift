@@ -31,6 +31,17 @@ public final class Cancellation: @unchecked Sendable {
         lock.withLock { if reason == nil { reason = error } }
     }
 
+    /// Take back `error` as the reason to stop, if it is the reason (WLM stopped the query
+    /// to run it again in another queue). Another reason stays. Returns whether it did.
+    @discardableResult
+    public func withdraw(_ error: SQLError) -> Bool {
+        lock.withLock {
+            guard let r = reason, r.code == error.code, r.message == error.message else { return false }
+            reason = nil
+            return true
+        }
+    }
+
     /// The reason the statement must stop, or nil while it may go on.
     public var error: SQLError? {
         if let e = lock.withLock({ reason }) { return e }

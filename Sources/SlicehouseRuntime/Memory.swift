@@ -25,14 +25,36 @@ public final class MemoryPool: @unchecked Sendable {
     public var usedBytes: Int { lock.withLock { used } }
     public var peakBytes: Int { lock.withLock { peak } }
 
-    /// Take `bytes` if they fit under the limit.
-    public func tryReserve(_ bytes: Int) -> Bool {
+    /// Take `bytes` if they fit under the limit. When they do not, the pool first asks
+    /// its reclaimers (the block cache) to give memory back, unless `reclaim` is false
+    /// (a reclaimer's own reservations: it holds its lock).
+    public func tryReserve(_ bytes: Int, reclaim: Bool = true) -> Bool {
+        if take(bytes) { return true }
+        guard reclaim else { return false }
+        let reclaimers = lock.withLock { self.reclaimers }
+        guard !reclaimers.isEmpty else { return false }
+        for r in reclaimers {
+            r(bytes)
+            if take(bytes) { return true }
+        }
+        return false
+    }
+
+    private func take(_ bytes: Int) -> Bool {
         lock.withLock {
             if let limitBytes, used + bytes > limitBytes, bytes > 0 { return false }
             used += bytes
             if used > peak { peak = used }
             return true
         }
+    }
+
+    private var reclaimers: [@Sendable (Int) -> Void] = []
+
+    /// Register memory the pool may ask back: `reclaim(n)` should release about `n`
+    /// bytes to the pool (called without the pool's lock held).
+    public func addReclaimer(_ reclaim: @escaping @Sendable (Int) -> Void) {
+        lock.withLock { reclaimers.append(reclaim) }
     }
 
     /// Take `bytes` whether or not they fit (memory an operator cannot give back).
@@ -72,18 +94,24 @@ public final class MemoryPool: @unchecked Sendable {
 /// drawn from the database's pool, what its operators hold now and at most, and what
 /// they wrote to disk when the budget ran out.
 public final class QueryMemory: @unchecked Sendable {
-    /// Bytes the statement may hold, or nil for no limit of its own.
-    public let budget: Int?
     public let pool: MemoryPool
     private let lock = Lock()
+    private var budgetBytes: Int?
     private var used = 0
     private var peak = 0
     private var spilled = 0
     private var spillFiles = 0
 
     public init(budget: Int?, pool: MemoryPool = .shared) {
-        self.budget = budget
+        budgetBytes = budget
         self.pool = pool
+    }
+
+    /// Bytes the statement may hold, or nil for no limit of its own. WLM sets it when it
+    /// admits the statement (queue memory ÷ slots × `wlm_query_slot_count`).
+    public var budget: Int? {
+        get { lock.withLock { budgetBytes } }
+        set { lock.withLock { budgetBytes = newValue } }
     }
 
     public var usedBytes: Int { lock.withLock { used } }
@@ -97,7 +125,7 @@ public final class QueryMemory: @unchecked Sendable {
     /// Take `bytes` if they fit in the budget and in the pool.
     public func tryReserve(_ bytes: Int) -> Bool {
         lock.withLock {
-            if bytes > 0, let budget, used + bytes > budget { return false }
+            if bytes > 0, let budgetBytes, used + bytes > budgetBytes { return false }
             guard pool.tryReserve(bytes) else { return false }
             used += bytes
             if used > peak { peak = used }

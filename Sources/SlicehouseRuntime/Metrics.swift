@@ -14,13 +14,20 @@ public struct StepMetrics: Sendable, Equatable {
     public var peakMemory = 0
     /// Bytes it wrote to spill files.
     public var spilledBytes = 0
+    /// A scan's rows before its filter (SVL_QUERY_SUMMARY.rows_pre_filter).
+    public var rowsPreFilter = 0
+    /// Blocks a scan skipped by their zone maps (a range-restricted scan, is_rrscan).
+    public var blocksSkipped = 0
 
-    public init(rows: Int = 0, bytes: Int = 0, nanos: UInt64 = 0, peakMemory: Int = 0, spilledBytes: Int = 0) {
+    public init(rows: Int = 0, bytes: Int = 0, nanos: UInt64 = 0, peakMemory: Int = 0, spilledBytes: Int = 0,
+                rowsPreFilter: Int = 0, blocksSkipped: Int = 0) {
         self.rows = rows
         self.bytes = bytes
         self.nanos = nanos
         self.peakMemory = peakMemory
         self.spilledBytes = spilledBytes
+        self.rowsPreFilter = rowsPreFilter
+        self.blocksSkipped = blocksSkipped
     }
 
     public var isDiskBased: Bool { spilledBytes > 0 }
@@ -82,6 +89,8 @@ public final class QueryMetrics: @unchecked Sendable {
                 r.metrics.nanos += metrics.nanos
                 r.metrics.peakMemory = max(r.metrics.peakMemory, metrics.peakMemory)
                 r.metrics.spilledBytes += metrics.spilledBytes
+                r.metrics.rowsPreFilter += metrics.rowsPreFilter
+                r.metrics.blocksSkipped += metrics.blocksSkipped
                 records[key] = r
             } else {
                 records[key] = StepRecord(stage: stage, step: step, label: label, slice: slice, metrics: metrics)

@@ -15,18 +15,17 @@ public final class QueryContext: @unchecked Sendable {
     public let memory: QueryMemory
     public let spill: SpillSpace
     public let metrics: QueryMetrics
-    /// The WLM service class (queue) the statement runs in: the scheduler shares the
-    /// cores fairly among classes.
-    public let serviceClass: Int
     private let lock = Lock()
     private var currentPriority: Int
+    private var currentServiceClass: Int
+    private var reservedQueryID: Int?
 
     public init(cancellation: Cancellation = .none, memory: QueryMemory = QueryMemory(budget: nil),
                 spill: SpillSpace = .temporary, serviceClass: Int = 0, priority: Int = 0) {
         self.cancellation = cancellation
         self.memory = memory
         self.spill = spill
-        self.serviceClass = serviceClass
+        currentServiceClass = serviceClass
         self.metrics = QueryMetrics()
         currentPriority = priority
     }
@@ -35,6 +34,26 @@ public final class QueryContext: @unchecked Sendable {
     public var priority: Int {
         get { lock.withLock { currentPriority } }
         set { lock.withLock { currentPriority = newValue } }
+    }
+
+    /// The WLM service class (queue) the statement runs in: the scheduler shares the
+    /// cores fairly among classes. WLM sets it when it admits the statement (a query is
+    /// admitted once planned, after its context was made; a hop moves it).
+    public var serviceClass: Int {
+        get { lock.withLock { currentServiceClass } }
+        set { lock.withLock { currentServiceClass = newValue } }
+    }
+
+    /// The query id WLM gave the statement when it admitted it; the first id the
+    /// statement asks for is this one, so the system views agree on it.
+    public func reserveQueryID(_ id: Int) { lock.withLock { reservedQueryID = id } }
+
+    /// The reserved query id, once (nil after that, or when none was reserved).
+    public func takeQueryID() -> Int? {
+        lock.withLock {
+            defer { reservedQueryID = nil }
+            return reservedQueryID
+        }
     }
 
     /// The context of the work running on this thread, or nil outside any statement.

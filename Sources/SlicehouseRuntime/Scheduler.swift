@@ -17,6 +17,12 @@ import SlicehouseTypes
 /// `QueryContext.priority`), then the service class (WLM queue) with the fewest tasks
 /// running, so queues share the cores fairly, then the oldest batch.
 ///
+/// Urgent work — short queries that WLM's short query acceleration admitted
+/// (`priority >= urgentPriority`) — has a space of its own: `urgentReserve` more tasks
+/// may run beyond `concurrency` for it, so a point lookup starts at once instead of
+/// waiting for a long query's slice task to end (the cores are then shared for the
+/// short while it runs).
+///
 /// A task may itself start a batch (a COPY's file task splitting blocks). It runs its
 /// own batch's tasks while any are unstarted, then waits; while it waits — and while any
 /// task waits on something outside the pool, through `blocking` (a slow client holding
@@ -30,6 +36,10 @@ public final class Scheduler: @unchecked Sendable {
     public let concurrency: Int
     /// Threads in all, counting those that stand in for waiting workers.
     let maxThreads: Int
+    /// Tasks of urgent batches that may run beyond `concurrency`.
+    public let urgentReserve: Int
+    /// The priority from which a batch is urgent (WLM's short query acceleration).
+    public static let urgentPriority = 10
     /// Each worker's stack: operators are built and expressions evaluated recursively.
     static let stackBytes = 64 << 20
 
@@ -47,7 +57,8 @@ public final class Scheduler: @unchecked Sendable {
 
     public init(concurrency: Int) {
         self.concurrency = max(1, concurrency)
-        maxThreads = max(64, 16 * self.concurrency)
+        maxThreads = max(256, 64 * self.concurrency)
+        urgentReserve = max(1, self.concurrency / 2)
         mutex = .allocate(capacity: 1)
         workAvailable = .allocate(capacity: 1)
         batchDone = .allocate(capacity: 1)
@@ -142,7 +153,7 @@ public final class Scheduler: @unchecked Sendable {
         ThreadState.install(state)
         lock()
         while true {
-            if active < concurrency, let (batch, i) = takeTask() {
+            if let (batch, i) = takeTask() {
                 active += 1
                 runningPerClass[batch.serviceClass, default: 0] += 1
                 unlock()
@@ -178,20 +189,28 @@ public final class Scheduler: @unchecked Sendable {
     /// tasks running, then the oldest batch. Called with the mutex held.
     private func takeTask() -> (Batch, Int)? {
         guard !pending.isEmpty else { return nil }
-        var best = 0
-        if pending.count > 1 {
-            var bestPriority = pending[0].context?.priority ?? 0
-            var bestRunning = runningPerClass[pending[0].serviceClass] ?? 0
-            for k in 1..<pending.count {
-                let p = pending[k].context?.priority ?? 0
-                let r = runningPerClass[pending[k].serviceClass] ?? 0
-                if p > bestPriority || (p == bestPriority && r < bestRunning) {
-                    best = k
-                    bestPriority = p
-                    bestRunning = r
-                }
+        let urgentOnly: Bool
+        if active < concurrency {
+            urgentOnly = false
+        } else if active < concurrency + urgentReserve {
+            urgentOnly = true
+        } else {
+            return nil
+        }
+        var best = -1
+        var bestPriority = Int.min
+        var bestRunning = Int.max
+        for k in pending.indices {
+            let p = pending[k].context?.priority ?? 0
+            if urgentOnly && p < Scheduler.urgentPriority { continue }
+            let r = runningPerClass[pending[k].serviceClass] ?? 0
+            if p > bestPriority || (p == bestPriority && r < bestRunning) {
+                best = k
+                bestPriority = p
+                bestRunning = r
             }
         }
+        guard best >= 0 else { return nil }
         let batch = pending[best]
         let i = batch.next
         batch.next += 1
@@ -206,9 +225,15 @@ public final class Scheduler: @unchecked Sendable {
     /// Wake (or start) as many workers as there are unstarted tasks and free cores.
     /// Called with the mutex held.
     private func wakeWorkers() {
-        var unstarted = 0
-        for b in pending { unstarted += b.count - b.next }
-        let want = min(unstarted, concurrency - active)
+        var unstarted = 0, urgent = 0
+        for b in pending {
+            let n = b.count - b.next
+            unstarted += n
+            if (b.context?.priority ?? 0) >= Scheduler.urgentPriority { urgent += n }
+        }
+        let regular = min(unstarted, max(0, concurrency - active))
+        let extra = min(max(0, urgent - regular), max(0, concurrency + urgentReserve - max(active, concurrency)))
+        let want = regular + extra
         guard want > 0 else { return }
         if idle >= want {
             for _ in 0..<want { pthread_cond_signal(workAvailable) }

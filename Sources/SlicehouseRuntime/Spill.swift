@@ -55,8 +55,10 @@ public final class SpillSpace: @unchecked Sendable {
 public final class SpillFile: @unchecked Sendable {
     private let fd: Int32
     private let memory: QueryMemory?
+    /// Allocated on the first append: an operator may open many files (a grace hash
+    /// join's partitions) and fill few.
     private var buffer: [UInt8] = []
-    private static let bufferBytes = 1 << 18
+    private static let bufferBytes = 1 << 16
     /// Bytes appended so far (buffered or written).
     public private(set) var size = 0
     private var flushed = 0
@@ -64,7 +66,6 @@ public final class SpillFile: @unchecked Sendable {
     init(fd: Int32, memory: QueryMemory?) {
         self.fd = fd
         self.memory = memory
-        buffer.reserveCapacity(SpillFile.bufferBytes)
     }
 
     deinit { close(fd) }
@@ -75,6 +76,7 @@ public final class SpillFile: @unchecked Sendable {
         if bytes.count >= SpillFile.bufferBytes {
             try writeAll(bytes)
         } else {
+            if buffer.capacity == 0 { buffer.reserveCapacity(SpillFile.bufferBytes) }
             buffer.append(contentsOf: bytes)
         }
         size += bytes.count

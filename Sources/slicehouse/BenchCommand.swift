@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SlicehouseBench
 import SlicehouseEngine
+import SlicehouseRuntime
 
 /// `slicehouse bench`: benchmark runners.
 struct BenchCommand: ParsableCommand {
@@ -63,6 +64,11 @@ struct BenchTPCHCommand: ParsableCommand {
             help: ArgumentHelp("Write the report as JSON.", valueName: "report.json"))
     var output: String?
 
+    @Option(name: .customLong("memory"),
+            help: ArgumentHelp("Limit what the queries' operators hold at once (4GB, 32MB); beyond it they spill to disk.",
+                               valueName: "size"))
+    var memory: String?
+
     @Option(name: .customLong("compare"), help: ArgumentHelp("Run another engine side by side: duckdb.", valueName: "engine"))
     var compare: String?
 
@@ -104,6 +110,12 @@ struct BenchTPCHCommand: ParsableCommand {
         o.runs = runs
         o.databaseDirectory = db.map(Self.expand)
         o.compareDuckDB = compare != nil
+        if let memory {
+            guard let bytes = MemoryPool.parseSize(memory), bytes > 0 else {
+                throw BenchError.invalidOption("--memory: not a size: \(memory) (for example 4GB or 32MB)")
+            }
+            o.memoryBytes = bytes
+        }
         return o
     }
 

@@ -59,7 +59,18 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("slices-per-node"), help: "Slices per compute node of a newly created database.")
     var slicesPerNode = 2
 
+    @Option(name: .customLong("wlm"),
+            help: ArgumentHelp("Workload management configuration (a wlm_json_configuration document; default: wlm.json in the data directory). Re-read when the file changes.", valueName: "file"))
+    var wlmFile: String?
+
+    @Option(name: .customLong("memory"),
+            help: ArgumentHelp("Memory for all queries at once, e.g. 4GB (default: WLM divides 60% of RAM).", valueName: "size"))
+    var memory: String?
+
     func validate() throws {
+        if let memory, Database.parseMemorySize(memory) == nil {
+            throw ValidationError("invalid --memory \"\(memory)\" (expected a size such as 4GB, 512MB or a number of bytes)")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -113,10 +124,19 @@ struct ServeCommand: ParsableCommand {
         let database: Database
         do {
             if let directory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-            database = try Database(directory: directory, cluster: ClusterConfig(nodes: nodes, slicesPerNode: slicesPerNode))
+            database = try Database(directory: directory, cluster: ClusterConfig(nodes: nodes, slicesPerNode: slicesPerNode),
+                                    memoryBytes: memory.flatMap(Database.parseMemorySize))
         } catch {
             printError("slicehouse serve: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(error)")
             throw ExitCode(2)
+        }
+        if let wlmFile {
+            do {
+                try database.useWLMConfigurationFile(wlmFile)
+            } catch {
+                printError("slicehouse serve: \(error)")
+                throw ExitCode(2)
+            }
         }
         let server: Server
         let address: String
@@ -134,7 +154,11 @@ struct ServeCommand: ParsableCommand {
             + (tlsCert != nil ? ", TLS available" : "")
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         signal(SIGPIPE, SIG_IGN)
-        SignalWatcher.install([SIGINT, SIGTERM]) { _ in server.shutdown() }
+        // SIGHUP re-reads the WLM configuration (as PostgreSQL reloads its settings); it is
+        // also re-read by itself when the file changes.
+        SignalWatcher.install([SIGINT, SIGTERM, SIGHUP]) { sig in
+            if sig == SIGHUP { database.reloadWLMConfiguration() } else { server.shutdown() }
+        }
         try server.wait()
     }
 }

@@ -82,7 +82,14 @@ struct ShellCommand: ParsableCommand {
     @Option(name: .customLong("slices-per-node"), help: "Slices per compute node of a newly created database.")
     var slicesPerNode = 2
 
+    @Option(name: .customLong("memory"),
+            help: ArgumentHelp("Memory for all queries at once, e.g. 4GB (default: WLM divides 60% of RAM).", valueName: "size"))
+    var memory: String?
+
     func validate() throws {
+        if let memory, Database.parseMemorySize(memory) == nil {
+            throw ValidationError("invalid --memory \"\(memory)\" (expected a size such as 4GB, 512MB or a number of bytes)")
+        }
         guard nodes >= 1 && nodes <= 128 else { throw ValidationError("--nodes must be between 1 and 128") }
         guard slicesPerNode >= 1 && slicesPerNode <= 64 else {
             throw ValidationError("--slices-per-node must be between 1 and 64")
@@ -156,7 +163,7 @@ struct ShellCommand: ParsableCommand {
                 if let directory {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 }
-                database = try Database(directory: directory, cluster: cluster)
+                database = try Database(directory: directory, cluster: cluster, memoryBytes: memory.flatMap(Database.parseMemorySize))
             } catch {
                 let reason = ErrorReport.message(of: error)
                 printError("slicehouse: error: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(reason)")

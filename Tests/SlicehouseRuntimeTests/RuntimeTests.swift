@@ -54,6 +54,27 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(order.values, ["high", "high", "blocker", "low", "low"])
     }
 
+    func testUrgentBatchesRunBeyondTheBusyCores() {
+        let scheduler = Scheduler(concurrency: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let busy = Thread { scheduler.run(2) { _ in gate.wait() } }
+        busy.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        // The only core is taken by a task that does not yield; a short query's batch
+        // still runs, in the urgent reserve, while an ordinary one would wait.
+        let done = Counter()
+        scheduler.run(3, context: QueryContext(priority: Scheduler.urgentPriority)) { _ in done.add(1) }
+        XCTAssertEqual(done.value, 3)
+        let ordinary = Counter()
+        let waiting = Thread { scheduler.run(2) { _ in ordinary.add(1) } }
+        waiting.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(ordinary.value, 0, "ordinary work waits for the core")
+        gate.signal(); gate.signal()
+        while !(busy.isFinished && waiting.isFinished) { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(ordinary.value, 2)
+    }
+
     func testBlockingGivesTheCoreToAnotherTask() {
         let scheduler = Scheduler(concurrency: 1)
         let gate = DispatchSemaphore(value: 0)
@@ -108,6 +129,21 @@ final class MemoryTests: XCTestCase {
             XCTAssertEqual(q.usedBytes, 4096)
         }
         XCTAssertEqual(q.usedBytes, 0)
+    }
+
+    func testAFullPoolAsksItsReclaimersFirst() {
+        let pool = MemoryPool(limit: 1000)
+        XCTAssertTrue(pool.tryReserve(900))  // a cache's entries, say
+        let asked = Counter()
+        pool.addReclaimer { n in
+            asked.add(n)
+            pool.release(n)
+        }
+        let q = QueryMemory(budget: nil, pool: pool)
+        XCTAssertTrue(q.tryReserve(500), "the reclaimer gave 500 bytes back")
+        XCTAssertEqual(asked.value, 500)
+        XCTAssertEqual(pool.usedBytes, 900)
+        XCTAssertFalse(pool.tryReserve(200, reclaim: false))
     }
 
     func testSizes() {

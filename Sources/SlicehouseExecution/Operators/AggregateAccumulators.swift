@@ -21,13 +21,24 @@ protocol Accumulator: AnyObject {
     func partialStates(_ range: Range<Int>) -> [Vector]
     /// The final values of groups `range`.
     func results(_ range: Range<Int>) throws -> Vector
+    /// Bytes the states hold (array capacities), for the operator's memory reservation.
+    var memoryBytes: Int { get }
+    /// Whether `partialStates` of a group folded in with `merge` continue it exactly, so
+    /// a spilling aggregate may write a group out and finish it later. False for the
+    /// aggregates whose state is not a partial state (DISTINCT, ordered-set).
+    var mergeable: Bool { get }
 }
 
 extension Accumulator {
     func update(groups: [Int32], rows: [Int32], input: Vector?, orderKeys: [Vector]) throws {
         try update(groups: groups, rows: rows, input: input)
     }
+    var mergeable: Bool { true }
 }
+
+/// Bytes of an array's storage.
+@inline(__always)
+func arrayBytes<T>(_ a: [T]) -> Int { a.capacity * MemoryLayout<T>.stride }
 
 /// Runs `body(group, physicalRow)` for every logical row whose value in `v` is not NULL.
 @inline(__always)
@@ -67,6 +78,8 @@ final class CountAccumulator: Accumulator {
     private var counts: [Int64] = []
 
     init(star: Bool, resultType: DataType) { self.star = star; self.resultType = resultType }
+
+    var memoryBytes: Int { arrayBytes(counts) }
 
     func grow(to n: Int) { growArray(&counts, to: n, 0) }
 
@@ -110,6 +123,8 @@ final class SumInt64Accumulator: Accumulator {
     private var seen: [Bool] = []
 
     init(resultType: DataType) { self.resultType = resultType }
+
+    var memoryBytes: Int { arrayBytes(sums) + arrayBytes(seen) }
 
     func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&seen, to: n, false) }
 
@@ -170,6 +185,8 @@ final class WideSumAccumulator: Accumulator {
     init(kind: Kind, resultType: DataType, sumType: DataType) {
         self.kind = kind; self.resultType = resultType; self.sumType = sumType
     }
+
+    var memoryBytes: Int { arrayBytes(sums) + arrayBytes(counts) }
 
     func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&counts, to: n, 0) }
 
@@ -282,6 +299,8 @@ final class DoubleSumAccumulator: Accumulator {
 
     init(isAvg: Bool, resultType: DataType) { self.isAvg = isAvg; self.resultType = resultType }
 
+    var memoryBytes: Int { arrayBytes(sums) + arrayBytes(counts) }
+
     func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&counts, to: n, 0) }
 
     private func addValues(_ v: Vector, _ groups: [Int32], _ rows: [Int32], countEach: Bool) throws {
@@ -391,6 +410,8 @@ struct MinMaxCore<T: MinMaxValue> {
 
     init(isMin: Bool, type: DataType) { self.isMin = isMin; self.type = type }
 
+    var memoryBytes: Int { arrayBytes(values) + arrayBytes(seen) }
+
     @inline(__always)
     mutating func grow(to n: Int) { growArray(&values, to: n, T.zero); growArray(&seen, to: n, false) }
 
@@ -433,6 +454,7 @@ struct MinMaxCore<T: MinMaxValue> {
 final class Int64MinMaxAccumulator: Accumulator {
     private var core: MinMaxCore<Int64>
     init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    var memoryBytes: Int { core.memoryBytes }
     func grow(to n: Int) { core.grow(to: n) }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
@@ -443,6 +465,7 @@ final class Int64MinMaxAccumulator: Accumulator {
 final class Int128MinMaxAccumulator: Accumulator {
     private var core: MinMaxCore<Int128>
     init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    var memoryBytes: Int { core.memoryBytes }
     func grow(to n: Int) { core.grow(to: n) }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
@@ -453,6 +476,7 @@ final class Int128MinMaxAccumulator: Accumulator {
 final class DoubleMinMaxAccumulator: Accumulator {
     private var core: MinMaxCore<Double>
     init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    var memoryBytes: Int { core.memoryBytes }
     func grow(to n: Int) { core.grow(to: n) }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
@@ -463,6 +487,7 @@ final class DoubleMinMaxAccumulator: Accumulator {
 final class BoolMinMaxAccumulator: Accumulator {
     private var core: MinMaxCore<Bool>
     init(isMin: Bool, type: DataType) { core = MinMaxCore(isMin: isMin, type: type) }
+    var memoryBytes: Int { core.memoryBytes }
     func grow(to n: Int) { core.grow(to: n) }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { try core.merge(groups, rows, states) }
@@ -489,6 +514,11 @@ final class StringMinMaxAccumulator: Accumulator {
     private var touched: [Int32] = []
 
     init(isMin: Bool, type: DataType) { self.isMin = isMin; self.type = type }
+
+    var memoryBytes: Int {
+        arrayBytes(arena) + arrayBytes(starts) + arrayBytes(lengths) + arrayBytes(seen) + arrayBytes(batchBest)
+            + arrayBytes(touched)
+    }
 
     func grow(to n: Int) {
         growArray(&starts, to: n, 0); growArray(&lengths, to: n, 0)
@@ -598,7 +628,8 @@ final class StringMinMaxAccumulator: Accumulator {
 
 /// `f(DISTINCT x)`: a hash set of (group, value) pairs in front of the plain
 /// accumulator; only the first occurrence of a value in a group reaches it.
-/// Single-phase only (the set is not a mergeable partial state).
+/// Single-phase only (the set is not a mergeable partial state), so a spilling aggregate
+/// with one keeps its groups in memory (`HashAggregateOperator`).
 final class DistinctAccumulator: Accumulator {
     private let inner: Accumulator
     private let seenPairs: GroupTable
@@ -612,6 +643,9 @@ final class DistinctAccumulator: Accumulator {
     }
 
     func grow(to n: Int) { inner.grow(to: n) }
+
+    var memoryBytes: Int { inner.memoryBytes + seenPairs.memoryBytes + arrayBytes(hashes) + arrayBytes(pairIds) }
+    var mergeable: Bool { false }
 
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         guard let input else { throw stateMismatch("DISTINCT argument") }
@@ -647,6 +681,7 @@ final class AllNullAccumulator: Accumulator {
     private let type: DataType
     private var groups = 0
     init(type: DataType) { self.type = type }
+    var memoryBytes: Int { 0 }
     func grow(to n: Int) { groups = max(groups, n) }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {}
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {}

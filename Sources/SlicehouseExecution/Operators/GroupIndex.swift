@@ -10,6 +10,8 @@ protocol GroupIndex: AnyObject {
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws
     /// The key columns of groups `range`.
     func keyColumns(_ range: Range<Int>) -> [Vector]
+    /// Bytes the index holds (keys, slots, scratch), for the operator's memory reservation.
+    var memoryBytes: Int { get }
 }
 
 /// Picks the fastest index for the key types.
@@ -30,6 +32,7 @@ enum GroupIndexFactory {
 /// (so an aggregate without GROUP BY yields one row even on empty input).
 final class SingleGroupIndex: GroupIndex {
     var groupCount: Int { 1 }
+    var memoryBytes: Int { 0 }
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         groupIds = [Int32](repeating: 0, count: rows.count)
     }
@@ -42,6 +45,7 @@ final class HashGroupIndex: GroupIndex {
     private var hashes: [UInt64] = []
     init(keyTypes: [DataType]) { table = GroupTable(keyTypes: keyTypes) }
     var groupCount: Int { table.count }
+    var memoryBytes: Int { table.memoryBytes + arrayBytes(hashes) }
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         KeyHashing.hash(keys, rows: rows, into: &hashes)
         try table.findOrInsert(keys, rows: rows, hashes: hashes, insert: true, groupIds: &groupIds)
@@ -74,6 +78,7 @@ final class Int64GroupIndex: GroupIndex {
     init(type: DataType) { self.type = type }
 
     var groupCount: Int { groupKeys.count }
+    var memoryBytes: Int { arrayBytes(slots) + arrayBytes(groupKeys) + arrayBytes(home) }
 
     private func reserve(_ total: Int) {
         if total * 2 <= slots.count { return }
@@ -208,6 +213,7 @@ final class DirectGroupIndex: GroupIndex {
     }
 
     var groupCount: Int { groupSlots.count }
+    var memoryBytes: Int { arrayBytes(slotGroups) + arrayBytes(groupSlots) }
 
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         let n = rows.count
@@ -318,6 +324,9 @@ final class PackedStringGroupIndex: GroupIndex {
     init(keyTypes: [DataType]) { self.keyTypes = keyTypes }
 
     var groupCount: Int { fallback?.groupCount ?? packedIndex.groupCount }
+    var memoryBytes: Int {
+        packedIndex.memoryBytes + (fallback?.memoryBytes ?? 0) + arrayBytes(packed) + arrayBytes(identity)
+    }
 
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         if let fallback { return try fallback.assign(keys, rows: rows, groupIds: &groupIds) }

@@ -43,6 +43,13 @@ final class GroupTable {
         self.keys = keyTypes.map { Vector(type: $0) }
     }
 
+    /// Bytes the table holds: keys, hashes, slots and scratch buffers.
+    var memoryBytes: Int {
+        keys.reduce(0) { $0 + $1.memoryBytes } + arrayBytes(groupHashes) + arrayBytes(slots) + arrayBytes(slotOf)
+            + arrayBytes(pending) + arrayBytes(nextPending) + arrayBytes(candRows) + arrayBytes(candLogical)
+            + arrayBytes(candGroups) + arrayBytes(eq)
+    }
+
     /// Grow so that `total` groups fit at load factor 1/2.
     private func reserve(_ total: Int) {
         if total * 2 <= slots.count { return }

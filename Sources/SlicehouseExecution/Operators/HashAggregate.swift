@@ -1,5 +1,6 @@
 import SlicehouseTypes
 import SlicehousePlanner
+import SlicehouseRuntime
 
 /// Which half of a (possibly two-phase) aggregation a `HashAggregateOperator` runs.
 public enum AggregateMode: Sendable, Equatable {
@@ -50,22 +51,79 @@ public enum AggregateMode: Sendable, Equatable {
 /// Int64 hash table; otherwise the generic `GroupTable`), then each aggregate's
 /// `Accumulator` folds the chunk in with a typed loop. Source: groups are emitted
 /// in order of first appearance, `Chunk.capacity` rows per chunk.
-public final class HashAggregateOperator: Operator {
+///
+/// ## Memory and spilling
+/// With a `QueryContext`, the group table (index and states) is reserved from the
+/// statement's budget after every input chunk. When the budget refuses and the table
+/// holds at least `minSpillGroups` groups:
+/// - `.partial` emits the groups it has and starts an empty table: the final phase
+///   above the exchange merges any number of partial rows of a group (every aggregate
+///   with a partial state merges exactly: counts and sums add, MIN/MAX compare, sketches
+///   unite — only the order in which DOUBLE sums are added differs, as it already does
+///   between slices);
+/// - `.single` and `.final` spill by partitions: the table's groups are written as
+///   partial states into `AggregatePartitioner.fanOut` spill files chosen by the hash
+///   of their keys, and every later input row goes, unaggregated, to its key's file.
+///   At the end each file is aggregated on its own (states first, then rows — the
+///   order every group's values arrived in, so even DOUBLE sums come out bit for bit as
+///   without spilling); a file that is still too big is partitioned again by other bits
+///   of the hash, up to `maxSpillLevels` deep. Output comes partition by partition, so
+///   the order of the groups differs from the first-appearance order.
+/// Aggregates without a mergeable state — COUNT/SUM/AVG(DISTINCT), PERCENTILE_CONT/DISC,
+/// MEDIAN and LISTAGG (`Accumulator.mergeable`) — never spill: their aggregate keeps
+/// its table in memory with a forced reservation (`MemoryReservation.resize`), counted
+/// against the budget. So do tables with fewer than `minSpillGroups` groups, tables
+/// without group keys or with one BOOLEAN/SMALLINT key (a bounded domain), and tables
+/// past `maxSpillLevels`. Without a context nothing is
+/// reserved or checked; with one, cancellation is checked between chunks.
+public final class HashAggregateOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
     private let groupColumns: [Int]
     private let groupTypes: [DataType]
     private let aggregates: [BoundAggregate]
     private let mode: AggregateMode
+    private let context: QueryContext?
+    private let reservation: MemoryReservation?
+
+    /// The fewest groups worth spilling; a smaller table is kept by a forced reservation.
+    static let minSpillGroups = 256
+    /// How many times a partition may be partitioned again (each level reads 4 other bits
+    /// of the key hash).
+    static let maxSpillLevels = 4
 
     // Per-instance state.
-    private let groups: GroupIndex
+    private var groups: GroupIndex
     private var accumulators: [Accumulator] = []
     private var setupError: Error?
-    private var consumed = false
     private var emitted = 0
     private var rowCache: [Int32] = []
     private var groupIds: [Int32] = []
+
+    /// Where input chunks, spilled states and spilled rows keep their keys and arguments.
+    private var inputLayout = FoldLayout(keys: [], arguments: [], orderBy: [], states: nil)
+    private var statesLayout = FoldLayout(keys: [], arguments: [], orderBy: [], states: nil)
+    private var rowsLayout = FoldLayout(keys: [], arguments: [], orderBy: [], states: nil)
+    /// The input columns a spilled row keeps (`rowsLayout` indexes into them).
+    private var rowsProjection: [Int] = []
+    /// Input columns a chunk must have.
+    private var needed = 0
+
+    private enum Phase {
+        /// Reading the input (again, after `.partial` emitted groups early).
+        case input
+        /// Emitting the table's groups; then back to the input when `resume`.
+        case output(resume: Bool)
+        /// Aggregating spilled partitions one at a time.
+        case partitions
+        case done
+    }
+    private var phase = Phase.input
+    /// While spilling the input: where its rows go.
+    private var partitioner: AggregatePartitioner?
+    /// Spilled partitions still to aggregate (a stack: the last is next).
+    private var pending: [AggregatePartition] = []
+    private var spilled = 0
 
     /// - Parameters:
     ///   - input: the child operator.
@@ -73,13 +131,17 @@ public final class HashAggregateOperator: Operator {
     ///   - groupTypes: the type of each group key.
     ///   - aggregates: the aggregates, in output order.
     ///   - mode: single-phase, or one half of a two-phase aggregation.
+    ///   - context: the statement's context: memory budget, spill space, cancellation
+    ///     (nil: no limit, no spilling).
     public init(input: Operator, groupColumns: [Int], groupTypes: [DataType],
-                aggregates: [BoundAggregate], mode: AggregateMode) {
+                aggregates: [BoundAggregate], mode: AggregateMode, context: QueryContext? = nil) {
         self.input = input
         self.groupColumns = groupColumns
         self.groupTypes = groupTypes
         self.aggregates = aggregates
         self.mode = mode
+        self.context = context
+        self.reservation = context.map { MemoryReservation($0.memory) }
         self.groups = GroupIndexFactory.make(groupTypes)
         if groupColumns.count != groupTypes.count {
             setupError = SQLError.internalError("aggregate with \(groupColumns.count) group columns and \(groupTypes.count) types")
@@ -89,6 +151,7 @@ public final class HashAggregateOperator: Operator {
         } catch {
             setupError = error
         }
+        makeLayouts()
     }
 
     /// The state columns `agg` contributes to a `.partial` output (and expects in `.final` input).
@@ -102,12 +165,90 @@ public final class HashAggregateOperator: Operator {
         groupTypes + aggregates.flatMap { mode == .partial ? Self.partialStateTypes($0) : [$0.resultType] }
     }
 
+    /// The most bytes this operator held reserved at once.
+    public var memoryPeak: Int { reservation?.peak ?? 0 }
+    /// Bytes this operator wrote to spill files.
+    public var spilledBytes: Int { spilled }
+
+    private func makeLayouts() {
+        let g = groupColumns.count
+        var stateColumns: [[Int]] = []
+        var next = g
+        for agg in aggregates {
+            let w = Self.partialStateTypes(agg).count
+            stateColumns.append(Array(next..<(next + w)))
+            next += w
+        }
+        statesLayout = FoldLayout(keys: Array(0..<g), arguments: [], orderBy: [], states: stateColumns)
+        if mode == .final {
+            inputLayout = statesLayout
+            rowsLayout = statesLayout
+            needed = max(g, next)
+            rowsProjection = Array(0..<needed)
+            return
+        }
+        inputLayout = FoldLayout(keys: groupColumns, arguments: aggregates.map { $0.argument },
+                                 orderBy: aggregates.map { $0.orderBy.map { $0.column } }, states: nil)
+        needed = groupColumns.max().map { $0 + 1 } ?? 0
+        for agg in aggregates {
+            if let a = agg.argument { needed = max(needed, a + 1) }
+            for k in agg.orderBy { needed = max(needed, k.column + 1) }
+        }
+        // A spilled row keeps its keys and the distinct argument columns (aggregates with
+        // ORDER BY keys never spill).
+        rowsProjection = groupColumns
+        var arguments: [Int?] = []
+        for agg in aggregates {
+            guard let a = agg.argument else { arguments.append(nil); continue }
+            if let i = rowsProjection[g...].firstIndex(of: a) {
+                arguments.append(i)
+            } else {
+                arguments.append(rowsProjection.count)
+                rowsProjection.append(a)
+            }
+        }
+        rowsLayout = FoldLayout(keys: Array(0..<g), arguments: arguments, orderBy: aggregates.map { _ in [] }, states: nil)
+    }
+
+    /// Whether the table's groups may be written out and finished later. A direct index
+    /// (one BOOLEAN or SMALLINT key) holds its whole domain from the start and at most
+    /// 65,537 groups: writing them out would free little and cost a new index each time.
+    private var canSpill: Bool {
+        !groupColumns.isEmpty && !(groups is DirectGroupIndex) && accumulators.allSatisfy { $0.mergeable }
+    }
+
     public func next() throws -> Chunk? {
         if let setupError { throw setupError }
-        if !consumed {
-            try consume()
-            consumed = true
+        while true {
+            switch phase {
+            case .input:
+                try consume()
+            case .output(let resume):
+                if let chunk = try emit() { return chunk }
+                if resume {
+                    try resetTable()
+                    phase = .input
+                } else {
+                    phase = pending.isEmpty ? .done : .partitions
+                    if !pending.isEmpty { try resetTable() }
+                }
+            case .partitions:
+                guard let partition = pending.popLast() else {
+                    phase = .done
+                    continue
+                }
+                try aggregate(partition)
+                if groups.groupCount > 0 { phase = .output(resume: false) }
+            case .done:
+                // Everything is out: the table goes with the operator, the budget now.
+                reservation?.free()
+                return nil
+            }
         }
+    }
+
+    /// The table's next output chunk, or nil when all its groups are out.
+    private func emit() throws -> Chunk? {
         let total = groups.groupCount
         guard emitted < total else { return nil }
         let range = emitted..<min(total, emitted + Chunk.capacity)
@@ -124,54 +265,141 @@ public final class HashAggregateOperator: Operator {
         return Chunk(columns: columns, count: range.count)
     }
 
+    /// A fresh, empty table.
+    private func resetTable() throws {
+        groups = GroupIndexFactory.make(groupTypes)
+        accumulators = try aggregates.map { try AccumulatorFactory.make($0, mode: mode) }
+        emitted = 0
+        reservation?.resize(to: tableBytes)
+    }
+
+    private var tableBytes: Int {
+        accumulators.reduce(groups.memoryBytes) { $0 + $1.memoryBytes }
+    }
+
     // MARK: Sink
 
+    /// Read input until it ends (or, in `.partial`, until the table must be emitted early).
     private func consume() throws {
-        let g = groupColumns.count
-        let keyIndices = mode == .final ? Array(0..<g) : groupColumns
-        // Where each aggregate reads its input.
-        var stateColumns: [[Int]] = []
-        var needed = keyIndices.max().map { $0 + 1 } ?? 0
-        if mode == .final {
-            var next = g
-            for agg in aggregates {
-                let w = Self.partialStateTypes(agg).count
-                stateColumns.append(Array(next..<(next + w)))
-                next += w
-            }
-            needed = max(needed, next)
-        } else {
-            for agg in aggregates {
-                if let a = agg.argument { needed = max(needed, a + 1) }
-                for k in agg.orderBy { needed = max(needed, k.column + 1) }
-            }
-        }
-
         while let chunk = try input.next() {
+            if let context { try context.cancellation.check() }
             if chunk.count == 0 { continue }
             guard chunk.columns.count >= needed else {
                 throw SQLError.internalError("aggregate input has \(chunk.columns.count) columns, needs \(needed)")
             }
-            let physical = chunk.physicalCount
-            let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
-            let keys = keyIndices.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
-            try groups.assign(keys, rows: rows, groupIds: &groupIds)
-            let total = groups.groupCount
-            for (i, acc) in accumulators.enumerated() {
-                acc.grow(to: total)
-                if mode == .final {
-                    let states = stateColumns[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
-                    try acc.merge(groups: groupIds, rows: rows, states: states)
+            if let partitioner {
+                let rows = Chunk(columns: rowsProjection.map { chunk.columns[$0] }, count: chunk.physicalCount,
+                                 selection: chunk.selection)
+                try partitioner.add(rows, states: false)
+                continue
+            }
+            try fold(chunk, inputLayout)
+            if let reservation, try mustSpill(reservation, level: 0) {
+                if mode == .partial {
+                    phase = .output(resume: true)
+                    return
+                }
+                let p = try AggregatePartitioner(level: 0, keyCount: groupColumns.count, context: context)
+                try flushTable(into: p)
+                partitioner = p
+            }
+        }
+        if let partitioner {
+            pending = try partitioner.finish().reversed()
+            spilled += partitioner.bytesWritten
+            self.partitioner = nil
+            phase = .partitions
+        } else {
+            phase = .output(resume: false)
+        }
+    }
+
+    /// Fold one chunk into the table.
+    private func fold(_ chunk: Chunk, _ layout: FoldLayout) throws {
+        let physical = chunk.physicalCount
+        let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
+        let keys = layout.keys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+        try groups.assign(keys, rows: rows, groupIds: &groupIds)
+        let total = groups.groupCount
+        for (i, acc) in accumulators.enumerated() {
+            acc.grow(to: total)
+            if let states = layout.states {
+                let columns = states[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+                try acc.merge(groups: groupIds, rows: rows, states: columns)
+            } else {
+                let arg = layout.arguments[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+                if layout.orderBy[i].isEmpty {
+                    try acc.update(groups: groupIds, rows: rows, input: arg)
                 } else {
-                    let arg = aggregates[i].argument.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
-                    if aggregates[i].orderBy.isEmpty {
-                        try acc.update(groups: groupIds, rows: rows, input: arg)
-                    } else {
-                        let keys = aggregates[i].orderBy.map { OperatorKernels.flat(chunk.columns[$0.column], physicalCount: physical) }
-                        try acc.update(groups: groupIds, rows: rows, input: arg, orderKeys: keys)
-                    }
+                    let keys = layout.orderBy[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+                    try acc.update(groups: groupIds, rows: rows, input: arg, orderKeys: keys)
                 }
             }
         }
     }
+
+    // MARK: Spilling
+
+    /// Reserve the table; true when the budget refuses and the table should be spilled
+    /// (or, in `.partial`, emitted). Either way the table is reserved, by force if need be:
+    /// it is held until it is written out or emitted.
+    private func mustSpill(_ reservation: MemoryReservation, level: Int) throws -> Bool {
+        let bytes = tableBytes
+        if reservation.tryResize(to: bytes) { return false }
+        reservation.resize(to: bytes)
+        return canSpill && groups.groupCount >= Self.minSpillGroups && level < Self.maxSpillLevels
+    }
+
+    /// Write every group of the table to `partitioner` as partial states and empty the table.
+    private func flushTable(into partitioner: AggregatePartitioner) throws {
+        let total = groups.groupCount
+        var start = 0
+        while start < total {
+            let range = start..<min(total, start + Chunk.capacity)
+            var columns = groups.keyColumns(range)
+            for acc in accumulators {
+                acc.grow(to: total)
+                columns.append(contentsOf: acc.partialStates(range))
+            }
+            try partitioner.add(Chunk(columns: columns, count: range.count), states: true)
+            start = range.upperBound
+        }
+        try resetTable()
+    }
+
+    /// Aggregate one spilled partition into the (empty) table: its states, then its rows.
+    /// When the table outgrows the budget again, the rest of the partition is partitioned
+    /// further (and the table is left empty).
+    private func aggregate(_ partition: AggregatePartition) throws {
+        guard let context, let reservation else { return }
+        var reader = partition.file.reader()
+        var sub: AggregatePartitioner?
+        while case let (chunk, isStates)? = try AggregatePartitioner.read(&reader) {
+            try context.cancellation.check()
+            if let sub {
+                try sub.add(chunk, states: isStates)
+                continue
+            }
+            try fold(chunk, isStates ? statesLayout : rowsLayout)
+            if try mustSpill(reservation, level: partition.level + 1) {
+                let p = try AggregatePartitioner(level: partition.level + 1, keyCount: groupColumns.count, context: context)
+                try flushTable(into: p)
+                sub = p
+            }
+        }
+        if let sub {
+            pending.append(contentsOf: try sub.finish().reversed())
+            spilled += sub.bytesWritten
+        }
+    }
+}
+
+/// Where a chunk folded into an aggregate's table keeps its group keys and its
+/// aggregates' arguments (raw rows: `arguments`, `orderBy`) or partial states (`states`).
+struct FoldLayout {
+    var keys: [Int]
+    var arguments: [Int?]
+    var orderBy: [[Int]]
+    /// Per aggregate, its state columns; nil for raw rows.
+    var states: [[Int]]?
 }

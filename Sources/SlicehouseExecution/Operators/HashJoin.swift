@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehousePlanner
 import SlicehouseStorage
 
@@ -71,16 +72,22 @@ public enum JoinKind: String, Sendable, Equatable {
 /// 64-bit key is unique (foreign key to primary key), a piece is matched in one pass
 /// with no rounds. Before each scan a branch-free pass touches every row's first entry,
 /// so that the cache misses of a large table overlap instead of queueing.
-public final class HashJoinOperator: Operator {
+///
+/// ## Memory
+/// With a statement context, the build side reserves what it holds from the statement's
+/// budget as it is read. When a reservation is refused the join turns into a grace hash
+/// join (`GraceHashJoin`, HashJoinSpill.swift): both sides are partitioned by key hash
+/// into spill files and each partition pair is joined on its own.
+public final class HashJoinOperator: Operator, MemoryHolding {
     // Configuration (immutable).
-    private let kind: JoinKind
-    private let probe: Operator
-    private let buildInput: Operator
-    private let probeKeys: [Int]
-    private let buildKeys: [Int]
-    private let residual: BoundExpr?
-    private let buildTypes: [DataType]
-    private let nullAware: Bool
+    let kind: JoinKind
+    let probe: Operator
+    let buildInput: Operator
+    let probeKeys: [Int]
+    let buildKeys: [Int]
+    let residual: BoundExpr?
+    let buildTypes: [DataType]
+    let nullAware: Bool
 
     // Build side.
     private var built = false
@@ -107,7 +114,7 @@ public final class HashJoinOperator: Operator {
     private var residualColumns: Set<Int>?
 
     // Probe side.
-    private var probeTypes: [DataType]?
+    private(set) var probeTypes: [DataType]?
     private var pieces: [Chunk] = []
     private var pieceIndex = 0
     private var batch = ProbeBatch()
@@ -120,6 +127,15 @@ public final class HashJoinOperator: Operator {
 
     // Scratch.
     private var scratch = RoundScratch()
+
+    // Memory.
+    let context: QueryContext?
+    /// How many times this join's rows have been partitioned already (a grace join's
+    /// partitions are joined by joins one level down, which partition on other hash bits).
+    let spillLevel: Int
+    private var reservation: MemoryReservation?
+    /// Set when the build side did not fit: the partitioned join that produces the output.
+    private var grace: GraceHashJoin?
 
     /// - Parameters:
     ///   - kind: the join type.
@@ -137,7 +153,11 @@ public final class HashJoinOperator: Operator {
     ///     build side is read, for scans below the probe side (see `RuntimeKeyFilter`).
     public init(kind: JoinKind, probe: Operator, build: Operator, probeKeys: [Int], buildKeys: [Int],
                 residual: BoundExpr?, buildTypes: [DataType], probeTypes: [DataType]? = nil,
-                nullAware: Bool = false, runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)] = []) {
+                nullAware: Bool = false, runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)] = [],
+                context: QueryContext? = nil, spillLevel: Int = 0) {
+        self.context = context
+        self.spillLevel = spillLevel
+        reservation = context.map { MemoryReservation($0.memory) }
         self.runtimeFilters = runtimeFilters
         self.kind = kind
         self.probe = probe
@@ -159,6 +179,10 @@ public final class HashJoinOperator: Operator {
         if !built {
             try buildTable()
             built = true
+        }
+        if let grace {
+            if let c = try grace.next() { return c }
+            return nil
         }
         while true {
             if outputIndex < output.count {
@@ -202,7 +226,23 @@ public final class HashJoinOperator: Operator {
                 continue
             }
             finished = true
+            releaseTable()
         }
+    }
+
+    /// The most memory the join held, and what it wrote to spill files (its partitions'
+    /// joins included).
+    public var memoryPeak: Int { max(reservation?.peak ?? 0, grace?.memoryPeak ?? 0) }
+    public var spilledBytes: Int { grace?.spilledBytes ?? 0 }
+
+    /// Drop the hash table once the output is complete, and its reservation with it.
+    private func releaseTable() {
+        buildColumns = []
+        buildKeyColumns = []
+        entries = []
+        bucketStart = []
+        buildMatched = []
+        reservation?.free()
     }
 
     private let runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)]
@@ -225,10 +265,25 @@ public final class HashJoinOperator: Operator {
     private func buildTable() throws {
         var columns = buildTypes.map { Vector(type: $0) }
         var n = 0
+        var held = 0
+        let canSpill = GraceHashJoin.canPartition(kind: kind, nullAware: nullAware, level: spillLevel)
         while let chunk = try buildInput.next() {
             if chunk.count == 0 { continue }
+            try context?.cancellation.check()
             try OperatorKernels.append(&columns, chunk)
             n += chunk.count
+            if let reservation {
+                // The rows as held, plus the hash table's entry and bucket per row.
+                held += chunk.approximateBytes + chunk.count * GraceHashJoin.tableBytesPerRow
+                if !reservation.tryResize(to: held) {
+                    if canSpill, let context {
+                        reservation.free()
+                        grace = try GraceHashJoin(join: self, context: context, held: Chunk(columns: columns, count: n))
+                        return
+                    }
+                    reservation.resize(to: held)   // cannot spill: hold it anyway, counted
+                }
+            }
         }
         guard n < Int(Int32.max) else {
             throw SQLError(.featureNotSupported, "a hash join build side of more than \(Int32.max) rows")

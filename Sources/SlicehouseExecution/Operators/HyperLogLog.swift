@@ -105,6 +105,11 @@ struct HyperLogLogGroups {
 
     var groupCount: Int { head.count }
 
+    var memoryBytes: Int {
+        arrayBytes(exactCount) + arrayBytes(head) + arrayBytes(denseBlock) + arrayBytes(entryHash)
+            + arrayBytes(entryGroup) + arrayBytes(entryNext) + arrayBytes(slots) + arrayBytes(registers)
+    }
+
     mutating func grow(to n: Int) {
         guard n > head.count else { return }
         let extra = n - head.count

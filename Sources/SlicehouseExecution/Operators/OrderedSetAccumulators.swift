@@ -66,6 +66,8 @@ struct PercentileCore<T: PercentileValue> {
 
     mutating func grow(to n: Int) { groupCount = max(groupCount, n) }
 
+    var memoryBytes: Int { arrayBytes(groupOf) + arrayBytes(values) + arrayBytes(buckets) + arrayBytes(starts) }
+
     mutating func update(_ groups: [Int32], _ rows: [Int32], _ input: Vector?) throws {
         guard let input, let source = T.values(input.data) else { throw stateMismatch("percentile argument") }
         if prepared { throw SQLError.internalError("percentile input after its results") }
@@ -279,6 +281,8 @@ final class Int64PercentileAccumulator: Accumulator {
     private var core: PercentileCore<Int64>
     init(_ core: PercentileCore<Int64>) { self.core = core }
     func grow(to n: Int) { core.grow(to: n) }
+    var memoryBytes: Int { core.memoryBytes }
+    var mergeable: Bool { false }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { throw singlePhaseOnly("PERCENTILE") }
     func partialStates(_ range: Range<Int>) -> [Vector] { [] }
@@ -289,6 +293,8 @@ final class Int128PercentileAccumulator: Accumulator {
     private var core: PercentileCore<Int128>
     init(_ core: PercentileCore<Int128>) { self.core = core }
     func grow(to n: Int) { core.grow(to: n) }
+    var memoryBytes: Int { core.memoryBytes }
+    var mergeable: Bool { false }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { throw singlePhaseOnly("PERCENTILE") }
     func partialStates(_ range: Range<Int>) -> [Vector] { [] }
@@ -299,6 +305,8 @@ final class DoublePercentileAccumulator: Accumulator {
     private var core: PercentileCore<Double>
     init(_ core: PercentileCore<Double>) { self.core = core }
     func grow(to n: Int) { core.grow(to: n) }
+    var memoryBytes: Int { core.memoryBytes }
+    var mergeable: Bool { false }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws { try core.update(groups, rows, input) }
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws { throw singlePhaseOnly("PERCENTILE") }
     func partialStates(_ range: Range<Int>) -> [Vector] { [] }
@@ -354,6 +362,13 @@ final class ListAggAccumulator: Accumulator {
     }
 
     func grow(to n: Int) { growArray(&resultBytes, to: n, 0) }
+
+    var memoryBytes: Int {
+        arrayBytes(groupOf) + arrayBytes(arena) + arrayBytes(starts) + arrayBytes(lengths) + arrayBytes(resultBytes)
+            + keys.reduce(0) { $0 + $1.memoryBytes } + (seenPairs?.memoryBytes ?? 0) + arrayBytes(order)
+            + arrayBytes(groupStarts)
+    }
+    var mergeable: Bool { false }
 
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         try update(groups: groups, rows: rows, input: input, orderKeys: [])
@@ -515,6 +530,8 @@ final class ApproximateCountDistinctAccumulator: Accumulator {
     }
 
     func grow(to n: Int) { states.grow(to: n) }
+
+    var memoryBytes: Int { states.memoryBytes + arrayBytes(hashes) }
 
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         guard let input else { throw stateMismatch("APPROXIMATE COUNT argument") }

@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// One ORDER BY key: an input column, a direction and where NULLs go.
 public struct SortKey: Sendable, Equatable {
@@ -33,12 +34,35 @@ public struct SortKey: Sendable, Equatable {
 /// - With `limit`, only the best `limit + offset` rows are kept: whenever the buffer
 ///   holds twice that many (at least 8,192), a bounded max-heap selects the best rows
 ///   and the rest are dropped, so memory stays proportional to `limit + offset`.
-public final class SortOperator: Operator {
+///
+/// ## Memory and spilling
+/// With a `QueryContext`, the buffered rows are reserved from the statement's budget
+/// after every input chunk (`Vector.memoryBytes` of the buffer). When the budget refuses:
+/// - Top-N first drops all but the best `limit + offset` rows, if that discards at least
+///   half of the buffer, so a LIMIT + OFFSET under `minRunRows` never spills;
+/// - otherwise the buffer (at least `minRunRows` rows; a smaller one is kept by a forced
+///   reservation) is sorted into a **run** — for Top-N only its best `limit + offset`
+///   rows — written to a spill file (`ChunkSpill`), and freed.
+/// At the end the runs and the rows still in memory are merged (`SortRunMerger`: by
+/// normalized keys, which order exactly as the comparators above; ties go to the
+/// earlier run, so the sort stays stable), `mergeFanIn` runs at a time — more runs are
+/// first merged in consecutive groups into longer runs — with OFFSET and LIMIT applied
+/// to the merged order. Without a context nothing is reserved or checked (no per-chunk
+/// work at all); with one, cancellation is checked between input chunks.
+public final class SortOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
     private let keys: [SortKey]
     private let limit: Int?
     private let offset: Int
+    private let context: QueryContext?
+    private let reservation: MemoryReservation?
+
+    /// The fewest buffered rows worth writing as a run (fewer are kept by force: tiny runs
+    /// would make the merge wide and slow).
+    static let minRunRows = 1024
+    /// The most runs merged at once (a test lowers it to exercise the merge in passes).
+    var mergeFanIn = 64
 
     // Per-instance state.
     private var columns: [Vector] = []
@@ -47,18 +71,31 @@ public final class SortOperator: Operator {
     private var position = 0
     private var done = false
     private var consumed = false
+    /// Sorted runs written so far, in input order.
+    private var runs: [SpillFile] = []
+    private var merger: SortRunMerger?
+    private var spilled = 0
 
     /// - Parameters:
     ///   - input: the child operator.
     ///   - keys: the sort keys, most significant first.
     ///   - limit: emit at most this many rows (after `offset`); nil = all.
     ///   - offset: skip this many rows of the sorted output.
-    public init(input: Operator, keys: [SortKey], limit: Int? = nil, offset: Int = 0) {
+    ///   - context: the statement's context: memory budget, spill space, cancellation
+    ///     (nil: no limit, no spilling).
+    public init(input: Operator, keys: [SortKey], limit: Int? = nil, offset: Int = 0, context: QueryContext? = nil) {
         self.input = input
         self.keys = keys
         self.limit = limit
         self.offset = max(0, offset)
+        self.context = context
+        self.reservation = context.map { MemoryReservation($0.memory) }
     }
+
+    /// The most bytes this operator held reserved at once.
+    public var memoryPeak: Int { reservation?.peak ?? 0 }
+    /// Bytes this operator wrote to spill files.
+    public var spilledBytes: Int { spilled }
 
     /// Rows kept for Top-N (`limit + offset`), or nil for a full sort.
     private var keepCount: Int? {
@@ -72,7 +109,24 @@ public final class SortOperator: Operator {
             try consume()
             consumed = true
         }
-        if done || position >= order.count { return nil }
+        if let merger {
+            try context?.cancellation.check()
+            if let chunk = try merger.next() { return chunk }
+            self.merger = nil
+            reservation?.free()
+            done = true
+            return nil
+        }
+        if done || position >= order.count {
+            if !done, let reservation {
+                // Everything is out: the buffer goes with the operator, the budget now.
+                columns = []
+                order = []
+                reservation.free()
+                done = true
+            }
+            return nil
+        }
         let end = min(order.count, position + Chunk.capacity)
         let rows = Array(order[position..<end])
         position = end
@@ -89,6 +143,7 @@ public final class SortOperator: Operator {
         let compactAt = keep.flatMap { $0 < (1 << 24) ? max(2 * $0, 8192) : nil }
         var started = false
         while let chunk = try input.next() {
+            if let context { try context.cancellation.check() }
             if chunk.count == 0 { continue }
             if !started {
                 columns = chunk.columns.map { Vector(type: $0.type) }
@@ -108,10 +163,97 @@ public final class SortOperator: Operator {
                 columns = columns.map { OperatorKernels.gather($0, best) }
                 rowCount = best.count
             }
+            if let reservation { try reserveBuffer(reservation, keep: keep) }
         }
         guard started else { done = true; return }
-        order = sortedOrder(keep: keep)
-        position = min(offset, order.count)
+        if runs.isEmpty {
+            order = sortedOrder(keep: keep)
+            position = min(offset, order.count)
+            return
+        }
+        try startMerge(keep: keep)
+    }
+
+    // MARK: Spilling
+
+    /// Bytes the buffered columns hold.
+    private var bufferBytes: Int { columns.reduce(0) { $0 + $1.memoryBytes } }
+
+    /// Reserve the buffer; when refused, shrink a Top-N buffer or write it out as a run.
+    private func reserveBuffer(_ reservation: MemoryReservation, keep: Int?) throws {
+        var bytes = bufferBytes
+        if reservation.tryResize(to: bytes) { return }
+        if let keep, keep < (1 << 24), rowCount >= 2 * keep {
+            let best = sortedOrder(keep: keep)
+            columns = columns.map { OperatorKernels.gather($0, best) }
+            rowCount = best.count
+            bytes = bufferBytes
+            if reservation.tryResize(to: bytes) { return }
+        }
+        if rowCount < Self.minRunRows {
+            reservation.resize(to: bytes)
+            return
+        }
+        try spillRun(keep: keep)
+        reservation.resize(to: bufferBytes)
+    }
+
+    /// Sort the buffer (its best `keep` rows with a limit) into a new spill file and
+    /// empty it.
+    private func spillRun(keep: Int?) throws {
+        guard let context else { return }
+        let runOrder = sortedOrder(keep: keep)
+        let file = try context.spill.newFile(for: context.memory)
+        var start = 0
+        while start < runOrder.count {
+            let end = min(runOrder.count, start + Chunk.capacity)
+            let rows = Array(runOrder[start..<end])
+            try file.appendChunk(Chunk(columns: columns.map { OperatorKernels.gather($0, rows) }, count: rows.count))
+            start = end
+        }
+        try file.flush()
+        spilled += file.size
+        runs.append(file)
+        columns = columns.map { Vector(type: $0.type) }
+        rowCount = 0
+    }
+
+    /// Merge the runs and the rows still buffered (the last run) into the output order,
+    /// first merging consecutive groups of runs while there are more than `mergeFanIn`.
+    private func startMerge(keep: Int?) throws {
+        guard let context else { return }
+        let cancellation = context.cancellation
+        var files = runs
+        runs = []
+        let memoryOrder = rowCount > 0 ? sortedOrder(keep: keep) : []
+        let held = bufferBytes
+        let fanIn = max(2, mergeFanIn)
+        while files.count + (memoryOrder.isEmpty ? 0 : 1) > fanIn {
+            var merged: [SpillFile] = []
+            var start = 0
+            while start < files.count {
+                let group = files[start..<min(files.count, start + fanIn)]
+                start += group.count
+                if group.count == 1, let only = group.first { merged.append(only); continue }
+                let groupRuns = group.enumerated().map { SortRun(file: $0.element, ordinal: $0.offset) }
+                let m = try SortRunMerger(runs: groupRuns, keys: keys, skip: 0, limit: keep, reservation: reservation,
+                                          cancellation: cancellation, baseBytes: held)
+                let file = try context.spill.newFile(for: context.memory)
+                while let chunk = try m.next() { try file.appendChunk(chunk) }
+                try file.flush()
+                spilled += file.size
+                merged.append(file)
+            }
+            files = merged
+        }
+        var all = files.enumerated().map { SortRun(file: $0.element, ordinal: $0.offset) }
+        if !memoryOrder.isEmpty {
+            all.append(SortRun(columns: columns, order: memoryOrder, ordinal: files.count))
+        }
+        columns = []
+        rowCount = 0
+        merger = try SortRunMerger(runs: all, keys: keys, skip: offset, limit: limit, reservation: reservation,
+                                   cancellation: cancellation, baseBytes: held)
     }
 
     // MARK: Sorting

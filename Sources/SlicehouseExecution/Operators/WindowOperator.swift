@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehousePlanner
 
 /// Window functions (`f(...) OVER (PARTITION BY ... ORDER BY ... frame)`) over the rows
@@ -50,7 +51,10 @@ import SlicehousePlanner
 ///
 /// Errors (bad column indices, type mismatches with `inputTypes`, invalid parameters,
 /// overflow) are thrown from `next()`; nothing in the operator traps on data.
-public final class WindowOperator: Operator {
+///
+/// With a statement context, the rows it holds are counted in the statement's memory
+/// (they are not spilled: a window over more than the budget holds them anyway).
+public final class WindowOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
     private let inputTypes: [DataType]
@@ -64,6 +68,7 @@ public final class WindowOperator: Operator {
     private var results: [Vector] = []
     private var position = 0
     private var computed = false
+    private let reservation: MemoryReservation?
 
     /// - Parameters:
     ///   - input: the child operator; its chunks have one column per `inputTypes` entry.
@@ -72,13 +77,17 @@ public final class WindowOperator: Operator {
     ///   - orderKeys: ORDER BY keys within a partition (may be empty).
     ///   - functions: the window functions; their argument indices refer to the input.
     public init(input: Operator, inputTypes: [DataType], partitionColumns: [Int], orderKeys: [SortKey],
-                functions: [BoundWindowFunction]) {
+                functions: [BoundWindowFunction], context: QueryContext? = nil) {
+        reservation = context.map { MemoryReservation($0.memory) }
         self.input = input
         self.inputTypes = inputTypes
         self.partitionColumns = partitionColumns
         self.orderKeys = orderKeys
         self.functions = functions
     }
+
+    public var memoryPeak: Int { reservation?.peak ?? 0 }
+    public var spilledBytes: Int { 0 }
 
     /// The output column types: the input types, then each function's result type.
     public var outputTypes: [DataType] { inputTypes + functions.map(\.resultType) }
@@ -95,6 +104,7 @@ public final class WindowOperator: Operator {
         guard position < n else {
             // Done: release the materialized rows.
             if !columns.isEmpty || !results.isEmpty { columns = []; results = []; order = [] }
+            reservation?.free()
             return nil
         }
         let end = min(n, position + Chunk.capacity)
@@ -160,6 +170,7 @@ public final class WindowOperator: Operator {
             if chunk.count == 0 { continue }
             try OperatorKernels.append(&columns, chunk)
             rowCount += chunk.count
+            if let reservation { reservation.resize(to: reservation.bytes + chunk.approximateBytes) }
             guard rowCount <= Int(Int32.max) else {
                 throw SQLError(.featureNotSupported, "a window partition set of more than \(Int32.max) rows on one slice is not supported")
             }

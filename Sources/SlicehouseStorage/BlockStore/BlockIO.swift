@@ -58,14 +58,32 @@ public enum BlockIDs {
 
 /// Decoded blocks, most recently used kept, bounded by bytes. Scans of warm data
 /// decode nothing; a table bigger than the budget streams through it.
+///
+/// With a `MemoryPool`, what the cache holds counts in the database's memory like what
+/// queries hold: an entry is kept only if the pool has room for it, after the cache has
+/// given up its own oldest entries if need be, so the cache yields to queries instead of
+/// pushing them into spilling.
 public final class BlockCache: @unchecked Sendable {
     public let capacityBytes: Int
     private var entries: [UInt64: (vector: Vector, bytes: Int, tick: UInt64)] = [:]
     private var used = 0
     private var tick: UInt64 = 0
     private let lock = Lock()
+    private let pool: MemoryPool?
 
-    public init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
+    public init(capacityBytes: Int, pool: MemoryPool? = nil) {
+        self.capacityBytes = capacityBytes
+        self.pool = pool
+        pool?.addReclaimer { [weak self] bytes in self?.giveBack(bytes) }
+    }
+
+    /// Drop the oldest entries holding about `bytes` (the pool needs them for a query).
+    func giveBack(_ bytes: Int) {
+        lock.withLock { evict(downTo: max(0, used - bytes)) }
+    }
+
+    /// Bytes the cache holds now.
+    public var usedBytes: Int { lock.withLock { used } }
 
     /// The budget: `SLICEHOUSE_CACHE_MB`, else a quarter of physical memory up to 4 GB.
     public static func defaultCapacity() -> Int {
@@ -107,24 +125,37 @@ public final class BlockCache: @unchecked Sendable {
         let size = Self.approximateBytes(v)
         lock.withLock {
             guard size <= capacityBytes else { return }
+            if let old = entries[uid] {
+                entries[uid] = nil
+                used -= old.bytes
+                pool?.release(old.bytes)
+            }
+            if let pool, !pool.tryReserve(size, reclaim: false) {
+                // The database is at its memory limit: make room from our own oldest
+                // entries, else do not keep this one.
+                evict(downTo: max(0, used - max(size, capacityBytes / 10)))
+                guard pool.tryReserve(size, reclaim: false) else { return }
+            }
             tick += 1
-            if let old = entries[uid] { used -= old.bytes }
             entries[uid] = (v, size, tick)
             used += size
-            if used > capacityBytes { evict() }
+            if used > capacityBytes { evict(downTo: capacityBytes - capacityBytes / 10) }
         }
     }
 
-    /// Drop the least recently used entries until a tenth of the budget is free.
-    private func evict() {
-        let target = capacityBytes - capacityBytes / 10
+    /// Drop the least recently used entries until at most `target` bytes are held.
+    private func evict(downTo target: Int) {
+        guard used > target else { return }
         let order = entries.sorted { $0.value.tick < $1.value.tick }
         for (uid, e) in order {
             if used <= target { break }
             entries[uid] = nil
             used -= e.bytes
+            pool?.release(e.bytes)
         }
     }
+
+    deinit { if used > 0 { pool?.release(used) } }
 
     static func approximateBytes(_ v: Vector) -> Int {
         let base: Int

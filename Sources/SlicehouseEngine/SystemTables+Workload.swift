@@ -1,0 +1,166 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehouseRuntime
+
+/// Workload management's views, with Redshift's column names and types. Times are in
+/// microseconds; query-level metric rows have segment and step -1, as Redshift's do.
+extension SystemTables {
+    static let workloadNames = ["stv_wlm_service_class_config", "stv_wlm_service_class_state", "stv_wlm_query_state",
+                                "stv_wlm_query_queue_state", "stl_wlm_query", "stv_query_metrics", "stl_query_metrics",
+                                "stl_wlm_rule_action", "sys_query_history", "stv_wlm_classification_config"]
+
+    private static let metricColumns: [(String, DataType)] = [
+        ("userid", .integer), ("service_class", .integer), ("query", .integer), ("segment", .integer),
+        ("step_type", .integer), ("starttime", .timestamp), ("slices", .integer), ("max_rows", .bigint), ("rows", .bigint),
+        ("max_cpu_time", .bigint), ("cpu_time", .bigint), ("max_blocks_read", .bigint), ("blocks_read", .bigint),
+        ("max_run_time", .bigint), ("run_time", .bigint), ("max_blocks_to_disk", .bigint), ("blocks_to_disk", .bigint),
+        ("step", .integer), ("max_query_scan_size", .bigint), ("query_scan_size", .bigint), ("query_priority", .char(20)),
+        ("query_queue_time", .bigint), ("service_class_name", .char(64)),
+    ]
+
+    func workloadTable(named name: String) -> (TableDef, TableSnapshot)? {
+        let wlm = database.workload
+        func time(_ d: Date) -> Value { .int(Int64(d.timeIntervalSince1970 * 1_000_000)) }
+        let slices = Int64(database.layout.sliceCount)
+        let names = Dictionary(wlm.serviceClasses().map { ($0.queue.serviceClass, $0.queue.name) }, uniquingKeysWith: { a, _ in a })
+        func priority(_ serviceClass: Int) -> Value {
+            .string(serviceClass == WLMConfiguration.shortQueryServiceClass ? "Highest" : "Normal")
+        }
+        switch name {
+        case "stv_wlm_service_class_config":
+            let rows = wlm.serviceClasses().map { s -> [Value] in
+                let q = s.queue
+                return [.int(Int64(q.serviceClass)), .string("FIFO"), .int(Int64(q.concurrency)), .int(Int64(q.concurrency)),
+                        .string(q.maxExecutionTime > 0 ? "true" : "false"), .int(Int64(q.maxExecutionTime)),
+                        .int(Int64(s.slotBytes >> 20)), .int(Int64(s.slotBytes >> 20)), .int(5), .string(q.name),
+                        .int(Int64(q.maxExecutionTime)), .bool(q.userGroupWildcard), .bool(q.queryGroupWildcard),
+                        .string(q.concurrencyScaling), .string(q.kind == .shortQuery ? "Highest" : "Normal"), .bool(false)]
+            }
+            return make(-200, name, [("service_class", .integer), ("queueing_strategy", .char(32)),
+                                     ("num_query_tasks", .integer), ("target_num_query_tasks", .integer),
+                                     ("evictable", .char(8)), ("eviction_threshold", .bigint),
+                                     ("query_working_mem", .integer), ("target_query_working_mem", .integer),
+                                     ("min_step_mem", .integer), ("name", .char(64)), ("max_execution_time", .bigint),
+                                     ("user_group_wild_card", .boolean), ("query_group_wild_card", .boolean),
+                                     ("concurrency_scaling", .char(20)), ("query_priority", .char(20)),
+                                     ("user_role_wild_card", .boolean)], rows)
+        case "stv_wlm_service_class_state":
+            let rows = wlm.serviceClasses().map { s -> [Value] in
+                [.int(Int64(s.queue.serviceClass)), .int(Int64(s.queued)), .int(Int64(s.executing)), .int(Int64(s.serviced)),
+                 .int(Int64(s.executed)), .int(Int64(s.restarted))]
+            }
+            return make(-201, name, [("service_class", .integer), ("num_queued_queries", .integer),
+                                     ("num_executing_queries", .integer), ("num_serviced_queries", .integer),
+                                     ("num_executed_queries", .integer), ("num_restarted_queries", .integer)], rows)
+        case "stv_wlm_query_state":
+            let rows = wlm.activeQueries().map { q -> [Value] in
+                [.int(Int64(q.xid)), .int(Int64(q.query)), .int(Int64(q.query)), .int(Int64(q.serviceClass)),
+                 .int(Int64(q.slots)), time(q.start), .string(q.state), .int(q.queueMicros), .int(q.execMicros),
+                 priority(q.serviceClass)]
+            }
+            return make(-202, name, [("xid", .integer), ("task", .integer), ("query", .integer), ("service_class", .integer),
+                                     ("slot_count", .integer), ("wlm_start_time", .timestamp), ("state", .char(16)),
+                                     ("queue_time", .bigint), ("exec_time", .bigint), ("query_priority", .char(20))], rows)
+        case "stv_wlm_query_queue_state":
+            let rows = wlm.activeQueries().compactMap { q -> [Value]? in
+                guard let position = q.position else { return nil }
+                return [.int(Int64(q.serviceClass)), .int(Int64(position)), .int(Int64(q.query)), .int(Int64(q.query)),
+                        .int(Int64(q.slots)), time(q.start), .int(q.queueMicros)]
+            }
+            return make(-203, name, [("service_class", .integer), ("position", .integer), ("task", .integer),
+                                     ("query", .integer), ("slot_count", .integer), ("start_time", .timestamp),
+                                     ("queue_time", .bigint)], rows)
+        case "stl_wlm_query":
+            let rows = wlm.history.map { r -> [Value] in
+                [.int(Int64(r.userID)), .int(Int64(r.xid)), .int(Int64(r.query)), .int(Int64(r.query)),
+                 .int(Int64(r.serviceClass)), .int(Int64(r.slots)), time(r.serviceClassStart), time(r.queueStart),
+                 time(r.queueEnd), .int(r.queueMicros), time(r.execStart), time(r.execEnd), .int(r.execMicros), time(r.end),
+                 .string(r.finalState), .int(Int64(r.peakMemory)), priority(r.serviceClass), .string(r.serviceClassName)]
+            }
+            return make(-204, name, [("userid", .integer), ("xid", .integer), ("task", .integer), ("query", .integer),
+                                     ("service_class", .integer), ("slot_count", .integer),
+                                     ("service_class_start_time", .timestamp), ("queue_start_time", .timestamp),
+                                     ("queue_end_time", .timestamp), ("total_queue_time", .bigint),
+                                     ("exec_start_time", .timestamp), ("exec_end_time", .timestamp),
+                                     ("total_exec_time", .bigint), ("service_class_end_time", .timestamp),
+                                     ("final_state", .char(16)), ("est_peak_mem", .bigint), ("query_priority", .char(20)),
+                                     ("service_class_name", .char(64))], rows)
+        case "stv_query_metrics":
+            let rows = wlm.activeQueries().filter { $0.position == nil }.map { q -> [Value] in
+                metricRow(userID: q.userID, serviceClass: q.serviceClass, query: q.query, start: q.start, slices: slices,
+                          live: q.live, runMicros: q.execMicros, spilled: q.spilledBytes, queueMicros: q.queueMicros,
+                          className: names[q.serviceClass] ?? "", priority: priority(q.serviceClass))
+            }
+            return make(-205, name, Self.metricColumns, rows)
+        case "stl_query_metrics":
+            let rows = wlm.history.map { r -> [Value] in
+                metricRow(userID: r.userID, serviceClass: r.serviceClass, query: r.query, start: r.execStart, slices: slices,
+                          live: r.live, runMicros: r.execMicros, spilled: r.spilledBytes, queueMicros: r.queueMicros,
+                          className: r.serviceClassName, priority: priority(r.serviceClass))
+            }
+            return make(-206, name, Self.metricColumns, rows)
+        case "stl_wlm_rule_action":
+            let rows = wlm.ruleActions.map { a -> [Value] in
+                [.int(Int64(a.userID)), .int(Int64(a.query)), .int(Int64(a.serviceClass)), .string(a.rule),
+                 .string(a.action), time(a.time)]
+            }
+            return make(-207, name, [("userid", .integer), ("query", .integer), ("service_class", .integer),
+                                     ("rule", .char(256)), ("action", .char(256)), ("recordtime", .timestamp)], rows)
+        case "stv_wlm_classification_config":
+            // The routing rules in the order WLM applies them.
+            let config = wlm.configuration
+            var conditions: [(String, Int)] = [("(super user) and (query group: superuser)", config.superuser.serviceClass)]
+            for q in config.queues.dropLast() {
+                for g in q.queryGroups { conditions.append(("(query group: \(g))", q.serviceClass)) }
+                for g in q.userGroups { conditions.append(("(user group: \(g))", q.serviceClass)) }
+            }
+            conditions.append(("(querytype: any)", config.defaultQueue.serviceClass))
+            let rows = conditions.enumerated().map { i, c -> [Value] in
+                [.int(Int64(i + 1)), .string(c.0), .int(0), .string("assign"), .int(Int64(c.1))]
+            }
+            return make(-209, name, [("id", .integer), ("condition", .char(128)), ("action_seq", .integer),
+                                     ("action", .char(64)), ("action_service_class", .integer)], rows)
+        case "sys_query_history":
+            // The columns of Redshift's SYS_QUERY_HISTORY that WLM knows, one row per
+            // query (its last run: a hopped query shows the queue it finished in).
+            var last: [Int: WLMHistoryRecord] = [:]
+            var first: [Int: WLMHistoryRecord] = [:]
+            var order: [Int] = []
+            for r in wlm.history {
+                if first[r.query] == nil { first[r.query] = r; order.append(r.query) }
+                last[r.query] = r
+            }
+            let rows = order.compactMap { id -> [Value]? in
+                guard let r = last[id], let f = first[id] else { return nil }
+                let status = r.finalState == "Completed" ? "success" : "failed"
+                let accelerated = r.serviceClass == WLMConfiguration.shortQueryServiceClass
+                return [.int(Int64(r.userID)), .int(Int64(r.query)), .int(Int64(r.xid)), .string(status),
+                        time(f.queueStart), time(r.end), .int(Int64(r.end.timeIntervalSince(f.queueStart) * 1_000_000)),
+                        .int(r.queueMicros), .int(r.execMicros), .int(Int64(r.live.returnRows)), .int(Int64(r.serviceClass)),
+                        .string(r.serviceClassName), priority(r.serviceClass), .string(accelerated ? "true" : "false"),
+                        f.shortQueryPredicted.map { .string($0 ? "short" : "long") } ?? .null]
+            }
+            return make(-208, name, [("user_id", .integer), ("query_id", .bigint), ("transaction_id", .bigint),
+                                     ("status", .char(10)), ("start_time", .timestamp), ("end_time", .timestamp),
+                                     ("elapsed_time", .bigint), ("queue_time", .bigint), ("execution_time", .bigint),
+                                     ("returned_rows", .bigint), ("service_class_id", .integer),
+                                     ("service_class_name", .char(64)), ("query_priority", .char(20)),
+                                     ("short_query_accelerated", .char(10)), ("short_query_prediction", .char(10))], rows)
+        default:
+            return nil
+        }
+    }
+
+    private func metricRow(userID: Int, serviceClass: Int, query: Int, start: Date, slices: Int64, live: LiveCounters,
+                           runMicros: Int64, spilled: Int, queueMicros: Int64, className: String, priority: Value) -> [Value] {
+        let cpu = Int64(live.cpuNanos / 1_000)
+        let rows = Int64(live.returnRows)
+        let blocks = Int64(spilled >> 20)
+        return [.int(Int64(userID)), .int(Int64(serviceClass)), .int(Int64(query)), .int(-1), .int(-1),
+                .int(Int64(start.timeIntervalSince1970 * 1_000_000)), .int(slices), .int(rows), .int(rows), .int(cpu), .int(cpu),
+                .int(0), .int(0), .int(runMicros), .int(runMicros), .int(blocks), .int(blocks), .int(-1), .int(0),
+                .int(0), priority, .int(queueMicros), .string(className)]
+    }
+}
