@@ -42,8 +42,6 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidPassword = "28P01"
         case invalidAuthorization = "28000"
         case tooManyConnections = "53300"
-        case diskFull = "53100"
-        case outOfMemory = "53200"
         case protocolViolation = "08P01"
         /// PL/pgSQL: RAISE EXCEPTION, SELECT INTO STRICT finding no row / several rows.
         case raiseException = "P0001"
@@ -63,6 +61,8 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidRoleSpecification = "0P000"
         case reservedName = "42939"
         case ambiguousFunction = "42725"
+        /// A spill file could not be created or written.
+        case diskFull = "53100"
     }
 
     public var code: Code
