@@ -82,8 +82,10 @@ public final class Database: @unchecked Sendable {
             try workload.setConfigurationFile((directory as NSString).appendingPathComponent(Database.wlmFileName),
                                               required: false)
         }
-        cache = BlockCache(capacityBytes: cacheBytes ?? min(BlockCache.defaultCapacity(), memoryBytes.map { $0 / 4 } ?? Int.max),
-                           pool: pool)
+        // Without a size of its own, the cache keeps at most half of the memory limit
+        // (set now or later: `bench --memory` sets it after loading).
+        cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity(), pool: pool,
+                           poolShare: cacheBytes == nil ? 2 : nil)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
         if let directory {

@@ -15,12 +15,11 @@ import SlicehousePlanner
 public final class QueryExecutor: @unchecked Sendable {
     public let layout: SliceLayout
     private let snapshots: [Int: TableSnapshot]
-    private var exchanged: [ObjectIdentifier: [[Chunk]]] = [:]
-    /// How many pipelines of each partition read an exchange (its parents in the plan),
-    /// and how many have taken their part: the last one takes the exchange's reference
-    /// to the chunks, so they are freed as that reader consumes them.
+    private var exchanged: [ObjectIdentifier: ExchangeBuffer] = [:]
+    /// How many pipelines of each partition read an exchange (its parents in the plan):
+    /// the last one takes the exchange's references to the chunks, so they are freed as
+    /// the readers consume them.
     private var exchangeReaders: [ObjectIdentifier: Int] = [:]
-    private var exchangeTaken: [ObjectIdentifier: [Int]] = [:]
     private let lock = Lock()
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
@@ -126,7 +125,6 @@ public final class QueryExecutor: @unchecked Sendable {
         }
         walk(root)
         exchangeReaders = readers
-        exchangeTaken = [:]
     }
 
     /// Number of partitions a node's output has.
@@ -138,7 +136,7 @@ public final class QueryExecutor: @unchecked Sendable {
     /// `node`'s pipeline on each partition in parallel.
     func runStage(_ node: PhysicalNode) throws -> [[Chunk]] {
         if case .exchange(let kind) = node.kind, let input = node.children.first {
-            return try materialized(node, kind, input)
+            return try materialized(node, kind, input).collect()
         }
         try materializeExchanges(under: node)
         let n = partitionCount(node)
@@ -159,67 +157,44 @@ public final class QueryExecutor: @unchecked Sendable {
         }
     }
 
-    /// The partitions of exchange `node`: its input stage run and re-partitioned, once
-    /// per query however many parents read it (a shared subplan has several).
-    private func materialized(_ node: PhysicalNode, _ kind: ExchangeKind, _ input: PhysicalNode) throws -> [[Chunk]] {
-        if let done = lock.withLock({ exchanged[ObjectIdentifier(node)] }) { return done }
-        let parts = try runStage(input)
-        try cancellation.check()
-        let start = DispatchTime.now().uptimeNanoseconds
-        let out = exchange(parts, kind: kind, targetPartitions: partitionCount(node))
-        let nanos = DispatchTime.now().uptimeNanoseconds &- start
-        if let id = stepIDs[ObjectIdentifier(node)] {
-            // What each target partition received (a broadcast counts every copy).
-            for (p, chunks) in out.enumerated() {
-                var rows = 0, bytes = 0
-                for c in chunks { rows += c.count; bytes += c.approximateBytes }
-                steps.record(stage: id.stage, step: id.step, slice: node.distribution == .single ? -1 : p,
-                                       label: id.label,
-                                       StepMetrics(rows: rows, bytes: bytes, nanos: nanos / UInt64(max(1, out.count))))
+    /// The output of exchange `node`: its input stage run with every partition's chunks
+    /// handed to the exchange's buffer as they are made (re-partitioned there, spilled
+    /// beyond the statement's budget), once per query however many parents read it (a
+    /// shared subplan has several).
+    private func materialized(_ node: PhysicalNode, _ kind: ExchangeKind, _ input: PhysicalNode) throws -> ExchangeBuffer {
+        let id = ObjectIdentifier(node)
+        if let done = lock.withLock({ exchanged[id] }) { return done }
+        let buffer = ExchangeBuffer(kind: kind, producers: partitionCount(input), targets: partitionCount(node),
+                                    readers: exchangeReaders[id] ?? 1, context: context)
+        if case .exchange(let innerKind) = input.kind, let below = input.children.first {
+            // An exchange straight over another: re-partition the inner one's partitions.
+            let inner = try materialized(input, innerKind, below)
+            let readers = (0..<inner.targets).map { inner.reader(for: $0) }
+            _ = try parallelMap(inner.targets, context: context) { p in
+                while let c = try readers[p].next() { try buffer.add(c, from: p) }
+            }
+        } else {
+            try materializeExchanges(under: input)
+            _ = try parallelMap(partitionCount(input), context: context) { p in
+                try self.runPipeline(input, partition: p) { try buffer.add($0, from: p) }
             }
         }
-        lock.withLock { exchanged[ObjectIdentifier(node)] = out }
-        return out
-    }
-
-    /// Re-partition materialized chunks.
-    func exchange(_ parts: [[Chunk]], kind: ExchangeKind, targetPartitions n: Int) -> [[Chunk]] {
-        switch kind {
-        case .materialize:
-            return parts
-        case .gather:
-            return [parts.flatMap { $0 }]
-        case .broadcast:
-            let all = parts.flatMap { $0 }
-            return Array(repeating: all, count: n)
-        case .redistribute(let keys):
-            let inputs = parts.flatMap { $0 }
-            let workers = max(1, min(inputs.count, ProcessInfo.processInfo.activeProcessorCount * 2))
-            let perWorker: [[[Chunk]]] = (try? parallelMap(workers, context: context) { worker in
-                var local = [[Chunk]](repeating: [], count: n)
-                var i = worker
-                while i < inputs.count {
-                    let chunk = inputs[i].compacted()
-                    i += workers
-                    let rows = chunk.count
-                    if rows == 0 { continue }
-                    var hashes: [UInt64] = []
-                    for (k, key) in keys.enumerated() {
-                        chunk.columns[key].hash(rows: nil, count: rows, into: &hashes, combine: k > 0)
-                    }
-                    var buckets = [[Int32]](repeating: [], count: n)
-                    let m = UInt64(n)
-                    for r in 0..<rows { buckets[Int(hashes[r] % m)].append(Int32(r)) }
-                    for b in 0..<n where !buckets[b].isEmpty {
-                        local[b].append(Chunk(columns: chunk.columns, count: rows, selection: buckets[b]).compacted())
-                    }
-                }
-                return local
-            }) ?? []
-            var out = [[Chunk]](repeating: [], count: n)
-            for local in perWorker { for b in 0..<n { out[b].append(contentsOf: local[b]) } }
-            return out
+        try buffer.finish()
+        try cancellation.check()
+        if let id = stepIDs[id] {
+            // What each target partition received (a broadcast counts every copy), and the
+            // time the producers spent handing their chunks to the exchange.
+            let nanos = buffer.nanos / UInt64(max(1, buffer.targets))
+            for p in 0..<buffer.targets {
+                let r = buffer.received(by: p)
+                steps.record(stage: id.stage, step: id.step, slice: node.distribution == .single ? -1 : p,
+                             label: id.label,
+                             StepMetrics(rows: r.rows, bytes: r.bytes, nanos: nanos, peakMemory: r.memoryBytes,
+                                         spilledBytes: r.spilledBytes))
+            }
         }
+        lock.withLock { exchanged[id] = buffer }
+        return buffer
     }
 
     /// Build the operator pipeline of `node` for partition `p` (unmetered: tests).
@@ -231,6 +206,9 @@ public final class QueryExecutor: @unchecked Sendable {
     /// record what each step did there.
     private func runPipeline(_ node: PhysicalNode, partition p: Int, _ consume: (Chunk) throws -> Void) throws {
         let meters = PipelineMeters()
+        // The meters hold every operator of the pipeline: let them go with it, whatever
+        // happens (an operator keeps its hash table or groups until it is freed).
+        defer { meters.clear() }
         let op = try buildOperator(node, partition: p, filters: BuildScope(meters: meters))
         while let c = try op.next() { try consume(c) }
         meters.report(into: steps, slice: node.distribution == .single ? -1 : p)
@@ -298,7 +276,8 @@ public final class QueryExecutor: @unchecked Sendable {
             scanner.columnNames = columns.map { $0 == rowIDColumn ? rowIDColumnName : table.columns[$0].name }
             let meters = filters.meters
             let scanNode = ObjectIdentifier(node)
-            let scan = ScanOperator(scanner: scanner, context: context) { [weak self] c in
+            // Weak: the meters hold the pipeline's operators, this scan among them.
+            let scan = ScanOperator(scanner: scanner, context: context) { [weak self, weak meters] c in
                 meters?.scans[scanNode, default: ScanCounters()].add(c)
                 guard let self else { return }
                 self.lock.withLock { self.counters[table.id, default: ScanCounters()].add(c) }
@@ -353,17 +332,10 @@ public final class QueryExecutor: @unchecked Sendable {
         case .limit(let limit, let offset):
             return LimitOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), limit: limit, offset: offset)
         case .exchange:
-            let id = ObjectIdentifier(node)
-            let part: [Chunk] = lock.withLock {
-                guard let parts = exchanged[id], p < parts.count else { return [] }
-                let part = parts[p]
-                var taken = exchangeTaken[id] ?? Array(repeating: 0, count: parts.count)
-                taken[p] += 1
-                exchangeTaken[id] = taken
-                if taken[p] >= (exchangeReaders[id] ?? 1) { exchanged[id]?[p] = [] }
-                return part
+            guard let buffer = lock.withLock({ exchanged[ObjectIdentifier(node)] }) else {
+                throw SQLError.internalError("exchange read before it ran")
             }
-            return ReservedChunkSource(part, memory: context.memory)
+            return buffer.reader(for: p)
         case .unionAll:
             return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p, filters: filters) })
         case .setOperation(let kind, let all):
@@ -398,34 +370,6 @@ extension JoinKind {
         case .rightSemi: self = .rightSemi
         case .rightAnti: self = .rightAnti
         }
-    }
-}
-
-/// Replays an exchange's chunks for one partition, holding their memory in the
-/// statement's budget (counted, not refusable: they exist already) until each chunk
-/// is handed on.
-final class ReservedChunkSource: Operator {
-    private var chunks: [Chunk]
-    private var sizes: [Int]
-    private var index = 0
-    private let reservation: MemoryReservation
-
-    init(_ chunks: [Chunk], memory: QueryMemory) {
-        self.chunks = chunks
-        sizes = chunks.map { $0.approximateBytes }
-        reservation = MemoryReservation(memory)
-        reservation.resize(to: sizes.reduce(0, +))
-    }
-
-    func next() throws -> Chunk? {
-        while index < chunks.count {
-            let c = chunks[index]
-            chunks[index] = Chunk(columns: [], count: 0)
-            reservation.resize(to: reservation.bytes - sizes[index])
-            index += 1
-            if c.count > 0 { return c }
-        }
-        return nil
     }
 }
 

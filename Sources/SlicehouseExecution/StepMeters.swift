@@ -134,6 +134,12 @@ final class PipelineMeters {
         order.append(m)
     }
 
+    /// Drop the operators (the pipeline is done).
+    func clear() {
+        meters = [:]
+        order = []
+    }
+
     /// Record each step's figures on `slice`, its own time without its inputs'.
     func report(into metrics: QueryMetrics, slice: Int) {
         for m in order {

@@ -97,6 +97,38 @@ final class SpillTests: XCTestCase {
     func testSortsAndAggregatesSpillAndAnswerTheSameOnOneSlice() throws { try checkSortsAndAggregates(slices: (1, 1)) }
     func testSortsAndAggregatesSpillAndAnswerTheSameOnFourSlices() throws { try checkSortsAndAggregates(slices: (2, 2)) }
 
+    /// Exchanges beyond the budget spill: a redistribution of both join inputs, a
+    /// broadcast, a gather to the leader, and a shared subplan (a CTE read twice, here by
+    /// both sides of one join in one pipeline) answer the same, and the summary marks
+    /// their `dist` / `bcast` steps disk-based.
+    func testExchangesSpillAndAnswerTheSame() throws {
+        let (free, tight) = try Self.databases(slices: (2, 2))
+        let queries = [
+            "select a.k, a.s, b.y, b.z from a join b on a.s = b.y || ''",
+            "select a.k, b.y from a join b on a.k = b.k where b.z < 5000",
+            "select k, s, x from a where k % 3 = 0",
+            """
+            with c as (select k, s, x from a where k % 2 = 0)
+            select c1.k, c1.s, c2.x from c c1 join c c2 on c1.k = c2.k + 2
+            """,
+            "select s, count(*), sum(x) from a group by s",
+        ]
+        for sql in queries {
+            let want = try free.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }.sorted { $0.lexicographicallyPrecedes($1) }
+            let got = try tight.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }.sorted { $0.lexicographicallyPrecedes($1) }
+            XCTAssertEqual(got.count, want.count, sql)
+            XCTAssertEqual(got, want, sql)
+        }
+        _ = try tight.execute(queries[0])
+        XCTAssertEqual(try tight.execute("""
+            select distinct is_diskbased from svl_query_summary where query = pg_last_query_id() and label = 'dist'
+            """)[0].textRows(), [["t"]])
+        _ = try free.execute(queries[0])
+        XCTAssertEqual(try free.execute("""
+            select distinct is_diskbased from svl_query_summary where query = pg_last_query_id() and label = 'dist'
+            """)[0].textRows(), [["f"]])
+    }
+
     func testJoinsSpillAndAnswerTheSameOnOneSlice() throws { try check(slices: (1, 1)) }
     func testJoinsSpillAndAnswerTheSameOnFourSlices() throws { try check(slices: (2, 2)) }
 }

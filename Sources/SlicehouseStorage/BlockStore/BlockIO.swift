@@ -64,15 +64,21 @@ public enum BlockIDs {
 /// given up its own oldest entries if need be, so the cache yields to queries instead of
 /// pushing them into spilling.
 public final class BlockCache: @unchecked Sendable {
-    public let capacityBytes: Int
+    /// The most the cache keeps, as configured.
+    public let configuredCapacity: Int
+    /// When set, the cache keeps at most this fraction of its pool's limit (1/4: a
+    /// database limited with `--memory` keeps three quarters for its queries), also after
+    /// the limit changes.
+    private let poolShare: Int?
     private var entries: [UInt64: (vector: Vector, bytes: Int, tick: UInt64)] = [:]
     private var used = 0
     private var tick: UInt64 = 0
     private let lock = Lock()
     private let pool: MemoryPool?
 
-    public init(capacityBytes: Int, pool: MemoryPool? = nil) {
-        self.capacityBytes = capacityBytes
+    public init(capacityBytes: Int, pool: MemoryPool? = nil, poolShare: Int? = nil) {
+        configuredCapacity = capacityBytes
+        self.poolShare = poolShare
         self.pool = pool
         pool?.addReclaimer { [weak self] bytes in self?.giveBack(bytes) }
     }
@@ -80,6 +86,13 @@ public final class BlockCache: @unchecked Sendable {
     /// Drop the oldest entries holding about `bytes` (the pool needs them for a query).
     func giveBack(_ bytes: Int) {
         lock.withLock { evict(downTo: max(0, used - bytes)) }
+    }
+
+    /// The most the cache keeps now: its configured capacity, or less under its share of
+    /// the pool's limit.
+    public var capacityBytes: Int {
+        guard let poolShare, poolShare > 0, let limit = pool?.limit else { return configuredCapacity }
+        return min(configuredCapacity, limit / poolShare)
     }
 
     /// Bytes the cache holds now.
@@ -123,6 +136,7 @@ public final class BlockCache: @unchecked Sendable {
 
     private func insert(_ uid: UInt64, _ v: Vector) {
         let size = Self.approximateBytes(v)
+        let capacityBytes = self.capacityBytes
         lock.withLock {
             guard size <= capacityBytes else { return }
             if let old = entries[uid] {
