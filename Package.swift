@@ -112,7 +112,7 @@ let package = Package(
                                    .product(name: "NIOCore", package: "swift-nio"),
                                    .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "SlicehouseEngineTests",
-                    dependencies: ["SlicehouseEngine", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen",
+                    dependencies: ["SlicehouseEngine", "SlicehouseExecution", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen",
                                    "SlicehouseParquet", .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["sql", "sqlite"]),
     ]

@@ -124,6 +124,14 @@ final class MeteredOperator: Operator {
 
 /// The metered steps of one partition's pipeline.
 final class PipelineMeters {
+    /// How many pipelines' meters exist now (tests: each query's are freed at its end).
+    static var live: Int { liveLock.withLock { liveCount } }
+    nonisolated(unsafe) private static var liveCount = 0
+    private static let liveLock = Lock()
+
+    init() { Self.liveLock.withLock { Self.liveCount += 1 } }
+    deinit { Self.liveLock.withLock { Self.liveCount -= 1 } }
+
     private var meters: [ObjectIdentifier: MeteredOperator] = [:]
     private var order: [MeteredOperator] = []
     /// What each scan of the pipeline read, by scan node.

@@ -4,7 +4,8 @@ import SlicehouseEngine
 /// ORDER BY and GROUP BY under a database memory limit far below what their sorts and
 /// group tables hold: they spill (runs; partitions) and answer exactly as without a
 /// limit, and SVL_QUERY_SUMMARY marks their steps disk-based. Aggregates without a
-/// mergeable state (MEDIAN, COUNT(DISTINCT)) keep their memory instead.
+/// mergeable state (MEDIAN, COUNT(DISTINCT)) keep their memory instead (the exchanges
+/// that feed them still spill).
 final class SortAggregateSpillTests: XCTestCase {
     func testSortsAndAggregatesSpillAndAnswerAsWithoutALimit() throws {
         let setup = """
@@ -38,8 +39,10 @@ final class SortAggregateSpillTests: XCTestCase {
                 """)[0].textRows().compactMap { $0[0] }
             for label in spilling { XCTAssertTrue(diskBased.contains(label), "\(sql): \(diskBased)") }
             if spilling.isEmpty {
-                XCTAssertEqual(spilled, 0, sql)
-                XCTAssertEqual(diskBased, [], sql)
+                // The aggregate keeps its groups (counted beyond the budget); only the
+                // exchanges around it, which can always spill, may go to disk.
+                XCTAssertFalse(diskBased.contains("aggr"), "\(sql): \(diskBased)")
+                XCTAssertEqual(diskBased.filter { $0 != "dist" && $0 != "return" && $0 != "bcast" }, [], sql)
             } else {
                 XCTAssertGreaterThan(spilled, 0, sql)
             }
