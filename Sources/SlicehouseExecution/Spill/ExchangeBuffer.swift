@@ -167,22 +167,26 @@ final class ExchangeBuffer: @unchecked Sendable {
     func reader(for target: Int) -> Operator {
         let row = storedRow(target)
         guard row < cells.count else { return ChunkSource([]) }
-        let last: Bool = lock.withLock {
-            readersLeft[row] -= 1
-            return readersLeft[row] == 0
-        }
+        // One lock over counting and taking: readers of one partition are made at once on
+        // several threads (a broadcast's targets), and none may take its references after
+        // the last one has taken the buffer's away.
         var parts: [(chunks: [Chunk], file: SpillFile?)] = []
         var held = 0
-        for cell in cells[row] {
-            cell.lock.withLock {
-                parts.append((cell.chunks, cell.file))
-                if last {
-                    held += cell.bytes
-                    cell.chunks = []
-                    cell.file = nil
-                    cell.bytes = 0
+        let last: Bool = lock.withLock {
+            readersLeft[row] -= 1
+            let last = readersLeft[row] == 0
+            for cell in cells[row] {
+                cell.lock.withLock {
+                    parts.append((cell.chunks, cell.file))
+                    if last {
+                        held += cell.bytes
+                        cell.chunks = []
+                        cell.file = nil
+                        cell.bytes = 0
+                    }
                 }
             }
+            return last
         }
         return ExchangeReader(parts: parts, memory: last ? memory : nil, held: held)
     }
