@@ -172,6 +172,13 @@ public final class Session: @unchecked Sendable {
                 running = nil
                 runningContext = nil
             }
+            // A load or a query that held a lot leaves its freed pages in the allocator's
+            // arenas: give them back, so the process's size follows what it holds.
+            if case .copy = statement {
+                SystemMemory.releaseFreePages()
+            } else if context.memory.peakBytes >= SystemMemory.releaseAfterBytes {
+                SystemMemory.releaseFreePages()
+            }
         }
         pendingNotices = []
         try cancellation.check()

@@ -65,7 +65,7 @@ struct BenchTPCHCommand: ParsableCommand {
     var output: String?
 
     @Option(name: .customLong("memory"),
-            help: ArgumentHelp("Limit what the queries' operators hold at once (4GB, 32MB); beyond it they spill to disk.",
+            help: ArgumentHelp("Limit what the queries and the block cache hold at once (4GB, 32MB); beyond it queries spill to disk.",
                                valueName: "size"))
     var memory: String?
 
