@@ -25,7 +25,6 @@ extension Session {
         let (physical, outputs) = try planQuery(q, ctx)
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
                                      context: statementContext)
-        let parts: [[Chunk]] = options.parallel ? try executor.runPartitioned(physical) : [try executor.run(physical)]
         let names = outputs.map { $0.name }, types = outputs.map { $0.type }
 
         // Partition columns (Hive-style folders).
@@ -38,68 +37,51 @@ extension Session {
         let fileCols = partCols.isEmpty || options.partitionInclude ? Array(names.indices) : names.indices.filter { !partCols.contains($0) }
 
         try prepareDestination(prefix, options)
-        var written: [(path: String, bytes: Int, rows: Int)] = []
-        var total = 0
+        // The rows stream from the query into the files: what is held at once is the
+        // writers' buffers (reserved here), not the result.
+        let reservation = MemoryReservation(statementContext.memory)
+        defer { reservation.free() }
+        /// Runs the query, handing each chunk to `write` with its slice (PARALLEL ON) or 0.
+        func run(_ write: (Int, Chunk) throws -> Void) throws {
+            if options.parallel {
+                try executor.streamPartitioned(physical, into: write)
+            } else {
+                try executor.stream(physical) { try write(0, $0) }
+            }
+        }
         if options.format == .parquet {
-            return try unloadParquet(parts, prefix: prefix, names: names, types: types, options: options)
+            return try unloadParquet(run, prefix: prefix, names: names, types: types, options: options,
+                                     reservation: reservation)
         }
         let formatter = try UnloadFormatter(names: fileCols.map { names[$0] }, types: fileCols.map { types[$0] }, options: options)
-        for (slice, chunks) in parts.enumerated() {
-            // Rows of this slice grouped by partition folder, in order.
-            var groups: [String: [Chunk]] = [:]
-            var order: [String] = []
-            for chunk in chunks {
-                let c = chunk.compacted()
-                if partCols.isEmpty {
-                    if groups[""] == nil { order.append("") }
-                    groups["", default: []].append(c)
-                    continue
-                }
-                var rowsByDir: [String: [Int32]] = [:]
-                for r in 0..<c.count {
-                    let dir = partCols.map { i -> String in
-                        let v = c.columns[i].value(at: r).formatted(as: types[i]) ?? "__HIVE_DEFAULT_PARTITION__"
-                        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_. :"))
-                        return names[i] + "=" + (v.addingPercentEncoding(withAllowedCharacters: allowed) ?? v)
-                    }.joined(separator: "/") + "/"
-                    if rowsByDir[dir] == nil && groups[dir] == nil { order.append(dir) }
-                    rowsByDir[dir, default: []].append(Int32(r))
-                }
-                for (dir, rows) in rowsByDir {
-                    groups[dir, default: []].append(Chunk(columns: c.columns, count: c.count, selection: rows).compacted())
-                }
+        let writer = UnloadWriter(prefix: prefix, formatter: formatter, reservation: reservation)
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_. :"))
+        try run { slice, chunk in
+            let c = chunk.compacted()
+            if partCols.isEmpty {
+                try writer.append(c, slice: slice, folder: "")
+                return
             }
-            for dir in order {
-                guard let dirChunks = groups[dir] else { continue }
-                var part = 0
-                var buffer: [UInt8] = options.header ? formatter.header() : []
-                var rowsInFile = 0
-                func flush() throws {
-                    guard rowsInFile > 0 || (written.isEmpty && slice == parts.count - 1) else { return }
-                    let name = options.parallel ? String(format: "%04d_part_%02d", slice, part) : String(format: "%03d", part)
-                    let path = prefix + dir + name + options.fileSuffix
-                    let bytes = try formatter.compress(buffer)
-                    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                            withIntermediateDirectories: true)
-                    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                        throw SQLError(.ioError, "could not write unload file '\(path)'")
-                    }
-                    written.append((path, bytes.count, rowsInFile))
-                    part += 1
-                    buffer = options.header ? formatter.header() : []
-                    rowsInFile = 0
-                }
-                for c in dirChunks {
-                    let projected = Chunk(columns: fileCols.map { c.columns[$0] }, count: c.count)
-                    rowsInFile += formatter.append(projected, into: &buffer)
-                    total += c.count
-                    if buffer.count >= options.maxFileSize { try flush() }
-                }
-                try flush()
+            // The chunk's rows by partition folder, folders in the order of their first row.
+            var rowsByFolder: [String: [Int32]] = [:]
+            var folders: [String] = []
+            for r in 0..<c.count {
+                let folder = partCols.map { i -> String in
+                    let v = c.columns[i].value(at: r).formatted(as: types[i]) ?? "__HIVE_DEFAULT_PARTITION__"
+                    return names[i] + "=" + (v.addingPercentEncoding(withAllowedCharacters: allowed) ?? v)
+                }.joined(separator: "/") + "/"
+                if rowsByFolder[folder] == nil { folders.append(folder) }
+                rowsByFolder[folder, default: []].append(Int32(r))
+            }
+            for folder in folders {
+                guard let rows = rowsByFolder[folder] else { continue }
+                let part = Chunk(columns: fileCols.map { c.columns[$0] }, count: c.count, selection: rows).compacted()
+                try writer.append(part, slice: slice, folder: folder)
             }
         }
+        let written = try writer.finish()
         if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
-        return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(total) record(s) unloaded successfully."])
+        return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(writer.rowCount) record(s) unloaded successfully."])
     }
 
     /// Refuse to overwrite files under the prefix unless ALLOWOVERWRITE; CLEANPATH removes them first.
@@ -121,7 +103,7 @@ extension Session {
         }
     }
 
-    func writeManifest(_ prefix: String, _ files: [(path: String, bytes: Int, rows: Int)], _ options: UnloadOptions,
+    func writeManifest(_ prefix: String, _ files: [UnloadedFile], _ options: UnloadOptions,
                        names: [String], types: [DataType]) throws {
         func quote(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
@@ -148,9 +130,11 @@ extension Session {
         }
     }
 
-    /// PARQUET: one file per slice (`<prefix><slice>_part_00.parquet`), Snappy unless ZSTD/GZIP is asked for.
-    func unloadParquet(_ parts: [[Chunk]], prefix: String, names: [String], types: [DataType],
-                       options: UnloadOptions) throws -> StatementResult {
+    /// PARQUET: one file per slice (`<prefix><slice>_part_00.parquet`), Snappy unless
+    /// ZSTD/GZIP is asked for; each writer holds at most one row group (ROWGROUPSIZE) of
+    /// rows, reserved from the statement's memory.
+    func unloadParquet(_ run: ((Int, Chunk) throws -> Void) throws -> Void, prefix: String, names: [String],
+                       types: [DataType], options: UnloadOptions, reservation: MemoryReservation) throws -> StatementResult {
         guard options.partitionBy.isEmpty else {
             throw SQLError(.featureNotSupported, "PARTITION BY with FORMAT PARQUET is not supported yet")
         }
@@ -160,21 +144,34 @@ extension Session {
         case "gzip": compression = .gzip
         default: compression = .snappy
         }
-        var written: [(path: String, bytes: Int, rows: Int)] = []
-        var total = 0
-        for (slice, chunks) in parts.enumerated() where !chunks.isEmpty || (slice == 0 && parts.allSatisfy { $0.isEmpty }) {
+        var writers: [Int: ParquetWriter] = [:]
+        func writer(_ slice: Int) throws -> ParquetWriter {
+            if let w = writers[slice] { return w }
             let name = options.parallel ? String(format: "%04d_part_00", slice) : "000"
             let path = prefix + name + options.fileSuffix
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let writer = try ParquetWriter(path: path, columns: Array(zip(names, types)), compression: compression,
-                                           rowGroupBytes: options.rowGroupSize)
-            var rows = 0
-            for c in chunks { try writer.append(c); rows += c.count }
-            try writer.close()
-            total += rows
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            written.append((path, size ?? 0, rows))
+            let w = try ParquetWriter(path: path, columns: Array(zip(names, types)), compression: compression,
+                                      rowGroupBytes: options.rowGroupSize)
+            writers[slice] = w
+            return w
         }
+        try run { slice, chunk in
+            if chunk.count == 0 { return }
+            try writer(slice).append(chunk)
+            reservation.resize(to: writers.values.reduce(0) { $0 + $1.bufferedBytes })
+        }
+        if writers.isEmpty { _ = try writer(0) }
+        var written: [UnloadedFile] = []
+        var total = 0
+        for slice in writers.keys.sorted() {
+            guard let w = writers[slice] else { continue }
+            try w.close()
+            let rows = Int(w.rowCount)
+            total += rows
+            let size = (try? FileManager.default.attributesOfItem(atPath: w.path)[.size] as? Int) ?? 0
+            written.append(UnloadedFile(path: w.path, bytes: size, rows: rows))
+        }
+        reservation.resize(to: 0)
         if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
         return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(total) record(s) unloaded successfully."])
     }

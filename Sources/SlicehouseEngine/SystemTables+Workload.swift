@@ -5,7 +5,9 @@ import SlicehouseStorage
 import SlicehouseRuntime
 
 /// Workload management's views, with Redshift's column names and types. Times are in
-/// microseconds; query-level metric rows have segment and step -1, as Redshift's do.
+/// microseconds. Metric rows report at three levels, as Redshift's do: the query
+/// (segment and step_type -1), a segment (step_type and step -1) and a step (STL only,
+/// for a query's last run; step_type is Redshift's code for the step's label).
 extension SystemTables {
     static let workloadNames = ["stv_wlm_service_class_config", "stv_wlm_service_class_state", "stv_wlm_query_state",
                                 "stv_wlm_query_queue_state", "stl_wlm_query", "stv_query_metrics", "stl_query_metrics",
@@ -95,10 +97,22 @@ extension SystemTables {
             }
             return make(-205, name, Self.metricColumns, rows)
         case "stl_query_metrics":
-            let rows = wlm.history.map { r -> [Value] in
-                metricRow(userID: r.userID, serviceClass: r.serviceClass, query: r.query, start: r.execStart, slices: slices,
-                          live: r.live, runMicros: r.execMicros, spilled: r.spilledBytes, queueMicros: r.queueMicros,
-                          className: r.serviceClassName, priority: priority(r.serviceClass))
+            // Query-level rows for every run; the segment- and step-level rows of a query's
+            // last run (what its steps did, from SVL_QUERY_REPORT's records).
+            var stepsByQuery: [Int: [StepRecord]] = [:]
+            for q in database.stepLog { stepsByQuery[q.query] = q.steps }
+            var lastRun: [Int: Int] = [:]
+            for (i, r) in wlm.history.enumerated() { lastRun[r.query] = i }
+            var rows: [[Value]] = []
+            for (i, r) in wlm.history.enumerated() {
+                rows.append(metricRow(userID: r.userID, serviceClass: r.serviceClass, query: r.query, start: r.execStart,
+                                      slices: slices, live: r.live, runMicros: r.execMicros, spilled: r.spilledBytes,
+                                      queueMicros: r.queueMicros, className: r.serviceClassName,
+                                      priority: priority(r.serviceClass)))
+                guard lastRun[r.query] == i, let steps = stepsByQuery[r.query] else { continue }
+                rows += stepMetricRows(steps, userID: r.userID, serviceClass: r.serviceClass, query: r.query,
+                                       start: r.execStart, slices: slices, queueMicros: r.queueMicros,
+                                       className: r.serviceClassName, priority: priority(r.serviceClass))
             }
             return make(-206, name, Self.metricColumns, rows)
         case "stl_wlm_rule_action":
@@ -151,6 +165,89 @@ extension SystemTables {
         default:
             return nil
         }
+    }
+
+    /// Redshift's step_type codes (its table of step types) for our step labels; -1 for
+    /// a step Redshift has no type for.
+    static func stepType(_ label: String) -> Int64 {
+        let name = label.split(separator: " ").first.map(String.init) ?? label
+        switch name {
+        case "scan": return 1
+        case "insert": return 2
+        case "aggr": return 3
+        case "sort": return 6
+        case "merge": return 7
+        case "dist": return 8
+        case "bcast": return 9
+        case "hjoin": return 10
+        case "save": return 12
+        case "hash": return 14
+        case "nloop": return 15
+        case "project", "filter", "unnest", "values", "union": return 16
+        case "limit": return 17
+        case "unique": return 18
+        case "delete": return 20
+        case "window": return 29
+        case "return": return 37
+        default: return -1
+        }
+    }
+
+    /// A query's segment-level rows (step_type and step -1) and step-level rows, from its
+    /// per-slice step records: `max_*` is the largest slice's figure, the others the sum
+    /// over slices; a segment's rows are its last step's; blocks to disk are the MB spilled.
+    private func stepMetricRows(_ records: [StepRecord], userID: Int, serviceClass: Int, query: Int, start: Date,
+                                slices: Int64, queueMicros: Int64, className: String, priority: Value) -> [[Value]] {
+        struct Totals {
+            var maxRows = 0, rows = 0, maxMicros: Int64 = 0, micros: Int64 = 0, maxDisk = 0, disk = 0
+            mutating func add(perSlice: [Int: (rows: Int, micros: Int64, spilled: Int)]) {
+                for v in perSlice.values {
+                    maxRows = max(maxRows, v.rows); rows += v.rows
+                    maxMicros = max(maxMicros, v.micros); micros += v.micros
+                    maxDisk = max(maxDisk, v.spilled >> 20); disk += v.spilled >> 20
+                }
+            }
+        }
+        let startMicros = Int64(start.timeIntervalSince1970 * 1_000_000)
+        func row(segment: Int, stepType: Int64, step: Int, _ t: Totals) -> [Value] {
+            [.int(Int64(userID)), .int(Int64(serviceClass)), .int(Int64(query)), .int(Int64(segment)), .int(stepType),
+             .int(startMicros), .int(slices), .int(Int64(t.maxRows)), .int(Int64(t.rows)), .int(t.maxMicros), .int(t.micros),
+             .int(0), .int(0), .int(t.maxMicros), .int(t.micros), .int(Int64(t.maxDisk)), .int(Int64(t.disk)),
+             .int(Int64(step)), .int(0), .int(0), priority, .int(queueMicros), .string(className)]
+        }
+        var stages: [Int] = []
+        var byStep: [Int: [Int: [StepRecord]]] = [:]
+        for r in records {
+            if byStep[r.stage] == nil { stages.append(r.stage) }
+            byStep[r.stage, default: [:]][r.step, default: []].append(r)
+        }
+        var out: [[Value]] = []
+        for stage in stages.sorted() {
+            guard let steps = byStep[stage] else { continue }
+            let ordered = steps.keys.sorted()
+            var segmentSlices: [Int: (rows: Int, micros: Int64, spilled: Int)] = [:]
+            var stepRows: [[Value]] = []
+            for (i, step) in ordered.enumerated() {
+                guard let group = steps[step], let first = group.first else { continue }
+                var perSlice: [Int: (rows: Int, micros: Int64, spilled: Int)] = [:]
+                for r in group {
+                    let micros = Int64(r.metrics.nanos / 1000)
+                    let p = perSlice[r.slice] ?? (0, 0, 0)
+                    perSlice[r.slice] = (p.rows + r.metrics.rows, p.micros + micros, p.spilled + r.metrics.spilledBytes)
+                    let s = segmentSlices[r.slice] ?? (0, 0, 0)
+                    segmentSlices[r.slice] = (i == ordered.count - 1 ? s.rows + r.metrics.rows : s.rows,
+                                              s.micros + micros, s.spilled + r.metrics.spilledBytes)
+                }
+                var t = Totals()
+                t.add(perSlice: perSlice)
+                stepRows.append(row(segment: stage, stepType: Self.stepType(first.label), step: step, t))
+            }
+            var t = Totals()
+            t.add(perSlice: segmentSlices)
+            out.append(row(segment: stage, stepType: -1, step: -1, t))
+            out += stepRows
+        }
+        return out
     }
 
     private func metricRow(userID: Int, serviceClass: Int, query: Int, start: Date, slices: Int64, live: LiveCounters,

@@ -51,19 +51,28 @@ public final class QueryExecutor: @unchecked Sendable {
     /// chunks per slice. `sink` gets chunks without selection; when it throws, the
     /// producers stop and the error is rethrown.
     public func stream(_ root: PhysicalNode, into sink: (Chunk) throws -> Void) throws {
+        _ = try streamPartitioned(root) { _, chunk in try sink(chunk) }
+    }
+
+    /// `stream`, telling `sink` which partition of the plan's last distributed stage made
+    /// each chunk (UNLOAD ... PARALLEL ON writes one file set per slice). A plan that ends
+    /// on the leader has one partition, 0. Returns the number of partitions.
+    @discardableResult
+    public func streamPartitioned(_ root: PhysicalNode, into sink: (Int, Chunk) throws -> Void) throws -> Int {
         prepare(root)
         var node = root
         if case .exchange(.gather) = node.kind, let child = node.children.first { node = child }
         if case .exchange = node.kind {
-            for part in try runStage(node) { for c in part where c.count > 0 { try sink(c.compacted()) } }
-            return
+            let parts = try runStage(node)
+            for (p, part) in parts.enumerated() { for c in part where c.count > 0 { try sink(p, c.compacted()) } }
+            return parts.count
         }
         try materializeExchanges(under: node)
         try cancellation.check()
         let n = partitionCount(node)
         if n == 1 {
-            try runPipeline(node, partition: 0) { c in if c.count > 0 { try sink(c.compacted()) } }
-            return
+            try runPipeline(node, partition: 0) { c in if c.count > 0 { try sink(0, c.compacted()) } }
+            return 1
         }
         let queue = ChunkQueue(capacity: 2 * n)
         let stage = node
@@ -74,7 +83,7 @@ public final class QueryExecutor: @unchecked Sendable {
         Scheduler.shared.start(n, context: context, { p in
             if producers.hasFailed { return }
             do {
-                try self.runPipeline(stage, partition: p) { c in if c.count > 0 { try queue.push(c.compacted()) } }
+                try self.runPipeline(stage, partition: p) { c in if c.count > 0 { try queue.push(c.compacted(), partition: p) } }
                 producers.set(p, true)
             } catch {
                 producers.fail(error)
@@ -85,13 +94,14 @@ public final class QueryExecutor: @unchecked Sendable {
             finished.signal()
         })
         do {
-            while let c = try queue.pop() { try sink(c) }
+            while case let (p, c)? = try queue.pop() { try sink(p, c) }
         } catch {
             queue.finish(error)
             finished.wait()
             throw error
         }
         finished.wait()
+        return n
     }
 
     /// Execute `root` and return its rows (gathered on the leader).
@@ -99,17 +109,6 @@ public final class QueryExecutor: @unchecked Sendable {
         prepare(root)
         let parts = try runStage(root)
         return parts.flatMap { $0 }
-    }
-
-    /// Execute `root` keeping the per-slice partitions of its last distributed stage
-    /// (UNLOAD ... PARALLEL ON writes one file set per slice). A plan that ends on the
-    /// leader gives one partition.
-    public func runPartitioned(_ root: PhysicalNode) throws -> [[Chunk]] {
-        prepare(root)
-        if case .exchange(.gather) = root.kind, let child = root.children.first {
-            return try runStage(child)
-        }
-        return try runStage(root)
     }
 
     /// Number the plan's steps and count each exchange's readers.
@@ -392,7 +391,7 @@ final class ConcatOperator: Operator {
 /// (with an error, everything waiting wakes and throws it).
 final class ChunkQueue: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Chunk] = []
+    private var items: [(partition: Int, chunk: Chunk)] = []
     private var head = 0
     private let capacity: Int
     private var finished = false
@@ -400,7 +399,7 @@ final class ChunkQueue: @unchecked Sendable {
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    func push(_ c: Chunk) throws {
+    func push(_ c: Chunk, partition: Int) throws {
         condition.lock(); defer { condition.unlock() }
         if items.count - head >= capacity && !finished {
             // Waiting for the consumer (a client reading over the network): not on a core.
@@ -410,18 +409,19 @@ final class ChunkQueue: @unchecked Sendable {
         }
         if let failure { throw failure }
         if finished { throw SQLError.internalError("result queue closed") }
-        items.append(c)
+        items.append((partition, c))
         condition.broadcast()
     }
 
-    /// The next chunk, nil at the end; throws the producers' error.
-    func pop() throws -> Chunk? {
+    /// The next chunk and the partition that made it, nil at the end; throws the
+    /// producers' error.
+    func pop() throws -> (Int, Chunk)? {
         condition.lock(); defer { condition.unlock() }
         while head == items.count && !finished { condition.wait() }
         if let failure { throw failure }
         if head == items.count { return nil }
         let c = items[head]
-        items[head] = Chunk(columns: [], count: 0)
+        items[head] = (0, Chunk(columns: [], count: 0))
         head += 1
         if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         condition.broadcast()

@@ -22,13 +22,42 @@ enum Bzip2Blocks {
     static let minParallelBytes = 4 << 20
 
     static func decompress(_ input: UnsafeBufferPointer<UInt8>, workers: Int,
-                           minParallelBytes: Int = minParallelBytes) throws(Bzip2Codec.Bzip2Error) -> GrowableBuffer<UInt8> {
-        if workers > 1 && input.count >= minParallelBytes, let blocks = locateBlocks(input, workers: workers),
-           let out = decodeBlocks(input, blocks, workers: workers) {
-            return out
+                           minParallelBytes: Int = minParallelBytes,
+                           drain: InflateDrain? = nil) throws(Bzip2Codec.Bzip2Error) -> GrowableBuffer<UInt8> {
+        if workers > 1 && input.count >= minParallelBytes, let blocks = locateBlocks(input, workers: workers) {
+            guard let drain else {
+                if let out = decodeBlocks(input, blocks, workers: workers) { return out }
+                return try Bzip2Codec.decompress(input)
+            }
+            // Batches of blocks (at most 900 kB of output each), each batch's output handed
+            // to the drain once the output held passes its threshold.
+            var out = GrowableBuffer<UInt8>(capacity: 1 << 16)
+            var start = 0
+            var decoded = true
+            while start < blocks.count {
+                let end = min(blocks.count, start + max(1, drainBatchBlocks))
+                guard let part = decodeBlocks(input, Array(blocks[start..<end]), workers: workers) else {
+                    decoded = false
+                    break
+                }
+                out.append(contentsOf: UnsafeBufferPointer(start: part.base, count: part.count))
+                if out.count >= drain.threshold {
+                    guard drain.take(UnsafeBufferPointer(start: out.base, count: out.count)) else {
+                        throw Bzip2Codec.Bzip2Error(message: "could not write the inflated data to a temporary file")
+                    }
+                    out.removeAll()
+                }
+                start = end
+            }
+            if decoded { return out }
+            // A block failed: decode the whole file again one stream at a time, for its error.
+            drain.restart()
         }
-        return try Bzip2Codec.decompress(input)
+        return try Bzip2Codec.decompress(input, drain: drain)
     }
+
+    /// Blocks decoded together when the output goes to a drain (up to 900 kB each).
+    nonisolated(unsafe) static var drainBatchBlocks = 16
 
     /// One block: its bits `start..<end` (from its magic up to the next magic) and CRC.
     struct Block {

@@ -19,8 +19,11 @@ enum Bzip2Codec {
 
     /// Decompress all streams of a bzip2 file into an owned buffer.
     /// An empty input decodes to nothing (an empty file holds no rows).
-    static func decompress(_ input: UnsafeBufferPointer<UInt8>) throws(Bzip2Error) -> GrowableBuffer<UInt8> {
-        var out = GrowableBuffer<UInt8>(capacity: min(max(input.count * 5, 1 << 12), 1 << 30))
+    /// With a `drain`, the output is handed to it whenever it reaches `drain.threshold`
+    /// bytes, and only what comes after the last hand-over is returned.
+    static func decompress(_ input: UnsafeBufferPointer<UInt8>,
+                           drain: InflateDrain? = nil) throws(Bzip2Error) -> GrowableBuffer<UInt8> {
+        var out = GrowableBuffer<UInt8>(capacity: min(max(input.count * 5, 1 << 12), drain.map { $0.threshold + (1 << 16) } ?? (1 << 30)))
         guard let inBase = input.baseAddress, !input.isEmpty else { return out }
         let strm = UnsafeMutablePointer<bz_stream>.allocate(capacity: 1)
         strm.initialize(to: bz_stream())
@@ -58,6 +61,12 @@ enum Bzip2Codec {
                 let r = BZ2_bzDecompress(strm)
                 let produced = room - Int(strm.pointee.avail_out)
                 out.commit(produced)
+                if let drain, out.count >= drain.threshold {
+                    guard drain.take(UnsafeBufferPointer(start: out.base, count: out.count)) else {
+                        throw Bzip2Error(message: "could not write the inflated data to a temporary file")
+                    }
+                    out.removeAll()
+                }
                 if r == BZ_STREAM_END { break }
                 guard r == BZ_OK else { throw Bzip2Error(message: message(r)) }
                 if produced == 0 && strm.pointee.avail_in == inBefore {

@@ -12,11 +12,21 @@ final class FileData: @unchecked Sendable {
     private let mapping: UnsafeMutableRawPointer?
     private let mappedLength: Int
     private let owned: UnsafeMutableBufferPointer<UInt8>?
+    /// The temporary file an inflated input was written to, while it is mapped.
+    let temporary: SpillFile?
 
     private init(path: String, bytes: UnsafeBufferPointer<UInt8>, mapping: UnsafeMutableRawPointer?,
-                 mappedLength: Int, owned: UnsafeMutableBufferPointer<UInt8>?) {
+                 mappedLength: Int, owned: UnsafeMutableBufferPointer<UInt8>?, temporary: SpillFile? = nil) {
         self.path = path; self.bytes = bytes; self.mapping = mapping
-        self.mappedLength = mappedLength; self.owned = owned
+        self.mappedLength = mappedLength; self.owned = owned; self.temporary = temporary
+    }
+
+    /// The inflated bytes of `path`, written to `file`, mapped read-only.
+    static func mapping(path: String, _ file: SpillFile) throws -> FileData {
+        guard let p = try file.mapReadOnly() else { return owning(path: path, []) }
+        _ = madvise(p, file.size, MADV_SEQUENTIAL)
+        return FileData(path: path, bytes: UnsafeBufferPointer(start: p.assumingMemoryBound(to: UInt8.self), count: file.size),
+                        mapping: p, mappedLength: file.size, owned: nil, temporary: file)
     }
 
     deinit {
@@ -38,33 +48,48 @@ final class FileData: @unchecked Sendable {
 
     /// Map (or read) `path`, decompressing it if `compression` asks for it.
     /// `workers`: threads for one file's decompression (BZIP2 is decoded block by
-    /// block in parallel).
+    /// block in parallel). Inflated bytes stay in memory up to `InflateDrain.limit`; a file
+    /// that inflates to more goes through a temporary file (see `InflateDrain`).
     static func open(_ path: String, compression: CopyOptions.Compression, workers: Int = 1) throws -> FileData {
         let raw = try mapFile(path)
+        let drain = InflateDrain()
         switch compression {
         case .none:
             return raw
         case .zstd:
-            let packed = Array(raw.bytes)
-            let plain: [UInt8]
+            var out = GrowableBuffer<UInt8>(capacity: min(max(raw.bytes.count * 4, 1 << 16), drain.threshold + (1 << 20)))
             do {
-                plain = try ZstdCodec.decompress(packed, originalSize: nil)
-            } catch let e as SQLError {
+                try ZstdCodec.decompressStream(UnsafeRawBufferPointer(raw.bytes)) { piece in
+                    out.append(contentsOf: piece.assumingMemoryBound(to: UInt8.self))
+                    if out.count >= drain.threshold {
+                        guard drain.take(UnsafeBufferPointer(start: out.base, count: out.count)) else {
+                            throw drain.failure ?? SQLError(.ioError, "could not write a temporary file")
+                        }
+                        out.removeAll()
+                    }
+                }
+            } catch let e as SQLError where e.code == .ioError && e.message.hasPrefix("zstd") {
                 throw SQLError(.loadError, "Cannot decompress ZSTD file '\(path)': \(e.message)")
             }
-            return owning(path: path, plain)
+            return try drain.finish(path: path, out)
         case .gzip:
+            let rest: GrowableBuffer<UInt8>
             do {
-                return owning(path: path, try GzipCodec.decompress(raw.bytes))
+                rest = try GzipCodec.decompress(raw.bytes, drain: drain)
             } catch {
+                if let failure = drain.failure { throw failure }
                 throw SQLError(.loadError, "invalid or truncated gzip data in file '\(path)': \(error.message)")
             }
+            return try drain.finish(path: path, rest)
         case .bzip2:
+            let rest: GrowableBuffer<UInt8>
             do {
-                return owning(path: path, try Bzip2Blocks.decompress(raw.bytes, workers: workers))
+                rest = try Bzip2Blocks.decompress(raw.bytes, workers: workers, drain: drain)
             } catch {
+                if let failure = drain.failure { throw failure }
                 throw SQLError(.loadError, "invalid or truncated bzip2 data in file '\(path)': \(error.message)")
             }
+            return try drain.finish(path: path, rest)
         case .lzop:
             throw SQLError.unsupported("COPY with LZOP compression (needs a system liblzo2 module); GZIP, BZIP2 and ZSTD work")
         }
@@ -171,5 +196,69 @@ private final class OpenSlots: @unchecked Sendable {
                 return try r.get()
             }
         }
+    }
+}
+
+/// Where a compressed input file's inflated bytes go: memory while they are fewer than
+/// `limit`, then an unlinked temporary file in the statement's spill space (the data
+/// directory's `tmp`), mapped like a plain input file once complete, so that its pages
+/// leave memory as they are parsed (`FileData.release`). The limit is a quarter of the
+/// statement's memory budget (WLM's share for the COPY), and at least `memoryBytes`: a
+/// COPY of compressed files holds at most about that much inflated data per file being
+/// opened (two at once at most take half the budget), whatever the files' sizes. The
+/// codecs call `take` whenever their output reaches `threshold`.
+final class InflateDrain {
+    /// The least inflated bytes kept in memory before the rest goes to a temporary file.
+    nonisolated(unsafe) static var memoryBytes = 64 << 20
+    /// Inflated bytes kept in memory for this file.
+    let limit: Int
+    /// The output size at which a codec hands its output over: `limit`, then (once a file
+    /// is open) smaller pieces.
+    private(set) var threshold: Int
+    private var file: SpillFile?
+
+    init() {
+        let budget = QueryContext.current?.memory.budget ?? 0
+        limit = max(InflateDrain.memoryBytes, budget / 4)
+        threshold = limit
+    }
+    /// Why the last `take` failed.
+    private(set) var failure: SQLError?
+
+    /// Append the codec's output so far to the temporary file (opened on the first call);
+    /// false when it cannot be written (`failure` says why). The codec then empties its buffer.
+    func take(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        do {
+            let f: SpillFile
+            if let file {
+                f = file
+            } else {
+                let context = QueryContext.current
+                f = try (context?.spill ?? SpillSpace.temporary).newFile(for: context?.memory)
+                file = f
+            }
+            try f.append(UnsafeRawBufferPointer(bytes))
+            threshold = min(limit, 8 << 20)
+            return true
+        } catch let e as SQLError {
+            failure = e
+        } catch {
+            failure = SQLError(.ioError, "could not write a temporary file: \(error)")
+        }
+        return false
+    }
+
+    /// Forget what was taken (a decoder starting over from the beginning).
+    func restart() {
+        file = nil
+        threshold = limit
+    }
+
+    /// The whole inflated file: `rest` alone when nothing was taken, else the temporary
+    /// file with `rest` appended, mapped.
+    func finish(path: String, _ rest: consuming GrowableBuffer<UInt8>) throws -> FileData {
+        guard let file else { return FileData.owning(path: path, rest) }
+        if rest.count > 0 { try file.append(UnsafeRawBufferPointer(UnsafeBufferPointer(start: rest.base, count: rest.count))) }
+        return try FileData.mapping(path: path, file)
     }
 }

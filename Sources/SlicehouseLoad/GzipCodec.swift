@@ -23,8 +23,12 @@ enum GzipCodec {
 
     /// Decompress all members of a gzip file into an owned buffer.
     /// An empty input decodes to nothing (an empty file holds no rows).
-    static func decompress(_ input: UnsafeBufferPointer<UInt8>) throws(GzipError) -> GrowableBuffer<UInt8> {
-        var out = GrowableBuffer<UInt8>(capacity: initialCapacity(input))
+    /// With a `drain`, the output is handed to it whenever it reaches `drain.threshold`
+    /// bytes, and only what comes after the last hand-over is returned.
+    static func decompress(_ input: UnsafeBufferPointer<UInt8>,
+                           drain: InflateDrain? = nil) throws(GzipError) -> GrowableBuffer<UInt8> {
+        var out = GrowableBuffer<UInt8>(capacity: drain.map { min(initialCapacity(input), $0.threshold + (1 << 16)) }
+                                            ?? initialCapacity(input))
         guard let inBase = input.baseAddress, !input.isEmpty else { return out }
         let strm = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         strm.initialize(to: z_stream())
@@ -53,6 +57,12 @@ enum GzipCodec {
                 strm.pointee.avail_out = uInt(room)
                 let r = inflate(strm, Z_NO_FLUSH)
                 out.commit(room - Int(strm.pointee.avail_out))
+                if let drain, out.count >= drain.threshold {
+                    guard drain.take(UnsafeBufferPointer(start: out.base, count: out.count)) else {
+                        throw GzipError(message: "could not write the inflated data to a temporary file")
+                    }
+                    out.removeAll()
+                }
                 if r == Z_STREAM_END { break }
                 if r == Z_OK { continue }
                 if r == Z_BUF_ERROR {

@@ -105,7 +105,8 @@ public final class ParquetWriter {
         }
     }
 
-    private var bufferedBytes: Int { writers.reduce(0) { $0 + $1.bufferedBytes } }
+    /// Bytes of rows buffered for the next row group.
+    public var bufferedBytes: Int { writers.reduce(0) { $0 + $1.bufferedBytes } }
 
     /// Write the buffered rows as a row group.
     private func flushRowGroup() throws {

@@ -92,6 +92,18 @@ public final class SpillFile: @unchecked Sendable {
         try withUnsafeBytes(of: value) { try append($0) }
     }
 
+    /// Map the whole file read-only, after writing out what is buffered; nil when it is
+    /// empty. The mapping (of `size` bytes) outlives the file's descriptor; the caller
+    /// unmaps it.
+    public func mapReadOnly() throws -> UnsafeMutableRawPointer? {
+        try flush()
+        guard size > 0 else { return nil }
+        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw SQLError(.ioError, "could not map a temporary file: \(String(cString: strerror(errno)))")
+        }
+        return p
+    }
+
     /// Write out whatever is buffered.
     public func flush() throws {
         guard !buffer.isEmpty else { return }

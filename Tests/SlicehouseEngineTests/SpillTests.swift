@@ -36,6 +36,10 @@ final class SpillTests: XCTestCase {
         "select count(*) from a where exists (select 1 from b where b.k = a.k)",
         "select count(*) from a where not exists (select 1 from b where b.k = a.k)",
         "select count(*) from a where a.k not in (select k from b where k is not null)",
+        // NOT IN spills too: a NULL in the list leaves no row; a NULL probe key never qualifies.
+        "select a.k, a.s from a where a.k not in (select k from b where k is not null)",
+        "select count(*) from a where a.k not in (select k from b)",
+        "select count(*) from a where a.k not in (select k from b where k > 100 or k is null) or a.g = 3",
         "select count(*), sum(a.x) from a join b on a.k = b.k join a a2 on a2.k = b.k / 2",
         "select a.s, count(*) from a join b on a.k = b.k group by a.s",
     ]
@@ -57,6 +61,13 @@ final class SpillTests: XCTestCase {
         XCTAssertEqual(flags, [["t"]])
         _ = try free.execute(Self.queries[0])
         XCTAssertEqual(free.lastSpilledBytes, 0)
+        // So did NOT IN (a null-aware anti join), with and without a NULL in its list.
+        for sql in [Self.queries[8], Self.queries[9]] {
+            _ = try tight.execute(sql)
+            XCTAssertEqual(try tight.execute("""
+                select distinct is_diskbased from svl_query_summary where query = pg_last_query_id() and label = 'hjoin'
+                """)[0].textRows(), [["t"]], sql)
+        }
     }
 
     /// A large ORDER BY (order checked row by row) and GROUP BYs with many groups,

@@ -122,4 +122,56 @@ final class UnloadTests: XCTestCase {
         XCTAssertEqual(got, want)
         XCTAssertThrowsError(try s.execute("unload ('select i from src') to '\(p)x' format parquet delimiter ','"))
     }
+
+    /// UNLOAD streams: files end at MAXFILESIZE and the next part starts (with the header
+    /// again), compressed files are written a member at a time and still read back as one,
+    /// and the statement holds the writers' buffers, not the result.
+    func testLargeUnloadStreamsAndRotatesFiles() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table big (k bigint, s varchar(60)) diststyle even;
+            insert into big select x, 'a fairly long text value to fill the files ' || x from generate_series(1, 250000) as q(x);
+            create table back (like big);
+            """)
+        let want = try s.execute("select count(*), sum(k), sum(length(s)) from big")[0].textRows()
+        let p = dir.appendingPathComponent("big_").path
+        // About 13 MB of text: three 5 MB files in order, each with its header.
+        _ = try s.execute("unload ('select * from big order by k') to '\(p)' parallel off maxfilesize 5 mb header format csv")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("big_0") }.sorted()
+        XCTAssertEqual(files, ["big_000", "big_001", "big_002"])
+        for f in files {
+            let text = try String(contentsOfFile: dir.appendingPathComponent(f).path, encoding: .utf8)
+            XCTAssertTrue(text.hasPrefix("k,s\n"), f)
+            XCTAssertEqual(text.components(separatedBy: "k,s\n").count, 2, "\(f): one header")
+        }
+        // Without ORDER BY nothing holds the rows: the statement's peak is the writer's
+        // buffer and a few chunks, not the 14 MB result (a gathered result was held whole).
+        _ = try s.execute("unload ('select * from big') to '\(p)unordered_' parallel off")
+        let peak = try s.execute("select est_peak_mem from stl_wlm_query order by query desc limit 1")[0].textRows()
+        XCTAssertLessThan(Int(peak.first?.first.flatMap { $0 } ?? "") ?? .max, 8 << 20, "held the result: \(peak)")
+        _ = try s.execute("copy back from '\(p)0' csv ignoreheader 1")
+        XCTAssertEqual(try s.execute("select count(*), sum(k), sum(length(s)) from back")[0].textRows(), want)
+        XCTAssertEqual(try s.execute("select k from back order by k limit 1 offset 123456")[0].textRows(), [["123457"]])
+
+        // Compressed: one 13 MB file written as several gzip members, zstd frames or bzip2 streams.
+        for (option, suffix) in [("gzip", ".gz"), ("zstd", ".zst"), ("bzip2", ".bz2")] {
+            _ = try s.execute("truncate back")
+            let q = dir.appendingPathComponent("c\(option)_").path
+            _ = try s.execute("unload ('select * from big') to '\(q)' \(option) manifest verbose parallel off")
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("c\(option)_") }.sorted()
+            XCTAssertEqual(names, ["c\(option)_000\(suffix)", "c\(option)_manifest"])
+            let manifest = try String(contentsOfFile: q + "manifest", encoding: .utf8)
+            XCTAssertTrue(manifest.contains("\"record_count\":250000}"), manifest)
+            _ = try s.execute("copy back from '\(q)manifest' \(option) manifest")
+            XCTAssertEqual(try s.execute("select count(*), sum(k), sum(length(s)) from back")[0].textRows(), want, option)
+        }
+        // An empty result writes one empty file.
+        let e = dir.appendingPathComponent("empty_").path
+        _ = try s.execute("unload ('select * from big where k < 0') to '\(e)' gzip")
+        let empty = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("empty_") }
+        XCTAssertEqual(empty, ["empty_0000_part_00.gz"])
+        _ = try s.execute("truncate back")
+        _ = try s.execute("copy back from '\(e)' gzip")
+        XCTAssertEqual(try s.execute("select count(*) from back")[0].textRows(), [["0"]])
+    }
 }

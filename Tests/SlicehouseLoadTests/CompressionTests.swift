@@ -1,5 +1,6 @@
 @testable import SlicehouseLoad
 import SlicehouseTypes
+import SlicehouseStorage
 import XCTest
 
 /// GZIP and BZIP2 input: round trips, multi-member / multi-stream files, padding,
@@ -162,6 +163,48 @@ final class CompressionTests: XCTestCase {
         let csv = Array("id,name\n1,\"a,b\"\n2,c\n".utf8)
         let r = try loadBytes(try gzip(csv), columns: cols, options: opts(("CSV", nil), ("IGNOREHEADER", "1"), ("GZIP", nil)))
         XCTAssertEqual(rows(r), [[.int(1), .string("a,b")], [.int(2), .string("c")]])
+    }
+
+    // MARK: - Inflating through a temporary file
+
+    /// A compressed file that inflates to more than `InflateDrain.memoryBytes` is written
+    /// to a temporary file and mapped, for every codec (bzip2 also by parallel batches of
+    /// blocks); a small one stays in memory. The bytes and the loaded rows are the same.
+    func testLargeInflatedFilesGoThroughATemporaryFile() throws {
+        let savedLimit = InflateDrain.memoryBytes, savedBatch = Bzip2Blocks.drainBatchBlocks
+        defer { InflateDrain.memoryBytes = savedLimit; Bzip2Blocks.drainBatchBlocks = savedBatch }
+        InflateDrain.memoryBytes = 64 << 10
+        Bzip2Blocks.drainBatchBlocks = 2
+        let plain = text(60_000)   // about 1 MB
+        let d = try TempDir()
+        let files: [(String, [UInt8], CopyOptions.Compression, String)] = [
+            ("big.gz", try gzip(Array(plain[0..<300_000])) + gzip(Array(plain[300_000...])), .gzip, "GZIP"),
+            ("big.bz2", try Bzip2Codec.compress(plain, blockSize100k: 1), .bzip2, "BZIP2"),
+            ("big.zst", try ZstdCodec.compress(Array(plain[0..<500_000])) + ZstdCodec.compress(Array(plain[500_000...])), .zstd, "ZSTD"),
+        ]
+        for (name, bytes, compression, option) in files {
+            let path = try d.write(name, bytes: bytes)
+            for workers in [1, 2] {
+                let data = try FileData.open(path, compression: compression, workers: workers)
+                XCTAssertNotNil(data.temporary, "\(name), \(workers) workers: inflated in memory")
+                XCTAssertEqual(Array(data.bytes), plain, "\(name), \(workers) workers")
+            }
+            let r = try CopyLoader.load(table: "t", columns: cols, source: path, options: opts((option, nil)),
+                                        tuning: CopyTuning(chunkRows: 1000, rangeBytes: 32 << 10, workers: 2))
+            XCTAssertEqual(rows(r).map { $0[0].asInt64 ?? -1 }, (0..<60_000).map(Int64.init), name)
+        }
+        // The parallel bzip2 path over a block that fails starts over and names the error.
+        var bad = try Bzip2Codec.compress(plain, blockSize100k: 1)
+        for i in stride(from: bad.count * 2 / 3, to: bad.count * 2 / 3 + 16, by: 1) { bad[i] ^= 0x5A }
+        let badPath = try d.write("bad.bz2", bytes: bad)
+        XCTAssertThrowsError(try FileData.open(badPath, compression: .bzip2, workers: 2)) { e in
+            XCTAssertTrue("\(e)".contains("bad.bz2"), "\(e)")
+        }
+        // Under the limit nothing goes to disk.
+        InflateDrain.memoryBytes = 4 << 20
+        let small = try FileData.open(try d.write("small.gz", bytes: try gzip(plain)), compression: .gzip)
+        XCTAssertNil(small.temporary)
+        XCTAssertEqual(Array(small.bytes), plain)
     }
 
     // MARK: - BZIP2 loads

@@ -76,7 +76,7 @@ final class AggregateSpillTests: XCTestCase {
         }
         let aggs = [agg(.sum, 2, types), agg(.max, 1, types), agg(.countStar, nil, types)]
         let context = try checkSingle(rows, groups: [0], aggs: aggs, types: types)
-        XCTAssertGreaterThan(context.memory.spillFileCount, AggregatePartitioner.fanOut, "a second level of partitions")
+        XCTAssertGreaterThan(context.memory.spillFileCount, SpillPartitioner.fanOut, "a second level of partitions")
         _ = try checkSingle(rows, groups: [1, 0], aggs: aggs, types: types)
     }
 

@@ -62,7 +62,7 @@ public enum AggregateMode: Sendable, Equatable {
 ///   unite — only the order in which DOUBLE sums are added differs, as it already does
 ///   between slices);
 /// - `.single` and `.final` spill by partitions: the table's groups are written as
-///   partial states into `AggregatePartitioner.fanOut` spill files chosen by the hash
+///   partial states into `SpillPartitioner.fanOut` spill files chosen by the hash
 ///   of their keys, and every later input row goes, unaggregated, to its key's file.
 ///   At the end each file is aggregated on its own (states first, then rows — the
 ///   order every group's values arrived in, so even DOUBLE sums come out bit for bit as
@@ -120,9 +120,9 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     }
     private var phase = Phase.input
     /// While spilling the input: where its rows go.
-    private var partitioner: AggregatePartitioner?
+    private var partitioner: SpillPartitioner?
     /// Spilled partitions still to aggregate (a stack: the last is next).
-    private var pending: [AggregatePartition] = []
+    private var pending: [SpillPartition] = []
     private var spilled = 0
 
     /// - Parameters:
@@ -299,7 +299,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                     phase = .output(resume: true)
                     return
                 }
-                let p = try AggregatePartitioner(level: 0, keyCount: groupColumns.count, context: context)
+                let p = try SpillPartitioner(level: 0, keyColumns: Array(0..<groupColumns.count), context: context)
                 try flushTable(into: p)
                 partitioner = p
             }
@@ -351,7 +351,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     }
 
     /// Write every group of the table to `partitioner` as partial states and empty the table.
-    private func flushTable(into partitioner: AggregatePartitioner) throws {
+    private func flushTable(into partitioner: SpillPartitioner) throws {
         let total = groups.groupCount
         var start = 0
         while start < total {
@@ -370,11 +370,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     /// Aggregate one spilled partition into the (empty) table: its states, then its rows.
     /// When the table outgrows the budget again, the rest of the partition is partitioned
     /// further (and the table is left empty).
-    private func aggregate(_ partition: AggregatePartition) throws {
+    private func aggregate(_ partition: SpillPartition) throws {
         guard let context, let reservation else { return }
         var reader = partition.file.reader()
-        var sub: AggregatePartitioner?
-        while case let (chunk, isStates)? = try AggregatePartitioner.read(&reader) {
+        var sub: SpillPartitioner?
+        while case let (chunk, isStates)? = try SpillPartitioner.read(&reader) {
             try context.cancellation.check()
             if let sub {
                 try sub.add(chunk, states: isStates)
@@ -382,7 +382,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             }
             try fold(chunk, isStates ? statesLayout : rowsLayout)
             if try mustSpill(reservation, level: partition.level + 1) {
-                let p = try AggregatePartitioner(level: partition.level + 1, keyCount: groupColumns.count, context: context)
+                let p = try SpillPartitioner(level: partition.level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
                 try flushTable(into: p)
                 sub = p
             }

@@ -18,6 +18,12 @@ import SlicehouseStorage
 /// are padded there. A partition that still does not fit is split again by the join
 /// below, on the next bits of the hash (`spillLevel`), up to `maxLevel` times.
 ///
+/// NOT IN (`nullAware`) depends on the whole build side, which no partition sees, so it
+/// is settled while partitioning: the build side is non-empty (it overflowed), so when
+/// any build row has a NULL key no probe row qualifies and the probe side is not read;
+/// otherwise a probe row with a NULL key never qualifies and is dropped, and each
+/// partition pair is an ordinary anti join (no build row has a NULL key).
+///
 /// Partitions use the hash's top bits, which neither the table's buckets (low bits)
 /// nor a redistribution across slices (hash modulo the slice count) depend on, so the
 /// rows of one slice spread evenly over the partitions.
@@ -29,10 +35,9 @@ final class GraceHashJoin {
     /// and row number) and its share of the bucket array.
     static let tableBytesPerRow = 24
 
-    /// Whether a join of `kind` can be partitioned: NOT IN (`nullAware`) depends on
-    /// whether the whole build side has a NULL key, which no partition knows.
+    /// Whether a join of `kind` can be partitioned (again) at `level`.
     static func canPartition(kind: JoinKind, nullAware: Bool, level: Int) -> Bool {
-        !nullAware && level < maxLevel
+        level < maxLevel
     }
 
     private unowned let join: HashJoinOperator
@@ -46,6 +51,8 @@ final class GraceHashJoin {
     private(set) var memoryPeak = 0
     private var spilledBelow = 0
     private var written = 0
+    /// NOT IN: whether a build row with a NULL key was written.
+    private var buildHasNullKey = false
 
     init(join: HashJoinOperator, context: QueryContext, held: Chunk) throws {
         self.join = join
@@ -53,7 +60,7 @@ final class GraceHashJoin {
         level = join.spillLevel
         buildFiles = Array(repeating: nil, count: Self.fanOut)
         probeFiles = Array(repeating: nil, count: Self.fanOut)
-        try write(held, keys: join.buildKeys, to: &buildFiles)
+        try write(held, keys: join.buildKeys, to: &buildFiles, isBuild: true)
     }
 
     /// Bytes this join and its partitions' joins wrote to spill files.
@@ -63,15 +70,21 @@ final class GraceHashJoin {
         if !partitioned {
             while let chunk = try join.buildInput.next() {
                 try context.cancellation.check()
-                try write(chunk, keys: join.buildKeys, to: &buildFiles)
+                try write(chunk, keys: join.buildKeys, to: &buildFiles, isBuild: true)
+            }
+            partitioned = true
+            if join.nullAware && buildHasNullKey {
+                // NOT IN against a list holding NULL: no row qualifies.
+                buildFiles = []
+                nextPartition = Self.fanOut
+                return nil
             }
             while let chunk = try join.probe.next() {
                 try context.cancellation.check()
-                try write(chunk, keys: join.probeKeys, to: &probeFiles)
+                try write(chunk, keys: join.probeKeys, to: &probeFiles, isBuild: false)
             }
             for f in buildFiles { try f?.flush() }
             for f in probeFiles { try f?.flush() }
-            partitioned = true
         }
         while true {
             if let current {
@@ -96,7 +109,7 @@ final class GraceHashJoin {
             let probe = probeFile.map { SpilledChunks($0) } ?? SpilledChunks(nil)
             current = HashJoinOperator(kind: join.kind, probe: probe, build: build, probeKeys: join.probeKeys,
                                        buildKeys: join.buildKeys, residual: join.residual, buildTypes: join.buildTypes,
-                                       probeTypes: join.probeTypes, nullAware: join.nullAware, runtimeFilters: [],
+                                       probeTypes: join.probeTypes, nullAware: false, runtimeFilters: [],
                                        context: context, spillLevel: level + 1)
         }
     }
@@ -107,11 +120,20 @@ final class GraceHashJoin {
     }
 
     /// Split `chunk`'s rows by the hash of `keys` and append each part to its file
-    /// (created on its first rows).
-    private func write(_ chunk: Chunk, keys: [Int], to files: inout [SpillFile?]) throws {
-        let rows = chunk.count
-        guard rows > 0 else { return }
-        let flat = chunk.compacted()
+    /// (created on its first rows). For NOT IN, a build row with a NULL key is noted and
+    /// a probe row with one is left out.
+    private func write(_ chunk: Chunk, keys: [Int], to files: inout [SpillFile?], isBuild: Bool) throws {
+        guard chunk.count > 0 else { return }
+        var flat = chunk.compacted()
+        if join.nullAware, let nonNull = try Self.rowsWithoutNullKeys(flat, keys: keys) {
+            if isBuild {
+                buildHasNullKey = true
+            } else {
+                if nonNull.isEmpty { return }
+                flat = Chunk(columns: flat.columns, count: flat.count, selection: nonNull).compacted()
+            }
+        }
+        let rows = flat.count
         var hashes: [UInt64] = []
         for (i, k) in keys.enumerated() {
             guard k >= 0, k < flat.columns.count else { throw SQLError.internalError("hash join key \(k) out of range") }
@@ -137,6 +159,26 @@ final class GraceHashJoin {
             }
             written += file.size - before
         }
+    }
+}
+
+extension GraceHashJoin {
+    /// The rows of `chunk` (compacted) with no NULL in any of `keys`, or nil when no row
+    /// has a NULL key.
+    static func rowsWithoutNullKeys(_ chunk: Chunk, keys: [Int]) throws -> [Int32]? {
+        let n = chunk.count
+        var keep: [Bool] = []
+        for k in keys {
+            guard k >= 0, k < chunk.columns.count else { throw SQLError.internalError("hash join key \(k) out of range") }
+            let v = OperatorKernels.flat(chunk.columns[k], physicalCount: n)
+            guard let validity = v.validity, validity.nullCount(n) > 0 || validity.words.count < (n + 63) >> 6 else { continue }
+            if keep.isEmpty { keep = [Bool](repeating: true, count: n) }
+            for r in 0..<n where !(r >> 6 < validity.words.count && validity.isValid(r)) { keep[r] = false }
+        }
+        if keep.isEmpty { return nil }
+        var rows: [Int32] = []
+        for r in 0..<n where keep[r] { rows.append(Int32(r)) }
+        return rows.count == n ? nil : rows
     }
 }
 

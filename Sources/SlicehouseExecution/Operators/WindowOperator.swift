@@ -52,8 +52,17 @@ import SlicehousePlanner
 /// Errors (bad column indices, type mismatches with `inputTypes`, invalid parameters,
 /// overflow) are thrown from `next()`; nothing in the operator traps on data.
 ///
-/// With a statement context, the rows it holds are counted in the statement's memory
-/// (they are not spilled: a window over more than the budget holds them anyway).
+/// ## Memory and spilling
+/// With a statement context, the rows it holds are reserved from the statement's memory
+/// chunk by chunk. When the budget refuses a chunk and the window has PARTITION BY, the
+/// rows held so far and the rest of the input are written to `SpillPartitioner.fanOut`
+/// spill files chosen by the hash of the partition columns, so that every window
+/// partition is whole in one file. The files are then evaluated one at a time as above
+/// (a file still too big is split again by further bits of the hash, up to
+/// `SpillPartitioner.maxLevel`; a file that one split does not divide holds one huge
+/// window partition and is held whatever the budget). Without PARTITION BY, or past the
+/// last level, the rows are held beyond the budget (still counted). Without a context
+/// nothing is reserved and nothing spills.
 public final class WindowOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
@@ -67,8 +76,12 @@ public final class WindowOperator: Operator, MemoryHolding {
     private var order: [Int32] = []
     private var results: [Vector] = []
     private var position = 0
-    private var computed = false
+    private var started = false
+    private let context: QueryContext?
     private let reservation: MemoryReservation?
+    /// Spilled sets of whole window partitions still to evaluate (last first).
+    private var pending: [SpillPartition] = []
+    private var spilled = 0
 
     /// - Parameters:
     ///   - input: the child operator; its chunks have one column per `inputTypes` entry.
@@ -78,6 +91,7 @@ public final class WindowOperator: Operator, MemoryHolding {
     ///   - functions: the window functions; their argument indices refer to the input.
     public init(input: Operator, inputTypes: [DataType], partitionColumns: [Int], orderKeys: [SortKey],
                 functions: [BoundWindowFunction], context: QueryContext? = nil) {
+        self.context = context
         reservation = context.map { MemoryReservation($0.memory) }
         self.input = input
         self.inputTypes = inputTypes
@@ -87,32 +101,46 @@ public final class WindowOperator: Operator, MemoryHolding {
     }
 
     public var memoryPeak: Int { reservation?.peak ?? 0 }
-    public var spilledBytes: Int { 0 }
+    /// Bytes this operator wrote to spill files.
+    public var spilledBytes: Int { spilled }
 
     /// The output column types: the input types, then each function's result type.
     public var outputTypes: [DataType] { inputTypes + functions.map(\.resultType) }
 
     /// The next chunk of at most `Chunk.capacity` rows, or nil when done. The first call
-    /// consumes the whole input and evaluates every function.
+    /// consumes the whole input and evaluates every function (over the rows held, or over
+    /// the first spilled partition set).
     public func next() throws -> Chunk? {
-        if !computed {
-            computed = true
+        if !started {
+            started = true
             try validate()
-            try compute(rowCount: try consume())
+            try load(level: -1) { try input.next() }
         }
-        let n = order.count
-        guard position < n else {
-            // Done: release the materialized rows.
-            if !columns.isEmpty || !results.isEmpty { columns = []; results = []; order = [] }
-            reservation?.free()
-            return nil
+        while true {
+            if position < order.count {
+                let end = min(order.count, position + Chunk.capacity)
+                let rows = Array(order[position..<end])
+                var out = columns.map { OperatorKernels.gather($0, rows) }
+                for r in results { out.append(WindowKernels.slice(r, position..<end)) }
+                position = end
+                return Chunk(columns: out, count: rows.count)
+            }
+            // This set of rows is done: release it, then evaluate the next spilled set.
+            release()
+            guard let partition = pending.popLast() else { return nil }
+            try context?.cancellation.check()
+            var reader = partition.file.reader()
+            try load(level: partition.level) {
+                try SpillPartitioner.read(&reader)?.0
+            }
         }
-        let end = min(n, position + Chunk.capacity)
-        let rows = Array(order[position..<end])
-        var out = columns.map { OperatorKernels.gather($0, rows) }
-        for r in results { out.append(WindowKernels.slice(r, position..<end)) }
-        position = end
-        return Chunk(columns: out, count: rows.count)
+    }
+
+    /// Drop the rows and results of the set just emitted and return their memory.
+    private func release() {
+        if !columns.isEmpty || !results.isEmpty { columns = []; results = []; order = [] }
+        position = 0
+        reservation?.free()
     }
 
     // MARK: - Checks
@@ -161,21 +189,67 @@ public final class WindowOperator: Operator, MemoryHolding {
 
     // MARK: - Sink
 
-    /// Appends every input row to `columns`; returns the row count (also right when the
-    /// input has no columns).
-    private func consume() throws -> Int {
+    /// Read a set of rows — the input (`level` -1) or one spilled partition set written at
+    /// `level` — into `columns` and evaluate the functions over it. When the budget refuses
+    /// a chunk and the set can be split, its rows go to spill files of the next level
+    /// instead (queued in `pending`) and nothing is evaluated yet.
+    private func load(level: Int, _ nextChunk: () throws -> Chunk?) throws {
         columns = inputTypes.map { Vector(type: $0) }
         var rowCount = 0
-        while let chunk = try input.next() {
+        var partitioner: SpillPartitioner?
+        while let chunk = try nextChunk() {
+            try context?.cancellation.check()
             if chunk.count == 0 { continue }
+            if let partitioner {
+                try partitioner.add(chunk, states: false)
+                continue
+            }
             try OperatorKernels.append(&columns, chunk)
             rowCount += chunk.count
-            if let reservation { reservation.resize(to: reservation.bytes + chunk.approximateBytes) }
             guard rowCount <= Int(Int32.max) else {
                 throw SQLError(.featureNotSupported, "a window partition set of more than \(Int32.max) rows on one slice is not supported")
             }
+            guard let reservation else { continue }
+            let want = reservation.bytes + chunk.approximateBytes
+            if reservation.tryResize(to: want) { continue }
+            guard canSplit(level) else {
+                reservation.resize(to: want)
+                continue
+            }
+            let p = try SpillPartitioner(level: level + 1, keyColumns: partitionColumns, context: context)
+            try writeHeld(rowCount, into: p)
+            partitioner = p
         }
-        return rowCount
+        guard let partitioner else {
+            try compute(rowCount: rowCount)
+            return
+        }
+        var written = try partitioner.finish()
+        spilled += partitioner.bytesWritten
+        // A spilled set that one more split leaves whole is one window partition (or a few
+        // with colliding hashes): splitting it again would only rewrite it. Hold it instead.
+        if level >= 0 && written.count == 1 {
+            written = [SpillPartition(file: written[0].file, level: SpillPartitioner.maxLevel)]
+        }
+        pending.append(contentsOf: written.reversed())
+    }
+
+    /// Whether a set read at `level` may be split into spill files of the next level.
+    private func canSplit(_ level: Int) -> Bool {
+        context != nil && !partitionColumns.isEmpty && level + 1 <= SpillPartitioner.maxLevel
+    }
+
+    /// Write the `rowCount` rows held in `columns` to `partitioner` and let them go.
+    private func writeHeld(_ rowCount: Int, into partitioner: SpillPartitioner) throws {
+        var start = 0
+        while start < rowCount {
+            let end = min(rowCount, start + Chunk.capacity)
+            try partitioner.add(Chunk(columns: columns.map { WindowKernels.slice($0, start..<end) }, count: end - start),
+                                states: false)
+            start = end
+        }
+        columns = []
+        reservation?.free()
     }
 
     // MARK: - Evaluation

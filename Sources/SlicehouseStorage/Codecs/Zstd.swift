@@ -182,6 +182,38 @@ public enum ZstdCodec {
         return out
     }
 
+    /// Decompress every frame of `src` (concatenated frames are one stream, as `cat`
+    /// makes them) handing the output to `emit` in pieces of at most 1 MiB, so that the
+    /// caller decides where it goes. Corrupt or truncated input throws `SQLError(.ioError)`.
+    public static func decompressStream(_ src: UnsafeRawBufferPointer,
+                                        emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let dctx = ZSTD_createDCtx() else { throw SQLError(.ioError, "zstd: out of memory") }
+        defer { ZSTD_freeDCtx(dctx) }
+        guard src.count > 0 else { throw SQLError(.ioError, "zstd: empty input is not a zstd frame") }
+        let pieceBytes = 1 << 20
+        let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: pieceBytes, alignment: 16)
+        defer { piece.deallocate() }
+        var input = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
+        var lastHint = 0
+        while true {
+            var output = ZSTD_outBuffer(dst: piece.baseAddress, size: pieceBytes, pos: 0)
+            let before = input.pos
+            let hint = ZSTD_decompressStream(dctx, &output, &input)
+            if ZSTD_isError(hint) != 0 {
+                throw SQLError(.ioError, "zstd: corrupt input (\(errorName(hint)))")
+            }
+            lastHint = hint
+            if output.pos > 0 { try emit(UnsafeRawBufferPointer(rebasing: piece[0..<output.pos])) }
+            if input.pos == input.size && output.pos < pieceBytes { break }
+            if input.pos == before && output.pos == 0 {
+                throw SQLError(.ioError, "zstd: decoder made no progress (corrupt input)")
+            }
+        }
+        if lastHint != 0 {
+            throw SQLError(.ioError, "zstd: truncated input (frame incomplete)")
+        }
+    }
+
     static func errorName(_ code: Int) -> String {
         guard let p = ZSTD_getErrorName(code) else { return "error \(code)" }
         return String(cString: p)

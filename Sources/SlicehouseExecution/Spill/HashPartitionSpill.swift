@@ -1,16 +1,19 @@
 import SlicehouseTypes
 import SlicehouseRuntime
 
-/// One spilled partition of a hash aggregate: a spill file of tagged chunks — partial
-/// states first, then raw rows — for the keys whose hash falls in it at `level`.
-struct AggregatePartition {
+/// One spilled partition of an operator that splits its rows by the hash of some key
+/// columns (a hash aggregate's groups, a window's partitions): a spill file of tagged
+/// chunks for the keys whose hash falls in it at `level`. A hash aggregate writes partial
+/// states first, then raw rows; a window writes rows only.
+struct SpillPartition {
     let file: SpillFile
     /// The level that wrote it: partitioning it again reads the next 4 bits of the hash.
     let level: Int
 }
 
-/// Splits chunks among `fanOut` spill files by the hash of their group keys (columns
-/// `0..<keyCount`), for a spilling `HashAggregateOperator`.
+/// Splits chunks among `fanOut` spill files by the hash of their key columns
+/// (`keyColumns`): a spilling `HashAggregateOperator` (its group keys) or
+/// `WindowOperator` (its PARTITION BY columns).
 ///
 /// Each chunk in a file is a tag byte (1: partial states, 0: raw rows) and a
 /// `ChunkSpill` frame. A key's partition at level L is bits `32 + 4L ..< 36 + 4L` of its
@@ -18,23 +21,28 @@ struct AggregatePartition {
 /// the group tables (low bits for the slot, the top 16 as salt) depend on, so the rows of
 /// one slice spread evenly, and each level splits a partition by bits the levels above
 /// did not use. Files are created when their first chunk arrives.
-final class AggregatePartitioner {
+final class SpillPartitioner {
+    /// The deepest level: its bits are the hash's last four.
+    static let maxLevel = 7
     static let fanOut = 16
     static let statesTag: UInt8 = 1
     static let rowsTag: UInt8 = 0
 
     let level: Int
-    private let keyCount: Int
+    private let keyColumns: [Int]
     private let context: QueryContext
     private var files: [SpillFile?]
     private var hashes: [UInt64] = []
     private var rowCache: [Int32] = []
     private var partitionRows: [[Int32]]
 
-    init(level: Int, keyCount: Int, context: QueryContext?) throws {
-        guard let context else { throw SQLError.internalError("aggregate spilling without a query context") }
+    init(level: Int, keyColumns: [Int], context: QueryContext?) throws {
+        guard let context else { throw SQLError.internalError("spilling without a query context") }
+        guard level >= 0 && level <= Self.maxLevel else {
+            throw SQLError.internalError("spill partitioning level \(level) out of range")
+        }
         self.level = level
-        self.keyCount = keyCount
+        self.keyColumns = keyColumns
         self.context = context
         files = Array(repeating: nil, count: Self.fanOut)
         partitionRows = Array(repeating: [], count: Self.fanOut)
@@ -49,7 +57,7 @@ final class AggregatePartitioner {
         if n == 0 { return }
         let physical = chunk.physicalCount
         let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
-        let keys = (0..<keyCount).map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+        let keys = keyColumns.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
         KeyHashing.hash(keys, rows: rows, into: &hashes)
         let shift = UInt64(32 + 4 * level)
         let mask = UInt64(Self.fanOut - 1)
@@ -83,13 +91,13 @@ final class AggregatePartitioner {
     }
 
     /// The partitions written, in partition order (their buffers flushed).
-    func finish() throws -> [AggregatePartition] {
-        var out: [AggregatePartition] = []
+    func finish() throws -> [SpillPartition] {
+        var out: [SpillPartition] = []
         bytesWritten = 0
         for case let file? in files {
             try file.flush()
             bytesWritten += file.size
-            out.append(AggregatePartition(file: file, level: level))
+            out.append(SpillPartition(file: file, level: level))
         }
         return out
     }
@@ -100,7 +108,7 @@ final class AggregatePartitioner {
         if reader.atEnd { return nil }
         let tag = try reader.read(UInt8.self)
         guard tag == statesTag || tag == rowsTag, let chunk = try reader.readChunk() else {
-            throw SQLError.internalError("corrupt aggregate spill file")
+            throw SQLError.internalError("corrupt partition spill file")
         }
         return (chunk, tag == statesTag)
     }

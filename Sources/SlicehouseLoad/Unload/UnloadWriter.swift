@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SlicehouseTypes
+import SlicehouseRuntime
+
+/// One file an UNLOAD wrote: its path, its size on disk and its rows (the manifest's
+/// `content_length` and `record_count`).
+public struct UnloadedFile: Sendable, Equatable {
+    public let path: String
+    public let bytes: Int
+    public let rows: Int
+
+    public init(path: String, bytes: Int, rows: Int) {
+        self.path = path
+        self.bytes = bytes
+        self.rows = rows
+    }
+}
+
+/// Writes an UNLOAD's text, CSV or JSON files as the query's rows arrive, in bounded
+/// memory.
+///
+/// Rows go to a file set per (slice, partition folder): `<prefix><folder><name>` with the
+/// name `SSSS_part_PP` (PARALLEL ON, slice and part) or `PPP` (PARALLEL OFF). Each set
+/// formats its rows into a buffer; every `flushBytes` of formatted text is compressed
+/// (GZIP, BZIP2, ZSTD: one gzip member, bzip2 stream or zstd frame per flush) and
+/// appended to the set's current file. Concatenated members are one valid file to
+/// every decoder, COPY's included. A file ends once the text written to it reaches
+/// MAXFILESIZE (uncompressed, counted after each chunk); the set's next rows start the
+/// next part, with the header again when HEADER is on. When all buffers together pass
+/// `maxBufferedBytes` (many partition folders), every buffer is written out.
+///
+/// A file is opened for each write and closed after it, so any number of partition
+/// folders needs no more open files than one. The buffers are reserved from the
+/// statement's memory (by force: they are small and bounded).
+public final class UnloadWriter {
+    /// Formatted bytes a file set buffers before compressing and writing them.
+    public let flushBytes: Int
+    /// Formatted bytes all file sets together buffer before every buffer is written.
+    public let maxBufferedBytes: Int
+
+    private final class FileSet {
+        let slice: Int
+        let folder: String
+        var part = 0
+        var buffer: [UInt8] = []
+        /// The current file's path once its first bytes are written, else "".
+        var path = ""
+        /// Text written to the current file (before compression), not counting `buffer`.
+        var textBytes = 0
+        /// Bytes on disk of the current file.
+        var diskBytes = 0
+        var rows = 0
+        var files: [UnloadedFile] = []
+        init(slice: Int, folder: String) { self.slice = slice; self.folder = folder }
+    }
+
+    private let prefix: String
+    private let formatter: UnloadFormatter
+    private let options: UnloadOptions
+    private let reservation: MemoryReservation?
+    private var sets: [FileSet] = []
+    private var setIndex: [String: Int] = [:]
+    private var buffered = 0
+    /// Rows written (or buffered) so far.
+    public private(set) var rowCount = 0
+
+    /// - Parameters:
+    ///   - prefix: the destination prefix (a folder prefix ends in "/").
+    ///   - formatter: formats the columns that go in the files.
+    ///   - reservation: the statement's memory the buffers are counted in, if any.
+    ///   - flushBytes, maxBufferedBytes: the buffer sizes (smaller ones in tests).
+    public init(prefix: String, formatter: UnloadFormatter, reservation: MemoryReservation?,
+                flushBytes: Int = 4 << 20, maxBufferedBytes: Int = 32 << 20) {
+        self.flushBytes = max(1, flushBytes)
+        self.maxBufferedBytes = max(1, maxBufferedBytes)
+        self.prefix = prefix
+        self.formatter = formatter
+        self.options = formatter.options
+        self.reservation = reservation
+    }
+
+    /// Append the rows of `chunk` (the file's columns) to the files of `slice` under
+    /// `folder` ("" or `name=value/...`).
+    public func append(_ chunk: Chunk, slice: Int, folder: String) throws {
+        if chunk.count == 0 { return }
+        let set = fileSet(slice: slice, folder: folder)
+        let before = set.buffer.count
+        if set.textBytes == 0 && set.buffer.isEmpty && options.header { set.buffer = formatter.header() }
+        set.rows += formatter.append(chunk, into: &set.buffer)
+        rowCount += chunk.count
+        buffered += set.buffer.count - before
+        if set.textBytes + set.buffer.count >= options.maxFileSize {
+            try endFile(set)
+        } else if set.buffer.count >= flushBytes {
+            try flush(set)
+        }
+        if buffered > maxBufferedBytes {
+            for s in sets where !s.buffer.isEmpty { try flush(s) }
+        }
+        reservation?.resize(to: buffered)
+    }
+
+    /// End every file and return them all, in slice order, then folder order of first
+    /// rows, then part order. With no rows at all, one empty file (the header only, when
+    /// HEADER is on) is written as slice 0's first.
+    public func finish() throws -> [UnloadedFile] {
+        for s in sets where !s.buffer.isEmpty || !s.path.isEmpty { try endFile(s) }
+        if sets.allSatisfy({ $0.files.isEmpty }) {
+            let s = fileSet(slice: 0, folder: "")
+            if options.header { s.buffer = formatter.header() }
+            try flush(s, evenIfEmpty: true)
+            try endFile(s)
+        }
+        reservation?.resize(to: 0)
+        let ordered = sets.enumerated().sorted { ($0.element.slice, $0.offset) < ($1.element.slice, $1.offset) }
+        return ordered.flatMap { $0.element.files }
+    }
+
+    private func fileSet(slice: Int, folder: String) -> FileSet {
+        let key = "\(slice)/\(folder)"
+        if let i = setIndex[key] { return sets[i] }
+        let s = FileSet(slice: slice, folder: folder)
+        setIndex[key] = sets.count
+        sets.append(s)
+        return s
+    }
+
+    private func fileName(_ s: FileSet) -> String {
+        let name = options.parallel ? String(format: "%04d_part_%02d", s.slice, s.part) : String(format: "%03d", s.part)
+        return prefix + s.folder + name + options.fileSuffix
+    }
+
+    /// Compress the set's buffer and append it to its current file (created on its first write).
+    private func flush(_ s: FileSet, evenIfEmpty: Bool = false) throws {
+        if s.buffer.isEmpty && !evenIfEmpty { return }
+        if s.path.isEmpty {
+            s.path = fileName(s)
+            let folder = (s.path as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw SQLError(.ioError, "could not create unload folder '\(folder)': \(error.localizedDescription)")
+                }
+            }
+        }
+        let bytes = try formatter.compress(s.buffer)
+        let fd = open(s.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        guard fd >= 0 else {
+            throw SQLError(.ioError, "could not write unload file '\(s.path)': \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, base + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    throw SQLError(.ioError, "could not write unload file '\(s.path)': \(String(cString: strerror(errno)))")
+                }
+                offset += n
+            }
+        }
+        s.textBytes += s.buffer.count
+        s.diskBytes += bytes.count
+        buffered -= s.buffer.count
+        s.buffer = []
+    }
+
+    /// Write what is buffered and close the set's current file; its next rows start the next part.
+    private func endFile(_ s: FileSet) throws {
+        try flush(s)
+        guard !s.path.isEmpty else { return }
+        s.files.append(UnloadedFile(path: s.path, bytes: s.diskBytes, rows: s.rows))
+        s.part += 1
+        s.path = ""
+        s.textBytes = 0
+        s.diskBytes = 0
+        s.rows = 0
+    }
+}
