@@ -54,7 +54,8 @@ public enum CopyLoader {
     /// rejections pass it throws, and rows of earlier pieces have been consumed by then —
     /// the caller stores nothing when this throws. The statement's cancellation
     /// (`QueryContext.current`) is checked before every piece, and the piece's parsed rows
-    /// are reserved from the statement's memory until `consume` returns.
+    /// are reserved from the statement's memory until `consume` returns, as are the
+    /// inflated bytes a compressed file holds in memory while it is parsed.
     ///
     /// Returns what `load` returns, with no chunks.
     public static func stream(table: String, columns: [ColumnDef], columnList: [String]? = nil,
@@ -104,6 +105,8 @@ public enum CopyLoader {
 
         var queue: [PlannedRange] = []
         var queued = 0
+        /// Inflated bytes held in memory by the open files, by file index.
+        var inflated: [Int: Int] = [:]
         var rejected: [LoadError] = []
         var rejectedCount = 0
         var rowCount = 0
@@ -116,6 +119,7 @@ public enum CopyLoader {
             while queued < piece, let opened = try files.next() {
                 for file in opened {
                     totalBytes += file.data.bytes.count
+                    if file.data.heldBytes > 0 { inflated[file.index] = file.data.heldBytes }
                     reporter.adjustTotal(by: file.data.bytes.count - file.rawBytes)
                     let plan = planner.plan(file.data.bytes, rangeBytes: rangeBytes)
                     for i in 0..<(plan.cuts.count - 1) where plan.cuts[i] < plan.cuts[i + 1] || plan.cuts.count == 2 {
@@ -134,6 +138,13 @@ public enum CopyLoader {
             let tasks = Array(queue[0..<take])
             queue.removeFirst(take)
             queued -= bytes
+            // The inflated files this piece or a later one still reads stay reserved.
+            if !inflated.isEmpty {
+                let live = Set(tasks.map(\.index)).union(queue.map(\.index))
+                inflated = inflated.filter { live.contains($0.key) }
+            }
+            let inflatedBytes = inflated.values.reduce(0, +)
+            reservation?.resize(to: inflatedBytes)
 
             // Parse the piece's ranges concurrently; workers take ranges in file order.
             let control = LoadControl()
@@ -188,9 +199,9 @@ public enum CopyLoader {
                 for c in out.chunks { held += chunkBytes(c) }
                 chunks.append(contentsOf: out.chunks)
             }
-            reservation?.resize(to: held)
+            reservation?.resize(to: inflatedBytes + held)
             if !chunks.isEmpty { try consume(mergePieces ? mergeSmallChunks(chunks, target: tuning.chunkRows) : chunks) }
-            reservation?.resize(to: 0)
+            reservation?.resize(to: inflatedBytes)
         }
 
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,

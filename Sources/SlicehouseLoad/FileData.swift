@@ -12,6 +12,9 @@ final class FileData: @unchecked Sendable {
     private let mapping: UnsafeMutableRawPointer?
     private let mappedLength: Int
     private let owned: UnsafeMutableBufferPointer<UInt8>?
+    /// Bytes of inflated input held in memory (0 for a mapped file): what a COPY reserves
+    /// for the file while its ranges are being parsed.
+    var heldBytes: Int { owned?.count ?? 0 }
     /// The temporary file an inflated input was written to, while it is mapped.
     let temporary: SpillFile?
 

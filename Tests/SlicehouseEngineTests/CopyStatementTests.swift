@@ -182,6 +182,34 @@ final class CopyStatementTests: XCTestCase {
                        "GERMANY" + String(repeating: " ", count: 18))
         XCTAssertEqual(try s.execute("select count(*) from nation where n_name = 'GERMANY'")[0].textRows()[0][0], "1")
     }
+
+    /// A compressed file's inflated bytes count in the COPY's memory while it is parsed (a
+    /// plain file is mapped and holds none): the gzip load's peak exceeds the plain one's
+    /// by about the file's size.
+    func testInflatedInputCountsInTheCopysMemory() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table big (k bigint, s varchar(60));
+            insert into big select x, 'a fairly long text value ' || x from generate_series(1, 100000) as q(x);
+            create table plain (like big);
+            create table packed (like big);
+            """)
+        let p = dir.appendingPathComponent("big_").path
+        _ = try s.execute("unload ('select * from big') to '\(p)' parallel off")
+        _ = try s.execute("unload ('select * from big') to '\(p)gz_' parallel off gzip")
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: p + "000")[.size] as? Int)
+        func peak(_ sql: String) throws -> Int {
+            _ = try s.execute(sql)
+            let r = try s.execute("select est_peak_mem from stl_wlm_query order by query desc limit 1")[0].textRows()
+            return Int(r.first?.first.flatMap { $0 } ?? "") ?? -1
+        }
+        let plainPeak = try peak("copy plain from '\(p)000'")
+        let packedPeak = try peak("copy packed from '\(p)gz_000.gz' gzip")
+        XCTAssertGreaterThan(plainPeak, 0)
+        XCTAssertGreaterThanOrEqual(packedPeak - plainPeak, size * 9 / 10, "plain \(plainPeak), gzip \(packedPeak), file \(size)")
+        XCTAssertEqual(try s.execute("select count(*), sum(k) from packed")[0].textRows(),
+                       try s.execute("select count(*), sum(k) from plain")[0].textRows())
+    }
 }
 
 /// Placement of rows on slices for every DISTSTYLE, seen through system tables.
