@@ -59,7 +59,7 @@ extension Session {
         try run { slice, chunk in
             let c = chunk.compacted()
             if partCols.isEmpty {
-                try writer.append(c, slice: slice, folder: "")
+                try writer.append(Chunk(columns: fileCols.map { c.columns[$0] }, count: c.count), slice: slice, folder: "")
                 return
             }
             // The chunk's rows by partition folder, folders in the order of their first row.

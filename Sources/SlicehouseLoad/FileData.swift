@@ -219,14 +219,14 @@ final class InflateDrain {
     /// is open) smaller pieces.
     private(set) var threshold: Int
     private var file: SpillFile?
+    /// Why the last `take` failed.
+    private(set) var failure: SQLError?
 
     init() {
         let budget = QueryContext.current?.memory.budget ?? 0
         limit = max(InflateDrain.memoryBytes, budget / 4)
         threshold = limit
     }
-    /// Why the last `take` failed.
-    private(set) var failure: SQLError?
 
     /// Append the codec's output so far to the temporary file (opened on the first call);
     /// false when it cannot be written (`failure` says why). The codec then empties its buffer.

@@ -160,19 +160,43 @@ final class AggregateSpillTests: XCTestCase {
         _ = try checkSingle(sketchRows, groups: [0], aggs: combine, types: [.bigint, .bigint, .hllsketch])
     }
 
-    func testNonMergeableAggregatesFallBackToAForcedReservation() throws {
+    /// DISTINCT aggregates, LISTAGG (rows in arrival order) and LISTAGG WITHIN GROUP
+    /// (ORDER BY) have no mergeable state: the table keeps its groups and the rows of
+    /// other groups are spilled unaggregated (hybrid), for every key kind and at a second
+    /// level of partitions, with the same answers.
+    func testNonMergeableAggregatesSpillHybrid() throws {
         let rows = mixedRows(8000, seed: 51, groups: 3000)
         let t = mixedTypes
         let listagg = BoundAggregate(function: .listagg, argument: 1, argumentType: .varchar(40), distinct: false,
                                      resultType: AggregateFunction.listaggResultType,
                                      parameters: AggregateParameters())
+        var ordered = listagg
+        ordered.orderBy = [AggregateOrderKey(column: 2, type: .bigint, ascending: false, nullsFirst: true)]
         for aggs in [[agg(.count, 2, t, distinct: true), agg(.sum, 3, t)],
-                     [agg(.sum, 2, t, distinct: true), agg(.avg, 8, t, distinct: true)],
-                     [listagg]] {
-            let context = try checkSingle(rows, groups: [0], aggs: aggs, expectSpill: false)
-            XCTAssertEqual(context.memory.spilledBytes, 0)
-            XCTAssertGreaterThan(context.memory.peakBytes, budget, "held past the budget")
+                     [agg(.sum, 2, t, distinct: true), agg(.avg, 8, t, distinct: true), agg(.countStar, nil, t)],
+                     [listagg], [ordered, agg(.max, 4, t)]] {
+            for groups in [[0], [5], [0, 1]] {
+                let context = try checkSingle(rows, groups: groups, aggs: aggs)
+                XCTAssertGreaterThan(context.memory.spilledBytes, 0)
+            }
         }
+        // Short string keys (the packed index), two of them.
+        var short: [Row] = []
+        for i in 0..<20_000 {
+            let row: [Value] = [.string(String(i / 20)), .string(String(i % 3)), .int(Int64(i % 37)), .int(Int64(i))]
+            short.append(row)
+        }
+        let shortTypes: [DataType] = [.varchar(3), .char(1), .bigint, .bigint]
+        for groups in [[0], [0, 1]] {
+            _ = try checkSingle(short, groups: groups, aggs: [agg(.count, 2, shortTypes, distinct: true), agg(.sum, 3, shortTypes)],
+                                types: shortTypes)
+        }
+        // 60,000 groups at 64 kB: the first-level files are split again.
+        let many: [Row] = (0..<60_000).map { i in [.int(Int64(i % 20_000)), .string("v\(i % 7)"), .int(Int64(i))] }
+        let types: [DataType] = [.bigint, .varchar(20), .bigint]
+        let context = try checkSingle(many, groups: [0], aggs: [agg(.count, 1, types, distinct: true), agg(.sum, 2, types)],
+                                      types: types)
+        XCTAssertGreaterThan(context.memory.spillFileCount, SpillPartitioner.fanOut, "a second level of partitions")
     }
 
     func testFewGroupsAndNoGroupsDoNotSpill() throws {

@@ -8,10 +8,20 @@ protocol GroupIndex: AnyObject {
     /// `groupIds[k]` = group of logical row k, whose keys sit at physical row
     /// `rows[k]` of the flat `keys` vectors; creates groups for new keys.
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws
+    /// `groupIds[k]` = group of logical row k if its keys have one, else -1; creates no
+    /// group (a hash aggregate spilling aggregates without a mergeable state folds the
+    /// rows of the groups it holds and writes the others out).
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws
     /// The key columns of groups `range`.
     func keyColumns(_ range: Range<Int>) -> [Vector]
     /// Bytes the index holds (keys, slots, scratch), for the operator's memory reservation.
     var memoryBytes: Int { get }
+}
+
+extension GroupIndex {
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        throw SQLError.internalError("\(type(of: self)) cannot look keys up without inserting them")
+    }
 }
 
 /// Picks the fastest index for the key types.
@@ -36,6 +46,9 @@ final class SingleGroupIndex: GroupIndex {
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         groupIds = [Int32](repeating: 0, count: rows.count)
     }
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        groupIds = [Int32](repeating: 0, count: rows.count)
+    }
     func keyColumns(_ range: Range<Int>) -> [Vector] { [] }
 }
 
@@ -49,6 +62,10 @@ final class HashGroupIndex: GroupIndex {
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         KeyHashing.hash(keys, rows: rows, into: &hashes)
         try table.findOrInsert(keys, rows: rows, hashes: hashes, insert: true, groupIds: &groupIds)
+    }
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        KeyHashing.hash(keys, rows: rows, into: &hashes)
+        try table.findOrInsert(keys, rows: rows, hashes: hashes, insert: false, groupIds: &groupIds)
     }
     func keyColumns(_ range: Range<Int>) -> [Vector] { table.keyColumns(range) }
 }
@@ -173,6 +190,42 @@ final class Int64GroupIndex: GroupIndex {
                             }
                         }
                         self.touch ^= touch
+                    }
+                }
+            }
+        }
+    }
+
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        let n = rows.count
+        guard keys.count == 1, case .int64(let values) = keys[0].data else {
+            throw SQLError.internalError("64-bit group index given another key layout")
+        }
+        groupIds = [Int32](repeating: -1, count: n)
+        if groupKeys.isEmpty || n == 0 { return }
+        let m = mask
+        let validity = keys[0].validity
+        let hasNulls = validity != nil
+        let empty: [UInt64] = []
+        let nullGroup = self.nullGroup
+        values.withUnsafeBufferPointer { vp in
+            (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                rows.withUnsafeBufferPointer { rw in
+                    slots.withUnsafeBufferPointer { sl in
+                        groupIds.withUnsafeMutableBufferPointer { out in
+                            for k in 0..<n {
+                                let r = Int(rw[k])
+                                if hasNulls && !OperatorKernels.bit(vw, r) { out[k] = nullGroup; continue }
+                                let v = vp[r]
+                                var s = Int(truncatingIfNeeded: Hashing.hash(v)) & m
+                                while true {
+                                    let slot = sl[s]
+                                    if slot.group == 0 { break }
+                                    if slot.key == v { out[k] = slot.group - 1; break }
+                                    s = (s + 1) & m
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -330,6 +383,41 @@ final class PackedStringGroupIndex: GroupIndex {
 
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         if let fallback { return try fallback.assign(keys, rows: rows, groupIds: &groupIds) }
+        if try !pack(keys, rows: rows) {
+            return try switchToFallback().assign(keys, rows: rows, groupIds: &groupIds)
+        }
+        let n = rows.count
+        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
+        let vector = Vector(type: .bigint, data: .int64(packed))
+        try packedIndex.assign([vector], rows: n == identity.count ? identity : Array(identity[0..<n]), groupIds: &groupIds)
+    }
+
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        if let fallback { return try fallback.find(keys, rows: rows, groupIds: &groupIds) }
+        if try !pack(keys, rows: rows) {
+            return try switchToFallback().find(keys, rows: rows, groupIds: &groupIds)
+        }
+        let n = rows.count
+        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
+        let vector = Vector(type: .bigint, data: .int64(packed))
+        try packedIndex.find([vector], rows: n == identity.count ? identity : Array(identity[0..<n]), groupIds: &groupIds)
+    }
+
+    /// The generic index, fed the groups so far in id order (their ids stay the same).
+    private func switchToFallback() throws -> HashGroupIndex {
+        let generic = HashGroupIndex(keyTypes: keyTypes)
+        let existing = packedIndex.groupCount
+        if existing > 0 {
+            var ignored: [Int32] = []
+            try generic.assign(keyColumns(0..<existing), rows: (0..<Int32(truncatingIfNeeded: existing)).map { $0 },
+                               groupIds: &ignored)
+        }
+        fallback = generic
+        return generic
+    }
+
+    /// Pack the keys of `rows` into `packed`; false when a value is too long to pack.
+    private func pack(_ keys: [Vector], rows: [Int32]) throws -> Bool {
         guard keys.count == keyTypes.count else {
             throw SQLError.internalError("packed group index given \(keys.count) keys for \(keyTypes.count)")
         }
@@ -366,20 +454,7 @@ final class PackedStringGroupIndex: GroupIndex {
                 }
             }
         }
-        if tooLong {
-            let generic = HashGroupIndex(keyTypes: keyTypes)
-            let existing = packedIndex.groupCount
-            if existing > 0 {
-                var ignored: [Int32] = []
-                try generic.assign(keyColumns(0..<existing), rows: (0..<Int32(truncatingIfNeeded: existing)).map { $0 },
-                                   groupIds: &ignored)
-            }
-            fallback = generic
-            return try generic.assign(keys, rows: rows, groupIds: &groupIds)
-        }
-        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
-        let vector = Vector(type: .bigint, data: .int64(packed))
-        try packedIndex.assign([vector], rows: n == identity.count ? identity : Array(identity[0..<n]), groupIds: &groupIds)
+        return !tooLong
     }
 
     func keyColumns(_ range: Range<Int>) -> [Vector] {

@@ -70,12 +70,18 @@ public enum AggregateMode: Sendable, Equatable {
 ///   of the hash, up to `maxSpillLevels` deep. Output comes partition by partition, so
 ///   the order of the groups differs from the first-appearance order.
 /// Aggregates without a mergeable state — COUNT/SUM/AVG(DISTINCT), PERCENTILE_CONT/DISC,
-/// MEDIAN and LISTAGG (`Accumulator.mergeable`) — never spill: their aggregate keeps
-/// its table in memory with a forced reservation (`MemoryReservation.resize`), counted
-/// against the budget. So do tables with fewer than `minSpillGroups` groups, tables
-/// without group keys or with one BOOLEAN/SMALLINT key (a bounded domain), and tables
-/// past `maxSpillLevels`. Without a context nothing is
-/// reserved or checked; with one, cancellation is checked between chunks.
+/// MEDIAN and LISTAGG (`Accumulator.mergeable`), always `.single` — cannot write their
+/// groups out, so they spill the other way (hybrid hash aggregation): the table keeps
+/// the groups it has, later rows of those groups are still folded into it, and rows of
+/// any other group go, unaggregated (keys, arguments and ORDER BY columns), to their
+/// key's spill file. The table's groups are emitted first, then each file is aggregated
+/// on its own the same way; every group is whole in the table or in one file, its rows
+/// in their original order. Their states can still grow beyond the budget (a group with
+/// many distinct values), counted by a forced reservation (`MemoryReservation.resize`).
+/// Tables with fewer than `minSpillGroups` groups, tables without group keys or with one
+/// BOOLEAN/SMALLINT key (a bounded domain), and tables past `maxSpillLevels` are kept the
+/// same way. Without a context nothing is reserved or checked; with one, cancellation is
+/// checked between chunks.
 public final class HashAggregateOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
@@ -121,6 +127,9 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private var phase = Phase.input
     /// While spilling the input: where its rows go.
     private var partitioner: SpillPartitioner?
+    /// Whether the spilling is hybrid: the table keeps its groups and only rows of other
+    /// groups are written out (aggregates without a mergeable state).
+    private var hybrid = false
     /// Spilled partitions still to aggregate (a stack: the last is next).
     private var pending: [SpillPartition] = []
     private var spilled = 0
@@ -194,28 +203,33 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             if let a = agg.argument { needed = max(needed, a + 1) }
             for k in agg.orderBy { needed = max(needed, k.column + 1) }
         }
-        // A spilled row keeps its keys and the distinct argument columns (aggregates with
-        // ORDER BY keys never spill).
+        // A spilled row keeps its keys and the distinct argument and ORDER BY columns.
         rowsProjection = groupColumns
-        var arguments: [Int?] = []
-        for agg in aggregates {
-            guard let a = agg.argument else { arguments.append(nil); continue }
-            if let i = rowsProjection[g...].firstIndex(of: a) {
-                arguments.append(i)
-            } else {
-                arguments.append(rowsProjection.count)
-                rowsProjection.append(a)
-            }
+        /// The position of input column `c` in a spilled row.
+        func kept(_ c: Int) -> Int {
+            if let i = rowsProjection[g...].firstIndex(of: c) { return i }
+            rowsProjection.append(c)
+            return rowsProjection.count - 1
         }
-        rowsLayout = FoldLayout(keys: Array(0..<g), arguments: arguments, orderBy: aggregates.map { _ in [] }, states: nil)
+        var arguments: [Int?] = []
+        var orderBy: [[Int]] = []
+        for agg in aggregates {
+            arguments.append(agg.argument.map { kept($0) })
+            orderBy.append(agg.orderBy.map { kept($0.column) })
+        }
+        rowsLayout = FoldLayout(keys: Array(0..<g), arguments: arguments, orderBy: orderBy, states: nil)
     }
 
     /// Whether the table's groups may be written out and finished later. A direct index
     /// (one BOOLEAN or SMALLINT key) holds its whole domain from the start and at most
     /// 65,537 groups: writing them out would free little and cost a new index each time.
     private var canSpill: Bool {
-        !groupColumns.isEmpty && !(groups is DirectGroupIndex) && accumulators.allSatisfy { $0.mergeable }
+        !groupColumns.isEmpty && !(groups is DirectGroupIndex)
+            && (mergeable || mode == .single)
     }
+
+    /// Whether every aggregate's state can be written out and merged later.
+    private var mergeable: Bool { accumulators.allSatisfy { $0.mergeable } }
 
     public func next() throws -> Chunk? {
         if let setupError { throw setupError }
@@ -288,6 +302,10 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 throw SQLError.internalError("aggregate input has \(chunk.columns.count) columns, needs \(needed)")
             }
             if let partitioner {
+                if hybrid {
+                    try foldHeldGroups(chunk, inputLayout, projection: rowsProjection, spillingTo: partitioner)
+                    continue
+                }
                 let rows = Chunk(columns: rowsProjection.map { chunk.columns[$0] }, count: chunk.physicalCount,
                                  selection: chunk.selection)
                 try partitioner.add(rows, states: false)
@@ -300,7 +318,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                     return
                 }
                 let p = try SpillPartitioner(level: 0, keyColumns: Array(0..<groupColumns.count), context: context)
-                try flushTable(into: p)
+                if mergeable {
+                    try flushTable(into: p)
+                } else {
+                    hybrid = true
+                }
                 partitioner = p
             }
         }
@@ -308,7 +330,8 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             pending = try partitioner.finish().reversed()
             spilled += partitioner.bytesWritten
             self.partitioner = nil
-            phase = .partitions
+            // Hybrid: the table's own groups are out first, then the files.
+            phase = hybrid ? .output(resume: false) : .partitions
         } else {
             phase = .output(resume: false)
         }
@@ -350,6 +373,28 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         return canSpill && groups.groupCount >= Self.minSpillGroups && level < Self.maxSpillLevels
     }
 
+    /// Hybrid spilling: fold the rows of `chunk` whose group the table holds (`layout`), and
+    /// write the others — the columns `projection` picks, or all — to `partitioner`.
+    private func foldHeldGroups(_ chunk: Chunk, _ layout: FoldLayout, projection: [Int]?,
+                                spillingTo partitioner: SpillPartitioner) throws {
+        let physical = chunk.physicalCount
+        let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
+        let keys = layout.keys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+        try groups.find(keys, rows: rows, groupIds: &groupIds)
+        var held: [Int32] = [], other: [Int32] = []
+        for (k, g) in groupIds.enumerated() {
+            if g >= 0 { held.append(rows[k]) } else { other.append(rows[k]) }
+        }
+        if !held.isEmpty {
+            try fold(Chunk(columns: chunk.columns, count: physical, selection: held), layout)
+            reservation?.resize(to: tableBytes)
+        }
+        if !other.isEmpty {
+            let columns = projection.map { $0.map { chunk.columns[$0] } } ?? chunk.columns
+            try partitioner.add(Chunk(columns: columns, count: physical, selection: other), states: false)
+        }
+    }
+
     /// Write every group of the table to `partitioner` as partial states and empty the table.
     private func flushTable(into partitioner: SpillPartitioner) throws {
         let total = groups.groupCount
@@ -377,13 +422,17 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         while case let (chunk, isStates)? = try SpillPartitioner.read(&reader) {
             try context.cancellation.check()
             if let sub {
-                try sub.add(chunk, states: isStates)
+                if hybrid && !isStates {
+                    try foldHeldGroups(chunk, rowsLayout, projection: nil, spillingTo: sub)
+                } else {
+                    try sub.add(chunk, states: isStates)
+                }
                 continue
             }
             try fold(chunk, isStates ? statesLayout : rowsLayout)
             if try mustSpill(reservation, level: partition.level + 1) {
                 let p = try SpillPartitioner(level: partition.level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
-                try flushTable(into: p)
+                if !hybrid { try flushTable(into: p) }
                 sub = p
             }
         }
