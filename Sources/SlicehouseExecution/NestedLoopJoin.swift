@@ -10,7 +10,18 @@ import SlicehousePlanner
 /// the previous call stopped, and returns as soon as a block yields rows. A LIMIT above
 /// stops pulling after its rows, so `a CROSS JOIN b LIMIT 10` forms one block instead of
 /// every pair, and memory stays one block however large the product is.
-final class NestedLoopJoinOperator: Operator {
+///
+/// ## Memory
+/// With a statement context the build side reserves what it holds as it is read. When
+/// the budget refuses it, the join becomes a block nested loop: the build rows (those
+/// held and the rest) go to a spill file, and are read back a block at a time (about
+/// what was held when the budget refused); the probe side is joined with the first block
+/// as it is read and written to a second file, which every later block reads again.
+/// Matches are recorded per probe row over all blocks (LEFT, FULL, SEMI, ANTI: those rows
+/// come after the last block, from one more read of the probe file) and per build row
+/// within its block (RIGHT, FULL: after the block's pass). The output order differs from
+/// the in-memory join's. A scalar subquery's build side (`singleRow`) never spills.
+final class NestedLoopJoinOperator: Operator, MemoryHolding {
     private let kind: PhysicalJoinKind
     private let probe: Operator
     private let buildInput: Operator
@@ -19,7 +30,12 @@ final class NestedLoopJoinOperator: Operator {
     private let probeTypes: [DataType]
     private let buildTypes: [DataType]
     private let cancellation: Cancellation
+    private let context: QueryContext?
+    private let reservation: MemoryReservation?
+    private var loaded = false
     private var build: Chunk?
+    /// The block nested loop's state, once the build side went to disk.
+    private var blocked: BlockedState?
     private var buildMatched: [Bool] = []
     private var probeDone = false
     private var emittedRightRemainder = false
@@ -34,35 +50,64 @@ final class NestedLoopJoinOperator: Operator {
     private var probeMatched: [Bool] = []
 
     init(kind: PhysicalJoinKind, probe: Operator, build: Operator, condition: BoundExpr?, singleRow: Bool = false,
-         probeTypes: [DataType], buildTypes: [DataType], cancellation: Cancellation = .none) {
+         probeTypes: [DataType], buildTypes: [DataType], cancellation: Cancellation = .none, context: QueryContext? = nil) {
         self.cancellation = cancellation
+        self.context = context
+        reservation = context.map { MemoryReservation($0.memory) }
         self.kind = kind; self.probe = probe; self.buildInput = build; self.condition = condition; self.singleRow = singleRow
         self.probeTypes = probeTypes; self.buildTypes = buildTypes
     }
 
-    private func loadBuild() throws -> Chunk {
-        if let build { return build }
+    var memoryPeak: Int { reservation?.peak ?? 0 }
+    var spilledBytes: Int { blocked.map { $0.buildFile.size + $0.probeFile.size } ?? 0 }
+
+    /// Read the build side into `build`, or, when the budget refuses it, into a spill file
+    /// (`blocked`).
+    private func loadBuild() throws {
+        loaded = true
         var cols = buildTypes.map { Vector(type: $0) }
         var n = 0
+        var held = 0
         while let c = try buildInput.next() {
             let cc = c.compacted()
             for i in 0..<cols.count { cols[i].append(cc.columns[i], rows: cc.count) }
             n += cc.count
+            if singleRow && n > 1 {
+                throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
+            }
+            guard let reservation, cc.count > 0 else { continue }
+            held += cc.approximateBytes
+            if reservation.tryResize(to: held) { continue }
+            guard let context, !singleRow else {
+                reservation.resize(to: held)   // cannot spill: hold it anyway, counted
+                continue
+            }
+            try cancellation.check()
+            let state = BlockedState(buildFile: try context.spill.newFile(for: context.memory),
+                                     probeFile: try context.spill.newFile(for: context.memory), blockBytes: held)
+            try state.buildFile.appendChunk(Chunk(columns: cols, count: n))
+            cols = []
+            reservation.free()
+            while let rest = try buildInput.next() {
+                try cancellation.check()
+                if rest.count > 0 { try state.buildFile.appendChunk(rest) }
+            }
+            try state.buildFile.flush()
+            state.buildReader = state.buildFile.reader()
+            blocked = state
+            return
         }
-        if singleRow && n > 1 {
-            throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
-        }
-        let b = Chunk(columns: cols, count: n)
-        build = b
+        build = Chunk(columns: cols, count: n)
         buildMatched = [Bool](repeating: false, count: n)
-        return b
     }
 
     /// Whether matched pairs are output (as opposed to only marking rows matched).
     private var emitsPairs: Bool { kind == .inner || kind == .left || kind == .right || kind == .full }
 
     func next() throws -> Chunk? {
-        let b = try loadBuild()
+        if !loaded { try loadBuild() }
+        if let blocked { return try nextBlocked(blocked) }
+        guard let b = build else { return nil }
         while true {
             guard let pc = current else {
                 if probeDone { return rightRemainder(b) }
@@ -155,5 +200,130 @@ final class NestedLoopJoinOperator: Operator {
         unmatchedBuildOffset = end
         let left = probeTypes.map { Vector.nulls($0, count: rows.count) }
         return Chunk(columns: left + b.columns.map { $0.gather(rows) }, count: rows.count)
+    }
+
+    // MARK: - Block nested loop
+
+    /// Where a block nested loop stands.
+    final class BlockedState {
+        let buildFile: SpillFile
+        let probeFile: SpillFile
+        /// Bytes of build rows per block.
+        let blockBytes: Int
+        var buildReader: SpillReader?
+        /// The build block being joined.
+        var block: Chunk?
+        /// The first pass reads the probe operator (and writes the probe file); later
+        /// passes read the file.
+        var firstPass = true
+        var probeReader: SpillReader?
+        /// Global index of the current probe chunk's first row.
+        var probeBase = 0
+        /// Per probe row, over all blocks: matched.
+        var matched: [Bool] = []
+        /// After the last block: reading the probe file for LEFT/FULL/SEMI/ANTI rows.
+        var remainderReader: SpillReader?
+        var done = false
+
+        init(buildFile: SpillFile, probeFile: SpillFile, blockBytes: Int) {
+            self.buildFile = buildFile
+            self.probeFile = probeFile
+            self.blockBytes = max(blockBytes, 1)
+        }
+    }
+
+    private func nextBlocked(_ s: BlockedState) throws -> Chunk? {
+        while true {
+            if s.done { reservation?.free(); return nil }
+            if let b = s.block {
+                if let pc = current {
+                    if probeRow < pc.count && b.count > 0 {
+                        try cancellation.check()
+                        if let out = try joinBlock(pc, b) { return out }
+                        continue
+                    }
+                    for i in 0..<pc.count where probeMatched[i] { s.matched[s.probeBase + i] = true }
+                    s.probeBase += pc.count
+                    current = nil
+                    continue
+                }
+                if let pc = try nextProbeChunk(s) {
+                    current = pc
+                    probeRow = 0
+                    buildRow = 0
+                    probeMatched = Array(s.matched[s.probeBase..<(s.probeBase + pc.count)])
+                    continue
+                }
+                // The block has met every probe row: its unmatched rows (RIGHT, FULL).
+                if let out = rightRemainder(b) { return out }
+                s.block = nil
+                s.firstPass = false
+                continue
+            }
+            if let block = try readBlock(s) {
+                s.block = block
+                s.probeBase = 0
+                s.probeReader = s.firstPass ? nil : s.probeFile.reader()
+                buildMatched = [Bool](repeating: false, count: block.count)
+                emittedRightRemainder = false
+                unmatchedBuild = []
+                unmatchedBuildOffset = 0
+                continue
+            }
+            // Every block is done: the probe rows this kind outputs on their own.
+            reservation?.free()
+            guard kind == .left || kind == .full || kind == .semi || kind == .anti else { s.done = true; continue }
+            if s.firstPass {
+                // No block at all cannot happen (the build side overflowed), but be exact.
+                while try nextProbeChunk(s) != nil {}
+                s.firstPass = false
+            }
+            if s.remainderReader == nil {
+                s.remainderReader = s.probeFile.reader()
+                s.probeBase = 0
+            }
+            guard var reader = s.remainderReader, let pc = try reader.readChunk() else { s.done = true; continue }
+            s.remainderReader = reader
+            probeMatched = Array(s.matched[s.probeBase..<(s.probeBase + pc.count)])
+            s.probeBase += pc.count
+            if let out = probeRemainder(pc) { return out }
+        }
+    }
+
+    /// The next probe chunk of this pass: from the probe operator on the first pass
+    /// (written to the probe file), from the file on later ones.
+    private func nextProbeChunk(_ s: BlockedState) throws -> Chunk? {
+        if s.firstPass {
+            while let c = try probe.next() {
+                let pc = c.compacted()
+                if pc.count == 0 { continue }
+                try s.probeFile.appendChunk(pc)
+                s.matched.append(contentsOf: repeatElement(false, count: pc.count))
+                return pc
+            }
+            try s.probeFile.flush()
+            return nil
+        }
+        guard var reader = s.probeReader else { return nil }
+        let c = try reader.readChunk()
+        s.probeReader = reader
+        return c
+    }
+
+    /// The next block of build rows from the build file (at least one chunk, about
+    /// `blockBytes`), reserved; nil when all are done.
+    private func readBlock(_ s: BlockedState) throws -> Chunk? {
+        guard var reader = s.buildReader else { return nil }
+        var cols = buildTypes.map { Vector(type: $0) }
+        var n = 0, bytes = 0
+        while bytes < s.blockBytes, let c = try reader.readChunk() {
+            for i in 0..<cols.count { cols[i].append(c.columns[i], rows: c.count) }
+            n += c.count
+            bytes += c.approximateBytes
+        }
+        s.buildReader = n == 0 ? nil : reader
+        if n == 0 { return nil }
+        reservation?.resize(to: bytes)
+        return Chunk(columns: cols, count: n)
     }
 }

@@ -312,7 +312,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let build = try buildOperator(node.children[1], partition: p, filters: filters)
             return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, singleRow: singleRow,
                                           probeTypes: node.children[0].types, buildTypes: node.children[1].types,
-                                          cancellation: cancellation)
+                                          cancellation: cancellation, context: context)
         case .aggregate(let groups, let aggs, let phase):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)

@@ -41,6 +41,8 @@ final class SpillTests: XCTestCase {
         "select count(*) from a where a.k not in (select k from b)",
         "select count(*) from a where a.k not in (select k from b where k > 100 or k is null) or a.g = 3",
         "select count(*), sum(a.x) from a join b on a.k = b.k join a a2 on a2.k = b.k / 2",
+        // A nested loop join (no equality) whose inner side is over the budget.
+        "select a.k, count(b.k), max(b.y) from (select k from a where k < 120) a left join b on a.k * 250 > b.k and a.k * 250 < b.k + 40 group by a.k",
         "select a.s, count(*) from a join b on a.k = b.k group by a.s",
     ]
 
@@ -61,6 +63,12 @@ final class SpillTests: XCTestCase {
         XCTAssertEqual(flags, [["t"]])
         _ = try free.execute(Self.queries[0])
         XCTAssertEqual(free.lastSpilledBytes, 0)
+        // The nested loop join's inner side went to disk (a block nested loop).
+        let nestedLoop = try XCTUnwrap(Self.queries.first { $0.contains("a.k * 250") })
+        _ = try tight.execute(nestedLoop)
+        XCTAssertEqual(try tight.execute("""
+            select distinct is_diskbased from svl_query_summary where query = pg_last_query_id() and label = 'nloop'
+            """)[0].textRows(), [["t"]])
         // So did NOT IN (a null-aware anti join), with and without a NULL in its list.
         for sql in [Self.queries[8], Self.queries[9]] {
             _ = try tight.execute(sql)

@@ -1,6 +1,7 @@
 import XCTest
 import SlicehouseTypes
 import SlicehousePlanner
+import SlicehouseRuntime
 @testable import SlicehouseExecution
 
 /// The nested-loop join streams its output a block of pairs at a time. It once paired
@@ -63,5 +64,38 @@ final class NestedLoopJoinTests: XCTestCase {
         let matchedBuild = Set(probeRows.flatMap(matches))
         XCTAssertEqual(right.count, probeRows.map { matches($0).count }.reduce(0, +) + buildRows.count - matchedBuild.count)
         XCTAssertEqual(right.filter { $0[0] == .null }.count, buildRows.count - matchedBuild.count)
+    }
+
+    /// Over its budget the build side goes to disk and is joined a block at a time (block
+    /// nested loop): every kind gives the rows of the in-memory join, the operator reports
+    /// what it spilled, and the whole reservation comes back.
+    func testBuildSideOverTheBudgetJoinsBlockByBlock() throws {
+        let probeRows = 0..<60, buildRows = 0..<3_000
+        // probe p matches build b when p < b / 60 (probe rows 50 to 59 match nothing).
+        let condition: BoundExpr = .binary(.less, .column(0, .bigint),
+                                           .binary(.divide, .column(1, .bigint), .constant(.int(60), .bigint), .bigint), .boolean)
+        for kind in [PhysicalJoinKind.inner, .left, .right, .full, .semi, .anti] {
+            func run(_ context: QueryContext?) throws -> (rows: [String], op: NestedLoopJoinOperator) {
+                let op = NestedLoopJoinOperator(kind: kind, probe: source(types, ints(probeRows), chunkSize: 16),
+                                                build: source(types, ints(buildRows), chunkSize: 200), condition: condition,
+                                                probeTypes: types, buildTypes: types, context: context)
+                return (try drain(op).map { $0.description }.sorted(), op)
+            }
+            let want = try run(nil).rows
+            let spill = TemporarySpill()
+            let context = spill.context(budget: 8 << 10)
+            let (got, op) = try run(context)
+            XCTAssertEqual(got.count, want.count, "\(kind)")
+            XCTAssertEqual(got, want, "\(kind)")
+            XCTAssertGreaterThan(op.spilledBytes, 0, "\(kind)")
+            XCTAssertEqual(context.memory.usedBytes, 0, "\(kind): reservation returned")
+        }
+        // A scalar subquery's single row never spills.
+        let spill = TemporarySpill()
+        let one = NestedLoopJoinOperator(kind: .left, probe: source(types, ints(0..<5)), build: source(types, ints(7..<8)),
+                                         condition: nil, singleRow: true, probeTypes: types, buildTypes: types,
+                                         context: spill.context(budget: 1))
+        XCTAssertEqual(try drain(one).count, 5)
+        XCTAssertEqual(one.spilledBytes, 0)
     }
 }
