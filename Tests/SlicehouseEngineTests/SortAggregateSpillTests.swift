@@ -7,6 +7,19 @@ import SlicehouseEngine
 /// mergeable state (MEDIAN, COUNT(DISTINCT), LISTAGG, PERCENTILE_CONT) spill the rows of
 /// the groups their table does not hold.
 final class SortAggregateSpillTests: XCTestCase {
+    /// Two four-slice databases after `setup`: one without a memory limit, one limited to
+    /// 384 kB.
+    static func databases(_ setup: String) throws -> (free: Session, tight: Session) {
+        let cluster = ClusterConfig(nodes: 2, slicesPerNode: 2)
+        let free = try Database(cluster: cluster).connect()
+        let tightDB = try Database(cluster: cluster)
+        let tight = tightDB.connect()
+        _ = try free.execute(setup)
+        _ = try tight.execute(setup)
+        tightDB.memory.limit = 384 << 10
+        return (free, tight)
+    }
+
     func testSortsAndAggregatesSpillAndAnswerAsWithoutALimit() throws {
         let setup = """
             create table t (k bigint distkey, g int, s varchar(20), d decimal(12,2), f double precision);
@@ -23,13 +36,7 @@ final class SortAggregateSpillTests: XCTestCase {
             ("select g, median(d), count(distinct s) from t group by g order by g limit 50", ["aggr"]),
             ("select s, listagg(k::varchar, ',') within group (order by d desc, k), count(distinct g % 100), percentile_cont(0.25) within group (order by f) from t group by s order by s limit 40", ["aggr"]),
         ]
-        let cluster = ClusterConfig(nodes: 2, slicesPerNode: 2)
-        let free = try Database(cluster: cluster).connect()
-        let tightDB = try Database(cluster: cluster)
-        let tight = tightDB.connect()
-        _ = try free.execute(setup)
-        _ = try tight.execute(setup)
-        tightDB.memory.limit = 384 << 10
+        let (free, tight) = try Self.databases(setup)
         for (sql, spilling) in queries {
             let want = try free.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }
             let got = try tight.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }
@@ -68,13 +75,7 @@ final class SortAggregateSpillTests: XCTestCase {
             ("select count(*), sum(rn) from (select row_number() over (order by k) rn from w) q", false),
             ("select count(*), sum(rn), max(c) from (select row_number() over (partition by g % 1 order by k) rn, count(*) over (partition by 1) c from w) q", true),
         ]
-        let cluster = ClusterConfig(nodes: 2, slicesPerNode: 2)
-        let free = try Database(cluster: cluster).connect()
-        let tightDB = try Database(cluster: cluster)
-        let tight = tightDB.connect()
-        _ = try free.execute(setup)
-        _ = try tight.execute(setup)
-        tightDB.memory.limit = 384 << 10
+        let (free, tight) = try Self.databases(setup)
         for (sql, spills) in queries {
             let want = try free.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }
             let got = try tight.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } }

@@ -386,10 +386,8 @@ final class PackedStringGroupIndex: GroupIndex {
         if try !pack(keys, rows: rows) {
             return try switchToFallback().assign(keys, rows: rows, groupIds: &groupIds)
         }
-        let n = rows.count
-        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
-        let vector = Vector(type: .bigint, data: .int64(packed))
-        try packedIndex.assign([vector], rows: n == identity.count ? identity : Array(identity[0..<n]), groupIds: &groupIds)
+        let (vector, packedRows) = packedKeys(rows.count)
+        try packedIndex.assign([vector], rows: packedRows, groupIds: &groupIds)
     }
 
     func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
@@ -397,10 +395,14 @@ final class PackedStringGroupIndex: GroupIndex {
         if try !pack(keys, rows: rows) {
             return try switchToFallback().find(keys, rows: rows, groupIds: &groupIds)
         }
-        let n = rows.count
+        let (vector, packedRows) = packedKeys(rows.count)
+        try packedIndex.find([vector], rows: packedRows, groupIds: &groupIds)
+    }
+
+    /// The `n` codes `pack` wrote, as a key vector, and its rows `0..<n`.
+    private func packedKeys(_ n: Int) -> (Vector, [Int32]) {
         if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
-        let vector = Vector(type: .bigint, data: .int64(packed))
-        try packedIndex.find([vector], rows: n == identity.count ? identity : Array(identity[0..<n]), groupIds: &groupIds)
+        return (Vector(type: .bigint, data: .int64(packed)), n == identity.count ? identity : Array(identity[0..<n]))
     }
 
     /// The generic index, fed the groups so far in id order (their ids stay the same).

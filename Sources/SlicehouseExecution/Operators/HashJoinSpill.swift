@@ -167,18 +167,16 @@ extension GraceHashJoin {
     /// has a NULL key.
     static func rowsWithoutNullKeys(_ chunk: Chunk, keys: [Int]) throws -> [Int32]? {
         let n = chunk.count
-        var keep: [Bool] = []
+        var withNulls: [Validity] = []
         for k in keys {
             guard k >= 0, k < chunk.columns.count else { throw SQLError.internalError("hash join key \(k) out of range") }
             let v = OperatorKernels.flat(chunk.columns[k], physicalCount: n)
-            guard let validity = v.validity, validity.nullCount(n) > 0 || validity.words.count < (n + 63) >> 6 else { continue }
-            if keep.isEmpty { keep = [Bool](repeating: true, count: n) }
-            for r in 0..<n where !(r >> 6 < validity.words.count && validity.isValid(r)) { keep[r] = false }
+            if OperatorKernels.anyNull(v, rows: nil, count: n), let validity = v.validity { withNulls.append(validity) }
         }
-        if keep.isEmpty { return nil }
+        if withNulls.isEmpty { return nil }
         var rows: [Int32] = []
-        for r in 0..<n where keep[r] { rows.append(Int32(r)) }
-        return rows.count == n ? nil : rows
+        for r in 0..<n where withNulls.allSatisfy({ $0.isValid(r) }) { rows.append(Int32(r)) }
+        return rows
     }
 }
 
