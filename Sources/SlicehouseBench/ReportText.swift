@@ -17,61 +17,59 @@ public enum ReportText {
         out.append("")
 
         // Load.
-        var header = pad("load (COPY)", 14, left: true) + pad("Slicehouse", 12)
-        if duck != nil { header += pad("DuckDB", 12) + pad("ratio", 8) }
-        out.append(header)
+        var loadColumns = [TextColumn(width: 14, left: true), TextColumn(width: 12)]
+        if duck != nil { loadColumns += [TextColumn(width: 12), TextColumn(width: 8)] }
+        var loadCells: [[String]] = [["load (COPY)", "Slicehouse"] + (duck == nil ? [] : ["DuckDB", "ratio"])]
         var loadRows = sh.load.tables.map(\.table)
         for t in duck?.load.tables.map(\.table) ?? [] where !loadRows.contains(t) { loadRows.append(t) }
         for t in loadRows {
             let s = sh.load.seconds(t), d = duck?.load.seconds(t)
-            var line = pad(t, 14, left: true) + pad(s.map(ms) ?? "-", 12)
-            if duck != nil {
-                line += pad(d.map(ms) ?? "-", 12) + pad(ratioText(s, d), 8)
-            }
-            out.append(line)
+            loadCells.append([t, s.map(ms) ?? "-"] + (duck == nil ? [] : [d.map(ms) ?? "-", ratioText(s, d)]))
         }
-        var total = pad("total", 14, left: true) + pad(ms(sh.load.totalSeconds), 12)
-        if let duck { total += pad(ms(duck.load.totalSeconds), 12) + pad(ratioText(report.ratios?.load), 8) }
-        out.append(total)
-        var disk = pad("on disk", 14, left: true) + pad(megabytes(sh.sizeBytes), 12)
-        if let duck { disk += pad(megabytes(duck.sizeBytes), 12) + pad(ratioText(report.ratios?.size), 8) }
-        out.append(disk)
-        var peak = pad("peak RSS", 14, left: true) + pad(megabytes(sh.load.peakRSSBytes), 12)
-        if let duck { peak += pad(megabytes(duck.load.peakRSSBytes), 12) }
-        out.append(peak)
+        loadCells.append(["total", ms(sh.load.totalSeconds)]
+                         + (duck.map { [ms($0.load.totalSeconds), ratioText(report.ratios?.load)] } ?? []))
+        loadCells.append(["on disk", megabytes(sh.sizeBytes)]
+                         + (duck.map { [megabytes($0.sizeBytes), ratioText(report.ratios?.size)] } ?? []))
+        loadCells.append(["peak RSS", megabytes(sh.load.peakRSSBytes)]
+                         + (duck.map { [megabytes($0.load.peakRSSBytes), ""] } ?? []))
+        out += table(loadColumns, loadCells).lines
         out.append("")
 
         // Queries.
-        let shWidth = 6 + 10 + 10 + 9 + 10 + 11
-        var groups = pad("", 6, left: true) + centered(" Slicehouse ", shWidth - 6)
-        var columns = pad("query", 6, left: true) + pad("median", 10) + pad("min", 10) + pad("rows", 9)
-            + pad("memory", 10) + "  " + pad("check", 9, left: true)
+        var queryColumns = [TextColumn(width: 6, left: true), TextColumn(width: 10), TextColumn(width: 10), TextColumn(width: 9),
+                            TextColumn(width: 10), TextColumn(width: 9, left: true, gap: 2)]
         if duck != nil {
-            groups += "  " + centered(" DuckDB ", 10 + 10 + 9 + 8 + 2)
-            columns += "  " + pad("median", 10) + pad("min", 10) + pad("memory", 9) + pad("ratio", 8)
+            queryColumns += [TextColumn(width: 10, gap: 2), TextColumn(width: 10), TextColumn(width: 9), TextColumn(width: 8)]
         }
-        out.append(groups)
-        out.append(columns)
+        var queryCells: [[String]] = [["query", "median", "min", "rows", "memory", "check"]
+                                      + (duck == nil ? [] : ["median", "min", "memory", "ratio"])]
         for n in report.queries {
             guard let q = sh.query(n) else { continue }
-            var line = pad(String(format: "Q%02d", n), 6, left: true) + pad(q.medianSeconds.map(ms) ?? "-", 10)
-                + pad(q.minSeconds.map(ms) ?? "-", 10) + pad(q.check.status == .error || q.check.status == .timeout ? "-" : String(q.rows), 9)
-                + pad(megabytes(q.peakRSSBytes), 10) + "  " + pad(q.check.label, 9, left: true)
+            var cells = [String(format: "Q%02d", n), q.medianSeconds.map(ms) ?? "-", q.minSeconds.map(ms) ?? "-",
+                         q.check.status == .error || q.check.status == .timeout ? "-" : String(q.rows),
+                         megabytes(q.peakRSSBytes), q.check.label]
             if let duck {
                 let d = duck.query(n)
-                line += "  " + pad(d?.medianSeconds.map(ms) ?? "-", 10) + pad(d?.minSeconds.map(ms) ?? "-", 10)
-                    + pad(d.map { megabytes($0.peakRSSBytes) } ?? "-", 9) + pad(ratioText(report.ratios?.query(n)), 8)
+                cells += [d?.medianSeconds.map(ms) ?? "-", d?.minSeconds.map(ms) ?? "-",
+                          d.map { megabytes($0.peakRSSBytes) } ?? "-", ratioText(report.ratios?.query(n))]
             }
-            out.append(line)
+            queryCells.append(cells)
         }
-        var sum = pad("total", 6, left: true) + pad(ms(sh.totalMedianSeconds), 10) + pad(ms(sh.totalMinSeconds), 10)
-            + pad(String(sh.queries.reduce(0) { $0 + ($1.check.status == .error ? 0 : $1.rows) }), 9)
-            + pad(megabytes(sh.peakRSSBytes), 10) + "  " + pad("", 9, left: true)
+        var sum = ["total", ms(sh.totalMedianSeconds), ms(sh.totalMinSeconds),
+                   String(sh.queries.reduce(0) { $0 + ($1.check.status == .error ? 0 : $1.rows) }),
+                   megabytes(sh.peakRSSBytes), ""]
         if let duck {
-            sum += "  " + pad(ms(duck.totalMedianSeconds), 10) + pad(ms(duck.totalMinSeconds), 10)
-                + pad(megabytes(duck.peakRSSBytes), 9) + pad(ratioText(report.ratios?.total), 8)
+            sum += [ms(duck.totalMedianSeconds), ms(duck.totalMinSeconds), megabytes(duck.peakRSSBytes),
+                    ratioText(report.ratios?.total)]
         }
-        out.append(sum)
+        queryCells.append(sum)
+        let queries = table(queryColumns, queryCells)
+        // Group headers over each engine's columns.
+        let w = queries.widths
+        var groups = pad("", w[0], left: true) + centered(" Slicehouse ", w[1...4].reduce(0, +) + 2 + w[5])
+        if duck != nil { groups += "  " + centered(" DuckDB ", w[6...9].reduce(0, +)) }
+        out.append(groups)
+        out += queries.lines
         out.append("")
 
         // Answers.
@@ -132,6 +130,32 @@ public enum ReportText {
     }
 
     // MARK: Formatting
+
+    /// A column of a text table: its narrowest width, alignment and the blanks before it.
+    struct TextColumn {
+        var width: Int
+        var left = false
+        var gap = 0
+    }
+
+    /// Rows of cells laid out in columns wide enough for every cell (at least each
+    /// column's `width`, and one blank more than its longest cell, so that neighbours
+    /// never run together); returns the lines and the widths used.
+    static func table(_ columns: [TextColumn], _ rows: [[String]]) -> (lines: [String], widths: [Int]) {
+        var widths = columns.map(\.width)
+        for row in rows {
+            for (c, cell) in row.enumerated() where c < widths.count {
+                widths[c] = max(widths[c], cell.count + 1)
+            }
+        }
+        let lines = rows.map { row in
+            row.enumerated().map { c, cell in
+                guard c < columns.count else { return " " + cell }
+                return String(repeating: " ", count: columns[c].gap) + pad(cell, widths[c], left: columns[c].left)
+            }.joined()
+        }
+        return (lines, widths)
+    }
 
     static func ms(_ seconds: Double) -> String {
         let v = seconds * 1000

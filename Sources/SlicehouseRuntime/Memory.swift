@@ -151,6 +151,14 @@ public final class QueryMemory: @unchecked Sendable {
         }
     }
 
+    /// The write buffer of each of the statement's spill files: 1/256 of the smaller of
+    /// its budget and the pool's limit, between 4 kB and 64 kB (a grace hash join opens
+    /// dozens of files; under a tiny budget their buffers must not take it all).
+    public var spillBufferBytes: Int {
+        let cap = min(budget ?? .max, pool.limit ?? .max)
+        return min(1 << 16, max(1 << 12, cap / 256))
+    }
+
     func recordSpill(bytes: Int, newFile: Bool) {
         lock.withLock {
             spilled += bytes

@@ -52,13 +52,19 @@ public final class SpillSpace: @unchecked Sendable {
 
 /// An append-then-read temporary file. Writes go through a buffer; `read(at:count:)`
 /// reads any range of what was written (after `flush`).
+///
+/// The write buffer (`QueryMemory.spillBufferBytes`) is reserved by force on the
+/// statement's memory from the first append until `flush`, which writes it out and lets
+/// it go; a later append takes a new one.
 public final class SpillFile: @unchecked Sendable {
     private let fd: Int32
     private let memory: QueryMemory?
     /// Allocated on the first append: an operator may open many files (a grace hash
     /// join's partitions) and fill few.
     private var buffer: [UInt8] = []
-    private static let bufferBytes = 1 << 16
+    private let bufferBytes: Int
+    /// Bytes of `memory` the buffer holds.
+    private var reserved = 0
     /// Bytes appended so far (buffered or written).
     public private(set) var size = 0
     private var flushed = 0
@@ -66,17 +72,25 @@ public final class SpillFile: @unchecked Sendable {
     init(fd: Int32, memory: QueryMemory?) {
         self.fd = fd
         self.memory = memory
+        bufferBytes = memory?.spillBufferBytes ?? 1 << 16
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        if reserved > 0 { memory?.release(reserved) }
+    }
 
     /// Append raw bytes.
     public func append(_ bytes: UnsafeRawBufferPointer) throws {
-        if buffer.count + bytes.count > SpillFile.bufferBytes { try flush() }
-        if bytes.count >= SpillFile.bufferBytes {
+        if buffer.count + bytes.count > bufferBytes { try drain() }
+        if bytes.count >= bufferBytes {
             try writeAll(bytes)
         } else {
-            if buffer.capacity == 0 { buffer.reserveCapacity(SpillFile.bufferBytes) }
+            if buffer.capacity == 0 {
+                buffer.reserveCapacity(bufferBytes)
+                reserved = buffer.capacity
+                memory?.reserve(reserved)
+            }
             buffer.append(contentsOf: bytes)
         }
         size += bytes.count
@@ -104,8 +118,18 @@ public final class SpillFile: @unchecked Sendable {
         return p
     }
 
-    /// Write out whatever is buffered.
+    /// Write out whatever is buffered and let the buffer go.
     public func flush() throws {
+        try drain()
+        buffer = []
+        if reserved > 0 {
+            memory?.release(reserved)
+            reserved = 0
+        }
+    }
+
+    /// Write out whatever is buffered, keeping the buffer.
+    private func drain() throws {
         guard !buffer.isEmpty else { return }
         try buffer.withUnsafeBytes { try writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
@@ -128,7 +152,7 @@ public final class SpillFile: @unchecked Sendable {
 
     /// Read `count` bytes at `offset` into `destination` (which must hold them).
     public func read(at offset: Int, into destination: UnsafeMutableRawBufferPointer) throws {
-        if offset + destination.count > flushed { try flush() }
+        if offset + destination.count > flushed { try drain() }
         guard offset + destination.count <= flushed, let base = destination.baseAddress else {
             if destination.count == 0 { return }
             throw SQLError.internalError("spill file read past its end")

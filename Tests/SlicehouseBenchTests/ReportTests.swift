@@ -107,6 +107,38 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(sampleReport().failedQueries, [])
     }
 
+    /// Cells wider than a column's usual width widen it: 4 rows in 10,112.2 MB used to
+    /// print as `410112.2 MB`.
+    func testTextTableStaysAlignedForWideCells() throws {
+        var report = sampleReport()
+        report.slicehouse.queries[0].peakRSSBytes = 10_112_200_000
+        report.slicehouse.queries[1] = QueryFigures(number: 2, seconds: [1234.5], rows: 100, peakRSSBytes: 320_000_000,
+                                                    check: .pass("answers sf0.1"))
+        report.slicehouse.peakRSSBytes = 123_456_789_000
+        let lines = ReportText.render(report).split(separator: "\n").map(String.init)
+        let q1 = try XCTUnwrap(lines.first { $0.hasPrefix("Q01") })
+        XCTAssertEqual(q1.split(separator: " ").map(String.init),
+                       ["Q01", "200.0", "100.0", "4", "10112.2", "MB", "pass", "50.0", "50.0", "0.0", "MB", "4.00"])
+        let header = try XCTUnwrap(lines.first { $0.hasPrefix("query") })
+        let q2 = try XCTUnwrap(lines.first { $0.hasPrefix("Q02") })
+        let total = try XCTUnwrap(lines.first { $0.hasPrefix("total ") && $0.contains("123456.8 MB") })
+        XCTAssertTrue(q2.contains(" 1234500 "), q2)
+        // Every line of the table ends its columns at the same places as the header.
+        for line in [q1, q2, total] {
+            for word in ["median", "min", "rows", "memory"] {
+                guard let r = header.range(of: " " + word) else { return XCTFail(word) }
+                let end = header.distance(from: header.startIndex, to: r.upperBound)
+                let index = line.index(line.startIndex, offsetBy: end - 1)
+                XCTAssertNotEqual(line[index], " ", "\(word) column of \(line)")
+                if end < line.count {
+                    XCTAssertEqual(line[line.index(after: index)], " ", "\(word) column of \(line)")
+                }
+            }
+        }
+        let groups = try XCTUnwrap(lines.first { $0.contains(" Slicehouse -") })
+        XCTAssertEqual(groups.count, header.count, groups)
+    }
+
     func testChartIsWellFormedSVG() throws {
         for scale in [SVGChart.Scale.auto, .linear, .log] {
             let svg = SVGChart.render(sampleReport(), scale: scale)

@@ -134,6 +134,30 @@ final class ChunkSpillTests: XCTestCase {
         XCTAssertEqual(back.columns[1].data, .string(StringArray()))
     }
 
+    func testTheWriteBufferIsCountedUntilFlushedAndSizedByTheBudget() throws {
+        XCTAssertEqual(QueryMemory(budget: nil, pool: MemoryPool(limit: nil)).spillBufferBytes, 1 << 16)
+        XCTAssertEqual(QueryMemory(budget: 384 << 10, pool: MemoryPool(limit: nil)).spillBufferBytes, 1 << 12)
+        XCTAssertEqual(QueryMemory(budget: 8 << 20, pool: MemoryPool(limit: nil)).spillBufferBytes, 1 << 15)
+        XCTAssertEqual(QueryMemory(budget: nil, pool: MemoryPool(limit: 2 << 20)).spillBufferBytes, 1 << 13)
+        let spill = TemporarySpill()
+        let memory = QueryMemory(budget: 8 << 20, pool: MemoryPool(limit: nil))
+        do {
+            let f = try spill.space.newFile(for: memory)
+            XCTAssertEqual(memory.usedBytes, 0, "no buffer before the first append")
+            try f.append(contentsOf: [Int64](repeating: 7, count: 100))
+            XCTAssertGreaterThanOrEqual(memory.usedBytes, 1 << 15)
+            XCTAssertEqual(memory.spilledBytes, 0)
+            try f.flush()
+            XCTAssertEqual(memory.usedBytes, 0, "flushing lets the buffer go")
+            XCTAssertEqual(memory.spilledBytes, 800)
+            try f.append(Int64(1))
+            XCTAssertGreaterThan(memory.usedBytes, 0)
+            var r = f.reader()
+            XCTAssertEqual(try r.readArray(Int64.self, count: 101).last, 1)
+        }
+        XCTAssertEqual(memory.usedBytes, 0, "a file that goes returns its buffer")
+    }
+
     func testManyChunksAcrossTheWriteBuffer() throws {
         // More than the file's write buffer: frames straddle flushes.
         var rng = SeededRandom(seed: 11)

@@ -106,7 +106,7 @@ enum WindowAggregates {
     }
 
     /// Frame sums from prefix sums, turned into the result per `mode`.
-    private static func finishExact<S: WindowPrefixSum>(_ prefix: [S], counts: [Int]?, lo: [Int], hi: [Int],
+    static func finishExact<S: WindowPrefixSum>(_ prefix: [S], counts: [Int]?, lo: [Int], hi: [Int],
                                                       mode: ExactMode, resultType: DataType) throws -> Vector {
         let n = lo.count
         var valid = [Bool](repeating: true, count: n)

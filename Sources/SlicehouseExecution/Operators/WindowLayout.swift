@@ -56,6 +56,24 @@ struct WindowLayout {
     /// - Throws: `invalidParameter` for a negative offset; `featureNotSupported` for an
     ///   offset in RANGE mode.
     func frameBounds(_ frame: WindowFrame) throws -> (lo: [Int], hi: [Int]) {
+        try Self.checkFrame(frame)
+        let n = count
+        var lo = [Int](repeating: 0, count: n), hi = [Int](repeating: 0, count: n)
+        lo.withUnsafeMutableBufferPointer { L in
+            hi.withUnsafeMutableBufferPointer { H in
+                forEachPeerGroup { ps, pe, gs, ge in
+                    for i in gs..<ge {
+                        (L[i], H[i]) = Self.frame(frame, i, ps: ps, pe: pe, gs: gs, ge: ge)
+                    }
+                }
+            }
+        }
+        return (lo, hi)
+    }
+
+    /// Rejects what `frame` cannot mean: a negative offset (`invalidParameter`) or an
+    /// offset in RANGE mode (`featureNotSupported`).
+    static func checkFrame(_ frame: WindowFrame) throws {
         for (bound, isStart) in [(frame.start, true), (frame.end, false)] {
             switch bound {
             case .preceding(let k), .following(let k):
@@ -66,36 +84,30 @@ struct WindowLayout {
             default: break
             }
         }
-        let n = count
+    }
+
+    /// The frame `[lo, hi)` of position `i` in partition `[ps, pe)` and peer group
+    /// `[gs, ge)`, normalized as `frameBounds` describes (checked by `checkFrame`).
+    @inline(__always)
+    static func frame(_ frame: WindowFrame, _ i: Int, ps: Int, pe: Int, gs: Int, ge: Int) -> (Int, Int) {
         let rows = frame.rows
-        var lo = [Int](repeating: 0, count: n), hi = [Int](repeating: 0, count: n)
-        lo.withUnsafeMutableBufferPointer { L in
-            hi.withUnsafeMutableBufferPointer { H in
-                forEachPeerGroup { ps, pe, gs, ge in
-                    for i in gs..<ge {
-                        let a: Int
-                        switch frame.start {
-                        case .unboundedPreceding: a = ps
-                        case .preceding(let k): a = k >= i - ps ? ps : i - k
-                        case .currentRow: a = rows ? i : gs
-                        case .following(let k): a = k >= pe - i ? pe : i + k
-                        case .unboundedFollowing: a = pe
-                        }
-                        let b: Int
-                        switch frame.end {
-                        case .unboundedPreceding: b = ps
-                        case .preceding(let k): b = k > i - ps ? ps : i - k + 1
-                        case .currentRow: b = rows ? i + 1 : ge
-                        case .following(let k): b = k >= pe - i - 1 ? pe : i + k + 1
-                        case .unboundedFollowing: b = pe
-                        }
-                        L[i] = a
-                        H[i] = max(a, b)
-                    }
-                }
-            }
+        let a: Int
+        switch frame.start {
+        case .unboundedPreceding: a = ps
+        case .preceding(let k): a = k >= i - ps ? ps : i - k
+        case .currentRow: a = rows ? i : gs
+        case .following(let k): a = k >= pe - i ? pe : i + k
+        case .unboundedFollowing: a = pe
         }
-        return (lo, hi)
+        let b: Int
+        switch frame.end {
+        case .unboundedPreceding: b = ps
+        case .preceding(let k): b = k > i - ps ? ps : i - k + 1
+        case .currentRow: b = rows ? i + 1 : ge
+        case .following(let k): b = k >= pe - i - 1 ? pe : i + k + 1
+        case .unboundedFollowing: b = pe
+        }
+        return (a, max(a, b))
     }
 
     // MARK: - Ranking functions (frames do not apply)
@@ -161,15 +173,20 @@ struct WindowLayout {
         out.withUnsafeMutableBufferPointer { o in
             forEachPartition { ps, pe in
                 let rows = pe - ps
-                let base = rows / b, extra = rows % b
-                let big = base + 1
-                let bigRows = extra * big   // rows in the `extra` larger buckets (<= rows)
-                for j in 0..<rows {
-                    let bucket = j < bigRows ? j / big : extra + (j - bigRows) / base
-                    o[ps + j] = Int64(bucket + 1)
-                }
+                for j in 0..<rows { o[ps + j] = Self.ntileBucket(j, rows: rows, buckets: b) }
             }
         }
         return out
+    }
+
+    /// The NTILE bucket (from 1) of the row `j` (from 0) of a partition of `rows` rows
+    /// split into `b` ≥ 1 buckets.
+    @inline(__always)
+    static func ntileBucket(_ j: Int, rows: Int, buckets b: Int) -> Int64 {
+        let base = rows / b, extra = rows % b
+        let big = base + 1
+        let bigRows = extra * big   // rows in the `extra` larger buckets (<= rows)
+        let bucket = j < bigRows ? j / big : extra + (j - bigRows) / base
+        return Int64(bucket + 1)
     }
 }

@@ -2,6 +2,13 @@ import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehousePlanner
 
+/// Feeds an operator from a closure (the rows a window hands to its external sort).
+final class WindowClosureSource: Operator {
+    private let body: () throws -> Chunk?
+    init(_ body: @escaping () throws -> Chunk?) { self.body = body }
+    func next() throws -> Chunk? { try body() }
+}
+
 /// Window functions (`f(...) OVER (PARTITION BY ... ORDER BY ... frame)`) over the rows
 /// of one slice; the planner guarantees that every partition is whole on one slice.
 ///
@@ -60,9 +67,11 @@ import SlicehousePlanner
 /// partition is whole in one file. The files are then evaluated one at a time as above
 /// (a file still too big is split again by further bits of the hash, up to
 /// `SpillPartitioner.maxLevel`; a file that one split does not divide holds one huge
-/// window partition and is held whatever the budget). Without PARTITION BY, or past the
-/// last level, the rows are held beyond the budget (still counted). Without a context
-/// nothing is reserved and nothing spills.
+/// window partition). Without PARTITION BY, past the last level, or for one huge
+/// partition, the rows held so far and the rest go to `WindowStream` instead: an external
+/// sort, then evaluation over the sorted spill with forward-only cursors, in memory
+/// bounded by a few chunks whatever the partition's size and the frames. Without a
+/// context nothing is reserved and nothing spills.
 public final class WindowOperator: Operator, MemoryHolding {
     // Configuration (immutable).
     private let input: Operator
@@ -82,6 +91,9 @@ public final class WindowOperator: Operator, MemoryHolding {
     /// Spilled sets of whole window partitions still to evaluate (last first).
     private var pending: [SpillPartition] = []
     private var spilled = 0
+    /// The set being evaluated from sorted spill files, when it did not fit.
+    private var stream: WindowStream?
+    private var streamPeak = 0
 
     /// - Parameters:
     ///   - input: the child operator; its chunks have one column per `inputTypes` entry.
@@ -100,7 +112,7 @@ public final class WindowOperator: Operator, MemoryHolding {
         self.functions = functions
     }
 
-    public var memoryPeak: Int { reservation?.peak ?? 0 }
+    public var memoryPeak: Int { max(reservation?.peak ?? 0, streamPeak) }
     /// Bytes this operator wrote to spill files.
     public var spilledBytes: Int { spilled }
 
@@ -117,6 +129,10 @@ public final class WindowOperator: Operator, MemoryHolding {
             try load(level: -1) { try input.next() }
         }
         while true {
+            if let stream {
+                if let chunk = try stream.next() { return chunk }
+                self.stream = nil
+            }
             if position < order.count {
                 let end = min(order.count, position + Chunk.capacity)
                 let rows = Array(order[position..<end])
@@ -213,8 +229,9 @@ public final class WindowOperator: Operator, MemoryHolding {
             let want = reservation.bytes + chunk.approximateBytes
             if reservation.tryResize(to: want) { continue }
             guard canSplit(level) else {
-                reservation.resize(to: want)
-                continue
+                guard let context else { continue }
+                try startStream(heldRows: rowCount, context: context, reservation: reservation, nextChunk)
+                return
             }
             let p = try SpillPartitioner(level: level + 1, keyColumns: partitionColumns, context: context)
             try writeHeld(rowCount, into: p)
@@ -234,9 +251,39 @@ public final class WindowOperator: Operator, MemoryHolding {
         pending.append(contentsOf: written.reversed())
     }
 
+    /// Hands the `heldRows` rows in `columns` and the rest of `nextChunk` to a
+    /// `WindowStream` (sorted through spill files); the held rows stay reserved until the
+    /// sort has taken them.
+    private func startStream(heldRows: Int, context: QueryContext, reservation: MemoryReservation,
+                             _ nextChunk: () throws -> Chunk?) throws {
+        var held = columns
+        columns = []
+        var start = 0
+        try withoutActuallyEscaping(nextChunk) { rest in
+            let source = WindowClosureSource {
+                if start < heldRows {
+                    let end = min(heldRows, start + Chunk.capacity)
+                    let chunk = Chunk(columns: held.map { WindowKernels.slice($0, start..<end) }, count: end - start)
+                    start = end
+                    if start == heldRows { held = []; reservation.free() }
+                    return chunk
+                }
+                return try rest()
+            }
+            stream = try WindowStream(input: source, inputTypes: inputTypes, partitionColumns: partitionColumns,
+                                      orderKeys: orderKeys, functions: functions, context: context,
+                                      reservation: reservation) { sortSpilled, sortPeak in
+                spilled += sortSpilled
+                streamPeak = max(streamPeak, sortPeak)
+            }
+        }
+        held = []
+        if let stream { spilled += stream.spilledBytes }
+    }
+
     /// Whether a set read at `level` may be split into spill files of the next level.
     private func canSplit(_ level: Int) -> Bool {
-        context != nil && !partitionColumns.isEmpty && level + 1 <= SpillPartitioner.maxLevel
+        !partitionColumns.isEmpty && level + 1 <= SpillPartitioner.maxLevel
     }
 
     /// Write the `rowCount` rows held in `columns` to `partitioner` and let them go.
