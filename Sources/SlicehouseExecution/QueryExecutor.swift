@@ -267,8 +267,16 @@ public final class QueryExecutor: @unchecked Sendable {
             let runtime = node.runtimeFilterTargets.compactMap { t in
                 filters[t.id].map { (position: t.column, slot: $0) }
             }
+            let predicates = ZonePredicates.extract(filter, columns: columns, types: types)
+            // A filter that pins the distribution key to constants can only match rows on
+            // those constants' slices: the other slices are not read at all.
+            if case .key(let keyColumn) = snap.distribution, keyColumn < table.columns.count,
+               let slices = ZonePredicates.keySlices(predicates, keyColumn: keyColumn, type: table.columns[keyColumn].type,
+                                                     sliceCount: all.count) {
+                parts = parts.filter { slices.contains($0.slice) }
+            }
             let scanner = SliceScanner(parts: parts, columns: columns, types: types,
-                                       predicates: ZonePredicates.extract(filter, columns: columns, types: types),
+                                       predicates: predicates,
                                        encodedFilters: ZonePredicates.encodedFilters(filter, columns: columns),
                                        runtimeFilters: runtime, cache: cache)
             scanner.tableName = table.name

@@ -67,6 +67,42 @@ enum ZonePredicates {
         return out
     }
 
+    /// The slices that can hold rows passing `predicates` in a table distributed by
+    /// `keyColumn` (of `type`) over `sliceCount` slices: the slices of the key's values
+    /// when a conjunct pins the key to constants (`=` or `IN`), else nil (every slice).
+    /// Only for integer-backed keys (integers, decimals, dates, times): strings that
+    /// compare equal need not hash alike (trailing blanks), nor need doubles (-0).
+    static func keySlices(_ predicates: [ZonePredicate], keyColumn: Int, type: DataType, sliceCount: Int) -> Set<Int>? {
+        guard sliceCount > 1 else { return nil }
+        for p in predicates where p.column == keyColumn {
+            guard let values = p.ops.first(where: { $0.0 == .eq }).map({ [$0.1] }) ?? p.inList, !values.isEmpty else { continue }
+            let key: Vector
+            switch type.physical {
+            case .int64:
+                var xs: [Int64] = []
+                for b in values {
+                    guard case .int(let x) = b else { return nil }
+                    xs.append(x)
+                }
+                key = Vector(type: type, data: .int64(xs))
+            case .int128:
+                var xs: [Int128] = []
+                for b in values {
+                    switch b {
+                    case .int128(let x): xs.append(x)
+                    case .int(let x): xs.append(Int128(x))
+                    default: return nil
+                    }
+                }
+                key = Vector(type: type, data: .int128(xs))
+            default:
+                return nil
+            }
+            return Set(Distributor.slices(forKey: key, count: values.count, sliceCount: sliceCount).map { Int($0) })
+        }
+        return nil
+    }
+
     /// The AND-ed parts of a filter (nested ANDs flattened).
     static func conjuncts(_ filter: BoundExpr?) -> [BoundExpr] {
         guard let filter else { return [] }

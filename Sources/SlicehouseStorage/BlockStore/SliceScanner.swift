@@ -83,6 +83,15 @@ public final class SliceScanner {
     /// skips blocks).
     private var runtimeFilters: [(position: Int, filter: RuntimeKeyFilter, checked: Int, kept: Int, on: Bool)] = []
     private let encodedFilters: [EncodedFilter]
+    /// The zone predicates on integer-backed columns of the scan, checked row by row on
+    /// the decoded block before any other column is decoded (a chunk with no match
+    /// decodes nothing else; a few matches gather just those rows). One that keeps more
+    /// than a quarter of the rows it checked stops checking (the filter above does it).
+    private var rowPredicates: [(position: Int, test: RowPredicate, checked: Int, kept: Int, on: Bool)] = []
+    /// Blocks of the scanned columns in the current slice's candidate ranges, and
+    /// `counters.blocksRead` when the slice started: those never decoded count as skipped.
+    private var candidateBlocks = 0
+    private var readAtPartStart = 0
     /// Match bitmaps of encoded blocks (by block uid and filter index), for the block in use.
     private var encodedMatches: [Int: (uid: UInt64, bits: Validity?)] = [:]
 
@@ -90,6 +99,11 @@ public final class SliceScanner {
     /// row check. A filter with no key at all ends the scan before it starts.
     private func start() {
         started = true
+        for p in predicates {
+            guard let position = columns.firstIndex(of: p.column), types[position].physical == .int64,
+                  let test = RowPredicate(p) else { continue }
+            rowPredicates.append((position, test, 0, 0, true))
+        }
         for (position, slot) in runtimeSlots {
             guard let f = slot.filter, position >= 0, position < columns.count, columns[position] >= 0,
                   types[position].physical == .int64 else { continue }
@@ -110,8 +124,12 @@ public final class SliceScanner {
             ranges = Self.candidateRanges(d, predicates: predicates)
             // Count the blocks of the scanned columns that no candidate range touches.
             let touchedColumns = Set(columns.filter { $0 >= 0 })
+            candidateBlocks = 0
+            readAtPartStart = counters.blocksRead
             for c in touchedColumns where c < d.columns.count {
-                for b in d.columns[c] where !Self.overlaps(b.firstRow..<b.endRow, ranges) { counters.blocksSkipped += 1 }
+                for b in d.columns[c] {
+                    if Self.overlaps(b.firstRow..<b.endRow, ranges) { candidateBlocks += 1 } else { counters.blocksSkipped += 1 }
+                }
             }
             rangeIndex = 0
             position = ranges.first?.lowerBound ?? 0
@@ -161,6 +179,9 @@ public final class SliceScanner {
         if !started { start() }
         while part < parts.count {
             if rangeIndex >= ranges.count {
+                // Candidate blocks the row predicates spared from decoding were skipped too.
+                counters.blocksSkipped += max(0, candidateBlocks - (counters.blocksRead - readAtPartStart))
+                candidateBlocks = 0
                 part += 1
                 startPart()
                 continue
@@ -224,6 +245,29 @@ public final class SliceScanner {
                         continue
                     }
                     preselected = sel
+                }
+            }
+            if !rowPredicates.isEmpty {
+                var dropped = false
+                for i in rowPredicates.indices where rowPredicates[i].on {
+                    let k = rowPredicates[i].position
+                    let block = d.columns[columns[k]][blocks[k]]
+                    let values = try decodedBlock(k, block)
+                    let before = preselected?.count ?? n
+                    let kept = rowPredicates[i].test.keep(values, from: position - block.firstRow, count: n,
+                                                          selection: preselected, deleted: d.deleted, firstRow: position)
+                    rowPredicates[i].checked += before
+                    rowPredicates[i].kept += kept.count
+                    preselected = kept
+                    if rowPredicates[i].checked >= 1 << 14 && rowPredicates[i].kept * 4 > rowPredicates[i].checked {
+                        rowPredicates[i].on = false
+                    }
+                    if kept.isEmpty { dropped = true; break }
+                }
+                if dropped {
+                    counters.rowsRead += n
+                    position = end
+                    continue
                 }
             }
             if !runtimeFilters.isEmpty {
@@ -290,6 +334,76 @@ public final class SliceScanner {
             return Chunk(columns: out, count: n, selection: selection)
         }
         return nil
+    }
+
+    /// `column op constant` conjuncts of one integer-backed column as a closed range of
+    /// values, or a list of them (`IN`).
+    struct RowPredicate {
+        var low = Int64.min, high = Int64.max
+        var list: [Int64]? = nil
+
+        /// nil when a bound is not a 64-bit integer.
+        init?(_ p: ZonePredicate) {
+            for (op, bound) in p.ops {
+                guard case .int(let x) = bound else { return nil }
+                switch op {
+                case .eq: low = max(low, x); high = min(high, x)
+                case .ge: low = max(low, x)
+                case .le: high = min(high, x)
+                case .gt:
+                    if x == .max { low = 1; high = 0 } else { low = max(low, x + 1) }
+                case .lt:
+                    if x == .min { low = 1; high = 0 } else { high = min(high, x - 1) }
+                }
+            }
+            if let items = p.inList {
+                var xs: [Int64] = []
+                for b in items {
+                    guard case .int(let x) = b else { return nil }
+                    xs.append(x)
+                }
+                list = xs.sorted()
+            }
+        }
+
+        /// The rows (0-based from `firstRow`; of `selection` when given, else those not
+        /// deleted) whose value in `values` (a decoded block, from offset `base`) is not
+        /// NULL and holds.
+        func keep(_ values: Vector, from base: Int, count n: Int, selection: [Int32]?, deleted: DeleteSet,
+                  firstRow: Int) -> [Int32] {
+            guard case .int64(let a) = values.data else { return selection ?? Array(0..<Int32(truncatingIfNeeded: n)) }
+            var out: [Int32] = []
+            let validity = values.validity
+            let constant = values.isConstant
+            let low = self.low, span = UInt64(bitPattern: high &- low), empty = low > high
+            let list = self.list ?? []
+            let useList = self.list != nil
+            a.withUnsafeBufferPointer { vp in
+                list.withUnsafeBufferPointer { lp in
+                    @inline(__always) func holds(_ r: Int) -> Bool {
+                        let at = constant ? 0 : base + r
+                        if let validity, !validity.isValid(at) { return false }
+                        let x = vp[at]
+                        if empty || UInt64(bitPattern: x &- low) > span { return false }
+                        if !useList { return true }
+                        var lo = 0, hi = lp.count
+                        while lo < hi {
+                            let mid = (lo + hi) >> 1
+                            if lp[mid] < x { lo = mid + 1 } else { hi = mid }
+                        }
+                        return lo < lp.count && lp[lo] == x
+                    }
+                    if let selection {
+                        for r in selection where holds(Int(r)) { out.append(r) }
+                    } else if deleted.isEmpty {
+                        for r in 0..<n where holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
+                    } else {
+                        for r in 0..<n where !deleted.contains(firstRow + r) && holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
+                    }
+                }
+            }
+            return out
+        }
     }
 
     /// The decoded block in use for the scan's `k`th column (decoded once, through the cache).
