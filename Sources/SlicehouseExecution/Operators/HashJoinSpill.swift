@@ -144,13 +144,7 @@ final class GraceHashJoin {
         var parts = [[Int32]](repeating: [], count: Self.fanOut)
         for r in 0..<rows { parts[Int((hashes[r] >> shift) & mask)].append(Int32(r)) }
         for (p, selection) in parts.enumerated() where !selection.isEmpty {
-            let file: SpillFile
-            if let f = files[p] {
-                file = f
-            } else {
-                file = try context.spill.newFile(for: context.memory)
-                files[p] = file
-            }
+            let file = try context.spillFile(p, in: &files)
             let before = file.size
             if selection.count == rows {
                 try file.appendChunk(flat)

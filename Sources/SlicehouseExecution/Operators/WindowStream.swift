@@ -203,6 +203,7 @@ final class WindowStream {
             batch.dense.append(dense)
         }
         var columns = full.columns
+        // This chunk of each file, and the chunks of the partition- and peer-end cursors.
         var held = full.memoryBytes + narrow.memoryBytes * 3
         for e in evaluators {
             columns.append(try e.evaluate(batch))
@@ -476,33 +477,38 @@ final class WindowStreamFunction {
         case .int64, .int128:
             let mode: WindowAggregates.ExactMode = argumentType.isInteger
                 ? (isAvg ? .avgInteger : .sumInteger) : (isAvg ? .avgDecimal : .sumDecimal)
-            var counts = [Int](repeating: 0, count: 2 * n)
             let L = (0..<n).map { 2 * $0 }, H = (0..<n).map { 2 * $0 + 1 }
             if case .int64 = b.narrow.columns[column].data {
-                var prefix = [Int128](repeating: 0, count: 2 * n)
-                for k in 0..<n {
-                    let (l, h) = b.frame(f.frame, k)
-                    while lo.position < l { if lo.valid { loSum &+= Int128(lo.ints[lo.row]) }; try lo.advance() }
-                    while hi.position < h { if hi.valid { hiSum &+= Int128(hi.ints[hi.row]) }; try hi.advance() }
-                    prefix[2 * k] = loSum; prefix[2 * k + 1] = hiSum
-                    counts[2 * k] = lo.nonNullBefore; counts[2 * k + 1] = hi.nonNullBefore
-                }
+                let (prefix, counts) = try framePrefixes(b, lo, hi, &loSum, &hiSum) { Int128($0.ints[$0.row]) }
                 return try WindowAggregates.finishExact(prefix, counts: counts, lo: L, hi: H, mode: mode, resultType: f.resultType)
             }
-            var prefix = [WindowWideSum](repeating: .zero, count: 2 * n)
-            for k in 0..<n {
-                let (l, h) = b.frame(f.frame, k)
-                while lo.position < l { if lo.valid { loWide = loWide.adding(lo.wides[lo.row]) }; try lo.advance() }
-                while hi.position < h { if hi.valid { hiWide = hiWide.adding(hi.wides[hi.row]) }; try hi.advance() }
-                prefix[2 * k] = loWide; prefix[2 * k + 1] = hiWide
-                counts[2 * k] = lo.nonNullBefore; counts[2 * k + 1] = hi.nonNullBefore
-            }
+            let (prefix, counts) = try framePrefixes(b, lo, hi, &loWide, &hiWide) { $0.wides[$0.row] }
             return try WindowAggregates.finishExact(prefix, counts: counts, lo: L, hi: H, mode: mode, resultType: f.resultType)
         case .double:
             return try floatSumOrAvg(b, lo, hi, isAvg: isAvg)
         default:
             throw SQLError.internalError("window \(isAvg ? "AVG" : "SUM") over a \(argumentType) column")
         }
+    }
+
+    /// For each row of the batch, the running sums (and non-NULL counts) of the whole file
+    /// before its frame's start and end, at positions 2k and 2k + 1: what
+    /// `WindowAggregates.finishExact` takes frame sums from. `loSum` / `hiSum` carry the
+    /// cursors' sums from batch to batch.
+    private func framePrefixes<S: WindowPrefixSum>(_ b: WindowStreamBatch, _ lo: WindowStreamCursor, _ hi: WindowStreamCursor,
+                                                   _ loSum: inout S, _ hiSum: inout S,
+                                                   _ value: (WindowStreamCursor) -> S.Element) throws -> ([S], [Int]) {
+        let n = b.count
+        var prefix = [S](repeating: .zero, count: 2 * n)
+        var counts = [Int](repeating: 0, count: 2 * n)
+        for k in 0..<n {
+            let (l, h) = b.frame(f.frame, k)
+            while lo.position < l { if lo.valid { loSum = loSum.adding(value(lo)) }; try lo.advance() }
+            while hi.position < h { if hi.valid { hiSum = hiSum.adding(value(hi)) }; try hi.advance() }
+            prefix[2 * k] = loSum; prefix[2 * k + 1] = hiSum
+            counts[2 * k] = lo.nonNullBefore; counts[2 * k + 1] = hi.nonNullBefore
+        }
+        return (prefix, counts)
     }
 
     /// The three summation orders of `WindowAggregates.floatSumOrAvg`, over cursors.

@@ -78,13 +78,7 @@ final class SpillPartitioner {
         for p in 0..<Self.fanOut where !byPartition[p].isEmpty {
             let picked = byPartition[p]
             let part = Chunk(columns: chunk.columns.map { OperatorKernels.gather($0, picked) }, count: picked.count)
-            let file: SpillFile
-            if let f = files[p] {
-                file = f
-            } else {
-                file = try context.spill.newFile(for: context.memory)
-                files[p] = file
-            }
+            let file = try context.spillFile(p, in: &files)
             try file.append(states ? Self.statesTag : Self.rowsTag)
             try file.appendChunk(part)
         }
@@ -111,5 +105,16 @@ final class SpillPartitioner {
             throw SQLError.internalError("corrupt partition spill file")
         }
         return (chunk, tag == statesTag)
+    }
+}
+
+extension QueryContext {
+    /// `files[p]`, created in this statement's spill space on first use (a partitioned
+    /// spill opens only the partitions that get rows).
+    func spillFile(_ p: Int, in files: inout [SpillFile?]) throws -> SpillFile {
+        if let f = files[p] { return f }
+        let f = try spill.newFile(for: memory)
+        files[p] = f
+        return f
     }
 }

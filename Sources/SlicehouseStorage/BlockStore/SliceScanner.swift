@@ -371,38 +371,23 @@ public final class SliceScanner {
         /// NULL and holds.
         func keep(_ values: Vector, from base: Int, count n: Int, selection: [Int32]?, deleted: DeleteSet,
                   firstRow: Int) -> [Int32] {
-            guard case .int64(let a) = values.data else { return selection ?? Array(0..<Int32(truncatingIfNeeded: n)) }
-            var out: [Int32] = []
-            let validity = values.validity
-            let constant = values.isConstant
             let low = self.low, span = UInt64(bitPattern: high &- low), empty = low > high
-            let list = self.list ?? []
-            let useList = self.list != nil
-            a.withUnsafeBufferPointer { vp in
-                list.withUnsafeBufferPointer { lp in
-                    @inline(__always) func holds(_ r: Int) -> Bool {
-                        let at = constant ? 0 : base + r
-                        if let validity, !validity.isValid(at) { return false }
-                        let x = vp[at]
-                        if empty || UInt64(bitPattern: x &- low) > span { return false }
-                        if !useList { return true }
-                        var lo = 0, hi = lp.count
-                        while lo < hi {
-                            let mid = (lo + hi) >> 1
-                            if lp[mid] < x { lo = mid + 1 } else { hi = mid }
-                        }
-                        return lo < lp.count && lp[lo] == x
+            guard let list else {
+                return SliceScanner.keepRows(values, from: base, count: n, selection: selection, deleted: deleted,
+                                             firstRow: firstRow) { x in !empty && UInt64(bitPattern: x &- low) <= span }
+            }
+            return list.withUnsafeBufferPointer { lp in
+                SliceScanner.keepRows(values, from: base, count: n, selection: selection, deleted: deleted,
+                                      firstRow: firstRow) { x in
+                    if empty || UInt64(bitPattern: x &- low) > span { return false }
+                    var lo = 0, hi = lp.count
+                    while lo < hi {
+                        let mid = (lo + hi) >> 1
+                        if lp[mid] < x { lo = mid + 1 } else { hi = mid }
                     }
-                    if let selection {
-                        for r in selection where holds(Int(r)) { out.append(r) }
-                    } else if deleted.isEmpty {
-                        for r in 0..<n where holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
-                    } else {
-                        for r in 0..<n where !deleted.contains(firstRow + r) && holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
-                    }
+                    return lo < lp.count && lp[lo] == x
                 }
             }
-            return out
         }
     }
 
@@ -425,38 +410,49 @@ public final class SliceScanner {
     /// filter holds. NULL keys never match a join key.
     static func keep(_ keys: Vector, from base: Int, count n: Int, filter f: RuntimeKeyFilter,
                      selection: [Int32]?, deleted: DeleteSet, firstRow: Int) -> [Int32] {
-        guard case .int64(let values) = keys.data else { return selection ?? Array(0..<Int32(n)) }
-        var out: [Int32] = []
-        out.reserveCapacity(selection?.count ?? n)
         let lo = f.low
         let span = UInt64(bitPattern: f.high &- f.low)
-        let bits = f.bits ?? []
-        let useBits = f.bits != nil
-        let validity = keys.validity
-        let constant = keys.isConstant
-        values.withUnsafeBufferPointer { vp in
-            bits.withUnsafeBufferPointer { bw in
-                @inline(__always) func holds(_ r: Int) -> Bool {
-                    let at = constant ? 0 : base + r
-                    if let validity, !validity.isValid(at) { return false }
-                    let d = UInt64(bitPattern: vp[at] &- lo)
-                    if d > span { return false }
-                    return !useBits || bw[Int(d >> 6)] & (1 << (d & 63)) != 0
-                }
-                if let selection {
-                    for r in selection where holds(Int(r)) { out.append(r) }
-                } else if deleted.isEmpty {
-                    for r in 0..<n where holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
-                } else {
-                    for r in 0..<n where !deleted.contains(firstRow + r) && holds(r) { out.append(Int32(truncatingIfNeeded: r)) }
-                }
+        guard let bits = f.bits else {
+            return keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
+                UInt64(bitPattern: x &- lo) <= span
+            }
+        }
+        return bits.withUnsafeBufferPointer { bw in
+            keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
+                let d = UInt64(bitPattern: x &- lo)
+                return d <= span && bw[Int(d >> 6)] & (1 << (d & 63)) != 0
+            }
+        }
+    }
+
+    /// The rows (0-based from `firstRow`, `count` of them, of `selection` when given, else
+    /// those not deleted) whose 64-bit value in `values` (a decoded block, from offset
+    /// `base`) is not NULL and `holds`. Not 64-bit values: every candidate row.
+    @inline(__always)
+    static func keepRows(_ values: Vector, from base: Int, count n: Int, selection: [Int32]?, deleted: DeleteSet,
+                         firstRow: Int, _ holds: (Int64) -> Bool) -> [Int32] {
+        guard case .int64(let a) = values.data else { return selection ?? Array(0..<Int32(truncatingIfNeeded: n)) }
+        var out: [Int32] = []
+        out.reserveCapacity(selection?.count ?? n)
+        let validity = values.validity
+        let constant = values.isConstant
+        a.withUnsafeBufferPointer { vp in
+            @inline(__always) func keeps(_ r: Int) -> Bool {
+                let at = constant ? 0 : base + r
+                if let validity, !validity.isValid(at) { return false }
+                return holds(vp[at])
+            }
+            if let selection {
+                for r in selection where keeps(Int(r)) { out.append(r) }
+            } else if deleted.isEmpty {
+                for r in 0..<n where keeps(r) { out.append(Int32(truncatingIfNeeded: r)) }
+            } else {
+                for r in 0..<n where !deleted.contains(firstRow + r) && keeps(r) { out.append(Int32(truncatingIfNeeded: r)) }
             }
         }
         return out
     }
 
-    /// Rows of `block` that satisfy the filter, from its runs or dictionary codes
-    /// (nil: no fast path for this block).
     /// `error` from reading or decoding `block` of the scan's `k`th column, naming the
     /// table, the column and the block's file and offset.
     private func described(_ error: Error, column k: Int, block: BlockRef) -> Error {
@@ -468,6 +464,8 @@ public final class SliceScanner {
         return SQLError(e.code, place + ": " + e.message)
     }
 
+    /// Rows of `block` that satisfy the filter, from its runs or dictionary codes
+    /// (nil: no fast path for this block).
     static func encodedMatch(_ block: BlockRef, type: DataType, filter f: EncodedFilter) throws -> Validity? {
         let bytes: [UInt8]
         switch block.payload {
