@@ -15,6 +15,8 @@ public struct TPCHBenchReport: Codable, Sendable {
     /// Timed runs per query (after one warm-up).
     public var runs: Int
     public var warmup = true
+    /// Every run was a fresh process over the data directory (`bench tpch --from-disk`).
+    public var fromDisk: Bool? = nil
     public var queries: [Int]
     public var dataDirectory: String
     public var generation: GenerationFigures
@@ -27,6 +29,8 @@ public struct TPCHBenchReport: Codable, Sendable {
     public var notes: [String] = []
     /// Queries expected to fail (`bench tpcds --allow-fail`); nil for TPC-H.
     public var allowedFailures: [Int]?
+    /// Growth per query from an earlier run at a smaller scale factor (`--scale-from`).
+    public var scaling: ScalingFigures?
 
     public init(date: String, command: String, environment: BenchEnvironment, scaleFactor: Double, slices: Int,
                 nodes: Int, slicesPerNode: Int, runs: Int, queries: [Int], dataDirectory: String,
@@ -221,5 +225,65 @@ public enum Stats {
     public static func ratio(_ a: Double, _ b: Double) -> Double? {
         guard a.isFinite, b.isFinite, a > 0, b > 0 else { return nil }
         return a / b
+    }
+}
+
+/// How each query's time grew from a run at a smaller scale factor to this one
+/// (`bench tpch --scale-from earlier.json`): the work grows by the ratio of the scale
+/// factors, so a query whose time grows more scales worse than linearly.
+public struct ScalingFigures: Codable, Sendable {
+    public struct Query: Codable, Sendable {
+        public var number: Int
+        /// Slicehouse's medians at the smaller and at this scale factor.
+        public var fromSeconds: Double
+        public var toSeconds: Double
+        /// toSeconds ÷ fromSeconds.
+        public var growth: Double?
+        /// The same for DuckDB, when both reports timed it.
+        public var duckdbGrowth: Double?
+    }
+    public var fromScaleFactor: Double
+    public var toScaleFactor: Double
+    /// The command of the earlier report.
+    public var fromCommand: String
+    public var queries: [Query]
+    /// Growth of the sum of medians over the queries both runs timed.
+    public var totalGrowth: Double?
+    public var duckdbTotalGrowth: Double?
+
+    /// The ratio of the scale factors: how much the work grew.
+    public var workGrowth: Double { toScaleFactor / fromScaleFactor }
+
+    /// The queries whose time grew more than the work did.
+    public var superlinear: [Int] { queries.filter { ($0.growth ?? 0) > workGrowth }.map(\.number) }
+
+    /// nil when `earlier` is not a run of the same benchmark at a smaller scale factor.
+    public init?(from earlier: TPCHBenchReport, to later: TPCHBenchReport) {
+        guard earlier.benchmark == later.benchmark, earlier.scaleFactor > 0,
+              later.scaleFactor > earlier.scaleFactor else { return nil }
+        fromScaleFactor = earlier.scaleFactor
+        toScaleFactor = later.scaleFactor
+        fromCommand = earlier.command
+        var rows: [Query] = []
+        var sums = (from: 0.0, to: 0.0), duckSums = (from: 0.0, to: 0.0)
+        var duckComplete = earlier.duckdb != nil && later.duckdb != nil
+        for n in later.queries {
+            guard let a = earlier.slicehouse.query(n), a.check.status != .error, let from = a.medianSeconds,
+                  let b = later.slicehouse.query(n), b.check.status != .error, let to = b.medianSeconds else { continue }
+            var duckGrowth: Double?
+            if let da = earlier.duckdb?.query(n)?.medianSeconds, let db = later.duckdb?.query(n)?.medianSeconds {
+                duckGrowth = Stats.ratio(db, da)
+                duckSums.from += da; duckSums.to += db
+            } else {
+                duckComplete = false
+            }
+            sums.from += from; sums.to += to
+            rows.append(Query(number: n, fromSeconds: from, toSeconds: to, growth: Stats.ratio(to, from),
+                              duckdbGrowth: duckGrowth))
+        }
+        guard !rows.isEmpty else { return nil }
+        queries = rows
+        totalGrowth = Stats.ratio(sums.to, sums.from)
+        duckdbTotalGrowth = duckComplete ? Stats.ratio(duckSums.to, duckSums.from) : nil
     }
 }

@@ -11,8 +11,9 @@ public enum ReportText {
         if let duck { title += " vs \(duck.name)" }
         title += ", \(sh.threads) thread\(sh.threads == 1 ? "" : "s")" + (duck == nil ? "" : " each")
         out.append(title)
-        out.append("\(report.runs) timed run\(report.runs == 1 ? "" : "s") per query after one warm-up; times in ms; "
-                   + "\(report.environment.build) build")
+        out.append("\(report.runs) timed run\(report.runs == 1 ? "" : "s") per query after one warm-up"
+                   + (report.fromDisk == true ? ", each run a fresh Slicehouse process reading the data directory" : "")
+                   + "; times in ms; \(report.environment.build) build")
         out.append("data: \(report.dataDirectory) (" + (report.generation.cached ? "cached" : "generated in \(seconds(report.generation.seconds))") + ")")
         out.append("")
 
@@ -72,6 +73,11 @@ public enum ReportText {
         out += queries.lines
         out.append("")
 
+        if let scaling = report.scaling {
+            out += scalingTable(scaling)
+            out.append("")
+        }
+
         // Answers.
         out.append(answerSummary(sh, reference: report.answerReference, duckdb: duck))
         let allowed = Set(report.allowedFailures ?? [])
@@ -99,6 +105,35 @@ public enum ReportText {
             out.append("ratio = Slicehouse ÷ DuckDB (median over median; total: sum of medians); below 1 is faster")
         }
         return out.map { String(trimmingTrailingBlanks($0)) }.joined(separator: "\n")
+    }
+
+    /// Per query: the medians at both scale factors and how much they grew, beside the
+    /// growth of the work (the ratio of the scale factors); `*` marks growth beyond it.
+    static func scalingTable(_ scaling: ScalingFigures) -> [String] {
+        let from = "SF " + TPCHBenchOptions.scaleName(scaling.fromScaleFactor)
+        let to = "SF " + TPCHBenchOptions.scaleName(scaling.toScaleFactor)
+        let duck = scaling.queries.contains { $0.duckdbGrowth != nil }
+        var columns = [TextColumn(width: 6, left: true), TextColumn(width: 10), TextColumn(width: 10), TextColumn(width: 8)]
+        if duck { columns.append(TextColumn(width: 8, gap: 2)) }
+        var cells: [[String]] = [["query", from, to, "growth"] + (duck ? ["DuckDB"] : [])]
+        func growth(_ g: Double?) -> String {
+            guard let g else { return "-" }
+            return ratioText(g) + (g > scaling.workGrowth ? "*" : "")
+        }
+        for q in scaling.queries {
+            cells.append([String(format: "Q%02d", q.number), ms(q.fromSeconds), ms(q.toSeconds), growth(q.growth)]
+                         + (duck ? [q.duckdbGrowth.map(ratioText) ?? "-"] : []))
+        }
+        cells.append(["total", ms(scaling.queries.reduce(0) { $0 + $1.fromSeconds }),
+                      ms(scaling.queries.reduce(0) { $0 + $1.toSeconds }), growth(scaling.totalGrowth)]
+                     + (duck ? [scaling.duckdbTotalGrowth.map(ratioText) ?? "-"] : []))
+        var lines = ["scaling \(from) → \(to) (the work grows \(ratioText(scaling.workGrowth))×; medians in ms, "
+                     + "\(from) from: \(scaling.fromCommand))"]
+        lines += table(columns, cells).lines
+        let over = scaling.superlinear
+        lines.append(over.isEmpty ? "no query grew more than the work"
+                     : "* grew more than the work: " + over.map { String(format: "Q%02d", $0) }.joined(separator: ", "))
+        return lines
     }
 
     static func trimmingTrailingBlanks(_ s: String) -> Substring {

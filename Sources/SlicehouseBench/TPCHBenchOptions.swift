@@ -19,6 +19,15 @@ public struct TPCHBenchOptions: Sendable {
     /// The limit on what the queries' operators hold at once (`Database.memory`'s limit,
     /// set after the load); beyond it they spill. nil: no limit.
     public var memoryBytes: Int?
+    /// The block cache's capacity (`Database`'s `cacheBytes`; nil: its default).
+    public var cacheBytes: Int?
+    /// Run every query run (the warm-up too) in a fresh process over the loaded data
+    /// directory (`executable bench tpch-query`), instead of in the loading process. With
+    /// `databaseDirectory` naming a directory an earlier run loaded at this scale factor,
+    /// that database is used as it is and not loaded again.
+    public var fromDisk = false
+    /// The `slicehouse` binary that runs each query under `fromDisk`.
+    public var executable: String?
     /// Run DuckDB on the same files and report ratios.
     public var compareDuckDB = false
     /// Without `compareDuckDB`, at a scale factor without reference answers, check the

@@ -42,11 +42,22 @@ public struct TPCHBenchmark: Sendable {
             if FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory) {
                 guard isDirectory.boolValue else { throw BenchError.invalidOption("--db \(db) is a file, not a directory") }
                 let entries = (try? FileManager.default.contentsOfDirectory(atPath: db)) ?? []
-                guard entries.isEmpty else {
-                    throw BenchError.invalidOption("--db \(db) is not empty: the bench loads into a fresh directory (remove it or choose another)")
+                guard entries.isEmpty || reusableDatabase != nil else {
+                    throw BenchError.invalidOption("--db \(db) is not empty: the bench loads into a fresh directory (remove it or choose another; "
+                                                   + "with --from-disk, a directory an earlier run loaded at this scale factor is used as it is)")
                 }
             }
         }
+        if options.fromDisk && options.executable == nil {
+            throw BenchError.invalidOption("--from-disk needs the slicehouse binary to start each query's process")
+        }
+    }
+
+    /// Under `fromDisk`, the marker of a `--db` directory an earlier run loaded at this
+    /// scale factor: its database is used as it is.
+    var reusableDatabase: LoadedDatabaseMarker? {
+        guard options.fromDisk, let db = options.databaseDirectory else { return nil }
+        return LoadedDatabaseMarker.read(directory: db, scaleFactor: options.scaleFactor)
     }
 
     /// Checks the options and finds DuckDB: the version to use (nil: none), or an error
@@ -97,8 +108,8 @@ public struct TPCHBenchmark: Sendable {
 
         // Both engines load from the page cache: DuckDB reads the files after
         // Slicehouse, so the files are read once here, before either timed load.
-        warmPageCache(events: events)
-        var (slicehouse, results, runNotes) = try runSlicehouse(events: events)
+        var (slicehouse, results, runNotes) = try options.fromDisk ? runFromDisk(events: events)
+                                                                   : runSlicehouse(events: events)
         notes += runNotes
 
         // Answers: the reference files, else DuckDB's results.
@@ -146,13 +157,20 @@ public struct TPCHBenchmark: Sendable {
             if timed { duckFigures = figures }
         }
 
-        let c = options.cluster
-        return TPCHBenchReport(
+        let c = reusableCluster ?? options.cluster
+        var report = TPCHBenchReport(
             date: ISO8601DateFormatter().string(from: Date()), command: command, environment: .current(),
             scaleFactor: options.scaleFactor, slices: c.sliceCount, nodes: c.nodes, slicesPerNode: c.slicesPerNode,
             runs: options.runs, queries: options.queries, dataDirectory: options.dataDirectory,
             generation: generation, answerReference: reference, slicehouse: slicehouse, duckdb: duckFigures,
             notes: notes)
+        report.fromDisk = options.fromDisk
+        return report
+    }
+
+    /// The layout of a reused `--db` (the database keeps the one it was created with).
+    private var reusableCluster: ClusterConfig? {
+        reusableDatabase.map { ClusterConfig(nodes: $0.nodes, slicesPerNode: $0.slicesPerNode) }
     }
 
     /// Read every data file once (1 MB at a time) so that no engine's load pays for
@@ -181,45 +199,16 @@ public struct TPCHBenchmark: Sendable {
         let temporary = options.databaseDirectory == nil
         defer { if temporary { try? fm.removeItem(atPath: directory) } }
 
-        events(.step("loading into Slicehouse (\(options.cluster.sliceCount) slices) in \(directory)"))
-        let db: Database
-        do {
-            db = try Database(directory: directory, cluster: options.cluster)
-        } catch {
-            throw BenchError.io("could not create the database in \(directory): \(Self.message(error))")
-        }
-        let session = db.connect()
         let resetWorks = MemoryProbe.resetPeak()
-        let loadStart = ContinuousClock.now
-        var loads: [TableLoad] = []
-        do {
-            for ddl in TPCHText.schemaStatements { _ = try session.execute(ddl) }
-        } catch {
-            throw BenchError.load("creating the schema failed: \(Self.message(error))")
-        }
-        for table in TPCHText.tables {
-            let path = (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
-            events(.progress("COPY \(table)"))
-            let start = ContinuousClock.now
-            let result: [StatementResult]
-            do {
-                result = try session.execute("COPY \(table) FROM '\(path.replacingOccurrences(of: "'", with: "''"))' DELIMITER '|'")
-            } catch {
-                throw BenchError.load("COPY \(table) from \(path) failed: \(Self.message(error))")
-            }
-            let seconds = TPCHDataCache.elapsedSeconds(since: start)
-            let rows = result.last.flatMap { Int64($0.tag.split(separator: " ").last ?? "") }
-            loads.append(TableLoad(table: table, seconds: seconds, rows: rows))
-        }
-        let load = LoadFigures(tables: loads, totalSeconds: TPCHDataCache.elapsedSeconds(since: loadStart),
-                               peakRSSBytes: MemoryProbe.peakBytes())
+        let (db, load) = try loadSlicehouse(into: directory, events: events)
+        let session = db.connect()
         let size = Self.diskUsage(directory)
+        try recordLoad(in: directory, load: load, size: size)
         if let limit = options.memoryBytes {
             db.memory.limit = limit
             notes.append(String(format: "queries ran with --memory %.2f MB: operators beyond it spill to disk",
                                 Double(limit) / 1_048_576))
         }
-
         var queries: [QueryFigures] = []
         var results: [Int: ResultText] = [:]
         var peak = load.peakRSSBytes
@@ -262,6 +251,135 @@ public struct TPCHBenchmark: Sendable {
         }
         let figures = EngineFigures(engine: "Slicehouse", version: nil, threads: options.threads, load: load,
                                     sizeBytes: size, memoryKind: MemoryProbe.kind(resetWorks: resetWorks),
+                                    peakRSSBytes: peak, queries: queries)
+        return (figures, results, notes)
+    }
+
+    /// Warm the page cache, create a database in `directory` with the schema and COPY
+    /// every table into it. The caller closes the database by letting go of it.
+    func loadSlicehouse(into directory: String, events: (BenchEvent) -> Void) throws -> (Database, LoadFigures) {
+        warmPageCache(events: events)
+        events(.step("loading into Slicehouse (\(options.cluster.sliceCount) slices) in \(directory)"))
+        let db: Database
+        do {
+            db = try Database(directory: directory, cluster: options.cluster, cacheBytes: options.cacheBytes)
+        } catch {
+            throw BenchError.io("could not create the database in \(directory): \(Self.message(error))")
+        }
+        let session = db.connect()
+        let loadStart = ContinuousClock.now
+        var loads: [TableLoad] = []
+        do {
+            for ddl in TPCHText.schemaStatements { _ = try session.execute(ddl) }
+        } catch {
+            throw BenchError.load("creating the schema failed: \(Self.message(error))")
+        }
+        for table in TPCHText.tables {
+            let path = (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
+            events(.progress("COPY \(table)"))
+            let start = ContinuousClock.now
+            let result: [StatementResult]
+            do {
+                result = try session.execute("COPY \(table) FROM '\(path.replacingOccurrences(of: "'", with: "''"))' DELIMITER '|'")
+            } catch {
+                throw BenchError.load("COPY \(table) from \(path) failed: \(Self.message(error))")
+            }
+            let seconds = TPCHDataCache.elapsedSeconds(since: start)
+            let rows = result.last.flatMap { Int64($0.tag.split(separator: " ").last ?? "") }
+            loads.append(TableLoad(table: table, seconds: seconds, rows: rows))
+        }
+        let load = LoadFigures(tables: loads, totalSeconds: TPCHDataCache.elapsedSeconds(since: loadStart),
+                               peakRSSBytes: MemoryProbe.peakBytes())
+        return (db, load)
+    }
+
+    /// A kept `--db` directory records what its load measured, so that a `--from-disk`
+    /// run can use it again.
+    func recordLoad(in directory: String, load: LoadFigures, size: Int64) throws {
+        guard options.databaseDirectory != nil else { return }
+        try LoadedDatabaseMarker(scaleFactor: options.scaleFactor, nodes: options.cluster.nodes,
+                                 slicesPerNode: options.cluster.slicesPerNode, load: load, sizeBytes: size)
+            .write(directory: directory)
+    }
+
+    /// `fromDisk`: load (unless `--db` holds an earlier run's database), close the
+    /// database, then run each query's warm-up and timed runs each in a process of its own
+    /// over the data directory. A run's time is the child's `Session.execute`; its memory
+    /// the child's peak RSS over its whole life.
+    func runFromDisk(events: (BenchEvent) -> Void) throws -> (EngineFigures, [Int: ResultText], [String]) {
+        guard let executable = options.executable else {
+            throw BenchError.invalidOption("--from-disk needs the slicehouse binary to start each query's process")
+        }
+        var notes: [String] = []
+        let fm = FileManager.default
+        let directory = options.databaseDirectory ?? Self.temporaryDirectory("db")
+        let temporary = options.databaseDirectory == nil
+        defer { if temporary { try? fm.removeItem(atPath: directory) } }
+
+        let load: LoadFigures
+        let size: Int64
+        if let marker = reusableDatabase {
+            events(.step("using the database an earlier run loaded into \(directory)"))
+            (load, size) = (marker.load, marker.sizeBytes)
+            notes.append("the database in \(directory) was loaded by an earlier run: the load figures are that run's")
+        } else {
+            MemoryProbe.resetPeak()
+            // The database closes (and lets go of the directory) at the end of this scope.
+            load = try loadSlicehouse(into: directory, events: events).1
+            size = Self.diskUsage(directory)
+            try recordLoad(in: directory, load: load, size: size)
+        }
+        if let limit = options.memoryBytes {
+            notes.append(String(format: "queries ran with --memory %.2f MB: operators beyond it spill to disk",
+                                Double(limit) / 1_048_576))
+        }
+        notes.append("--from-disk: every run (the warm-up too) was a fresh process reading the data directory; "
+                     + "times are the query's own, memory the peak RSS of its processes")
+        events(.step("running each query in a fresh process over \(directory)"))
+        let launcher = FreshProcessLauncher(executable: executable, directory: directory,
+                                            memoryBytes: options.memoryBytes, cacheBytes: options.cacheBytes)
+        var queries: [QueryFigures] = []
+        var results: [Int: ResultText] = [:]
+        var peak: Int64 = 0
+        var startup: [Double] = []
+        for n in options.queries {
+            var times: [Double] = []
+            var queryPeak: Int64 = 0
+            var last: FreshProcessRun?
+            for run in 0...options.runs {
+                events(.progress(String(format: "Q%02d ", n) + (run == 0 ? "warm-up" : "run \(run) of \(options.runs)")
+                                 + " (fresh process)"))
+                let started = ContinuousClock.now
+                let r = launcher.run(query: n)
+                let wall = TPCHDataCache.elapsedSeconds(since: started)
+                queryPeak = max(queryPeak, r.peakRSSBytes)
+                last = r
+                if r.error != nil { break }
+                if run > 0 {
+                    times.append(r.seconds)
+                    startup.append(wall - r.seconds)
+                }
+            }
+            peak = max(peak, queryPeak)
+            guard let last else { continue }
+            if let error = last.error {
+                queries.append(QueryFigures(number: n, seconds: times, rows: 0, peakRSSBytes: queryPeak, check: .error(error)))
+                continue
+            }
+            results[n] = last.resultText
+            var figures = QueryFigures(number: n, seconds: times, rows: last.rows, peakRSSBytes: queryPeak, check: .unchecked)
+            if last.spilledBytes > 0 {
+                figures.spilledBytes = last.spilledBytes
+                notes.append(String(format: "Q%02d spilled %.1f MB", n, Double(last.spilledBytes) / 1_048_576))
+            }
+            queries.append(figures)
+        }
+        if let median = Stats.median(startup) {
+            notes.append(String(format: "a process's start, opening the data directory and exit took %.1f ms more per run (median), not counted",
+                                median * 1000))
+        }
+        let figures = EngineFigures(engine: "Slicehouse", version: nil, threads: options.threads, load: load,
+                                    sizeBytes: size, memoryKind: "peak RSS of the query's own processes (VmHWM)",
                                     peakRSSBytes: peak, queries: queries)
         return (figures, results, notes)
     }

@@ -9,7 +9,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks (TPC-H, TPC-DS), optionally side by side with DuckDB.",
-        subcommands: [BenchTPCHCommand.self, BenchTPCDSCommand.self],
+        subcommands: [BenchTPCHCommand.self, BenchTPCDSCommand.self, BenchTPCHQueryCommand.self],
         helpNames: [.short, .long])
 }
 
@@ -69,6 +69,20 @@ struct BenchTPCHCommand: ParsableCommand {
                                valueName: "size"))
     var memory: String?
 
+    @Option(name: .customLong("cache"),
+            help: ArgumentHelp("The block cache's capacity (default: a quarter of RAM, at most 4 GB).", valueName: "size"))
+    var cache: String?
+
+    @Flag(name: .customLong("from-disk"),
+          help: ArgumentHelp("Run every query run in a fresh process over the loaded data directory; with --db naming "
+                             + "a directory an earlier run loaded, use it without loading again."))
+    var fromDisk = false
+
+    @Option(name: .customLong("scale-from"),
+            help: ArgumentHelp("A report (--output) of a run at a smaller scale factor: print how each query's time grew.",
+                               valueName: "report.json"))
+    var scaleFrom: String?
+
     @Option(name: .customLong("compare"), help: ArgumentHelp("Run another engine side by side: duckdb.", valueName: "engine"))
     var compare: String?
 
@@ -116,7 +130,35 @@ struct BenchTPCHCommand: ParsableCommand {
             }
             o.memoryBytes = bytes
         }
+        if let cache {
+            guard let bytes = MemoryPool.parseSize(cache), bytes > 0 else {
+                throw BenchError.invalidOption("--cache: not a size: \(cache) (for example 256MB or 4GB)")
+            }
+            o.cacheBytes = bytes
+        }
+        o.fromDisk = fromDisk
+        o.executable = Bundle.main.executablePath
         return o
+    }
+
+    /// The earlier report of `--scale-from`.
+    func earlierReport() throws -> TPCHBenchReport? {
+        guard let scaleFrom else { return nil }
+        let path = Self.expand(scaleFrom)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BenchError.invalidOption("--scale-from: cannot read \(path)")
+        }
+        let report: TPCHBenchReport
+        do {
+            report = try JSONDecoder().decode(TPCHBenchReport.self, from: data)
+        } catch {
+            throw BenchError.invalidOption("--scale-from: \(path) is not a bench report: \(error)")
+        }
+        guard report.benchmark == "tpch", report.scaleFactor < scaleFactor else {
+            throw BenchError.invalidOption("--scale-from: \(path) must be a TPC-H report at a scale factor below \(TPCHBenchOptions.scaleName(scaleFactor))"
+                                           + " (it is \(report.benchmarkName) SF \(TPCHBenchOptions.scaleName(report.scaleFactor)))")
+        }
+        return report
     }
 
     func run() throws {
@@ -139,6 +181,11 @@ struct BenchTPCHCommand: ParsableCommand {
         }
         var report: TPCHBenchReport
         var generatedHere: Double?
+        let earlier: TPCHBenchReport?
+        do { earlier = try earlierReport() } catch let e as BenchError {
+            printError("slicehouse bench: \(e.description)")
+            throw ExitCode.failure
+        }
         do {
             let env = ProcessInfo.processInfo.environment
             if let previous = env[Self.restartVariable].flatMap(Double.init) {
@@ -166,6 +213,7 @@ struct BenchTPCHCommand: ParsableCommand {
             throw ExitCode.failure
         }
         progress.clear()
+        if let earlier { report.scaling = ScalingFigures(from: earlier, to: report) }
         if generatedHere != nil {
             report.notes.append("the data was generated in this process: Slicehouse's memory figures include the "
                                 + "generator's 300 MB text pool (run again for clean figures)")
@@ -225,6 +273,43 @@ struct BenchTPCHCommand: ParsableCommand {
         var args = CommandLine.arguments
         if let first = args.first { args[0] = (first as NSString).lastPathComponent }
         return args.joined(separator: " ")
+    }
+}
+
+/// `slicehouse bench tpch-query --db DIR --query N [--memory BYTES] [--cache BYTES]`: the
+/// process `bench tpch --from-disk` starts for each run of a query. Opens the data
+/// directory, runs the query once and prints one line of JSON (`FreshProcessRun`).
+struct BenchTPCHQueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tpch-query",
+        abstract: "Run one TPC-H query once over a loaded data directory and print the run as JSON (for --from-disk).",
+        shouldDisplay: false)
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("The loaded data directory.", valueName: "dir"))
+    var db: String
+
+    @Option(name: .customLong("query"), help: ArgumentHelp("The query number, 1 to 22.", valueName: "N"))
+    var query: Int
+
+    @Option(name: .customLong("memory"), help: ArgumentHelp("Memory limit (a size).", valueName: "size"))
+    var memory: String?
+
+    @Option(name: .customLong("cache"), help: ArgumentHelp("Block cache capacity (a size).", valueName: "size"))
+    var cache: String?
+
+    func run() throws {
+        func size(_ text: String?, _ name: String) throws -> Int? {
+            guard let text else { return nil }
+            guard let bytes = MemoryPool.parseSize(text), bytes > 0 else {
+                print(FreshProcessRun.failed("--\(name): not a size: \(text)").jsonLine())
+                throw ExitCode.failure
+            }
+            return bytes
+        }
+        let run = FreshProcessRun.run(query: query, directory: BenchTPCHCommand.expand(db),
+                                      memoryBytes: try size(memory, "memory"), cacheBytes: try size(cache, "cache"))
+        print(run.jsonLine())
+        if run.error != nil { throw ExitCode.failure }
     }
 }
 
