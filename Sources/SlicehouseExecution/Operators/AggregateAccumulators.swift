@@ -27,6 +27,11 @@ protocol Accumulator: AnyObject {
     /// a spilling aggregate may write a group out and finish it later. False for the
     /// aggregates whose state is not a partial state (DISTINCT, ordered-set).
     var mergeable: Bool { get }
+    /// Fold raw argument values given group by group (`GroupRuns`); false when this
+    /// accumulator has no such path (the caller then uses `update(groups:rows:input:)`).
+    /// Each group's values are folded in their original order, so the states come out
+    /// exactly as row by row (floating-point sums too).
+    func update(runs: GroupRuns, input: Vector?) throws -> Bool
 }
 
 extension Accumulator {
@@ -34,6 +39,94 @@ extension Accumulator {
         try update(groups: groups, rows: rows, input: input)
     }
     var mergeable: Bool { true }
+    func update(runs: GroupRuns, input: Vector?) throws -> Bool { false }
+}
+
+/// The rows of one batch ordered by group, for a table with few groups: run `i` is
+/// group `groups[i]` with the physical rows `rows[bounds[i]..<bounds[i + 1]]`, in their
+/// original order. Folding a run keeps its group's state in registers: row by row, a
+/// batch spread over a few groups updates the same few states again and again, and
+/// every update waits for the store of the one before.
+struct GroupRuns {
+    private(set) var groups: [Int32] = []
+    private(set) var bounds: [Int32] = []
+    private(set) var rows: [Int32] = []
+    /// Scratch: rows per group id, then each group's next position.
+    private var next: [Int32] = []
+
+    var count: Int { groups.count }
+
+    /// Order the batch's rows by group (a stable counting sort): logical row k is physical
+    /// row `rows[k]` in group `groupIds[k]`, every id below `groupCount`.
+    mutating func build(groupIds: [Int32], rows input: [Int32], groupCount: Int) {
+        let n = groupIds.count
+        next.removeAll(keepingCapacity: true)
+        next.append(contentsOf: repeatElement(0, count: groupCount))
+        groups.removeAll(keepingCapacity: true)
+        bounds.removeAll(keepingCapacity: true)
+        rows.removeAll(keepingCapacity: true)
+        rows.append(contentsOf: repeatElement(0, count: n))
+        next.withUnsafeMutableBufferPointer { nx in
+            groupIds.withUnsafeBufferPointer { gp in
+                for k in 0..<n { nx[Int(gp[k])] &+= 1 }
+                var at: Int32 = 0
+                for g in 0..<groupCount where nx[g] > 0 {
+                    let size = nx[g]
+                    groups.append(Int32(truncatingIfNeeded: g))
+                    bounds.append(at)
+                    nx[g] = at
+                    at &+= size
+                }
+                bounds.append(at)
+                input.withUnsafeBufferPointer { ip in
+                    rows.withUnsafeMutableBufferPointer { out in
+                        for k in 0..<n {
+                            let g = Int(gp[k])
+                            out[Int(nx[g])] = ip[k]
+                            nx[g] &+= 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `body(group, rows of the group)` for every run.
+    @inline(__always)
+    func forEach(_ body: (Int, UnsafeBufferPointer<Int32>) -> Void) {
+        groups.withUnsafeBufferPointer { gp in
+            bounds.withUnsafeBufferPointer { bp in
+                rows.withUnsafeBufferPointer { rp in
+                    for i in 0..<gp.count {
+                        body(Int(gp[i]), UnsafeBufferPointer(rebasing: rp[Int(bp[i])..<Int(bp[i + 1])]))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Non-NULL values among `rows` (physical rows of `v`).
+@inline(__always)
+func validCount(_ v: Vector, _ rows: UnsafeBufferPointer<Int32>) -> Int64 {
+    guard let validity = v.validity else { return Int64(rows.count) }
+    return validity.words.withUnsafeBufferPointer { w in
+        var n: Int64 = 0
+        for r in rows where OperatorKernels.bit(w, Int(r)) { n &+= 1 }
+        return n
+    }
+}
+
+/// `body(physicalRow)` for the rows among `rows` whose value in `v` is not NULL.
+@inline(__always)
+func forEachValid(_ v: Vector, _ rows: UnsafeBufferPointer<Int32>, _ body: (Int) -> Void) {
+    if let validity = v.validity {
+        validity.words.withUnsafeBufferPointer { w in
+            for r in rows where OperatorKernels.bit(w, Int(r)) { body(Int(r)) }
+        }
+    } else {
+        for r in rows { body(Int(r)) }
+    }
 }
 
 /// Bytes of an array's storage.
@@ -95,6 +188,16 @@ final class CountAccumulator: Accumulator {
         }
     }
 
+    func update(runs: GroupRuns, input: Vector?) throws -> Bool {
+        let all = star || input == nil
+        counts.withUnsafeMutableBufferPointer { c in
+            runs.forEach { g, rows in
+                c[g] &+= all ? Int64(rows.count) : input.map { validCount($0, rows) } ?? 0
+            }
+        }
+        return true
+    }
+
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
         guard states.count == 1, case .int64(let partial) = states[0].data else { throw stateMismatch("COUNT state") }
         counts.withUnsafeMutableBufferPointer { c in
@@ -149,6 +252,31 @@ final class SumInt64Accumulator: Accumulator {
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         guard let input else { throw stateMismatch("SUM argument") }
         try add(input, groups, rows)
+    }
+
+    func update(runs: GroupRuns, input: Vector?) throws -> Bool {
+        guard let v = input, case .int64(let values) = v.data else { throw stateMismatch("SUM argument") }
+        var overflow = false
+        sums.withUnsafeMutableBufferPointer { s in
+            seen.withUnsafeMutableBufferPointer { sn in
+                values.withUnsafeBufferPointer { vp in
+                    runs.forEach { g, rows in
+                        var acc = s[g], any = false, o = false
+                        forEachValid(v, rows) { r in
+                            let (x, bad) = acc.addingReportingOverflow(vp[r])
+                            acc = x
+                            o = o || bad
+                            any = true
+                        }
+                        s[g] = acc
+                        if any { sn[g] = true }
+                        overflow = overflow || o
+                    }
+                }
+            }
+        }
+        if overflow { throw SQLError.overflow(.bigint) }
+        return true
     }
 
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
@@ -225,6 +353,45 @@ final class WideSumAccumulator: Accumulator {
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         guard let input else { throw stateMismatch("SUM/AVG argument") }
         try addValues(input, groups, rows, countEach: true)
+    }
+
+    func update(runs: GroupRuns, input v: Vector?) throws -> Bool {
+        guard let v else { throw stateMismatch("SUM/AVG argument") }
+        var overflow = false
+        try sums.withUnsafeMutableBufferPointer { s in
+            try counts.withUnsafeMutableBufferPointer { c in
+                switch v.data {
+                case .int64(let values):
+                    // |Int64| sums cannot overflow Int128 before 2^63 rows.
+                    values.withUnsafeBufferPointer { vp in
+                        runs.forEach { g, rows in
+                            var acc = s[g]
+                            forEachValid(v, rows) { r in acc &+= Int128(vp[r]) }
+                            s[g] = acc
+                            c[g] &+= validCount(v, rows)
+                        }
+                    }
+                case .int128(let values):
+                    values.withUnsafeBufferPointer { vp in
+                        runs.forEach { g, rows in
+                            var acc = s[g], o = false
+                            forEachValid(v, rows) { r in
+                                let (x, bad) = acc.addingReportingOverflow(vp[r])
+                                acc = x
+                                o = o || bad
+                            }
+                            s[g] = acc
+                            c[g] &+= validCount(v, rows)
+                            overflow = overflow || o
+                        }
+                    }
+                default:
+                    throw stateMismatch("SUM/AVG argument")
+                }
+            }
+        }
+        if overflow { throw SQLError.overflow(resultType) }
+        return true
     }
 
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
@@ -321,6 +488,24 @@ final class DoubleSumAccumulator: Accumulator {
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         guard let input else { throw stateMismatch("SUM/AVG argument") }
         try addValues(input, groups, rows, countEach: true)
+    }
+
+    func update(runs: GroupRuns, input v: Vector?) throws -> Bool {
+        guard let v, case .double(let values) = v.data else { throw stateMismatch("SUM/AVG argument") }
+        sums.withUnsafeMutableBufferPointer { s in
+            counts.withUnsafeMutableBufferPointer { c in
+                values.withUnsafeBufferPointer { vp in
+                    runs.forEach { g, rows in
+                        // The same additions in the same order as row by row.
+                        var acc = s[g]
+                        forEachValid(v, rows) { r in acc += vp[r] }
+                        s[g] = acc
+                        c[g] &+= validCount(v, rows)
+                    }
+                }
+            }
+        }
+        return true
     }
 
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {

@@ -444,6 +444,11 @@ final class PackedStringGroupIndex: GroupIndex {
                                     let r = Int(rw[k])
                                     if hasNulls && !OperatorKernels.bit(vw, r) { continue }
                                     let start = Int(off[r]), len = Int(off[r + 1]) - start
+                                    if len == 1 {
+                                        // One byte (CHAR(1) flags): no byte loop.
+                                        out[k] |= (Int64(1) << 26 | Int64(1) << 24 | Int64(bytes[start])) << shift
+                                        continue
+                                    }
                                     if len > Self.maxBytes { tooLong = true; continue }
                                     var code = Int64(1) << 26 | Int64(len) << 24
                                     var b = 0

@@ -105,6 +105,10 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private var emitted = 0
     private var rowCache: [Int32] = []
     private var groupIds: [Int32] = []
+    /// The batch ordered by group, when the table has at most `maxRunGroups` groups.
+    private var runs = GroupRuns()
+    /// The most groups for which a batch is folded group by group.
+    static let maxRunGroups = 32
 
     /// Where input chunks, spilled states and spilled rows keep their keys and arguments.
     private var inputLayout = FoldLayout(keys: [], arguments: [], orderBy: [], states: nil)
@@ -344,6 +348,9 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         let keys = layout.keys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
         try groups.assign(keys, rows: rows, groupIds: &groupIds)
         let total = groups.groupCount
+        // A few groups: fold the batch group by group (`GroupRuns`).
+        let byRuns = layout.states == nil && total <= Self.maxRunGroups && rows.count >= 4 * total
+        if byRuns { runs.build(groupIds: groupIds, rows: rows, groupCount: total) }
         for (i, acc) in accumulators.enumerated() {
             acc.grow(to: total)
             if let states = layout.states {
@@ -352,6 +359,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             } else {
                 let arg = layout.arguments[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
                 if layout.orderBy[i].isEmpty {
+                    if byRuns, try acc.update(runs: runs, input: arg) { continue }
                     try acc.update(groups: groupIds, rows: rows, input: arg)
                 } else {
                     let keys = layout.orderBy[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }

@@ -59,6 +59,14 @@ public enum BlockIDs {
 /// Decoded blocks, most recently used kept, bounded by bytes. Scans of warm data
 /// decode nothing; a table bigger than the budget streams through it.
 ///
+/// A block is kept from its second decoding on (admission on the second touch, as 2Q
+/// and LRU-2 admit): a scan that reads a table once — a fresh process, a one-off query,
+/// a table bigger than the cache — decodes into memory that is freed and reused as the
+/// scan moves on, instead of filling the cache with blocks nobody reads again (and
+/// faulting in fresh pages for all of them, which made a bigger cache slower). Blocks
+/// read again are decoded once more and kept. Which blocks were decoded once is
+/// remembered by id only, for at most `maxRemembered` blocks.
+///
 /// With a `MemoryPool`, what the cache holds counts in the database's memory like what
 /// queries hold: an entry is kept only if the pool has room for it, after the cache has
 /// given up its own oldest entries if need be, so the cache yields to queries instead of
@@ -71,6 +79,10 @@ public final class BlockCache: @unchecked Sendable {
     /// the limit changes.
     private let poolShare: Int?
     private var entries: [UInt64: (vector: Vector, bytes: Int, tick: UInt64)] = [:]
+    /// Blocks decoded once and not kept: the next decoding keeps them.
+    private var decodedOnce: Set<UInt64> = []
+    /// The most blocks `decodedOnce` remembers; beyond it, it starts over.
+    static let maxRemembered = 1 << 18
     private var used = 0
     private var tick: UInt64 = 0
     private let lock = Lock()
@@ -120,8 +132,18 @@ public final class BlockCache: @unchecked Sendable {
         guard v.count == block.rowCount else {
             throw SQLError(.ioError, "block \(block.uid) decoded to \(v.count) values, expected \(block.rowCount)")
         }
-        insert(block.uid, v)
+        if secondTouch(block.uid) { insert(block.uid, v) }
         return v
+    }
+
+    /// Whether `uid` was decoded before (and is now to be kept); remembers it otherwise.
+    private func secondTouch(_ uid: UInt64) -> Bool {
+        lock.withLock {
+            if decodedOnce.remove(uid) != nil { return true }
+            if decodedOnce.count >= Self.maxRemembered { decodedOnce.removeAll(keepingCapacity: true) }
+            decodedOnce.insert(uid)
+            return false
+        }
     }
 
     private func lookup(_ uid: UInt64) -> Vector? {
