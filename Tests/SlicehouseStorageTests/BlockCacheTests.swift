@@ -27,7 +27,8 @@ final class BlockCacheTests: XCTestCase {
         // Second read: kept (and counted in the pool).
         XCTAssertEqual(try cache.vector(a, type: .bigint).data, .int64(Array(0..<1000)))
         let kept = cache.usedBytes
-        XCTAssertEqual(kept, BlockCache.approximateBytes(Vector(type: .bigint, data: .int64(Array(0..<1000)))))
+        // The values, plus the headers of its one piece.
+        XCTAssertEqual(kept, BlockCache.approximateBytes(Vector(type: .bigint, data: .int64(Array(0..<1000)))) + 64)
         XCTAssertEqual(pool.usedBytes, kept)
         // Third read: a hit, nothing more kept.
         XCTAssertEqual(try cache.vector(a, type: .bigint).data, .int64(Array(0..<1000)))
@@ -42,5 +43,44 @@ final class BlockCacheTests: XCTestCase {
         let a = try block([1, 2, 3])
         for _ in 0..<3 { XCTAssertEqual(try cache.vector(a, type: .bigint).count, 3) }
         XCTAssertEqual(cache.usedBytes, 0)
+    }
+
+    /// A decoded block is cut at the slice's multiples of the chunk capacity.
+    func testDecodedBlocksAreCutAtMultiplesOfTheChunkCapacity() {
+        let c = Chunk.capacity
+        let n = 2 * c + 100
+        var validity = Validity(allValid: n)
+        for r in stride(from: 0, to: n, by: 7) { validity.setInvalid(r) }
+        let ints = Vector(type: .bigint, data: .int64((0..<Int64(n)).map { $0 * 3 }), validity: validity)
+        var strings = StringArray(reservingCount: n, bytes: n * 3)
+        for r in 0..<n { strings.append(String(r)) }
+        let text = Vector(type: .varchar(10), data: .string(strings))
+        for firstRow in [0, 5, c - 1, c, 3 * c + 17] {
+            for v in [ints, text] {
+                let d = DecodedBlock(v, firstRow: firstRow)
+                XCTAssertEqual(d.count, n)
+                // Every piece but the first starts at a multiple; none is longer than a chunk.
+                var row = firstRow
+                for (i, p) in d.pieces.enumerated() {
+                    if i > 0 { XCTAssertEqual(row % c, 0, "piece \(i) of a block at \(firstRow)") }
+                    XCTAssertLessThanOrEqual(p.count, c)
+                    XCTAssertGreaterThan(p.count, 0)
+                    row += p.count
+                }
+                XCTAssertEqual(row, firstRow + n)
+                // Each row is found in its piece, with its value and NULL-ness.
+                for r in [0, 1, c - 1, c, c + 1, n - 1] + Array(stride(from: 0, to: n, by: 97)) {
+                    let (piece, offset) = d.piece(containing: firstRow + r)
+                    XCTAssertEqual(piece.value(at: offset), v.value(at: r), "row \(r) of a block at \(firstRow)")
+                }
+                let joined = d.joined()
+                XCTAssertEqual(joined.data, v.data)
+                XCTAssertEqual((0..<n).map { joined.isNull($0) }, (0..<n).map { v.isNull($0) })
+            }
+        }
+        // A block within one chunk's rows is one piece: the decoded vector itself.
+        let small = Vector(type: .bigint, data: .int64([1, 2, 3]))
+        XCTAssertEqual(DecodedBlock(small, firstRow: 10).pieces.count, 1)
+        XCTAssertEqual(DecodedBlock(small, firstRow: 10).piece(containing: 12).offset, 2)
     }
 }

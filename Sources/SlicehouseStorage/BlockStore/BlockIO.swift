@@ -49,6 +49,54 @@ public final class BlockFile: @unchecked Sendable {
     }
 }
 
+/// A decoded block cut into pieces at the slice's multiples of `Chunk.capacity` rows (and
+/// at the block's own ends): piece 0 runs from the block's first row to the next
+/// multiple, every later piece starts at one. A scan whose chunks keep to the same
+/// multiples gets each chunk as a whole piece, handed on without copying, however many
+/// times the cached block is read.
+public struct DecodedBlock: Sendable {
+    /// The slice row of the block's first value.
+    public let firstRow: Int
+    public let pieces: [Vector]
+    /// The slice row where piece 1 starts.
+    private let secondStart: Int
+
+    /// Cut `v`, the values of the block starting at slice row `firstRow`.
+    public init(_ v: Vector, firstRow: Int) {
+        let c = Chunk.capacity
+        self.firstRow = firstRow
+        secondStart = (firstRow / c + 1) * c
+        let n = v.count
+        var pieces: [Vector] = []
+        pieces.reserveCapacity(n / c + 2)
+        var start = 0
+        var end = min(n, secondStart - firstRow)
+        while start < n || pieces.isEmpty {
+            pieces.append(v.slice(start, end - start))
+            start = end
+            end = min(n, end + c)
+        }
+        self.pieces = pieces
+    }
+
+    /// The piece holding slice row `row` (of this block) and the row's offset in it.
+    @inline(__always)
+    public func piece(containing row: Int) -> (vector: Vector, offset: Int) {
+        if row < secondStart { return (pieces[0], row - firstRow) }
+        let i = 1 + (row - secondStart) / Chunk.capacity
+        return (pieces[i], (row - secondStart) % Chunk.capacity)
+    }
+
+    /// The whole block as one vector (a copy unless it is one piece).
+    public func joined() -> Vector {
+        guard var v = pieces.first else { return Vector(type: .bigint, data: .int64([])) }
+        for p in pieces.dropFirst() { v.append(p) }
+        return v
+    }
+
+    public var count: Int { pieces.reduce(0) { $0 + $1.count } }
+}
+
 /// Process-wide unique block ids (keys of the decoded-block cache).
 public enum BlockIDs {
     nonisolated(unsafe) private static var next: UInt64 = 1
@@ -78,7 +126,7 @@ public final class BlockCache: @unchecked Sendable {
     /// database limited with `--memory` keeps three quarters for its queries), also after
     /// the limit changes.
     private let poolShare: Int?
-    private var entries: [UInt64: (vector: Vector, bytes: Int, tick: UInt64)] = [:]
+    private var entries: [UInt64: (block: DecodedBlock, bytes: Int, tick: UInt64)] = [:]
     /// Blocks decoded once and not kept: the next decoding keeps them.
     private var decodedOnce: Set<UInt64> = []
     /// The most blocks `decodedOnce` remembers; beyond it, it starts over.
@@ -116,24 +164,31 @@ public final class BlockCache: @unchecked Sendable {
         return Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
     }
 
-    /// The decoded values of `block`, decoding (and caching) on a miss.
+    /// The decoded values of `block` as one vector (writes that re-encode a block).
     public func vector(_ block: BlockRef, type: DataType) throws -> Vector {
+        if case .vector(let v) = block.payload { return v }
+        return try decoded(block, type: type).joined()
+    }
+
+    /// The decoded values of `block` in pieces (scans), decoding (and caching) on a miss.
+    public func decoded(_ block: BlockRef, type: DataType) throws -> DecodedBlock {
         let bytes: [UInt8]
         switch block.payload {
-        case .vector(let v): return v
+        case .vector(let v): return DecodedBlock(v, firstRow: block.firstRow)
         case .memory(let b):
-            if let v = lookup(block.uid) { return v }
+            if let d = lookup(block.uid) { return d }
             bytes = b.bytes
         case .file(let f, let offset, let length):
-            if let v = lookup(block.uid) { return v }
+            if let d = lookup(block.uid) { return d }
             bytes = try f.read(offset: offset, length: length)
         }
         let v = try bytes.withUnsafeBytes { try BlockEncoder.decode($0, type: type, encoding: block.encoding) }
         guard v.count == block.rowCount else {
             throw SQLError(.ioError, "block \(block.uid) decoded to \(v.count) values, expected \(block.rowCount)")
         }
-        if secondTouch(block.uid) { insert(block.uid, v) }
-        return v
+        let d = DecodedBlock(v, firstRow: block.firstRow)
+        if secondTouch(block.uid) { insert(block.uid, d, bytes: Self.approximateBytes(v)) }
+        return d
     }
 
     /// Whether `uid` was decoded before (and is now to be kept); remembers it otherwise.
@@ -146,18 +201,19 @@ public final class BlockCache: @unchecked Sendable {
         }
     }
 
-    private func lookup(_ uid: UInt64) -> Vector? {
+    private func lookup(_ uid: UInt64) -> DecodedBlock? {
         lock.withLock {
             guard var e = entries[uid] else { return nil }
             tick += 1
             e.tick = tick
             entries[uid] = e
-            return e.vector
+            return e.block
         }
     }
 
-    private func insert(_ uid: UInt64, _ v: Vector) {
-        let size = Self.approximateBytes(v)
+    private func insert(_ uid: UInt64, _ v: DecodedBlock, bytes: Int) {
+        // Each piece has its own array (and bitmap) headers.
+        let size = bytes + v.pieces.count * 64
         let capacityBytes = self.capacityBytes
         lock.withLock {
             guard size <= capacityBytes else { return }

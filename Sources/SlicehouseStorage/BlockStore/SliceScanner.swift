@@ -55,7 +55,7 @@ public final class SliceScanner {
     private var rangeIndex = 0
     private var position = 0
     /// Per requested column: the block index and decoded block in use.
-    private var current: [(index: Int, vector: Vector?)] = []
+    private var current: [(index: Int, block: DecodedBlock?)] = []
 
     /// - columns: table column indices (or `rowIDColumn`); types: their types.
     /// - predicates: conjuncts for zone maps; encodedFilters: `column op constant`
@@ -133,7 +133,7 @@ public final class SliceScanner {
             }
             rangeIndex = 0
             position = ranges.first?.lowerBound ?? 0
-            current = columns.map { _ in (index: 0, vector: nil) }
+            current = columns.map { _ in (index: 0, block: nil) }
             if !ranges.isEmpty { return }
             part += 1
         }
@@ -193,7 +193,9 @@ public final class SliceScanner {
                 continue
             }
             let (slice, d) = parts[part]
-            var end = min(range.upperBound, position + Chunk.capacity)
+            // Chunks end at the slice's multiples of the capacity, where decoded blocks
+            // are cut into pieces (`DecodedBlock`): a chunk is then a whole piece.
+            var end = min(range.upperBound, (position / Chunk.capacity + 1) * Chunk.capacity)
             // Stay inside one block of every column, so each column is one slice of a block.
             var blocks: [Int] = []
             blocks.reserveCapacity(columns.count)
@@ -252,9 +254,9 @@ public final class SliceScanner {
                 for i in rowPredicates.indices where rowPredicates[i].on {
                     let k = rowPredicates[i].position
                     let block = d.columns[columns[k]][blocks[k]]
-                    let values = try decodedBlock(k, block)
+                    let (values, base) = try decodedBlock(k, block).piece(containing: position)
                     let before = preselected?.count ?? n
-                    let kept = rowPredicates[i].test.keep(values, from: position - block.firstRow, count: n,
+                    let kept = rowPredicates[i].test.keep(values, from: base, count: n,
                                                           selection: preselected, deleted: d.deleted, firstRow: position)
                     rowPredicates[i].checked += before
                     rowPredicates[i].kept += kept.count
@@ -275,9 +277,9 @@ public final class SliceScanner {
                 for i in runtimeFilters.indices where runtimeFilters[i].on {
                     let k = runtimeFilters[i].position
                     let block = d.columns[columns[k]][blocks[k]]
-                    let keys = try decodedBlock(k, block)
+                    let (keys, base) = try decodedBlock(k, block).piece(containing: position)
                     let before = preselected?.count ?? n
-                    let kept = Self.keep(keys, from: position - block.firstRow, count: n, filter: runtimeFilters[i].filter,
+                    let kept = Self.keep(keys, from: base, count: n, filter: runtimeFilters[i].filter,
                                          selection: preselected, deleted: d.deleted, firstRow: position)
                     runtimeFilters[i].checked += before
                     runtimeFilters[i].kept += kept.count
@@ -309,8 +311,7 @@ public final class SliceScanner {
                     continue
                 }
                 let block = d.columns[c][blocks[k]]
-                let decoded = try decodedBlock(k, block)
-                let offset = position - block.firstRow
+                let (decoded, offset) = try decodedBlock(k, block).piece(containing: position)
                 if sparse, let rows = preselected {
                     let at = offset == 0 ? rows : rows.map { $0 &+ Int32(truncatingIfNeeded: offset) }
                     out.append(decoded.gather(at).retyped(types[k]))
@@ -392,15 +393,15 @@ public final class SliceScanner {
     }
 
     /// The decoded block in use for the scan's `k`th column (decoded once, through the cache).
-    private func decodedBlock(_ k: Int, _ block: BlockRef) throws -> Vector {
-        if let v = current[k].vector { return v }
-        let decoded: Vector
+    private func decodedBlock(_ k: Int, _ block: BlockRef) throws -> DecodedBlock {
+        if let v = current[k].block { return v }
+        let decoded: DecodedBlock
         do {
-            decoded = try cache.vector(block, type: types[k])
+            decoded = try cache.decoded(block, type: types[k])
         } catch {
             throw described(error, column: k, block: block)
         }
-        current[k].vector = decoded
+        current[k].block = decoded
         counters.blocksRead += 1
         return decoded
     }
