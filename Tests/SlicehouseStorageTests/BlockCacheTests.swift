@@ -78,6 +78,11 @@ final class BlockCacheTests: XCTestCase {
                 XCTAssertEqual((0..<n).map { joined.isNull($0) }, (0..<n).map { v.isNull($0) })
             }
         }
+        // Not cut: one piece, rows found by their offset in the block.
+        let whole = DecodedBlock(ints, firstRow: 5, cut: false)
+        XCTAssertEqual(whole.pieces.count, 1)
+        XCTAssertEqual(whole.piece(containing: 5 + c + 3).offset, c + 3)
+        XCTAssertEqual(whole.piece(containing: 5 + n - 1).vector.value(at: n - 1), ints.value(at: n - 1))
         // A block within one chunk's rows is one piece: the decoded vector itself.
         let small = Vector(type: .bigint, data: .int64([1, 2, 3]))
         XCTAssertEqual(DecodedBlock(small, firstRow: 10).pieces.count, 1)

@@ -94,6 +94,9 @@ final class Int64GroupIndex: GroupIndex {
 
     init(type: DataType) { self.type = type }
 
+    /// Tables with fewer groups are probed in one plain pass.
+    static let fewGroups = 1024
+
     var groupCount: Int { groupKeys.count }
     var memoryBytes: Int { arrayBytes(slots) + arrayBytes(groupKeys) + arrayBytes(home) }
 
@@ -136,6 +139,47 @@ final class Int64GroupIndex: GroupIndex {
         var slots = self.slots, groupKeys = self.groupKeys, nullGroup = self.nullGroup
         self.slots = []; self.groupKeys = []
         defer { self.slots = slots; self.groupKeys = groupKeys; self.nullGroup = nullGroup }
+        if groupKeys.count < Self.fewGroups {
+            // Few groups so far: the slots in use stay cached, so one pass, without the home
+            // slots and the touch pass (they only pay off when the probes miss the cache).
+            values.withUnsafeBufferPointer { vp in
+                (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                    rows.withUnsafeBufferPointer { rw in
+                        slots.withUnsafeMutableBufferPointer { sl in
+                            groupIds.withUnsafeMutableBufferPointer { out in
+                                let hasNulls = validity != nil
+                                for k in 0..<n {
+                                    let r = Int(rw[k])
+                                    if hasNulls && !OperatorKernels.bit(vw, r) {
+                                        if nullGroup < 0 {
+                                            nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+                                            groupKeys.append(0)
+                                        }
+                                        out[k] = nullGroup
+                                        continue
+                                    }
+                                    let v = vp[r]
+                                    var s = Int(truncatingIfNeeded: Hashing.hash(v)) & m
+                                    while true {
+                                        let slot = sl[s]
+                                        if slot.key == v && slot.group != 0 { out[k] = slot.group - 1; break }
+                                        if slot.group == 0 {
+                                            let ng = Int32(truncatingIfNeeded: groupKeys.count)
+                                            groupKeys.append(v)
+                                            sl[s] = Int64Slot(key: v, group: ng + 1)
+                                            out[k] = ng
+                                            break
+                                        }
+                                        s = (s + 1) & m
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return
+        }
         var home = self.home
         self.home = []
         defer { self.home = home }

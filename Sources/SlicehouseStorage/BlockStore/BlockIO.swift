@@ -53,7 +53,9 @@ public final class BlockFile: @unchecked Sendable {
 /// at the block's own ends): piece 0 runs from the block's first row to the next
 /// multiple, every later piece starts at one. A scan whose chunks keep to the same
 /// multiples gets each chunk as a whole piece, handed on without copying, however many
-/// times the cached block is read.
+/// times the cached block is read. A block decoded for one read only is not cut (one
+/// piece): its chunks are copied out of it, or only their filtered rows gathered, as
+/// cutting it would copy all of it once more.
 public struct DecodedBlock: Sendable {
     /// The slice row of the block's first value.
     public let firstRow: Int
@@ -61,10 +63,16 @@ public struct DecodedBlock: Sendable {
     /// The slice row where piece 1 starts.
     private let secondStart: Int
 
-    /// Cut `v`, the values of the block starting at slice row `firstRow`.
-    public init(_ v: Vector, firstRow: Int) {
+    /// `v`, the values of the block starting at slice row `firstRow`, cut into pieces, or
+    /// kept whole when not `cut`.
+    public init(_ v: Vector, firstRow: Int, cut: Bool = true) {
         let c = Chunk.capacity
         self.firstRow = firstRow
+        guard cut else {
+            pieces = [v]
+            secondStart = Int.max
+            return
+        }
         secondStart = (firstRow / c + 1) * c
         let n = v.count
         var pieces: [Vector] = []
@@ -174,7 +182,7 @@ public final class BlockCache: @unchecked Sendable {
     public func decoded(_ block: BlockRef, type: DataType) throws -> DecodedBlock {
         let bytes: [UInt8]
         switch block.payload {
-        case .vector(let v): return DecodedBlock(v, firstRow: block.firstRow)
+        case .vector(let v): return DecodedBlock(v, firstRow: block.firstRow, cut: false)
         case .memory(let b):
             if let d = lookup(block.uid) { return d }
             bytes = b.bytes
@@ -186,8 +194,9 @@ public final class BlockCache: @unchecked Sendable {
         guard v.count == block.rowCount else {
             throw SQLError(.ioError, "block \(block.uid) decoded to \(v.count) values, expected \(block.rowCount)")
         }
+        guard secondTouch(block.uid) else { return DecodedBlock(v, firstRow: block.firstRow, cut: false) }
         let d = DecodedBlock(v, firstRow: block.firstRow)
-        if secondTouch(block.uid) { insert(block.uid, d, bytes: Self.approximateBytes(v)) }
+        insert(block.uid, d, bytes: Self.approximateBytes(v))
         return d
     }
 
