@@ -197,6 +197,8 @@ public final class Database: @unchecked Sendable {
 
     /// A new query id; the statement's first one is the id WLM gave it when it admitted it.
     func nextQueryID() -> Int {
+        // What this query decodes again after an earlier one is worth caching.
+        cache.beginStatement()
         if let id = QueryContext.current?.takeQueryID() { return id }
         return lock.withLock { queryCounter += 1; return queryCounter }
     }

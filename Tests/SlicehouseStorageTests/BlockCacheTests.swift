@@ -24,7 +24,11 @@ final class BlockCacheTests: XCTestCase {
         XCTAssertEqual(pool.usedBytes, 0)
         _ = try cache.vector(b, type: .bigint)
         XCTAssertEqual(cache.usedBytes, 0)
-        // Second read: kept (and counted in the pool).
+        // Read again by the same statement (a self-join): still not kept.
+        _ = try cache.vector(a, type: .bigint)
+        XCTAssertEqual(cache.usedBytes, 0)
+        // Second read by a later statement: kept (and counted in the pool).
+        cache.beginStatement()
         XCTAssertEqual(try cache.vector(a, type: .bigint).data, .int64(Array(0..<1000)))
         let kept = cache.usedBytes
         // The values, plus the headers of its one piece.
@@ -35,13 +39,25 @@ final class BlockCacheTests: XCTestCase {
         XCTAssertEqual(cache.usedBytes, kept)
         _ = try cache.vector(b, type: .bigint)
         XCTAssertGreaterThan(cache.usedBytes, kept)
+        // A block first read by this statement waits for the next one.
+        let c = try block([7, 8])
+        _ = try cache.vector(c, type: .bigint)
+        let before = cache.usedBytes
+        _ = try cache.vector(c, type: .bigint)
+        XCTAssertEqual(cache.usedBytes, before)
+        cache.beginStatement()
+        _ = try cache.vector(c, type: .bigint)
+        XCTAssertGreaterThan(cache.usedBytes, before)
     }
 
     /// A cache of 0 bytes keeps nothing however often a block is read.
     func testAZeroCacheKeepsNothing() throws {
         let cache = BlockCache(capacityBytes: 0)
         let a = try block([1, 2, 3])
-        for _ in 0..<3 { XCTAssertEqual(try cache.vector(a, type: .bigint).count, 3) }
+        for _ in 0..<3 {
+            cache.beginStatement()
+            XCTAssertEqual(try cache.vector(a, type: .bigint).count, 3)
+        }
         XCTAssertEqual(cache.usedBytes, 0)
     }
 

@@ -115,13 +115,15 @@ public enum BlockIDs {
 /// Decoded blocks, most recently used kept, bounded by bytes. Scans of warm data
 /// decode nothing; a table bigger than the budget streams through it.
 ///
-/// A block is kept from its second decoding on (admission on the second touch, as 2Q
-/// and LRU-2 admit): a scan that reads a table once — a fresh process, a one-off query,
-/// a table bigger than the cache — decodes into memory that is freed and reused as the
-/// scan moves on, instead of filling the cache with blocks nobody reads again (and
-/// faulting in fresh pages for all of them, which made a bigger cache slower). Blocks
-/// read again are decoded once more and kept. Which blocks were decoded once is
-/// remembered by id only, for at most `maxRemembered` blocks.
+/// A block is kept from its second decoding on, by a later statement than the first
+/// (admission on the second touch, as 2Q and LRU-2 admit): a statement that reads a
+/// table once — in a fresh process, a one-off query, a table bigger than the cache —
+/// or twice (a self-join, a correlated subquery) decodes into memory that is freed and
+/// reused as the scan moves on, instead of filling the cache with blocks nobody reads
+/// again (and faulting in fresh pages for all of them, which made a bigger cache
+/// slower). Blocks a later statement reads again are decoded once more and kept. Which
+/// blocks were decoded once, and in which statement, is remembered by id only, for at
+/// most `maxRemembered` blocks; `beginStatement()` marks where statements begin.
 ///
 /// With a `MemoryPool`, what the cache holds counts in the database's memory like what
 /// queries hold: an entry is kept only if the pool has room for it, after the cache has
@@ -135,8 +137,10 @@ public final class BlockCache: @unchecked Sendable {
     /// the limit changes.
     private let poolShare: Int?
     private var entries: [UInt64: (block: DecodedBlock, bytes: Int, tick: UInt64)] = [:]
-    /// Blocks decoded once and not kept: the next decoding keeps them.
-    private var decodedOnce: Set<UInt64> = []
+    /// Blocks decoded and not kept, with the statement (`epoch`) that decoded them: a
+    /// decoding by a later statement keeps them.
+    private var decodedOnce: [UInt64: UInt64] = [:]
+    private var epoch: UInt64 = 0
     /// The most blocks `decodedOnce` remembers; beyond it, it starts over.
     static let maxRemembered = 1 << 18
     private var used = 0
@@ -200,12 +204,22 @@ public final class BlockCache: @unchecked Sendable {
         return d
     }
 
-    /// Whether `uid` was decoded before (and is now to be kept); remembers it otherwise.
+    /// A statement begins: blocks it decodes again after an earlier statement did are kept.
+    public func beginStatement() {
+        lock.withLock { epoch &+= 1 }
+    }
+
+    /// Whether an earlier statement decoded `uid` (it is now to be kept); remembers it
+    /// otherwise.
     private func secondTouch(_ uid: UInt64) -> Bool {
         lock.withLock {
-            if decodedOnce.remove(uid) != nil { return true }
+            if let first = decodedOnce[uid] {
+                if first == epoch { return false }
+                decodedOnce[uid] = nil
+                return true
+            }
             if decodedOnce.count >= Self.maxRemembered { decodedOnce.removeAll(keepingCapacity: true) }
-            decodedOnce.insert(uid)
+            decodedOnce[uid] = epoch
             return false
         }
     }
