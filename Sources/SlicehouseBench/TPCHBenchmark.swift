@@ -108,6 +108,7 @@ public struct TPCHBenchmark: Sendable {
 
         // Both engines load from the page cache: DuckDB reads the files after
         // Slicehouse, so the files are read once here, before either timed load.
+        warmPageCache(events: events)
         var (slicehouse, results, runNotes) = try options.fromDisk ? runFromDisk(events: events)
                                                                    : runSlicehouse(events: events)
         notes += runNotes
@@ -255,10 +256,9 @@ public struct TPCHBenchmark: Sendable {
         return (figures, results, notes)
     }
 
-    /// Warm the page cache, create a database in `directory` with the schema and COPY
-    /// every table into it. The caller closes the database by letting go of it.
+    /// Create a database in `directory` with the schema and COPY every table into it.
+    /// The caller closes the database by letting go of it.
     func loadSlicehouse(into directory: String, events: (BenchEvent) -> Void) throws -> (Database, LoadFigures) {
-        warmPageCache(events: events)
         events(.step("loading into Slicehouse (\(options.cluster.sliceCount) slices) in \(directory)"))
         let db: Database
         do {
