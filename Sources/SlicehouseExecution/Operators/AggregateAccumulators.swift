@@ -189,10 +189,13 @@ final class CountAccumulator: Accumulator {
     }
 
     func update(runs: GroupRuns, input: Vector?) throws -> Bool {
-        let all = star || input == nil
         counts.withUnsafeMutableBufferPointer { c in
             runs.forEach { g, rows in
-                c[g] &+= all ? Int64(rows.count) : input.map { validCount($0, rows) } ?? 0
+                if !star, let input {
+                    c[g] &+= validCount(input, rows)
+                } else {
+                    c[g] &+= Int64(rows.count)
+                }
             }
         }
         return true
