@@ -78,16 +78,38 @@ public final class SliceScanner {
     private var started = false
     private var predicates: [ZonePredicate]
     private let runtimeSlots: [(position: Int, slot: RuntimeFilterSlot)]
-    /// The runtime filters found in their slots at the start, with the rows each checked
-    /// and kept; one that keeps nearly every row stops checking rows (its range still
-    /// skips blocks).
-    private var runtimeFilters: [(position: Int, filter: RuntimeKeyFilter, checked: Int, kept: Int, on: Bool)] = []
     private let encodedFilters: [EncodedFilter]
-    /// The zone predicates on integer-backed columns of the scan, checked row by row on
-    /// the decoded block before any other column is decoded (a chunk with no match
-    /// decodes nothing else; a few matches gather just those rows). One that keeps more
-    /// than a quarter of the rows it checked stops checking (the filter above does it).
-    private var rowPredicates: [(position: Int, test: RowPredicate, checked: Int, kept: Int, on: Bool)] = []
+    /// Checks row by row on a column's decoded block, before any other column is decoded
+    /// (a chunk with no match decodes nothing else; a few matches gather just those
+    /// rows), in this order:
+    /// - the zone predicates on integer-backed columns of the scan; one that keeps more
+    ///   than a quarter of the rows after 16k stops (the filter above does it);
+    /// - the runtime filters found in their slots at the start; one that keeps over 90%
+    ///   after 64k stops (its range still skips blocks).
+    private var rowChecks: [RowCheck] = []
+
+    /// One row check, with the rows it checked and kept.
+    struct RowCheck {
+        enum Test {
+            case predicate(RowPredicate)
+            case runtimeFilter(RuntimeKeyFilter)
+        }
+        let position: Int
+        let test: Test
+        var checked = 0
+        var kept = 0
+        var on = true
+
+        init(position: Int, test: Test) { self.position = position; self.test = test }
+
+        /// Whether it keeps too many rows to be worth checking.
+        var keepsTooMany: Bool {
+            switch test {
+            case .predicate: return checked >= 1 << 14 && kept * 4 > checked
+            case .runtimeFilter: return checked >= 1 << 16 && kept * 10 > checked * 9
+            }
+        }
+    }
     /// Blocks of the scanned columns in the current slice's candidate ranges, and
     /// `counters.blocksRead` when the slice started: those never decoded count as skipped.
     private var candidateBlocks = 0
@@ -102,7 +124,7 @@ public final class SliceScanner {
         for p in predicates {
             guard let position = columns.firstIndex(of: p.column), types[position].physical == .int64,
                   let test = RowPredicate(p) else { continue }
-            rowPredicates.append((position, test, 0, 0, true))
+            rowChecks.append(RowCheck(position: position, test: .predicate(test)))
         }
         for (position, slot) in runtimeSlots {
             guard let f = slot.filter, position >= 0, position < columns.count, columns[position] >= 0,
@@ -113,7 +135,7 @@ public final class SliceScanner {
                 return
             }
             predicates.append(f.zonePredicate(column: columns[position]))
-            runtimeFilters.append((position, f, 0, 0, true))
+            rowChecks.append(RowCheck(position: position, test: .runtimeFilter(f)))
         }
         startPart()
     }
@@ -249,45 +271,27 @@ public final class SliceScanner {
                     preselected = sel
                 }
             }
-            if !rowPredicates.isEmpty {
+            if !rowChecks.isEmpty {
                 var dropped = false
-                for i in rowPredicates.indices where rowPredicates[i].on {
-                    let k = rowPredicates[i].position
+                for i in rowChecks.indices where rowChecks[i].on {
+                    let k = rowChecks[i].position
                     let block = d.columns[columns[k]][blocks[k]]
                     let (values, base) = try decodedBlock(k, block).piece(containing: position)
                     let before = preselected?.count ?? n
-                    let kept = rowPredicates[i].test.keep(values, from: base, count: n,
-                                                          selection: preselected, deleted: d.deleted, firstRow: position)
-                    rowPredicates[i].checked += before
-                    rowPredicates[i].kept += kept.count
-                    preselected = kept
-                    if rowPredicates[i].checked >= 1 << 14 && rowPredicates[i].kept * 4 > rowPredicates[i].checked {
-                        rowPredicates[i].on = false
+                    let kept: [Int32]
+                    switch rowChecks[i].test {
+                    case .predicate(let test):
+                        kept = test.keep(values, from: base, count: n, selection: preselected, deleted: d.deleted,
+                                         firstRow: position)
+                    case .runtimeFilter(let filter):
+                        kept = Self.keep(values, from: base, count: n, filter: filter, selection: preselected,
+                                         deleted: d.deleted, firstRow: position)
+                        counters.rowsRuntimeFiltered += before - kept.count
                     }
-                    if kept.isEmpty { dropped = true; break }
-                }
-                if dropped {
-                    counters.rowsRead += n
-                    position = end
-                    continue
-                }
-            }
-            if !runtimeFilters.isEmpty {
-                var dropped = false
-                for i in runtimeFilters.indices where runtimeFilters[i].on {
-                    let k = runtimeFilters[i].position
-                    let block = d.columns[columns[k]][blocks[k]]
-                    let (keys, base) = try decodedBlock(k, block).piece(containing: position)
-                    let before = preselected?.count ?? n
-                    let kept = Self.keep(keys, from: base, count: n, filter: runtimeFilters[i].filter,
-                                         selection: preselected, deleted: d.deleted, firstRow: position)
-                    runtimeFilters[i].checked += before
-                    runtimeFilters[i].kept += kept.count
-                    counters.rowsRuntimeFiltered += before - kept.count
+                    rowChecks[i].checked += before
+                    rowChecks[i].kept += kept.count
                     preselected = kept
-                    if runtimeFilters[i].checked >= 1 << 16 && runtimeFilters[i].kept * 10 > runtimeFilters[i].checked * 9 {
-                        runtimeFilters[i].on = false
-                    }
+                    if rowChecks[i].keepsTooMany { rowChecks[i].on = false }
                     if kept.isEmpty { dropped = true; break }
                 }
                 if dropped {
