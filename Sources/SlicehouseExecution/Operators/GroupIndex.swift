@@ -139,9 +139,47 @@ final class Int64GroupIndex: GroupIndex {
         var slots = self.slots, groupKeys = self.groupKeys, nullGroup = self.nullGroup
         self.slots = []; self.groupKeys = []
         defer { self.slots = slots; self.groupKeys = groupKeys; self.nullGroup = nullGroup }
-        // Few groups so far: the slots in use stay cached, so one pass, without the home
-        // slots and the touch pass (they only pay off when the probes miss the cache).
-        let plain = groupKeys.count < Self.fewGroups
+        if groupKeys.count < Self.fewGroups {
+            // Few groups so far: the slots in use stay cached, so one pass, without the home
+            // slots and the touch pass (they only pay off when the probes miss the cache).
+            values.withUnsafeBufferPointer { vp in
+                (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                    rows.withUnsafeBufferPointer { rw in
+                        slots.withUnsafeMutableBufferPointer { sl in
+                            groupIds.withUnsafeMutableBufferPointer { out in
+                                let hasNulls = validity != nil
+                                for k in 0..<n {
+                                    let r = Int(rw[k])
+                                    if hasNulls && !OperatorKernels.bit(vw, r) {
+                                        if nullGroup < 0 {
+                                            nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+                                            groupKeys.append(0)
+                                        }
+                                        out[k] = nullGroup
+                                        continue
+                                    }
+                                    let v = vp[r]
+                                    var s = Int(truncatingIfNeeded: Hashing.hash(v)) & m
+                                    while true {
+                                        let slot = sl[s]
+                                        if slot.key == v && slot.group != 0 { out[k] = slot.group - 1; break }
+                                        if slot.group == 0 {
+                                            let ng = Int32(truncatingIfNeeded: groupKeys.count)
+                                            groupKeys.append(v)
+                                            sl[s] = Int64Slot(key: v, group: ng + 1)
+                                            out[k] = ng
+                                            break
+                                        }
+                                        s = (s + 1) & m
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return
+        }
         var home = self.home
         self.home = []
         defer { self.home = home }
@@ -150,60 +188,52 @@ final class Int64GroupIndex: GroupIndex {
             (validity?.words ?? empty).withUnsafeBufferPointer { vw in
                 rows.withUnsafeBufferPointer { rw in
                     slots.withUnsafeMutableBufferPointer { sl in
+                        // Home slot of every row first; then windows of rows: a loop without
+                        // branches touches a window's slots (the CPU overlaps their cache
+                        // misses), then the window is probed while those lines are still
+                        // cached (a whole large batch would evict them again first).
+                        for k in 0..<n {
+                            home.append(Int32(truncatingIfNeeded: Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m))
+                        }
+                        let window = 256
+                        var touch: Int32 = 0
                         groupIds.withUnsafeMutableBufferPointer { out in
-                            let hasNulls = validity != nil
-                            /// The group of row k, probing from its home slot (a new one when absent).
-                            @inline(__always) func place(_ k: Int, from homeSlot: Int) {
-                                let r = Int(rw[k])
-                                if hasNulls && !OperatorKernels.bit(vw, r) {
-                                    if nullGroup < 0 {
-                                        nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
-                                        groupKeys.append(0)
-                                    }
-                                    out[k] = nullGroup
-                                    return
-                                }
-                                let v = vp[r]
-                                var s = homeSlot
-                                while true {
-                                    let slot = sl[s]
-                                    if slot.group == 0 {
-                                        let ng = Int32(truncatingIfNeeded: groupKeys.count)
-                                        groupKeys.append(v)
-                                        sl[s] = Int64Slot(key: v, group: ng + 1)
-                                        out[k] = ng
-                                        return
-                                    }
-                                    if slot.key == v { out[k] = slot.group - 1; return }
-                                    s = (s + 1) & m
-                                }
-                            }
-                            if plain {
-                                for k in 0..<n {
-                                    place(k, from: Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m)
-                                }
-                                return
-                            }
-                            // Home slot of every row first; then windows of rows: a loop without
-                            // branches touches a window's slots (the CPU overlaps their cache
-                            // misses), then the window is probed while those lines are still
-                            // cached (a whole large batch would evict them again first).
-                            for k in 0..<n {
-                                home.append(Int32(truncatingIfNeeded: Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m))
-                            }
-                            let window = 256
-                            var touch: Int32 = 0
                             home.withUnsafeBufferPointer { hm in
+                                let hasNulls = validity != nil
                                 var lo = 0
                                 while lo < n {
                                     let hi = min(n, lo + window)
                                     for k in lo..<hi { touch ^= sl[Int(hm[k])].group }
-                                    for k in lo..<hi { place(k, from: Int(hm[k])) }
+                                    for k in lo..<hi {
+                                        let r = Int(rw[k])
+                                        if hasNulls && !OperatorKernels.bit(vw, r) {
+                                            if nullGroup < 0 {
+                                                nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+                                                groupKeys.append(0)
+                                            }
+                                            out[k] = nullGroup
+                                            continue
+                                        }
+                                        let v = vp[r]
+                                        var s = Int(hm[k])
+                                        while true {
+                                            let slot = sl[s]
+                                            if slot.group == 0 {
+                                                let ng = Int32(truncatingIfNeeded: groupKeys.count)
+                                                groupKeys.append(v)
+                                                sl[s] = Int64Slot(key: v, group: ng + 1)
+                                                out[k] = ng
+                                                break
+                                            }
+                                            if slot.key == v { out[k] = slot.group - 1; break }
+                                            s = (s + 1) & m
+                                        }
+                                    }
                                     lo = hi
                                 }
                             }
-                            self.touch ^= touch
                         }
+                        self.touch ^= touch
                     }
                 }
             }
