@@ -12,16 +12,31 @@ enum TPCH {
     }
     static let tables = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 
-    /// SF 0.01 `.tbl` files written once per test process by the project's own
-    /// generator (byte-identical to TPC's dbgen).
+    /// SF 0.01 `.tbl` files written by the project's own generator (byte-identical to
+    /// TPC's dbgen), shared by every test process of this user: generated into a private
+    /// directory that is then renamed into place, so a finished directory is complete and
+    /// repeated test runs do not leave a copy each in the temporary directory.
     static let dataDirectory: String = {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("slicehouse-tpch-sf0.01-\(ProcessInfo.processInfo.processIdentifier)").path
+        let fm = FileManager.default
+        let tmp = fm.temporaryDirectory
+        let dir = tmp.appendingPathComponent("slicehouse-tpch-sf0.01-\(getuid())").path
+        func complete() -> Bool {
+            TPCHTable.allCases.allSatisfy { fm.fileExists(atPath: dir + "/\($0.rawValue).tbl") }
+        }
+        if complete() { return dir }
+        let scratch = tmp.appendingPathComponent("slicehouse-tpch-sf0.01-\(getuid())-\(ProcessInfo.processInfo.processIdentifier)").path
         do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            _ = try TPCHGenerator(scaleFactor: 0.01).writeTables(TPCHTable.allCases, to: dir)
+            try? fm.removeItem(atPath: scratch)
+            try fm.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            _ = try TPCHGenerator(scaleFactor: 0.01).writeTables(TPCHTable.allCases, to: scratch)
+            // The rename fails when another process finished first: use its copy.
+            if rename(scratch, dir) != 0 {
+                guard complete() else { return scratch }
+                try? fm.removeItem(atPath: scratch)
+            }
         } catch {
             XCTFail("could not generate TPC-H SF 0.01 data: \(error)")
+            return scratch
         }
         return dir
     }()

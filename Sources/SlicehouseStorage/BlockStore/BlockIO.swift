@@ -105,6 +105,67 @@ public struct DecodedBlock: Sendable {
     public var count: Int { pieces.reduce(0) { $0 + $1.count } }
 }
 
+/// A block as a scan reads it: decoded (cached, or decoded whole for this read), or
+/// streamed, one piece at a time as the scan reaches it (`StreamedBlock`).
+public enum ScanBlock {
+    case decoded(DecodedBlock)
+    case streamed(StreamedBlock)
+
+    /// The piece holding slice row `row` (of this block) and the row's offset in it.
+    @inline(__always)
+    public func piece(containing row: Int) throws -> (vector: Vector, offset: Int) {
+        switch self {
+        case .decoded(let d): return d.piece(containing: row)
+        case .streamed(let s): return try s.piece(containing: row)
+        }
+    }
+}
+
+/// A block read once (not kept by the cache) whose encoding decodes in ranges
+/// (`BlockStream`): its
+/// pieces, cut as `DecodedBlock` cuts them, are decoded one at a time when a scan asks
+/// for a row in them, each into its own array. Nothing is copied out of a decoded
+/// whole, a piece is decoded while the scan is about to use it, and pieces the scan
+/// passes over (its filters emptied them) are skipped. Used by one scan, in row order
+/// (asking for an earlier piece starts the decoding again).
+public final class StreamedBlock {
+    public let firstRow: Int
+    public let rowCount: Int
+    private let type: DataType
+    private var stream: BlockStream
+    /// The piece decoded last: its index, first slice row and values.
+    private var index = -1
+    private var start = 0
+    private var piece = Vector(type: .bigint, data: .int64([]))
+
+    public init(_ stream: BlockStream, firstRow: Int, type: DataType) {
+        self.stream = stream
+        self.firstRow = firstRow
+        self.rowCount = stream.count
+        self.type = type
+    }
+
+    public func piece(containing row: Int) throws -> (vector: Vector, offset: Int) {
+        guard row >= firstRow, row < firstRow + rowCount else {
+            throw SQLError.internalError("row \(row) is not in the block of rows \(firstRow)..<\(firstRow + rowCount)")
+        }
+        let c = Chunk.capacity
+        let secondStart = (firstRow / c + 1) * c
+        let i = row < secondStart ? 0 : 1 + (row - secondStart) / c
+        if i != index {
+            let from = i == 0 ? firstRow : secondStart + (i - 1) * c
+            let to = min(firstRow + rowCount, i == 0 ? secondStart : from + c)
+            let at = from - firstRow
+            if at < stream.position { stream.rewind() }
+            if at > stream.position { try stream.skip(at - stream.position) }
+            piece = try stream.read(to - from, type: type)
+            index = i
+            start = from
+        }
+        return (piece, row - start)
+    }
+}
+
 /// Process-wide unique block ids (keys of the decoded-block cache).
 public enum BlockIDs {
     nonisolated(unsafe) private static var next: UInt64 = 1
@@ -182,26 +243,47 @@ public final class BlockCache: @unchecked Sendable {
         return try decoded(block, type: type).joined()
     }
 
-    /// The decoded values of `block` in pieces (scans), decoding (and caching) on a miss.
+    /// The decoded values of `block` in pieces, decoding (and caching) on a miss.
     public func decoded(_ block: BlockRef, type: DataType) throws -> DecodedBlock {
+        switch try read(block, type: type, streaming: false) {
+        case .decoded(let d): return d
+        case .streamed: throw SQLError.internalError("block \(block.uid) streamed when decoding was asked for")
+        }
+    }
+
+    /// `block` for a scan: from the cache, or decoded and kept when an earlier statement
+    /// decoded it too; otherwise streamed when its encoding allows (`StreamedBlock`), else
+    /// decoded for this read only.
+    public func forScan(_ block: BlockRef, type: DataType) throws -> ScanBlock {
+        try read(block, type: type, streaming: true)
+    }
+
+    private func read(_ block: BlockRef, type: DataType, streaming: Bool) throws -> ScanBlock {
         let bytes: [UInt8]
         switch block.payload {
-        case .vector(let v): return DecodedBlock(v, firstRow: block.firstRow, cut: false)
+        case .vector(let v): return .decoded(DecodedBlock(v, firstRow: block.firstRow, cut: false))
         case .memory(let b):
-            if let d = lookup(block.uid) { return d }
+            if let d = lookup(block.uid) { return .decoded(d) }
             bytes = b.bytes
         case .file(let f, let offset, let length):
-            if let d = lookup(block.uid) { return d }
+            if let d = lookup(block.uid) { return .decoded(d) }
             bytes = try f.read(offset: offset, length: length)
+        }
+        let keep = secondTouch(block.uid)
+        if !keep && streaming, let stream = try BlockStream.open(bytes, type: type, encoding: block.encoding) {
+            guard stream.count == block.rowCount else {
+                throw SQLError(.ioError, "block \(block.uid) holds \(stream.count) values, expected \(block.rowCount)")
+            }
+            return .streamed(StreamedBlock(stream, firstRow: block.firstRow, type: type))
         }
         let v = try bytes.withUnsafeBytes { try BlockEncoder.decode($0, type: type, encoding: block.encoding) }
         guard v.count == block.rowCount else {
             throw SQLError(.ioError, "block \(block.uid) decoded to \(v.count) values, expected \(block.rowCount)")
         }
-        guard secondTouch(block.uid) else { return DecodedBlock(v, firstRow: block.firstRow, cut: false) }
+        guard keep else { return .decoded(DecodedBlock(v, firstRow: block.firstRow, cut: false)) }
         let d = DecodedBlock(v, firstRow: block.firstRow)
         insert(block.uid, d, bytes: Self.approximateBytes(v))
-        return d
+        return .decoded(d)
     }
 
     /// A statement begins: blocks it decodes again after an earlier statement did are kept.

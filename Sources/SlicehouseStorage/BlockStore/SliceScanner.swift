@@ -55,7 +55,7 @@ public final class SliceScanner {
     private var rangeIndex = 0
     private var position = 0
     /// Per requested column: the block index and decoded block in use.
-    private var current: [(index: Int, block: DecodedBlock?)] = []
+    private var current: [(index: Int, block: ScanBlock?)] = []
 
     /// - columns: table column indices (or `rowIDColumn`); types: their types.
     /// - predicates: conjuncts for zone maps; encodedFilters: `column op constant`
@@ -276,7 +276,7 @@ public final class SliceScanner {
                 for i in rowChecks.indices where rowChecks[i].on {
                     let k = rowChecks[i].position
                     let block = d.columns[columns[k]][blocks[k]]
-                    let (values, base) = try decodedBlock(k, block).piece(containing: position)
+                    let (values, base) = try piece(k, block, containing: position)
                     let before = preselected?.count ?? n
                     let kept: [Int32]
                     switch rowChecks[i].test {
@@ -315,7 +315,7 @@ public final class SliceScanner {
                     continue
                 }
                 let block = d.columns[c][blocks[k]]
-                let (decoded, offset) = try decodedBlock(k, block).piece(containing: position)
+                let (decoded, offset) = try piece(k, block, containing: position)
                 if sparse, let rows = preselected {
                     let at = offset == 0 ? rows : rows.map { $0 &+ Int32(truncatingIfNeeded: offset) }
                     out.append(decoded.gather(at).retyped(types[k]))
@@ -396,12 +396,22 @@ public final class SliceScanner {
         }
     }
 
-    /// The decoded block in use for the scan's `k`th column (decoded once, through the cache).
-    private func decodedBlock(_ k: Int, _ block: BlockRef) throws -> DecodedBlock {
-        if let v = current[k].block { return v }
-        let decoded: DecodedBlock
+    /// The piece of the scan's `k`th column holding slice row `row`, and the row's offset in it.
+    private func piece(_ k: Int, _ block: BlockRef, containing row: Int) throws -> (vector: Vector, offset: Int) {
+        let b = try decodedBlock(k, block)
         do {
-            decoded = try cache.decoded(block, type: types[k])
+            return try b.piece(containing: row)
+        } catch {
+            throw described(error, column: k, block: block)
+        }
+    }
+
+    /// The decoded block in use for the scan's `k`th column (decoded once, through the cache).
+    private func decodedBlock(_ k: Int, _ block: BlockRef) throws -> ScanBlock {
+        if let v = current[k].block { return v }
+        let decoded: ScanBlock
+        do {
+            decoded = try cache.forScan(block, type: types[k])
         } catch {
             throw described(error, column: k, block: block)
         }

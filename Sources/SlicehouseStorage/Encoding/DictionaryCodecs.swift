@@ -229,47 +229,91 @@ enum ByteDict {
     }
 
     static func decodeStrings(_ r: inout EncodingReader, _ n: Int) throws -> StringArray {
-        let p = try parts(&r, n) { r, c in
-            try r.need(1 + c, "dictionary values")
-            return try RawCodec.readStrings(&r, c)
-        }
-        guard n > 0, let cp = p.codes.baseAddress else { return StringArray() }
-        let dict = PaddedStrings(p.dict)
-        let exc = PaddedStrings(p.exceptions ?? StringArray())
-        let dn = p.dictCount, escape = p.escape
-        // Pass 1: validate codes and size the output.
-        var lens = [Int](repeating: -1, count: 256)
-        for c in 0..<dn { lens[c] = dict.lengths[c] }
-        var total = 0, k = 0
-        for i in 0..<n {
-            let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
-            if escape && c == 255 {
-                guard k < exc.count else { throw corruptBlock("more escape codes than exceptions") }
-                total += exc.lengths[k]
-                k += 1
-            } else {
-                let len = lens[c]
-                guard len >= 0 else { throw corruptBlock("dictionary code \(c) of \(dn)") }
-                total += len
+        let d = try StringDictionary(&r, n)
+        guard n > 0, let base = r.buf.baseAddress else { return StringArray() }
+        let cp = base + d.codesAt
+        var k = 0
+        let out = try d.strings(cp, n, exceptionsFrom: &k)
+        guard k == d.exceptions.count else { throw corruptBlock("\(d.exceptions.count - k) unused exceptions") }
+        return out
+    }
+
+    /// The parts of a BYTEDICT block of strings.
+    struct StringDictionary {
+        let dict: PaddedStrings
+        let exceptions: PaddedStrings
+        let escape: Bool
+        /// Per code: the entry's length, -1 for codes past the dictionary.
+        let lengths: [Int]
+        /// Where the codes start in the reader's buffer.
+        let codesAt: Int
+
+        init(_ r: inout EncodingReader, _ n: Int) throws {
+            let p = try parts(&r, n) { r, c in
+                try r.need(1 + c, "dictionary values")
+                return try RawCodec.readStrings(&r, c)
             }
+            dict = PaddedStrings(p.dict)
+            exceptions = PaddedStrings(p.exceptions ?? StringArray())
+            escape = p.escape
+            var lens = [Int](repeating: -1, count: 256)
+            for c in 0..<p.dictCount { lens[c] = dict.lengths[c] }
+            lengths = lens
+            guard let cb = p.codes.baseAddress, let rb = r.buf.baseAddress else {
+                codesAt = r.pos
+                return
+            }
+            codesAt = cb - rb
         }
-        guard k == exc.count else { throw corruptBlock("\(exc.count - k) unused exceptions") }
-        return try dict.bytes.withUnsafeBytes { db in
-            try exc.bytes.withUnsafeBytes { eb in
-                try StringBuilder.build(count: n, total: total) { b in
-                    var k = 0
-                    for i in 0..<n {
-                        let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
-                        if escape && c == 255 {
-                            try b.append(eb.baseAddress.map { $0 + exc.starts[k] }, exc.lengths[k], srcHasSlack: true)
-                            k += 1
-                        } else {
-                            try b.append(db.baseAddress.map { $0 + dict.starts[c] }, lens[c], srcHasSlack: true)
-                        }
-                        b.endValue()
+
+        /// The strings of the `n` codes at `cp`, whose escape codes take the exceptions
+        /// from `k` on (`k` is moved past them).
+        func strings(_ cp: UnsafeRawPointer, _ n: Int, exceptionsFrom k: inout Int) throws -> StringArray {
+            let exc = exceptions, escape = self.escape
+            // Pass 1: validate codes and size the output.
+            var total = 0, e = k
+            try lengths.withUnsafeBufferPointer { lens in
+                for i in 0..<n {
+                    let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                    if escape && c == 255 {
+                        guard e < exc.count else { throw corruptBlock("more escape codes than exceptions") }
+                        total += exc.lengths[e]
+                        e += 1
+                    } else {
+                        let len = lens[c]
+                        guard len >= 0 else { throw corruptBlock("dictionary code \(c) of \(dict.count)") }
+                        total += len
                     }
                 }
             }
+            var j = k
+            k = e
+            return try dict.bytes.withUnsafeBytes { db in
+                try exc.bytes.withUnsafeBytes { eb in
+                    try lengths.withUnsafeBufferPointer { lens in
+                        try StringBuilder.build(count: n, total: total) { b in
+                            for i in 0..<n {
+                                let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                                if escape && c == 255 {
+                                    try b.append(eb.baseAddress.map { $0 + exc.starts[j] }, exc.lengths[j], srcHasSlack: true)
+                                    j += 1
+                                } else {
+                                    try b.append(db.baseAddress.map { $0 + dict.starts[c] }, lens[c], srcHasSlack: true)
+                                }
+                                b.endValue()
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// How many of the `n` codes at `cp` are escapes (exceptions they use).
+        func escapes(_ cp: UnsafeRawPointer, _ n: Int) -> Int {
+            guard escape else { return 0 }
+            var e = 0
+            for i in 0..<n where cp.load(fromByteOffset: i, as: UInt8.self) == 255 { e += 1 }
+            return e
         }
     }
 }

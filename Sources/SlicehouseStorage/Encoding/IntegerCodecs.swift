@@ -311,49 +311,78 @@ enum AZ64 {
     static func decode<T: BlockInt>(_ r: inout EncodingReader, _ n: Int, _ out: UnsafeMutablePointer<T>) throws {
         try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * groupSize) { tmp in
             try withUnsafeTemporaryAllocation(of: T.self, capacity: groupSize) { dtmp in
-                let lo = tmp.baseAddress!, hi = lo + groupSize, deltas = dtmp.baseAddress!
+                let scratch = Scratch(lo: tmp.baseAddress!, hi: tmp.baseAddress! + groupSize, deltas: dtmp.baseAddress!)
                 var g = 0
                 while g < n {
-                    let header = try r.u8("AZ64 chunk header")
-                    let mode = header & 3
-                    let hasExceptions = header & withExceptions != 0
-                    guard header & ~(3 | withExceptions) == 0, mode != 3, !(mode == modeRun && hasExceptions) else {
-                        throw corruptBlock("invalid AZ64 chunk header \(header)")
+                    switch try step(&r, left: n - g, previous: g > 0 ? out[g - 1] : 0, out + g, scratch) {
+                    case .run(let value, let count):
+                        (out + g).initialize(repeating: value, count: count)
+                        g += count
+                    case .group(let m):
+                        g += m
                     }
-                    if mode == modeRun {
-                        let d = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 run value"))
-                        let len = try r.count(max: n - g, "AZ64 run length")
-                        guard len > 0 else { throw corruptBlock("empty AZ64 run") }
-                        (out + g).initialize(repeating: (g > 0 ? out[g - 1] : 0) &+ d, count: len)
-                        g += len
-                        continue
-                    }
-                    let m = min(groupSize, n - g)
-                    let width = Int(try r.u8("AZ64 width"))
-                    guard width <= T.bitWidth else { throw corruptBlock("AZ64 bit width \(width) for \(T.bitWidth)-bit values") }
-                    let first = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 group base"))
-                    if mode == modeDelta {
-                        let dBase = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 group delta"))
-                        let k = m - 1
-                        let exc = hasExceptions ? try r.count(max: k, "AZ64 exception count") : 0
-                        try unpack(&r, count: k, width: width, base: dBase, exceptions: exc, deltas, lo, hi)
-                        var acc = first
-                        out[g] = acc
-                        for i in 0..<k {
-                            acc = acc &+ deltas[i]
-                            out[g + 1 + i] = acc
-                        }
-                    } else if width == 0 && !hasExceptions {
-                        (out + g).initialize(repeating: first, count: m)
-                    } else {
-                        let exc = hasExceptions ? try r.count(max: m, "AZ64 exception count") : 0
-                        try unpack(&r, count: m, width: width, base: first, exceptions: exc, out + g, lo, hi)
-                    }
-                    g += m
                 }
                 try r.skip(8, "AZ64 padding")
             }
         }
+    }
+
+    /// Work space of `step`: `groupSize` words each for the low and high bits, and
+    /// `groupSize` deltas.
+    struct Scratch<T> {
+        var lo: UnsafeMutablePointer<UInt64>
+        var hi: UnsafeMutablePointer<UInt64>
+        var deltas: UnsafeMutablePointer<T>
+    }
+
+    /// What one AZ64 chunk decoded to.
+    enum Step<T> {
+        /// `count` copies of `value` (nothing written).
+        case run(T, count: Int)
+        /// `m` values written to the output.
+        case group(Int)
+    }
+
+    /// Decode the next chunk, with `left` values left in the block and `previous` the
+    /// value before it: a run is returned, a packed group written to `out` (room for
+    /// `groupSize` values).
+    @inline(__always)
+    static func step<T: BlockInt>(_ r: inout EncodingReader, left: Int, previous: T, _ out: UnsafeMutablePointer<T>,
+                                  _ s: Scratch<T>) throws -> Step<T> {
+        let header = try r.u8("AZ64 chunk header")
+        let mode = header & 3
+        let hasExceptions = header & withExceptions != 0
+        guard header & ~(3 | withExceptions) == 0, mode != 3, !(mode == modeRun && hasExceptions) else {
+            throw corruptBlock("invalid AZ64 chunk header \(header)")
+        }
+        if mode == modeRun {
+            let d = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 run value"))
+            let len = try r.count(max: left, "AZ64 run length")
+            guard len > 0 else { throw corruptBlock("empty AZ64 run") }
+            return .run(previous &+ d, count: len)
+        }
+        let m = min(groupSize, left)
+        let width = Int(try r.u8("AZ64 width"))
+        guard width <= T.bitWidth else { throw corruptBlock("AZ64 bit width \(width) for \(T.bitWidth)-bit values") }
+        let first = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 group base"))
+        if mode == modeDelta {
+            let dBase = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 group delta"))
+            let k = m - 1
+            let exc = hasExceptions ? try r.count(max: k, "AZ64 exception count") : 0
+            try unpack(&r, count: k, width: width, base: dBase, exceptions: exc, s.deltas, s.lo, s.hi)
+            var acc = first
+            out[0] = acc
+            for i in 0..<k {
+                acc = acc &+ s.deltas[i]
+                out[1 + i] = acc
+            }
+        } else if width == 0 && !hasExceptions {
+            out.initialize(repeating: first, count: m)
+        } else {
+            let exc = hasExceptions ? try r.count(max: m, "AZ64 exception count") : 0
+            try unpack(&r, count: m, width: width, base: first, exceptions: exc, out, s.lo, s.hi)
+        }
+        return .group(m)
     }
 }
 

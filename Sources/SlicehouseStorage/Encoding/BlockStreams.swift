@@ -1,0 +1,374 @@
+import SlicehouseTypes
+
+/// The values of one encoded block decoded a range at a time, in order, instead of all
+/// at once: a scan that reads a block once decodes each chunk's rows straight into the
+/// chunk's own array while the encoded data is in the processor's caches, and passes
+/// over the rows of chunks its filters have already emptied (`StreamedBlock`).
+///
+/// Blocks without NULLs of these shapes stream: AZ64 64-bit integers (SMALLINT …
+/// BIGINT, DATE, TIMESTAMP, DECIMAL(p≤18)), RAW strings, also inside ZSTD/LZO
+/// (decompressed whole first), and BYTEDICT strings. Other blocks are decoded whole.
+public enum BlockStream {
+    case az64(AZ64Stream)
+    case strings(StringStream)
+    case dictionary(DictionaryStream)
+
+    /// A stream over `bytes`, an encoded block of `type`, when its shape streams, else
+    /// nil. Checks the block's header and checksum.
+    public static func open(_ bytes: [UInt8], type: DataType, encoding: ColumnEncoding) throws -> BlockStream? {
+        switch (type.physical, encoding) {
+        case (.int64, .az64), (.string, .raw), (.string, .lzo), (.string, .zstd), (.string, .bytedict): break
+        default: return nil
+        }
+        return try bytes.withUnsafeBytes { b -> BlockStream? in
+            let h = try BlockEncoder.parse(b, type: type, encoding: encoding)
+            guard !h.allNull, h.bitmap == nil, h.rows > 0, let base = b.baseAddress,
+                  let start = h.payload.baseAddress else { return nil }
+            let from = start - base
+            let payload = from..<(from + h.payload.count)
+            if type.physical == .int64 { return .az64(AZ64Stream(bytes, payload: payload, count: h.rows)) }
+            if encoding == .bytedict {
+                var r = EncodingReader(h.payload)
+                let d = try ByteDict.StringDictionary(&r, h.rows)
+                return .dictionary(DictionaryStream(bytes, dictionary: d, codesAt: from + d.codesAt, count: h.rows))
+            }
+            guard encoding != .raw else { return .strings(try StringStream(bytes, payload: payload, count: h.rows)) }
+            var r = EncodingReader(h.payload)
+            let rawSize = try r.count(max: Int(Int32.max), "uncompressed size")
+            let frame = try r.take(r.remaining, "zstd frame")
+            let raw = try BlockEncoder.zstdDecompress(frame, size: rawSize)
+            return .strings(try StringStream(raw, payload: 0..<raw.count, count: h.rows))
+        }
+    }
+
+    /// Values in the block.
+    public var count: Int {
+        switch self {
+        case .az64(let s): return s.count
+        case .strings(let s): return s.count
+        case .dictionary(let s): return s.count
+        }
+    }
+
+    /// Values handed out or passed over so far (the index of the next one).
+    public var position: Int {
+        switch self {
+        case .az64(let s): return s.position
+        case .strings(let s): return s.position
+        case .dictionary(let s): return s.position
+        }
+    }
+
+    /// Start again from the first value.
+    public mutating func rewind() {
+        switch self {
+        case .az64(var s): s.rewind(); self = .az64(s)
+        case .strings(var s): s.rewind(); self = .strings(s)
+        case .dictionary(var s): s.rewind(); self = .dictionary(s)
+        }
+    }
+
+    /// Pass over the next `n` values.
+    public mutating func skip(_ n: Int) throws {
+        switch self {
+        case .az64(var s):
+            self = .strings(StringStream.empty)   // keeps `s` uniquely referenced
+            defer { self = .az64(s) }
+            try s.skip(n)
+        case .strings(var s):
+            self = .strings(StringStream.empty)
+            defer { self = .strings(s) }
+            try s.skip(n)
+        case .dictionary(var s):
+            self = .strings(StringStream.empty)
+            defer { self = .dictionary(s) }
+            try s.skip(n)
+        }
+    }
+
+    /// The next `n` values as a vector of `type`.
+    public mutating func read(_ n: Int, type: DataType) throws -> Vector {
+        switch self {
+        case .az64(var s):
+            self = .strings(StringStream.empty)
+            defer { self = .az64(s) }
+            return Vector(type: type, data: .int64(try s.read(n)))
+        case .strings(var s):
+            self = .strings(StringStream.empty)
+            defer { self = .strings(s) }
+            return Vector(type: type, data: .string(try s.read(n)))
+        case .dictionary(var s):
+            self = .strings(StringStream.empty)
+            defer { self = .dictionary(s) }
+            return Vector(type: type, data: .string(try s.read(n)))
+        }
+    }
+}
+
+/// BYTEDICT strings: the dictionary and exceptions parsed once, then each range's
+/// codes turned into strings.
+public struct DictionaryStream: Sendable {
+    private let bytes: [UInt8]
+    private let dictionary: ByteDict.StringDictionary
+    /// Where the codes start in `bytes`.
+    private let codesAt: Int
+    let count: Int
+    private(set) var position = 0
+    /// The exception the next escape code takes.
+    private var exception = 0
+
+    init(_ bytes: [UInt8], dictionary: ByteDict.StringDictionary, codesAt: Int, count: Int) {
+        self.bytes = bytes
+        self.dictionary = dictionary
+        self.codesAt = codesAt
+        self.count = count
+    }
+
+    mutating func rewind() { position = 0; exception = 0 }
+
+    private func check(_ n: Int, _ what: String) throws {
+        guard n >= 0, n <= count - position, codesAt + position + n <= bytes.count else {
+            throw corruptBlock("dictionary stream \(what) of \(n) values at \(position) of \(count)")
+        }
+    }
+
+    mutating func skip(_ n: Int) throws {
+        try check(n, "skip")
+        exception += bytes.withUnsafeBytes { b in
+            b.baseAddress.map { dictionary.escapes($0 + codesAt + position, n) } ?? 0
+        }
+        position += n
+    }
+
+    mutating func read(_ n: Int) throws -> StringArray {
+        try check(n, "read")
+        var k = exception
+        let out = try bytes.withUnsafeBytes { b -> StringArray in
+            guard let base = b.baseAddress, n > 0 else { return StringArray() }
+            return try dictionary.strings(base + codesAt + position, n, exceptionsFrom: &k)
+        }
+        exception = k
+        position += n
+        return out
+    }
+}
+
+/// RAW strings (u8 length width w; n lengths of w bytes; the bytes), read a range at a time.
+public struct StringStream: Sendable {
+    private let buffer: [UInt8]
+    /// Width of a length, where the lengths start, where the bytes start and end.
+    private let width: Int
+    private let lengthsAt: Int
+    private let bytesAt: Int
+    private let end: Int
+    let count: Int
+    /// The next string, and where its bytes start (from `bytesAt`).
+    private(set) var position = 0
+    private var cursor = 0
+
+    static let empty = StringStream()
+    private init() { buffer = []; width = 1; lengthsAt = 0; bytesAt = 0; end = 0; count = 0 }
+
+    /// The `count` strings whose RAW layout is `payload` of `buffer`.
+    init(_ buffer: [UInt8], payload: Range<Int>, count: Int) throws {
+        guard payload.lowerBound < payload.upperBound, payload.upperBound <= buffer.count else {
+            throw corruptBlock("truncated string lengths")
+        }
+        let w = Int(buffer[payload.lowerBound])
+        guard w == 1 || w == 2 || w == 4 else { throw corruptBlock("invalid string length width \(w)") }
+        let (lenBytes, o) = count.multipliedReportingOverflow(by: w)
+        guard !o, lenBytes <= payload.count - 1 else { throw corruptBlock("truncated string lengths") }
+        self.buffer = buffer
+        self.width = w
+        self.count = count
+        lengthsAt = payload.lowerBound + 1
+        bytesAt = lengthsAt + lenBytes
+        end = payload.upperBound
+    }
+
+    mutating func rewind() { position = 0; cursor = 0 }
+
+    /// The byte lengths of strings `position..<position + n` into `out` (offsets from 0,
+    /// `out[0]` = 0) when given; returns their total.
+    private func lengths(_ n: Int, offsets out: UnsafeMutablePointer<Int32>?) throws -> Int {
+        guard n >= 0, n <= count - position else {
+            throw corruptBlock("string stream read of \(n) values at \(position) of \(count)")
+        }
+        return try buffer.withUnsafeBytes { b -> Int in
+            guard let p = b.baseAddress.map({ $0 + lengthsAt + position * width }) else { return 0 }
+            var total = 0
+            out?[0] = 0
+            switch width {
+            case 1:
+                for i in 0..<n {
+                    total &+= Int(p.load(fromByteOffset: i, as: UInt8.self))
+                    out?[i + 1] = Int32(truncatingIfNeeded: total)
+                }
+            case 2:
+                for i in 0..<n {
+                    total &+= Int(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)))
+                    out?[i + 1] = Int32(truncatingIfNeeded: total)
+                }
+            default:
+                for i in 0..<n {
+                    total &+= Int(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+                    out?[i + 1] = Int32(truncatingIfNeeded: total)
+                }
+            }
+            guard total <= end - bytesAt - cursor, total <= Int(Int32.max) else { throw corruptBlock("truncated string bytes") }
+            return total
+        }
+    }
+
+    mutating func skip(_ n: Int) throws {
+        cursor += try lengths(n, offsets: nil)
+        position += n
+    }
+
+    mutating func read(_ n: Int) throws -> StringArray {
+        var total = 0
+        let offsets = try [Int32](unsafeUninitializedCapacity: n + 1) { buf, initialized in
+            total = try lengths(n, offsets: buf.baseAddress)
+            initialized = n + 1
+        }
+        var s = StringArray()
+        let from = bytesAt + cursor
+        s.bytes = Array(buffer[from..<(from + total)])
+        s.offsets = offsets
+        cursor += total
+        position += n
+        return s
+    }
+}
+
+/// The values of an AZ64 block of 64-bit integers, decoded a range at a time.
+public struct AZ64Stream: Sendable {
+    /// The whole encoded block (kept alive) and where its AZ64 payload lies.
+    private let bytes: [UInt8]
+    private let payload: Range<Int>
+    /// Values in the block, and values decoded from the payload so far.
+    let count: Int
+    private var decoded = 0
+    /// Read position in `bytes`.
+    private var pos: Int
+    /// The last value decoded (a run continues from it).
+    private var last: Int64 = 0
+    /// The rest of the chunk decoded last: `runLeft` copies of `last`, or the values of a
+    /// group in `held[heldAt..<heldEnd]`.
+    private var runLeft = 0
+    private var held: [Int64]
+    private var heldAt = 0, heldEnd = 0
+    private var work: [UInt64]
+    private var deltas: [Int64]
+
+    /// The `count` values whose AZ64 payload is `payload` of `bytes`.
+    init(_ bytes: [UInt8], payload: Range<Int>, count: Int) {
+        self.bytes = bytes
+        self.payload = payload
+        self.count = count
+        pos = payload.lowerBound
+        held = [Int64](repeating: 0, count: AZ64.groupSize)
+        work = [UInt64](repeating: 0, count: 2 * AZ64.groupSize)
+        deltas = [Int64](repeating: 0, count: AZ64.groupSize)
+    }
+
+    /// Values handed out so far (the index of the next one).
+    var position: Int { decoded - runLeft - (heldEnd - heldAt) }
+
+    /// Start again from the first value.
+    mutating func rewind() {
+        decoded = 0; pos = payload.lowerBound; last = 0; runLeft = 0; heldAt = 0; heldEnd = 0
+    }
+
+    /// The next `n` values.
+    mutating func read(_ n: Int) throws -> [Int64] {
+        guard n >= 0, n <= count - position else {
+            throw corruptBlock("AZ64 stream read of \(n) values at \(position) of \(count)")
+        }
+        return try [Int64](unsafeUninitializedCapacity: n) { buf, initialized in
+            if let out = buf.baseAddress { try fill(out, n) }
+            initialized = n
+        }
+    }
+
+    /// Pass over the next `n` values.
+    mutating func skip(_ n: Int) throws {
+        guard n >= 0, n <= count - position else {
+            throw corruptBlock("AZ64 stream skip of \(n) values at \(position) of \(count)")
+        }
+        var left = n
+        try withUnsafeTemporaryAllocation(of: Int64.self, capacity: 256) { tmp in
+            guard let out = tmp.baseAddress else { return }
+            while left > 0 {
+                let k = min(left, 256)
+                try fill(out, k)
+                left -= k
+            }
+        }
+    }
+
+    /// Write the next `n` values (all present) to `out`.
+    private mutating func fill(_ out: UnsafeMutablePointer<Int64>, _ n: Int) throws {
+        var filled = 0
+        if runLeft > 0 {
+            let k = min(runLeft, n)
+            out.initialize(repeating: last, count: k)
+            runLeft -= k
+            filled = k
+        }
+        if heldAt < heldEnd && filled < n {
+            let k = min(heldEnd - heldAt, n - filled)
+            held.withUnsafeBufferPointer { h in
+                if let src = h.baseAddress { (out + filled).initialize(from: src + heldAt, count: k) }
+            }
+            heldAt += k
+            filled += k
+        }
+        if filled == n { return }
+        let total = count
+        var decoded = self.decoded, last = self.last, pos = self.pos
+        defer { self.decoded = decoded; self.last = last; self.pos = pos }
+        try bytes.withUnsafeBytes { b in
+            try work.withUnsafeMutableBufferPointer { w in
+                try deltas.withUnsafeMutableBufferPointer { d in
+                    try held.withUnsafeMutableBufferPointer { h in
+                        guard let wp = w.baseAddress, let dp = d.baseAddress, let hp = h.baseAddress else { return }
+                        let scratch = AZ64.Scratch(lo: wp, hi: wp + AZ64.groupSize, deltas: dp)
+                        var r = EncodingReader(UnsafeRawBufferPointer(rebasing: b[..<payload.upperBound]))
+                        r.pos = pos
+                        while filled < n {
+                            guard decoded < total else { throw corruptBlock("AZ64 stream ran past \(total) values") }
+                            let want = n - filled
+                            // A whole group that fits goes straight to `out`, else through `held`.
+                            let direct = want >= min(AZ64.groupSize, total - decoded)
+                            let target = direct ? out + filled : hp
+                            switch try AZ64.step(&r, left: total - decoded, previous: last, target, scratch) {
+                            case .run(let value, let len):
+                                let k = min(len, want)
+                                (out + filled).initialize(repeating: value, count: k)
+                                filled += k
+                                runLeft = len - k
+                                last = value
+                                decoded += len
+                            case .group(let m):
+                                last = target[m - 1]
+                                decoded += m
+                                if direct {
+                                    filled += m
+                                } else {
+                                    let k = min(m, want)
+                                    (out + filled).initialize(from: hp, count: k)
+                                    filled += k
+                                    heldAt = k
+                                    heldEnd = m
+                                }
+                            }
+                        }
+                        pos = r.pos
+                    }
+                }
+            }
+        }
+    }
+}
+

@@ -1,0 +1,210 @@
+import XCTest
+import SlicehouseTypes
+@testable import SlicehouseStorage
+
+/// Blocks decoded a range at a time (`BlockStream`, `StreamedBlock`) give exactly the
+/// values of decoding them whole, however the reads and skips are cut.
+final class BlockStreamTests: XCTestCase {
+    /// AZ64 chunks of every kind: runs (long, and crossing any read), frame-of-reference
+    /// and delta groups, exceptions, a constant group, extremes, a short last group.
+    func mixedInts() -> [Int64] {
+        var v: [Int64] = []
+        v += Array(repeating: 42, count: 300)                          // a run
+        v += (0..<1000).map { Int64($0 * 3) }                          // delta groups
+        v += (0..<500).map { Int64(($0 * 7919) % 1000) }               // frame of reference
+        v += (0..<200).map { $0 % 50 == 0 ? Int64.max - Int64($0) : Int64($0 % 13) }  // exceptions
+        v += Array(repeating: Int64.min, count: 17)                    // a short run
+        v += (0..<128).map { _ in 5 }                                  // a constant group
+        v += [Int64.min, Int64.max, 0, -1, 1]
+        v += (0..<77).map { Int64(-$0 * 1_000_003) }                   // short last group
+        return v
+    }
+
+    func encoded(_ v: Vector, _ e: ColumnEncoding) throws -> [UInt8] {
+        try BlockEncoder.encode(v, start: 0, count: v.count, encoding: e)
+    }
+
+    func testAZ64StreamReadsAndSkipsGiveTheWholeDecoding() throws {
+        let values = mixedInts()
+        let bytes = try encoded(Vector(type: .bigint, data: .int64(values)), .az64)
+        let whole = try bytes.withUnsafeBytes { try BlockEncoder.decode($0, type: .bigint, encoding: .az64) }
+        XCTAssertEqual(whole.data, .int64(values))
+        // Reads of many sizes: one value, a group and either side of it, a chunk, the rest.
+        for sizes in [[1], [127], [128], [129], [2048], [3, 500, 1], [values.count]] {
+            guard var stream = try BlockStream.open(bytes, type: .bigint, encoding: .az64) else {
+                return XCTFail("an AZ64 block without NULLs streams")
+            }
+            XCTAssertEqual(stream.count, values.count)
+            var got: [Int64] = []
+            var i = 0
+            while stream.position < values.count {
+                let n = min(sizes[i % sizes.count], values.count - stream.position)
+                let v = try stream.read(n, type: .bigint)
+                guard case .int64(let a) = v.data else { return XCTFail("not 64-bit values") }
+                XCTAssertEqual(a.count, n)
+                got += a
+                i += 1
+            }
+            XCTAssertEqual(got, values, "reads of \(sizes)")
+            XCTAssertThrowsError(try stream.read(1, type: .bigint))
+        }
+        // Skips then reads, then back to the start.
+        guard var stream = try BlockStream.open(bytes, type: .bigint, encoding: .az64) else { return XCTFail() }
+        var at = 0
+        for (skip, read) in [(0, 5), (290, 20), (1, 1), (1000, 130), (100, 2048)] {
+            let s = min(skip, values.count - at)
+            try stream.skip(s)
+            at += s
+            let n = min(read, values.count - at)
+            XCTAssertEqual(try stream.read(n, type: .bigint).data, .int64(Array(values[at..<(at + n)])), "at \(at)")
+            at += n
+            XCTAssertEqual(stream.position, at)
+        }
+        stream.rewind()
+        XCTAssertEqual(stream.position, 0)
+        XCTAssertEqual(try stream.read(3, type: .bigint).data, .int64(Array(values[0..<3])))
+        XCTAssertThrowsError(try stream.skip(values.count))
+    }
+
+    /// One value, and a block that is all one run.
+    func testAZ64StreamOfOneValueAndOfOneRun() throws {
+        for values in [[Int64(-7)], Array(repeating: Int64(9), count: 5000)] {
+            let bytes = try encoded(Vector(type: .bigint, data: .int64(values)), .az64)
+            guard var stream = try BlockStream.open(bytes, type: .bigint, encoding: .az64) else { return XCTFail() }
+            if values.count > 1 {
+                try stream.skip(2047)
+                XCTAssertEqual(try stream.read(2, type: .bigint).data, .int64([9, 9]))
+                try stream.skip(values.count - 2049)
+            } else {
+                XCTAssertEqual(try stream.read(1, type: .bigint).data, .int64(values))
+            }
+            XCTAssertEqual(stream.position, values.count)
+        }
+    }
+
+    /// A payload shorter than its count says is an error, never a read past the bytes.
+    func testATruncatedAZ64StreamIsAnError() throws {
+        let values = Array(Int64(0)..<Int64(1000)).map { $0 * $0 }
+        let bytes = try encoded(Vector(type: .bigint, data: .int64(values)), .az64)
+        let payload = BlockEncoder.headerSize..<bytes.count
+        var long = AZ64Stream(bytes, payload: payload, count: 5000)
+        XCTAssertThrowsError(try long.read(5000)) { error in
+            XCTAssertEqual((error as? SQLError)?.code, .ioError, "\(error)")
+        }
+        var cut = AZ64Stream(bytes, payload: payload.lowerBound..<(payload.lowerBound + 40), count: 1000)
+        XCTAssertThrowsError(try cut.read(1000))
+    }
+
+    func testStringStreamsOfEveryLengthWidthAndCompression() throws {
+        let short = (0..<3000).map { i in i % 7 == 0 ? "" : String(repeating: "x", count: i % 11) + "\(i)" }
+        let medium = (0..<300).map { i in String(repeating: "m", count: 200 + i) }          // 2-byte lengths
+        let long = [String(repeating: "L", count: 70_000), "a", ""]                          // 4-byte lengths
+        for strings in [short, medium, long] {
+            for e in [ColumnEncoding.raw, .lzo, .zstd, .bytedict] {
+                let v = Vector(type: .varchar(65535), data: .string(StringArray(strings)))
+                let bytes = try encoded(v, e)
+                guard var stream = try BlockStream.open(bytes, type: .varchar(65535), encoding: e) else {
+                    return XCTFail("\(e.sqlName) strings without NULLs stream")
+                }
+                var got: [String] = []
+                var step = 1
+                while stream.position < strings.count {
+                    let n = min(step, strings.count - stream.position)
+                    if step % 3 == 0 {
+                        try stream.skip(n)
+                        got += strings[got.count..<(got.count + n)]
+                    } else {
+                        guard case .string(let a) = try stream.read(n, type: .varchar(65535)).data else { return XCTFail() }
+                        XCTAssertEqual(a.count, n)
+                        got += (0..<n).map { a[$0] }
+                    }
+                    step = step * 2 + 1
+                }
+                XCTAssertEqual(got, strings, "\(e.sqlName)")
+                stream.rewind()
+                guard case .string(let first) = try stream.read(1, type: .varchar(65535)).data else { return XCTFail() }
+                XCTAssertEqual(first[0], strings[0])
+            }
+        }
+    }
+
+    /// A dictionary of 255 entries with the values past it stored as exceptions: skips
+    /// pass over the exceptions their escape codes use.
+    func testDictionaryStreamsWithExceptions() throws {
+        let strings = (0..<5000).map { i in i % 3 == 0 ? "rare-\(i)" : "common-\(i % 200)" }
+        let v = Vector(type: .varchar(65535), data: .string(StringArray(strings)))
+        let bytes = try encoded(v, .bytedict)
+        for (skip, read) in [(0, 1), (1, 0), (7, 2048), (130, 129)] {
+            guard var stream = try BlockStream.open(bytes, type: .varchar(65535), encoding: .bytedict) else { return XCTFail() }
+            var at = 0
+            while at < strings.count {
+                let s = min(skip, strings.count - at)
+                try stream.skip(s)
+                at += s
+                let n = min(read, strings.count - at)
+                guard case .string(let a) = try stream.read(n, type: .varchar(65535)).data else { return XCTFail() }
+                XCTAssertEqual((0..<n).map { a[$0] }, Array(strings[at..<(at + n)]), "at \(at)")
+                at += n
+                if skip == 0 && read == 0 { break }
+            }
+        }
+    }
+
+    /// Blocks with NULLs, all-NULL blocks and other encodings are decoded whole.
+    func testOtherBlocksDoNotStream() throws {
+        var withNull = Vector(type: .bigint, data: .int64([1, 2, 3]))
+        withNull.validity = Validity(allValid: 3)
+        withNull.validity?.setInvalid(1)
+        XCTAssertNil(try BlockStream.open(try encoded(withNull, .az64), type: .bigint, encoding: .az64))
+        var nullString = Vector(type: .varchar(65535), data: .string(StringArray(["a", "", "b"])))
+        nullString.validity = Validity(allValid: 3)
+        nullString.validity?.setInvalid(1)
+        for e in [ColumnEncoding.raw, .lzo, .bytedict] {
+            XCTAssertNil(try BlockStream.open(try encoded(nullString, e), type: .varchar(65535), encoding: e), e.sqlName)
+        }
+        let allNull = Vector(type: .bigint, data: .int64([0, 0, 0, 0]), validity: Validity(allNull: 4))
+        XCTAssertNil(try BlockStream.open(try encoded(allNull, .az64), type: .bigint, encoding: .az64))
+        let ints = Vector(type: .bigint, data: .int64([1, 1, 1, 2]))
+        for e in [ColumnEncoding.raw, .runlength, .bytedict, .delta, .mostly8] {
+            XCTAssertNil(try BlockStream.open(try encoded(ints, e), type: .bigint, encoding: e), e.sqlName)
+        }
+        let strings = Vector(type: .varchar(65535), data: .string(StringArray(["a", "b", "a"])))
+        for e in [ColumnEncoding.runlength, .text255] {
+            XCTAssertNil(try BlockStream.open(try encoded(strings, e), type: .varchar(65535), encoding: e), e.sqlName)
+        }
+    }
+
+    /// A scan's first read of a block streams it in the pieces `DecodedBlock` cuts; a
+    /// later statement's read decodes it whole and keeps it.
+    func testAScanStreamsABlockItReadsOnceInTheCachedPieces() throws {
+        let values = mixedInts()
+        let v = Vector(type: .bigint, data: .int64(values))
+        let bytes = try encoded(v, .az64)
+        let firstRow = 5 * Chunk.capacity + 1000
+        let ref = BlockRef(uid: BlockIDs.make(), payload: .memory(EncodedBytes(bytes)), encoding: .az64,
+                           firstRow: firstRow, zone: ZoneMap.compute(v, start: 0, count: values.count))
+        let cache = BlockCache(capacityBytes: 1 << 24)
+        let scan = try cache.forScan(ref, type: .bigint)
+        guard case .streamed = scan else { return XCTFail("a first read streams") }
+        XCTAssertEqual(cache.usedBytes, 0)
+        let cut = DecodedBlock(v, firstRow: firstRow)
+        // Every row, in order, then some rows again from the start (the stream rewinds).
+        for row in Array(firstRow..<(firstRow + values.count)) + [firstRow, firstRow + 2000, firstRow + 1] {
+            let (piece, offset) = try scan.piece(containing: row)
+            let (want, wantOffset) = cut.piece(containing: row)
+            XCTAssertEqual(offset, wantOffset, "row \(row)")
+            guard piece.count == want.count, offset < piece.count else {
+                return XCTFail("row \(row): a piece of \(piece.count) rows at \(offset), want \(want.count) at \(wantOffset)")
+            }
+            XCTAssertEqual(piece.value(at: offset), .int(values[row - firstRow]), "row \(row)")
+        }
+        XCTAssertThrowsError(try scan.piece(containing: firstRow - 1))
+        XCTAssertThrowsError(try scan.piece(containing: firstRow + values.count))
+        cache.beginStatement()
+        guard case .decoded(let kept) = try cache.forScan(ref, type: .bigint) else {
+            return XCTFail("a later statement's read is decoded and kept")
+        }
+        XCTAssertEqual(kept.pieces.count, cut.pieces.count)
+        XCTAssertGreaterThan(cache.usedBytes, 0)
+    }
+}
