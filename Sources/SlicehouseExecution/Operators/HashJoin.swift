@@ -108,6 +108,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// unmatched probe row produces nothing).
     private var keyBits: [UInt64] = []
     private var keyLow: Int64 = 0
+    /// Else, when the range is too wide for bits: the keys' range and Bloom filter
+    /// (`RuntimeKeyFilter.bloom`), to the same end.
+    private var keyBloom: [UInt64] = []
+    private var keyHigh: Int64 = 0
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
     /// Combined-row columns the residual reads (computed on first use).
@@ -242,6 +246,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         entries = []
         bucketStart = []
         buildMatched = []
+        keyBits = []
+        keyBloom = []
         reservation?.free()
     }
 
@@ -370,9 +376,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             byColumn[k] = f
             return f
         }
-        if directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]), let bits = f.bits {
-            keyBits = bits
+        if directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]) {
             keyLow = f.low
+            keyHigh = f.high
+            if let bits = f.bits {
+                keyBits = bits
+            } else if let bloom = f.bloom {
+                keyBloom = bloom
+            }
         }
         publishRuntimeFilters(filter)
     }
@@ -477,10 +488,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
 
     // MARK: Probe
 
-    /// `chunk` without the rows whose key bit is clear (see `keyBits`), or nil when no row
-    /// is left. Rows with a NULL key stay (the probe handles them).
+    /// `chunk` without the rows whose key bit is clear (see `keyBits`) or whose key the
+    /// Bloom filter rules out (`keyBloom`), or nil when no row is left. Rows with a NULL
+    /// key stay (the probe handles them).
     private func prefilter(_ chunk: Chunk) throws -> Chunk? {
-        if keyBits.isEmpty { return chunk }
+        if keyBits.isEmpty && keyBloom.isEmpty { return chunk }
         guard let k = probeKeys.first, k >= 0 && k < chunk.columns.count else {
             throw SQLError.internalError("hash join probe key out of range")
         }
@@ -490,22 +502,34 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         var kept: [Int32] = []
         kept.reserveCapacity(n)
         let lo = keyLow
-        let limit = UInt64(keyBits.count * 64)
         let validity = key.validity
         let empty: [UInt64] = []
         values.withUnsafeBufferPointer { vp in
-            keyBits.withUnsafeBufferPointer { bw in
-                (validity?.words ?? empty).withUnsafeBufferPointer { vw in
-                    let hasNulls = validity != nil
-                    func keep(_ r: Int) -> Bool {
+            (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                let hasNulls = validity != nil
+                @inline(__always) func select(_ holds: (Int64) -> Bool) {
+                    @inline(__always) func keep(_ r: Int) -> Bool {
                         if hasNulls && !OperatorKernels.bit(vw, r) { return true }
-                        let d = UInt64(bitPattern: vp[r] &- lo)
-                        return d < limit && bw[Int(d >> 6)] & (1 << (d & 63)) != 0
+                        return holds(vp[r])
                     }
                     if let sel = chunk.selection {
                         for r in sel where keep(Int(r)) { kept.append(r) }
                     } else {
                         for r in 0..<n where keep(r) { kept.append(Int32(truncatingIfNeeded: r)) }
+                    }
+                }
+                if !keyBits.isEmpty {
+                    let limit = UInt64(keyBits.count * 64)
+                    keyBits.withUnsafeBufferPointer { bw in
+                        select { x in
+                            let d = UInt64(bitPattern: x &- lo)
+                            return d < limit && bw[Int(d >> 6)] & (1 << (d & 63)) != 0
+                        }
+                    }
+                } else {
+                    let span = UInt64(bitPattern: keyHigh &- lo)
+                    keyBloom.withUnsafeBufferPointer { bw in
+                        select { x in UInt64(bitPattern: x &- lo) <= span && RuntimeKeyFilter.mayContain(bw, x) }
                     }
                 }
             }

@@ -5,30 +5,46 @@ import SlicehouseTypes
 /// semi-join filter): probe rows whose key is not among them cannot produce output.
 ///
 /// The range `low...high` skips blocks by their zone maps (on a table sorted by the key
-/// it skips nearly every block); `bits`, when the range is small enough, holds one bit
-/// per key in the range and drops the other rows before the scan decodes any other
-/// column. Keys are the 64-bit integer form of integer, date and timestamp columns.
+/// it skips nearly every block). Then, before the scan decodes any other column, rows
+/// are dropped by `bits`, one bit per key in the range, when the range is small enough,
+/// else by `bloom`, a Bloom filter of the keys: a key of a distributed table (an order
+/// key at SF 10 runs to 60 million) spreads each slice's keys over a range far wider
+/// than their number. Keys are the 64-bit integer form of integer, date and timestamp
+/// columns.
 public struct RuntimeKeyFilter: Sendable {
     /// Smallest and largest key; `low > high` when the build side has no key (nothing matches).
     public var low: Int64
     public var high: Int64
     /// Bit `k - low` is set when key `k` is present; nil when the range was too wide.
     public var bits: [UInt64]?
+    /// When there are no `bits`: a register-blocked Bloom filter (`mayContain`), a
+    /// power-of-two number of 64-bit words with 4 bits set per key in one word; nil when
+    /// the keys are too many for one.
+    public var bloom: [UInt64]?
 
-    /// At most 8 Mbit (1 MB) of bitmap; a wider range keeps the range check only.
+    /// At most 8 Mbit (1 MB) of bitmap; a wider range keeps the range check and a Bloom filter.
     public static let maximumBitmapSpan: Int64 = 1 << 23
+    /// At most 2^21 words (16 MB) of Bloom filter: from 16 to 32 bits per key, up to
+    /// 8 million keys.
+    public static let maximumBloomWords = 1 << 21
 
-    public init(low: Int64, high: Int64, bits: [UInt64]?) {
-        self.low = low; self.high = high; self.bits = bits
+    public init(low: Int64, high: Int64, bits: [UInt64]?, bloom: [UInt64]? = nil) {
+        self.low = low; self.high = high; self.bits = bits; self.bloom = bloom
     }
 
     /// The filter of `keys` (rows where `valid` is false are left out; nil: all valid).
     public static func of(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?) -> RuntimeKeyFilter {
         var lo = Int64.max, hi = Int64.min
-        for r in 0..<keys.count where valid?[r] ?? true { lo = min(lo, keys[r]); hi = max(hi, keys[r]) }
+        var n = 0
+        for r in 0..<keys.count where valid?[r] ?? true {
+            lo = min(lo, keys[r]); hi = max(hi, keys[r])
+            n += 1
+        }
         if lo > hi { return RuntimeKeyFilter(low: 1, high: 0, bits: nil) }
         let (span, overflow) = hi.subtractingReportingOverflow(lo)
-        guard !overflow, span < maximumBitmapSpan else { return RuntimeKeyFilter(low: lo, high: hi, bits: nil) }
+        guard !overflow, span < maximumBitmapSpan else {
+            return RuntimeKeyFilter(low: lo, high: hi, bits: nil, bloom: bloomFilter(keys, valid: valid, count: n))
+        }
         var bits = [UInt64](repeating: 0, count: Int(span) / 64 + 1)
         bits.withUnsafeMutableBufferPointer { bw in
             for r in 0..<keys.count where valid?[r] ?? true {
@@ -37,6 +53,46 @@ public struct RuntimeKeyFilter: Sendable {
             }
         }
         return RuntimeKeyFilter(low: lo, high: hi, bits: bits)
+    }
+
+    /// The Bloom filter of the `count` valid `keys`, or nil when they are too many.
+    static func bloomFilter(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?,
+                            count n: Int) -> [UInt64]? {
+        var words = 64
+        while words * 4 < n { words *= 2 }
+        guard words <= maximumBloomWords else { return nil }
+        var bloom = [UInt64](repeating: 0, count: words)
+        let mask = words - 1
+        bloom.withUnsafeMutableBufferPointer { bw in
+            for r in 0..<keys.count where valid?[r] ?? true {
+                let h = bloomHash(keys[r])
+                bw[Int(truncatingIfNeeded: h) & mask] |= bloomBits(h)
+            }
+        }
+        return bloom
+    }
+
+    /// A 64-bit mix of `key` (the low bits pick the word, the high bits the bits in it).
+    @inline(__always)
+    public static func bloomHash(_ key: Int64) -> UInt64 {
+        var h = UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15
+        h ^= h >> 29
+        h &*= 0xBF58_476D_1CE4_E5B9
+        return h ^ (h >> 32)
+    }
+
+    /// The 4 bits of the word a key with hash `h` sets.
+    @inline(__always)
+    public static func bloomBits(_ h: UInt64) -> UInt64 {
+        (1 << ((h >> 40) & 63)) | (1 << ((h >> 46) & 63)) | (1 << ((h >> 52) & 63)) | (1 << ((h >> 58) & 63))
+    }
+
+    /// False when `key` is certainly not among the keys of `bloom` (a power-of-two count of words).
+    @inline(__always)
+    public static func mayContain(_ bloom: UnsafeBufferPointer<UInt64>, _ key: Int64) -> Bool {
+        let h = bloomHash(key)
+        let want = bloomBits(h)
+        return bloom[Int(truncatingIfNeeded: h) & (bloom.count - 1)] & want == want
     }
 
     /// No key at all: no probe row can match.

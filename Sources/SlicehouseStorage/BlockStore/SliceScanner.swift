@@ -428,8 +428,15 @@ public final class SliceScanner {
         let lo = f.low
         let span = UInt64(bitPattern: f.high &- f.low)
         guard let bits = f.bits else {
-            return keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
-                UInt64(bitPattern: x &- lo) <= span
+            guard let bloom = f.bloom else {
+                return keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
+                    UInt64(bitPattern: x &- lo) <= span
+                }
+            }
+            return bloom.withUnsafeBufferPointer { bw in
+                keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
+                    UInt64(bitPattern: x &- lo) <= span && RuntimeKeyFilter.mayContain(bw, x)
+                }
             }
         }
         return bits.withUnsafeBufferPointer { bw in
