@@ -64,6 +64,28 @@ final class RuntimeKeyFilterTests: XCTestCase {
                                          firstRow: 0), [1])
     }
 
+    /// The rows of a selection, and a block read from an offset, deleted rows left out.
+    func testSelectionsOffsetsAndDeletedRows() {
+        let keys: [Int64] = [7, 10, 12, 13, 1000, 10, 99]
+        let narrow = filter([10, 12, 1000])
+        let wide = filter([10, 12, 1000, 50_000_000])
+        XCTAssertNotNil(wide.bloom)
+        for f in [narrow, wide] {
+            let v = Vector(type: .bigint, data: .int64(keys))
+            XCTAssertEqual(SliceScanner.keep(v, from: 0, count: 7, filter: f, selection: [0, 2, 3, 5, 6],
+                                             deleted: DeleteSet(), firstRow: 0), [2, 5])
+            XCTAssertEqual(SliceScanner.keep(v, from: 0, count: 7, filter: f, selection: [],
+                                             deleted: DeleteSet(), firstRow: 0), [])
+            // From offset 2: rows 0..<4 are keys 12, 13, 1000, 10.
+            XCTAssertEqual(SliceScanner.keep(v, from: 2, count: 4, filter: f, selection: nil,
+                                             deleted: DeleteSet(), firstRow: 0), [0, 2, 3])
+            var deleted = DeleteSet()
+            deleted.insert(102)
+            XCTAssertEqual(SliceScanner.keep(v, from: 2, count: 4, filter: f, selection: nil,
+                                             deleted: deleted, firstRow: 100), [0, 3])
+        }
+    }
+
     /// Too many keys for the largest Bloom filter: the range check alone.
     func testTooManyKeysForABloomFilter() {
         let n = RuntimeKeyFilter.maximumBloomWords * 4 + 1

@@ -126,6 +126,7 @@ public final class SliceScanner {
                   let test = RowPredicate(p) else { continue }
             rowChecks.append(RowCheck(position: position, test: .predicate(test)))
         }
+        var filters: [RowCheck] = []
         for (position, slot) in runtimeSlots {
             guard let f = slot.filter, position >= 0, position < columns.count, columns[position] >= 0,
                   types[position].physical == .int64 else { continue }
@@ -135,8 +136,16 @@ public final class SliceScanner {
                 return
             }
             predicates.append(f.zonePredicate(column: columns[position]))
-            rowChecks.append(RowCheck(position: position, test: .runtimeFilter(f)))
+            filters.append(RowCheck(position: position, test: .runtimeFilter(f)))
         }
+        // The cheapest first, so the dearer ones see fewer rows: an exact bitmap (small,
+        // cached), then a Bloom filter (a load that misses the caches once it is large),
+        // then a range alone (it keeps what the zone maps let through).
+        func rank(_ c: RowCheck) -> Int {
+            guard case .runtimeFilter(let f) = c.test else { return 0 }
+            return f.bits != nil ? 0 : f.bloom != nil ? 1 : 2
+        }
+        for k in 0..<3 { rowChecks += filters.filter { rank($0) == k } }
         startPart()
     }
 
@@ -427,6 +436,9 @@ public final class SliceScanner {
                      selection: [Int32]?, deleted: DeleteSet, firstRow: Int) -> [Int32] {
         let lo = f.low
         let span = UInt64(bitPattern: f.high &- f.low)
+        // Each test is free of branches (a range test and a load that is always in
+        // bounds), so `keepRows` compacts without branches and the loads of many rows
+        // are in flight at once.
         guard let bits = f.bits else {
             guard let bloom = f.bloom else {
                 return keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
@@ -435,16 +447,23 @@ public final class SliceScanner {
             }
             return bloom.withUnsafeBufferPointer { bw in
                 keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
-                    UInt64(bitPattern: x &- lo) <= span && RuntimeKeyFilter.mayContain(bw, x)
+                    both(UInt64(bitPattern: x &- lo) <= span, RuntimeKeyFilter.mayContain(bw, x))
                 }
             }
         }
         return bits.withUnsafeBufferPointer { bw in
             keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
                 let d = UInt64(bitPattern: x &- lo)
-                return d <= span && bw[Int(d >> 6)] & (1 << (d & 63)) != 0
+                let i = Int(min(d, span) >> 6)
+                return both(d <= span, bw[i] & (1 << (d & 63)) != 0)
             }
         }
+    }
+
+    /// `a && b` with both evaluated, without a branch.
+    @inline(__always)
+    static func both(_ a: Bool, _ b: Bool) -> Bool {
+        unsafeBitCast(unsafeBitCast(a, to: UInt8.self) & unsafeBitCast(b, to: UInt8.self), to: Bool.self)
     }
 
     /// The rows (0-based from `firstRow`, `count` of them, of `selection` when given, else
@@ -454,10 +473,33 @@ public final class SliceScanner {
     static func keepRows(_ values: Vector, from base: Int, count n: Int, selection: [Int32]?, deleted: DeleteSet,
                          firstRow: Int, _ holds: (Int64) -> Bool) -> [Int32] {
         guard case .int64(let a) = values.data else { return selection ?? Array(0..<Int32(truncatingIfNeeded: n)) }
-        var out: [Int32] = []
-        out.reserveCapacity(selection?.count ?? n)
         let validity = values.validity
         let constant = values.isConstant
+        if validity == nil && !constant && (selection != nil || deleted.isEmpty) {
+            // Every row is written and the count moves on by the test's result: no branch.
+            let m = selection?.count ?? n
+            return [Int32](unsafeUninitializedCapacity: m) { buf, count in
+                guard let o = buf.baseAddress else { count = 0; return }
+                var k = 0
+                a.withUnsafeBufferPointer { vp in
+                    guard let v = vp.baseAddress.map({ $0 + base }) else { return }
+                    if let selection {
+                        for r in selection {
+                            o[k] = r
+                            k &+= Int(unsafeBitCast(holds(v[Int(r)]), to: UInt8.self))
+                        }
+                    } else {
+                        for r in 0..<n {
+                            o[k] = Int32(truncatingIfNeeded: r)
+                            k &+= Int(unsafeBitCast(holds(v[r]), to: UInt8.self))
+                        }
+                    }
+                }
+                count = k
+            }
+        }
+        var out: [Int32] = []
+        out.reserveCapacity(selection?.count ?? n)
         a.withUnsafeBufferPointer { vp in
             @inline(__always) func keeps(_ r: Int) -> Bool {
                 let at = constant ? 0 : base + r
