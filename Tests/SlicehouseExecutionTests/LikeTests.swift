@@ -43,6 +43,35 @@ final class LikeTests: XCTestCase {
         XCTAssertEqual(try like("axb", "%\\_%b"), false)
     }
 
+    /// A filter's LIKE (`LikeKernels.select`, with its own path for `%a%` and `%a%b%`)
+    /// selects exactly the rows the row-by-row LIKE says, negated too, NULLs never.
+    func testSelectionPathAgreesWithRowByRow() throws {
+        let values: [String?] = ["special requests", "requests special", nil, "", "specialrequests", "spec ial requests",
+                                 "xx special yy requests zz", "Customer Complaints", "日本語のテキスト", "aaaa", "aa",
+                                 "special requests special"]
+        var column = Vector(type: .varchar(100), data: .string(StringArray(values.map { $0 ?? "" })))
+        column.validity = Validity(allValid: values.count)
+        for (i, v) in values.enumerated() where v == nil { column.validity?.setInvalid(i) }
+        let patterns = ["%special%requests%", "%special%", "%requests", "special%", "%s%s%s%", "%本%キ%", "%aa%aa%",
+                        "%", "%special%_equests%", "%Customer%Complaints%"]
+        for pattern in patterns {
+            for negated in [false, true] {
+                for selection in [nil, [0, 1, 2, 4, 6, 9, 11] as [Int32]] {
+                    let rows = selection.map { $0.map(Int.init) } ?? Array(values.indices)
+                    var want: [Int32] = []
+                    for r in rows {
+                        guard let v = values[r], let m = try like(v, pattern) else { continue }
+                        if m != negated { want.append(Int32(r)) }
+                    }
+                    let got = try LikeKernels.select(column: column, pattern: Vector(type: .varchar(100), data: .string(StringArray([pattern])), isConstant: true),
+                                                     caseInsensitive: false, negated: negated, escape: nil,
+                                                     selection: selection, count: rows.count)
+                    XCTAssertEqual(got, want, "\(negated ? "NOT " : "")LIKE '\(pattern)' over \(selection.map { "\($0)" } ?? "all rows")")
+                }
+            }
+        }
+    }
+
     func testUnderscoreIsOneCharacter() throws {
         XCTAssertEqual(try like("abc", "a_c"), true)
         XCTAssertEqual(try like("aéc", "a_c"), true)           // é is two bytes, one character
@@ -110,5 +139,56 @@ final class LikeTests: XCTestCase {
         XCTAssertEqual(try like("aXbXc", "a%b%c"), true)
         XCTAssertEqual(try like("über größe", "%ü%ö%"), true)
         XCTAssertEqual(try like("größe über", "%ü%ö%"), false)
+    }
+}
+
+/// The substring search behind LIKE '%…%', POSITION and STRPOS (`UTF8Bytes.find`) agrees
+/// with a naive search at every needle and haystack length around its 8-byte steps.
+final class SubstringFindTests: XCTestCase {
+    func naive(_ needle: [UInt8], _ hay: [UInt8], from: Int) -> Int? {
+        if needle.isEmpty { return from <= hay.count ? from : nil }
+        guard from >= 0, needle.count <= hay.count - from else { return nil }
+        for i in from...(hay.count - needle.count) where Array(hay[i..<(i + needle.count)]) == needle { return i }
+        return nil
+    }
+
+    func find(_ needle: [UInt8], _ hay: [UInt8], from: Int) -> Int? {
+        needle.withUnsafeBufferPointer { nb in hay.withUnsafeBufferPointer { UTF8Bytes.find(nb, in: $0, from: from) } }
+    }
+
+    func testAgreesWithANaiveSearch() {
+        var rng = SystemRandomNumberGenerator()
+        // A small alphabet makes partial matches (first and last byte agreeing) common.
+        let alphabet: [UInt8] = Array("abcs".utf8) + [0, 0x80, 0xFF]
+        for _ in 0..<20_000 {
+            let n = Int.random(in: 0...40, using: &rng)
+            let m = Int.random(in: 0...10, using: &rng)
+            let hay = (0..<n).map { _ in alphabet.randomElement(using: &rng) ?? 0 }
+            var needle = (0..<m).map { _ in alphabet.randomElement(using: &rng) ?? 0 }
+            // Half the time the needle is taken from the haystack (a match exists).
+            if n > 0 && m > 0 && m <= n && Bool.random(using: &rng) {
+                let at = Int.random(in: 0...(n - m), using: &rng)
+                needle = Array(hay[at..<(at + m)])
+            }
+            let from = Int.random(in: -1...(n + 1), using: &rng)
+            XCTAssertEqual(find(needle, hay, from: from), naive(needle, hay, from: from),
+                           "needle \(needle) in \(hay) from \(from)")
+        }
+    }
+
+    func testEdges() {
+        let hay = Array("special requests, special packages: requests".utf8)
+        XCTAssertEqual(find(Array("requests".utf8), hay, from: 0), 8)
+        XCTAssertEqual(find(Array("requests".utf8), hay, from: 9), 36)
+        XCTAssertEqual(find(Array("requests".utf8), hay, from: 37), nil)
+        XCTAssertEqual(find(Array("ts".utf8), hay, from: 0), 14)
+        XCTAssertEqual(find(hay, hay, from: 0), 0)
+        XCTAssertEqual(find(hay + [0], hay, from: 0), nil)
+        XCTAssertEqual(find([], [], from: 0), 0)
+        XCTAssertEqual(find(Array("s".utf8), hay, from: hay.count - 1), hay.count - 1)
+        // The needle's last byte is the haystack's last byte, just past an 8-byte step.
+        let long = [UInt8](repeating: 97, count: 17) + [98]
+        XCTAssertEqual(find([97, 98], long, from: 0), 16)
+        XCTAssertEqual(find([97, 97, 98], long, from: 0), 15)
     }
 }

@@ -106,6 +106,18 @@ struct LikePattern: BytesPredicate {
 
     @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { matches(p) != negated }
 
+    /// For `%abc%` and `%abc%def%` (no `_`, neither end anchored): the literals, which
+    /// match exactly when each is found after the one before.
+    var literalsInOrder: [[UInt8]]? {
+        guard !anchoredStart, !anchoredEnd, !segments.isEmpty else { return nil }
+        var out: [[UInt8]] = []
+        for l in literals {
+            guard let l else { return nil }
+            out.append(l)
+        }
+        return out
+    }
+
     /// `NOT LIKE`: `test` answers the negation.
     var negated = false
 
@@ -259,6 +271,37 @@ enum LikeKernels {
         var compiled = try StringKernels.with(pin, 0) { try LikePattern($0, escape: escape, caseInsensitive: caseInsensitive) }
         compiled.negated = negated
         let arr = try Kern.strings(column)
+        if !caseInsensitive, let needles = compiled.literalsInOrder {
+            // `%abc%` and `%abc%def%`: byte searches with the needles' addresses fixed.
+            let flat = needles.flatMap { $0 }
+            var ends: [Int] = []
+            for n in needles { ends.append((ends.last ?? 0) + n.count) }
+            return flat.withUnsafeBufferPointer { f in
+                ends.withUnsafeBufferPointer { e in
+                    ComparisonKernels.selectStrings(arr, column.validity, selection, count,
+                                                    ContainsInOrder(needles: f, ends: e, negated: negated))
+                }
+            }
+        }
         return ComparisonKernels.selectStrings(arr, column.validity, selection, count, compiled)
+    }
+}
+
+/// `[NOT] LIKE '%n1%n2%…%'` with literal needles: each found after the one before.
+struct ContainsInOrder: BytesPredicate {
+    /// The needles one after another, and where each ends.
+    let needles: UnsafeBufferPointer<UInt8>
+    let ends: UnsafeBufferPointer<Int>
+    let negated: Bool
+
+    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var pos = 0, start = 0
+        for end in ends {
+            let needle = UnsafeBufferPointer(rebasing: needles[start..<end])
+            guard let at = UTF8Bytes.find(needle, in: p, from: pos) else { return negated }
+            pos = at + needle.count
+            start = end
+        }
+        return !negated
     }
 }

@@ -41,18 +41,51 @@ enum UTF8Bytes {
         r.append(p.count)
         return r
     }
-    /// First byte index of `needle` in `hay` at or after `from`, or nil (memchr for the
-    /// first byte, memcmp for the rest).
+    /// First byte index of `needle` in `hay` at or after `from`, or nil.
+    ///
+    /// A needle of two bytes or more is looked for 8 positions at a time (SWAR): one
+    /// 64-bit load at each position's first byte and one at its last byte, compared
+    /// with the needle's first and last bytes; only positions where both agree are
+    /// compared in full. Short strings (comments, names) pay no library call per
+    /// candidate, and common first letters cost nothing unless the last one agrees too.
     @inline(__always) static func find(_ needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>, from: Int = 0) -> Int? {
         let m = needle.count, n = hay.count
         if m == 0 { return from <= n ? from : nil }
         if from < 0 || m > n - from { return nil }
         guard let hb = hay.baseAddress, let nb = needle.baseAddress else { return nil }
-        let first = Int32(nb[0])
         let last = n - m
         var i = from
+        if m >= 2 {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            let first = ones &* UInt64(nb[0]), end = ones &* UInt64(nb[m - 1])
+            let raw = UnsafeRawPointer(hb)
+            // Both 8-byte loads stay inside the haystack: positions i ... i + 7 all exist.
+            while i + 7 <= last {
+                let x = (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ first)
+                    | (raw.loadUnaligned(fromByteOffset: i + m - 1, as: UInt64.self) ^ end)
+                // A high bit for every zero byte of x (and perhaps some bytes above one):
+                // candidates, each checked below.
+                var z = (x &- ones) & ~x & highs
+                while z != 0 {
+                    let at = i + z.trailingZeroBitCount >> 3
+                    if m == 2 || memcmp(hb + at + 1, nb + 1, m - 2) == 0 { return at }
+                    z &= z &- 1
+                }
+                i += 8
+            }
+        }
+        // The few positions left after the 8-byte steps: byte by byte.
+        if m >= 2 {
+            let firstByte = nb[0]
+            while i <= last {
+                if hb[i] == firstByte && memcmp(hb + i + 1, nb + 1, m - 1) == 0 { return i }
+                i += 1
+            }
+            return nil
+        }
+        let firstByte = Int32(nb[0])
         while i <= last {
-            guard let hit = memchr(hb + i, first, last - i + 1) else { return nil }
+            guard let hit = memchr(hb + i, firstByte, last - i + 1) else { return nil }
             let idx = UnsafeRawPointer(hb).distance(to: UnsafeRawPointer(hit))
             if m == 1 || memcmp(hb + idx + 1, nb + 1, m - 1) == 0 { return idx }
             i = idx + 1
