@@ -19,6 +19,17 @@ public enum Distributor {
     /// Bounds on the rows of one block (a decoded block stays a few MB).
     static let minBlockRows = 128
     static let maxBlockRows = 1 << 20
+    /// The most rows of a block of a sort-key column. A sorted date or key compresses so
+    /// well that 1 MB holds a million values, and one zone map over a million rows skips
+    /// little: a year of TPC-H's seven at SF 10 was read as most of the table. Blocks of
+    /// 128 Ki rows keep the sort key's zone maps fine-grained (DuckDB's row groups are
+    /// 120 Ki rows) for a few kilobytes more of headers.
+    public static let sortKeyBlockRows = 1 << 17
+
+    /// The most rows of a block of column `c` of `table`.
+    static func maxRows(_ table: TableDef, column c: Int) -> Int {
+        table.sortKey.contains(c) ? sortKeyBlockRows : maxBlockRows
+    }
     /// Sorted slices of at least this many new rows are gathered through a `ReorderPlan`.
     static let reorderPlanMinRows = 1 << 12
 
@@ -163,7 +174,7 @@ public enum Distributor {
                     first -= tail.count
                     count += tail.count
                 } else if let readBlock, let last = base.slices[s].columns[c].last,
-                   mergesIntoTail(last, newRows: count, blockBytes: blockBytes) {
+                   mergesIntoTail(last, newRows: count, blockBytes: blockBytes, maxRows: maxRows(table, column: c)) {
                     var merged = try readBlock(last, types[c]).flattened(count: last.rowCount)
                     merged.append(v, rows: count)
                     v = merged
@@ -174,6 +185,7 @@ public enum Distributor {
                 var rowsPerBlock = carried?.rowsPerBlock[s][c] ?? 0
                 let (blocks, written) = try encodeBlocks(v, count: count, firstRow: first, encoding: encodings[c],
                                                          table: table.id, slice: s, sink: sink, targetBytes: blockBytes,
+                                                         maxRows: maxRows(table, column: c),
                                                          rowsPerBlock: &rowsPerBlock, keepTail: keepTails)
                 let tail: Vector? = written < count ? v.slice(written, count - written) : nil
                 return EncodedColumn(blocks: blocks, replacesLast: replacesLast, tail: tail, rowsPerBlock: rowsPerBlock)
@@ -223,12 +235,12 @@ public enum Distributor {
     /// Whether an append re-encodes `last` (a column's last block) with its new rows: when
     /// the block is small — under an eighth of the target size, so that rewriting it costs
     /// little — and the two fit in one block.
-    static func mergesIntoTail(_ last: BlockRef, newRows: Int, blockBytes: Int) -> Bool {
+    static func mergesIntoTail(_ last: BlockRef, newRows: Int, blockBytes: Int, maxRows: Int = maxBlockRows) -> Bool {
         switch last.payload {
         case .file, .memory: break
         case .vector: return false
         }
-        return last.encodedSize < max(4096, blockBytes / 8) && last.rowCount + newRows <= maxBlockRows
+        return last.encodedSize < max(4096, blockBytes / 8) && last.rowCount + newRows <= maxRows
     }
 
     /// How a slice's new rows are read in their final order.
@@ -361,24 +373,30 @@ public enum Distributor {
         return chosen
     }
 
-    /// Cut `v` into blocks of about `targetBytes` encoded bytes and write them.
+    /// Cut `v` into blocks of about `targetBytes` encoded bytes, of at most `maxRows` rows,
+    /// and write them.
     static func encodeBlocks(_ v: Vector, count: Int, firstRow: Int, encoding: ColumnEncoding,
-                             table: Int, slice: Int, sink: BlockSink, targetBytes: Int) throws -> [BlockRef] {
+                             table: Int, slice: Int, sink: BlockSink, targetBytes: Int,
+                             maxRows: Int = maxBlockRows) throws -> [BlockRef] {
         var rowsPerBlock = 0
         return try encodeBlocks(v, count: count, firstRow: firstRow, encoding: encoding, table: table, slice: slice,
-                                sink: sink, targetBytes: targetBytes, rowsPerBlock: &rowsPerBlock, keepTail: false).blocks
+                                sink: sink, targetBytes: targetBytes, maxRows: maxRows, rowsPerBlock: &rowsPerBlock,
+                                keepTail: false).blocks
     }
 
-    /// Cut `v` into blocks of about `targetBytes` encoded bytes and write them.
+    /// Cut `v` into blocks of about `targetBytes` encoded bytes, of at most `maxRows` rows,
+    /// and write them.
     /// `rowsPerBlock`: the size of the next block, in rows (0: start from the default), left
     /// at the size for the block after the last one written. With `keepTail`, rows that
     /// would make a block smaller than that are not written: `written` says how many were.
     static func encodeBlocks(_ v: Vector, count: Int, firstRow: Int, encoding: ColumnEncoding,
-                             table: Int, slice: Int, sink: BlockSink, targetBytes: Int,
+                             table: Int, slice: Int, sink: BlockSink, targetBytes: Int, maxRows: Int = maxBlockRows,
                              rowsPerBlock: inout Int, keepTail: Bool) throws -> (blocks: [BlockRef], written: Int) {
         var blocks: [BlockRef] = []
         var start = 0
+        let maxRows = max(minBlockRows, min(maxRows, maxBlockRows))
         if rowsPerBlock <= 0 { rowsPerBlock = targetBytes >= defaultBlockBytes ? 65_536 : 4096 }
+        rowsPerBlock = min(rowsPerBlock, maxRows)
         if !keepTail { rowsPerBlock = min(rowsPerBlock, max(count, 1)) }
         while start < count {
             if keepTail && count - start < rowsPerBlock { break }
@@ -397,7 +415,7 @@ public enum Distributor {
             blocks.append(BlockRef(uid: BlockIDs.make(), payload: payload, encoding: encoding,
                                    firstRow: firstRow + start, zone: zone))
             start += n
-            rowsPerBlock = max(minBlockRows, min(maxBlockRows, ideal))
+            rowsPerBlock = max(minBlockRows, min(maxRows, ideal))
         }
         return (blocks, start)
     }

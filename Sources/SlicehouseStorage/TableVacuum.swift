@@ -153,7 +153,7 @@ public enum TableVacuum {
             rewritten.set(t, Result {
                 try rewrite(slices[s].columns[c], order: plans[s], type: types[c],
                             encoding: encodings[c], table: table.id, slice: s, sink: sink, blockBytes: blockBytes,
-                            readBlock: readBlock)
+                            maxRows: Distributor.maxRows(table, column: c), readBlock: readBlock)
             })
             let n = done.update(0) { $0 + 1 }
             progress(0.2 + 0.8 * Double(n) / Double(max(1, tasks.count)))
@@ -235,7 +235,7 @@ public enum TableVacuum {
     /// A column's next chain: the blocks wholly before the order's unchanged prefix kept,
     /// the rest re-encoded in the new order.
     static func rewrite(_ chain: [BlockRef], order: SliceOrder, type: DataType, encoding: ColumnEncoding,
-                        table: Int, slice: Int, sink: BlockSink, blockBytes: Int,
+                        table: Int, slice: Int, sink: BlockSink, blockBytes: Int, maxRows: Int,
                         readBlock: (BlockRef, DataType) throws -> Vector) throws -> [BlockRef] {
         let kept = chain.prefix { $0.endRow <= order.prefix }
         let start = kept.last?.endRow ?? 0
@@ -245,6 +245,7 @@ public enum TableVacuum {
         let local = order.rows[start...].map { $0 - Int32(start) }
         let values = old.gather(Array(local))
         return Array(kept) + (try Distributor.encodeBlocks(values, count: count, firstRow: start, encoding: encoding,
-                                                           table: table, slice: slice, sink: sink, targetBytes: blockBytes))
+                                                           table: table, slice: slice, sink: sink, targetBytes: blockBytes,
+                                                           maxRows: maxRows))
     }
 }
