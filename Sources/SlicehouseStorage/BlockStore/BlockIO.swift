@@ -122,9 +122,8 @@ public enum ScanBlock {
 }
 
 /// A block read once (not kept by the cache) whose encoding decodes in ranges
-/// (`BlockStream`): its
-/// pieces, cut as `DecodedBlock` cuts them, are decoded one at a time when a scan asks
-/// for a row in them, each into its own array. Nothing is copied out of a decoded
+/// (`BlockStream`): its pieces, cut as `DecodedBlock` cuts them, are decoded one at a
+/// time when a scan asks for a row in them, each into its own array. Nothing is copied out of a decoded
 /// whole, a piece is decoded while the scan is about to use it, and pieces the scan
 /// passes over (its filters emptied them) are skipped. Used by one scan, in row order
 /// (asking for an earlier piece starts the decoding again).
