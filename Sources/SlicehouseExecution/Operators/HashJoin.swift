@@ -102,16 +102,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// `directKeys` and no key value occurs twice on the build side.
     private var uniqueDirectKeys = false
     private var buildHasNullKey = false
-    /// A single 64-bit build key over a small range: one bit per value in
-    /// `keyLow...keyLow + 64 * keyBits.count - 1`, set for the build keys. Probe rows whose
-    /// key bit is clear cannot match and are dropped before hashing (for the kinds where an
-    /// unmatched probe row produces nothing).
-    private var keyBits: [UInt64] = []
-    private var keyLow: Int64 = 0
-    /// Else, when the range is too wide for bits: the keys' range and Bloom filter
-    /// (`RuntimeKeyFilter.bloom`), to the same end.
-    private var keyBloom: [UInt64] = []
-    private var keyHigh: Int64 = 0
+    /// A single 64-bit build key whose runtime filter has a bitmap or a Bloom filter
+    /// (`RuntimeKeyFilter`): probe rows it rules out cannot match and are dropped before
+    /// hashing (for the kinds where an unmatched probe row produces nothing).
+    private var keyFilter: RuntimeKeyFilter?
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
     /// Combined-row columns the residual reads (computed on first use).
@@ -246,8 +240,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         entries = []
         bucketStart = []
         buildMatched = []
-        keyBits = []
-        keyBloom = []
+        keyFilter = nil
         reservation?.free()
     }
 
@@ -376,14 +369,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             byColumn[k] = f
             return f
         }
-        if directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]) {
-            keyLow = f.low
-            keyHigh = f.high
-            if let bits = f.bits {
-                keyBits = bits
-            } else if let bloom = f.bloom {
-                keyBloom = bloom
-            }
+        if directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]), f.bits != nil || f.bloom != nil {
+            keyFilter = f
         }
         publishRuntimeFilters(filter)
     }
@@ -488,52 +475,18 @@ public final class HashJoinOperator: Operator, MemoryHolding {
 
     // MARK: Probe
 
-    /// `chunk` without the rows whose key bit is clear (see `keyBits`) or whose key the
-    /// Bloom filter rules out (`keyBloom`), or nil when no row is left. Rows with a NULL
-    /// key stay (the probe handles them).
+    /// `chunk` without the rows `keyFilter` rules out, or nil when no row is left. Rows
+    /// with a NULL key go too: for the kinds the filter is set for, they produce nothing.
     private func prefilter(_ chunk: Chunk) throws -> Chunk? {
-        if keyBits.isEmpty && keyBloom.isEmpty { return chunk }
+        guard let keyFilter else { return chunk }
         guard let k = probeKeys.first, k >= 0 && k < chunk.columns.count else {
             throw SQLError.internalError("hash join probe key out of range")
         }
         let key = OperatorKernels.flat(chunk.columns[k], physicalCount: chunk.physicalCount)
-        guard case .int64(let values) = key.data else { return chunk }
+        guard case .int64 = key.data else { return chunk }
         let n = chunk.count
-        var kept: [Int32] = []
-        kept.reserveCapacity(n)
-        let lo = keyLow
-        let validity = key.validity
-        let empty: [UInt64] = []
-        values.withUnsafeBufferPointer { vp in
-            (validity?.words ?? empty).withUnsafeBufferPointer { vw in
-                let hasNulls = validity != nil
-                @inline(__always) func select(_ holds: (Int64) -> Bool) {
-                    @inline(__always) func keep(_ r: Int) -> Bool {
-                        if hasNulls && !OperatorKernels.bit(vw, r) { return true }
-                        return holds(vp[r])
-                    }
-                    if let sel = chunk.selection {
-                        for r in sel where keep(Int(r)) { kept.append(r) }
-                    } else {
-                        for r in 0..<n where keep(r) { kept.append(Int32(truncatingIfNeeded: r)) }
-                    }
-                }
-                if !keyBits.isEmpty {
-                    let limit = UInt64(keyBits.count * 64)
-                    keyBits.withUnsafeBufferPointer { bw in
-                        select { x in
-                            let d = UInt64(bitPattern: x &- lo)
-                            return d < limit && bw[Int(d >> 6)] & (1 << (d & 63)) != 0
-                        }
-                    }
-                } else {
-                    let span = UInt64(bitPattern: keyHigh &- lo)
-                    keyBloom.withUnsafeBufferPointer { bw in
-                        select { x in UInt64(bitPattern: x &- lo) <= span && RuntimeKeyFilter.mayContain(bw, x) }
-                    }
-                }
-            }
-        }
+        let kept = SliceScanner.keep(key, from: 0, count: n, filter: keyFilter, selection: chunk.selection,
+                                     deleted: DeleteSet(), firstRow: 0)
         if kept.isEmpty { return nil }
         if kept.count == n { return chunk }
         return Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: kept)

@@ -432,7 +432,7 @@ public final class SliceScanner {
     /// The rows (0-based from `firstRow`, `count` of them, of `selection` when given, else
     /// those not deleted) whose key in `keys` (a decoded block, from offset `base`) the
     /// filter holds. NULL keys never match a join key.
-    static func keep(_ keys: Vector, from base: Int, count n: Int, filter f: RuntimeKeyFilter,
+    public static func keep(_ keys: Vector, from base: Int, count n: Int, filter f: RuntimeKeyFilter,
                      selection: [Int32]?, deleted: DeleteSet, firstRow: Int) -> [Int32] {
         let lo = f.low
         let span = UInt64(bitPattern: f.high &- f.low)
