@@ -94,6 +94,48 @@ final class ArithmeticTests: XCTestCase {
         assertError(m, "numeric overflow for type numeric(38,0)")
     }
 
+    /// The 64-bit sum and difference read overflow off the operands' signs and test the
+    /// result range with one unsigned compare: at the edges of the precision, at the edges
+    /// of Int64 itself (a wrapped result inside the range must still fail), and for NULL
+    /// rows, whose garbage never fails.
+    func testDecimalAddSubtractAtTheEdges() throws {
+        let t18 = DataType.decimal(precision: 18, scale: 0)
+        let top = "999999999999999999"
+        XCTAssertEqual(try run1(.binary(.add, E.dec(top, 18, 0), E.dec("0", 18, 0), t18)), top)
+        XCTAssertEqual(try run1(.binary(.subtract, E.dec("-" + top, 18, 0), E.dec("0", 18, 0), t18)), "-" + top)
+        assertError(.binary(.add, E.dec(top, 18, 0), E.dec("1", 18, 0), t18), "numeric overflow for type numeric(18,0)")
+        assertError(.binary(.subtract, E.dec("-" + top, 18, 0), E.dec("1", 18, 0), t18), "numeric overflow for type numeric(18,0)")
+        // Columns (the vector loop), with NULL rows whose stored values would overflow.
+        var big = ints([Int64.max, 5, Int64.min, -5], t18)
+        big.validity = Validity(allValid: 4)
+        big.validity?.setInvalid(0)
+        big.validity?.setInvalid(2)
+        let one = ints([1, 1, 1, 1], t18)
+        XCTAssertEqual(try evalRows(.binary(.add, E.col(0, t18), E.col(1, t18), t18), chunk(big, one)), [nil, "6", nil, "-4"])
+        XCTAssertEqual(try evalRows(.binary(.subtract, E.col(0, t18), E.col(1, t18), t18), chunk(big, one)), [nil, "4", nil, "-6"])
+        // Int64 wrap-around that lands inside ±maxAbs is still an overflow.
+        let wrap = ints([Int64.max, 0], t18), minusOne = ints([-(Int64.max - 5), 0], t18)
+        assertError(.binary(.subtract, E.col(0, t18), E.col(1, t18), t18), "numeric overflow for type numeric(18,0)",
+                    in: chunk(wrap, minusOne))
+        // Int128: 10^38 - 1 is the last value of numeric(38,0).
+        let t38 = DataType.decimal(precision: 38, scale: 0)
+        let max38 = BoundExpr.constant(.int128(DecimalMath.pow10[38] - 1), t38)
+        let min38 = BoundExpr.constant(.int128(1 - DecimalMath.pow10[38]), t38)
+        XCTAssertEqual(try run1(.binary(.add, max38, E.dec("0", 38, 0), t38)), String(repeating: "9", count: 38))
+        assertError(.binary(.add, max38, E.dec("1", 38, 0), t38), "numeric overflow for type numeric(38,0)")
+        assertError(.binary(.subtract, min38, E.dec("1", 38, 0), t38), "numeric overflow for type numeric(38,0)")
+    }
+
+    /// 64 × 64 → 128-bit products against the result precision, both signs.
+    func testDecimalProductAtTheEdges() throws {
+        let t18 = DataType.decimal(precision: 18, scale: 0)
+        let t19 = DataType.decimal(precision: 19, scale: 0)
+        let c = chunk(ints([999_999_999_999_999_999, -999_999_999_999_999_999, 10, 0], t18), ints([100, 100, -3, 7], t18))
+        XCTAssertEqual(try evalRows(.binary(.multiply, E.col(0, t18), E.col(1, t18), .decimal(precision: 21, scale: 0)), c),
+                       ["99999999999999999900", "-99999999999999999900", "-30", "0"])
+        assertError(.binary(.multiply, E.col(0, t18), E.col(1, t18), t19), "numeric overflow for type numeric(19,0)", in: c)
+    }
+
     func testQ1ChargeExpression() throws {
         // l_extendedprice * (1 - l_discount) * (1 + l_tax), DECIMAL(15,2) operands.
         let c = chunk(decs(["1000.00", "33.33", nil], 15, 2), decs(["0.05", "0.10", "0.00"], 15, 2),

@@ -138,4 +138,55 @@ final class ComparisonLogicTests: XCTestCase {
         XCTAssertEqual(try evalRows(.inList(E.col(0, .text), items, negated: false), c), ["t", "f", "t", nil, "t"])
         XCTAssertEqual(try ExpressionEvaluator.select(.inList(E.col(0, .text), items, negated: true), c), [1])
     }
+
+    /// Lists of at most 8 strings of at most 8 bytes take `ShortStringSet` (one masked
+    /// 8-byte load per row): against the generic set on random strings of 0 to 10 bytes,
+    /// some of them prefixes of items or items padded with NUL bytes, the last one ending
+    /// the buffer (no load past its end), with selections, NULLs and NOT IN.
+    func testShortStringInListAgainstTheGenericSet() throws {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["A", "I", "L", "M", "S", "H", "P", "\0"]
+        func word(_ n: Int) -> String { String((0..<n).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] }) }
+        for round in 0..<200 {
+            let items = (0..<Int.random(in: 1...8, using: &rng)).map { _ in word(Int.random(in: 0...8, using: &rng)) }
+            var rows: [String?] = (0..<Int.random(in: 1...40, using: &rng)).map { _ in
+                switch Int.random(in: 0..<6, using: &rng) {
+                case 0: return nil
+                case 1: return items.randomElement(using: &rng)
+                case 2: return (items.randomElement(using: &rng) ?? "") + "\0"
+                case 3: return String((items.randomElement(using: &rng) ?? "").dropLast())
+                default: return word(Int.random(in: 0...10, using: &rng))
+                }
+            }
+            if round % 3 == 0 { rows.append(items[0]) }     // an item as the buffer's last bytes
+            let want = rows.map { r in r.map { items.contains($0) ? "t" : "f" } }
+            let c = chunk(strs(rows))
+            let list = BoundExpr.inList(E.col(0, .text), items.map { E.str($0) }, negated: false)
+            XCTAssertEqual(try evalRows(list, c), want, "items \(items.map { Array($0.utf8) }), rows \(rows)")
+            let hits = rows.indices.filter { want[$0] == "t" }.map(Int32.init)
+            XCTAssertEqual(try ExpressionEvaluator.select(list, c), hits)
+            let misses = rows.indices.filter { want[$0] == "f" }.map(Int32.init)
+            let notIn = BoundExpr.inList(E.col(0, .text), items.map { E.str($0) }, negated: true)
+            XCTAssertEqual(try ExpressionEvaluator.select(notIn, c), misses)
+            let selection = rows.indices.filter { $0 % 2 == 1 }.map(Int32.init)
+            let picked = chunk(strs(rows), selection: selection)
+            XCTAssertEqual(try ExpressionEvaluator.select(list, picked), hits.filter { $0 % 2 == 1 })
+        }
+    }
+
+    func testShortStringInListEdges() throws {
+        // Empty strings only: no bytes at all in the vector.
+        let empty = chunk(strs(["", "", nil]))
+        XCTAssertEqual(try evalRows(.inList(E.col(0, .text), [E.str(""), E.str("x")], negated: false), empty), ["t", "t", nil])
+        XCTAssertEqual(try ExpressionEvaluator.select(.inList(E.col(0, .text), [E.str("x")], negated: false), empty), [])
+        XCTAssertEqual(try ExpressionEvaluator.select(.inList(E.col(0, .text), [E.str("x")], negated: true), empty), [0, 1])
+        // Exactly 8 bytes, and 9 (longer than any item: never a member).
+        let c = chunk(strs(["ABCDEFGH", "ABCDEFGHI", "ABCDEFG"]))
+        XCTAssertEqual(try evalRows(.inList(E.col(0, .text), [E.str("ABCDEFGH"), E.str("ABCDEFG")], negated: false), c),
+                       ["t", "f", "t"])
+        // Nine items or an item of 9 bytes: the generic set, same answers.
+        let nine = (0..<9).map { E.str("w\($0)") }
+        XCTAssertEqual(try evalRows(.inList(E.col(0, .text), nine + [E.str("ABCDEFGH")], negated: false), c), ["t", "f", "f"])
+        XCTAssertEqual(try evalRows(.inList(E.col(0, .text), [E.str("ABCDEFGHI")], negated: false), c), ["f", "t", "f"])
+    }
 }

@@ -18,6 +18,9 @@ enum ConditionalKernels {
         /// one (length first), which beats hashing each row for `l_shipmode IN ('MAIL', 'SHIP')`.
         var smallStrings: [[UInt8]]? = []
         static let smallListLimit = 8
+        /// The list as `ShortStringSet` when every string has at most 8 bytes and there
+        /// are at most 8 of them: one masked 8-byte load and one vector compare per row.
+        var shortStrings: ShortStringSet? { smallStrings.flatMap(ShortStringSet.init) }
         var hasNull = false
         var count = 0
 
@@ -80,6 +83,10 @@ enum ConditionalKernels {
             found = Kern.map1(x) { d in set.doubles.contains { ComparisonKernels.doubleEqual($0, d) } }
         case .bool(let x): found = Kern.map1(x) { $0 ? set.bools.hasTrue : set.bools.hasFalse }
         case .string(let s):
+            if let short = set.shortStrings {
+                found = short.marks(s, count: len)
+                break
+            }
             var f = [Bool](repeating: false, count: len)
             s.bytes.withUnsafeBufferPointer { b in
                 for i in 0..<len {
@@ -115,6 +122,9 @@ enum ConditionalKernels {
             }
             return ComparisonKernels.selectValues(x, column.validity, selection, count, InIntSet(values: set.ints, negated: negated))
         case .string(let s):
+            if let short = set.shortStrings {
+                return short.select(s, column.validity, selection, count, negated: negated)
+            }
             return ComparisonKernels.selectStrings(s, column.validity, selection, count, InSetPredicate(set: set, negated: negated))
         default:
             return nil
@@ -202,6 +212,107 @@ enum ConditionalKernels {
         if changed || out.validity != nil { out.validity = validity }
         out.type = resultType
         return out
+    }
+}
+
+/// At most 8 strings of at most 8 bytes each (`l_shipmode IN ('MAIL', 'SHIP')`,
+/// `substring(c_phone, 1, 2) IN ('13', '31', ...)`): a row's bytes are read with one
+/// 8-byte load, masked to its length, and compared with every item at once, lengths
+/// too. Nothing branches on the row's bytes or on which item matched.
+struct ShortStringSet {
+    static let capacity = 8
+    /// Each item's bytes, little-endian and zero-padded to 8, then its length; unused
+    /// entries have length `UInt64.max`, which no string has. 16 words in all.
+    private let table: [UInt64]
+    /// The number of items.
+    private let count: Int
+
+    init?(_ items: [[UInt8]]) {
+        guard items.count <= Self.capacity, items.allSatisfy({ $0.count <= 8 }) else { return nil }
+        var t = [UInt64](repeating: 0, count: 2 * Self.capacity)
+        for i in 0..<Self.capacity { t[Self.capacity + i] = .max }
+        for (i, item) in items.enumerated() {
+            var word: UInt64 = 0
+            for (b, byte) in item.enumerated() { word |= UInt64(byte) &<< UInt64(8 * b) }
+            t[i] = word
+            t[Self.capacity + i] = UInt64(item.count)
+        }
+        table = t
+        count = items.count
+    }
+
+    /// Whether the string `bytes[s..<e]` (of a buffer of `total` bytes) is one of the
+    /// `items` entries of `table`: each is compared, without a branch on the outcome.
+    @inline(__always)
+    static func contains(_ table: UnsafePointer<UInt64>, items: Int, _ bytes: UnsafePointer<UInt8>, total: Int,
+                         _ s: Int, _ e: Int) -> Bool {
+        let len = e &- s
+        var word: UInt64
+        if s &+ 8 <= total {
+            word = UInt64(littleEndian: UnsafeRawPointer(bytes + s).loadUnaligned(as: UInt64.self))
+            let mask = len >= 8 ? UInt64.max : (UInt64(1) &<< UInt64(truncatingIfNeeded: 8 &* len)) &- 1
+            word &= mask
+        } else {
+            // The last few bytes of the buffer: no 8-byte load past its end.
+            word = 0
+            var b = 0
+            while b < min(len, 8) { word |= UInt64(bytes[s &+ b]) &<< UInt64(8 &* b); b &+= 1 }
+        }
+        let l = UInt64(truncatingIfNeeded: len)
+        var hit: UInt8 = 0
+        for k in 0..<items {
+            hit |= unsafeBitCast(table[k] == word, to: UInt8.self) & unsafeBitCast(table[capacity + k] == l, to: UInt8.self)
+        }
+        return hit != 0
+    }
+
+    /// Whether each of the first `n` strings of `x` is one of the items.
+    func marks(_ x: StringArray, count n: Int) -> [Bool] {
+        if n == 0 { return [] }
+        let emptyMatches = table[Self.capacity...].contains(0)
+        return table.withUnsafeBufferPointer { t in
+            x.bytes.withUnsafeBufferPointer { bytes in
+                x.offsets.withUnsafeBufferPointer { offs in
+                    [Bool](unsafeUninitializedCapacity: n) { out, k in
+                        if let tp = t.baseAddress, let base = bytes.baseAddress {
+                            let total = bytes.count
+                            for i in 0..<n { out[i] = Self.contains(tp, items: count, base, total: total, Int(offs[i]), Int(offs[i + 1])) }
+                        } else {
+                            // No bytes at all: every string is empty.
+                            for i in 0..<n { out[i] = emptyMatches }
+                        }
+                        k = n
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rows (of `selection`, else `0..<count`) whose string is not NULL and is
+    /// (`negated`: is not) one of the items.
+    func select(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ n: Int, negated: Bool) -> [Int32] {
+        if n == 0 { return [] }
+        let emptyMatches = table[Self.capacity...].contains(0)
+        return table.withUnsafeBufferPointer { t in
+            x.bytes.withUnsafeBufferPointer { bytes in
+                x.offsets.withUnsafeBufferPointer { offs in
+                    [Int32](unsafeUninitializedCapacity: n) { out, k in
+                        var m = 0
+                        let total = bytes.count
+                        for j in 0..<n {
+                            let i = selection.map { Int($0[j]) } ?? j
+                            var found = emptyMatches
+                            if let tp = t.baseAddress, let base = bytes.baseAddress {
+                                found = Self.contains(tp, items: count, base, total: total, Int(offs[i]), Int(offs[i + 1]))
+                            }
+                            out[m] = Int32(truncatingIfNeeded: i)
+                            m &+= (found != negated && Kern.valid(validity, i)) ? 1 : 0
+                        }
+                        k = m
+                    }
+                }
+            }
+        }
     }
 }
 

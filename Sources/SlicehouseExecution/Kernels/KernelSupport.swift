@@ -130,6 +130,9 @@ enum Kern {
     // closure: the loop is specialised for the concrete struct, so the per-row call
     // is direct and inlined (a closure would be an indirect call per row).
 
+    /// 1 for true, 0 for false, without a branch.
+    @inline(__always) static func bit(_ b: Bool) -> UInt8 { unsafeBitCast(b, to: UInt8.self) }
+
     /// `op` over every row of two inputs (each constant or flat); returns whether any row failed.
     @inline(__always)
     static func run2<Op: RowOp2>(_ op: Op, _ a: [Op.A], _ ac: Bool, _ b: [Op.B], _ bc: Bool, _ n: Int) -> ([Op.R], Bool) {
@@ -138,21 +141,23 @@ enum Kern {
         let out = a.withUnsafeBufferPointer { pa in
             b.withUnsafeBufferPointer { pb in
                 [Op.R](unsafeUninitializedCapacity: n) { out, count in
-                    var flag = false
+                    // The flags are OR-ed as bytes: `flag || o` would be a branch per row,
+                    // which keeps the loop from vectorizing.
+                    var flag: UInt8 = 0
                     if ac && bc {
                         let (r, o) = op.apply(pa[0], pb[0])
-                        flag = o
+                        flag = bit(o)
                         for i in 0..<n { out[i] = r }
                     } else if ac {
                         let x = pa[0]
-                        for i in 0..<n { let (r, o) = op.apply(x, pb[i]); out[i] = r; flag = flag || o }
+                        for i in 0..<n { let (r, o) = op.apply(x, pb[i]); out[i] = r; flag |= bit(o) }
                     } else if bc {
                         let y = pb[0]
-                        for i in 0..<n { let (r, o) = op.apply(pa[i], y); out[i] = r; flag = flag || o }
+                        for i in 0..<n { let (r, o) = op.apply(pa[i], y); out[i] = r; flag |= bit(o) }
                     } else {
-                        for i in 0..<n { let (r, o) = op.apply(pa[i], pb[i]); out[i] = r; flag = flag || o }
+                        for i in 0..<n { let (r, o) = op.apply(pa[i], pb[i]); out[i] = r; flag |= bit(o) }
                     }
-                    bad = flag
+                    bad = flag != 0
                     count = n
                 }
             }
@@ -168,9 +173,9 @@ enum Kern {
         var bad = false
         let out = a.withUnsafeBufferPointer { pa in
             [Op.R](unsafeUninitializedCapacity: n) { out, count in
-                var flag = false
-                for i in 0..<n { let (r, o) = op.apply(pa[i]); out[i] = r; flag = flag || o }
-                bad = flag
+                var flag: UInt8 = 0
+                for i in 0..<n { let (r, o) = op.apply(pa[i]); out[i] = r; flag |= bit(o) }
+                bad = flag != 0
                 count = n
             }
         }

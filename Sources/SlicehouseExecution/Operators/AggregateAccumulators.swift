@@ -358,6 +358,22 @@ final class WideSumAccumulator: Accumulator {
         try addValues(input, groups, rows, countEach: true)
     }
 
+    /// The sum of `values` at `rows`, in two accumulators, so that one add-with-carry
+    /// chain does not wait on the other.
+    @inline(__always)
+    static func sum(_ values: UnsafeBufferPointer<Int64>, _ rows: UnsafeBufferPointer<Int32>) -> Int128 {
+        var a: Int128 = 0, b: Int128 = 0
+        var k = 0
+        let n = rows.count
+        while k &+ 1 < n {
+            a &+= Int128(values[Int(rows[k])])
+            b &+= Int128(values[Int(rows[k &+ 1])])
+            k &+= 2
+        }
+        if k < n { a &+= Int128(values[Int(rows[k])]) }
+        return a &+ b
+    }
+
     func update(runs: GroupRuns, input v: Vector?) throws -> Bool {
         guard let v else { throw stateMismatch("SUM/AVG argument") }
         var overflow = false
@@ -368,24 +384,29 @@ final class WideSumAccumulator: Accumulator {
                     // |Int64| sums cannot overflow Int128 before 2^63 rows.
                     values.withUnsafeBufferPointer { vp in
                         runs.forEach { g, rows in
-                            var acc = s[g]
-                            forEachValid(v, rows) { r in acc &+= Int128(vp[r]) }
-                            s[g] = acc
+                            if v.validity == nil {
+                                s[g] &+= Self.sum(vp, rows)
+                            } else {
+                                var acc = s[g]
+                                forEachValid(v, rows) { r in acc &+= Int128(vp[r]) }
+                                s[g] = acc
+                            }
                             c[g] &+= validCount(v, rows)
                         }
                     }
                 case .int128(let values):
                     values.withUnsafeBufferPointer { vp in
                         runs.forEach { g, rows in
-                            var acc = s[g], o = false
+                            var acc = s[g], o: UInt8 = 0
                             forEachValid(v, rows) { r in
-                                let (x, bad) = acc.addingReportingOverflow(vp[r])
-                                acc = x
-                                o = o || bad
+                                let x = vp[r], sum = acc &+ x
+                                // Wrapped: both addends of one sign, the sum of the other.
+                                o |= UInt8(truncatingIfNeeded: UInt128(bitPattern: (acc ^ sum) & (x ^ sum)) >> 127)
+                                acc = sum
                             }
                             s[g] = acc
                             c[g] &+= validCount(v, rows)
-                            overflow = overflow || o
+                            overflow = overflow || o != 0
                         }
                     }
                 default:

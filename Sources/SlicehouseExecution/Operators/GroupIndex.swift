@@ -423,10 +423,12 @@ final class PackedStringGroupIndex: GroupIndex {
     var groupCount: Int { fallback?.groupCount ?? packedIndex.groupCount }
     var memoryBytes: Int {
         packedIndex.memoryBytes + (fallback?.memoryBytes ?? 0) + arrayBytes(packed) + arrayBytes(identity)
+            + arrayBytes(byteGroups)
     }
 
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         if let fallback { return try fallback.assign(keys, rows: rows, groupIds: &groupIds) }
+        if try assignSingleBytes(keys, rows: rows, groupIds: &groupIds) { return }
         if try !pack(keys, rows: rows) {
             return try switchToFallback().assign(keys, rows: rows, groupIds: &groupIds)
         }
@@ -441,6 +443,88 @@ final class PackedStringGroupIndex: GroupIndex {
         }
         let (vector, packedRows) = packedKeys(rows.count)
         try packedIndex.find([vector], rows: packedRows, groupIds: &groupIds)
+    }
+
+    /// The group of each pair of one-byte keys seen so far, at `first | second << 8`
+    /// (-1: not seen yet); empty until a chunk takes `assignSingleBytes`.
+    private var byteGroups: [Int32] = []
+
+    /// When every key of every row in `rows` is exactly one byte (no NULLs, Q1's flags),
+    /// each row's group is read from `byteGroups` by its bytes: no packing and no hashing
+    /// per row. A pair seen for the first time goes through `packedIndex` as `pack` would
+    /// code it, so that ids agree with the other paths. False (nothing done) otherwise.
+    private func assignSingleBytes(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws -> Bool {
+        guard keys.count == keyTypes.count, keys.count <= 2 else { return false }
+        var columns: [StringArray] = []
+        for key in keys {
+            guard case .string(let strings) = key.data, key.validity == nil, !key.isConstant else { return false }
+            columns.append(strings)
+        }
+        // Every row's value one byte long: its byte is at its offset.
+        for strings in columns {
+            let oneByte = strings.offsets.withUnsafeBufferPointer { off in
+                rows.withUnsafeBufferPointer { rw in
+                    // Rows are in bounds (the chunk's); the lengths are OR-ed without a branch.
+                    guard let top = rw.max(), Int(top) + 1 < off.count else { return rw.isEmpty }
+                    var bad: Int32 = 0
+                    for r in rw {
+                        let i = Int(r)
+                        bad |= (off[i + 1] &- off[i]) ^ 1
+                    }
+                    return bad == 0
+                }
+            }
+            if !oneByte { return false }
+        }
+        if byteGroups.isEmpty { byteGroups = [Int32](repeating: -1, count: 1 << 16) }
+        let first = columns[0], second = columns.count > 1 ? columns[1] : columns[0]
+        let shift = columns.count > 1 ? 8 : 0
+        let n = rows.count
+        var ids = [Int32](repeating: 0, count: n)
+        var missing: [Int] = []
+        byteGroups.withUnsafeMutableBufferPointer { table in
+            first.bytes.withUnsafeBufferPointer { b0 in
+                first.offsets.withUnsafeBufferPointer { o0 in
+                    second.bytes.withUnsafeBufferPointer { b1 in
+                        second.offsets.withUnsafeBufferPointer { o1 in
+                            rows.withUnsafeBufferPointer { rw in
+                                ids.withUnsafeMutableBufferPointer { out in
+                                    for k in 0..<n {
+                                        let r = Int(rw[k])
+                                        let slot = Int(b0[Int(o0[r])]) | (Int(b1[Int(o1[r])]) &<< shift) & 0xFF00
+                                        let g = table[slot]
+                                        out[k] = g
+                                        if g < 0 { missing.append(k) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for k in missing where ids[k] < 0 {
+            // First sight of this pair (or of a later row of it in this chunk).
+            let r = Int(rows[k])
+            let x = first.withBytes(r) { $0[0] }, y = second.withBytes(r) { $0[0] }
+            let slot = Int(x) | (Int(y) &<< shift) & 0xFF00
+            var g = byteGroups[slot]
+            if g < 0 {
+                var code: Int64 = 0
+                let bytes: [UInt8] = columns.count > 1 ? [x, y] : [x]
+                for (c, byte) in bytes.enumerated() {
+                    code |= (Int64(1) << 26 | Int64(1) << 24 | Int64(byte)) &<< Int64(c * Self.bitsPerKey)
+                }
+                var one: [Int32] = []
+                try packedIndex.assign([Vector(type: .bigint, data: .int64([code]))], rows: [0], groupIds: &one)
+                guard let id = one.first else { throw SQLError.internalError("packed group index returned no group") }
+                g = id
+                byteGroups[slot] = g
+            }
+            ids[k] = g
+        }
+        groupIds = ids
+        return true
     }
 
     /// The `n` codes `pack` wrote, as a key vector, and its rows `0..<n`.

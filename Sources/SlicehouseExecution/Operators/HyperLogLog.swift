@@ -303,6 +303,7 @@ public struct DistinctSketch: Sendable {
 
     /// Offer the first `count` values of `v` (NULLs are skipped).
     public mutating func add(_ v: Vector, count: Int) {
+        if v.validity == nil && !v.isConstant && addFlat(v, count: count, every: 1) { return }
         v.hash(rows: nil, count: count, into: &hashes, combine: false)
         let validity = v.validity
         registers.withUnsafeMutableBufferPointer { r in
@@ -312,6 +313,57 @@ public struct DistinctSketch: Sendable {
                 let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h)
                 if r[reg] < rank { r[reg] = rank }
             }
+        }
+    }
+
+    /// `add` for a flat vector without NULLs of 64-bit values or strings (every `k`-th
+    /// value): each value is hashed (as `Vector.hash` does) straight into its register,
+    /// with no array of hashes and no NULL test per row. False for other vectors.
+    /// Offer every `every`-th of the first `count` values of `v` (rows 0, every, 2·every, ...)
+    /// when it is flat, without NULLs, and of 64-bit values or strings; otherwise every
+    /// non-NULL value. Returns how many values were offered.
+    public mutating func addSample(_ v: Vector, count: Int, every: Int) -> Int {
+        let k = max(1, every)
+        if v.validity == nil && !v.isConstant && addFlat(v, count: count, every: k) {
+            return count <= 0 ? 0 : (count - 1) / k + 1
+        }
+        add(v, count: count)
+        guard let validity = v.validity else { return count }
+        var valid = 0
+        for i in 0..<count where validity.isValid(v.isConstant ? 0 : i) { valid += 1 }
+        return valid
+    }
+
+    private mutating func addFlat(_ v: Vector, count: Int, every k: Int) -> Bool {
+        @inline(__always) func offer(_ r: UnsafeMutableBufferPointer<UInt8>, _ hash: UInt64) {
+            let h = HyperLogLog.remix(hash)
+            let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h)
+            r[reg] = max(r[reg], rank)
+        }
+        switch v.data {
+        case .int64(let a):
+            let n = min(count, a.count)
+            registers.withUnsafeMutableBufferPointer { r in
+                a.withUnsafeBufferPointer { p in
+                    for i in Swift.stride(from: 0, to: n, by: k) { offer(r, Hashing.hash(p[i])) }
+                }
+            }
+            return true
+        case .string(let s):
+            let n = min(count, s.offsets.count - 1)
+            registers.withUnsafeMutableBufferPointer { r in
+                s.bytes.withUnsafeBufferPointer { bp in
+                    s.offsets.withUnsafeBufferPointer { off in
+                        for i in Swift.stride(from: 0, to: n, by: k) {
+                            let st = Int(off[i]), en = Int(off[i + 1])
+                            offer(r, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st))
+                        }
+                    }
+                }
+            }
+            return true
+        default:
+            return false
         }
     }
 
