@@ -38,31 +38,104 @@ struct Analyzer: Sendable {
         for slice in partials {
             for (k, part) in slice.enumerated() { merged[k].merge(part) }
         }
+        var next = snap
+        next.analyzed = Self.analyzed(snap, columns: columns, partials: merged)
+        transaction.stageReorganized(def.id, next)
+    }
+
+    /// `snap`'s statistics with those of `columns` replaced by what `partials` (one per
+    /// column, over every live row) counted.
+    static func analyzed(_ snap: TableSnapshot, columns: [Int], partials: [ColumnPartial]) -> AnalyzedTable {
         var stats = snap.analyzed?.columns ?? [:]
-        let rows = snap.rowCount
         for (k, c) in columns.enumerated() {
-            let m = merged[k]
-            let nonNull = max(0, m.rows - m.nulls)
-            stats[c] = ColumnStatistics(distinct: min(Double(nonNull), m.sketch.estimate.rounded()),
+            let m = partials[k]
+            stats[c] = ColumnStatistics(distinct: m.distinct,
                                       nullFraction: m.rows == 0 ? 0 : Double(m.nulls) / Double(m.rows),
                                       min: m.low, max: m.high)
         }
-        var next = snap
-        next.analyzed = AnalyzedTable(rows: rows, modifications: snap.modifications,
-                                      time: Int64(Date().timeIntervalSince1970 * 1_000_000), columns: stats)
-        transaction.stageReorganized(def.id, next)
+        return AnalyzedTable(rows: snap.rowCount, modifications: snap.modifications,
+                             time: Int64(Date().timeIntervalSince1970 * 1_000_000), columns: stats)
+    }
+
+    /// Statistics gathered from the rows of a load as they go by: COPY into an empty
+    /// table (Redshift's STATUPDATE default) counts the NULLs, minimum and maximum of
+    /// every value it stores, with no second pass over the table. Distinct counts come
+    /// from every value of the first `exactRows` rows, then from a sample (every third
+    /// 64-bit value, every tenth string or other value: hashing every value of a big
+    /// load would add a tenth to its time), estimated as `ColumnPartial.distinct` says.
+    /// The columns are counted in parallel.
+    final class LoadStatistics {
+        static let exactRows = 1 << 16
+        private(set) var partials: [ColumnPartial]
+
+        init(columns: Int) { partials = (0..<columns).map { _ in ColumnPartial() } }
+
+        /// Count `chunks` (rows of every column of the table, in column order).
+        func add(_ chunks: [Chunk]) throws {
+            let live = chunks.map { $0.compacted() }.filter { $0.count > 0 }
+            if live.isEmpty { return }
+            let before = partials
+            partials = try parallelMap(before.count) { c in
+                var p = before[c]
+                for chunk in live where c < chunk.columns.count {
+                    let column = chunk.columns[c].flattened(count: chunk.count)
+                    if p.rows + chunk.count <= Self.exactRows {
+                        p.add(column, count: chunk.count)
+                    } else {
+                        p.addSampled(column, count: chunk.count, every: column.type.physical == .int64 ? 3 : 10)
+                    }
+                }
+                return p
+            }
+        }
+
+        /// The statistics of `snap`, the table after the load (which held every row).
+        func analyzed(_ snap: TableSnapshot) -> AnalyzedTable {
+            Analyzer.analyzed(snap, columns: Array(partials.indices), partials: partials)
+        }
     }
 
     /// One column's counts over part of the rows.
     struct ColumnPartial: Sendable {
         var sketch = DistinctSketch()
         var rows = 0, nulls = 0
+        /// Non-NULL values the sketch was offered (all of them, unless `addSampled`).
+        var sampled = 0
         var low: Double?, high: Double?
 
+        /// Count every row of `v`'s first `count`.
         mutating func add(_ v: Vector, count: Int) {
+            let nullsBefore = nulls
+            addRange(v, count: count)
+            sketch.add(v, count: count)
+            sampled += count - (nulls - nullsBefore)
+        }
+
+        /// Count `v`'s first `count` rows, offering only every `every`-th value to the
+        /// sketch (NULLs, minimum and maximum still see every row).
+        mutating func addSampled(_ v: Vector, count: Int, every: Int) {
+            addRange(v, count: count)
+            sampled += sketch.addSample(v, count: count, every: every)
+        }
+
+        /// The estimated distinct non-NULL values. Exact-sketch counts when every value was
+        /// offered; from a sample of `s` of the `n` values with `u` distinct, `u` plus the
+        /// values the sample missed, taking the share of values seen once in the sample
+        /// as (u/s)² (Good–Turing; the estimate DuckDB makes of its sampled appends): a
+        /// key column (u = s) scales to n, a column whose values repeat stays near u.
+        var distinct: Double {
+            let n = Double(max(0, rows - nulls))
+            let u = sketch.estimate.rounded()
+            let s = Double(sampled)
+            if s <= 0 || s >= n { return min(n, u) }
+            let seen = min(u, s)
+            let once = (seen / s) * (seen / s) * seen
+            return min(n, (seen + once / s * (n - s)).rounded())
+        }
+
+        private mutating func addRange(_ v: Vector, count: Int) {
             rows += count
             if let validity = v.validity { for i in 0..<count where !validity.isValid(i) { nulls += 1 } }
-            sketch.add(v, count: count)
             func extend(_ x: Double) {
                 if low.map({ x < $0 }) ?? true { low = x }
                 if high.map({ x > $0 }) ?? true { high = x }
@@ -71,7 +144,17 @@ struct Analyzer: Sendable {
             switch v.data {
             case .int64(let a):
                 var lo = Int64.max, hi = Int64.min, any = false
-                for i in 0..<min(count, a.count) where validity?.isValid(i) ?? true { lo = Swift.min(lo, a[i]); hi = Swift.max(hi, a[i]); any = true }
+                if let validity {
+                    for i in 0..<min(count, a.count) where validity.isValid(i) {
+                        lo = Swift.min(lo, a[i]); hi = Swift.max(hi, a[i]); any = true
+                    }
+                } else {
+                    // No NULLs (a load's columns, mostly): a loop that vectorizes.
+                    a.withUnsafeBufferPointer { p in
+                        for x in p.prefix(count) { lo = Swift.min(lo, x); hi = Swift.max(hi, x) }
+                    }
+                    any = min(count, a.count) > 0
+                }
                 if any { extend(Double(lo)); extend(Double(hi)) }
             case .double(let a):
                 // Infinities are left out of the range (it is stored as JSON, and they would
@@ -86,7 +169,7 @@ struct Analyzer: Sendable {
 
         mutating func merge(_ o: ColumnPartial) {
             sketch.merge(o.sketch)
-            rows += o.rows; nulls += o.nulls
+            rows += o.rows; nulls += o.nulls; sampled += o.sampled
             if let l = o.low { low = min(low ?? l, l) }
             if let h = o.high { high = max(high ?? h, h) }
         }

@@ -47,12 +47,21 @@ extension Session {
         var appender: TableAppender? = nil
         var sink: BlockSink? = nil
         var def = table
+        let statUpdate = options.statUpdate?.uppercased()
+        let statisticsOn = statUpdate == "ON" || statUpdate == "TRUE"
+        let statisticsOff = statUpdate == "OFF" || statUpdate == "FALSE"
+        // STATUPDATE's default: a table empty before the load gets the statistics of the
+        // rows it loads, counted as they go by (Redshift analyzes it at the end of the COPY).
+        var statistics: Analyzer.LoadStatistics? = nil
         if !options.noLoad {
             let (d, base) = try transaction.beginWrite(table.qualifiedName, reads: false)
             def = d
             let s = transaction.newSink()
             sink = s
             appender = makeAppender(onto: base, of: d, sink: s)
+            if !statisticsOn && !statisticsOff && base.rowCount == 0 {
+                statistics = Analyzer.LoadStatistics(columns: d.columns.count)
+            }
         }
         do {
             result = try CopyLoader.stream(table: table.name, columns: table.columns,
@@ -60,9 +69,15 @@ extension Session {
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
                                            progress: progress) { chunks in
                 guard let appender else { return }
-                try appender.add(try completeRows(def, targets: targets, provided: chunks))
+                let rows = try completeRows(def, targets: targets, provided: chunks)
+                try statistics?.add(rows)
+                try appender.add(rows)
             }
-            if let appender { transaction.stage(def.id, try appender.finish()) }
+            if let appender {
+                var loaded = try appender.finish()
+                if let statistics { loaded.analyzed = statistics.analyzed(loaded) }
+                transaction.stage(def.id, loaded)
+            }
         } catch let e as LoadError {
             sink?.discard()
             database.recordLoadErrors((e.earlierRejections + [e]).map { record($0, table, queryID, start) })
@@ -74,13 +89,10 @@ extension Session {
             throw error
         }
         database.recordLoadErrors(result.rejected.map { record($0, table, queryID, start) })
-        if !options.noLoad {
-            // STATUPDATE ON: statistics of the loaded table, committed with the rows. (Redshift
-            // also analyzes by default a table that was empty; Slicehouse only when asked,
-            // see docs/DIFFERENCES.md.)
-            if let update = options.statUpdate?.uppercased(), update == "ON" || update == "TRUE" {
-                try database.analyzer.analyze(table.qualifiedName, columns: Array(table.columns.indices), transaction: transaction)
-            }
+        if !options.noLoad && statisticsOn {
+            // STATUPDATE ON: the whole table analyzed (it may have held rows before), the
+            // statistics committed with the rows.
+            try database.analyzer.analyze(table.qualifiedName, columns: Array(table.columns.indices), transaction: transaction)
         }
         lastCopyID = queryID
         lastCopyCount = options.noLoad ? 0 : result.rowCount

@@ -38,17 +38,44 @@ final class CopyStatementTests: XCTestCase {
                        [["1", "one", "2020-01-01", "1.50"], ["2", nil, "2020-01-02", "2.00"], ["3", "three", nil, nil]])
     }
 
-    /// STATUPDATE ON analyzes the loaded table in the COPY's own commit; without it the
-    /// new rows leave the table unanalyzed (stats_off 100).
-    func testStatUpdateOnAnalyzesTheTable() throws {
+    /// A COPY into an empty table gathers its statistics as it loads (Redshift's
+    /// STATUPDATE default); into a table with rows it leaves them as they were, unless
+    /// STATUPDATE ON, which analyzes the whole table in the COPY's own commit.
+    func testStatUpdateDefaultOnAndOff() throws {
         let s = try session()
         let path = try write("rows.txt", "1|a|2020-01-01|1.00\n2|b|2020-01-02|2.00\n3||2020-01-03|\n")
-        _ = try s.execute("copy t from '\(path)' delimiter '|'")
         let off = "select stats_off from svv_table_info where \"table\" = 't'"
+        _ = try s.execute("copy t from '\(path)' delimiter '|'")
+        XCTAssertEqual(try s.execute(off)[0].textRows(), [["0"]])
+        // Not empty any more: 3 rows loaded against the 3 analyzed.
+        _ = try s.execute("copy t from '\(path)' delimiter '|'")
         XCTAssertEqual(try s.execute(off)[0].textRows(), [["100"]])
         _ = try s.execute("copy t from '\(path)' delimiter '|' statupdate on")
         XCTAssertEqual(try s.execute(off)[0].textRows(), [["0"]])
-        XCTAssertEqual(try count(s), "6")
+        XCTAssertEqual(try count(s), "9")
+        // STATUPDATE OFF: an empty table stays unanalyzed.
+        _ = try s.execute("create table u (id int not null, name varchar(10), d date, amount decimal(8,2))")
+        _ = try s.execute("copy u from '\(path)' delimiter '|' statupdate off")
+        XCTAssertEqual(try s.execute("select stats_off from svv_table_info where \"table\" = 'u'")[0].textRows(), [["100"]])
+    }
+
+    /// The statistics a COPY gathers are the planner's: a GROUP BY over a column with 10
+    /// values is estimated at 10 groups (a tenth of the input, 101, without them). A
+    /// failed COPY before it leaves the table empty, so the second one still counts.
+    func testLoadStatisticsReachThePlanner() throws {
+        let s = try session()
+        _ = try s.execute("create table g (id int not null, k int, label varchar(20)) distkey(id)")
+        var text = ""
+        for i in 0..<1000 { text += "\(i)|\(i % 10)|label \(i % 25)\n" }
+        let path = try write("g.txt", text)
+        let bad = try write("bad.txt", text + "x|1|y\n")
+        XCTAssertThrowsError(try s.execute("copy g from '\(bad)' delimiter '|'"))
+        XCTAssertEqual(try count(s, "g"), "0")
+        _ = try s.execute("copy g from '\(path)' delimiter '|'")
+        let plan = try s.execute("explain select k, count(*) from g group by k")[0].textRows().compactMap { $0.first ?? nil }
+        XCTAssertTrue(plan.contains { $0.contains("HashAggregate") && $0.contains("rows=10 ") }, plan.joined(separator: "\n"))
+        let labels = try s.execute("explain select label from g group by label")[0].textRows().compactMap { $0.first ?? nil }
+        XCTAssertTrue(labels.contains { $0.contains("HashAggregate") && $0.contains("rows=25 ") }, labels.joined(separator: "\n"))
     }
 
     func testMalformedRowFailsAsAUnitAndNamesFileLineColumn() throws {
