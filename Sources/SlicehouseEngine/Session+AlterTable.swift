@@ -362,7 +362,7 @@ extension Session {
     /// or through other views, as the catalog is now. A late-binding view is bound at each
     /// use and holds nothing back (Redshift); a view that no longer binds is left out.
     func dependentViews(table: Int, columns: Set<Int>? = nil) throws -> [ViewDef] {
-        try transaction.catalog.allViews.filter { view in
+        transaction.catalog.allViews.filter { view in
             guard !view.lateBinding, let reads = boundAccesses(view) else { return false }
             return reads.contains { access, cols in
                 guard case .table(let t) = access.object, t.id == table else { return false }

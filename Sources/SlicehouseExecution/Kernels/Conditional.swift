@@ -19,7 +19,7 @@ enum ConditionalKernels {
         var smallStrings: [[UInt8]]? = []
         static let smallListLimit = 8
         /// The list as `ShortStringSet` when every string has at most 8 bytes and there
-        /// are at most 8 of them: one masked 8-byte load and one vector compare per row.
+        /// are at most 8 of them: one masked 8-byte load per row and a compare per item.
         var shortStrings: ShortStringSet? { smallStrings.flatMap(ShortStringSet.init) }
         var hasNull = false
         var count = 0
@@ -217,8 +217,10 @@ enum ConditionalKernels {
 
 /// At most 8 strings of at most 8 bytes each (`l_shipmode IN ('MAIL', 'SHIP')`,
 /// `substring(c_phone, 1, 2) IN ('13', '31', ...)`): a row's bytes are read with one
-/// 8-byte load, masked to its length, and compared with every item at once, lengths
-/// too. Nothing branches on the row's bytes or on which item matched.
+/// 8-byte load, masked to its length, and compared with each item's word and length;
+/// the results are OR-ed, so nothing branches on the row's bytes or on which item
+/// matched. (A loop over `[[UInt8]]` items, length first, was 38% of TPC-H Q12; SIMD
+/// vectors of the 8 words compiled to lane-by-lane code on this target.)
 struct ShortStringSet {
     static let capacity = 8
     /// Each item's bytes, little-endian and zero-padded to 8, then its length; unused

@@ -303,7 +303,7 @@ public struct DistinctSketch: Sendable {
 
     /// Offer the first `count` values of `v` (NULLs are skipped).
     public mutating func add(_ v: Vector, count: Int) {
-        if v.validity == nil && !v.isConstant && addFlat(v, count: count, every: 1) { return }
+        if v.validity == nil && !v.isConstant && addFlat(v, count: count, every: 1) != nil { return }
         v.hash(rows: nil, count: count, into: &hashes, combine: false)
         let validity = v.validity
         registers.withUnsafeMutableBufferPointer { r in
@@ -316,16 +316,12 @@ public struct DistinctSketch: Sendable {
         }
     }
 
-    /// `add` for a flat vector without NULLs of 64-bit values or strings (every `k`-th
-    /// value): each value is hashed (as `Vector.hash` does) straight into its register,
-    /// with no array of hashes and no NULL test per row. False for other vectors.
     /// Offer every `every`-th of the first `count` values of `v` (rows 0, every, 2·every, ...)
     /// when it is flat, without NULLs, and of 64-bit values or strings; otherwise every
     /// non-NULL value. Returns how many values were offered.
     public mutating func addSample(_ v: Vector, count: Int, every: Int) -> Int {
-        let k = max(1, every)
-        if v.validity == nil && !v.isConstant && addFlat(v, count: count, every: k) {
-            return count <= 0 ? 0 : (count - 1) / k + 1
+        if v.validity == nil && !v.isConstant, let offered = addFlat(v, count: count, every: max(1, every)) {
+            return offered
         }
         add(v, count: count)
         guard let validity = v.validity else { return count }
@@ -334,7 +330,11 @@ public struct DistinctSketch: Sendable {
         return valid
     }
 
-    private mutating func addFlat(_ v: Vector, count: Int, every k: Int) -> Bool {
+    /// `add` for a flat vector without NULLs of 64-bit values or strings (every `k`-th
+    /// value): each value is hashed (as `Vector.hash` does) straight into its register,
+    /// with no array of hashes and no NULL test per row. Returns how many values were
+    /// offered; nil (nothing done) for other vectors.
+    private mutating func addFlat(_ v: Vector, count: Int, every k: Int) -> Int? {
         @inline(__always) func offer(_ r: UnsafeMutableBufferPointer<UInt8>, _ hash: UInt64) {
             let h = HyperLogLog.remix(hash)
             let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h)
@@ -348,7 +348,7 @@ public struct DistinctSketch: Sendable {
                     for i in Swift.stride(from: 0, to: n, by: k) { offer(r, Hashing.hash(p[i])) }
                 }
             }
-            return true
+            return n <= 0 ? 0 : (n - 1) / k + 1
         case .string(let s):
             let n = min(count, s.offsets.count - 1)
             registers.withUnsafeMutableBufferPointer { r in
@@ -361,9 +361,9 @@ public struct DistinctSketch: Sendable {
                     }
                 }
             }
-            return true
+            return n <= 0 ? 0 : (n - 1) / k + 1
         default:
-            return false
+            return nil
         }
     }
 
