@@ -29,8 +29,8 @@ public enum Distributor {
     /// blocks with 1 M-row receipt-date blocks).
     public static let sortKeyBlockRows = 1 << 17
 
-    /// The most rows of a block of column `c` of `table`.
-    static func maxRows(_ table: TableDef, column c: Int) -> Int {
+    /// The most rows of a block of a column of `table`.
+    static func maxRows(_ table: TableDef) -> Int {
         table.sortKey.isEmpty ? maxBlockRows : sortKeyBlockRows
     }
     /// Sorted slices of at least this many new rows are gathered through a `ReorderPlan`.
@@ -177,7 +177,7 @@ public enum Distributor {
                     first -= tail.count
                     count += tail.count
                 } else if let readBlock, let last = base.slices[s].columns[c].last,
-                   mergesIntoTail(last, newRows: count, blockBytes: blockBytes, maxRows: maxRows(table, column: c)) {
+                   mergesIntoTail(last, newRows: count, blockBytes: blockBytes, maxRows: maxRows(table)) {
                     var merged = try readBlock(last, types[c]).flattened(count: last.rowCount)
                     merged.append(v, rows: count)
                     v = merged
@@ -188,7 +188,7 @@ public enum Distributor {
                 var rowsPerBlock = carried?.rowsPerBlock[s][c] ?? 0
                 let (blocks, written) = try encodeBlocks(v, count: count, firstRow: first, encoding: encodings[c],
                                                          table: table.id, slice: s, sink: sink, targetBytes: blockBytes,
-                                                         maxRows: maxRows(table, column: c),
+                                                         maxRows: maxRows(table),
                                                          rowsPerBlock: &rowsPerBlock, keepTail: keepTails)
                 let tail: Vector? = written < count ? v.slice(written, count - written) : nil
                 return EncodedColumn(blocks: blocks, replacesLast: replacesLast, tail: tail, rowsPerBlock: rowsPerBlock)

@@ -153,7 +153,7 @@ public enum TableVacuum {
             rewritten.set(t, Result {
                 try rewrite(slices[s].columns[c], order: plans[s], type: types[c],
                             encoding: encodings[c], table: table.id, slice: s, sink: sink, blockBytes: blockBytes,
-                            maxRows: Distributor.maxRows(table, column: c), readBlock: readBlock)
+                            maxRows: Distributor.maxRows(table), readBlock: readBlock)
             })
             let n = done.update(0) { $0 + 1 }
             progress(0.2 + 0.8 * Double(n) / Double(max(1, tasks.count)))

@@ -268,51 +268,47 @@ struct ShortStringSet {
         return hit != 0
     }
 
-    /// Whether each of the first `n` strings of `x` is one of the items.
-    func marks(_ x: StringArray, count n: Int) -> [Bool] {
-        if n == 0 { return [] }
+    /// `body` given the membership test of each row of `x` (by physical row), with the
+    /// table and `x`'s buffers held for its duration. No bytes at all: every string is
+    /// empty, a member when '' is an item.
+    @inline(__always)
+    private func withMembership<R>(_ x: StringArray, _ body: ((Int) -> Bool) -> R) -> R {
         let emptyMatches = table[Self.capacity...].contains(0)
         return table.withUnsafeBufferPointer { t in
             x.bytes.withUnsafeBufferPointer { bytes in
                 x.offsets.withUnsafeBufferPointer { offs in
-                    [Bool](unsafeUninitializedCapacity: n) { out, k in
-                        if let tp = t.baseAddress, let base = bytes.baseAddress {
-                            let total = bytes.count
-                            for i in 0..<n { out[i] = Self.contains(tp, items: count, base, total: total, Int(offs[i]), Int(offs[i + 1])) }
-                        } else {
-                            // No bytes at all: every string is empty.
-                            for i in 0..<n { out[i] = emptyMatches }
-                        }
-                        k = n
-                    }
+                    guard let tp = t.baseAddress, let base = bytes.baseAddress else { return body { _ in emptyMatches } }
+                    let total = bytes.count
+                    return body { i in Self.contains(tp, items: count, base, total: total, Int(offs[i]), Int(offs[i + 1])) }
                 }
             }
         }
     }
 
-    /// The rows (of `selection`, else `0..<count`) whose string is not NULL and is
+    /// Whether each of the first `n` strings of `x` is one of the items.
+    func marks(_ x: StringArray, count n: Int) -> [Bool] {
+        if n == 0 { return [] }
+        return withMembership(x) { member in
+            [Bool](unsafeUninitializedCapacity: n) { out, k in
+                for i in 0..<n { out[i] = member(i) }
+                k = n
+            }
+        }
+    }
+
+    /// The rows (of `selection`, else `0..<n`) whose string is not NULL and is
     /// (`negated`: is not) one of the items.
     func select(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ n: Int, negated: Bool) -> [Int32] {
         if n == 0 { return [] }
-        let emptyMatches = table[Self.capacity...].contains(0)
-        return table.withUnsafeBufferPointer { t in
-            x.bytes.withUnsafeBufferPointer { bytes in
-                x.offsets.withUnsafeBufferPointer { offs in
-                    [Int32](unsafeUninitializedCapacity: n) { out, k in
-                        var m = 0
-                        let total = bytes.count
-                        for j in 0..<n {
-                            let i = selection.map { Int($0[j]) } ?? j
-                            var found = emptyMatches
-                            if let tp = t.baseAddress, let base = bytes.baseAddress {
-                                found = Self.contains(tp, items: count, base, total: total, Int(offs[i]), Int(offs[i + 1]))
-                            }
-                            out[m] = Int32(truncatingIfNeeded: i)
-                            m &+= (found != negated && Kern.valid(validity, i)) ? 1 : 0
-                        }
-                        k = m
-                    }
+        return withMembership(x) { member in
+            [Int32](unsafeUninitializedCapacity: n) { out, k in
+                var m = 0
+                for j in 0..<n {
+                    let i = selection.map { Int($0[j]) } ?? j
+                    out[m] = Int32(truncatingIfNeeded: i)
+                    m &+= (member(i) != negated && Kern.valid(validity, i)) ? 1 : 0
                 }
+                k = m
             }
         }
     }
