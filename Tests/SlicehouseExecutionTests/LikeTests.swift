@@ -190,5 +190,21 @@ final class SubstringFindTests: XCTestCase {
         let long = [UInt8](repeating: 97, count: 17) + [98]
         XCTAssertEqual(find([97, 98], long, from: 0), 16)
         XCTAssertEqual(find([97, 97, 98], long, from: 0), 15)
+        // A position whose first and last bytes both differ from the needle's by 1, just
+        // above a position where both agree: the borrow of the short zero-byte test made it
+        // a candidate, and only the middle bytes were compared (a CI run found this).
+        let borrow: [UInt8] = [128, 98, 115, 128, 97, 128, 115, 115, 255, 128, 115, 115, 98, 0, 115, 98, 255, 128,
+                               128, 0, 0, 255, 98, 99, 98, 99, 128, 98, 99, 97, 255, 128, 128, 115, 0, 255]
+        XCTAssertEqual(find([98, 128, 98, 98], borrow, from: 12), nil)
+        XCTAssertEqual(find([98, 128, 98, 98], borrow, from: 0), naive([98, 128, 98, 98], borrow, from: 0))
+        // The same shape at several byte values: needle x z z; at 0 the first and last bytes
+        // agree but the middle does not; at 1 the first and last differ in their lowest bit
+        // and the middle agrees.
+        for x in [UInt8(0), 0x60, 0x7E, 0x80, 0xFE] {
+            let z = x ^ 0x40
+            let hay: [UInt8] = [x, x ^ 0x01, z, z ^ 0x01] + [UInt8](repeating: 0x55, count: 12)
+            XCTAssertEqual(find([x, z, z], hay, from: 0), nil, "byte \(x)")
+            XCTAssertEqual(naive([x, z, z], hay, from: 0), nil, "byte \(x)")
+        }
     }
 }

@@ -56,16 +56,19 @@ enum UTF8Bytes {
         let last = n - m
         var i = from
         if m >= 2 {
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            let ones: UInt64 = 0x0101_0101_0101_0101, lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
             let first = ones &* UInt64(nb[0]), end = ones &* UInt64(nb[m - 1])
             let raw = UnsafeRawPointer(hb)
             // Both 8-byte loads stay inside the haystack: positions i ... i + 7 all exist.
             while i + 7 <= last {
                 let x = (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ first)
                     | (raw.loadUnaligned(fromByteOffset: i + m - 1, as: UInt64.self) ^ end)
-                // A high bit for every zero byte of x (and perhaps some bytes above one):
-                // candidates, each checked below.
-                var z = (x &- ones) & ~x & highs
+                // A high bit for every zero byte of x and for no other byte: adding 0x7F
+                // to each byte's low seven bits carries into its high bit unless they are
+                // all zero, and no carry crosses into the next byte. (The shorter
+                // `(x - ones) & ~x & highs` also flags a 0x01 byte above a zero byte,
+                // whose first and last bytes need not agree.)
+                var z = ~(((x & lows) &+ lows) | x | lows)
                 while z != 0 {
                     let at = i + z.trailingZeroBitCount >> 3
                     if m == 2 || memcmp(hb + at + 1, nb + 1, m - 2) == 0 { return at }
