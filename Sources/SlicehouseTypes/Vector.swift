@@ -172,18 +172,32 @@ public struct Vector: Sendable {
         let other = other.isConstant ? other.flattened(count: rows ?? 1) : other
         let n = count, m = other.count
         if m == 0 { return }
-        switch (data, other.data) {
-        case (.int64(var a), .int64(let b)): data = .int64([]); a.append(contentsOf: b); data = .int64(a)
-        case (.int128(var a), .int128(let b)): data = .int128([]); a.append(contentsOf: b); data = .int128(a)
-        case (.double(var a), .double(let b)): data = .double([]); a.append(contentsOf: b); data = .double(a)
-        case (.bool(var a), .bool(let b)): data = .bool([]); a.append(contentsOf: b); data = .bool(a)
-        case (.string(var a), .string(let b)): data = .string(StringArray()); a.append(contentsOf: b); data = .string(a)
-        default:
+        // The buffer is taken out of the vector before it grows, so it is uniquely
+        // referenced and grows in place (amortized): switching on `(data, other.data)`
+        // kept a second reference, and every append copied all the rows held so far.
+        var taken = data
+        data = .bool([])
+        var appended = true
+        switch other.data {
+        case .int64(let b):
+            if case .int64(var a) = taken { taken = .bool([]); a.append(contentsOf: b); taken = .int64(a) } else { appended = false }
+        case .int128(let b):
+            if case .int128(var a) = taken { taken = .bool([]); a.append(contentsOf: b); taken = .int128(a) } else { appended = false }
+        case .double(let b):
+            if case .double(var a) = taken { taken = .bool([]); a.append(contentsOf: b); taken = .double(a) } else { appended = false }
+        case .bool(let b):
+            if case .bool(var a) = taken { taken = .bool([]); a.append(contentsOf: b); taken = .bool(a) } else { appended = false }
+        case .string(let b):
+            if case .string(var a) = taken { taken = .bool([]); a.append(contentsOf: b); taken = .string(a) } else { appended = false }
+        }
+        data = taken
+        if !appended {
             for i in 0..<m { append(other.value(at: i)) }
             return
         }
         if validity != nil || other.validity != nil {
             var v = validity ?? Validity(allValid: n)
+            validity = nil
             v.reserve(n + m)
             // The bits past the old end in its last word may be clear (a decoded block's
             // bitmap, say): the appended rows are valid unless `other` says otherwise.

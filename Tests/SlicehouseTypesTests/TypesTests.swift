@@ -182,3 +182,64 @@ final class AppendTests: XCTestCase {
         XCTAssertEqual((0..<3).map { s.value(at: $0) }, [.string("a"), .null, .string("c")])
     }
 }
+
+/// `Vector.append(_:rows:)`: values and NULLs of both sides, constants, every physical
+/// type, and growth in place (a vector built from many small appends is not copied whole
+/// at each one).
+final class VectorAppendTests: XCTestCase {
+    func ints(_ v: Vector) -> [Int64?] {
+        guard case .int64(let a) = v.data else { return [] }
+        return a.indices.map { v.validity?.isValid($0) ?? true ? a[$0] : nil }
+    }
+
+    func testValuesAndNullsOfBothSides() {
+        var v = Vector(type: .bigint, data: .int64([1, 2, 3]))
+        var bits = Validity(allValid: 2)
+        bits.setInvalid(0)
+        v.append(Vector(type: .bigint, data: .int64([0, 5]), validity: bits))
+        XCTAssertEqual(ints(v), [1, 2, 3, nil, 5])
+        v.append(Vector(type: .bigint, data: .int64([6])))
+        XCTAssertEqual(ints(v), [1, 2, 3, nil, 5, 6])
+        v.append(Vector(type: .bigint, data: .int64([])))
+        XCTAssertEqual(ints(v), [1, 2, 3, nil, 5, 6])
+        v.append(Vector.constant(.int(9), type: .bigint), rows: 2)
+        XCTAssertEqual(ints(v), [1, 2, 3, nil, 5, 6, 9, 9])
+        // 64 rows and more: bits past a word boundary.
+        var w = Vector(type: .bigint, data: .int64((0..<70).map(Int64.init)), validity: Validity(allNull: 70))
+        w.append(Vector(type: .bigint, data: .int64([7])))
+        XCTAssertEqual(ints(w).count, 71)
+        XCTAssertEqual(ints(w).compactMap { $0 }, [7])
+    }
+
+    func testOtherTypes() {
+        var s = Vector(type: .varchar(10), data: .string(StringArray(["a", "bc"])))
+        s.append(Vector(type: .varchar(10), data: .string(StringArray(["", "def"]))))
+        XCTAssertEqual((0..<s.count).map { s.value(at: $0) }, [.string("a"), .string("bc"), .string(""), .string("def")])
+        var d = Vector(type: .double, data: .double([1.5]))
+        d.append(Vector(type: .double, data: .double([2.5, -1])))
+        XCTAssertEqual((0..<d.count).map { d.value(at: $0) }, [.double(1.5), .double(2.5), .double(-1)])
+        var b = Vector(type: .boolean, data: .bool([true]))
+        b.append(Vector(type: .boolean, data: .bool([false])))
+        XCTAssertEqual((0..<b.count).map { b.value(at: $0) }, [.bool(true), .bool(false)])
+        var w = Vector(type: .decimal(precision: 38, scale: 0), data: .int128([Int128.max]))
+        w.append(Vector(type: .decimal(precision: 38, scale: 0), data: .int128([-1])))
+        guard case .int128(let a) = w.data else { return XCTFail("not int128") }
+        XCTAssertEqual(a, [Int128.max, -1])
+    }
+
+    func testGrowsInPlace() {
+        var held = [Int64]()
+        held.reserveCapacity(1_000)
+        held.append(0)
+        var v = Vector(type: .bigint, data: .int64(held))
+        held = []
+        func base(_ v: Vector) -> UnsafeRawPointer? {
+            guard case .int64(let a) = v.data else { return nil }
+            return a.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        let before = base(v)
+        for i in 1..<500 { v.append(Vector(type: .bigint, data: .int64([Int64(i)]))) }
+        XCTAssertEqual(base(v), before, "the reserved buffer was copied")
+        XCTAssertEqual(ints(v), (0..<500).map { Int64($0) })
+    }
+}

@@ -205,8 +205,46 @@ public final class SliceScanner {
         return out
     }
 
+    /// Rows of sparse ranges (filters kept at most a quarter) gathered so far: they leave
+    /// as one chunk once there are `coalescedRows`, so the operators above see chunks of
+    /// hundreds of rows, not a chunk of a dozen per 2,048-row range (a selective runtime
+    /// filter on lineitem made thousands of them, and each operator's per-chunk buffers
+    /// cost more than its rows).
+    private var carry: [Vector] = []
+    private var carryRows = 0
+    /// A chunk that came after the carried rows, returned next.
+    private var held: Chunk? = nil
+    /// Carried rows past this many leave as a chunk (each sparse range adds at most a
+    /// quarter of `Chunk.capacity`, so a chunk stays under it).
+    static let coalescedRows = Chunk.capacity / 2
+
     /// The next chunk of at most `Chunk.capacity` rows, or nil at the end.
     public func next() throws -> Chunk? {
+        if let h = held {
+            held = nil
+            return h
+        }
+        let chunk = try nextRange()
+        if carryRows > 0 && (chunk == nil || carryRows >= Self.coalescedRows || chunk?.isCarried == false) {
+            let out = Chunk(columns: carry, count: carryRows)
+            carry = []
+            carryRows = 0
+            if let chunk, !chunk.isCarried { held = chunk.chunk }
+            return out
+        }
+        return chunk?.chunk
+    }
+
+    /// A chunk from `nextRange`: a range's own chunk, or `carried` when its rows went to
+    /// `carry` (the chunk is then empty).
+    struct RangeChunk {
+        var chunk: Chunk?
+        var isCarried: Bool
+    }
+
+    /// The next range's chunk, or the rows of sparse ranges added to `carry` until there
+    /// are `coalescedRows`; nil at the end.
+    private func nextRange() throws -> RangeChunk? {
         if !started { start() }
         while part < parts.count {
             if rangeIndex >= ranges.count {
@@ -335,7 +373,14 @@ public final class SliceScanner {
             counters.rowsRead += n
             position = end
             if sparse, let rows = preselected {
-                return Chunk(columns: out, count: rows.count)
+                if carryRows == 0 {
+                    carry = out
+                } else {
+                    for k in out.indices { carry[k].append(out[k], rows: rows.count) }
+                }
+                carryRows += rows.count
+                if carryRows >= Self.coalescedRows { return RangeChunk(chunk: nil, isCarried: true) }
+                continue
             }
             var selection: [Int32]? = preselected
             if preselected == nil && !d.deleted.isEmpty {
@@ -345,7 +390,7 @@ public final class SliceScanner {
                 if sel.count < n { selection = sel }
             }
             if let selection, selection.isEmpty { continue }
-            return Chunk(columns: out, count: n, selection: selection)
+            return RangeChunk(chunk: Chunk(columns: out, count: n, selection: selection), isCarried: false)
         }
         return nil
     }
