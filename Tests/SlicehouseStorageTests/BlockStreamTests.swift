@@ -150,6 +150,40 @@ final class BlockStreamTests: XCTestCase {
         }
     }
 
+    /// The few rows a scan keeps of a range of a BYTEDICT block are read straight from
+    /// their codes (`StreamedBlock.gather`), with the strings a whole decoding gives; a
+    /// dictionary with escapes, and other encodings, leave it to the pieces.
+    func testSparseRowsOfADictionaryBlockComeFromTheirCodes() throws {
+        let strings = (0..<5000).map { i in ["MAIL", "SHIP", "", "DELIVER IN PERSON", "a\u{0}b", "TAKE BACK RETURN"][i * 7 % 6] }
+        let v = Vector(type: .varchar(65535), data: .string(StringArray(strings)))
+        let bytes = try encoded(v, .bytedict)
+        let firstRow = 3 * Chunk.capacity + 17
+        guard let stream = try BlockStream.open(bytes, type: .varchar(65535), encoding: .bytedict) else { return XCTFail() }
+        let block = StreamedBlock(stream, firstRow: firstRow, type: .varchar(65535))
+        // Rows of a chunk starting at slice row `first`: none, one, a few, the block's last.
+        for (first, rows) in [(firstRow, [Int32]()), (firstRow, [0]), (firstRow + 100, [0, 5, 6, 1000, 2047]),
+                              (firstRow + 4000, [999]), (firstRow + 4990, [9, 3, 3])] {
+            guard let got = try block.gather(rows, first: first), case .string(let a) = got.data else {
+                return XCTFail("a dictionary without escapes gathers")
+            }
+            XCTAssertEqual((0..<a.count).map { a[$0] }, rows.map { strings[first - firstRow + Int($0)] }, "from \(first)")
+        }
+        // The pieces still read from where the stream stands.
+        let (piece, offset) = try block.piece(containing: firstRow + 10)
+        XCTAssertEqual(piece.value(at: offset), .string(strings[10]))
+        XCTAssertThrowsError(try block.gather([5000], first: firstRow), "a row past the block")
+        XCTAssertThrowsError(try block.gather([0], first: firstRow - 1), "a row before the block")
+        // Escapes (values past the 255-entry dictionary): nil, the pieces decode.
+        let rare = (0..<2000).map { "value-\($0)" }
+        let escaped = try encoded(Vector(type: .varchar(65535), data: .string(StringArray(rare))), .bytedict)
+        guard let es = try BlockStream.open(escaped, type: .varchar(65535), encoding: .bytedict) else { return XCTFail() }
+        XCTAssertNil(try StreamedBlock(es, firstRow: 0, type: .varchar(65535)).gather([1, 2], first: 0))
+        let ints = mixedInts()
+        guard let az = try BlockStream.open(try encoded(Vector(type: .bigint, data: .int64(ints)), .az64),
+                                            type: .bigint, encoding: .az64) else { return XCTFail() }
+        XCTAssertNil(try StreamedBlock(az, firstRow: 0, type: .bigint).gather([1], first: 0))
+    }
+
     /// Blocks with NULLs, all-NULL blocks and other encodings are decoded whole.
     func testOtherBlocksDoNotStream() throws {
         var withNull = Vector(type: .bigint, data: .int64([1, 2, 3]))

@@ -362,6 +362,18 @@ public final class SliceScanner {
                     continue
                 }
                 let block = d.columns[c][blocks[k]]
+                if sparse, let rows = preselected, case .streamed(let streamed) = try decodedBlock(k, block) {
+                    let gathered: Vector?
+                    do {
+                        gathered = try streamed.gather(rows, first: position)
+                    } catch {
+                        throw described(error, column: k, block: block)
+                    }
+                    if let gathered {
+                        out.append(gathered.retyped(types[k]))
+                        continue
+                    }
+                }
                 let (decoded, offset) = try piece(k, block, containing: position)
                 if sparse, let rows = preselected {
                     let at = offset == 0 ? rows : rows.map { $0 &+ Int32(truncatingIfNeeded: offset) }

@@ -140,6 +140,18 @@ public struct DictionaryStream: Sendable {
         position += n
     }
 
+    /// The strings of the block's rows `offset + rows[i]`, straight from their codes,
+    /// without moving the stream; nil when the dictionary has escapes.
+    func gather(_ rows: [Int32], offset: Int) throws -> StringArray? {
+        guard codesAt >= 0, codesAt + count <= bytes.count else {
+            throw corruptBlock("dictionary codes past the block's end")
+        }
+        return try bytes.withUnsafeBytes { b -> StringArray? in
+            guard let base = b.baseAddress else { return rows.isEmpty ? StringArray() : nil }
+            return try dictionary.strings(base + codesAt, count, rows: rows, offset: offset)
+        }
+    }
+
     mutating func read(_ n: Int) throws -> StringArray {
         try check(n, "read")
         var k = exception

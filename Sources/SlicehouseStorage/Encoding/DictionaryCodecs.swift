@@ -308,6 +308,35 @@ enum ByteDict {
             }
         }
 
+        /// The strings of rows `offset + rows[i]` of the `n` codes at `cp`, read straight
+        /// from their codes; nil when the dictionary has escapes (an escape's exception is
+        /// found only by counting the escapes before it).
+        func strings(_ cp: UnsafeRawPointer, _ n: Int, rows: [Int32], offset: Int) throws -> StringArray? {
+            if escape { return nil }
+            var total = 0
+            try lengths.withUnsafeBufferPointer { lens in
+                for r in rows {
+                    let row = offset + Int(r)
+                    guard row >= 0, row < n else { throw corruptBlock("row \(row) of a dictionary block of \(n)") }
+                    let c = Int(cp.load(fromByteOffset: row, as: UInt8.self))
+                    let len = lens[c]
+                    guard len >= 0 else { throw corruptBlock("dictionary code \(c) of \(dict.count)") }
+                    total += len
+                }
+            }
+            return try dict.bytes.withUnsafeBytes { db in
+                try lengths.withUnsafeBufferPointer { lens in
+                    try StringBuilder.build(count: rows.count, total: total) { b in
+                        for r in rows {
+                            let c = Int(cp.load(fromByteOffset: offset + Int(r), as: UInt8.self))
+                            try b.append(db.baseAddress.map { $0 + dict.starts[c] }, lens[c], srcHasSlack: true)
+                            b.endValue()
+                        }
+                    }
+                }
+            }
+        }
+
         /// How many of the `n` codes at `cp` are escapes (exceptions they use).
         func escapes(_ cp: UnsafeRawPointer, _ n: Int) -> Int {
             guard escape else { return 0 }
