@@ -63,8 +63,24 @@ struct RollupPartials {
         self.merges = merges
     }
 
+    /// Per query aggregate, the expression giving its value from partial columns that
+    /// need no merging (`columns[k]` holds partial `k`: rows grouped by every key).
+    func values(_ columns: [PlanColumn]) -> [BoundExpr] {
+        merges.map { first, merge in
+            let c = BoundExpr.column(columns[first].id, columns[first].type)
+            switch merge {
+            case .same: return c
+            case .count: return .function(.coalesce, [c, .constant(.int(0), .bigint)], .bigint)
+            case .average(let t):
+                return .function(.avgMerge, [c, .column(columns[first + 1].id, columns[first + 1].type)], t)
+            }
+        }
+    }
+
     /// The merging aggregates over a copy of the pre-aggregate whose partial columns
-    /// `map` renames, and per query aggregate the expression giving its value.
+    /// `map` renames, and per query aggregate the expression giving its value. The
+    /// aggregates' outputs are partials again, one per partial and in the same order, so a
+    /// coarser set can merge them in turn.
     func merges(_ map: [Int: PlanColumn], _ binder: Binder) -> ([LogicalAggregate], [BoundExpr]) {
         var aggs: [LogicalAggregate] = []
         var values: [BoundExpr] = []
