@@ -648,17 +648,10 @@ public final class Binder {
             // The grand total (one row even over no rows), from the smallest computed set.
             let from = parent(of: [])
             for si in sets.indices where sets[si].isEmpty {
-                let (copy, map) = renumbered(from.plan)
-                var partialMap: [Int: PlanColumn] = [:]
-                for (k, p) in partials.partials.enumerated() {
-                    let c = from.partials[k]
-                    partialMap[p.output.id] = map[c.id] ?? c
-                }
-                let (aggs, values) = partials.merges(partialMap, self)
-                let total = LogicalPlan.aggregate(copy, groups: [], groupOutputs: [], aggregates: aggs)
+                let (total, values) = merged(from, [])
                 let exprs: [BoundExpr] = agg.groupOutputs.map { .constant(.null, $0.type) } + values
                     + agg.groupingCalls.map { .constant(.int(mask($0, [])), .integer) }
-                branches.append((si, .project(total, exprs, outputs: outputs.map { newColumn($0.type, $0.name) })))
+                branches.append((si, .project(total.plan, exprs, outputs: outputs.map { newColumn($0.type, $0.name) })))
             }
         }
         branches.sort { $0.index < $1.index }
