@@ -469,7 +469,7 @@ public final class Binder {
         let keyed = sets.filter { !$0.isEmpty }
         let hasEmpty = keyed.count < sets.count
         let partials = RollupPartials(agg.aggregates, self)
-        if let partials, keyed.count >= Self.cascadedSetsMinimum {
+        if let partials, Self.cascadedSets.contains(keyed.count) {
             return cascadedGroupingSets(input, agg, sets, outputs, partials)
         }
         // The rows the sets aggregate, the keys over them, and per set the aggregates and
@@ -557,8 +557,9 @@ public final class Binder {
     /// read by two sets is a copy, which physical planning computes once (`SharedSubplans`).
     ///
     /// Every set's subtree repeats the input, which the optimizer then plans once per copy
-    /// (TPC-DS q18's six-table join: 9 ms of planning became 26 ms for its four sets), so
-    /// fewer than `cascadedSetsMinimum` sets keep the single aggregate over the
+    /// (TPC-DS q18's six-table join: 9 ms of planning became 26 ms for its four sets; a
+    /// CUBE of five keys, 31 sets, over a six-table join: 6 ms became 97), so only a count
+    /// of sets in `cascadedSets` takes this plan; others keep the single aggregate over the
     /// pre-aggregate crossed with the set numbers (`expandedGroupingSets`).
     func cascadedGroupingSets(_ input: LogicalPlan, _ agg: AggregationContext, _ sets: [[Int]],
                               _ outputs: [PlanColumn], _ partials: RollupPartials) -> LogicalPlan {
@@ -663,9 +664,15 @@ public final class Binder {
         return .project(plan, plan.outputs.map { .column($0.id, $0.type) }, outputs: outputs)
     }
 
-    /// Grouping sets (not counting the empty one) from which they are computed one from
-    /// another (`cascadedGroupingSets`) rather than by one aggregate over all of them.
-    static let cascadedSetsMinimum = 6
+    /// Counts of grouping sets (not counting the empty one) that are computed one from
+    /// another (`cascadedGroupingSets`) rather than by one aggregate over all of them:
+    /// enough sets for the pre-aggregate's rows read once per set to cost more than the
+    /// input planned once per set, and not so many that the planning dominates (a ROLLUP
+    /// of eight to twelve keys). The binder has no estimate of the pre-aggregate's rows:
+    /// over a six-table join filtered to a few thousand rows, a ROLLUP of six keys took
+    /// 65 → 96 ms at TPC-DS SF 1 and a CUBE of three 58 → 66 ms, while a ROLLUP of eight
+    /// took 228 → 122 ms (and 17 → 37 ms at SF 0.01, the planning).
+    static let cascadedSets = 8...12
 
     /// Column id of each of `original`'s outputs in its renumbered copy.
     func renumberedKeys(_ original: LogicalPlan, _ copy: LogicalPlan) -> [Int: Int] {
