@@ -438,11 +438,7 @@ public final class Binder {
                 else { exprs.append(.constant(.null, g.type)) }
             }
             exprs += aggs.map { .column($0.output.id, $0.output.type) }
-            for call in agg.groupingCalls {
-                var mask = 0
-                for a in call.args { mask = (mask << 1) | (set.contains(a) ? 0 : 1) }
-                exprs.append(.constant(.int(Int64(mask)), .integer))
-            }
+            exprs += agg.groupingCalls.map { .constant(.int(Self.groupingMask($0.args, set)), .integer) }
             branches.append(.project(node, exprs, outputs: outputs.map { newColumn($0.type, $0.name) }))
         }
         var plan = branches[0]
@@ -519,16 +515,11 @@ public final class Binder {
         let gouts = agg.groupOutputs.map { newColumn($0.type, $0.name) }
         let grouped = LogicalPlan.aggregate(crossed, groups: groups + [setRef], groupOutputs: gouts + [setOut], aggregates: aggs)
         let setOutRef = BoundExpr.column(setOut.id, .integer)
-        func mask(_ call: (args: [Int], output: PlanColumn), _ set: [Int]) -> Int64 {
-            var m: Int64 = 0
-            for a in call.args { m = (m << 1) | (set.contains(a) ? 0 : 1) }
-            return m
-        }
         var exprs: [BoundExpr] = gouts.map { .column($0.id, $0.type) } + values
         for call in agg.groupingCalls {
             exprs.append(.caseWhen(keyed.indices.map { k in
                 WhenClause(condition: .binary(.equal, setOutRef, .constant(.int(Int64(k)), .integer), .boolean),
-                           result: .constant(.int(mask(call, keyed[k])), .integer))
+                           result: .constant(.int(Self.groupingMask(call.args, keyed[k])), .integer))
             }, elseResult: nil, .integer))
         }
         var plan = LogicalPlan.project(grouped, exprs, outputs: outputs.map { newColumn($0.type, $0.name) })
@@ -537,7 +528,7 @@ public final class Binder {
             let total = LogicalPlan.aggregate(totalSource, groups: [], groupOutputs: [], aggregates: totals)
             let totalExprs: [BoundExpr] = agg.groupOutputs.map { .constant(.null, $0.type) }
                 + totalValues
-                + agg.groupingCalls.map { .constant(.int(mask($0, [])), .integer) }
+                + agg.groupingCalls.map { .constant(.int(Self.groupingMask($0.args, [])), .integer) }
             let totalRow = LogicalPlan.project(total, totalExprs, outputs: outputs.map { newColumn($0.type, $0.name) })
             plan = .setOperation(.union, all: true, plan, totalRow, outputs: outputs.map { newColumn($0.type, $0.name) })
         }
@@ -574,11 +565,6 @@ public final class Binder {
         }
         var levels = [Level(plan: pre, keys: Dictionary(uniqueKeysWithValues: preKeys.enumerated().map { ($0.offset, $0.element) }),
                             partials: partials.partials.map { $0.output })]
-        func mask(_ call: (args: [Int], output: PlanColumn), _ set: [Int]) -> Int64 {
-            var m: Int64 = 0
-            for a in call.args { m = (m << 1) | (set.contains(a) ? 0 : 1) }
-            return m
-        }
         /// The set's rows from `parent`'s: a copy of its plan grouped by the set's keys, the
         /// partials merged.
         func merged(_ parent: Level, _ set: [Int]) -> (level: Level, values: [BoundExpr]) {
@@ -632,7 +618,7 @@ public final class Binder {
                 else { exprs.append(.constant(.null, g.type)) }
             }
             exprs += values
-            exprs += agg.groupingCalls.map { .constant(.int(mask($0, set)), .integer) }
+            exprs += agg.groupingCalls.map { .constant(.int(Self.groupingMask($0.args, set)), .integer) }
             // The first use of the pre-aggregate is the plan itself; every other is a copy.
             var plan = level.plan
             if set.count == n && branches.contains(where: { sets[$0.index].count == n }) {
@@ -651,7 +637,7 @@ public final class Binder {
             for si in sets.indices where sets[si].isEmpty {
                 let (total, values) = merged(from, [])
                 let exprs: [BoundExpr] = agg.groupOutputs.map { .constant(.null, $0.type) } + values
-                    + agg.groupingCalls.map { .constant(.int(mask($0, [])), .integer) }
+                    + agg.groupingCalls.map { .constant(.int(Self.groupingMask($0.args, [])), .integer) }
                 branches.append((si, .project(total.plan, exprs, outputs: outputs.map { newColumn($0.type, $0.name) })))
             }
         }
@@ -673,6 +659,14 @@ public final class Binder {
     /// 65 → 96 ms at TPC-DS SF 1 and a CUBE of three 58 → 66 ms, while a ROLLUP of eight
     /// took 228 → 122 ms (and 17 → 37 ms at SF 0.01, the planning).
     static let cascadedSets = 8...12
+
+    /// GROUPING(args)'s value for the rows of `set`: a bit per argument, the first the
+    /// highest, set when the set does not group by it.
+    static func groupingMask(_ args: [Int], _ set: [Int]) -> Int64 {
+        var m: Int64 = 0
+        for a in args { m = (m << 1) | (set.contains(a) ? 0 : 1) }
+        return m
+    }
 
     /// Column id of each of `original`'s outputs in its renumbered copy.
     func renumberedKeys(_ original: LogicalPlan, _ copy: LogicalPlan) -> [Int: Int] {
