@@ -16,7 +16,9 @@ import SlicehouseCatalog
 ///    left-deep from the largest table, or bushy when that is clearly cheaper:
 ///    `Optimizer+JoinOrder.swift`),
 /// 6. projection pruning (scans read only the columns the query uses; a left join on a
-///    unique key of a right side nothing reads is dropped).
+///    unique key of a right side nothing reads is dropped),
+/// 7. inner joins tested only for existence (under IN / EXISTS, DISTINCT, UNION) whose
+///    one side nothing reads become semi joins (`Optimizer+Existence.swift`).
 public struct Optimizer {
     let context: PlannerContext
     let evaluateConstant: (BoundExpr) throws -> Value
@@ -37,6 +39,7 @@ public struct Optimizer {
         p = removeRedundantGrouping(p)
         p = reorderJoins(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
+        p = existenceJoins(p)
         return p
     }
 
