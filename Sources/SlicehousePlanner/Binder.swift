@@ -464,7 +464,7 @@ public final class Binder {
                               _ outputs: [PlanColumn]) -> LogicalPlan {
         let keyed = sets.filter { !$0.isEmpty }
         let hasEmpty = keyed.count < sets.count
-        let partials = RollupPartials(agg.aggregates, self)
+        let partials = RollupPartials(agg.aggregates, newColumn: newColumn)
         if let partials, Self.cascadedSets.contains(keyed.count) {
             return cascadedGroupingSets(input, agg, sets, outputs, partials)
         }
@@ -483,7 +483,7 @@ public final class Binder {
         func finals(over plan: LogicalPlan) -> (plan: LogicalPlan, aggregates: [LogicalAggregate], values: [BoundExpr]) {
             if let partials {
                 let (copy, map) = renumbered(plan)
-                let (aggs, values) = partials.merges(map, self)
+                let (aggs, values) = partials.merges(map, newColumn: newColumn)
                 return (copy, aggs, values)
             }
             let aggs = agg.aggregates.map { a -> LogicalAggregate in
@@ -574,7 +574,7 @@ public final class Binder {
                 let c = parent.partials[k]
                 partialMap[p.output.id] = map[c.id] ?? c
             }
-            let (aggs, values) = partials.merges(partialMap, self)
+            let (aggs, values) = partials.merges(partialMap, newColumn: newColumn)
             var keys: [Int: PlanColumn] = [:]
             var groups: [BoundExpr] = []
             var gouts: [PlanColumn] = []

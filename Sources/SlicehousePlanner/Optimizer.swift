@@ -14,7 +14,8 @@ import SlicehouseCatalog
 ///    (`Optimizer+Keys.swift`),
 /// 5. join ordering (inner-join trees are rebuilt greedily from estimated row counts,
 ///    left-deep from the largest table, or bushy when that is clearly cheaper:
-///    `Optimizer+JoinOrder.swift`),
+///    `Optimizer+JoinOrder.swift`), then eager aggregation (a GROUP BY whose aggregates
+///    read one side of its join pre-aggregates that side: `Optimizer+EagerAggregation.swift`),
 /// 6. projection pruning (scans read only the columns the query uses; a left join on a
 ///    unique key of a right side nothing reads is dropped),
 /// 7. inner joins tested only for existence (under IN / EXISTS, DISTINCT, UNION) whose
@@ -38,6 +39,7 @@ public struct Optimizer {
         p = reduceByEquivalentKeys(p)
         p = removeRedundantGrouping(p)
         p = reorderJoins(p)
+        p = eagerAggregation(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         p = existenceJoins(p)
         return p

@@ -220,6 +220,62 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(own.components(separatedBy: "XN Seq Scan on f").count - 1, 2, own)
     }
 
+    /// An inner join only tested for existence (TPC-DS q95's self-join under IN) is a semi
+    /// join that keeps the join filter; where its rows are counted it stays an inner join.
+    func testJoinTestedForExistenceIsASemiJoin() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table w (ord int, wh int, amt int) diststyle even;
+            insert into w values (1, 1, 10), (1, 2, 20), (1, 2, 30), (2, 1, 5), (2, 1, 6), (3, 3, 7);
+            """)
+        let pairs = "select o1.ord from w o1, w o2 where o1.ord = o2.ord and o1.wh <> o2.wh"
+        let inQuery = "select count(*), sum(amt) from w where ord in (\(pairs))"
+        let plan = try explain(s, inQuery)
+        let lines = plan.split(separator: "\n").map(String.init)
+        XCTAssertFalse(lines.contains { $0.contains("XN Hash Join") }, plan)
+        XCTAssertEqual(lines.filter { $0.contains("IN Join") || $0.contains("Semi Join") }.count, 2, plan)
+        XCTAssertTrue(plan.contains("Join Filter: (wh <> wh)"), plan)
+        XCTAssertEqual(try s.execute(inQuery)[0].textRows(), [["3", "60"]])
+        // Distinct rows only: the same rewrite.
+        let distinct = try explain(s, "select distinct o1.ord from w o1 join w o2 on o1.ord = o2.ord and o1.amt < o2.amt")
+        XCTAssertFalse(distinct.contains("XN Hash Join"), distinct)
+        // Every pair counts: an inner join.
+        let counted = "select o1.ord, count(*) from w o1 join w o2 on o1.ord = o2.ord and o1.wh <> o2.wh group by o1.ord"
+        XCTAssertTrue(try explain(s, counted).contains("XN Hash Join"))
+        XCTAssertEqual(try s.execute(counted + " order by 1")[0].textRows(), [["1", "4"]])
+    }
+
+    /// A GROUP BY of a dimension's strings over a fact joined to it (TPC-DS q04's
+    /// year_total) pre-aggregates the fact by its join key below the join; not when the
+    /// join filters the fact (its rows must meet the filter first), nor before ANALYZE.
+    func testEagerAggregationBelowAJoin() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        let dims = (1...50).map { "(\($0), 'first\($0 % 7)', 'last\($0 % 5)')" }.joined(separator: ", ")
+        let facts = (0..<4000).map { "(\($0 % 50 + 1), \($0 % 3), \($0 % 101))" }.joined(separator: ", ")
+        _ = try s.execute("""
+            create table cust (ck int distkey, fname varchar(20), lname varchar(20));
+            create table sale (ck int, yr int, amt int) diststyle even;
+            insert into cust values \(dims);
+            insert into sale values \(facts);
+            """)
+        let query = "select fname, lname, yr, sum(amt), count(*) from cust join sale on cust.ck = sale.ck group by fname, lname, yr"
+        func aggregateBelowJoin(_ plan: String) -> Bool {
+            let lines = plan.split(separator: "\n").map(String.init)
+            guard let join = lines.firstIndex(where: { $0.contains("Hash Join") }) else { return false }
+            return lines[join...].contains { $0.contains("HashAggregate") }
+        }
+        XCTAssertFalse(aggregateBelowJoin(try explain(s, query)))
+        let before = try s.execute(query + " order by 1, 2, 3")[0].textRows()
+        _ = try s.execute("analyze cust; analyze sale")
+        let plan = try explain(s, query)
+        XCTAssertTrue(aggregateBelowJoin(plan), plan)
+        XCTAssertEqual(try s.execute(query + " order by 1, 2, 3")[0].textRows(), before)
+        XCTAssertEqual(before.count, 35 * 3)
+        XCTAssertEqual(before.first, ["first0", "last0", "0", "1287", "27"])
+        let filtered = try explain(s, "select fname, lname, sum(amt) from cust join sale on cust.ck = sale.ck where cust.ck = 3 group by fname, lname")
+        XCTAssertFalse(aggregateBelowJoin(filtered), filtered)
+    }
+
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
     /// merged from that pre-aggregate, which is computed once.
     func testRollupMergesOnePreAggregate() throws {

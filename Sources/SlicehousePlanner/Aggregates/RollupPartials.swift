@@ -22,7 +22,9 @@ struct RollupPartials {
     let partials: [LogicalAggregate]
     let merges: [(first: Int, merge: Merge)]
 
-    init?(_ aggregates: [LogicalAggregate], _ binder: Binder) {
+    /// `newColumn` makes each new column (the binder's, or the optimizer's for eager
+    /// aggregation below a join).
+    init?(_ aggregates: [LogicalAggregate], newColumn: (DataType, String) -> PlanColumn) {
         var partials: [LogicalAggregate] = []
         var merges: [(first: Int, merge: Merge)] = []
         for a in aggregates {
@@ -30,7 +32,7 @@ struct RollupPartials {
             let first = partials.count
             func partial(_ f: AggregateFunction, _ arg: BoundExpr?, _ t: DataType) {
                 partials.append(LogicalAggregate(function: f, argument: arg, distinct: false,
-                                                 output: binder.newColumn(t, "?partial?")))
+                                                 output: newColumn(t, "?partial?")))
             }
             switch a.function {
             case .countStar, .count:
@@ -81,12 +83,12 @@ struct RollupPartials {
     /// `map` renames, and per query aggregate the expression giving its value. The
     /// aggregates' outputs are partials again, one per partial and in the same order, so a
     /// coarser set can merge them in turn.
-    func merges(_ map: [Int: PlanColumn], _ binder: Binder) -> ([LogicalAggregate], [BoundExpr]) {
+    func merges(_ map: [Int: PlanColumn], newColumn: (DataType, String) -> PlanColumn) -> ([LogicalAggregate], [BoundExpr]) {
         var aggs: [LogicalAggregate] = []
         var values: [BoundExpr] = []
         func merged(_ f: AggregateFunction, _ k: Int) -> BoundExpr {
             let p = map[partials[k].output.id] ?? partials[k].output
-            let out = binder.newColumn(p.type, p.name)
+            let out = newColumn(p.type, p.name)
             aggs.append(LogicalAggregate(function: f, argument: .column(p.id, p.type), distinct: false, output: out))
             return .column(out.id, out.type)
         }

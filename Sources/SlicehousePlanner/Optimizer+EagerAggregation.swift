@@ -1,0 +1,138 @@
+import SlicehouseTypes
+
+/// Eager aggregation: a GROUP BY over an inner join whose aggregates read one side only
+/// is computed in two steps, a pre-aggregate of that side below the join and a merge above
+/// it.
+///
+///     GROUP BY c.a, c.b, x.y  SUM(x.v)  over  C JOIN X ON c.k = x.k
+///       →  GROUP BY c.a, c.b, y  SUM(s)  over  C JOIN (GROUP BY x.k, x.y  SUM(x.v) AS s  over X)
+///
+/// Every joined row (c, x) meets the pre-aggregated row of x's join key and grouping
+/// columns, so each final group merges exactly the partial sums, counts, minima and maxima
+/// of its own rows (AVG from a summed sum and count, as grouping sets merge them:
+/// `RollupPartials`). TPC-DS q04, q11 and q74 group each year's sales by seven customer
+/// strings: 550 K joined rows per branch had their strings gathered, hashed and compared,
+/// where the sales of a year have about 90 K (customer, year) pairs.
+///
+/// Taken only when it should pay: the aggregates read X alone, the other side C gives at
+/// least one grouping key, the join keeps about as many rows as X has (a foreign key to an
+/// unfiltered dimension: a join that filters X, as TPC-H Q3's and Q18's do, must meet it
+/// first, and its runtime filters reach X's scans), and X's rows are estimated to fall into
+/// at most a quarter as many pre-aggregated groups (ANALYZE's distinct counts; a column
+/// held to one value by a filter counts once), and grouping by X's few keys is much
+/// cheaper than by the query's (below). Runs after join ordering, so X is a subtree of
+/// the final join tree.
+extension Optimizer {
+    func eagerAggregation(_ plan: LogicalPlan) -> LogicalPlan {
+        var nextID = maxColumnID(plan)
+        return eager(plan, &nextID)
+    }
+
+    private func eager(_ plan: LogicalPlan, _ nextID: inout Int) -> LogicalPlan {
+        switch plan {
+        case .aggregate(let p, let g, let go, let a):
+            let input = eager(p, &nextID)
+            return preAggregated(input, g, go, a, &nextID) ?? .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
+        case .join(let k, let l, let r, let c): return .join(k, eager(l, &nextID), eager(r, &nextID), condition: c)
+        case .filter(let p, let e): return .filter(eager(p, &nextID), e)
+        case .project(let p, let es, let o): return .project(eager(p, &nextID), es, outputs: o)
+        case .sort(let p, let k): return .sort(eager(p, &nextID), k)
+        case .limit(let p, let l, let o): return .limit(eager(p, &nextID), limit: l, offset: o)
+        case .distinct(let p): return .distinct(eager(p, &nextID))
+        case .window(let p, let ws): return .window(eager(p, &nextID), ws)
+        case .unnest(let p, let a, let e, let i): return .unnest(eager(p, &nextID), array: a, element: e, position: i)
+        case .setOperation(let k, let all, let l, let r, let o):
+            return .setOperation(k, all: all, eager(l, &nextID), eager(r, &nextID), outputs: o)
+        case .scan, .values: return plan
+        }
+    }
+
+    /// The aggregate over `input` computed as a pre-aggregate below its join, or nil.
+    private func preAggregated(_ input: LogicalPlan, _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
+                               _ aggs: [LogicalAggregate], _ nextID: inout Int) -> LogicalPlan? {
+        guard !groups.isEmpty, !aggs.isEmpty, case .join(.inner, let l, let r, let cond?) = input else { return nil }
+        for xIsLeft in [true, false] {
+            let x = xIsLeft ? l : r, c = xIsLeft ? r : l
+            let xids = x.outputIDs, cids = c.outputIDs
+            guard aggs.allSatisfy({ $0.expressions.allSatisfy { $0.referencedColumns.isSubset(of: xids) } }) else { continue }
+            // X's columns the pre-aggregate groups by: those the grouping keys and the join read.
+            var keys: [Int] = []
+            var fromC = false, sidesKept = true
+            func key(_ ids: Set<Int>) { for id in ids.sorted() where !keys.contains(id) { keys.append(id) } }
+            for g in groups {
+                let refs = g.referencedColumns
+                if refs.isEmpty { continue }
+                if refs.isSubset(of: cids) { fromC = true } else if refs.isSubset(of: xids) { key(refs) } else { sidesKept = false }
+            }
+            guard fromC, sidesKept else { continue }
+            key(cond.referencedColumns.intersection(xids))
+            let xRows = estimate(x)
+            guard estimate(input) >= 0.5 * xRows else { continue }
+            let fixed = constantColumns(x)
+            let counted = keys.filter { !fixed.contains($0) }
+            let columns = Dictionary(x.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let groupsEstimate = counted.isEmpty ? 1
+                : groupsAtMost(counted.compactMap { id in columns[id].map { .column(id, $0.type) } }, of: x)
+            guard groupsEstimate * 4 <= xRows else { continue }
+            // Aggregating X's rows by its keys must cost well under half of aggregating
+            // them by the query's keys (a string key weighs three): with warehouse's one
+            // name over inventory's (warehouse, item, month) (TPC-DS q39) the pre-aggregate
+            // is a second aggregate as costly as the first, and the merge above it has as
+            // many groups.
+            func weight(_ e: BoundExpr) -> Double { e.type.physical == .string ? 3 : 1 }
+            let queryCost = groups.reduce(0) { $0 + weight($1) }
+            let preCost = keys.reduce(0.0) { sum, id in sum + (columns[id].map { weight(.column(id, $0.type)) } ?? 1) }
+            guard preCost + groupsEstimate / xRows * queryCost <= 0.5 * queryCost else { continue }
+
+            func newColumn(_ type: DataType, _ name: String) -> PlanColumn {
+                nextID += 1
+                return PlanColumn(id: nextID, type: type, name: name)
+            }
+            guard let partials = RollupPartials(aggs, newColumn: newColumn) else { return nil }
+            var renamed: [Int: PlanColumn] = [:]
+            for id in keys {
+                guard let col = columns[id] else { return nil }
+                renamed[id] = newColumn(col.type, col.name)
+            }
+            func rename(_ e: BoundExpr) -> BoundExpr {
+                e.transform { node in
+                    if case .column(let id, _) = node, let n = renamed[id] { return .column(n.id, n.type) }
+                    return node
+                }
+            }
+            let pre = LogicalPlan.aggregate(x, groups: keys.compactMap { id in columns[id].map { .column(id, $0.type) } },
+                                            groupOutputs: keys.compactMap { renamed[$0] }, aggregates: partials.partials)
+            let joined: LogicalPlan = xIsLeft ? .join(.inner, pre, c, condition: rename(cond))
+                                              : .join(.inner, c, pre, condition: rename(cond))
+            let (merges, values) = partials.merges([:], newColumn: newColumn)
+            let merged = LogicalPlan.aggregate(joined, groups: groups.map(rename), groupOutputs: groupOutputs, aggregates: merges)
+            return .project(merged, groupOutputs.map { .column($0.id, $0.type) } + values,
+                            outputs: groupOutputs + aggs.map { $0.output })
+        }
+        return nil
+    }
+
+    /// Columns of `plan` a scan filter holds to one value (`d_year = 2001`).
+    private func constantColumns(_ plan: LogicalPlan) -> Set<Int> {
+        switch plan {
+        case .scan(_, _, _, _, let filters):
+            var out = Set<Int>()
+            for f in filters {
+                for c in conjuncts(f) {
+                    guard case .binary(.equal, let a, let b, _) = c else { continue }
+                    if case .column(let id, _) = a, case .constant = b { out.insert(id) }
+                    if case .column(let id, _) = b, case .constant = a { out.insert(id) }
+                }
+            }
+            return out
+        case .filter(let p, _), .sort(let p, _), .limit(let p, _, _), .distinct(let p):
+            return constantColumns(p)
+        case .join(let k, let l, let r, _):
+            // Through inner joins only: a padded side may add NULLs.
+            guard k == .inner || k == .cross || k.keepsLeftOnly else { return [] }
+            return k.keepsLeftOnly ? constantColumns(l) : constantColumns(l).union(constantColumns(r))
+        default:
+            return []
+        }
+    }
+}
