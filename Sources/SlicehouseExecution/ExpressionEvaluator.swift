@@ -390,28 +390,39 @@ struct EvalContext {
     /// lazily (a condition can fail), each row records its branch, and the output picks
     /// from the whole result vectors.
     private mutating func casePick(_ whens: [WhenClause], _ elseResult: BoundExpr?, _ t: DataType) throws -> Vector {
-        let none = Int8(-1)
-        var branch = [Int8](repeating: none, count: n)
+        // Rows no WHEN takes keep the ELSE branch (or -1: NULL).
+        let otherwise = elseResult == nil ? Int8(-1) : Int8(truncatingIfNeeded: whens.count)
+        var branch = [Int8](repeating: otherwise, count: n)
         var remaining: [Int32]? = nil      // nil = every row
         for (k, w) in whens.enumerated() {
             if let r = remaining, r.isEmpty { break }
             let rows = remaining ?? Kern.allRows(n)
             let cond = try Kern.tri(eval(w.condition, rows: rows), n: rows.count)
+            let kk = Int8(truncatingIfNeeded: k)
+            if k == whens.count - 1 {
+                // The last WHEN: the rows it does not take need no list.
+                cond.withUnsafeBufferPointer { c in
+                    rows.withUnsafeBufferPointer { rs in
+                        branch.withUnsafeMutableBufferPointer { b in
+                            for j in 0..<min(c.count, rs.count) {
+                                let r = Int(rs[j])
+                                b[r] = c[j] == Kern.triTrue ? kk : b[r]
+                            }
+                        }
+                    }
+                }
+                break
+            }
             var rest: [Int32] = []
             rest.reserveCapacity(rows.count)
             for (j, r) in rows.enumerated() {
-                if cond[j] == Kern.triTrue { branch[Int(r)] = Int8(k) } else { rest.append(r) }
+                if cond[j] == Kern.triTrue { branch[Int(r)] = kk } else { rest.append(r) }
             }
             remaining = rest
         }
         var sources: [Vector] = []
         for w in whens { sources.append(try ConditionalKernels.align(eval(w.result), t)) }
-        if let elseResult {
-            let k = Int8(whens.count)
-            let e = try ConditionalKernels.align(eval(elseResult), t)
-            sources.append(e)
-            for r in remaining ?? Kern.allRows(n) { branch[Int(r)] = k }
-        }
+        if let elseResult { sources.append(try ConditionalKernels.align(eval(elseResult), t)) }
         return try Kern.pick(t, n: n, sources: sources, branch: branch)
     }
 

@@ -119,6 +119,58 @@ final class ComparisonLogicTests: XCTestCase {
         assertError(try E.bin(.divide, E.int(6), E.bin(.subtract, E.int(1), E.int(1))), "division by zero")
     }
 
+    /// `column = 'short constant'` (at most 8 bytes: one masked word per row) and `<>`,
+    /// against a row-by-row comparison: empty strings and constants, constants of 1, 7, 8
+    /// and 9 bytes (9 takes the general loop), prefixes and extensions of the constant,
+    /// NUL bytes, strings at the end of the byte buffer (no load past it), NULLs, the
+    /// constant on either side.
+    func testEqualityWithShortConstantsAgreesRowByRow() throws {
+        let constants = ["", "S", "Sunday", "Tuesday", "Thursday", "Wednesday", "a\u{0}b"]
+        var pool = constants + ["Sunda", "Sundays", "sunday", "Thursda", "Thursdayy", "a\u{0}", "a\u{0}bc", "x", "é"]
+        pool += constants.map { $0 + "\u{0}" }
+        var rng = SystemRandomNumberGenerator()
+        for trial in 0..<40 {
+            let n = [1, 7, 63, 64, 65, 200][trial % 6]
+            var values: [String?] = (0..<n).map { _ in Int.random(in: 0..<10, using: &rng) == 0 ? nil : pool.randomElement(using: &rng) }
+            // The last row's bytes end the buffer: a short one tests the tail path.
+            values[n - 1] = ["", "S", "Sunday", "Thursday"][trial % 4]
+            let c = chunk(strs(values))
+            for k in constants {
+                for op in [BinaryOp.equal, .notEqual] {
+                    let want: [String?] = values.map { v in v.map { (($0.utf8.elementsEqual(k.utf8)) == (op == .equal)) ? "t" : "f" } }
+                    XCTAssertEqual(try evalRows(.binary(op, E.col(0, .text), E.str(k), .boolean), c), want, "\(op) '\(k)' \(values)")
+                    XCTAssertEqual(try evalRows(.binary(op, E.str(k), E.col(0, .text), .boolean), c), want, "'\(k)' \(op) \(values)")
+                }
+            }
+        }
+    }
+
+    /// CASE over many rows (word boundaries of the validity) against a row-by-row
+    /// reference: a column result with NULLs, a constant, a NULL constant, no ELSE.
+    func testCaseOverManyRowsAgreesRowByRow() throws {
+        var rng = SystemRandomNumberGenerator()
+        for n in [1, 63, 64, 65, 130, 1000] {
+            let keys: [Int64?] = (0..<n).map { _ in Int.random(in: 0..<8, using: &rng) == 0 ? nil : Int64.random(in: 0..<4, using: &rng) }
+            let vals: [Int64?] = (0..<n).map { _ in Int.random(in: 0..<5, using: &rng) == 0 ? nil : Int64.random(in: -99...99, using: &rng) }
+            let c = chunk(ints(keys), ints(vals))
+            let x = E.col(0, .integer), v = E.col(1, .integer)
+            let shapes: [(BoundExpr?, (Int64?, Int64?) -> Int64?)] = [
+                (nil, { k, y in k == 1 ? y : (k == 2 ? 7 : nil) }),
+                (E.int(-5), { k, y in k == 1 ? y : (k == 2 ? 7 : -5) }),
+                (E.null(.integer), { k, y in k == 1 ? y : (k == 2 ? 7 : nil) }),
+                (E.col(1, .integer), { k, y in k == 1 ? y : (k == 2 ? 7 : y) }),
+            ]
+            for (elseResult, reference) in shapes {
+                let e = BoundExpr.caseWhen([
+                    WhenClause(condition: try E.bin(.equal, x, E.int(1)), result: v),
+                    WhenClause(condition: try E.bin(.equal, x, E.int(2)), result: E.int(7)),
+                ], elseResult: elseResult, .integer)
+                let want: [String?] = zip(keys, vals).map { reference($0, $1).map { String($0) } }
+                XCTAssertEqual(try evalRows(e, c), want, "n = \(n), else \(String(describing: elseResult))")
+            }
+        }
+    }
+
     func testInListNullRules() throws {
         let c = chunk(ints([1, 2, nil]))
         let x = E.col(0, .integer)

@@ -109,6 +109,10 @@ enum ComparisonKernels {
 
     static func strings(_ op: BinaryOp, _ x: StringArray, _ ac: Bool, _ y: StringArray, _ bc: Bool, _ len: Int) -> [Bool] {
         if len == 0 { return [] }
+        if (op == .equal || op == .notEqual) && ac != bc,
+           let out = equalsShortConstant(ac ? y : x, constant: ac ? x : y, negated: op == .notEqual, len) {
+            return out
+        }
         return x.bytes.withUnsafeBufferPointer { xb in
             y.bytes.withUnsafeBufferPointer { yb in
                 x.offsets.withUnsafeBufferPointer { xo in
@@ -129,6 +133,42 @@ enum ComparisonKernels {
                             count = len
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// `column = constant` (or `<>`) for a constant of at most 8 bytes: per row a length
+    /// test and one masked 8-byte load compared with the constant's word, no branch on the
+    /// outcome (TPC-DS q59's seven `CASE WHEN d_day_name = 'Sunday' ...` over every sale).
+    /// nil when the constant is longer.
+    static func equalsShortConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
+        guard constant.offsets.count >= 2, column.offsets.count > len else { return nil }
+        let cs = Int(constant.offsets[0]), ce = Int(constant.offsets[1])
+        let clen = ce - cs
+        guard clen >= 0, clen <= 8 else { return nil }
+        var cword: UInt64 = 0
+        for b in 0..<clen { cword |= UInt64(constant.bytes[cs + b]) &<< UInt64(8 * b) }
+        let want = UInt64(clen)
+        return column.bytes.withUnsafeBufferPointer { xb in
+            column.offsets.withUnsafeBufferPointer { xo in
+                [Bool](unsafeUninitializedCapacity: len) { out, count in
+                    let total = xb.count
+                    for i in 0..<len {
+                        let s = Int(xo[i]), l = Int(xo[i + 1]) &- s
+                        var word: UInt64 = 0
+                        if let base = xb.baseAddress, s &+ 8 <= total {
+                            word = UInt64(littleEndian: UnsafeRawPointer(base + s).loadUnaligned(as: UInt64.self))
+                            word &= l >= 8 ? UInt64.max : (UInt64(1) &<< UInt64(truncatingIfNeeded: 8 &* l)) &- 1
+                        } else {
+                            // The last bytes of the buffer: no 8-byte load past its end.
+                            var b = 0
+                            while b < min(l, 8) { word |= UInt64(xb[s &+ b]) &<< UInt64(8 &* b); b &+= 1 }
+                        }
+                        let equal = (UInt64(truncatingIfNeeded: l) == want) && (word == cword)
+                        out[i] = equal != negated
+                    }
+                    count = len
                 }
             }
         }

@@ -423,12 +423,29 @@ enum Kern {
         for v in sources where !v.isConstant && v.count != n {
             throw SQLError.internalError("CASE branch has the wrong length")
         }
-        var validity = Validity(allValid: n)
-        var anyNull = false
-        for i in 0..<n {
-            let k = Int(branch[i])
-            if k < 0 || k >= sources.count || sources[k].isNull(i) { validity.setInvalid(i); anyNull = true }
+        guard branch.count >= n else { throw SQLError.internalError("CASE branch list too short") }
+        // Validity a word at a time, without a branch per row: row i is valid when its
+        // source (branch[i] >= 0) is valid there.
+        var words = [UInt64](repeating: 0, count: (n + 63) >> 6)
+        words.withUnsafeMutableBufferPointer { w in
+            branch.withUnsafeBufferPointer { b in
+                for (k, v) in sources.enumerated() {
+                    let kk = Int8(truncatingIfNeeded: k)
+                    if v.isConstant && v.isNull(0) { continue }
+                    if !v.isConstant, let sv = v.validity {
+                        sv.words.withUnsafeBufferPointer { s in
+                            for i in 0..<min(n, s.count << 6) {
+                                w[i >> 6] |= (UInt64(b[i] == kk ? 1 : 0) << UInt64(i & 63)) & s[i >> 6]
+                            }
+                        }
+                    } else {
+                        for i in 0..<n { w[i >> 6] |= UInt64(b[i] == kk ? 1 : 0) << UInt64(i & 63) }
+                    }
+                }
+            }
         }
+        let anyNull = words.reduce(0) { $0 + $1.nonzeroBitCount } != n
+        let validity = Validity(words: words)
         @inline(__always) func fill<T>(_ zero: T, _ get: (Vector) throws -> [T]) throws -> [T] {
             var out = [T](repeating: zero, count: n)
             try out.withUnsafeMutableBufferPointer { o in
@@ -438,11 +455,11 @@ enum Kern {
                         let kk = Int8(truncatingIfNeeded: k)
                         if v.isConstant {
                             let c = src[0]
-                            for i in 0..<n where b[i] == kk { o[i] = c }
+                            for i in 0..<n { o[i] = b[i] == kk ? c : o[i] }
                         } else {
                             try src.withUnsafeBufferPointer { p in
                                 guard p.count >= n else { throw SQLError.internalError("CASE branch too short") }
-                                for i in 0..<n where b[i] == kk { o[i] = p[i] }
+                                for i in 0..<n { o[i] = b[i] == kk ? p[i] : o[i] }
                             }
                         }
                     }
