@@ -32,7 +32,11 @@ extension Optimizer {
         switch plan {
         case .aggregate(let p, let g, let go, let a):
             let input = eager(p, &nextID)
-            return preAggregated(input, g, go, a, &nextID) ?? .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
+            if let done = preAggregated(input, g, go, a, &nextID) { return done }
+            if let regrouped = filterJoinedLower(input, g, a), let done = preAggregated(regrouped, g, go, a, &nextID) {
+                return done
+            }
+            return .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
         case .join(let k, let l, let r, let c): return .join(k, eager(l, &nextID), eager(r, &nextID), condition: c)
         case .filter(let p, let e): return .filter(eager(p, &nextID), e)
         case .project(let p, let es, let o): return .project(eager(p, &nextID), es, outputs: o)
@@ -108,6 +112,30 @@ extension Optimizer {
             let merged = LogicalPlan.aggregate(joined, groups: groups.map(rename), groupOutputs: groupOutputs, aggregates: merges)
             return .project(merged, groupOutputs.map { .column($0.id, $0.type) } + values,
                             outputs: groupOutputs + aggs.map { $0.output })
+        }
+        return nil
+    }
+
+    /// `(A JOIN B) JOIN F` where nothing the aggregate reads comes from F (a filtering
+    /// dimension: TPC-DS q22's date_dim) and F's join reads only A, as `(A JOIN F) JOIN B`,
+    /// so that B, which gives the grouping keys, meets the pre-aggregate of A JOIN F
+    /// (inventory by item over the year's dates, before item's four strings). Inner joins
+    /// only; nil when the shape differs.
+    private func filterJoinedLower(_ input: LogicalPlan, _ groups: [BoundExpr], _ aggs: [LogicalAggregate]) -> LogicalPlan? {
+        guard case .join(.inner, let l, let r, let cond?) = input else { return nil }
+        var used = Set<Int>()
+        for g in groups { used.formUnion(g.referencedColumns) }
+        for a in aggs { for e in a.expressions { used.formUnion(e.referencedColumns) } }
+        for (filtering, other) in [(r, l), (l, r)] {
+            guard used.isDisjoint(with: filtering.outputIDs),
+                  case .join(.inner, let a, let b, let inner?) = other else { continue }
+            let reads = cond.referencedColumns.intersection(other.outputIDs)
+            if reads.isSubset(of: a.outputIDs) {
+                return .join(.inner, .join(.inner, a, filtering, condition: cond), b, condition: inner)
+            }
+            if reads.isSubset(of: b.outputIDs) {
+                return .join(.inner, a, .join(.inner, b, filtering, condition: cond), condition: inner)
+            }
         }
         return nil
     }

@@ -274,6 +274,13 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(before.first, ["first0", "last0", "0", "1287", "27"])
         let filtered = try explain(s, "select fname, lname, sum(amt) from cust join sale on cust.ck = sale.ck where cust.ck = 3 group by fname, lname")
         XCTAssertFalse(aggregateBelowJoin(filtered), filtered)
+        // A third table that only filters (TPC-DS q22's dates) may be joined last: the
+        // sales meet it first, and the pre-aggregate of both meets cust.
+        _ = try s.execute("create table yrs (yr int, keep boolean) diststyle all; insert into yrs values (0, true), (1, false), (2, true); analyze yrs")
+        let three = "select fname, lname, sum(amt) from sale, cust, yrs where sale.ck = cust.ck and sale.yr = yrs.yr and keep group by fname, lname"
+        let threePlan = try explain(s, three)
+        XCTAssertTrue(aggregateBelowJoin(threePlan), threePlan)
+        XCTAssertEqual(try s.execute(three + " order by 1, 2 limit 1")[0].textRows(), [["first0", "last0", "2415"]])
     }
 
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
