@@ -123,4 +123,22 @@ public indirect enum LogicalPlan: Sendable {
     }
 
     public var outputIDs: Set<Int> { Set(outputs.map { $0.id }) }
+
+    /// The node with `f` applied to each of its inputs, everything else kept: the
+    /// recursion of a rewrite that changes only some kinds of node.
+    public func mapChildren(_ f: (LogicalPlan) -> LogicalPlan) -> LogicalPlan {
+        switch self {
+        case .scan, .values: return self
+        case .filter(let p, let e): return .filter(f(p), e)
+        case .project(let p, let es, let o): return .project(f(p), es, outputs: o)
+        case .join(let k, let l, let r, let c): return .join(k, f(l), f(r), condition: c)
+        case .aggregate(let p, let g, let go, let a): return .aggregate(f(p), groups: g, groupOutputs: go, aggregates: a)
+        case .sort(let p, let k): return .sort(f(p), k)
+        case .limit(let p, let l, let o): return .limit(f(p), limit: l, offset: o)
+        case .distinct(let p): return .distinct(f(p))
+        case .window(let p, let ws): return .window(f(p), ws)
+        case .setOperation(let k, let all, let l, let r, let o): return .setOperation(k, all: all, f(l), f(r), outputs: o)
+        case .unnest(let p, let a, let e, let i): return .unnest(f(p), array: a, element: e, position: i)
+        }
+    }
 }

@@ -29,26 +29,15 @@ extension Optimizer {
     }
 
     private func eager(_ plan: LogicalPlan, _ nextID: inout Int) -> LogicalPlan {
-        switch plan {
-        case .aggregate(let p, let g, let go, let a):
-            let input = eager(p, &nextID)
-            if let done = preAggregated(input, g, go, a, &nextID) { return done }
-            if let regrouped = filterJoinedLower(input, g, a), let done = preAggregated(regrouped, g, go, a, &nextID) {
-                return done
-            }
-            return .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
-        case .join(let k, let l, let r, let c): return .join(k, eager(l, &nextID), eager(r, &nextID), condition: c)
-        case .filter(let p, let e): return .filter(eager(p, &nextID), e)
-        case .project(let p, let es, let o): return .project(eager(p, &nextID), es, outputs: o)
-        case .sort(let p, let k): return .sort(eager(p, &nextID), k)
-        case .limit(let p, let l, let o): return .limit(eager(p, &nextID), limit: l, offset: o)
-        case .distinct(let p): return .distinct(eager(p, &nextID))
-        case .window(let p, let ws): return .window(eager(p, &nextID), ws)
-        case .unnest(let p, let a, let e, let i): return .unnest(eager(p, &nextID), array: a, element: e, position: i)
-        case .setOperation(let k, let all, let l, let r, let o):
-            return .setOperation(k, all: all, eager(l, &nextID), eager(r, &nextID), outputs: o)
-        case .scan, .values: return plan
+        guard case .aggregate(let p, let g, let go, let a) = plan else {
+            return plan.mapChildren { eager($0, &nextID) }
         }
+        let input = eager(p, &nextID)
+        if let done = preAggregated(input, g, go, a, &nextID) { return done }
+        if let regrouped = filterJoinedLower(input, g, a), let done = preAggregated(regrouped, g, go, a, &nextID) {
+            return done
+        }
+        return .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
     }
 
     /// The aggregate over `input` computed as a pre-aggregate below its join, or nil.
@@ -123,9 +112,7 @@ extension Optimizer {
     /// only; nil when the shape differs.
     private func filterJoinedLower(_ input: LogicalPlan, _ groups: [BoundExpr], _ aggs: [LogicalAggregate]) -> LogicalPlan? {
         guard case .join(.inner, let l, let r, let cond?) = input else { return nil }
-        var used = Set<Int>()
-        for g in groups { used.formUnion(g.referencedColumns) }
-        for a in aggs { for e in a.expressions { used.formUnion(e.referencedColumns) } }
+        let used = aggregateInputColumns(groups, aggs)
         for (filtering, other) in [(r, l), (l, r)] {
             guard used.isDisjoint(with: filtering.outputIDs),
                   case .join(.inner, let a, let b, let inner?) = other else { continue }

@@ -54,9 +54,7 @@ extension Optimizer {
             return .join(kind, existence(l, required: need.intersection(lids), onlyExistence: leftOnly),
                          existence(r, required: need.intersection(rids), onlyExistence: rightOnly), condition: c)
         case .aggregate(let p, let groups, let groupOutputs, let aggs):
-            var need = Set<Int>()
-            for e in groups { need.formUnion(e.referencedColumns) }
-            for a in aggs { for e in a.expressions { need.formUnion(e.referencedColumns) } }
+            let need = aggregateInputColumns(groups, aggs)
             let ignoresDuplicates = aggs.allSatisfy { a in
                 !a.function.isOrderedSet && (a.function == .min || a.function == .max || a.distinct)
             }
@@ -71,13 +69,7 @@ extension Optimizer {
         case .distinct(let p):
             return .distinct(existence(p, required: p.outputIDs, onlyExistence: true))
         case .window(let p, let ws):
-            var need = required.intersection(p.outputIDs)
-            for w in ws {
-                if let a = w.argument { need.formUnion(a.referencedColumns) }
-                for e in w.partitionBy { need.formUnion(e.referencedColumns) }
-                for k in w.orderBy { need.formUnion(k.expr.referencedColumns) }
-            }
-            return .window(existence(p, required: need, onlyExistence: false), ws)
+            return .window(existence(p, required: windowInputColumns(p, ws, required: required), onlyExistence: false), ws)
         case .setOperation(let k, let all, let l, let r, let o):
             // Set operations read their inputs by position: every column stays.
             let only = all ? (k == .union && onlyExistence) : true

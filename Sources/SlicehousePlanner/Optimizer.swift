@@ -807,10 +807,7 @@ public struct Optimizer {
             let need = required.union(c?.referencedColumns ?? [])
             return .join(k, prune(l, required: need.intersection(l.outputIDs)), prune(r, required: need.intersection(r.outputIDs)), condition: c)
         case .aggregate(let p, let g, let go, let aggs):
-            var need = Set<Int>()
-            for e in g { need.formUnion(e.referencedColumns) }
-            for a in aggs { for e in a.expressions { need.formUnion(e.referencedColumns) } }
-            return .aggregate(prune(p, required: need), groups: g, groupOutputs: go, aggregates: aggs)
+            return .aggregate(prune(p, required: aggregateInputColumns(g, aggs)), groups: g, groupOutputs: go, aggregates: aggs)
         case .sort(let p, let keys):
             var need = required
             for k in keys { need.formUnion(k.expr.referencedColumns) }
@@ -820,13 +817,7 @@ public struct Optimizer {
         case .distinct(let p):
             return .distinct(prune(p, required: p.outputIDs))
         case .window(let p, let ws):
-            var need = required.intersection(p.outputIDs)
-            for w in ws {
-                if let a = w.argument { need.formUnion(a.referencedColumns) }
-                for e in w.partitionBy { need.formUnion(e.referencedColumns) }
-                for k in w.orderBy { need.formUnion(k.expr.referencedColumns) }
-            }
-            return .window(prune(p, required: need), ws)
+            return .window(prune(p, required: windowInputColumns(p, ws, required: required)), ws)
         case .setOperation(let k, let all, let l, let r, let o):
             return .setOperation(k, all: all, prune(l, required: l.outputIDs), prune(r, required: r.outputIDs), outputs: o)
         case .unnest(let p, let a, let e, let i):
@@ -835,5 +826,25 @@ public struct Optimizer {
         case .values:
             return plan
         }
+    }
+
+    /// The input columns an aggregate reads: its grouping keys' and its aggregates'.
+    func aggregateInputColumns(_ groups: [BoundExpr], _ aggs: [LogicalAggregate]) -> Set<Int> {
+        var need = Set<Int>()
+        for e in groups { need.formUnion(e.referencedColumns) }
+        for a in aggs { for e in a.expressions { need.formUnion(e.referencedColumns) } }
+        return need
+    }
+
+    /// The input columns a window node reads: those its parent reads through it, and its
+    /// functions' arguments, partitions and orders.
+    func windowInputColumns(_ input: LogicalPlan, _ ws: [LogicalWindow], required: Set<Int>) -> Set<Int> {
+        var need = required.intersection(input.outputIDs)
+        for w in ws {
+            if let a = w.argument { need.formUnion(a.referencedColumns) }
+            for e in w.partitionBy { need.formUnion(e.referencedColumns) }
+            for k in w.orderBy { need.formUnion(k.expr.referencedColumns) }
+        }
+        return need
     }
 }
