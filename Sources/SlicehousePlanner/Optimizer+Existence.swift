@@ -33,7 +33,8 @@ extension Optimizer {
         case .join(let kind, let l, let r, let c):
             let need = required.union(c?.referencedColumns ?? [])
             let lids = l.outputIDs, rids = r.outputIDs
-            if onlyExistence, kind == .inner, let c, hasEquiKey(c, lids, rids) {
+            // With an equality between the sides (else a semi join would be a nested loop).
+            if onlyExistence, kind == .inner, let c, conjuncts(c).contains(where: { equiKey($0, lids, rids) != nil }) {
                 if required.isDisjoint(with: rids) {
                     return .join(.semi, existence(l, required: need.intersection(lids), onlyExistence: true),
                                  existence(r, required: need.intersection(rids), onlyExistence: true), condition: c)
@@ -78,17 +79,6 @@ extension Optimizer {
         case .unnest(let p, let a, let e, let i):
             let need = required.intersection(p.outputIDs).union(a.referencedColumns)
             return .unnest(existence(p, required: need, onlyExistence: onlyExistence), array: a, element: e, position: i)
-        }
-    }
-
-    /// Whether `condition` has a conjunct `x = y` with x over one side's columns and y over
-    /// the other's (a semi join without one would be a nested loop).
-    private func hasEquiKey(_ condition: BoundExpr, _ lids: Set<Int>, _ rids: Set<Int>) -> Bool {
-        conjuncts(condition).contains { c in
-            guard case .binary(.equal, let a, let b, _) = c else { return false }
-            let ra = a.referencedColumns, rb = b.referencedColumns
-            guard !ra.isEmpty, !rb.isEmpty else { return false }
-            return (ra.isSubset(of: lids) && rb.isSubset(of: rids)) || (ra.isSubset(of: rids) && rb.isSubset(of: lids))
         }
     }
 }

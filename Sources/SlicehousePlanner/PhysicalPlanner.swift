@@ -235,14 +235,7 @@ public struct PhysicalPlanner {
         var leftKeys: [BoundExpr] = [], rightKeys: [BoundExpr] = []
         var residual: [BoundExpr] = []
         for c in conjuncts(condition) {
-            if case .binary(.equal, let a, let b, _) = c {
-                let ra = a.referencedColumns, rb = b.referencedColumns
-                if !ra.isEmpty && !rb.isEmpty {
-                    if ra.isSubset(of: leftIDs) && rb.isSubset(of: rightIDs) { leftKeys.append(a); rightKeys.append(b); continue }
-                    if ra.isSubset(of: rightIDs) && rb.isSubset(of: leftIDs) { leftKeys.append(b); rightKeys.append(a); continue }
-                }
-            }
-            residual.append(c)
+            if let (l, r) = equiKey(c, leftIDs, rightIDs) { leftKeys.append(l); rightKeys.append(r) } else { residual.append(c) }
         }
 
         // Which logical side probes and which builds.
@@ -641,6 +634,17 @@ public struct PhysicalPlanner {
                             types: node.types, names: node.names, distribution: .hashed(g), rows: node.rows,
                             columnIDs: node.columnIDs)
     }
+}
+
+/// A conjunct `a = b` whose sides read one join input each: (the left input's side, the
+/// right input's side); nil for any other conjunct (a residual).
+func equiKey(_ c: BoundExpr, _ leftIDs: Set<Int>, _ rightIDs: Set<Int>) -> (BoundExpr, BoundExpr)? {
+    guard case .binary(.equal, let a, let b, _) = c else { return nil }
+    let ra = a.referencedColumns, rb = b.referencedColumns
+    guard !ra.isEmpty, !rb.isEmpty else { return nil }
+    if ra.isSubset(of: leftIDs) && rb.isSubset(of: rightIDs) { return (a, b) }
+    if ra.isSubset(of: rightIDs) && rb.isSubset(of: leftIDs) { return (b, a) }
+    return nil
 }
 
 /// Split an AND tree into its conjuncts.
