@@ -390,6 +390,7 @@ struct EvalContext {
     /// lazily (a condition can fail), each row records its branch, and the output picks
     /// from the whole result vectors.
     private mutating func casePick(_ whens: [WhenClause], _ elseResult: BoundExpr?, _ t: DataType) throws -> Vector {
+        if let picked = try caseOfTwoConstants(whens, elseResult, t) { return picked }
         // Rows no WHEN takes keep the ELSE branch (or -1: NULL).
         let otherwise = elseResult == nil ? Int8(-1) : Int8(truncatingIfNeeded: whens.count)
         var branch = [Int8](repeating: otherwise, count: n)
@@ -424,6 +425,38 @@ struct EvalContext {
         for w in whens { sources.append(try ConditionalKernels.align(eval(w.result), t)) }
         if let elseResult { sources.append(try ConditionalKernels.align(eval(elseResult), t)) }
         return try Kern.pick(t, n: n, sources: sources, branch: branch)
+    }
+
+    /// `CASE WHEN c THEN x ELSE y END` with x and y non-NULL integer constants (TPC-DS
+    /// q62's and q99's `SUM(CASE WHEN days <= 30 THEN 1 ELSE 0 END)`): one select per row
+    /// from the condition's values, without a branch list. Nil for any other CASE.
+    private mutating func caseOfTwoConstants(_ whens: [WhenClause], _ elseResult: BoundExpr?, _ t: DataType) throws -> Vector? {
+        guard whens.count == 1, t.physical == .int64, let elseResult,
+              case .constant(let tv, _) = whens[0].result, case .constant(let ev, _) = elseResult,
+              tv != .null, ev != .null else { return nil }
+        let a = try ConditionalKernels.align(eval(whens[0].result), t)
+        let b = try ConditionalKernels.align(eval(elseResult), t)
+        guard a.isConstant, b.isConstant, !a.isNull(0), !b.isNull(0),
+              let x = try Kern.int64s(a).first, let y = try Kern.int64s(b).first else { return nil }
+        let c = try eval(whens[0].condition)
+        let flags = try Kern.bools(c)
+        if c.isConstant {
+            let take = !c.isNull(0) && flags.first == true
+            return take ? a : b
+        }
+        guard flags.count >= n else { throw SQLError.internalError("boolean vector shorter than its chunk") }
+        var out = [Int64](repeating: y, count: n)
+        let validity = c.validity
+        flags.withUnsafeBufferPointer { f in
+            out.withUnsafeMutableBufferPointer { o in
+                if let validity {
+                    for i in 0..<n { o[i] = f[i] && validity.isValid(i) ? x : y }
+                } else {
+                    for i in 0..<n { o[i] = f[i] ? x : y }
+                }
+            }
+        }
+        return Vector(type: t, data: .int64(out))
     }
 
     /// COALESCE: each argument evaluated only on the rows still NULL.

@@ -40,8 +40,11 @@ public enum Distributor {
     public static func slices(forKey key: Vector, count n: Int, sliceCount: Int) -> [Int32] {
         var hashes: [UInt64] = []
         key.hash(rows: nil, count: n, into: &hashes, combine: false)
-        let s = UInt64(sliceCount)
-        return hashes.map { Int32(truncatingIfNeeded: $0 % s) }
+        var out = [Int32](repeating: 0, count: hashes.count)
+        hashes.withUnsafeBufferPointer { h in
+            out.withUnsafeMutableBufferPointer { Hashing.buckets(h, of: sliceCount, into: $0) }
+        }
+        return out
     }
 
     /// Append `chunks` (one vector per table column) to `snapshot`.

@@ -51,6 +51,20 @@ public enum Hashing {
         h = (h ^ tail) &* 0x1000_0000_01B3
         return hash(h)
     }
+    /// Each hash's bucket among `n` (`hash % n`: a row's slice or target partition),
+    /// written to `out[i]`; a mask when `n` is a power of two (no division per row).
+    @inlinable public static func buckets(_ hashes: UnsafeBufferPointer<UInt64>, of n: Int,
+                                          into out: UnsafeMutableBufferPointer<Int32>) {
+        precondition(n > 0 && out.count >= hashes.count, "bucket count or output size")
+        let m = UInt64(n)
+        if n & (n - 1) == 0 {
+            let mask = m - 1
+            for i in 0..<hashes.count { out[i] = Int32(truncatingIfNeeded: hashes[i] & mask) }
+        } else {
+            for i in 0..<hashes.count { out[i] = Int32(truncatingIfNeeded: hashes[i] % m) }
+        }
+    }
+
     @inlinable public static func combine(_ a: UInt64, _ b: UInt64) -> UInt64 {
         (a ^ (b &+ 0x9E37_79B9_7F4A_7C15 &+ (a << 6) &+ (a >> 2)))
     }
@@ -65,6 +79,11 @@ extension Vector {
             hashes[k] = combine ? Hashing.combine(hashes[k], h) : h
         }
         let const = isConstant
+        // The common case, a flat 64-bit column without NULLs: one tight loop.
+        if !const, validity == nil, case .int64(let a) = data {
+            Self.hashInt64(a, rows: rows, count: n, into: &hashes, combine: combine)
+            return
+        }
         switch data {
         case .int64(let a):
             a.withUnsafeBufferPointer { p in
@@ -95,6 +114,32 @@ extension Vector {
                     if isNull(i) { put(k, Hashing.nullHash); continue }
                     let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
                     put(k, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st))
+                }
+            }
+        }
+    }
+
+    /// `hash(rows:count:into:combine:)` for a flat Int64 column without NULLs.
+    @inline(__always)
+    static func hashInt64(_ a: [Int64], rows: [Int32]?, count n: Int, into hashes: inout [UInt64], combine: Bool) {
+        if !combine { hashes = [UInt64](repeating: 0, count: n) }
+        precondition(hashes.count >= n, "hash buffer shorter than its rows")
+        a.withUnsafeBufferPointer { p in
+            hashes.withUnsafeMutableBufferPointer { h in
+                if let rows {
+                    precondition(rows.count >= n, "fewer row numbers than rows")
+                    rows.withUnsafeBufferPointer { r in
+                        for k in 0..<n {
+                            let x = Hashing.hash(p[Int(r[k])])
+                            h[k] = combine ? Hashing.combine(h[k], x) : x
+                        }
+                    }
+                } else {
+                    precondition(p.count >= n, "fewer values than rows")
+                    for k in 0..<n {
+                        let x = Hashing.hash(p[k])
+                        h[k] = combine ? Hashing.combine(h[k], x) : x
+                    }
                 }
             }
         }

@@ -132,4 +132,26 @@ final class CastTests: XCTestCase {
         XCTAssertNil(TypeRules.commonType(.integer, .boolean))
         XCTAssertEqual(TypeRules.commonType([.integer, .unknown, .decimal(precision: 3, scale: 1)]), .decimal(precision: 11, scale: 1))
     }
+
+    /// A wide NUMERIC's Int128 to Double goes through Int64 when it fits; it must round
+    /// as the standard library's conversion does, at the Int64 edges, beyond them, and
+    /// where a Double cannot hold every integer (above 2^53).
+    func testInt128ToDoubleRoundsAsTheStandardLibrary() {
+        var values: [Int128] = [0, 1, -1, 42, -42, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, (1 << 63) - 1, -(1 << 63),
+                                1 << 63, -(1 << 63) - 1, (1 << 64) + 3, Int128.max, Int128.min, 123_456_789_012_345_678_901_234_567]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<1000 {
+            values.append(Int128(Int64.random(in: .min ... .max, using: &rng)))
+            values.append(Int128(Int64.random(in: .min ... .max, using: &rng)) << Int.random(in: 1...60, using: &rng))
+        }
+        for v in values { XCTAssertEqual(CastKernels.double(v), Double(v), "\(v)") }
+        // Through the cast: a NUMERIC(38, 3) column to DOUBLE PRECISION.
+        let wide = Vector(type: .decimal(precision: 38, scale: 3), data: .int128([12_345, -1, (1 << 70) + 7]))
+        let out = try? CastKernels.exactToFloat(wide, .double)
+        if case .double(let d)? = out?.data {
+            XCTAssertEqual(d, [12.345, -0.001, Double((Int128(1) << 70) + 7) / 1000])
+        } else {
+            XCTFail("no doubles")
+        }
+    }
 }

@@ -171,6 +171,35 @@ final class ComparisonLogicTests: XCTestCase {
         }
     }
 
+    /// `CASE WHEN c THEN x ELSE y END` with two integer constants selects per row from
+    /// the condition: a NULL condition takes the ELSE, as does a false one; a constant
+    /// condition gives a constant; a CASE without ELSE or with a NULL branch keeps the
+    /// general path (its NULLs).
+    func testCaseOfTwoConstantsAgreesRowByRow() throws {
+        var rng = SystemRandomNumberGenerator()
+        for n in [2, 63, 64, 65, 1000] {
+            let keys: [Int64?] = (0..<n).map { _ in Int.random(in: 0..<6, using: &rng) == 0 ? nil : Int64.random(in: -40...140, using: &rng) }
+            let c = chunk(ints(keys))
+            let x = E.col(0, .integer)
+            let e = BoundExpr.caseWhen([WhenClause(condition: try E.bin(.lessEqual, x, E.int(30)), result: E.int(1))],
+                                       elseResult: E.int(0), .integer)
+            XCTAssertEqual(try evalRows(e, c), keys.map { k in (k.map { $0 <= 30 } ?? false) ? "1" : "0" }, "n = \(n)")
+            let between = BoundExpr.caseWhen([WhenClause(condition: .and([try E.bin(.greater, x, E.int(30)), try E.bin(.lessEqual, x, E.int(60))]),
+                                                         result: E.int(-7))], elseResult: E.int(9), .bigint)
+            XCTAssertEqual(try evalRows(between, c), keys.map { k in (k.map { $0 > 30 && $0 <= 60 } ?? false) ? "-7" : "9" })
+            let noElse = BoundExpr.caseWhen([WhenClause(condition: try E.bin(.lessEqual, x, E.int(30)), result: E.int(1))],
+                                            elseResult: nil, .integer)
+            XCTAssertEqual(try evalRows(noElse, c), keys.map { k in (k.map { $0 <= 30 } ?? false) ? "1" : nil })
+            let nullElse = BoundExpr.caseWhen([WhenClause(condition: try E.bin(.lessEqual, x, E.int(30)), result: E.int(1))],
+                                              elseResult: E.null(.integer), .integer)
+            XCTAssertEqual(try evalRows(nullElse, c), keys.map { k in (k.map { $0 <= 30 } ?? false) ? "1" : nil })
+            for (cond, want) in [(E.bool(true), "1"), (E.bool(false), "0"), (E.null(.boolean), "0")] {
+                let constant = BoundExpr.caseWhen([WhenClause(condition: cond, result: E.int(1))], elseResult: E.int(0), .integer)
+                XCTAssertEqual(try evalRows(constant, c), Array(repeating: want, count: n))
+            }
+        }
+    }
+
     func testInListNullRules() throws {
         let c = chunk(ints([1, 2, nil]))
         let x = E.col(0, .integer)

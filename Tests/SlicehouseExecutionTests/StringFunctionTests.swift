@@ -37,6 +37,31 @@ final class StringFunctionTests: XCTestCase {
         XCTAssertEqual(try evalRows(E.fn("substring", [E.col(0, .text), E.col(1, .integer), E.int(2)]), c), ["bc", nil, nil])
     }
 
+    /// A constant window over a column takes the byte-range path (`substringWindow`); the
+    /// same window given as columns takes the row-by-row one. They must agree on every
+    /// row: ASCII, multi-byte characters before, inside and after the window, NULLs,
+    /// empty and short strings, starts before 1 and past the end, zero and open counts.
+    func testConstantWindowAgreesWithRowByRow() throws {
+        let values: [String?] = ["+13-555-0100", "ab", "", nil, "日本語テキスト", "aé", "éa", "abcdé", "a", "  x  ", "Ñandú 2"]
+        let n = values.count
+        for start in -3...9 {
+            for count in [nil, 0, 1, 2, 3, 5, 20] as [Int?] {
+                let constArgs: [BoundExpr] = [E.col(0, .varchar(40)), E.int(Int64(start))] + (count.map { [E.int(Int64($0))] } ?? [])
+                let c = chunk(strs(values), ints(Array(repeating: Int64(start), count: n)), ints(Array(repeating: Int64(count ?? 0), count: n)))
+                let colArgs: [BoundExpr] = [E.col(0, .varchar(40)), E.col(1, .integer)] + (count == nil ? [] : [E.col(2, .integer)])
+                let fast = try evalRows(E.fn("substring", constArgs), c)
+                let slow = try evalRows(E.fn("substring", colArgs), c)
+                XCTAssertEqual(fast, slow, "substring(s, \(start)\(count.map { ", \($0)" } ?? ""))")
+            }
+        }
+        let picked = try evalRows(E.fn("substring", [E.col(0, .varchar(40)), E.int(1), E.int(2)]), chunk(strs(values)))
+        XCTAssertEqual(picked, ["+1", "ab", "", nil, "日本", "aé", "éa", "ab", "a", "  ", "Ña"])
+        // A negative constant count is an error as soon as a row is not NULL, not before.
+        XCTAssertEqual(try evalRows(E.fn("substring", [E.col(0, .text), E.int(1), E.int(-1)]), chunk(strs([nil, nil]))), [nil, nil])
+        assertError(try E.fn("substring", [E.col(0, .text), E.int(1), E.int(-1)]), "negative substring length not allowed",
+                    in: chunk(strs(["a"])))
+    }
+
     func testPositionAndCharindex() throws {
         XCTAssertEqual(try run1(E.fn("position", [E.str("straße"), E.str("ße")])), "5")
         XCTAssertEqual(try run1(E.fn("strpos", [E.str("abc"), E.str("z")])), "0")

@@ -126,6 +126,40 @@ final class VectorTests: XCTestCase {
         XCTAssertEqual(hs[0], hs[1])
         XCTAssertEqual(Hashing.hash(Int64(42)), Hashing.hash(UInt64(42)), "one hash for a value, whatever its width")
     }
+
+    /// The flat-Int64 fast path (no NULLs) hashes as the general one does: through a row
+    /// list, combined with an earlier key, and against the per-value hash.
+    func testInt64FastPathAgreesWithGeneralHashing() {
+        let values: [Int64] = [0, 1, -1, .max, .min, 42, 7, 1 << 40]
+        let flat = Vector.ints(values.map { Optional($0) }, type: .bigint)
+        XCTAssertNil(flat.validity)
+        var h: [UInt64] = []
+        flat.hash(rows: nil, count: values.count, into: &h, combine: false)
+        XCTAssertEqual(h, values.map { Hashing.hash($0) })
+        let rows: [Int32] = [7, 0, 3, 3]
+        flat.hash(rows: rows, count: rows.count, into: &h, combine: false)
+        XCTAssertEqual(h, rows.map { Hashing.hash(values[Int($0)]) })
+        var first = [UInt64](repeating: 99, count: rows.count)
+        flat.hash(rows: rows, count: rows.count, into: &first, combine: true)
+        XCTAssertEqual(first, rows.map { Hashing.combine(99, Hashing.hash(values[Int($0)])) })
+        // With a NULL the general path runs; the valid rows still hash alike.
+        let withNull = Vector.ints(values.map { Optional($0) } + [nil], type: .bigint)
+        var hn: [UInt64] = []
+        withNull.hash(rows: nil, count: values.count + 1, into: &hn, combine: false)
+        XCTAssertEqual(Array(hn.prefix(values.count)), values.map { Hashing.hash($0) })
+        XCTAssertEqual(hn.last, Hashing.nullHash)
+    }
+
+    /// A row's slice is `hash % n` whether or not `n` is a power of two (placement by
+    /// DISTKEY and exchanges must agree on it).
+    func testBucketsAreTheRemainder() {
+        let hashes: [UInt64] = (0..<1000).map { Hashing.hash(UInt64($0)) } + [0, .max, 1 << 63]
+        for n in 1...9 {
+            var out = [Int32](repeating: -1, count: hashes.count)
+            hashes.withUnsafeBufferPointer { h in out.withUnsafeMutableBufferPointer { Hashing.buckets(h, of: n, into: $0) } }
+            XCTAssertEqual(out, hashes.map { Int32($0 % UInt64(n)) }, "n = \(n)")
+        }
+    }
 }
 
 final class DataTypeTests: XCTestCase {

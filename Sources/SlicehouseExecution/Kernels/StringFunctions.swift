@@ -236,6 +236,28 @@ enum StringKernels {
     static func substring(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), st = try intInput(args[1])
         let cnt: IntInput? = args.count > 2 ? try intInput(args[2]) : nil
+        // A constant window over a column (`substring(c_phone FROM 1 FOR 2)`): byte ranges
+        // from each row's prefix, copied into one buffer.
+        if !s.constant, st.constant, cnt?.constant ?? true, !args.contains(where: Kern.isConstNull),
+           s.array.count >= n {
+            let start = st[0]
+            var endChar = Int64.max
+            var valid = true
+            if let cnt {
+                let c = cnt[0]
+                if c < 0 { valid = false }
+                let (e, o) = start.addingReportingOverflow(c)
+                endChar = o ? Int64.max : e
+            }
+            let from = max(start, 1)
+            if valid && endChar > from {
+                let skip = Int(min(from - 1, Int64(Int32.max)))
+                let stop = endChar == Int64.max ? Int.max : Int(min(endChar - 1, Int64(Int32.max)))
+                let validity = Kern.combinedValidity(args)
+                let out = substringWindow(s.array, count: n, skip: skip, stop: stop, validity: validity)
+                return Kern.result(resultType, .string(out), validity: validity, constant: false)
+            }
+        }
         return try mapRows(args, n: n, resultType: resultType) { i, out in
             let start = st[i]
             var endChar = Int64.max   // exclusive, 1-based
@@ -255,6 +277,53 @@ enum StringKernels {
                 if b1 > b0 { out.append(UnsafeBufferPointer(rebasing: p[b0..<b1])) }
             }
         }
+    }
+
+    /// The characters `skip ..< stop` (0-based; `stop` may be `Int.max`) of the first `n`
+    /// rows of `a`, empty for rows `validity` marks NULL. A row whose bytes before `stop`
+    /// are ASCII (one byte per character) is cut at byte offsets without counting.
+    static func substringWindow(_ a: StringArray, count n: Int, skip: Int, stop: Int, validity: Validity?) -> StringArray {
+        let base = n > 0 ? Int(a.offsets[0]) : 0
+        let total = n > 0 ? Int(a.offsets[n]) - base : 0
+        var offsets = [Int32](repeating: 0, count: n + 1)
+        var written = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(total, 1)) { outBuf, initialized in
+            a.bytes.withUnsafeBufferPointer { inBuf in
+                a.offsets.withUnsafeBufferPointer { off in
+                    offsets.withUnsafeMutableBufferPointer { o in
+                        guard let src = inBuf.baseAddress, let dst = outBuf.baseAddress else { return }
+                        for i in 0..<n {
+                            if let validity, !validity.isValid(i) {
+                                o[i + 1] = Int32(truncatingIfNeeded: written)
+                                continue
+                            }
+                            let st = Int(off[i]), len = Int(off[i + 1]) - st
+                            let p = src + st
+                            let need = min(len, stop)
+                            var high: UInt8 = 0
+                            var k = 0
+                            while k < need { high |= p[k]; k += 1 }
+                            let b0: Int, b1: Int
+                            if high < 0x80 {
+                                b0 = min(skip, len)
+                                b1 = need
+                            } else {
+                                let row = UnsafeBufferPointer(start: p, count: len)
+                                b0 = UTF8Bytes.offset(ofChar: skip, in: row, ascii: false)
+                                b1 = stop == Int.max ? len : UTF8Bytes.offset(ofChar: stop, in: row, ascii: false)
+                            }
+                            if b1 > b0 {
+                                (dst + written).update(from: p + b0, count: b1 - b0)
+                                written += b1 - b0
+                            }
+                            o[i + 1] = Int32(truncatingIfNeeded: written)
+                        }
+                    }
+                }
+            }
+            initialized = written
+        }
+        return StringArray(rawBytes: bytes, rawOffsets: offsets)
     }
 
     /// LEFT(s, k) / RIGHT(s, k); a negative k drops |k| characters from the other end.

@@ -90,20 +90,57 @@ final class ExchangeBuffer: @unchecked Sendable {
         case .materialize:
             try store(chunk.compacted(), in: cells[producer][producer])
         case .redistribute(let keys):
-            let compact = chunk.compacted()
             let n = targets
-            if n == 1 { try store(compact, in: cells[0][producer]); return }
+            if n == 1 { try store(chunk.compacted(), in: cells[0][producer]); return }
+            // Hash through the chunk's selection (no compacted copy of the whole chunk),
+            // then order the rows by target (a counting sort: one pass to count, one to
+            // place) and gather each target's rows once.
             var hashes: [UInt64] = []
             for (k, key) in keys.enumerated() {
-                compact.columns[key].hash(rows: nil, count: rows, into: &hashes, combine: k > 0)
+                chunk.columns[key].hash(rows: chunk.selection, count: rows, into: &hashes, combine: k > 0)
             }
-            var buckets = [[Int32]](repeating: [], count: n)
-            let m = UInt64(n)
-            for r in 0..<rows { buckets[Int(hashes[r] % m)].append(Int32(r)) }
-            for b in 0..<n where !buckets[b].isEmpty {
-                let part = buckets[b].count == rows
-                    ? compact : Chunk(columns: compact.columns, count: rows, selection: buckets[b]).compacted()
-                try store(part, in: cells[b][producer])
+            var target = [Int32](repeating: 0, count: rows)
+            var starts = [Int](repeating: 0, count: n + 1)
+            hashes.withUnsafeBufferPointer { h in
+                target.withUnsafeMutableBufferPointer { t in
+                    Hashing.buckets(UnsafeBufferPointer(rebasing: h[0..<rows]), of: n, into: t)
+                    starts.withUnsafeMutableBufferPointer { c in
+                        for r in 0..<rows { c[Int(t[r]) + 1] += 1 }
+                        for b in 0..<n { c[b + 1] += c[b] }
+                    }
+                }
+            }
+            if let only = (0..<n).first(where: { starts[$0 + 1] - starts[$0] == rows }) {
+                try store(chunk.compacted(), in: cells[only][producer])
+                return
+            }
+            var order = [Int32](repeating: 0, count: rows)
+            var next = Array(starts.dropLast())
+            let selection = chunk.selection
+            target.withUnsafeBufferPointer { t in
+                order.withUnsafeMutableBufferPointer { o in
+                    next.withUnsafeMutableBufferPointer { nx in
+                        if let selection {
+                            selection.withUnsafeBufferPointer { sel in
+                                for r in 0..<rows {
+                                    let b = Int(t[r])
+                                    o[nx[b]] = sel[r]
+                                    nx[b] += 1
+                                }
+                            }
+                        } else {
+                            for r in 0..<rows {
+                                let b = Int(t[r])
+                                o[nx[b]] = Int32(truncatingIfNeeded: r)
+                                nx[b] += 1
+                            }
+                        }
+                    }
+                }
+            }
+            for b in 0..<n where starts[b + 1] > starts[b] {
+                let picked = Array(order[starts[b]..<starts[b + 1]])
+                try store(Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: picked).compacted(), in: cells[b][producer])
             }
         }
     }
