@@ -1,8 +1,9 @@
 import SlicehouseTypes
 
-/// Eager aggregation: a GROUP BY over an inner join whose aggregates read one side only
-/// is computed in two steps, a pre-aggregate of that side below the join and a merge above
-/// it.
+/// Eager aggregation: a GROUP BY over inner joins whose aggregates read one subtree X only
+/// is computed in two steps, a pre-aggregate of X below the joins and a merge above them.
+/// X is one side of the top join, or, going down through inner joins, a side of a join
+/// within that side (the joins above X bring grouping keys or filter nothing away).
 ///
 ///     GROUP BY c.a, c.b, x.y  SUM(x.v)  over  C JOIN X ON c.k = x.k
 ///       →  GROUP BY c.a, c.b, y  SUM(s)  over  C JOIN (GROUP BY x.k, x.y  SUM(x.v) AS s  over X)
@@ -33,22 +34,55 @@ extension Optimizer {
             return plan.mapChildren { eager($0, &nextID) }
         }
         let input = eager(p, &nextID)
-        if let done = preAggregated(input, g, go, a, &nextID) { return done }
-        if let regrouped = filterJoinedLower(input, g, a), let done = preAggregated(regrouped, g, go, a, &nextID) {
-            return done
-        }
+        let shapes = [input] + (filterJoinedLower(input, g, a).map { [$0] } ?? [])
+        if let done = preAggregated(shapes, g, go, a, &nextID) { return done }
         return .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
     }
 
-    /// The aggregate over `input` computed as a pre-aggregate below its join, or nil.
-    private func preAggregated(_ input: LogicalPlan, _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
+    /// One inner join on the way down from the aggregate to X: the side that is not X,
+    /// which side X is, and the join's condition.
+    private struct SpineJoin {
+        let other: LogicalPlan
+        let xIsLeft: Bool
+        let condition: BoundExpr
+    }
+
+    /// The subtrees X the aggregate over `input` could pre-aggregate: going down through
+    /// inner joins from `input`, every side that holds all the aggregates' inputs, with
+    /// the joins passed on the way (the top one first). TPC-DS q99 groups catalog sales
+    /// joined to the year's dates by three dimensions' strings: X is the sales joined to
+    /// the dates, under three joins to the dimensions.
+    private func spineCandidates(_ input: LogicalPlan, _ aggInputs: Set<Int>) -> [(x: LogicalPlan, joins: [SpineJoin])] {
+        var out: [(x: LogicalPlan, joins: [SpineJoin])] = []
+        func walk(_ node: LogicalPlan, _ joins: [SpineJoin]) {
+            guard case .join(.inner, let l, let r, let cond?) = node else { return }
+            for (x, other, xIsLeft) in [(l, r, true), (r, l, false)] where aggInputs.isSubset(of: x.outputIDs) {
+                let path = joins + [SpineJoin(other: other, xIsLeft: xIsLeft, condition: cond)]
+                out.append((x, path))
+                walk(x, path)
+            }
+        }
+        walk(input, [])
+        return out
+    }
+
+    /// The aggregate over its input computed as a pre-aggregate of a subtree X below the
+    /// joins that bring the other grouping keys, or nil. `shapes` are the input's join
+    /// tree and the same joins regrouped (`filterJoinedLower`). Of the X that pass the
+    /// gates, the one estimated to give the fewest groups is taken, the deepest of those
+    /// (the most joins over pre-aggregated rows): q99's sales by three dimension keys
+    /// rather than by a warehouse name and two keys, q50's sales by store below the join
+    /// to every date rather than by store and sale date above it.
+    private func preAggregated(_ shapes: [LogicalPlan], _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
                                _ aggs: [LogicalAggregate], _ nextID: inout Int) -> LogicalPlan? {
-        guard !groups.isEmpty, !aggs.isEmpty, case .join(.inner, let l, let r, let cond?) = input else { return nil }
-        for xIsLeft in [true, false] {
-            let x = xIsLeft ? l : r, c = xIsLeft ? r : l
-            let xids = x.outputIDs, cids = c.outputIDs
-            guard aggs.allSatisfy({ $0.expressions.allSatisfy { $0.referencedColumns.isSubset(of: xids) } }) else { continue }
-            // X's columns the pre-aggregate groups by: those the grouping keys and the join read.
+        guard !groups.isEmpty, !aggs.isEmpty, let input = shapes.first else { return nil }
+        let aggInputs = aggs.reduce(into: Set<Int>()) { set, a in for e in a.expressions { set.formUnion(e.referencedColumns) } }
+        let inputRows = estimate(input)
+        var best: (x: LogicalPlan, joins: [SpineJoin], keys: [Int], groups: Double)? = nil
+        for (x, joins) in shapes.flatMap({ spineCandidates($0, aggInputs) }) {
+            let xids = x.outputIDs
+            let cids = joins.reduce(into: Set<Int>()) { $0.formUnion($1.other.outputIDs) }
+            // X's columns the pre-aggregate groups by: those the grouping keys and the joins read.
             var keys: [Int] = []
             var fromC = false, sidesKept = true
             func key(_ ids: Set<Int>) { for id in ids.sorted() where !keys.contains(id) { keys.append(id) } }
@@ -58,9 +92,9 @@ extension Optimizer {
                 if refs.isSubset(of: cids) { fromC = true } else if refs.isSubset(of: xids) { key(refs) } else { sidesKept = false }
             }
             guard fromC, sidesKept else { continue }
-            key(cond.referencedColumns.intersection(xids))
+            for j in joins { key(j.condition.referencedColumns.intersection(xids)) }
             let xRows = estimate(x)
-            guard estimate(input) >= 0.5 * xRows else { continue }
+            guard inputRows >= 0.5 * xRows else { continue }
             let fixed = constantColumns(x)
             let counted = keys.filter { !fixed.contains($0) }
             let columns = Dictionary(x.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -76,33 +110,37 @@ extension Optimizer {
             let queryCost = groups.reduce(0) { $0 + weight($1) }
             let preCost = keys.reduce(0.0) { sum, id in sum + (columns[id].map { weight(.column(id, $0.type)) } ?? 1) }
             guard preCost + groupsEstimate / xRows * queryCost <= 0.5 * queryCost else { continue }
-
-            func newColumn(_ type: DataType, _ name: String) -> PlanColumn {
-                nextID += 1
-                return PlanColumn(id: nextID, type: type, name: name)
-            }
-            guard let partials = RollupPartials(aggs, newColumn: newColumn) else { return nil }
-            var renamed: [Int: PlanColumn] = [:]
-            for id in keys {
-                guard let col = columns[id] else { return nil }
-                renamed[id] = newColumn(col.type, col.name)
-            }
-            func rename(_ e: BoundExpr) -> BoundExpr {
-                e.transform { node in
-                    if case .column(let id, _) = node, let n = renamed[id] { return .column(n.id, n.type) }
-                    return node
-                }
-            }
-            let pre = LogicalPlan.aggregate(x, groups: keys.compactMap { id in columns[id].map { .column(id, $0.type) } },
-                                            groupOutputs: keys.compactMap { renamed[$0] }, aggregates: partials.partials)
-            let joined: LogicalPlan = xIsLeft ? .join(.inner, pre, c, condition: rename(cond))
-                                              : .join(.inner, c, pre, condition: rename(cond))
-            let (merges, values) = partials.merges([:], newColumn: newColumn)
-            let merged = LogicalPlan.aggregate(joined, groups: groups.map(rename), groupOutputs: groupOutputs, aggregates: merges)
-            return .project(merged, groupOutputs.map { .column($0.id, $0.type) } + values,
-                            outputs: groupOutputs + aggs.map { $0.output })
+            if let b = best, b.groups < groupsEstimate || (b.groups == groupsEstimate && b.joins.count >= joins.count) { continue }
+            best = (x, joins, keys, groupsEstimate)
         }
-        return nil
+        guard let (x, joins, keys, _) = best else { return nil }
+        let columns = Dictionary(x.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        func newColumn(_ type: DataType, _ name: String) -> PlanColumn {
+            nextID += 1
+            return PlanColumn(id: nextID, type: type, name: name)
+        }
+        guard let partials = RollupPartials(aggs, newColumn: newColumn) else { return nil }
+        var renamed: [Int: PlanColumn] = [:]
+        for id in keys {
+            guard let col = columns[id] else { return nil }
+            renamed[id] = newColumn(col.type, col.name)
+        }
+        func rename(_ e: BoundExpr) -> BoundExpr {
+            e.transform { node in
+                if case .column(let id, _) = node, let n = renamed[id] { return .column(n.id, n.type) }
+                return node
+            }
+        }
+        var joined = LogicalPlan.aggregate(x, groups: keys.compactMap { id in columns[id].map { .column(id, $0.type) } },
+                                           groupOutputs: keys.compactMap { renamed[$0] }, aggregates: partials.partials)
+        for j in joins.reversed() {
+            joined = j.xIsLeft ? .join(.inner, joined, j.other, condition: rename(j.condition))
+                               : .join(.inner, j.other, joined, condition: rename(j.condition))
+        }
+        let (merges, values) = partials.merges([:], newColumn: newColumn)
+        let merged = LogicalPlan.aggregate(joined, groups: groups.map(rename), groupOutputs: groupOutputs, aggregates: merges)
+        return .project(merged, groupOutputs.map { .column($0.id, $0.type) } + values,
+                        outputs: groupOutputs + aggs.map { $0.output })
     }
 
     /// `(A JOIN B) JOIN F` where nothing the aggregate reads comes from F (a filtering

@@ -283,6 +283,51 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(three + " order by 1, 2 limit 1")[0].textRows(), [["first0", "last0", "2415"]])
     }
 
+    /// Eager aggregation below several joins (TPC-DS q99's shape): the sales joined to a
+    /// filtering date table are pre-aggregated by the three dimension keys, below the three
+    /// joins that bring the grouping strings; with the statistics only.
+    func testEagerAggregationBelowSeveralJoins() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        let facts = (0..<6000).map { "(\($0 % 120 + 1), \($0 % 97), \($0 % 5 + 1), \($0 % 7 + 1), \($0 % 4 + 1))" }.joined(separator: ", ")
+        _ = try s.execute("""
+            create table pw (w_sk int, w_name varchar(30)) diststyle all;
+            create table psm (sm_sk int, sm_type varchar(10)) diststyle all;
+            create table pcc (cc_sk int, cc_name varchar(20)) diststyle all;
+            create table pdd (d_sk int, d_seq int) diststyle all;
+            create table pf (f_ship int, f_lag int, f_w int, f_sm int, f_cc int) diststyle even;
+            insert into pw values (1, 'north warehouse'), (2, 'south warehouse'), (3, 'east'), (4, 'west'), (5, 'central');
+            insert into psm values (1, 'EXPRESS'), (2, 'NEXT DAY'), (3, 'EXPRESS'), (4, 'OVERNIGHT'), (5, 'TWO DAY'), (6, 'LIBRARY'), (7, 'REGULAR');
+            insert into pcc values (1, 'NY Metro'), (2, 'Mid Atlantic'), (3, 'NY Metro'), (4, 'North Midwest');
+            insert into pf values \(facts);
+            """)
+        _ = try s.execute("insert into pdd values " + (1...120).map { "(\($0), \(1190 + $0 / 10))" }.joined(separator: ", "))
+        let query = """
+            select substring(w_name, 1, 5), sm_type, cc_name, sum(case when f_lag <= 30 then 1 else 0 end), count(*)
+            from pf, pw, psm, pcc, pdd
+            where d_seq between 1192 and 1200 and f_ship = d_sk and f_w = w_sk and f_sm = sm_sk and f_cc = cc_sk
+            group by substring(w_name, 1, 5), sm_type, cc_name
+            """
+        /// Whether an aggregate sits below the joins to all three dimensions.
+        func preAggregatedBelowDimensions(_ plan: String) -> Bool {
+            let lines = plan.split(separator: "\n").map(String.init)
+            func indent(_ l: String) -> Int { l.prefix { $0 == " " }.count }
+            var deepestJoin = 0
+            for key in ["w_sk", "sm_sk", "cc_sk"] {
+                guard let cond = lines.firstIndex(where: { $0.contains("Hash Cond") && $0.contains(key) }), cond > 0 else { return false }
+                deepestJoin = max(deepestJoin, indent(lines[cond - 1]))
+            }
+            return lines.contains { $0.contains("HashAggregate") && indent($0) > deepestJoin }
+        }
+        XCTAssertFalse(preAggregatedBelowDimensions(try explain(s, query)))
+        let before = try s.execute(query + " order by 1, 2, 3")[0].textRows()
+        _ = try s.execute("analyze")
+        let plan = try explain(s, query)
+        XCTAssertTrue(preAggregatedBelowDimensions(plan), plan)
+        XCTAssertEqual(try s.execute(query + " order by 1, 2, 3")[0].textRows(), before)
+        XCTAssertEqual(before.count, 5 * 6 * 3)
+        XCTAssertEqual(before.reduce(0) { $0 + (Int($1[4] ?? "") ?? 0) }, 6000 * 90 / 120)
+    }
+
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
     /// merged from that pre-aggregate, which is computed once.
     func testRollupMergesOnePreAggregate() throws {
