@@ -7,7 +7,8 @@ import SlicehouseCatalog
 ///    (`sinkSingleRowJoins`), outer joins whose NULL-padded rows a filter or join above
 ///    rejects become inner or one-sided (`simplifyOuterJoins`), then predicate pushdown (filters move into scans and join sides, through projections,
 ///    grouping keys, window partitions and into both sides of UNION / INTERSECT / EXCEPT;
-///    a cross join with an equality between its sides becomes an inner join),
+///    a cross join with an equality between its sides becomes an inner join); a left join
+///    under a filter that wants its right key NULL becomes an anti join (`antiFromLeftJoins`),
 /// 3. semi-join rewrites (`Optimizer+Semijoins.swift`): a grouped subquery is restricted to
 ///    the keys its join can match; semi/anti joins move down inner join trees,
 /// 4. DISTINCT / GROUP BY over rows already unique on their columns are dropped
@@ -34,6 +35,7 @@ public struct Optimizer {
         p = sinkSingleRowJoins(p)
         p = simplifyOuterJoins(p, rejected: [])
         p = pushdown(p, [])
+        p = antiFromLeftJoins(p)
         p = pushKeysIntoAggregates(p)
         p = pushSemiJoins(p)
         p = reduceByEquivalentKeys(p)
@@ -323,6 +325,35 @@ public struct Optimizer {
         case .scan, .values:
             return plan
         }
+    }
+
+    /// Left joins under a filter that keeps only their unmatched rows become anti joins
+    /// (`leftJoinAsAnti`); run after pushdown, which brings such a filter down to its join.
+    func antiFromLeftJoins(_ plan: LogicalPlan) -> LogicalPlan {
+        let p = plan.mapChildren { antiFromLeftJoins($0) }
+        if case .filter(let input, let pred) = p, let anti = leftJoinAsAnti(input, pred) { return anti }
+        return p
+    }
+
+    /// `L LEFT JOIN R ON c WHERE r.k IS NULL`, where a NULL r.k keeps c from being TRUE (a
+    /// join key), keeps exactly the left rows without a partner: an anti join, with R's
+    /// columns NULL above it (TPC-DS q78: sales without a return). The anti join drops the
+    /// matched rows as it probes instead of joining them, gathering R's columns and
+    /// filtering them out. The filter's other conjuncts stay above. Nil for any other shape.
+    func leftJoinAsAnti(_ input: LogicalPlan, _ p: BoundExpr) -> LogicalPlan? {
+        guard case .join(.left, let l, let r, let cond?) = input else { return nil }
+        let keys = nullRejected(cond).intersection(r.outputIDs)
+        var parts = conjuncts(p)
+        guard let at = parts.firstIndex(where: { part in
+            if case .isNull(.column(let id, _), negated: false) = part { return keys.contains(id) }
+            return false
+        }) else { return nil }
+        parts.remove(at: at)
+        let lids = l.outputIDs
+        let anti = LogicalPlan.join(.anti, l, r, condition: cond)
+        let padded = LogicalPlan.project(anti, input.outputs.map { c in lids.contains(c.id) ? .column(c.id, c.type) : .constant(.null, c.type) },
+                                         outputs: input.outputs)
+        return parts.isEmpty ? padded : .filter(padded, parts.count == 1 ? parts[0] : .and(parts))
     }
 
     /// Columns whose NULL keeps predicate `p` from being TRUE (a "null-rejecting" filter):

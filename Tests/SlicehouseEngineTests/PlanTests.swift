@@ -328,6 +328,30 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(before.reduce(0) { $0 + (Int($1[4] ?? "") ?? 0) }, 6000 * 90 / 120)
     }
 
+    /// A left join under a filter that wants its right join key NULL is an anti join (its
+    /// matched rows are dropped as the probe runs, not joined and filtered); a NULL wanted
+    /// in a column that is no join key, or an OR, keeps the left join.
+    func testLeftJoinKeepingUnmatchedRowsIsAnAntiJoin() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table al (k int, j int, v int);
+            create table ar (k int, j int, w int);
+            insert into al values (1, 1, 10), (2, 1, 20), (3, 2, 30), (NULL, 1, 40), (5, 2, 50);
+            insert into ar values (1, 1, NULL), (1, 1, 7), (3, 1, 8), (5, 2, NULL);
+            """)
+        let anti = "select al.k, al.v, ar.w from al left join ar on al.k = ar.k and al.j = ar.j where ar.j is null and al.v > 15"
+        let plan = try explain(s, anti)
+        // An anti join with al probing, or a right anti join with al as the build side.
+        XCTAssertTrue((plan.contains("NOT IN Join") || plan.contains("Right Anti Join")) && !plan.contains("Left Join"), plan)
+        XCTAssertEqual(try s.execute(anti + " order by 2")[0].textRows(), [["2", "20", nil], ["3", "30", nil], [nil, "40", nil]])
+        for kept in ["select count(*) from al left join ar on al.k = ar.k where ar.w is null",
+                     "select count(*) from al left join ar on al.k = ar.k where ar.k is null or al.v > 40"] {
+            let p = try explain(s, kept)
+            XCTAssertTrue(p.contains("Left Join"), p)
+        }
+        XCTAssertEqual(try s.execute("select count(*) from al left join ar on al.k = ar.k where ar.w is null")[0].textRows(), [["4"]])
+    }
+
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
     /// merged from that pre-aggregate, which is computed once.
     func testRollupMergesOnePreAggregate() throws {
