@@ -277,3 +277,27 @@ final class VectorAppendTests: XCTestCase {
         XCTAssertEqual(ints(v), (0..<500).map { Int64($0) })
     }
 }
+
+/// The allocation helpers of ArrayAllocation.swift.
+final class ArrayAllocationTests: XCTestCase {
+    func testFilledAndUnset() {
+        XCTAssertEqual([Int64](filled: 7, count: 5), [7, 7, 7, 7, 7])
+        XCTAssertEqual([Bool](filled: true, count: 3), [true, true, true])
+        XCTAssertEqual([UInt64](filled: 1, count: 0), [])
+        XCTAssertEqual([Double](filled: 0.5, count: -1), [])
+        let big = [Int32](filled: -1, count: 100_000)
+        XCTAssertEqual(big.count, 100_000)
+        XCTAssertTrue(big.allSatisfy { $0 == -1 })
+        for n in [0, 1, 2, 63, 64, 65, 2_048] {
+            var a = [Int64].unset(count: n, placeholder: 0)
+            XCTAssertEqual(a.count, n)
+            a.withUnsafeMutableBufferPointer { b in for i in 0..<n { b[i] = Int64(i * 3) } }
+            XCTAssertEqual(a, (0..<n).map { Int64($0 * 3) })
+            // The array is an ordinary one: it grows, copies on write and compares.
+            var copy = a
+            copy.append(-1)
+            XCTAssertEqual(copy.count, n + 1)
+            XCTAssertEqual(a.count, n)
+        }
+    }
+}

@@ -106,7 +106,7 @@ enum OperatorKernels {
         case .string(let s): data = .string(gatherStrings(s, rows, stride: stride))
         }
         // Validity: NULL for negative indices and for NULL source rows.
-        var words = [UInt64](repeating: 0, count: (n + 63) >> 6)
+        var words = [UInt64](filled: 0, count: (n + 63) >> 6)
         var anyNull = false
         words.withUnsafeMutableBufferPointer { w in
             if let sv = v.validity {
@@ -140,13 +140,14 @@ enum OperatorKernels {
     static func gatherValues<T>(_ src: [T], _ rows: UnsafeBufferPointer<Int32>, stride: Int, zero: T) -> [T] {
         let n = rows.count
         return src.withUnsafeBufferPointer { s in
-            [T](unsafeUninitializedCapacity: n) { out, initialized in
+            var values = [T].unset(count: n, placeholder: zero)
+            values.withUnsafeMutableBufferPointer { out in
                 for k in 0..<n {
                     let r = Int(rows[k])
-                    out.initializeElement(at: k, to: r >= 0 ? s[r &* stride] : zero)
+                    out[k] = r >= 0 ? s[r &* stride] : zero
                 }
-                initialized = n
             }
+            return values
         }
     }
 
