@@ -327,7 +327,10 @@ public struct PhysicalPlanner {
         var label: JoinDistributionLabel
         func hashedKeyIndex(_ node: PhysicalNode, _ keys: [Int]) -> Int? {
             guard case .hashed(let cols) = node.distribution, cols.count == 1 else { return nil }
-            return keys.firstIndex(of: cols[0])
+            if let i = keys.firstIndex(of: cols[0]) { return i }
+            // A key equal in every row to the column the rows are hashed on (the other key
+            // of an inner join below) places them as that column does.
+            return keys.firstIndex { Self.sameValues(node, cols[0], $0) }
         }
         let pk = hashedKeyIndex(probe, probeKeys), bk = hashedKeyIndex(build, buildKeys)
         // Bytes moved, not rows: broadcasting a wide table costs more than moving a narrow one.
@@ -388,6 +391,51 @@ public struct PhysicalPlanner {
                                       label: label, nullAware: nullAware),
                             children: [probe, build],
                             types: types, names: names, distribution: dist, rows: rows, columnIDs: ids)
+    }
+
+    /// True when output columns `a` and `b` of `node` hold the same value in every row (or
+    /// are both NULL), so rows hashed on one are hashed on the other: an inner join with
+    /// keys `x = y` below makes x and y equal, and joins, filters, projections, exchanges,
+    /// sorts, limits, windows and aggregates above keep them so. Other operators (unions,
+    /// VALUES) end the search. Both columns must have one type and one position each.
+    static func sameValues(_ node: PhysicalNode, _ a: Int, _ b: Int) -> Bool {
+        let ids = node.columnIDs
+        guard a >= 0, b >= 0, a < ids.count, b < ids.count, a < node.types.count, b < node.types.count,
+              node.types[a] == node.types[b] else { return false }
+        let x = ids[a], y = ids[b]
+        if x == y { return false }
+        guard ids.lazy.filter({ $0 == x }).count == 1, ids.lazy.filter({ $0 == y }).count == 1 else { return false }
+        // Equal pairs of column ids from the inner joins below, then the class of x.
+        var edges: [Int: [Int]] = [:]
+        var stack = [node]
+        while let n = stack.popLast() {
+            switch n.kind {
+            case .hashJoin(let kind, let probeKeys, let buildKeys, _, _, _):
+                if kind == .inner, n.children.count == 2 {
+                    let p = n.children[0], q = n.children[1]
+                    for (i, j) in zip(probeKeys, buildKeys) where i >= 0 && i < p.columnIDs.count && j >= 0
+                        && j < q.columnIDs.count && i < p.types.count && j < q.types.count && p.types[i] == q.types[j] {
+                        edges[p.columnIDs[i], default: []].append(q.columnIDs[j])
+                        edges[q.columnIDs[j], default: []].append(p.columnIDs[i])
+                    }
+                }
+                stack.append(contentsOf: n.children)
+            case .filter, .project, .exchange, .sort, .limit, .window, .aggregate, .nestedLoopJoin:
+                stack.append(contentsOf: n.children)
+            case .scan, .unionAll, .setOperation, .values, .unnest:
+                break
+            }
+        }
+        var seen: Set<Int> = [x]
+        var queue = [x]
+        while let c = queue.popLast() {
+            for d in edges[c] ?? [] where !seen.contains(d) {
+                if d == y { return true }
+                seen.insert(d)
+                queue.append(d)
+            }
+        }
+        return false
     }
 
     func estimateJoinRows(_ kind: PhysicalJoinKind, _ probe: PhysicalNode, _ build: PhysicalNode, hasKeys: Bool) -> Double {

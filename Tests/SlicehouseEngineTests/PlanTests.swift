@@ -352,6 +352,39 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute("select count(*) from al left join ar on al.k = ar.k where ar.w is null")[0].textRows(), [["4"]])
     }
 
+    /// Rows hashed on one key of an inner join are hashed on the other key too: a join on
+    /// that other key finds them in place (DS_DIST_NONE) instead of broadcasting its build
+    /// side (TPC-DS q72: catalog returns joined on cs_item_sk after inventory's rows, hashed
+    /// on inv_item_sk, met catalog sales on inv_item_sk = cs_item_sk). A left join's build
+    /// keys may be NULL where the probe's are not, so it gives no such equality.
+    func testJoinOnAnInnerJoinsOtherKeyMovesNoRows() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table ei (i_item int, i_qty int) distkey(i_item);
+            create table es (s_item int, s_order int, s_qty int) distkey(s_item);
+            create table er (r_item int, r_order int, r_amt int) distkey(r_item);
+            insert into ei values (1, 5), (2, 1), (3, 9), (1, 0), (NULL, 4);
+            insert into es values (1, 10, 7), (2, 20, 2), (3, 30, 1), (1, 11, 3), (NULL, 12, 9), (4, 40, 9);
+            insert into er values (1, 10, 100), (1, 11, 110), (2, 20, 200), (3, 31, 300), (NULL, 12, 5);
+            """)
+        // ei's rows are hashed on i_item; after the inner join they also are on s_item.
+        let q = """
+            select es.s_item, es.s_order, ei.i_qty, er.r_amt
+            from es join ei on ei.i_item = es.s_item
+            left join er on er.r_item = es.s_item and er.r_order = es.s_order
+            where ei.i_qty < es.s_qty
+            """
+        let plan = try explain(s, q)
+        XCTAssertTrue(plan.contains("Hash Left Join DS_DIST_NONE"), plan)
+        XCTAssertFalse(plan.contains("DS_BCAST_INNER"), plan)
+        XCTAssertEqual(try s.execute(q + " order by 1, 2, 3")[0].textRows(), [
+            ["1", "10", "0", "100"], ["1", "10", "5", "100"], ["1", "11", "0", "110"], ["2", "20", "1", "200"]])
+        // Through a left join: es.s_item may be NULL where ei.i_item is not, so a join on
+        // es.s_item cannot use ei's placement.
+        let left = "select count(*), count(er.r_amt) from ei left join es on ei.i_item = es.s_item join er on er.r_item = es.s_item"
+        XCTAssertEqual(try s.execute(left)[0].textRows(), [["10", "10"]])
+    }
+
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
     /// merged from that pre-aggregate, which is computed once.
     func testRollupMergesOnePreAggregate() throws {

@@ -253,14 +253,23 @@ final class HashJoinTests: XCTestCase {
     }
 
     func testSemiAntiPassProbeChunkThroughWithSelection() throws {
-        let probe: [Row] = (0..<100).map { [.int(Int64($0)), .string("p"), .int(Int64($0))] }
-        let build: [Row] = (0..<50).map { [.int(Int64($0 * 2)), .string("b"), .int(0)] }
+        let probe: [Row] = (0..<1_000).map { [.int(Int64($0)), .string("p"), .int(Int64($0))] }
+        let build: [Row] = (0..<500).map { [.int(Int64($0 * 2)), .string("b"), .int(0)] }
         let op = HashJoinOperator(kind: .semi, probe: source(joinTypes, probe), build: source(joinTypes, build),
                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
         let chunks = try drainChunks(op)
         XCTAssertEqual(chunks.count, 1)
-        XCTAssertEqual(chunks[0].selection?.count, 50)
+        XCTAssertEqual(chunks[0].selection?.count, 500)
         XCTAssertEqual(chunks[0].columns.count, 3)
+        // Fewer rows than `smallOutput` are merged into a chunk of their own (a copy).
+        let few = HashJoinOperator(kind: .anti, probe: source(joinTypes, Array(probe.prefix(100))),
+                                   build: source(joinTypes, build), probeKeys: [0], buildKeys: [0], residual: nil,
+                                   buildTypes: joinTypes)
+        let merged = try drainChunks(few)
+        XCTAssertEqual(merged.count, 1)
+        XCTAssertNil(merged[0].selection)
+        XCTAssertEqual(merged[0].count, 50)
+        XCTAssertEqual((0..<50).map { merged[0].value(row: $0, column: 0) }, (0..<50).map { .int(Int64($0 * 2 + 1)) })
     }
 
     func testConstantProbeKeyAndRightJoinTypesFromProbe() throws {
@@ -329,5 +338,91 @@ final class HashJoinTests: XCTestCase {
                 assertSameRows(actual, expected, "\(kind) with selective residual")
             }
         }
+    }
+
+    /// Two integer keys whose build-side ranges fit in 64 bits together are matched by one
+    /// packed code (`KeyPacking`): negative keys, keys beyond the build side's ranges on
+    /// either end, NULLs in either key, duplicates, unique keys, a residual, and ranges too
+    /// wide to pack (hashed as before) all agree with the reference.
+    func testTwoIntegerKeysPacked() throws {
+        var rng = SeededRandom(seed: 91)
+        func rows(_ n: Int, _ k0: ClosedRange<Int>, _ k2: ClosedRange<Int>, nulls: Double) -> [Row] {
+            (0..<n).map { i in
+                let a: Value = rng.chance(nulls) ? .null : .int(Int64(rng.int(k0)))
+                let b: Value = rng.chance(nulls) ? .null : .int(Int64(rng.int(k2)))
+                return [a, .string("r\(i % 7)"), b]
+            }
+        }
+        let build = rows(900, -20...40, -1_000...1_000, nulls: 0.05)
+        let probe = rows(2_500, -30...50, -1_200...1_200, nulls: 0.05)
+        for kind in allKinds {
+            try check(kind, probe, build, keys: [0, 2])
+            try check(kind, probe, build, keys: [0, 2], chunkSize: 97, selection: true)
+            try check(kind, probe, build, keys: [2, 0])
+        }
+        // Unique pairs on the build side (the single-pass path), probed with extremes.
+        var unique: [Row] = []
+        for a in 0..<30 { for b in 0..<40 { unique.append([.int(Int64(a * 3)), .string("u"), .int(Int64(b * 1_000 - 7_000))]) } }
+        let extremes: [Value] = [.int(Int64.min), .int(Int64.max), .int(-7_000), .int(32_000), .int(33_000), .int(-7_001), .null]
+        var edge: [Row] = []
+        for (i, x) in extremes.enumerated() {
+            for a in [Int64.min, -3, 0, 3, 87, 88, 90, Int64.max] { edge.append([.int(a), .string("e\(i)"), x]) }
+        }
+        for kind in allKinds {
+            try check(kind, edge + probe, unique, keys: [0, 2])
+        }
+        // The residual sees the right pairs.
+        let residual = BoundExpr.binary(.greater, .column(5, .bigint), .constant(.int(0), .bigint), .boolean)
+        for kind in allKinds {
+            let actual = try join(kind, probe, build, probeKeys: [0, 2], buildKeys: [0, 2], residual: residual)
+            let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0, 2], buildKeys: [0, 2],
+                                         probeWidth: 3, buildWidth: 3) { _, b in
+                if case .int(let x) = b[2] { return x > 0 }
+                return false
+            }
+            assertSameRows(actual, expected, "\(kind) packed keys with residual")
+        }
+        // Build keys spanning all of Int64 in one column: too wide to pack, hashed instead.
+        let wide: [Row] = [[.int(1), .string("w"), .int(Int64.min)], [.int(1), .string("w"), .int(Int64.max)],
+                           [.int(2), .string("w"), .int(0)]]
+        let wideProbe: [Row] = [[.int(1), .string("p"), .int(Int64.min)], [.int(1), .string("p"), .int(Int64.max)],
+                                [.int(2), .string("p"), .int(0)], [.int(2), .string("p"), .int(Int64.max)]]
+        for kind in allKinds {
+            try check(kind, wideProbe, wide, keys: [0, 2])
+        }
+    }
+
+    /// A selective join's few rows per probe chunk go up merged into larger chunks, in the
+    /// order the probe side produced them, large chunks included.
+    func testSmallOutputChunksAreMergedInOrder() throws {
+        // Unique build keys 0, 100, 200, ...; probe rows 0..<20_000 in chunks of 2,048.
+        let build: [Row] = (0..<200).map { [.int(Int64($0 * 100)), .string("b"), .int(Int64($0))] }
+        let probe: [Row] = (0..<20_000).map { [.int(Int64($0)), .string("p"), .int(Int64($0))] }
+        let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        let chunks = try drainChunks(op)
+        XCTAssertEqual(chunks.map { $0.count }.reduce(0, +), 200)
+        XCTAssertEqual(chunks.count, 1, "200 rows from 10 probe chunks arrive as one chunk")
+        var keys: [Value] = []
+        for c in chunks { for i in 0..<c.count { keys.append(c.value(row: i, column: 0)) } }
+        XCTAssertEqual(keys, (0..<200).map { .int(Int64($0 * 100)) })
+
+        // Probe chunks that match wholly and ones that match a few rows, alternating: the
+        // output keeps the probe order exactly.
+        let dense: [Row] = (0..<4_000).map { [.int(Int64($0)), .string("d"), .int(Int64($0))] }
+        var mixed: [Row] = []
+        for part in 0..<6 {
+            if part % 2 == 0 {
+                mixed += (0..<Chunk.capacity).map { [.int(Int64(($0 + part * 37) % 4_000)), .string("m"), .int(Int64(part))] }
+            } else {
+                mixed += (0..<Chunk.capacity).map { [.int(Int64($0 % 500 == 0 ? $0 : 10_000 + $0)), .string("m"), .int(Int64(part))] }
+            }
+        }
+        let op2 = HashJoinOperator(kind: .inner, probe: source(joinTypes, mixed), build: source(joinTypes, dense),
+                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+        let out = try drain(op2, maxChunk: 2 * Chunk.capacity)
+        let expected = referenceJoin(.inner, probe: mixed, build: dense, probeKeys: [0], buildKeys: [0],
+                                     probeWidth: 3, buildWidth: 3)
+        XCTAssertEqual(out, expected, "rows in probe order")
     }
 }

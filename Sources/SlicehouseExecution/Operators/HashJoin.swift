@@ -35,7 +35,9 @@ public enum JoinKind: String, Sendable, Equatable {
 /// for `semi`/`anti` (those pass the probe chunk through with a selection vector, no copy);
 /// build columns only for `rightSemi`/`rightAnti`.
 /// Output chunks hold at most about `2 * Chunk.capacity` rows however many matches one
-/// probe chunk has.
+/// probe chunk has. Chunks of fewer than `smallOutput` rows are copied together, in order,
+/// until there are `Chunk.capacity / 2` or more (or the output ends), so that a selective
+/// join does not hand the operators above a few rows at a time.
 ///
 /// ## Matching
 /// - A pair matches when all key columns are equal (NULL keys never match) and the
@@ -97,8 +99,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private var bucketStart: [Int32] = []
     private var entries: [BuildEntry] = []
     private var bucketMask = 0
-    /// One 64-bit key: `BuildEntry.match` holds the key value itself.
+    /// One 64-bit key, or several packed into one (`packing`): `BuildEntry.match` holds
+    /// the key value (or code) itself.
     private var directKeys = false
+    /// Several 64-bit keys whose build-side ranges fit in 64 bits together: each row's
+    /// code (`KeyPacking`) is its key and its hash is the code's.
+    private var packing: KeyPacking?
     /// `directKeys` and no key value occurs twice on the build side.
     private var uniqueDirectKeys = false
     private var buildHasNullKey = false
@@ -183,15 +189,32 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             return nil
         }
         while true {
+            if let c = heldBack {
+                heldBack = nil
+                return c
+            }
             if outputIndex < output.count {
                 let c = output[outputIndex]
                 output[outputIndex] = Chunk(columns: [], count: 0)
                 outputIndex += 1
+                if c.count == 0 { continue }
+                if c.count < Self.smallOutput {
+                    // A selective join yields a few rows per probe chunk: merged, the
+                    // operators above pay their per-chunk costs once per 1,024 rows.
+                    try merge(c)
+                    if merged.count >= Chunk.capacity / 2 { return takeMerged() }
+                    continue
+                }
+                if merged.count > 0 {
+                    // Rows keep their order: the merged ones first.
+                    heldBack = c
+                    return takeMerged()
+                }
                 return c
             }
             output.removeAll(keepingCapacity: true)
             outputIndex = 0
-            if finished { return nil }
+            if finished { return merged.count > 0 ? takeMerged() : nil }
 
             if batchActive {
                 try step()
@@ -226,6 +249,30 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             finished = true
             releaseTable()
         }
+    }
+
+    /// Output chunks of fewer rows are merged before they go up (see `next`).
+    static let smallOutput = 256
+    /// Small output chunks merged so far (`merged.columns` empty when none).
+    private var merged = Chunk(columns: [], count: 0)
+    /// A chunk to return after `merged`.
+    private var heldBack: Chunk?
+
+    private func merge(_ c: Chunk) throws {
+        if merged.count == 0 {
+            merged = Chunk(columns: c.columns.map { Vector(type: $0.type) }, count: 0)
+        }
+        var columns = merged.columns
+        let count = merged.count
+        merged = Chunk(columns: [], count: 0)
+        try OperatorKernels.append(&columns, c)
+        merged = Chunk(columns: columns, count: count + c.count)
+    }
+
+    private func takeMerged() -> Chunk {
+        let c = merged
+        merged = Chunk(columns: [], count: 0)
+        return c
     }
 
     /// The most memory the join held, and what it wrote to spill files (its partitions'
@@ -302,18 +349,6 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             return
         }
 
-        directKeys = buildKeyColumns.count == 1 && buildKeyColumns[0].type.physical == .int64
-        var matchValues: [UInt64] = []
-        if directKeys, case .int64(let values) = buildKeyColumns[0].data {
-            matchValues = values.map { UInt64(bitPattern: $0) }
-        } else {
-            directKeys = false
-        }
-        var hashes: [UInt64] = []
-        for (i, key) in buildKeyColumns.enumerated() {
-            key.hash(rows: nil, count: n, into: &hashes, combine: i > 0)
-        }
-        if !directKeys { matchValues = hashes }
         // Rows with a NULL in any key column never match: keep them out of the table.
         var keyValid = [Bool](repeating: true, count: n)
         for key in buildKeyColumns {
@@ -324,6 +359,34 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 }
             }
         }
+        directKeys = buildKeyColumns.count == 1 && buildKeyColumns[0].type.physical == .int64
+        var matchValues: [UInt64] = []
+        var hashes: [UInt64] = []
+        packing = nil
+        if directKeys, case .int64(let values) = buildKeyColumns[0].data {
+            matchValues = values.map { UInt64(bitPattern: $0) }
+        } else if let p = KeyPacking.covering(buildKeyColumns, count: n, valid: keyValid) {
+            // Several integer keys whose ranges fit in 64 bits together: their packed code
+            // is the key, matched as a single 64-bit key is.
+            var inRange: [Bool] = []
+            let rows = (0..<Int32(truncatingIfNeeded: n)).map { $0 }
+            if p.pack(buildKeyColumns, rows: rows, codes: &matchValues, inRange: &inRange) {
+                packing = p
+                directKeys = true
+                hashes = matchValues.map { Hashing.hash($0) }
+            } else {
+                directKeys = false
+                matchValues = []
+            }
+        } else {
+            directKeys = false
+        }
+        if packing == nil {
+            for (i, key) in buildKeyColumns.enumerated() {
+                key.hash(rows: nil, count: n, into: &hashes, combine: i > 0)
+            }
+        }
+        if !directKeys { matchValues = hashes }
         var buckets = 16
         while buckets < n { buckets *= 2 }
         let m = buckets - 1
@@ -540,13 +603,21 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         batchActive = true
         if buildCount == 0 || entries.isEmpty { return }
         var hashes: [UInt64] = []
-        KeyHashing.hash(b.keys, rows: b.physRows, into: &hashes)
-        if directKeys, case .int64(let values) = b.keys[0].data {
-            b.match = values.withUnsafeBufferPointer { vp in
-                b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
+        var inRange: [Bool] = []
+        if let packing {
+            guard packing.pack(b.keys, rows: b.physRows, codes: &b.match, inRange: &inRange) else {
+                throw SQLError.internalError("hash join probe keys do not match the packed build keys")
             }
+            hashes = b.match.map { Hashing.hash($0) }
         } else {
-            b.match = hashes
+            KeyHashing.hash(b.keys, rows: b.physRows, into: &hashes)
+            if directKeys, case .int64(let values) = b.keys[0].data {
+                b.match = values.withUnsafeBufferPointer { vp in
+                    b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
+                }
+            } else {
+                b.match = hashes
+            }
         }
         let m = bucketMask
         // First a branch-free pass (independent loads overlap), then the active list.
@@ -558,6 +629,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                             let bucket = Int(truncatingIfNeeded: hs[i]) & m
                             cur[i] = st[bucket]
                             end[i] = st[bucket + 1]
+                        }
+                        // A packed key out of the build side's ranges has no match: an
+                        // empty run.
+                        inRange.withUnsafeBufferPointer { ok in
+                            for i in 0..<ok.count where !ok[i] { end[i] = cur[i] }
                         }
                     }
                 }
