@@ -19,7 +19,9 @@ import SlicehouseCatalog
 ///    read one side of its join pre-aggregates that side: `Optimizer+EagerAggregation.swift`),
 /// 6. projection pruning (scans read only the columns the query uses; a left join on a
 ///    unique key of a right side nothing reads is dropped),
-/// 7. inner joins tested only for existence (under IN / EXISTS, DISTINCT, UNION) whose
+/// 7. uncorrelated scalar subqueries aggregating the same rows (one table, the same
+///    filters) share one aggregate over one scan (`Optimizer+ScalarAggregates.swift`),
+/// 8. inner joins tested only for existence (under IN / EXISTS, DISTINCT, UNION) whose
 ///    one side nothing reads become semi joins (`Optimizer+Existence.swift`).
 public struct Optimizer {
     let context: PlannerContext
@@ -43,6 +45,7 @@ public struct Optimizer {
         p = reorderJoins(p)
         p = eagerAggregation(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
+        p = mergeScalarAggregates(p)
         p = existenceJoins(p)
         return p
     }

@@ -385,6 +385,38 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(left)[0].textRows(), [["10", "10"]])
     }
 
+    /// Uncorrelated scalar subqueries over the same table and filter share one aggregate
+    /// over one scan (TPC-DS q09: 15 subqueries, 5 filters, 5 scans); other filters, other
+    /// tables and DISTINCT aggregates keep their own.
+    func testScalarSubqueriesOverTheSameRowsShareOneScan() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table sq (q int, a decimal(7,2), b decimal(7,2));
+            create table sq2 (q int, a decimal(7,2));
+            create table sr (k int);
+            insert into sq values (1, 1.50, 2.00), (5, 3.00, NULL), (25, 10.00, 1.00), (30, NULL, 4.00);
+            insert into sq2 values (1, 7.00);
+            insert into sr values (1), (2);
+            """)
+        let q = """
+            select k,
+                   case when (select count(*) from sq where q between 1 and 20) > 1
+                        then (select sum(a) from sq where q between 1 and 20)
+                        else (select sum(b) from sq where q between 1 and 20) end,
+                   (select count(*) from sq where q between 21 and 40),
+                   (select max(b) from sq where q between 21 and 40),
+                   (select sum(a) from sq2 where q between 1 and 20),
+                   (select count(distinct b) from sq where q between 1 and 20)
+            from sr
+            """
+        let plan = try explain(s, q)
+        // One scan of sq per filter, one of sq2, and the DISTINCT subquery's own.
+        XCTAssertEqual(plan.components(separatedBy: "XN Seq Scan on sq ").count - 1, 3, plan)
+        XCTAssertEqual(plan.components(separatedBy: "XN Seq Scan on sq2 ").count - 1, 1, plan)
+        XCTAssertEqual(try s.execute(q + " order by k")[0].textRows(), [
+            ["1", "4.50", "2", "4.00", "7.00", "1"], ["2", "4.50", "2", "4.00", "7.00", "1"]])
+    }
+
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
     /// merged from that pre-aggregate, which is computed once.
     func testRollupMergesOnePreAggregate() throws {
