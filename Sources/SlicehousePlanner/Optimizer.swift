@@ -16,7 +16,9 @@ import SlicehouseCatalog
 /// 5. join ordering (inner-join trees are rebuilt greedily from estimated row counts,
 ///    left-deep from the largest table, or bushy when that is clearly cheaper:
 ///    `Optimizer+JoinOrder.swift`), then eager aggregation (a GROUP BY whose aggregates
-///    read one side of its join pre-aggregates that side: `Optimizer+EagerAggregation.swift`),
+///    read one side of its join pre-aggregates that side, and a SELECT DISTINCT of a
+///    dimension's strings dedupes the fact side's integer columns first:
+///    `Optimizer+EagerAggregation.swift`),
 /// 6. projection pruning (scans read only the columns the query uses; a left join on a
 ///    unique key of a right side nothing reads is dropped),
 /// 7. uncorrelated scalar subqueries aggregating the same rows (one table, the same

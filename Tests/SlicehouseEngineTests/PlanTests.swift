@@ -417,6 +417,31 @@ final class PlanTests: XCTestCase {
             ["1", "4.50", "2", "4.00", "7.00", "1"], ["2", "4.50", "2", "4.00", "7.00", "1"]])
     }
 
+    /// SELECT DISTINCT of a dimension's strings over a fact table is made distinct on the
+    /// fact side's integer columns first (TPC-DS q38, q87): two more aggregate steps below
+    /// the join to the dimension, the same rows. Not without a string from the dimension.
+    func testDistinctOverJoinsDedupesTheFactSideFirst() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table ds_sales (s_cust int, s_date int, s_item int);
+            create table ds_date (d_sk int, d_date date, d_year int);
+            create table ds_cust (c_sk int, c_last varchar(10), c_first varchar(10));
+            insert into ds_sales select i % 97, i % 13, i from generate_series(1, 30000) as s(i);
+            insert into ds_date select i, cast('2001-01-01' as date) + (i % 5), 2001 + i % 2 from generate_series(0, 12) as s(i);
+            insert into ds_cust select i, 'L' || (i % 7), 'F' || (i % 5) from generate_series(0, 95) as s(i);
+            analyze;
+            """)
+        let q = """
+            select distinct c_last, c_first, d_date from ds_sales, ds_date, ds_cust
+            where s_date = d_sk and s_cust = c_sk and d_year = 2001
+            """
+        let plan = try explain(s, q)
+        XCTAssertEqual(plan.components(separatedBy: "XN HashAggregate").count - 1, 4, plan)
+        XCTAssertEqual(try s.execute("select count(*), count(distinct c_last) from (\(q)) t")[0].textRows(), [["175", "7"]])
+        let ints = try explain(s, "select distinct s_cust, d_date from ds_sales, ds_date where s_date = d_sk")
+        XCTAssertEqual(ints.components(separatedBy: "XN HashAggregate").count - 1, 2, ints)
+    }
+
     /// ROLLUP aggregates its input once by all keys; every set, and the grand total, is
     /// merged from that pre-aggregate, which is computed once.
     func testRollupMergesOnePreAggregate() throws {
