@@ -178,7 +178,7 @@ public struct TPCHBenchmark: Sendable {
     /// reading it from disk.
     func warmPageCache(events: (BenchEvent) -> Void) {
         events(.progress("reading the data files into the page cache"))
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer = [UInt8](filled: 0, count: 1 << 20)
         for table in TPCHText.tables {
             let path = (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
             guard let handle = FileHandle(forReadingAtPath: path) else { continue }

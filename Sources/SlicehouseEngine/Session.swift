@@ -839,7 +839,7 @@ public final class Session: @unchecked Sendable {
         }
         return { cols, n in
             let bits = 64 / key.count
-            var z = [UInt64](repeating: 0, count: n)
+            var z = [UInt64](filled: 0, count: n)
             for (k, c) in key.enumerated() {
                 let perm = sortPermutation(columns: cols, keys: [SortKey(column: c)], count: n)
                 // Rank of each row in this column, scaled to `bits` bits.

@@ -253,7 +253,7 @@ struct SystemTables {
             total += d.columns[key].count
             // Sweep by lower bound: a block overlaps when it starts below the highest upper
             // bound so far, and so does the block that reached that bound.
-            var marked = [Bool](repeating: false, count: zones.count)
+            var marked = [Bool](filled: false, count: zones.count)
             var reach: Int? = nil
             for i in zones.indices {
                 if let r = reach, less(zones[i].lo, zones[r].hi) { marked[i] = true; marked[r] = true }

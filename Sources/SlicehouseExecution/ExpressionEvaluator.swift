@@ -336,7 +336,7 @@ struct EvalContext {
             return try ConditionalKernels.inList(v, items: values, negated: negated, n: n)
         }
         // Non-constant items: OR of equalities.
-        var acc = [UInt8](repeating: Kern.triFalse, count: n)
+        var acc = [UInt8](filled: Kern.triFalse, count: n)
         for item in values {
             let t = try Kern.tri(ComparisonKernels.compare(.equal, v, item, n: n), n: n)
             for i in 0..<n where acc[i] != Kern.triTrue {
@@ -393,7 +393,7 @@ struct EvalContext {
         if let picked = try caseOfTwoConstants(whens, elseResult, t) { return picked }
         // Rows no WHEN takes keep the ELSE branch (or -1: NULL).
         let otherwise = elseResult == nil ? Int8(-1) : Int8(truncatingIfNeeded: whens.count)
-        var branch = [Int8](repeating: otherwise, count: n)
+        var branch = [Int8](filled: otherwise, count: n)
         var remaining: [Int32]? = nil      // nil = every row
         for (k, w) in whens.enumerated() {
             if let r = remaining, r.isEmpty { break }
@@ -445,7 +445,7 @@ struct EvalContext {
             return take ? a : b
         }
         guard flags.count >= n else { throw SQLError.internalError("boolean vector shorter than its chunk") }
-        var out = [Int64](repeating: y, count: n)
+        var out = [Int64](filled: y, count: n)
         let validity = c.validity
         flags.withUnsafeBufferPointer { f in
             out.withUnsafeMutableBufferPointer { o in

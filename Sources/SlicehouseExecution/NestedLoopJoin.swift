@@ -98,7 +98,7 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
             return
         }
         build = Chunk(columns: cols, count: n)
-        buildMatched = [Bool](repeating: false, count: n)
+        buildMatched = [Bool](filled: false, count: n)
     }
 
     /// Whether matched pairs are output (as opposed to only marking rows matched).
@@ -116,7 +116,7 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
                 current = next
                 probeRow = 0
                 buildRow = 0
-                probeMatched = [Bool](repeating: false, count: next.count)
+                probeMatched = [Bool](filled: false, count: next.count)
                 continue
             }
             if probeRow < pc.count && b.count > 0 {
@@ -264,7 +264,7 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
                 s.block = block
                 s.probeBase = 0
                 s.probeReader = s.firstPass ? nil : s.probeFile.reader()
-                buildMatched = [Bool](repeating: false, count: block.count)
+                buildMatched = [Bool](filled: false, count: block.count)
                 emittedRightRemainder = false
                 unmatchedBuild = []
                 unmatchedBuildOffset = 0

@@ -237,13 +237,13 @@ enum ParquetLoader {
     static func allNull(_ type: DataType, _ n: Int) -> Vector {
         let data: VectorData
         switch type.physical {
-        case .int64: data = .int64([Int64](repeating: 0, count: n))
-        case .int128: data = .int128([Int128](repeating: 0, count: n))
-        case .double: data = .double([Double](repeating: 0, count: n))
-        case .bool: data = .bool([Bool](repeating: false, count: n))
+        case .int64: data = .int64([Int64](filled: 0, count: n))
+        case .int128: data = .int128([Int128](filled: 0, count: n))
+        case .double: data = .double([Double](filled: 0, count: n))
+        case .bool: data = .bool([Bool](filled: false, count: n))
         case .string:
             var s = StringArray()
-            s.offsets = [Int32](repeating: 0, count: n + 1)
+            s.offsets = [Int32](filled: 0, count: n + 1)
             data = .string(s)
         }
         return Vector(type: type, data: data, validity: n > 0 ? Validity(allNull: n) : nil)

@@ -47,8 +47,8 @@ struct ConvertedDictionary {
             values = .bool(Self.convertFixed(src, zero: false, &failures) { try plan.convert($0, into: $1) })
         case .string:
             let bound = plan.stringBytes(src)
-            var bytes = [UInt8](repeating: 0, count: max(bound, 1))
-            var ends = [Int32](repeating: 0, count: n + 1)
+            var bytes = [UInt8](filled: 0, count: max(bound, 1))
+            var ends = [Int32](filled: 0, count: n + 1)
             var used = 0
             bytes.withUnsafeMutableBufferPointer { b in
                 ends.withUnsafeMutableBufferPointer { e in
@@ -99,7 +99,7 @@ struct ConvertedDictionary {
 
     private static func convertFixed<T>(_ src: PhysicalValues, zero: T, _ failures: inout [Int: ParquetError],
                                         _ convert: (PhysicalValues, UnsafeMutablePointer<T>) throws -> Void) -> [T] {
-        var out = [T](repeating: zero, count: src.count)
+        var out = [T](filled: zero, count: src.count)
         var found: [Int: ParquetError] = [:]
         out.withUnsafeMutableBufferPointer { buf in
             guard let base = buf.baseAddress else { return }

@@ -172,7 +172,7 @@ final class NestedAssembler {
     func assemble(_ root: NestedNode, rows: Int, type: DataType, limit: Int) throws -> Vector {
         var strings = StringArray()
         strings.offsets.reserveCapacity(rows + 1)
-        var validity = [UInt64](repeating: 0, count: (rows + 63) >> 6)
+        var validity = [UInt64](filled: 0, count: (rows + 63) >> 6)
         var nulls = 0
         for row in 0..<rows {
             do {

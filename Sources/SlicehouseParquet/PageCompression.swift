@@ -210,7 +210,7 @@ enum PageCompression {
         }
         defer { deflateEnd(strm) }
         let bound = Int(deflateBound(strm, uLong(src.count))) + 64
-        var buffer = [UInt8](repeating: 0, count: bound)
+        var buffer = [UInt8](filled: 0, count: bound)
         let input = src.isEmpty ? [0] : src
         let result: Int32 = buffer.withUnsafeMutableBufferPointer { o in
             input.withUnsafeBufferPointer { s in

@@ -15,7 +15,7 @@ struct StringDictionary {
     private(set) var ends: [Int] = [0]
     private var hashes: [UInt64] = []
     /// Entry index + 1 per slot; 0 marks an empty slot. Size is a power of two.
-    private var slots: [Int32] = [Int32](repeating: 0, count: 1024)
+    private var slots: [Int32] = [Int32](filled: 0, count: 1024)
     /// Dictionary index of every non-NULL value appended so far.
     private(set) var indices: [UInt32] = []
 
@@ -60,7 +60,7 @@ struct StringDictionary {
     }
 
     private mutating func grow() {
-        var newSlots = [Int32](repeating: 0, count: slots.count * 2)
+        var newSlots = [Int32](filled: 0, count: slots.count * 2)
         let mask = newSlots.count - 1
         for i in 0..<count {
             var slot = Int(truncatingIfNeeded: hashes[i]) & mask

@@ -112,7 +112,7 @@ public struct MD5: Sendable {
 
     /// One 64-byte block (`block` is any 64-element slice).
     private mutating func processBlock<Block: Collection>(_ block: Block) where Block.Element == UInt8, Block.Index == Int {
-        var m = [UInt32](repeating: 0, count: 16)
+        var m = [UInt32](filled: 0, count: 16)
         let base = block.startIndex
         for i in 0..<16 {
             let o = base + 4 * i

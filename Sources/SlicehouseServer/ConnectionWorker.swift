@@ -243,7 +243,7 @@ final class ConnectionWorker: @unchecked Sendable {
         }
         let count = max(types.count, try parameterCount(query))
         guard count <= Int(Int16.max) else { throw SQLError(.protocolViolation, "too many parameters") }
-        let oids = types + [Int32](repeating: 0, count: count - types.count)
+        let oids = types + [Int32](filled: 0, count: count - types.count)
         // A query is bound and planned now, as PostgreSQL analyses it at Parse: an unknown
         // table or column fails the Parse, and no statement of that name is left behind.
         var columns: [ResultColumn]?

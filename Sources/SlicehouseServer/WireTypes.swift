@@ -250,8 +250,8 @@ struct RowEncoder {
         let intDigits = decimal.count - scale
         let fracPad = (4 - scale % 4) % 4
         let intPad = (4 - intDigits % 4) % 4
-        var digits10 = [UInt8](repeating: 0, count: fracPad) + decimal   // least significant first
-        digits10 += [UInt8](repeating: 0, count: intPad)
+        var digits10 = [UInt8](filled: 0, count: fracPad) + decimal   // least significant first
+        digits10 += [UInt8](filled: 0, count: intPad)
         var groups: [Int16] = []   // most significant first
         var i = digits10.count
         while i >= 4 {

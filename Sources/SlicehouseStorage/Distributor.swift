@@ -40,7 +40,7 @@ public enum Distributor {
     public static func slices(forKey key: Vector, count n: Int, sliceCount: Int) -> [Int32] {
         var hashes: [UInt64] = []
         key.hash(rows: nil, count: n, into: &hashes, combine: false)
-        var out = [Int32](repeating: 0, count: hashes.count)
+        var out = [Int32](filled: 0, count: hashes.count)
         hashes.withUnsafeBufferPointer { h in
             out.withUnsafeMutableBufferPointer { Hashing.buckets(h, of: sliceCount, into: $0) }
         }
@@ -198,7 +198,7 @@ public enum Distributor {
             })
         }
         var blocks = [[[BlockRef]]](repeating: [[BlockRef]](repeating: [], count: types.count), count: layout.sliceCount)
-        var replaces = [[Bool]](repeating: [Bool](repeating: false, count: types.count), count: layout.sliceCount)
+        var replaces = [[Bool]](repeating: [Bool](filled: false, count: types.count), count: layout.sliceCount)
         var next = carried
         for (t, result) in encoded.values.enumerated() {
             guard let result else { throw SQLError.internalError("slice \(work[t].slice) column \(work[t].column) produced no blocks") }
@@ -273,7 +273,7 @@ public enum Distributor {
         let sc = layout.sliceCount
         switch snap.distribution {
         case .all:
-            var out = [SliceRefs](repeating: SliceRefs(), count: sc)
+            var out = [SliceRefs](filled: SliceRefs(), count: sc)
             for (ci, c) in chunks.enumerated() {
                 for node in 0..<layout.nodes {
                     let s = layout.firstSlice(ofNode: node)
@@ -342,7 +342,7 @@ public enum Distributor {
     /// columns), so one wide column's trials do not leave the other cores idle.
     static func chooseEncodings(table: TableDef, sample: [Vector]?) -> [ColumnEncoding] {
         let columns = table.columns
-        var chosen = [ColumnEncoding](repeating: .raw, count: columns.count)
+        var chosen = [ColumnEncoding](filled: .raw, count: columns.count)
         var auto: [Int] = []
         for (i, c) in columns.enumerated() {
             if let name = c.encoding, name.lowercased() != "auto", let e = ColumnEncoding(sqlName: name) {

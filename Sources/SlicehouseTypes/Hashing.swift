@@ -74,7 +74,7 @@ extension Vector {
     /// Hash every row listed by `rows` (or all `count` rows when nil) into `hashes`
     /// (one entry per listed row). With `combine`, mixes into the existing values.
     public func hash(rows: [Int32]?, count n: Int, into hashes: inout [UInt64], combine: Bool) {
-        if !combine { hashes = [UInt64](repeating: 0, count: n) }
+        if !combine { hashes = [UInt64](filled: 0, count: n) }
         @inline(__always) func put(_ k: Int, _ h: UInt64) {
             hashes[k] = combine ? Hashing.combine(hashes[k], h) : h
         }
@@ -122,7 +122,7 @@ extension Vector {
     /// `hash(rows:count:into:combine:)` for a flat Int64 column without NULLs.
     @inline(__always)
     static func hashInt64(_ a: [Int64], rows: [Int32]?, count n: Int, into hashes: inout [UInt64], combine: Bool) {
-        if !combine { hashes = [UInt64](repeating: 0, count: n) }
+        if !combine { hashes = [UInt64](filled: 0, count: n) }
         precondition(hashes.count >= n, "hash buffer shorter than its rows")
         a.withUnsafeBufferPointer { p in
             hashes.withUnsafeMutableBufferPointer { h in

@@ -239,7 +239,7 @@ public enum SuperJSON {
     /// written); nil for an unpaired surrogate escape.
     public static func unescaped(_ s: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         if !s.contains(JSONGrammar.backslash) { return Array(s) }
-        var out = [UInt8](repeating: 0, count: s.count)
+        var out = [UInt8](filled: 0, count: s.count)
         let n: Int? = out.withUnsafeMutableBufferPointer { d in
             guard let base = d.baseAddress else { return 0 }
             return JSONGrammar.unescape(s, into: base)

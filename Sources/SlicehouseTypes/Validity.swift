@@ -6,11 +6,11 @@ public struct Validity: Sendable, Equatable {
     /// All `count` rows valid.
     public init(allValid count: Int) {
         let n = (count + 63) >> 6
-        words = [UInt64](repeating: ~0, count: n)
+        words = [UInt64](filled: ~0, count: n)
     }
     /// All `count` rows NULL.
     public init(allNull count: Int) {
-        words = [UInt64](repeating: 0, count: (count + 63) >> 6)
+        words = [UInt64](filled: 0, count: (count + 63) >> 6)
     }
     public init(words: [UInt64]) { self.words = words }
 

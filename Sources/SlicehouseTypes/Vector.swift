@@ -217,10 +217,10 @@ public struct Vector: Sendable {
         let null = isNull(0)
         var out: VectorData
         switch data {
-        case .int64(let a): out = .int64([Int64](repeating: a[0], count: n))
-        case .int128(let a): out = .int128([Int128](repeating: a[0], count: n))
-        case .double(let a): out = .double([Double](repeating: a[0], count: n))
-        case .bool(let a): out = .bool([Bool](repeating: a[0], count: n))
+        case .int64(let a): out = .int64([Int64](filled: a[0], count: n))
+        case .int128(let a): out = .int128([Int128](filled: a[0], count: n))
+        case .double(let a): out = .double([Double](filled: a[0], count: n))
+        case .bool(let a): out = .bool([Bool](filled: a[0], count: n))
         case .string(let a):
             var s = StringArray(reservingCount: n, bytes: a.bytes.count * n)
             for _ in 0..<n { s.append(from: a, 0) }

@@ -32,7 +32,7 @@ public struct ReorderPlan: Sendable {
         let n = order.count
         guard chunk.count == n, row.count == n, n < Int(Int32.max) else { return nil }
         // Output position of each source reference (0 until set; checked below).
-        var destination = [Int32](repeating: -1, count: n)
+        var destination = [Int32](filled: -1, count: n)
         let valid = destination.withUnsafeMutableBufferPointer { d in
             order.withUnsafeBufferPointer { o in
                 for i in 0..<n {
@@ -47,8 +47,8 @@ public struct ReorderPlan: Sendable {
         let shift = Self.windowShift
         let windows = (n + (1 << shift) - 1) >> shift
         var cursor = (0..<windows).map { Int32($0 << shift) }
-        var slot = [Int32](repeating: 0, count: n)
-        var target = [Int32](repeating: 0, count: n)
+        var slot = [Int32](filled: 0, count: n)
+        var target = [Int32](filled: 0, count: n)
         destination.withUnsafeBufferPointer { d in
             cursor.withUnsafeMutableBufferPointer { cur in
                 slot.withUnsafeMutableBufferPointer { s in
@@ -274,8 +274,8 @@ public struct ReorderPlan: Sendable {
             // Each window's values are a stream of (UInt32 length, bytes) entries in
             // windowed-position order. Lengths in source order (a missing row counts
             // as empty) and where each window's stream starts.
-            var sourceLength = [Int32](repeating: 0, count: n)
-            var streamStart = [Int](repeating: 0, count: windows + 1)
+            var sourceLength = [Int32](filled: 0, count: n)
+            var streamStart = [Int](filled: 0, count: windows + 1)
             offs.withUnsafeBufferPointer { op in
                 rowsPlusOne.withUnsafeBufferPointer { cnt in
                     chunk.withUnsafeBufferPointer { c in

@@ -293,7 +293,7 @@ struct LineReader {
             }
             buffer.removeFirst(start)
             start = 0
-            var block = [UInt8](repeating: 0, count: 1 << 16)
+            var block = [UInt8](filled: 0, count: 1 << 16)
             let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { atEnd = true } else { buffer.append(contentsOf: block[0..<n]) }

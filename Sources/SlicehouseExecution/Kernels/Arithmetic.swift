@@ -203,7 +203,7 @@ enum ArithmeticKernels {
             if Swift.abs(e) > 38 {
                 // The scale factor itself does not fit: every non-NULL quotient overflows.
                 if Kern.anyValidRow(validity, len, { _ in true }) { throw SQLError.overflow(resultType) }
-                return [T](repeating: 0, count: len)
+                return [T](filled: 0, count: len)
             }
             let fn: T = e > 0 ? pow10(e, as: T.self) : 1
             let fd: T = e < 0 ? pow10(-e, as: T.self) : 1

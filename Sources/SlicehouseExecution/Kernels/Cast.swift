@@ -350,7 +350,7 @@ enum CastKernels {
             switch target {
             case .smallint, .integer, .bigint:
                 let range = target.integerRange ?? (Int64.min...Int64.max)
-                var out = [Int64](repeating: 0, count: rows)
+                var out = [Int64](filled: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     let p = value(i)
                     switch parseInt(p) {
@@ -369,7 +369,7 @@ enum CastKernels {
                 }
                 return .int64(out)
             case .decimal(let p, let sc):
-                var out = [Int128](repeating: 0, count: rows)
+                var out = [Int128](filled: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     switch DecimalMath.parse(value(i), scale: sc, precision: p) {
                     case .ok(let x): out[i] = x
@@ -379,7 +379,7 @@ enum CastKernels {
                 }
                 return target.physical == .int128 ? .int128(out) : .int64(Kern.map1(out) { Int64(truncatingIfNeeded: $0) })
             case .real, .double:
-                var out = [Double](repeating: 0, count: rows)
+                var out = [Double](filled: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     guard let d = parseDouble(value(i)) else { throw invalidText(target, value(i)) }
                     if Double.isOutOfRange(d, text: value(i)) {
@@ -399,14 +399,14 @@ enum CastKernels {
                 }
                 return .double(out)
             case .boolean:
-                var out = [Bool](repeating: false, count: rows)
+                var out = [Bool](filled: false, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     guard let b = parseBool(value(i)) else { throw invalidText(target, value(i)) }
                     out[i] = b
                 }
                 return .bool(out)
             case .date:
-                var out = [Int64](repeating: 0, count: rows)
+                var out = [Int64](filled: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     guard let d = DateTime.parseDate(value(i)) ?? DateTime.withoutZone(value(i), DateTime.parseDate) else {
                         throw invalidText(target, value(i))
@@ -415,7 +415,7 @@ enum CastKernels {
                 }
                 return .int64(out)
             case .timestamp:
-                var out = [Int64](repeating: 0, count: rows)
+                var out = [Int64](filled: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
                     guard let d = DateTime.parseTimestamp(value(i)) ?? DateTime.withoutZone(value(i), DateTime.parseTimestamp) else {
                         throw invalidText(target, value(i))

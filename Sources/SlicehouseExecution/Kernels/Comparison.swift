@@ -65,7 +65,7 @@ enum ComparisonKernels {
         case .lessEqual: return compareLoop(O.self, LeK.self, x, ac, y, bc, len)
         case .greater: return compareLoop(O.self, GtK.self, x, ac, y, bc, len)
         case .greaterEqual: return compareLoop(O.self, GeK.self, x, ac, y, bc, len)
-        default: return [Bool](repeating: false, count: len)
+        default: return [Bool](filled: false, count: len)
         }
     }
 

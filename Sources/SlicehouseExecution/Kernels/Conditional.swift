@@ -87,7 +87,7 @@ enum ConditionalKernels {
                 found = short.marks(s, count: len)
                 break
             }
-            var f = [Bool](repeating: false, count: len)
+            var f = [Bool](filled: false, count: len)
             s.bytes.withUnsafeBufferPointer { b in
                 for i in 0..<len {
                     f[i] = set.contains(UnsafeBufferPointer(rebasing: b[Int(s.offsets[i])..<Int(s.offsets[i + 1])]))
@@ -231,7 +231,7 @@ struct ShortStringSet {
 
     init?(_ items: [[UInt8]]) {
         guard items.count <= Self.capacity, items.allSatisfy({ $0.count <= 8 }) else { return nil }
-        var t = [UInt64](repeating: 0, count: 2 * Self.capacity)
+        var t = [UInt64](filled: 0, count: 2 * Self.capacity)
         for i in 0..<Self.capacity { t[Self.capacity + i] = .max }
         for (i, item) in items.enumerated() {
             var word: UInt64 = 0

@@ -246,7 +246,7 @@ enum DateFunctions {
         if resultType == .double {
             let out: [Double]
             if let cp {
-                out = tc ? [Double](repeating: extractDouble(cp, t[0]), count: len) : Kern.map(ExtractDoubleOp(part: cp), t)
+                out = tc ? [Double](filled: extractDouble(cp, t[0]), count: len) : Kern.map(ExtractDoubleOp(part: cp), t)
             } else {
                 out = (0..<len).map { i in rowParts[i].map { extractDouble($0, t[tc ? 0 : i]) } ?? 0 }
             }
@@ -254,7 +254,7 @@ enum DateFunctions {
         }
         var out: [Int64]
         if let cp {
-            out = tc ? [Int64](repeating: extract(cp, t[0]), count: len) : Kern.map(ExtractOp(part: cp), t)
+            out = tc ? [Int64](filled: extract(cp, t[0]), count: len) : Kern.map(ExtractOp(part: cp), t)
         } else {
             out = (0..<len).map { i in rowParts[i].map { extract($0, t[tc ? 0 : i]) } ?? 0 }
         }
@@ -278,7 +278,7 @@ enum DateFunctions {
         let tc = tv.isConstant
         let out: [Int64]
         if let cp {
-            out = tc ? [Int64](repeating: trunc(cp, t[0]), count: len) : Kern.map(TruncOp(part: cp), t)
+            out = tc ? [Int64](filled: trunc(cp, t[0]), count: len) : Kern.map(TruncOp(part: cp), t)
         } else {
             out = (0..<len).map { i in rowParts[i].map { trunc($0, t[tc ? 0 : i]) } ?? 0 }
         }
@@ -301,7 +301,7 @@ enum DateFunctions {
         if let cp {
             (out, bad) = Kern.map2Checked(k, kv.isConstant, t, tv.isConstant, len) { add(cp, $0, $1) }
         } else {
-            out = [Int64](repeating: 0, count: len)
+            out = [Int64](filled: 0, count: len)
             bad = false
             for i in 0..<len {
                 guard let p = rowParts[i] else { continue }

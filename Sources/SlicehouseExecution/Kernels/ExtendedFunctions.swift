@@ -98,8 +98,8 @@ enum ExtendedFunctions {
         if hasDefault { sources.append(args[args.count - 1]) }
         let allConstant = args.allSatisfy { $0.isConstant }
         let len = allConstant ? 1 : n
-        var branch = [Int8](repeating: hasDefault ? Int8(pairs) : -1, count: len)
-        var decided = [Bool](repeating: false, count: len)
+        var branch = [Int8](filled: hasDefault ? Int8(pairs) : -1, count: len)
+        var decided = [Bool](filled: false, count: len)
         for k in 0..<pairs {
             var search = args[1 + 2 * k]
             if search.type.isString != key.type.isString || (search.type.physical != key.type.physical) {

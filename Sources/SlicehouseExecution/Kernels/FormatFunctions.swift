@@ -81,7 +81,7 @@ enum FormatFunctions {
         let constant = strArgs.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
         let validity = constant ? nil : Kern.combinedValidity(strArgs)
-        var out = [Int64](repeating: 0, count: len)
+        var out = [Int64](filled: 0, count: len)
         for i in 0..<len where Kern.valid(validity, i) {
             let f = fmt.get(i)
             let t = try StringKernels.with(s, i) { try f.parse($0, strict: strict) }
@@ -100,7 +100,7 @@ enum FormatFunctions {
         let validity = constant ? nil : Kern.combinedValidity(args)
         let scale = resultType.isDecimal ? resultType.scale : 0
         let precision = resultType.isDecimal ? resultType.precision : DataType.maxDecimalPrecision
-        var wide = [Int128](repeating: 0, count: len)
+        var wide = [Int128](filled: 0, count: len)
         for i in 0..<len where Kern.valid(validity, i) {
             let text = StringKernels.with(s, i) { NumberFormat.numberText($0) }
             guard let text else {

@@ -30,7 +30,7 @@ enum Digest {
         let bitLen = UInt64(msg.count) &* 8
         m.append(0x80)
         while (m.count + lenBytes) % block != 0 { m.append(0) }
-        var len = [UInt8](repeating: 0, count: lenBytes)
+        var len = [UInt8](filled: 0, count: lenBytes)
         for k in 0..<8 {
             let byte = UInt8(truncatingIfNeeded: bitLen >> (8 * UInt64(k)))
             if bigEndian { len[lenBytes - 1 - k] = byte } else { len[k] = byte }
@@ -42,7 +42,7 @@ enum Digest {
     static func md5(_ msg: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let m = pad(msg, block: 64, lenBytes: 8, bigEndian: false)
         var a0: UInt32 = 0x6745_2301, b0: UInt32 = 0xefcd_ab89, c0: UInt32 = 0x98ba_dcfe, d0: UInt32 = 0x1032_5476
-        var w = [UInt32](repeating: 0, count: 16)
+        var w = [UInt32](filled: 0, count: 16)
         for chunk in stride(from: 0, to: m.count, by: 64) {
             for k in 0..<16 {
                 let o = chunk + 4 * k
@@ -91,7 +91,7 @@ enum Digest {
     static func sha256(_ msg: UnsafeBufferPointer<UInt8>, is224: Bool = false) -> [UInt8] {
         let m = pad(msg, block: 64, lenBytes: 8, bigEndian: true)
         var h = is224 ? h224 : h256
-        var w = [UInt32](repeating: 0, count: 64)
+        var w = [UInt32](filled: 0, count: 64)
         for chunk in stride(from: 0, to: m.count, by: 64) {
             for t in 0..<16 {
                 let o = chunk + 4 * t
@@ -153,7 +153,7 @@ enum Digest {
         // The length field is 128 bits; messages here are far below 2^64 bits.
         let m = pad(msg, block: 128, lenBytes: 16, bigEndian: true)
         var h = is384 ? h384 : h512
-        var w = [UInt64](repeating: 0, count: 80)
+        var w = [UInt64](filled: 0, count: 80)
         for chunk in stride(from: 0, to: m.count, by: 128) {
             for t in 0..<16 {
                 var x: UInt64 = 0

@@ -128,7 +128,7 @@ enum IntervalFunctions {
         let constant = args.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
         let validity = constant ? nil : Kern.combinedValidity(args)
-        var out = [Int128](repeating: 0, count: len)
+        var out = [Int128](filled: 0, count: len)
         for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
         return Kern.result(resultType, .int128(out), validity: validity, constant: constant)
     }
@@ -168,11 +168,11 @@ enum IntervalFunctions {
             }
         }
         if resultType.physical == .double {
-            var out = [Double](repeating: 0, count: m.count)
+            var out = [Double](filled: 0, count: m.count)
             for i in 0..<m.count where Kern.valid(validity, i) { out[i] = try value(m[i]) }
             return Kern.result(resultType, .double(out), validity: validity, constant: mv.isConstant)
         }
-        var out = [Int64](repeating: 0, count: m.count)
+        var out = [Int64](filled: 0, count: m.count)
         for i in 0..<m.count where Kern.valid(validity, i) {
             let d = try value(m[i]).rounded(.towardZero)
             guard let r = resultType.integerRange, d >= Double(r.lowerBound), d <= Double(r.upperBound) else {
@@ -227,7 +227,7 @@ enum IntervalFunctions {
             return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
         }
         // Zones given per row (cold path): resolve each distinct name once in a row.
-        var out = [Int64](repeating: 0, count: len)
+        var out = [Int64](filled: 0, count: len)
         var lastSrc: (Range<Int>, TimeZoneRule)? = nil, lastDst: (Range<Int>, TimeZoneRule)? = nil
         for i in 0..<len where Kern.valid(validity, i) {
             var src: TimeZoneRule

@@ -102,11 +102,11 @@ enum Kern {
     static func nulls(_ type: DataType, n: Int) -> Vector {
         let data: VectorData
         switch type.physical {
-        case .int64: data = .int64([Int64](repeating: 0, count: n))
-        case .int128: data = .int128([Int128](repeating: 0, count: n))
-        case .double: data = .double([Double](repeating: 0, count: n))
-        case .bool: data = .bool([Bool](repeating: false, count: n))
-        case .string: data = .string(StringArray(rawBytes: [], rawOffsets: [Int32](repeating: 0, count: n + 1)))
+        case .int64: data = .int64([Int64](filled: 0, count: n))
+        case .int128: data = .int128([Int128](filled: 0, count: n))
+        case .double: data = .double([Double](filled: 0, count: n))
+        case .bool: data = .bool([Bool](filled: false, count: n))
+        case .string: data = .string(StringArray(rawBytes: [], rawOffsets: [Int32](filled: 0, count: n + 1)))
         }
         return Vector(type: type, data: data, validity: Validity(allNull: n))
     }
@@ -309,10 +309,10 @@ enum Kern {
         let a = try bools(v)
         if v.isConstant {
             let c: UInt8 = v.isNull(0) ? triNull : (a.first == true ? triTrue : triFalse)
-            return [UInt8](repeating: c, count: n)
+            return [UInt8](filled: c, count: n)
         }
         guard a.count >= n else { throw SQLError.internalError("boolean vector shorter than its chunk") }
-        var out = [UInt8](repeating: triFalse, count: n)
+        var out = [UInt8](filled: triFalse, count: n)
         a.withUnsafeBufferPointer { p in
             out.withUnsafeMutableBufferPointer { o in
                 for i in 0..<n { o[i] = p[i] ? triTrue : triFalse }
@@ -327,7 +327,7 @@ enum Kern {
     /// Tri-state codes as a boolean vector.
     static func boolVector(_ t: [UInt8]) -> Vector {
         let n = t.count
-        var vals = [Bool](repeating: false, count: n)
+        var vals = [Bool](filled: false, count: n)
         var anyNull = false
         t.withUnsafeBufferPointer { p in
             vals.withUnsafeMutableBufferPointer { o in
@@ -378,7 +378,7 @@ enum Kern {
         if covered < n { anyNull = true }
 
         @inline(__always) func fill<T>(_ zero: T, _ get: (Vector) throws -> [T]) throws -> [T] {
-            var out = [T](repeating: zero, count: n)
+            var out = [T](filled: zero, count: n)
             for (v, rows) in parts where !rows.isEmpty {
                 let src = try get(v)
                 if v.isConstant {
@@ -398,8 +398,8 @@ enum Kern {
         case .bool: data = .bool(try fill(false, bools))
         case .string:
             // Which part and which row of it fills each output row.
-            var part = [Int32](repeating: -1, count: n)
-            var at = [Int32](repeating: 0, count: n)
+            var part = [Int32](filled: -1, count: n)
+            var at = [Int32](filled: 0, count: n)
             var arrays: [StringArray] = []
             var consts: [Bool] = []
             for (p, (v, rows)) in parts.enumerated() {
@@ -426,7 +426,7 @@ enum Kern {
         guard branch.count >= n else { throw SQLError.internalError("CASE branch list too short") }
         // Validity a word at a time, without a branch per row: row i is valid when its
         // source (branch[i] >= 0) is valid there.
-        var words = [UInt64](repeating: 0, count: (n + 63) >> 6)
+        var words = [UInt64](filled: 0, count: (n + 63) >> 6)
         words.withUnsafeMutableBufferPointer { w in
             branch.withUnsafeBufferPointer { b in
                 for (k, v) in sources.enumerated() {
@@ -447,7 +447,7 @@ enum Kern {
         let anyNull = words.reduce(0) { $0 + $1.nonzeroBitCount } != n
         let validity = Validity(words: words)
         @inline(__always) func fill<T>(_ zero: T, _ get: (Vector) throws -> [T]) throws -> [T] {
-            var out = [T](repeating: zero, count: n)
+            var out = [T](filled: zero, count: n)
             try out.withUnsafeMutableBufferPointer { o in
                 try branch.withUnsafeBufferPointer { b in
                     for (k, v) in sources.enumerated() {
@@ -510,7 +510,7 @@ enum Kern {
         case .double(let a): data = .double(take(a))
         case .bool(let a): data = .bool(take(a))
         case .string(let a):
-            var offsets = [Int32](repeating: 0, count: n + 1)
+            var offsets = [Int32](filled: 0, count: n + 1)
             var total = 0
             a.offsets.withUnsafeBufferPointer { o in
                 for k in 0..<n {
@@ -519,7 +519,7 @@ enum Kern {
                     offsets[k + 1] = Int32(truncatingIfNeeded: total)
                 }
             }
-            var bytes = [UInt8](repeating: 0, count: total)
+            var bytes = [UInt8](filled: 0, count: total)
             a.bytes.withUnsafeBufferPointer { src in
                 bytes.withUnsafeMutableBufferPointer { dst in
                     a.offsets.withUnsafeBufferPointer { o in

@@ -236,7 +236,7 @@ enum LikeKernels {
         let constant = v.isConstant && pattern.isConstant
         let len = constant ? 1 : n
         let validity = constant ? nil : Kern.combinedValidity(v, pattern)
-        var out = [Bool](repeating: false, count: len)
+        var out = [Bool](filled: false, count: len)
         if pattern.isConstant {
             let compiled = try StringKernels.with(pin, 0) { try LikePattern($0, escape: escape, caseInsensitive: caseInsensitive) }
             let arr = s.array

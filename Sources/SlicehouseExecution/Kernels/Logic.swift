@@ -24,7 +24,7 @@ enum LogicKernels {
             return Kern.boolResult([v.isNull(0) != negated], validity: nil, constant: true)
         }
         guard let validity = v.validity else {
-            return Kern.boolResult([Bool](repeating: negated, count: n), validity: nil, constant: false)
+            return Kern.boolResult([Bool](filled: negated, count: n), validity: nil, constant: false)
         }
         let out = (0..<n).map { validity.isValid($0) == negated }
         return Kern.boolResult(out, validity: nil, constant: false)

@@ -95,7 +95,7 @@ enum MathKernels {
 
         if case .double(let x) = v.data {
             let vc = v.isConstant
-            var out = [Double](repeating: 0, count: len)
+            var out = [Double](filled: 0, count: len)
             for i in 0..<len {
                 let a = x[vc ? 0 : i]
                 let k = max(-300, min(300, nd(i)))
@@ -119,7 +119,7 @@ enum MathKernels {
         let s = v.type.scale
         let ts = resultType.scale
         let (lo, hi) = CastKernels.bounds(resultType)
-        var out = [Int128](repeating: 0, count: len)
+        var out = [Int128](filled: 0, count: len)
         for i in 0..<len {
             let a = x[vc ? 0 : i]
             let k = max(-100, min(100, nd(i)))
@@ -159,7 +159,7 @@ enum MathKernels {
         if Kern.isConstNull(v) { return Kern.constNull(resultType) }
         let x = try Kern.doubles(v)
         let validity = Kern.rowValidity(v)
-        var out = [Double](repeating: 0, count: x.count)
+        var out = [Double](filled: 0, count: x.count)
         for i in 0..<x.count {
             let r = f(x[i])
             out[i] = r

@@ -142,7 +142,7 @@ struct NumberFormat {
     /// rounding half away from zero.
     func split(unscaled digits: [UInt8], scale: Int) -> (int: [UInt8], frac: [UInt8]) {
         var d = digits
-        if d.count <= scale { d = [UInt8](repeating: 0x30, count: scale - d.count + 1) + d }
+        if d.count <= scale { d = [UInt8](filled: 0x30, count: scale - d.count + 1) + d }
         var intPart = Array(d[0..<(d.count - scale)])
         var frac = Array(d[(d.count - scale)...])
         if frac.count > fracDigits {
@@ -172,8 +172,8 @@ struct NumberFormat {
 
     func append(double v: Double, to out: inout StringBuilder) {
         guard v.isFinite else {
-            append(negative: false, int: [UInt8](repeating: 0x39, count: intDigits + 1),
-                   frac: [UInt8](repeating: 0x30, count: fracDigits), to: &out)
+            append(negative: false, int: [UInt8](filled: 0x39, count: intDigits + 1),
+                   frac: [UInt8](filled: 0x30, count: fracDigits), to: &out)
             return
         }
         let text = String(format: "%.\(min(fracDigits, 60))f", v.magnitude)

@@ -246,7 +246,7 @@ enum RegexFunctions {
             if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
             let len = constant ? 1 : n
             let validity = constant ? nil : Kern.combinedValidity(args)
-            var out = [Bool](repeating: false, count: len)
+            var out = [Bool](filled: false, count: len)
             for i in 0..<len where Kern.valid(validity, i) {
                 let c: Compiled
                 if let fixed { c = fixed } else {

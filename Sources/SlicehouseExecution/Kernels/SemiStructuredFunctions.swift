@@ -216,7 +216,7 @@ enum SemiStructuredFunctions {
         let inValid = constant ? nil : Kern.combinedValidity(args)
         var validity = inValid ?? Validity(allValid: len)
         var anyNull = inValid != nil
-        var out = [T](repeating: zero, count: len)
+        var out = [T](filled: zero, count: len)
         for i in 0..<len where Kern.valid(inValid, i) {
             if let v = try body(i) { out[i] = v } else { validity.setInvalid(i); anyNull = true }
         }

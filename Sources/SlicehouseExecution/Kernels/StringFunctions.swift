@@ -122,7 +122,7 @@ enum StringKernels {
         let constant = args.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
         let validity = constant ? nil : Kern.combinedValidity(args)
-        var out = [Int64](repeating: 0, count: len)
+        var out = [Int64](filled: 0, count: len)
         for i in 0..<len where Kern.valid(validity, i) { out[i] = try body(i) }
         return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
@@ -285,7 +285,7 @@ enum StringKernels {
     static func substringWindow(_ a: StringArray, count n: Int, skip: Int, stop: Int, validity: Validity?) -> StringArray {
         let base = n > 0 ? Int(a.offsets[0]) : 0
         let total = n > 0 ? Int(a.offsets[n]) - base : 0
-        var offsets = [Int32](repeating: 0, count: n + 1)
+        var offsets = [Int32](filled: 0, count: n + 1)
         var written = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: max(total, 1)) { outBuf, initialized in
             a.bytes.withUnsafeBufferPointer { inBuf in
@@ -380,7 +380,7 @@ enum StringKernels {
                 if let chars {
                     with(chars, i) { set in
                         if UTF8Bytes.isASCII(set) {
-                            var table = [Bool](repeating: false, count: 128)
+                            var table = [Bool](filled: false, count: 128)
                             for c in set { table[Int(c)] = true }
                             if leading { while b < e && p[b] < 128 && table[Int(p[b])] { b += 1 } }
                             if trailing { while e > b && p[e - 1] < 128 && table[Int(p[e - 1])] { e -= 1 } }

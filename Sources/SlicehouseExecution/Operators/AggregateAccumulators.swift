@@ -458,14 +458,14 @@ final class WideSumAccumulator: Accumulator {
             }
             return Vector(type: resultType, data: .int128(Array(sums[range])), validity: validity(range))
         case .avgInteger:
-            var out = [Int64](repeating: 0, count: n)
+            var out = [Int64](filled: 0, count: n)
             for (k, g) in range.enumerated() where counts[g] > 0 {
                 // Truncating division; the mean of 64-bit values fits 64 bits.
                 out[k] = Int64(truncatingIfNeeded: sums[g] / Int128(counts[g]))
             }
             return Vector(type: resultType, data: .int64(out), validity: validity(range))
         case .avgDecimal:
-            var out = [Int128](repeating: 0, count: n)
+            var out = [Int128](filled: 0, count: n)
             for (k, g) in range.enumerated() where counts[g] > 0 {
                 let c = Int128(counts[g]), s = sums[g]
                 var q = s / c
@@ -561,7 +561,7 @@ final class DoubleSumAccumulator: Accumulator {
         if !isAvg {
             return Vector(type: resultType, data: .double(Array(sums[range])), validity: validity(range))
         }
-        var out = [Double](repeating: 0, count: range.count)
+        var out = [Double](filled: 0, count: range.count)
         for (k, g) in range.enumerated() where counts[g] > 0 { out[k] = sums[g] / Double(counts[g]) }
         return Vector(type: resultType, data: .double(out), validity: validity(range))
     }

@@ -44,10 +44,10 @@ final class SingleGroupIndex: GroupIndex {
     var groupCount: Int { 1 }
     var memoryBytes: Int { 0 }
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
-        groupIds = [Int32](repeating: 0, count: rows.count)
+        groupIds = [Int32](filled: 0, count: rows.count)
     }
     func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
-        groupIds = [Int32](repeating: 0, count: rows.count)
+        groupIds = [Int32](filled: 0, count: rows.count)
     }
     func keyColumns(_ range: Range<Int>) -> [Vector] { [] }
 }
@@ -106,7 +106,7 @@ final class Int64GroupIndex: GroupIndex {
         // Grow 4x while the table is below 1M slots (a third of the rehashing of
         // doubling, for at most twice the slots), then 2x.
         while cap < total * 2 { cap *= cap < (1 << 20) ? 4 : 2 }
-        var fresh = [Int64Slot](repeating: Int64Slot(), count: cap)
+        var fresh = [Int64Slot](filled: Int64Slot(), count: cap)
         let m = cap - 1
         let nullGroup = Int(self.nullGroup)
         fresh.withUnsafeMutableBufferPointer { sl in
@@ -131,7 +131,7 @@ final class Int64GroupIndex: GroupIndex {
             throw SQLError(.featureNotSupported, "more than \(Int32.max) groups in one operator")
         }
         reserve(groupKeys.count + n)
-        groupIds = [Int32](repeating: 0, count: n)
+        groupIds = [Int32](filled: 0, count: n)
         let m = mask
         let validity = keys[0].validity
         let empty: [UInt64] = []
@@ -245,7 +245,7 @@ final class Int64GroupIndex: GroupIndex {
         guard keys.count == 1, case .int64(let values) = keys[0].data else {
             throw SQLError.internalError("64-bit group index given another key layout")
         }
-        groupIds = [Int32](repeating: -1, count: n)
+        groupIds = [Int32](filled: -1, count: n)
         if groupKeys.isEmpty || n == 0 { return }
         let m = mask
         let validity = keys[0].validity
@@ -306,7 +306,7 @@ final class DirectGroupIndex: GroupIndex {
         } else {
             lowest = Int64(Int16.min); domain = 1 << 16
         }
-        slotGroups = [Int32](repeating: 0, count: domain + 1)
+        slotGroups = [Int32](filled: 0, count: domain + 1)
     }
 
     var groupCount: Int { groupSlots.count }
@@ -314,7 +314,7 @@ final class DirectGroupIndex: GroupIndex {
 
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         let n = rows.count
-        groupIds = [Int32](repeating: 0, count: n)
+        groupIds = [Int32](filled: 0, count: n)
         guard keys.count == 1 else { throw SQLError.internalError("direct group index given \(keys.count) keys") }
         let validity = keys[0].validity
         let empty: [UInt64] = []
@@ -322,7 +322,7 @@ final class DirectGroupIndex: GroupIndex {
         let nullSlot = domain
         let lowest = self.lowest, domain = self.domain
         // Slot of each row first (typed per physical representation), then group ids.
-        var slotOfRow = [Int32](repeating: 0, count: n)
+        var slotOfRow = [Int32](filled: 0, count: n)
         let hasNulls = validity != nil
         (validity?.words ?? empty).withUnsafeBufferPointer { vw in
             rows.withUnsafeBufferPointer { rows in
@@ -476,11 +476,11 @@ final class PackedStringGroupIndex: GroupIndex {
             }
             if !oneByte { return false }
         }
-        if byteGroups.isEmpty { byteGroups = [Int32](repeating: -1, count: 1 << 16) }
+        if byteGroups.isEmpty { byteGroups = [Int32](filled: -1, count: 1 << 16) }
         let first = columns[0], second = columns.count > 1 ? columns[1] : columns[0]
         let shift = columns.count > 1 ? 8 : 0
         let n = rows.count
-        var ids = [Int32](repeating: 0, count: n)
+        var ids = [Int32](filled: 0, count: n)
         var missing: [Int] = []
         byteGroups.withUnsafeMutableBufferPointer { table in
             first.bytes.withUnsafeBufferPointer { b0 in

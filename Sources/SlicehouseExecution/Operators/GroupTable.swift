@@ -55,7 +55,7 @@ final class GroupTable {
         if total * 2 <= slots.count { return }
         var cap = max(64, slots.count)
         while cap < total * 2 { cap *= 2 }
-        var fresh = [UInt64](repeating: 0, count: cap)
+        var fresh = [UInt64](filled: 0, count: cap)
         let m = cap - 1
         fresh.withUnsafeMutableBufferPointer { sl in
             groupHashes.withUnsafeBufferPointer { hs in
@@ -84,7 +84,7 @@ final class GroupTable {
     func findOrInsert(_ keyColumns: [Vector], rows: [Int32], hashes: [UInt64], insert: Bool,
                       groupIds: inout [Int32]) throws -> [Int32] {
         let n = rows.count
-        groupIds = [Int32](repeating: -1, count: n)
+        groupIds = [Int32](filled: -1, count: n)
         if n == 0 { return [] }
         guard keyColumns.count == keys.count else {
             throw SQLError.internalError("group table with \(keys.count) keys probed with \(keyColumns.count)")
@@ -217,7 +217,7 @@ final class GroupTable {
 /// Computes the combined key hash of logical rows (`rows` = physical indices).
 enum KeyHashing {
     static func hash(_ keyColumns: [Vector], rows: [Int32], into hashes: inout [UInt64]) {
-        if keyColumns.isEmpty { hashes = [UInt64](repeating: 0, count: rows.count); return }
+        if keyColumns.isEmpty { hashes = [UInt64](filled: 0, count: rows.count); return }
         for (i, col) in keyColumns.enumerated() {
             col.hash(rows: rows, count: rows.count, into: &hashes, combine: i > 0)
         }

@@ -343,14 +343,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         buildColumns = columns
         buildCount = n
         buildKeyColumns = buildKeys.map { columns[$0] }
-        if tracksBuildMatches { buildMatched = [Bool](repeating: false, count: n) }
+        if tracksBuildMatches { buildMatched = [Bool](filled: false, count: n) }
         if n == 0 {
             for (_, slot) in runtimeFilters { slot.filter = RuntimeKeyFilter(low: 1, high: 0, bits: nil) }
             return
         }
 
         // Rows with a NULL in any key column never match: keep them out of the table.
-        var keyValid = [Bool](repeating: true, count: n)
+        var keyValid = [Bool](filled: true, count: n)
         for key in buildKeyColumns {
             guard let validity = key.validity else { continue }
             validity.words.withUnsafeBufferPointer { w in
@@ -391,8 +391,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         while buckets < n { buckets *= 2 }
         let m = buckets - 1
         bucketMask = m
-        var start = [Int32](repeating: 0, count: buckets + 1)
-        var table = [BuildEntry](repeating: BuildEntry(match: 0, row: 0), count: n)
+        var start = [Int32](filled: 0, count: buckets + 1)
+        var table = [BuildEntry](filled: BuildEntry(match: 0, row: 0), count: n)
         let used = Self.layOut(hashes: hashes, matches: matchValues, valid: keyValid, buckets: buckets,
                                start: &start, table: &table)
         table.removeLast(n - used)
@@ -482,7 +482,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         // Partitioned: (bucket, row, match) records grouped by the bucket's top 8 bits.
         struct Staged { var match: UInt64; var bucket: UInt32; var row: Int32 }
         let shift = bucketBits - 8
-        var partStart = [Int](repeating: 0, count: 257)
+        var partStart = [Int](filled: 0, count: 257)
         var used = 0
         hashes.withUnsafeBufferPointer { hs in
             valid.withUnsafeBufferPointer { kv in
@@ -495,7 +495,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 }
             }
         }
-        var staged = [Staged](repeating: Staged(match: 0, bucket: 0, row: 0), count: used)
+        var staged = [Staged](filled: Staged(match: 0, bucket: 0, row: 0), count: used)
         var cursor = Array(partStart[0..<256])
         hashes.withUnsafeBufferPointer { hs in
             valid.withUnsafeBufferPointer { kv in
@@ -1001,10 +1001,10 @@ private struct ProbeBatch {
         physRows = c.selection ?? (0..<Int32(truncatingIfNeeded: n)).map { $0 }
         keys = []
         match = []
-        cursor = [Int32](repeating: 0, count: n)
-        end = [Int32](repeating: 0, count: n)
-        nullKey = [Bool](repeating: false, count: n)
-        matched = [Bool](repeating: false, count: n)
+        cursor = [Int32](filled: 0, count: n)
+        end = [Int32](filled: 0, count: n)
+        nullKey = [Bool](filled: false, count: n)
+        matched = [Bool](filled: false, count: n)
         active.removeAll(keepingCapacity: true)
         pairLogical.removeAll(keepingCapacity: true)
         pairBuild.removeAll(keepingCapacity: true)

@@ -35,7 +35,7 @@ enum HyperLogLog {
     /// Ertl's improved estimator over a histogram of register values.
     static func estimate(_ registers: UnsafeBufferPointer<UInt8>, rankBits: Int = HyperLogLog.rankBits) -> Double {
         let q = rankBits
-        var histogram = [Int](repeating: 0, count: q + 2)
+        var histogram = [Int](filled: 0, count: q + 2)
         for r in registers { histogram[min(Int(r), q + 1)] += 1 }
         let m = Double(registers.count)
         var z = m * tau(1 - Double(histogram[q + 1]) / m)
@@ -158,7 +158,7 @@ struct HyperLogLogGroups {
         while capacity < 4 * (live + 1) { capacity *= 2 }
         var hashes: [UInt64] = [], groups: [Int32] = [], next: [Int32] = []
         hashes.reserveCapacity(live); groups.reserveCapacity(live); next.reserveCapacity(live)
-        slots = [Int32](repeating: -1, count: capacity)
+        slots = [Int32](filled: -1, count: capacity)
         let mask = capacity - 1
         for g in 0..<head.count where denseBlock[g] < 0 { head[g] = -1 }
         for e in 0..<entryHash.count {
@@ -221,7 +221,7 @@ struct HyperLogLogGroups {
             let base = block * HyperLogLog.registerCount
             return Array(registers[base..<(base + HyperLogLog.registerCount)])
         }
-        var out = [UInt8](repeating: 0, count: HyperLogLog.registerCount)
+        var out = [UInt8](filled: 0, count: HyperLogLog.registerCount)
         var e = Int(head[g])
         while e >= 0 {
             let h = entryHash[e]
@@ -246,7 +246,7 @@ struct HyperLogLogGroups {
     func serialize(_ g: Int, into out: inout StringArray) {
         let block = Int(denseBlock[g])
         if block >= 0 {
-            var bytes = [UInt8](repeating: 0, count: 1 + HyperLogLog.registerCount)
+            var bytes = [UInt8](filled: 0, count: 1 + HyperLogLog.registerCount)
             bytes[0] = Self.denseTag
             let base = block * HyperLogLog.registerCount
             for i in 0..<HyperLogLog.registerCount { bytes[1 + i] = registers[base + i] }
@@ -296,7 +296,7 @@ struct HyperLogLogGroups {
 /// One column's distinct-value sketch (ANALYZE): the same dense HyperLogLog as
 /// `APPROXIMATE COUNT(DISTINCT)`, fed with a vector's non-NULL values a chunk at a time.
 public struct DistinctSketch: Sendable {
-    private var registers = [UInt8](repeating: 0, count: HyperLogLog.registerCount)
+    private var registers = [UInt8](filled: 0, count: HyperLogLog.registerCount)
     private var hashes: [UInt64] = []
 
     public init() {}
@@ -392,7 +392,7 @@ enum HLLSketchText {
             guard let lm = member("logm", in: b), let logm = Int(String(decoding: lm, as: UTF8.self)), (4...16).contains(logm) else {
                 throw bad("logm must be a number from 4 to 16")
             }
-            var regs = [UInt8](repeating: 0, count: 1 << logm)
+            var regs = [UInt8](filled: 0, count: 1 << logm)
             if let sparse = member("sparse", in: b) {
                 guard let idx = member("indices", in: sparse), let vals = member("values", in: sparse) else {
                     throw bad("a sparse sketch needs indices and values")

@@ -20,7 +20,7 @@ enum OperatorKernels {
     /// A bitmap with bit k set when `valid[k]`; nil when every flag is set.
     static func validity(from valid: UnsafeBufferPointer<Bool>) -> Validity? {
         let n = valid.count
-        var words = [UInt64](repeating: 0, count: (n + 63) >> 6)
+        var words = [UInt64](filled: 0, count: (n + 63) >> 6)
         var allValid = true
         words.withUnsafeMutableBufferPointer { w in
             for k in 0..<n {
@@ -67,13 +67,13 @@ enum OperatorKernels {
     static func nullVector(_ type: DataType, count n: Int) -> Vector {
         let data: VectorData
         switch type.physical {
-        case .int64: data = .int64([Int64](repeating: 0, count: n))
-        case .int128: data = .int128([Int128](repeating: 0, count: n))
-        case .double: data = .double([Double](repeating: 0, count: n))
-        case .bool: data = .bool([Bool](repeating: false, count: n))
+        case .int64: data = .int64([Int64](filled: 0, count: n))
+        case .int128: data = .int128([Int128](filled: 0, count: n))
+        case .double: data = .double([Double](filled: 0, count: n))
+        case .bool: data = .bool([Bool](filled: false, count: n))
         case .string:
             var s = StringArray()
-            s.offsets = [Int32](repeating: 0, count: n + 1)
+            s.offsets = [Int32](filled: 0, count: n + 1)
             data = .string(s)
         }
         return Vector(type: type, data: data, validity: n > 0 ? Validity(allNull: n) : nil)
@@ -160,7 +160,7 @@ enum OperatorKernels {
                 let r = Int(rows[k]) &* stride
                 if r >= 0 { total += Int(off[r + 1] &- off[r]) }
             }
-            var offsets = [Int32](repeating: 0, count: n + 1)
+            var offsets = [Int32](filled: 0, count: n + 1)
             let bytes = s.bytes.withUnsafeBufferPointer { src in
                 [UInt8](unsafeUninitializedCapacity: total) { dst, initialized in
                     offsets.withUnsafeMutableBufferPointer { o in

@@ -85,11 +85,11 @@ struct PercentileCore<T: PercentileValue> {
     /// Counting sort by group.
     private mutating func prepare() {
         prepared = true
-        var counts = [Int](repeating: 0, count: groupCount + 1)
+        var counts = [Int](filled: 0, count: groupCount + 1)
         for g in groupOf { counts[Int(g) + 1] += 1 }
         for i in 0..<groupCount { counts[i + 1] += counts[i] }
         starts = counts
-        var out = [T](repeating: T.zero, count: values.count)
+        var out = [T](filled: T.zero, count: values.count)
         var next = counts
         groupOf.withUnsafeBufferPointer { gp in
             values.withUnsafeBufferPointer { vp in
@@ -109,12 +109,12 @@ struct PercentileCore<T: PercentileValue> {
 
     mutating func results(_ range: Range<Int>) throws -> Vector {
         if !prepared { prepare() }
-        var valid = [Bool](repeating: false, count: range.count)
+        var valid = [Bool](filled: false, count: range.count)
         let denominator = DecimalMath.pow10[parameters.fractionScale]
         let p = Int128(parameters.fractionNumerator)
         let data: VectorData
         if !continuous {
-            var out = [T](repeating: T.zero, count: range.count)
+            var out = [T](filled: T.zero, count: range.count)
             for (k, g) in range.enumerated() {
                 let start = starts[g], n = starts[g + 1] - start
                 if n == 0 { continue }
@@ -129,7 +129,7 @@ struct PercentileCore<T: PercentileValue> {
             // RN - 1 = P'·(N - 1) = q + r / 10^scale, P' = P ascending, 1 - P descending.
             let pp = parameters.descending ? denominator - p : p
             if resultType.physical == .double {
-                var out = [Double](repeating: 0, count: range.count)
+                var out = [Double](filled: 0, count: range.count)
                 for (k, g) in range.enumerated() {
                     let start = starts[g], n = starts[g + 1] - start
                     if n == 0 { continue }
@@ -146,7 +146,7 @@ struct PercentileCore<T: PercentileValue> {
                 let factor = DecimalMath.pow10[scaleUp]
                 let roundsDown = inputType.isTemporal
                 let limit = resultType.isDecimal ? DecimalMath.maxValue(precision: resultType.precision) : Int128(Int64.max)
-                var out = [Int128](repeating: 0, count: range.count)
+                var out = [Int128](filled: 0, count: range.count)
                 for (k, g) in range.enumerated() {
                     let start = starts[g], n = starts[g + 1] - start
                     if n == 0 { continue }
@@ -473,7 +473,7 @@ final class ListAggAccumulator: Accumulator {
         let sortKeys = [SortKey(column: 0)]
             + orderBy.enumerated().map { SortKey(column: $0.offset + 1, ascending: $0.element.ascending, nullsFirst: $0.element.nullsFirst) }
         order = RowSorter(columns: columns, keys: sortKeys).sortedRows(n)
-        var bounds = [Int](repeating: 0, count: resultBytes.count + 1)
+        var bounds = [Int](filled: 0, count: resultBytes.count + 1)
         for g in groupOf { bounds[Int(g) + 1] += 1 }
         for i in 0..<resultBytes.count { bounds[i + 1] += bounds[i] }
         groupStarts = bounds
@@ -483,7 +483,7 @@ final class ListAggAccumulator: Accumulator {
     func results(_ range: Range<Int>) throws -> Vector {
         if !prepared { prepare() }
         var out = StringArray(reservingCount: range.count, bytes: 0)
-        var valid = [Bool](repeating: false, count: range.count)
+        var valid = [Bool](filled: false, count: range.count)
         var buffer: [UInt8] = []
         for (k, g) in range.enumerated() {
             let lo = groupStarts[g], hi = groupStarts[g + 1]

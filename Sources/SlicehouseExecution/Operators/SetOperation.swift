@@ -74,7 +74,7 @@ public final class SetOperationOperator: Operator {
                 for g in groupIds { lc[Int(g)] &+= 1 }
             }
         }
-        rightCounts = [Int64](repeating: 0, count: table.count)
+        rightCounts = [Int64](filled: 0, count: table.count)
         if table.count > 0 {
             while let chunk = try right.next() {
                 if chunk.count == 0 { continue }

@@ -620,8 +620,8 @@ struct RowSorter {
             entries[range].sort { a, b in a.key != b.key ? a.key < b.key : a.row < b.row }
             return
         }
-        var counts = [Int](repeating: 0, count: 8 * 256)
-        var scratch = [SortEntry](repeating: SortEntry(key: 0, row: 0), count: n)
+        var counts = [Int](filled: 0, count: 8 * 256)
+        var scratch = [SortEntry](filled: SortEntry(key: 0, row: 0), count: n)
         entries.withUnsafeMutableBufferPointer { all in
             guard let base = all.baseAddress else { return }
             let data = UnsafeMutableBufferPointer(start: base + range.lowerBound, count: n)

@@ -109,13 +109,13 @@ enum WindowAggregates {
     static func finishExact<S: WindowPrefixSum>(_ prefix: [S], counts: [Int]?, lo: [Int], hi: [Int],
                                                       mode: ExactMode, resultType: DataType) throws -> Vector {
         let n = lo.count
-        var valid = [Bool](repeating: true, count: n)
+        var valid = [Bool](filled: true, count: n)
         let limit = DecimalMath.maxValue(precision: DataType.maxDecimalPrecision)
         var overflow = false
         let data: VectorData
         switch mode {
         case .sumInteger, .avgInteger:
-            var out = [Int64](repeating: 0, count: n)
+            var out = [Int64](filled: 0, count: n)
             out.withUnsafeMutableBufferPointer { o in
                 valid.withUnsafeMutableBufferPointer { ok in
                     forEachFrame(prefix, counts, lo, hi) { i, sum, count in
@@ -133,7 +133,7 @@ enum WindowAggregates {
             }
             data = .int64(out)
         case .sumDecimal, .avgDecimal:
-            var out = [Int128](repeating: 0, count: n)
+            var out = [Int128](filled: 0, count: n)
             out.withUnsafeMutableBufferPointer { o in
                 valid.withUnsafeMutableBufferPointer { ok in
                     forEachFrame(prefix, counts, lo, hi) { i, sum, count in
@@ -196,8 +196,8 @@ enum WindowAggregates {
                                       isAvg: Bool, frame: WindowFrame, lo: [Int], hi: [Int],
                                       resultType: DataType) -> Vector {
         let n = layout.count
-        var sums = [Double](repeating: 0, count: n)
-        var counts = [Int](repeating: 0, count: n)
+        var sums = [Double](filled: 0, count: n)
+        var counts = [Int](filled: 0, count: n)
         let words = v.validity?.words ?? []
         let hasValidity = v.validity != nil && !v.isConstant
         let direct = directFrameWidth(frame).map { $0 <= directWidth } ?? false
@@ -256,7 +256,7 @@ enum WindowAggregates {
                 }
             }
         }
-        var valid = [Bool](repeating: true, count: n)
+        var valid = [Bool](filled: true, count: n)
         for i in 0..<n where counts[i] == 0 { valid[i] = false; sums[i] = 0 }
         if isAvg {
             for i in 0..<n where counts[i] > 0 { sums[i] /= Double(counts[i]) }
@@ -286,8 +286,8 @@ enum WindowAggregates {
     /// NULL or the partition's sum is 0 (or NULL). Exact sums are computed exactly first.
     static func ratioToReport(_ layout: WindowLayout, argument v: Vector, resultType: DataType) throws -> Vector {
         let n = layout.count
-        var out = [Double](repeating: 0, count: n)
-        var valid = [Bool](repeating: false, count: n)
+        var out = [Double](filled: 0, count: n)
+        var valid = [Bool](filled: false, count: n)
         if v.isConstant && v.isNull(0) { return OperatorKernels.nullVector(resultType, count: n) }
         let stride = v.isConstant ? 0 : 1
         let words = v.validity?.words ?? []

@@ -91,7 +91,7 @@ enum WindowKernels {
         guard let validity = v.validity else { return nil }
         let n = order.count
         let constantNull = v.isConstant && !validity.isValid(0)
-        if v.isConstant { return constantNull ? [Int](repeating: 0, count: n + 1) : nil }
+        if v.isConstant { return constantNull ? [Int](filled: 0, count: n + 1) : nil }
         return validity.words.withUnsafeBufferPointer { w in
             order.withUnsafeBufferPointer { ord in
                 [Int](unsafeUninitializedCapacity: n + 1) { out, initialized in
@@ -218,7 +218,7 @@ enum WindowKernels {
         var validity: Validity? = nil
         if let src = v.validity {
             let m = range.count
-            var words = [UInt64](repeating: 0, count: (m + 63) >> 6)
+            var words = [UInt64](filled: 0, count: (m + 63) >> 6)
             var anyNull = false
             src.words.withUnsafeBufferPointer { sw in
                 words.withUnsafeMutableBufferPointer { w in

@@ -58,7 +58,7 @@ struct WindowLayout {
     func frameBounds(_ frame: WindowFrame) throws -> (lo: [Int], hi: [Int]) {
         try Self.checkFrame(frame)
         let n = count
-        var lo = [Int](repeating: 0, count: n), hi = [Int](repeating: 0, count: n)
+        var lo = [Int](filled: 0, count: n), hi = [Int](filled: 0, count: n)
         lo.withUnsafeMutableBufferPointer { L in
             hi.withUnsafeMutableBufferPointer { H in
                 forEachPeerGroup { ps, pe, gs, ge in
@@ -114,7 +114,7 @@ struct WindowLayout {
 
     /// ROW_NUMBER: 1, 2, ... within each partition.
     func rowNumber() -> [Int64] {
-        var out = [Int64](repeating: 0, count: count)
+        var out = [Int64](filled: 0, count: count)
         out.withUnsafeMutableBufferPointer { o in
             forEachPartition { ps, pe in
                 for i in ps..<pe { o[i] = Int64(i - ps + 1) }
@@ -126,7 +126,7 @@ struct WindowLayout {
     /// RANK (1 + rows of the partition before the peer group) or DENSE_RANK (1 + peer
     /// groups of the partition before this one).
     func rank(dense: Bool) -> [Int64] {
-        var out = [Int64](repeating: 0, count: count)
+        var out = [Int64](filled: 0, count: count)
         out.withUnsafeMutableBufferPointer { o in
             var dense64: Int64 = 0
             var currentPartition = -1
@@ -142,7 +142,7 @@ struct WindowLayout {
 
     /// PERCENT_RANK = (rank - 1) / (partition rows - 1), 0 for a one-row partition.
     func percentRank() -> [Double] {
-        var out = [Double](repeating: 0, count: count)
+        var out = [Double](filled: 0, count: count)
         out.withUnsafeMutableBufferPointer { o in
             forEachPeerGroup { ps, pe, gs, ge in
                 let r = pe - ps > 1 ? Double(gs - ps) / Double(pe - ps - 1) : 0
@@ -154,7 +154,7 @@ struct WindowLayout {
 
     /// CUME_DIST = (rows up to and including the last peer) / partition rows.
     func cumeDist() -> [Double] {
-        var out = [Double](repeating: 0, count: count)
+        var out = [Double](filled: 0, count: count)
         out.withUnsafeMutableBufferPointer { o in
             forEachPeerGroup { ps, pe, gs, ge in
                 let r = Double(ge - ps) / Double(pe - ps)
@@ -168,7 +168,7 @@ struct WindowLayout {
     /// differ by at most one, the larger groups first (bucket numbers from 1). With more
     /// buckets than rows, every row gets its own bucket.
     func ntile(_ buckets: Int) -> [Int64] {
-        var out = [Int64](repeating: 0, count: count)
+        var out = [Int64](filled: 0, count: count)
         let b = max(1, buckets)
         out.withUnsafeMutableBufferPointer { o in
             forEachPartition { ps, pe in

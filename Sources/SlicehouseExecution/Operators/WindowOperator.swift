@@ -327,7 +327,7 @@ public final class WindowOperator: Operator, MemoryHolding {
         let order: [Int32] = keys.isEmpty
             ? (0..<Int32(truncatingIfNeeded: n)).map { $0 }
             : RowSorter(columns: keyColumns, keys: keys).sortedRows(n)
-        var changed = [Bool](repeating: false, count: n)
+        var changed = [Bool](filled: false, count: n)
         var partitionBounds: [Int] = [0, n]
         var peerBounds: [Int] = [0, n]
         order.withUnsafeBufferPointer { ord in

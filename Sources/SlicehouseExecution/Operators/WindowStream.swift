@@ -102,7 +102,7 @@ final class WindowStream {
                 throw SQLError(.featureNotSupported, "a window partition set of more than \(Int32.max) rows on one slice is not supported")
             }
             // changed[k + 1]: row k starts a new partition (then) or peer group (finally).
-            var changed = [Bool](repeating: false, count: n + 1)
+            var changed = [Bool](filled: false, count: n + 1)
             if previous == nil { changed[1] = true }
             var partitionChanged = changed
             for (index, column) in keyColumns.enumerated() {
@@ -110,7 +110,7 @@ final class WindowStream {
                 try Self.markChanges(chunk.columns[column], previous: previous?[index], changed: &changed)
             }
             if keyColumns.count == partitionColumns.count { partitionChanged = changed }
-            var partitions = [Int64](repeating: 0, count: n), peers = [Int64](repeating: 0, count: n)
+            var partitions = [Int64](filled: 0, count: n), peers = [Int64](filled: 0, count: n)
             for k in 0..<n {
                 if partitionChanged[k + 1] { partition += 1 }
                 if changed[k + 1] { peer += 1 }
@@ -404,7 +404,7 @@ final class WindowStreamFunction {
     func evaluate(_ b: WindowStreamBatch) throws -> Vector {
         switch f.kind {
         case .rowNumber, .rank, .denseRank, .ntile:
-            var out = [Int64](repeating: 0, count: b.count)
+            var out = [Int64](filled: 0, count: b.count)
             for k in 0..<b.count {
                 let i = b.base + k
                 switch f.kind {
@@ -416,7 +416,7 @@ final class WindowStreamFunction {
             }
             return Vector(type: f.resultType, data: .int64(out))
         case .percentRank, .cumeDist:
-            var out = [Double](repeating: 0, count: b.count)
+            var out = [Double](filled: 0, count: b.count)
             for k in 0..<b.count {
                 let ps = b.ps[k], pe = b.pe[k]
                 if f.kind == .percentRank {
@@ -427,7 +427,7 @@ final class WindowStreamFunction {
             }
             return Vector(type: f.resultType, data: .double(out))
         case .countStar:
-            var out = [Int64](repeating: 0, count: b.count)
+            var out = [Int64](filled: 0, count: b.count)
             for k in 0..<b.count {
                 let (l, h) = b.frame(f.frame, k)
                 out[k] = Int64(h - l)
@@ -435,7 +435,7 @@ final class WindowStreamFunction {
             return Vector(type: f.resultType, data: .int64(out))
         case .count:
             let (lo, hi) = try cursors(self.lo, self.hi)
-            var out = [Int64](repeating: 0, count: b.count)
+            var out = [Int64](filled: 0, count: b.count)
             for k in 0..<b.count {
                 let (l, h) = b.frame(f.frame, k)
                 try lo.moveTo(l)
@@ -499,8 +499,8 @@ final class WindowStreamFunction {
                                                    _ loSum: inout S, _ hiSum: inout S,
                                                    _ value: (WindowStreamCursor) -> S.Element) throws -> ([S], [Int]) {
         let n = b.count
-        var prefix = [S](repeating: .zero, count: 2 * n)
-        var counts = [Int](repeating: 0, count: 2 * n)
+        var prefix = [S](filled: .zero, count: 2 * n)
+        var counts = [Int](filled: 0, count: 2 * n)
         for k in 0..<n {
             let (l, h) = b.frame(f.frame, k)
             while lo.position < l { if lo.valid { loSum = loSum.adding(value(lo)) }; try lo.advance() }
@@ -515,8 +515,8 @@ final class WindowStreamFunction {
     private func floatSumOrAvg(_ b: WindowStreamBatch, _ lo: WindowStreamCursor, _ hi: WindowStreamCursor,
                                isAvg: Bool) throws -> Vector {
         let n = b.count
-        var sums = [Double](repeating: 0, count: n)
-        var counts = [Int](repeating: 0, count: n)
+        var sums = [Double](filled: 0, count: n)
+        var counts = [Int](filled: 0, count: n)
         let direct = WindowAggregates.directFrameWidth(f.frame).map { $0 <= WindowAggregates.directWidth } ?? false
         for k in 0..<n {
             let (l, h) = b.frame(f.frame, k)
@@ -570,7 +570,7 @@ final class WindowStreamFunction {
                 sums[k] = sliding.value; counts[k] = sliding.count
             }
         }
-        var valid = [Bool](repeating: true, count: n)
+        var valid = [Bool](filled: true, count: n)
         for k in 0..<n where counts[k] == 0 { valid[k] = false; sums[k] = 0 }
         if isAvg {
             for k in 0..<n where counts[k] > 0 { sums[k] /= Double(counts[k]) }
@@ -584,8 +584,8 @@ final class WindowStreamFunction {
         let end = try cursor(self.end)
         let v = b.narrow.columns[column]
         let n = b.count
-        var out = [Double](repeating: 0, count: n)
-        var valid = [Bool](repeating: false, count: n)
+        var out = [Double](filled: 0, count: n)
+        var valid = [Bool](filled: false, count: n)
         for k in 0..<n {
             if b.ps[k] != partitionStart {
                 // The partition's total, in row order.

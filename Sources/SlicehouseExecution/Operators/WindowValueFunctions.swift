@@ -16,7 +16,7 @@ enum WindowValueFunctions {
     /// only non-NULL values other than the current row.
     static func shifted(_ layout: WindowLayout, back: Int, ignoreNulls: Bool, nonNull: [Int]?) -> [Int32] {
         let n = layout.count
-        var out = [Int32](repeating: -1, count: n)
+        var out = [Int32](filled: -1, count: n)
         if ignoreNulls, back != 0, let nonNull {
             let positions = WindowKernels.nonNullPositions(nonNull)
             out.withUnsafeMutableBufferPointer { o in
@@ -64,7 +64,7 @@ enum WindowValueFunctions {
     /// LAST_VALUE over the frames `[lo, hi)`; with `ignoreNulls`, the last non-NULL value.
     static func lastValue(_ layout: WindowLayout, lo: [Int], hi: [Int], ignoreNulls: Bool, nonNull: [Int]?) -> [Int32] {
         let n = layout.count
-        var out = [Int32](repeating: -1, count: n)
+        var out = [Int32](filled: -1, count: n)
         let positions = ignoreNulls ? nonNull.map(WindowKernels.nonNullPositions) : nil
         out.withUnsafeMutableBufferPointer { o in
             layout.order.withUnsafeBufferPointer { ord in
@@ -90,7 +90,7 @@ enum WindowValueFunctions {
     /// with `ignoreNulls` the k-th non-NULL value; NULL when the frame is shorter.
     static func nthValue(_ layout: WindowLayout, lo: [Int], hi: [Int], n k: Int, ignoreNulls: Bool, nonNull: [Int]?) -> [Int32] {
         let n = layout.count
-        var out = [Int32](repeating: -1, count: n)
+        var out = [Int32](filled: -1, count: n)
         if k < 1 { return out }
         let positions = ignoreNulls ? nonNull.map(WindowKernels.nonNullPositions) : nil
         out.withUnsafeMutableBufferPointer { o in
@@ -175,8 +175,8 @@ enum WindowValueFunctions {
     private static func slidingExtreme(_ layout: WindowLayout, _ v: Vector, _ lo: [Int], _ hi: [Int],
                                        _ better: (Int, Int) -> Bool) -> [Int32] {
         let n = layout.count
-        var out = [Int32](repeating: -1, count: n)
-        var deque = [Int](repeating: 0, count: n)
+        var out = [Int32](filled: -1, count: n)
+        var deque = [Int](filled: 0, count: n)
         let words = v.validity?.words ?? []
         let hasValidity = v.validity != nil
         let constantNull = v.isConstant && v.isNull(0)

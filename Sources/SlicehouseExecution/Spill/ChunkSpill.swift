@@ -162,7 +162,7 @@ extension SpillFile {
     private func writeValidity(_ validity: Validity, rows: Int) throws {
         let n = (rows + 63) >> 6
         var words = validity.words.count >= n ? Array(validity.words[0..<n])
-            : validity.words + [UInt64](repeating: 0, count: n - validity.words.count)
+            : validity.words + [UInt64](filled: 0, count: n - validity.words.count)
         if rows & 63 != 0 { words[n - 1] |= ~UInt64(0) << UInt64(rows & 63) }
         try append(contentsOf: words)
     }

@@ -99,8 +99,8 @@ final class ExchangeBuffer: @unchecked Sendable {
             for (k, key) in keys.enumerated() {
                 chunk.columns[key].hash(rows: chunk.selection, count: rows, into: &hashes, combine: k > 0)
             }
-            var target = [Int32](repeating: 0, count: rows)
-            var starts = [Int](repeating: 0, count: n + 1)
+            var target = [Int32](filled: 0, count: rows)
+            var starts = [Int](filled: 0, count: n + 1)
             hashes.withUnsafeBufferPointer { h in
                 target.withUnsafeMutableBufferPointer { t in
                     Hashing.buckets(UnsafeBufferPointer(rebasing: h[0..<rows]), of: n, into: t)
@@ -114,7 +114,7 @@ final class ExchangeBuffer: @unchecked Sendable {
                 try store(chunk.compacted(), in: cells[only][producer])
                 return
             }
-            var order = [Int32](repeating: 0, count: rows)
+            var order = [Int32](filled: 0, count: rows)
             var next = Array(starts.dropLast())
             let selection = chunk.selection
             target.withUnsafeBufferPointer { t in

@@ -26,7 +26,7 @@ enum NormalizedSortKeys {
 
     /// The key string of each of the `rows` rows of the flat `columns`.
     static func encode(_ columns: [Vector], keys: [SortKey], rows n: Int) throws -> StringArray {
-        var lengths = [Int](repeating: 0, count: n)
+        var lengths = [Int](filled: 0, count: n)
         for key in keys {
             let v = columns[key.column]
             let fixed: Int
@@ -48,7 +48,7 @@ enum NormalizedSortKeys {
             }
             for r in 0..<n { lengths[r] &+= 1 &+ (fixed > 0 && !v.isNull(r) ? fixed : 0) }
         }
-        var offsets = [Int32](repeating: 0, count: n + 1)
+        var offsets = [Int32](filled: 0, count: n + 1)
         var total = 0
         for r in 0..<n {
             total += lengths[r]
@@ -57,7 +57,7 @@ enum NormalizedSortKeys {
             }
             offsets[r + 1] = Int32(truncatingIfNeeded: total)
         }
-        var bytes = [UInt8](repeating: 0, count: total)
+        var bytes = [UInt8](filled: 0, count: total)
         // Where each row's next key starts.
         var cursor = offsets.dropLast().map { Int($0) }
         bytes.withUnsafeMutableBytes { out in

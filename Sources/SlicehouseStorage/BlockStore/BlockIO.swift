@@ -32,7 +32,7 @@ public final class BlockFile: @unchecked Sendable {
         guard offset >= 0, length >= 0, offset <= Int.max - length, fstat(f, &st) == 0, offset + length <= Int(st.st_size) else {
             throw SQLError(.ioError, "block file \"\(path)\" is truncated (wanted \(length) bytes at \(offset))")
         }
-        var out = [UInt8](repeating: 0, count: length)
+        var out = [UInt8](filled: 0, count: length)
         var done = 0
         try out.withUnsafeMutableBytes { buf in
             while done < length {

@@ -167,7 +167,7 @@ public enum DeleteFile {
             throw damaged("\(error)")
         }
         guard raw.count % 8 == 0 else { throw damaged("\(raw.count) bytes is not whole words") }
-        var words = [UInt64](repeating: 0, count: raw.count / 8)
+        var words = [UInt64](filled: 0, count: raw.count / 8)
         _ = words.withUnsafeMutableBytes { raw.copyBytes(to: $0) }
         return DeleteSet(words: words.map { UInt64(littleEndian: $0) })
     }

@@ -45,7 +45,7 @@ public struct RuntimeKeyFilter: Sendable {
         guard !overflow, span < maximumBitmapSpan else {
             return RuntimeKeyFilter(low: lo, high: hi, bits: nil, bloom: bloomFilter(keys, valid: valid, count: n))
         }
-        var bits = [UInt64](repeating: 0, count: Int(span) / 64 + 1)
+        var bits = [UInt64](filled: 0, count: Int(span) / 64 + 1)
         bits.withUnsafeMutableBufferPointer { bw in
             for r in 0..<keys.count where valid?[r] ?? true {
                 let d = Int(keys[r] &- lo)
@@ -61,7 +61,7 @@ public struct RuntimeKeyFilter: Sendable {
         var words = 64
         while words * 4 < n { words *= 2 }
         guard words <= maximumBloomWords else { return nil }
-        var bloom = [UInt64](repeating: 0, count: words)
+        var bloom = [UInt64](filled: 0, count: words)
         let mask = words - 1
         bloom.withUnsafeMutableBufferPointer { bw in
             for r in 0..<keys.count where valid?[r] ?? true {

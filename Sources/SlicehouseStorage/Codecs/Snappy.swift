@@ -10,7 +10,7 @@ public enum SnappyCodec {
     /// Compress `bytes` in the raw snappy format (varint length + elements).
     public static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
         var outLength = snappy_max_compressed_length(bytes.count)
-        var out = [UInt8](repeating: 0, count: max(outLength, 1))
+        var out = [UInt8](filled: 0, count: max(outLength, 1))
         // The C API wants a non-NULL input pointer even for zero bytes.
         let input = bytes.isEmpty ? [0] : bytes
         let status = out.withUnsafeMutableBytes { dst in
@@ -48,7 +48,7 @@ public enum SnappyCodec {
             if let originalSize, originalSize != length {
                 throw SQLError(.ioError, "snappy: buffer holds \(length) bytes, expected \(originalSize)")
             }
-            var out = [UInt8](repeating: 0, count: max(length, 1))
+            var out = [UInt8](filled: 0, count: max(length, 1))
             var outLength = length
             let status = out.withUnsafeMutableBytes { dst in
                 snappy_uncompress(src, raw.count, dst.baseAddress?.assumingMemoryBound(to: CChar.self), &outLength)

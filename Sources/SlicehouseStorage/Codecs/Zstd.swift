@@ -14,7 +14,7 @@ public enum ZstdCodec {
     /// `level` is clamped to the library's range (negative levels are the fast modes).
     public static func compress(_ bytes: [UInt8], level: Int = 3) throws -> [UInt8] {
         let bound = try compressBound(bytes.count)
-        var out = [UInt8](repeating: 0, count: bound)
+        var out = [UInt8](filled: 0, count: bound)
         let written = try out.withUnsafeMutableBytes { dst in
             try bytes.withUnsafeBytes { src in
                 try compress(src, level: level, into: dst)
@@ -117,7 +117,7 @@ public enum ZstdCodec {
     /// One-shot decompression into a buffer of exactly `size` bytes.
     static func decompressExact(_ bytes: [UInt8], size: Int) throws -> [UInt8] {
         // A zero-size destination has no base address to hand to zstd; use one spare byte.
-        var out = [UInt8](repeating: 0, count: max(size, 1))
+        var out = [UInt8](filled: 0, count: max(size, 1))
         let got = out.withUnsafeMutableBytes { dst in
             bytes.withUnsafeBytes { src in
                 ZSTD_decompress(dst.baseAddress, size, src.baseAddress, src.count)
@@ -146,7 +146,7 @@ public enum ZstdCodec {
         if header != UInt64.max, header <= UInt64(maxTrustedHeaderSize) {  // not ZSTD_CONTENTSIZE_UNKNOWN
             initial = Int(header) + 1
         }
-        var out = [UInt8](repeating: 0, count: max(initial, 64))
+        var out = [UInt8](filled: 0, count: max(initial, 64))
         var produced = 0
         var lastHint = 0
         try bytes.withUnsafeBytes { src in

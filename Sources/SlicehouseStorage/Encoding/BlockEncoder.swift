@@ -393,7 +393,7 @@ public enum BlockEncoder {
         guard declared == UInt64(size) else {
             throw corruptBlock("zstd frame size does not match the recorded \(size) bytes")
         }
-        var out = [UInt8](repeating: 0, count: max(size, 1))
+        var out = [UInt8](filled: 0, count: max(size, 1))
         let got = out.withUnsafeMutableBytes { dst in
             ZstdCodec.decompressFrame(frame, into: dst.baseAddress, size: size)
         }
@@ -408,7 +408,7 @@ public enum BlockEncoder {
                                _ body: (inout EncodingReader, Int, UnsafeMutablePointer<T>, ColumnEncoding) throws -> Void) throws -> [T] {
         let rows = h.rows
         if rows == 0 { return [] }
-        if h.allNull { return [T](repeating: zero, count: rows) }
+        if h.allNull { return [T](filled: zero, count: rows) }
         return try [T](unsafeUninitializedCapacity: rows) { buf, count in
             let out = buf.baseAddress!
             try withPlainPayload(h) { r, e in try body(&r, h.valid, out, e) }
@@ -435,7 +435,7 @@ public enum BlockEncoder {
 
     static func validityWords(_ bm: UnsafeRawBufferPointer, _ rows: Int) -> Validity {
         let nw = (rows + 63) >> 6
-        var words = [UInt64](repeating: ~0, count: nw)
+        var words = [UInt64](filled: ~0, count: nw)
         for k in 0..<nw {
             var w: UInt64 = 0
             for b in 0..<8 {
@@ -454,7 +454,7 @@ public enum BlockEncoder {
         if rows == 0 { return StringArray() }
         if h.allNull {
             var s = StringArray()
-            s.offsets = [Int32](repeating: 0, count: rows + 1)
+            s.offsets = [Int32](filled: 0, count: rows + 1)
             return s
         }
         var dense = try withPlainPayload(h) { r, e -> StringArray in
@@ -468,7 +468,7 @@ public enum BlockEncoder {
         }
         guard dense.count == h.valid else { throw corruptBlock("decoded \(dense.count) strings, expected \(h.valid)") }
         if let bm = h.bitmap, let bp = bm.baseAddress {
-            var offsets = [Int32](repeating: 0, count: rows + 1)
+            var offsets = [Int32](filled: 0, count: rows + 1)
             dense.offsets.withUnsafeBufferPointer { d in
                 offsets.withUnsafeMutableBufferPointer { o in
                     var k = 0

@@ -279,9 +279,9 @@ public struct AZ64Stream: Sendable {
         self.payload = payload
         self.count = count
         pos = payload.lowerBound
-        held = [Int64](repeating: 0, count: AZ64.groupSize)
-        work = [UInt64](repeating: 0, count: 2 * AZ64.groupSize)
-        deltas = [Int64](repeating: 0, count: AZ64.groupSize)
+        held = [Int64](filled: 0, count: AZ64.groupSize)
+        work = [UInt64](filled: 0, count: 2 * AZ64.groupSize)
+        deltas = [Int64](filled: 0, count: AZ64.groupSize)
     }
 
     /// Values handed out so far (the index of the next one).

@@ -11,8 +11,8 @@ struct ValueHashIndex {
     init(expected: Int) {
         var cap = 16
         while cap < expected * 2 { cap <<= 1 }
-        ids = [Int32](repeating: 0, count: cap)
-        hashes = [UInt64](repeating: 0, count: cap)
+        ids = [Int32](filled: 0, count: cap)
+        hashes = [UInt64](filled: 0, count: cap)
         mask = cap - 1
     }
 
@@ -39,8 +39,8 @@ struct ValueHashIndex {
 
     private mutating func grow() {
         let oldIDs = ids, oldHashes = hashes
-        ids = [Int32](repeating: 0, count: oldIDs.count * 2)
-        hashes = [UInt64](repeating: 0, count: oldIDs.count * 2)
+        ids = [Int32](filled: 0, count: oldIDs.count * 2)
+        hashes = [UInt64](filled: 0, count: oldIDs.count * 2)
         mask = ids.count - 1
         for k in 0..<oldIDs.count where oldIDs[k] != 0 {
             var s = Int(truncatingIfNeeded: oldHashes[k]) & mask
@@ -78,7 +78,7 @@ enum RunLength {
         guard count > 0 || n == 0 else { throw corruptBlock("no runs for \(n) values") }
         let vals = try values(&r, count)
         try r.need(count, "run lengths")
-        var lengths = [Int](repeating: 0, count: count)
+        var lengths = [Int](filled: 0, count: count)
         var total = 0
         for k in 0..<count {
             let len = try r.count(max: n - total, "run length")
@@ -137,7 +137,7 @@ enum ByteDict {
                        natural: Int, real: Bool, into w: inout EncodingWriter) {
         var table = ValueHashIndex(expected: 300)
         var dict: [Int] = []  // index of each entry's first occurrence
-        var codes = [UInt8](repeating: 0, count: n)
+        var codes = [UInt8](filled: 0, count: n)
         var overflow = false
         for i in 0..<n {
             let h = hash(i)
@@ -256,7 +256,7 @@ enum ByteDict {
             dict = PaddedStrings(p.dict)
             exceptions = PaddedStrings(p.exceptions ?? StringArray())
             escape = p.escape
-            var lens = [Int](repeating: -1, count: 256)
+            var lens = [Int](filled: -1, count: 256)
             for c in 0..<p.dictCount { lens[c] = dict.lengths[c] }
             lengths = lens
             guard let cb = p.codes.baseAddress, let rb = r.buf.baseAddress else {

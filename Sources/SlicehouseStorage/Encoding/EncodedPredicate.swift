@@ -26,7 +26,7 @@ public enum EncodedPredicate {
         guard encoding == .runlength || encoding == .bytedict else { return nil }
         guard compatible(h.kind, constant) else { return nil }
 
-        var dense = [UInt64](repeating: 0, count: (h.valid + 63) >> 6)
+        var dense = [UInt64](filled: 0, count: (h.valid + 63) >> 6)
         var r = EncodingReader(h.payload)
         let n = h.valid
         if encoding == .runlength {
@@ -45,7 +45,7 @@ public enum EncodedPredicate {
                 return x
             } ?? []
             guard let cp = p.codes.baseAddress else { return Validity(allNull: rows) }
-            var table = [Bool](repeating: false, count: 256)
+            var table = [Bool](filled: false, count: 256)
             for c in 0..<p.dictCount { table[c] = hitDict[c] }
             var k = 0
             try dense.withUnsafeMutableBufferPointer { d in
@@ -69,7 +69,7 @@ public enum EncodedPredicate {
 
         guard let bm = h.bitmap, let bp = bm.baseAddress else { return Validity(words: dense) }
         // Spread the dense results over the rows (NULL rows stay 0).
-        var out = [UInt64](repeating: 0, count: (rows + 63) >> 6)
+        var out = [UInt64](filled: 0, count: (rows + 63) >> 6)
         var k = 0
         for i in 0..<rows where (bp.load(fromByteOffset: i >> 3, as: UInt8.self) >> UInt8(i & 7)) & 1 == 1 {
             if (dense[k >> 6] >> UInt64(k & 63)) & 1 == 1 { out[i >> 6] |= 1 << UInt64(i & 63) }

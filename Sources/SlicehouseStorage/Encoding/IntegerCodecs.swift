@@ -222,8 +222,8 @@ enum AZ64 {
 
     static func encode<T: BlockInt>(_ v: UnsafeBufferPointer<T>, into w: inout EncodingWriter) {
         let n = v.count
-        var deltaVals = [T](repeating: 0, count: groupSize)
-        var hist = [Int](repeating: 0, count: 130)
+        var deltaVals = [T](filled: 0, count: groupSize)
+        var hist = [Int](filled: 0, count: 130)
         deltaVals.withUnsafeMutableBufferPointer { db in
             hist.withUnsafeMutableBufferPointer { hb in
                 let d = db.baseAddress!, h = hb.baseAddress!

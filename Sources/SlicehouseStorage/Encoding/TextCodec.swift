@@ -26,7 +26,7 @@ enum TextCodec {
         init(_ s: StringInput) {
             let n = s.count
             pieceWord.reserveCapacity(n * 2)
-            pieceCounts = [Int32](repeating: 0, count: n)
+            pieceCounts = [Int32](filled: 0, count: n)
             guard let base = s.bytes else { return }
             var table = ValueHashIndex(expected: 1024)
             for i in 0..<n {
@@ -73,7 +73,7 @@ enum TextCodec {
                 let sa = (freq[a] - 1) * (wordLen[a] + 1), sb = (freq[b] - 1) * (wordLen[b] + 1)
                 return sa != sb ? sa > sb : a < b
             }
-            var code = [Int32](repeating: -1, count: wordStart.count)
+            var code = [Int32](filled: -1, count: wordStart.count)
             var dict: [Int] = []
             var dictBytes = 0
             for id in candidates {
@@ -140,8 +140,8 @@ enum TextCodec {
         try r.need(n, "text values")  // at least a piece count per value
         let dn = Int(try r.u16("word count"))
         guard large ? dn < 0xFFFF : dn <= maxWords255 else { throw corruptBlock("text dictionary of \(dn) words") }
-        var wordStart = [Int](repeating: 0, count: dn)
-        var wordLen = [Int](repeating: 0, count: dn)
+        var wordStart = [Int](filled: 0, count: dn)
+        var wordLen = [Int](filled: 0, count: dn)
         for k in 0..<dn {
             let len = try r.count(max: r.remaining, "word length")
             wordStart[k] = r.pos

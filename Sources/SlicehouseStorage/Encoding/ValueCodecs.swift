@@ -266,7 +266,7 @@ enum RawCodec {
         let (lenBytes, o) = n.multipliedReportingOverflow(by: lw)
         guard !o else { throw corruptBlock("value count \(n) too large") }
         let lens = try r.take(lenBytes, "string lengths")
-        var offsets = [Int32](repeating: 0, count: n + 1)
+        var offsets = [Int32](filled: 0, count: n + 1)
         var total = 0
         if n > 0, let p = lens.baseAddress {
             try offsets.withUnsafeMutableBufferPointer { off in
@@ -325,7 +325,7 @@ struct StringBuilder {
     /// Make `count` strings of `total` bytes; `body` appends them through the builder.
     static func build(count n: Int, total: Int, _ body: (inout StringBuilder) throws -> Void) throws -> StringArray {
         guard total <= Int(Int32.max) else { throw corruptBlock("string data exceeds 2 GB") }
-        var offsets = [Int32](repeating: 0, count: n + 1)
+        var offsets = [Int32](filled: 0, count: n + 1)
         var written = 0, rows = 0
         let bytes = try [UInt8](unsafeUninitializedCapacity: total + slack) { buf, count in
             try offsets.withUnsafeMutableBufferPointer { off in
@@ -389,7 +389,7 @@ struct PaddedStrings {
     var count: Int { lengths.count }
 
     init(_ s: StringArray) {
-        bytes = s.bytes + [UInt8](repeating: 0, count: StringBuilder.slack)
+        bytes = s.bytes + [UInt8](filled: 0, count: StringBuilder.slack)
         let n = s.count
         starts = (0..<n).map { Int(s.offsets[$0]) }
         lengths = (0..<n).map { Int(s.offsets[$0 + 1]) - Int(s.offsets[$0]) }

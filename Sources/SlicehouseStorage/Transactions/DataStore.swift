@@ -317,7 +317,7 @@ public final class DataStore: @unchecked Sendable {
         if fd < 0 { throw SQLError(.ioError, "could not open \"\(path)\": \(String(cString: strerror(errno)))") }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             var holder = ""
-            var buf = [UInt8](repeating: 0, count: 32)
+            var buf = [UInt8](filled: 0, count: 32)
             let n = pread(fd, &buf, 32, 0)
             if n > 0 { holder = " (process \(String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))" }
             close(fd)
