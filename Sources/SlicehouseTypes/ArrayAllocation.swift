@@ -10,19 +10,21 @@
 /// where it is called (its metadata comes from a cache of the call site's own), so these
 /// allocate through it, handing it a sequence that fills the new storage in one step.
 extension Array {
-    /// `count` copies of `value`, for trivial element types (integers, floating point,
-    /// Bool and structs of them).
+    /// `count` copies of `value` (any element type: the storage is initialized with
+    /// `initialize(repeating:)`); empty for a count of zero or less.
     @inlinable @inline(__always)
     public init(filled value: Element, count: Int) {
         self = []
         if count > 0 { append(contentsOf: BulkElements(count: count, value: value, fill: true)) }
     }
+}
 
+extension Array where Element: BitwiseCopyable {
     /// `count` elements whose values are not set: the caller writes every one of them
     /// (through `withUnsafeMutableBufferPointer`) before anything reads them. Only for
-    /// trivial element types (integers, floating point, Bool and structs of them), whose
-    /// storage holds no references; `placeholder` is what the elements would hold if the
-    /// standard library ever read the sequence element by element.
+    /// bitwise-copyable element types (integers, floating point, Bool and structs of them),
+    /// whose storage holds no references; `placeholder` is what the elements would hold if
+    /// the standard library ever read the sequence element by element.
     @inlinable @inline(__always)
     public static func unset(count: Int, placeholder: Element) -> [Element] {
         var a: [Element] = []
@@ -32,7 +34,8 @@ extension Array {
 }
 
 /// `count` elements that `append(contentsOf:)` takes in one step (`_copyContents`): set to
-/// `value` when `fill`, left as the fresh storage holds them otherwise (trivial types only).
+/// `value` when `fill`, left as the fresh storage holds them otherwise (`unset`, for
+/// bitwise-copyable types only).
 /// Read element by element, every element is `value`.
 @frozen @usableFromInline
 struct BulkElements<Element>: Sequence {

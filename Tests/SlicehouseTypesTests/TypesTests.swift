@@ -285,6 +285,13 @@ final class ArrayAllocationTests: XCTestCase {
         XCTAssertEqual([Bool](filled: true, count: 3), [true, true, true])
         XCTAssertEqual([UInt64](filled: 1, count: 0), [])
         XCTAssertEqual([Double](filled: 0.5, count: -1), [])
+        // Elements with references are copied properly (each one a retained copy).
+        let words = [String](filled: "a string long enough to live on the heap", count: 4)
+        XCTAssertEqual(Set(words).count, 1)
+        XCTAssertEqual(words.count, 4)
+        var nested = [[Int]](filled: [1, 2, 3], count: 3)
+        nested[1].append(4)
+        XCTAssertEqual(nested, [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3]])
         let big = [Int32](filled: -1, count: 100_000)
         XCTAssertEqual(big.count, 100_000)
         XCTAssertTrue(big.allSatisfy { $0 == -1 })

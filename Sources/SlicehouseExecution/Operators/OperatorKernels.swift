@@ -137,7 +137,7 @@ enum OperatorKernels {
     }
 
     @inline(__always)
-    static func gatherValues<T>(_ src: [T], _ rows: UnsafeBufferPointer<Int32>, stride: Int, zero: T) -> [T] {
+    static func gatherValues<T: BitwiseCopyable>(_ src: [T], _ rows: UnsafeBufferPointer<Int32>, stride: Int, zero: T) -> [T] {
         let n = rows.count
         return src.withUnsafeBufferPointer { s in
             var values = [T].unset(count: n, placeholder: zero)
