@@ -34,6 +34,7 @@ enum GroupIndexFactory {
             if t.physical == .int64 { return Int64GroupIndex(type: t) }
         }
         if PackedStringGroupIndex.fits(keyTypes) { return PackedStringGroupIndex(keyTypes: keyTypes) }
+        if PackedIntGroupIndex.fits(keyTypes) { return PackedIntGroupIndex(keyTypes: keyTypes) }
         return HashGroupIndex(keyTypes: keyTypes)
     }
 }
@@ -612,6 +613,192 @@ final class PackedStringGroupIndex: GroupIndex {
                 strings.offsets.append(Int32(truncatingIfNeeded: strings.bytes.count))
             }
             columns.append(Vector(type: t, data: .string(strings), validity: anyNull ? validity : nil))
+        }
+        return columns
+    }
+}
+
+/// Two to four integer-backed keys (integers, DATE, TIMESTAMP, DECIMAL p <= 18) packed
+/// into one 64-bit code per row and grouped by an `Int64GroupIndex`: one hash and one
+/// inline comparison per row instead of a hash per column and a comparison per column
+/// (TPC-DS q78 groups by year, item and customer; TPC-H Q3 by order key, date and
+/// priority).
+///
+///     code = c0 | c1 << w | c2 << 2w | ...     w = 64 / keys (32, 21 or 16 bits)
+///     c = 0 for NULL, else v - base (1 ... 2^w - 1)
+///
+/// Each column's window `base + 1 ... base + 2^w - 1` is centred on the first batch's
+/// values. A value outside its window (or a first batch wider than one) switches the index
+/// to a `HashGroupIndex`, fed the groups so far in id order so that their ids stay the same.
+final class PackedIntGroupIndex: GroupIndex {
+    static func fits(_ keyTypes: [DataType]) -> Bool {
+        (2...4).contains(keyTypes.count) && keyTypes.allSatisfy { $0.physical == .int64 }
+    }
+
+    private let keyTypes: [DataType]
+    /// Bits per key.
+    private let width: Int
+    private let packedIndex = Int64GroupIndex(type: .bigint)
+    private var fallback: HashGroupIndex?
+    /// Per key: values code as `v - base`; empty until the first batch.
+    private var bases: [Int64] = []
+    private var packed: [Int64] = []
+    private var identity: [Int32] = []
+
+    init(keyTypes: [DataType]) {
+        self.keyTypes = keyTypes
+        self.width = 64 / max(1, keyTypes.count)
+    }
+
+    var groupCount: Int { fallback?.groupCount ?? packedIndex.groupCount }
+    var memoryBytes: Int {
+        packedIndex.memoryBytes + (fallback?.memoryBytes ?? 0) + arrayBytes(packed) + arrayBytes(identity)
+    }
+
+    /// The largest code of a key (all ones in `width` bits).
+    private var maxCode: UInt64 { width >= 64 ? UInt64.max : (UInt64(1) << UInt64(width)) - 1 }
+
+    func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        if let fallback { return try fallback.assign(keys, rows: rows, groupIds: &groupIds) }
+        if rows.isEmpty {
+            groupIds = []
+            return
+        }
+        if bases.isEmpty && !chooseBases(keys, rows) {
+            return try switchToFallback().assign(keys, rows: rows, groupIds: &groupIds)
+        }
+        guard try pack(keys, rows: rows) else {
+            return try switchToFallback().assign(keys, rows: rows, groupIds: &groupIds)
+        }
+        let (vector, packedRows) = packedKeys(rows.count)
+        try packedIndex.assign([vector], rows: packedRows, groupIds: &groupIds)
+    }
+
+    func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
+        if let fallback { return try fallback.find(keys, rows: rows, groupIds: &groupIds) }
+        if bases.isEmpty {
+            groupIds = [Int32](filled: -1, count: rows.count)
+            return
+        }
+        guard try pack(keys, rows: rows) else {
+            return try switchToFallback().find(keys, rows: rows, groupIds: &groupIds)
+        }
+        let (vector, packedRows) = packedKeys(rows.count)
+        try packedIndex.find([vector], rows: packedRows, groupIds: &groupIds)
+    }
+
+    /// Windows centred on the values of the first batch; false when one column's values
+    /// span more than a window holds.
+    private func chooseBases(_ keys: [Vector], _ rows: [Int32]) -> Bool {
+        guard keys.count == keyTypes.count else { return false }
+        let room = Int128(maxCode) - 1
+        var chosen: [Int64] = []
+        for key in keys {
+            guard case .int64(let values) = key.data else { return false }
+            let stride = key.isConstant ? 0 : 1
+            var lo = Int64.max, hi = Int64.min
+            values.withUnsafeBufferPointer { vp in
+                for r in rows {
+                    let i = Int(r) &* stride
+                    if let v = key.validity, !v.isValid(i) { continue }
+                    lo = min(lo, vp[i])
+                    hi = max(hi, vp[i])
+                }
+            }
+            if lo > hi { lo = 0; hi = 0 }   // only NULLs so far
+            let span = Int128(hi) - Int128(lo)
+            if span > room { return false }
+            // base + 1 ... base + maxCode holds lo ... hi with the room left split evenly.
+            let base = Int128(lo) - 1 - (room - span) / 2
+            chosen.append(Int64(clamping: base))
+        }
+        bases = chosen
+        return true
+    }
+
+    /// The codes of `rows` into `packed`; false when a value lies outside its window.
+    private func pack(_ keys: [Vector], rows: [Int32]) throws -> Bool {
+        guard keys.count == keyTypes.count, bases.count == keyTypes.count else {
+            throw SQLError.internalError("packed integer group index given \(keys.count) keys for \(keyTypes.count)")
+        }
+        let n = rows.count
+        packed.removeAll(keepingCapacity: true)
+        packed.append(contentsOf: repeatElement(0, count: n))
+        let top = maxCode
+        var outside = false
+        for (c, key) in keys.enumerated() {
+            guard case .int64(let values) = key.data else {
+                throw SQLError.internalError("packed integer group index given a non-integer key")
+            }
+            let base = bases[c], shift = UInt64(c * width)
+            let stride = key.isConstant ? 0 : 1
+            let validity = key.validity
+            let empty: [UInt64] = []
+            var bad = false
+            values.withUnsafeBufferPointer { vp in
+                (validity?.words ?? empty).withUnsafeBufferPointer { vw in
+                    rows.withUnsafeBufferPointer { rw in
+                        packed.withUnsafeMutableBufferPointer { out in
+                            let hasNulls = validity != nil
+                            for k in 0..<n {
+                                let i = Int(rw[k]) &* stride
+                                if hasNulls && !OperatorKernels.bit(vw, i) { continue }   // code 0
+                                let (d, o) = vp[i].subtractingReportingOverflow(base)
+                                let code = UInt64(bitPattern: d)
+                                // In the window: no overflow and 1 <= code <= top.
+                                bad = bad || o || code &- 1 >= top
+                                out[k] |= Int64(bitPattern: code << shift)
+                            }
+                        }
+                    }
+                }
+            }
+            if bad { outside = true; break }
+        }
+        return !outside
+    }
+
+    private func packedKeys(_ n: Int) -> (Vector, [Int32]) {
+        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
+        return (Vector(type: .bigint, data: .int64(packed)), n == identity.count ? identity : Array(identity[0..<n]))
+    }
+
+    /// The generic index, fed the groups so far in id order (their ids stay the same).
+    private func switchToFallback() throws -> HashGroupIndex {
+        let generic = HashGroupIndex(keyTypes: keyTypes)
+        let existing = packedIndex.groupCount
+        if existing > 0 {
+            var ignored: [Int32] = []
+            try generic.assign(keyColumns(0..<existing), rows: (0..<Int32(truncatingIfNeeded: existing)).map { $0 },
+                               groupIds: &ignored)
+        }
+        fallback = generic
+        return generic
+    }
+
+    func keyColumns(_ range: Range<Int>) -> [Vector] {
+        if let fallback { return fallback.keyColumns(range) }
+        guard let codes = packedIndex.keyColumns(range).first, case .int64(let values) = codes.data else {
+            return keyTypes.map { Vector(type: $0) }
+        }
+        let mask = maxCode
+        var columns: [Vector] = []
+        for (c, t) in keyTypes.enumerated() {
+            let base = c < bases.count ? bases[c] : 0
+            let shift = UInt64(c * width)
+            var out = [Int64](filled: 0, count: values.count)
+            var validity = Validity(allValid: values.count)
+            var anyNull = false
+            for (i, v) in values.enumerated() {
+                let code = (UInt64(bitPattern: v) >> shift) & mask
+                if code == 0 {
+                    validity.setInvalid(i)
+                    anyNull = true
+                } else {
+                    out[i] = base &+ Int64(bitPattern: code)
+                }
+            }
+            columns.append(Vector(type: t, data: .int64(out), validity: anyNull ? validity : nil))
         }
         return columns
     }
