@@ -530,19 +530,12 @@ final class PackedStringGroupIndex: GroupIndex {
 
     /// The `n` codes `pack` wrote, as a key vector, and its rows `0..<n`.
     private func packedKeys(_ n: Int) -> (Vector, [Int32]) {
-        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
-        return (Vector(type: .bigint, data: .int64(packed)), n == identity.count ? identity : Array(identity[0..<n]))
+        PackedCodes.keys(packed, n, identity: &identity)
     }
 
     /// The generic index, fed the groups so far in id order (their ids stay the same).
     private func switchToFallback() throws -> HashGroupIndex {
-        let generic = HashGroupIndex(keyTypes: keyTypes)
-        let existing = packedIndex.groupCount
-        if existing > 0 {
-            var ignored: [Int32] = []
-            try generic.assign(keyColumns(0..<existing), rows: (0..<Int32(truncatingIfNeeded: existing)).map { $0 },
-                               groupIds: &ignored)
-        }
+        let generic = try PackedCodes.generic(keyTypes, groups: packedIndex.groupCount, keyColumns: keyColumns)
         fallback = generic
         return generic
     }
@@ -759,19 +752,12 @@ final class PackedIntGroupIndex: GroupIndex {
     }
 
     private func packedKeys(_ n: Int) -> (Vector, [Int32]) {
-        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
-        return (Vector(type: .bigint, data: .int64(packed)), n == identity.count ? identity : Array(identity[0..<n]))
+        PackedCodes.keys(packed, n, identity: &identity)
     }
 
     /// The generic index, fed the groups so far in id order (their ids stay the same).
     private func switchToFallback() throws -> HashGroupIndex {
-        let generic = HashGroupIndex(keyTypes: keyTypes)
-        let existing = packedIndex.groupCount
-        if existing > 0 {
-            var ignored: [Int32] = []
-            try generic.assign(keyColumns(0..<existing), rows: (0..<Int32(truncatingIfNeeded: existing)).map { $0 },
-                               groupIds: &ignored)
-        }
+        let generic = try PackedCodes.generic(keyTypes, groups: packedIndex.groupCount, keyColumns: keyColumns)
         fallback = generic
         return generic
     }
@@ -801,5 +787,27 @@ final class PackedIntGroupIndex: GroupIndex {
             columns.append(Vector(type: t, data: .int64(out), validity: anyNull ? validity : nil))
         }
         return columns
+    }
+}
+
+/// What the packed indexes (`PackedStringGroupIndex`, `PackedIntGroupIndex`) share.
+enum PackedCodes {
+    /// The first `n` of `codes` as a key vector, and its rows `0..<n` (`identity` grown as needed).
+    static func keys(_ codes: [Int64], _ n: Int, identity: inout [Int32]) -> (Vector, [Int32]) {
+        if identity.count < n { identity = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
+        return (Vector(type: .bigint, data: .int64(codes)), n == identity.count ? identity : Array(identity[0..<n]))
+    }
+
+    /// A generic index fed groups `0..<groups` (their keys from `keyColumns`) in id order,
+    /// so that their ids stay the same.
+    static func generic(_ keyTypes: [DataType], groups: Int,
+                        keyColumns: (Range<Int>) -> [Vector]) throws -> HashGroupIndex {
+        let index = HashGroupIndex(keyTypes: keyTypes)
+        if groups > 0 {
+            var ignored: [Int32] = []
+            try index.assign(keyColumns(0..<groups), rows: (0..<Int32(truncatingIfNeeded: groups)).map { $0 },
+                             groupIds: &ignored)
+        }
+        return index
     }
 }
