@@ -30,6 +30,9 @@ public enum BlockStream {
             if encoding == .bytedict {
                 var r = EncodingReader(h.payload)
                 let d = try ByteDict.StringDictionary(&r, h.rows)
+                if let unpacked = d.unpacked {
+                    return .dictionary(DictionaryStream(unpacked, dictionary: d, codesAt: 0, count: h.rows))
+                }
                 return .dictionary(DictionaryStream(bytes, dictionary: d, codesAt: from + d.codesAt, count: h.rows))
             }
             guard encoding != .raw else { return .strings(try StringStream(bytes, payload: payload, count: h.rows)) }
@@ -108,6 +111,7 @@ public enum BlockStream {
 /// BYTEDICT strings: the dictionary and exceptions parsed once, then each range's
 /// codes turned into strings.
 public struct DictionaryStream: Sendable {
+    /// The block, or a packed block's codes unpacked (one byte each).
     private let bytes: [UInt8]
     private let dictionary: ByteDict.StringDictionary
     /// Where the codes start in `bytes`.

@@ -129,12 +129,17 @@ enum RunLength {
 /// Up to 256 distinct values: every value is a code. More: the first 255 distinct
 /// values keep codes and code 255 marks a value stored raw in an exception list
 /// (as Redshift stores values past its dictionary uncompressed).
-/// Layout: u16 dictionary size, u8 flags (1 = escapes), varint exception count,
-/// dictionary in RAW layout, one code byte per value, exceptions in RAW layout.
+/// Layout: u16 dictionary size, u8 flags (1 = escapes, 2 = packed codes), varint
+/// exception count, dictionary in RAW layout, the codes, exceptions in RAW layout.
+/// The codes are one byte per value, or — packed, for a dictionary of at most 128
+/// entries without escapes — b bits per value (b the bits of the largest code: 2 for
+/// 4 entries) followed by 8 zero bytes, as AZ64 packs its groups.
 /// A filter is evaluated once per dictionary entry, then mapped over the codes.
 enum ByteDict {
+    /// - pack: whether a small dictionary's codes are packed (tests write the one-byte
+    ///   layout of earlier builds with false).
     static func encode(count n: Int, hash: (Int) -> UInt64, equal: (Int, Int) -> Bool, gather: ([Int]) -> DenseValues,
-                       natural: Int, real: Bool, into w: inout EncodingWriter) {
+                       natural: Int, real: Bool, pack: Bool = true, into w: inout EncodingWriter) {
         var table = ValueHashIndex(expected: 300)
         var dict: [Int] = []  // index of each entry's first occurrence
         var codes = [UInt8](filled: 0, count: n)
@@ -166,18 +171,71 @@ enum ByteDict {
                 }
             }
         }
+        let width = pack ? packedWidth(entries: dict.count, escape: overflow) : 8
         w.u16(UInt16(dict.count))
-        w.u8(overflow ? 1 : 0)
+        w.u8((overflow ? 1 : 0) | (width < 8 ? 2 : 0))
         w.varint(UInt64(exceptions.count))
         RawCodec.writeValues(gather(dict), natural: natural, real: real, into: &w)
-        w.append(codes)
+        if width < 8 {
+            codes.withUnsafeBufferPointer { c in
+                BitPack.pack(into: &w, count: n, width: width) { UInt64(c[$0]) }
+            }
+            w.extend(8) { _ in }  // padding (zeros): the reader loads whole words
+        } else {
+            w.append(codes)
+        }
         if overflow { RawCodec.writeValues(gather(exceptions), natural: natural, real: real, into: &w) }
+    }
+
+    /// Bits per code: packed (below 8) for a dictionary of at most 128 entries without escapes.
+    static func packedWidth(entries: Int, escape: Bool) -> Int {
+        escape || entries > 128 ? 8 : bitsNeeded(UInt8(max(entries, 1) - 1))
+    }
+
+    /// A block's codes, one byte each: in the block itself, or unpacked from packed codes.
+    struct Codes {
+        private let view: UnsafeRawBufferPointer
+        /// The unpacked codes of a packed block.
+        let unpacked: [UInt8]?
+
+        init(view: UnsafeRawBufferPointer) { self.view = view; unpacked = nil }
+        init(unpacked: [UInt8]) { view = UnsafeRawBufferPointer(start: nil, count: 0); self.unpacked = unpacked }
+
+        /// `body` with the first code's address (nil for no codes).
+        func withPointer<R>(_ body: (UnsafeRawPointer?) throws -> R) rethrows -> R {
+            guard let unpacked else { return try body(view.baseAddress) }
+            return try unpacked.withUnsafeBytes { try body($0.baseAddress) }
+        }
+    }
+
+    /// Read `n` codes (one byte each, or packed for `entries` entries) at the reader.
+    static func readCodes(_ r: inout EncodingReader, _ n: Int, packed: Bool, entries: Int) throws -> Codes {
+        guard packed else { return Codes(view: try r.take(n, "dictionary codes")) }
+        let width = packedWidth(entries: entries, escape: false)
+        let bytes = try r.take(BitPack.byteCount(n, width) + 8, "packed dictionary codes")
+        guard let p = bytes.baseAddress else { return Codes(unpacked: [UInt8](filled: 0, count: n)) }
+        return Codes(unpacked: unpackCodes(p, n, width: width))
+    }
+
+    /// `n` codes of `width` bits (0...7) at `p` (readable 8 bytes past them), one byte each.
+    static func unpackCodes(_ p: UnsafeRawPointer, _ n: Int, width: Int) -> [UInt8] {
+        guard width > 0 else { return [UInt8](filled: 0, count: n) }
+        let mask = UInt64(1) << UInt64(width) - 1
+        return [UInt8](unsafeUninitializedCapacity: n) { out, initialized in
+            var bit = 0
+            for i in 0..<n {
+                let word = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                out[i] = UInt8(truncatingIfNeeded: (word >> UInt64(bit & 7)) & mask)
+                bit += width
+            }
+            initialized = n
+        }
     }
 
     struct Parts<C> {
         var dict: C
         var dictCount: Int
-        var codes: UnsafeRawBufferPointer
+        var codes: Codes
         var escape: Bool
         var exceptions: C?
         var exceptionCount: Int
@@ -186,13 +244,13 @@ enum ByteDict {
     static func parts<C>(_ r: inout EncodingReader, _ n: Int, _ values: (inout EncodingReader, Int) throws -> C) throws -> Parts<C> {
         let dn = Int(try r.u16("dictionary size"))
         let flags = try r.u8("dictionary flags")
-        guard flags <= 1 else { throw corruptBlock("invalid dictionary flags \(flags)") }
-        let escape = flags == 1
-        guard dn <= (escape ? 255 : 256) else { throw corruptBlock("dictionary of \(dn) entries") }
+        guard flags <= 3, flags != 3 else { throw corruptBlock("invalid dictionary flags \(flags)") }
+        let escape = flags & 1 != 0, packed = flags & 2 != 0
+        guard dn <= (escape ? 255 : packed ? 128 : 256) else { throw corruptBlock("dictionary of \(dn) entries") }
         let ne = try r.count(max: n, "exception count")
         guard escape || ne == 0 else { throw corruptBlock("exceptions without an escape code") }
         let dict = try values(&r, dn)
-        let codes = try r.take(n, "dictionary codes")
+        let codes = try readCodes(&r, n, packed: packed, entries: dn)
         let exc = escape ? try values(&r, ne) : nil
         return Parts(dict: dict, dictCount: dn, codes: codes, escape: escape, exceptions: exc, exceptionCount: ne)
     }
@@ -200,7 +258,9 @@ enum ByteDict {
     static func decodeFixed<V>(_ r: inout EncodingReader, _ n: Int, _ out: UnsafeMutablePointer<V>,
                                _ values: (inout EncodingReader, Int) throws -> [V]) throws {
         let p = try parts(&r, n, values)
-        guard n > 0, let cp = p.codes.baseAddress else { return }
+        guard n > 0 else { return }
+        try p.codes.withPointer { codes in
+        guard let cp = codes else { return }
         try p.dict.withUnsafeBufferPointer { d in
             let dn = p.dictCount
             if !p.escape {
@@ -226,14 +286,22 @@ enum ByteDict {
                 guard k == exc.count else { throw corruptBlock("\(exc.count - k) unused exceptions") }
             }
         }
+        }
     }
 
     static func decodeStrings(_ r: inout EncodingReader, _ n: Int) throws -> StringArray {
         let d = try StringDictionary(&r, n)
         guard n > 0, let base = r.buf.baseAddress else { return StringArray() }
-        let cp = base + d.codesAt
         var k = 0
-        let out = try d.strings(cp, n, exceptionsFrom: &k)
+        let out: StringArray
+        if let unpacked = d.unpacked {
+            out = try unpacked.withUnsafeBytes { u in
+                guard let cp = u.baseAddress else { return StringArray() }
+                return try d.strings(cp, n, exceptionsFrom: &k)
+            }
+        } else {
+            out = try d.strings(base + d.codesAt, n, exceptionsFrom: &k)
+        }
         guard k == d.exceptions.count else { throw corruptBlock("\(d.exceptions.count - k) unused exceptions") }
         return out
     }
@@ -245,8 +313,10 @@ enum ByteDict {
         let escape: Bool
         /// Per code: the entry's length, -1 for codes past the dictionary.
         let lengths: [Int]
-        /// Where the codes start in the reader's buffer.
+        /// Where the codes start in the reader's buffer (one byte each), unless packed.
         let codesAt: Int
+        /// A packed block's codes, one byte each.
+        let unpacked: [UInt8]?
 
         init(_ r: inout EncodingReader, _ n: Int) throws {
             let p = try parts(&r, n) { r, c in
@@ -259,11 +329,11 @@ enum ByteDict {
             var lens = [Int](filled: -1, count: 256)
             for c in 0..<p.dictCount { lens[c] = dict.lengths[c] }
             lengths = lens
-            guard let cb = p.codes.baseAddress, let rb = r.buf.baseAddress else {
-                codesAt = r.pos
-                return
+            unpacked = p.codes.unpacked
+            codesAt = p.codes.withPointer { cb in
+                guard p.codes.unpacked == nil, let cb, let rb = r.buf.baseAddress else { return 0 }
+                return cb - rb
             }
-            codesAt = cb - rb
         }
 
         /// The strings of the `n` codes at `cp`, whose escape codes take the exceptions

@@ -44,10 +44,11 @@ public enum EncodedPredicate {
                 guard let x = evaluate(e, op, constant) else { throw corruptBlock("exceptions") }
                 return x
             } ?? []
-            guard let cp = p.codes.baseAddress else { return Validity(allNull: rows) }
             var table = [Bool](filled: false, count: 256)
             for c in 0..<p.dictCount { table[c] = hitDict[c] }
             var k = 0
+            let present = try p.codes.withPointer { codes -> Bool in
+            guard let cp = codes else { return false }
             try dense.withUnsafeMutableBufferPointer { d in
                 for i in 0..<n {
                     let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
@@ -63,6 +64,9 @@ public enum EncodedPredicate {
                     if hit { d[i >> 6] |= 1 << UInt64(i & 63) }
                 }
             }
+            return true
+            }
+            guard present else { return Validity(allNull: rows) }
             guard k == hitExc.count else { throw corruptBlock("unused exceptions") }
         }
         try r.expectEnd("payload")

@@ -60,6 +60,12 @@ enum IntegerCodecs {
 /// packed slot is ignored). The encoder tries keeping the low end (high outliers)
 /// and the high end (low outliers, e.g. zero or sentinel values) and picks the
 /// smaller, so a few outliers no longer widen the whole group.
+/// A *scaled* chunk (+8 on a frame-of-reference or delta chunk) packs values z that
+/// share a common factor: after the width come zigzag varint o (the smallest z) and
+/// varint s ≥ 2, and what follows (base, exceptions, packed bits) describes
+/// y = (z − o) / s, so z = o + s × y. z is the value (frame of reference) or the
+/// delta (delta): DECIMAL amounts in whole units (quantities 1.00 … 50.00 take 6 bits,
+/// not 13) and timestamps at whole seconds (a million microseconds apart).
 /// Bits are packed LSB first; widths above 64 (int128 only) are two streams, low
 /// 64 bits then the rest. Arithmetic wraps, so every value, including
 /// Int64.min/max and Int128 extremes, round-trips. The payload ends with 8 zero
@@ -68,6 +74,7 @@ enum AZ64 {
     static let groupSize = 128
     static let minRun = 16
     static let modeFOR: UInt8 = 0, modeDelta: UInt8 = 1, modeRun: UInt8 = 2, withExceptions: UInt8 = 4
+    static let scaled: UInt8 = 8
 
     /// How one group's values are packed.
     struct Plan<T: BlockInt> {
@@ -223,11 +230,17 @@ enum AZ64 {
     static func encode<T: BlockInt>(_ v: UnsafeBufferPointer<T>, into w: inout EncodingWriter) {
         let n = v.count
         var deltaVals = [T](filled: 0, count: groupSize)
+        var scaledVals = [T](filled: 0, count: groupSize)
         var hist = [Int](filled: 0, count: 130)
+        guard n > 0, let vp = v.baseAddress else {
+            w.extend(8) { _ in }
+            return
+        }
         deltaVals.withUnsafeMutableBufferPointer { db in
+          scaledVals.withUnsafeMutableBufferPointer { sb in
             hist.withUnsafeMutableBufferPointer { hb in
-                let d = db.baseAddress!, h = hb.baseAddress!
-                let src = UnsafeMutablePointer(mutating: v.baseAddress!)
+                guard let d = db.baseAddress, let y = sb.baseAddress, let h = hb.baseAddress else { return }
+                let src = UnsafeMutablePointer(mutating: vp)
                 var g = 0
                 while g < n {
                     var run = 1
@@ -249,7 +262,28 @@ enum AZ64 {
                         pd = plan(d, m - 1, h)
                         deltaBytes = varintSize(v[g].zigzag) + varintSize(pd.base.zigzag) + pd.bytes
                     }
-                    if deltaBytes < forBytes {
+                    // The same two with a common factor taken out (into `y`), when there is one.
+                    let useDelta = deltaBytes < forBytes
+                    let z = useDelta ? d : src + g, k = useDelta ? m - 1 : m
+                    let plain = useDelta ? pd : pf
+                    if plain.width >= 2, let f = factor(z, k), f.scale > 1 {
+                        let (o, sc) = (f.origin, f.scale)
+                        for i in 0..<k { y[i] = T(truncatingIfNeeded: UInt64(truncatingIfNeeded: z[i] &- o) / sc) }
+                        let ps = plan(y, k, h)
+                        let extra = varintSize(o.zigzag) + varintSize(sc)
+                        if ps.bytes + extra + varintSize(ps.base.zigzag) < plain.bytes + varintSize(plain.base.zigzag) {
+                            w.u8((useDelta ? modeDelta : modeFOR) | scaled | (ps.exceptions > 0 ? withExceptions : 0))
+                            w.u8(UInt8(ps.width))
+                            w.varint(o.zigzag)
+                            w.varint(sc)
+                            if useDelta { w.varint(v[g].zigzag) }
+                            w.varint(ps.base.zigzag)
+                            write(y, k, ps, into: &w)
+                            g += m
+                            continue
+                        }
+                    }
+                    if useDelta {
                         w.u8(modeDelta | (pd.exceptions > 0 ? withExceptions : 0))
                         w.u8(UInt8(pd.width))
                         w.varint(v[g].zigzag)
@@ -264,8 +298,75 @@ enum AZ64 {
                     g += m
                 }
             }
+          }
         }
         w.extend(8) { _ in }  // padding (zeros)
+    }
+
+    /// The smallest of `z[0..<k]` and the greatest common factor of every value's offset
+    /// from it, when the offsets fit in 64 bits; nil when they do not or the first few
+    /// already share no factor (nearly every group of data without one, found in a few steps).
+    static func factor<T: BlockInt>(_ z: UnsafeMutablePointer<T>, _ k: Int) -> (origin: T, scale: UInt64)? {
+        guard k >= 2 else { return nil }
+        var lo = z[0], hi = z[0]
+        for i in 1..<k {
+            lo = min(lo, z[i])
+            hi = max(hi, z[i])
+        }
+        guard T.Magnitude(truncatingIfNeeded: hi &- lo) <= T.Magnitude(UInt64.max) else { return nil }
+        @inline(__always) func offset(_ i: Int) -> UInt64 { UInt64(truncatingIfNeeded: z[i] &- lo) }
+        // A candidate from the first few offsets, then every offset checked against it.
+        var g: UInt64 = 0
+        for i in 0..<min(k, 8) {
+            g = gcd(g, offset(i))
+            if g == 1 { return nil }
+        }
+        guard g > 1 else { return nil }
+        var test = ExactDivision(g)
+        for i in 0..<k where !test.divides(offset(i)) {
+            g = gcd(g, offset(i))
+            if g == 1 { return nil }
+            test = ExactDivision(g)
+        }
+        return (lo, g)
+    }
+
+    /// Binary GCD (`gcd(0, b) == b`).
+    static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        if a == 0 { return b }
+        if b == 0 { return a }
+        var a = a, b = b
+        let shift = (a | b).trailingZeroBitCount
+        a >>= UInt64(a.trailingZeroBitCount)
+        repeat {
+            b >>= UInt64(b.trailingZeroBitCount)
+            if a > b { swap(&a, &b) }
+            b -= a
+        } while b != 0
+        return a << UInt64(shift)
+    }
+
+    /// Whether a 64-bit value is a multiple of d, without a division: d = 2^s × q (q odd);
+    /// x is a multiple exactly when its low s bits are zero and (x >> s) times q's
+    /// inverse modulo 2^64 is at most (2^64 − 1) / q (Granlund and Montgomery).
+    struct ExactDivision {
+        let shift: UInt64
+        let inverse: UInt64
+        let limit: UInt64
+
+        init(_ d: UInt64) {
+            let s = d.trailingZeroBitCount
+            let q = d >> UInt64(s)
+            var x = q  // correct to 3 bits; each step doubles the correct bits
+            for _ in 0..<5 { x = x &* (2 &- q &* x) }
+            shift = UInt64(s)
+            inverse = x
+            limit = UInt64.max / q
+        }
+
+        @inline(__always) func divides(_ x: UInt64) -> Bool {
+            x & ((1 << shift) &- 1) == 0 && (x >> shift) &* inverse <= limit
+        }
     }
 
     static func write<T: BlockInt>(_ x: UnsafeMutablePointer<T>, _ k: Int, _ p: Plan<T>, into w: inout EncodingWriter) {
@@ -352,7 +453,9 @@ enum AZ64 {
         let header = try r.u8("AZ64 chunk header")
         let mode = header & 3
         let hasExceptions = header & withExceptions != 0
-        guard header & ~(3 | withExceptions) == 0, mode != 3, !(mode == modeRun && hasExceptions) else {
+        let isScaled = header & scaled != 0
+        guard header & ~(3 | withExceptions | scaled) == 0, mode != 3,
+              !(mode == modeRun && (hasExceptions || isScaled)) else {
             throw corruptBlock("invalid AZ64 chunk header \(header)")
         }
         if mode == modeRun {
@@ -364,12 +467,20 @@ enum AZ64 {
         let m = min(groupSize, left)
         let width = Int(try r.u8("AZ64 width"))
         guard width <= T.bitWidth else { throw corruptBlock("AZ64 bit width \(width) for \(T.bitWidth)-bit values") }
+        var origin: T = 0, scale: T = 1
+        if isScaled {
+            origin = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 scale origin"))
+            let sc = try r.varint(UInt64.self, "AZ64 scale")
+            guard sc >= 2 else { throw corruptBlock("AZ64 scale \(sc)") }
+            scale = T(truncatingIfNeeded: sc)
+        }
         let first = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 group base"))
         if mode == modeDelta {
             let dBase = T.unzigzag(try r.varint(T.Magnitude.self, "AZ64 group delta"))
             let k = m - 1
             let exc = hasExceptions ? try r.count(max: k, "AZ64 exception count") : 0
             try unpack(&r, count: k, width: width, base: dBase, exceptions: exc, s.deltas, s.lo, s.hi)
+            if isScaled { for i in 0..<k { s.deltas[i] = origin &+ scale &* s.deltas[i] } }
             var acc = first
             out[0] = acc
             for i in 0..<k {
@@ -377,10 +488,11 @@ enum AZ64 {
                 out[1 + i] = acc
             }
         } else if width == 0 && !hasExceptions {
-            out.initialize(repeating: first, count: m)
+            out.initialize(repeating: origin &+ scale &* first, count: m)
         } else {
             let exc = hasExceptions ? try r.count(max: m, "AZ64 exception count") : 0
             try unpack(&r, count: m, width: width, base: first, exceptions: exc, out, s.lo, s.hi)
+            if isScaled { for i in 0..<m { out[i] = origin &+ scale &* out[i] } }
         }
         return .group(m)
     }
