@@ -308,6 +308,17 @@ enum AZ64 {
     /// already share no factor (nearly every group of data without one, found in a few steps).
     static func factor<T: BlockInt>(_ z: UnsafeMutablePointer<T>, _ k: Int) -> (origin: T, scale: UInt64)? {
         guard k >= 2 else { return nil }
+        // A candidate from the first few values' distances to the first (their GCD is
+        // the GCD of the offsets from the smallest value): most groups stop here.
+        var g: UInt64 = 0
+        for i in 1..<min(k, 9) {
+            let (a, b) = (z[i], z[0])
+            let d = a >= b ? T.Magnitude(truncatingIfNeeded: a &- b) : T.Magnitude(truncatingIfNeeded: b &- a)
+            guard d <= T.Magnitude(UInt64.max) else { return nil }
+            g = gcd(g, UInt64(truncatingIfNeeded: d))
+            if g == 1 { return nil }
+        }
+        guard g > 1 else { return nil }
         var lo = z[0], hi = z[0]
         for i in 1..<k {
             lo = min(lo, z[i])
@@ -315,13 +326,7 @@ enum AZ64 {
         }
         guard T.Magnitude(truncatingIfNeeded: hi &- lo) <= T.Magnitude(UInt64.max) else { return nil }
         @inline(__always) func offset(_ i: Int) -> UInt64 { UInt64(truncatingIfNeeded: z[i] &- lo) }
-        // A candidate from the first few offsets, then every offset checked against it.
-        var g: UInt64 = 0
-        for i in 0..<min(k, 8) {
-            g = gcd(g, offset(i))
-            if g == 1 { return nil }
-        }
-        guard g > 1 else { return nil }
+        // Every offset checked against the candidate (which shrinks when one is not a multiple).
         var test = ExactDivision(g)
         for i in 0..<k where !test.divides(offset(i)) {
             g = gcd(g, offset(i))
