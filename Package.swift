@@ -117,3 +117,15 @@ let package = Package(
                     exclude: ["sql", "sqlite"]),
     ]
 )
+
+// The vector kernels are written for the loop vectorizer; on x86-64 it targets Haswell's
+// instruction set (x86-64-v3: AVX2, BMI2, FMA; Intel 2013 and AMD 2015 on, every EPYC),
+// whose 256-bit lanes and 64-bit compares the decimal, comparison and hash kernels use.
+// `SLICEHOUSE_PORTABLE=1 swift build ...` builds for any x86-64 (SSE2) instead.
+#if arch(x86_64)
+if Context.environment["SLICEHOUSE_PORTABLE"] == nil {
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-target-cpu", "haswell"])]
+    }
+}
+#endif
