@@ -28,6 +28,14 @@ import SlicehouseCatalog
 public struct Optimizer {
     let context: PlannerContext
     let evaluateConstant: (BoundExpr) throws -> Value
+    /// What the estimates look up again and again while joins are ordered.
+    let memo = Memo()
+
+    /// The statistics of each scan's output columns, by the scan's output ids (unique in
+    /// a statement): join ordering estimates every candidate subtree, each from its scans.
+    final class Memo {
+        var scanStatistics: [[Int]: [Int: ColumnStatistics]] = [:]
+    }
 
     public init(context: PlannerContext, evaluateConstant: @escaping (BoundExpr) throws -> Value) {
         self.context = context
@@ -579,7 +587,11 @@ public struct Optimizer {
     func columnStatistics(_ plan: LogicalPlan) -> [Int: ColumnStatistics] {
         switch plan {
         case .scan(let t, _, let cols, let outs, _):
-            return context.statistics(t).byOutput(columns: cols, ids: outs.map { $0.id })
+            let ids = outs.map { $0.id }
+            if let known = memo.scanStatistics[ids] { return known }
+            let s = context.statistics(t).byOutput(columns: cols, ids: ids)
+            memo.scanStatistics[ids] = s
+            return s
         case .filter(let p, _), .sort(let p, _), .limit(let p, _, _), .distinct(let p):
             return columnStatistics(p)
         case .project(let p, let exprs, let outs):

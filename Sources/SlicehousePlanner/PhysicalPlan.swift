@@ -98,7 +98,7 @@ public struct RuntimeFilterTarget: Sendable, Equatable {
 /// One node of a physical plan. Expressions reference input columns by position
 /// (for joins: probe columns, then build columns).
 public final class PhysicalNode: @unchecked Sendable {
-    public enum Kind: Sendable {
+    public enum Kind: Sendable, Equatable {
         case scan(table: TableDef, columns: [Int], filter: BoundExpr?, mode: ScanMode)
         case filter(BoundExpr)
         case project([BoundExpr])

@@ -21,6 +21,7 @@ public struct TableStatistics: Sendable, Equatable {
     func byOutput(columns tableColumns: [Int], ids: [Int]) -> [Int: ColumnStatistics] {
         if columns.isEmpty { return [:] }
         var out: [Int: ColumnStatistics] = [:]
+        out.reserveCapacity(min(ids.count, columns.count))
         for (c, id) in zip(tableColumns, ids) { if let s = columns[c] { out[id] = s } }
         return out
     }

@@ -60,9 +60,9 @@ public enum SharedSubplans {
             for c in node.children { count(c, &counts, &seen) }
         }
 
-        /// Per cheap signature (operator, children, shape), the subtrees seen with it:
-        /// the full description, built only once a second node has the same signature.
-        var candidates: [String: [(node: PhysicalNode, number: Int, key: String?)]] = [:]
+        /// Per cheap signature (operator, children, shape), the subtrees seen with it,
+        /// compared in full (`same`) only when a second node has the same signature.
+        var candidates: [String: [(node: PhysicalNode, number: Int)]] = [:]
         var numbered = 0
 
         mutating func canonical(_ node: PhysicalNode) -> Int {
@@ -72,19 +72,18 @@ public enum SharedSubplans {
             if Self.isVolatile(node) { signature += "|\(ObjectIdentifier(node))" }
             var number: Int? = nil
             if var seen = candidates[signature] {
-                let key = Self.describe(node)
-                for k in seen.indices {
-                    if seen[k].key == nil { seen[k].key = Self.describe(seen[k].node) }
-                    if seen[k].key == key { number = seen[k].number; break }
+                for k in seen.indices where Self.same(node, seen[k].node) {
+                    number = seen[k].number
+                    break
                 }
                 if number == nil {
                     number = newNumber(node, children)
-                    seen.append((node, number ?? 0, key))
+                    seen.append((node, number ?? 0))
                 }
                 candidates[signature] = seen
             } else {
                 number = newNumber(node, children)
-                candidates[signature] = [(node, number ?? 0, nil)]
+                candidates[signature] = [(node, number ?? 0)]
             }
             let n = number ?? 0
             canon[ObjectIdentifier(node)] = n
@@ -146,15 +145,10 @@ public enum SharedSubplans {
             }
         }
 
-        static func describe(_ node: PhysicalNode) -> String {
-            let kind: String
-            switch node.kind {
-            case .scan(let table, let columns, let filter, let mode):
-                kind = "scan \(table.id) \(columns) \(String(describing: filter)) \(mode)"
-            default:
-                kind = String(describing: node.kind)
-            }
-            return kind + " " + String(describing: node.types) + " " + String(describing: node.distribution)
+        /// Whether two nodes whose children are the same subtrees compute the same thing:
+        /// the same operator with the same expressions, output types and distribution.
+        static func same(_ a: PhysicalNode, _ b: PhysicalNode) -> Bool {
+            a.kind == b.kind && a.types == b.types && a.distribution == b.distribution
         }
 
         /// The tree with every repeated computing subtree replaced by one shared node.

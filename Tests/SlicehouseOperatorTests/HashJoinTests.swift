@@ -344,6 +344,38 @@ final class HashJoinTests: XCTestCase {
     /// packed code (`KeyPacking`): negative keys, keys beyond the build side's ranges on
     /// either end, NULLs in either key, duplicates, unique keys, a residual, and ranges too
     /// wide to pack (hashed as before) all agree with the reference.
+    /// Probe rows whose keys each occur on the build side, but not as a pair (TPC-DS q72:
+    /// items and dates of inventory against the sales of those items in those weeks), are
+    /// dropped by the packed codes' filter before hashing; the answer is the same.
+    func testPackedKeyPairsFilterTheProbeSide() throws {
+        var rng = SeededRandom(seed: 17)
+        var pairs = Set<[Int64]>()
+        while pairs.count < 500 { pairs.insert([Int64(rng.int(0...199)), Int64(rng.int(0...99))]) }
+        let build: [Row] = pairs.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) }.map { [.int($0[0]), .string("b"), .int($0[1])] }
+        var probe: [Row] = (0..<40_000).map { i in [.int(Int64(rng.int(0...199))), .string("p\(i % 5)"), .int(Int64(rng.int(0...99)))] }
+        probe += [[.null, .string("n"), .int(3)], [.int(3), .string("n"), .null]]
+        for kind in allKinds {
+            try check(kind, probe, build, keys: [0, 2])
+        }
+        let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
+                                  probeKeys: [0, 2], buildKeys: [0, 2], residual: nil, buildTypes: joinTypes)
+        let rows = try drain(op, maxChunk: 2 * Chunk.capacity)
+        let expected = referenceJoin(.inner, probe: probe, build: build, probeKeys: [0, 2], buildKeys: [0, 2],
+                                     probeWidth: 3, buildWidth: 3)
+        assertSameRows(rows, expected, "inner join on packed pairs")
+        XCTAssertEqual(op.codeFilterChecked, probe.count, "every probe row is checked")
+        XCTAssertLessThan(op.codeFilterKept, probe.count / 10, "about 2.5% of the pairs exist: the rest are dropped")
+        XCTAssertGreaterThanOrEqual(op.codeFilterKept, expected.count)
+
+        // Pairs that nearly all exist: the filter keeps most rows and switches itself off.
+        var all: [Row] = []
+        for a in 0..<200 { for b in 0..<100 { all.append([.int(Int64(a)), .string("b"), .int(Int64(b))]) } }
+        let dense = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, all),
+                                     probeKeys: [0, 2], buildKeys: [0, 2], residual: nil, buildTypes: joinTypes)
+        XCTAssertEqual(try drain(dense, maxChunk: 2 * Chunk.capacity).count, probe.count - 2)
+        XCTAssertLessThan(dense.codeFilterChecked, probe.count, "off once it has kept most of 32 Ki rows")
+    }
+
     func testTwoIntegerKeysPacked() throws {
         var rng = SeededRandom(seed: 91)
         func rows(_ n: Int, _ k0: ClosedRange<Int>, _ k2: ClosedRange<Int>, nulls: Double) -> [Row] {

@@ -112,6 +112,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// (`RuntimeKeyFilter`): probe rows it rules out cannot match and are dropped before
     /// hashing (for the kinds where an unmatched probe row produces nothing).
     private var keyFilter: RuntimeKeyFilter?
+    /// With `packing`: the packed codes of the build rows as a bitmap or a Bloom filter.
+    /// Probe rows whose code it rules out are dropped before hashing, as `keyFilter`
+    /// drops them for a single key; it switches itself off when it keeps most rows.
+    private var codeFilter: RuntimeKeyFilter?
+    private(set) var codeFilterChecked = 0, codeFilterKept = 0
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
     /// Combined-row columns the residual reads (computed on first use).
@@ -288,6 +293,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         bucketStart = []
         buildMatched = []
         keyFilter = nil
+        codeFilter = nil
         reservation?.free()
     }
 
@@ -432,7 +438,21 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             byColumn[k] = f
             return f
         }
-        if directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]), f.bits != nil || f.bloom != nil {
+        codeFilter = nil
+        codeFilterChecked = 0
+        codeFilterKept = 0
+        if packing != nil && used > 0 && filterProbe {
+            let f = matchValues.withUnsafeBufferPointer { mv in
+                keyValid.withUnsafeBufferPointer { kv in
+                    mv.withMemoryRebound(to: Int64.self) { codes in
+                        RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: codes[0..<n]), valid: kv)
+                    }
+                }
+            }
+            if f.bits != nil || f.bloom != nil { codeFilter = f }
+        }
+        if codeFilter == nil && directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]),
+           f.bits != nil || f.bloom != nil {
             keyFilter = f
         }
         publishRuntimeFilters(filter)
@@ -541,6 +561,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// `chunk` without the rows `keyFilter` rules out, or nil when no row is left. Rows
     /// with a NULL key go too: for the kinds the filter is set for, they produce nothing.
     private func prefilter(_ chunk: Chunk) throws -> Chunk? {
+        if let packing, let codeFilter { return try prefilter(chunk, packing, codeFilter) }
         guard let keyFilter else { return chunk }
         guard let k = probeKeys.first, k >= 0 && k < chunk.columns.count else {
             throw SQLError.internalError("hash join probe key out of range")
@@ -550,6 +571,37 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         let n = chunk.count
         let kept = SliceScanner.keep(key, from: 0, count: n, filter: keyFilter, selection: chunk.selection,
                                      deleted: DeleteSet(), firstRow: 0)
+        if kept.isEmpty { return nil }
+        if kept.count == n { return chunk }
+        return Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: kept)
+    }
+
+    /// `chunk` without the rows whose packed key code `filter` rules out (or that are
+    /// outside the packed ranges, or have a NULL key), or nil when no row is left.
+    private func prefilter(_ chunk: Chunk, _ packing: KeyPacking, _ filter: RuntimeKeyFilter) throws -> Chunk? {
+        for k in probeKeys where k < 0 || k >= chunk.columns.count {
+            throw SQLError.internalError("hash join probe key \(k) out of range")
+        }
+        let n = chunk.count
+        let keys = probeKeys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: chunk.physicalCount) }
+        let rows = chunk.selection ?? (0..<Int32(truncatingIfNeeded: n)).map { $0 }
+        var codes: [UInt64] = [], inRange: [Bool] = []
+        guard packing.pack(keys, rows: rows, codes: &codes, inRange: &inRange) else { return chunk }
+        let values = Vector(type: .bigint, data: .int64(codes.map { Int64(bitPattern: $0) }))
+        let passed = SliceScanner.keep(values, from: 0, count: n, filter: filter, selection: nil,
+                                       deleted: DeleteSet(), firstRow: 0)
+        var kept: [Int32] = []
+        kept.reserveCapacity(passed.count)
+        let validities = keys.compactMap { $0.isConstant ? nil : $0.validity }
+        for j in passed where inRange[Int(j)] {
+            let row = Int(rows[Int(j)])
+            if validities.allSatisfy({ $0.isValid(row) }) { kept.append(rows[Int(j)]) }
+        }
+        // Constant NULL keys match nothing.
+        if keys.contains(where: { $0.isConstant && $0.validity.map { !$0.isValid(0) } ?? false }) { kept = [] }
+        codeFilterChecked += n
+        codeFilterKept += kept.count
+        if codeFilterChecked >= 1 << 15 && codeFilterKept * 4 > codeFilterChecked * 3 { codeFilter = nil }
         if kept.isEmpty { return nil }
         if kept.count == n { return chunk }
         return Chunk(columns: chunk.columns, count: chunk.physicalCount, selection: kept)
