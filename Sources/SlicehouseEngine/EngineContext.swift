@@ -10,7 +10,12 @@ import SlicehouseExecution
 /// system tables, and a snapshot of every table taken when the statement started.
 final class StatementContext: BinderCatalog, PlannerContext {
     let database: Database
-    private(set) var snapshots: [Int: TableSnapshot] = [:]
+    private(set) var snapshots: [Int: TableSnapshot] = [:] {
+        didSet { statisticsMemo.removeAll() }
+    }
+    /// `statistics(_:)` by table id, for the snapshots as they are (the planner asks again
+    /// and again while it orders joins).
+    private var statisticsMemo: [Int: TableStatistics] = [:]
     let system: SystemTables
 
     let session: Session
@@ -120,6 +125,13 @@ final class StatementContext: BinderCatalog, PlannerContext {
     }
 
     func statistics(_ table: TableDef) -> TableStatistics {
+        if let known = statisticsMemo[table.id] { return known }
+        let s = computeStatistics(table)
+        statisticsMemo[table.id] = s
+        return s
+    }
+
+    private func computeStatistics(_ table: TableDef) -> TableStatistics {
         guard let snap = snapshots[table.id] else { return TableStatistics(rows: 0, placement: .even) }
         let placement: TablePlacement
         switch snap.distribution {

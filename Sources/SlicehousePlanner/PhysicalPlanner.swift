@@ -13,8 +13,14 @@ import SlicehouseCatalog
 public struct PhysicalPlanner {
     let context: PlannerContext
     var nextSyntheticID = -1
+    /// The optimizer's estimates (row counts, groups, key joins), one instance so that its
+    /// memo serves the whole plan.
+    let estimator: Optimizer
 
-    public init(context: PlannerContext) { self.context = context }
+    public init(context: PlannerContext) {
+        self.context = context
+        estimator = Optimizer(context: context, evaluateConstant: { _ in .null })
+    }
 
     /// Plan `plan` so its rows end on the leader, columns in `plan.outputs` order.
     public mutating func planQuery(_ plan: LogicalPlan) throws -> PhysicalNode {
@@ -287,7 +293,7 @@ public struct PhysicalPlanner {
             // fact table's, so the joins above build on the small side (TPC-DS q82, q37: not
             // on store_sales). Other joins (on a week number, say) keep the larger side's
             // count: their distinct counts after filters and joins are not known.
-            let optimizer = Optimizer(context: context, evaluateConstant: { _ in .null })
+            let optimizer = estimator
             if optimizer.joinsOnAKey(left, right, condition) {
                 rows = max(1, min(rows, optimizer.estimate(.join(.inner, left, right, condition: condition))))
             }
@@ -485,7 +491,7 @@ public struct PhysicalPlanner {
         let outNames = groupOutputs.map { $0.name } + aggregates.map { $0.output.name }
         // A tenth of the input, or fewer when ANALYZE's distinct counts of the group columns
         // say so (`Optimizer.groupsAtMost`).
-        let groupBound = g == 0 ? 1 : Optimizer(context: context, evaluateConstant: { _ in .null }).groupsAtMost(groups, of: input)
+        let groupBound = g == 0 ? 1 : estimator.groupsAtMost(groups, of: input)
         let groupRows = g == 0 ? 1 : max(1, min(child.rows, child.rows * 0.1 + 1, groupBound))
 
         func finalNode(_ c: PhysicalNode, _ phase: AggregatePhase, _ dist: Distribution) -> PhysicalNode {
