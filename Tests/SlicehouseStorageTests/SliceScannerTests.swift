@@ -54,6 +54,27 @@ final class SliceScannerTests: XCTestCase {
         values.enumerated().filter { keep($0.element) }.map { [$0.element, $0.offset % 7 == 0 ? nil : $0.element * 10] }
     }
 
+    /// A range's rows of an encoded filter's block bitmap, and the rows set in it, word
+    /// by word: any start bit, counts across words, bits past the bitmap read as unset.
+    func testBitRangesAndTheirSetBits() {
+        var rng = SystemRandomNumberGenerator()
+        let words: [UInt64] = (0..<5).map { _ in rng.next() }
+        func bit(_ i: Int) -> Bool { i < 320 && (words[i >> 6] >> UInt64(i & 63)) & 1 == 1 }
+        for from in [0, 1, 63, 64, 65, 127, 200, 319] {
+            for count in [1, 2, 63, 64, 65, 128, 130, 300] {
+                let got = SliceScanner.bits(words, from: from, count: count)
+                XCTAssertEqual(got.count, (count + 63) >> 6)
+                for i in 0..<count {
+                    XCTAssertEqual((got[i >> 6] >> UInt64(i & 63)) & 1 == 1, bit(from + i), "from \(from) count \(count) bit \(i)")
+                }
+                let expected = (0..<count).filter { bit(from + $0) }.map { Int32($0) }
+                XCTAssertEqual(SliceScanner.setBits(got, count: count), expected, "from \(from) count \(count)")
+            }
+        }
+        XCTAssertEqual(SliceScanner.setBits([~0, ~0], count: 70), (0..<70).map { Int32($0) })
+        XCTAssertEqual(SliceScanner.setBits([], count: 0), [])
+    }
+
     func testSparseRangesLeaveAsFewLargeChunks() throws {
         let values = (0..<50_000).map { Int64($0) }
         // Every 50th value: about 41 rows of each 2,048-row range.

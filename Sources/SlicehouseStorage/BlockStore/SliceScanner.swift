@@ -302,14 +302,15 @@ public final class SliceScanner {
                         encodedMatches[fi] = (block.uid, bits)
                     }
                     guard let bits else { continue }
-                    var local = Validity(allValid: n)
-                    let base = position - block.firstRow
-                    for i in 0..<n where !bits.isValid(base + i) { local.setInvalid(i) }
-                    keep = Validity.and(keep, local)
+                    keep = Validity.and(keep, Validity(words: Self.bits(bits.words, from: position - block.firstRow, count: n)))
                 }
                 if let keep {
                     var sel: [Int32] = []
-                    for i in 0..<n where keep.isValid(i) && !d.deleted.contains(position + i) { sel.append(Int32(i)) }
+                    if d.deleted.isEmpty {
+                        sel = Self.setBits(keep.words, count: n)
+                    } else {
+                        for i in 0..<n where keep.isValid(i) && !d.deleted.contains(position + i) { sel.append(Int32(i)) }
+                    }
                     if sel.isEmpty {
                         counters.rowsRead += n
                         position = end
@@ -405,6 +406,43 @@ public final class SliceScanner {
             return RangeChunk(chunk: Chunk(columns: out, count: n, selection: selection), isCarried: false)
         }
         return nil
+    }
+
+    /// Bits `from ..< from + count` of `words` (bits past the words read as 0), as the
+    /// words of a bitmap starting at bit 0; bits past `count` in the last word are undefined.
+    static func bits(_ words: [UInt64], from: Int, count: Int) -> [UInt64] {
+        let out = (count + 63) >> 6
+        return [UInt64](unsafeUninitializedCapacity: out) { o, initialized in
+            words.withUnsafeBufferPointer { w in
+                let shift = UInt64(from & 63), first = from >> 6
+                for k in 0..<out {
+                    let i = first + k
+                    let lo = i < w.count ? w[i] >> shift : 0
+                    let hi = shift != 0 && i + 1 < w.count ? w[i + 1] << (64 - shift) : 0
+                    o[k] = lo | hi
+                }
+            }
+            initialized = out
+        }
+    }
+
+    /// The positions below `count` whose bit is set, in order.
+    static func setBits(_ words: [UInt64], count: Int) -> [Int32] {
+        var sel: [Int32] = []
+        sel.reserveCapacity(count)
+        words.withUnsafeBufferPointer { w in
+            let full = min(w.count, (count + 63) >> 6)
+            for k in 0..<full {
+                var x = w[k]
+                let end = count - (k << 6)
+                if end < 64 { x &= (1 << UInt64(end)) &- 1 }
+                while x != 0 {
+                    sel.append(Int32(truncatingIfNeeded: (k << 6) + x.trailingZeroBitCount))
+                    x &= x &- 1
+                }
+            }
+        }
+        return sel
     }
 
     /// `column op constant` conjuncts of one integer-backed column as a closed range of
