@@ -244,7 +244,7 @@ enum ByteDict {
     static func parts<C>(_ r: inout EncodingReader, _ n: Int, _ values: (inout EncodingReader, Int) throws -> C) throws -> Parts<C> {
         let dn = Int(try r.u16("dictionary size"))
         let flags = try r.u8("dictionary flags")
-        guard flags <= 3, flags != 3 else { throw corruptBlock("invalid dictionary flags \(flags)") }
+        guard flags <= 2 else { throw corruptBlock("invalid dictionary flags \(flags)") }
         let escape = flags & 1 != 0, packed = flags & 2 != 0
         guard dn <= (escape ? 255 : packed ? 128 : 256) else { throw corruptBlock("dictionary of \(dn) entries") }
         let ne = try r.count(max: n, "exception count")
@@ -260,32 +260,32 @@ enum ByteDict {
         let p = try parts(&r, n, values)
         guard n > 0 else { return }
         try p.codes.withPointer { codes in
-        guard let cp = codes else { return }
-        try p.dict.withUnsafeBufferPointer { d in
-            let dn = p.dictCount
-            if !p.escape {
-                for i in 0..<n {
-                    let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
-                    guard c < dn else { throw corruptBlock("dictionary code \(c) of \(dn)") }
-                    out[i] = d[c]
-                }
-            } else {
-                let exc = p.exceptions ?? []
-                var k = 0
-                for i in 0..<n {
-                    let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
-                    if c == 255 {
-                        guard k < exc.count else { throw corruptBlock("more escape codes than exceptions") }
-                        out[i] = exc[k]
-                        k += 1
-                    } else {
+            guard let cp = codes else { return }
+            try p.dict.withUnsafeBufferPointer { d in
+                let dn = p.dictCount
+                if !p.escape {
+                    for i in 0..<n {
+                        let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
                         guard c < dn else { throw corruptBlock("dictionary code \(c) of \(dn)") }
                         out[i] = d[c]
                     }
+                } else {
+                    let exc = p.exceptions ?? []
+                    var k = 0
+                    for i in 0..<n {
+                        let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                        if c == 255 {
+                            guard k < exc.count else { throw corruptBlock("more escape codes than exceptions") }
+                            out[i] = exc[k]
+                            k += 1
+                        } else {
+                            guard c < dn else { throw corruptBlock("dictionary code \(c) of \(dn)") }
+                            out[i] = d[c]
+                        }
+                    }
+                    guard k == exc.count else { throw corruptBlock("\(exc.count - k) unused exceptions") }
                 }
-                guard k == exc.count else { throw corruptBlock("\(exc.count - k) unused exceptions") }
             }
-        }
         }
     }
 

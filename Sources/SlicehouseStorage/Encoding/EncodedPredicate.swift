@@ -48,45 +48,45 @@ public enum EncodedPredicate {
             for c in 0..<p.dictCount { table[c] = hitDict[c] }
             var k = 0
             let present = try p.codes.withPointer { codes -> Bool in
-            guard let cp = codes else { return false }
-            if !p.escape {
-                // 64 codes to a word: per code 1 (a hit), 0 (none) or 2 (past the dictionary).
-                var lookup = [UInt64](filled: 2, count: 256)
-                for c in 0..<p.dictCount { lookup[c] = hitDict[c] ? 1 : 0 }
-                var seen: UInt64 = 0
-                lookup.withUnsafeBufferPointer { t in
-                    dense.withUnsafeMutableBufferPointer { d in
-                        for w in 0..<d.count {
-                            let start = w << 6, count = min(64, n - start)
-                            var acc: UInt64 = 0
-                            for j in 0..<count {
-                                let x = t[Int(cp.load(fromByteOffset: start + j, as: UInt8.self))]
-                                acc |= (x & 1) << UInt64(j)
-                                seen |= x
+                guard let cp = codes else { return false }
+                if !p.escape {
+                    // 64 codes to a word: per code 1 (a hit), 0 (none) or 2 (past the dictionary).
+                    var lookup = [UInt64](filled: 2, count: 256)
+                    for c in 0..<p.dictCount { lookup[c] = hitDict[c] ? 1 : 0 }
+                    var seen: UInt64 = 0
+                    lookup.withUnsafeBufferPointer { t in
+                        dense.withUnsafeMutableBufferPointer { d in
+                            for w in 0..<d.count {
+                                let start = w << 6, count = min(64, n - start)
+                                var acc: UInt64 = 0
+                                for j in 0..<count {
+                                    let x = t[Int(cp.load(fromByteOffset: start + j, as: UInt8.self))]
+                                    acc |= (x & 1) << UInt64(j)
+                                    seen |= x
+                                }
+                                d[w] = acc
                             }
-                            d[w] = acc
                         }
                     }
+                    if seen & 2 != 0 { throw corruptBlock("dictionary code past the \(p.dictCount) entries") }
+                    return true
                 }
-                if seen & 2 != 0 { throw corruptBlock("dictionary code past the \(p.dictCount) entries") }
-                return true
-            }
-            try dense.withUnsafeMutableBufferPointer { d in
-                for i in 0..<n {
-                    let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
-                    let hit: Bool
-                    if p.escape && c == 255 {
-                        guard k < hitExc.count else { throw corruptBlock("more escape codes than exceptions") }
-                        hit = hitExc[k]
-                        k += 1
-                    } else {
-                        guard c < p.dictCount else { throw corruptBlock("dictionary code \(c) of \(p.dictCount)") }
-                        hit = table[c]
+                try dense.withUnsafeMutableBufferPointer { d in
+                    for i in 0..<n {
+                        let c = Int(cp.load(fromByteOffset: i, as: UInt8.self))
+                        let hit: Bool
+                        if p.escape && c == 255 {
+                            guard k < hitExc.count else { throw corruptBlock("more escape codes than exceptions") }
+                            hit = hitExc[k]
+                            k += 1
+                        } else {
+                            guard c < p.dictCount else { throw corruptBlock("dictionary code \(c) of \(p.dictCount)") }
+                            hit = table[c]
+                        }
+                        if hit { d[i >> 6] |= 1 << UInt64(i & 63) }
                     }
-                    if hit { d[i >> 6] |= 1 << UInt64(i & 63) }
                 }
-            }
-            return true
+                return true
             }
             guard present else { return Validity(allNull: rows) }
             guard k == hitExc.count else { throw corruptBlock("unused exceptions") }
