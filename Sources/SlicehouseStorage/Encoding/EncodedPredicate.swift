@@ -44,15 +44,14 @@ public enum EncodedPredicate {
                 guard let x = evaluate(e, op, constant) else { throw corruptBlock("exceptions") }
                 return x
             } ?? []
-            var table = [Bool](filled: false, count: 256)
-            for c in 0..<p.dictCount { table[c] = hitDict[c] }
+            // Per code: 1 (a hit), 0 (none) or 2 (past the dictionary; the escape code 255).
+            var lookup = [UInt64](filled: 2, count: 256)
+            for c in 0..<p.dictCount { lookup[c] = hitDict[c] ? 1 : 0 }
             var k = 0
             let present = try p.codes.withPointer { codes -> Bool in
                 guard let cp = codes else { return false }
                 if !p.escape {
-                    // 64 codes to a word: per code 1 (a hit), 0 (none) or 2 (past the dictionary).
-                    var lookup = [UInt64](filled: 2, count: 256)
-                    for c in 0..<p.dictCount { lookup[c] = hitDict[c] ? 1 : 0 }
+                    // 64 codes to a word.
                     var seen: UInt64 = 0
                     lookup.withUnsafeBufferPointer { t in
                         dense.withUnsafeMutableBufferPointer { d in
@@ -81,7 +80,7 @@ public enum EncodedPredicate {
                             k += 1
                         } else {
                             guard c < p.dictCount else { throw corruptBlock("dictionary code \(c) of \(p.dictCount)") }
-                            hit = table[c]
+                            hit = lookup[c] == 1
                         }
                         if hit { d[i >> 6] |= 1 << UInt64(i & 63) }
                     }

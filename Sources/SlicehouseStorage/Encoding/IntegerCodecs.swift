@@ -266,7 +266,7 @@ enum AZ64 {
                     let useDelta = deltaBytes < forBytes
                     let z = useDelta ? d : src + g, k = useDelta ? m - 1 : m
                     let plain = useDelta ? pd : pf
-                    if plain.width >= 2, let f = factor(z, k), f.scale > 1 {
+                    if plain.width >= 2, let f = factor(z, k) {
                         let (o, sc) = (f.origin, f.scale)
                         for i in 0..<k { y[i] = T(truncatingIfNeeded: UInt64(truncatingIfNeeded: z[i] &- o) / sc) }
                         let ps = plan(y, k, h)
