@@ -21,6 +21,8 @@ public final class QueryExecutor: @unchecked Sendable {
     /// the readers consume them.
     private var exchangeReaders: [ObjectIdentifier: Int] = [:]
     private let lock = Lock()
+    /// The hash tables built once for all partitions, by join node (`SharedHashBuild`).
+    private var sharedBuilds: [ObjectIdentifier: SharedHashBuild] = [:]
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
     public private(set) var counters: [Int: ScanCounters] = [:]
@@ -314,7 +316,8 @@ public final class QueryExecutor: @unchecked Sendable {
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
-                                    runtimeFilters: published, context: context)
+                                    runtimeFilters: published, context: context,
+                                    shared: sharedBuild(node, kind: kind, scope: filters))
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p, filters: filters)
             let build = try buildOperator(node.children[1], partition: p, filters: filters)
@@ -361,6 +364,44 @@ public final class QueryExecutor: @unchecked Sendable {
             var cols = node.types.map { Vector(type: $0, capacity: rows.count) }
             for row in rows { for (i, v) in row.enumerated() { cols[i].append(v) } }
             return ChunkSource([Chunk(columns: cols, count: rows.count)])
+        }
+    }
+}
+
+extension QueryExecutor {
+    /// The table shared by every partition's join of `node`, when its build side is the
+    /// same rows in every partition and the join never marks build rows; else nil.
+    func sharedBuild(_ node: PhysicalNode, kind: PhysicalJoinKind, scope: BuildScope) -> SharedHashBuild? {
+        guard partitionCount(node) > 1, node.children.count == 2 else { return nil }
+        switch kind {
+        case .inner, .left, .semi, .anti: break
+        case .right, .full, .rightSemi, .rightAnti: return nil
+        }
+        guard Self.sameInEveryPartition(node.children[1], scope: scope) else { return nil }
+        let id = ObjectIdentifier(node)
+        return lock.withLock {
+            if let b = sharedBuilds[id] { return b }
+            let b = SharedHashBuild(users: partitionCount(node), memory: context.memory)
+            sharedBuilds[id] = b
+            return b
+        }
+    }
+
+    /// Whether `node` yields the same rows in every partition: a broadcast, or a scan of
+    /// every slice's rows (or of an ALL table's copy), under filters and projections.
+    /// A scan a runtime filter of this pipeline reaches, or one yielding row ids (they
+    /// name the slice's own copy), does not.
+    static func sameInEveryPartition(_ node: PhysicalNode, scope: BuildScope) -> Bool {
+        switch node.kind {
+        case .exchange(.broadcast):
+            return true
+        case .filter, .project:
+            return node.children.count == 1 && sameInEveryPartition(node.children[0], scope: scope)
+        case .scan(let table, let columns, _, .replicated):
+            return !columns.contains { $0 >= 0 && $0 < table.columns.count && table.columns[$0].name == rowIDColumnName }
+                && !node.runtimeFilterTargets.contains { scope[$0.id] != nil }
+        default:
+            return false
         }
     }
 }

@@ -1,5 +1,7 @@
+import Foundation
 import XCTest
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehousePlanner
 @testable import SlicehouseExecution
 
@@ -376,6 +378,69 @@ final class HashJoinTests: XCTestCase {
         XCTAssertLessThan(dense.codeFilterChecked, probe.count, "off once it has kept most of 32 Ki rows")
     }
 
+    /// The partitions of a broadcast join share one hash table (`SharedHashBuild`): one
+    /// reads its build side and builds, the others wait and probe that table without
+    /// reading theirs; each partition's answer is the reference's, and the table's memory
+    /// is returned once the last partition is done. Kinds that mark build rows never share.
+    func testPartitionsOfABroadcastShareOneBuild() throws {
+        var rng = SeededRandom(seed: 23)
+        let build: [Row] = (0..<3_000).map { i in
+            [rng.chance(0.03) ? .null : .int(Int64(rng.int(0...999))), .string("b\(i % 3)"), .int(Int64(i))]
+        }
+        let probes: [[Row]] = (0..<4).map { p in
+            (0..<5_000).map { i in [rng.chance(0.02) ? .null : .int(Int64(rng.int(0...1_999))), .string("p\(p)"), .int(Int64(i))] }
+        }
+        for kind in allKinds {
+            let memory = QueryMemory(budget: nil)
+            let context = QueryContext(memory: memory)
+            let shared = SharedHashBuild(users: probes.count, memory: memory)
+            let builds = probes.map { _ in CountingSource(source(joinTypes, build, chunkSize: 500)) }
+            let ops = probes.indices.map { p in
+                HashJoinOperator(kind: kind, probe: source(joinTypes, probes[p]), build: builds[p], probeKeys: [0],
+                                 buildKeys: [0], residual: nil, buildTypes: joinTypes, context: context, shared: shared)
+            }
+            let results = ResultBox(count: ops.count)
+            let operators = UncheckedOperators(ops)
+            DispatchQueue.concurrentPerform(iterations: ops.count) { p in
+                results.set(p, Result { try drain(operators.ops[p], maxChunk: 2 * Chunk.capacity) })
+            }
+            for p in ops.indices {
+                let expected = referenceJoin(kind, probe: probes[p], build: build, probeKeys: [0], buildKeys: [0],
+                                             probeWidth: 3, buildWidth: 3)
+                assertSameRows(try results.get(p), expected, "\(kind) join, partition \(p)")
+            }
+            let readers = builds.filter { $0.reads > 0 }.count
+            switch kind {
+            case .inner, .left, .semi, .anti:
+                XCTAssertEqual(readers, 1, "\(kind): one partition builds")
+            default:
+                XCTAssertEqual(readers, ops.count, "\(kind) marks build rows: every partition builds its own")
+            }
+            XCTAssertEqual(memory.usedBytes, 0, "\(kind): the table's memory is returned")
+            XCTAssertGreaterThan(memory.peakBytes, 0)
+        }
+    }
+
+    /// A builder that fails hands the build back: the other partitions build their own.
+    func testAFailedSharedBuildLeavesTheOthersToBuildTheirOwn() throws {
+        let build: [Row] = (0..<100).map { i in [.int(Int64(i)), .string("b"), .int(Int64(i))] }
+        let probe: [Row] = (0..<300).map { i in [.int(Int64(i % 150)), .string("p"), .int(Int64(i))] }
+        let shared = SharedHashBuild(users: 3, memory: nil)
+        let failing = FailingSource()
+        let first = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: failing, probeKeys: [0],
+                                     buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared)
+        XCTAssertThrowsError(try first.next())
+        let expected = referenceJoin(.inner, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                     probeWidth: 3, buildWidth: 3)
+        for _ in 0..<2 {
+            let own = CountingSource(source(joinTypes, build))
+            let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: own, probeKeys: [0],
+                                      buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared)
+            assertSameRows(try drain(op), expected, "after a failed build")
+            XCTAssertGreaterThan(own.reads, 0, "built its own")
+        }
+    }
+
     func testTwoIntegerKeysPacked() throws {
         var rng = SeededRandom(seed: 91)
         func rows(_ n: Int, _ k0: ClosedRange<Int>, _ k2: ClosedRange<Int>, nulls: Double) -> [Row] {
@@ -457,4 +522,41 @@ final class HashJoinTests: XCTestCase {
                                      probeWidth: 3, buildWidth: 3)
         XCTAssertEqual(out, expected, "rows in probe order")
     }
+}
+
+/// Counts the chunks read from a source (from several threads).
+final class CountingSource: Operator, @unchecked Sendable {
+    private let input: Operator
+    private let lock = NSLock()
+    private var count = 0
+    init(_ input: Operator) { self.input = input }
+    var reads: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func next() throws -> Chunk? {
+        lock.lock(); count += 1; lock.unlock()
+        return try input.next()
+    }
+}
+
+/// A build side that fails on its first read.
+final class FailingSource: Operator {
+    func next() throws -> Chunk? { throw SQLError.internalError("build side failed") }
+}
+
+/// Results set from concurrent workers.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<[Row], Error>?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: Result<[Row], Error>) { lock.lock(); results[i] = r; lock.unlock() }
+    func get(_ i: Int) throws -> [Row] {
+        lock.lock(); defer { lock.unlock() }
+        guard let r = results[i] else { throw SQLError.internalError("no result") }
+        return try r.get()
+    }
+}
+
+/// Operators handed to concurrent workers, one each.
+struct UncheckedOperators: @unchecked Sendable {
+    let ops: [HashJoinOperator]
+    init(_ ops: [HashJoinOperator]) { self.ops = ops }
 }

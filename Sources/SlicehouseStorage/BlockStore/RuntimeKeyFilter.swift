@@ -24,9 +24,10 @@ public struct RuntimeKeyFilter: Sendable {
 
     /// At most 8 Mbit (1 MB) of bitmap; a wider range keeps the range check and a Bloom filter.
     public static let maximumBitmapSpan: Int64 = 1 << 23
-    /// At most 2^21 words (16 MB) of Bloom filter: from 16 to 32 bits per key, up to
-    /// 8 million keys.
-    public static let maximumBloomWords = 1 << 21
+    /// At most 2^20 words (8 MB) of Bloom filter: from 8 to 16 bits per key (about 1%
+    /// false positives), up to 8 million keys. (32 bits per key kept Q5's at SF 10 at
+    /// 2 MB a slice, and its tests waited on memory, not the caches.)
+    public static let maximumBloomWords = 1 << 20
 
     public init(low: Int64, high: Int64, bits: [UInt64]?, bloom: [UInt64]? = nil) {
         self.low = low; self.high = high; self.bits = bits; self.bloom = bloom
@@ -59,7 +60,7 @@ public struct RuntimeKeyFilter: Sendable {
     static func bloomFilter(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?,
                             count n: Int) -> [UInt64]? {
         var words = 64
-        while words * 4 < n { words *= 2 }
+        while words * 8 < n { words *= 2 }
         guard words <= maximumBloomWords else { return nil }
         var bloom = [UInt64](filled: 0, count: words)
         let mask = words - 1

@@ -540,6 +540,10 @@ public final class SliceScanner {
                     UInt64(bitPattern: x &- lo) <= span
                 }
             }
+            if let kept = keepBloom(keys, from: base, count: n, low: lo, span: span, bloom: bloom,
+                                    selection: selection, deleted: deleted) {
+                return kept
+            }
             return bloom.withUnsafeBufferPointer { bw in
                 keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
                     both(UInt64(bitPattern: x &- lo) <= span, RuntimeKeyFilter.mayContain(bw, x))
@@ -551,6 +555,62 @@ public final class SliceScanner {
                 let d = UInt64(bitPattern: x &- lo)
                 let i = Int(min(d, span) >> 6)
                 return both(d <= span, bw[i] & (1 << (d & 63)) != 0)
+            }
+        }
+    }
+
+    /// Rows per batch of `keepBloom`.
+    static let bloomBatch = 64
+
+    /// `keep` with a Bloom filter, for keys without NULLs (nil otherwise): each batch of
+    /// rows first computes every row's word and bits, then tests them, so the batch's
+    /// loads of a filter bigger than the caches are in flight together instead of one
+    /// row's test waiting on its miss before the next row's hash is computed.
+    static func keepBloom(_ keys: Vector, from base: Int, count n: Int, low lo: Int64, span: UInt64,
+                          bloom: [UInt64], selection: [Int32]?, deleted: DeleteSet) -> [Int32]? {
+        guard case .int64(let a) = keys.data, keys.validity == nil, !keys.isConstant,
+              selection != nil || deleted.isEmpty, !bloom.isEmpty else { return nil }
+        let m = selection?.count ?? n
+        guard base >= 0, base + n <= a.count else { return nil }
+        let rows = selection ?? []
+        return [Int32](unsafeUninitializedCapacity: m) { o, count in
+            var k = 0
+            defer { count = k }
+            guard let out = o.baseAddress else { return }
+            rows.withUnsafeBufferPointer { sp in
+                a.withUnsafeBufferPointer { vp in
+                    bloom.withUnsafeBufferPointer { bw in
+                        guard let v = vp.baseAddress.map({ $0 + base }), let words = bw.baseAddress else { return }
+                        let sel = selection == nil ? nil : sp.baseAddress
+                        let mask = bw.count - 1
+                        withUnsafeTemporaryAllocation(of: Int.self, capacity: bloomBatch) { atBuffer in
+                            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: bloomBatch) { wantBuffer in
+                                guard let at = atBuffer.baseAddress, let want = wantBuffer.baseAddress else { return }
+                                var i = 0
+                                while i < m {
+                                    let b = min(bloomBatch, m - i)
+                                    // Each row's word (negative: the key is out of the range)
+                                    // and the bits it needs.
+                                    for j in 0..<b {
+                                        let r = sel.map { Int($0[i + j]) } ?? (i + j)
+                                        let x = v[r]
+                                        let h = RuntimeKeyFilter.bloomHash(x)
+                                        let outside = UInt64(bitPattern: x &- lo) > span
+                                        at[j] = (Int(truncatingIfNeeded: h) & mask) | (outside ? Int.min : 0)
+                                        want[j] = RuntimeKeyFilter.bloomBits(h)
+                                    }
+                                    for j in 0..<b {
+                                        let w = words[at[j] & mask]
+                                        out[k] = sel.map { $0[i + j] } ?? Int32(truncatingIfNeeded: i + j)
+                                        let hit = both(w & want[j] == want[j], at[j] >= 0)
+                                        k &+= Int(unsafeBitCast(hit, to: UInt8.self))
+                                    }
+                                    i += b
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
