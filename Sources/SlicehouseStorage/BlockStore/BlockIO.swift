@@ -87,6 +87,13 @@ public struct DecodedBlock: Sendable {
         self.pieces = pieces
     }
 
+    /// Pieces already cut (a `CompactBlock` widened again).
+    init(pieces: [Vector], firstRow: Int, secondStart: Int) {
+        self.pieces = pieces
+        self.firstRow = firstRow
+        self.secondStart = pieces.count > 1 ? secondStart : max(secondStart, firstRow + (pieces.first?.count ?? 0))
+    }
+
     /// The piece holding slice row `row` (of this block) and the row's offset in it.
     @inline(__always)
     public func piece(containing row: Int) -> (vector: Vector, offset: Int) {
@@ -110,6 +117,8 @@ public struct DecodedBlock: Sendable {
 public enum ScanBlock {
     case decoded(DecodedBlock)
     case streamed(StreamedBlock)
+    /// Kept by the cache with narrow integers, widened a piece at a time (`CompactBlock`).
+    case compact(CompactReader)
 
     /// The piece holding slice row `row` (of this block) and the row's offset in it.
     @inline(__always)
@@ -117,6 +126,7 @@ public enum ScanBlock {
         switch self {
         case .decoded(let d): return d.piece(containing: row)
         case .streamed(let s): return try s.piece(containing: row)
+        case .compact(let c): return c.piece(containing: row)
         }
     }
 }
@@ -206,7 +216,12 @@ public final class BlockCache: @unchecked Sendable {
     /// database limited with `--memory` keeps three quarters for its queries), also after
     /// the limit changes.
     private let poolShare: Int?
-    private var entries: [UInt64: (block: DecodedBlock, bytes: Int, tick: UInt64)] = [:]
+    /// A kept block: as decoded, or with its integers narrowed (`CompactBlock`).
+    private enum Entry {
+        case decoded(DecodedBlock)
+        case compact(CompactBlock)
+    }
+    private var entries: [UInt64: (block: Entry, bytes: Int, tick: UInt64)] = [:]
     /// Blocks decoded and not kept, with the statement (`epoch`) that decoded them: a
     /// decoding by a later statement keeps them.
     private var decodedOnce: [UInt64: UInt64] = [:]
@@ -256,6 +271,7 @@ public final class BlockCache: @unchecked Sendable {
     public func decoded(_ block: BlockRef, type: DataType) throws -> DecodedBlock {
         switch try read(block, type: type, streaming: false) {
         case .decoded(let d): return d
+        case .compact(let c): return c.block.decoded()
         case .streamed: throw SQLError.internalError("block \(block.uid) streamed when decoding was asked for")
         }
     }
@@ -272,10 +288,10 @@ public final class BlockCache: @unchecked Sendable {
         switch block.payload {
         case .vector(let v): return .decoded(DecodedBlock(v, firstRow: block.firstRow, cut: false))
         case .memory(let b):
-            if let d = lookup(block.uid) { return .decoded(d) }
+            if let d = lookup(block.uid) { return d }
             bytes = b.bytes
         case .file(let f, let offset, let length):
-            if let d = lookup(block.uid) { return .decoded(d) }
+            if let d = lookup(block.uid) { return d }
             bytes = try f.read(offset: offset, length: length)
         }
         let keep = secondTouch(block.uid)
@@ -291,7 +307,12 @@ public final class BlockCache: @unchecked Sendable {
         }
         guard keep else { return .decoded(DecodedBlock(v, firstRow: block.firstRow, cut: false)) }
         let d = DecodedBlock(v, firstRow: block.firstRow)
-        insert(block.uid, d, bytes: Self.approximateBytes(v))
+        if let c = CompactBlock.make(d, type: type) {
+            insert(block.uid, .compact(c), bytes: c.bytes)
+        } else {
+            // Each piece has its own array (and bitmap) headers.
+            insert(block.uid, .decoded(d), bytes: Self.approximateBytes(v) + d.pieces.count * 64)
+        }
         return .decoded(d)
     }
 
@@ -315,19 +336,22 @@ public final class BlockCache: @unchecked Sendable {
         }
     }
 
-    private func lookup(_ uid: UInt64) -> DecodedBlock? {
-        lock.withLock {
+    private func lookup(_ uid: UInt64) -> ScanBlock? {
+        let entry: Entry? = lock.withLock {
             guard var e = entries[uid] else { return nil }
             tick += 1
             e.tick = tick
             entries[uid] = e
             return e.block
         }
+        switch entry {
+        case .decoded(let d)?: return .decoded(d)
+        case .compact(let c)?: return .compact(CompactReader(c))
+        case nil: return nil
+        }
     }
 
-    private func insert(_ uid: UInt64, _ v: DecodedBlock, bytes: Int) {
-        // Each piece has its own array (and bitmap) headers.
-        let size = bytes + v.pieces.count * 64
+    private func insert(_ uid: UInt64, _ v: Entry, bytes size: Int) {
         let capacityBytes = self.capacityBytes
         lock.withLock {
             guard size <= capacityBytes else { return }

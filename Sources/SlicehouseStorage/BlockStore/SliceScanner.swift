@@ -363,16 +363,25 @@ public final class SliceScanner {
                     continue
                 }
                 let block = d.columns[c][blocks[k]]
-                if sparse, let rows = preselected, case .streamed(let streamed) = try decodedBlock(k, block) {
-                    let gathered: Vector?
-                    do {
-                        gathered = try streamed.gather(rows, first: position)
-                    } catch {
-                        throw described(error, column: k, block: block)
-                    }
-                    if let gathered {
-                        out.append(gathered.retyped(types[k]))
+                if sparse, let rows = preselected {
+                    switch try decodedBlock(k, block) {
+                    case .streamed(let streamed):
+                        let gathered: Vector?
+                        do {
+                            gathered = try streamed.gather(rows, first: position)
+                        } catch {
+                            throw described(error, column: k, block: block)
+                        }
+                        if let gathered {
+                            out.append(gathered.retyped(types[k]))
+                            continue
+                        }
+                    case .compact(let compact):
+                        // The kept rows straight from the narrow values.
+                        out.append(compact.block.gather(rows, first: position).retyped(types[k]))
                         continue
+                    case .decoded:
+                        break
                     }
                 }
                 let (decoded, offset) = try piece(k, block, containing: position)
