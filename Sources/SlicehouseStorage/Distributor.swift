@@ -59,8 +59,9 @@ public enum Distributor {
                               readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
                               existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var tails: ColumnTails? = nil
-        return try place(chunks, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
-                         blockBytes: blockBytes, readBlock: readBlock, tails: &tails, final: true, existing: existing)
+        return try place(HeldRows(chunks, types: table.columns.map { $0.type }), onto: snapshot, table: table,
+                         layout: layout, sink: sink, sorter: sorter, blockBytes: blockBytes, readBlock: readBlock,
+                         tails: &tails, final: true, existing: existing)
     }
 
     /// The rows of each (slice, column) that a streaming append has placed but not yet
@@ -87,54 +88,60 @@ public enum Distributor {
     /// not `final`, each (slice, column) writes only full blocks and keeps the rest in
     /// `tails` for the next call; the rows count in the slice's `rowCount` already. A sorted
     /// table's call is one sorted run: the slice's rows of this call in sort-key order.
-    static func place(_ chunks: [Chunk], onto snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
+    static func place(_ held: HeldRows, onto snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
                       sink: BlockSink, sorter: SortPermutation?, blockBytes: Int,
                       readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?,
                       tails: inout ColumnTails?, final: Bool,
                       existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var snap = snapshot
-        let incoming = chunks.reduce(0) { $0 + $1.count }
+        let incoming = held.rowCount
         let carried = tails
         let hasTails = carried.map { t in t.rows.contains { $0.contains { $0 != nil } } } ?? false
         if incoming == 0 && !(final && hasTails) { return snap }
-        var chunks = chunks
+        let types = table.columns.map { $0.type }
+        var held = held
         if incoming > 0, table.distStyle == .auto, snap.distribution == .all, snap.rowCount + incoming > autoAllMaxRows {
             // Grow out of ALL: the existing copy is placed EVEN again together with the new rows.
-            chunks = try existing(snap, 0) + chunks
+            held = HeldRows(try existing(snap, 0) + held.chunks(), types: types)
             snap = TableSnapshot(slices: Array(repeating: SliceData(columnCount: table.columns.count), count: layout.sliceCount),
                                  distribution: .even, evenCursor: 0, encodings: snap.encodings,
                                  modifications: snap.modifications, analyzed: snap.analyzed)
         }
         snap.modifications += incoming
-        // Flat chunks; each slice's rows are references (chunk, row) into them, so a
-        // column is copied once: into its final, sorted order, right before encoding.
-        let flat = chunks.map { c -> Chunk in
-            let k = c.compacted()
-            return Chunk(columns: k.columns.map { $0.flattened(count: k.count) }, count: k.count)
-        }.filter { $0.count > 0 }
-        let refs = place(flat, snapshot: &snap, layout: layout)
-        let types = table.columns.map { $0.type }
-        let parts = types.indices.map { c in flat.map { $0.columns[c] } }
+        // Each slice's rows are references (chunk, row) into the held chunks, so a column
+        // is copied once: into its final, sorted order, right before encoding. A column
+        // is widened (`HeldRows.parts`) only while something gathers it.
+        let rows = held
+        let refs = place(rows, snapshot: &snap, layout: layout)
         @Sendable func column(_ c: Int, _ r: SliceRefs) -> Vector {
-            Vector.gather(from: parts[c], type: types[c], chunk: r.chunk, row: r.row)
+            Vector.gather(from: rows.parts(c), type: types[c], chunk: r.chunk, row: r.row)
         }
         if snap.encodings == nil {
             let sample = refs.first { $0.count > 0 }.map { r -> SliceRefs in
                 let n = min(r.count, BlockEncoder.autoSampleRows)
                 return SliceRefs(chunk: Array(r.chunk[0..<n]), row: Array(r.row[0..<n]))
             }
-            snap.encodings = chooseEncodings(table: table, sample: sample.map { smp in types.indices.map { column($0, smp) } })
+            snap.encodings = chooseEncodings(table: table, sample: sample.map { smp in
+                let needed = Set(smp.chunk)
+                return types.indices.map {
+                    Vector.gather(from: rows.parts($0, only: needed), type: types[$0], chunk: smp.chunk, row: smp.row)
+                }
+            })
         }
         let encodings = snap.encodings ?? []
         // Each slice's row order, slices in parallel: a reorder plan when the rows are
         // sorted (the sources are then read in their own order), else the references.
         let orders = ResultSlots<SliceOrder?>(count: layout.sliceCount, initial: nil)
+        let sortKey = sorter == nil ? [] : table.sortKey.filter { $0 >= 0 && $0 < types.count }
+        let sorting = refs.filter { $0.count > 0 }.count
+        for c in sortKey { rows.hold(c, uses: sorting) }
         parallelFor(layout.sliceCount) { s in
             var r = refs[s]
             if r.count == 0 { return }
             if let sorter, !table.sortKey.isEmpty {
                 // Only the key columns are needed to find the order.
-                let keyed = types.indices.map { table.sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
+                let keyed = types.indices.map { sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
+                for c in sortKey { rows.release(c) }
                 let perm = sorter(keyed, r.count)
                 if r.count >= reorderPlanMinRows, let p = ReorderPlan(chunk: r.chunk, row: r.row, order: perm) {
                     orders.set(s, .plan(p))
@@ -158,6 +165,21 @@ public enum Distributor {
         }
         let base = snap
         let work = tasks
+        // Integer columns without NULLs are gathered by plans straight from their narrowed
+        // parts; every other gathering widens its column once (held for its slices).
+        let narrowInts = types.indices.map { rows.narrow && rows.intParts($0) != nil }
+        var tasksLeft = [Int](filled: 0, count: types.count)
+        for (s, c) in tasks {
+            if ordered[s] != nil { tasksLeft[c] += 1 }
+            switch ordered[s] {
+            case .plan? where narrowInts[c]: break
+            case nil: break
+            default: rows.hold(c, uses: 1)
+            }
+        }
+        // Once every slice has gathered a column, its held values go.
+        let columnTasksLeft = ResultSlots<Int>(count: types.count, initial: 0)
+        for c in types.indices { columnTasksLeft.set(c, tasksLeft[c]) }
         let keepTails = carried != nil && !final
         let encoded = ResultSlots<Result<EncodedColumn, Error>?>(count: work.count, initial: nil)
         parallelFor(work.count) { t in
@@ -166,10 +188,19 @@ public enum Distributor {
                 let order = ordered[s]
                 var v: Vector
                 switch order {
-                case .plan(let p)?: v = p.gather(from: parts[c], type: types[c])
-                case .refs(let r)?: v = column(c, r)
+                case .plan(let p)?:
+                    if narrowInts[c], let parts = rows.intParts(c) {
+                        v = p.gather(ints: parts, type: types[c])
+                    } else {
+                        v = p.gather(from: rows.parts(c), type: types[c])
+                        rows.release(c)
+                    }
+                case .refs(let r)?:
+                    v = column(c, r)
+                    rows.release(c)
                 case nil: v = Vector(type: types[c])
                 }
+                if order != nil, columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
                 var first = base.slices[s].rowCount, count = order?.count ?? 0
                 var replacesLast = false
                 if let tail = carried?.rows[s][c] {
@@ -269,16 +300,17 @@ public enum Distributor {
         var count: Int { chunk.count }
     }
 
-    static func place(_ chunks: [Chunk], snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
+    static func place(_ held: HeldRows, snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
         let sc = layout.sliceCount
+        let counts = held.counts
         switch snap.distribution {
         case .all:
             var out = [SliceRefs](filled: SliceRefs(), count: sc)
-            for (ci, c) in chunks.enumerated() {
+            for (ci, n) in counts.enumerated() {
                 for node in 0..<layout.nodes {
                     let s = layout.firstSlice(ofNode: node)
-                    out[s].chunk.append(contentsOf: repeatElement(Int32(ci), count: c.count))
-                    out[s].row.append(contentsOf: 0..<Int32(c.count))
+                    out[s].chunk.append(contentsOf: repeatElement(Int32(ci), count: n))
+                    out[s].row.append(contentsOf: 0..<Int32(n))
                 }
             }
             return out
@@ -286,9 +318,9 @@ public enum Distributor {
             // Round-robin rows over slices, continuing where the last load stopped:
             // global row g goes to slice (cursor + g) % sc.
             let cursor = snap.evenCursor % sc
-            let total = chunks.reduce(0) { $0 + $1.count }
+            let total = counts.reduce(0, +)
             snap.evenCursor = (snap.evenCursor + total) % sc
-            return collect(chunks, sliceCount: sc) { s, ci, firstRow, n, chunk, row in
+            return collect(counts, sliceCount: sc) { s, ci, firstRow, n, chunk, row in
                 var r = ((s - cursor - firstRow) % sc + sc) % sc
                 while r < n {
                     chunk.append(Int32(ci))
@@ -298,12 +330,12 @@ public enum Distributor {
             }
         case .key(let col):
             // The key hashes of all chunks in parallel, then each slice picks its rows.
-            let dests = ResultSlots<[Int32]>(count: chunks.count, initial: [])
-            parallelFor(chunks.count) { ci in
-                dests.set(ci, slices(forKey: chunks[ci].columns[col], count: chunks[ci].count, sliceCount: sc))
+            let dests = ResultSlots<[Int32]>(count: counts.count, initial: [])
+            parallelFor(counts.count) { ci in
+                dests.set(ci, slices(forKey: held.vector(col, chunk: ci), count: counts[ci], sliceCount: sc))
             }
             let keyDest = dests.values
-            return collect(chunks, sliceCount: sc) { s, ci, _, n, chunk, row in
+            return collect(counts, sliceCount: sc) { s, ci, _, n, chunk, row in
                 let target = Int32(s)
                 keyDest[ci].withUnsafeBufferPointer { d in
                     for r in 0..<min(n, d.count) where d[r] == target {
@@ -318,10 +350,9 @@ public enum Distributor {
     /// Each slice's references, built by one worker per slice: `pick(slice, chunk index,
     /// first global row of the chunk, rows, &chunk refs, &row refs)` appends the rows of
     /// that chunk the slice takes, in row order.
-    private static func collect(_ chunks: [Chunk], sliceCount sc: Int,
+    private static func collect(_ counts: [Int], sliceCount sc: Int,
                                 pick: @escaping @Sendable (Int, Int, Int, Int, inout [Int32], inout [Int32]) -> Void) -> [SliceRefs] {
-        let total = chunks.reduce(0) { $0 + $1.count }
-        let counts = chunks.map { $0.count }
+        let total = counts.reduce(0, +)
         let out = ResultSlots<SliceRefs>(count: sc, initial: SliceRefs())
         parallelFor(sc) { s in
             var chunk: [Int32] = [], row: [Int32] = []

@@ -42,7 +42,9 @@ public final class TableAppender {
     let cancellation: Cancellation?
 
     private var snapshot: TableSnapshot
-    private var pending: [Chunk] = []
+    /// Rows not yet placed; a sorted table's wait with their integers narrowed (a whole
+    /// sorted run is held).
+    private var pending: HeldRows
     private var pendingRows = 0
     private var pendingBytes = 0
     private var tails: Distributor.ColumnTails?
@@ -73,6 +75,7 @@ public final class TableAppender {
         self.blockBytes = blockBytes
         self.readBlock = readBlock
         self.existing = existing
+        pending = HeldRows(types: table.columns.map { $0.type }, narrow: !table.sortKey.isEmpty && sorter != nil)
         self.runBytes = max(1, runBytes)
         self.streamBytes = max(1, min(streamBytes, runBytes))
         let context = QueryContext.current
@@ -90,11 +93,10 @@ public final class TableAppender {
     /// Take the next rows (full-width chunks, in load order).
     public func add(_ chunks: [Chunk]) throws {
         try cancellation?.check()
-        for c in chunks where c.count > 0 {
-            pending.append(c)
-            pendingRows += c.count
-            pendingBytes += Self.approximateBytes(c)
-        }
+        pending.append(contentsOf: chunks)
+        pendingRows = pending.rowCount
+        pendingBytes = pending.bytes
+
         rows += chunks.reduce(0) { $0 + $1.count }
         let granted = reservation?.tryResize(to: pendingBytes + tailBytes) ?? true
         if !granted { reservation?.resize(to: pendingBytes + tailBytes) }
@@ -131,36 +133,19 @@ public final class TableAppender {
     private func flush(final: Bool) throws {
         if pending.isEmpty && (!final || tailBytes == 0) { return }
         try cancellation?.check()
-        let chunks = pending
-        pending = []
+        let held = pending
+        pending = HeldRows(types: held.types, narrow: held.narrow)
         let wasSorted = sorted && pendingRows > 0
         pendingRows = 0
         pendingBytes = 0
         // Only the first flush re-encodes a small last block of the table together with
         // the new rows (as a single append does); later ones continue from their own tails.
-        snapshot = try Distributor.place(chunks, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
+        snapshot = try Distributor.place(held, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
                                          blockBytes: blockBytes, readBlock: flushes == 0 ? readBlock : nil,
                                          tails: &tails, final: final, existing: existing)
         flushes += 1
         if wasSorted { runs += 1 }
         tailBytes = tails?.bytes ?? 0
         reservation?.resize(to: tailBytes)
-    }
-
-    /// The memory a chunk's vectors hold: their buffers' capacity (a parsed column has
-    /// grown by doubling, so this is up to twice its values' bytes), which is what RSS sees.
-    static func approximateBytes(_ c: Chunk) -> Int {
-        var total = 0
-        for v in c.columns {
-            switch v.data {
-            case .int64(let a): total += a.capacity * 8
-            case .int128(let a): total += a.capacity * 16
-            case .double(let a): total += a.capacity * 8
-            case .bool(let a): total += a.capacity
-            case .string(let a): total += a.bytes.capacity + a.offsets.capacity * 4
-            }
-            total += (v.validity?.words.capacity ?? 0) * 8 + 64
-        }
-        return total
     }
 }

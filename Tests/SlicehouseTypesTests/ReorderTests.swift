@@ -74,6 +74,45 @@ final class ReorderPlanTests: XCTestCase {
         }
     }
 
+    /// Integer parts held narrowed (1, 2 or 4 bytes above a base) or wide, gathered
+    /// without widening them first: the plain gather's values of the widened parts; rows
+    /// past a part's end read 0 as the plain gather's do.
+    func testNarrowIntPartsMatchTheWideGather() throws {
+        var rng = Rng(state: 7)
+        let sizes = [3000, 1, 5000, 4096, 700]
+        let widths = [1, 2, 4, 8, 2]
+        var wide: [Vector] = [], parts: [ReorderPlan.IntPart] = []
+        for (n, w) in zip(sizes, widths) {
+            let base = Int64(bitPattern: rng.next()) >> 2
+            let span: UInt64 = w == 8 ? UInt64.max : (1 << UInt64(8 * w)) - 1
+            var values: [Int64] = [], bytes: [UInt8] = []
+            for _ in 0..<n {
+                let d = w == 8 ? rng.next() : rng.next() & span
+                values.append(w == 8 ? Int64(bitPattern: d) : base &+ Int64(d))
+                for b in 0..<min(w, 4) { bytes.append(UInt8(truncatingIfNeeded: d >> UInt64(8 * b))) }
+            }
+            wide.append(Vector(type: .bigint, data: .int64(values)))
+            parts.append(w == 8 ? .wide(values) : .narrow(base: base, width: w, bytes: bytes))
+        }
+        var chunk: [Int32] = [], row: [Int32] = []
+        for (c, n) in sizes.enumerated() {
+            for r in 0..<n where rng.below(3) != 0 { chunk.append(Int32(c)); row.append(Int32(r)) }
+        }
+        var order = Array(0..<Int32(chunk.count))
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
+        let plan = try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+        let want = plan.gather(from: wide, type: .bigint)
+        let got = plan.gather(ints: parts, type: .date)
+        XCTAssertEqual(got.data, want.data)
+        XCTAssertEqual(got.type, .date)
+        XCTAssertNil(got.validity)
+        // A reference past a part's end reads 0, as in the plain gather.
+        let short = try XCTUnwrap(ReorderPlan(chunk: [0, 1], row: [2, 0], order: [1, 0]))
+        XCTAssertEqual(short.gather(ints: [.narrow(base: 5, width: 1, bytes: [1, 2]), .wide([9])], type: .bigint).data,
+                       .int64([9, 0]))
+        XCTAssertEqual(ReorderPlan(chunk: [], row: [], order: [])?.gather(ints: [], type: .bigint).count, 0)
+    }
+
     func testNullsGoThroughThePlainGather() throws {
         var validity = Validity(allValid: 4)
         validity.setInvalid(2)

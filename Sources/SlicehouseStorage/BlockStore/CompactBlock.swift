@@ -96,31 +96,13 @@ public final class CompactBlock: @unchecked Sendable {
     }
 
     @inline(__always)
-    private static func widen<T: FixedWidthInteger & UnsignedInteger>(_ src: UnsafePointer<T>, _ n: Int, _ base: Int64,
+    fileprivate static func widen<T: FixedWidthInteger & UnsignedInteger>(_ src: UnsafePointer<T>, _ n: Int, _ base: Int64,
                                                                       _ dst: UnsafeMutablePointer<Int64>) {
         for i in 0..<n { dst[i] = base &+ Int64(truncatingIfNeeded: UInt64(src[i])) }
     }
 
     /// Piece `i` as a vector of its own (a wide piece is handed on as it is).
-    public func vector(_ i: Int) -> Vector {
-        switch pieces[i] {
-        case .wide(let v):
-            return v
-        case .narrow(let base, let width, let n, let bytes, let validity):
-            let values = [Int64](unsafeUninitializedCapacity: n) { out, count in
-                bytes.withUnsafeBytes { raw in
-                    guard let dst = out.baseAddress, let src = raw.baseAddress else { return }
-                    switch width {
-                    case 1: Self.widen(src.assumingMemoryBound(to: UInt8.self), n, base, dst)
-                    case 2: Self.widen(src.assumingMemoryBound(to: UInt16.self), n, base, dst)
-                    default: Self.widen(src.assumingMemoryBound(to: UInt32.self), n, base, dst)
-                    }
-                }
-                count = n
-            }
-            return Vector(type: type, data: .int64(values), validity: validity)
-        }
-    }
+    public func vector(_ i: Int) -> Vector { pieces[i].vector(type: type) }
 
     /// The index of the piece holding slice row `row` (of this block) and the row's offset in it.
     @inline(__always)
@@ -185,5 +167,29 @@ public final class CompactReader {
             index = i
         }
         return (current, offset)
+    }
+}
+
+extension CompactBlock.Piece {
+    /// The values as a vector of their own, of logical type `type` (a wide piece is
+    /// handed on as it is).
+    public func vector(type: DataType) -> Vector {
+        switch self {
+        case .wide(let v):
+            return v
+        case .narrow(let base, let width, let n, let bytes, let validity):
+            let values = [Int64](unsafeUninitializedCapacity: n) { out, count in
+                bytes.withUnsafeBytes { raw in
+                    guard let dst = out.baseAddress, let src = raw.baseAddress else { return }
+                    switch width {
+                    case 1: CompactBlock.widen(src.assumingMemoryBound(to: UInt8.self), n, base, dst)
+                    case 2: CompactBlock.widen(src.assumingMemoryBound(to: UInt16.self), n, base, dst)
+                    default: CompactBlock.widen(src.assumingMemoryBound(to: UInt32.self), n, base, dst)
+                    }
+                }
+                count = n
+            }
+            return Vector(type: type, data: .int64(values), validity: validity)
+        }
     }
 }
