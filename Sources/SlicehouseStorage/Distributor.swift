@@ -133,15 +133,24 @@ public enum Distributor {
         // sorted (the sources are then read in their own order), else the references.
         let orders = ResultSlots<SliceOrder?>(count: layout.sliceCount, initial: nil)
         let sortKey = sorter == nil ? [] : table.sortKey.filter { $0 >= 0 && $0 < types.count }
+        // Narrowed integer keys are gathered narrow; other key columns are widened once.
+        let keyParts: [Int: [ReorderPlan.IntPart]] = rows.narrow
+            ? Dictionary(uniqueKeysWithValues: sortKey.compactMap { c in rows.intParts(c).map { (c, $0) } }) : [:]
         let sorting = refs.filter { $0.count > 0 }.count
-        for c in sortKey { rows.hold(c, uses: sorting) }
+        for c in sortKey where keyParts[c] == nil { rows.hold(c, uses: sorting) }
         parallelFor(layout.sliceCount) { s in
             var r = refs[s]
             if r.count == 0 { return }
             if let sorter, !table.sortKey.isEmpty {
                 // Only the key columns are needed to find the order.
-                let keyed = types.indices.map { sortKey.contains($0) ? column($0, r) : Vector(type: types[$0]) }
-                for c in sortKey { rows.release(c) }
+                let keyed = types.indices.map { c -> Vector in
+                    guard sortKey.contains(c) else { return Vector(type: types[c]) }
+                    if let parts = keyParts[c] {
+                        return ReorderPlan.gather(ints: parts, type: types[c], chunk: r.chunk, row: r.row)
+                    }
+                    defer { rows.release(c) }
+                    return column(c, r)
+                }
                 let perm = sorter(keyed, r.count)
                 if r.count >= reorderPlanMinRows, let p = ReorderPlan(chunk: r.chunk, row: r.row, order: perm) {
                     orders.set(s, .plan(p))

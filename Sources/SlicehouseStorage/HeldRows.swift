@@ -4,8 +4,8 @@ import SlicehouseRuntime
 /// The rows a write holds until they are placed on the slices (`Distributor.place`): per
 /// column, each incoming chunk's values — selections applied, constants expanded. With
 /// `narrow`, 64-bit integer columns wait narrowed (`CompactBlock.Piece`: 1, 2 or 4 bytes
-/// above the chunk's smallest value), as a COPY into a sorted table holds a whole sorted
-/// run: lineitem's keys, dates, quantities and prices held 8 bytes a value, about 380 MB
+/// above the chunk's smallest value) and strings with 1-byte lengths instead of offsets,
+/// as a COPY into a sorted table holds a whole sorted run: lineitem's keys, dates, quantities and prices held 8 bytes a value, about 380 MB
 /// of its 1.2 GB peak at SF 1. The placement widens a column when it gathers it
 /// (`parts`), keeps the wide copy while the uses it announced (`hold`) are under way and
 /// lets it go after the last (`release`), so a few columns are wide at once, not all.
@@ -15,7 +15,7 @@ final class HeldRows: @unchecked Sendable {
     /// Rows per held chunk.
     private(set) var counts: [Int] = []
     /// [column][chunk].
-    private var columns: [[CompactBlock.Piece]]
+    private var columns: [[Part]]
     /// Widened columns in use, with how many users have not released them.
     private var widened: [[Vector]?]
     private var users: [Int]
@@ -62,7 +62,7 @@ final class HeldRows: @unchecked Sendable {
     /// One chunk's columns as held.
     private struct Held {
         var count: Int
-        var pieces: [CompactBlock.Piece]
+        var pieces: [Part]
         var bytes: Int
     }
 
@@ -75,10 +75,15 @@ final class HeldRows: @unchecked Sendable {
             let flat = v.flattened(count: k.count)
             if narrow, let p = CompactBlock.narrow(flat) {
                 if case .narrow(_, _, _, let b, let validity) = p { h.bytes += b.count + (validity?.words.count ?? 0) * 8 + 96 }
-                h.pieces.append(p)
+                h.pieces.append(.piece(p))
+            } else if narrow, let t = Part.text(flat) {
+                if case .text(let b, let l, let validity) = t {
+                    h.bytes += b.capacity + l.count + (validity?.words.count ?? 0) * 8 + 96
+                }
+                h.pieces.append(t)
             } else {
                 h.bytes += heldBytes(flat)
-                h.pieces.append(.wide(flat))
+                h.pieces.append(.piece(.wide(flat)))
             }
         }
         return h
@@ -89,6 +94,62 @@ final class HeldRows: @unchecked Sendable {
         counts.append(h.count)
         bytes += h.bytes
         for (c, p) in h.pieces.enumerated() { columns[c].append(p) }
+    }
+
+    /// One chunk's values of one column as held.
+    enum Part: Sendable {
+        /// Integers, narrowed or as they came (`CompactBlock.Piece`).
+        case piece(CompactBlock.Piece)
+        /// Strings of at most 255 bytes: their bytes and each one's length, 1 byte instead
+        /// of a 4-byte offset (lineitem's five string columns held 120 MB of offsets).
+        case text(bytes: [UInt8], lengths: [UInt8], validity: Validity?)
+
+        func vector(type: DataType) -> Vector {
+            switch self {
+            case .piece(let p):
+                return p.vector(type: type)
+            case .text(let bytes, let lengths, let validity):
+                let n = lengths.count
+                let offsets = [Int32](unsafeUninitializedCapacity: n + 1) { out, done in
+                    var at: Int32 = 0
+                    out[0] = 0
+                    lengths.withUnsafeBufferPointer { l in
+                        for i in 0..<n {
+                            at &+= Int32(l[i])
+                            out[i + 1] = at
+                        }
+                    }
+                    done = n + 1
+                }
+                var s = StringArray()
+                s.bytes = bytes
+                s.offsets = offsets
+                return Vector(type: type, data: .string(s), validity: validity)
+            }
+        }
+
+        /// Strings as bytes and lengths when every one is at most 255 bytes.
+        static func text(_ v: Vector) -> Part? {
+            guard !v.isConstant, case .string(let s) = v.data, s.offsets.first == 0 else { return nil }
+            let n = s.count
+            guard n > 0 else { return nil }
+            var fits = true
+            let lengths = [UInt8](unsafeUninitializedCapacity: n) { out, done in
+                s.offsets.withUnsafeBufferPointer { o in
+                    var widest: Int32 = 0, narrowest: Int32 = 0
+                    for i in 0..<n {
+                        let len = o[i + 1] &- o[i]
+                        widest = max(widest, len)
+                        narrowest = min(narrowest, len)
+                        out[i] = UInt8(truncatingIfNeeded: len)
+                    }
+                    fits = widest <= 255 && narrowest >= 0
+                }
+                done = n
+            }
+            guard fits, Int(s.offsets[n]) == s.bytes.count else { return nil }
+            return .text(bytes: s.bytes, lengths: lengths, validity: v.validity)
+        }
     }
 
     /// Column `c` of every held chunk, widened: kept while it has users (`hold`), else
@@ -117,10 +178,11 @@ final class HeldRows: @unchecked Sendable {
     /// when the column is not 64-bit integers or has NULLs.
     func intParts(_ c: Int) -> [ReorderPlan.IntPart]? {
         guard types[c].physical == .int64 else { return nil }
-        let pieces = lock.withLock { columns[c] }
+        let parts = lock.withLock { columns[c] }
         var out: [ReorderPlan.IntPart] = []
-        out.reserveCapacity(pieces.count)
-        for p in pieces {
+        out.reserveCapacity(parts.count)
+        for part in parts {
+            guard case .piece(let p) = part else { return nil }
             switch p {
             case .narrow(let base, let width, _, let bytes, let validity):
                 guard validity == nil else { return nil }

@@ -168,6 +168,37 @@ public struct ReorderPlan: Sendable {
         return Vector(type: type, data: .int64(placeWindowed(windowed)))
     }
 
+    /// `Vector.gather(from:type:chunk:row:)` of integer parts held narrow or wide (a
+    /// sorted COPY's sort-key columns, gathered per slice before its order is known).
+    public static func gather(ints parts: [IntPart], type: DataType, chunk: [Int32], row: [Int32]) -> Vector {
+        let n = min(chunk.count, row.count)
+        let values = [Int64](unsafeUninitializedCapacity: n) { out, done in
+            for j in 0..<n {
+                let ci = Int(chunk[j]), ri = Int(row[j])
+                var v: Int64 = 0
+                if ci >= 0, ci < parts.count, ri >= 0 {
+                    switch parts[ci] {
+                    case .wide(let a):
+                        if ri < a.count { v = a[ri] }
+                    case .narrow(let base, let width, let bytes):
+                        if ri &* width < bytes.count {
+                            v = bytes.withUnsafeBytes { p in
+                                switch width {
+                                case 1: return base &+ Int64(p.load(fromByteOffset: ri, as: UInt8.self))
+                                case 2: return base &+ Int64(p.loadUnaligned(fromByteOffset: ri &* 2, as: UInt16.self))
+                                default: return base &+ Int64(p.loadUnaligned(fromByteOffset: ri &* 4, as: UInt32.self))
+                                }
+                            }
+                        }
+                    }
+                }
+                out[j] = v
+            }
+            done = n
+        }
+        return Vector(type: type, data: .int64(values))
+    }
+
     private func gatherFixed<T>(_ arrays: [[T]], zero: T) -> [T] {
         let n = count
         if n == 0 { return [] }

@@ -168,7 +168,7 @@ final class BoundedCopyTests: XCTestCase {
         let path = try writeData(rows: 30_000)
         let whole = try database("whole")
         try load(whole, path)
-        let runs = try database("runs", pieceBytes: 256 << 10, runBytes: 512 << 10)
+        let runs = try database("runs", pieceBytes: 64 << 10, runBytes: 160 << 10)
         try load(runs, path)
         XCTAssertEqual(try descents(whole, "ts", column: "2"), 0)
         XCTAssertEqual(try descents(whole, "tc", column: "1"), 0)

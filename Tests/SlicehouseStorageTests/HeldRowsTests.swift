@@ -6,19 +6,22 @@ import SlicehouseTypes
 /// back exactly as it came in (selections applied, constants expanded, NULLs kept), and a
 /// column placed on every slice lets its values go.
 final class HeldRowsTests: XCTestCase {
-    let types: [DataType] = [.integer, .date, .bigint, .varchar(10), .decimal(precision: 12, scale: 2)]
+    let types: [DataType] = [.integer, .date, .bigint, .varchar(300), .decimal(precision: 12, scale: 2)]
 
     func chunk(_ n: Int, seed: Int64, nulls: Bool) -> Chunk {
         let ints = Vector(type: .integer, data: .int64((0..<n).map { Int64($0 % 200) + seed }))
         let dates = Vector(type: .date, data: .int64((0..<n).map { 9_000 + Int64($0 * 7 % 3_000) }))
         let big = Vector(type: .bigint, data: .int64((0..<n).map { $0 % 2 == 0 ? Int64.min + Int64($0) : Int64.max - Int64($0) }))
         var s = StringArray(reservingCount: n, bytes: n * 3)
-        for i in 0..<n { s.append("s\(i % 37)") }
+        // Short strings, an empty one, and in the chunks with NULLs one of 300 bytes (held
+        // with offsets: lengths of one byte cannot say 300).
+        for i in 0..<n { s.append(i == 2 ? "" : nulls && i == n - 1 ? String(repeating: "é", count: 150) : "s\(i % 37)") }
         var validity = Validity(allValid: n)
         for r in stride(from: 0, to: n, by: 4) { validity.setInvalid(r) }
         let amounts = Vector(type: .decimal(precision: 12, scale: 2), data: .int64((0..<n).map { Int64($0) * 101 - 5_000 }),
                              validity: nulls ? validity : nil)
-        return Chunk(columns: [ints, dates, big, Vector(type: .varchar(10), data: .string(s)), amounts], count: n)
+        return Chunk(columns: [ints, dates, big, Vector(type: .varchar(300), data: .string(s), validity: nulls ? validity : nil),
+                               amounts], count: n)
     }
 
     func testNarrowedColumnsReadBackAsTheyCame() {
@@ -44,6 +47,9 @@ final class HeldRowsTests: XCTestCase {
             }
         }
         XCTAssertEqual(narrow.vector(0, chunk: 3).value(at: 2), .int(42), "a constant is expanded")
+        XCTAssertEqual(narrow.vector(3, chunk: 1).value(at: 0), .null, "a NULL string stays NULL")
+        XCTAssertEqual(narrow.vector(3, chunk: 0).value(at: 2), .string(""))
+        XCTAssertEqual(narrow.vector(3, chunk: 1).value(at: 999), .string(String(repeating: "é", count: 150)))
         // Integer parts for the reorder gather: not for strings or a column with NULLs.
         XCTAssertNotNil(narrow.intParts(0))
         XCTAssertNotNil(narrow.intParts(2), "wide parts (spans beyond 4 bytes) too")
