@@ -1,6 +1,7 @@
 import SlicehouseTypes
 
-/// Eager aggregation: a GROUP BY over inner joins whose aggregates read one subtree X only
+/// Eager aggregation: a GROUP BY over inner joins (or, at the top, an outer join that
+/// pads X) whose aggregates read one subtree X only
 /// is computed in two steps, a pre-aggregate of X below the joins and a merge above them.
 /// X is one side of the top join, or, going down through inner joins, a side of a join
 /// within that side (the joins above X bring grouping keys or filter nothing away).
@@ -94,6 +95,13 @@ extension Optimizer {
         let other: LogicalPlan
         let xIsLeft: Bool
         let condition: BoundExpr
+        /// Inner, or (the top join only) the outer join that pads X (`LEFT` with X on
+        /// the right, `RIGHT` with X on the left).
+        var kind: LogicalJoinKind = .inner
+
+        func rebuilt(_ x: LogicalPlan, _ condition: BoundExpr) -> LogicalPlan {
+            xIsLeft ? .join(kind, x, other, condition: condition) : .join(kind, other, x, condition: condition)
+        }
     }
 
     /// The subtrees X the aggregate over `input` could pre-aggregate: going down through
@@ -101,12 +109,26 @@ extension Optimizer {
     /// the joins passed on the way (the top one first). TPC-DS q99 groups catalog sales
     /// joined to the year's dates by three dimensions' strings: X is the sales joined to
     /// the dates, under three joins to the dimensions.
-    private func spineCandidates(_ input: LogicalPlan, _ aggInputs: Set<Int>) -> [(x: LogicalPlan, joins: [SpineJoin])] {
+    ///
+    /// The top join may also be an outer join whose padded side is X (TPC-H Q13: each
+    /// customer LEFT JOIN its orders, COUNT(o_orderkey) by customer) when every aggregate
+    /// ignores NULLs (`padsX`): a row of C that matches nothing meets no pre-aggregated
+    /// row either, and its padded NULLs merge to what they aggregated to before (COUNT's
+    /// merge gives 0).
+    private func spineCandidates(_ input: LogicalPlan, _ aggInputs: Set<Int>,
+                                 padsX: Bool = false) -> [(x: LogicalPlan, joins: [SpineJoin])] {
         var out: [(x: LogicalPlan, joins: [SpineJoin])] = []
         func walk(_ node: LogicalPlan, _ joins: [SpineJoin]) {
-            guard case .join(.inner, let l, let r, let cond?) = node else { return }
-            for (x, other, xIsLeft) in [(l, r, true), (r, l, false)] where aggInputs.isSubset(of: x.outputIDs) {
-                let path = joins + [SpineJoin(other: other, xIsLeft: xIsLeft, condition: cond)]
+            guard case .join(let kind, let l, let r, let cond?) = node else { return }
+            var sides: [(LogicalPlan, LogicalPlan, Bool)]
+            switch kind {
+            case .inner: sides = [(l, r, true), (r, l, false)]
+            case .left where padsX && joins.isEmpty: sides = [(r, l, false)]
+            case .right where padsX && joins.isEmpty: sides = [(l, r, true)]
+            default: return
+            }
+            for (x, other, xIsLeft) in sides where aggInputs.isSubset(of: x.outputIDs) {
+                let path = joins + [SpineJoin(other: other, xIsLeft: xIsLeft, condition: cond, kind: kind)]
                 out.append((x, path))
                 walk(x, path)
             }
@@ -127,8 +149,17 @@ extension Optimizer {
         guard !groups.isEmpty, !aggs.isEmpty, let input = shapes.first else { return nil }
         let aggInputs = aggs.reduce(into: Set<Int>()) { set, a in for e in a.expressions { set.formUnion(e.referencedColumns) } }
         let inputRows = estimate(input)
+        // Under an outer join that pads X, every aggregate must ignore NULLs (COUNT(*)
+        // counts the padded row).
+        let ignoresNulls = aggs.allSatisfy { a in
+            switch a.function {
+            case .count, .sum, .min, .max, .avg: return a.argument != nil
+            default: return false
+            }
+        }
         var best: (x: LogicalPlan, joins: [SpineJoin], keys: [Int], groups: Double)? = nil
-        for (x, joins) in shapes.flatMap({ spineCandidates($0, aggInputs) }) {
+        for (x, joins) in shapes.flatMap({ spineCandidates($0, aggInputs, padsX: ignoresNulls) }) {
+            let outer = joins.first.map { $0.kind != .inner } ?? false
             let xids = x.outputIDs
             let cids = joins.reduce(into: Set<Int>()) { $0.formUnion($1.other.outputIDs) }
             // X's columns the pre-aggregate groups by: those the grouping keys and the joins read.
@@ -143,7 +174,11 @@ extension Optimizer {
             guard fromC, sidesKept else { continue }
             for j in joins { key(j.condition.referencedColumns.intersection(xids)) }
             let xRows = estimate(x)
-            guard inputRows >= 0.5 * xRows else { continue }
+            // The join keeps about as many rows as X has (for an outer join: as the inner
+            // join would; its padded rows come on top).
+            let joinedRows = outer ? joins.first.map { estimate($0.rebuilt(x, $0.condition).withJoinKind(.inner)) } ?? inputRows
+                                   : inputRows
+            guard joinedRows >= 0.5 * xRows else { continue }
             let fixed = constantColumns(x)
             let counted = keys.filter { !fixed.contains($0) }
             let columns = Dictionary(x.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -158,7 +193,10 @@ extension Optimizer {
             func weight(_ e: BoundExpr) -> Double { e.type.physical == .string ? 3 : 1 }
             let queryCost = groups.reduce(0) { $0 + weight($1) }
             let preCost = keys.reduce(0.0) { sum, id in sum + (columns[id].map { weight(.column(id, $0.type)) } ?? 1) }
-            guard preCost + groupsEstimate / xRows * queryCost <= 0.5 * queryCost else { continue }
+            // (Not for an outer join padding X: there the pre-aggregate spares the join
+            // itself — Q13's outer join marked a customer for each of 15 M orders — more
+            // than the grouping.)
+            guard outer || preCost + groupsEstimate / xRows * queryCost <= 0.5 * queryCost else { continue }
             if let b = best, b.groups < groupsEstimate || (b.groups == groupsEstimate && b.joins.count >= joins.count) { continue }
             best = (x, joins, keys, groupsEstimate)
         }
@@ -182,10 +220,7 @@ extension Optimizer {
         }
         var joined = LogicalPlan.aggregate(x, groups: keys.compactMap { id in columns[id].map { .column(id, $0.type) } },
                                            groupOutputs: keys.compactMap { renamed[$0] }, aggregates: partials.partials)
-        for j in joins.reversed() {
-            joined = j.xIsLeft ? .join(.inner, joined, j.other, condition: rename(j.condition))
-                               : .join(.inner, j.other, joined, condition: rename(j.condition))
-        }
+        for j in joins.reversed() { joined = j.rebuilt(joined, rename(j.condition)) }
         let (merges, values) = partials.merges([:], newColumn: newColumn)
         let merged = LogicalPlan.aggregate(joined, groups: groups.map(rename), groupOutputs: groupOutputs, aggregates: merges)
         return .project(merged, groupOutputs.map { .column($0.id, $0.type) } + values,
@@ -236,5 +271,13 @@ extension Optimizer {
         default:
             return []
         }
+    }
+}
+
+extension LogicalPlan {
+    /// The same join with another kind (estimates of an outer join as an inner one).
+    func withJoinKind(_ kind: LogicalJoinKind) -> LogicalPlan {
+        guard case .join(_, let l, let r, let c) = self else { return self }
+        return .join(kind, l, r, condition: c)
     }
 }

@@ -185,10 +185,13 @@ final class PlanTests: XCTestCase {
         // EXISTS with the small side preserved: the hash table is built on orders, lineitem streams.
         let q4 = try explain(s, try TPCH.query(4))
         XCTAssertTrue(q4.contains("Hash Right Semi Join"), q4)
-        // customer LEFT JOIN orders builds on customer; the count per customer needs no exchange.
+        // customer LEFT JOIN orders: the orders are counted by customer below the join
+        // (eager aggregation of the padded side), which then meets customer collocated.
         let q13 = try explain(s, try TPCH.query(13))
-        XCTAssertTrue(q13.contains("Hash Right Join"), q13)
-        XCTAssertEqual(q13.components(separatedBy: "Phase: partial").count, 2, q13)
+        let lines13 = q13.split(separator: "\n").map(String.init)
+        guard let join13 = lines13.firstIndex(where: { $0.contains("Hash Left Join") }) else { return XCTFail(q13) }
+        XCTAssertTrue(lines13[join13].contains("DS_DIST_NONE"), q13)
+        XCTAssertTrue(lines13[join13...].contains { $0.contains("HashAggregate") }, q13)
 
         // Q21: supplier meets the filtered nation first; lineitem is filtered by that pair
         // before it meets orders.
@@ -281,6 +284,52 @@ final class PlanTests: XCTestCase {
         let threePlan = try explain(s, three)
         XCTAssertTrue(aggregateBelowJoin(threePlan), threePlan)
         XCTAssertEqual(try s.execute(three + " order by 1, 2 limit 1")[0].textRows(), [["first0", "last0", "2415"]])
+    }
+
+    /// TPC-H Q13's shape: each customer LEFT JOIN its orders, COUNT(o_orderkey) by
+    /// customer. The orders are counted by customer below the outer join (after ANALYZE),
+    /// customers without orders count 0, the answers are those of the plan without the
+    /// rewrite; COUNT(*), which counts a customer's padded row, keeps the join first.
+    func testEagerAggregationBelowAnOuterJoinThatPadsTheAggregatedSide() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        let customers = (1...300).map { "(\($0), 'c\($0 % 9)')" }.joined(separator: ", ")
+        let orders = (0..<6000).map { "(\($0), \($0 % 7 == 0 ? "NULL" : String($0 % 250 + 1)), \($0 % 13))" }.joined(separator: ", ")
+        _ = try s.execute("""
+            create table cus (ck int distkey, seg varchar(10));
+            create table ord (ok int distkey, ck int, pri int);
+            insert into cus values \(customers), (7, 'dup');
+            insert into ord values \(orders);
+            """)
+        let q13 = """
+            select c_count, count(*) from (select cus.ck, count(ord.ok) as c_count from cus left join ord on cus.ck = ord.ck
+            and ord.pri <> 3 group by cus.ck) as c group by c_count
+            """
+        func aggregateBelowJoin(_ plan: String) -> Bool {
+            let lines = plan.split(separator: "\n").map(String.init)
+            guard let join = lines.firstIndex(where: { $0.contains("Hash Left Join") || $0.contains("Hash Right Join") }) else { return false }
+            return lines[join...].contains { $0.contains("HashAggregate") }
+        }
+        let before = try s.execute(q13 + " order by 1")[0].textRows()
+        XCTAssertFalse(aggregateBelowJoin(try explain(s, q13)))
+        _ = try s.execute("analyze cus; analyze ord")
+        let plan = try explain(s, q13)
+        XCTAssertTrue(aggregateBelowJoin(plan), plan)
+        let after = try s.execute(q13 + " order by 1")[0].textRows()
+        XCTAssertEqual(after, before)
+        // 50 customers (251..300) have no order; customer 7 is there twice.
+        XCTAssertEqual(after.first, ["0", "50"])
+        // Sums, minima, averages of the padded side: NULL for a customer without orders.
+        let sums = "select cus.ck, sum(ord.pri), min(ord.pri), avg(ord.pri), count(ord.pri) from cus left join ord on cus.ck = ord.ck group by cus.ck"
+        XCTAssertTrue(aggregateBelowJoin(try explain(s, sums)))
+        XCTAssertEqual(try s.execute(sums + " order by 1 desc limit 1")[0].textRows(), [["300", nil, nil, nil, "0"]])
+        XCTAssertEqual(try s.execute(sums + " order by 1 limit 1")[0].textRows(), try s.execute("""
+            select cus.ck, sum(ord.pri), min(ord.pri), avg(ord.pri), count(ord.pri) from cus left join ord on cus.ck = ord.ck
+            where cus.ck = 1 group by cus.ck limit 100
+            """)[0].textRows())
+        // COUNT(*) counts the padded row: not rewritten, and 1 for a customer without orders.
+        let star = "select cus.ck, count(*) from cus left join ord on cus.ck = ord.ck group by cus.ck"
+        XCTAssertFalse(aggregateBelowJoin(try explain(s, star)))
+        XCTAssertEqual(try s.execute(star + " order by 1 desc limit 1")[0].textRows(), [["300", "1"]])
     }
 
     /// Eager aggregation below several joins (TPC-DS q99's shape): the sales joined to a
