@@ -74,7 +74,7 @@ final class HeldRows: @unchecked Sendable {
         for v in k.columns.prefix(n) {
             let flat = v.flattened(count: k.count)
             if narrow, let p = CompactBlock.narrow(flat) {
-                if case .narrow(_, _, _, let b, let validity) = p { h.bytes += b.count + (validity?.words.count ?? 0) * 8 + 96 }
+                h.bytes += p.narrowBytes
                 h.pieces.append(.piece(p))
             } else if narrow, let t = Part.text(flat) {
                 if case .text(let b, let l, let validity) = t {
@@ -206,7 +206,7 @@ final class HeldRows: @unchecked Sendable {
 
     /// Column `c` of held chunk `i`, widened.
     func vector(_ c: Int, chunk i: Int) -> Vector {
-        columns[c][i].vector(type: types[c])
+        lock.withLock { columns[c][i] }.vector(type: types[c])
     }
 
     /// `uses` more gatherings of column `c` are coming: its wide copy stays until they

@@ -116,6 +116,16 @@ public struct ReorderPlan: Sendable {
     public enum IntPart: Sendable {
         case wide([Int64])
         case narrow(base: Int64, width: Int, bytes: [UInt8])
+
+        /// Value `i` of narrow values of `width` (1, 2 or 4) bytes at `p` above `base`.
+        @inline(__always)
+        public static func narrowValue(_ p: UnsafeRawPointer, width: Int, base: Int64, at i: Int) -> Int64 {
+            switch width {
+            case 1: return base &+ Int64(p.load(fromByteOffset: i, as: UInt8.self))
+            case 2: return base &+ Int64(p.loadUnaligned(fromByteOffset: i &* 2, as: UInt16.self))
+            default: return base &+ Int64(p.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self))
+            }
+        }
     }
 
     /// `gather(from:type:)` of a 64-bit integer column without NULLs whose parts may be
@@ -149,12 +159,8 @@ public struct ReorderPlan: Sendable {
                                     let ci = Int(c[j]), ri = Int(r[j])
                                     var v: Int64 = 0
                                     if ci < rows.count, ri < rows[ci], let p = ptr[ci] {
-                                        switch widths[ci] {
-                                        case 1: v = bases[ci] &+ Int64(p.load(fromByteOffset: ri, as: UInt8.self))
-                                        case 2: v = bases[ci] &+ Int64(p.loadUnaligned(fromByteOffset: ri &* 2, as: UInt16.self))
-                                        case 4: v = bases[ci] &+ Int64(p.loadUnaligned(fromByteOffset: ri &* 4, as: UInt32.self))
-                                        default: v = p.loadUnaligned(fromByteOffset: ri &* 8, as: Int64.self)
-                                        }
+                                        v = widths[ci] == 8 ? p.loadUnaligned(fromByteOffset: ri &* 8, as: Int64.self)
+                                            : IntPart.narrowValue(p, width: widths[ci], base: bases[ci], at: ri)
                                     }
                                     (w + Int(s[j])).initialize(to: v)
                                 }
@@ -183,11 +189,7 @@ public struct ReorderPlan: Sendable {
                     case .narrow(let base, let width, let bytes):
                         if ri &* width < bytes.count {
                             v = bytes.withUnsafeBytes { p in
-                                switch width {
-                                case 1: return base &+ Int64(p.load(fromByteOffset: ri, as: UInt8.self))
-                                case 2: return base &+ Int64(p.loadUnaligned(fromByteOffset: ri &* 2, as: UInt16.self))
-                                default: return base &+ Int64(p.loadUnaligned(fromByteOffset: ri &* 4, as: UInt32.self))
-                                }
+                                p.baseAddress.map { IntPart.narrowValue($0, width: width, base: base, at: ri) } ?? 0
                             }
                         }
                     }

@@ -42,7 +42,7 @@ public final class CompactBlock: @unchecked Sendable {
             if let p = narrow(v) {
                 pieces.append(p)
                 narrowed = true
-                if case .narrow(_, _, _, let b, let validity) = p { bytes += b.count + (validity?.words.count ?? 0) * 8 + 96 }
+                bytes += p.narrowBytes
             } else {
                 pieces.append(.wide(v))
                 bytes += BlockCache.approximateBytes(v) + 64
@@ -120,15 +120,8 @@ public final class CompactBlock: @unchecked Sendable {
             return v.gather(offset == 0 ? rows : rows.map { $0 &+ Int32(truncatingIfNeeded: offset) })
         case .narrow(let base, let width, _, let bytes, let validity):
             let values = bytes.withUnsafeBytes { raw -> [Int64] in
-                func read<T: FixedWidthInteger & UnsignedInteger>(_ p: UnsafePointer<T>) -> [Int64] {
-                    rows.map { base &+ Int64(truncatingIfNeeded: UInt64(p[offset + Int($0)])) }
-                }
                 guard let src = raw.baseAddress else { return [] }
-                switch width {
-                case 1: return read(src.assumingMemoryBound(to: UInt8.self))
-                case 2: return read(src.assumingMemoryBound(to: UInt16.self))
-                default: return read(src.assumingMemoryBound(to: UInt32.self))
-                }
+                return rows.map { ReorderPlan.IntPart.narrowValue(src, width: width, base: base, at: offset + Int($0)) }
             }
             var out: Validity? = nil
             if let validity {
@@ -171,6 +164,12 @@ public final class CompactReader {
 }
 
 extension CompactBlock.Piece {
+    /// What a narrow piece holds: its values, NULL bitmap and headers (0 for a wide one).
+    public var narrowBytes: Int {
+        guard case .narrow(_, _, _, let b, let validity) = self else { return 0 }
+        return b.count + (validity?.words.count ?? 0) * 8 + 96
+    }
+
     /// The values as a vector of their own, of logical type `type` (a wide piece is
     /// handed on as it is).
     public func vector(type: DataType) -> Vector {
