@@ -48,6 +48,12 @@ final class SpillPartitioner {
         partitionRows = Array(repeating: [], count: Self.fanOut)
     }
 
+    /// The partition at `level` of a row whose key hash (`KeyHashing`) is `keyHash`.
+    @inline(__always)
+    static func partition(_ keyHash: UInt64, level: Int) -> Int {
+        Int(truncatingIfNeeded: (Hashing.hash(keyHash) &>> UInt64(32 + 4 * level)) & UInt64(fanOut - 1))
+    }
+
     /// Bytes written to the files so far (after `finish`, all of them).
     private(set) var bytesWritten = 0
 
@@ -59,8 +65,6 @@ final class SpillPartitioner {
         let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
         let keys = keyColumns.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
         KeyHashing.hash(keys, rows: rows, into: &hashes)
-        let shift = UInt64(32 + 4 * level)
-        let mask = UInt64(Self.fanOut - 1)
         // Filled as a local (no exclusivity checks on the property per row), then put back
         // to keep its capacity for the next chunk.
         var byPartition = partitionRows
@@ -69,10 +73,7 @@ final class SpillPartitioner {
         for p in 0..<Self.fanOut { byPartition[p].removeAll(keepingCapacity: true) }
         hashes.withUnsafeBufferPointer { h in
             rows.withUnsafeBufferPointer { r in
-                for k in 0..<n {
-                    let p = Int(truncatingIfNeeded: (Hashing.hash(h[k]) &>> shift) & mask)
-                    byPartition[p].append(r[k])
-                }
+                for k in 0..<n { byPartition[Self.partition(h[k], level: level)].append(r[k]) }
             }
         }
         for p in 0..<Self.fanOut where !byPartition[p].isEmpty {
@@ -116,5 +117,153 @@ extension QueryContext {
         let f = try spill.newFile(for: memory)
         files[p] = f
         return f
+    }
+}
+
+/// One partition of an operator's rows held in memory (`MemoryPartitioner`): its chunks,
+/// each tagged as partial states or raw rows, in the order they were added.
+struct MemoryPartition {
+    var chunks: [(chunk: Chunk, states: Bool)]
+    /// The level that split it: splitting it again reads the next 4 bits of the hash.
+    let level: Int
+    /// Bytes its chunks hold (`Chunk.memoryBytes`).
+    let bytes: Int
+}
+
+/// Splits chunks among `SpillPartitioner.fanOut` partitions held in memory, by the same
+/// bits of the key hash as a `SpillPartitioner` of the same level: a hash aggregate whose
+/// table has outgrown the caches splits the rest of its input so that each partition's
+/// table, aggregated on its own afterwards, is a sixteenth of the size (radix
+/// partitioning). Each partition fills one open chunk at a time, sealed at
+/// `Chunk.capacity` rows; a chunk's rows are ordered by partition first, so each
+/// partition's share is appended column by column in one pass.
+final class MemoryPartitioner {
+    let level: Int
+    private let keyColumns: [Int]
+    private var sealed: [[(chunk: Chunk, states: Bool)]]
+    private var sealedBytes: [Int]
+    /// Per partition: the open chunk's columns (empty: none open), rows and tag.
+    private var open: [[Vector]]
+    private var openRows: [Int]
+    private var openStates: [Bool]
+    private var hashes: [UInt64] = []
+    private var rowCache: [Int32] = []
+    private var order: [Int32] = []
+
+    init(level: Int, keyColumns: [Int]) throws {
+        guard level >= 0 && level <= SpillPartitioner.maxLevel else {
+            throw SQLError.internalError("partitioning level \(level) out of range")
+        }
+        self.level = level
+        self.keyColumns = keyColumns
+        let f = SpillPartitioner.fanOut
+        sealed = Array(repeating: [], count: f)
+        sealedBytes = Array(repeating: 0, count: f)
+        open = Array(repeating: [], count: f)
+        openRows = Array(repeating: 0, count: f)
+        openStates = Array(repeating: false, count: f)
+    }
+
+    /// Bytes held: the sealed chunks, and the open ones' buffers.
+    var memoryBytes: Int {
+        var n = 0
+        for p in 0..<SpillPartitioner.fanOut {
+            n += sealedBytes[p]
+            for v in open[p] { n += v.memoryBytes }
+        }
+        return n
+    }
+
+    /// Add the logical rows of `chunk` to their partitions.
+    func add(_ chunk: Chunk, states: Bool) throws {
+        let n = chunk.count
+        if n == 0 { return }
+        let fanOut = SpillPartitioner.fanOut
+        let physical = chunk.physicalCount
+        let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
+        for k in keyColumns where k < 0 || k >= chunk.columns.count {
+            throw SQLError.internalError("partition key \(k) out of range")
+        }
+        let keys = keyColumns.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+        KeyHashing.hash(keys, rows: rows, into: &hashes)
+        // The chunk's rows ordered by partition (a counting sort).
+        var start = [Int](repeating: 0, count: fanOut + 1)
+        order = [Int32](filled: 0, count: n)
+        let level = self.level
+        hashes.withUnsafeBufferPointer { h in
+            rows.withUnsafeBufferPointer { r in
+                order.withUnsafeMutableBufferPointer { o in
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { partOf in
+                        for k in 0..<n {
+                            let p = SpillPartitioner.partition(h[k], level: level)
+                            partOf[k] = UInt8(truncatingIfNeeded: p)
+                            start[p + 1] += 1
+                        }
+                        for p in 0..<fanOut { start[p + 1] += start[p] }
+                        var fill = start
+                        for k in 0..<n {
+                            let p = Int(partOf[k])
+                            o[fill[p]] = r[k]
+                            fill[p] += 1
+                        }
+                    }
+                }
+            }
+        }
+        for p in 0..<fanOut where start[p + 1] > start[p] {
+            var from = start[p]
+            let end = start[p + 1]
+            while from < end {
+                if !open[p].isEmpty && (openStates[p] != states || open[p].count != chunk.columns.count) {
+                    seal(p)
+                }
+                if open[p].isEmpty {
+                    open[p] = chunk.columns.map { Vector(type: $0.type, capacity: Chunk.capacity) }
+                    openStates[p] = states
+                }
+                let take = min(end - from, Chunk.capacity - openRows[p])
+                var columns = open[p]
+                open[p] = []
+                order.withUnsafeBufferPointer { o in
+                    let picked = UnsafeBufferPointer(rebasing: o[from..<(from + take)])
+                    for j in columns.indices { columns[j].append(gathering: picked, from: chunk.columns[j]) }
+                }
+                open[p] = columns
+                openRows[p] += take
+                from += take
+                if openRows[p] >= Chunk.capacity { seal(p) }
+            }
+        }
+    }
+
+    private func seal(_ p: Int) {
+        guard !open[p].isEmpty else { return }
+        let chunk = Chunk(columns: open[p], count: openRows[p])
+        sealed[p].append((chunk, openStates[p]))
+        sealedBytes[p] += chunk.memoryBytes
+        open[p] = []
+        openRows[p] = 0
+    }
+
+    /// The partitions that got rows, in partition order; the partitioner is left empty.
+    func finish() -> [MemoryPartition] {
+        var out: [MemoryPartition] = []
+        for p in 0..<SpillPartitioner.fanOut {
+            seal(p)
+            if !sealed[p].isEmpty {
+                out.append(MemoryPartition(chunks: sealed[p], level: level, bytes: sealedBytes[p]))
+            }
+            sealed[p] = []
+            sealedBytes[p] = 0
+        }
+        return out
+    }
+
+    /// Write everything held to `partitioner` (of the same level: each partition's rows
+    /// land in the file of the same number) and empty this one.
+    func drain(into partitioner: SpillPartitioner) throws {
+        for part in finish() {
+            for (chunk, states) in part.chunks { try partitioner.add(chunk, states: states) }
+        }
     }
 }

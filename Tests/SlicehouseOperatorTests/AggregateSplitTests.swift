@@ -1,0 +1,240 @@
+import XCTest
+import SlicehouseTypes
+import SlicehousePlanner
+import SlicehouseRuntime
+@testable import SlicehouseExecution
+
+/// A hash aggregate whose table passes `splitGroups` splits the rest of its input among
+/// partitions held in memory and aggregates each on its own (radix partitioning): the
+/// answers must be those of the operator that never splits, for every key kind and mode,
+/// at a second level, and when the held rows outgrow the memory budget.
+final class AggregateSplitTests: XCTestCase {
+    private func op(_ input: Operator, groups: [Int], types: [DataType], aggs: [BoundAggregate],
+                    mode: AggregateMode = .single, context: QueryContext? = nil,
+                    splitGroups: Int) -> HashAggregateOperator {
+        HashAggregateOperator(input: input, groupColumns: mode == .final ? Array(0..<groups.count) : groups,
+                              groupTypes: groups.map { types[$0] }, aggregates: aggs, mode: mode, context: context,
+                              splitGroups: splitGroups)
+    }
+
+    /// The answers with a split at `splitGroups` equal those without one; returns the
+    /// splitting operator (drained).
+    @discardableResult
+    private func check(_ rows: [Row], groups: [Int], aggs: [BoundAggregate], types: [DataType] = mixedTypes,
+                       splitGroups: Int, context: QueryContext? = nil,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> HashAggregateOperator {
+        let expected = try drain(op(source(types, rows, chunkSize: 700), groups: groups, types: types, aggs: aggs,
+                                    splitGroups: .max))
+        let split = op(source(types, rows, chunkSize: 700, withSelection: true), groups: groups, types: types, aggs: aggs,
+                       context: context, splitGroups: splitGroups)
+        assertSameRows(try drain(split), expected, "groups \(groups)", file: file, line: line)
+        return split
+    }
+
+    func testSplitInMemoryForEveryKeyKind() throws {
+        let rows = mixedRows(12_000, seed: 61, groups: 5000)
+        // Integer key (NULLs included), string key, two keys, key + bool + smallint.
+        for groups in [[0], [5], [0, 1], [1, 6, 9, 0]] {
+            let split = try check(rows, groups: groups, aggs: mixedAggregates, splitGroups: 300)
+            XCTAssertGreaterThan(split.partitionsHeld, 0, "groups \(groups)")
+            XCTAssertEqual(split.spilledBytes, 0)
+        }
+    }
+
+    func testNoSplitBelowTheThreshold() throws {
+        let rows = mixedRows(4000, seed: 62, groups: 500)
+        let split = try check(rows, groups: [0], aggs: mixedAggregates, splitGroups: 100_000)
+        XCTAssertEqual(split.partitionsHeld, 0)
+    }
+
+    func testDoubleSumsAreBitIdenticalWhenSplit() throws {
+        // A group's values are added in their original order: its state from the table
+        // before the split, then its rows as they came.
+        var rng = SeededRandom(seed: 78)
+        let types: [DataType] = [.bigint, .double]
+        let rows: [Row] = (0..<40_000).map { _ in
+            [.int(Int64(rng.int(0...12_000))), rng.chance(0.1) ? .null : .double(Double(rng.next() % 1_000_000) / 7.3 - 60_000)]
+        }
+        let aggs = [agg(.sum, 1, types), agg(.avg, 1, types), agg(.countStar, nil, types)]
+        let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 500)
+        XCTAssertGreaterThan(split.partitionsHeld, 0)
+    }
+
+    func testPartitionsStillTooBigAreSplitAgain() throws {
+        // 60,000 keys split past 100 groups: each of the 16 first partitions has ~3,700.
+        let types: [DataType] = [.bigint, .varchar(20), .bigint]
+        var rng = SeededRandom(seed: 6)
+        let rows: [Row] = (0..<60_000).map { i in
+            [.int(Int64(i)), .string("k\(i % 977)"), .int(Int64(rng.int(-100...100)))]
+        }
+        let aggs = [agg(.sum, 2, types), agg(.max, 1, types), agg(.countStar, nil, types)]
+        let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 100)
+        XCTAssertGreaterThan(split.partitionsHeld, SpillPartitioner.fanOut, "a second level")
+        try check(rows, groups: [1, 0], aggs: aggs, types: types, splitGroups: 100)
+    }
+
+    func testFinalSplitsPartialStates() throws {
+        let rows = mixedRows(12_000, seed: 63, groups: 5000)
+        let groups = [0, 5]
+        var partials: [Chunk] = []
+        for s in 0..<4 {
+            let slice = rows.enumerated().filter { $0.offset % 4 == s }.map { $0.element }
+            partials += try drainChunks(op(source(mixedTypes, slice, chunkSize: 900), groups: groups, types: mixedTypes,
+                                           aggs: mixedAggregates, mode: .partial, splitGroups: 50))
+        }
+        let expected = try drain(op(ChunkSource(partials), groups: groups, types: mixedTypes, aggs: mixedAggregates,
+                                    mode: .final, splitGroups: .max))
+        let final = op(ChunkSource(partials), groups: groups, types: mixedTypes, aggs: mixedAggregates, mode: .final,
+                       splitGroups: 200)
+        assertSameRows(try drain(final), expected)
+        XCTAssertGreaterThan(final.partitionsHeld, 0)
+    }
+
+    func testPartialNeverSplits() throws {
+        let rows = mixedRows(6000, seed: 64, groups: 3000)
+        let partial = op(source(mixedTypes, rows), groups: [0], types: mixedTypes, aggs: mixedAggregates,
+                         mode: .partial, splitGroups: 10)
+        _ = try drain(partial)
+        XCTAssertEqual(partial.partitionsHeld, 0)
+    }
+
+    func testAggregatesWithoutAMergeableStateNeverSplit() throws {
+        let rows = mixedRows(6000, seed: 65, groups: 3000)
+        let t = mixedTypes
+        let split = try check(rows, groups: [0], aggs: [agg(.count, 2, t, distinct: true), agg(.sum, 3, t)],
+                              splitGroups: 10)
+        XCTAssertEqual(split.partitionsHeld, 0)
+    }
+
+    func testHeldRowsOverTheBudgetGoToSpillFiles() throws {
+        // Splitting past 300 groups, then the held rows pass 64 kB: they are written to
+        // spill files and the rest of the input follows them.
+        let rows = mixedRows(30_000, seed: 66, groups: 12_000)
+        let spill = TemporarySpill()
+        let context = spill.context(budget: 64 << 10)
+        let split = try check(rows, groups: [0], aggs: mixedAggregates, splitGroups: 300, context: context)
+        XCTAssertGreaterThan(split.spilledBytes, 0)
+        XCTAssertEqual(context.memory.usedBytes, 0, "reservation returned at the end")
+    }
+
+    func testHeldPartitionsAreReservedAndReturned() throws {
+        let rows = mixedRows(20_000, seed: 67, groups: 8000)
+        let spill = TemporarySpill()
+        let context = spill.context(budget: 1 << 30)
+        let split = try check(rows, groups: [0], aggs: mixedAggregates, splitGroups: 300, context: context)
+        XCTAssertGreaterThan(split.partitionsHeld, 0)
+        XCTAssertEqual(split.spilledBytes, 0)
+        // The held rows were reserved: the peak is above what the small tables alone take.
+        XCTAssertGreaterThan(split.memoryPeak, 20_000 * 8)
+        XCTAssertEqual(context.memory.usedBytes, 0)
+    }
+}
+
+/// `MemoryPartitioner`: every row lands in the partition a spill of the same level would
+/// write it to, in arrival order, in sealed chunks of at most `Chunk.capacity` rows with
+/// their tags.
+final class MemoryPartitionerTests: XCTestCase {
+    func testRowsLandInTheirSpillPartitionInOrder() throws {
+        for level in [0, 1, 3] {
+            let p = try MemoryPartitioner(level: level, keyColumns: [0])
+            var rng = SeededRandom(seed: UInt64(level) + 3)
+            // Sequence number -> (key, tag) of every logical row added.
+            var added: [Int64: (key: Value, states: Bool)] = [:]
+            var seq: Int64 = 0
+            var cache: [Int32] = []
+            // States first, then rows, in chunks of varying size, the last with a selection.
+            for (round, states) in [(0, true), (1, false), (2, false), (3, false)] {
+                let n = [3000, 1, 5000, 2500][round]
+                var keys = Vector(type: .bigint), seqs = Vector(type: .bigint)
+                for _ in 0..<n {
+                    keys.append(rng.int(0...19) == 0 ? .null : .int(Int64(rng.int(0...5000))))
+                    seqs.append(.int(seq))
+                    seq += 1
+                }
+                var chunk = Chunk(columns: [keys, seqs], count: n)
+                if round == 3 { chunk = Chunk(columns: [keys, seqs], count: n, selection: (0..<Int32(n)).filter { $0 % 3 != 1 }) }
+                for r in OperatorKernels.physicalRows(chunk, cache: &cache) {
+                    guard case .int(let s) = seqs.value(at: Int(r)) else { return XCTFail("sequence") }
+                    added[s] = (keys.value(at: Int(r)), states)
+                }
+                try p.add(chunk, states: states)
+            }
+            XCTAssertGreaterThan(p.memoryBytes, 0)
+            let parts = p.finish()
+            XCTAssertEqual(p.memoryBytes, 0, "emptied by finish")
+            XCTAssertGreaterThan(parts.count, 8)
+            var seen = 0
+            var hashes: [UInt64] = []
+            var partitions = Set<Int>()
+            for part in parts {
+                XCTAssertEqual(part.level, level)
+                XCTAssertEqual(part.bytes, part.chunks.reduce(0) { $0 + $1.chunk.memoryBytes })
+                var lastSeq = Int64(-1)
+                var sawRows = false
+                var partition: Int?
+                for (chunk, states) in part.chunks {
+                    XCTAssertGreaterThan(chunk.count, 0)
+                    XCTAssertLessThanOrEqual(chunk.count, Chunk.capacity)
+                    XCTAssertNil(chunk.selection)
+                    if states { XCTAssertFalse(sawRows, "states before rows") } else { sawRows = true }
+                    KeyHashing.hash([chunk.columns[0]], rows: Array(0..<Int32(chunk.count)), into: &hashes)
+                    for i in 0..<chunk.count {
+                        let q = SpillPartitioner.partition(hashes[i], level: level)
+                        if let partition { XCTAssertEqual(q, partition) } else { partition = q }
+                        guard case .int(let s) = chunk.columns[1].value(at: i), let row = added[s] else {
+                            return XCTFail("row \(i) has no sequence number")
+                        }
+                        XCTAssertGreaterThan(s, lastSeq, "arrival order")
+                        lastSeq = s
+                        XCTAssertEqual(chunk.columns[0].value(at: i), row.key)
+                        XCTAssertEqual(states, row.states)
+                        seen += 1
+                    }
+                }
+                if let partition { XCTAssertTrue(partitions.insert(partition).inserted, "one partition each") }
+            }
+            XCTAssertEqual(seen, added.count, "every row once")
+        }
+    }
+
+}
+
+/// `Vector.append(gathering:from:)`: the rows at the indices, in order, for every physical
+/// type, with NULLs, from a constant, and onto a vector that already has rows.
+final class VectorAppendGatheredTests: XCTestCase {
+    func testEveryPhysicalType() {
+        let columns: [Vector] = [
+            .ints([1, nil, 3, 4, 5], type: .bigint),
+            Vector(type: .decimal(precision: 38, scale: 2), data: .int128([10, 20, 30, 40, 50]),
+                   validity: Validity(words: [0b11011])),
+            Vector(type: .double, data: .double([0.5, 1.5, 2.5, 3.5, 4.5])),
+            Vector(type: .boolean, data: .bool([true, false, true, false, true]), validity: Validity(words: [0b01111])),
+            Vector(type: .varchar(10), data: .string(StringArray(["a", "", "ccc", "dd", "e"])), validity: Validity(words: [0b10111])),
+        ]
+        let picks: [Int32] = [4, 0, 2, 2, 1]
+        for v in columns {
+            // Onto a vector with 70 rows (the validity crosses a word), one of them NULL.
+            var out = Vector(type: v.type)
+            for i in 0..<70 { out.append(i == 65 ? .null : v.value(at: i % 2 == 0 ? 0 : 2)) }
+            picks.withUnsafeBufferPointer { out.append(gathering: $0, from: v) }
+            XCTAssertEqual(out.count, 75)
+            for i in 0..<70 {
+                XCTAssertEqual(out.value(at: i), i == 65 ? .null : v.value(at: i % 2 == 0 ? 0 : 2), "\(v.type) row \(i)")
+            }
+            for (k, r) in picks.enumerated() {
+                XCTAssertEqual(out.value(at: 70 + k), v.value(at: Int(r)), "\(v.type) pick \(k)")
+            }
+        }
+    }
+
+    func testFromAConstantAndNoIndices() {
+        let constant = Vector(type: .bigint, data: .int64([7]), isConstant: true)
+        let nullConstant = Vector(type: .bigint, data: .int64([0]), validity: Validity(allNull: 1), isConstant: true)
+        var out = Vector(type: .bigint)
+        let picks: [Int32] = [5, 9, 0]
+        picks.withUnsafeBufferPointer { out.append(gathering: $0, from: constant) }
+        picks.withUnsafeBufferPointer { out.append(gathering: $0, from: nullConstant) }
+        [Int32]().withUnsafeBufferPointer { out.append(gathering: $0, from: constant) }
+        XCTAssertEqual((0..<out.count).map { out.value(at: $0) }, [.int(7), .int(7), .int(7), .null, .null, .null])
+    }
+}
