@@ -51,6 +51,15 @@ public enum Hashing {
         h = (h ^ tail) &* 0x1000_0000_01B3
         return hash(h)
     }
+    /// The slot (or bucket) of hash `h` in a table of `mask + 1`, a power of two: the
+    /// hash's bits from 20 up. Not its low bits: a row's slice is its key hash modulo the
+    /// slice count, so the rows of one slice share those bits, and a table indexed by
+    /// them would use a quarter of its slots on four slices (runs of four times the
+    /// length to probe); nor its top 16, which a group table keeps as a salt.
+    @inlinable public static func slot(_ h: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: h &>> 20) & mask
+    }
+
     /// Each hash's bucket among `n` (`hash % n`: a row's slice or target partition),
     /// written to `out[i]`; a mask when `n` is a power of two (no division per row).
     @inlinable public static func buckets(_ hashes: UnsafeBufferPointer<UInt64>, of n: Int,

@@ -127,6 +127,34 @@ final class VectorTests: XCTestCase {
         XCTAssertEqual(Hashing.hash(Int64(42)), Hashing.hash(UInt64(42)), "one hash for a value, whatever its width")
     }
 
+    /// The keys of one slice (their hash modulo 4 is the slice's number, as the exchange
+    /// and DISTKEY place them) spread over a table's slots: a slot from the hash's low bits
+    /// used a quarter of them, and probe runs were four times as long.
+    func testTheKeysOfOneSliceUseEveryPartOfATable() {
+        let mask = 1023
+        for slice in 0..<4 {
+            var used = Set<Int>(), residues = Set<Int>()
+            var key: Int64 = 0, kept = 0
+            while kept < 1000 {
+                let h = Hashing.hash(key)
+                key += 1
+                guard h & 3 == UInt64(slice) else { continue }
+                kept += 1
+                let s = Hashing.slot(h, mask)
+                XCTAssertTrue((0...mask).contains(s))
+                used.insert(s)
+                residues.insert(s & 3)
+            }
+            // 1,000 keys in 1,024 slots fill about 63% of them at random.
+            XCTAssertGreaterThan(used.count, 560, "slice \(slice)")
+            XCTAssertEqual(residues.count, 4, "slice \(slice)")
+        }
+        // The low 20 bits and the top 44 play no part.
+        XCTAssertEqual(Hashing.slot(0xFFFF_F, 1023), 0)
+        XCTAssertEqual(Hashing.slot(0x5 << 20, 1023), 5)
+        XCTAssertEqual(Hashing.slot(UInt64.max, 1023), 1023)
+    }
+
     /// The flat-Int64 fast path (no NULLs) hashes as the general one does: through a row
     /// list, combined with an earlier key, and against the per-value hash.
     func testInt64FastPathAgreesWithGeneralHashing() {

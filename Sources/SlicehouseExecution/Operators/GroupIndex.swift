@@ -113,7 +113,7 @@ final class Int64GroupIndex: GroupIndex {
         fresh.withUnsafeMutableBufferPointer { sl in
             groupKeys.withUnsafeBufferPointer { gk in
                 for g in 0..<gk.count where g != nullGroup {
-                    var s = Int(truncatingIfNeeded: Hashing.hash(gk[g])) & m
+                    var s = Hashing.slot(Hashing.hash(gk[g]), m)
                     while sl[s].group != 0 { s = (s + 1) & m }
                     sl[s] = Int64Slot(key: gk[g], group: Int32(truncatingIfNeeded: g + 1))
                 }
@@ -160,7 +160,7 @@ final class Int64GroupIndex: GroupIndex {
                                         continue
                                     }
                                     let v = vp[r]
-                                    var s = Int(truncatingIfNeeded: Hashing.hash(v)) & m
+                                    var s = Hashing.slot(Hashing.hash(v), m)
                                     while true {
                                         let slot = sl[s]
                                         if slot.key == v && slot.group != 0 { out[k] = slot.group - 1; break }
@@ -194,7 +194,7 @@ final class Int64GroupIndex: GroupIndex {
                         // misses), then the window is probed while those lines are still
                         // cached (a whole large batch would evict them again first).
                         for k in 0..<n {
-                            home.append(Int32(truncatingIfNeeded: Int(truncatingIfNeeded: Hashing.hash(vp[Int(rw[k])])) & m))
+                            home.append(Int32(truncatingIfNeeded: Hashing.slot(Hashing.hash(vp[Int(rw[k])]), m)))
                         }
                         let window = 256
                         var touch: Int32 = 0
@@ -262,7 +262,7 @@ final class Int64GroupIndex: GroupIndex {
                                 let r = Int(rw[k])
                                 if hasNulls && !OperatorKernels.bit(vw, r) { out[k] = nullGroup; continue }
                                 let v = vp[r]
-                                var s = Int(truncatingIfNeeded: Hashing.hash(v)) & m
+                                var s = Hashing.slot(Hashing.hash(v), m)
                                 while true {
                                     let slot = sl[s]
                                     if slot.group == 0 { break }

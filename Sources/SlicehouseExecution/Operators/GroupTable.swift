@@ -61,7 +61,7 @@ final class GroupTable {
             groupHashes.withUnsafeBufferPointer { hs in
                 for g in 0..<count {
                     let h = hs[g]
-                    var s = Int(truncatingIfNeeded: h) & m
+                    var s = Hashing.slot(h, m)
                     while sl[s] != 0 { s = (s + 1) & m }
                     sl[s] = (h & Self.saltMask) | UInt64(g + 1)
                 }
@@ -115,7 +115,7 @@ final class GroupTable {
             self.count = count
         }
         slotOf.removeAll(keepingCapacity: true)
-        for h in hashes { slotOf.append(Int(truncatingIfNeeded: h) & m) }
+        for h in hashes { slotOf.append(Hashing.slot(h, m)) }
         pending.removeAll(keepingCapacity: true)
         for k in 0..<Int32(truncatingIfNeeded: n) { pending.append(k) }
 

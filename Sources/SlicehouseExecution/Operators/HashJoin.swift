@@ -545,7 +545,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 hashes.withUnsafeBufferPointer { hs in
                     valid.withUnsafeBufferPointer { kv in
                         for r in 0..<n where kv[r] {
-                            st[(Int(truncatingIfNeeded: hs[r]) & m) + 1] &+= 1
+                            st[Hashing.slot(hs[r], m) + 1] &+= 1
                             used += 1
                         }
                         for b in 0..<buckets { st[b + 1] &+= st[b] }
@@ -554,7 +554,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                             matches.withUnsafeBufferPointer { mv in
                                 table.withUnsafeMutableBufferPointer { tb in
                                     for r in 0..<n where kv[r] {
-                                        let b = Int(truncatingIfNeeded: hs[r]) & m
+                                        let b = Hashing.slot(hs[r], m)
                                         let pos = Int(fl[b])
                                         fl[b] = Int32(truncatingIfNeeded: pos + 1)
                                         tb[pos] = BuildEntry(match: mv[r], row: Int32(truncatingIfNeeded: r))
@@ -576,7 +576,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             valid.withUnsafeBufferPointer { kv in
                 partStart.withUnsafeMutableBufferPointer { ps in
                     for r in 0..<n where kv[r] {
-                        ps[((Int(truncatingIfNeeded: hs[r]) & m) &>> shift) + 1] &+= 1
+                        ps[(Hashing.slot(hs[r], m) &>> shift) + 1] &+= 1
                         used += 1
                     }
                     for p in 0..<256 { ps[p + 1] &+= ps[p] }
@@ -591,7 +591,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                     cursor.withUnsafeMutableBufferPointer { cu in
                         staged.withUnsafeMutableBufferPointer { sg in
                             for r in 0..<n where kv[r] {
-                                let b = Int(truncatingIfNeeded: hs[r]) & m
+                                let b = Hashing.slot(hs[r], m)
                                 let p = b &>> shift
                                 sg[cu[p]] = Staged(match: mv[r], bucket: UInt32(truncatingIfNeeded: b),
                                                    row: Int32(truncatingIfNeeded: r))
@@ -746,7 +746,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 b.cursor.withUnsafeMutableBufferPointer { cur in
                     b.end.withUnsafeMutableBufferPointer { end in
                         for i in 0..<n {
-                            let bucket = Int(truncatingIfNeeded: hs[i]) & m
+                            let bucket = Hashing.slot(hs[i], m)
                             cur[i] = st[bucket]
                             end[i] = st[bucket + 1]
                         }
