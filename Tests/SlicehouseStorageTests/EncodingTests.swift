@@ -377,19 +377,26 @@ final class EncodingTests: XCTestCase {
             }
             XCTAssertTrue(threw, "\(bad)")
         }
-        for width in [0, 1, 7, 8, 31, 56, 57, 63, 64] {
-            var rng = EncRNG(UInt64(width) + 5)
-            let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
-            let src = (0..<300).map { _ in rng.next() & mask }
-            var pw = EncodingWriter()
-            BitPack.pack(into: &pw, count: src.count, width: width) { src[$0] }
-            XCTAssertEqual(pw.count, BitPack.byteCount(300, width))
-            pw.extend(8) { _ in }
-            var dst = [UInt64](repeating: 9, count: 300)
-            pw.bytes.withUnsafeBytes { b in
-                dst.withUnsafeMutableBufferPointer { BitPack.unpack(b.baseAddress!, count: 300, width: width, into: $0.baseAddress!) }
+        // Every width (the unpacking has one loop per width up to 56, eight values at a
+        // time, and the rest one by one), counts around multiples of eight; the values
+        // include each width's extremes.
+        for width in 0...64 {
+            for count in [0, 1, 7, 8, 9, 63, 64, 65, 300] {
+                var rng = EncRNG(UInt64(width * 1000 + count) + 5)
+                let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
+                var src = (0..<count).map { _ in rng.next() & mask }
+                if count >= 9 { src[0] = mask; src[1] = 0; src[7] = mask; src[8] = mask; src[count - 1] = mask }
+                var pw = EncodingWriter()
+                BitPack.pack(into: &pw, count: src.count, width: width) { src[$0] }
+                XCTAssertEqual(pw.count, BitPack.byteCount(count, width))
+                pw.extend(8) { _ in }
+                var dst = [UInt64](repeating: 9, count: count + 1)
+                pw.bytes.withUnsafeBytes { b in
+                    dst.withUnsafeMutableBufferPointer { BitPack.unpack(b.baseAddress!, count: count, width: width, into: $0.baseAddress!) }
+                }
+                XCTAssertEqual(Array(dst.prefix(count)), src, "width \(width), \(count) values")
+                XCTAssertEqual(dst[count], 9, "nothing written past the values (width \(width), \(count) values)")
             }
-            XCTAssertEqual(dst, src, "width \(width)")
         }
     }
 }
