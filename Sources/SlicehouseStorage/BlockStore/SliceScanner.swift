@@ -590,38 +590,54 @@ public final class SliceScanner {
                 a.withUnsafeBufferPointer { vp in
                     bloom.withUnsafeBufferPointer { bw in
                         guard let v = vp.baseAddress.map({ $0 + base }), let words = bw.baseAddress else { return }
-                        let sel = selection == nil ? nil : sp.baseAddress
-                        let mask = bw.count - 1
-                        withUnsafeTemporaryAllocation(of: Int.self, capacity: bloomBatch) { atBuffer in
-                            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: bloomBatch) { wantBuffer in
-                                guard let at = atBuffer.baseAddress, let want = wantBuffer.baseAddress else { return }
-                                var i = 0
-                                while i < m {
-                                    let b = min(bloomBatch, m - i)
-                                    // Each row's word (negative: the key is out of the range)
-                                    // and the bits it needs.
-                                    for j in 0..<b {
-                                        let r = sel.map { Int($0[i + j]) } ?? (i + j)
-                                        let x = v[r]
-                                        let h = RuntimeKeyFilter.bloomHash(x)
-                                        let outside = UInt64(bitPattern: x &- lo) > span
-                                        at[j] = (Int(truncatingIfNeeded: h) & mask) | (outside ? Int.min : 0)
-                                        want[j] = RuntimeKeyFilter.bloomBits(h)
-                                    }
-                                    for j in 0..<b {
-                                        let w = words[at[j] & mask]
-                                        out[k] = sel.map { $0[i + j] } ?? Int32(truncatingIfNeeded: i + j)
-                                        let hit = both(w & want[j] == want[j], at[j] >= 0)
-                                        k &+= Int(unsafeBitCast(hit, to: UInt8.self))
-                                    }
-                                    i += b
-                                }
-                            }
+                        if selection != nil, let sel = sp.baseAddress {
+                            k = bloomBatches(m, words: words, mask: bw.count - 1, low: lo, span: span, out: out) {
+                                sel[$0]
+                            } key: { v[Int(sel[$0])] }
+                        } else {
+                            k = bloomBatches(m, words: words, mask: bw.count - 1, low: lo, span: span, out: out) {
+                                Int32(truncatingIfNeeded: $0)
+                            } key: { v[$0] }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The batched Bloom test of `keepBloom` over `m` candidates: `row(i)` is candidate
+    /// i's row number, `key(i)` its key. Written once per kind of candidate list, so the
+    /// loops carry no per-row test of which kind it is. Returns how many were kept.
+    @inline(__always)
+    static func bloomBatches(_ m: Int, words: UnsafePointer<UInt64>, mask: Int, low lo: Int64, span: UInt64,
+                             out: UnsafeMutablePointer<Int32>, row: (Int) -> Int32, key: (Int) -> Int64) -> Int {
+        var k = 0
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: bloomBatch) { atBuffer in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: bloomBatch) { wantBuffer in
+                guard let at = atBuffer.baseAddress, let want = wantBuffer.baseAddress else { return }
+                var i = 0
+                while i < m {
+                    let b = min(bloomBatch, m - i)
+                    // Each row's word and the bits it needs, then the tests: the batch's
+                    // loads are in flight together. A key outside the range needs every
+                    // bit of its word (practically never there: at worst a false positive,
+                    // which the join drops).
+                    for j in 0..<b {
+                        let x = key(i + j)
+                        let h = RuntimeKeyFilter.bloomHash(x)
+                        let outside = UInt64(bitPattern: x &- lo) > span
+                        at[j] = Int(truncatingIfNeeded: h) & mask
+                        want[j] = RuntimeKeyFilter.bloomBits(h) | (0 &- UInt64(unsafeBitCast(outside, to: UInt8.self)))
+                    }
+                    for j in 0..<b {
+                        out[k] = row(i + j)
+                        k &+= words[at[j]] & want[j] == want[j] ? 1 : 0
+                    }
+                    i += b
+                }
+            }
+        }
+        return k
     }
 
     /// `a && b` with both evaluated, without a branch.
