@@ -100,6 +100,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     /// Groups past which a table has outgrown the caches: the rest of the input is split
     /// among partitions held in memory (`MemoryPartitioner`), each aggregated on its own
     /// with a table a sixteenth of the size.
+    ///
     /// Half a million groups (a 64-bit key's slot table then has a million slots, 16 MB,
     /// besides the keys and states): measured at TPC-H SF 1 and SF 10, a table that size
     /// still runs from the shared cache and splitting it costs more than it saves; at SF 10
@@ -148,7 +149,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private var radix: MemoryPartitioner?
     /// Groups past which the table splits the rest of its input (`splitGroups`).
     private let splitAt: Int
-    /// Partitions held in memory so far, at every level (for tests and EXPLAIN ANALYZE).
+    /// Partitions held in memory so far, at every level (tests read it).
     public private(set) var partitionsHeld = 0
     /// Partitions still to aggregate (a stack: the last is next).
     private var pending: [PendingPartition] = []

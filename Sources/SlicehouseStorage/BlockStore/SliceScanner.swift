@@ -574,7 +574,9 @@ public final class SliceScanner {
     /// `keep` with a Bloom filter, for keys without NULLs (nil otherwise): each batch of
     /// rows first computes every row's word and bits, then tests them, so the batch's
     /// loads of a filter bigger than the caches are in flight together instead of one
-    /// row's test waiting on its miss before the next row's hash is computed.
+    /// row's test waiting on its miss before the next row's hash is computed. It keeps
+    /// what the row test keeps, except that a key outside the range whose word has all 64
+    /// bits set passes (a false positive, as the filter's own are: the join drops it).
     static func keepBloom(_ keys: Vector, from base: Int, count n: Int, low lo: Int64, span: UInt64,
                           bloom: [UInt64], selection: [Int32]?, deleted: DeleteSet) -> [Int32]? {
         guard case .int64(let a) = keys.data, keys.validity == nil, !keys.isConstant,
