@@ -195,18 +195,25 @@ public struct Vector: Sendable {
             for i in 0..<m { append(other.value(at: i)) }
             return
         }
-        if validity != nil || other.validity != nil {
-            var v = validity ?? Validity(allValid: n)
-            validity = nil
-            v.reserve(n + m)
-            // The bits past the old end in its last word may be clear (a decoded block's
-            // bitmap, say): the appended rows are valid unless `other` says otherwise.
-            if n & 63 != 0 { v.words[n >> 6] |= ~UInt64(0) << UInt64(n & 63) }
-            if let ov = other.validity {
-                for i in 0..<m where !ov.isValid(i) { v.setInvalid(n + i) }
-            }
-            validity = v
+        appendValidity(after: n, count: m, from: other.validity) { $0 }
+    }
+
+    /// The validity of `m` rows appended after the first `n`: row `n + k` is NULL when
+    /// row `source(k)` of `from` is (none are without a bitmap). Nothing is kept when
+    /// neither side has NULLs.
+    @inline(__always)
+    mutating func appendValidity(after n: Int, count m: Int, from: Validity?, _ source: (Int) -> Int) {
+        guard validity != nil || from != nil else { return }
+        var v = validity ?? Validity(allValid: n)
+        validity = nil
+        v.reserve(n + m)
+        // The bits past the old end in its last word may be clear (a decoded block's
+        // bitmap, say): the appended rows are valid unless `from` says otherwise.
+        if n & 63 != 0 { v.words[n >> 6] |= ~UInt64(0) << UInt64(n & 63) }
+        if let from {
+            for k in 0..<m where !from.isValid(source(k)) { v.setInvalid(n + k) }
         }
+        validity = v
     }
 
     // MARK: - Reshaping

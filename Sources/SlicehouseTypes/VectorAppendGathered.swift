@@ -36,18 +36,7 @@ extension Vector {
             for i in indices { append(other.value(at: constant ? 0 : Int(i))) }
             return
         }
-        if validity != nil || other.validity != nil {
-            var v = validity ?? Validity(allValid: n)
-            validity = nil
-            v.reserve(n + m)
-            // Bits past the old end in its last word may be clear: the appended rows are
-            // valid unless `other` says otherwise.
-            if n & 63 != 0 { v.words[n >> 6] |= ~UInt64(0) << UInt64(n & 63) }
-            if let ov = other.validity {
-                for k in 0..<m where !ov.isValid(constant ? 0 : Int(indices[k])) { v.setInvalid(n + k) }
-            }
-            validity = v
-        }
+        appendValidity(after: n, count: m, from: other.validity) { constant ? 0 : Int(indices[$0]) }
     }
 
     @inline(__always)

@@ -284,8 +284,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                     continue
                 }
                 switch partition {
-                case .file(let p): try aggregate(p)
-                case .memory(let p): try aggregate(p)
+                case .file(let p):
+                    var reader = p.file.reader()
+                    try aggregate(level: p.level, splitAgain: false) { try SpillPartitioner.read(&reader) }
+                case .memory(let p):
+                    try aggregate(p)
                 }
                 if groups.groupCount > 0 { phase = .output(resume: false) }
             case .done:
@@ -342,15 +345,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                     try foldHeldGroups(chunk, inputLayout, projection: rowsProjection, spillingTo: partitioner)
                     continue
                 }
-                let rows = Chunk(columns: rowsProjection.map { chunk.columns[$0] }, count: chunk.physicalCount,
-                                 selection: chunk.selection)
-                try partitioner.add(rows, states: false)
+                try partitioner.add(spillRows(chunk), states: false)
                 continue
             }
             if let radix {
-                let rows = Chunk(columns: rowsProjection.map { chunk.columns[$0] }, count: chunk.physicalCount,
-                                 selection: chunk.selection)
-                try radix.add(rows, states: false)
+                try radix.add(spillRows(chunk), states: false)
                 if let reservation, !reservation.tryResize(to: tableBytes) {
                     // Over the budget: what is held goes to spill files, and so does the rest.
                     let p = try SpillPartitioner(level: radix.level, keyColumns: Array(0..<groupColumns.count),
@@ -397,6 +396,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         } else {
             phase = .output(resume: false)
         }
+    }
+
+    /// The columns of `chunk` a spilled or split row keeps (`rowsProjection`).
+    private func spillRows(_ chunk: Chunk) -> Chunk {
+        Chunk(columns: rowsProjection.map { chunk.columns[$0] }, count: chunk.physicalCount, selection: chunk.selection)
     }
 
     /// Fold one chunk into the table.
@@ -478,15 +482,16 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         try resetTable()
     }
 
-    /// Aggregate one spilled partition into the (empty) table: its states, then its rows.
-    /// When the table outgrows the budget again, the rest of the partition is partitioned
-    /// further (and the table is left empty).
-    private func aggregate(_ partition: SpillPartition) throws {
-        guard let context, let reservation else { return }
-        var reader = partition.file.reader()
+    /// Aggregate one partition into the (empty) table: its chunks as `next` hands them
+    /// over (states first, then rows). When the table outgrows the budget, the rest of
+    /// the partition is spilled one level further (and the table left empty); with
+    /// `splitAgain` (a partition held in memory), when it outgrows the caches the rest is
+    /// split in memory one level further.
+    private func aggregate(level: Int, splitAgain: Bool, _ next: () throws -> (Chunk, Bool)?) throws {
         var sub: SpillPartitioner?
-        while case let (chunk, isStates)? = try SpillPartitioner.read(&reader) {
-            try context.cancellation.check()
+        var split: MemoryPartitioner?
+        while let (chunk, isStates) = try next() {
+            if let context { try context.cancellation.check() }
             if let sub {
                 if hybrid && !isStates {
                     try foldHeldGroups(chunk, rowsLayout, projection: nil, spillingTo: sub)
@@ -495,13 +500,22 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 }
                 continue
             }
+            if let split {
+                try split.add(chunk, states: isStates)
+                continue
+            }
             try fold(chunk, isStates ? statesLayout : rowsLayout)
-            if try mustSpill(reservation, level: partition.level + 1) {
-                let p = try SpillPartitioner(level: partition.level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
+            if let reservation, try mustSpill(reservation, level: level + 1) {
+                let p = try SpillPartitioner(level: level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
                 if !hybrid { try flushTable { try p.add($0, states: true) } }
                 sub = p
+            } else if splitAgain && level < Self.maxSplitLevel && groups.groupCount > splitAt {
+                let r = try MemoryPartitioner(level: level + 1, keyColumns: Array(0..<groupColumns.count))
+                try flushTable { try r.add($0, states: true) }
+                split = r
             }
         }
+        if let split { hold(split.finish()) }
         if let sub {
             pending.append(contentsOf: try sub.finish().reversed().map { .file($0) })
             spilled += sub.bytesWritten
@@ -518,44 +532,18 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         reservation?.resize(to: tableBytes)
     }
 
-    /// Aggregate one partition held in memory into the (empty) table: its states, then its
-    /// rows, each chunk let go once folded. A table that outgrows the caches again splits
-    /// the rest in memory at the next level; one that outgrows the budget spills it.
+    /// Aggregate one partition held in memory, each chunk let go (and its bytes no longer
+    /// reserved) once it is handed over.
     private func aggregate(_ partition: MemoryPartition) throws {
-        var chunks = partition.chunks
-        chunks.reverse()
+        var chunks = Array(partition.chunks.reversed())
         var held = partition.bytes
         defer { pendingBytes -= held }
-        var sub: SpillPartitioner?
-        var split: MemoryPartitioner?
-        while let (chunk, isStates) = chunks.popLast() {
+        try aggregate(level: partition.level, splitAgain: true) {
+            guard let (chunk, isStates) = chunks.popLast() else { return nil }
             let bytes = min(held, chunk.memoryBytes)
             held -= bytes
             pendingBytes -= bytes
-            if let context { try context.cancellation.check() }
-            if let sub {
-                try sub.add(chunk, states: isStates)
-                continue
-            }
-            if let split {
-                try split.add(chunk, states: isStates)
-                continue
-            }
-            try fold(chunk, isStates ? statesLayout : rowsLayout)
-            if let reservation, try mustSpill(reservation, level: partition.level + 1) {
-                let p = try SpillPartitioner(level: partition.level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
-                try flushTable { try p.add($0, states: true) }
-                sub = p
-            } else if partition.level < Self.maxSplitLevel && groups.groupCount > splitAt {
-                let r = try MemoryPartitioner(level: partition.level + 1, keyColumns: Array(0..<groupColumns.count))
-                try flushTable { try r.add($0, states: true) }
-                split = r
-            }
-        }
-        if let split { hold(split.finish()) }
-        if let sub {
-            pending.append(contentsOf: try sub.finish().reversed().map { .file($0) })
-            spilled += sub.bytesWritten
+            return (chunk, isStates)
         }
     }
 }
