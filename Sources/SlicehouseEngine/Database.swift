@@ -35,12 +35,16 @@ public final class Database: @unchecked Sendable {
     /// The data directory's WLM configuration file.
     public static let wlmFileName = "wlm.json"
     private let lock = Lock()
-    /// Rows rejected by COPY (STL_LOAD_ERRORS), newest last.
-    var loadErrors: [LoadErrorRecord] = []
-    var queryCounter = 0
+    /// The STL logs (`syslog/` in the data directory; see `LogTable`).
+    let logs: SystemLogStore
+    /// The last query id given out, and the largest one reserved in the logs.
+    private var queryCounter = 0
+    private var reservedQueryIDs = 0
+    /// Query ids are reserved in the logs this many at a time.
+    static let queryIDReservation = 10_000
     private var nextProcess = 1_048_576
     /// VACUUM's lock, progress and history.
-    let vacuumLog = VacuumLog()
+    let vacuumLog: VacuumLog
     /// Statements running and when the last one ended (the background vacuum waits for quiet).
     let activity = Activity()
     /// The background VACUUM DELETE.
@@ -66,8 +70,12 @@ public final class Database: @unchecked Sendable {
     /// - blockBytes: target encoded size of a block (Redshift's 1 MB by default; tests use
     ///   small blocks to get many of them from little data).
     /// - memoryBytes: the limit on what all statements hold at once (nil: none).
+    /// - logRetention: how long and how much of the STL logs are kept; `logClock` the
+    ///   clock their rows are stamped with (tests move it).
     public init(directory: String? = nil, cluster: ClusterConfig = ClusterConfig(), cacheBytes: Int? = nil,
-                blockBytes: Int = Distributor.defaultBlockBytes, memoryBytes: Int? = nil) throws {
+                blockBytes: Int = Distributor.defaultBlockBytes, memoryBytes: Int? = nil,
+                logRetention: SystemLogStore.Retention = .standard,
+                logClock: @escaping @Sendable () -> Int64 = { Clock.nowMicros() }) throws {
         self.blockBytes = max(1024, blockBytes)
         guard cluster.nodes >= 1, cluster.slicesPerNode >= 1, cluster.sliceCount <= 1024 else {
             throw SQLError(.invalidParameter, "a cluster needs at least 1 node and 1 slice per node (at most 1024 slices)")
@@ -88,6 +96,19 @@ public final class Database: @unchecked Sendable {
                            poolShare: cacheBytes == nil ? 2 : nil)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
+        // Opened after the store, which refuses a directory another process has open.
+        // In memory, each log keeps at most `memoryLogBytes`.
+        var retention = logRetention
+        if directory == nil && retention.maxBytes > Self.memoryLogBytes {
+            retention = SystemLogStore.Retention(maxAgeMicros: retention.maxAgeMicros, maxBytes: Self.memoryLogBytes,
+                                                 segmentBytes: retention.segmentBytes)
+        }
+        logs = SystemLogStore(directory: directory.map { ($0 as NSString).appendingPathComponent(Database.logDirectoryName) },
+                              retention: retention, now: logClock)
+        queryCounter = logs.reserved(.query)
+        reservedQueryIDs = queryCounter
+        store.reserveTransactionIDs(after: logs.reserved(.transaction)) { [logs] in logs.reserve(.transaction, through: $0) }
+        vacuumLog = VacuumLog(logs: logs)
         if let directory {
             spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
         } else {
@@ -172,27 +193,55 @@ public final class Database: @unchecked Sendable {
     /// The latest committed catalog (tools and tests; statements use their transaction's).
     public var committedCatalog: Catalog { store.current.catalog }
 
-    /// Scan counters of recent queries (STL_SCAN), the last `scanLogLimit` scans kept.
-    private(set) var scanLog: [(query: Int, table: Int, counters: ScanCounters)] = []
-    static let scanLogLimit = 10_000
+    /// The data directory's STL logs.
+    public static let logDirectoryName = "syslog"
+    /// The most bytes one log of an in-memory database keeps.
+    static let memoryLogBytes = 8 << 20
 
+    /// Log what a query scanned (STL_SCAN).
     func recordScans(query: Int, _ counters: [Int: ScanCounters]) {
-        lock.withLock {
-            for (t, c) in counters.sorted(by: { $0.key < $1.key }) where t >= 0 { scanLog.append((query, t, c)) }
-            if scanLog.count > Self.scanLogLimit { scanLog.removeFirst(scanLog.count - Self.scanLogLimit) }
-        }
+        log(.scan, counters.sorted(by: { $0.key < $1.key }).filter { $0.key >= 0 }.map { t, c -> [Value] in
+            [.int(Int64(query)), .int(Int64(t)), .int(Int64(c.rowsRead)), .bool(c.blocksSkipped > 0),
+             .int(Int64(c.blocksRead)), .int(Int64(c.blocksSkipped)), .bool(c.runtimeFiltering),
+             .int(Int64(c.rowsRuntimeFiltered))]
+        })
     }
 
-    /// What each step of recent queries did per slice (SVL_QUERY_SUMMARY,
-    /// SVL_QUERY_REPORT), the last `stepLogLimit` queries kept.
-    private(set) var stepLog: [QuerySteps] = []
-    static let stepLogLimit = 2_000
-
+    /// Log what each step of a query did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT).
     func recordSteps(_ q: QuerySteps) {
-        lock.withLock {
-            stepLog.append(q)
-            if stepLog.count > Self.stepLogLimit { stepLog.removeFirst(stepLog.count - Self.stepLogLimit) }
+        // Many rows a query: encoded straight into frames.
+        var frames = LogFrames(time: logs.currentTime)
+        for r in q.steps {
+            let m = r.metrics
+            frames.begin()
+            frames.int(q.query); frames.int(q.userID); frames.int(q.start); frames.int(q.end); frames.int(r.stage)
+            frames.int(r.step); frames.string(r.label); frames.int(r.slice); frames.int(m.rows); frames.int(m.bytes)
+            frames.int(Int64(clamping: m.nanos)); frames.int(m.peakMemory); frames.int(m.spilledBytes)
+            frames.int(m.rowsPreFilter); frames.int(m.blocksSkipped)
+            frames.end()
         }
+        logs.append(LogTable.steps.name, frames)
+    }
+
+    /// The steps of the logged queries, oldest first.
+    var stepLog: [QuerySteps] {
+        var out: [QuerySteps] = []
+        for r in logRows(.steps) {
+            guard let query = r[0].asInt64, let stage = r[4].asInt64, let step = r[5].asInt64,
+                  case .string(let label) = r[6], let slice = r[7].asInt64 else { continue }
+            func int(_ i: Int) -> Int { Int(r[i].asInt64 ?? 0) }
+            let record = StepRecord(stage: Int(stage), step: Int(step), label: label, slice: Int(slice),
+                                    metrics: StepMetrics(rows: int(8), bytes: int(9), nanos: UInt64(max(0, int(10))),
+                                                         peakMemory: int(11), spilledBytes: int(12),
+                                                         rowsPreFilter: int(13), blocksSkipped: int(14)))
+            if out.last?.query == Int(query) {
+                out[out.count - 1].steps.append(record)
+            } else {
+                out.append(QuerySteps(query: Int(query), userID: int(1), start: r[2].asInt64 ?? 0, end: r[3].asInt64 ?? 0,
+                                      steps: [record]))
+            }
+        }
+        return out
     }
 
     /// A new query id; the statement's first one is the id WLM gave it when it admitted it.
@@ -200,11 +249,19 @@ public final class Database: @unchecked Sendable {
         // What this query decodes again after an earlier one is worth caching.
         cache.beginStatement()
         if let id = QueryContext.current?.takeQueryID() { return id }
-        return lock.withLock { queryCounter += 1; return queryCounter }
+        return allocateQueryID()
     }
 
-    func recordLoadErrors(_ records: [LoadErrorRecord]) {
-        lock.withLock { loadErrors.append(contentsOf: records) }
+    /// A query id never given out before, in this process or an earlier one on the directory.
+    func allocateQueryID() -> Int {
+        let (id, reserve) = lock.withLock { () -> (Int, Int?) in
+            queryCounter += 1
+            guard queryCounter > reservedQueryIDs else { return (queryCounter, nil) }
+            reservedQueryIDs = queryCounter + Self.queryIDReservation
+            return (queryCounter, reservedQueryIDs)
+        }
+        if let reserve { logs.reserve(.query, through: reserve) }
+        return id
     }
 }
 
@@ -212,33 +269,12 @@ private struct WeakSession {
     weak var session: Session?
 }
 
-/// One row of STL_LOAD_ERRORS.
-struct LoadErrorRecord: Sendable {
-    var slice: Int
-    var tableID: Int
-    var query: Int
-    var startTime: Int64
-    var filename: String
-    var lineNumber: Int
-    var colname: String
-    var type: String
-    var colLength: String
-    var position: Int
-    var rawLine: String
-    var rawFieldValue: String
-    var errCode: Int
-    var errReason: String
-}
-
 /// One query's steps as the runtime measured them.
 struct QuerySteps: Sendable {
     var query: Int
     var userID: Int
-    /// When the query started and ended (µs since 2000-01-01, as TIMESTAMP values).
+    /// When the query started and ended (TIMESTAMP values: µs since 1970-01-01 UTC).
     var start: Int64
     var end: Int64
     var steps: [StepRecord]
-    /// Scan counters by table id (rows before filters, blocks skipped).
-    var scans: [Int: ScanCounters]
-    var isDiskBased: Bool
 }

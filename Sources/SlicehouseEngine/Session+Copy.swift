@@ -30,7 +30,7 @@ extension Session {
         let table = try lockedTable(c.table, location: c.location)
         try requirePrivilege(.insert, on: table)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
-        let queryID = database.nextQueryID()
+        let queryID = newQueryID()
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let result: CopyResult
         var progress: LoadProgressHandler? = nil
@@ -80,7 +80,7 @@ extension Session {
             }
         } catch let e as LoadError {
             sink?.discard()
-            database.recordLoadErrors((e.earlierRejections + [e]).map { record($0, table, queryID, start) })
+            database.log(.loadErrors, (e.earlierRejections + [e]).map { loadErrorRow($0, table, queryID, start) })
             lastCopyID = queryID
             lastCopyCount = 0
             throw e.asSQLError()
@@ -88,7 +88,8 @@ extension Session {
             sink?.discard()
             throw error
         }
-        database.recordLoadErrors(result.rejected.map { record($0, table, queryID, start) })
+        database.log(.loadErrors, result.rejected.map { loadErrorRow($0, table, queryID, start) })
+        logLoadCommits(result, options, table, queryID)
         if !options.noLoad && statisticsOn {
             // STATUPDATE ON: the whole table analyzed (it may have held rows before), the
             // statistics committed with the rows.
@@ -120,9 +121,26 @@ extension Session {
         })
     }
 
-    private func record(_ e: LoadError, _ table: TableDef, _ query: Int, _ start: Int64) -> LoadErrorRecord {
-        LoadErrorRecord(slice: 0, tableID: table.id, query: query, startTime: start, filename: e.file, lineNumber: e.line,
-                        colname: e.column, type: e.columnType, colLength: String(e.columnLength), position: e.position,
-                        rawLine: e.rawLine, rawFieldValue: e.rawFieldValue, errCode: e.code.rawValue, errReason: e.reason)
+    /// STL_LOAD_ERRORS' row for a rejected record.
+    private func loadErrorRow(_ e: LoadError, _ table: TableDef, _ query: Int, _ start: Int64) -> [Value] {
+        [.int(Int64(currentUserID)), .int(0), .int(Int64(table.id)), .int(start), .int(Int64(process)), .int(Int64(query)),
+         .string(e.file), .int(Int64(e.line)), .string(e.column), .string(e.columnType), .string(String(e.columnLength)),
+         .int(Int64(e.position)), .string(String(e.rawLine.prefix(1024))), .string(String(e.rawFieldValue.prefix(1024))),
+         .int(Int64(e.code.rawValue)), .string(String(e.reason.prefix(100)))]
+    }
+
+    /// STL_LOAD_COMMITS' rows: one per file the COPY loaded.
+    private func logLoadCommits(_ result: CopyResult, _ options: CopyOptions, _ table: TableDef, _ query: Int) {
+        let format: String
+        switch options.format {
+        case .parquet: format = "Parquet"
+        case .json: format = "JSON"
+        default: format = "Text"
+        }
+        let now = Clock.nowMicros()
+        database.log(.loadCommits, result.files.enumerated().map { i, file -> [Value] in
+            [.int(Int64(currentUserID)), .int(Int64(query)), .int(0), .string(table.name), .string(file), .int(0),
+             .int(Int64(result.fileLines[i])), .int(0), .int(now), .int(1), .string(format), .int(0), .int(0), .int(0)]
+        })
     }
 }

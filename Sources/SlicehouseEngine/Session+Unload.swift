@@ -10,6 +10,7 @@ extension Session {
     /// `UNLOAD ('select ...') TO 'prefix' [options]`: writes the query's result to local
     /// files named as Redshift names its S3 objects.
     func unload(_ u: Unload) throws -> StatementResult {
+        let start = Clock.nowMicros()
         let options = try UnloadOptions(options: u.options.map { (name: $0.name, args: $0.args.map { $0.text }) })
         var prefix = u.destination
         if prefix.hasPrefix("s3://") {
@@ -51,7 +52,7 @@ extension Session {
         }
         if options.format == .parquet {
             return try unloadParquet(run, prefix: prefix, names: names, types: types, options: options,
-                                     reservation: reservation)
+                                     reservation: reservation, start: start)
         }
         let formatter = try UnloadFormatter(names: fileCols.map { names[$0] }, types: fileCols.map { types[$0] }, options: options)
         let writer = UnloadWriter(prefix: prefix, formatter: formatter, reservation: reservation)
@@ -81,6 +82,7 @@ extension Session {
         }
         let written = try writer.finish()
         if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
+        logUnload(written, format: "Text", start: start)
         return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(writer.rowCount) record(s) unloaded successfully."])
     }
 
@@ -134,7 +136,8 @@ extension Session {
     /// ZSTD/GZIP is asked for; each writer holds at most one row group (ROWGROUPSIZE) of
     /// rows, reserved from the statement's memory.
     func unloadParquet(_ run: ((Int, Chunk) throws -> Void) throws -> Void, prefix: String, names: [String],
-                       types: [DataType], options: UnloadOptions, reservation: MemoryReservation) throws -> StatementResult {
+                       types: [DataType], options: UnloadOptions, reservation: MemoryReservation,
+                       start: Int64) throws -> StatementResult {
         guard options.partitionBy.isEmpty else {
             throw SQLError(.featureNotSupported, "PARTITION BY with FORMAT PARQUET is not supported yet")
         }
@@ -169,10 +172,22 @@ extension Session {
             let rows = Int(w.rowCount)
             total += rows
             let size = (try? FileManager.default.attributesOfItem(atPath: w.path)[.size] as? Int) ?? 0
-            written.append(UnloadedFile(path: w.path, bytes: size, rows: rows))
+            written.append(UnloadedFile(path: w.path, bytes: size, rows: rows, slice: slice))
         }
         reservation.resize(to: 0)
         if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
+        logUnload(written, format: "Parquet", start: start)
         return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(total) record(s) unloaded successfully."])
+    }
+
+    /// STL_UNLOAD_LOG: one row per file the UNLOAD wrote.
+    func logUnload(_ files: [UnloadedFile], format: String, start: Int64) {
+        let end = Clock.nowMicros()
+        let query = Int64(statementQueryID ?? 0)
+        database.log(.unloadLog, files.map { f -> [Value] in
+            [.int(Int64(currentUserID)), .int(query), .int(Int64(f.slice)), .int(Int64(process)),
+             .string(String(f.path.prefix(1280))), .int(start), .int(end), .int(Int64(f.rows)), .int(Int64(f.bytes)),
+             .string(format)]
+        })
     }
 }

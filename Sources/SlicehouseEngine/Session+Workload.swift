@@ -122,6 +122,9 @@ extension Session {
         }
         guard readsUserTables || workload.query != nil else {
             workload.mode = .bypass
+            // The query takes its id now, as an admitted one does: STV_INFLIGHT shows it
+            // while it runs, and it is logged under the same id.
+            workload.context.reserveQueryID(statementQueryID ?? newQueryID())
             return
         }
         try admit(workload, shape: Session.queryShape(query), estimatedCost: cost)
@@ -140,7 +143,7 @@ extension Session {
             database.store.locks.entries.contains { $0.granted && $0.holder.transaction == id }
         } ?? false
         var request = WLMRequest(
-            queryID: database.nextQueryID(), userID: security.allUsers.first { $0.name == user }?.id ?? 100,
+            queryID: statementQueryID ?? newQueryID(), userID: security.allUsers.first { $0.name == user }?.id ?? 100,
             process: process, xid: xid ?? 0, isSuperuser: security.isSuperuser(user),
             userGroups: security.groups(of: user), queryGroup: settings["query_group"], slotCount: slots,
             restartable: workload.restartable, timeLimited: workload.timeLimited,

@@ -25,6 +25,8 @@ public final class Session: @unchecked Sendable {
     var lastCopyCount = 0
     var lastCopyID = -1
     var lastQueryID = -1
+    /// The id the running statement runs as (its first query's), once it has one.
+    var statementQueryID: Int?
     /// Bytes the last query wrote to spill files (0 when it fit in memory).
     public internal(set) var lastSpilledBytes = 0
     /// Told how far each COPY this session runs has got, a few times a second (from the
@@ -106,6 +108,8 @@ public final class Session: @unchecked Sendable {
     /// The running statement's way through WLM (Session+Workload.swift).
     var workloadStatement: WorkloadStatement?
     private var terminated = false
+    /// The statement running now, for STV_INFLIGHT and STV_RECENTS (other sessions read it).
+    private var current: RunningStatement?
     /// The running statement's cancellation, for its scans and lock waits.
     var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
     /// The running statement's runtime context (its budget, spill space and metrics),
@@ -143,15 +147,82 @@ public final class Session: @unchecked Sendable {
     /// deep statement tree never overflows the caller's stack.
     public func execute(_ sql: String) throws -> [StatementResult] {
         try LargeStack.run {
-            let statements = try parseStatements(sql)
+            let statements = try parseScript(sql)
             var results: [StatementResult] = []
-            for s in statements { results.append(try run(s)) }
+            for s in statements { results.append(try run(s.statement, text: s.text)) }
             return results
         }
     }
 
-    /// Run one parsed statement in its transaction.
-    func run(_ statement: Statement, sink: RowSink? = nil) throws -> StatementResult {
+    /// Run one parsed statement in its transaction, and log it (STL_QUERY, STL_DDLTEXT,
+    /// STL_UTILITYTEXT, ...) whether it succeeds or fails.
+    func run(_ statement: Statement, text: String, sink: RowSink? = nil) throws -> StatementResult {
+        let start = Clock.nowMicros()
+        let kind = StatementKind(statement)
+        // A query has its id from the start (WLM admits it under this id): STV_INFLIGHT
+        // shows it, and STL_QUERY logs it, failed or not.
+        statementQueryID = kind == .query ? database.allocateQueryID() : nil
+        let group = settings["query_group"].flatMap { $0 == "unset" ? nil : $0 }
+        runningLock.withLock {
+            current = RunningStatement(text: text, start: start, kind: kind, query: statementQueryID, label: group)
+        }
+        defer { runningLock.withLock { current = nil } }
+        do {
+            let result = try runStatement(statement, sink: sink)
+            logStatement(statement, text: text, start: start, error: nil)
+            return result
+        } catch {
+            logStatement(statement, text: text, start: start, error: error)
+            throw error
+        }
+    }
+
+    /// What a statement running in a session is (STV_INFLIGHT, STV_RECENTS).
+    struct RunningStatement: Sendable {
+        var text: String
+        var start: Int64
+        var kind: StatementKind
+        /// Its query id once it has one.
+        var query: Int?
+        /// The query group it runs under, if any.
+        var label: String?
+        var xid = 0
+    }
+
+    /// The statement this session is running, or nil.
+    var runningStatement: RunningStatement? {
+        runningLock.withLock { current }
+    }
+
+    /// A new query id for the running statement (the first is the one it is logged as).
+    func newQueryID() -> Int {
+        let id = database.nextQueryID()
+        if statementQueryID == nil {
+            statementQueryID = id
+            runningLock.withLock { current?.query = id }
+        }
+        return id
+    }
+
+    /// The session user's id (1, the first superuser's, when the user is gone).
+    var currentUserID: Int { database.committedCatalog.security.user(user)?.id ?? 1 }
+
+    private func logStatement(_ statement: Statement, text: String, start: Int64, error: Error?) {
+        let kind = StatementKind(statement)
+        let sqlError = error as? SQLError
+        if let e = sqlError, e.code == .internalError || e.code == .ioError {
+            database.logError(e, text: text, userID: currentUserID, process: process)
+        }
+        let query = statementQueryID
+        // The id of a query that succeeded is pg_last_query_id()'s.
+        if kind == .query && error == nil, let query { lastQueryID = query }
+        let group = settings["query_group"].flatMap { $0 == "unset" ? nil : $0 }
+        database.logStatement(kind, text: text, query: query, userID: currentUserID, xid: transaction.id,
+                              process: process, label: group, start: start, end: Clock.nowMicros(),
+                              failed: error != nil)
+    }
+
+    private func runStatement(_ statement: Statement, sink: RowSink?) throws -> StatementResult {
         let cancellation = Cancellation(timeoutMilliseconds: statementTimeout)
         let workload = beginWorkload(statement, cancellation: cancellation)
         let context = workload.context
@@ -205,7 +276,7 @@ public final class Session: @unchecked Sendable {
     /// rows handed to `sink` as they are produced (`StatementResult.chunks` stays empty
     /// then). On a thread with a large stack, as `execute`.
     public func run(_ statement: ParsedStatement, sink: RowSink?) throws -> StatementResult {
-        try LargeStack.run { try run(statement.statement, sink: sink) }
+        try LargeStack.run { try run(statement.statement, text: statement.text, sink: sink) }
     }
 
     /// The columns `statement` returns, without running it (the extended protocol's
@@ -457,6 +528,8 @@ public final class Session: @unchecked Sendable {
     /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`.
     func perform(_ statement: Statement) throws -> StatementResult {
         transaction.cancellation = statementCancellation
+        let xid = transaction.id
+        runningLock.withLock { current?.xid = xid }
         switch statement {
         case .query(let q):
             let ctx = StatementContext(database: database, session: self)
@@ -598,7 +671,7 @@ public final class Session: @unchecked Sendable {
             executor.context.metrics.addReturnRows(chunk.count)
             try sink.rows(chunk)
         }
-        recordExecution(executor, start: start)
+        recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
         var result = StatementResult(tag: "SELECT \(n)", columns: columns)
         result.streamed = true
         return result
@@ -611,20 +684,28 @@ public final class Session: @unchecked Sendable {
         let start = Clock.nowMicros()
         let chunks = try executor.run(physical)
         for c in chunks { executor.context.metrics.addReturnRows(c.count) }
-        recordExecution(executor, start: start)
+        recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
         return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
     }
 
-    /// Give the query its id and log what it scanned (STL_SCAN) and what each of its
-    /// steps did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT).
-    func recordExecution(_ executor: QueryExecutor, start: Int64) {
-        lastQueryID = database.nextQueryID()
+    /// Give the query its id and log what it scanned (STL_SCAN), what each of its steps
+    /// did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT), its plan (STL_EXPLAIN) and
+    /// what in its run suggests a better design (STL_ALERT_EVENT_LOG).
+    func recordExecution(_ executor: QueryExecutor, plan: PhysicalNode, snapshots: [Int: TableSnapshot], start: Int64) {
+        lastQueryID = newQueryID()
         database.recordScans(query: lastQueryID, executor.counters)
-        let userID = database.committedCatalog.security.user(user)?.id ?? 1
+        let userID = currentUserID
         lastSpilledBytes = executor.context.memory.spilledBytes
+        let steps = executor.steps.steps
         database.recordSteps(QuerySteps(query: lastQueryID, userID: userID, start: start, end: Clock.nowMicros(),
-                                        steps: executor.steps.steps, scans: executor.counters,
-                                        isDiskBased: executor.context.memory.isDiskBased))
+                                        steps: steps))
+        database.logExplain(ExplainPrinter.render(plan), query: lastQueryID, userID: userID)
+        let alerts = QueryAlerts.find(plan: plan, steps: steps, scans: executor.counters, snapshots: snapshots)
+        database.log(.alertEventLog, alerts.map { a -> [Value] in
+            [.int(Int64(userID)), .int(Int64(lastQueryID)), .int(Int64(a.slice)), .int(Int64(a.segment)),
+             .int(Int64(a.step)), .int(Int64(process)), .int(Int64(transaction.id)), .string(a.event),
+             .string(a.solution), .int(start)]
+        })
     }
 
     func explain(_ e: Explain) throws -> StatementResult {

@@ -12,10 +12,10 @@ struct SystemTables {
     /// The reading session (its search_path, settings, temporary schema, views' columns).
     var session: Session? = nil
 
-    static let names = ["stv_slices", "pg_table_def", "stl_load_errors", "svv_table_info", "stv_tbl_perm", "stv_blocklist", "stl_scan",
-                         "stv_locks", "stv_sessions", "svv_transactions", "stl_vacuum", "svv_vacuum_summary",
+    static let names = ["stv_slices", "pg_table_def", "svv_table_info", "stv_tbl_perm", "stv_blocklist",
+                         "stv_locks", "stv_sessions", "svv_transactions", "svv_vacuum_summary",
                          "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + securityNames + queryStepNames
-        + workloadNames
+        + workloadNames + logNames
 
     /// pg_type's rows: (oid, name, length, category) of the types clients look up.
     static let pgTypes: [(Int64, String, Int64, String)] = [
@@ -61,17 +61,6 @@ struct SystemTables {
             return make(-2, name, [("schemaname", .varchar(128)), ("tablename", .varchar(128)), ("column", .varchar(128)),
                                    ("type", .varchar(128)), ("encoding", .varchar(32)), ("distkey", .boolean),
                                    ("sortkey", .integer), ("notnull", .boolean)], rows)
-        case "stl_load_errors":
-            let rows = database.loadErrors.map { e -> [Value] in
-                [.int(100), .int(Int64(e.slice)), .int(Int64(e.tableID)), .int(e.startTime), .int(1), .int(Int64(e.query)),
-                 .string(e.filename), .int(Int64(e.lineNumber)), .string(e.colname), .string(e.type), .string(e.colLength),
-                 .int(Int64(e.position)), .string(e.rawLine), .string(e.rawFieldValue), .int(Int64(e.errCode)), .string(e.errReason)]
-            }
-            return make(-3, name, [("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp),
-                                   ("session", .integer), ("query", .integer), ("filename", .char(256)), ("line_number", .bigint),
-                                   ("colname", .char(127)), ("type", .char(10)), ("col_length", .char(10)), ("position", .integer),
-                                   ("raw_line", .char(1024)), ("raw_field_value", .char(1024)), ("err_code", .integer),
-                                   ("err_reason", .char(100))], rows)
         case "svv_table_info":
             var rows: [[Value]] = []
             for t in transaction.catalog.allTables {
@@ -122,18 +111,6 @@ struct SystemTables {
             }
             return make(-5, name, [("slice", .integer), ("id", .integer), ("name", .char(72)), ("rows", .bigint),
                                    ("sorted_rows", .bigint), ("deleted_rows", .bigint), ("blocks", .bigint)], rows)
-        case "stl_scan":
-            // One row per table a query scanned (all slices together). is_rrscan: the
-            // scan was range-restricted (zone maps let it skip blocks); runtime_filtering:
-            // a hash join's build keys filtered it (rows_runtime_filtered rows dropped).
-            let rows = database.scanLog.map { e -> [Value] in
-                [.int(Int64(e.query)), .int(Int64(e.table)), .int(Int64(e.counters.rowsRead)),
-                 .bool(e.counters.blocksSkipped > 0), .int(Int64(e.counters.blocksRead)), .int(Int64(e.counters.blocksSkipped)),
-                 .bool(e.counters.runtimeFiltering), .int(Int64(e.counters.rowsRuntimeFiltered))]
-            }
-            return make(-7, name, [("query", .integer), ("tbl", .integer), ("rows", .bigint), ("is_rrscan", .boolean),
-                                   ("blocks_read", .bigint), ("blocks_skipped", .bigint),
-                                   ("runtime_filtering", .boolean), ("rows_runtime_filtered", .bigint)], rows)
         case "stv_blocklist":
             var rows: [[Value]] = []
             for t in transaction.catalog.allTables {
@@ -191,26 +168,8 @@ struct SystemTables {
             return make(-10, name, [("txn_owner", .varchar(128)), ("txn_db", .varchar(128)), ("xid", .bigint), ("pid", .integer),
                                     ("txn_start", .timestamp), ("lock_mode", .varchar(24)), ("lockable_object_type", .varchar(32)),
                                     ("relation", .integer), ("granted", .boolean)], rows)
-        case "stl_vacuum":
-            let rows = database.vacuumLog.events.map { e -> [Value] in
-                [.int(100), .int(Int64(e.xid)), .int(Int64(e.table)), .string(e.status), .int(Int64(e.rows)),
-                 .int(Int64(e.sortedRows)), .int(Int64(e.blocks)), .int(0), .int(e.time), .int(Int64(e.reclaimableRows)),
-                 .int(Int64(e.reclaimableMB)), .int(Int64(e.xid)), .int(e.isRecluster ? 1 : 0)]
-            }
-            return make(-11, name, [("userid", .integer), ("xid", .bigint), ("table_id", .integer), ("status", .char(30)),
-                                    ("rows", .bigint), ("sortedrows", .integer), ("blocks", .integer),
-                                    ("max_merge_partitions", .integer), ("eventtime", .timestamp),
-                                    ("reclaimable_rows", .bigint), ("reclaimable_space_mb", .bigint), ("cutoff_xid", .bigint),
-                                    ("is_recluster", .integer)], rows)
         case "svv_vacuum_summary":
-            let rows = database.vacuumLog.summaries.map { v -> [Value] in
-                [.string(v.table), .int(Int64(v.xid)), .int(Int64(v.sortPartitions)), .int(Int64(v.mergeIncrements)),
-                 .int(v.elapsedMicros), .int(Int64(v.rowDelta)), .int(Int64(v.sortedRowDelta)), .int(Int64(v.blockDelta)),
-                 .int(Int64(v.maxMergePartitions))]
-            }
-            return make(-12, name, [("table_name", .text), ("xid", .bigint), ("sort_partitions", .bigint),
-                                    ("merge_increments", .bigint), ("elapsed_time", .bigint), ("row_delta", .bigint),
-                                    ("sortedrow_delta", .bigint), ("block_delta", .integer), ("max_merge_partitions", .integer)], rows)
+            return make(-12, name, LogTable.vacuumSummary.columns, database.logRows(.vacuumSummary))
         case "svv_vacuum_progress":
             // The running VACUUM's table, or the last one's ("Complete").
             var rows: [[Value]] = []
@@ -225,7 +184,7 @@ struct SystemTables {
             return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
             return clientCatalogTable(name) ?? securityTable(named: name) ?? queryStepTable(named: name)
-                ?? workloadTable(named: name)
+                ?? workloadTable(named: name) ?? logTable(named: name)
         }
     }
 

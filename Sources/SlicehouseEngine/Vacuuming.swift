@@ -40,10 +40,11 @@ final class VacuumLog: @unchecked Sendable {
     private var nextHolder = 0
     /// A VACUUM statement waits for the background vacuum to step aside.
     private var foregroundWaiting = false
-    private var eventList: [Event] = []
-    private var summaryList: [Summary] = []
     private var current: Progress?
-    static let limit = 10_000
+    /// Where STL_VACUUM's rows and SVV_VACUUM_SUMMARY's are kept.
+    private let logs: SystemLogStore
+
+    init(logs: SystemLogStore) { self.logs = logs }
 
     /// Become the database's one VACUUM. A statement fails with Redshift's error while
     /// another statement's VACUUM runs, and waits for the background vacuum to stop.
@@ -74,15 +75,19 @@ final class VacuumLog: @unchecked Sendable {
     var backgroundShouldYield: Bool { condition.lock(); defer { condition.unlock() }; return foregroundWaiting }
 
     func record(_ e: Event) {
-        condition.lock(); defer { condition.unlock() }
-        eventList.append(e)
-        if eventList.count > Self.limit { eventList.removeFirst(eventList.count - Self.limit) }
+        logs.append(LogTable.vacuum.name, [[
+            .int(100), .int(Int64(e.xid)), .int(Int64(e.table)), .string(e.status), .int(Int64(e.rows)),
+            .int(Int64(e.sortedRows)), .int(Int64(e.blocks)), .int(0), .int(e.time), .int(Int64(e.reclaimableRows)),
+            .int(Int64(e.reclaimableMB)), .int(Int64(e.xid)), .int(e.isRecluster ? 1 : 0),
+        ]])
     }
 
     func record(_ s: Summary) {
-        condition.lock(); defer { condition.unlock() }
-        summaryList.append(s)
-        if summaryList.count > Self.limit { summaryList.removeFirst(summaryList.count - Self.limit) }
+        logs.append(LogTable.vacuumSummary.name, [[
+            .string(s.table), .int(Int64(s.xid)), .int(Int64(s.sortPartitions)), .int(Int64(s.mergeIncrements)),
+            .int(s.elapsedMicros), .int(Int64(s.rowDelta)), .int(Int64(s.sortedRowDelta)), .int(Int64(s.blockDelta)),
+            .int(Int64(s.maxMergePartitions)),
+        ]])
     }
 
     func setProgress(_ p: Progress) { condition.lock(); current = p; condition.unlock() }
@@ -93,8 +98,6 @@ final class VacuumLog: @unchecked Sendable {
         current?.status = status
     }
 
-    var events: [Event] { condition.lock(); defer { condition.unlock() }; return eventList }
-    var summaries: [Summary] { condition.lock(); defer { condition.unlock() }; return summaryList }
     var progress: Progress? { condition.lock(); defer { condition.unlock() }; return current }
 }
 

@@ -113,6 +113,7 @@ public enum CopyLoader {
         var totalBytes = 0
         var lineBase = 0
         var currentFile = -1
+        var fileLines = [Int](repeating: 0, count: paths.count)
         while true {
             try context?.cancellation.check()
             // Fill the next piece: ranges in file order, opening files as needed.
@@ -195,6 +196,11 @@ public enum CopyLoader {
                     throw SQLError.internalError("COPY range \(i) stopped without a recorded failure")
                 }
                 lineBase += out.newlines
+                if t.index < fileLines.count {
+                    // Header lines skipped, then every record loaded or rejected.
+                    if fileLines[t.index] == 0 { fileLines[t.index] = t.headerNewlines }
+                    fileLines[t.index] += out.rows + out.errors.count + out.uncountedErrors
+                }
                 rowCount += out.rows
                 for c in out.chunks { held += chunkBytes(c) }
                 chunks.append(contentsOf: out.chunks)
@@ -205,7 +211,7 @@ public enum CopyLoader {
         }
 
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,
-                          rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes)
+                          rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes, fileLines: fileLines)
     }
 
     /// A byte range of a file, to be parsed.

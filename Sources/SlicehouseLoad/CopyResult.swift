@@ -26,11 +26,14 @@ public struct CopyResult: Sendable {
     public var files: [String]
     /// Input bytes read (after decompression).
     public var bytesRead: Int
+    /// For each of `files`: the lines read from it (header lines included; Parquet: its rows).
+    public var fileLines: [Int]
 
     public init(chunks: [Chunk], columnIndices: [Int], rowCount: Int, rejected: [LoadError],
-                rejectedCount: Int, files: [String], bytesRead: Int) {
+                rejectedCount: Int, files: [String], bytesRead: Int, fileLines: [Int] = []) {
         self.chunks = chunks; self.columnIndices = columnIndices; self.rowCount = rowCount
         self.rejected = rejected; self.rejectedCount = rejectedCount; self.files = files; self.bytesRead = bytesRead
+        self.fileLines = fileLines.count == files.count ? fileLines : Array(repeating: 0, count: files.count)
     }
 }
 

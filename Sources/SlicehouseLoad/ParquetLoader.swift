@@ -33,6 +33,7 @@ enum ParquetLoader {
         // One task per row group, in file order.
         var tasks: [(file: Int, group: Int, bytes: Int)] = []
         var totalBytes = 0
+        var fileRows = [Int](repeating: 0, count: paths.count)
         for (f, file) in files.enumerated() {
             for g in 0..<file.rowGroupCount {
                 let bytes = groupBytes(file, g, columns: min(file.columns.count, targets.count))
@@ -91,6 +92,7 @@ enum ParquetLoader {
             for i in wave.indices {
                 switch results.get(i) {
                 case .success(let out)?:
+                    if wave[i].file < fileRows.count { fileRows[wave[i].file] += out.rows }
                     chunks.append(contentsOf: out.chunks)
                     for c in out.chunks { held += CopyLoader.chunkBytes(c) }
                     rowCount += out.rows
@@ -105,7 +107,7 @@ enum ParquetLoader {
             reservation?.resize(to: 0)
         }
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: [],
-                          rejectedCount: 0, files: paths, bytesRead: totalBytes)
+                          rejectedCount: 0, files: paths, bytesRead: totalBytes, fileLines: fileRows)
     }
 
     struct GroupOutput: Sendable {

@@ -45,6 +45,10 @@ public struct StepRecord: Sendable {
     /// The slice, or -1 for the leader.
     public var slice: Int
     public var metrics: StepMetrics
+
+    public init(stage: Int, step: Int, label: String, slice: Int, metrics: StepMetrics) {
+        self.stage = stage; self.step = step; self.label = label; self.slice = slice; self.metrics = metrics
+    }
 }
 
 /// Running totals of a statement, updated while it runs: what query monitoring rules

@@ -15,11 +15,14 @@ public struct UnloadedFile: Sendable, Equatable {
     public let path: String
     public let bytes: Int
     public let rows: Int
+    /// The slice whose rows the file holds (0 with PARALLEL OFF).
+    public let slice: Int
 
-    public init(path: String, bytes: Int, rows: Int) {
+    public init(path: String, bytes: Int, rows: Int, slice: Int = 0) {
         self.path = path
         self.bytes = bytes
         self.rows = rows
+        self.slice = slice
     }
 }
 
@@ -179,7 +182,7 @@ public final class UnloadWriter {
     private func endFile(_ s: FileSet) throws {
         try flush(s)
         guard !s.path.isEmpty else { return }
-        s.files.append(UnloadedFile(path: s.path, bytes: s.diskBytes, rows: s.rows))
+        s.files.append(UnloadedFile(path: s.path, bytes: s.diskBytes, rows: s.rows, slice: s.slice))
         s.part += 1
         s.path = ""
         s.textBytes = 0

@@ -41,6 +41,9 @@ public final class DataStore: @unchecked Sendable {
     private var fileGeneration: UInt64 = 0
     private var nextTableID: Int
     private var nextTransactionID = 1000
+    /// Transaction ids up to this one are reserved (`reserveTransactionIDs`).
+    private var reservedTransactionIDs = Int.max
+    private var transactionIDReserver: (@Sendable (Int) -> Void)?
     private var identityNext: [Int: [Int: Int64]] = [:]
     private var damaged: [Int: DamagedTable] = [:]
     /// Snapshot sequence of every transaction that has taken one.
@@ -128,8 +131,30 @@ public final class DataStore: @unchecked Sendable {
 
     /// A new transaction of the process (session) `process`; its snapshot is taken at its first statement.
     public func begin(process: Int) -> Transaction {
-        let id = lock.withLock { nextTransactionID += 1; return nextTransactionID }
+        let (id, reserve) = lock.withLock { () -> (Int, (@Sendable (Int) -> Void, Int)?) in
+            nextTransactionID += 1
+            guard nextTransactionID > reservedTransactionIDs, let reserver = transactionIDReserver else {
+                return (nextTransactionID, nil)
+            }
+            reservedTransactionIDs = nextTransactionID + Self.transactionIDBatch
+            return (nextTransactionID, (reserver, reservedTransactionIDs))
+        }
+        if let (reserver, through) = reserve { reserver(through) }
         return Transaction(id: id, process: process, store: self)
+    }
+
+    /// Transaction ids are reserved this many at a time.
+    static let transactionIDBatch = 10_000
+
+    /// Give out transaction ids above `after` (those up to it were reserved by an earlier
+    /// process), and call `reserver` with the new limit before passing each batch of ids,
+    /// so that xids stay unique in logs that outlive the process.
+    public func reserveTransactionIDs(after: Int, reserver: @escaping @Sendable (Int) -> Void) {
+        lock.withLock {
+            nextTransactionID = max(nextTransactionID, after)
+            reservedTransactionIDs = nextTransactionID
+            transactionIDReserver = reserver
+        }
     }
 
     /// The latest state, registered as `transaction`'s snapshot until `end(_:)`.

@@ -1,0 +1,199 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseSQL
+import SlicehouseStorage
+
+/// An STL log the database keeps in its `SystemLogStore` (`syslog/` in the data
+/// directory): its name, its system table id and Redshift's columns. Rows are stored in
+/// this shape and read back as they are (rows written by another version are fitted to
+/// the columns: missing values read as NULL, values of another type as NULL).
+struct LogTable: Sendable {
+    let name: String
+    let id: Int
+    let columns: [(String, DataType)]
+
+    /// Every log that is a system table of its own.
+    static let tables: [LogTable] = [.loadErrors, .loadCommits, .scan, .query, .queryText, .ddlText, .utilityText, .error,
+                                     .unloadLog, .explain, .alertEventLog, .vacuum]
+
+    static let loadErrors = LogTable(name: "stl_load_errors", id: -3, columns: [
+        ("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp), ("session", .integer),
+        ("query", .integer), ("filename", .char(256)), ("line_number", .bigint), ("colname", .char(127)),
+        ("type", .char(10)), ("col_length", .char(10)), ("position", .integer), ("raw_line", .char(1024)),
+        ("raw_field_value", .char(1024)), ("err_code", .integer), ("err_reason", .char(100)),
+    ])
+
+    static let loadCommits = LogTable(name: "stl_load_commits", id: -100, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("name", .char(256)), ("filename", .char(256)),
+        ("byte_offset", .integer), ("lines_scanned", .integer), ("errors", .integer), ("curtime", .timestamp),
+        ("status", .integer), ("file_format", .char(16)), ("is_partial", .integer), ("start_offset", .bigint),
+        ("copy_job_id", .bigint),
+    ])
+
+    /// One row per table a query scanned (all slices together). is_rrscan: the scan was
+    /// range-restricted (zone maps let it skip blocks); runtime_filtering: a hash join's
+    /// build keys filtered it (rows_runtime_filtered rows dropped).
+    static let scan = LogTable(name: "stl_scan", id: -7, columns: [
+        ("query", .integer), ("tbl", .integer), ("rows", .bigint), ("is_rrscan", .boolean), ("blocks_read", .bigint),
+        ("blocks_skipped", .bigint), ("runtime_filtering", .boolean), ("rows_runtime_filtered", .bigint),
+    ])
+
+    static let query = LogTable(name: "stl_query", id: -101, columns: [
+        ("userid", .integer), ("query", .integer), ("label", .char(320)), ("xid", .bigint), ("pid", .integer),
+        ("database", .char(32)), ("querytxt", .char(4000)), ("starttime", .timestamp), ("endtime", .timestamp),
+        ("aborted", .integer), ("insert_pristine", .integer), ("concurrency_scaling_status", .integer),
+    ])
+
+    static let queryText = LogTable(name: "stl_querytext", id: -102, columns: [
+        ("userid", .integer), ("xid", .bigint), ("pid", .integer), ("query", .integer), ("sequence", .integer),
+        ("text", .char(200)),
+    ])
+
+    static let statementTextColumns: [(String, DataType)] = [
+        ("userid", .integer), ("xid", .bigint), ("pid", .integer), ("label", .char(320)), ("starttime", .timestamp),
+        ("endtime", .timestamp), ("sequence", .integer), ("text", .char(200)),
+    ]
+    static let ddlText = LogTable(name: "stl_ddltext", id: -103, columns: statementTextColumns)
+    static let utilityText = LogTable(name: "stl_utilitytext", id: -104, columns: statementTextColumns)
+
+    /// Internal errors (SQLSTATE class XX) and failures of the system itself; not SQL
+    /// errors, as in Redshift.
+    static let error = LogTable(name: "stl_error", id: -105, columns: [
+        ("userid", .integer), ("process", .char(12)), ("recordtime", .timestamp), ("pid", .integer),
+        ("errcode", .integer), ("file", .char(90)), ("linenum", .integer), ("context", .char(100)),
+        ("error", .char(512)),
+    ])
+
+    static let unloadLog = LogTable(name: "stl_unload_log", id: -108, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("pid", .integer), ("path", .char(1280)),
+        ("start_time", .timestamp), ("end_time", .timestamp), ("line_count", .bigint), ("transfer_size", .bigint),
+        ("file_format", .char(10)),
+    ])
+
+    /// The plan each query ran, one row per step of EXPLAIN's tree (`nodeid` from 1 at the
+    /// top, `parentid` 0 for the top).
+    static let explain = LogTable(name: "stl_explain", id: -109, columns: [
+        ("userid", .integer), ("query", .integer), ("nodeid", .integer), ("parentid", .integer),
+        ("plannode", .char(400)), ("info", .char(400)),
+    ])
+
+    /// Conditions in a query's run that suggest a better design, with Redshift's solutions.
+    static let alertEventLog = LogTable(name: "stl_alert_event_log", id: -110, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("segment", .integer), ("step", .integer),
+        ("pid", .integer), ("xid", .bigint), ("event", .char(1024)), ("solution", .char(1024)),
+        ("event_time", .timestamp),
+    ])
+
+    /// The start (or skip) and end of each table's VACUUM.
+    static let vacuum = LogTable(name: "stl_vacuum", id: -11, columns: [
+        ("userid", .integer), ("xid", .bigint), ("table_id", .integer), ("status", .char(30)), ("rows", .bigint),
+        ("sortedrows", .integer), ("blocks", .integer), ("max_merge_partitions", .integer), ("eventtime", .timestamp),
+        ("reclaimable_rows", .bigint), ("reclaimable_space_mb", .bigint), ("cutoff_xid", .bigint),
+        ("is_recluster", .integer),
+    ])
+
+    /// One row per table VACUUM that did work: SVV_VACUUM_SUMMARY (a view, not an STL table).
+    static let vacuumSummary = LogTable(name: "vacuum_summary", id: 0, columns: [
+        ("table_name", .text), ("xid", .bigint), ("sort_partitions", .bigint), ("merge_increments", .bigint),
+        ("elapsed_time", .bigint), ("row_delta", .bigint), ("sortedrow_delta", .bigint), ("block_delta", .integer),
+        ("max_merge_partitions", .integer),
+    ])
+
+    /// What each step of a query did on each slice: behind SVL_QUERY_REPORT,
+    /// SVL_QUERY_SUMMARY and STL_QUERY_METRICS' step rows (not a table itself).
+    static let steps = LogTable(name: "query_steps", id: 0, columns: [
+        ("query", .integer), ("userid", .integer), ("start", .timestamp), ("end", .timestamp), ("stage", .integer),
+        ("step", .integer), ("label", .text), ("slice", .integer), ("rows", .bigint), ("bytes", .bigint),
+        ("nanos", .bigint), ("workmem", .bigint), ("spilled", .bigint), ("rows_pre_filter", .bigint),
+        ("blocks_skipped", .bigint),
+    ])
+
+    static func named(_ name: String) -> LogTable? { tables.first { $0.name == name } }
+
+    /// `row` with one value per column, each of the column's kind (else NULL).
+    func fit(_ row: [Value]) -> [Value] {
+        columns.indices.map { i -> Value in
+            guard i < row.count else { return .null }
+            let v = row[i]
+            switch (v, columns[i].1) {
+            case (.null, _): return v
+            case (.int, .integer), (.int, .bigint), (.int, .smallint), (.int, .timestamp): return v
+            case (.bool, .boolean): return v
+            case (.double, .double): return v
+            case (.string, .char), (.string, .varchar): return v
+            default: return .null
+            }
+        }
+    }
+}
+
+/// Which text log a statement's text goes to, as Redshift sorts them.
+enum StatementKind: String, Sendable {
+    /// A query that runs on the slices: STL_QUERY and STL_QUERYTEXT.
+    case query = "QUERY"
+    /// CREATE / ALTER / DROP of schemas, tables and views: STL_DDLTEXT.
+    case ddl = "DDL"
+    /// The rest (transactions, SET, GRANT, ANALYZE, VACUUM, users, ...): STL_UTILITYTEXT.
+    case utility = "UTILITY"
+
+    init(_ s: Statement) {
+        switch s {
+        case .query, .insert, .update, .delete, .merge, .copy, .unload:
+            self = .query
+        case .createTable(let c):
+            if case .query = c.source { self = .query } else { self = .ddl }
+        case .createView, .dropView, .dropTable, .createSchema, .dropSchema, .alterTable:
+            self = .ddl
+        default:
+            self = .utility
+        }
+    }
+}
+
+extension Database {
+    func log(_ table: LogTable, _ rows: [[Value]]) { logs.append(table.name, rows) }
+
+    /// The rows of `table`'s log, fitted to its columns.
+    func logRows(_ table: LogTable) -> [[Value]] { logs.rows(table.name).map(table.fit) }
+
+    /// Redshift cuts statement texts into rows of 200 characters (newlines shown as `\n`).
+    static func textPieces(_ text: String) -> [String] {
+        let flat = text.replacingOccurrences(of: "\n", with: "\\n")
+        var pieces: [String] = []
+        var rest = Substring(flat)
+        repeat {
+            pieces.append(String(rest.prefix(200)))
+            rest = rest.dropFirst(200)
+        } while !rest.isEmpty
+        return pieces
+    }
+
+    /// Log a finished statement: its text in STL_QUERY / STL_QUERYTEXT (with `query`,
+    /// the id it ran as), STL_DDLTEXT or STL_UTILITYTEXT.
+    func logStatement(_ kind: StatementKind, text: String, query: Int?, userID: Int, xid: Int, process: Int,
+                      label: String?, start: Int64, end: Int64, failed: Bool) {
+        let pieces = Self.textPieces(text)
+        switch kind {
+        case .query:
+            guard let query else { return }
+            log(.query, [[.int(Int64(userID)), .int(Int64(query)), .string(label ?? "default"), .int(Int64(xid)),
+                          .int(Int64(process)), .string(Session.databaseName), .string(String(text.prefix(4000))),
+                          .int(start), .int(end), .int(failed ? 1 : 0), .int(0), .int(0)]])
+            log(.queryText, pieces.enumerated().map { i, p -> [Value] in
+                [.int(Int64(userID)), .int(Int64(xid)), .int(Int64(process)), .int(Int64(query)), .int(Int64(i)), .string(p)]
+            })
+        case .ddl, .utility:
+            log(kind == .ddl ? .ddlText : .utilityText, pieces.enumerated().map { i, p -> [Value] in
+                [.int(Int64(userID)), .int(Int64(xid)), .int(Int64(process)), .string(label ?? ""), .int(start), .int(end),
+                 .int(Int64(i)), .string(p)]
+            })
+        }
+    }
+
+    /// Log an internal error (SQLSTATE class XX) in STL_ERROR.
+    func logError(_ e: SQLError, text: String, userID: Int, process: Int) {
+        log(.error, [[.int(Int64(userID)), .string("slicehouse"), .int(Clock.nowMicros()), .int(Int64(process)),
+                      .int(Int64(Int(e.code.rawValue.dropFirst(2), radix: 16) ?? 0)), .string(""), .int(0),
+                      .string(String(text.prefix(100))), .string(String(e.message.prefix(512)))]])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseStorage
+
+/// The STL logs (`LogTable`), read from the database's `SystemLogStore`, and the views
+/// Redshift builds on them: SVL_QLOG (STL_QUERY's summary) and SVL_STATEMENTTEXT (every
+/// statement's text: STL_QUERYTEXT, STL_DDLTEXT and STL_UTILITYTEXT together).
+///
+/// As in Redshift, a superuser sees every row; any other user sees only the rows with
+/// their own `userid`.
+extension SystemTables {
+    static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents"]
+
+    /// STV_RECENTS shows this many finished queries, the most recent.
+    static let recentQueries = 100
+
+    func logTable(named name: String) -> (TableDef, TableSnapshot)? {
+        if let t = LogTable.named(name) { return make(t.id, name, t.columns, visible(database.logRows(t), t.columns)) }
+        switch name {
+        case "svl_qlog":
+            let rows = visible(database.logRows(.query), LogTable.query.columns).map { q -> [Value] in
+                let text = q[6].stringValue ?? ""
+                let elapsed: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
+                return [q[0], q[1], q[3], q[4], q[7], q[8], elapsed, q[9], q[2],
+                        .string(String(Database.textPieces(text)[0].prefix(60))), .null,
+                        .string("0 - Ran on the main cluster"), .null]
+            }
+            return make(-106, name, [("userid", .integer), ("query", .integer), ("xid", .bigint), ("pid", .integer),
+                                     ("starttime", .timestamp), ("endtime", .timestamp), ("elapsed", .bigint),
+                                     ("aborted", .integer), ("label", .char(320)), ("substring", .char(60)),
+                                     ("source_query", .integer), ("concurrency_scaling_status_txt", .text),
+                                     ("from_sp_call", .integer)], rows)
+        case "svl_statementtext":
+            // Query texts take their label and times from STL_QUERY.
+            var queries: [Int64: [Value]] = [:]
+            for q in database.logRows(.query) { if let id = q[1].asInt64 { queries[id] = q } }
+            var rows: [[Value]] = []
+            for t in database.logRows(.queryText) {
+                guard let id = t[3].asInt64, let q = queries[id] else { continue }
+                rows.append([t[0], t[1], t[2], q[2], q[7], q[8], t[4], .string(StatementKind.query.rawValue), t[5]])
+            }
+            for (table, kind) in [(LogTable.ddlText, StatementKind.ddl), (.utilityText, .utility)] {
+                for t in database.logRows(table) {
+                    rows.append([t[0], t[1], t[2], t[3], t[4], t[5], t[6], .string(kind.rawValue), t[7]])
+                }
+            }
+            // In the order the statements ran, each one's pieces in sequence.
+            let ordered = rows.enumerated().sorted { a, b in
+                let (x, y) = (a.element[4].asInt64 ?? 0, b.element[4].asInt64 ?? 0)
+                return x != y ? x < y : a.offset < b.offset
+            }.map(\.element)
+            let columns: [(String, DataType)] = [("userid", .integer), ("xid", .bigint), ("pid", .integer),
+                                                 ("label", .char(320)), ("starttime", .timestamp), ("endtime", .timestamp),
+                                                 ("sequence", .integer), ("type", .varchar(10)), ("text", .char(200))]
+            return make(-107, name, columns, visible(ordered, columns))
+        case "stv_inflight":
+            // Queries running now (this one too), in every session.
+            var rows: [[Value]] = []
+            for s in database.openSessions {
+                guard let r = s.runningStatement, r.kind == .query, let query = r.query else { continue }
+                rows.append([.int(Int64(s.currentUserID)), .int(0), .int(Int64(query)), .string(r.label ?? "default"),
+                             .int(Int64(r.xid)), .int(Int64(s.process)), .int(r.start), .string(String(r.text.prefix(100))),
+                             .int(0), .int(0), .int(0)])
+            }
+            let columns: [(String, DataType)] = [("userid", .integer), ("slice", .integer), ("query", .integer),
+                                                 ("label", .char(320)), ("xid", .bigint), ("pid", .integer),
+                                                 ("starttime", .timestamp), ("text", .char(100)), ("suspended", .integer),
+                                                 ("insert_pristine", .integer), ("concurrency_scaling_status", .integer)]
+            return make(-111, name, columns, visible(rows, columns))
+        case "stv_recents":
+            // Statements running now, then the latest finished queries.
+            let now = Clock.nowMicros()
+            let users = Dictionary(transaction.catalog.security.allUsers.map { (Int64($0.id), $0.name) },
+                                   uniquingKeysWith: { a, _ in a })
+            var rows: [[Value]] = []
+            for s in database.openSessions {
+                guard let r = s.runningStatement else { continue }
+                rows.append([.int(Int64(s.currentUserID)), .string("Running"), .int(r.start), .int(now - r.start),
+                             .string(s.user), .string(Session.databaseName), .string(String(r.text.prefix(600))),
+                             .int(Int64(s.process))])
+            }
+            for q in database.logRows(.query).suffix(Self.recentQueries).reversed() {
+                let user = q[0].asInt64.flatMap { users[$0] }
+                let duration: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
+                rows.append([q[0], .string("Done"), q[7], duration, user.map { .string($0) } ?? .null,
+                             .string(Session.databaseName), .string(String((q[6].stringValue ?? "").prefix(600))), q[4]])
+            }
+            let columns: [(String, DataType)] = [("userid", .integer), ("status", .char(20)), ("starttime", .timestamp),
+                                                 ("duration", .bigint), ("user_name", .char(50)), ("db_name", .char(50)),
+                                                 ("query", .char(600)), ("pid", .integer)]
+            return make(-112, name, columns, visible(rows, columns))
+        default:
+            return nil
+        }
+    }
+
+    /// The rows the reading user may see: all for a superuser, else those of their own userid.
+    private func visible(_ rows: [[Value]], _ columns: [(String, DataType)]) -> [[Value]] {
+        guard let session, !transaction.catalog.security.isSuperuser(session.user),
+              let column = columns.firstIndex(where: { $0.0 == "userid" }) else { return rows }
+        let me = Value.int(Int64(session.currentUserID))
+        return rows.filter { $0[column] == me }
+    }
+}
+
+private extension Value {
+    var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+}
