@@ -709,6 +709,10 @@ public final class Session: @unchecked Sendable {
     }
 
     func explain(_ e: Explain) throws -> StatementResult {
+        if e.analyze, case .query = e.statement {} else if e.analyze {
+            // It would run the statement: its changes would have to be rolled back.
+            throw SQLError.unsupported("EXPLAIN ANALYZE of a statement other than a query")
+        }
         let ctx = StatementContext(database: database, session: self)
         let q: Query
         switch e.statement {
@@ -737,7 +741,8 @@ public final class Session: @unchecked Sendable {
             throw SQLError.unsupported("EXPLAIN of this statement")
         }
         let (physical, _) = try planQuery(q, ctx)
-        let lines = ExplainPrinter.render(physical, verbose: e.verbose)
+        let lines = e.analyze ? try explainAnalyze(physical, ctx, verbose: e.verbose)
+            : ExplainPrinter.render(physical, verbose: e.verbose)
         var v = Vector(type: .text, capacity: lines.count)
         for l in lines { v.append(.string(l)) }
         return StatementResult(tag: "EXPLAIN", columns: [ResultColumn(name: "QUERY PLAN", type: .text)],

@@ -106,6 +106,12 @@ public final class QueryExecutor: @unchecked Sendable {
         return n
     }
 
+    /// Where each node of `root` runs among the query's steps: its stage and its step in
+    /// the stage, as `steps` records them (EXPLAIN ANALYZE matches the two).
+    public static func stepPositions(_ root: PhysicalNode) -> [ObjectIdentifier: (stage: Int, step: Int)] {
+        StepNumbering.number(root).mapValues { ($0.stage, $0.step) }
+    }
+
     /// Execute `root` and return its rows (gathered on the leader).
     public func run(_ root: PhysicalNode) throws -> [Chunk] {
         prepare(root)

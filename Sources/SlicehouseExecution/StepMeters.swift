@@ -158,7 +158,8 @@ final class PipelineMeters {
             metrics.record(stage: m.id.stage, step: m.id.step, slice: slice, label: m.id.label,
                            StepMetrics(rows: m.rows, bytes: m.bytes, nanos: own,
                                        peakMemory: m.memoryPeak, spilledBytes: m.spilledBytes,
-                                       rowsPreFilter: scan?.rowsRead ?? 0, blocksSkipped: scan?.blocksSkipped ?? 0))
+                                       rowsPreFilter: scan?.rowsRead ?? 0, blocksSkipped: scan?.blocksSkipped ?? 0,
+                                       blocksRead: scan?.blocksRead ?? 0))
         }
     }
 }

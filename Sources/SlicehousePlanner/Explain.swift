@@ -6,10 +6,14 @@ import SlicehouseTypes
 /// Exchanges below a join are implied by its DS_* label, as in Redshift.
 public enum ExplainPrinter {
     /// `verbose` (EXPLAIN VERBOSE): each step also lists the columns it outputs.
-    public static func render(_ root: PhysicalNode, verbose: Bool = false) -> [String] {
+    /// `annotate` (EXPLAIN ANALYZE): lines shown under each step after its details, given
+    /// the step and the exchanges below it that its label stands for.
+    public static func render(_ root: PhysicalNode, verbose: Bool = false,
+                              annotate: ((PhysicalNode, [PhysicalNode]) -> [String])? = nil) -> [String] {
         var lines: [String] = []
         var shared = SharedNumbers(root)
         shared.verbose = verbose
+        shared.annotate = annotate
         emit(root, depth: 0, into: &lines, &shared)
         return lines
     }
@@ -21,6 +25,8 @@ public enum ExplainPrinter {
         var numbers: [ObjectIdentifier: Int] = [:]
         /// EXPLAIN VERBOSE: print each step's output columns.
         var verbose = false
+        /// EXPLAIN ANALYZE: what each step did.
+        var annotate: ((PhysicalNode, [PhysicalNode]) -> [String])?
         init(_ root: PhysicalNode) { count(root) }
         mutating func count(_ node: PhysicalNode) {
             for c in node.children {
@@ -167,6 +173,17 @@ public enum ExplainPrinter {
             details.insert("Output: " + outputs.joined(separator: ", "), at: 0)
         }
         for d in details { lines.append(detailIndent + d) }
+        if let annotate = shared.annotate {
+            // A join's label stands for the exchanges below it, which are not printed.
+            var hidden: [PhysicalNode] = []
+            switch node.kind {
+            case .hashJoin, .nestedLoopJoin:
+                hidden = node.children.filter { shown($0, shared) !== $0 }
+            default:
+                break
+            }
+            for a in annotate(node, hidden) { lines.append(detailIndent + a) }
+        }
         if case .hashJoin = node.kind {
             emit(children[0], depth: depth + 1, into: &lines, &shared)
             // The build side is shown under an XN Hash node, as in Redshift.

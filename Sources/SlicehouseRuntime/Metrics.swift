@@ -18,9 +18,11 @@ public struct StepMetrics: Sendable, Equatable {
     public var rowsPreFilter = 0
     /// Blocks a scan skipped by their zone maps (a range-restricted scan, is_rrscan).
     public var blocksSkipped = 0
+    /// Blocks a scan read.
+    public var blocksRead = 0
 
     public init(rows: Int = 0, bytes: Int = 0, nanos: UInt64 = 0, peakMemory: Int = 0, spilledBytes: Int = 0,
-                rowsPreFilter: Int = 0, blocksSkipped: Int = 0) {
+                rowsPreFilter: Int = 0, blocksSkipped: Int = 0, blocksRead: Int = 0) {
         self.rows = rows
         self.bytes = bytes
         self.nanos = nanos
@@ -28,6 +30,7 @@ public struct StepMetrics: Sendable, Equatable {
         self.spilledBytes = spilledBytes
         self.rowsPreFilter = rowsPreFilter
         self.blocksSkipped = blocksSkipped
+        self.blocksRead = blocksRead
     }
 
     public var isDiskBased: Bool { spilledBytes > 0 }

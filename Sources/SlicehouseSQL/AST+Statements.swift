@@ -392,10 +392,13 @@ public enum CopyOptionArgument: Sendable, Hashable {
 /// `EXPLAIN [VERBOSE] statement`.
 public struct Explain: Sendable, Hashable {
     public var verbose: Bool
+    /// `EXPLAIN ANALYZE`: run the query and show what each step did.
+    public var analyze: Bool
     public var statement: Statement
 
-    public init(verbose: Bool = false, statement: Statement) {
+    public init(verbose: Bool = false, analyze: Bool = false, statement: Statement) {
         self.verbose = verbose
+        self.analyze = analyze
         self.statement = statement
     }
 }

@@ -65,10 +65,16 @@ extension Parser {
         case "unload": return .unload(try parseUnload())
         case "explain":
             advance()
-            let verbose = acceptWord("verbose")
+            // EXPLAIN [ANALYZE] [VERBOSE], in either order.
+            var verbose = false, analyze = false
+            while true {
+                if !verbose && acceptWord("verbose") { verbose = true; continue }
+                if !analyze && (acceptWord("analyze") || acceptWord("analyse")) { analyze = true; continue }
+                break
+            }
             try enterNesting()
             defer { leaveNesting() }
-            return .explain(Explain(verbose: verbose, statement: try parseStatementBody()))
+            return .explain(Explain(verbose: verbose, analyze: analyze, statement: try parseStatementBody()))
         case "begin":
             advance()
             try parseTransactionOptions()

@@ -6,6 +6,9 @@ public enum MetaCommand: Sendable, Equatable {
     case help
     /// `\timing [on|off]` (nil toggles).
     case timing(Bool?)
+    /// `\bars [on|off]` (nil toggles): EXPLAIN ANALYZE's per-slice rows and block
+    /// skipping drawn as text bars.
+    case bars(Bool?)
     /// `\x [on|off|auto]` (nil toggles).
     case expanded(ShellOptions.Expanded?)
     /// `\d` (all relations) or `\dt` (tables), optionally filtered by a pattern.
@@ -86,6 +89,8 @@ public enum MetaCommand: Sendable, Equatable {
             return .help
         case "timing":
             return booleanArgument(arg, command: name) { .timing($0) }
+        case "bars":
+            return booleanArgument(arg, command: name) { .bars($0) }
         case "x":
             guard let arg else { return .expanded(nil) }
             if arg.lowercased() == "auto" { return .expanded(.auto) }

@@ -56,7 +56,13 @@ public struct ResultPrinter: Sendable {
     /// Everything psql writes to standard output for one statement result:
     /// the table for a query, the command tag (`CREATE TABLE`, `INSERT 0 5`) otherwise.
     public func render(_ result: StatementResult) -> String {
-        if result.returnsRows { return render(ResultTable(result)) }
+        if result.returnsRows {
+            var table = ResultTable(result)
+            if options.explainBars && table.headers == ["QUERY PLAN"] {
+                table.rows = table.rows.map { $0.map { $0.map(ExplainBars.line) } }
+            }
+            return render(table)
+        }
         if options.quiet || result.tag.isEmpty { return "" }
         return result.tag + "\n"
     }

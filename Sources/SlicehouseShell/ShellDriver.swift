@@ -357,6 +357,9 @@ public final class ShellDriver {
         case .timing(let value):
             options.timing = value ?? !options.timing
             info("Timing is \(onOff(options.timing)).")
+        case .bars(let value):
+            options.explainBars = value ?? !options.explainBars
+            info("EXPLAIN ANALYZE bars are \(onOff(options.explainBars)).")
         case .expanded(let value):
             setExpanded(value ?? (options.expanded == .off ? .on : .off))
         case .listTables(let pattern, _):

@@ -15,6 +15,7 @@ public enum ShellHelp {
           \\q                     quit slicehouse
           \\?                     show this help
           \\timing [on|off]       toggle timing of statements (currently per statement)
+          \\bars [on|off]         draw EXPLAIN ANALYZE's rows per slice and skipped blocks as bars
           \\conninfo              show where the database lives
 
         Query Buffer

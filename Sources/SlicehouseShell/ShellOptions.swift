@@ -32,6 +32,8 @@ public struct ShellOptions: Sendable, Equatable {
     public var showFooter = true
     /// `\timing`: print `Time: ... ms` after each statement.
     public var timing = false
+    /// `\bars`: draw EXPLAIN ANALYZE's per-slice rows and zone-map block skipping as bars.
+    public var explainBars = false
     /// `-v ON_ERROR_STOP=1`: stop at the first error.
     public var onErrorStop = false
     /// `-q`: do not print command tags and informational messages.

@@ -130,6 +130,25 @@ final class ShellDriverTests: XCTestCase {
         XCTAssertEqual(out.standardOutput, "Timing is on.\nCREATE TABLE\nTime: 1.500 ms\n")
     }
 
+    func testBarsDrawExplainAnalyzeSlicesAndSkippedBlocks() {
+        let plan = [
+            "XN Seq Scan on t  (cost=0.00..8.00 rows=800 width=4)",
+            "  Actual: rows=2100 time=0.120 ms",
+            "  Slices: rows min=0 max=1000 skew=1.905 by slice [1000,500,600,0]",
+            "  Scanned: 9000 rows read, 3 of 12 blocks skipped by zone maps",
+        ]
+        fake.on("explain analyze select * from t", shellResult([("QUERY PLAN", .text)], rows: plan.map { [.string($0)] }))
+        let d = driver()
+        d.runCommandString("explain analyze select * from t")
+        XCTAssertTrue(out.standardOutput.contains("by slice [1000,500,600,0]"), "off by default")
+        XCTAssertTrue(d.run(.bars(nil)))
+        d.runCommandString("explain analyze select * from t")
+        XCTAssertTrue(out.standardOutput.contains("EXPLAIN ANALYZE bars are on."))
+        XCTAssertTrue(out.standardOutput.contains("   Slices: █▅▅▁ rows min=0 max=1000 skew=1.905\n"), out.standardOutput)
+        XCTAssertTrue(out.standardOutput.contains("   Scanned: 9000 rows read; blocks skipped ███░░░░░░░ 3 of 12\n"), out.standardOutput)
+        XCTAssertEqual(MetaCommand.parse("bars off"), [.bars(false)])
+    }
+
     func testNoticesGoToStandardErrorBeforeTheResult() {
         fake.on("copy t from 's3://b/k'", StatementResult(tag: "COPY 3", notices: ["Load into table 't' completed"]))
         let d = driver()
