@@ -109,6 +109,7 @@ public final class Database: @unchecked Sendable {
         reservedQueryIDs = queryCounter
         store.reserveTransactionIDs(after: logs.reserved(.transaction)) { [logs] in logs.reserve(.transaction, through: $0) }
         vacuumLog = VacuumLog(logs: logs)
+        workload.setRecorder(WLMLog(logs: logs))
         if let directory {
             spill = SpillSpace(directory: (directory as NSString).appendingPathComponent("tmp"))
         } else {

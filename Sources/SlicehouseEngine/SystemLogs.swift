@@ -2,6 +2,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseStorage
+import SlicehouseRuntime
 
 /// An STL log the database keeps in its `SystemLogStore` (`syslog/` in the data
 /// directory): its name, its system table id and Redshift's columns. Rows are stored in
@@ -14,7 +15,7 @@ struct LogTable: Sendable {
 
     /// Every log that is a system table of its own.
     static let tables: [LogTable] = [.loadErrors, .loadCommits, .scan, .query, .queryText, .ddlText, .utilityText, .error,
-                                     .unloadLog, .explain, .alertEventLog, .vacuum]
+                                     .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction]
 
     static let loadErrors = LogTable(name: "stl_load_errors", id: -3, columns: [
         ("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp), ("session", .integer),
@@ -82,6 +83,23 @@ struct LogTable: Sendable {
         ("userid", .integer), ("query", .integer), ("slice", .integer), ("segment", .integer), ("step", .integer),
         ("pid", .integer), ("xid", .bigint), ("event", .char(1024)), ("solution", .char(1024)),
         ("event_time", .timestamp),
+    ])
+
+    /// Each query monitoring rule that fired.
+    static let wlmRuleAction = LogTable(name: "stl_wlm_rule_action", id: -207, columns: [
+        ("userid", .integer), ("query", .integer), ("service_class", .integer), ("rule", .char(256)),
+        ("action", .char(256)), ("recordtime", .timestamp),
+    ])
+
+    /// Each run of a query through a WLM queue, every field of `WLMHistoryRecord`: behind
+    /// STL_WLM_QUERY, SYS_QUERY_HISTORY and STL_QUERY_METRICS' query rows (not a table itself).
+    static let wlmRuns = LogTable(name: "wlm_runs", id: 0, columns: [
+        ("query", .bigint), ("userid", .bigint), ("xid", .bigint), ("service_class", .bigint),
+        ("service_class_name", .text), ("slots", .bigint), ("service_class_start", .bigint), ("queue_start", .bigint),
+        ("queue_end", .bigint), ("queue_micros", .bigint), ("exec_start", .bigint), ("exec_end", .bigint),
+        ("exec_micros", .bigint), ("end", .bigint), ("final_state", .text), ("peak_memory", .bigint),
+        ("short_query_predicted", .boolean), ("prediction_source", .text), ("scan_rows", .bigint),
+        ("join_rows", .bigint), ("return_rows", .bigint), ("cpu_nanos", .bigint), ("spilled_bytes", .bigint),
     ])
 
     /// The start (or skip) and end of each table's VACUUM.
@@ -196,4 +214,56 @@ extension Database {
                       .int(Int64(Int(e.code.rawValue.dropFirst(2), radix: 16) ?? 0)), .string(""), .int(0),
                       .string(String(text.prefix(100))), .string(String(e.message.prefix(512)))]])
     }
+}
+
+/// WLM's history in the database's logs (`WorkloadManager.setRecorder`).
+final class WLMLog: WLMRecorder, @unchecked Sendable {
+    let logs: SystemLogStore
+    init(logs: SystemLogStore) { self.logs = logs }
+
+    static func micros(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1_000_000).rounded()) }
+    static func date(_ v: Value) -> Date { Date(timeIntervalSince1970: Double(v.asInt64 ?? 0) / 1_000_000) }
+
+    func record(_ r: WLMHistoryRecord) {
+        let m = Self.micros
+        logs.append(LogTable.wlmRuns.name, [[
+            .int(Int64(r.query)), .int(Int64(r.userID)), .int(Int64(r.xid)), .int(Int64(r.serviceClass)),
+            .string(r.serviceClassName), .int(Int64(r.slots)), .int(m(r.serviceClassStart)), .int(m(r.queueStart)),
+            .int(m(r.queueEnd)), .int(r.queueMicros), .int(m(r.execStart)), .int(m(r.execEnd)), .int(r.execMicros),
+            .int(m(r.end)), .string(r.finalState), .int(Int64(r.peakMemory)), r.shortQueryPredicted.map { .bool($0) } ?? .null,
+            r.predictionSource.map { .string($0) } ?? .null, .int(Int64(r.live.scanRows)), .int(Int64(r.live.joinRows)),
+            .int(Int64(r.live.returnRows)), .int(Int64(clamping: r.live.cpuNanos)), .int(Int64(r.spilledBytes)),
+        ]])
+    }
+
+    func record(_ a: WLMRuleActionRecord) {
+        logs.append(LogTable.wlmRuleAction.name, [[
+            .int(Int64(a.userID)), .int(Int64(a.query)), .int(Int64(a.serviceClass)), .string(a.rule), .string(a.action),
+            .int(Self.micros(a.time)),
+        ]])
+    }
+
+    /// The runs logged, oldest first.
+    static func runs(_ rows: [[Value]]) -> [WLMHistoryRecord] {
+        rows.map { r in
+            func int(_ i: Int) -> Int { Int(r[i].asInt64 ?? 0) }
+            func text(_ i: Int) -> String? { if case .string(let s) = r[i] { return s }; return nil }
+            var live = LiveCounters()
+            live.scanRows = int(18); live.joinRows = int(19); live.returnRows = int(20)
+            live.cpuNanos = UInt64(max(0, int(21)))
+            var predicted: Bool? = nil
+            if case .bool(let b) = r[16] { predicted = b }
+            return WLMHistoryRecord(
+                query: int(0), userID: int(1), xid: int(2), serviceClass: int(3), serviceClassName: text(4) ?? "",
+                slots: int(5), serviceClassStart: date(r[6]), queueStart: date(r[7]), queueEnd: date(r[8]),
+                queueMicros: Int64(int(9)), execStart: date(r[10]), execEnd: date(r[11]), execMicros: Int64(int(12)),
+                end: date(r[13]), finalState: text(14) ?? "", peakMemory: int(15), shortQueryPredicted: predicted,
+                predictionSource: text(17), live: live, spilledBytes: int(22))
+        }
+    }
+}
+
+extension Database {
+    /// WLM's finished runs (STL_WLM_QUERY, SYS_QUERY_HISTORY, STL_QUERY_METRICS), oldest first.
+    var wlmRuns: [WLMHistoryRecord] { WLMLog.runs(logRows(.wlmRuns)) }
 }

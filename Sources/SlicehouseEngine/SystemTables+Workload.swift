@@ -11,7 +11,7 @@ import SlicehouseRuntime
 extension SystemTables {
     static let workloadNames = ["stv_wlm_service_class_config", "stv_wlm_service_class_state", "stv_wlm_query_state",
                                 "stv_wlm_query_queue_state", "stl_wlm_query", "stv_query_metrics", "stl_query_metrics",
-                                "stl_wlm_rule_action", "sys_query_history", "stv_wlm_classification_config"]
+                                "sys_query_history", "stv_wlm_classification_config"]
 
     private static let metricColumns: [(String, DataType)] = [
         ("userid", .integer), ("service_class", .integer), ("query", .integer), ("segment", .integer),
@@ -75,7 +75,7 @@ extension SystemTables {
                                      ("query", .integer), ("slot_count", .integer), ("start_time", .timestamp),
                                      ("queue_time", .bigint)], rows)
         case "stl_wlm_query":
-            let rows = wlm.history.map { r -> [Value] in
+            let rows = database.wlmRuns.map { r -> [Value] in
                 [.int(Int64(r.userID)), .int(Int64(r.xid)), .int(Int64(r.query)), .int(Int64(r.query)),
                  .int(Int64(r.serviceClass)), .int(Int64(r.slots)), time(r.serviceClassStart), time(r.queueStart),
                  time(r.queueEnd), .int(r.queueMicros), time(r.execStart), time(r.execEnd), .int(r.execMicros), time(r.end),
@@ -102,9 +102,10 @@ extension SystemTables {
             var stepsByQuery: [Int: [StepRecord]] = [:]
             for q in database.stepLog { stepsByQuery[q.query] = q.steps }
             var lastRun: [Int: Int] = [:]
-            for (i, r) in wlm.history.enumerated() { lastRun[r.query] = i }
+            let runs = database.wlmRuns
+            for (i, r) in runs.enumerated() { lastRun[r.query] = i }
             var rows: [[Value]] = []
-            for (i, r) in wlm.history.enumerated() {
+            for (i, r) in runs.enumerated() {
                 rows.append(metricRow(userID: r.userID, serviceClass: r.serviceClass, query: r.query, start: r.execStart,
                                       slices: slices, live: r.live, runMicros: r.execMicros, spilled: r.spilledBytes,
                                       queueMicros: r.queueMicros, className: r.serviceClassName,
@@ -115,13 +116,6 @@ extension SystemTables {
                                        className: r.serviceClassName, priority: priority(r.serviceClass))
             }
             return make(-206, name, Self.metricColumns, rows)
-        case "stl_wlm_rule_action":
-            let rows = wlm.ruleActions.map { a -> [Value] in
-                [.int(Int64(a.userID)), .int(Int64(a.query)), .int(Int64(a.serviceClass)), .string(a.rule),
-                 .string(a.action), time(a.time)]
-            }
-            return make(-207, name, [("userid", .integer), ("query", .integer), ("service_class", .integer),
-                                     ("rule", .char(256)), ("action", .char(256)), ("recordtime", .timestamp)], rows)
         case "stv_wlm_classification_config":
             // The routing rules in the order WLM applies them.
             let config = wlm.configuration
@@ -142,7 +136,7 @@ extension SystemTables {
             var last: [Int: WLMHistoryRecord] = [:]
             var first: [Int: WLMHistoryRecord] = [:]
             var order: [Int] = []
-            for r in wlm.history {
+            for r in database.wlmRuns {
                 if first[r.query] == nil { first[r.query] = r; order.append(r.query) }
                 last[r.query] = r
             }

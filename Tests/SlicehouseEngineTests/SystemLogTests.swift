@@ -253,4 +253,30 @@ final class SystemLogTests: XCTestCase {
                        [["Started Delete Only", "5000"], ["Finished", "2500"]])
         XCTAssertEqual(try rows(s, "select trim(table_name), row_delta from svv_vacuum_summary"), [["t", "-2500"]])
     }
+
+    func testWLMHistoryAndRuleActionsOutliveTheProcess() throws {
+        var query: String?
+        do {
+            let database = try Database(directory: dir)
+            try database.configureWLM("""
+                [{"query_group": ["logged"], "rules": [{"rule_name": "quick_log", "action": "log",
+                    "predicate": [{"metric_name": "query_execution_time", "operator": "=", "value": 0}]}]}, {}]
+                """)
+            let s = try database.connect()
+            _ = try s.execute("create table t (a int)")
+            _ = try s.execute("insert into t values (1), (2)")
+            _ = try s.execute("set query_group to 'logged'")
+            _ = try s.execute("select count(*) from t")
+            query = try rows(s, "select pg_last_query_id()").first?.first ?? nil
+        }
+        let s = try open()
+        let q = try XCTUnwrap(query)
+        XCTAssertEqual(try rows(s, "select service_class, trim(final_state), slot_count from stl_wlm_query where query = \(q)"),
+                       [["6", "Completed", "1"]])
+        XCTAssertEqual(try rows(s, "select trim(status), returned_rows, service_class_id from sys_query_history where query_id = \(q)"),
+                       [["success", "1", "6"]])
+        XCTAssertEqual(try rows(s, "select service_class, trim(rule), trim(action) from stl_wlm_rule_action where query = \(q)"),
+                       [["6", "quick_log", "log"]])
+        XCTAssertEqual(try rows(s, "select count(*) from stl_query_metrics where query = \(q) and segment = -1"), [["1"]])
+    }
 }

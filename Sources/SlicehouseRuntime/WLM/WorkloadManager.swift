@@ -111,6 +111,13 @@ public final class WorkloadManager: @unchecked Sendable {
     private var counts: [Int: ClassCounts] = [:]
     private var completed: [WLMHistoryRecord] = []
     private var actions: [WLMRuleActionRecord] = []
+    /// Where finished runs and fired rules go instead of `history` and `ruleActions`
+    /// (the database's logs, which outlive the process); set before the first query.
+    private var recorder: WLMRecorder?
+
+    /// Send finished runs and fired rules to `recorder` from now on (called while
+    /// WLM's lock is held: it must not call back into WLM).
+    public func setRecorder(_ recorder: WLMRecorder) { condition.withLock { self.recorder = recorder } }
     private var monitorStarted = false
     private var configurationFile: String?
     private var fileStamp: FileStamp?
@@ -382,6 +389,7 @@ public final class WorkloadManager: @unchecked Sendable {
     }
 
     private func appendHistory(_ r: WLMHistoryRecord) {
+        if let recorder { return recorder.record(r) }
         completed.append(r)
         if completed.count > Self.historyLimit { completed.removeFirst(completed.count - Self.historyLimit) }
     }
@@ -452,8 +460,9 @@ public final class WorkloadManager: @unchecked Sendable {
         let now = Date()
         for rule in hits {
             q.fired.insert(rule.name)
-            actions.append(WLMRuleActionRecord(userID: q.request.userID, query: q.queryID, serviceClass: q.serviceClass,
-                                               rule: rule.name, action: rule.action.rawValue, time: now))
+            let a = WLMRuleActionRecord(userID: q.request.userID, query: q.queryID, serviceClass: q.serviceClass,
+                                        rule: rule.name, action: rule.action.rawValue, time: now)
+            if let recorder { recorder.record(a) } else { actions.append(a) }
         }
         if actions.count > Self.historyLimit { actions.removeFirst(actions.count - Self.historyLimit) }
         if logOnly { return nil }
@@ -557,10 +566,11 @@ public final class WorkloadManager: @unchecked Sendable {
         }
     }
 
-    /// STL_WLM_QUERY and STL_QUERY_METRICS: finished runs, oldest first.
+    /// STL_WLM_QUERY and STL_QUERY_METRICS: finished runs, oldest first (none once a
+    /// recorder takes them).
     public var history: [WLMHistoryRecord] { condition.withLock { completed } }
 
-    /// STL_WLM_RULE_ACTION, oldest first.
+    /// STL_WLM_RULE_ACTION, oldest first (none once a recorder takes them).
     public var ruleActions: [WLMRuleActionRecord] { condition.withLock { actions } }
 
     /// One finished run of `q` (lock held).
@@ -619,6 +629,12 @@ public struct WLMActiveQuery: Sendable {
     public var spilledBytes: Int
 }
 
+/// Where WLM's history goes when it must outlive the process (the database's STL logs).
+public protocol WLMRecorder: AnyObject, Sendable {
+    func record(_ run: WLMHistoryRecord)
+    func record(_ action: WLMRuleActionRecord)
+}
+
 /// One finished run of a query in one service class (STL_WLM_QUERY).
 public struct WLMHistoryRecord: Sendable {
     public var query: Int
@@ -643,6 +659,18 @@ public struct WLMHistoryRecord: Sendable {
     public var predictionSource: String?
     public var live: LiveCounters
     public var spilledBytes: Int
+
+    public init(query: Int, userID: Int, xid: Int, serviceClass: Int, serviceClassName: String, slots: Int,
+                serviceClassStart: Date, queueStart: Date, queueEnd: Date, queueMicros: Int64, execStart: Date,
+                execEnd: Date, execMicros: Int64, end: Date, finalState: String, peakMemory: Int,
+                shortQueryPredicted: Bool?, predictionSource: String?, live: LiveCounters, spilledBytes: Int) {
+        self.query = query; self.userID = userID; self.xid = xid; self.serviceClass = serviceClass
+        self.serviceClassName = serviceClassName; self.slots = slots; self.serviceClassStart = serviceClassStart
+        self.queueStart = queueStart; self.queueEnd = queueEnd; self.queueMicros = queueMicros; self.execStart = execStart
+        self.execEnd = execEnd; self.execMicros = execMicros; self.end = end; self.finalState = finalState
+        self.peakMemory = peakMemory; self.shortQueryPredicted = shortQueryPredicted
+        self.predictionSource = predictionSource; self.live = live; self.spilledBytes = spilledBytes
+    }
 }
 
 /// One rule that fired (STL_WLM_RULE_ACTION).
@@ -653,4 +681,9 @@ public struct WLMRuleActionRecord: Sendable {
     public var rule: String
     public var action: String
     public var time: Date
+
+    public init(userID: Int, query: Int, serviceClass: Int, rule: String, action: String, time: Date) {
+        self.userID = userID; self.query = query; self.serviceClass = serviceClass; self.rule = rule
+        self.action = action; self.time = time
+    }
 }
