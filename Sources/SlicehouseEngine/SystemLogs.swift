@@ -174,9 +174,13 @@ extension Database {
     /// The rows of `table`'s log, fitted to its columns.
     func logRows(_ table: LogTable) -> [[Value]] { logs.rows(table.name).map(table.fit) }
 
+    /// The most of a statement's text the text logs keep (500 rows of STL_QUERYTEXT): a
+    /// bulk INSERT of megabytes of VALUES must not fill the logs with itself.
+    static let maxLoggedText = 100_000
+
     /// Redshift cuts statement texts into rows of 200 characters (newlines shown as `\n`).
     static func textPieces(_ text: String) -> [String] {
-        let flat = text.replacingOccurrences(of: "\n", with: "\\n")
+        let flat = String(text.prefix(maxLoggedText)).replacingOccurrences(of: "\n", with: "\\n")
         var pieces: [String] = []
         var rest = Substring(flat)
         repeat {

@@ -106,6 +106,10 @@ final class SystemLogTests: XCTestCase {
         XCTAssertEqual(String(joined.prefix(long.count)), long)
         XCTAssertTrue(joined.dropFirst(long.count).allSatisfy { $0 == " " })
         XCTAssertTrue(pieces.dropLast().allSatisfy { $0[1]?.count == 200 })
+        // A text past 100,000 characters keeps its first 100,000 (500 rows).
+        _ = try s.execute("select '" + String(repeating: "x", count: 150_000) + "' as v")
+        XCTAssertEqual(try rows(s, "select count(*), max(sequence) from stl_querytext where query = pg_last_query_id()"),
+                       [["500", "499"]])
     }
 
     func testFailedQueriesAreAbortedAndInternalErrorsGoToSTLError() throws {
