@@ -98,6 +98,7 @@ public final class QueryMetrics: @unchecked Sendable {
                 r.metrics.spilledBytes += metrics.spilledBytes
                 r.metrics.rowsPreFilter += metrics.rowsPreFilter
                 r.metrics.blocksSkipped += metrics.blocksSkipped
+                r.metrics.blocksRead += metrics.blocksRead
                 records[key] = r
             } else {
                 records[key] = StepRecord(stage: stage, step: step, label: label, slice: slice, metrics: metrics)

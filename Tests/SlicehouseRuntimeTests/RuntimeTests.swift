@@ -202,3 +202,22 @@ final class Recorder: @unchecked Sendable {
     func add(_ s: String) { lock.withLock { items.append(s) } }
     var values: [String] { lock.withLock { items } }
 }
+
+final class QueryMetricsTests: XCTestCase {
+    /// A step that reports in pieces (one per pipeline part) adds every figure up; its
+    /// memory peak is the largest piece's.
+    func testPiecesOfAStepAddUp() {
+        let m = QueryMetrics()
+        m.record(stage: 1, step: 0, slice: 2, label: "scan   tbl=1 name=t",
+                 StepMetrics(rows: 10, bytes: 80, nanos: 5, peakMemory: 100, spilledBytes: 1, rowsPreFilter: 40,
+                             blocksSkipped: 3, blocksRead: 4))
+        m.record(stage: 1, step: 0, slice: 2, label: "scan   tbl=1 name=t",
+                 StepMetrics(rows: 5, bytes: 40, nanos: 7, peakMemory: 60, spilledBytes: 2, rowsPreFilter: 20,
+                             blocksSkipped: 1, blocksRead: 6))
+        m.record(stage: 1, step: 0, slice: 3, label: "scan   tbl=1 name=t", StepMetrics(rows: 1))
+        XCTAssertEqual(m.steps.count, 2)
+        XCTAssertEqual(m.steps.first?.metrics, StepMetrics(rows: 15, bytes: 120, nanos: 12, peakMemory: 100, spilledBytes: 3,
+                                                            rowsPreFilter: 60, blocksSkipped: 4, blocksRead: 10))
+        XCTAssertEqual(m.steps.last?.slice, 3)
+    }
+}
