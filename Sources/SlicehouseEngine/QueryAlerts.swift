@@ -73,9 +73,8 @@ enum QueryAlerts {
                 alerts.append(Alert(slice: -1, segment: at.stage, step: at.step, event: "Missing query planner statistics",
                                     solution: "Run the ANALYZE command"))
             }
-            let deleted = snap.slices.reduce(0) { $0 + $1.deleted.count }
-            let physical = snap.slices.reduce(0) { $0 + $1.rowCount }
-            if deleted >= 1_000 && deleted * 10 >= physical {
+            let counts = TableVacuum.Counts(snap)
+            if counts.deleted >= 1_000 && counts.deleted * 10 >= counts.rows {
                 alerts.append(Alert(slice: 0, segment: at.stage, step: at.step,
                                     event: "Scanned a large number of deleted rows",
                                     solution: "Run the VACUUM command to reclaim deleted space"))

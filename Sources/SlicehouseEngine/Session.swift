@@ -169,10 +169,10 @@ public final class Session: @unchecked Sendable {
         defer { runningLock.withLock { current = nil } }
         do {
             let result = try runStatement(statement, sink: sink)
-            logStatement(statement, text: text, start: start, error: nil)
+            logStatement(kind, text: text, label: group, start: start, error: nil)
             return result
         } catch {
-            logStatement(statement, text: text, start: start, error: error)
+            logStatement(kind, text: text, label: group, start: start, error: error)
             throw error
         }
     }
@@ -207,8 +207,7 @@ public final class Session: @unchecked Sendable {
     /// The session user's id (1, the first superuser's, when the user is gone).
     var currentUserID: Int { database.committedCatalog.security.user(user)?.id ?? 1 }
 
-    private func logStatement(_ statement: Statement, text: String, start: Int64, error: Error?) {
-        let kind = StatementKind(statement)
+    private func logStatement(_ kind: StatementKind, text: String, label: String?, start: Int64, error: Error?) {
         let sqlError = error as? SQLError
         if let e = sqlError, e.code == .internalError || e.code == .ioError {
             database.logError(e, text: text, userID: currentUserID, process: process)
@@ -216,9 +215,8 @@ public final class Session: @unchecked Sendable {
         let query = statementQueryID
         // The id of a query that succeeded is pg_last_query_id()'s.
         if kind == .query && error == nil, let query { lastQueryID = query }
-        let group = settings["query_group"].flatMap { $0 == "unset" ? nil : $0 }
         database.logStatement(kind, text: text, query: query, userID: currentUserID, xid: transaction.id,
-                              process: process, label: group, start: start, end: Clock.nowMicros(),
+                              process: process, label: label, start: start, end: Clock.nowMicros(),
                               failed: error != nil)
     }
 

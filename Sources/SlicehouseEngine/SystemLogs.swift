@@ -251,18 +251,17 @@ final class WLMLog: WLMRecorder, @unchecked Sendable {
     static func runs(_ rows: [[Value]]) -> [WLMHistoryRecord] {
         rows.map { r in
             func int(_ i: Int) -> Int { Int(r[i].asInt64 ?? 0) }
-            func text(_ i: Int) -> String? { if case .string(let s) = r[i] { return s }; return nil }
             var live = LiveCounters()
             live.scanRows = int(18); live.joinRows = int(19); live.returnRows = int(20)
             live.cpuNanos = UInt64(max(0, int(21)))
             var predicted: Bool? = nil
             if case .bool(let b) = r[16] { predicted = b }
             return WLMHistoryRecord(
-                query: int(0), userID: int(1), xid: int(2), serviceClass: int(3), serviceClassName: text(4) ?? "",
+                query: int(0), userID: int(1), xid: int(2), serviceClass: int(3), serviceClassName: r[4].asString ?? "",
                 slots: int(5), serviceClassStart: date(r[6]), queueStart: date(r[7]), queueEnd: date(r[8]),
                 queueMicros: Int64(int(9)), execStart: date(r[10]), execEnd: date(r[11]), execMicros: Int64(int(12)),
-                end: date(r[13]), finalState: text(14) ?? "", peakMemory: int(15), shortQueryPredicted: predicted,
-                predictionSource: text(17), live: live, spilledBytes: int(22))
+                end: date(r[13]), finalState: r[14].asString ?? "", peakMemory: int(15), shortQueryPredicted: predicted,
+                predictionSource: r[17].asString, live: live, spilledBytes: int(22))
         }
     }
 }

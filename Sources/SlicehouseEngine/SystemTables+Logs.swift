@@ -20,7 +20,7 @@ extension SystemTables {
         switch name {
         case "svl_qlog":
             let rows = visible(database.logRows(.query), LogTable.query.columns).map { q -> [Value] in
-                let text = q[6].stringValue ?? ""
+                let text = q[6].asString ?? ""
                 let elapsed: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
                 return [q[0], q[1], q[3], q[4], q[7], q[8], elapsed, q[9], q[2],
                         .string(String(Database.textPieces(text)[0].prefix(60))), .null,
@@ -84,7 +84,7 @@ extension SystemTables {
                 let user = q[0].asInt64.flatMap { users[$0] }
                 let duration: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
                 rows.append([q[0], .string("Done"), q[7], duration, user.map { .string($0) } ?? .null,
-                             .string(Session.databaseName), .string(String((q[6].stringValue ?? "").prefix(600))), q[4]])
+                             .string(Session.databaseName), .string(String((q[6].asString ?? "").prefix(600))), q[4]])
             }
             let columns: [(String, DataType)] = [("userid", .integer), ("status", .char(20)), ("starttime", .timestamp),
                                                  ("duration", .bigint), ("user_name", .char(50)), ("db_name", .char(50)),
@@ -102,8 +102,4 @@ extension SystemTables {
         let me = Value.int(Int64(session.currentUserID))
         return rows.filter { $0[column] == me }
     }
-}
-
-private extension Value {
-    var stringValue: String? { if case .string(let s) = self { return s }; return nil }
 }

@@ -36,6 +36,13 @@ final class SystemLogTests: XCTestCase {
         return try Database(directory: dir).connect()
     }
 
+    /// The automatic VACUUM DELETE would reclaim deleted rows under the test's feet.
+    func openWithoutAutoVacuum() throws -> Session {
+        let database = try Database(directory: dir)
+        database.autoVacuum?.stop()
+        return try database.connect()
+    }
+
     /// The case: `slicehouse -c "copy ..."`, then `slicehouse -c "select * from stl_load_errors"`.
     func testACopysErrorsAndCommitsOutliveTheProcess() throws {
         let file = dir + "-files/rows.txt"
@@ -195,10 +202,7 @@ final class SystemLogTests: XCTestCase {
     }
 
     func testAScanOfATableWithManyDeletedRowsRaisesAnAlert() throws {
-        let database = try Database(directory: dir)
-        // The automatic VACUUM DELETE would reclaim the rows under the test's feet.
-        database.autoVacuum?.stop()
-        let s = try database.connect()
+        let s = try openWithoutAutoVacuum()
         _ = try s.execute("create table t (a int) diststyle even")
         _ = try s.execute("insert into t select x from generate_series(1, 10000) g(x)")
         _ = try s.execute("analyze t")
@@ -244,9 +248,7 @@ final class SystemLogTests: XCTestCase {
 
     func testVacuumHistoryOutlivesTheProcess() throws {
         do {
-            let database = try Database(directory: dir)
-            database.autoVacuum?.stop()
-            let s = try database.connect()
+            let s = try openWithoutAutoVacuum()
             _ = try s.execute("create table t (a int) diststyle even sortkey(a)")
             _ = try s.execute("insert into t select x from generate_series(1, 5000) g(x)")
             _ = try s.execute("delete from t where a % 2 = 0")

@@ -142,9 +142,9 @@ public final class SystemLogStore: @unchecked Sendable {
     /// outside the store's lock, so writers never wait for a reader (a frame being
     /// appended meanwhile is skipped as torn; a segment deleted meanwhile reads as empty).
     public func rows(_ name: String) -> [[Value]] {
-        let (segments, cutoff) = lock.withLock { () -> ([Either], Int64) in
+        let (segments, cutoff) = lock.withLock { () -> ([SegmentSource], Int64) in
             let log = open(name)
-            let segments = log.segments.map { s -> Either in s.data.map { .bytes($0) } ?? .file(path(name, s) ?? "") }
+            let segments = log.segments.map { s -> SegmentSource in s.data.map { .bytes($0) } ?? .file(path(name, s) ?? "") }
             return (segments, now() &- retention.maxAgeMicros)
         }
         var out: [[Value]] = []
@@ -160,7 +160,7 @@ public final class SystemLogStore: @unchecked Sendable {
     }
 
     /// A segment to read: its frames held in memory, or its file.
-    private enum Either {
+    private enum SegmentSource {
         case bytes([UInt8])
         case file(String)
     }
