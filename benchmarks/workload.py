@@ -92,6 +92,8 @@ class Server:
     def connect(self):
         c = psycopg2.connect(host="127.0.0.1", port=self.port, user="awsuser", password=PASSWORD, dbname="dev")
         c.autocommit = True
+        # Every client repeats its queries: from the result cache they would not run.
+        c.cursor().execute("set enable_result_cache_for_session to off")
         return c
 
     def stop(self):

@@ -228,6 +228,9 @@ public struct TPCDSBenchmark: Sendable {
                                peakRSSBytes: MemoryProbe.peakBytes())
         let size = TPCHBenchmark.diskUsage(directory)
 
+        // Every query runs several times: from the result cache the runs after the first
+        // would not run at all.
+        _ = try session.execute("SET enable_result_cache_for_session TO off")
         if options.timeoutSeconds > 0 {
             _ = try? session.execute("SET statement_timeout TO \(Int((options.timeoutSeconds * 1000).rounded()))")
         }

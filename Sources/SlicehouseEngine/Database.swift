@@ -23,6 +23,9 @@ public final class Database: @unchecked Sendable {
     let layout: SliceLayout
     /// Decoded blocks shared by every query of this database.
     let cache: BlockCache
+    /// The rows of recent queries, for the same queries over unchanged tables (the
+    /// leader's result cache).
+    let resultCache = ResultCache()
     /// The memory all statements of this database draw their budgets from (`--memory`).
     public let memory: MemoryPool
     /// Where statements spill what does not fit their budget: `tmp` in the data
@@ -62,6 +65,12 @@ public final class Database: @unchecked Sendable {
     public var copyRunBytes: Int? {
         get { lock.withLock { copyLimits.runBytes } }
         set { lock.withLock { copyLimits.runBytes = newValue } }
+    }
+
+    /// The most the result cache keeps (64 MB unless set; 0 turns it off for everyone).
+    public var resultCacheBytes: Int {
+        get { resultCache.capacityBytes }
+        set { resultCache.capacityBytes = newValue }
     }
 
     /// Open (or create) a database. `directory` nil means a purely in-memory database.

@@ -30,6 +30,10 @@ final class StatementContext: BinderCatalog, PlannerContext {
 
     /// DELETE / UPDATE: this table also shows its hidden row-id column.
     var rowIDTable: Int?
+    /// Set when the statement reads a system table or a session's state (CURRENT_USER,
+    /// PG_LAST_QUERY_ID, privilege functions, ...): its result depends on more than the
+    /// user tables it reads, so it may not be reused.
+    private(set) var readsSessionState = false
 
     func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation? {
         switch try session.lookup(name, in: session.transaction.catalog, path: searchPath) {
@@ -40,6 +44,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case .view(let v):
             return .view(v)
         case .system(let n):
+            readsSessionState = true
             guard let (def, snap) = system.table(named: n) else { return nil }
             snapshots[def.id] = snap
             return .table(def)
@@ -58,6 +63,12 @@ final class StatementContext: BinderCatalog, PlannerContext {
     }
 
     func sessionFunction(_ name: String) -> (Value, DataType)? {
+        let value = sessionValue(name)
+        if value != nil { readsSessionState = true }
+        return value
+    }
+
+    private func sessionValue(_ name: String) -> (Value, DataType)? {
         switch name {
         case "pg_last_copy_count": return (.int(Int64(session.lastCopyCount)), .integer)
         case "pg_last_copy_id": return (.int(Int64(session.lastCopyID)), .integer)
@@ -79,6 +90,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
     }
 
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
+        readsSessionState = true
         switch name {
         case "has_table_privilege":
             return (try session.hasTablePrivilege(args), .boolean)

@@ -121,13 +121,20 @@ extension Session {
             }
         }
         guard readsUserTables || workload.query != nil else {
-            workload.mode = .bypass
-            // The query takes its id now, as an admitted one does: STV_INFLIGHT shows it
-            // while it runs, and it is logged under the same id.
-            workload.context.reserveQueryID(statementQueryID ?? newQueryID())
+            runOutsideWorkload()
             return
         }
         try admit(workload, shape: Session.queryShape(query), estimatedCost: cost)
+    }
+
+    /// The SELECT waiting for its plan runs on the leader without WLM (it reads no user
+    /// table, or its rows come from the result cache). It takes its id now, as an
+    /// admitted one does: STV_INFLIGHT shows it while it runs, and it is logged under
+    /// the same id.
+    func runOutsideWorkload() {
+        guard !findingViewColumns, let workload = workloadStatement, workload.mode == .afterPlanning else { return }
+        workload.mode = .bypass
+        workload.context.reserveQueryID(statementQueryID ?? newQueryID())
     }
 
     private func admit(_ workload: WorkloadStatement, shape: String?, estimatedCost: Double?) throws {

@@ -530,13 +530,7 @@ public final class Session: @unchecked Sendable {
         runningLock.withLock { current?.xid = xid }
         switch statement {
         case .query(let q):
-            let ctx = StatementContext(database: database, session: self)
-            if let sink = rowSink {
-                return try streamQuery(q, ctx, into: sink)
-            }
-            let (columns, chunks) = try runQuery(q, ctx)
-            let n = chunks.reduce(0) { $0 + $1.count }
-            return StatementResult(tag: "SELECT \(n)", columns: columns, chunks: chunks)
+            return try runSelect(q, StatementContext(database: database, session: self))
         case .explain(let e):
             return try explain(e)
         case .createTable(let c):
@@ -643,36 +637,28 @@ public final class Session: @unchecked Sendable {
 
     // MARK: - Queries
 
-    /// Bind, optimize, plan and run a query.
+    /// Bind, optimize and plan a query (and admit it to WLM when it is the statement's).
     func planQuery(_ q: Query, _ ctx: StatementContext) throws -> (PhysicalNode, [PlanColumn]) {
+        let (_, logical) = try bindQuery(q, ctx)
+        return (try planBound(logical, q, ctx), logical.outputs)
+    }
+
+    /// Bind a query and check the session user may read what it reads. The binder
+    /// tells what else the result depends on (`Binder.isDeterministic`).
+    func bindQuery(_ q: Query, _ ctx: StatementContext) throws -> (Binder, LogicalPlan) {
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         let logical = try binder.bind(query: q)
         try authorizeReads(binder)
+        return (binder, logical)
+    }
+
+    /// Optimize and plan a bound query, and admit it to WLM when it is the statement's.
+    func planBound(_ logical: LogicalPlan, _ q: Query, _ ctx: StatementContext) throws -> PhysicalNode {
         let optimized = Optimizer(context: ctx, evaluateConstant: evaluateConstant).optimize(logical)
         var planner = PhysicalPlanner(context: ctx)
         let physical = try planner.planQuery(optimized)
         try admitPlannedQuery(physical, ctx, q)
-        return (physical, logical.outputs)
-    }
-
-    /// Run a query handing its rows to `sink` as they come (see `QueryExecutor.stream`).
-    func streamQuery(_ q: Query, _ ctx: StatementContext, into sink: RowSink) throws -> StatementResult {
-        let (physical, outputs) = try planQuery(q, ctx)
-        let columns = outputs.map { ResultColumn(name: $0.name, type: $0.type) }
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     context: statementContext)
-        try sink.start(columns)
-        var n = 0
-        let start = Clock.nowMicros()
-        try executor.stream(physical) { chunk in
-            n += chunk.count
-            executor.context.metrics.addReturnRows(chunk.count)
-            try sink.rows(chunk)
-        }
-        recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
-        var result = StatementResult(tag: "SELECT \(n)", columns: columns)
-        result.streamed = true
-        return result
+        return physical
     }
 
     func runQuery(_ q: Query, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {

@@ -126,6 +126,12 @@ struct LogTable: Sendable {
         ("blocks_skipped", .bigint),
     ])
 
+    /// Each query answered from the result cache, and the query whose rows it reused:
+    /// SVL_QLOG's source_query (not a table itself).
+    static let resultCacheHits = LogTable(name: "result_cache_hits", id: 0, columns: [
+        ("query", .bigint), ("source_query", .bigint),
+    ])
+
     static func named(_ name: String) -> LogTable? { tables.first { $0.name == name } }
 
     /// `row` with one value per column, each of the column's kind (else NULL).

@@ -19,11 +19,16 @@ extension SystemTables {
         if let t = LogTable.named(name) { return make(t.id, name, t.columns, visible(database.logRows(t), t.columns)) }
         switch name {
         case "svl_qlog":
+            var sources: [Int64: Int64] = [:]
+            for h in database.logRows(.resultCacheHits) {
+                if let q = h[0].asInt64, let source = h[1].asInt64 { sources[q] = source }
+            }
             let rows = visible(database.logRows(.query), LogTable.query.columns).map { q -> [Value] in
                 let text = q[6].asString ?? ""
                 let elapsed: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
+                let source: Value = q[1].asInt64.flatMap { sources[$0] }.map { .int($0) } ?? .null
                 return [q[0], q[1], q[3], q[4], q[7], q[8], elapsed, q[9], q[2],
-                        .string(String(Database.textPieces(text)[0].prefix(60))), .null,
+                        .string(String(Database.textPieces(text)[0].prefix(60))), source,
                         .string("0 - Ran on the main cluster"), .null]
             }
             return make(-106, name, [("userid", .integer), ("query", .integer), ("xid", .bigint), ("pid", .integer),

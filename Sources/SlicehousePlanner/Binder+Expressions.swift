@@ -682,6 +682,7 @@ extension Binder {
             throw err(error.code, error.message, e)
         }
         let (fn, targets, result) = resolved
+        if fn.isVolatile || fn.dependsOnTime { isDeterministic = false }
         // GETDATE, SYSDATE, CURRENT_DATE: one instant for the whole statement, as in Redshift
         // (every call site of a statement sees the same value).
         if fn.dependsOnTime, args.isEmpty {

@@ -41,6 +41,10 @@ public final class Binder {
     public private(set) var accesses: [RelationAccess] = []
     /// Plan column ids that expressions of the statement reference.
     var referencedColumnIDs = Set<Int>()
+    /// False once the statement calls a function whose value is not fixed by its
+    /// arguments (RANDOM; GETDATE, SYSDATE and CURRENT_DATE, folded to the statement's
+    /// instant): its result may not be reused (the result cache).
+    public internal(set) var isDeterministic = true
     /// Inside a view's query: the schemas its unqualified names are looked up in.
     public var viewSearchPath: [String]?
     /// Select-list aliases that WHERE and later select items may name (Redshift's lateral

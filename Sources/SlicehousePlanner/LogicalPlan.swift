@@ -83,8 +83,10 @@ public struct LogicalWindow: Sendable, Equatable {
 }
 
 /// The logical plan of a query. Expressions reference columns by id
-/// (`BoundExpr.column(id, type)`), never by position.
-public indirect enum LogicalPlan: Sendable {
+/// (`BoundExpr.column(id, type)`), never by position. Binding one query text twice
+/// gives equal plans unless a table, a view or a setting it depends on changed (what
+/// the result cache checks).
+public indirect enum LogicalPlan: Sendable, Equatable {
     /// Read `columns` (indices into the table's columns) of `table`; `filters` are ANDed.
     case scan(table: TableDef, alias: String, columns: [Int], outputs: [PlanColumn], filters: [BoundExpr])
     case filter(LogicalPlan, BoundExpr)

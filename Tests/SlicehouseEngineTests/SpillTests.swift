@@ -9,8 +9,12 @@ final class SpillTests: XCTestCase {
     /// far below what the joins, sorts and aggregations below hold.
     static func databases(slices: (Int, Int)) throws -> (free: Session, tight: Session) {
         let cluster = ClusterConfig(nodes: slices.0, slicesPerNode: slices.1)
-        let free = try Database(cluster: cluster).connect()
+        let freeDB = try Database(cluster: cluster)
         let tightDB = try Database(cluster: cluster)
+        // The tests look at how each run went: a repeated query must run, not come from the result cache.
+        freeDB.resultCacheBytes = 0
+        tightDB.resultCacheBytes = 0
+        let free = freeDB.connect()
         let tight = tightDB.connect()
         let setup = """
         create table a (k int, g int, s varchar(20), x bigint) diststyle even;

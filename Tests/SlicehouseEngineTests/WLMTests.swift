@@ -16,6 +16,8 @@ final class WLMTests: XCTestCase {
 
     func database(_ wlm: String) throws -> Database {
         let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2), memoryBytes: 1 << 30)
+        // WLM's tests look at how each run went: a repeated query must run, not come from the result cache.
+        db.resultCacheBytes = 0
         try db.configureWLM(wlm)
         let s = db.connect()
         _ = try s.execute("create table t (a int, b int); create table u (a int, b int)")
@@ -142,6 +144,7 @@ final class WLMTests: XCTestCase {
         // 6 MB for the database, the default queue's 5 slots: 1 MB a slot (the least a slot
         // gets). A hash join of 100,000 rows needs more than one slot and less than five.
         let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2), memoryBytes: 6 << 20)
+        db.resultCacheBytes = 0
         let s = db.connect()
         _ = try s.execute("""
             create table d (x int); insert into d values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);

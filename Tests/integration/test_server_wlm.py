@@ -42,6 +42,10 @@ def server(tmp_path_factory):
 
 def connect(server, autocommit=True):
     conn = psycopg2.connect(host=server.host, port=server.port, user=USER, password=PASSWORD, dbname="dev")
+    # The tests watch each query go through WLM: a repeated query must run, not come from
+    # the result cache (which answers outside WLM).
+    conn.autocommit = True
+    conn.cursor().execute("set enable_result_cache_for_session to off")
     conn.autocommit = autocommit
     return conn
 

@@ -100,6 +100,18 @@ public final class Transaction: @unchecked Sendable {
         }
     }
 
+    /// The committed version (the commit that last changed its rows or definition) of
+    /// table `id` this transaction reads, or nil when it reads rows of its own (it has
+    /// changed the table, or created it): what a reused query result is checked against.
+    public func readVersion(of tableID: Int) -> UInt64? {
+        lock.withLock {
+            startLocked()
+            if pending[tableID] != nil || created.contains(tableID) { return nil }
+            guard let b = base, b.snapshots[tableID] != nil else { return nil }
+            return b.versions[tableID] ?? 0
+        }
+    }
+
     /// The rows of every table this transaction sees, without recording reads (system views).
     public func peek(_ tableID: Int) -> TableSnapshot? {
         lock.withLock { pending[tableID] ?? base?.snapshots[tableID] }
