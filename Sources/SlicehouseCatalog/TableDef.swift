@@ -58,15 +58,17 @@ public struct TableDef: Sendable, Equatable {
     /// Table-level PRIMARY KEY / UNIQUE column lists (informational).
     public var primaryKey: [Int]
     public var uniqueKeys: [[Int]]
+    /// Set when the table is a materialized view's: the query it holds the rows of.
+    public var materializedView: MaterializedViewDef?
 
     public init(id: Int, schema: String = "public", name: String, columns: [ColumnDef],
                 distStyle: DistStyle = .auto, distKey: Int? = nil, sortKey: [Int] = [],
                 sortKeyKind: SortKeyKind = .compound, isTemporary: Bool = false,
-                primaryKey: [Int] = [], uniqueKeys: [[Int]] = []) {
+                primaryKey: [Int] = [], uniqueKeys: [[Int]] = [], materializedView: MaterializedViewDef? = nil) {
         self.id = id; self.schema = schema; self.name = name; self.columns = columns
         self.distStyle = distStyle; self.distKey = distKey; self.sortKey = sortKey
         self.sortKeyKind = sortKeyKind; self.isTemporary = isTemporary
-        self.primaryKey = primaryKey; self.uniqueKeys = uniqueKeys
+        self.primaryKey = primaryKey; self.uniqueKeys = uniqueKeys; self.materializedView = materializedView
     }
 
     public var qualifiedName: QualifiedName { QualifiedName(schema: schema, name: name) }
@@ -74,6 +76,18 @@ public struct TableDef: Sendable, Equatable {
     public func columnIndex(_ name: String) -> Int? {
         let n = name.lowercased()
         return columns.firstIndex { $0.name == n }
+    }
+}
+
+/// A materialized view: the table that holds its rows names the query (bound again at
+/// each REFRESH, with unqualified names looked up through `searchPath`, the creating
+/// session's) and whether it refreshes itself when its base tables change.
+public struct MaterializedViewDef: Sendable, Equatable {
+    public var queryText: String
+    public var searchPath: [String]
+    public var autoRefresh: Bool
+    public init(queryText: String, searchPath: [String], autoRefresh: Bool) {
+        self.queryText = queryText; self.searchPath = searchPath; self.autoRefresh = autoRefresh
     }
 }
 

@@ -35,6 +35,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
     /// user tables it reads, so it may not be reused.
     private(set) var readsSessionState = false
 
+    /// Read table `id` as `snapshot` instead of the transaction's (a materialized view's
+    /// refresh reads a base table's appended rows alone, or its rows before them). Set
+    /// before the statement is bound.
+    func override(_ id: Int, with snapshot: TableSnapshot) { snapshots[id] = snapshot }
+
     func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation? {
         switch try session.lookup(name, in: session.transaction.catalog, path: searchPath) {
         case .table(var t):

@@ -281,6 +281,7 @@ extension Session {
         var fresh = TableSnapshot.empty(layout: database.layout, columnCount: new.columns.count,
                                         distStyle: new.distStyle, distKey: new.distKey)
         fresh.modifications = snap.modifications
+        fresh.reorganizations = snap.reorganizations + 1
         if let analyzed = snap.analyzed {
             // Statistics stay with the columns that stay.
             var columns: [Int: ColumnStatistics] = [:]
@@ -352,6 +353,7 @@ extension Session {
         var empty = TableSnapshot.empty(layout: database.layout, columnCount: sdef.columns.count,
                                         distStyle: sdef.distStyle, distKey: sdef.distKey)
         empty.modifications = ssnap.modifications + ssnap.rowCount
+        empty.reorganizations = ssnap.reorganizations + 1
         transaction.stage(sdef.id, empty)
         return []
     }

@@ -35,6 +35,8 @@ extension Session {
         var ctasRows: ([ResultColumn], [Chunk])? = nil
         var inheritedDist: DistStyle? = nil
         var inheritedSortKind: SortKeyKind = .compound
+        var materialized: MaterializedViewDef? = nil
+        var queryContext: StatementContext? = nil
 
         func index(_ col: String) throws -> Int {
             guard let i = columns.firstIndex(where: { $0.name == col.lowercased() }) else {
@@ -112,6 +114,8 @@ extension Session {
         case .query(let names, let q):
             let ctx = StatementContext(database: database, session: self)
             let (cols, chunks) = try runQuery(q, ctx)
+            queryContext = ctx
+            if let options = c.materialized { materialized = try materializedViewDef(options, c, context: ctx) }
             guard names.isEmpty || names.count == cols.count else {
                 throw SQLError(.syntax, "CREATE TABLE AS specifies \(names.count) column names, but the query returns \(cols.count)")
             }
@@ -163,7 +167,8 @@ extension Session {
         if Set(sortKey).count != sortKey.count { throw SQLError(.syntax, "a column appears twice in the SORTKEY") }
 
         let def = TableDef(id: 0, schema: qualified.schema, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
-                           sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys)
+                           sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys,
+                           materializedView: materialized)
         if !def.isTemporary { try requireCreate(inSchema: def.schema) }   // TEMP: every user may
         let created = try transaction.createTable(def)
         let owner = user, schema = def.schema
@@ -172,6 +177,12 @@ extension Session {
             let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks)
             try append(full, to: created)
             let n = chunks.reduce(0) { $0 + $1.count }
+            if materialized != nil, let ctx = queryContext, var snap = transaction.peek(created.id) {
+                // Where the base tables stood: the first REFRESH folds in what is appended after.
+                snap.refreshState = refreshState(ctx, excluding: created.id)
+                transaction.stage(created.id, snap)
+                return StatementResult(tag: "CREATE MATERIALIZED VIEW")
+            }
             return StatementResult(tag: "SELECT \(n)")
         }
         return StatementResult(tag: "CREATE TABLE")
@@ -202,6 +213,11 @@ extension Session {
                 }
                 throw SQLError(.undefinedTable, "table \"\(n.name.lowercased())\" does not exist")
             }
+            if d.materialized != (def.materializedView != nil) {
+                throw SQLError(.wrongObjectType, d.materialized ? "\"\(def.name)\" is not a materialized view"
+                               : "\"\(def.name)\" is a materialized view",
+                               hint: d.materialized ? "Use DROP TABLE to remove a table." : "Use DROP MATERIALIZED VIEW to remove it.")
+            }
             try requireOwner(of: def, or: .drop)
             // Views that read the table hold it back (RESTRICT) or go with it (CASCADE).
             let views = try dependentViews(table: def.id)
@@ -212,7 +228,7 @@ extension Session {
             notices += try cascadeToViews(views)
             try transaction.dropTable(def.qualifiedName)
         }
-        return StatementResult(tag: "DROP TABLE", notices: notices)
+        return StatementResult(tag: d.materialized ? "DROP MATERIALIZED VIEW" : "DROP TABLE", notices: notices)
     }
 
     func dropViews(_ d: DropStatement) throws -> StatementResult {

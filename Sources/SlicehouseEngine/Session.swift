@@ -512,13 +512,18 @@ public final class Session: @unchecked Sendable {
 
     /// A table of the running statement's transaction (`relation ... does not exist`
     /// located at `location` when there is none), with its lock taken for a change.
-    func lockedTable(_ name: ObjectName, location: SourceLocation? = nil) throws -> TableDef {
+    func lockedTable(_ name: ObjectName, location: SourceLocation? = nil, toChange: Bool = true) throws -> TableDef {
         guard let def = try resolveTable(name) else {
             if case .system = try lookup(name, in: transaction.catalog) {
                 throw SQLError(.featureNotSupported, "cannot modify system table \"\(name.name)\"")
             }
             throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
                            line: location?.line, column: location?.column)
+        }
+        if toChange && def.materializedView != nil {
+            // Its rows are its query's: REFRESH MATERIALIZED VIEW changes them.
+            throw SQLError(.wrongObjectType, "cannot change materialized view \"\(def.name)\": its rows come from its query",
+                           hint: "Use REFRESH MATERIALIZED VIEW.")
         }
         return try transaction.lockTable(def.qualifiedName)
     }
@@ -544,9 +549,12 @@ public final class Session: @unchecked Sendable {
         case .truncate(let name):
             let def = try lockedTable(name)
             try requireOwner(of: def, or: .truncate)
-            _ = try transaction.beginWrite(def.qualifiedName, reads: false)
-            transaction.stage(def.id, .empty(layout: database.layout, columnCount: def.columns.count,
-                                             distStyle: def.distStyle, distKey: def.distKey))
+            let (_, base) = try transaction.beginWrite(def.qualifiedName, reads: false)
+            var empty = TableSnapshot.empty(layout: database.layout, columnCount: def.columns.count,
+                                            distStyle: def.distStyle, distKey: def.distKey)
+            // Rows appended after this are not rows appended after the old ones.
+            empty.reorganizations = base.reorganizations + 1
+            transaction.stage(def.id, empty)
             return StatementResult(tag: "TRUNCATE TABLE")
         case .set(let s):
             guard Session.settableParameters[s.name] != nil || Session.clientParameters.contains(s.name) else {
@@ -620,7 +628,7 @@ public final class Session: @unchecked Sendable {
             return try performSchemaStatement(statement)
         case .lock(let names):
             for n in names {
-                let def = try lockedTable(n)
+                let def = try lockedTable(n, toChange: false)
                 if !Privilege.table.contains(where: { security.has(user, $0, on: .table(def.id)) }) {
                     throw Session.permissionDenied("relation \(def.name)")
                 }
@@ -628,6 +636,8 @@ public final class Session: @unchecked Sendable {
             return StatementResult(tag: "LOCK TABLE")
         case .security(let s):
             return try runSecurity(s)
+        case .refreshMaterializedView(let r):
+            return try refreshMaterializedView(r)
         }
     }
 

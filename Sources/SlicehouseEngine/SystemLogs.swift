@@ -15,7 +15,7 @@ struct LogTable: Sendable {
 
     /// Every log that is a system table of its own.
     static let tables: [LogTable] = [.loadErrors, .loadCommits, .scan, .query, .queryText, .ddlText, .utilityText, .error,
-                                     .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction]
+                                     .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus]
 
     static let loadErrors = LogTable(name: "stl_load_errors", id: -3, columns: [
         ("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp), ("session", .integer),
@@ -124,6 +124,13 @@ struct LogTable: Sendable {
         ("step", .integer), ("label", .text), ("slice", .integer), ("rows", .bigint), ("bytes", .bigint),
         ("nanos", .bigint), ("workmem", .bigint), ("spilled", .bigint), ("rows_pre_filter", .bigint),
         ("blocks_skipped", .bigint),
+    ])
+
+    /// Each REFRESH MATERIALIZED VIEW and what it did.
+    static let mvRefreshStatus = LogTable(name: "svl_mv_refresh_status", id: -113, columns: [
+        ("db_name", .char(128)), ("userid", .bigint), ("schema_name", .char(128)), ("mv_name", .char(128)),
+        ("xid", .bigint), ("starttime", .timestamp), ("endtime", .timestamp), ("status", .text),
+        ("refresh_type", .char(32)),
     ])
 
     /// Each query answered from the result cache, and the query whose rows it reused:

@@ -10,7 +10,8 @@ import SlicehouseStorage
 /// As in Redshift, a superuser sees every row; any other user sees only the rows with
 /// their own `userid`.
 extension SystemTables {
-    static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents"]
+    static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
+                                                          "stv_mv_info"]
 
     /// STV_RECENTS shows this many finished queries, the most recent.
     static let recentQueries = 100
@@ -36,6 +37,29 @@ extension SystemTables {
                                      ("aborted", .integer), ("label", .char(320)), ("substring", .char(60)),
                                      ("source_query", .integer), ("concurrency_scaling_status_txt", .text),
                                      ("from_sp_call", .integer)], rows)
+        case "stv_mv_info":
+            // Every materialized view: stale when a base table changed since its last refresh.
+            let catalog = transaction.catalog
+            var rows: [[Value]] = []
+            for def in catalog.allTables.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
+                guard let mv = def.materializedView else { continue }
+                let state = transaction.peek(def.id)?.refreshState
+                let stale = state.map { s in
+                    s.bases.contains { b in
+                        guard let t = catalog.table(id: b.table), let now = transaction.peek(t.id) else { return true }
+                        return !b.unchanged(now)
+                    }
+                } ?? true
+                let incremental = session.flatMap { try? $0.canRefreshIncrementally(mv) } ?? false
+                let owner = catalog.security.owner(.table(def.id)) ?? ""
+                rows.append([.string(Session.databaseName), .string(def.schema), .string(def.name),
+                             .int(Int64(state?.xid ?? 0)), .string(stale ? "t" : "f"), .string(owner),
+                             .int(incremental ? 1 : 0), .string(mv.autoRefresh ? "t" : "f"), .string("t")])
+            }
+            return make(-114, name, [("db_name", .char(128)), ("schema", .char(128)), ("name", .char(128)),
+                                     ("updated_upto_xid", .bigint), ("is_stale", .char(1)),
+                                     ("owner_user_name", .char(128)), ("state", .integer), ("autorefresh", .char(1)),
+                                     ("autorewrite", .char(1))], rows)
         case "svl_statementtext":
             // Query texts take their label and times from STL_QUERY.
             var queries: [Int64: [Value]] = [:]

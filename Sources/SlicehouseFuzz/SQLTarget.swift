@@ -220,7 +220,7 @@ final class SQLFuzzState: @unchecked Sendable {
         case .query, .explain, .show: return Change.none
         case .set, .reset, .begin, .commit, .rollback, .lock: return .session
         case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .merge, .comment, .createFunction, .dropFunction, .procedure, .truncate, .vacuum, .analyze,
-             .createSchema, .dropSchema, .alterTable, .security:
+             .createSchema, .dropSchema, .alterTable, .security, .refreshMaterializedView:
             return .database
         }
     }

@@ -13,16 +13,45 @@ public struct CreateTable: Sendable, Hashable {
     public var ifNotExists: Bool
     public var source: CreateTableSource
     public var attributes: TableAttributes
+    /// `CREATE MATERIALIZED VIEW name ... AS query`: a table of the query's rows (the
+    /// source is `.query`) that REFRESH MATERIALIZED VIEW brings up to date.
+    public var materialized: MaterializedViewOptions?
     @IgnoredInComparison public var location: SourceLocation
 
     public init(name: ObjectName, temporary: Bool = false, ifNotExists: Bool = false,
                 source: CreateTableSource, attributes: TableAttributes = TableAttributes(),
-                location: SourceLocation = .unknown) {
+                materialized: MaterializedViewOptions? = nil, location: SourceLocation = .unknown) {
         self.name = name
         self.temporary = temporary
         self.ifNotExists = ifNotExists
         self.source = source
         self.attributes = attributes
+        self.materialized = materialized
+        self.location = location
+    }
+}
+
+/// What CREATE MATERIALIZED VIEW says beyond a CREATE TABLE AS.
+public struct MaterializedViewOptions: Sendable, Hashable {
+    /// The query's source text, kept to refresh the view.
+    public var queryText: String
+    /// `AUTO REFRESH YES` (NO unless written).
+    public var autoRefresh: Bool
+    public init(queryText: String, autoRefresh: Bool) {
+        self.queryText = queryText
+        self.autoRefresh = autoRefresh
+    }
+}
+
+/// `REFRESH MATERIALIZED VIEW name [RECOMPUTE]`.
+public struct RefreshMaterializedView: Sendable, Hashable {
+    public var name: ObjectName
+    /// RECOMPUTE: from scratch even where an incremental refresh could do.
+    public var recompute: Bool
+    @IgnoredInComparison public var location: SourceLocation
+    public init(name: ObjectName, recompute: Bool = false, location: SourceLocation = .unknown) {
+        self.name = name
+        self.recompute = recompute
         self.location = location
     }
 }
@@ -178,13 +207,16 @@ public struct DropStatement: Sendable, Hashable {
     public var ifExists: Bool
     /// CASCADE (RESTRICT, the default, is false).
     public var cascade: Bool
+    /// `DROP MATERIALIZED VIEW` (a `.dropTable`).
+    public var materialized: Bool
     @IgnoredInComparison public var location: SourceLocation
 
-    public init(names: [ObjectName], ifExists: Bool = false, cascade: Bool = false,
+    public init(names: [ObjectName], ifExists: Bool = false, cascade: Bool = false, materialized: Bool = false,
                 location: SourceLocation = .unknown) {
         self.names = names
         self.ifExists = ifExists
         self.cascade = cascade
+        self.materialized = materialized
         self.location = location
     }
 }

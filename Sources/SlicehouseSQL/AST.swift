@@ -645,6 +645,7 @@ public indirect enum Statement: Sendable, Hashable {
     case createSchema(CreateSchema)
     case dropSchema(DropSchema)
     case alterTable(AlterTable)
+    case refreshMaterializedView(RefreshMaterializedView)
 }
 
 /// A statement together with the exact text it was parsed from.

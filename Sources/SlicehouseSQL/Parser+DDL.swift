@@ -13,6 +13,7 @@ extension Parser {
             return .createView(try parseCreateView(start: start, orReplace: true))
         }
         if acceptWord("function") { return .createFunction(try parseCreateFunction(start: start, orReplace: false)) }
+        if acceptWord("materialized") { return .createTable(try parseCreateMaterializedView(start: start)) }
         if acceptWord("procedure") { return .procedure(.create(try parseCreateProcedure(start: start, orReplace: false))) }
         if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
         if let s = try parseCreatePrincipal() { return s }
@@ -280,6 +281,40 @@ extension Parser {
         }
     }
 
+    // MARK: - CREATE MATERIALIZED VIEW
+
+    /// After `CREATE MATERIALIZED VIEW`: `name [BACKUP YES|NO] [DISTSTYLE ...] [DISTKEY(col)]
+    /// [[COMPOUND] SORTKEY(cols)] [AUTO REFRESH YES|NO] AS query`, the options in any order.
+    private mutating func parseCreateMaterializedView(start: Token) throws -> CreateTable {
+        try expectWord("view")
+        let name = try parseObjectName()
+        var attributes = TableAttributes()
+        var autoRefresh = false
+        while true {
+            let more = try parseTableAttributes()
+            if more.backup != nil { attributes.backup = more.backup }
+            if more.distStyle != nil { attributes.distStyle = more.distStyle }
+            if more.distKey != nil { attributes.distKey = more.distKey }
+            if more.sortKey != nil { attributes.sortKey = more.sortKey }
+            if more.encodeAuto { attributes.encodeAuto = true }
+            guard acceptWords("auto", "refresh") else { break }
+            if acceptWord("yes") {
+                autoRefresh = true
+            } else if acceptWord("no") {
+                autoRefresh = false
+            } else {
+                throw syntaxError(at: current)
+            }
+        }
+        try expectWord("as")
+        let queryStart = current.location.offset
+        let query = try parseQuery()
+        let queryText = text(from: queryStart, to: previousEnd)
+        return CreateTable(name: name, source: .query(columnNames: [], query), attributes: attributes,
+                           materialized: MaterializedViewOptions(queryText: queryText, autoRefresh: autoRefresh),
+                           location: start.location)
+    }
+
     // MARK: - CREATE VIEW
 
     /// `VIEW name [(cols)] AS query [WITH NO SCHEMA BINDING]`.
@@ -315,8 +350,12 @@ extension Parser {
             return .dropFunction(DropFunction(name: name, parameterTypes: types, ifExists: ifExists, location: start.location))
         }
         let isView: Bool
+        var materialized = false
         if acceptWord("table") {
             isView = false
+        } else if acceptWords("materialized", "view") {
+            isView = false
+            materialized = true
         } else if acceptWord("view") {
             isView = true
         } else {
@@ -331,7 +370,8 @@ extension Parser {
         } else {
             _ = acceptWord("restrict")
         }
-        let drop = DropStatement(names: names, ifExists: ifExists, cascade: cascade, location: start.location)
+        let drop = DropStatement(names: names, ifExists: ifExists, cascade: cascade, materialized: materialized,
+                                 location: start.location)
         return isView ? .dropView(drop) : .dropTable(drop)
     }
 }

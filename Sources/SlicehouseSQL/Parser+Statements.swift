@@ -109,6 +109,13 @@ extension Parser {
             if acceptWords("time", "zone") { return .show("timezone") }
             if acceptWords("transaction", "isolation", "level") { return .show("transaction_isolation") }
             return .show(try parseParameterName())
+        case "refresh":
+            let start = advance()
+            try expectWord("materialized")
+            try expectWord("view")
+            let name = try parseObjectName()
+            let recompute = acceptWord("recompute")
+            return .refreshMaterializedView(RefreshMaterializedView(name: name, recompute: recompute, location: start.location))
         case "vacuum": return .vacuum(try parseVacuum())
         case "analyze", "analyse": return .analyze(try parseAnalyze())
         case "lock":

@@ -103,9 +103,11 @@ public enum Distributor {
         if incoming > 0, table.distStyle == .auto, snap.distribution == .all, snap.rowCount + incoming > autoAllMaxRows {
             // Grow out of ALL: the existing copy is placed EVEN again together with the new rows.
             held = HeldRows(try existing(snap, 0) + held.chunks(), types: types)
+            let reorganizations = snap.reorganizations
             snap = TableSnapshot(slices: Array(repeating: SliceData(columnCount: table.columns.count), count: layout.sliceCount),
                                  distribution: .even, evenCursor: 0, encodings: snap.encodings,
                                  modifications: snap.modifications, analyzed: snap.analyzed)
+            snap.reorganizations = reorganizations + 1
         }
         snap.modifications += incoming
         // Each slice's rows are references (chunk, row) into the held chunks, so a column

@@ -77,6 +77,22 @@ public struct DeleteSet: Sendable, Equatable {
         if words[w] & bit == 0 { words[w] |= bit; count += 1 }
     }
 
+    /// Mark every row of `range` deleted (a word at a time).
+    public mutating func insert(_ range: Range<Int>) {
+        guard !range.isEmpty, range.lowerBound >= 0 else { return }
+        let lastWord = (range.upperBound - 1) >> 6
+        if lastWord >= words.count { words.append(contentsOf: repeatElement(0, count: lastWord + 1 - words.count)) }
+        var r = range.lowerBound
+        while r < range.upperBound {
+            let w = r >> 6, bit = r & 63
+            let n = min(64 - bit, range.upperBound - r)
+            let mask: UInt64 = (n == 64 ? ~UInt64(0) : ((UInt64(1) << UInt64(n)) - 1)) << UInt64(bit)
+            count += (mask & ~words[w]).nonzeroBitCount
+            words[w] |= mask
+            r += n
+        }
+    }
+
     /// Deleted rows in `start..<end`.
     public func count(in range: Range<Int>) -> Int {
         if count == 0 { return 0 }
@@ -128,6 +144,12 @@ public struct TableSnapshot: Sendable {
     public var modifications: Int
     /// The last ANALYZE's statistics (nil: never analyzed).
     public var analyzed: AnalyzedTable?
+    /// A materialized view's table: where its last refresh left each base table.
+    public var refreshState: MaterializedViewState?
+    /// Times the rows were laid out anew or replaced (VACUUM, TRUNCATE, ALTER TABLE
+    /// rewrites, EVEN placement out of ALL): a row's position means the same row only
+    /// while this stays the same.
+    public var reorganizations = 0
 
     public init(slices: [SliceData], distribution: EffectiveDistribution, evenCursor: Int,
                 encodings: [ColumnEncoding]? = nil, modifications: Int = 0, analyzed: AnalyzedTable? = nil) {
@@ -154,6 +176,94 @@ public struct TableSnapshot: Sendable {
     }
 
     public func rowCount(slice: Int) -> Int { slices[slice].liveRows }
+
+    /// The snapshot with only the rows at or past `counts[s]` on each slice visible (the
+    /// rest marked deleted): what was appended since a snapshot of `counts` rows.
+    public func onlyRows(appendedAfter counts: [Int]) -> TableSnapshot {
+        var out = self
+        for i in out.slices.indices {
+            out.slices[i].deleted.insert(0..<min(max(0, i < counts.count ? counts[i] : 0), out.slices[i].rowCount))
+        }
+        return out
+    }
+
+    /// The snapshot with only the rows below `counts[s]` on each slice visible: the rows
+    /// a snapshot of `counts` rows had, before the appends since.
+    public func onlyRows(before counts: [Int]) -> TableSnapshot {
+        var out = self
+        for i in out.slices.indices {
+            let rows = out.slices[i].rowCount
+            out.slices[i].deleted.insert(min(max(0, i < counts.count ? counts[i] : 0), rows)..<rows)
+        }
+        return out
+    }
+}
+
+/// Where a materialized view's last refresh (or its creation) left its base tables: an
+/// incremental refresh reads only the rows appended since, which it can tell apart
+/// while nothing but appends has happened (each slice's rows and deleted rows as they
+/// were, the same placement, no reorganization, and modifications grown by the rows
+/// added).
+public struct MaterializedViewState: Sendable, Equatable, Codable {
+    public struct Base: Sendable, Equatable, Codable {
+        public var table: Int
+        /// Per slice: rows (deleted ones included), deleted rows.
+        public var rows: [Int]
+        public var deleted: [Int]
+        public var modifications: Int
+        public var reorganizations: Int
+        /// `EffectiveDistribution` as text ("all", "even", "key:N").
+        public var placement: String
+
+        public init(table: Int, snapshot s: TableSnapshot) {
+            self.table = table
+            rows = s.slices.map(\.rowCount)
+            deleted = s.slices.map(\.deleted.count)
+            modifications = s.modifications
+            reorganizations = s.reorganizations
+            placement = MaterializedViewState.placement(s.distribution)
+        }
+
+        /// Whether `now` is this snapshot with rows appended and nothing else changed.
+        public func onlyAppended(_ now: TableSnapshot) -> Bool {
+            guard now.slices.count == rows.count, MaterializedViewState.placement(now.distribution) == placement,
+                  now.reorganizations == reorganizations else {
+                return false
+            }
+            var added = 0
+            for (i, s) in now.slices.enumerated() {
+                guard s.rowCount >= rows[i], s.deleted.count == deleted[i] else { return false }
+                added += s.rowCount - rows[i]
+            }
+            // An ALL table holds each row once per node: its modifications count it once.
+            if now.distribution == .all {
+                added = now.slices.count > 0 ? (now.slices[0].rowCount - rows[0]) : 0
+            }
+            return now.modifications - modifications == added
+        }
+
+        /// Whether `now` holds the same rows in the same places.
+        public func unchanged(_ now: TableSnapshot) -> Bool {
+            onlyAppended(now) && now.slices.map(\.rowCount) == rows
+        }
+    }
+
+    public var bases: [Base]
+    /// When the rows were last brought up to date (µs since 1970), and by which transaction.
+    public var refreshedAt: Int64
+    public var xid: Int
+
+    public init(bases: [Base], refreshedAt: Int64, xid: Int) {
+        self.bases = bases; self.refreshedAt = refreshedAt; self.xid = xid
+    }
+
+    static func placement(_ d: EffectiveDistribution) -> String {
+        switch d {
+        case .all: return "all"
+        case .even: return "even"
+        case .key(let c): return "key:\(c)"
+        }
+    }
 }
 
 /// Describes the simulated cluster to the storage layer.

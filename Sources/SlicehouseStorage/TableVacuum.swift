@@ -174,6 +174,7 @@ public enum TableVacuum {
             next.slices[s] = SliceData(rowCount: p.rows.count, sortedRows: p.sortedRows, columns: columns[s],
                                        deleted: deleted, deleteFile: file)
         }
+        if slices.indices.contains(where: { plans[$0].changes }) { next.reorganizations += 1 }
         progress(1)
         return next
     }

@@ -7,6 +7,7 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case syntax = "42601"
         case undefinedColumn = "42703"
         case undefinedTable = "42P01"
+        case wrongObjectType = "42809"
         case undefinedFunction = "42883"
         case undefinedObject = "42704"
         case duplicateTable = "42P07"

@@ -191,6 +191,14 @@ public struct ManifestView: Codable, Sendable {
     }
 }
 
+public struct ManifestMaterializedView: Codable, Sendable {
+    public var query: String
+    public var searchPath: [String]
+    public var autoRefresh: Bool
+    public init(_ m: MaterializedViewDef) { query = m.queryText; searchPath = m.searchPath; autoRefresh = m.autoRefresh }
+    public var def: MaterializedViewDef { MaterializedViewDef(queryText: query, searchPath: searchPath, autoRefresh: autoRefresh) }
+}
+
 public struct ManifestColumn: Codable, Sendable {
     public var name: String
     public var type: String
@@ -310,6 +318,12 @@ public struct ManifestTable: Codable, Sendable {
     /// Rows inserted or deleted so far, and the last ANALYZE (absent in older manifests).
     public var modifications: Int?
     public var analyzed: AnalyzedTable?
+    /// A materialized view's query, and where its last refresh left its base tables
+    /// (absent for other tables).
+    public var materializedView: ManifestMaterializedView?
+    public var refreshState: MaterializedViewState?
+    /// `TableSnapshot.reorganizations` (absent when 0).
+    public var reorganizations: Int?
 
     /// Describe a table and its snapshot. Blocks held in memory cannot be named: only
     /// file-backed snapshots are written to a manifest.
@@ -327,6 +341,9 @@ public struct ManifestTable: Codable, Sendable {
         encodings = snapshot.encodings?.map { $0.rawValue }
         modifications = snapshot.modifications
         analyzed = snapshot.analyzed
+        materializedView = def.materializedView.map(ManifestMaterializedView.init)
+        refreshState = snapshot.refreshState
+        reorganizations = snapshot.reorganizations == 0 ? nil : snapshot.reorganizations
         self.identityNext = identityNext
         slices = try snapshot.slices.map { s in
             ManifestSlice(rows: s.rowCount, sorted: s.sortedRows, columns: try s.columns.map { chain in
@@ -405,7 +422,7 @@ public struct ManifestTable: Codable, Sendable {
         try validate()
         return TableDef(id: id, schema: schema, name: name, columns: try columns.map { try $0.def() },
                         distStyle: ds, distKey: distKey, sortKey: sortKey, sortKeyKind: sk,
-                        primaryKey: primaryKey, uniqueKeys: uniqueKeys)
+                        primaryKey: primaryKey, uniqueKeys: uniqueKeys, materializedView: materializedView?.def)
     }
 
     /// The snapshot this entry describes, reading delete bitmaps through `readDeletes`.
@@ -448,8 +465,11 @@ public struct ManifestTable: Codable, Sendable {
             let deleted = try s.deletes.map(readDeletes) ?? DeleteSet()
             return SliceData(rowCount: s.rows, sortedRows: s.sorted, columns: cols, deleted: deleted, deleteFile: s.deletes)
         }
-        return TableSnapshot(slices: sliceData, distribution: dist, evenCursor: evenCursor, encodings: encs,
-                             modifications: max(0, modifications ?? 0), analyzed: analyzed)
+        var snapshot = TableSnapshot(slices: sliceData, distribution: dist, evenCursor: evenCursor, encodings: encs,
+                                     modifications: max(0, modifications ?? 0), analyzed: analyzed)
+        snapshot.refreshState = refreshState
+        snapshot.reorganizations = max(0, reorganizations ?? 0)
+        return snapshot
     }
 
     /// Every file the entry names.
