@@ -40,6 +40,48 @@ extension Session {
         return MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
     }
 
+    /// `SET mv_enable_aqmv_for_session` (on unless turned off).
+    var rewritesWithMaterializedViews: Bool {
+        guard let value = settings["mv_enable_aqmv_for_session"]?.lowercased() else { return true }
+        return !["off", "false", "0", "no", "f", "n"].contains(value)
+    }
+
+    /// Whether the view's rows are its query's over the base tables as this transaction
+    /// sees them (no base table changed since the last refresh).
+    func isFresh(_ view: TableDef) -> Bool {
+        guard let state = transaction.peek(view.id)?.refreshState else { return false }
+        return state.bases.allSatisfy { b in
+            guard transaction.catalog.table(id: b.table) != nil, let now = transaction.peek(b.table) else { return false }
+            return b.unchanged(now)
+        }
+    }
+
+    /// `q` (bound to outputs `outputs`) rewritten to read a materialized view instead of
+    /// its base tables, bound in a context of its own; nil when no fresh view can answer
+    /// it, or the session turned the rewriting off (`MaterializedViewRewrite`).
+    func rewriteWithMaterializedView(_ q: Query, outputs: [PlanColumn])
+        -> (logical: LogicalPlan, query: Query, context: StatementContext)? {
+        guard rewritesWithMaterializedViews, !findingViewColumns else { return nil }
+        let catalog = transaction.catalog
+        let views = catalog.allTables.filter { $0.materializedView != nil }
+        if views.isEmpty { return nil }
+        let path = searchPathSchemas(catalog)
+        for def in views.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
+            // The view's names must mean what the query's mean: the same search path.
+            guard let mv = def.materializedView, mv.searchPath == path, isFresh(def),
+                  let viewQuery = try? Session.parseStoredQuery(mv.queryText),
+                  let rewrite = MaterializedViewRewrite(view: ObjectName(schema: def.schema, name: def.name),
+                                                        columns: def.columns.map(\.name), query: viewQuery),
+                  let rewritten = rewrite.rewrite(q, names: outputs.map(\.name), types: outputs.map(\.type)) else { continue }
+            let ctx = StatementContext(database: database, session: self)
+            guard let (_, logical) = try? bindQuery(rewritten, ctx),
+                  logical.outputs.map(\.type) == outputs.map(\.type),
+                  logical.outputs.map(\.name) == outputs.map(\.name) else { continue }
+            return (logical, rewritten, ctx)
+        }
+        return nil
+    }
+
     /// Whether REFRESH can bring `mv` up to date from appended rows (STV_MV_INFO's state 1).
     func canRefreshIncrementally(_ mv: MaterializedViewDef) throws -> Bool {
         guard let query = try Session.parseStoredQuery(mv.queryText) else { return false }
@@ -51,8 +93,53 @@ extension Session {
             && IncrementalRefresh.scanCounts(plan).values.allSatisfy { $0 == 1 }
     }
 
-    /// `REFRESH MATERIALIZED VIEW name [RECOMPUTE]`.
-    func refreshMaterializedView(_ r: RefreshMaterializedView) throws -> StatementResult {
+    /// Statements after which a base table may hold other rows (what AUTO REFRESH follows).
+    static func mayChangeTables(_ s: Statement) -> Bool {
+        switch s {
+        case .insert, .update, .delete, .merge, .copy, .truncate, .vacuum, .alterTable, .commit, .procedure(.call):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// AUTO REFRESH YES: after a statement that may have changed tables commits, each such
+    /// view whose base tables changed is refreshed in a transaction of its own, as its
+    /// owner (Redshift does it in the background soon after). A failure is logged in
+    /// SVL_MV_REFRESH_STATUS and never fails the statement.
+    func autoRefreshMaterializedViews() {
+        guard !autoRefreshing else { return }
+        let views = database.committedCatalog.allTables.filter { $0.materializedView?.autoRefresh == true }
+        if views.isEmpty { return }
+        autoRefreshing = true
+        let sessionUser = user
+        defer {
+            autoRefreshing = false
+            user = sessionUser
+        }
+        for view in views.sorted(by: { $0.id < $1.id }) {
+            let start = Clock.nowMicros()
+            do {
+                try inOwnTransaction {
+                    guard let current = transaction.catalog.table(id: view.id), !isFresh(current) else { return }
+                    user = security.owner(.table(view.id)) ?? Database.superuser
+                    _ = try refreshMaterializedView(RefreshMaterializedView(name: ObjectName(schema: current.schema,
+                                                                                               name: current.name)),
+                                                    type: "Auto")
+                }
+            } catch {
+                let message = (error as? SQLError)?.message ?? "\(error)"
+                database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(currentUserID)),
+                                                 .string(view.schema), .string(view.name), .int(Int64(transaction.id)),
+                                                 .int(start), .int(Clock.nowMicros()),
+                                                 .string("Refresh failed: \(message)"), .string("Auto")]])
+            }
+            user = sessionUser
+        }
+    }
+
+    /// `REFRESH MATERIALIZED VIEW name [RECOMPUTE]` (`type` "Auto" for AUTO REFRESH).
+    func refreshMaterializedView(_ r: RefreshMaterializedView, type: String = "Manual") throws -> StatementResult {
         let start = Clock.nowMicros()
         guard let found = try resolveTable(r.name), let mv = found.materializedView else {
             throw SQLError(.undefinedTable, "materialized view \"\(r.name.name.lowercased())\" does not exist",
@@ -71,7 +158,7 @@ extension Session {
         }
         database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(currentUserID)), .string(def.schema),
                                          .string(def.name), .int(Int64(transaction.id)), .int(start), .int(Clock.nowMicros()),
-                                         .string(status), .string("Manual")]])
+                                         .string(status), .string(type)]])
         let done: String
         switch status {
         case "MV was already updated": done = "already updated"

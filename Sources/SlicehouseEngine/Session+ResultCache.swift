@@ -41,8 +41,13 @@ extension Session {
         if let reuse, let hit = database.resultCache.lookup(reuse.key, reuse.dependencies) {
             return try answerFromCache(hit)
         }
-        let physical = try planBound(logical, q, ctx)
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
+        // A fresh materialized view that can answer it is read instead of the base tables.
+        var (runLogical, runQuery, runContext) = (logical, q, ctx)
+        if let r = rewriteWithMaterializedView(q, outputs: logical.outputs) {
+            (runLogical, runQuery, runContext) = (r.logical, r.query, r.context)
+        }
+        let physical = try planBound(runLogical, runQuery, runContext)
+        let executor = QueryExecutor(layout: database.layout, snapshots: runContext.snapshots, cache: database.cache,
                                      context: statementContext)
         let start = Clock.nowMicros()
         var result: StatementResult
@@ -63,14 +68,14 @@ extension Session {
                 }
                 try sink.rows(chunk)
             }
-            recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
+            recordExecution(executor, plan: physical, snapshots: runContext.snapshots, start: start)
             result = StatementResult(tag: "SELECT \(n)", columns: columns)
             result.streamed = true
             kept = keep
         } else {
             let chunks = try executor.run(physical).map { $0.compacted() }
             for c in chunks { executor.context.metrics.addReturnRows(c.count) }
-            recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
+            recordExecution(executor, plan: physical, snapshots: runContext.snapshots, start: start)
             let n = chunks.reduce(0) { $0 + $1.count }
             result = StatementResult(tag: "SELECT \(n)", columns: columns, chunks: chunks)
             kept = chunks

@@ -170,6 +170,7 @@ public final class Session: @unchecked Sendable {
         do {
             let result = try runStatement(statement, sink: sink)
             logStatement(kind, text: text, label: group, start: start, error: nil)
+            if !inTransactionBlock && Session.mayChangeTables(statement) { autoRefreshMaterializedViews() }
             return result
         } catch {
             logStatement(kind, text: text, label: group, start: start, error: error)
@@ -411,6 +412,8 @@ public final class Session: @unchecked Sendable {
     var findingViewColumns = false
     /// Warnings raised while the statement was planned, put before its own notices.
     var pendingNotices: [String] = []
+    /// An AUTO REFRESH of materialized views is running (it does not start another).
+    var autoRefreshing = false
     /// Stored procedure calls running now (a CALL in a procedure nests).
     var procedureDepth = 0
     /// Parsed procedure bodies by their text (a procedure is parsed once per session).
@@ -486,6 +489,20 @@ public final class Session: @unchecked Sendable {
         }
         try commitOrRollback()
         return result
+    }
+
+    /// Run `body` in a transaction of its own, committed at its end (rolled back when it
+    /// throws). Outside a transaction block only.
+    func inOwnTransaction<T>(_ body: () throws -> T) throws -> T {
+        transaction = database.store.begin(process: process)
+        do {
+            let result = try body()
+            try commitOrRollback()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
     }
 
     /// A stored procedure's COMMIT / ROLLBACK (or TRUNCATE) outside a transaction block:
@@ -734,8 +751,15 @@ public final class Session: @unchecked Sendable {
         default:
             throw SQLError.unsupported("EXPLAIN of this statement")
         }
-        let (physical, _) = try planQuery(q, ctx)
-        let lines = e.analyze ? try explainAnalyze(physical, ctx, verbose: e.verbose)
+        var (physical, outputs) = try planQuery(q, ctx)
+        var planContext = ctx
+        if case .query = e.statement, let r = rewriteWithMaterializedView(q, outputs: outputs) {
+            // The plan the query runs: over the materialized view that answers it.
+            physical = try planBound(r.logical, r.query, r.context)
+            outputs = r.logical.outputs
+            planContext = r.context
+        }
+        let lines = e.analyze ? try explainAnalyze(physical, planContext, verbose: e.verbose)
             : ExplainPrinter.render(physical, verbose: e.verbose)
         var v = Vector(type: .text, capacity: lines.count)
         for l in lines { v.append(.string(l)) }
