@@ -90,6 +90,13 @@ final class StatementContext: BinderCatalog, PlannerContext {
             return (.string(Session.timeOfDay(Date())), .varchar(64))
         case "current_database": return (.string(Session.databaseName), .varchar(128))
         case "current_schema": return (session.currentSchema.map { .string($0) } ?? .null, .varchar(128))
+        case "slicehouse_advise":
+            // The key advisor's report on the logged workload (`Session.adviseKeys`).
+            do {
+                return (.string(try session.adviseKeys().report), .varchar(65535))
+            } catch {
+                return (.string("the key advisor failed: \((error as? SQLError)?.message ?? "\(error)")"), .varchar(65535))
+            }
         default: return nil
         }
     }

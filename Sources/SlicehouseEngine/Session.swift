@@ -414,6 +414,8 @@ public final class Session: @unchecked Sendable {
     var pendingNotices: [String] = []
     /// An AUTO REFRESH of materialized views is running (it does not start another).
     var autoRefreshing = false
+    /// The key advisor is replaying the log (a logged call of the advisor is not replayed).
+    var advising = false
     /// Stored procedure calls running now (a CALL in a procedure nests).
     var procedureDepth = 0
     /// Parsed procedure bodies by their text (a procedure is parsed once per session).

@@ -11,7 +11,7 @@ import SlicehouseStorage
 /// their own `userid`.
 extension SystemTables {
     static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
-                                                          "stv_mv_info"]
+                                                          "stv_mv_info", "svv_alter_table_recommendations"]
 
     /// STV_RECENTS shows this many finished queries, the most recent.
     static let recentQueries = 100
@@ -60,6 +60,21 @@ extension SystemTables {
                                      ("updated_upto_xid", .bigint), ("is_stale", .char(1)),
                                      ("owner_user_name", .char(128)), ("state", .integer), ("autorefresh", .char(1)),
                                      ("autorewrite", .char(1))], rows)
+        case "svv_alter_table_recommendations":
+            // The key advisor's changes (Redshift's columns, and why).
+            var rows: [[Value]] = []
+            if let session, let advice = try? session.adviseKeys() {
+                for (group, change) in advice.changes.enumerated() {
+                    for ddl in change.ddl {
+                        rows.append([.string(ddl.contains("SORTKEY") ? "sortkey" : "diststyle"), .string(Session.databaseName),
+                                     .int(Int64(change.tableID)), .int(Int64(group)), .string(ddl), .string("f"),
+                                     .string(change.reason)])
+                    }
+                }
+            }
+            return make(-115, name, [("type", .char(30)), ("database", .char(128)), ("table_id", .integer),
+                                     ("group_id", .integer), ("ddl", .char(2048)), ("auto_eligible", .char(1)),
+                                     ("reason", .varchar(1024))], rows)
         case "svl_statementtext":
             // Query texts take their label and times from STL_QUERY.
             var queries: [Int64: [Value]] = [:]

@@ -712,8 +712,8 @@ public func conjuncts(_ e: BoundExpr?) -> [BoundExpr] {
 /// predicate compares an analyzed column with a constant (equality: 1 / distinct values;
 /// ranges: the share of [min, max] kept; IS NULL: the NULL fraction), fixed guesses
 /// otherwise.
-enum Selectivity {
-    static func of(_ filters: [BoundExpr], _ stats: [Int: ColumnStatistics] = [:]) -> Double {
+public enum Selectivity {
+    public static func of(_ filters: [BoundExpr], _ stats: [Int: ColumnStatistics] = [:]) -> Double {
         if stats.isEmpty { return filters.reduce(1.0) { $0 * of($1, stats) } }
         // A lower and an upper bound on one analyzed column are one range
         // (`d_month_seq BETWEEN 1200 AND 1211` keeps 12 of 2,400 months, not a quarter of

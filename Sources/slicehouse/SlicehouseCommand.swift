@@ -17,7 +17,8 @@ struct SlicehouseCommand: ParsableCommand {
             The database lives in -D DIR, $SLICEHOUSE_DATA, or ~/.slicehouse/default; with -h HOST [-p PORT] [-U USER] [-d DB] the shell connects to a running server instead (slicehouse serve).
             'slicehouse help shell' lists the shell's options.
             """,
-        subcommands: [ShellCommand.self, ServeCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self, FuzzCommand.self],
+        subcommands: [ShellCommand.self, ServeCommand.self, SQLLogicTestCommand.self, DatagenCommand.self, BenchCommand.self, FuzzCommand.self,
+                      AdviseCommand.self],
         defaultSubcommand: ShellCommand.self,
         // -h is the shell's server host (psql's); help is --help or -?.
         helpNames: [.long, .customShort("?")])
