@@ -81,6 +81,15 @@ extension Session {
             if a.isView { throw SQLError(.invalidParameter, "\"\(t.name)\" is not a view") }
             if case .owner(let u) = a.action { return try runSecurity(.alterOwner(.tables([a.name]), to: u.lowercased())) }
             try requireOwner(of: t, or: .alter)
+            if t.materializedView != nil {
+                // A materialized view's columns are its query's: only its name, schema and layout change.
+                switch a.action {
+                case .rename, .setSchema, .alterDistribution, .alterSortKey: break
+                default:
+                    throw SQLError(.wrongObjectType, "cannot change the columns of materialized view \"\(t.name)\"",
+                                   hint: "Drop it and create it with another query.")
+                }
+            }
             switch a.action {
             case .rename(let new):
                 try checkIdentifier(new.lowercased())
