@@ -49,6 +49,8 @@ extension Session {
         let physical = try planBound(runLogical, runQuery, runContext)
         let executor = QueryExecutor(layout: database.layout, snapshots: runContext.snapshots, cache: database.cache,
                                      context: statementContext)
+        setRunningSteps(executor.steps)
+        defer { setRunningSteps(nil) }
         let start = Clock.nowMicros()
         var result: StatementResult
         var kept: [Chunk]?

@@ -110,6 +110,14 @@ public final class Session: @unchecked Sendable {
     private var terminated = false
     /// The statement running now, for STV_INFLIGHT and STV_RECENTS (other sessions read it).
     private var current: RunningStatement?
+    /// The steps of the query running now, as its pipelines report them (STV_EXEC_STATE).
+    private var runningSteps: QueryMetrics?
+
+    /// Show `steps` (the running query's executor's) in STV_EXEC_STATE, or nothing (nil).
+    func setRunningSteps(_ steps: QueryMetrics?) { runningLock.withLock { runningSteps = steps } }
+
+    /// What the running query's steps have done so far, or nil between queries.
+    var runningStepRecords: [StepRecord]? { runningLock.withLock { runningSteps }?.steps }
     /// The running statement's cancellation, for its scans and lock waits.
     var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
     /// The running statement's runtime context (its budget, spill space and metrics),
@@ -694,6 +702,8 @@ public final class Session: @unchecked Sendable {
         let (physical, outputs) = try planQuery(q, ctx)
         let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
                                      context: statementContext)
+        setRunningSteps(executor.steps)
+        defer { setRunningSteps(nil) }
         let start = Clock.nowMicros()
         let chunks = try executor.run(physical)
         for c in chunks { executor.context.metrics.addReturnRows(c.count) }

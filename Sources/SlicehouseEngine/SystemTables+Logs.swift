@@ -2,6 +2,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehouseRuntime
 
 /// The STL logs (`LogTable`), read from the database's `SystemLogStore`, and the views
 /// Redshift builds on them: SVL_QLOG (STL_QUERY's summary) and SVL_STATEMENTTEXT (every
@@ -11,7 +12,7 @@ import SlicehouseStorage
 /// their own `userid`.
 extension SystemTables {
     static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
-                                                          "stv_mv_info", "svv_alter_table_recommendations"]
+                                                          "stv_mv_info", "svv_alter_table_recommendations", "stv_exec_state"]
 
     /// STV_RECENTS shows this many finished queries, the most recent.
     static let recentQueries = 100
@@ -37,6 +38,30 @@ extension SystemTables {
                                      ("aborted", .integer), ("label", .char(320)), ("substring", .char(60)),
                                      ("source_query", .integer), ("concurrency_scaling_status_txt", .text),
                                      ("from_sp_call", .integer)], rows)
+        case "stv_exec_state":
+            // The steps of the queries running now, in every session, as far as their
+            // pipelines have reported on each slice (a step appears when its pipeline has
+            // finished on that slice).
+            let now = Clock.nowMicros()
+            var rows: [[Value]] = []
+            for s in database.openSessions {
+                guard let r = s.runningStatement, let query = r.query, let steps = s.runningStepRecords else { continue }
+                for st in steps {
+                    let m = st.metrics
+                    rows.append([.int(Int64(s.currentUserID)), .int(Int64(query)), .int(Int64(st.slice)),
+                                 .int(Int64(st.stage)), .int(Int64(st.step)), .int(r.start), .int(now), .int(0),
+                                 .int(Int64(m.rows)), .int(Int64(m.bytes)), .string(st.label),
+                                 .string(m.isDiskBased ? "t" : "f"), .int(Int64(m.peakMemory)), .int(1),
+                                 .string(m.blocksSkipped > 0 ? "t" : "f"), .string("f")])
+                }
+            }
+            let columns: [(String, DataType)] = [("userid", .integer), ("query", .integer), ("slice", .integer),
+                                                 ("segment", .integer), ("step", .integer), ("starttime", .timestamp),
+                                                 ("currenttime", .timestamp), ("tasknum", .integer), ("rows", .bigint),
+                                                 ("bytes", .bigint), ("label", .char(256)), ("is_diskbased", .char(1)),
+                                                 ("workmem", .bigint), ("num_parts", .integer), ("is_rrscan", .char(1)),
+                                                 ("is_delayed_scan", .char(1))]
+            return make(-116, name, columns, visible(rows, columns))
         case "stv_mv_info":
             // Every materialized view: stale when a base table changed since its last refresh.
             let catalog = transaction.catalog
