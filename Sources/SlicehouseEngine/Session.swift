@@ -767,8 +767,7 @@ public final class Session: @unchecked Sendable {
         var planContext = ctx
         if case .query = e.statement, let r = rewriteWithMaterializedView(q, outputs: outputs) {
             // The plan the query runs: over the materialized view that answers it.
-            physical = try planBound(r.logical, r.query, r.context)
-            outputs = r.logical.outputs
+            (physical, outputs) = (try planBound(r.logical, r.query, r.context), r.logical.outputs)
             planContext = r.context
         }
         let lines = e.analyze ? try explainAnalyze(physical, planContext, verbose: e.verbose)
