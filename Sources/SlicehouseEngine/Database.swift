@@ -25,7 +25,7 @@ public final class Database: @unchecked Sendable {
     let cache: BlockCache
     /// The rows of recent queries, for the same queries over unchanged tables (the
     /// leader's result cache).
-    let resultCache = ResultCache()
+    let resultCache: ResultCache
     /// The memory all statements of this database draw their budgets from (`--memory`).
     public let memory: MemoryPool
     /// Where statements spill what does not fit their budget: `tmp` in the data
@@ -103,6 +103,7 @@ public final class Database: @unchecked Sendable {
         // (set now or later: `bench --memory` sets it after loading).
         cache = BlockCache(capacityBytes: cacheBytes ?? BlockCache.defaultCapacity(), pool: pool,
                            poolShare: cacheBytes == nil ? 2 : nil)
+        resultCache = ResultCache(pool: pool)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
         // Opened after the store, which refuses a directory another process has open.

@@ -4,6 +4,7 @@ import SlicehouseSQL
 import SlicehouseStorage
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehouseRuntime
 
 /// The leader's result cache, as Redshift has it: the rows of a query kept, so that the
 /// same query over the same committed data is answered without running it again
@@ -28,7 +29,9 @@ import SlicehouseExecution
 ///
 /// Bounded: at most `capacityBytes` of rows in all (least recently used dropped first),
 /// and a result larger than a quarter of that is not kept. Entries made stale by a
-/// commit are dropped when the next result is stored.
+/// commit are dropped when the next result is stored. What it holds counts in the
+/// database's memory pool (`--memory`): a result that does not fit is not kept, and
+/// queries short of memory make it drop its least recently used entries.
 final class ResultCache: @unchecked Sendable {
     /// What an entry is found by.
     struct Key: Hashable, Sendable {
@@ -76,8 +79,18 @@ final class ResultCache: @unchecked Sendable {
     private var nextID = 0
     private var useCounter: UInt64 = 0
     private var capacity: Int
+    private let pool: MemoryPool?
 
-    init(capacityBytes: Int = ResultCache.defaultCapacity) { capacity = max(0, capacityBytes) }
+    init(capacityBytes: Int = ResultCache.defaultCapacity, pool: MemoryPool? = nil) {
+        capacity = max(0, capacityBytes)
+        self.pool = pool
+        pool?.addReclaimer { [weak self] bytes in self?.shrink(by: bytes) }
+    }
+
+    /// Drop least recently used entries until about `bytes` are given back to the pool.
+    func shrink(by bytes: Int) {
+        lock.withLock { evictLocked(toFit: 0, below: max(0, totalBytes - bytes)) }
+    }
 
     /// The most a cache keeps; lowering it drops entries until they fit.
     var capacityBytes: Int {
@@ -122,6 +135,8 @@ final class ResultCache: @unchecked Sendable {
                   dependencies.tables.allSatisfy({ (latest[$0.key] ?? 0) == $0.value }) else { return }
             if let old = entries[key]?.first(where: { $0.dependencies == dependencies }) { removeLocked(old, key) }
             evictLocked(toFit: bytes)
+            // Counted in the pool without asking it to reclaim (that would call back here).
+            if let pool, !pool.tryReserve(bytes, reclaim: false) { return }
             useCounter += 1
             nextID += 1
             let entry = Entry(id: nextID, dependencies: dependencies, columns: columns, chunks: chunks, bytes: bytes,
@@ -150,6 +165,7 @@ final class ResultCache: @unchecked Sendable {
         }
         totalBytes -= entry.bytes
         count -= 1
+        pool?.release(entry.bytes)
     }
 
     /// Drop every entry that read a table whose latest committed version is another.
@@ -165,13 +181,14 @@ final class ResultCache: @unchecked Sendable {
     /// Make room for `bytes` more: when they do not fit, drop the least recently used
     /// entries until what is kept fills at most three quarters of the capacity (in one
     /// sort, so that a full cache of small results does not search them all per store).
-    private func evictLocked(toFit bytes: Int) {
-        guard totalBytes + bytes > capacity else { return }
+    /// With `target`, drop them until at most `target` bytes are kept.
+    private func evictLocked(toFit bytes: Int, below target: Int? = nil) {
+        guard totalBytes + bytes > (target ?? capacity) else { return }
         var all: [(use: UInt64, key: Key, entry: Entry)] = []
         all.reserveCapacity(count)
         for (key, list) in entries { for e in list { all.append((e.lastUse, key, e)) } }
         all.sort { $0.use < $1.use }
-        let target = capacity / 4 * 3
+        let target = target ?? capacity / 4 * 3
         for item in all {
             if totalBytes + bytes <= target { break }
             removeLocked(item.entry, item.key)

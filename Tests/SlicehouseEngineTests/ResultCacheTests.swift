@@ -145,4 +145,30 @@ final class ResultCacheTests: XCTestCase {
         XCTAssertEqual(try rows(s, "select count(*) from stl_query where query = \(id[0][0] ?? "0")"), [["1"]])
         XCTAssertEqual(try rows(s, "select count(*) from stl_wlm_query where query = \(id[0][0] ?? "0")"), [["0"]])
     }
+
+    /// Cached rows count in the database's memory pool, and queries short of memory take
+    /// them back (the pool asks the cache to shrink).
+    func testTheCacheCountsInTheMemoryPoolAndGivesWayToQueries() throws {
+        let db = try Database(memoryBytes: 256 << 20)
+        let s = db.connect()
+        _ = try s.execute("create table t (a int, b varchar(100))")
+        _ = try s.execute("insert into t select n, repeat('x', 100) from generate_series(1, 2000) n")
+        let before = db.memory.usedBytes
+        _ = try rows(s, "select a, b from t where a < 1000")
+        let held = db.resultCache.usage.bytes
+        XCTAssertGreaterThan(held, 100_000)
+        XCTAssertGreaterThanOrEqual(db.memory.usedBytes - before, held)
+        // A reservation of the whole limit makes the pool ask every cache back: this one empties.
+        let limit = try XCTUnwrap(db.memory.limit)
+        if db.memory.tryReserve(limit) { db.memory.release(limit) }
+        XCTAssertEqual(db.resultCache.usage.entries, 0)
+        XCTAssertEqual(db.resultCache.usage.bytes, 0)
+        // Turned off for everyone, it gives back what it held.
+        _ = try rows(s, "select a, b from t where a < 1000")
+        XCTAssertGreaterThan(db.resultCache.usage.bytes, 0)
+        let usedWithCache = db.memory.usedBytes
+        db.resultCacheBytes = 0
+        XCTAssertEqual(db.resultCache.usage.bytes, 0)
+        XCTAssertLessThan(db.memory.usedBytes, usedWithCache)
+    }
 }
