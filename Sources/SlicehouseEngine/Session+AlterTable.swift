@@ -246,7 +246,7 @@ extension Session {
                     throw SQLError(.undefinedObject, "constraint \"\(n)\" of relation \"\(t.name)\" does not exist")
                 }
 
-            case .rename, .renameColumn, .setSchema, .owner, .appendFrom, .several:
+            case .rename, .renameColumn, .setSchema, .owner, .appendFrom, .several, .autoRefresh:
                 throw SQLError(.syntax, "this ALTER TABLE action cannot be combined with others")
             }
         }

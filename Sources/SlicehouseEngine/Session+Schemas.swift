@@ -81,6 +81,19 @@ extension Session {
             if a.isView { throw SQLError(.invalidParameter, "\"\(t.name)\" is not a view") }
             if case .owner(let u) = a.action { return try runSecurity(.alterOwner(.tables([a.name]), to: u.lowercased())) }
             try requireOwner(of: t, or: .alter)
+            if a.isMaterializedView && t.materializedView == nil {
+                throw SQLError(.wrongObjectType, "\"\(t.name)\" is not a materialized view")
+            }
+            if case .autoRefresh(let on) = a.action {
+                guard var mv = t.materializedView else {
+                    throw SQLError(.wrongObjectType, "\"\(t.name)\" is not a materialized view")
+                }
+                mv.autoRefresh = on
+                var redefined = t
+                redefined.materializedView = mv
+                try transaction.redefineTable(t.qualifiedName, as: redefined)
+                return StatementResult(tag: "ALTER MATERIALIZED VIEW")
+            }
             if t.materializedView != nil {
                 // A materialized view's columns are its query's: only its name, schema and layout change.
                 switch a.action {

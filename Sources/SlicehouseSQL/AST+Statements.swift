@@ -583,15 +583,21 @@ public struct AlterTable: Sendable, Hashable {
         /// Several of the above separated by commas (`ALTER SORTKEY (a), ALTER DISTKEY b`,
         /// `ALTER COLUMN a ENCODE zstd, ALTER COLUMN b ENCODE az64`).
         case several([Action])
+        /// `ALTER MATERIALIZED VIEW v AUTO REFRESH YES|NO`.
+        case autoRefresh(Bool)
     }
     public var name: ObjectName
     public var isView: Bool
+    /// `ALTER MATERIALIZED VIEW` (RENAME TO, AUTO REFRESH).
+    public var isMaterializedView: Bool
     public var action: Action
     @IgnoredInComparison public var location: SourceLocation
 
-    public init(name: ObjectName, isView: Bool = false, action: Action, location: SourceLocation = .unknown) {
+    public init(name: ObjectName, isView: Bool = false, isMaterializedView: Bool = false, action: Action,
+                location: SourceLocation = .unknown) {
         self.name = name
         self.isView = isView
+        self.isMaterializedView = isMaterializedView
         self.action = action
         self.location = location
     }

@@ -43,8 +43,12 @@ extension Parser {
     mutating func parseAlter() throws -> Statement {
         let start = advance()  // ALTER
         let isView: Bool
+        var isMaterialized = false
         if acceptWord("table") {
             isView = false
+        } else if acceptWords("materialized", "view") {
+            isView = false
+            isMaterialized = true
         } else if acceptWord("view") {
             isView = true
         } else {
@@ -65,6 +69,15 @@ extension Parser {
             action = .setSchema(try parseIdentifier())
         } else if acceptWords("owner", "to") {
             action = .owner(try parseIdentifier())
+        } else if isMaterialized {
+            try expectWord("auto")
+            try expectWord("refresh")
+            if acceptWord("yes") {
+                action = .autoRefresh(true)
+            } else {
+                try expectWord("no")
+                action = .autoRefresh(false)
+            }
         } else if !isView {
             var actions = [try parseAlterTableAction()]
             while acceptSymbol(",") { actions.append(try parseAlterTableAction()) }
@@ -72,7 +85,8 @@ extension Parser {
         } else {
             throw syntaxError(at: current)
         }
-        return .alterTable(AlterTable(name: name, isView: isView, action: action, location: start.location))
+        return .alterTable(AlterTable(name: name, isView: isView, isMaterializedView: isMaterialized, action: action,
+                                      location: start.location))
     }
 
     /// One ALTER TABLE action other than RENAME, SET SCHEMA and OWNER TO (Redshift's list:

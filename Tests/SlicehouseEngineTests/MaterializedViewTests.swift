@@ -70,6 +70,14 @@ final class MaterializedViewTests: XCTestCase {
             _ = try s.execute("refresh materialized view mv")
             XCTAssertEqual(try lastStatus(s), "Refresh successfully recomputed MV from scratch")
             XCTAssertEqual(try rows(s, "select * from mv order by k"), try rows(s, Self.query + " order by k"))
+            _ = try s.execute("alter materialized view mv auto refresh yes")
+        }
+        do {
+            // ALTER MATERIALIZED VIEW ... AUTO REFRESH is kept too.
+            let s = try open()
+            XCTAssertEqual(try rows(s, "select autorefresh from stv_mv_info"), [["t"]])
+            _ = try s.execute("insert into t values (5, 50)")
+            XCTAssertEqual(try rows(s, "select n, total from mv where k = 5"), [["1", "50"]])
         }
     }
 
