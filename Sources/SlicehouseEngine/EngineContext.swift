@@ -93,7 +93,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case "slicehouse_advise":
             // The key advisor's report on the logged workload (`Session.adviseKeys`).
             do {
-                return (.string(try session.adviseKeys().report), .varchar(65535))
+                // VARCHAR(65535) at most, as Redshift's longest text; the CLI prints it whole.
+                return (.string(String(try session.adviseKeys().report.prefix(65535))), .varchar(65535))
             } catch {
                 return (.string("the key advisor failed: \((error as? SQLError)?.message ?? "\(error)")"), .varchar(65535))
             }
