@@ -50,10 +50,8 @@ extension Session {
     /// sees them (no base table changed since the last refresh).
     func isFresh(_ view: TableDef) -> Bool {
         guard let state = transaction.peek(view.id)?.refreshState else { return false }
-        return state.bases.allSatisfy { b in
-            guard transaction.catalog.table(id: b.table) != nil, let now = transaction.peek(b.table) else { return false }
-            return b.unchanged(now)
-        }
+        let catalog = transaction.catalog
+        return state.isCurrent { catalog.table(id: $0) == nil ? nil : transaction.peek($0) }
     }
 
     /// `q` (bound to outputs `outputs`) rewritten to read a materialized view instead of
@@ -83,14 +81,19 @@ extension Session {
     }
 
     /// Whether REFRESH can bring `mv` up to date from appended rows (STV_MV_INFO's state 1).
-    func canRefreshIncrementally(_ mv: MaterializedViewDef) throws -> Bool {
-        guard let query = try Session.parseStoredQuery(mv.queryText) else { return false }
+    func canRefreshIncrementally(_ mv: MaterializedViewDef) -> Bool { incrementalShape(mv) != nil }
+
+    /// The view's query as it binds now, if REFRESH can fold appended rows into it: how its
+    /// columns combine, and the tables it reads (each once).
+    private func incrementalShape(_ mv: MaterializedViewDef) -> (shape: IncrementalRefresh, tables: Set<Int>)? {
+        guard let query = try? Session.parseStoredQuery(mv.queryText) else { return nil }
         let ctx = StatementContext(database: database, session: self)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = mv.searchPath
-        guard let plan = try? binder.bind(query: query) else { return false }
-        return IncrementalRefresh(plan) != nil && binder.isDeterministic && !ctx.readsSessionState
-            && IncrementalRefresh.scanCounts(plan).values.allSatisfy { $0 == 1 }
+        guard let plan = try? binder.bind(query: query), let shape = IncrementalRefresh(plan),
+              binder.isDeterministic, !ctx.readsSessionState,
+              IncrementalRefresh.scanCounts(plan).values.allSatisfy({ $0 == 1 }) else { return nil }
+        return (shape, Set(ctx.snapshots.keys))
     }
 
     /// Statements after which a base table may hold other rows (what AUTO REFRESH follows).
@@ -170,12 +173,8 @@ extension Session {
 
     /// Every base table holds the rows the last refresh read.
     private func isUpToDate(_ state: MaterializedViewState) throws -> Bool {
-        for b in state.bases {
-            guard let def = transaction.catalog.table(id: b.table), b.unchanged(try transaction.snapshot(of: def)) else {
-                return false
-            }
-        }
-        return true
+        // Read as the refresh reads (recorded, for its commit's conflict check).
+        try state.isCurrent { id in try transaction.catalog.table(id: id).map { try transaction.snapshot(of: $0) } }
     }
 
     /// Run the view's query from scratch and replace its rows.
@@ -191,15 +190,7 @@ extension Session {
     /// appends happened and the query allows it. False (nothing done) otherwise.
     private func refreshIncrementally(_ def: TableDef, _ mv: MaterializedViewDef, _ state: MaterializedViewState,
                                       _ current: TableSnapshot) throws -> Bool {
-        guard let query = try Session.parseStoredQuery(mv.queryText) else { return false }
-        // The query as it binds now: its shape, and the base tables it reads (each once).
-        let probe = StatementContext(database: database, session: self)
-        let binder = Binder(catalog: probe, evaluateConstant: evaluateConstant)
-        binder.viewSearchPath = mv.searchPath
-        guard let plan = try? binder.bind(query: query), let shape = IncrementalRefresh(plan),
-              binder.isDeterministic, !probe.readsSessionState,
-              Set(probe.snapshots.keys) == Set(state.bases.map(\.table)),
-              IncrementalRefresh.scanCounts(plan).values.allSatisfy({ $0 == 1 }) else { return false }
+        guard let (shape, tables) = incrementalShape(mv), tables == Set(state.bases.map(\.table)) else { return false }
         // Each base table now, and which of them only grew.
         var now: [Int: TableSnapshot] = [:]
         var changed: [MaterializedViewState.Base] = []

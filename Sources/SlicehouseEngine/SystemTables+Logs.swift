@@ -69,13 +69,8 @@ extension SystemTables {
             for def in catalog.allTables.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
                 guard let mv = def.materializedView else { continue }
                 let state = transaction.peek(def.id)?.refreshState
-                let stale = state.map { s in
-                    s.bases.contains { b in
-                        guard let t = catalog.table(id: b.table), let now = transaction.peek(t.id) else { return true }
-                        return !b.unchanged(now)
-                    }
-                } ?? true
-                let incremental = session.flatMap { try? $0.canRefreshIncrementally(mv) } ?? false
+                let stale = !(state?.isCurrent { catalog.table(id: $0) == nil ? nil : transaction.peek($0) } ?? false)
+                let incremental = session?.canRefreshIncrementally(mv) ?? false
                 let owner = catalog.security.owner(.table(def.id)) ?? ""
                 rows.append([.string(Session.databaseName), .string(def.schema), .string(def.name),
                              .int(Int64(state?.xid ?? 0)), .string(stale ? "t" : "f"), .string(owner),

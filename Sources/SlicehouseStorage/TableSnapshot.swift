@@ -257,6 +257,15 @@ public struct MaterializedViewState: Sendable, Equatable, Codable {
         self.bases = bases; self.refreshedAt = refreshedAt; self.xid = xid
     }
 
+    /// Whether every base table, as `now` gives it (nil: gone), holds the rows the
+    /// refresh read (the view is fresh; STV_MV_INFO.is_stale f).
+    public func isCurrent(_ now: (Int) throws -> TableSnapshot?) rethrows -> Bool {
+        for b in bases {
+            guard let snapshot = try now(b.table), b.unchanged(snapshot) else { return false }
+        }
+        return true
+    }
+
     static func placement(_ d: EffectiveDistribution) -> String {
         switch d {
         case .all: return "all"

@@ -40,7 +40,7 @@ final class SystemLogTests: XCTestCase {
     func openWithoutAutoVacuum() throws -> Session {
         let database = try Database(directory: dir)
         database.autoVacuum?.stop()
-        return try database.connect()
+        return database.connect()
     }
 
     /// The issue's case: `slicehouse -c "copy ..."`, then `slicehouse -c "select * from stl_load_errors"`.
@@ -156,7 +156,7 @@ final class SystemLogTests: XCTestCase {
         _ = try s.execute("create table t (a int)")
         _ = try s.execute("grant select on t to alice")
         _ = try s.execute("select count(*) from t")
-        let alice = try s.database.connect()
+        let alice = s.database.connect()
         alice.authenticate(as: "alice")
         _ = try alice.execute("select a from t")
         XCTAssertEqual(try rows(alice, "select trim(querytxt) from stl_query order by query"), [["select a from t"]])
@@ -268,7 +268,7 @@ final class SystemLogTests: XCTestCase {
                 [{"query_group": ["logged"], "rules": [{"rule_name": "quick_log", "action": "log",
                     "predicate": [{"metric_name": "query_execution_time", "operator": "=", "value": 0}]}]}, {}]
                 """)
-            let s = try database.connect()
+            let s = database.connect()
             _ = try s.execute("create table t (a int)")
             _ = try s.execute("insert into t values (1), (2)")
             _ = try s.execute("set query_group to 'logged'")

@@ -9,9 +9,12 @@ import re
 import subprocess
 import time
 
+import pytest
+
 BIN = os.environ.get("SLICEHOUSE_BIN", "/tmp/shbin/slicehouse")
 PASSWORD = "Sl1ce-h0use pass"
 USER = "awsuser"
+CI = os.environ.get("CI") == "true"
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -71,3 +74,14 @@ def wait_until(predicate, timeout=10.0, step=0.05):
             return True
         time.sleep(step)
     return predicate()
+
+
+def need(module):
+    """Import a client library the tests drive; skip without it, except under CI (where
+    scripts/setup-system.sh has installed it, and its absence is a failure)."""
+    try:
+        return __import__(module)
+    except ImportError:
+        if CI:
+            raise
+        pytest.skip(f"{module} is not installed (scripts/setup-system.sh installs it)")

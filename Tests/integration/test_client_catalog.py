@@ -8,19 +8,7 @@ import subprocess
 
 import pytest
 
-from server_support import PASSWORD, USER, Server
-
-CI = os.environ.get("CI") == "true"
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except ImportError:
-        if CI:
-            raise
-        pytest.skip(f"{module} is not installed (scripts/setup-system.sh installs it)")
-
+from server_support import CI, PASSWORD, USER, Server, need
 
 SETUP = [
     "create schema sales",

@@ -3,22 +3,7 @@ with AUTO REFRESH, another loads rows and sees the view follow; a query the view
 is planned over it (EXPLAIN); after a server restart the view, its rows and where its
 last refresh stood are still there, so the next REFRESH is incremental.
 """
-import os
-
-import pytest
-
-from server_support import PASSWORD, USER, Server
-
-CI = os.environ.get("CI") == "true"
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except ImportError:
-        if CI:
-            raise
-        pytest.skip(f"{module} is not installed (scripts/setup-system.sh installs it)")
+from server_support import PASSWORD, USER, Server, need
 
 
 def test_a_view_follows_loads_answers_queries_and_outlives_a_restart(tmp_path):

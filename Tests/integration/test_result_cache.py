@@ -3,22 +3,10 @@ redshift_connector (extended protocol, binary results, bound parameters) repeat 
 and get the same rows from the cache (SVL_QLOG.source_query), another client's INSERT
 invalidates it, and `enable_result_cache_for_session` turns it off.
 """
-import os
 
 import pytest
 
-from server_support import PASSWORD, USER, Server
-
-CI = os.environ.get("CI") == "true"
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except ImportError:
-        if CI:
-            raise
-        pytest.skip(f"{module} is not installed (scripts/setup-system.sh installs it)")
+from server_support import PASSWORD, USER, Server, need
 
 
 @pytest.fixture

@@ -15,19 +15,7 @@ from decimal import Decimal
 
 import pytest
 
-from server_support import LINEITEM_DDL, PASSWORD, Q6, Q6_ANSWER, USER, Server, generate_lineitem
-
-CI = os.environ.get("CI") == "true"
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except ImportError:
-        if CI:
-            raise
-        pytest.skip(f"{module} is not installed (scripts/setup-system.sh installs it)")
-
+from server_support import CI, LINEITEM_DDL, PASSWORD, Q6, Q6_ANSWER, USER, Server, generate_lineitem, need
 
 @pytest.fixture(scope="module")
 def tls_files(tmp_path_factory):
