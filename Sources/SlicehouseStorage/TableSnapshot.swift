@@ -102,6 +102,66 @@ public struct DeleteSet: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { count == 0 }
+
+    /// The deleted rows as runs, `[start0, end0, start1, end1, ...]` (each end exclusive).
+    public var runs: [Int] {
+        var out: [Int] = []
+        var start = -1
+        for (w, word) in words.enumerated() where word != 0 || start >= 0 {
+            if word == ~UInt64(0) && start >= 0 { continue }
+            for bit in 0..<64 {
+                let set = word & (1 << UInt64(bit)) != 0
+                if set && start < 0 { start = w * 64 + bit } else if !set && start >= 0 {
+                    out.append(start); out.append(w * 64 + bit); start = -1
+                }
+            }
+        }
+        if start >= 0 { out.append(start); out.append(words.count * 64) }
+        return out
+    }
+
+    /// The set of rows `runs` names (as `runs` gives them).
+    public init(runs: [Int]) {
+        var i = 0
+        while i + 1 < runs.count {
+            insert(runs[i]..<runs[i + 1])
+            i += 2
+        }
+    }
+
+    /// Whether every row of `other` is in this set.
+    public func isSuperset(of other: DeleteSet) -> Bool {
+        for (w, word) in other.words.enumerated() where word != 0 {
+            guard w < words.count, word & ~words[w] == 0 else { return false }
+        }
+        return true
+    }
+
+    /// The rows below `limit` in this set and not in `other`.
+    public func subtracting(_ other: DeleteSet, below limit: Int) -> DeleteSet {
+        let n = min(words.count, (max(0, limit) + 63) >> 6)
+        var out = [UInt64](repeating: 0, count: n)
+        for w in 0..<n {
+            var word = words[w] & ~(w < other.words.count ? other.words[w] : 0)
+            let end = limit - w * 64
+            if end < 64 { word &= (UInt64(1) << UInt64(end)) - 1 }
+            out[w] = word
+        }
+        return DeleteSet(words: out)
+    }
+
+    /// The rows below `limit` not in this set.
+    public func complement(below limit: Int) -> DeleteSet {
+        let n = (max(0, limit) + 63) >> 6
+        var out = [UInt64](repeating: 0, count: n)
+        for w in 0..<n {
+            var word = ~(w < words.count ? words[w] : 0)
+            let end = limit - w * 64
+            if end < 64 { word &= (UInt64(1) << UInt64(end)) - 1 }
+            out[w] = word
+        }
+        return DeleteSet(words: out)
+    }
 }
 
 /// One slice's part of a table: per column a chain of blocks covering rows
@@ -197,6 +257,27 @@ public struct TableSnapshot: Sendable {
         }
         return out
     }
+
+    /// The rows a snapshot of `counts` rows with `deleted` marked deleted had: those below
+    /// `counts[s]` and not in `deleted[s]`, whatever was deleted since.
+    public func onlyRows(before counts: [Int], deleted: [DeleteSet]) -> TableSnapshot {
+        var out = self
+        for i in out.slices.indices {
+            out.slices[i].deleted = i < deleted.count ? deleted[i] : DeleteSet()
+            let rows = out.slices[i].rowCount
+            out.slices[i].deleted.insert(min(max(0, i < counts.count ? counts[i] : 0), rows)..<rows)
+        }
+        return out
+    }
+
+    /// The snapshot with only the rows in `rows[s]` visible on each slice.
+    public func onlyRows(in rows: [DeleteSet]) -> TableSnapshot {
+        var out = self
+        for i in out.slices.indices {
+            out.slices[i].deleted = (i < rows.count ? rows[i] : DeleteSet()).complement(below: out.slices[i].rowCount)
+        }
+        return out
+    }
 }
 
 /// Where a materialized view's last refresh (or its creation) left its base tables: an
@@ -214,6 +295,13 @@ public struct MaterializedViewState: Sendable, Equatable, Codable {
         public var reorganizations: Int
         /// `EffectiveDistribution` as text ("all", "even", "key:N").
         public var placement: String
+        /// Per slice, the deleted rows as `DeleteSet.runs` (nil: not kept, for more than
+        /// `maxDeletedRuns` runs, or a state written before they were kept). What lets a
+        /// refresh tell the rows deleted since from those deleted before.
+        public var deletedRuns: [[Int]]?
+
+        /// Runs kept per base table at most.
+        public static let maxDeletedRuns = 65_536
 
         public init(table: Int, snapshot s: TableSnapshot) {
             self.table = table
@@ -222,6 +310,62 @@ public struct MaterializedViewState: Sendable, Equatable, Codable {
             modifications = s.modifications
             reorganizations = s.reorganizations
             placement = MaterializedViewState.placement(s.distribution)
+            var runs: [[Int]] = []
+            var total = 0
+            for slice in s.slices {
+                let r = slice.deleted.isEmpty ? [] : slice.deleted.runs
+                total += r.count / 2
+                if total > Base.maxDeletedRuns { break }
+                runs.append(r)
+            }
+            deletedRuns = total > Base.maxDeletedRuns ? nil : runs
+        }
+
+        /// The rows of a base table that changed since the refresh, told apart by
+        /// position: `now` has the rows it had then at the same places (no
+        /// reorganization, the same placement), with rows appended and rows deleted.
+        public struct Changes: Sendable {
+            /// Per slice, the rows there were then (appended rows are at or past these).
+            public var rows: [Int]
+            /// Per slice, the rows deleted then.
+            public var deletedThen: [DeleteSet]
+            /// Per slice, the rows there were then that were deleted since.
+            public var deletedSince: [DeleteSet]
+            public var appended: Bool
+            public var hasDeletes: Bool { deletedSince.contains { !$0.isEmpty } }
+        }
+
+        /// How `now` differs from the table the refresh read; nil when the rows cannot be
+        /// matched up by position (a reorganization, another placement, rows lost, or
+        /// deletes since a state that does not keep its deleted rows).
+        public func changes(_ now: TableSnapshot) -> Changes? {
+            guard now.slices.count == rows.count, MaterializedViewState.placement(now.distribution) == placement,
+                  now.reorganizations == reorganizations else {
+                return nil
+            }
+            var then: [DeleteSet] = [], since: [DeleteSet] = []
+            var added = 0, newlyDeleted = 0
+            for (i, s) in now.slices.enumerated() {
+                guard s.rowCount >= rows[i] else { return nil }
+                let old: DeleteSet
+                if let runs = deletedRuns, i < runs.count {
+                    old = DeleteSet(runs: runs[i])
+                    guard old.count == deleted[i], s.deleted.isSuperset(of: old) else { return nil }
+                } else {
+                    // Without the rows, only "nothing deleted since" can be told.
+                    guard s.deleted.count == deleted[i] else { return nil }
+                    old = s.deleted
+                }
+                then.append(old)
+                since.append(s.deleted.subtracting(old, below: rows[i]))
+                // An ALL table holds each row once per node: its modifications count it once.
+                if now.distribution != .all || i == 0 {
+                    added += s.rowCount - rows[i]
+                    newlyDeleted += s.deleted.count - old.count
+                }
+            }
+            guard now.modifications - modifications == added + newlyDeleted else { return nil }
+            return Changes(rows: rows, deletedThen: then, deletedSince: since, appended: added > 0)
         }
 
         /// Whether `now` is this snapshot with rows appended and nothing else changed.
