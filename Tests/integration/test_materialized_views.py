@@ -1,7 +1,8 @@
 """Materialized views as a client uses them over the wire: one connection creates a view
 with AUTO REFRESH, another loads rows and sees the view follow; a query the view answers
 is planned over it (EXPLAIN); after a server restart the view, its rows and where its
-last refresh stood are still there, so the next REFRESH is incremental.
+last refresh stood are still there, so the next REFRESH is incremental, after a DELETE
+or an UPDATE too.
 """
 from server_support import PASSWORD, USER, Server, need
 
@@ -51,5 +52,14 @@ def test_a_view_follows_loads_answers_queries_and_outlives_a_restart(tmp_path):
         assert c.fetchall() == [("2026-01-03", "buy", 1, 7)]
         c.execute("select trim(status) from svl_mv_refresh_status order by starttime desc limit 1")
         assert c.fetchone() == ("Refresh successfully updated MV incrementally",)
+        # A DELETE and an UPDATE are folded in incrementally too: a group emptied goes, a
+        # changed one is brought up to date.
+        c.execute("delete from events where day = '2026-01-01' and kind = 'buy'")
+        c.execute("update events set amount = amount * 10 where day = '2026-01-02' and kind = 'click'")
+        c.execute("select day::varchar, kind, n, total from daily order by day, kind")
+        assert c.fetchall() == [("2026-01-01", "click", 1, 1), ("2026-01-02", "buy", 1, 20),
+                                ("2026-01-02", "click", 2, 50), ("2026-01-03", "buy", 1, 7)]
+        c.execute("select trim(status) from svl_mv_refresh_status order by starttime desc limit 2")
+        assert c.fetchall() == [("Refresh successfully updated MV incrementally",)] * 2
     finally:
         server.stop()
