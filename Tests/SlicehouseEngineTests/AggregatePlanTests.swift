@@ -47,4 +47,48 @@ final class AggregatePlanTests: XCTestCase {
         XCTAssertEqual(rows.map { $0.map { $0 ?? "NULL" } }, [["1", "15.0", "20", "ba", "2"], ["2", "35.0", "40", "dc", "2"],
                                                               ["3", "50.0", "50", "e", "1"]])
     }
+
+    /// A GROUP BY key equal (through an inner join's or a filter's `=`) to the column the
+    /// input is hashed on aggregates in one phase where the rows are; an outer join's
+    /// padded side, or a key of another type, does not.
+    func testKeysEqualToTheDistributionAggregateInPlace() throws {
+        let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
+        let s = db.connect()
+        _ = try s.execute("""
+            create table fact (item int, qty int) distkey(item);
+            create table dim (item int, name varchar(10)) distkey(item);
+            create table wide (item bigint, tag int) distkey(item);
+            create table codes (code varchar(5), n int) distkey(code);
+            create table names (code varchar(5), label varchar(10)) distkey(code);
+            insert into codes values ('a', 1), ('a ', 2), ('b', 3);
+            insert into names values ('a', 'x'), ('b', 'y');
+            insert into fact values (1, 10), (2, 20), (2, 5), (3, 7), (4, 1), (4, 2), (9, 3);
+            insert into dim values (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e');
+            insert into wide values (1, 1), (2, 2), (3, 3);
+            """)
+        // dim.item = fact.item: grouped where the rows are (the join too).
+        for sql in ["select dim.item, dim.name, sum(qty) from fact join dim on fact.item = dim.item group by dim.item, dim.name",
+                    "select d.item, count(*) from fact f, dim d where f.item = d.item and f.qty > 1 group by d.item",
+                    "select x.i, sum(x.q) from (select dim.item as i, qty as q from fact join dim on fact.item = dim.item) x group by x.i"] {
+            let plan = try explain(s, sql)
+            XCTAssertFalse(plan.contains("Phase: partial"), plan)
+            XCTAssertFalse(plan.contains("Distribute by"), plan)
+        }
+        // The padded side of a LEFT JOIN is NULL where the other side is not; another type
+        // may hash apart: two phases.
+        for sql in ["select dim.item, count(*) from fact left join dim on fact.item = dim.item group by dim.item",
+                    "select wide.item, count(*) from fact join wide on fact.item = wide.item group by wide.item",
+                    "select names.code, sum(n) from codes join names on codes.code = names.code group by names.code"] {
+            let plan = try explain(s, sql)
+            XCTAssertTrue(plan.contains("Phase: partial") || plan.contains("Distribute by"), plan)
+        }
+        let rows = { (sql: String) throws -> [[String]] in try s.execute(sql)[0].textRows().map { $0.map { $0 ?? "NULL" } } }
+        XCTAssertEqual(try rows("select dim.item, dim.name, sum(qty) from fact join dim on fact.item = dim.item group by dim.item, dim.name order by 1"),
+                       [["1", "a", "10"], ["2", "b", "25"], ["3", "c", "7"], ["4", "d", "3"]])
+        // Strings equal but for trailing blanks: grouped by the value the query names.
+        XCTAssertEqual(try rows("select names.code, sum(n) from codes join names on codes.code = names.code group by names.code order by 1"),
+                       try rows("select code, sum(n) from (select names.code, n from codes join names on codes.code = names.code) x group by code order by 1"))
+        XCTAssertEqual(try rows("select dim.item, count(*) from fact left join dim on fact.item = dim.item group by dim.item order by 1 nulls last"),
+                       [["1", "1"], ["2", "2"], ["3", "1"], ["4", "2"], ["NULL", "1"]])
+    }
 }
