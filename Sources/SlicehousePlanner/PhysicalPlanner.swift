@@ -163,7 +163,7 @@ public struct PhysicalPlanner {
 
         case .project(let input, let exprs, let outputs):
             let child = try self.plan(input, replicateAll: replicateAll)
-            let bound = try Self.passHashedColumns(exprs, of: child, input: input).map { try bind($0, to: child) }
+            let bound = try Self.passHashedColumns(exprs, of: child).map { try bind($0, to: child) }
             return project(child, bound, ids: outputs.map { $0.id }, names: outputs.map { $0.name })
 
         case .join(let kind, let left, let right, let condition):
@@ -463,7 +463,7 @@ public struct PhysicalPlanner {
         var child = try self.plan(input, replicateAll: false)
         // Lay out the input as (group keys..., aggregate arguments...), each key that
         // equals a column the input is hashed on read as that column (below).
-        let keys = Self.passHashedColumns(groups, of: child, input: input)
+        let keys = Self.passHashedColumns(groups, of: child)
         var exprs = try keys.map { try bind($0, to: child) }
         var boundAggs: [BoundAggregate] = []
         for a in aggregates {
@@ -530,29 +530,38 @@ public struct PhysicalPlanner {
         return finalNode(exchange(partial, .gather), .final, .single)
     }
 
-    /// `exprs` (a projection's, or a GROUP BY's keys) with each plain column that equals,
-    /// on every input row, a column the input is hashed on (an inner join's or a filter's
-    /// `a = b` of the same type; `ColumnEquivalences`) read as that column: the values are
-    /// the same, and when every hashed column is read so the hashing survives. A GROUP BY
-    /// over it then aggregates in one phase without an exchange (`GROUP BY i_item_sk` over
-    /// `inventory JOIN item ON inv_item_sk = i_item_sk`, inventory hashed on
-    /// inv_item_sk). `exprs` unchanged otherwise.
-    static func passHashedColumns(_ exprs: [BoundExpr], of child: PhysicalNode, input: LogicalPlan) -> [BoundExpr] {
-        guard case .hashed(let cols) = child.distribution, !exprs.isEmpty, !cols.isEmpty,
-              cols.allSatisfy({ $0 < child.columnIDs.count && $0 < child.types.count }) else { return exprs }
+    /// `exprs` (a projection's, or a GROUP BY's keys, over `child`) with each plain column
+    /// that holds the same value in every row as a column `child` is hashed on
+    /// (`sameValues`: the two keys of an inner join below), of a type whose equal values
+    /// are the same value, read as that column: the values are the same, and when every
+    /// hashed column is read so the hashing survives. A GROUP BY over it then aggregates in
+    /// one phase without an exchange (`GROUP BY i_item_sk` over `inventory JOIN item ON
+    /// inv_item_sk = i_item_sk`, inventory hashed on inv_item_sk). `exprs` unchanged
+    /// otherwise.
+    static func passHashedColumns(_ exprs: [BoundExpr], of child: PhysicalNode) -> [BoundExpr] {
+        guard case .hashed(let cols) = child.distribution, !exprs.isEmpty, !cols.isEmpty else { return exprs }
         var out = exprs
-        var equal: ColumnEquivalences?
         for col in cols {
+            guard col < child.columnIDs.count, col < child.types.count else { return exprs }
             let id = child.columnIDs[col], type = child.types[col]
             if out.contains(where: { if case .column(id, _) = $0 { return true }; return false }) { continue }
-            if equal == nil { equal = ColumnEquivalences(input) }
-            guard let k = out.indices.first(where: {
-                if case .column(let other, let t) = out[$0], t == type, equal?.same(other, id) == true { return true }
-                return false
+            guard equalMeansSame(type), let k = out.indices.first(where: {
+                guard case .column(let other, let t) = out[$0], t == type,
+                      let at = child.columnIDs.firstIndex(of: other) else { return false }
+                return sameValues(child, col, at)
             }) else { return exprs }
             out[k] = .column(id, type)
         }
         return out
+    }
+
+    /// Types whose equal values are the same value (not strings: CHAR compares equal
+    /// whatever its trailing blanks; not floating point: 0.0 = -0.0).
+    static func equalMeansSame(_ t: DataType) -> Bool {
+        switch t {
+        case .smallint, .integer, .bigint, .decimal, .boolean, .date, .timestamp, .timestamptz, .time: return true
+        default: return false
+        }
     }
 
     // MARK: Window functions
@@ -869,66 +878,6 @@ public enum Selectivity {
             return max(floor, negated ? (1 - s.nullFraction) - hit : hit)
         default:
             return nil
-        }
-    }
-}
-
-/// Columns equal on every row of a plan: those an inner join's or a filter's condition
-/// compares with `=` (both sides plain columns of one type whose equal values are the
-/// same value), and a projection's outputs that pass a column through. Only scans, filters, inner joins and projections are looked into (an
-/// outer join pads rows with NULLs its condition never compared).
-struct ColumnEquivalences {
-    private var parent: [Int: Int] = [:]
-
-    init(_ plan: LogicalPlan) { walk(plan) }
-
-    func same(_ a: Int, _ b: Int) -> Bool { a == b || find(a) == find(b) }
-
-    private func find(_ x: Int) -> Int {
-        var x = x
-        while let p = parent[x], p != x { x = p }
-        return x
-    }
-
-    private mutating func union(_ a: Int, _ b: Int) {
-        let ra = find(a), rb = find(b)
-        if ra != rb { parent[ra] = rb }
-    }
-
-    private mutating func equalities(_ e: BoundExpr?) {
-        for c in conjuncts(e) {
-            if case .binary(.equal, .column(let a, let ta), .column(let b, let tb), _) = c, ta == tb,
-               ColumnEquivalences.equalMeansSame(ta) {
-                union(a, b)
-            }
-        }
-    }
-
-    /// Types whose equal values are the same value (strings equal but for trailing blanks
-    /// are not; nor are 0.0 and -0.0).
-    static func equalMeansSame(_ t: DataType) -> Bool {
-        switch t {
-        case .smallint, .integer, .bigint, .decimal, .boolean, .date, .timestamp, .timestamptz, .time: return true
-        default: return false
-        }
-    }
-
-    private mutating func walk(_ p: LogicalPlan) {
-        switch p {
-        case .scan(_, _, _, _, let filters):
-            for f in filters { equalities(f) }
-        case .filter(let c, let condition):
-            equalities(condition)
-            walk(c)
-        case .join(let kind, let l, let r, let condition) where kind == .inner:
-            equalities(condition)
-            walk(l)
-            walk(r)
-        case .project(let c, let exprs, let outputs):
-            for (e, o) in zip(exprs, outputs) { if case .column(let x, let t) = e, t == o.type { union(x, o.id) } }
-            walk(c)
-        default:
-            break
         }
     }
 }
