@@ -158,7 +158,7 @@ extension Session {
         } else if !r.recompute, let state = current.refreshState, try refreshIncrementally(def, mv, state, current) {
             status = "Refresh successfully updated MV incrementally"
         } else {
-            try recompute(def, mv)
+            try recompute(def, mv, replacing: current)
             status = "Refresh successfully recomputed MV from scratch"
         }
         database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(currentUserID)), .string(def.schema),
@@ -180,10 +180,10 @@ extension Session {
     }
 
     /// Run the view's query from scratch and replace its rows.
-    private func recompute(_ def: TableDef, _ mv: MaterializedViewDef) throws {
+    private func recompute(_ def: TableDef, _ mv: MaterializedViewDef, replacing current: TableSnapshot) throws {
         let ctx = StatementContext(database: database, session: self)
         let (_, chunks) = try runStoredQuery(mv, ctx)
-        var next = try placeAll(chunks, into: def)
+        var next = try replaced(current, with: chunks, of: def)
         next.refreshState = refreshState(ctx, excluding: def.id)
         transaction.stage(def.id, next)
     }
@@ -269,12 +269,12 @@ extension Session {
                 let recomputed = recompute.isEmpty ? [] :
                     RowKeys.filter(try runStoredQuery(mv, restrictedTo: recompute, keyColumns: keys),
                                    columns: keys) { recompute.contains($0) }
-                rows = try placeAll(combined + recomputed + RowKeys.chunk(updated, types: def.columns.map(\.type)),
-                                    into: def)
+                rows = try replaced(current, with: combined + recomputed + RowKeys.chunk(updated, types: def.columns.map(\.type)),
+                                    of: def)
             } else if !fresh.isEmpty {
                 let both = try placeRows(try completeRows(def, targets: Array(def.columns.indices), provided: fresh),
                                          onto: rows, of: def, sink: transaction.newSink())
-                rows = try placeAll(try regroup(def, both, columns: columns), into: def)
+                rows = try replaced(current, with: try regroup(def, both, columns: columns), of: def)
             }
         } else {
             if !gone.isEmpty {
@@ -290,7 +290,7 @@ extension Session {
                 // A row gone that the view does not hold: its rows are not what the
                 // state says; recompute.
                 guard remaining.values.allSatisfy({ $0 == 0 }) else { return false }
-                rows = try placeAll(kept + fresh, into: def)
+                rows = try replaced(current, with: kept + fresh, of: def)
             } else if !fresh.isEmpty {
                 rows = try placeRows(try completeRows(def, targets: Array(def.columns.indices), provided: fresh),
                                      onto: rows, of: def, sink: transaction.newSink())
@@ -326,6 +326,16 @@ extension Session {
     }
 
     static func quoted(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The view's rows `current` replaced by `chunks`: a fresh snapshot whose rows are not
+    /// the old ones at their old places, counted as a reorganization (so a view over this
+    /// view does not take its rows for appended ones).
+    private func replaced(_ current: TableSnapshot, with chunks: [Chunk], of def: TableDef) throws -> TableSnapshot {
+        var next = try placeAll(chunks, into: def)
+        next.reorganizations = current.reorganizations + 1
+        next.modifications = current.modifications + current.rowCount + next.rowCount
+        return next
+    }
 
     /// A fresh snapshot of `def` holding `chunks`.
     private func placeAll(_ chunks: [Chunk], into def: TableDef) throws -> TableSnapshot {
