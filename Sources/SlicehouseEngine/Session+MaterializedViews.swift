@@ -638,8 +638,14 @@ struct GroupDelta {
         // Without GROUP BY the one row stays, with the aggregates of no rows: recomputed.
         if rows == 0 { return keys.isEmpty ? .recompute : .emptied }
         var out = view
+        // The new rows' partial result in column i: NULL without new rows, nil when it
+        // could not be combined (an overflow).
+        func added(_ i: Int) -> Value? {
+            guard let fresh else { return .null }
+            return i < fresh.count ? fresh[i] : nil
+        }
         for i in columns.indices {
-            let f = fresh?[i] ?? .null
+            guard let f = added(i) else { return .recompute }
             switch columns[i] {
             case .key:
                 continue
@@ -650,7 +656,7 @@ struct GroupDelta {
                 guard let counted = shape.nonNullCounts[i],
                       let v = GroupDelta.subtract(view[i], gone[i]).flatMap({ GroupDelta.add($0, f) }),
                       let values = GroupDelta.subtract(view[counted], gone[counted])
-                        .flatMap({ GroupDelta.add($0, fresh?[counted] ?? .null) })?.asInt64 else { return .recompute }
+                        .flatMap({ GroupDelta.add($0, added(counted)) })?.asInt64 else { return .recompute }
                 out[i] = values == 0 ? .null : v
             case .min, .max:
                 guard let g = gone[i] else { return .recompute }
