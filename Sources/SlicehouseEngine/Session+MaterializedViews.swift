@@ -589,8 +589,9 @@ extension RowKeys {
 /// without going back to the base tables:
 /// - the query counts the group's rows (COUNT(*)), so a group left without rows is told;
 /// - COUNT(x) is the view's count less the rows gone's, plus the new rows';
-/// - SUM(x) likewise, when COUNT(x) is beside it (to tell a sum of no values, NULL), and
-///   not of floating point (whose sums differ with the order added);
+/// - SUM(x) likewise, when COUNT(x) is beside it or x is of NOT NULL columns (COUNT(*)
+///   then counts its values: to tell a sum of no values, NULL), and not of floating point
+///   (whose sums differ with the order added);
 /// - MIN(x) stands when the rows gone held no value at or below it (MAX likewise), and
 ///   takes the new rows' MIN.
 /// Anything else: the group is recomputed.
