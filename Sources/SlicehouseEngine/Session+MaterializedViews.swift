@@ -309,7 +309,7 @@ extension Session {
     private func regroup(_ def: TableDef, _ rows: TableSnapshot, columns: [IncrementalRefresh.Column]) throws -> [Chunk] {
         var items: [String] = [], keys: [String] = []
         for (i, c) in columns.enumerated() {
-            let name = Session.quoted(def.columns[i].name)
+            let name = quoteIdentifierIfNeeded(def.columns[i].name)
             switch c {
             case .key: items.append(name); keys.append(String(i + 1))
             case .sum, .count: items.append("sum(\(name)) as \(name)")
@@ -317,15 +317,13 @@ extension Session {
             case .max: items.append("max(\(name)) as \(name)")
             }
         }
-        let sql = "select \(items.joined(separator: ", ")) from \(Session.quoted(def.schema)).\(Session.quoted(def.name))"
+        let sql = "select \(items.joined(separator: ", ")) from \(quoteIdentifierIfNeeded(def.schema)).\(quoteIdentifierIfNeeded(def.name))"
             + (keys.isEmpty ? "" : " group by \(keys.joined(separator: ", "))")
         guard let query = try Session.parseStoredQuery(sql) else { throw SQLError.internalError("materialized view merge") }
         let ctx = StatementContext(database: database, session: self)
         ctx.override(def.id, with: rows)
         return try runQuery(query, ctx).1
     }
-
-    static func quoted(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     /// The view's rows `current` replaced by `chunks`: a fresh snapshot whose rows are not
     /// the old ones at their old places, counted as a reorganization (so a view over this
@@ -696,23 +694,12 @@ struct GroupDelta {
 
     /// a − b for counts and sums; nil on overflow or floating point.
     static func subtract(_ a: Value?, _ b: Value?) -> Value? {
-        guard let a, let b else { return nil }
-        switch (a, b) {
-        case (_, .null): return a.isDouble ? nil : a
-        case (.null, .int(let y)):
-            let (r, o) = Int64(0).subtractingReportingOverflow(y)
-            return o ? nil : .int(r)
-        case (.null, .int128(let y)):
-            let (r, o) = Int128(0).subtractingReportingOverflow(y)
-            return o ? nil : .int128(r)
-        case (.int(let x), .int(let y)):
-            let (r, o) = x.subtractingReportingOverflow(y)
-            return o ? nil : .int(r)
-        case (.int128(let x), .int128(let y)):
-            let (r, o) = x.subtractingReportingOverflow(y)
-            return o ? nil : .int128(r)
-        default:
-            return nil
+        guard let b else { return nil }
+        switch b {
+        case .null: return add(a, b)
+        case .int(let y): return y == .min ? nil : add(a, .int(-y))
+        case .int128(let y): return y == .min ? nil : add(a, .int128(-y))
+        default: return nil
         }
     }
 

@@ -281,10 +281,8 @@ public struct TableSnapshot: Sendable {
 }
 
 /// Where a materialized view's last refresh (or its creation) left its base tables: an
-/// incremental refresh reads only the rows appended since, which it can tell apart
-/// while nothing but appends has happened (each slice's rows and deleted rows as they
-/// were, the same placement, no reorganization, and modifications grown by the rows
-/// added).
+/// incremental refresh reads only the rows appended and deleted since, which it can tell
+/// apart while the rows stayed at their places (`Base.changes`).
 public struct MaterializedViewState: Sendable, Equatable, Codable {
     public struct Base: Sendable, Equatable, Codable {
         public var table: Int
@@ -368,27 +366,12 @@ public struct MaterializedViewState: Sendable, Equatable, Codable {
             return Changes(rows: rows, deletedThen: then, deletedSince: since, appended: added > 0)
         }
 
-        /// Whether `now` is this snapshot with rows appended and nothing else changed.
-        public func onlyAppended(_ now: TableSnapshot) -> Bool {
-            guard now.slices.count == rows.count, MaterializedViewState.placement(now.distribution) == placement,
-                  now.reorganizations == reorganizations else {
-                return false
-            }
-            var added = 0
-            for (i, s) in now.slices.enumerated() {
-                guard s.rowCount >= rows[i], s.deleted.count == deleted[i] else { return false }
-                added += s.rowCount - rows[i]
-            }
-            // An ALL table holds each row once per node: its modifications count it once.
-            if now.distribution == .all {
-                added = now.slices.count > 0 ? (now.slices[0].rowCount - rows[0]) : 0
-            }
-            return now.modifications - modifications == added
-        }
-
-        /// Whether `now` holds the same rows in the same places.
+        /// Whether `now` holds the same rows in the same places: the same rows and deleted
+        /// rows per slice, placement, reorganizations and modifications.
         public func unchanged(_ now: TableSnapshot) -> Bool {
-            onlyAppended(now) && now.slices.map(\.rowCount) == rows
+            now.slices.map(\.rowCount) == rows && now.slices.map(\.deleted.count) == deleted
+                && MaterializedViewState.placement(now.distribution) == placement
+                && now.reorganizations == reorganizations && now.modifications == modifications
         }
     }
 
