@@ -53,11 +53,13 @@ public final class Database: @unchecked Sendable {
     /// The background VACUUM DELETE.
     private(set) var autoVacuum: AutoVacuum?
     private var sessions: [Int: WeakSession] = [:]
-    private var copyLimits: (pieceBytes: Int?, runBytes: Int?) = (nil, nil)
+    private var copyLimits: (pieceBytes: Int?, runBytes: Int?, gatherRows: Int?) = (nil, nil, nil)
 
     /// How much input a COPY parses before handing the rows on (nil: `CopyTuning`'s
-    /// default), and how many bytes of a sorted table's rows it sorts together at most
-    /// (nil: `TableAppender.defaultRunBytes`). Tests shrink both to get many pieces and runs.
+    /// default), how many bytes of a sorted table's rows it sorts together at most (nil:
+    /// `TableAppender.defaultRunBytes`), and in pieces of how many rows a sorted run's
+    /// string columns are gathered and encoded (nil: `ReorderPlan.pieceRows`; a multiple of
+    /// 4,096). Tests shrink them to get many pieces and runs.
     public var copyPieceBytes: Int? {
         get { lock.withLock { copyLimits.pieceBytes } }
         set { lock.withLock { copyLimits.pieceBytes = newValue } }
@@ -65,6 +67,10 @@ public final class Database: @unchecked Sendable {
     public var copyRunBytes: Int? {
         get { lock.withLock { copyLimits.runBytes } }
         set { lock.withLock { copyLimits.runBytes = newValue } }
+    }
+    public var copyGatherRows: Int? {
+        get { lock.withLock { copyLimits.gatherRows } }
+        set { lock.withLock { copyLimits.gatherRows = newValue } }
     }
 
     /// The most the result cache keeps (64 MB unless set; 0 turns it off for everyone).

@@ -115,6 +115,7 @@ extension Session {
                       sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
                       readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
                       runBytes: database.copyRunBytes ?? TableAppender.defaultRunBytes,
+                      gatherRows: database.copyGatherRows ?? ReorderPlan.pieceRows,
                       existing: { [database] snap, slice in
             try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
                                      cache: database.cache)

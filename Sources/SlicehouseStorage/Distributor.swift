@@ -91,7 +91,7 @@ public enum Distributor {
     static func place(_ held: HeldRows, onto snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
                       sink: BlockSink, sorter: SortPermutation?, blockBytes: Int,
                       readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?,
-                      tails: inout ColumnTails?, final: Bool,
+                      tails: inout ColumnTails?, final: Bool, gatherRows: Int = ReorderPlan.pieceRows,
                       existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var snap = snapshot
         let incoming = held.rowCount
@@ -178,12 +178,14 @@ public enum Distributor {
         let work = tasks
         // Integer columns without NULLs are gathered by plans straight from their narrowed
         // parts; every other gathering widens its column once (held for its slices).
+        // Strings held as dictionary codes are gathered as their codes, then expanded.
         let narrowInts = types.indices.map { rows.narrow && rows.intParts($0) != nil }
+        let coded = types.indices.map { rows.narrow ? rows.codeParts($0) : nil }
         var tasksLeft = [Int](filled: 0, count: types.count)
         for (s, c) in tasks {
             if ordered[s] != nil { tasksLeft[c] += 1 }
             switch ordered[s] {
-            case .plan? where narrowInts[c]: break
+            case .plan? where narrowInts[c] || coded[c] != nil: break
             case nil: break
             default: rows.hold(c, uses: 1)
             }
@@ -197,11 +199,47 @@ public enum Distributor {
             let (s, c) = work[t]
             encoded.set(t, Result {
                 let order = ordered[s]
+                if case .plan(let p)? = order, types[c].isString, p.count > gatherRows,
+                   carried?.rows[s][c] == nil,
+                   readBlock == nil || base.slices[s].columns[c].last.map({
+                       !mergesIntoTail($0, newRows: p.count, blockBytes: blockBytes, maxRows: maxRows(table))
+                   }) ?? true {
+                    // A wide string column is gathered and encoded piece by piece: an
+                    // SF 1 lineitem slice's comments were 46 MB gathered at once (and as
+                    // much again in the gather's buffer), two slices at a time.
+                    // Dictionary codes are gathered whole (a byte a row), then expanded
+                    // piece by piece; other strings gathered by the piece's own plan.
+                    let gather: (Range<Int>) throws -> Vector
+                    if let (parts, dictionary) = coded[c] {
+                        let codes = try gatherCodes(p, parts, column: c)
+                        gather = { range in
+                            Vector(type: types[c], data: .string(HeldRows.Part.expand(codes: codes[range], dictionary: dictionary)))
+                        }
+                    } else {
+                        let parts = rows.parts(c)
+                        gather = { range in
+                            guard let q = p.piece(range) else {
+                                throw SQLError.internalError("rows \(range) are not a piece of the slice's order")
+                            }
+                            return q.gather(from: parts, type: types[c])
+                        }
+                    }
+                    let blocks = try encodePieces(count: p.count, pieceRows: gatherRows, gather: gather,
+                                                  firstRow: base.slices[s].rowCount,
+                                                  encoding: encodings[c], table: table, slice: s, sink: sink,
+                                                  blockBytes: blockBytes)
+                    if coded[c] == nil { rows.release(c) }
+                    if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
+                    return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
+                }
                 var v: Vector
                 switch order {
                 case .plan(let p)?:
                     if narrowInts[c], let parts = rows.intParts(c) {
                         v = p.gather(ints: parts, type: types[c])
+                    } else if let (parts, dictionary) = coded[c] {
+                        let codes = try gatherCodes(p, parts, column: c)
+                        v = Vector(type: types[c], data: .string(HeldRows.Part.expand(codes: codes, dictionary: dictionary)))
                     } else {
                         v = p.gather(from: rows.parts(c), type: types[c])
                         rows.release(c)
@@ -269,6 +307,57 @@ public enum Distributor {
             snap.slices[s] = data
         }
         return snap
+    }
+
+    /// A column's dictionary codes (`HeldRows.codeParts`) in the plan's order.
+    static func gatherCodes(_ plan: ReorderPlan, _ parts: [ReorderPlan.IntPart], column c: Int) throws -> [Int64] {
+        guard case .int64(let codes) = plan.gather(ints: parts, type: .bigint).data else {
+            throw SQLError.internalError("column \(c)'s codes were not gathered as integers")
+        }
+        return codes
+    }
+
+    /// A slice's `total` rows of one column gathered (`gather` of a range of them) and
+    /// encoded `pieceRows` at a time (a plan's pieces: a multiple of its window): the
+    /// same blocks as `encodeBlocks` of the whole column, the rows a piece leaves short
+    /// of a block carried into the next.
+    static func encodePieces(count total: Int, pieceRows: Int, gather: (Range<Int>) throws -> Vector, firstRow: Int,
+                             encoding: ColumnEncoding, table: TableDef, slice: Int, sink: BlockSink,
+                             blockBytes: Int) throws -> [BlockRef] {
+        var blocks: [BlockRef] = []
+        var rowsPerBlock = 0
+        var tail: Vector?
+        var tailRows = 0
+        var start = 0
+        while start < total {
+            let end = min(start + max(pieceRows, 1), total)
+            let v = try gather(start..<end)
+            // The rows to encode are the tail's, then the piece's; only a block across
+            // both is copied together.
+            let carried = tail, held = tailRows
+            func joined(_ from: Int, _ n: Int) -> Vector {
+                guard let carried else { return v.slice(from, n) }
+                if from >= held { return v.slice(from - held, n) }
+                var out = carried.slice(from, min(n, held - from))
+                if from + n > held { out.append(v.slice(0, from + n - held), rows: from + n - held) }
+                return out
+            }
+            let count = held + end - start
+            let (written, done) = try encodeBlocks(count: count, firstRow: firstRow + start - held, encoding: encoding,
+                                                   table: table.id, slice: slice, sink: sink, targetBytes: blockBytes,
+                                                   maxRows: maxRows(table), rowsPerBlock: &rowsPerBlock,
+                                                   keepTail: end < total) { from, n in
+                if from >= held { return (v, from - held) }
+                if let carried, from + n <= held { return (carried, from) }
+                return (joined(from, n), 0)
+            }
+            blocks += written
+            tail = done < count ? joined(done, count - done) : nil
+            tailRows = count - done
+            start = end
+        }
+        if tailRows > 0 { throw SQLError.internalError("slice \(slice) left \(tailRows) rows unwritten") }
+        return blocks
     }
 
     /// One (slice, column)'s result of a flush.
@@ -440,6 +529,18 @@ public enum Distributor {
     static func encodeBlocks(_ v: Vector, count: Int, firstRow: Int, encoding: ColumnEncoding,
                              table: Int, slice: Int, sink: BlockSink, targetBytes: Int, maxRows: Int = maxBlockRows,
                              rowsPerBlock: inout Int, keepTail: Bool) throws -> (blocks: [BlockRef], written: Int) {
+        try encodeBlocks(count: count, firstRow: firstRow, encoding: encoding, table: table, slice: slice, sink: sink,
+                         targetBytes: targetBytes, maxRows: maxRows, rowsPerBlock: &rowsPerBlock, keepTail: keepTail) { start, _ in
+            (v, start)
+        }
+    }
+
+    /// `encodeBlocks` of rows that `rows(start, count)` hands out: a vector holding them
+    /// from a position on (a piece's rows after the rows carried from the last piece).
+    static func encodeBlocks(count: Int, firstRow: Int, encoding: ColumnEncoding,
+                             table: Int, slice: Int, sink: BlockSink, targetBytes: Int, maxRows: Int = maxBlockRows,
+                             rowsPerBlock: inout Int, keepTail: Bool,
+                             rows: (_ start: Int, _ count: Int) -> (Vector, Int)) throws -> (blocks: [BlockRef], written: Int) {
         var blocks: [BlockRef] = []
         var start = 0
         let maxRows = max(minBlockRows, min(maxRows, maxBlockRows))
@@ -449,7 +550,8 @@ public enum Distributor {
         while start < count {
             if keepTail && count - start < rowsPerBlock { break }
             let n = min(rowsPerBlock, count - start)
-            let bytes = try BlockEncoder.encode(v, start: start, count: n, encoding: encoding)
+            let (v, at) = rows(start, n)
+            let bytes = try BlockEncoder.encode(v, start: at, count: n, encoding: encoding)
             // Aim the next block at the target size from this block's bytes per row.
             let perRow = max(Double(bytes.count) / Double(n), 0.01)
             let ideal = Int(Double(targetBytes) / perRow)
@@ -458,7 +560,7 @@ public enum Distributor {
                 rowsPerBlock = max(minBlockRows, ideal)
                 continue
             }
-            let zone = ZoneMap.compute(v, start: start, count: n)
+            let zone = ZoneMap.compute(v, start: at, count: n)
             let payload = try sink.write(table: table, slice: slice, bytes: bytes)
             blocks.append(BlockRef(uid: BlockIDs.make(), payload: payload, encoding: encoding,
                                    firstRow: firstRow + start, zone: zone))

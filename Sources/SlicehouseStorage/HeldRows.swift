@@ -1,12 +1,15 @@
+import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 
 /// The rows a write holds until they are placed on the slices (`Distributor.place`): per
 /// column, each incoming chunk's values — selections applied, constants expanded. With
 /// `narrow`, 64-bit integer columns wait narrowed (`CompactBlock.Piece`: 1, 2 or 4 bytes
-/// above the chunk's smallest value) and strings with 1-byte lengths instead of offsets,
-/// as a COPY into a sorted table holds a whole sorted run: lineitem's keys, dates, quantities and prices held 8 bytes a value, about 380 MB
-/// of its 1.2 GB peak at SF 1. The placement widens a column when it gathers it
+/// above the chunk's smallest value), strings of few values as 1-byte dictionary codes
+/// (`Part.codes`) and other strings with 1-byte lengths instead of offsets, as a COPY
+/// into a sorted table holds a whole sorted run: lineitem's keys, dates, quantities and
+/// prices held 8 bytes a value, about 380 MB of its 1.2 GB peak at SF 1, and its flags,
+/// ship modes and instructions 110 MB as text. The placement widens a column when it gathers it
 /// (`parts`), keeps the wide copy while the uses it announced (`hold`) are under way and
 /// lets it go after the last (`release`), so a few columns are wide at once, not all.
 final class HeldRows: @unchecked Sendable {
@@ -22,6 +25,13 @@ final class HeldRows: @unchecked Sendable {
     private let lock = Lock()
     /// The bytes the held values take.
     private(set) var bytes = 0
+    /// Per column, the dictionary its `.codes` parts' codes index (every part's own
+    /// dictionary is a prefix of it); nil once the column has outgrown one (its later
+    /// strings are held as `.text`).
+    private var dictionaries: [StringArray?]
+    /// Per column, each dictionary string's code.
+    private var dictionaryCodes: [[[UInt8]: UInt8]]
+    private var dictionaryClosed: [Bool]
 
     init(types: [DataType], narrow: Bool) {
         self.types = types
@@ -29,6 +39,9 @@ final class HeldRows: @unchecked Sendable {
         columns = Array(repeating: [], count: types.count)
         widened = Array(repeating: nil, count: types.count)
         users = Array(repeating: 0, count: types.count)
+        dictionaries = Array(repeating: nil, count: types.count)
+        dictionaryCodes = Array(repeating: [:], count: types.count)
+        dictionaryClosed = Array(repeating: false, count: types.count)
     }
 
     /// Rows already in chunks, held as they are.
@@ -43,7 +56,7 @@ final class HeldRows: @unchecked Sendable {
 
     /// Hold `chunk`'s rows (a chunk of no rows is left out).
     func append(_ chunk: Chunk) {
-        append(Self.held(chunk, columns: columns.count, narrow: narrow))
+        append(Self.held(chunk, columns: columns.count, narrow: narrow, codes: dictionaryClosed.map { !$0 }))
     }
 
     /// Hold the rows of `chunks`, in order, narrowing them in parallel (a COPY hands its
@@ -53,9 +66,9 @@ final class HeldRows: @unchecked Sendable {
             for c in chunks { append(c) }
             return
         }
-        let n = columns.count, narrow = self.narrow
+        let n = columns.count, narrow = self.narrow, codes = dictionaryClosed.map { !$0 }
         let out = ResultSlots<Held?>(count: chunks.count, initial: nil)
-        parallelFor(chunks.count) { i in out.set(i, Self.held(chunks[i], columns: n, narrow: narrow)) }
+        parallelFor(chunks.count) { i in out.set(i, Self.held(chunks[i], columns: n, narrow: narrow, codes: codes)) }
         for h in out.values { if let h { append(h) } }
     }
 
@@ -64,24 +77,33 @@ final class HeldRows: @unchecked Sendable {
         var count: Int
         var pieces: [Part]
         var bytes: Int
+        /// Columns with more than 256 strings in this chunk alone: later chunks do not try codes.
+        var outgrown: [Int] = []
     }
 
-    private static func held(_ chunk: Chunk, columns n: Int, narrow: Bool) -> Held {
+    /// - codes: per column, whether its strings may be held as codes.
+    private static func held(_ chunk: Chunk, columns n: Int, narrow: Bool, codes: [Bool]) -> Held {
         let k = chunk.compacted()
         var h = Held(count: k.count, pieces: [], bytes: 0)
         guard k.count > 0 else { return h }
         h.pieces.reserveCapacity(n)
-        for v in k.columns.prefix(n) {
+        for (c, v) in k.columns.prefix(n).enumerated() {
             let flat = v.flattened(count: k.count)
+            var outgrown = false
             if narrow, let p = CompactBlock.narrow(flat) {
                 h.bytes += p.narrowBytes
                 h.pieces.append(.piece(p))
+            } else if narrow, c < codes.count, codes[c], let d = Part.dictionary(flat, outgrown: &outgrown) {
+                // Bytes counted when the codes join the column's dictionary (`append`).
+                h.pieces.append(d)
             } else if narrow, let t = Part.text(flat) {
+                if outgrown { h.outgrown.append(c) }
                 if case .text(let b, let l, let validity) = t {
                     h.bytes += b.capacity + l.count + (validity?.words.count ?? 0) * 8 + 96
                 }
                 h.pieces.append(t)
             } else {
+                if outgrown { h.outgrown.append(c) }
                 h.bytes += heldBytes(flat)
                 h.pieces.append(.piece(.wide(flat)))
             }
@@ -93,7 +115,61 @@ final class HeldRows: @unchecked Sendable {
         guard h.count > 0, h.pieces.count == columns.count else { return }
         counts.append(h.count)
         bytes += h.bytes
-        for (c, p) in h.pieces.enumerated() { columns[c].append(p) }
+        for c in h.outgrown { closeDictionary(c) }
+        for (c, p) in h.pieces.enumerated() {
+            var part = p
+            if case .codes(let local, let codes) = p { part = joinDictionary(c, local, codes) }
+            columns[c].append(part)
+        }
+    }
+
+    /// Column `c`'s strings are too varied for codes: chunks to come are held as text
+    /// (those held as codes stay so, with the dictionary they have).
+    private func closeDictionary(_ c: Int) {
+        dictionaryClosed[c] = true
+        dictionaries[c] = nil
+        dictionaryCodes[c] = [:]
+    }
+
+    /// A chunk's codes into its own dictionary `local`, recoded into column `c`'s
+    /// dictionary (which grows by the strings it lacks); the chunk's strings as `.text`
+    /// (or wide) when the column's dictionary would pass 256 strings.
+    private func joinDictionary(_ c: Int, _ local: StringArray, _ codes: [UInt8]) -> Part {
+        var global = dictionaries[c] ?? StringArray()
+        var index = dictionaryCodes[c]
+        var recode = [UInt8](filled: 0, count: local.count)
+        var fits = !dictionaryClosed[c]
+        if fits {
+            for i in 0..<local.count {
+                let value = Array(local.bytes[Int(local.offsets[i])..<Int(local.offsets[i + 1])])
+                if let code = index[value] {
+                    recode[i] = code
+                    continue
+                }
+                if global.count == 256 { fits = false; break }
+                let code = UInt8(global.count)
+                index[value] = code
+                global.bytes.append(contentsOf: value)
+                global.offsets.append(Int32(global.bytes.count))
+                recode[i] = code
+            }
+        }
+        guard fits else {
+            closeDictionary(c)
+            let v = Vector(type: types[c], data: .string(Part.expand(codes: codes, dictionary: local)))
+            if let t = Part.text(v), case .text(let b, let l, _) = t {
+                bytes += b.capacity + l.count + 96
+                return t
+            }
+            bytes += Self.heldBytes(v)
+            return .piece(.wide(v))
+        }
+        dictionaries[c] = global
+        dictionaryCodes[c] = index
+        bytes += codes.count + 64
+        let isIdentity = recode.indices.allSatisfy { recode[$0] == UInt8(truncatingIfNeeded: $0) }
+        let mapped = isIdentity ? codes : codes.map { recode[Int($0)] }
+        return .codes(dictionary: global, codes: mapped)
     }
 
     /// One chunk's values of one column as held.
@@ -103,9 +179,15 @@ final class HeldRows: @unchecked Sendable {
         /// Strings of at most 255 bytes: their bytes and each one's length, 1 byte instead
         /// of a 4-byte offset (lineitem's five string columns held 120 MB of offsets).
         case text(bytes: [UInt8], lengths: [UInt8], validity: Validity?)
+        /// Strings of few distinct values (at most 256, no NULLs): a code per row into
+        /// `dictionary` (lineitem's flags, ship modes and instructions held 19 bytes a
+        /// row as text, 1 as codes).
+        case codes(dictionary: StringArray, codes: [UInt8])
 
         func vector(type: DataType) -> Vector {
             switch self {
+            case .codes(let dictionary, let codes):
+                return Vector(type: type, data: .string(Self.expand(codes: codes, dictionary: dictionary)))
             case .piece(let p):
                 return p.vector(type: type)
             case .text(let bytes, let lengths, let validity):
@@ -125,6 +207,146 @@ final class HeldRows: @unchecked Sendable {
                 s.bytes = bytes
                 s.offsets = offsets
                 return Vector(type: type, data: .string(s), validity: validity)
+            }
+        }
+
+        /// The strings `codes` (0...255) stand for; a code past the dictionary stands for
+        /// an empty string.
+        static func expand<C: RandomAccessCollection>(codes: C, dictionary d: StringArray) -> StringArray
+            where C.Element: FixedWidthInteger, C.Index == Int {
+            let n = codes.count
+            let entries = min(d.count, 256)
+            var lengths = [Int](filled: 0, count: 256)
+            var widest = 0
+            for k in 0..<entries {
+                lengths[k] = max(d.length(k), 0)
+                widest = max(widest, lengths[k])
+            }
+            var total = 0
+            for code in codes { total &+= lengths[Int(truncatingIfNeeded: code) & 255] }
+            // Strings of at most 16 bytes are copied as two words each from a copy of the
+            // dictionary padded to 16 bytes a string (the output has 16 bytes of slack).
+            var padded = [UInt64](filled: 0, count: widest <= 16 ? 512 : 0)
+            if widest <= 16 {
+                padded.withUnsafeMutableBytes { p in
+                    d.bytes.withUnsafeBytes { b in
+                        guard let to = p.baseAddress, let from = b.baseAddress else { return }
+                        for k in 0..<entries where lengths[k] > 0 {
+                            to.advanced(by: k * 16).copyMemory(from: from.advanced(by: Int(d.offsets[k])), byteCount: lengths[k])
+                        }
+                    }
+                }
+            }
+            var out = StringArray()
+            lengths.withUnsafeBufferPointer { len in
+                d.bytes.withUnsafeBufferPointer { b in
+                    padded.withUnsafeBufferPointer { pad in
+                        out.offsets = [Int32](unsafeUninitializedCapacity: n + 1) { offs, done in
+                            out.bytes = [UInt8](unsafeUninitializedCapacity: total + 16) { dst, written in
+                                written = 0
+                                offs[0] = 0
+                                guard let to = dst.baseAddress else { return }
+                                var at = 0
+                                for i in 0..<n {
+                                    let k = Int(truncatingIfNeeded: codes[codes.startIndex + i]) & 255
+                                    let l = len[k]
+                                    if widest <= 16 {
+                                        let raw = UnsafeMutableRawPointer(to + at)
+                                        raw.storeBytes(of: pad[2 &* k], as: UInt64.self)
+                                        raw.storeBytes(of: pad[2 &* k &+ 1], toByteOffset: 8, as: UInt64.self)
+                                    } else if l > 0, let src = b.baseAddress {
+                                        (to + at).initialize(from: src + Int(d.offsets[k]), count: l)
+                                    }
+                                    at &+= l
+                                    offs[i + 1] = Int32(truncatingIfNeeded: at)
+                                }
+                                written = at
+                            }
+                            done = n + 1
+                        }
+                    }
+                }
+            }
+            return out
+        }
+
+        /// The chunk's strings as codes into a dictionary of its own, when they are at
+        /// most 256 distinct values and none is NULL; nil as soon as a 257th appears
+        /// (a column of varied strings stops after a few hundred rows), with `outgrown` set.
+        static func dictionary(_ v: Vector, outgrown: inout Bool) -> Part? {
+            guard !v.isConstant, v.validity == nil, case .string(let s) = v.data, s.offsets.first == 0 else { return nil }
+            let n = s.count
+            guard n >= 512, !s.bytes.isEmpty, Int(s.offsets[n]) <= s.bytes.count else { return nil }
+            var dict = StringArray(reservingCount: 256, bytes: 4096)
+            // Each dictionary string's length and two words: its first and last 8 bytes
+            // (shorter strings packed into the first), which are the whole string up to 16
+            // bytes; longer ones compare their middles too.
+            var keys = [(a: UInt64, b: UInt64, len: Int)](repeating: (0, 0, -1), count: 256)
+            // Open addressing over 1,024 slots: the dictionary index + 1, 0 when empty.
+            var table = [UInt16](filled: 0, count: 1024)
+            var fits = true
+            let codes = [UInt8](unsafeUninitializedCapacity: n) { out, done in
+                s.bytes.withUnsafeBufferPointer { b in
+                    s.offsets.withUnsafeBufferPointer { o in
+                        table.withUnsafeMutableBufferPointer { t in
+                            keys.withUnsafeMutableBufferPointer { k in
+                                guard let base = b.baseAddress else { fits = false; return }
+                                for i in 0..<n {
+                                    let from = Int(o[i]), len = Int(o[i + 1] &- o[i])
+                                    let p = UnsafeRawPointer(base + from)
+                                    var wa: UInt64 = 0, wb: UInt64 = 0
+                                    if len >= 8 {
+                                        wa = p.loadUnaligned(as: UInt64.self)
+                                        wb = p.loadUnaligned(fromByteOffset: len - 8, as: UInt64.self)
+                                    } else if len >= 4 {
+                                        wa = UInt64(p.loadUnaligned(as: UInt32.self))
+                                            | UInt64(p.loadUnaligned(fromByteOffset: len - 4, as: UInt32.self)) << 32
+                                    } else {
+                                        for j in 0..<max(len, 0) { wa = (wa &<< 8) | UInt64(p.load(fromByteOffset: j, as: UInt8.self)) }
+                                    }
+                                    let h = (wa &* 0xC2B2_AE3D_27D4_EB4F) ^ (wb &* 0x1656_67B1_9E37_79F9)
+                                        ^ (UInt64(truncatingIfNeeded: len) &* 0x9E37_79B9_7F4A_7C15)
+                                    var slot = Int(truncatingIfNeeded: ((h ^ (h &>> 29)) &* 0x94D0_49BB_1331_11EB) &>> 54)
+                                    while true {
+                                        let e = Int(t[slot])
+                                        if e == 0 {
+                                            let code = dict.count
+                                            if code == 256 { fits = false; return }
+                                            dict.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: len))
+                                            dict.offsets.append(Int32(dict.bytes.count))
+                                            k[code] = (wa, wb, len)
+                                            t[slot] = UInt16(code + 1)
+                                            out[i] = UInt8(code)
+                                            break
+                                        }
+                                        let d = e - 1
+                                        let key = k[d]
+                                        if key.len == len && key.a == wa && key.b == wb
+                                            && (len <= 16 || Self.sameMiddle(dict, d, p, len)) {
+                                            out[i] = UInt8(d)
+                                            break
+                                        }
+                                        slot = (slot + 1) & 1023
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                done = fits ? n : 0
+            }
+            guard fits else {
+                outgrown = dict.count == 256
+                return nil
+            }
+            return .codes(dictionary: dict, codes: codes)
+        }
+
+        /// Whether dictionary string `d` (of `len` bytes) is the `len` bytes at `p`.
+        private static func sameMiddle(_ dict: StringArray, _ d: Int, _ p: UnsafeRawPointer, _ len: Int) -> Bool {
+            dict.bytes.withUnsafeBufferPointer { db in
+                guard let base = db.baseAddress else { return false }
+                return memcmp(base + Int(dict.offsets[d]), p, len) == 0
             }
         }
 
@@ -193,6 +415,21 @@ final class HeldRows: @unchecked Sendable {
             }
         }
         return out
+    }
+
+    /// Column `c`'s parts as 1-byte codes for `ReorderPlan.gather(ints:)`, with the
+    /// dictionary they index; nil unless every part is `.codes`.
+    func codeParts(_ c: Int) -> (parts: [ReorderPlan.IntPart], dictionary: StringArray)? {
+        lock.withLock {
+            guard let dictionary = dictionaries[c], !columns[c].isEmpty else { return nil }
+            var out: [ReorderPlan.IntPart] = []
+            out.reserveCapacity(columns[c].count)
+            for part in columns[c] {
+                guard case .codes(_, let codes) = part else { return nil }
+                out.append(.narrow(base: 0, width: 1, bytes: codes))
+            }
+            return (out, dictionary)
+        }
     }
 
     /// Column `c` has been placed on every slice: its values go (a COPY's run frees its

@@ -44,6 +44,7 @@ public final class TableAppender {
     let existing: (TableSnapshot, Int) throws -> [Chunk]
     let runBytes: Int
     let streamBytes: Int
+    let gatherRows: Int
     let reservation: MemoryReservation?
     let cancellation: Cancellation?
 
@@ -67,11 +68,13 @@ public final class TableAppender {
     ///     budget refuses more.
     ///   - runBytes: rows of a sorted table sorted together at most (tests shrink it).
     ///   - streamBytes: rows of an unsorted table collected before a flush (at most `runBytes`).
+    ///   - gatherRows: a sorted run's string columns are gathered and encoded this many
+    ///     rows at a time (`Distributor.encodePieces`; tests shrink it).
     public init(snapshot: TableSnapshot, table: TableDef, layout: SliceLayout, sink: BlockSink,
                 sorter: SortPermutation?, blockBytes: Int = Distributor.defaultBlockBytes,
                 readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
                 memory: QueryMemory? = nil, runBytes: Int = TableAppender.defaultRunBytes,
-                streamBytes: Int = TableAppender.defaultStreamBytes,
+                streamBytes: Int = TableAppender.defaultStreamBytes, gatherRows: Int = ReorderPlan.pieceRows,
                 existing: @escaping (TableSnapshot, Int) throws -> [Chunk]) {
         self.snapshot = snapshot
         self.table = table
@@ -84,6 +87,7 @@ public final class TableAppender {
         pending = HeldRows(types: table.columns.map { $0.type }, narrow: !table.sortKey.isEmpty && sorter != nil)
         self.runBytes = max(1, runBytes)
         self.streamBytes = max(1, min(streamBytes, runBytes))
+        self.gatherRows = max(ReorderPlan.windowRows, gatherRows - gatherRows % ReorderPlan.windowRows)
         let context = QueryContext.current
         reservation = (memory ?? context?.memory).map { MemoryReservation($0) }
         cancellation = context?.cancellation
@@ -148,7 +152,7 @@ public final class TableAppender {
         // the new rows (as a single append does); later ones continue from their own tails.
         snapshot = try Distributor.place(held, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
                                          blockBytes: blockBytes, readBlock: flushes == 0 ? readBlock : nil,
-                                         tails: &tails, final: final, existing: existing)
+                                         tails: &tails, final: final, gatherRows: gatherRows, existing: existing)
         flushes += 1
         if wasSorted { runs += 1 }
         tailBytes = tails?.bytes ?? 0

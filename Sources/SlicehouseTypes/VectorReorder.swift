@@ -72,6 +72,53 @@ public struct ReorderPlan: Sendable {
         self.target = target
     }
 
+    private init(count: Int, chunk: [Int32], row: [Int32], slot: [Int32], target: [Int32]) {
+        self.count = count
+        self.chunk = chunk
+        self.row = row
+        self.slot = slot
+        self.target = target
+    }
+
+    /// Output rows of a window: a piece (`piece(_:)`) is a multiple of it.
+    public static let windowRows = 1 << windowShift
+    /// Output rows of a load's piece: 512 Ki.
+    public static let pieceRows = 128 << windowShift
+
+    /// The plan of output rows `range` alone, which gathers them as `gather` gathers all
+    /// (a load gathers a slice's wide string columns piece by piece, encoding each before
+    /// the next, rather than the whole column at once). Nil unless `range` starts at a
+    /// multiple of the window and ends at one or at `count`.
+    public func piece(_ range: Range<Int>) -> ReorderPlan? {
+        let window = 1 << Self.windowShift
+        guard range.lowerBound >= 0, range.upperBound <= count, range.lowerBound % window == 0,
+              range.upperBound % window == 0 || range.upperBound == count else { return nil }
+        // Each window's positions hold exactly its own output rows, so the sources of the
+        // output rows in `range` are those whose slots are in `range`, in source order.
+        let lo = Int32(truncatingIfNeeded: range.lowerBound), hi = Int32(truncatingIfNeeded: range.upperBound)
+        let m = range.count
+        var c: [Int32] = [], r: [Int32] = [], s: [Int32] = []
+        c.reserveCapacity(m)
+        r.reserveCapacity(m)
+        s.reserveCapacity(m)
+        slot.withUnsafeBufferPointer { sl in
+            chunk.withUnsafeBufferPointer { ch in
+                row.withUnsafeBufferPointer { rw in
+                    for j in 0..<count {
+                        let k = sl[j]
+                        if k >= lo && k < hi {
+                            c.append(ch[j])
+                            r.append(rw[j])
+                            s.append(k &- lo)
+                        }
+                    }
+                }
+            }
+        }
+        let t = target[range].map { $0 &- lo }
+        return ReorderPlan(count: m, chunk: c, row: r, slot: s, target: t)
+    }
+
     /// The source references in output order (for the plain gather): source reference
     /// `j` is output row `target[slot[j]]` (the order itself is not kept: four slices'
     /// plans held 24 MB of it in an SF 1 lineitem load).

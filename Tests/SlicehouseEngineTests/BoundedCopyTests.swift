@@ -153,6 +153,59 @@ final class BoundedCopyTests: XCTestCase {
         }
     }
 
+    /// A sorted run's string columns are gathered and encoded in pieces (`copyGatherRows`),
+    /// and strings of few values wait as dictionary codes — `mode`'s dictionary outgrown
+    /// half-way, `flag` NULL in some chunks: the blocks are those of the run gathered whole,
+    /// and every row reads back as an unsorted table (held without codes) holds it.
+    func testStringsGatheredInPiecesAndHeldAsCodesReadBackAsLoaded() throws {
+        let folder = dir + "/coded"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var x: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 { x = x &* 6364136223846793005 &+ 1442695040888963407; return x >> 33 }
+        let modes = ["AIR", "REG AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"]
+        // Twenty files: a chunk each (the chunks' dictionaries meet the values in their
+        // own orders).
+        var text = ""
+        for id in 1...40_000 {
+            let d = String(format: "1995-%02d-%02d", 1 + Int(next() % 12), 1 + Int(next() % 28))
+            let flag = id > 30_000 && next() % 50 == 0 ? "\\N" : ["A", "N", "R"][Int(next() % 3)]
+            let mode = id <= 20_000 ? modes[Int(next() % 7)] : "m\(next() % 400)"
+            let comment = String(repeating: "c", count: Int(next() % 30)) + "\(next() % 100_000)"
+            text += "\(id)|\(d)|\(flag)|\(mode)|\(next() % 3 == 0 ? "" : comment)\n"
+            if id % 2_000 == 0 {
+                try text.write(toFile: folder + String(format: "/data%02d.tbl", id / 2_000), atomically: true, encoding: .utf8)
+                text = ""
+            }
+        }
+        let columns = "(id int not null, d date not null, flag char(1), mode varchar(12), s varchar(40))"
+        func loaded(_ name: String, gatherRows: Int?) throws -> Session {
+            let db = try Database(directory: dir + "/\(name)", cluster: ClusterConfig(nodes: 2, slicesPerNode: 2),
+                                  blockBytes: 4096)
+            db.copyPieceBytes = 64 << 10
+            db.copyGatherRows = gatherRows
+            let s = db.connect()
+            _ = try s.execute("create table tg \(columns) distkey(id) sortkey(d)")
+            _ = try s.execute("create table tu \(columns) diststyle even")
+            for t in ["tg", "tu"] {
+                XCTAssertEqual(try s.execute("copy \(t) from '\(folder)/data' delimiter '|'")[0].tag, "COPY 40000")
+            }
+            return s
+        }
+        let whole = try loaded("coded-whole", gatherRows: nil)
+        let pieces = try loaded("coded-pieces", gatherRows: 4096)
+        let expected = try blocks(whole, "tg")
+        XCTAssertGreaterThan(expected.filter { $0[1] == "4" }.count, 20, "many string blocks per slice")
+        XCTAssertEqual(try blocks(pieces, "tg"), expected)
+        XCTAssertEqual(try descents(pieces, "tg", column: "1"), 0, "one sorted run")
+        let all = "select id, d, flag, mode, s from"
+        let want = try rows(whole, "\(all) tu order by id")
+        XCTAssertEqual(want.count, 40_000)
+        XCTAssertEqual(try rows(whole, "\(all) tg order by id"), want)
+        XCTAssertEqual(try rows(pieces, "\(all) tg order by id"), want)
+        XCTAssertEqual(try rows(pieces, "select count(distinct mode), count(flag), count(*) - count(s) from tg"),
+                       try rows(whole, "select count(distinct mode), count(flag), count(*) - count(s) from tu"))
+    }
+
     /// Places where a slice's sort-key blocks go back down (a new run starts), per table.
     func descents(_ s: Session, _ table: String, column: String) throws -> Int {
         let b = try blocks(s, table).filter { $0[1] == column }

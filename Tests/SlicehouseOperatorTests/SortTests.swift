@@ -26,6 +26,51 @@ final class SortTests: XCTestCase {
         return try drain(op)
     }
 
+    /// Integers of a narrow span are sorted by counting: the same stable order as the
+    /// radix sort of wide spans, ascending and descending, for spans at the ends of
+    /// Int64, a second key refining equal values, NULLs, one row and no rows.
+    func testCountingSortMatchesTheReference() throws {
+        var x: UInt64 = 99
+        func next() -> UInt64 { x = x &* 6364136223846793005 &+ 1442695040888963407; return x >> 33 }
+        let n = 3_000
+        let slack = RowSorter.countingSlack
+        for (lo, span) in [(Int64(0), 2_500), (-1_000, 10), (Int64.min, 300), (Int64.max - 200, 200),
+                           (5, n + slack - 1), (5, n + slack), (-7, 1 << 40)] {
+            let values = (0..<n).map { i -> Int64 in
+                let off = span >= 1 << 40 ? Int64(next() % 97) << 33 : Int64(next() % UInt64(span + 1))
+                return i % 101 == 0 ? lo &+ Int64(span) : lo &+ off
+            }
+            let second = (0..<n).map { _ in Int64(next() % 5) }
+            var validity = Validity(allValid: n)
+            for i in stride(from: 3, to: n, by: 97) { validity.setInvalid(i) }
+            let rows: [Row] = (0..<n).map { [validity.isValid($0) ? .int(values[$0]) : .null, .int(second[$0])] }
+            let columns = [Vector(type: .bigint, data: .int64(values), validity: validity),
+                           Vector(type: .bigint, data: .int64(second))]
+            for keys in [[SortKey(column: 0)], [SortKey(column: 0, ascending: false)],
+                         [SortKey(column: 0), SortKey(column: 1, ascending: false)],
+                         [SortKey(column: 0, ascending: false, nullsFirst: false), SortKey(column: 1)]] {
+                let perm = sortPermutation(columns: columns, keys: keys, count: n)
+                let want = referenceSort(rows, keys)
+                XCTAssertEqual(perm.map { rows[Int($0)] }, want, "from \(lo) spanning \(span), keys \(keys)")
+            }
+        }
+        // The counting sort's own edges: too few rows, a span past the limit, one value.
+        let tenK = (0..<10_000).map { Int64($0 % 37) }
+        XCTAssertNil(RowSorter.countingSort(Array(0..<200), tenK, ascending: true, bounds: true))
+        XCTAssertNil(RowSorter.countingSort(Array(0..<300), (0..<300).map { Int64($0) << 20 }, ascending: true, bounds: true))
+        let same = try XCTUnwrap(RowSorter.countingSort(Array(0..<300), [Int64](repeating: -4, count: 300),
+                                                        ascending: false, bounds: true))
+        XCTAssertEqual(same.0, Array(0..<300))
+        XCTAssertEqual(same.1, [0, 300])
+        let picked: [Int32] = Array(stride(from: 0, to: 10_000, by: 3))
+        let sorted = try XCTUnwrap(RowSorter.countingSort(picked, tenK, ascending: true, bounds: true))
+        XCTAssertEqual(sorted.0, picked.sorted { (tenK[Int($0)], $0) < (tenK[Int($1)], $1) })
+        XCTAssertEqual(sorted.1.count, 38, "a boundary per value and the end")
+        XCTAssertEqual(try XCTUnwrap(RowSorter.countingSort(picked, tenK, ascending: true, bounds: false)).1, [])
+        XCTAssertEqual(sortPermutation(columns: [Vector(type: .bigint, data: .int64([]))], keys: [SortKey(column: 0)], count: 0), [])
+        XCTAssertEqual(sortPermutation(columns: [Vector(type: .bigint, data: .int64([8]))], keys: [SortKey(column: 0)], count: 1), [0])
+    }
+
     func testDefaultNullOrdering() {
         XCTAssertFalse(SortKey(column: 0).nullsFirst)
         XCTAssertTrue(SortKey(column: 0, ascending: false).nullsFirst)

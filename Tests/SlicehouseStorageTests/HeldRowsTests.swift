@@ -67,6 +67,71 @@ final class HeldRowsTests: XCTestCase {
         XCTAssertTrue(narrow.parts(3).isEmpty)
     }
 
+    /// Strings of few values wait as a byte each into one dictionary per column, the
+    /// chunks' own dictionaries (met in another order) merged into it; a column whose
+    /// dictionary would pass 256 strings holds its later chunks as text, and a chunk with
+    /// NULLs is held as text. Every value reads back as it came.
+    func testFewDistinctStringsWaitAsCodes() throws {
+        let types: [DataType] = [.char(8), .varchar(20), .varchar(20)]
+        func strings(_ n: Int, _ value: (Int) -> String?) -> Vector {
+            var s = StringArray()
+            var validity = Validity(allValid: n)
+            for i in 0..<n {
+                if let v = value(i) { s.append(v) } else { s.append(""); validity.setInvalid(i) }
+            }
+            return Vector(type: .varchar(20), data: .string(s), validity: (0..<n).allSatisfy { value($0) != nil } ? nil : validity)
+        }
+        let flags = ["N", "R", "A", ""]
+        let first = Chunk(columns: [strings(1_000) { flags[$0 % 3] }, strings(1_000) { "m\($0 % 200)" },
+                                    strings(1_000) { $0 % 7 == 3 ? "DELIVER IN PERSON, \($0 % 2)" : "x\($0 % 7)" }], count: 1_000)
+        // Met in another order, with a new value; 200 more modes pass 256 in all.
+        let second = Chunk(columns: [strings(600) { flags[3 - $0 % 4] }, strings(600) { "n\($0 % 200)" },
+                                     strings(600) { $0 == 5 ? nil : "x\($0 % 7)" }], count: 600)
+        let third = Chunk(columns: [strings(700) { flags[$0 % 4] }, strings(700) { "m\($0 % 3)" },
+                                    strings(700) { "x\($0 % 9)" }], count: 700)
+        let small = Chunk(columns: [strings(10) { flags[$0 % 2] }, strings(10) { "m\($0)" }, strings(10) { _ in "y" }], count: 10)
+        let chunks = [first, second, third, small]
+        let narrow = HeldRows(types: types, narrow: true)
+        narrow.append(contentsOf: chunks)
+        let wide = HeldRows(chunks, types: types)
+        XCTAssertLessThan(narrow.bytes, wide.bytes)
+        for c in types.indices {
+            for (i, (g, w)) in zip(narrow.parts(c), wide.parts(c)).enumerated() {
+                XCTAssertEqual(g.count, w.count)
+                for r in 0..<w.count { XCTAssertEqual(g.value(at: r), w.value(at: r), "column \(c) chunk \(i) row \(r)") }
+            }
+        }
+        XCTAssertNil(narrow.codeParts(0), "a chunk of 10 rows is held as text")
+        XCTAssertNil(narrow.codeParts(1), "the dictionary was outgrown")
+        XCTAssertNil(narrow.codeParts(2), "a chunk with a NULL")
+        // Without the small chunk the flags are all codes into one dictionary.
+        let coded = HeldRows(types: types, narrow: true)
+        coded.append(contentsOf: [first, second, third])
+        let withLong = HeldRows(types: types, narrow: true)
+        withLong.append(contentsOf: [first, third])
+        XCTAssertNotNil(withLong.codeParts(2), "strings longer than 16 bytes among them")
+        if let (_, long) = withLong.codeParts(2) {
+            XCTAssertEqual(long.count, 11)
+            let codes: [UInt8] = Array(0..<UInt8(long.count)) + [3, 0, 2]
+            XCTAssertEqual(HeldRows.Part.expand(codes: codes, dictionary: long),
+                           StringArray(codes.map { long[Int($0)] }))
+        }
+        let (parts, dictionary) = try XCTUnwrap(coded.codeParts(0))
+        XCTAssertEqual(dictionary.count, 4)
+        XCTAssertEqual(parts.count, 3)
+        for (i, part) in parts.enumerated() {
+            guard case .narrow(let base, let width, let bytes) = part else { return XCTFail("not codes") }
+            XCTAssertEqual(base, 0)
+            XCTAssertEqual(width, 1)
+            let want = coded.parts(0)[i]
+            XCTAssertEqual(bytes.count, want.count)
+            for r in 0..<bytes.count { XCTAssertEqual(Value.string(dictionary[Int(bytes[r])]), want.value(at: r)) }
+        }
+        XCTAssertEqual(HeldRows.Part.expand(codes: [UInt8](repeating: 9, count: 3), dictionary: dictionary), StringArray(["", "", ""]),
+                       "a code past the dictionary reads as an empty string")
+        XCTAssertEqual(HeldRows.Part.expand(codes: [Int64](), dictionary: dictionary), StringArray())
+    }
+
     /// A column held for several uses is widened once and stays until the last release.
     func testAHeldColumnIsWidenedOnceForItsUses() {
         let rows = HeldRows(types: types, narrow: true)

@@ -74,6 +74,44 @@ final class ReorderPlanTests: XCTestCase {
         }
     }
 
+    /// A plan's pieces (window-aligned ranges of output rows) gather, one after another,
+    /// exactly what the whole plan gathers; a range off the windows has no piece.
+    func testPiecesGatherWhatTheWholePlanGathers() throws {
+        var rng = Rng(state: 7)
+        let sizes = [6_000, 9_000, 3]
+        let data = parts(sizes, rng: &rng)
+        var chunk: [Int32] = [], row: [Int32] = []
+        for (c, n) in sizes.enumerated() {
+            for r in 0..<n where rng.below(3) != 0 { chunk.append(Int32(c)); row.append(Int32(r)) }
+        }
+        var order = Array(0..<Int32(chunk.count))
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
+        let plan = try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+        let w = ReorderPlan.windowRows
+        XCTAssertGreaterThan(plan.count, 2 * w + 1, "a last window that is not full")
+        for pieceRows in [w, 2 * w] {
+            for column in 0..<7 {
+                let columnParts = data.map { $0[column] }
+                let type = columnParts[0].type
+                let want = plan.gather(from: columnParts, type: type)
+                var got = Vector(type: type)
+                var start = 0
+                while start < plan.count {
+                    let end = min(start + pieceRows, plan.count)
+                    let piece = try XCTUnwrap(plan.piece(start..<end))
+                    XCTAssertEqual(piece.count, end - start)
+                    got.append(piece.gather(from: columnParts, type: type), rows: end - start)
+                    start = end
+                }
+                XCTAssertEqual(got.flattened(count: plan.count).data, want.data, "pieces of \(pieceRows), column \(column)")
+            }
+        }
+        XCTAssertNil(plan.piece(1..<w), "not at a window's start")
+        XCTAssertNil(plan.piece(0..<(w + 1)), "not at a window's end")
+        XCTAssertNil(plan.piece(0..<(plan.count + 1)))
+        XCTAssertEqual(plan.piece(0..<0)?.count, 0)
+    }
+
     /// Integer parts held narrowed (1, 2 or 4 bytes above a base) or wide, gathered
     /// without widening them first: the plain gather's values of the widened parts; rows
     /// past a part's end read 0 as the plain gather's do.
