@@ -90,7 +90,7 @@ public struct ReorderPlan: Sendable {
     /// the next, rather than the whole column at once). Nil unless `range` starts at a
     /// multiple of the window and ends at one or at `count`.
     public func piece(_ range: Range<Int>) -> ReorderPlan? {
-        let window = 1 << Self.windowShift
+        let window = Self.windowRows
         guard range.lowerBound >= 0, range.upperBound <= count, range.lowerBound % window == 0,
               range.upperBound % window == 0 || range.upperBound == count else { return nil }
         // Each window's positions hold exactly its own output rows, so the sources of the

@@ -33,9 +33,9 @@ final class SortTests: XCTestCase {
         var x: UInt64 = 99
         func next() -> UInt64 { x = x &* 6364136223846793005 &+ 1442695040888963407; return x >> 33 }
         let n = 3_000
-        let slack = RowSorter.countingSlack
+        // Spans counted and, from 4 × the non-NULL rows on, not (the radix sort's).
         for (lo, span) in [(Int64(0), 2_500), (-1_000, 10), (Int64.min, 300), (Int64.max - 200, 200),
-                           (5, n + slack - 1), (5, n + slack), (-7, 1 << 40)] {
+                           (5, 4 * (n - 31) - 1), (5, 4 * n), (-7, 1 << 40)] {
             let values = (0..<n).map { i -> Int64 in
                 let off = span >= 1 << 40 ? Int64(next() % 97) << 33 : Int64(next() % UInt64(span + 1))
                 return i % 101 == 0 ? lo &+ Int64(span) : lo &+ off
@@ -58,6 +58,12 @@ final class SortTests: XCTestCase {
         let tenK = (0..<10_000).map { Int64($0 % 37) }
         XCTAssertNil(RowSorter.countingSort(Array(0..<200), tenK, ascending: true, bounds: true))
         XCTAssertNil(RowSorter.countingSort(Array(0..<300), (0..<300).map { Int64($0) << 20 }, ascending: true, bounds: true))
+        XCTAssertNil(RowSorter.countingSort(Array(0..<300), (0..<300).map { Int64($0) * 5 }, ascending: true, bounds: true),
+                     "a span past four times the rows")
+        XCTAssertNotNil(RowSorter.countingSort(Array(0..<300), (0..<300).map { Int64($0) * 3 }, ascending: true, bounds: true))
+        let wide = (0..<100_000).map { Int64($0 % 70_000) }
+        XCTAssertNil(RowSorter.countingSort(Array(0..<100_000), wide, ascending: true, bounds: false),
+                     "a span past the cache-sized histogram")
         let same = try XCTUnwrap(RowSorter.countingSort(Array(0..<300), [Int64](repeating: -4, count: 300),
                                                         ascending: false, bounds: true))
         XCTAssertEqual(same.0, Array(0..<300))

@@ -552,17 +552,18 @@ struct RowSorter {
         }
     }
 
-    /// Values spanning at most this many more than the rows are sorted by counting.
-    static let countingSlack = 1 << 16
-    /// The widest span counted (a 64 MB histogram).
-    static let countingMaxSpan = 1 << 24
+    /// The widest span of values sorted by counting (a 256 KB histogram, which stays in
+    /// the cache: wider ones scattered their counts and rows across memory, slower than
+    /// the radix sort's passes).
+    static let countingMaxSpan = 1 << 16
 
     /// A stable counting sort of `rows` by 64-bit integers spanning few values (a COPY's
     /// dates, keys of a dense range): one pass counts each value, one places each row, and
     /// it holds only the counts and the output where the radix sort held two 16-byte
     /// entries a row (96 MB more at once in an SF 1 lineitem COPY sorting two slices).
-    /// Nil when the values span more than `rows.count + countingSlack` values (or
-    /// `countingMaxSpan`), or for fewer than 256 rows (the comparison sort's).
+    /// Nil when the values span `countingMaxSpan` values or more, or four times the rows
+    /// (the histogram's pass would outweigh the rows'), or for fewer than 256 rows (the
+    /// comparison sort's).
     static func countingSort(_ rows: [Int32], _ a: [Int64], ascending: Bool, bounds wantBounds: Bool) -> ([Int32], [Int])? {
         let n = rows.count
         guard n >= 256 else { return nil }
@@ -576,7 +577,7 @@ struct RowSorter {
                 }
                 // The span as unsigned: hi - lo may not fit in Int64.
                 let span = UInt64(bitPattern: hi &- lo)
-                guard span < UInt64(min(n + countingSlack, countingMaxSpan)) else { return nil }
+                guard span < UInt64(min(4 * n, countingMaxSpan)) else { return nil }
                 let buckets = Int(span) + 1
                 // counts[k]: rows of value lo + k (descending: of value hi - k), then the
                 // first output position of that value.
