@@ -45,6 +45,18 @@ final class ReorderPlanTests: XCTestCase {
         }
     }
 
+    /// A plan over about two thirds of the rows of parts of `sizes` rows (in source
+    /// order, as a slice sees them), in a random order.
+    func randomPlan(_ sizes: [Int], rng: inout Rng) throws -> ReorderPlan {
+        var chunk: [Int32] = [], row: [Int32] = []
+        for (c, n) in sizes.enumerated() {
+            for r in 0..<n where rng.below(3) != 0 { chunk.append(Int32(c)); row.append(Int32(r)) }
+        }
+        var order = Array(0..<Int32(chunk.count))
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
+        return try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+    }
+
     func testMatchesThePlainGather() throws {
         var rng = Rng(state: 42)
         for (sizes, picked) in [([5], 5), ([3000, 5000, 1], 6000), ([10_000, 9_000], 19_000), ([4096, 4096], 8192),
@@ -80,13 +92,7 @@ final class ReorderPlanTests: XCTestCase {
         var rng = Rng(state: 7)
         let sizes = [6_000, 9_000, 3]
         let data = parts(sizes, rng: &rng)
-        var chunk: [Int32] = [], row: [Int32] = []
-        for (c, n) in sizes.enumerated() {
-            for r in 0..<n where rng.below(3) != 0 { chunk.append(Int32(c)); row.append(Int32(r)) }
-        }
-        var order = Array(0..<Int32(chunk.count))
-        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
-        let plan = try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+        let plan = try randomPlan(sizes, rng: &rng)
         let w = ReorderPlan.windowRows
         XCTAssertGreaterThan(plan.count, 2 * w + 1, "a last window that is not full")
         for pieceRows in [w, 2 * w] {
@@ -132,13 +138,7 @@ final class ReorderPlanTests: XCTestCase {
             wide.append(Vector(type: .bigint, data: .int64(values)))
             parts.append(w == 8 ? .wide(values) : .narrow(base: base, width: w, bytes: bytes))
         }
-        var chunk: [Int32] = [], row: [Int32] = []
-        for (c, n) in sizes.enumerated() {
-            for r in 0..<n where rng.below(3) != 0 { chunk.append(Int32(c)); row.append(Int32(r)) }
-        }
-        var order = Array(0..<Int32(chunk.count))
-        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
-        let plan = try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+        let plan = try randomPlan(sizes, rng: &rng)
         let want = plan.gather(from: wide, type: .bigint)
         let got = plan.gather(ints: parts, type: .date)
         XCTAssertEqual(got.data, want.data)
