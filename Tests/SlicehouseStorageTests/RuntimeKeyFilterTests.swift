@@ -44,6 +44,45 @@ final class RuntimeKeyFilterTests: XCTestCase {
         XCTAssertEqual(keeps(f, [4, -1, Int64.min, Int64.max, 99_999 * 997 + 6]).count, 0)
     }
 
+    /// A range wider than 8 M values but under 64 M is a bitmap when there is a key for
+    /// every 4,096 values (a slice's order keys at SF 10), a Bloom filter when sparser; a
+    /// range of 64 M values or more is never a bitmap. NULL keys do not count.
+    func testDenseKeysOverAWideRangeAreABitmap() {
+        let span = RuntimeKeyFilter.maximumDenseBitmapSpan - 1           // high - low
+        let per = RuntimeKeyFilter.denseSpanPerKey
+        let needed = Int(span / per)
+        func spread(_ count: Int, over width: Int64) -> [Int64] {
+            (0..<count).map { 7 + Int64($0) * (width / Int64(count - 1)) } + [7 + width]
+        }
+        let dense = spread(needed - 1, over: span)                        // `needed` keys, high - low = span
+        XCTAssertEqual(dense.count, needed)
+        let f = filter(dense)
+        XCTAssertEqual(f.high - f.low, span)
+        XCTAssertNotNil(f.bits)
+        XCTAssertNil(f.bloom)
+        XCTAssertEqual(f.bits?.count, Int(span) / 64 + 1)
+        XCTAssertEqual(keeps(f, dense).count, dense.count, "every key passes")
+        XCTAssertEqual(keeps(f, dense.dropLast().map { $0 + 1 }).count, 0, "the bitmap is exact")
+        XCTAssertEqual(keeps(f, [6, 8 + span, .min, .max]).count, 0)
+        // One key fewer (a NULL in its place): a Bloom filter.
+        var valid = [Bool](repeating: true, count: dense.count)
+        valid[3] = false
+        let sparse = filter(dense, valid: valid)
+        XCTAssertNil(sparse.bits)
+        XCTAssertNotNil(sparse.bloom)
+        XCTAssertEqual(keeps(sparse, dense).count, dense.count - 1)
+        // A span of 64 M values: a Bloom filter however dense (here 1 key in 1,024).
+        let wide = spread(Int(span / 1_024), over: span + 1)
+        XCTAssertEqual(filter(wide).high - filter(wide).low, span + 1)
+        XCTAssertNil(filter(wide).bits)
+        XCTAssertNotNil(filter(wide).bloom)
+        // Just over 8 M values with a key in 4,096: a bitmap; with fewer keys, a Bloom filter.
+        let narrow = RuntimeKeyFilter.maximumBitmapSpan
+        XCTAssertNotNil(filter(spread(Int(narrow / per), over: narrow)).bits)
+        XCTAssertNil(filter(spread(Int(narrow / per) - 2, over: narrow)).bits)
+        XCTAssertNotNil(filter([0, narrow - 1]).bits, "under 8 M values: a bitmap for two keys")
+    }
+
     /// NULL keys are left out; one key; extremes; no key at all.
     func testEdges() {
         let f = filter([Int64.min, 0, Int64.max], valid: [true, false, true])
