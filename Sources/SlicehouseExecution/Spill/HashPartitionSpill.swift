@@ -190,21 +190,29 @@ final class MemoryPartitioner {
         var start = [Int](repeating: 0, count: fanOut + 1)
         order = [Int32](filled: 0, count: n)
         let level = self.level
+        // Pointers only inside the loops: a counter array captured by the closures would
+        // be boxed and checked on every row (this pass was a third of the split's time).
         hashes.withUnsafeBufferPointer { h in
             rows.withUnsafeBufferPointer { r in
                 order.withUnsafeMutableBufferPointer { o in
-                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { partOf in
-                        for k in 0..<n {
-                            let p = SpillPartitioner.partition(h[k], level: level)
-                            partOf[k] = UInt8(truncatingIfNeeded: p)
-                            start[p + 1] += 1
-                        }
-                        for p in 0..<fanOut { start[p + 1] += start[p] }
-                        var fill = start
-                        for k in 0..<n {
-                            let p = Int(partOf[k])
-                            o[fill[p]] = r[k]
-                            fill[p] += 1
+                    start.withUnsafeMutableBufferPointer { st in
+                        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { partOf in
+                            withUnsafeTemporaryAllocation(of: Int.self, capacity: fanOut) { fill in
+                                for k in 0..<n {
+                                    let p = SpillPartitioner.partition(h[k], level: level)
+                                    partOf[k] = UInt8(truncatingIfNeeded: p)
+                                    st[p &+ 1] &+= 1
+                                }
+                                for p in 0..<fanOut {
+                                    st[p &+ 1] &+= st[p]
+                                    fill[p] = st[p]
+                                }
+                                for k in 0..<n {
+                                    let p = Int(partOf[k])
+                                    o[fill[p]] = r[k]
+                                    fill[p] &+= 1
+                                }
+                            }
                         }
                     }
                 }
