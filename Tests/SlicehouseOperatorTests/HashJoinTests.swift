@@ -3,6 +3,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehousePlanner
+import SlicehouseStorage
 @testable import SlicehouseExecution
 
 /// Reference join: hash on `[Value]` keys, NULL keys never match.
@@ -191,6 +192,38 @@ final class HashJoinTests: XCTestCase {
                 assertSameRows(actual, expected, "\(kind) selection \(sel)")
             }
         }
+    }
+
+    /// Build keys dense over a range too wide for the plain bitmap (a key every 2,000 of 40 M
+    /// values, as a slice's order keys at SF 10): the runtime filter is a 5 MB bitmap whose
+    /// bytes the join reserves and returns; a budget that holds the table but not the
+    /// bitmap gets a Bloom filter, and the same answer.
+    func testAWideBitmapIsReservedOrRefused() throws {
+        let build: [Row] = (0..<20_000).map { i in [.int(Int64(i) * 2_000 + 11), .string("b"), .int(Int64(i))] }
+        let probe: [Row] = (0..<6_000).map { i in [.int(Int64(i) * 6_661 + 11), .string("p"), .int(Int64(i))] }
+        let expected = referenceJoin(.inner, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                     probeWidth: 3, buildWidth: 3)
+        XCTAssertFalse(expected.isEmpty)
+        func run(budget: Int?) throws -> (filter: RuntimeKeyFilter?, peak: Int) {
+            let memory = QueryMemory(budget: budget, pool: MemoryPool(limit: nil))
+            let slot = RuntimeFilterSlot()
+            let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
+                                      probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes,
+                                      runtimeFilters: [(buildKey: 0, slot: slot)], context: QueryContext(memory: memory))
+            assertSameRows(try drain(op, maxChunk: 2 * Chunk.capacity), expected, "budget \(budget ?? -1)")
+            XCTAssertEqual(memory.usedBytes, 0, "the table and its filter are returned")
+            return (slot.filter, memory.peakBytes)
+        }
+        let bitmapBytes = (39_998_000 / 64 + 1) * 8
+        let free = try run(budget: nil)
+        XCTAssertNotNil(free.filter?.bits)
+        XCTAssertNil(free.filter?.bloom)
+        XCTAssertEqual(free.filter?.bits.map { $0.count * 8 }, bitmapBytes)
+        XCTAssertGreaterThanOrEqual(free.peak, bitmapBytes, "the bitmap is reserved")
+        let tight = try run(budget: free.peak - bitmapBytes / 2)
+        XCTAssertNil(tight.filter?.bits)
+        XCTAssertNotNil(tight.filter?.bloom)
+        XCTAssertLessThan(tight.peak, free.peak - bitmapBytes / 2 + 1)
     }
 
     func testEmptySides() throws {

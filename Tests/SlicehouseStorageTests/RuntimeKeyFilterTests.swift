@@ -64,6 +64,21 @@ final class RuntimeKeyFilterTests: XCTestCase {
         XCTAssertEqual(keeps(f, dense).count, dense.count, "every key passes")
         XCTAssertEqual(keeps(f, dense.dropLast().map { $0 + 1 }).count, 0, "the bitmap is exact")
         XCTAssertEqual(keeps(f, [6, 8 + span, .min, .max]).count, 0)
+        // Its bytes are asked for; refused, a Bloom filter. A narrow bitmap asks nothing.
+        var asked: [Int] = []
+        let refused = dense.withUnsafeBufferPointer { k in
+            RuntimeKeyFilter.of(k, valid: nil) { asked.append($0); return false }
+        }
+        XCTAssertEqual(asked, [(Int(span) / 64 + 1) * 8])
+        XCTAssertNil(refused.bits)
+        XCTAssertNotNil(refused.bloom)
+        XCTAssertEqual(keeps(refused, dense).count, dense.count)
+        let narrowKeys: [Int64] = [0, RuntimeKeyFilter.maximumBitmapSpan - 1]
+        let plain = narrowKeys.withUnsafeBufferPointer { k in
+            RuntimeKeyFilter.of(k, valid: nil) { asked.append($0); return false }
+        }
+        XCTAssertNotNil(plain.bits)
+        XCTAssertEqual(asked.count, 1)
         // One key fewer (a NULL in its place): a Bloom filter.
         var valid = [Bool](repeating: true, count: dense.count)
         valid[3] = false

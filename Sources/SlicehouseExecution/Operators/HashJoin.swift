@@ -494,13 +494,19 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         // the runtime filters handed to scans below the probe side (one per key column).
         let filterProbe = kind == .inner || kind == .semi || kind == .right || buildSideOnly
         var byColumn: [Int: RuntimeKeyFilter] = [:]
+        // A wide bitmap's bytes join the table's reservation (a Bloom filter instead when
+        // the budget refuses them); they are returned with the table.
+        func reserveFilter(_ bytes: Int) -> Bool {
+            guard let reservation else { return true }
+            return reservation.tryResize(to: reservation.bytes + bytes)
+        }
         func filter(_ k: Int) -> RuntimeKeyFilter? {
             if let f = byColumn[k] { return f }
             guard k >= 0, k < columns.count, case .int64(let values) = columns[k].data,
                   !columns[k].isConstant, values.count >= n else { return nil }
             let f = values.withUnsafeBufferPointer { vp in
                 keyValid.withUnsafeBufferPointer { kv in
-                    RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv)
+                    RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv, reserve: reserveFilter)
                 }
             }
             byColumn[k] = f
@@ -513,7 +519,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             let f = matchValues.withUnsafeBufferPointer { mv in
                 keyValid.withUnsafeBufferPointer { kv in
                     mv.withMemoryRebound(to: Int64.self) { codes in
-                        RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: codes[0..<n]), valid: kv)
+                        RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: codes[0..<n]), valid: kv, reserve: reserveFilter)
                     }
                 }
             }

@@ -44,7 +44,11 @@ public struct RuntimeKeyFilter: Sendable {
     }
 
     /// The filter of `keys` (rows where `valid` is false are left out; nil: all valid).
-    public static func of(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?) -> RuntimeKeyFilter {
+    /// A bitmap over a wide range of dense keys (`maximumDenseBitmapSpan`) can take up to
+    /// 512 bytes a key, more than the hash table holds per row: it is built only when
+    /// `reserve` grants its bytes (a join's memory reservation), else a Bloom filter is.
+    public static func of(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?,
+                          reserve: (Int) -> Bool = { _ in true }) -> RuntimeKeyFilter {
         var lo = Int64.max, hi = Int64.min
         var n = 0
         for r in 0..<keys.count where valid?[r] ?? true {
@@ -54,7 +58,8 @@ public struct RuntimeKeyFilter: Sendable {
         if lo > hi { return RuntimeKeyFilter(low: 1, high: 0, bits: nil) }
         let (span, overflow) = hi.subtractingReportingOverflow(lo)
         guard !overflow, span < maximumBitmapSpan
-                || (span < maximumDenseBitmapSpan && Int64(n) >= span / denseSpanPerKey) else {
+                || (span < maximumDenseBitmapSpan && Int64(n) >= span / denseSpanPerKey
+                    && reserve((Int(span) / 64 + 1) * 8)) else {
             return RuntimeKeyFilter(low: lo, high: hi, bits: nil, bloom: bloomFilter(keys, valid: valid, count: n))
         }
         var bits = [UInt64](filled: 0, count: Int(span) / 64 + 1)
