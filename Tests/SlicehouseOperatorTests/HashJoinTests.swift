@@ -126,6 +126,95 @@ final class HashJoinTests: XCTestCase {
         }
     }
 
+    /// Unique keys over a narrow range go through the direct index (key - low → build
+    /// row): every kind, NULLs on both sides, negative keys, probe keys just outside the
+    /// range and at the extremes of Int64, selections, a residual; keys spread wider than
+    /// eight values per key keep the hash table. Two packed integer keys, unique, too.
+    func testDirectIndexOfUniqueNarrowKeys() throws {
+        var rng = SeededRandom(seed: 31)
+        let keys = (-1_000..<1_000).filter { $0 % 3 != 0 }.map { Int64($0) }      // 1,333 keys over 2,000 values
+        let build: [Row] = keys.enumerated().map { i, k in
+            [i % 40 == 0 ? .null : .int(k), .string("b\(i % 3)"), .int(Int64(i))]
+        }
+        let specials: [Value] = [.int(-1_001), .int(-1_000), .int(998), .int(999), .int(1_000), .int(.min), .int(.max), .null]
+        let probe: [Row] = (0..<4_000).map { i in
+            let k: Value = i < specials.count ? specials[i] : rng.chance(0.05) ? .null : .int(Int64(rng.int(-1_100...1_100)))
+            return [k, .string("p"), .int(Int64(i))]
+        }
+        func op(_ kind: JoinKind, _ build: [Row], residual: BoundExpr? = nil, selection: Bool = false) -> HashJoinOperator {
+            HashJoinOperator(kind: kind, probe: source(joinTypes, probe, chunkSize: 700, withSelection: selection),
+                             build: source(joinTypes, build), probeKeys: [0], buildKeys: [0], residual: residual,
+                             buildTypes: joinTypes, probeTypes: joinTypes)
+        }
+        let residual = BoundExpr.binary(.greater, .column(5, .bigint), .constant(.int(600), .bigint), .boolean)
+        for kind in allKinds {
+            for selection in [false, true] {
+                let j = op(kind, build, selection: selection)
+                let actual = try drain(j, maxChunk: 2 * Chunk.capacity)
+                XCTAssertTrue(j.usedDirectIndex, "\(kind)")
+                assertSameRows(actual, referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                                     probeWidth: 3, buildWidth: 3), "\(kind) selection \(selection)")
+            }
+            let withResidual = op(kind, build, residual: residual)
+            let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                         probeWidth: 3, buildWidth: 3) { _, b in
+                if case .int(let x) = b[2] { return x > 600 }
+                return false
+            }
+            assertSameRows(try drain(withResidual, maxChunk: 2 * Chunk.capacity), expected, "\(kind) with residual")
+            XCTAssertTrue(withResidual.usedDirectIndex)
+        }
+        // Eight values or more per key, or a key twice: the hash table.
+        let wide: [Row] = (0..<100).map { [.int(Int64($0) * 9), .string("w"), .int(Int64($0))] }
+        let twice: [Row] = build + [build[1]]
+        for (rows, name) in [(wide, "wide"), (twice, "duplicate")] {
+            for kind in allKinds {
+                let j = op(kind, rows)
+                assertSameRows(try drain(j, maxChunk: 2 * Chunk.capacity),
+                               referenceJoin(kind, probe: probe, build: rows, probeKeys: [0], buildKeys: [0],
+                                             probeWidth: 3, buildWidth: 3), "\(kind) \(name)")
+                XCTAssertFalse(j.usedDirectIndex, "\(kind) \(name)")
+            }
+        }
+        let narrow: [Row] = (0..<100).map { [.int(Int64($0) * 7 - 50), .string("n"), .int(Int64($0))] }
+        let j = op(.inner, narrow)
+        _ = try drain(j, maxChunk: 2 * Chunk.capacity)
+        XCTAssertTrue(j.usedDirectIndex, "seven values per key")
+        // A broadcast's partitions share one build, index included.
+        for kind in [JoinKind.inner, .left, .semi, .anti] {
+            let memory = QueryMemory(budget: nil)
+            let shared = SharedHashBuild(users: 3, memory: memory)
+            let builds = (0..<3).map { _ in CountingSource(source(joinTypes, build, chunkSize: 500)) }
+            let ops = (0..<3).map { p in
+                HashJoinOperator(kind: kind, probe: source(joinTypes, probe), build: builds[p], probeKeys: [0],
+                                 buildKeys: [0], residual: nil, buildTypes: joinTypes,
+                                 context: QueryContext(memory: memory), shared: shared)
+            }
+            let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                         probeWidth: 3, buildWidth: 3)
+            for (p, j) in ops.enumerated() {
+                assertSameRows(try drain(j, maxChunk: 2 * Chunk.capacity), expected, "\(kind) shared, partition \(p)")
+                XCTAssertTrue(j.usedDirectIndex, "\(kind) partition \(p)")
+            }
+            XCTAssertEqual(builds.filter { $0.reads > 0 }.count, 1, "\(kind): one partition builds")
+            XCTAssertEqual(memory.usedBytes, 0)
+        }
+        // Two integer keys packed into one code, unique pairs.
+        let pairs: [Row] = (0..<600).map { i in [.int(Int64(i % 30)), .string("q"), .int(Int64(i / 30))] }
+        let pairProbe: [Row] = (0..<2_000).map { i in
+            [rng.chance(0.05) ? .null : .int(Int64(rng.int(-2...32))), .string("p"), .int(Int64(rng.int(-1...21)))]
+        }
+        for kind in allKinds {
+            let j = HashJoinOperator(kind: kind, probe: source(joinTypes, pairProbe, chunkSize: 300),
+                                     build: source(joinTypes, pairs), probeKeys: [0, 2], buildKeys: [0, 2], residual: nil,
+                                     buildTypes: joinTypes, probeTypes: joinTypes)
+            assertSameRows(try drain(j, maxChunk: 2 * Chunk.capacity),
+                           referenceJoin(kind, probe: pairProbe, build: pairs, probeKeys: [0, 2], buildKeys: [0, 2],
+                                         probeWidth: 3, buildWidth: 3), "\(kind) packed pairs")
+            XCTAssertTrue(j.usedDirectIndex, "\(kind) packed pairs")
+        }
+    }
+
     func testLargeBuildSidePartitionedLayout() throws {
         // 70,000 build rows: the table is laid out through 256 partitions.
         var rng = SeededRandom(seed: 5)

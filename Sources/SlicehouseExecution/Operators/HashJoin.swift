@@ -73,8 +73,11 @@ public enum JoinKind: String, Sendable, Equatable {
 /// build row) pairs. Queued pairs are gathered into an output chunk (and filtered by the
 /// residual) once about `Chunk.capacity` have accumulated. When the build side's single
 /// 64-bit key is unique (foreign key to primary key), a piece is matched in one pass
-/// with no rounds. Before each scan a branch-free pass touches every row's first entry,
-/// so that the cache misses of a large table overlap instead of queueing.
+/// with no rounds; when those unique keys are also narrow (under eight values per key: a
+/// dimension's surrogate keys), a direct index from key to build row replaces the hash,
+/// the bucket and the entry with one load (`buildDirectIndex`, `matchDirect`). Before
+/// each scan a branch-free pass touches every row's first entry (or loads its index
+/// slot), so that the cache misses of a large table overlap instead of queueing.
 ///
 /// ## Memory
 /// With a statement context, the build side reserves what it holds from the statement's
@@ -108,6 +111,13 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private var packing: KeyPacking?
     /// `directKeys` and no key value occurs twice on the build side.
     private var uniqueDirectKeys = false
+    /// Unique keys (or codes) spread over a narrow range (`buildDirectIndex`): entry
+    /// `key - directLow` is the build row + 1 of that key, 0 when none. A probe then
+    /// loads one slot instead of hashing, its bucket's start and its entry. Empty: none.
+    private var directIndex: [Int32] = []
+    private var directLow: Int64 = 0
+    /// Whether this join's table had a direct index (for tests).
+    private(set) var usedDirectIndex = false
     private var buildHasNullKey = false
     /// A single 64-bit build key whose runtime filter has a bitmap or a Bloom filter
     /// (`RuntimeKeyFilter`): probe rows it rules out cannot match and are dropped before
@@ -300,6 +310,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         buildKeyColumns = []
         entries = []
         bucketStart = []
+        directIndex = []
         buildMatched = []
         keyFilter = nil
         codeFilter = nil
@@ -355,7 +366,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         SharedHashBuild.Table(columns: buildColumns, keyColumns: buildKeyColumns, count: buildCount,
                               bucketStart: bucketStart, entries: entries, bucketMask: bucketMask,
                               directKeys: directKeys, packing: packing, uniqueDirectKeys: uniqueDirectKeys,
-                              hasNullKey: buildHasNullKey, keyFilter: keyFilter, codeFilter: codeFilter,
+                              directIndex: directIndex, directLow: directLow, hasNullKey: buildHasNullKey, keyFilter: keyFilter, codeFilter: codeFilter,
                               published: runtimeFilters.map { ($0.buildKey, $0.slot.filter) })
     }
 
@@ -370,6 +381,9 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         directKeys = t.directKeys
         packing = t.packing
         uniqueDirectKeys = t.uniqueDirectKeys
+        directIndex = t.directIndex
+        directLow = t.directLow
+        usedDirectIndex = !t.directIndex.isEmpty
         buildHasNullKey = t.hasNullKey
         keyFilter = t.keyFilter
         codeFilter = t.codeFilter
@@ -487,6 +501,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             }
             uniqueDirectKeys = unique
         }
+        buildDirectIndex(table)
         bucketStart = start
         entries = table
         buildHasNullKey = used < n
@@ -531,6 +546,45 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
         publishRuntimeFilters(filter)
     }
+
+    /// Unique keys (or packed codes) spanning fewer than `directSpanPerKey` values per key,
+    /// at most `maximumDirectIndex`: the index from key to build row (`directIndex`), its
+    /// bytes reserved with the table (refused: no index). A dimension's surrogate keys are
+    /// the usual case: TPC-H's suppliers, parts and customers, TPC-DS's every dimension.
+    private func buildDirectIndex(_ table: [BuildEntry]) {
+        directIndex = []
+        directLow = 0
+        guard uniqueDirectKeys, !table.isEmpty else { return }
+        var lo = Int64.max, hi = Int64.min
+        table.withUnsafeBufferPointer { tb in
+            for e in tb {
+                let k = Int64(bitPattern: e.match)
+                lo = min(lo, k)
+                hi = max(hi, k)
+            }
+        }
+        let (span, overflow) = hi.subtractingReportingOverflow(lo)
+        guard !overflow, span < Int64(Self.maximumDirectIndex), span < Int64(table.count) * Self.directSpanPerKey else {
+            return
+        }
+        let slots = Int(span) + 1
+        if let reservation, !reservation.tryResize(to: reservation.bytes + slots * MemoryLayout<Int32>.stride) { return }
+        var index = [Int32](filled: 0, count: slots)
+        index.withUnsafeMutableBufferPointer { ix in
+            table.withUnsafeBufferPointer { tb in
+                for e in tb { ix[Int(Int64(bitPattern: e.match) &- lo)] = e.row &+ 1 }
+            }
+        }
+        directIndex = index
+        directLow = lo
+        usedDirectIndex = true
+    }
+
+    /// A direct index takes keys spread over fewer than this many values per key (at most
+    /// 32 bytes a key, against the table's 16-byte entry and its bucket).
+    static let directSpanPerKey: Int64 = 8
+    /// The most slots of a direct index (32 MB).
+    static let maximumDirectIndex = 1 << 23
 
     /// Counting sort of the build rows by bucket into `table`, with `start[b]` the first
     /// entry of bucket b (`start[buckets]` = entries used). Rows keep ascending order
@@ -730,6 +784,23 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         if buildCount == 0 || entries.isEmpty { return }
         var hashes: [UInt64] = []
         var inRange: [Bool] = []
+        if !directIndex.isEmpty {
+            // Unique keys in a narrow range: the index, no hashing or buckets.
+            if let packing {
+                guard packing.pack(b.keys, rows: b.physRows, codes: &b.match, inRange: &inRange) else {
+                    throw SQLError.internalError("hash join probe keys do not match the packed build keys")
+                }
+            } else {
+                guard case .int64(let values) = b.keys[0].data else {
+                    throw SQLError.internalError("hash join probe key is not a 64-bit integer")
+                }
+                b.match = values.withUnsafeBufferPointer { vp in
+                    b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
+                }
+            }
+            matchDirect(&b, n, inRange: inRange)
+            return
+        }
         if let packing {
             guard packing.pack(b.keys, rows: b.physRows, codes: &b.match, inRange: &inRange) else {
                 throw SQLError.internalError("hash join probe keys do not match the packed build keys")
@@ -784,6 +855,62 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// most one match, so the piece is matched in one pass (no rounds) and queues at most
     /// `Chunk.capacity` pairs.
     private func matchUnique(_ b: inout ProbeBatch, _ n: Int) {
+        let cursor = b.cursor, end = b.end, match = b.match
+        entries.withUnsafeBufferPointer { en in
+            cursor.withUnsafeBufferPointer { cur in
+                end.withUnsafeBufferPointer { end in
+                    match.withUnsafeBufferPointer { mv in
+                        // Touch each row's first entry (branch-free: misses overlap).
+                        var touch: UInt64 = 0
+                        let last = en.count - 1
+                        for i in 0..<n { touch ^= en[min(Int(cur[i]), last)].match }
+                        scratch.touch ^= touch
+                        matchEach(&b, n) { i in
+                            let want = mv[i]
+                            var j = Int(cur[i])
+                            let e = Int(end[i])
+                            while j < e {
+                                if en[j].match == want { return en[j].row }
+                                j += 1
+                            }
+                            return -1
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Unique keys with a direct index: each row's slot is loaded first, in a pass without
+    /// branches (the loads overlap), into `cursor` (build row + 1, 0 = none); rows whose
+    /// packed key is outside the build side's ranges (`inRange` false) have none.
+    private func matchDirect(_ b: inout ProbeBatch, _ n: Int, inRange: [Bool]) {
+        let lo = directLow
+        let last = UInt64(directIndex.count - 1)
+        directIndex.withUnsafeBufferPointer { di in
+            b.match.withUnsafeBufferPointer { mv in
+                b.cursor.withUnsafeMutableBufferPointer { cur in
+                    for i in 0..<n {
+                        let d = UInt64(bitPattern: Int64(bitPattern: mv[i]) &- lo)
+                        let r = di[Int(min(d, last))]
+                        cur[i] = d <= last ? r : 0
+                    }
+                    inRange.withUnsafeBufferPointer { ok in
+                        for i in 0..<min(n, ok.count) where !ok[i] { cur[i] = 0 }
+                    }
+                }
+            }
+        }
+        let cursor = b.cursor
+        cursor.withUnsafeBufferPointer { cur in
+            matchEach(&b, n) { cur[$0] &- 1 }
+        }
+    }
+
+    /// The one-pass match of unique keys: `find(i)` is logical probe row i's build row,
+    /// or -1. Rows with a NULL key are not looked up.
+    @inline(__always)
+    private func matchEach(_ b: inout ProbeBatch, _ n: Int, _ find: (Int) -> Int32) {
         let semiLike = kind == .semi || kind == .anti
         let buildOnly = buildSideOnly
         let markNow = residual == nil
@@ -791,50 +918,33 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         var buildMatched = self.buildMatched
         self.buildMatched = []
         defer { self.buildMatched = buildMatched }
-        entries.withUnsafeBufferPointer { en in
-            b.match.withUnsafeBufferPointer { mv in
-                b.cursor.withUnsafeBufferPointer { cur in
-                    b.end.withUnsafeBufferPointer { end in
-                        b.nullKey.withUnsafeBufferPointer { nk in
-                            b.matched.withUnsafeMutableBufferPointer { matched in
-                                // Touch each row's first entry (branch-free: misses overlap).
-                                var touch: UInt64 = 0
-                                let last = en.count - 1
-                                for i in 0..<n { touch ^= en[min(Int(cur[i]), last)].match }
-                                scratch.touch ^= touch
-                                for i in 0..<n where !nk[i] {
-                                    let want = mv[i]
-                                    var j = Int(cur[i])
-                                    let e = Int(end[i])
-                                    while j < e {
-                                        let entry = en[j]
-                                        if entry.match == want {
-                                            if buildOnly {
-                                                if markNow {
-                                                    buildMatched[Int(entry.row)] = true
-                                                } else if !buildMatched[Int(entry.row)] {
-                                                    b.pairLogical.append(Int32(truncatingIfNeeded: i))
-                                                    b.pairBuild.append(entry.row)
-                                                }
-                                            } else if semiLike && markNow {
-                                                matched[i] = true
-                                            } else {
-                                                b.pairLogical.append(Int32(truncatingIfNeeded: i))
-                                                b.pairBuild.append(entry.row)
-                                                if markNow { matched[i] = true }
-                                                if markBuild { buildMatched[Int(entry.row)] = true }
-                                            }
-                                            break
-                                        }
-                                        j += 1
-                                    }
-                                }
-                            }
+        var matched = b.matched
+        b.matched = []
+        let nullKey = b.nullKey
+        nullKey.withUnsafeBufferPointer { nk in
+            matched.withUnsafeMutableBufferPointer { matched in
+                for i in 0..<n where !nk[i] {
+                    let row = find(i)
+                    if row < 0 { continue }
+                    if buildOnly {
+                        if markNow {
+                            buildMatched[Int(row)] = true
+                        } else if !buildMatched[Int(row)] {
+                            b.pairLogical.append(Int32(truncatingIfNeeded: i))
+                            b.pairBuild.append(row)
                         }
+                    } else if semiLike && markNow {
+                        matched[i] = true
+                    } else {
+                        b.pairLogical.append(Int32(truncatingIfNeeded: i))
+                        b.pairBuild.append(row)
+                        if markNow { matched[i] = true }
+                        if markBuild { buildMatched[Int(row)] = true }
                     }
                 }
             }
         }
+        b.matched = matched
     }
 
     /// Run rounds until a chunk's worth of pairs is queued or the piece is done.
@@ -1169,6 +1279,8 @@ public final class SharedHashBuild: @unchecked Sendable {
         var directKeys: Bool
         var packing: KeyPacking?
         var uniqueDirectKeys: Bool
+        var directIndex: [Int32]
+        var directLow: Int64
         var hasNullKey: Bool
         var keyFilter: RuntimeKeyFilter?
         var codeFilter: RuntimeKeyFilter?
