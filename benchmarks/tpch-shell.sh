@@ -21,6 +21,8 @@ trap 'rm -f "$sql" "$out"' EXIT
   echo "CREATE TABLE partsupp (ps_partkey INTEGER NOT NULL, ps_suppkey INTEGER NOT NULL, ps_availqty INTEGER NOT NULL, ps_supplycost DECIMAL(15,2) NOT NULL, ps_comment VARCHAR(199) NOT NULL) DISTKEY(ps_partkey);"
   echo "CREATE TABLE orders (o_orderkey INTEGER NOT NULL, o_custkey INTEGER NOT NULL, o_orderstatus CHAR(1) NOT NULL, o_totalprice DECIMAL(15,2) NOT NULL, o_orderdate DATE NOT NULL, o_orderpriority CHAR(15) NOT NULL, o_clerk CHAR(15) NOT NULL, o_shippriority INTEGER NOT NULL, o_comment VARCHAR(79) NOT NULL) DISTKEY(o_orderkey) SORTKEY(o_orderdate);"
   echo "CREATE TABLE lineitem (l_orderkey INTEGER NOT NULL, l_partkey INTEGER NOT NULL, l_suppkey INTEGER NOT NULL, l_linenumber INTEGER NOT NULL, l_quantity DECIMAL(15,2) NOT NULL, l_extendedprice DECIMAL(15,2) NOT NULL, l_discount DECIMAL(15,2) NOT NULL, l_tax DECIMAL(15,2) NOT NULL, l_returnflag CHAR(1) NOT NULL, l_linestatus CHAR(1) NOT NULL, l_shipdate DATE NOT NULL, l_commitdate DATE NOT NULL, l_receiptdate DATE NOT NULL, l_shipinstruct CHAR(25) NOT NULL, l_shipmode CHAR(10) NOT NULL, l_comment VARCHAR(44) NOT NULL) DISTKEY(l_orderkey) SORTKEY(l_shipdate);"
+  # Every run executes (a repeated query would otherwise be answered from the result cache).
+  echo 'SET enable_result_cache_for_session TO off;'
   echo '\timing'
   for t in region nation supplier customer part partsupp orders lineitem; do echo "\\echo COPY $t"; echo "COPY $t FROM '$dir/$t.tbl';"; done
   for r in $(seq "$runs"); do for q in "${queries[@]}"; do echo "\\echo Q$q"; cat "$root/datasets/tpch/queries/q$q.sql"; done; done
