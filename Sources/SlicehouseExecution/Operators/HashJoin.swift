@@ -366,7 +366,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         SharedHashBuild.Table(columns: buildColumns, keyColumns: buildKeyColumns, count: buildCount,
                               bucketStart: bucketStart, entries: entries, bucketMask: bucketMask,
                               directKeys: directKeys, packing: packing, uniqueDirectKeys: uniqueDirectKeys,
-                              directIndex: directIndex, directLow: directLow, hasNullKey: buildHasNullKey, keyFilter: keyFilter, codeFilter: codeFilter,
+                              directIndex: directIndex, directLow: directLow, hasNullKey: buildHasNullKey,
+                              keyFilter: keyFilter, codeFilter: codeFilter,
                               published: runtimeFilters.map { ($0.buildKey, $0.slot.filter) })
     }
 
@@ -554,7 +555,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private func buildDirectIndex(_ table: [BuildEntry]) {
         directIndex = []
         directLow = 0
-        guard uniqueDirectKeys, !table.isEmpty else { return }
+        guard directKeys && uniqueDirectKeys, !table.isEmpty else { return }
         var lo = Int64.max, hi = Int64.min
         table.withUnsafeBufferPointer { tb in
             for e in tb {
@@ -564,9 +565,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             }
         }
         let (span, overflow) = hi.subtractingReportingOverflow(lo)
-        guard !overflow, span < Int64(Self.maximumDirectIndex), span < Int64(table.count) * Self.directSpanPerKey else {
-            return
-        }
+        guard !overflow, span < Int64(Self.maximumDirectIndex),
+              span < Int64(table.count) * Self.directSpanPerKey else { return }
         let slots = Int(span) + 1
         if let reservation, !reservation.tryResize(to: reservation.bytes + slots * MemoryLayout<Int32>.stride) { return }
         var index = [Int32](filled: 0, count: slots)

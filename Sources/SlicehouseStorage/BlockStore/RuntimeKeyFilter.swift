@@ -7,9 +7,9 @@ import SlicehouseTypes
 /// The range `low...high` skips blocks by their zone maps (on a table sorted by the key
 /// it skips nearly every block). Then, before the scan decodes any other column, rows
 /// are dropped by `bits`, one bit per key in the range, when the range is small enough
-/// (or the keys dense enough in it), else by `bloom`, a Bloom filter of the keys: a key of a distributed table (an order
-/// key at SF 10 runs to 60 million) spreads each slice's keys over a range far wider
-/// than their number. Keys are the 64-bit integer form of integer, date and timestamp
+/// (or the keys dense enough in it), else by `bloom`, a Bloom filter of the keys: a key
+/// of a distributed table (an order key at SF 10 runs to 60 million) spreads each
+/// slice's keys over a range far wider than their number. Keys are the 64-bit integer form of integer, date and timestamp
 /// columns.
 public struct RuntimeKeyFilter: Sendable {
     /// Smallest and largest key; `low > high` when the build side has no key (nothing matches).
@@ -29,8 +29,8 @@ public struct RuntimeKeyFilter: Sendable {
     /// wider or sparser one keeps the range check and a Bloom filter. A bitmap's test is
     /// a subtraction and one load; a Bloom filter's hashes the key first, and at SF 10
     /// that hashing was a fifth of Q3's and Q21's time: one slice's order keys span 60 M
-    /// values, the lineitem scans test 15 M rows a slice, and
-    /// Q3, Q4, Q5 and Q21 ran 20–39% faster with a bitmap. A few keys spread wide (Q18's
+    /// values, the lineitem scans test 15 M rows a slice, and Q3, Q4, Q5 and Q21 ran
+    /// 20–39% faster with a bitmap. A few keys spread wide (Q18's
     /// 150 orders a slice) keep a Bloom filter of a few words instead of a bitmap's 8 MB.
     public static let maximumDenseBitmapSpan: Int64 = 1 << 26
     public static let denseSpanPerKey: Int64 = 4_096
