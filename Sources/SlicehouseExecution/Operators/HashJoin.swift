@@ -510,19 +510,15 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         // the runtime filters handed to scans below the probe side (one per key column).
         let filterProbe = kind == .inner || kind == .semi || kind == .right || buildSideOnly
         var byColumn: [Int: RuntimeKeyFilter] = [:]
-        // A wide bitmap's bytes join the table's reservation (a Bloom filter instead when
-        // the budget refuses them); they are returned with the table.
-        func reserveFilter(_ bytes: Int) -> Bool {
-            guard let reservation else { return true }
-            return reservation.tryResize(to: reservation.bytes + bytes)
-        }
+        // A wide bitmap's bytes join the table's reservation (`reserveMore`; a Bloom filter
+        // when the budget refuses them) and are returned with the table.
         func filter(_ k: Int) -> RuntimeKeyFilter? {
             if let f = byColumn[k] { return f }
             guard k >= 0, k < columns.count, case .int64(let values) = columns[k].data,
                   !columns[k].isConstant, values.count >= n else { return nil }
             let f = values.withUnsafeBufferPointer { vp in
                 keyValid.withUnsafeBufferPointer { kv in
-                    RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv, reserve: reserveFilter)
+                    RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv, reserve: reserveMore)
                 }
             }
             byColumn[k] = f
@@ -535,7 +531,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             let f = matchValues.withUnsafeBufferPointer { mv in
                 keyValid.withUnsafeBufferPointer { kv in
                     mv.withMemoryRebound(to: Int64.self) { codes in
-                        RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: codes[0..<n]), valid: kv, reserve: reserveFilter)
+                        RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: codes[0..<n]), valid: kv, reserve: reserveMore)
                     }
                 }
             }
@@ -568,7 +564,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         guard !overflow, span < Int64(Self.maximumDirectIndex),
               span < Int64(table.count) * Self.directSpanPerKey else { return }
         let slots = Int(span) + 1
-        if let reservation, !reservation.tryResize(to: reservation.bytes + slots * MemoryLayout<Int32>.stride) { return }
+        guard reserveMore(slots * MemoryLayout<Int32>.stride) else { return }
         var index = [Int32](filled: 0, count: slots)
         index.withUnsafeMutableBufferPointer { ix in
             table.withUnsafeBufferPointer { tb in
@@ -578,6 +574,13 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         directIndex = index
         directLow = lo
         usedDirectIndex = true
+    }
+
+    /// Hold `bytes` more with the table (a filter's, the direct index's); false when the
+    /// statement's budget refuses them. Without a statement context, always true.
+    private func reserveMore(_ bytes: Int) -> Bool {
+        guard let reservation else { return true }
+        return reservation.tryResize(to: reservation.bytes + bytes)
     }
 
     /// A direct index takes keys spread over fewer than this many values per key (at most
@@ -782,39 +785,35 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
         batchActive = true
         if buildCount == 0 || entries.isEmpty { return }
-        var hashes: [UInt64] = []
+        // The value each row matches `BuildEntry.match` with: its packed code, or its
+        // single 64-bit key; else (below) its hash.
         var inRange: [Bool] = []
-        if !directIndex.isEmpty {
-            // Unique keys in a narrow range: the index, no hashing or buckets.
-            if let packing {
-                guard packing.pack(b.keys, rows: b.physRows, codes: &b.match, inRange: &inRange) else {
-                    throw SQLError.internalError("hash join probe keys do not match the packed build keys")
-                }
-            } else {
-                guard case .int64(let values) = b.keys[0].data else {
-                    throw SQLError.internalError("hash join probe key is not a 64-bit integer")
-                }
-                b.match = values.withUnsafeBufferPointer { vp in
-                    b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
-                }
-            }
-            matchDirect(&b, n, inRange: inRange)
-            return
-        }
+        var matchByValue = false
         if let packing {
             guard packing.pack(b.keys, rows: b.physRows, codes: &b.match, inRange: &inRange) else {
                 throw SQLError.internalError("hash join probe keys do not match the packed build keys")
             }
+            matchByValue = true
+        } else if directKeys, case .int64(let values) = b.keys[0].data {
+            b.match = values.withUnsafeBufferPointer { vp in
+                b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
+            }
+            matchByValue = true
+        }
+        if !directIndex.isEmpty {
+            // Unique keys in a narrow range: the index, no hashing or buckets.
+            guard matchByValue else {
+                throw SQLError.internalError("hash join direct index without 64-bit probe keys")
+            }
+            matchDirect(&b, n, inRange: inRange)
+            return
+        }
+        var hashes: [UInt64] = []
+        if packing != nil {
             hashes = b.match.map { Hashing.hash($0) }
         } else {
             KeyHashing.hash(b.keys, rows: b.physRows, into: &hashes)
-            if directKeys, case .int64(let values) = b.keys[0].data {
-                b.match = values.withUnsafeBufferPointer { vp in
-                    b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
-                }
-            } else {
-                b.match = hashes
-            }
+            if !matchByValue { b.match = hashes }
         }
         let m = bucketMask
         // First a branch-free pass (independent loads overlap), then the active list.
