@@ -551,7 +551,8 @@ public enum Distributor {
             if keepTail && count - start < rowsPerBlock { break }
             let n = min(rowsPerBlock, count - start)
             let (v, at) = rows(start, n)
-            let bytes = try BlockEncoder.encode(v, start: at, count: n, encoding: encoding)
+            var dictionary: StringArray?
+            let bytes = try BlockEncoder.encode(v, start: at, count: n, encoding: encoding, dictionary: &dictionary)
             // Aim the next block at the target size from this block's bytes per row.
             let perRow = max(Double(bytes.count) / Double(n), 0.01)
             let ideal = Int(Double(targetBytes) / perRow)
@@ -560,7 +561,9 @@ public enum Distributor {
                 rowsPerBlock = max(minBlockRows, ideal)
                 continue
             }
-            let zone = ZoneMap.compute(v, start: at, count: n)
+            // A dictionary block's range is its dictionary's: a few values, not every row.
+            let zone = dictionary.map { ZoneMap.compute(distinct: $0, type: v.type, count: n) }
+                ?? ZoneMap.compute(v, start: at, count: n)
             let payload = try sink.write(table: table, slice: slice, bytes: bytes)
             blocks.append(BlockRef(uid: BlockIDs.make(), payload: payload, encoding: encoding,
                                    firstRow: firstRow + start, zone: zone))

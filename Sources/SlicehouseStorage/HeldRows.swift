@@ -277,77 +277,25 @@ final class HeldRows: @unchecked Sendable {
             guard !v.isConstant, v.validity == nil, case .string(let s) = v.data, s.offsets.first == 0 else { return nil }
             let n = s.count
             guard n >= 512, !s.bytes.isEmpty, Int(s.offsets[n]) <= s.bytes.count else { return nil }
-            var dict = StringArray(reservingCount: 256, bytes: 4096)
-            // Each dictionary string's length and two words: its first and last 8 bytes
-            // (shorter strings packed into the first), which are the whole string up to 16
-            // bytes; longer ones compare their middles too.
-            var keys = [(a: UInt64, b: UInt64, len: Int)](repeating: (0, 0, -1), count: 256)
-            // Open addressing over 1,024 slots: the dictionary index + 1, 0 when empty.
-            var table = [UInt16](filled: 0, count: 1024)
+            var dict = SmallStringDictionary()
             var fits = true
             let codes = [UInt8](unsafeUninitializedCapacity: n) { out, done in
-                s.bytes.withUnsafeBufferPointer { b in
+                s.bytes.withUnsafeBytes { b in
                     s.offsets.withUnsafeBufferPointer { o in
-                        table.withUnsafeMutableBufferPointer { t in
-                            keys.withUnsafeMutableBufferPointer { k in
-                                guard let base = b.baseAddress else { fits = false; return }
-                                for i in 0..<n {
-                                    let from = Int(o[i]), len = Int(o[i + 1] &- o[i])
-                                    let p = UnsafeRawPointer(base + from)
-                                    var wa: UInt64 = 0, wb: UInt64 = 0
-                                    if len >= 8 {
-                                        wa = p.loadUnaligned(as: UInt64.self)
-                                        wb = p.loadUnaligned(fromByteOffset: len - 8, as: UInt64.self)
-                                    } else if len >= 4 {
-                                        wa = UInt64(p.loadUnaligned(as: UInt32.self))
-                                            | UInt64(p.loadUnaligned(fromByteOffset: len - 4, as: UInt32.self)) << 32
-                                    } else {
-                                        for j in 0..<max(len, 0) { wa = (wa &<< 8) | UInt64(p.load(fromByteOffset: j, as: UInt8.self)) }
-                                    }
-                                    let h = (wa &* 0xC2B2_AE3D_27D4_EB4F) ^ (wb &* 0x1656_67B1_9E37_79F9)
-                                        ^ (UInt64(truncatingIfNeeded: len) &* 0x9E37_79B9_7F4A_7C15)
-                                    var slot = Int(truncatingIfNeeded: ((h ^ (h &>> 29)) &* 0x94D0_49BB_1331_11EB) &>> 54)
-                                    while true {
-                                        let e = Int(t[slot])
-                                        if e == 0 {
-                                            let code = dict.count
-                                            if code == 256 { fits = false; return }
-                                            dict.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: len))
-                                            dict.offsets.append(Int32(dict.bytes.count))
-                                            k[code] = (wa, wb, len)
-                                            t[slot] = UInt16(code + 1)
-                                            out[i] = UInt8(code)
-                                            break
-                                        }
-                                        let d = e - 1
-                                        let key = k[d]
-                                        if key.len == len && key.a == wa && key.b == wb
-                                            && (len <= 16 || Self.sameMiddle(dict, d, p, len)) {
-                                            out[i] = UInt8(d)
-                                            break
-                                        }
-                                        slot = (slot + 1) & 1023
-                                    }
-                                }
-                            }
+                        guard let base = b.baseAddress, let offsets = o.baseAddress, let codes = out.baseAddress else {
+                            fits = false
+                            return
                         }
+                        fits = dict.code(base: base, offsets: offsets, count: n, into: codes)
                     }
                 }
                 done = fits ? n : 0
             }
             guard fits else {
-                outgrown = dict.count == 256
+                outgrown = dict.count == SmallStringDictionary.capacity
                 return nil
             }
-            return .codes(dictionary: dict, codes: codes)
-        }
-
-        /// Whether dictionary string `d` (of `len` bytes) is the `len` bytes at `p`.
-        private static func sameMiddle(_ dict: StringArray, _ d: Int, _ p: UnsafeRawPointer, _ len: Int) -> Bool {
-            dict.bytes.withUnsafeBufferPointer { db in
-                guard let base = db.baseAddress else { return false }
-                return memcmp(base + Int(dict.offsets[d]), p, len) == 0
-            }
+            return .codes(dictionary: dict.values, codes: codes)
         }
 
         /// Strings as bytes and lengths when every one is at most 255 bytes.

@@ -230,4 +230,91 @@ final class CompactEncodingTests: XCTestCase {
             }
         }
     }
+    // MARK: BYTEDICT of strings through a small dictionary
+
+    /// The generic BYTEDICT block of `strs` (every value's bytes hashed).
+    func genericByteDict(_ sa: StringArray, pack: Bool = true) -> [UInt8] {
+        var w = EncodingWriter()
+        StringInput.with(sa) { si in
+            ByteDict.encode(count: si.count, hash: { si.hash($0) }, equal: { si.equal($0, $1) },
+                            gather: { BlockEncoder.gatherStrings(si, $0) }, natural: 0, real: false, pack: pack, into: &w)
+        }
+        return w.bytes
+    }
+
+    /// `encodeStrings` writes the generic block byte for byte, returns the block's
+    /// distinct values, and takes the generic path (exceptions) past 256 of them.
+    func testStringByteDictAgreesWithTheGenericBlock() throws {
+        var rng = EncRNG(53)
+        // Values that share first and last words and lengths but differ in the middle,
+        // every length from 0 to 40, bytes above 0x7F, and NUL bytes.
+        var pool: [String] = ["", "a", "ab", "abc", "abcd", "abcde", "abcdefg", "abcdefgh", "abcdefghi"]
+        for len in 1...40 { pool.append(String(repeating: "x", count: len)) }
+        for m in 0..<20 { pool.append("0123456789" + String(UnicodeScalar(UInt8(65 + m))) + "9876543210") }
+        pool += ["é", "日本語のテキスト", "a\u{0}b", "a\u{0}c", "TAKE BACK RETURN", "TAKE BACK RETURM"]
+        for entries in [1, 2, 7, 100, 128, 129, 200, 255, 256, 257, 300] {
+            var values = pool
+            var k = 0
+            while values.count < entries { values.append("value \(k) " + String(repeating: "z", count: k % 23)); k += 1 }
+            values = Array(values.prefix(entries))
+            XCTAssertEqual(Set(values).count, entries, "distinct test values")
+            let n = 4000
+            let strs = (0..<n).map { i in i < values.count ? values[i] : values[Int(rng.next() % UInt64(values.count))] }
+            let sv = Vector.strings(strs, type: .varchar(100))
+            guard case .string(let sa) = sv.data else { return XCTFail() }
+            for pack in [true, false] {
+                var w = EncodingWriter()
+                let dict = StringInput.with(sa) { ByteDict.encodeStrings($0, pack: pack, into: &w) }
+                XCTAssertEqual(w.bytes, genericByteDict(sa, pack: pack), "\(entries) values, pack \(pack)")
+                if entries <= 256 {
+                    XCTAssertEqual(dict.map { d in (0..<d.count).map { d[$0] } }, values, "\(entries) values in first-seen order")
+                } else {
+                    XCTAssertNil(dict, "\(entries) values take the generic block with exceptions")
+                }
+            }
+            let decoded = try encoded(sv, .bytedict)
+            let back = try decoded.withUnsafeBytes { try BlockEncoder.decode($0, type: .varchar(100), encoding: .bytedict) }
+            XCTAssertEqual((0..<n).map { text(back, $0) }, strs, "\(entries) values round-trip")
+        }
+        // No values, and values that are all empty (no bytes at all).
+        for strs in [[String](), ["", "", ""]] {
+            let sv = Vector.strings(strs, type: .varchar(10))
+            guard case .string(let sa) = sv.data else { return XCTFail() }
+            var w = EncodingWriter()
+            StringInput.with(sa) { ByteDict.encodeStrings($0, into: &w) }
+            XCTAssertEqual(w.bytes, genericByteDict(sa), "\(strs.count) empty values")
+        }
+    }
+
+    /// A BYTEDICT block's zone map comes from its dictionary: the same as every row's,
+    /// and none from a block with NULLs or more than 256 values.
+    func testByteDictZoneMapFromItsDictionary() throws {
+        var rng = EncRNG(59)
+        let words = ["AIR", "MAIL", "SHIP", "TRUCK", "RAIL", "FOB", "REG AIR", "", "0123456789abcdefXYZ", "0123456789abcdefXYA"]
+        for rows in [1, 2, 10, 5000] {
+            let strs = (0..<rows).map { _ in words[Int(rng.next() % UInt64(words.count))] }
+            let sv = Vector.strings(strs, type: .varchar(30))
+            var dictionary: StringArray?
+            _ = try BlockEncoder.encode(sv, start: 0, count: rows, encoding: .bytedict, dictionary: &dictionary)
+            let d = try XCTUnwrap(dictionary)
+            XCTAssertEqual(ZoneMap.compute(distinct: d, type: sv.type, count: rows),
+                           ZoneMap.compute(sv, start: 0, count: rows), "\(rows) rows")
+            // A range inside the vector.
+            if rows > 10 {
+                _ = try BlockEncoder.encode(sv, start: 7, count: rows - 9, encoding: .bytedict, dictionary: &dictionary)
+                let part = try XCTUnwrap(dictionary)
+                XCTAssertEqual(ZoneMap.compute(distinct: part, type: sv.type, count: rows - 9),
+                               ZoneMap.compute(sv, start: 7, count: rows - 9))
+            }
+        }
+        var dictionary: StringArray?
+        let withNull = Vector.strings(["AIR", nil, "MAIL"], type: .varchar(10))
+        _ = try BlockEncoder.encode(withNull, start: 0, count: 3, encoding: .bytedict, dictionary: &dictionary)
+        XCTAssertNil(dictionary, "a block with NULLs")
+        let many = Vector.strings((0..<600).map { "v\($0)" }, type: .varchar(10))
+        _ = try BlockEncoder.encode(many, start: 0, count: 600, encoding: .bytedict, dictionary: &dictionary)
+        XCTAssertNil(dictionary, "more than 256 values")
+        _ = try BlockEncoder.encode(many, start: 0, count: 600, encoding: .lzo, dictionary: &dictionary)
+        XCTAssertNil(dictionary, "another encoding")
+    }
 }

@@ -216,6 +216,13 @@ public struct ZoneMap: Sendable, Equatable {
         }
     }
 
+    /// Zone map of `count` rows without NULLs whose distinct values are `distinct`.
+    public static func compute(distinct: StringArray, type: DataType, count: Int) -> ZoneMap {
+        var zone = compute(Vector(type: type, data: .string(distinct)), start: 0, count: distinct.count)
+        zone.count = count
+        return zone
+    }
+
     /// Whether any row of the block may satisfy `p` (false = the block can be skipped).
     public func mayMatch(_ p: ZonePredicate) -> Bool {
         if nullCount == count { return false }  // comparisons never hold for NULL

@@ -40,6 +40,16 @@ public enum BlockEncoder {
     /// Throws `.featureNotSupported` when this kind of data cannot take `encoding`
     /// (see `canEncode`); `isAllowed` is the stricter Redshift table for DDL.
     public static func encode(_ v: Vector, start: Int, count: Int, encoding: ColumnEncoding) throws -> [UInt8] {
+        var dictionary: StringArray?
+        return try encode(v, start: start, count: count, encoding: encoding, dictionary: &dictionary)
+    }
+
+    /// `encode`, and for a BYTEDICT block of strings without NULLs whose values all
+    /// found a place in its dictionary, that dictionary (the block's distinct values,
+    /// from which its zone map follows), else nil.
+    static func encode(_ v: Vector, start: Int, count: Int, encoding: ColumnEncoding,
+                       dictionary: inout StringArray?) throws -> [UInt8] {
+        dictionary = nil
         if v.isConstant {
             return try encode(v.flattened(count: count), start: 0, count: count, encoding: encoding)
         }
@@ -78,6 +88,8 @@ public enum BlockEncoder {
                 writeBitmap(val, start, count, into: &w)
                 let dense = v.denseValues(validity: val, start: start, count: count)
                 try encodePayload(dense, type: v.type, encoding: encoding, into: &w)
+            } else if encoding == .bytedict, case .string(let a) = v.data {
+                dictionary = StringInput.with(a, start: start, count: count) { ByteDict.encodeStrings($0, into: &w) }
             } else {
                 try withSlice(v, start, count) { try encodePayload($0, type: v.type, encoding: encoding, into: &w) }
             }
@@ -236,8 +248,7 @@ public enum BlockEncoder {
                 RunLength.encode(count: s.count, equal: { s.equal($0, $1) }, gather: { gatherStrings(s, $0) },
                                  natural: 0, real: false, into: &w)
             case .bytedict:
-                ByteDict.encode(count: s.count, hash: { s.hash($0) }, equal: { s.equal($0, $1) },
-                                gather: { gatherStrings(s, $0) }, natural: 0, real: false, into: &w)
+                ByteDict.encodeStrings(s, into: &w)
             case .text255, .text32k:
                 TextCodec.encode(s, large: encoding == .text32k, into: &w)
             default: throw unsupported(encoding, type)

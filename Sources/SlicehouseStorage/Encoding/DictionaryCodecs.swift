@@ -171,20 +171,54 @@ enum ByteDict {
                 }
             }
         }
-        let width = pack ? packedWidth(entries: dict.count, escape: overflow) : 8
-        w.u16(UInt16(dict.count))
+        write(dictionary: gather(dict), entries: dict.count, codes: codes,
+              exceptions: overflow ? (exceptions.count, gather(exceptions)) : nil,
+              natural: natural, real: real, pack: pack, into: &w)
+    }
+
+    /// BYTEDICT of dense strings: the same block as `encode` with the strings' own hash
+    /// and equality, without hashing every value's bytes when the block has at most
+    /// 256 distinct values (`SmallStringDictionary`). Returns that dictionary (the
+    /// block's distinct values), or nil when the block has more and took `encode`.
+    @discardableResult
+    static func encodeStrings(_ s: StringInput, pack: Bool = true, into w: inout EncodingWriter) -> StringArray? {
+        let n = s.count
+        var dict = SmallStringDictionary()
+        var codes = [UInt8](filled: 0, count: n)
+        let fits = n == 0 || codes.withUnsafeMutableBufferPointer { out -> Bool in
+            guard let base = s.bytes, let c = out.baseAddress else { return false }
+            return dict.code(base: base, offsets: s.offsets, count: n, into: c)
+        }
+        guard fits else {
+            encode(count: n, hash: { s.hash($0) }, equal: { s.equal($0, $1) },
+                   gather: { BlockEncoder.gatherStrings(s, $0) }, natural: 0, real: false, pack: pack, into: &w)
+            return nil
+        }
+        write(dictionary: .string(dict.values), entries: dict.count, codes: codes, exceptions: nil,
+              natural: 0, real: false, pack: pack, into: &w)
+        return dict.values
+    }
+
+    /// A block's layout: the entry count, flags, exception count, the dictionary in RAW
+    /// layout, the codes (packed for small dictionaries without escapes), the exceptions.
+    private static func write(dictionary: DenseValues, entries: Int, codes: [UInt8],
+                              exceptions: (count: Int, values: DenseValues)?,
+                              natural: Int, real: Bool, pack: Bool, into w: inout EncodingWriter) {
+        let overflow = exceptions != nil
+        let width = pack ? packedWidth(entries: entries, escape: overflow) : 8
+        w.u16(UInt16(entries))
         w.u8((overflow ? 1 : 0) | (width < 8 ? 2 : 0))
-        w.varint(UInt64(exceptions.count))
-        RawCodec.writeValues(gather(dict), natural: natural, real: real, into: &w)
+        w.varint(UInt64(exceptions?.count ?? 0))
+        RawCodec.writeValues(dictionary, natural: natural, real: real, into: &w)
         if width < 8 {
             codes.withUnsafeBufferPointer { c in
-                BitPack.pack(into: &w, count: n, width: width) { UInt64(c[$0]) }
+                BitPack.pack(into: &w, count: codes.count, width: width) { UInt64(c[$0]) }
             }
             w.extend(8) { _ in }  // padding (zeros): the reader loads whole words
         } else {
             w.append(codes)
         }
-        if overflow { RawCodec.writeValues(gather(exceptions), natural: natural, real: real, into: &w) }
+        if let exceptions { RawCodec.writeValues(exceptions.values, natural: natural, real: real, into: &w) }
     }
 
     /// Bits per code: packed (below 8) for a dictionary of at most 128 entries without escapes.
