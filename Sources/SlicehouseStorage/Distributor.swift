@@ -209,6 +209,15 @@ public enum Distributor {
                     // much again in the gather's buffer), two slices at a time.
                     // Dictionary codes are gathered whole (a byte a row), then expanded
                     // piece by piece; other strings gathered by the piece's own plan.
+                    if let (parts, dictionary) = coded[c], encodings[c] == .bytedict {
+                        // BYTEDICT blocks straight from the codes.
+                        let codes = try gatherCodes(p, parts, column: c)
+                        let blocks = try encodeCodedBlocks(codes: codes, dictionary: dictionary, type: types[c],
+                                                           firstRow: base.slices[s].rowCount, table: table.id, slice: s,
+                                                           sink: sink, targetBytes: blockBytes, maxRows: maxRows(table))
+                        if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
+                        return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
+                    }
                     let gather: (Range<Int>) throws -> Vector
                     if let (parts, dictionary) = coded[c] {
                         let codes = try gatherCodes(p, parts, column: c)
@@ -229,6 +238,20 @@ public enum Distributor {
                                                   encoding: encodings[c], table: table, slice: s, sink: sink,
                                                   blockBytes: blockBytes)
                     if coded[c] == nil { rows.release(c) }
+                    if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
+                    return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
+                }
+                if case .plan(let p)? = order, let (parts, dictionary) = coded[c], encodings[c] == .bytedict,
+                   carried?.rows[s][c] == nil, !keepTails,
+                   readBlock == nil || base.slices[s].columns[c].last.map({
+                       !mergesIntoTail($0, newRows: p.count, blockBytes: blockBytes, maxRows: maxRows(table))
+                   }) ?? true {
+                    // BYTEDICT blocks straight from the codes (no rows carried or merged).
+                    let codes = try gatherCodes(p, parts, column: c)
+                    let blocks = try encodeCodedBlocks(codes: codes, dictionary: dictionary, type: types[c],
+                                                       firstRow: base.slices[s].rowCount, table: table.id, slice: s,
+                                                       sink: sink, targetBytes: blockBytes, maxRows: maxRows(table),
+                                                       rowsPerBlock: carried?.rowsPerBlock[s][c] ?? 0)
                     if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
                     return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
                 }
@@ -541,6 +564,45 @@ public enum Distributor {
                              table: Int, slice: Int, sink: BlockSink, targetBytes: Int, maxRows: Int = maxBlockRows,
                              rowsPerBlock: inout Int, keepTail: Bool,
                              rows: (_ start: Int, _ count: Int) -> (Vector, Int)) throws -> (blocks: [BlockRef], written: Int) {
+        try cutBlocks(count: count, firstRow: firstRow, encoding: encoding, table: table, slice: slice, sink: sink,
+                      targetBytes: targetBytes, maxRows: maxRows, rowsPerBlock: &rowsPerBlock, keepTail: keepTail) { start, n in
+            let (v, at) = rows(start, n)
+            var dictionary: StringArray?
+            let bytes = try BlockEncoder.encode(v, start: at, count: n, encoding: encoding, dictionary: &dictionary)
+            // A dictionary block's range is its dictionary's: a few values, not every row.
+            return (bytes, {
+                dictionary.map { ZoneMap.compute(distinct: $0, type: v.type, count: n) }
+                    ?? ZoneMap.compute(v, start: at, count: n)
+            })
+        }
+    }
+
+    /// BYTEDICT blocks of a string column held as dictionary `codes` into `dictionary`
+    /// (`HeldRows.codeParts`, gathered into the slice's order): the blocks `encodeBlocks`
+    /// writes for the strings, made from the codes without the strings.
+    static func encodeCodedBlocks(codes: [Int64], dictionary: StringArray, type: DataType, firstRow: Int,
+                                  table: Int, slice: Int, sink: BlockSink, targetBytes: Int,
+                                  maxRows: Int = maxBlockRows, rowsPerBlock first: Int = 0) throws -> [BlockRef] {
+        var rowsPerBlock = first
+        return try codes.withUnsafeBufferPointer { cp in
+            try cutBlocks(count: cp.count, firstRow: firstRow, encoding: .bytedict, table: table, slice: slice,
+                          sink: sink, targetBytes: targetBytes, maxRows: maxRows, rowsPerBlock: &rowsPerBlock,
+                          keepTail: false) { start, n in
+                let (bytes, distinct) = try BlockEncoder.encode(codes: UnsafeBufferPointer(rebasing: cp[start..<(start + n)]),
+                                                                dictionary: dictionary, type: type)
+                return (bytes, { ZoneMap.compute(distinct: distinct, type: type, count: n) })
+            }.blocks
+        }
+    }
+
+    /// Rows `0..<count` cut into blocks of about `targetBytes` encoded bytes and at most
+    /// `maxRows` rows, and written: `block(start, n)` encodes rows `start..<start+n` and
+    /// gives the block's zone map (asked for only if the block is kept).
+    private static func cutBlocks(count: Int, firstRow: Int, encoding: ColumnEncoding,
+                                  table: Int, slice: Int, sink: BlockSink, targetBytes: Int, maxRows: Int,
+                                  rowsPerBlock: inout Int, keepTail: Bool,
+                                  block: (_ start: Int, _ count: Int) throws -> ([UInt8], () -> ZoneMap))
+                                  throws -> (blocks: [BlockRef], written: Int) {
         var blocks: [BlockRef] = []
         var start = 0
         let maxRows = max(minBlockRows, min(maxRows, maxBlockRows))
@@ -550,9 +612,7 @@ public enum Distributor {
         while start < count {
             if keepTail && count - start < rowsPerBlock { break }
             let n = min(rowsPerBlock, count - start)
-            let (v, at) = rows(start, n)
-            var dictionary: StringArray?
-            let bytes = try BlockEncoder.encode(v, start: at, count: n, encoding: encoding, dictionary: &dictionary)
+            let (bytes, zoneMap) = try block(start, n)
             // Aim the next block at the target size from this block's bytes per row.
             let perRow = max(Double(bytes.count) / Double(n), 0.01)
             let ideal = Int(Double(targetBytes) / perRow)
@@ -561,9 +621,7 @@ public enum Distributor {
                 rowsPerBlock = max(minBlockRows, ideal)
                 continue
             }
-            // A dictionary block's range is its dictionary's: a few values, not every row.
-            let zone = dictionary.map { ZoneMap.compute(distinct: $0, type: v.type, count: n) }
-                ?? ZoneMap.compute(v, start: at, count: n)
+            let zone = zoneMap()
             let payload = try sink.write(table: table, slice: slice, bytes: bytes)
             blocks.append(BlockRef(uid: BlockIDs.make(), payload: payload, encoding: encoding,
                                    firstRow: firstRow + start, zone: zone))

@@ -155,7 +155,8 @@ final class BoundedCopyTests: XCTestCase {
 
     /// A sorted run's string columns are gathered and encoded in pieces (`copyGatherRows`),
     /// and strings of few values wait as dictionary codes — `mode`'s dictionary outgrown
-    /// half-way, `flag` NULL in some chunks: the blocks are those of the run gathered whole,
+    /// half-way, `flag` NULL in some chunks, `ship` coded throughout and BYTEDICT, so its
+    /// blocks are made from the codes: the blocks are those of the run gathered whole,
     /// and every row reads back as an unsorted table (held without codes) holds it.
     func testStringsGatheredInPiecesAndHeldAsCodesReadBackAsLoaded() throws {
         let folder = dir + "/coded"
@@ -171,13 +172,15 @@ final class BoundedCopyTests: XCTestCase {
             let flag = id > 30_000 && next() % 50 == 0 ? "\\N" : ["A", "N", "R"][Int(next() % 3)]
             let mode = id <= 20_000 ? modes[Int(next() % 7)] : "m\(next() % 400)"
             let comment = String(repeating: "c", count: Int(next() % 30)) + "\(next() % 100_000)"
-            text += "\(id)|\(d)|\(flag)|\(mode)|\(next() % 3 == 0 ? "" : comment)\n"
+            let ship = ["DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"][Int(next() % 4)]
+            text += "\(id)|\(d)|\(flag)|\(mode)|\(next() % 3 == 0 ? "" : comment)|\(ship)\n"
             if id % 2_000 == 0 {
                 try text.write(toFile: folder + String(format: "/data%02d.tbl", id / 2_000), atomically: true, encoding: .utf8)
                 text = ""
             }
         }
-        let columns = "(id int not null, d date not null, flag char(1), mode varchar(12), s varchar(40))"
+        let columns = "(id int not null, d date not null, flag char(1), mode varchar(12), s varchar(40), "
+            + "ship varchar(20) not null encode bytedict)"
         func loaded(_ name: String, gatherRows: Int?) throws -> Session {
             let db = try Database(directory: dir + "/\(name)", cluster: ClusterConfig(nodes: 2, slicesPerNode: 2),
                                   blockBytes: 4096)
@@ -197,13 +200,22 @@ final class BoundedCopyTests: XCTestCase {
         XCTAssertGreaterThan(expected.filter { $0[1] == "4" }.count, 20, "many string blocks per slice")
         XCTAssertEqual(try blocks(pieces, "tg"), expected)
         XCTAssertEqual(try descents(pieces, "tg", column: "1"), 0, "one sorted run")
-        let all = "select id, d, flag, mode, s from"
+        XCTAssertGreaterThanOrEqual(expected.filter { $0[1] == "5" }.count, 8, "two or more of ship's blocks a slice")
+        XCTAssertEqual(try rows(whole, "select encoding from pg_table_def where tablename = 'tg' and \"column\" = 'ship'"),
+                       [["bytedict"]])
+        let all = "select id, d, flag, mode, s, ship from"
         let want = try rows(whole, "\(all) tu order by id")
         XCTAssertEqual(want.count, 40_000)
         XCTAssertEqual(try rows(whole, "\(all) tg order by id"), want)
         XCTAssertEqual(try rows(pieces, "\(all) tg order by id"), want)
         XCTAssertEqual(try rows(pieces, "select count(distinct mode), count(flag), count(*) - count(s) from tg"),
                        try rows(whole, "select count(distinct mode), count(flag), count(*) - count(s) from tu"))
+        // Zone maps of the coded column skip blocks as the strings' would.
+        for s in [whole, pieces] {
+            XCTAssertEqual(try rows(s, "select count(*) from tg where ship = 'NONE'"),
+                           try rows(whole, "select count(*) from tu where ship = 'NONE'"))
+            XCTAssertEqual(try rows(s, "select min(ship), max(ship) from tg"), [["COLLECT COD", "TAKE BACK RETURN"]])
+        }
     }
 
     /// Places where a slice's sort-key blocks go back down (a new run starts), per table.

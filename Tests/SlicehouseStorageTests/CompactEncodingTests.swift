@@ -317,4 +317,54 @@ final class CompactEncodingTests: XCTestCase {
         _ = try BlockEncoder.encode(many, start: 0, count: 600, encoding: .lzo, dictionary: &dictionary)
         XCTAssertNil(dictionary, "another encoding")
     }
+    /// A column held as dictionary codes is written as BYTEDICT blocks straight from
+    /// the codes: the same blocks — bytes, row ranges and zone maps — as its strings.
+    func testBlocksFromHeldCodesMatchTheStrings() throws {
+        var rng = EncRNG(61)
+        func bytes(_ b: BlockRef) -> [UInt8]? {
+            if case .memory(let e) = b.payload { return e.bytes }
+            return nil
+        }
+        let pools: [[String]] = [
+            ["AIR", "MAIL", "SHIP", "TRUCK", "RAIL", "FOB", "REG AIR"],
+            ["DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"],
+            (0..<256).map { "value \($0) " + String(repeating: "q", count: $0 % 40) },
+            [""],
+            ["", "a"],
+        ]
+        for (k, pool) in pools.enumerated() {
+            var dictionary = StringArray()
+            for v in pool { dictionary.append(v) }
+            for rows in [0, 1, 100, 70_000, 300_000] {
+                // Some dictionary values never appear in short columns; the block's own
+                // dictionary is the values in the order they first appear.
+                let codes = (0..<rows).map { _ in Int64(rng.next() % UInt64(pool.count)) }
+                let strings = Vector.strings(codes.map { pool[Int($0)] }, type: .varchar(60))
+                for target in [1 << 20, 64 << 10] {
+                    let sink = MemoryBlockSink()
+                    let fromCodes = try Distributor.encodeCodedBlocks(codes: codes, dictionary: dictionary, type: .varchar(60),
+                                                                      firstRow: 5, table: 1, slice: 0, sink: sink,
+                                                                      targetBytes: target)
+                    let fromStrings = try Distributor.encodeBlocks(strings, count: rows, firstRow: 5, encoding: .bytedict,
+                                                                   table: 1, slice: 0, sink: sink, targetBytes: target)
+                    let what = "pool \(k), \(rows) rows, target \(target)"
+                    XCTAssertEqual(fromCodes.count, fromStrings.count, what)
+                    XCTAssertEqual(fromCodes.map(\.firstRow), fromStrings.map(\.firstRow), what)
+                    XCTAssertEqual(fromCodes.map(\.zone), fromStrings.map(\.zone), what)
+                    XCTAssertEqual(fromCodes.map(bytes), fromStrings.map(bytes), what)
+                    if rows > 0 { XCTAssertGreaterThan(fromCodes.count, 0, what) }
+                }
+            }
+        }
+        // A code outside the dictionary is an error, not a crash.
+        var dictionary = StringArray()
+        dictionary.append("x")
+        let sink = MemoryBlockSink()
+        XCTAssertThrowsError(try Distributor.encodeCodedBlocks(codes: [0, 1], dictionary: dictionary, type: .varchar(5),
+                                                               firstRow: 0, table: 1, slice: 0, sink: sink,
+                                                               targetBytes: 1 << 20))
+        XCTAssertThrowsError(try Distributor.encodeCodedBlocks(codes: [-1], dictionary: dictionary, type: .varchar(5),
+                                                               firstRow: 0, table: 1, slice: 0, sink: sink,
+                                                               targetBytes: 1 << 20))
+    }
 }

@@ -71,18 +71,10 @@ public enum BlockEncoder {
             nulls = count - countValid(val, start, count)
         }
 
-        var w = EncodingWriter(capacity: headerSize + estimateSize(v, count))
-        w.append(magic)
-        w.u8(version)
-        w.u8(encoding.blockID)
-        w.u8(kind.blockID)
         var flags: UInt8 = 0
         if count > 0 && nulls == count { flags |= flagAllNull } else if nulls > 0 { flags |= flagNullBitmap }
-        w.u8(flags)
-        w.u32(UInt32(count))
-        w.u32(0)  // body length, patched below
-        w.u32(0)  // checksum, patched below
-
+        var w = beginBlock(encoding: encoding, kind: kind, flags: flags, count: count,
+                           capacity: headerSize + estimateSize(v, count))
         if count > 0 && nulls < count {
             if nulls > 0, let val = v.validity {
                 writeBitmap(val, start, count, into: &w)
@@ -95,6 +87,45 @@ public enum BlockEncoder {
             }
         }
 
+        return try finishBlock(&w)
+    }
+
+    /// A BYTEDICT block of strings without NULLs given as `codes` into `dictionary` (at
+    /// most 256 values: a COPY's held codes, `HeldRows.codeParts`): the block `encode`
+    /// writes for the strings they stand for, without the strings, and the block's
+    /// dictionary (its distinct values).
+    static func encode(codes: UnsafeBufferPointer<Int64>, dictionary: StringArray,
+                       type: DataType) throws -> (bytes: [UInt8], dictionary: StringArray) {
+        guard type.physical == .string else {
+            throw SQLError.internalError("encode: dictionary codes for a column of \(type.sqlName)")
+        }
+        guard codes.count <= maxRowsPerBlock else {
+            throw SQLError.internalError("encode: \(codes.count) rows exceed the block limit of \(maxRowsPerBlock)")
+        }
+        var w = beginBlock(encoding: .bytedict, kind: .string, flags: 0, count: codes.count,
+                           capacity: headerSize + codes.count + 64)
+        var blockDictionary = StringArray()
+        if codes.count > 0 { blockDictionary = try ByteDict.encodeCodes(codes, dictionary: dictionary, into: &w) }
+        return (try finishBlock(&w), blockDictionary)
+    }
+
+    /// A block's header, its body length and checksum left to `finishBlock`.
+    private static func beginBlock(encoding: ColumnEncoding, kind: PhysicalType, flags: UInt8, count: Int,
+                                   capacity: Int) -> EncodingWriter {
+        var w = EncodingWriter(capacity: capacity)
+        w.append(magic)
+        w.u8(version)
+        w.u8(encoding.blockID)
+        w.u8(kind.blockID)
+        w.u8(flags)
+        w.u32(UInt32(count))
+        w.u32(0)  // body length, patched by finishBlock
+        w.u32(0)  // checksum, patched by finishBlock
+        return w
+    }
+
+    /// The block's bytes, with the body length and checksum in its header.
+    private static func finishBlock(_ w: inout EncodingWriter) throws -> [UInt8] {
         let bodyLength = w.count - headerSize
         guard bodyLength <= Int(UInt32.max) else {
             throw SQLError.internalError("encode: block of \(bodyLength) bytes is too large")

@@ -199,6 +199,50 @@ enum ByteDict {
         return dict.values
     }
 
+    /// BYTEDICT of strings given as codes into `dictionary` (at most 256 values): the
+    /// block `encodeStrings` writes for those strings — its dictionary the values in the
+    /// order they first appear, which it returns — with a code looked up per row instead
+    /// of a string.
+    static func encodeCodes(_ codes: UnsafeBufferPointer<Int64>, dictionary: StringArray,
+                            into w: inout EncodingWriter) throws -> StringArray {
+        let entries = dictionary.count
+        guard entries <= SmallStringDictionary.capacity else {
+            throw SQLError.internalError("dictionary codes into \(entries) values")
+        }
+        // Each dictionary value's code in the block (-1: not seen yet).
+        var local = [Int16](repeating: -1, count: SmallStringDictionary.capacity)
+        var firstSeen: [Int] = []
+        var out = [UInt8](filled: 0, count: codes.count)
+        var bad = -1
+        local.withUnsafeMutableBufferPointer { lc in
+            out.withUnsafeMutableBufferPointer { o in
+                for i in 0..<codes.count {
+                    let c = Int(truncatingIfNeeded: codes[i])
+                    guard c >= 0 && c < entries else { bad = i; return }
+                    var k = lc[c]
+                    if k < 0 {
+                        k = Int16(firstSeen.count)
+                        lc[c] = k
+                        firstSeen.append(c)
+                    }
+                    o[i] = UInt8(truncatingIfNeeded: k)
+                }
+            }
+        }
+        guard bad < 0 else {
+            throw SQLError.internalError("dictionary code \(codes[bad]) of \(entries) values")
+        }
+        var values = StringArray(reservingCount: firstSeen.count, bytes: 0)
+        for c in firstSeen {
+            let from = Int(dictionary.offsets[c]), to = Int(dictionary.offsets[c + 1])
+            values.bytes.append(contentsOf: dictionary.bytes[from..<to])
+            values.offsets.append(Int32(truncatingIfNeeded: values.bytes.count))
+        }
+        write(dictionary: .string(values), entries: values.count, codes: out, exceptions: nil,
+              natural: 0, real: false, pack: true, into: &w)
+        return values
+    }
+
     /// A block's layout: the entry count, flags, exception count, the dictionary in RAW
     /// layout, the codes (packed for small dictionaries without escapes), the exceptions.
     private static func write(dictionary: DenseValues, entries: Int, codes: [UInt8],
