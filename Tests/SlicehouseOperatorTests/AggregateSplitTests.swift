@@ -117,6 +117,23 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertEqual(context.memory.usedBytes, 0, "reservation returned at the end")
     }
 
+    /// A table about to pass `splitGroups` splits before it grows for the next chunk: a
+    /// 64-bit key's slots never grow past the size that `splitGroups` groups fill (32,768
+    /// groups: 65,536 slots of 16 bytes, 1 MB, not the 4 MB of the next size).
+    func testSplitsBeforeTheTableGrowsPastItsLastSize() throws {
+        let types: [DataType] = [.bigint, .bigint]
+        let rows: [Row] = (0..<40_000).map { i in [.int(Int64(i)), .int(1)] }
+        let aggs = [agg(.countStar, nil, types), agg(.sum, 1, types)]
+        let spill = TemporarySpill()
+        let context = spill.context(budget: 1 << 30)
+        let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 1 << 15, context: context)
+        XCTAssertGreaterThan(split.partitionsHeld, 0)
+        XCTAssertEqual(split.spilledBytes, 0)
+        XCTAssertGreaterThan(split.memoryPeak, 1 << 20, "the table at its last size is reserved")
+        XCTAssertLessThan(split.memoryPeak, 3 << 20, "never the next size")
+        XCTAssertEqual(context.memory.usedBytes, 0)
+    }
+
     func testHeldPartitionsAreReservedAndReturned() throws {
         let rows = mixedRows(20_000, seed: 67, groups: 8000)
         let spill = TemporarySpill()

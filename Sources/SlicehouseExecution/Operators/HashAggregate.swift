@@ -257,6 +257,14 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     /// Whether every aggregate's state can be written out and merged later.
     private var mergeable: Bool { accumulators.allSatisfy { $0.mergeable } }
 
+    /// Whether the table, already past half of `splitAt` groups, could pass it with
+    /// `chunk`'s rows (each a new group at worst): it splits before folding them rather
+    /// than growing for them first.
+    private func nearSplit(_ chunk: Chunk) -> Bool {
+        let held = groups.groupCount
+        return held >= splitAt / 2 && held + chunk.count > splitAt
+    }
+
     /// Whether a table past `splitAt` groups splits the rest of its input in memory. Not in
     /// `.partial`: a partial table that outgrows the budget is emitted early instead.
     private var canSplit: Bool {
@@ -361,8 +369,20 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 }
                 continue
             }
+            if canSplit && nearSplit(chunk) {
+                // Split before the table grows for this chunk: every row of it might be a
+                // new group, and a table at its last size before `splitAt` would double
+                // (a 64-bit key's from 16 MB to 32 MB) only to be emptied into partitions.
+                let r = try MemoryPartitioner(level: 0, keyColumns: Array(0..<groupColumns.count))
+                try flushTable { try r.add($0, states: true) }
+                radix = r
+                reservation?.resize(to: tableBytes)
+                try r.add(spillRows(chunk), states: false)
+                continue
+            }
             try fold(chunk, inputLayout)
             if canSplit && groups.groupCount > splitAt {
+                reservation?.resize(to: tableBytes)  // the table as it grew, before it empties
                 let r = try MemoryPartitioner(level: 0, keyColumns: Array(0..<groupColumns.count))
                 try flushTable { try r.add($0, states: true) }
                 radix = r
@@ -504,12 +524,21 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 try split.add(chunk, states: isStates)
                 continue
             }
+            let canSplitAgain = splitAgain && level < Self.maxSplitLevel
+            if canSplitAgain && nearSplit(chunk) {
+                // As `consume` does: split before the table grows past its last size.
+                let r = try MemoryPartitioner(level: level + 1, keyColumns: Array(0..<groupColumns.count))
+                try flushTable { try r.add($0, states: true) }
+                split = r
+                try r.add(chunk, states: isStates)
+                continue
+            }
             try fold(chunk, isStates ? statesLayout : rowsLayout)
             if let reservation, try mustSpill(reservation, level: level + 1) {
                 let p = try SpillPartitioner(level: level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
                 if !hybrid { try flushTable { try p.add($0, states: true) } }
                 sub = p
-            } else if splitAgain && level < Self.maxSplitLevel && groups.groupCount > splitAt {
+            } else if canSplitAgain && groups.groupCount > splitAt {
                 let r = try MemoryPartitioner(level: level + 1, keyColumns: Array(0..<groupColumns.count))
                 try flushTable { try r.add($0, states: true) }
                 split = r
