@@ -134,6 +134,43 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertEqual(context.memory.usedBytes, 0)
     }
 
+    /// A partition's table is sized once from its estimate: a 64-bit key's index expecting
+    /// 234,000 groups takes 524,288 slots at once (its 4x steps would reach 1,048,576)
+    /// and holds them all without growing; aggregated partitions, each sized from its
+    /// estimate, give the answers of the operator that never splits.
+    func testPartitionTablesAreSizedFromTheirEstimates() throws {
+        let index = Int64GroupIndex(type: .bigint)
+        index.expect(groups: 234_000)
+        let sized = index.memoryBytes
+        XCTAssertGreaterThanOrEqual(sized, 524_288 * 16, "half full at most")
+        XCTAssertLessThan(sized, 1_048_576 * 16, "not the next size")
+        var ids: [Int32] = []
+        var at: Int64 = 0
+        while at < 234_000 {
+            let n = min(Int64(Chunk.capacity), 234_000 - at)
+            let keys = Vector(type: .bigint, data: .int64((at..<(at + n)).map { $0 * 3 + 1 }))
+            try index.assign([keys], rows: Array(0..<Int32(n)), groupIds: &ids)
+            XCTAssertEqual(ids, (0..<Int32(n)).map { Int32(at) + $0 })
+            at += n
+        }
+        XCTAssertEqual(index.groupCount, 234_000)
+        XCTAssertLessThan(index.memoryBytes, 1_048_576 * 16, "no growth past the expected size")
+        // An expectation below what it holds changes nothing; the keys are still found.
+        index.expect(groups: 10)
+        try index.assign([Vector(type: .bigint, data: .int64([1, 2, 4]))], rows: [0, 1, 2], groupIds: &ids)
+        XCTAssertEqual(ids, [0, 234_000, 1])
+
+        let types: [DataType] = [.bigint, .bigint]
+        let rows: [Row] = (0..<80_000).map { i in [.int(Int64(i % 40_000) * 13), .int(Int64(i))] }
+        let aggs = [agg(.countStar, nil, types), agg(.sum, 1, types)]
+        let spill = TemporarySpill()
+        let context = spill.context(budget: 1 << 30)
+        let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 10_000, context: context)
+        XCTAssertEqual(split.partitionsHeld, SpillPartitioner.fanOut, "one level: partitions of about 2,500 keys")
+        XCTAssertEqual(split.spilledBytes, 0)
+        XCTAssertEqual(context.memory.usedBytes, 0)
+    }
+
     func testHeldPartitionsAreReservedAndReturned() throws {
         let rows = mixedRows(20_000, seed: 67, groups: 8000)
         let spill = TemporarySpill()
@@ -151,6 +188,49 @@ final class AggregateSplitTests: XCTestCase {
 /// write it to, in arrival order, in sealed chunks of at most `Chunk.capacity` rows with
 /// their tags.
 final class MemoryPartitionerTests: XCTestCase {
+    /// Each partition estimates its distinct keys (to size its table): within 15% of the
+    /// true count at every level, from a few keys to tens of thousands, repeats and NULLs
+    /// included; a partitioner used again after `finish` starts its estimates afresh.
+    func testPartitionsEstimateTheirDistinctKeys() throws {
+        for level in [0, 2] {
+            let p = try MemoryPartitioner(level: level, keyColumns: [0])
+            for distinct in [40, 3_000, 200_000] {
+                var rng = SeededRandom(seed: UInt64(distinct + level))
+                var hashes: [UInt64] = []
+                var truth = [Int: Set<Int64>]()
+                var sawNull = [Int: Bool]()
+                var cache: [Int32] = []
+                // Every key at least once, then as many again drawn at random.
+                let keys: [Int64?] = (0..<distinct).map { Int64($0) * 7_919 } + (0..<distinct).map { _ in
+                    rng.int(0...49) == 0 ? nil : Int64(rng.int(0...(distinct - 1))) * 7_919
+                }
+                var at = 0
+                while at < keys.count {
+                    let n = min(Chunk.capacity, keys.count - at)
+                    var v = Vector(type: .bigint)
+                    for k in keys[at..<(at + n)] { v.append(k.map { .int($0) } ?? .null) }
+                    let chunk = Chunk(columns: [v], count: n)
+                    KeyHashing.hash([v], rows: OperatorKernels.physicalRows(chunk, cache: &cache), into: &hashes)
+                    for i in 0..<n {
+                        let q = SpillPartitioner.partition(hashes[i], level: level)
+                        if let k = keys[at + i] { truth[q, default: []].insert(k) } else { sawNull[q] = true }
+                    }
+                    try p.add(chunk, states: false)
+                    at += n
+                }
+                let parts = p.finish()
+                XCTAssertEqual(parts.count, truth.count)
+                for part in parts {
+                    KeyHashing.hash([part.chunks[0].chunk.columns[0]], rows: [0], into: &hashes)
+                    let q = SpillPartitioner.partition(hashes[0], level: level)
+                    let exact = (truth[q]?.count ?? 0) + (sawNull[q] == true ? 1 : 0)
+                    let what = "level \(level), \(distinct) keys, partition \(q): \(part.groups) for \(exact)"
+                    XCTAssertLessThanOrEqual(abs(part.groups - exact), max(2, exact * 15 / 100), what)
+                }
+            }
+        }
+    }
+
     func testRowsLandInTheirSpillPartitionInOrder() throws {
         for level in [0, 1, 3] {
             let p = try MemoryPartitioner(level: level, keyColumns: [0])

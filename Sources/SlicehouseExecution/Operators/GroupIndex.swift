@@ -16,9 +16,17 @@ protocol GroupIndex: AnyObject {
     func keyColumns(_ range: Range<Int>) -> [Vector]
     /// Bytes the index holds (keys, slots, scratch), for the operator's memory reservation.
     var memoryBytes: Int { get }
+    /// About `groups` groups are coming (an estimate): an index that grows in steps may
+    /// take its final size at once. Nothing changes but the memory held.
+    func expect(groups: Int)
+    /// Whether `n` more groups could make the index grow (true when it cannot tell).
+    func wouldGrow(adding n: Int) -> Bool
 }
 
 extension GroupIndex {
+    func expect(groups: Int) {}
+    func wouldGrow(adding n: Int) -> Bool { true }
+
     func find(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
         throw SQLError.internalError("\(type(of: self)) cannot look keys up without inserting them")
     }
@@ -101,12 +109,28 @@ final class Int64GroupIndex: GroupIndex {
     var groupCount: Int { groupKeys.count }
     var memoryBytes: Int { arrayBytes(slots) + arrayBytes(groupKeys) + arrayBytes(home) }
 
+    /// Slots for `groups` groups at most half full (the next power of two), taken now
+    /// rather than in 4x steps: a table sized from an estimate is half the size the
+    /// steps can reach (a partition of 234 K groups: 512 Ki slots, not 1 Mi).
+    func expect(groups: Int) {
+        guard groups > 0, groups < Int(Int32.max) else { return }
+        let cap = max(64, 1 << (Int.bitWidth - (groups * 2 - 1).leadingZeroBitCount))
+        if cap > slots.count { resize(cap) }
+    }
+
+    func wouldGrow(adding n: Int) -> Bool { (groupKeys.count + n) * 2 > slots.count }
+
     private func reserve(_ total: Int) {
         if total * 2 <= slots.count { return }
         var cap = max(64, slots.count)
         // Grow 4x while the table is below 1M slots (a third of the rehashing of
         // doubling, for at most twice the slots), then 2x.
         while cap < total * 2 { cap *= cap < (1 << 20) ? 4 : 2 }
+        resize(cap)
+    }
+
+    /// The table with `cap` slots (a power of two), every group placed again.
+    private func resize(_ cap: Int) {
         var fresh = [Int64Slot](filled: Int64Slot(), count: cap)
         let m = cap - 1
         let nullGroup = Int(self.nullGroup)
@@ -416,6 +440,12 @@ final class PackedStringGroupIndex: GroupIndex {
     private let keyTypes: [DataType]
     private let packedIndex = Int64GroupIndex(type: .bigint)
     private var fallback: HashGroupIndex?
+
+    func expect(groups: Int) {
+        if fallback == nil { packedIndex.expect(groups: groups) }
+    }
+
+    func wouldGrow(adding n: Int) -> Bool { fallback != nil || packedIndex.wouldGrow(adding: n) }
     private var packed: [Int64] = []
     private var identity: [Int32] = []
 
@@ -633,6 +663,12 @@ final class PackedIntGroupIndex: GroupIndex {
     private let width: Int
     private let packedIndex = Int64GroupIndex(type: .bigint)
     private var fallback: HashGroupIndex?
+
+    func expect(groups: Int) {
+        if fallback == nil { packedIndex.expect(groups: groups) }
+    }
+
+    func wouldGrow(adding n: Int) -> Bool { fallback != nil || packedIndex.wouldGrow(adding: n) }
     /// Per key: values code as `v - base`; empty until the first batch.
     private var bases: [Int64] = []
     private var packed: [Int64] = []

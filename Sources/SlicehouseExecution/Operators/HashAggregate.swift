@@ -258,11 +258,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private var mergeable: Bool { accumulators.allSatisfy { $0.mergeable } }
 
     /// Whether the table, already past half of `splitAt` groups, could pass it with
-    /// `chunk`'s rows (each a new group at worst): it splits before folding them rather
-    /// than growing for them first.
+    /// `chunk`'s rows (each a new group at worst) and would grow for them: it splits
+    /// before folding them rather than growing first.
     private func nearSplit(_ chunk: Chunk) -> Bool {
         let held = groups.groupCount
-        return held >= splitAt / 2 && held + chunk.count > splitAt
+        return held >= splitAt / 2 && held + chunk.count > splitAt && groups.wouldGrow(adding: chunk.count)
     }
 
     /// Whether a table past `splitAt` groups splits the rest of its input in memory. Not in
@@ -567,6 +567,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         var chunks = Array(partition.chunks.reversed())
         var held = partition.bytes
         defer { pendingBytes -= held }
+        // The table at its size for the partition's keys (the estimate and a fifth more,
+        // never more than its rows could make nor past `splitAt`, where it would split
+        // again), instead of growing to it in steps.
+        let rows = partition.chunks.reduce(0) { $0 + $1.chunk.count }
+        groups.expect(groups: min(rows, splitAt, partition.groups + partition.groups / 5))
         try aggregate(level: partition.level, splitAgain: true) {
             guard let (chunk, isStates) = chunks.popLast() else { return nil }
             let bytes = min(held, chunk.memoryBytes)

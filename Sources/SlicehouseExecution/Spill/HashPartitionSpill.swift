@@ -128,6 +128,9 @@ struct MemoryPartition {
     let level: Int
     /// Bytes its chunks hold (`Chunk.memoryBytes`).
     let bytes: Int
+    /// About how many distinct keys its rows have (a HyperLogLog estimate, within a few
+    /// percent), for sizing its table before it is aggregated.
+    var groups: Int = 0
 }
 
 /// Splits chunks among `SpillPartitioner.fanOut` partitions held in memory, by the same
@@ -149,6 +152,10 @@ final class MemoryPartitioner {
     private var hashes: [UInt64] = []
     private var rowCache: [Int32] = []
     private var order: [Int32] = []
+    /// Per partition, `sketchRegisters` HyperLogLog registers of its keys' hashes.
+    private var sketches: [UInt8]
+    static let sketchPrecision = 9
+    static let sketchRegisters = 1 << sketchPrecision
 
     init(level: Int, keyColumns: [Int]) throws {
         guard level >= 0 && level <= SpillPartitioner.maxLevel else {
@@ -162,6 +169,7 @@ final class MemoryPartitioner {
         open = Array(repeating: [], count: f)
         openRows = Array(repeating: 0, count: f)
         openStates = Array(repeating: false, count: f)
+        sketches = [UInt8](filled: 0, count: f * Self.sketchRegisters)
     }
 
     /// Bytes held: the sealed chunks, and the open ones' buffers.
@@ -192,16 +200,25 @@ final class MemoryPartitioner {
         let level = self.level
         // Pointers only inside the loops: a counter array captured by the closures would
         // be boxed and checked on every row (this pass was a third of the split's time).
+        let precision = Self.sketchPrecision, rankBits = 64 - Self.sketchPrecision
         hashes.withUnsafeBufferPointer { h in
             rows.withUnsafeBufferPointer { r in
                 order.withUnsafeMutableBufferPointer { o in
                     start.withUnsafeMutableBufferPointer { st in
+                      sketches.withUnsafeMutableBufferPointer { sk in
                         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { partOf in
                             withUnsafeTemporaryAllocation(of: Int.self, capacity: fanOut) { fill in
                                 for k in 0..<n {
                                     let p = SpillPartitioner.partition(h[k], level: level)
                                     partOf[k] = UInt8(truncatingIfNeeded: p)
                                     st[p &+ 1] &+= 1
+                                    // The key's register in its partition's sketch (bits
+                                    // of the hash mixed again: the partition's rows share
+                                    // the bits that chose it).
+                                    let x = HyperLogLog.remix(h[k])
+                                    let reg = p &<< precision | Int(truncatingIfNeeded: x &>> UInt64(rankBits))
+                                    let rank = UInt8(truncatingIfNeeded: min((x &<< UInt64(precision)).leadingZeroBitCount, rankBits) &+ 1)
+                                    sk[reg] = max(sk[reg], rank)
                                 }
                                 for p in 0..<fanOut {
                                     st[p &+ 1] &+= st[p]
@@ -214,6 +231,7 @@ final class MemoryPartitioner {
                                 }
                             }
                         }
+                      }
                     }
                 }
             }
@@ -259,11 +277,17 @@ final class MemoryPartitioner {
         for p in 0..<SpillPartitioner.fanOut {
             seal(p)
             if !sealed[p].isEmpty {
-                out.append(MemoryPartition(chunks: sealed[p], level: level, bytes: sealedBytes[p]))
+                let registers = p * Self.sketchRegisters..<(p + 1) * Self.sketchRegisters
+                let groups = sketches.withUnsafeBufferPointer { sk in
+                    HyperLogLog.estimate(UnsafeBufferPointer(rebasing: sk[registers]), rankBits: 64 - Self.sketchPrecision)
+                }
+                out.append(MemoryPartition(chunks: sealed[p], level: level, bytes: sealedBytes[p],
+                                           groups: groups.isFinite ? Int(groups.rounded()) : 0))
             }
             sealed[p] = []
             sealedBytes[p] = 0
         }
+        sketches = [UInt8](filled: 0, count: SpillPartitioner.fanOut * Self.sketchRegisters)
         return out
     }
 
