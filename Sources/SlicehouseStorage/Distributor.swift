@@ -332,12 +332,15 @@ public enum Distributor {
         return snap
     }
 
-    /// A column's dictionary codes (`HeldRows.codeParts`) in the plan's order.
-    static func gatherCodes(_ plan: ReorderPlan, _ parts: [ReorderPlan.IntPart], column c: Int) throws -> [Int64] {
-        guard case .int64(let codes) = plan.gather(ints: parts, type: .bigint).data else {
-            throw SQLError.internalError("column \(c)'s codes were not gathered as integers")
+    /// A column's dictionary codes (`HeldRows.codeParts`) in the plan's order, a byte each.
+    static func gatherCodes(_ plan: ReorderPlan, _ parts: [ReorderPlan.IntPart], column c: Int) throws -> [UInt8] {
+        let bytes = try parts.map { part -> [UInt8] in
+            guard case .narrow(0, 1, let b) = part else {
+                throw SQLError.internalError("column \(c)'s codes are not held a byte each")
+            }
+            return b
         }
-        return codes
+        return plan.gather(bytes: bytes)
     }
 
     /// A slice's `total` rows of one column gathered (`gather` of a range of them) and
@@ -580,7 +583,7 @@ public enum Distributor {
     /// BYTEDICT blocks of a string column held as dictionary `codes` into `dictionary`
     /// (`HeldRows.codeParts`, gathered into the slice's order): the blocks `encodeBlocks`
     /// writes for the strings, made from the codes without the strings.
-    static func encodeCodedBlocks(codes: [Int64], dictionary: StringArray, type: DataType, firstRow: Int,
+    static func encodeCodedBlocks(codes: [UInt8], dictionary: StringArray, type: DataType, firstRow: Int,
                                   table: Int, slice: Int, sink: BlockSink, targetBytes: Int,
                                   maxRows: Int = maxBlockRows, rowsPerBlock first: Int = 0) throws -> [BlockRef] {
         var rowsPerBlock = first

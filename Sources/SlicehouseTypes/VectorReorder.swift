@@ -221,6 +221,11 @@ public struct ReorderPlan: Sendable {
         return Vector(type: type, data: .int64(placeWindowed(windowed)))
     }
 
+    /// One-byte values (a COPY's held dictionary codes) in output order, as bytes.
+    public func gather(bytes parts: [[UInt8]]) -> [UInt8] {
+        gatherFixed(parts, zero: 0)
+    }
+
     /// `Vector.gather(from:type:chunk:row:)` of integer parts held narrow or wide (a
     /// sorted COPY's sort-key columns, gathered per slice before its order is known).
     public static func gather(ints parts: [IntPart], type: DataType, chunk: [Int32], row: [Int32]) -> Vector {

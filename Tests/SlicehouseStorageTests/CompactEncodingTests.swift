@@ -338,7 +338,7 @@ final class CompactEncodingTests: XCTestCase {
             for rows in [0, 1, 100, 70_000, 300_000] {
                 // Some dictionary values never appear in short columns; the block's own
                 // dictionary is the values in the order they first appear.
-                let codes = (0..<rows).map { _ in Int64(rng.next() % UInt64(pool.count)) }
+                let codes = (0..<rows).map { _ in UInt8(rng.next() % UInt64(pool.count)) }
                 let strings = Vector.strings(codes.map { pool[Int($0)] }, type: .varchar(60))
                 for target in [1 << 20, 64 << 10] {
                     let sink = MemoryBlockSink()
@@ -363,7 +363,7 @@ final class CompactEncodingTests: XCTestCase {
         XCTAssertThrowsError(try Distributor.encodeCodedBlocks(codes: [0, 1], dictionary: dictionary, type: .varchar(5),
                                                                firstRow: 0, table: 1, slice: 0, sink: sink,
                                                                targetBytes: 1 << 20))
-        XCTAssertThrowsError(try Distributor.encodeCodedBlocks(codes: [-1], dictionary: dictionary, type: .varchar(5),
+        XCTAssertThrowsError(try Distributor.encodeCodedBlocks(codes: [0, 255], dictionary: dictionary, type: .varchar(5),
                                                                firstRow: 0, table: 1, slice: 0, sink: sink,
                                                                targetBytes: 1 << 20))
     }

@@ -151,6 +151,20 @@ final class ReorderPlanTests: XCTestCase {
         XCTAssertEqual(ReorderPlan(chunk: [], row: [], order: [])?.gather(ints: [], type: .bigint).count, 0)
     }
 
+    /// One-byte values (a COPY's held dictionary codes) gathered as bytes: the values the
+    /// integer gather gives for the same parts; past a part's end, 0.
+    func testByteGatherMatchesTheIntegerGather() throws {
+        var rng = Rng(state: 11)
+        let sizes = [3000, 1, 5000, 4096, 700]
+        let bytes = sizes.map { n in (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
+        let plan = try randomPlan(sizes, rng: &rng)
+        let ints = plan.gather(ints: bytes.map { .narrow(base: 0, width: 1, bytes: $0) }, type: .bigint)
+        XCTAssertEqual(.int64(plan.gather(bytes: bytes).map { Int64($0) }), ints.data)
+        let short = try XCTUnwrap(ReorderPlan(chunk: [0, 1], row: [2, 0], order: [1, 0]))
+        XCTAssertEqual(short.gather(bytes: [[1, 2], [9]]), [9, 0])
+        XCTAssertEqual(ReorderPlan(chunk: [], row: [], order: [])?.gather(bytes: []), [])
+    }
+
     func testNullsGoThroughThePlainGather() throws {
         var validity = Validity(allValid: 4)
         validity.setInvalid(2)

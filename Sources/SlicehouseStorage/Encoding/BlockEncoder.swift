@@ -94,7 +94,7 @@ public enum BlockEncoder {
     /// most 256 values: a COPY's held codes, `HeldRows.codeParts`): the block `encode`
     /// writes for the strings they stand for, without the strings, and the block's
     /// dictionary (its distinct values).
-    static func encode(codes: UnsafeBufferPointer<Int64>, dictionary: StringArray,
+    static func encode(codes: UnsafeBufferPointer<UInt8>, dictionary: StringArray,
                        type: DataType) throws -> (bytes: [UInt8], dictionary: StringArray) {
         guard type.physical == .string else {
             throw SQLError.internalError("encode: dictionary codes for a column of \(type.sqlName)")

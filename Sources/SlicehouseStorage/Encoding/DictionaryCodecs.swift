@@ -203,7 +203,7 @@ enum ByteDict {
     /// block `encodeStrings` writes for those strings — its dictionary the values in the
     /// order they first appear, which it returns — with a code looked up per row instead
     /// of a string.
-    static func encodeCodes(_ codes: UnsafeBufferPointer<Int64>, dictionary: StringArray,
+    static func encodeCodes(_ codes: UnsafeBufferPointer<UInt8>, dictionary: StringArray,
                             into w: inout EncodingWriter) throws -> StringArray {
         let entries = dictionary.count
         guard entries <= SmallStringDictionary.capacity else {
@@ -217,8 +217,8 @@ enum ByteDict {
         local.withUnsafeMutableBufferPointer { lc in
             out.withUnsafeMutableBufferPointer { o in
                 for i in 0..<codes.count {
-                    let c = Int(truncatingIfNeeded: codes[i])
-                    guard c >= 0 && c < entries else { bad = i; return }
+                    let c = Int(codes[i])
+                    guard c < entries else { bad = i; return }
                     var k = lc[c]
                     if k < 0 {
                         k = Int16(firstSeen.count)
