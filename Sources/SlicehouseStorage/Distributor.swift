@@ -199,25 +199,33 @@ public enum Distributor {
             let (s, c) = work[t]
             encoded.set(t, Result {
                 let order = ordered[s]
-                if case .plan(let p)? = order, types[c].isString, p.count > gatherRows,
-                   carried?.rows[s][c] == nil,
-                   readBlock == nil || base.slices[s].columns[c].last.map({
-                       !mergesIntoTail($0, newRows: p.count, blockBytes: blockBytes, maxRows: maxRows(table))
-                   }) ?? true {
+                // Whether the slice's new rows of column c make blocks of their own: none
+                // carried from the last flush, none merged into its last block.
+                func standsAlone(_ p: ReorderPlan) -> Bool {
+                    carried?.rows[s][c] == nil && (readBlock == nil || base.slices[s].columns[c].last.map({
+                        !mergesIntoTail($0, newRows: p.count, blockBytes: blockBytes, maxRows: maxRows(table))
+                    }) ?? true)
+                }
+                let wide = order.map { if case .plan(let p) = $0 { return p.count > gatherRows }; return false } ?? false
+                if case .plan(let p)? = order, let (parts, dictionary) = coded[c], encodings[c] == .bytedict,
+                   wide || !keepTails, standsAlone(p) {
+                    // BYTEDICT blocks straight from the codes, never expanded into strings
+                    // (the blocks the strings would make, every row written as the
+                    // piecewise path below writes them).
+                    let codes = try gatherCodes(p, parts, column: c)
+                    let blocks = try encodeCodedBlocks(codes: codes, dictionary: dictionary, type: types[c],
+                                                       firstRow: base.slices[s].rowCount, table: table.id, slice: s,
+                                                       sink: sink, targetBytes: blockBytes, maxRows: maxRows(table),
+                                                       rowsPerBlock: wide ? 0 : carried?.rowsPerBlock[s][c] ?? 0)
+                    if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
+                    return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
+                }
+                if case .plan(let p)? = order, types[c].isString, wide, standsAlone(p) {
                     // A wide string column is gathered and encoded piece by piece: an
                     // SF 1 lineitem slice's comments were 46 MB gathered at once (and as
                     // much again in the gather's buffer), two slices at a time.
                     // Dictionary codes are gathered whole (a byte a row), then expanded
                     // piece by piece; other strings gathered by the piece's own plan.
-                    if let (parts, dictionary) = coded[c], encodings[c] == .bytedict {
-                        // BYTEDICT blocks straight from the codes.
-                        let codes = try gatherCodes(p, parts, column: c)
-                        let blocks = try encodeCodedBlocks(codes: codes, dictionary: dictionary, type: types[c],
-                                                           firstRow: base.slices[s].rowCount, table: table.id, slice: s,
-                                                           sink: sink, targetBytes: blockBytes, maxRows: maxRows(table))
-                        if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
-                        return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
-                    }
                     let gather: (Range<Int>) throws -> Vector
                     if let (parts, dictionary) = coded[c] {
                         let codes = try gatherCodes(p, parts, column: c)
@@ -238,20 +246,6 @@ public enum Distributor {
                                                   encoding: encodings[c], table: table, slice: s, sink: sink,
                                                   blockBytes: blockBytes)
                     if coded[c] == nil { rows.release(c) }
-                    if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
-                    return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
-                }
-                if case .plan(let p)? = order, let (parts, dictionary) = coded[c], encodings[c] == .bytedict,
-                   carried?.rows[s][c] == nil, !keepTails,
-                   readBlock == nil || base.slices[s].columns[c].last.map({
-                       !mergesIntoTail($0, newRows: p.count, blockBytes: blockBytes, maxRows: maxRows(table))
-                   }) ?? true {
-                    // BYTEDICT blocks straight from the codes (no rows carried or merged).
-                    let codes = try gatherCodes(p, parts, column: c)
-                    let blocks = try encodeCodedBlocks(codes: codes, dictionary: dictionary, type: types[c],
-                                                       firstRow: base.slices[s].rowCount, table: table.id, slice: s,
-                                                       sink: sink, targetBytes: blockBytes, maxRows: maxRows(table),
-                                                       rowsPerBlock: carried?.rowsPerBlock[s][c] ?? 0)
                     if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
                     return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
                 }

@@ -440,18 +440,16 @@ final class PackedStringGroupIndex: GroupIndex {
     private let keyTypes: [DataType]
     private let packedIndex = Int64GroupIndex(type: .bigint)
     private var fallback: HashGroupIndex?
-
-    func expect(groups: Int) {
-        if fallback == nil { packedIndex.expect(groups: groups) }
-    }
-
-    func wouldGrow(adding n: Int) -> Bool { fallback != nil || packedIndex.wouldGrow(adding: n) }
     private var packed: [Int64] = []
     private var identity: [Int32] = []
 
     init(keyTypes: [DataType]) { self.keyTypes = keyTypes }
 
     var groupCount: Int { fallback?.groupCount ?? packedIndex.groupCount }
+    func expect(groups: Int) {
+        if fallback == nil { packedIndex.expect(groups: groups) }
+    }
+    func wouldGrow(adding n: Int) -> Bool { fallback != nil || packedIndex.wouldGrow(adding: n) }
     var memoryBytes: Int {
         packedIndex.memoryBytes + (fallback?.memoryBytes ?? 0) + arrayBytes(packed) + arrayBytes(identity)
             + arrayBytes(byteGroups)
@@ -663,12 +661,6 @@ final class PackedIntGroupIndex: GroupIndex {
     private let width: Int
     private let packedIndex = Int64GroupIndex(type: .bigint)
     private var fallback: HashGroupIndex?
-
-    func expect(groups: Int) {
-        if fallback == nil { packedIndex.expect(groups: groups) }
-    }
-
-    func wouldGrow(adding n: Int) -> Bool { fallback != nil || packedIndex.wouldGrow(adding: n) }
     /// Per key: values code as `v - base`; empty until the first batch.
     private var bases: [Int64] = []
     private var packed: [Int64] = []
@@ -680,6 +672,10 @@ final class PackedIntGroupIndex: GroupIndex {
     }
 
     var groupCount: Int { fallback?.groupCount ?? packedIndex.groupCount }
+    func expect(groups: Int) {
+        if fallback == nil { packedIndex.expect(groups: groups) }
+    }
+    func wouldGrow(adding n: Int) -> Bool { fallback != nil || packedIndex.wouldGrow(adding: n) }
     var memoryBytes: Int {
         packedIndex.memoryBytes + (fallback?.memoryBytes ?? 0) + arrayBytes(packed) + arrayBytes(identity)
     }
