@@ -206,8 +206,9 @@ public enum Distributor {
                         !mergesIntoTail($0, newRows: p.count, blockBytes: blockBytes, maxRows: maxRows(table))
                     }) ?? true)
                 }
-                let wide = order.map { if case .plan(let p) = $0 { return p.count > gatherRows }; return false } ?? false
-                if case .plan(let p)? = order, let (parts, dictionary) = coded[c], encodings[c] == .bytedict,
+                let plan: ReorderPlan? = if case .plan(let p)? = order { p } else { nil }
+                let wide = (plan?.count ?? 0) > gatherRows
+                if let p = plan, let (parts, dictionary) = coded[c], encodings[c] == .bytedict,
                    wide || !keepTails, standsAlone(p) {
                     // BYTEDICT blocks straight from the codes, never expanded into strings
                     // (the blocks the strings would make, every row written as the
@@ -220,7 +221,7 @@ public enum Distributor {
                     if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
                     return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
                 }
-                if case .plan(let p)? = order, types[c].isString, wide, standsAlone(p) {
+                if let p = plan, types[c].isString, wide, standsAlone(p) {
                     // A wide string column is gathered and encoded piece by piece: an
                     // SF 1 lineitem slice's comments were 46 MB gathered at once (and as
                     // much again in the gather's buffer), two slices at a time.

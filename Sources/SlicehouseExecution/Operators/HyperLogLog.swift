@@ -23,13 +23,18 @@ enum HyperLogLog {
     @inline(__always)
     static func remix(_ h: UInt64) -> UInt64 { Hashing.hash(h ^ 0x5851_F42D_4C95_7F2D) }
 
+    /// The register of hash `h` among 2^`p` (its top `p` bits).
     @inline(__always)
-    static func register(_ h: UInt64) -> Int { Int(truncatingIfNeeded: h >> UInt64(rankBits)) }
+    static func register(_ h: UInt64, precision p: Int = HyperLogLog.precision) -> Int {
+        Int(truncatingIfNeeded: h &>> UInt64(64 - p))
+    }
 
+    /// The rank `h` offers its register among 2^`p`: the leading zeros of its other
+    /// 64 - `p` bits, plus one.
     @inline(__always)
-    static func rank(_ h: UInt64) -> UInt8 {
-        let w = h << UInt64(precision)
-        return UInt8(truncatingIfNeeded: min(w.leadingZeroBitCount, rankBits) + 1)
+    static func rank(_ h: UInt64, precision p: Int = HyperLogLog.precision) -> UInt8 {
+        let w = h &<< UInt64(p)
+        return UInt8(truncatingIfNeeded: min(w.leadingZeroBitCount, 64 - p) &+ 1)
     }
 
     /// Ertl's improved estimator over a histogram of register values.

@@ -200,7 +200,7 @@ final class MemoryPartitioner {
         let level = self.level
         // Pointers only inside the loops: a counter array captured by the closures would
         // be boxed and checked on every row (this pass was a third of the split's time).
-        let precision = Self.sketchPrecision, rankBits = 64 - Self.sketchPrecision
+        let precision = Self.sketchPrecision
         hashes.withUnsafeBufferPointer { h in
             rows.withUnsafeBufferPointer { r in
                 order.withUnsafeMutableBufferPointer { o in
@@ -216,9 +216,8 @@ final class MemoryPartitioner {
                                     // of the hash mixed again: the partition's rows share
                                     // the bits that chose it).
                                     let x = HyperLogLog.remix(h[k])
-                                    let reg = p &<< precision | Int(truncatingIfNeeded: x &>> UInt64(rankBits))
-                                    let rank = UInt8(truncatingIfNeeded: min((x &<< UInt64(precision)).leadingZeroBitCount, rankBits) &+ 1)
-                                    sk[reg] = max(sk[reg], rank)
+                                    let reg = p &<< precision | HyperLogLog.register(x, precision: precision)
+                                    sk[reg] = max(sk[reg], HyperLogLog.rank(x, precision: precision))
                                 }
                                 for p in 0..<fanOut {
                                     st[p &+ 1] &+= st[p]
