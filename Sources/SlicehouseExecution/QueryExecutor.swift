@@ -323,7 +323,8 @@ public final class QueryExecutor: @unchecked Sendable {
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
                                     runtimeFilters: published, context: context,
-                                    shared: sharedBuild(node, kind: kind, scope: filters))
+                                    shared: sharedBuild(node, kind: kind, scope: filters),
+                                    readOutputs: node.readOutputs.isEmpty ? nil : node.readOutputs)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p, filters: filters)
             let build = try buildOperator(node.children[1], partition: p, filters: filters)

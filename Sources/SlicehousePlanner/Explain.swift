@@ -169,7 +169,10 @@ public enum ExplainPrinter {
         }
         lines.append(prefix + header(title, node))
         if shared.verbose {
-            let outputs = node.names.enumerated().map { $0.element.isEmpty || $0.element == "?column?" ? "#\($0.offset)" : $0.element }
+            // A hash join lists the columns it produces: the ones the plan above reads.
+            let outputs = node.names.enumerated()
+                .filter { node.readOutputs.count != node.names.count || node.readOutputs[$0.offset] }
+                .map { $0.element.isEmpty || $0.element == "?column?" ? "#\($0.offset)" : $0.element }
             details.insert("Output: " + outputs.joined(separator: ", "), at: 0)
         }
         for d in details { lines.append(detailIndent + d) }

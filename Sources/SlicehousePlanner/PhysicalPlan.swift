@@ -135,6 +135,9 @@ public final class PhysicalNode: @unchecked Sendable {
     /// (`RuntimeFilters`); scans: the runtime filters they apply.
     public var runtimeFilters: [RuntimeFilterSpec] = []
     public var runtimeFilterTargets: [RuntimeFilterTarget] = []
+    /// Hash joins: which output positions the plan above reads (`OutputUse`); empty when
+    /// it reads all of them. The join leaves a constant NULL placeholder in the others.
+    public var readOutputs: [Bool] = []
 
     public init(_ kind: Kind, children: [PhysicalNode], types: [DataType], names: [String],
                 distribution: Distribution, rows: Double, columnIDs: [Int]) {

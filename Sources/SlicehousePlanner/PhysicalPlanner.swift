@@ -28,6 +28,7 @@ public struct PhysicalPlanner {
         if node.distribution != .single { node = exchange(node, .gather) }
         let root = SharedSubplans.share(try reorder(node, to: plan.outputs))
         RuntimeFilters.assign(root)
+        OutputUse.assign(root)
         return root
     }
 

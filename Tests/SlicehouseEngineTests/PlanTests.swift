@@ -51,6 +51,47 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(q)[0].textRows(), [["1", "1"], ["2", "1"], ["3", "0"]])
     }
 
+    /// A hash join produces only the columns the plan above reads (`OutputUse`): its keys
+    /// and the columns the joins below it carried up stay behind, unless something reads
+    /// them — a residual, a join above, a grouping, an ORDER BY, the select list.
+    func testJoinsProduceOnlyTheColumnsReadAbove() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table fact (fk int distkey, dk int, qty int, price int);
+            create table dim (dk int distkey, name varchar(10), grp int);
+            create table grp (gk int distkey, label varchar(10));
+            insert into fact values (1, 1, 5, 100), (2, 2, 6, 200), (3, 1, 7, 300), (4, 3, 8, 400);
+            insert into dim values (1, 'one', 10), (2, 'two', 20), (3, 'three', 10);
+            insert into grp values (10, 'ten'), (20, 'twenty');
+            """)
+        func joinOutputs(_ q: String) throws -> [String] {
+            let plan = try explain(s, "verbose " + q)
+            let lines = plan.split(separator: "\n").map(String.init)
+            var outputs: [String] = []
+            for (i, l) in lines.enumerated() where l.contains("Hash Join") && i + 1 < lines.count {
+                outputs.append(lines[i + 1].trimmingCharacters(in: .whitespaces))
+            }
+            return outputs
+        }
+        let q = "select g.label, sum(f.qty * f.price) from fact f join dim d on f.dk = d.dk join grp g on d.grp = g.gk group by g.label order by 1"
+        let outputs = try joinOutputs(q)
+        // Neither join's keys nor dim's name reach the aggregate; the lower join keeps the
+        // upper one's key.
+        func columns(_ o: String) -> Set<String> {
+            Set(o.replacingOccurrences(of: "Output: ", with: "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
+        }
+        XCTAssertEqual(Set(outputs.map(columns)), [["qty", "price", "grp"], ["qty", "price", "label"]], "\(outputs)")
+        XCTAssertEqual(try s.execute(q)[0].textRows(), [["ten", "5800"], ["twenty", "1200"]])
+        // A residual reads its columns; the key read by the select list stays.
+        let r = "select f.fk, d.name from fact f join dim d on f.dk = d.dk and f.qty + d.grp > 16 order by 1"
+        let ro = try joinOutputs(r)
+        XCTAssertEqual(ro.count, 1, "\(ro)")
+        XCTAssertTrue(ro.first.map { $0.contains("fk") && $0.contains("name") && !$0.contains("price") } ?? false, "\(ro)")
+        XCTAssertEqual(try s.execute(r)[0].textRows(), [["2", "two"], ["3", "one"], ["4", "three"]])
+    }
+
     /// ANALYZE's statistics reach the planner: a range filter on a unique column keeps 20
     /// rows, not 40% of them, so the inner side is broadcast instead of both sides moved;
     /// and a many-to-many join (2 distinct keys) is put after the selective one.

@@ -644,6 +644,59 @@ final class HashJoinTests: XCTestCase {
                                      probeWidth: 3, buildWidth: 3)
         XCTAssertEqual(out, expected, "rows in probe order")
     }
+
+    /// Output positions nothing above reads (`readOutputs` false) are one-row constant
+    /// NULL placeholders in every output chunk, for every kind and path (pairs, unmatched
+    /// probe and build rows, semi/anti pass-through, merged small chunks, a build side that
+    /// spills); the read positions carry the reference join's values, also when the
+    /// residual reads a column nothing above reads, and the table keeps only the build
+    /// columns it needs.
+    func testUnreadOutputsArePlaceholders() throws {
+        let probe = joinRows(900, seed: 11, keys: 50)
+        let build = joinRows(400, seed: 12, keys: 70)
+        // Probe column 2 > build column 2 (combined positions 2 and 5).
+        let residual = BoundExpr.binary(.greater, .column(2, .bigint), .column(5, .bigint), .boolean)
+        func payloadGreater(_ p: Row, _ b: Row) -> Bool {
+            if case .int(let x) = p[2], case .int(let y) = b[2] { return x > y }
+            return false
+        }
+        for kind in allKinds {
+            let width = kind == .semi || kind == .anti || kind == .rightSemi || kind == .rightAnti ? 3 : 6
+            let masks: [[Bool]] = width == 3
+                ? [[true, false, false], [false, false, true], [false, false, false]]
+                : [[false, true, false, false, false, true], [true, false, false, false, true, false],
+                   [false, false, false, false, false, false]]
+            for mask in masks {
+                for withResidual in [false, true] {
+                    for budget in [nil, 8 << 10] as [Int?] {
+                        let spill = TemporarySpill()
+                        let context = budget.map { spill.context(budget: $0) }
+                        let op = HashJoinOperator(kind: kind, probe: source(joinTypes, probe, chunkSize: 300, withSelection: true),
+                                                  build: source(joinTypes, build, chunkSize: 300), probeKeys: [0], buildKeys: [0],
+                                                  residual: withResidual ? residual : nil, buildTypes: joinTypes,
+                                                  probeTypes: joinTypes, context: context, readOutputs: mask)
+                        var actual: [Row] = []
+                        let label = "\(kind) mask \(mask) residual \(withResidual) budget \(budget.map(String.init) ?? "none")"
+                        for c in try drainChunks(op) {
+                            XCTAssertEqual(c.columns.count, width, label)
+                            for (i, v) in c.columns.enumerated() where !mask[i] {
+                                XCTAssertTrue(v.isConstant && v.isNull(0), "position \(i) is a placeholder: \(label)")
+                            }
+                            for r in 0..<c.count {
+                                actual.append((0..<width).map { mask[$0] ? c.value(row: r, column: $0) : .null })
+                            }
+                        }
+                        let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
+                                                     probeWidth: 3, buildWidth: 3,
+                                                     residual: withResidual ? payloadGreater : nil)
+                            .map { row in row.enumerated().map { mask[$0.offset] ? $0.element : .null } }
+                        assertSameRows(actual, expected, label)
+                        if budget != nil { XCTAssertGreaterThan(op.spilledBytes, 0, "the build side spills: \(label)") }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Counts the chunks read from a source (from several threads).

@@ -132,6 +132,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private var buildMatched: [Bool] = []
     /// Combined-row columns the residual reads (computed on first use).
     private var residualColumns: Set<Int>?
+    /// Which output positions the plan above reads (`OutputUse`; nil: all). The others
+    /// are one-row constant NULL placeholders, never gathered.
+    let readOutputs: [Bool]?
+    /// Per probe / build column: whether it appears, read, in the output.
+    private let probeEmitted: [Bool]?
+    private let buildEmitted: [Bool]?
+    /// Per build column: kept in the table (emitted, a key or read by the residual).
+    private let buildStored: [Bool]?
 
     // Probe side.
     private(set) var probeTypes: [DataType]?
@@ -176,10 +184,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     ///     build side is read, for scans below the probe side (see `RuntimeKeyFilter`).
     ///   - shared: the table shared with the other partitions' joins of this plan node, when
     ///     their build sides are the same rows (only for kinds that never mark build rows).
+    ///   - readOutputs: per output position, whether anything above reads it (nil: all
+    ///     are read). Unread build columns are not kept and unread columns not gathered;
+    ///     each is a one-row constant NULL placeholder in the output. Needs `probeTypes`.
     public init(kind: JoinKind, probe: Operator, build: Operator, probeKeys: [Int], buildKeys: [Int],
                 residual: BoundExpr?, buildTypes: [DataType], probeTypes: [DataType]? = nil,
                 nullAware: Bool = false, runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)] = [],
-                context: QueryContext? = nil, spillLevel: Int = 0, shared: SharedHashBuild? = nil) {
+                context: QueryContext? = nil, spillLevel: Int = 0, shared: SharedHashBuild? = nil,
+                readOutputs: [Bool]? = nil) {
         self.context = context
         self.shared = shared
         self.spillLevel = spillLevel
@@ -194,6 +206,34 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         self.buildTypes = buildTypes
         self.nullAware = nullAware
         self.probeTypes = probeTypes
+        let emitted = Self.emitted(kind: kind, readOutputs: readOutputs, probeWidth: probeTypes?.count,
+                                   buildWidth: buildTypes.count)
+        self.readOutputs = emitted == nil ? nil : readOutputs
+        probeEmitted = emitted?.probe
+        buildEmitted = emitted?.build
+        buildStored = emitted.map { e in
+            let pw = probeTypes?.count ?? 0
+            let residualReads = residual?.referencedColumns ?? []
+            return e.build.indices.map { j in e.build[j] || buildKeys.contains(j) || residualReads.contains(pw + j) }
+        }
+    }
+
+    /// Which probe and build columns reach the output read, from the output positions
+    /// read (`readOutputs`); nil when all do (no `readOutputs`, or not of the output's width).
+    static func emitted(kind: JoinKind, readOutputs: [Bool]?, probeWidth: Int?,
+                        buildWidth: Int) -> (probe: [Bool], build: [Bool])? {
+        guard let readOutputs, let pw = probeWidth else { return nil }
+        switch kind {
+        case .inner, .left, .right, .full:
+            guard readOutputs.count == pw + buildWidth else { return nil }
+            return (Array(readOutputs[0..<pw]), Array(readOutputs[pw...]))
+        case .semi, .anti:
+            guard readOutputs.count == pw else { return nil }
+            return (readOutputs, [Bool](repeating: false, count: buildWidth))
+        case .rightSemi, .rightAnti:
+            guard readOutputs.count == buildWidth else { return nil }
+            return ([Bool](repeating: false, count: pw), readOutputs)
+        }
     }
 
     private var emitsBuildColumns: Bool { kind == .inner || kind == .left || kind == .right || kind == .full }
@@ -281,13 +321,21 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private var heldBack: Chunk?
 
     private func merge(_ c: Chunk) throws {
+        let read = readOutputs.flatMap { $0.count == c.columns.count ? $0 : nil }
         if merged.count == 0 {
-            merged = Chunk(columns: c.columns.map { Vector(type: $0.type) }, count: 0)
+            merged = Chunk(columns: c.columns.enumerated().map { i, v in
+                read?[i] == false ? Self.placeholder(v.type) : Vector(type: v.type)
+            }, count: 0)
         }
         var columns = merged.columns
         let count = merged.count
         merged = Chunk(columns: [], count: 0)
-        try OperatorKernels.append(&columns, c)
+        guard c.columns.count == columns.count else {
+            throw SQLError.internalError("chunk has \(c.columns.count) columns, expected \(columns.count)")
+        }
+        for i in 0..<columns.count where read?[i] != false {
+            try OperatorKernels.append(&columns[i], c.columns[i], rows: c.selection, count: c.count)
+        }
         merged = Chunk(columns: columns, count: count + c.count)
     }
 
@@ -398,18 +446,27 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     }
 
     private func buildOwnTable() throws {
-        var columns = buildTypes.map { Vector(type: $0) }
+        // Columns the table does not keep stay one-row constant NULL placeholders.
+        let stored = buildStored ?? buildTypes.map { _ in true }
+        var columns = buildTypes.enumerated().map { j, t in stored[j] ? Vector(type: t) : Self.placeholder(t) }
+        let keptColumns = stored.indices.filter { stored[$0] }
         var n = 0
         var held = 0
         let canSpill = GraceHashJoin.canPartition(kind: kind, nullAware: nullAware, level: spillLevel)
         while let chunk = try buildInput.next() {
             if chunk.count == 0 { continue }
             try context?.cancellation.check()
-            try OperatorKernels.append(&columns, chunk)
+            guard chunk.columns.count == columns.count else {
+                throw SQLError.internalError("chunk has \(chunk.columns.count) columns, expected \(columns.count)")
+            }
+            for j in keptColumns {
+                try OperatorKernels.append(&columns[j], chunk.columns[j], rows: chunk.selection, count: chunk.count)
+            }
             n += chunk.count
             if let reservation {
                 // The rows as held, plus the hash table's entry and bucket per row.
-                held += chunk.approximateBytes + chunk.count * GraceHashJoin.tableBytesPerRow
+                let kept = Chunk(columns: keptColumns.map { chunk.columns[$0] }, count: chunk.count)
+                held += kept.approximateBytes + chunk.count * GraceHashJoin.tableBytesPerRow
                 if !reservation.tryResize(to: held) {
                     if canSpill, let context {
                         reservation.free()
@@ -1095,8 +1152,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         // constant NULL placeholders the residual does not read.
         let all = emitsBuildColumns
         let probeWidth = b.chunk.columns.count
-        if !all && residualColumns == nil { residualColumns = residual.map { $0.referencedColumns } ?? [] }
+        if (!all || readOutputs != nil) && residualColumns == nil {
+            residualColumns = residual.map { $0.referencedColumns } ?? []
+        }
         let used = residualColumns ?? []
+        let probeRead = probeEmitted, buildRead = buildEmitted
         // Every probe row matched once, in order (a foreign key meeting its dimension):
         // the probe columns pass through as they are.
         let identity = n == b.chunk.physicalCount && probeRows.withUnsafeBufferPointer { rows in
@@ -1105,14 +1165,15 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             return k == rows.count
         }
         for (i, c) in b.chunk.columns.enumerated() {
-            if !(all || used.contains(i)) {
+            if !((all && probeRead?[i] != false) || used.contains(i)) {
                 columns.append(Self.placeholder(c.type))
             } else {
                 columns.append(identity ? c : OperatorKernels.gather(c, probeRows))
             }
         }
         for (i, c) in buildColumns.enumerated() {
-            columns.append(all || used.contains(probeWidth + i) ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))
+            let gathered = (all && buildRead?[i] != false) || used.contains(probeWidth + i)
+            columns.append(gathered ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))
         }
         var combined = Chunk(columns: columns, count: n)
         guard let residual else {
@@ -1128,6 +1189,13 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
         if emitsBuildColumns && !selected.isEmpty {
             if selected.count < n { combined.selection = selected }
+            if readOutputs != nil {
+                // Columns gathered for the residual alone do not go up.
+                for i in 0..<combined.columns.count where !(i < probeWidth ? probeRead?[i] != false
+                                                            : buildRead?[i - probeWidth] != false) {
+                    combined.columns[i] = Self.placeholder(combined.columns[i].type)
+                }
+            }
             output.append(combined)
         }
     }
@@ -1150,8 +1218,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             var rows: [Int32] = []
             for i in 0..<n where !b.matched[i] { rows.append(b.physRows[i]) }
             if rows.isEmpty { return }
-            var columns = b.chunk.columns.map { OperatorKernels.gather($0, rows) }
-            for t in buildTypes { columns.append(OperatorKernels.nullVector(t, count: rows.count)) }
+            var columns = b.chunk.columns.enumerated().map { i, c in
+                probeEmitted?[i] == false ? Self.placeholder(c.type) : OperatorKernels.gather(c, rows)
+            }
+            for (j, t) in buildTypes.enumerated() {
+                columns.append(buildEmitted?[j] == false ? Self.placeholder(t) : OperatorKernels.nullVector(t, count: rows.count))
+            }
             output.append(Chunk(columns: columns, count: rows.count))
         case .semi, .anti:
             let wantMatched = kind == .semi
@@ -1163,7 +1235,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 if qualifies { rows.append(b.physRows[i]) }
             }
             if rows.isEmpty { return }
-            output.append(Chunk(columns: b.chunk.columns, count: b.chunk.physicalCount, selection: rows))
+            let columns = b.chunk.columns.enumerated().map { i, c in probeEmitted?[i] == false ? Self.placeholder(c.type) : c }
+            output.append(Chunk(columns: columns, count: b.chunk.physicalCount, selection: rows))
         }
     }
 
@@ -1180,7 +1253,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             while start < rows.count {
                 let end = min(rows.count, start + Chunk.capacity)
                 let part = Array(rows[start..<end])
-                output.append(Chunk(columns: buildColumns.map { OperatorKernels.gather($0, part) }, count: part.count))
+                let columns = buildColumns.enumerated().map { j, c in
+                    buildEmitted?[j] == false ? Self.placeholder(c.type) : OperatorKernels.gather(c, part)
+                }
+                output.append(Chunk(columns: columns, count: part.count))
                 start = end
             }
             return
@@ -1192,8 +1268,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         while start < rows.count {
             let end = min(rows.count, start + Chunk.capacity)
             let part = Array(rows[start..<end])
-            var columns = probeTypes.map { OperatorKernels.nullVector($0, count: part.count) }
-            for c in buildColumns { columns.append(OperatorKernels.gather(c, part)) }
+            var columns = probeTypes.enumerated().map { i, t in
+                probeEmitted?[i] == false ? Self.placeholder(t) : OperatorKernels.nullVector(t, count: part.count)
+            }
+            for (j, c) in buildColumns.enumerated() {
+                columns.append(buildEmitted?[j] == false ? Self.placeholder(c.type) : OperatorKernels.gather(c, part))
+            }
             output.append(Chunk(columns: columns, count: part.count))
             start = end
         }
