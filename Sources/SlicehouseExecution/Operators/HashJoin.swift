@@ -236,6 +236,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
     }
 
+    /// Whether probe column `i` / build column `j` reaches the output read (true when
+    /// there is no `readOutputs`, or the position is outside it).
+    private func probeRead(_ i: Int) -> Bool { probeEmitted.map { i >= $0.count || $0[i] } ?? true }
+    private func buildRead(_ j: Int) -> Bool { buildEmitted.map { j >= $0.count || $0[j] } ?? true }
+
     private var emitsBuildColumns: Bool { kind == .inner || kind == .left || kind == .right || kind == .full }
     private var tracksBuildMatches: Bool { kind == .right || kind == .full || buildSideOnly }
     /// The output is build rows only, decided by the matches (`rightSemi`/`rightAnti`).
@@ -1156,7 +1161,6 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             residualColumns = residual.map { $0.referencedColumns } ?? []
         }
         let used = residualColumns ?? []
-        let probeRead = probeEmitted, buildRead = buildEmitted
         // Every probe row matched once, in order (a foreign key meeting its dimension):
         // the probe columns pass through as they are.
         let identity = n == b.chunk.physicalCount && probeRows.withUnsafeBufferPointer { rows in
@@ -1165,14 +1169,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             return k == rows.count
         }
         for (i, c) in b.chunk.columns.enumerated() {
-            if !((all && probeRead?[i] != false) || used.contains(i)) {
+            if !((all && probeRead(i)) || used.contains(i)) {
                 columns.append(Self.placeholder(c.type))
             } else {
                 columns.append(identity ? c : OperatorKernels.gather(c, probeRows))
             }
         }
         for (i, c) in buildColumns.enumerated() {
-            let gathered = (all && buildRead?[i] != false) || used.contains(probeWidth + i)
+            let gathered = (all && buildRead(i)) || used.contains(probeWidth + i)
             columns.append(gathered ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))
         }
         var combined = Chunk(columns: columns, count: n)
@@ -1191,8 +1195,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             if selected.count < n { combined.selection = selected }
             if readOutputs != nil {
                 // Columns gathered for the residual alone do not go up.
-                for i in 0..<combined.columns.count where !(i < probeWidth ? probeRead?[i] != false
-                                                            : buildRead?[i - probeWidth] != false) {
+                for i in 0..<combined.columns.count where !(i < probeWidth ? probeRead(i) : buildRead(i - probeWidth)) {
                     combined.columns[i] = Self.placeholder(combined.columns[i].type)
                 }
             }
@@ -1219,10 +1222,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             for i in 0..<n where !b.matched[i] { rows.append(b.physRows[i]) }
             if rows.isEmpty { return }
             var columns = b.chunk.columns.enumerated().map { i, c in
-                probeEmitted?[i] == false ? Self.placeholder(c.type) : OperatorKernels.gather(c, rows)
+                probeRead(i) ? OperatorKernels.gather(c, rows) : Self.placeholder(c.type)
             }
             for (j, t) in buildTypes.enumerated() {
-                columns.append(buildEmitted?[j] == false ? Self.placeholder(t) : OperatorKernels.nullVector(t, count: rows.count))
+                columns.append(buildRead(j) ? OperatorKernels.nullVector(t, count: rows.count) : Self.placeholder(t))
             }
             output.append(Chunk(columns: columns, count: rows.count))
         case .semi, .anti:
@@ -1235,7 +1238,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 if qualifies { rows.append(b.physRows[i]) }
             }
             if rows.isEmpty { return }
-            let columns = b.chunk.columns.enumerated().map { i, c in probeEmitted?[i] == false ? Self.placeholder(c.type) : c }
+            let columns = b.chunk.columns.enumerated().map { i, c in probeRead(i) ? c : Self.placeholder(c.type) }
             output.append(Chunk(columns: columns, count: b.chunk.physicalCount, selection: rows))
         }
     }
@@ -1254,7 +1257,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 let end = min(rows.count, start + Chunk.capacity)
                 let part = Array(rows[start..<end])
                 let columns = buildColumns.enumerated().map { j, c in
-                    buildEmitted?[j] == false ? Self.placeholder(c.type) : OperatorKernels.gather(c, part)
+                    buildRead(j) ? OperatorKernels.gather(c, part) : Self.placeholder(c.type)
                 }
                 output.append(Chunk(columns: columns, count: part.count))
                 start = end
@@ -1269,10 +1272,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             let end = min(rows.count, start + Chunk.capacity)
             let part = Array(rows[start..<end])
             var columns = probeTypes.enumerated().map { i, t in
-                probeEmitted?[i] == false ? Self.placeholder(t) : OperatorKernels.nullVector(t, count: part.count)
+                probeRead(i) ? OperatorKernels.nullVector(t, count: part.count) : Self.placeholder(t)
             }
             for (j, c) in buildColumns.enumerated() {
-                columns.append(buildEmitted?[j] == false ? Self.placeholder(c.type) : OperatorKernels.gather(c, part))
+                columns.append(buildRead(j) ? OperatorKernels.gather(c, part) : Self.placeholder(c.type))
             }
             output.append(Chunk(columns: columns, count: part.count))
             start = end
