@@ -60,8 +60,21 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertGreaterThan(split.partitionsHeld, 0)
     }
 
+    /// The same without NULLs: the rows after the split are scattered and packed (the
+    /// DOUBLE column kept as its bits).
+    func testDoubleSumsAreBitIdenticalWhenScattered() throws {
+        var rng = SeededRandom(seed: 79)
+        let types: [DataType] = [.bigint, .double]
+        let rows: [Row] = (0..<40_000).map { _ in
+            [.int(Int64(rng.int(0...12_000)) * 1_000_003), .double(Double(rng.next() % 1_000_000) / 7.3 - 60_000)]
+        }
+        let aggs = [agg(.sum, 1, types), agg(.avg, 1, types), agg(.min, 1, types), agg(.countStar, nil, types)]
+        let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 500)
+        XCTAssertGreaterThan(split.partitionsHeld, 0)
+    }
+
     func testPartitionsStillTooBigAreSplitAgain() throws {
-        // 60,000 keys split past 100 groups: each of the 16 first partitions has ~3,700.
+        // 60,000 keys split past 100 groups: each of the 64 first partitions has ~940.
         let types: [DataType] = [.bigint, .varchar(20), .bigint]
         var rng = SeededRandom(seed: 6)
         let rows: [Row] = (0..<60_000).map { i in
@@ -69,7 +82,7 @@ final class AggregateSplitTests: XCTestCase {
         }
         let aggs = [agg(.sum, 2, types), agg(.max, 1, types), agg(.countStar, nil, types)]
         let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 100)
-        XCTAssertGreaterThan(split.partitionsHeld, SpillPartitioner.fanOut, "a second level")
+        XCTAssertGreaterThan(split.partitionsHeld, MemoryPartitioner.fanOut, "a second level")
         try check(rows, groups: [1, 0], aggs: aggs, types: types, splitGroups: 100)
     }
 
@@ -130,7 +143,11 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertGreaterThan(split.partitionsHeld, 0)
         XCTAssertEqual(split.spilledBytes, 0)
         XCTAssertGreaterThan(split.memoryPeak, 1 << 20, "the table at its last size is reserved")
-        XCTAssertLessThan(split.memoryPeak, 3 << 20, "never the next size")
+        // Besides the partitioner's staging rows (two 64-bit columns), the table at its
+        // last size with its keys, states and the rows held stays under the next size's
+        // 4 MB of slots alone.
+        let staging = 2 * MemoryPartitioner.fanOut * MemoryPartitioner.stageRows * 8
+        XCTAssertLessThan(split.memoryPeak, (4 << 20) + staging, "never the next size")
         XCTAssertEqual(context.memory.usedBytes, 0)
     }
 
@@ -166,7 +183,7 @@ final class AggregateSplitTests: XCTestCase {
         let spill = TemporarySpill()
         let context = spill.context(budget: 1 << 30)
         let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 10_000, context: context)
-        XCTAssertEqual(split.partitionsHeld, SpillPartitioner.fanOut, "one level: partitions of about 2,500 keys")
+        XCTAssertEqual(split.partitionsHeld, MemoryPartitioner.fanOut, "one level: partitions of about 625 keys")
         XCTAssertEqual(split.spilledBytes, 0)
         XCTAssertEqual(context.memory.usedBytes, 0)
     }
@@ -184,11 +201,11 @@ final class AggregateSplitTests: XCTestCase {
     }
 }
 
-/// `MemoryPartitioner`: every row lands in the partition a spill of the same level would
-/// write it to, in arrival order, in sealed chunks of at most `Chunk.capacity` rows with
-/// their tags.
+/// `MemoryPartitioner`: every row lands in its partition (whose rows all belong in one
+/// partition of a spill of the same level), in arrival order, in sealed chunks of at most
+/// `Chunk.capacity` rows with their tags, whether gathered or scattered and packed.
 final class MemoryPartitionerTests: XCTestCase {
-    /// Each partition estimates its distinct keys (to size its table): within 15% of the
+    /// Each partition estimates its distinct keys (to size its table): within 20% of the
     /// true count at every level, from a few keys to tens of thousands, repeats and NULLs
     /// included; a partitioner used again after `finish` starts its estimates afresh.
     func testPartitionsEstimateTheirDistinctKeys() throws {
@@ -212,22 +229,122 @@ final class MemoryPartitionerTests: XCTestCase {
                     let chunk = Chunk(columns: [v], count: n)
                     KeyHashing.hash([v], rows: OperatorKernels.physicalRows(chunk, cache: &cache), into: &hashes)
                     for i in 0..<n {
-                        let q = SpillPartitioner.partition(hashes[i], level: level)
+                        let q = MemoryPartitioner.partition(hashes[i], level: level)
                         if let k = keys[at + i] { truth[q, default: []].insert(k) } else { sawNull[q] = true }
                     }
                     try p.add(chunk, states: false)
                     at += n
                 }
                 let parts = p.finish()
-                XCTAssertEqual(parts.count, truth.count)
+                XCTAssertEqual(parts.count, Set(truth.keys).union(sawNull.keys).count)
                 for part in parts {
-                    KeyHashing.hash([part.chunks[0].chunk.columns[0]], rows: [0], into: &hashes)
-                    let q = SpillPartitioner.partition(hashes[0], level: level)
+                    KeyHashing.hash([part.chunks[0].unpacked().columns[0]], rows: [0], into: &hashes)
+                    let q = MemoryPartitioner.partition(hashes[0], level: level)
                     let exact = (truth[q]?.count ?? 0) + (sawNull[q] == true ? 1 : 0)
                     let what = "level \(level), \(distinct) keys, partition \(q): \(part.groups) for \(exact)"
-                    XCTAssertLessThanOrEqual(abs(part.groups - exact), max(2, exact * 15 / 100), what)
+                    // 512 registers: a standard error of 4.6%; 20% is over four of them,
+                    // across the 384 partitions checked.
+                    XCTAssertLessThanOrEqual(abs(part.groups - exact), max(2, exact * 20 / 100), what)
                 }
             }
+        }
+    }
+
+    /// Chunks of 64-bit integer and DOUBLE columns without NULLs are scattered into
+    /// staging rows and sealed packed; others are gathered. Mixed in one partitioner, in
+    /// chunks larger than the staging rows (several windows, partitions sealed part-way),
+    /// every value comes back exact: narrow columns (a span under 2^32, offsets from a
+    /// negative base), wide ones (the whole Int64 range in one block), DOUBLE bits (-0.0,
+    /// infinities, NaN payloads), one-row chunks and selections.
+    func testScatteredRowsArePackedAndComeBackInOrder() throws {
+        let p = try MemoryPartitioner(level: 1, keyColumns: [0])
+        var rng = SeededRandom(seed: 91)
+        var seq: Int64 = 0
+        // Sequence number -> the row's values (key, wide, double bits) and tag.
+        var added: [Int64: (key: Int64?, wide: Int64, bits: UInt64, states: Bool)] = [:]
+        let specials: [Double] = [-0.0, .infinity, -.infinity, Double(nan: 5, signaling: false), 1e300, 5e-324]
+        // (rows, NULL keys, with a selection, states)
+        let rounds: [(Int, Bool, Bool, Bool)] = [(900, false, false, true), (5000, false, false, false), (1, false, false, false),
+                                                 (3000, true, false, false), (7000, false, true, false), (2048, false, false, false)]
+        var cache: [Int32] = []
+        for (n, nullKeys, withSelection, states) in rounds {
+            var keys = Vector(type: .bigint), seqs = Vector(type: .bigint), wide = Vector(type: .bigint)
+            var doubles = Vector(type: .double)
+            for i in 0..<n {
+                let key: Int64? = nullKeys && rng.int(0...9) == 0 ? nil : Int64(rng.int(0...3000)) - 1500
+                keys.append(key.map { .int($0) } ?? .null)
+                seqs.append(.int(seq))
+                let w: Int64 = i % 3 == 0 ? .min : (i % 3 == 1 ? .max : Int64(bitPattern: rng.next()))
+                wide.append(.int(w))
+                let d = i % 11 == 0 ? specials[i % specials.count] : Double(rng.int(-1_000_000...1_000_000)) / 3.0
+                doubles.append(.double(d))
+                seq += 1
+            }
+            let columns = [keys, seqs, wide, doubles]
+            let chunk = withSelection
+                ? Chunk(columns: columns, count: n, selection: (0..<Int32(n)).filter { $0 % 4 != 2 })
+                : Chunk(columns: columns, count: n)
+            for r in OperatorKernels.physicalRows(chunk, cache: &cache) {
+                let i = Int(r)
+                guard case .int(let s) = seqs.value(at: i), case .int(let w) = wide.value(at: i),
+                      case .double(let d) = doubles.value(at: i) else { return XCTFail("row \(i)") }
+                var key: Int64?
+                if case .int(let k) = keys.value(at: i) { key = k }
+                added[s] = (key, w, d.bitPattern, states)
+            }
+            try p.add(chunk, states: states)
+        }
+        XCTAssertGreaterThan(p.memoryBytes, 0)
+        let parts = p.finish()
+        XCTAssertEqual(p.memoryBytes, 0, "emptied by finish")
+        var seen = 0, packed = 0, gathered = 0
+        var hashes: [UInt64] = []
+        for part in parts {
+            var lastSeq = Int64(-1)
+            var sawRows = false
+            var partition: Int?
+            for entry in part.chunks {
+                if entry.isPacked { packed += 1 } else { gathered += 1 }
+                let chunk = entry.unpacked()
+                XCTAssertEqual(chunk.count, entry.count)
+                XCTAssertLessThanOrEqual(chunk.count, Chunk.capacity)
+                XCTAssertEqual(chunk.columns.map { $0.type }, [.bigint, .bigint, .bigint, .double])
+                if entry.states { XCTAssertFalse(sawRows, "states before rows") } else { sawRows = true }
+                KeyHashing.hash([chunk.columns[0]], rows: Array(0..<Int32(chunk.count)), into: &hashes)
+                for i in 0..<chunk.count {
+                    let q = MemoryPartitioner.partition(hashes[i], level: 1)
+                    if let partition { XCTAssertEqual(q, partition) } else { partition = q }
+                    guard case .int(let s) = chunk.columns[1].value(at: i), let row = added[s] else {
+                        return XCTFail("row \(i) has no sequence number")
+                    }
+                    XCTAssertGreaterThan(s, lastSeq, "arrival order")
+                    lastSeq = s
+                    XCTAssertEqual(chunk.columns[0].value(at: i), row.key.map { .int($0) } ?? .null, "key of \(s)")
+                    XCTAssertEqual(chunk.columns[2].value(at: i), .int(row.wide), "wide value of \(s)")
+                    guard case .double(let d) = chunk.columns[3].value(at: i) else { return XCTFail("double of \(s)") }
+                    XCTAssertEqual(d.bitPattern, row.bits, "double bits of \(s)")
+                    XCTAssertEqual(entry.states, row.states)
+                    seen += 1
+                }
+            }
+        }
+        XCTAssertEqual(seen, added.count, "every row once")
+        XCTAssertGreaterThan(packed, 0, "scattered rows")
+        XCTAssertGreaterThan(gathered, 0, "gathered rows: states, NULL keys")
+    }
+
+    /// A packed column is offsets from its smallest value only when the values span less
+    /// than 2^32; a span of exactly 2^32 - 1 is packed, 2^32 is not, and either way the
+    /// values come back.
+    func testPackedColumnsAtTheSpanLimit() {
+        for span in [Int64(0), Int64(UInt32.max), Int64(UInt32.max) + 1] {
+            let values: [UInt64] = [-7, -7 + span, -7 + span / 2].map { UInt64(bitPattern: $0) }
+            let rows = values.withUnsafeBufferPointer { v in
+                PackedRows([v.baseAddress!], count: 3, types: [.bigint], doubles: [false])
+            }
+            XCTAssertEqual(rows.narrow.count, span <= Int64(UInt32.max) ? 3 : 0, "span \(span)")
+            XCTAssertEqual(rows.chunk().columns[0].value(at: 1), .int(-7 + span))
+            XCTAssertEqual(rows.chunk().columns[0].value(at: 0), .int(-7))
         }
     }
 
@@ -265,18 +382,22 @@ final class MemoryPartitionerTests: XCTestCase {
             var partitions = Set<Int>()
             for part in parts {
                 XCTAssertEqual(part.level, level)
-                XCTAssertEqual(part.bytes, part.chunks.reduce(0) { $0 + $1.chunk.memoryBytes })
+                XCTAssertEqual(part.bytes, part.chunks.reduce(0) { $0 + $1.memoryBytes })
                 var lastSeq = Int64(-1)
                 var sawRows = false
                 var partition: Int?
-                for (chunk, states) in part.chunks {
+                for entry in part.chunks {
+                    let chunk = entry.unpacked(), states = entry.states
+                    XCTAssertEqual(entry.count, chunk.count)
                     XCTAssertGreaterThan(chunk.count, 0)
                     XCTAssertLessThanOrEqual(chunk.count, Chunk.capacity)
                     XCTAssertNil(chunk.selection)
                     if states { XCTAssertFalse(sawRows, "states before rows") } else { sawRows = true }
                     KeyHashing.hash([chunk.columns[0]], rows: Array(0..<Int32(chunk.count)), into: &hashes)
                     for i in 0..<chunk.count {
-                        let q = SpillPartitioner.partition(hashes[i], level: level)
+                        let q = MemoryPartitioner.partition(hashes[i], level: level)
+                        // A memory partition's rows all belong in one spill partition of its level.
+                        XCTAssertEqual(q % SpillPartitioner.fanOut, SpillPartitioner.partition(hashes[i], level: level))
                         if let partition { XCTAssertEqual(q, partition) } else { partition = q }
                         guard case .int(let s) = chunk.columns[1].value(at: i), let row = added[s] else {
                             return XCTFail("row \(i) has no sequence number")

@@ -99,7 +99,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     static let maxSpillLevels = 4
     /// Groups past which a table has outgrown the caches: the rest of the input is split
     /// among partitions held in memory (`MemoryPartitioner`), each aggregated on its own
-    /// with a table a sixteenth of the size.
+    /// with a table a sixty-fourth of the size.
     ///
     /// Half a million groups (a 64-bit key's slot table then has a million slots, 16 MB,
     /// besides the keys and states): measured at TPC-H SF 1 and SF 10, a table that size
@@ -107,7 +107,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     /// (3.75 M groups a slice in Q18's subquery) splitting is 20% faster.
     public static let splitGroups = 1 << 19
     /// The deepest level a partition held in memory is split again at.
-    static let maxSplitLevel = 3
+    static let maxSplitLevel = MemoryPartitioner.maxLevel
 
     // Per-instance state.
     private var groups: GroupIndex
@@ -570,14 +570,14 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         // The table at its size for the partition's keys (the estimate and a fifth more,
         // never more than its rows could make nor past `splitAt`, where it would split
         // again), instead of growing to it in steps.
-        let rows = partition.chunks.reduce(0) { $0 + $1.chunk.count }
+        let rows = partition.chunks.reduce(0) { $0 + $1.count }
         groups.expect(groups: min(rows, splitAt, partition.groups + partition.groups / 5))
         try aggregate(level: partition.level, splitAgain: true) {
-            guard let (chunk, isStates) = chunks.popLast() else { return nil }
-            let bytes = min(held, chunk.memoryBytes)
+            guard let entry = chunks.popLast() else { return nil }
+            let bytes = min(held, entry.memoryBytes)
             held -= bytes
             pendingBytes -= bytes
-            return (chunk, isStates)
+            return (entry.unpacked(), entry.states)
         }
     }
 }

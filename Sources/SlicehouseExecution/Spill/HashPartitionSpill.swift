@@ -123,8 +123,8 @@ extension QueryContext {
 /// One partition of an operator's rows held in memory (`MemoryPartitioner`): its chunks,
 /// each tagged as partial states or raw rows, in the order they were added.
 struct MemoryPartition {
-    var chunks: [(chunk: Chunk, states: Bool)]
-    /// The level that split it: splitting it again reads the next 4 bits of the hash.
+    var chunks: [PartitionChunk]
+    /// The level that split it: splitting it again reads the next bits of the hash.
     let level: Int
     /// Bytes its chunks hold (`Chunk.memoryBytes`).
     let bytes: Int
@@ -133,49 +133,235 @@ struct MemoryPartition {
     var groups: Int = 0
 }
 
-/// Splits chunks among `SpillPartitioner.fanOut` partitions held in memory, by the same
-/// bits of the key hash as a `SpillPartitioner` of the same level: a hash aggregate whose
-/// table has outgrown the caches splits the rest of its input so that each partition's
-/// table, aggregated on its own afterwards, is a sixteenth of the size (radix
-/// partitioning). Each partition fills one open chunk at a time, sealed at
-/// `Chunk.capacity` rows; a chunk's rows are ordered by partition first, so each
-/// partition's share is appended column by column in one pass.
+/// One chunk of a partition held in memory: as it was added (gathered rows, partial
+/// states), or packed (scattered rows): each column whose values in the chunk span less
+/// than 2^32 is kept as 32-bit offsets from its smallest value, the others as their
+/// 64 bits. TPC-H Q18's partitions (an order key and a quantity a row) take half the
+/// memory packed, and half the pages to fault in and read back.
+struct PartitionChunk {
+    private enum Form {
+        case chunk(Chunk)
+        case packed(PackedRows)
+    }
+    private let form: Form
+    /// Whether its rows are partial states (else raw rows).
+    let states: Bool
+
+    init(_ chunk: Chunk, states: Bool) {
+        form = .chunk(chunk)
+        self.states = states
+    }
+
+    init(packed: PackedRows) {
+        form = .packed(packed)
+        states = false
+    }
+
+    var count: Int {
+        switch form {
+        case .chunk(let c): return c.count
+        case .packed(let p): return p.count
+        }
+    }
+
+    /// Bytes of heap it holds.
+    var memoryBytes: Int {
+        switch form {
+        case .chunk(let c): return c.memoryBytes
+        case .packed(let p): return p.memoryBytes
+        }
+    }
+
+    /// Whether it is held packed.
+    var isPacked: Bool {
+        if case .packed = form { return true }
+        return false
+    }
+
+    /// Its rows as a chunk (a packed one is unpacked into new vectors).
+    func unpacked() -> Chunk {
+        switch form {
+        case .chunk(let c): return c
+        case .packed(let p): return p.chunk()
+        }
+    }
+}
+
+/// Rows of 64-bit integer and DOUBLE columns without NULLs, packed (`PartitionChunk`).
+struct PackedRows {
+    let count: Int
+    let types: [DataType]
+    let doubles: [Bool]
+    /// Per column: the base its 32-bit offsets are added to, or nil when kept as 64 bits.
+    let bases: [Int64?]
+    /// The 32-bit columns, `count` offsets each, in column order.
+    let narrow: [UInt32]
+    /// The 64-bit columns, `count` values each (a DOUBLE's bits), in column order.
+    let wide: [UInt64]
+
+    var memoryBytes: Int { 64 + narrow.capacity * 4 + wide.capacity * 8 }
+
+    /// Pack the `count` values of each column at `columns[j]` (64-bit slots).
+    init(_ columns: [UnsafePointer<UInt64>], count n: Int, types: [DataType], doubles: [Bool]) {
+        count = n
+        self.types = types
+        self.doubles = doubles
+        var bases: [Int64?] = []
+        bases.reserveCapacity(columns.count)
+        for (j, c) in columns.enumerated() {
+            guard !doubles[j], n > 0 else { bases.append(nil); continue }
+            var lo = Int64(bitPattern: c[0]), hi = lo
+            for i in 1..<n {
+                let v = Int64(bitPattern: c[i])
+                lo = v < lo ? v : lo
+                hi = v > hi ? v : hi
+            }
+            let (span, overflow) = hi.subtractingReportingOverflow(lo)
+            bases.append(!overflow && span <= Int64(UInt32.max) ? lo : nil)
+        }
+        let narrowCount = bases.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        narrow = [UInt32](unsafeUninitializedCapacity: narrowCount * n) { out, made in
+            guard let start = out.baseAddress else { return }
+            var to = start
+            for (j, c) in columns.enumerated() {
+                guard let base = bases[j] else { continue }
+                let b = UInt64(bitPattern: base)
+                for i in 0..<n { to[i] = UInt32(truncatingIfNeeded: c[i] &- b) }
+                to += n
+            }
+            made = narrowCount * n
+        }
+        wide = [UInt64](unsafeUninitializedCapacity: (columns.count - narrowCount) * n) { out, made in
+            var at = 0
+            for (j, c) in columns.enumerated() where bases[j] == nil {
+                guard let base = out.baseAddress else { break }
+                (base + at).update(from: c, count: n)
+                at += n
+            }
+            made = (columns.count - narrowCount) * n
+        }
+        self.bases = bases
+    }
+
+    /// The rows as a chunk of new vectors.
+    func chunk() -> Chunk {
+        var columns: [Vector] = []
+        columns.reserveCapacity(types.count)
+        var narrowAt = 0, wideAt = 0
+        let n = count
+        for j in types.indices {
+            if let base = bases[j] {
+                let values = [Int64](unsafeUninitializedCapacity: n) { out, made in
+                    narrow.withUnsafeBufferPointer { src in
+                        guard let from = src.baseAddress.map({ $0 + narrowAt }), let to = out.baseAddress else { return }
+                        for i in 0..<n { to[i] = base &+ Int64(from[i]) }
+                        made = n
+                    }
+                }
+                narrowAt += n
+                columns.append(Vector(type: types[j], data: .int64(values)))
+            } else {
+                let slice = wide[wideAt..<(wideAt + n)]
+                wideAt += n
+                let data: VectorData = doubles[j]
+                    ? .double(slice.map { Double(bitPattern: $0) })
+                    : .int64(slice.map { Int64(bitPattern: $0) })
+                columns.append(Vector(type: types[j], data: data))
+            }
+        }
+        return Chunk(columns: columns, count: n)
+    }
+}
+
+/// Splits chunks among `fanOut` partitions held in memory by the hash of their key
+/// columns: a hash aggregate whose table has outgrown the caches splits the rest of its
+/// input so that each partition's table, aggregated on its own afterwards, is a
+/// sixty-fourth of the size (radix partitioning).
+///
+/// A key's partition at level L is the 4 bits a `SpillPartitioner` of level L reads
+/// (bits `32 + 4L ..< 36 + 4L` of the remixed key hash), and above them 2 bits of their
+/// own (`24 + 2L ..< 26 + 2L`, which no spill level reads): the rows of memory partition
+/// p all belong in spill partition `p % 16` of the same level (`drain`), and a partition
+/// split again, in memory or to spill files, is split by bits its own level did not use.
+///
+/// Rows reach their partitions one of two ways:
+/// - *scattered* (`stage`): when every column is a 64-bit integer or DOUBLE without
+///   NULLs, each row's values are written straight into its partition's staging rows,
+///   one column at a time; a partition's staging rows are sealed into a chunk when full.
+///   Per input chunk that is one pass per column, instead of one call per partition and
+///   column (a 2,048-row chunk gives each of 64 partitions about 32 rows, and the calls'
+///   overhead was as large as the copying);
+/// - *gathered*: other chunks are ordered by partition first (a counting sort), and each
+///   partition's share is appended column by column to its open chunk.
+/// The two never hold rows of one partition at once: switching from one to the other
+/// seals what the first holds, so each partition's chunks stay in the order their rows
+/// were added.
 final class MemoryPartitioner {
     let level: Int
+    /// Partitions a level splits into (6 bits of the hash).
+    static let fanOut = 64
+    /// The deepest level (its own bits are `30 ..< 32`).
+    static let maxLevel = 3
+    /// Rows a partition stages before they are sealed into a chunk.
+    static let stageRows = 1024
+
     private let keyColumns: [Int]
-    private var sealed: [[(chunk: Chunk, states: Bool)]]
+    private var sealed: [[PartitionChunk]]
     private var sealedBytes: [Int]
-    /// Per partition: the open chunk's columns (empty: none open), rows and tag.
+    /// Per partition: the open chunk's columns (empty: none open), rows and tag (gathered rows).
     private var open: [[Vector]]
     private var openRows: [Int]
     private var openStates: [Bool]
+    /// Scattered rows: per column, `fanOut * stageRows` 64-bit slots (partition p's rows
+    /// at `p * stageRows`), allocated for the columns' types in `stageTypes`.
+    private var stage: [UnsafeMutablePointer<UInt64>] = []
+    private var stageTypes: [DataType] = []
+    /// Per column: whether its values are DOUBLEs (stored by their bits).
+    private var stageDoubles: [Bool] = []
+    /// Per partition: its staged rows.
+    private var staged: [Int]
+    /// Partitions holding staged rows.
+    private var stagedCount = 0
     private var hashes: [UInt64] = []
     private var rowCache: [Int32] = []
     private var order: [Int32] = []
+    private var partOf: [UInt8] = []
     /// Per partition, `sketchRegisters` HyperLogLog registers of its keys' hashes.
     private var sketches: [UInt8]
     static let sketchPrecision = 9
     static let sketchRegisters = 1 << sketchPrecision
 
     init(level: Int, keyColumns: [Int]) throws {
-        guard level >= 0 && level <= SpillPartitioner.maxLevel else {
+        guard level >= 0 && level <= Self.maxLevel else {
             throw SQLError.internalError("partitioning level \(level) out of range")
         }
         self.level = level
         self.keyColumns = keyColumns
-        let f = SpillPartitioner.fanOut
+        let f = Self.fanOut
         sealed = Array(repeating: [], count: f)
         sealedBytes = Array(repeating: 0, count: f)
         open = Array(repeating: [], count: f)
         openRows = Array(repeating: 0, count: f)
         openStates = Array(repeating: false, count: f)
+        staged = Array(repeating: 0, count: f)
         sketches = [UInt8](filled: 0, count: f * Self.sketchRegisters)
     }
 
-    /// Bytes held: the sealed chunks, and the open ones' buffers.
+    deinit { releaseStage() }
+
+    /// The partition at `level` of a row whose key hash (`KeyHashing`) is `keyHash`.
+    @inline(__always)
+    static func partition(_ keyHash: UInt64, level: Int) -> Int {
+        let h = Hashing.hash(keyHash)
+        let spill = (h &>> UInt64(32 + 4 * level)) & 15
+        let own = (h &>> UInt64(24 + 2 * level)) & 3
+        return Int(truncatingIfNeeded: spill | own &<< 4)
+    }
+
+    /// Bytes held: the sealed chunks, the open ones' buffers and the staging rows.
     var memoryBytes: Int {
-        var n = 0
-        for p in 0..<SpillPartitioner.fanOut {
+        var n = stage.count * Self.fanOut * Self.stageRows * 8
+        for p in 0..<Self.fanOut {
             n += sealedBytes[p]
             for v in open[p] { n += v.memoryBytes }
         }
@@ -186,7 +372,7 @@ final class MemoryPartitioner {
     func add(_ chunk: Chunk, states: Bool) throws {
         let n = chunk.count
         if n == 0 { return }
-        let fanOut = SpillPartitioner.fanOut
+        let fanOut = Self.fanOut
         let physical = chunk.physicalCount
         let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
         for k in keyColumns where k < 0 || k >= chunk.columns.count {
@@ -194,43 +380,51 @@ final class MemoryPartitioner {
         }
         let keys = keyColumns.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
         KeyHashing.hash(keys, rows: rows, into: &hashes)
+        if partOf.count < n { partOf = [UInt8](filled: 0, count: n) }
+        // Each row's partition, and its key in the partition's sketch. Pointers only
+        // inside the loop: arrays captured by the closures would be checked on every row.
+        let level = self.level
+        let precision = Self.sketchPrecision
+        hashes.withUnsafeBufferPointer { h in
+            partOf.withUnsafeMutableBufferPointer { po in
+                sketches.withUnsafeMutableBufferPointer { sk in
+                    for k in 0..<n {
+                        let p = Self.partition(h[k], level: level)
+                        po[k] = UInt8(truncatingIfNeeded: p)
+                        // The key's register in its partition's sketch (bits of the hash
+                        // mixed again: the partition's rows share the bits that chose it).
+                        let x = HyperLogLog.remix(h[k])
+                        let reg = p &<< precision | HyperLogLog.register(x, precision: precision)
+                        sk[reg] = max(sk[reg], HyperLogLog.rank(x, precision: precision))
+                    }
+                }
+            }
+        }
+        if !states, let columns = scatterable(chunk) {
+            sealOpen()
+            scatter(columns, rows: rows, count: n)
+            return
+        }
+        sealStaged()
         // The chunk's rows ordered by partition (a counting sort).
         var start = [Int](repeating: 0, count: fanOut + 1)
         order = [Int32](filled: 0, count: n)
-        let level = self.level
-        // Pointers only inside the loops: a counter array captured by the closures would
-        // be boxed and checked on every row (this pass was a third of the split's time).
-        let precision = Self.sketchPrecision
-        hashes.withUnsafeBufferPointer { h in
-            rows.withUnsafeBufferPointer { r in
-                order.withUnsafeMutableBufferPointer { o in
-                    start.withUnsafeMutableBufferPointer { st in
-                      sketches.withUnsafeMutableBufferPointer { sk in
-                        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { partOf in
-                            withUnsafeTemporaryAllocation(of: Int.self, capacity: fanOut) { fill in
-                                for k in 0..<n {
-                                    let p = SpillPartitioner.partition(h[k], level: level)
-                                    partOf[k] = UInt8(truncatingIfNeeded: p)
-                                    st[p &+ 1] &+= 1
-                                    // The key's register in its partition's sketch (bits
-                                    // of the hash mixed again: the partition's rows share
-                                    // the bits that chose it).
-                                    let x = HyperLogLog.remix(h[k])
-                                    let reg = p &<< precision | HyperLogLog.register(x, precision: precision)
-                                    sk[reg] = max(sk[reg], HyperLogLog.rank(x, precision: precision))
-                                }
-                                for p in 0..<fanOut {
-                                    st[p &+ 1] &+= st[p]
-                                    fill[p] = st[p]
-                                }
-                                for k in 0..<n {
-                                    let p = Int(partOf[k])
-                                    o[fill[p]] = r[k]
-                                    fill[p] &+= 1
-                                }
+        rows.withUnsafeBufferPointer { r in
+            order.withUnsafeMutableBufferPointer { o in
+                start.withUnsafeMutableBufferPointer { st in
+                    partOf.withUnsafeBufferPointer { po in
+                        withUnsafeTemporaryAllocation(of: Int.self, capacity: fanOut) { fill in
+                            for k in 0..<n { st[Int(po[k]) &+ 1] &+= 1 }
+                            for p in 0..<fanOut {
+                                st[p &+ 1] &+= st[p]
+                                fill[p] = st[p]
+                            }
+                            for k in 0..<n {
+                                let p = Int(po[k])
+                                o[fill[p]] = r[k]
+                                fill[p] &+= 1
                             }
                         }
-                      }
                     }
                 }
             }
@@ -261,19 +455,138 @@ final class MemoryPartitioner {
         }
     }
 
+    // MARK: Scattered rows
+
+    /// The columns of `chunk` as 64-bit buffers, when each is a non-constant 64-bit integer
+    /// or DOUBLE column without NULLs (nil otherwise). A change of the columns' types seals
+    /// the staged rows first.
+    private func scatterable(_ chunk: Chunk) -> [VectorData]? {
+        var doubles: [Bool] = []
+        doubles.reserveCapacity(chunk.columns.count)
+        for v in chunk.columns {
+            guard !v.isConstant, v.validity == nil else { return nil }
+            switch v.data {
+            case .int64: doubles.append(false)
+            case .double: doubles.append(true)
+            default: return nil
+            }
+        }
+        let types = chunk.columns.map { $0.type }
+        if types != stageTypes || doubles != stageDoubles {
+            sealStaged()
+            releaseStage()
+            stageTypes = types
+            stageDoubles = doubles
+            stage = types.map { _ in .allocate(capacity: Self.fanOut * Self.stageRows) }
+        }
+        return chunk.columns.map { $0.data }
+    }
+
+    /// Write the rows `rows[0..<count]` of `columns` into their partitions' staging rows
+    /// (`partOf` holds each row's partition), in windows of at most `stageRows` rows: before
+    /// a window, each partition without room for its rows in it is sealed.
+    private func scatter(_ columns: [VectorData], rows: [Int32], count n: Int) {
+        let fanOut = Self.fanOut, cap = Self.stageRows
+        var lo = 0
+        while lo < n {
+            let hi = min(n, lo + cap)
+            var slots = [Int32](filled: 0, count: hi - lo)
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: fanOut) { want in
+                want.initialize(repeating: 0)
+                partOf.withUnsafeBufferPointer { po in
+                    for k in lo..<hi { want[Int(po[k])] &+= 1 }
+                }
+                for p in 0..<fanOut where want[p] > 0 && staged[p] + want[p] > cap { sealStaged(p) }
+                // Each row's slot in its partition's staging rows.
+                staged.withUnsafeMutableBufferPointer { st in
+                    partOf.withUnsafeBufferPointer { po in
+                        slots.withUnsafeMutableBufferPointer { sl in
+                            for k in lo..<hi {
+                                let p = Int(po[k])
+                                if st[p] == 0 { stagedCount &+= 1 }
+                                sl[k &- lo] = Int32(truncatingIfNeeded: p &* cap &+ st[p])
+                                st[p] &+= 1
+                            }
+                        }
+                    }
+                }
+            }
+            for (j, data) in columns.enumerated() {
+                let dst = stage[j]
+                switch data {
+                case .int64(let a):
+                    a.withUnsafeBufferPointer { src in
+                        src.withMemoryRebound(to: UInt64.self) { Self.scatter($0, rows, lo..<hi, slots, into: dst) }
+                    }
+                case .double(let a):
+                    a.withUnsafeBufferPointer { src in
+                        src.withMemoryRebound(to: UInt64.self) { Self.scatter($0, rows, lo..<hi, slots, into: dst) }
+                    }
+                default:
+                    break  // `scatterable` admits only the two above
+                }
+            }
+            lo = hi
+        }
+    }
+
+    @inline(__always)
+    private static func scatter(_ src: UnsafeBufferPointer<UInt64>, _ rows: [Int32], _ range: Range<Int>,
+                                _ slots: [Int32], into dst: UnsafeMutablePointer<UInt64>) {
+        rows.withUnsafeBufferPointer { r in
+            slots.withUnsafeBufferPointer { sl in
+                for k in range { dst[Int(sl[k &- range.lowerBound])] = src[Int(r[k])] }
+            }
+        }
+    }
+
+    /// Seal partition p's staged rows into a chunk.
+    private func sealStaged(_ p: Int) {
+        let n = staged[p]
+        guard n > 0 else { return }
+        let rows = PackedRows(stage.map { UnsafePointer($0 + p * Self.stageRows) }, count: n,
+                              types: stageTypes, doubles: stageDoubles)
+        sealed[p].append(PartitionChunk(packed: rows))
+        sealedBytes[p] += rows.memoryBytes
+        staged[p] = 0
+        stagedCount -= 1
+    }
+
+    /// Seal every partition's staged rows.
+    private func sealStaged() {
+        guard stagedCount > 0 else { return }
+        for p in 0..<Self.fanOut { sealStaged(p) }
+    }
+
+    private func releaseStage() {
+        for s in stage { s.deallocate() }
+        stage = []
+        stageTypes = []
+        stageDoubles = []
+    }
+
+    // MARK: Gathered rows
+
     private func seal(_ p: Int) {
         guard !open[p].isEmpty else { return }
         let chunk = Chunk(columns: open[p], count: openRows[p])
-        sealed[p].append((chunk, openStates[p]))
+        sealed[p].append(PartitionChunk(chunk, states: openStates[p]))
         sealedBytes[p] += chunk.memoryBytes
         open[p] = []
         openRows[p] = 0
     }
 
+    /// Seal every partition's open chunk.
+    private func sealOpen() {
+        for p in 0..<Self.fanOut where !open[p].isEmpty { seal(p) }
+    }
+
     /// The partitions that got rows, in partition order; the partitioner is left empty.
     func finish() -> [MemoryPartition] {
+        sealStaged()
+        releaseStage()
         var out: [MemoryPartition] = []
-        for p in 0..<SpillPartitioner.fanOut {
+        for p in 0..<Self.fanOut {
             seal(p)
             if !sealed[p].isEmpty {
                 let registers = p * Self.sketchRegisters..<(p + 1) * Self.sketchRegisters
@@ -286,15 +599,15 @@ final class MemoryPartitioner {
             sealed[p] = []
             sealedBytes[p] = 0
         }
-        sketches = [UInt8](filled: 0, count: SpillPartitioner.fanOut * Self.sketchRegisters)
+        sketches = [UInt8](filled: 0, count: Self.fanOut * Self.sketchRegisters)
         return out
     }
 
     /// Write everything held to `partitioner` (of the same level: each partition's rows
-    /// land in the file of the same number) and empty this one.
+    /// land in the file numbered by its low 4 bits) and empty this one.
     func drain(into partitioner: SpillPartitioner) throws {
         for part in finish() {
-            for (chunk, states) in part.chunks { try partitioner.add(chunk, states: states) }
+            for entry in part.chunks { try partitioner.add(entry.unpacked(), states: entry.states) }
         }
     }
 }
