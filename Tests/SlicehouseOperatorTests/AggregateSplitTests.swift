@@ -294,6 +294,11 @@ final class MemoryPartitionerTests: XCTestCase {
             }
             try p.add(chunk, states: states)
         }
+        // An empty chunk adds nothing (and seals nothing).
+        let before = p.memoryBytes
+        try p.add(Chunk(columns: [Vector(type: .bigint), Vector(type: .bigint), Vector(type: .bigint),
+                                  Vector(type: .double)], count: 0), states: false)
+        XCTAssertEqual(p.memoryBytes, before)
         XCTAssertGreaterThan(p.memoryBytes, 0)
         let parts = p.finish()
         XCTAssertEqual(p.memoryBytes, 0, "emptied by finish")
