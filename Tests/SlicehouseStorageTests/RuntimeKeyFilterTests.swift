@@ -2,8 +2,9 @@ import XCTest
 import SlicehouseTypes
 @testable import SlicehouseStorage
 
-/// A hash join's build keys as a runtime filter: a bitmap over a narrow range, a Bloom
-/// filter over a wide one, never dropping a key that is there.
+/// A hash join's build keys as a runtime filter: a bitmap over a narrow range, a coarse
+/// bitmap for a few keys over a wider one, a Bloom filter over a wide one, never
+/// dropping a key that is there.
 final class RuntimeKeyFilterTests: XCTestCase {
     func filter(_ keys: [Int64], valid: [Bool]? = nil) -> RuntimeKeyFilter {
         keys.withUnsafeBufferPointer { k in
@@ -45,8 +46,8 @@ final class RuntimeKeyFilterTests: XCTestCase {
     }
 
     /// A range wider than 8 M values but under 64 M is a bitmap when there is a key for
-    /// every 4,096 values (a slice's order keys at SF 10), a Bloom filter when sparser; a
-    /// range of 64 M values or more is never a bitmap. NULL keys do not count.
+    /// every 4,096 values (a slice's order keys at SF 10), a coarse bitmap when sparser; a
+    /// range of 64 M values or more is a Bloom filter. NULL keys do not count.
     func testDenseKeysOverAWideRangeAreABitmap() {
         let span = RuntimeKeyFilter.maximumDenseBitmapSpan - 1           // high - low
         let per = RuntimeKeyFilter.denseSpanPerKey
@@ -64,14 +65,16 @@ final class RuntimeKeyFilterTests: XCTestCase {
         XCTAssertEqual(keeps(f, dense).count, dense.count, "every key passes")
         XCTAssertEqual(keeps(f, dense.dropLast().map { $0 + 1 }).count, 0, "the bitmap is exact")
         XCTAssertEqual(keeps(f, [6, 8 + span, .min, .max]).count, 0)
-        // Its bytes are asked for; refused, a Bloom filter. A narrow bitmap asks nothing.
+        // Its bytes are asked for; refused, a coarse bitmap (at most 128 KB, as a Bloom
+        // filter, asked for by neither). A narrow bitmap asks nothing.
         var asked: [Int] = []
         let refused = dense.withUnsafeBufferPointer { k in
             RuntimeKeyFilter.of(k, valid: nil) { asked.append($0); return false }
         }
         XCTAssertEqual(asked, [(Int(span) / 64 + 1) * 8])
-        XCTAssertNil(refused.bits)
-        XCTAssertNotNil(refused.bloom)
+        XCTAssertEqual(refused.shift, 6)
+        XCTAssertEqual(refused.bits?.count, (1 << 20) / 64)
+        XCTAssertNil(refused.bloom)
         XCTAssertEqual(keeps(refused, dense).count, dense.count)
         let narrowKeys: [Int64] = [0, RuntimeKeyFilter.maximumBitmapSpan - 1]
         let plain = narrowKeys.withUnsafeBufferPointer { k in
@@ -79,22 +82,22 @@ final class RuntimeKeyFilterTests: XCTestCase {
         }
         XCTAssertNotNil(plain.bits)
         XCTAssertEqual(asked.count, 1)
-        // One key fewer (a NULL in its place): a Bloom filter.
+        // One key fewer (a NULL in its place): a coarse bitmap.
         var valid = [Bool](repeating: true, count: dense.count)
         valid[3] = false
         let sparse = filter(dense, valid: valid)
-        XCTAssertNil(sparse.bits)
-        XCTAssertNotNil(sparse.bloom)
+        XCTAssertEqual(sparse.shift, 6)
+        XCTAssertNil(sparse.bloom)
         XCTAssertEqual(keeps(sparse, dense).count, dense.count - 1)
         // A span of 64 M values: a Bloom filter however dense (here 1 key in 1,024).
         let wide = spread(Int(span / 1_024), over: span + 1)
         XCTAssertEqual(filter(wide).high - filter(wide).low, span + 1)
         XCTAssertNil(filter(wide).bits)
         XCTAssertNotNil(filter(wide).bloom)
-        // Just over 8 M values with a key in 4,096: a bitmap; with fewer keys, a Bloom filter.
+        // Just over 8 M values with a key in 4,096: a bitmap; with fewer keys, a coarse one.
         let narrow = RuntimeKeyFilter.maximumBitmapSpan
-        XCTAssertNotNil(filter(spread(Int(narrow / per), over: narrow)).bits)
-        XCTAssertNil(filter(spread(Int(narrow / per) - 2, over: narrow)).bits)
+        XCTAssertEqual(filter(spread(Int(narrow / per), over: narrow)).shift, 0)
+        XCTAssertEqual(filter(spread(Int(narrow / per) - 2, over: narrow)).shift, 4)
         XCTAssertNotNil(filter([0, narrow - 1]).bits, "under 8 M values: a bitmap for two keys")
     }
 
@@ -122,7 +125,7 @@ final class RuntimeKeyFilterTests: XCTestCase {
     func testSelectionsOffsetsAndDeletedRows() {
         let keys: [Int64] = [7, 10, 12, 13, 1000, 10, 99]
         let narrow = filter([10, 12, 1000])
-        let wide = filter([10, 12, 1000, 50_000_000])
+        let wide = filter([10, 12, 1000, 100_000_000])
         XCTAssertNotNil(wide.bloom)
         for f in [narrow, wide] {
             let v = Vector(type: .bigint, data: .int64(keys))
@@ -138,6 +141,71 @@ final class RuntimeKeyFilterTests: XCTestCase {
             XCTAssertEqual(SliceScanner.keep(v, from: 2, count: 4, filter: f, selection: nil,
                                              deleted: deleted, firstRow: 100), [0, 3])
         }
+    }
+
+    /// A few keys over a range of 8 M to 64 M values (Q18's 150 order keys a slice at
+    /// SF 10): a coarse bitmap, one bit per 2^shift values, at most 2^20 bits and at least
+    /// 64 a key. Every key passes; a value passes exactly when it shares a bit with a key.
+    func testFewKeysOverAWideRangeAreACoarseBitmap() {
+        let keys: [Int64] = (0..<150).map { (i: Int) -> Int64 in
+            let jitter = Int64((i * 7_919) % 1_000)
+            return Int64(i) * 400_000 + jitter + 3
+        }
+        let f = filter(keys)
+        let span = f.high - f.low
+        XCTAssertEqual(f.low, 3)
+        XCTAssertGreaterThan(span, RuntimeKeyFilter.maximumBitmapSpan)
+        XCTAssertEqual(f.shift, 6)
+        XCTAssertNil(f.bloom)
+        XCTAssertEqual(f.bits?.count, Int(span >> 6) / 64 + 1)
+        let buckets = Set(keys.map { ($0 - f.low) >> 6 })
+        func passes(_ x: Int64) -> Bool {
+            x >= f.low && x <= f.high && buckets.contains((x - f.low) >> 6)
+        }
+        var rng = SystemRandomNumberGenerator()
+        var probe: [Int64] = keys
+        probe += keys.map { (k: Int64) -> Int64 in k + 1 }
+        probe += keys.map { (k: Int64) -> Int64 in k - 64 }
+        probe += keys.map { (k: Int64) -> Int64 in (k | 63) + 1 }
+        let edges: [Int64] = [f.low - 1, f.high + 1, f.high, .min, .max, 0, -3]
+        probe += edges
+        probe += (0..<20_000).map { _ in Int64.random(in: -1_000...61_000_000, using: &rng) }
+        let expected = probe.indices.filter { passes(probe[$0]) }.map { Int32($0) }
+        XCTAssertEqual(keeps(f, probe), expected)
+        XCTAssertEqual(keeps(f, keys).count, keys.count, "every key passes")
+        XCTAssertLessThan(expected.count, keys.count * 3 + 200, "few values far from the keys pass")
+        // A selection, an offset, deleted rows and a NULL (the general loop).
+        let v = Vector(type: .bigint, data: .int64(probe))
+        let selection = (0..<Int32(probe.count - 10)).filter { $0 % 3 != 1 }
+        XCTAssertEqual(SliceScanner.keep(v, from: 10, count: probe.count - 10, filter: f, selection: selection,
+                                         deleted: DeleteSet(), firstRow: 0),
+                       selection.filter { passes(probe[10 + Int($0)]) })
+        var deleted = DeleteSet()
+        deleted.insert(100)
+        XCTAssertEqual(SliceScanner.keep(v, from: 0, count: 300, filter: f, selection: nil, deleted: deleted,
+                                         firstRow: 100),
+                       (0..<Int32(300)).filter { $0 != 0 && passes(probe[Int($0)]) })
+        var nulls = Vector(type: .bigint, data: .int64(Array(keys.prefix(3))))
+        nulls.validity = Validity(allValid: 3)
+        nulls.validity?.setInvalid(1)
+        XCTAssertEqual(SliceScanner.keep(nulls, from: 0, count: 3, filter: f, selection: nil, deleted: DeleteSet(),
+                                         firstRow: 0), [0, 2])
+    }
+
+    /// The coarse bitmap's shift: the least that brings the bits under 2^20, at most 6, and
+    /// at least 64 bits a key.
+    func testCoarseShiftLimits() {
+        let limit = RuntimeKeyFilter.maximumCoarseBits
+        XCTAssertEqual(RuntimeKeyFilter.coarseShift(span: (1 << 23) - 1, keys: 1), 3)
+        XCTAssertEqual(RuntimeKeyFilter.coarseShift(span: 1 << 23, keys: 1), 4)
+        XCTAssertEqual(RuntimeKeyFilter.coarseShift(span: (1 << 26) - 1, keys: Int(limit / 64)), 6)
+        XCTAssertNil(RuntimeKeyFilter.coarseShift(span: (1 << 26) - 1, keys: Int(limit / 64) + 1))
+        XCTAssertNil(RuntimeKeyFilter.coarseShift(span: 1 << 26, keys: 1), "a bit would stand for 128 values")
+        XCTAssertNil(RuntimeKeyFilter.coarseShift(span: .max, keys: 1))
+        // Keys at the ends of the widest coarse range both pass, and nothing outside it.
+        let ends = filter([-5, -5 + (1 << 26) - 1])
+        XCTAssertEqual(ends.shift, 6)
+        XCTAssertEqual(keeps(ends, [-6, -5, -5 + (1 << 26) - 1, -5 + (1 << 26), 1_000]), [1, 2])
     }
 
     /// The batched Bloom kernel keeps exactly the rows the one-row test keeps: keys in and

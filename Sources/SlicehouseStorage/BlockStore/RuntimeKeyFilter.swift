@@ -7,7 +7,8 @@ import SlicehouseTypes
 /// The range `low...high` skips blocks by their zone maps (on a table sorted by the key
 /// it skips nearly every block). Then, before the scan decodes any other column, rows
 /// are dropped by `bits`, one bit per key in the range, when the range is small enough
-/// (or the keys dense enough in it), else by `bloom`, a Bloom filter of the keys: a key
+/// (or the keys dense enough in it); by a coarse `bits`, one bit per `1 << shift` values,
+/// for a few keys over a wider range; else by `bloom`, a Bloom filter of the keys: a key
 /// of a distributed table (an order key at SF 10 runs to 60 million) spreads each
 /// slice's keys over a range far wider than their number. Keys are the 64-bit integer form of integer, date and timestamp
 /// columns.
@@ -15,8 +16,14 @@ public struct RuntimeKeyFilter: Sendable {
     /// Smallest and largest key; `low > high` when the build side has no key (nothing matches).
     public var low: Int64
     public var high: Int64
-    /// Bit `k - low` is set when key `k` is present; nil when the range was too wide.
+    /// Bit `(k - low) >> shift` is set when key `k` is present; nil when the range was
+    /// too wide.
     public var bits: [UInt64]?
+    /// 0: `bits` is exact, one bit per value of the range. Above 0: each bit stands for
+    /// `1 << shift` consecutive values (a coarse bitmap, for a few keys spread over a wide
+    /// range), so a key near a present one passes too, as a Bloom filter's false
+    /// positives do: the join drops it.
+    public var shift: Int = 0
     /// When there are no `bits`: a register-blocked Bloom filter (`mayContain`), a
     /// power-of-two number of 64-bit words with 4 bits set per key in one word; nil when
     /// the keys are too many for one.
@@ -38,9 +45,21 @@ public struct RuntimeKeyFilter: Sendable {
     /// false positives), up to 8 million keys. (32 bits per key kept Q5's at SF 10 at
     /// 2 MB a slice, and its tests waited on memory, not the caches.)
     public static let maximumBloomWords = 1 << 20
+    /// A coarse bitmap has at most 2^20 bits (128 KB, within a core's L2 cache)...
+    public static let maximumCoarseBits: Int64 = 1 << 20
+    /// ...at least 64 of them per key (so under 1/64 of keys far from every build key
+    /// pass)...
+    public static let coarseBitsPerKey: Int64 = 64
+    /// ...and a bit stands for at most 64 values, so only values within 63 of a build
+    /// key can pass by being near one. Below `maximumDenseBitmapSpan` this holds of every
+    /// range. A coarse bitmap's test is the exact one's plus a shift, where a Bloom
+    /// filter hashes every key: Q18 at SF 10 tests 75 M probe keys against 150 order
+    /// keys a slice, and its Bloom filter's hashing grew its scans 16× from SF 1 (where
+    /// the range is under 8 M values, an exact bitmap).
+    public static let maximumCoarseShift = 6
 
-    public init(low: Int64, high: Int64, bits: [UInt64]?, bloom: [UInt64]? = nil) {
-        self.low = low; self.high = high; self.bits = bits; self.bloom = bloom
+    public init(low: Int64, high: Int64, bits: [UInt64]?, bloom: [UInt64]? = nil, shift: Int = 0) {
+        self.low = low; self.high = high; self.bits = bits; self.bloom = bloom; self.shift = shift
     }
 
     /// The filter of `keys` (rows where `valid` is false are left out; nil: all valid).
@@ -60,16 +79,38 @@ public struct RuntimeKeyFilter: Sendable {
         guard !overflow, span < maximumBitmapSpan
                 || (span < maximumDenseBitmapSpan && Int64(n) >= span / denseSpanPerKey
                     && reserve((Int(span) / 64 + 1) * 8)) else {
+            if !overflow, let shift = coarseShift(span: span, keys: n) {
+                return RuntimeKeyFilter(low: lo, high: hi, bits: bitmap(keys, valid: valid, low: lo, span: span, shift: shift),
+                                        shift: shift)
+            }
             return RuntimeKeyFilter(low: lo, high: hi, bits: nil, bloom: bloomFilter(keys, valid: valid, count: n))
         }
-        var bits = [UInt64](filled: 0, count: Int(span) / 64 + 1)
+        return RuntimeKeyFilter(low: lo, high: hi, bits: bitmap(keys, valid: valid, low: lo, span: span, shift: 0))
+    }
+
+    /// The shift of a coarse bitmap for `n` keys over `span + 1` values, or nil when a
+    /// coarse bitmap would be too big, too full or too coarse for them.
+    static func coarseShift(span: Int64, keys n: Int) -> Int? {
+        guard span >= 0 else { return nil }
+        var shift = 0
+        while shift < maximumCoarseShift && (span >> Int64(shift)) >= maximumCoarseBits { shift += 1 }
+        let bits = (span >> Int64(shift)) + 1
+        guard bits <= maximumCoarseBits, Int64(n) <= bits / coarseBitsPerKey else { return nil }
+        return shift
+    }
+
+    /// The bitmap of the valid `keys`, bit `(k - low) >> shift` for key `k` (every key
+    /// within `low...low + span`).
+    static func bitmap(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?,
+                       low lo: Int64, span: Int64, shift: Int) -> [UInt64] {
+        var bits = [UInt64](filled: 0, count: Int(span >> Int64(shift)) / 64 + 1)
         bits.withUnsafeMutableBufferPointer { bw in
             for r in 0..<keys.count where valid?[r] ?? true {
-                let d = Int(keys[r] &- lo)
+                let d = Int(UInt64(bitPattern: keys[r] &- lo) >> UInt64(shift))
                 bw[d >> 6] |= 1 << UInt64(d & 63)
             }
         }
-        return RuntimeKeyFilter(low: lo, high: hi, bits: bits)
+        return bits
     }
 
     /// The Bloom filter of the `count` valid `keys`, or nil when they are too many.

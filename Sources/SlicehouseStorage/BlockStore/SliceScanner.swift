@@ -559,11 +559,22 @@ public final class SliceScanner {
                 }
             }
         }
+        let shift = UInt64(f.shift)
+        guard shift > 0 else {
+            return bits.withUnsafeBufferPointer { bw in
+                keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
+                    let d = UInt64(bitPattern: x &- lo)
+                    let i = Int(min(d, span) >> 6)
+                    return both(d <= span, bw[i] & (1 << (d & 63)) != 0)
+                }
+            }
+        }
+        // A coarse bitmap: bit `d >> shift`.
         return bits.withUnsafeBufferPointer { bw in
             keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
                 let d = UInt64(bitPattern: x &- lo)
-                let i = Int(min(d, span) >> 6)
-                return both(d <= span, bw[i] & (1 << (d & 63)) != 0)
+                let c = min(d, span) >> shift
+                return both(d <= span, bw[Int(c >> 6)] & (1 << (c & 63)) != 0)
             }
         }
     }
