@@ -32,11 +32,14 @@ public final class BlockFile: @unchecked Sendable {
         guard offset >= 0, length >= 0, offset <= Int.max - length, fstat(f, &st) == 0, offset + length <= Int(st.st_size) else {
             throw SQLError(.ioError, "block file \"\(path)\" is truncated (wanted \(length) bytes at \(offset))")
         }
-        var out = [UInt8](filled: 0, count: length)
-        var done = 0
-        try out.withUnsafeMutableBytes { buf in
+        // Read straight into the array's fresh storage: zeroing it first would write every
+        // byte once more, for nothing.
+        return try [UInt8](unsafeUninitializedCapacity: length) { buf, initialized in
+            var done = 0
+            defer { initialized = done }
+            guard let base = buf.baseAddress else { return }
             while done < length {
-                let n = pread(f, buf.baseAddress! + done, length - done, off_t(offset + done))
+                let n = pread(f, base + done, length - done, off_t(offset + done))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw SQLError(.ioError, "could not read block file \"\(path)\": \(String(cString: strerror(errno)))")
@@ -45,7 +48,6 @@ public final class BlockFile: @unchecked Sendable {
                 done += n
             }
         }
-        return out
     }
 }
 
