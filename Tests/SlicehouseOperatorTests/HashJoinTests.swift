@@ -151,7 +151,8 @@ final class HashJoinTests: XCTestCase {
             for selection in [false, true] {
                 let j = op(kind, build, selection: selection)
                 let actual = try drain(j, maxChunk: 2 * Chunk.capacity)
-                XCTAssertTrue(j.usedDirectIndex, "\(kind)")
+                // A semi join without a residual is its key bitmap alone: no table at all.
+                XCTAssertTrue(kind == .semi ? j.keySetOnly && !j.usedDirectIndex : j.usedDirectIndex, "\(kind)")
                 assertSameRows(actual, referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
                                                      probeWidth: 3, buildWidth: 3), "\(kind) selection \(selection)")
             }
@@ -194,7 +195,7 @@ final class HashJoinTests: XCTestCase {
                                          probeWidth: 3, buildWidth: 3)
             for (p, j) in ops.enumerated() {
                 assertSameRows(try drain(j, maxChunk: 2 * Chunk.capacity), expected, "\(kind) shared, partition \(p)")
-                XCTAssertTrue(j.usedDirectIndex, "\(kind) partition \(p)")
+                XCTAssertTrue(kind == .semi ? j.keySetOnly : j.usedDirectIndex, "\(kind) partition \(p)")
             }
             XCTAssertEqual(builds.filter { $0.reads > 0 }.count, 1, "\(kind): one partition builds")
             XCTAssertEqual(memory.usedBytes, 0)
@@ -643,6 +644,99 @@ final class HashJoinTests: XCTestCase {
         let expected = referenceJoin(.inner, probe: mixed, build: dense, probeKeys: [0], buildKeys: [0],
                                      probeWidth: 3, buildWidth: 3)
         XCTAssertEqual(out, expected, "rows in probe order")
+    }
+
+    /// A join whose exact key bitmap is the whole join builds no table (`keySetOnly`): an
+    /// inner join with unique keys and no build column read, or a semi join (duplicate
+    /// keys and all). NULL keys on either side never match, probe chunks with selections
+    /// pass through, and unread positions stay placeholders. Duplicate keys in an inner
+    /// join, a build column read, a residual, an outer kind or keys too sparse for an exact
+    /// bitmap keep the table, with the same answers.
+    func testAJoinThatIsItsKeyBitmapBuildsNoTable() throws {
+        var rng = SeededRandom(seed: 31)
+        let unique: [Row] = (0..<1_000).map { i in
+            [i % 97 == 5 ? .null : .int(Int64(i) * 3), .string("b"), .int(Int64(i))]
+        }
+        let duplicated = unique + unique.prefix(10)
+        let sparse: [Row] = (0..<1_000).map { i in [.int(Int64(i) * 100_003), .string("b"), .int(Int64(i))] }
+        let probe: [Row] = (0..<5_000).map { i in
+            [rng.chance(0.05) ? .null : .int(Int64(rng.int(-10...3_100))), .string("p"), .int(Int64(i))]
+        }
+        let probeOfSparse: [Row] = (0..<3_000).map { i in
+            [.int(Int64(rng.int(0...1_100)) * 100_003 + (i % 2 == 0 ? 0 : 1)), .string("p"), .int(Int64(i))]
+        }
+        let residual = BoundExpr.binary(.greater, .column(2, .bigint), .column(5, .bigint), .boolean)
+        let innerMask = [true, false, true, false, false, false]
+        struct Case {
+            var kind: JoinKind; var build: [Row]; var probe: [Row]; var mask: [Bool]?
+            var residual: Bool = false; var keySet: Bool; var label: String
+        }
+        let cases = [
+            Case(kind: .inner, build: unique, probe: probe, mask: innerMask, keySet: true, label: "inner, unique"),
+            Case(kind: .semi, build: duplicated, probe: probe, mask: nil, keySet: true, label: "semi, duplicates"),
+            Case(kind: .semi, build: unique, probe: probe, mask: [false, true, true], keySet: true, label: "semi, masked"),
+            Case(kind: .inner, build: duplicated, probe: probe, mask: innerMask, keySet: false, label: "inner, duplicates"),
+            Case(kind: .inner, build: unique, probe: probe, mask: [true, false, true, false, false, true], keySet: false,
+                 label: "inner, a build column read"),
+            Case(kind: .inner, build: unique, probe: probe, mask: nil, keySet: false, label: "inner, every column read"),
+            Case(kind: .inner, build: unique, probe: probe, mask: innerMask, residual: true, keySet: false,
+                 label: "inner, residual"),
+            Case(kind: .left, build: unique, probe: probe, mask: innerMask, keySet: false, label: "left"),
+            Case(kind: .anti, build: unique, probe: probe, mask: nil, keySet: false, label: "anti"),
+            Case(kind: .inner, build: sparse, probe: probeOfSparse, mask: innerMask, keySet: false, label: "sparse keys"),
+        ]
+        func payloadGreater(_ p: Row, _ b: Row) -> Bool {
+            if case .int(let x) = p[2], case .int(let y) = b[2] { return x > y }
+            return false
+        }
+        for c in cases {
+            for selection in [false, true] {
+                let label = "\(c.label), selection \(selection)"
+                let op = HashJoinOperator(kind: c.kind, probe: source(joinTypes, c.probe, chunkSize: 300, withSelection: selection),
+                                          build: source(joinTypes, c.build, chunkSize: 300), probeKeys: [0], buildKeys: [0],
+                                          residual: c.residual ? residual : nil, buildTypes: joinTypes,
+                                          probeTypes: joinTypes, readOutputs: c.mask)
+                let width = c.kind == .semi || c.kind == .anti ? 3 : 6
+                let mask = c.mask ?? [Bool](repeating: true, count: width)
+                var actual: [Row] = []
+                for chunk in try drainChunks(op) {
+                    XCTAssertEqual(chunk.columns.count, width, label)
+                    XCTAssertLessThanOrEqual(chunk.count, Chunk.capacity, label)
+                    for (i, v) in chunk.columns.enumerated() where !mask[i] {
+                        XCTAssertTrue(v.isConstant && v.isNull(0), "position \(i) is a placeholder: \(label)")
+                    }
+                    for r in 0..<chunk.count {
+                        actual.append((0..<width).map { mask[$0] ? chunk.value(row: r, column: $0) : .null })
+                    }
+                }
+                XCTAssertEqual(op.keySetOnly, c.keySet, label)
+                let expected = referenceJoin(c.kind, probe: c.probe, build: c.build, probeKeys: [0], buildKeys: [0],
+                                             probeWidth: 3, buildWidth: 3, residual: c.residual ? payloadGreater : nil)
+                    .map { row in row.enumerated().map { mask[$0.offset] ? $0.element : .null } }
+                XCTAssertFalse(expected.isEmpty, label)
+                assertSameRows(actual, expected, label)
+            }
+        }
+        // Empty probe side; one probe row; a build side of NULL keys only (matches nothing).
+        let one: [Row] = [[.int(3), .string("p"), .int(0)]]
+        for (p, b, rows) in [([Row](), unique, 0), (one, unique, 1), (one, [[.null, .string("b"), .int(1)]] as [Row], 0)] {
+            let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, p), build: source(joinTypes, b),
+                                      probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes,
+                                      probeTypes: joinTypes, readOutputs: innerMask)
+            XCTAssertEqual(try drain(op).count, rows)
+        }
+        // Partitions sharing a build: the one that builds and the ones that read it alike.
+        let shared = SharedHashBuild(users: 3, memory: nil)
+        let expected = referenceJoin(.inner, probe: probe, build: unique, probeKeys: [0], buildKeys: [0],
+                                     probeWidth: 3, buildWidth: 3).map { row in row.enumerated().map { innerMask[$0.offset] ? $0.element : .null } }
+        for partition in 0..<3 {
+            let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, unique),
+                                      probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes,
+                                      probeTypes: joinTypes, shared: shared, readOutputs: innerMask)
+            let rows = try drain(op).map { row in row.enumerated().map { innerMask[$0.offset] ? $0.element : .null } }
+            XCTAssertTrue(op.keySetOnly, "partition \(partition)")
+            assertSameRows(rows, expected, "partition \(partition)")
+        }
     }
 
     /// Output positions nothing above reads (`readOutputs` false) are one-row constant

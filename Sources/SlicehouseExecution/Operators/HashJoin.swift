@@ -128,6 +128,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// drops them for a single key; it switches itself off when it keeps most rows.
     private var codeFilter: RuntimeKeyFilter?
     private(set) var codeFilterChecked = 0, codeFilterKept = 0
+    /// The join is its exact `keyFilter` alone (`keySetFilter`): a probe row it keeps has
+    /// exactly one match (inner, unique keys, no build column read) or at least one
+    /// (semi), so no table is built and no row is probed.
+    private(set) var keySetOnly = false
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
     /// Combined-row columns the residual reads (computed on first use).
@@ -306,6 +310,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 if probeTypes == nil { probeTypes = chunk.columns.map { $0.type } }
                 guard let kept = try prefilter(chunk) else { continue }
                 cut(kept)
+                if keySetOnly {
+                    // The filter kept exactly the rows that match: out they go as they are.
+                    for piece in pieces { output.append(keySetOutput(piece)) }
+                    pieces.removeAll(keepingCapacity: true)
+                    pieceIndex = 0
+                }
                 continue
             }
             if tracksBuildMatches && !unmatchedBuildEmitted {
@@ -316,6 +326,15 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             finished = true
             releaseTable()
         }
+    }
+
+    /// A piece of the probe side that `keyFilter` kept, as this join's output when the
+    /// filter is the join (`keySetOnly`): its own columns, and for an inner join the build
+    /// columns as the placeholders nothing reads.
+    private func keySetOutput(_ piece: Chunk) -> Chunk {
+        var columns = piece.columns.enumerated().map { i, v in probeRead(i) ? v : Self.placeholder(v.type) }
+        if kind == .inner { columns += buildTypes.map(Self.placeholder) }
+        return Chunk(columns: columns, count: piece.physicalCount, selection: piece.selection)
     }
 
     /// Output chunks of fewer rows are merged before they go up (see `next`).
@@ -420,7 +439,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                               bucketStart: bucketStart, entries: entries, bucketMask: bucketMask,
                               directKeys: directKeys, packing: packing, uniqueDirectKeys: uniqueDirectKeys,
                               directIndex: directIndex, directLow: directLow, hasNullKey: buildHasNullKey,
-                              keyFilter: keyFilter, codeFilter: codeFilter,
+                              keyFilter: keyFilter, codeFilter: codeFilter, keySetOnly: keySetOnly,
                               published: runtimeFilters.map { ($0.buildKey, $0.slot.filter) })
     }
 
@@ -441,6 +460,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         buildHasNullKey = t.hasNullKey
         keyFilter = t.keyFilter
         codeFilter = t.codeFilter
+        keySetOnly = t.keySetOnly
         codeFilterChecked = 0
         codeFilterKept = 0
         // The build key columns are the same in every partition's join of the node, so
@@ -511,6 +531,21 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             }
         }
         directKeys = buildKeyColumns.count == 1 && buildKeyColumns[0].type.physical == .int64
+        keySetOnly = false
+        var keyColumnFilter: RuntimeKeyFilter?
+        if let f = keySetFilter(keyValid: keyValid, computed: &keyColumnFilter) {
+            // No table: the filter is the join. The runtime filters are its own.
+            keySetOnly = true
+            keyFilter = f
+            packing = nil
+            bucketStart = []
+            entries = []
+            directIndex = []
+            uniqueDirectKeys = kind == .inner
+            buildHasNullKey = keyValid.contains(false)
+            publishRuntimeFilters { k in k == self.buildKeys[0] ? f : nil }
+            return
+        }
         var matchValues: [UInt64] = []
         var hashes: [UInt64] = []
         packing = nil
@@ -572,6 +607,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         // the runtime filters handed to scans below the probe side (one per key column).
         let filterProbe = kind == .inner || kind == .semi || kind == .right || buildSideOnly
         var byColumn: [Int: RuntimeKeyFilter] = [:]
+        if let f = keyColumnFilter { byColumn[buildKeys[0]] = f }
         // A wide bitmap's bytes join the table's reservation (`reserveMore`; a Bloom filter
         // when the budget refuses them) and are returned with the table.
         func filter(_ k: Int) -> RuntimeKeyFilter? {
@@ -636,6 +672,45 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         directIndex = index
         directLow = lo
         usedDirectIndex = true
+    }
+
+    /// The exact filter of the single 64-bit build key when it can stand for the whole
+    /// join (`keySetOnly`), else nil: an inner join whose build columns nothing above
+    /// reads and whose keys are unique, or a semi join; no residual condition, no NULL-aware
+    /// or build-row-tracking kind; a bitmap with one bit per value (`RuntimeKeyFilter`,
+    /// shift 0), whose set bits then number the distinct keys. A dimension joined only to
+    /// filter (TPC-H Q3's customers of one segment, Q21's orders of status F, TPC-DS's
+    /// dates of one year) needs no hash table.
+    /// `computed`: the key column's filter, when this computed it (whether or not it
+    /// stands for the join), for the table's own use: its bytes are reserved once.
+    private func keySetFilter(keyValid: [Bool], computed: inout RuntimeKeyFilter?) -> RuntimeKeyFilter? {
+        guard directKeys, residual == nil, !nullAware, !tracksBuildMatches,
+              buildKeys.count == 1, probeKeys.count == 1, let probeTypes, probeKeys[0] >= 0,
+              probeKeys[0] < probeTypes.count, probeTypes[probeKeys[0]].physical == .int64 else { return nil }
+        switch kind {
+        case .semi: break
+        case .inner:
+            guard let read = buildEmitted, !read.contains(true) else { return nil }
+        default: return nil
+        }
+        let column = buildKeyColumns[0]
+        guard case .int64(let values) = column.data, !column.isConstant, values.count >= buildCount else { return nil }
+        let n = buildCount
+        let f = values.withUnsafeBufferPointer { vp in
+            keyValid.withUnsafeBufferPointer { kv in
+                RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv, reserve: reserveMore)
+            }
+        }
+        computed = f
+        guard let bits = f.bits, f.shift == 0, !f.isEmpty else { return nil }
+        if kind == .inner {
+            var distinct = 0
+            for w in bits { distinct &+= w.nonzeroBitCount }
+            var valid = 0
+            for v in keyValid where v { valid &+= 1 }
+            guard distinct == valid else { return nil }
+        }
+        return f
     }
 
     /// Hold `bytes` more with the table (a filter's, the direct index's); false when the
@@ -760,7 +835,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             throw SQLError.internalError("hash join probe key out of range")
         }
         let key = OperatorKernels.flat(chunk.columns[k], physicalCount: chunk.physicalCount)
-        guard case .int64 = key.data else { return chunk }
+        guard case .int64 = key.data else {
+            // The filter is the whole join only for 64-bit probe keys (`keySetFilter`).
+            if keySetOnly { throw SQLError.internalError("hash join probe key is not a 64-bit integer") }
+            return chunk
+        }
         let n = chunk.count
         let kept = SliceScanner.keep(key, from: 0, count: n, filter: keyFilter, selection: chunk.selection,
                                      deleted: DeleteSet(), firstRow: 0)
@@ -1366,6 +1445,7 @@ public final class SharedHashBuild: @unchecked Sendable {
         var hasNullKey: Bool
         var keyFilter: RuntimeKeyFilter?
         var codeFilter: RuntimeKeyFilter?
+        var keySetOnly: Bool
         /// What the builder published into its runtime filter slots, in their order.
         var published: [(buildKey: Int, filter: RuntimeKeyFilter?)]
     }
