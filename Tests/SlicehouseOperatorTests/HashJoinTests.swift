@@ -188,7 +188,7 @@ final class HashJoinTests: XCTestCase {
             let builds = (0..<3).map { _ in CountingSource(source(joinTypes, build, chunkSize: 500)) }
             let ops = (0..<3).map { p in
                 HashJoinOperator(kind: kind, probe: source(joinTypes, probe), build: builds[p], probeKeys: [0],
-                                 buildKeys: [0], residual: nil, buildTypes: joinTypes,
+                                 buildKeys: [0], residual: nil, buildTypes: joinTypes, probeTypes: joinTypes,
                                  context: QueryContext(memory: memory), shared: shared)
             }
             let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
