@@ -8,9 +8,10 @@
 # RUNS: rounds per query (default 5); QUERIES: numbers, e.g. "3 4 21" (default 1-22).
 set -euo pipefail
 a="$1"; b="$2"; db="$3"; runs="${4:-5}"; queries="${5:-$(seq 1 22)}"
-# The run's output is read whole before python starts: a reader started beside the query
-# (a pipe) takes a core from it while the interpreter starts.
-seconds() { local out; out=$("$1" bench tpch-query --db "$db" --query "$2"); python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seconds"])' "$out"; }
+# The run's output goes to a file, read once the run is over: a reader started beside the
+# query (a pipe) takes a core from it while the interpreter starts.
+out=$(mktemp); trap 'rm -f "$out"' EXIT
+seconds() { "$1" bench tpch-query --db "$db" --query "$2" > "$out"; python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seconds"])' "$out"; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 printf '%-5s %10s %10s %7s\n' query "A (ms)" "B (ms)" "B / A"
 total_a=0; total_b=0
