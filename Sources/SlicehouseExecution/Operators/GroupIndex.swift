@@ -121,6 +121,16 @@ final class Int64GroupIndex: GroupIndex {
     /// ...and at most this many values (64 MB).
     static let maximumDirect: Int64 = 1 << 24
 
+    /// The NULL key's group (`nullGroup`, made on its first row: its key slot holds 0).
+    @inline(__always)
+    private static func groupOfNull(_ nullGroup: inout Int32, _ groupKeys: inout [Int64]) -> Int32 {
+        if nullGroup < 0 {
+            nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
+            groupKeys.append(0)
+        }
+        return nullGroup
+    }
+
     /// Tables with fewer groups are probed in one plain pass.
     static let fewGroups = 1024
 
@@ -290,11 +300,7 @@ final class Int64GroupIndex: GroupIndex {
                                 for k in 0..<n {
                                     let r = Int(rw[k])
                                     if hasNulls && !OperatorKernels.bit(vw, r) {
-                                        if nullGroup < 0 {
-                                            nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
-                                            groupKeys.append(0)
-                                        }
-                                        out[k] = nullGroup
+                                        out[k] = Self.groupOfNull(&nullGroup, &groupKeys)
                                         continue
                                     }
                                     let v = vp[r]
@@ -346,11 +352,7 @@ final class Int64GroupIndex: GroupIndex {
                                     for k in lo..<hi {
                                         let r = Int(rw[k])
                                         if hasNulls && !OperatorKernels.bit(vw, r) {
-                                            if nullGroup < 0 {
-                                                nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
-                                                groupKeys.append(0)
-                                            }
-                                            out[k] = nullGroup
+                                            out[k] = Self.groupOfNull(&nullGroup, &groupKeys)
                                             continue
                                         }
                                         let v = vp[r]
@@ -409,11 +411,7 @@ final class Int64GroupIndex: GroupIndex {
                                 for k in from..<to {
                                     let r = Int(rw[k])
                                     if hasNulls && !OperatorKernels.bit(vw, r) {
-                                        if nullGroup < 0 {
-                                            nullGroup = Int32(truncatingIfNeeded: groupKeys.count)
-                                            groupKeys.append(0)
-                                        }
-                                        out[k] = nullGroup
+                                        out[k] = Self.groupOfNull(&nullGroup, &groupKeys)
                                         continue
                                     }
                                     let v = vp[r]
