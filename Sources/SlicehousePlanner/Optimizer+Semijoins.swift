@@ -251,7 +251,10 @@ extension Optimizer {
     /// that P does not meet directly: C is semi-joined with a copy of P on `C.z = P.k`
     /// before the joins, so C's rows without a partner in P never reach a hash table.
     /// TPC-H Q9: partsupp keeps only the rows of '%green%' parts (l_partkey = p_partkey,
-    /// ps_partkey = l_partkey).
+    /// ps_partkey = l_partkey). P may also be an input that a filtered one restricts
+    /// through an equality (P semi-joined with it): TPC-H Q5's customers keep only those
+    /// of the five nations of region 'ASIA' (c_nationkey = s_nationkey,
+    /// s_nationkey = n_nationkey, n_regionkey = r_regionkey).
     func reduceByEquivalentKeys(_ plan: LogicalPlan) -> LogicalPlan {
         var nextID = maxColumnID(plan)
         return reduceTrees(plan, &nextID)
@@ -308,16 +311,41 @@ extension Optimizer {
             direct.insert([min(la, lb), max(la, lb)])
             types[a] = ta; types[b] = tb
         }
+        // Each P: a leaf, or an unfiltered leaf semi-joined with a filtered leaf it meets on
+        // an equality, whose rows that join restricts (TPC-H Q5's nations of region 'ASIA'
+        // restrict the customers, met through s_nationkey = c_nationkey). Such a P reads
+        // its whole table again: it restricts only inputs of ten times its table's rows or
+        // more (a dimension, not a fact table met by a filtered date: TPC-DS q17's
+        // catalog_sales of three quarters would be scanned a second time to restrict
+        // store_sales by item).
+        var sources = leaves.indices.map { (leaf: $0, plan: leaves[$0], base: leafBase(leaves[$0]), derived: false) }
+        func isFiltered(_ leaf: LogicalPlan) -> Bool { leafRows(leaf) * 2 <= leafBase(leaf) }
+        var derivedPairs = Set<[Int]>()
+        for p in preds {
+            guard case .binary(.equal, .column(let a, let t), .column(let b, let tb), _) = p, t == tb,
+                  let la = leafOf(a), let lb = leafOf(b), la != lb else { continue }
+            for (n, nKey, f, fKey) in [(la, a, lb, b), (lb, b, la, a)] {
+                guard !derivedPairs.contains([n, f]), !isFiltered(leaves[n]), isFiltered(leaves[f]),
+                      isCheaplyRepeatable(leaves[n]), isCheaplyRepeatable(leaves[f]) else { continue }
+                derivedPairs.insert([n, f])
+                var map: [Int: Int] = [:]
+                guard let copy = renumbered(leaves[f], &nextID, &map), let k2 = map[fKey] else { continue }
+                let reduced = LogicalPlan.join(.semi, leaves[n], copy,
+                                               condition: .binary(.equal, .column(nKey, t), .column(k2, t), .boolean))
+                sources.append((leaf: n, plan: reduced, base: leafBase(leaves[n]), derived: true))
+            }
+        }
         var out = leaves
-        for (pi, source) in leaves.enumerated() {
+        for (pi, source, base, derived) in sources {
             let rows = leafRows(source)
             // P: filtered to at most half of its table, cheap to run again.
-            guard rows * 2 <= leafBase(source), isCheaplyRepeatable(source) else { continue }
+            guard rows * 2 <= base, isCheaplyRepeatable(source) else { continue }
             for key in types.keys.sorted() where leafOf(key) == pi {
                 let cls = find(key)
                 for col in types.keys.sorted() where col != key && find(col) == cls {
                     guard let ci = leafOf(col), ci != pi, !direct.contains([min(pi, ci), max(pi, ci)]),
-                          leafRows(out[ci]) >= rows * 4, let t = types[col] else { continue }
+                          leafRows(out[ci]) >= rows * 4, !derived || leafRows(out[ci]) >= base * 10,
+                          let t = types[col] else { continue }
                     var map: [Int: Int] = [:]
                     guard let copy = renumbered(source, &nextID, &map), let k2 = map[key] else { continue }
                     out[ci] = .join(.semi, out[ci], copy, condition: .binary(.equal, .column(col, t), .column(k2, t), .boolean))

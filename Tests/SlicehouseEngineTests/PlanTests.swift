@@ -223,6 +223,17 @@ final class PlanTests: XCTestCase {
         guard let agg20 = q20.firstIndex(where: { $0.contains("HashAggregate") }) else { return XCTFail(q20.joined(separator: "\n")) }
         XCTAssertTrue(q20[agg20...].contains { $0.contains("Hash IN Join") }, q20.joined(separator: "\n"))
 
+        // Q5: customer keeps only the customers of region 'ASIA''s nations (semi-joined with
+        // nation semi-joined with region) before it meets orders' rows.
+        let q5 = try explain(s, try TPCH.query(5)).split(separator: "\n").map(String.init)
+        guard let cust5 = q5.firstIndex(where: { $0.contains("Seq Scan on customer") }) else {
+            return XCTFail(q5.joined(separator: "\n"))
+        }
+        XCTAssertTrue(q5[..<cust5].last { $0.contains("XN ") && $0.contains("Join") }?.contains("Hash IN Join") ?? false,
+                      q5.joined(separator: "\n"))
+        XCTAssertEqual(q5[(cust5 + 1)...].filter { $0.contains("Seq Scan") }.prefix(2).map { $0.contains("nation") || $0.contains("region") },
+                       [true, true], q5.joined(separator: "\n"))
+
         // EXISTS with the small side preserved: the hash table is built on orders, lineitem streams.
         let q4 = try explain(s, try TPCH.query(4))
         XCTAssertTrue(q4.contains("Hash Right Semi Join"), q4)
@@ -718,6 +729,64 @@ final class PlanTests: XCTestCase {
         XCTAssertFalse(try explain(s, "select count(*) from fact f left join pk2 p on f.k = p.a and f.v = p.b").contains("Join"))
         XCTAssertTrue(try explain(s, "select f.id from fact f left join pk2 p on f.k = p.a").contains("Left Join"))
         XCTAssertTrue(try explain(s, "select f.id, d.name from fact f left join dim d on f.k = d.k").contains("Left Join"))
+    }
+
+    /// An input restricted by a filtered one it meets restricts, in turn, the inputs its
+    /// key is equated with (TPC-H Q5): customer meets supplier on the nation, supplier
+    /// meets nation, nation meets the one region 'ASIA'; customer is semi-joined with
+    /// (nation semi-joined with region) before the joins. Answers:
+    /// sql/optimizer/transitive_semijoins.test.
+    func testFilteredInputRestrictsThroughTheInputItMeets() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table digits (d int);
+            insert into digits values (0), (1), (2), (3), (4), (5), (6), (7), (8), (9);
+            create table region (r_regionkey int, r_name varchar(10));
+            insert into region values (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA'), (3, 'EUROPE'), (4, 'MIDEAST'), (5, 'ASIA');
+            create table nation (n_nationkey int, n_name varchar(10), n_regionkey int);
+            insert into nation select a.d * 10 + b.d, 'N' || (a.d * 10 + b.d), (a.d * 10 + b.d) % 6 from digits a, digits b where a.d < 2;
+            create table supplier (s_suppkey int, s_nationkey int);
+            insert into supplier select a.d * 10 + b.d + 1, (a.d * 10 + b.d) % 20 from digits a, digits b where a.d < 4;
+            create table customer (c_custkey int, c_nationkey int);
+            insert into customer select a.d * 100 + b.d * 10 + c.d + 1, case when (a.d * 100 + b.d * 10 + c.d) % 37 = 5 then null else (a.d * 100 + b.d * 10 + c.d) % 23 end from digits a, digits b, digits c where a.d < 3;
+            create table orders (o_orderkey int, o_custkey int, o_suppkey int, o_amount int);
+            insert into orders select k, (k * 7) % 300 + 1, k % 40 + 1, k % 13 from (select a.d * 100 + b.d * 10 + c.d + 1 as k from digits a, digits b, digits c) t;
+            """)
+        func shape(_ region: String) -> String {
+            """
+            select n_name, sum(o_amount) from customer, orders, supplier, nation, region
+            where c_custkey = o_custkey and o_suppkey = s_suppkey and c_nationkey = s_nationkey
+              and s_nationkey = n_nationkey and n_regionkey = r_regionkey and r_name = \(region)
+            group by n_name
+            """
+        }
+        /// The join node right above `customer`'s scan, and the scans after it (its build side first).
+        func aboveCustomer(_ plan: String) -> (join: String, next: [String]) {
+            let lines = plan.split(separator: "\n").map(String.init)
+            guard let c = lines.firstIndex(where: { $0.contains("Seq Scan on customer") }) else { return ("", []) }
+            let join = lines[..<c].last { $0.contains("XN ") && $0.contains("Join") } ?? ""
+            return (join, lines[(c + 1)...].filter { $0.contains("Seq Scan") }.prefix(2).map { $0 })
+        }
+        let plan = try explain(s, shape("'ASIA'"))
+        let (join, next) = aboveCustomer(plan)
+        XCTAssertTrue(join.contains("Hash IN Join"), plan)
+        XCTAssertEqual(next.count, 2, plan)
+        XCTAssertTrue(next.first?.contains("Seq Scan on nation") ?? false, plan)
+        XCTAssertTrue(next.last?.contains("Seq Scan on region") ?? false, plan)
+        // A filter that cannot be run again (it would draw other random numbers) is not copied.
+        let volatile = try explain(s, shape("'ASIA' and r_regionkey + random() < 100"))
+        XCTAssertFalse(aboveCustomer(volatile).join.contains("IN Join"), volatile)
+        // orders restricted by the few digits it meets is not copied to restrict `big`
+        // (2,000 rows, not ten times orders' 1,000): it would scan orders a second time.
+        _ = try s.execute("""
+            create table big (b_suppkey int);
+            insert into big select (a.d * 100 + b.d * 10 + c.d) % 40 + 1 from digits a, digits b, digits c, digits e where e.d < 2;
+            """)
+        let fact = try explain(s, """
+            select count(*) from orders, digits, supplier, big
+            where o_amount = d and d < 3 and o_suppkey = s_suppkey and s_suppkey = b_suppkey
+            """)
+        XCTAssertFalse(fact.contains("IN Join"), fact)
     }
 
     /// TPC-DS q72's shape: sales of one year and one household class meet inventory on
