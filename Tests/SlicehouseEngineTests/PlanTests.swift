@@ -223,7 +223,7 @@ final class PlanTests: XCTestCase {
         guard let agg20 = q20.firstIndex(where: { $0.contains("HashAggregate") }) else { return XCTFail(q20.joined(separator: "\n")) }
         XCTAssertTrue(q20[agg20...].contains { $0.contains("Hash IN Join") }, q20.joined(separator: "\n"))
 
-        // Q5: customer keeps only the customers of region 'ASIA''s nations (semi-joined with
+        // Q5: customer keeps only the customers of the nations in region 'ASIA' (semi-joined with
         // nation semi-joined with region) before it meets orders' rows.
         let q5 = try explain(s, try TPCH.query(5)).split(separator: "\n").map(String.init)
         guard let cust5 = q5.firstIndex(where: { $0.contains("Seq Scan on customer") }) else {
