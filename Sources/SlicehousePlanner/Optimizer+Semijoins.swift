@@ -328,10 +328,9 @@ extension Optimizer {
                 guard !derivedPairs.contains([n, f]), !isFiltered(leaves[n]), isFiltered(leaves[f]),
                       isCheaplyRepeatable(leaves[n]), isCheaplyRepeatable(leaves[f]) else { continue }
                 derivedPairs.insert([n, f])
-                var map: [Int: Int] = [:]
-                guard let copy = renumbered(leaves[f], &nextID, &map), let k2 = map[fKey] else { continue }
-                let reduced = LogicalPlan.join(.semi, leaves[n], copy,
-                                               condition: .binary(.equal, .column(nKey, t), .column(k2, t), .boolean))
+                // Over the leaves' own columns: a source is copied (renumbered) where it is used.
+                let reduced = LogicalPlan.join(.semi, leaves[n], leaves[f],
+                                               condition: .binary(.equal, .column(nKey, t), .column(fKey, t), .boolean))
                 sources.append((leaf: n, plan: reduced, base: leafBase(leaves[n]), derived: true))
             }
         }
