@@ -420,6 +420,15 @@ final class MemoryPartitionerTests: XCTestCase {
         }
     }
 
+    /// The identity row list follows each chunk's size when one cache serves chunks of
+    /// changing sizes (a split aggregate's partitions are sealed at sizes that vary by a
+    /// few rows): longer, shorter, empty, and the same size again.
+    func testIdentityRowsFollowTheChunkSize() {
+        var cache: [Int32] = []
+        for n in [1_024, 1_019, 5, 0, 2_048, 2_048, 1] {
+            XCTAssertEqual(OperatorKernels.identity(n, cache: &cache), (0..<Int32(n)).map { $0 }, "\(n) rows")
+        }
+    }
 }
 
 /// `Vector.append(gathering:from:)`: the rows at the indices, in order, for every physical

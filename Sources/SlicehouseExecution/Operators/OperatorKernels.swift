@@ -413,7 +413,12 @@ enum OperatorKernels {
 
     /// `[0, 1, ..., n-1]`, reusing `cache` when it has that length (chunks mostly share one size).
     static func identity(_ n: Int, cache: inout [Int32]) -> [Int32] {
-        if cache.count != n { cache = (0..<Int32(truncatingIfNeeded: n)).map { $0 } }
+        if cache.count != n {
+            cache = [Int32](unsafeUninitializedCapacity: n) { out, made in
+                for i in 0..<n { out[i] = Int32(truncatingIfNeeded: i) }
+                made = n
+            }
+        }
         return cache
     }
 

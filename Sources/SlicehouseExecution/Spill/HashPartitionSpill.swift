@@ -395,7 +395,10 @@ final class MemoryPartitioner {
                         // mixed again: the partition's rows share the bits that chose it).
                         let x = HyperLogLog.remix(h[k])
                         let reg = p &<< precision | HyperLogLog.register(x, precision: precision)
-                        sk[reg] = max(sk[reg], HyperLogLog.rank(x, precision: precision))
+                        let rank = HyperLogLog.rank(x, precision: precision)
+                        // A register rarely rises once it has seen a few keys: stored
+                        // only then, the loop's other rows write nothing.
+                        if rank > sk[reg] { sk[reg] = rank }
                     }
                 }
             }
