@@ -352,10 +352,31 @@ final class MemoryPartitioner {
     /// The partition at `level` of a row whose key hash (`KeyHashing`) is `keyHash`.
     @inline(__always)
     static func partition(_ keyHash: UInt64, level: Int) -> Int {
-        let h = Hashing.hash(keyHash)
+        partition(mixed: Hashing.hash(keyHash), level: level)
+    }
+
+    /// `partition(_:level:)` of the key hash whose remix (`Hashing.hash`) is `h`. Its
+    /// bits 24 ..< 48 choose partitions, at one level or another; the rest is free.
+    @inline(__always)
+    static func partition(mixed h: UInt64, level: Int) -> Int {
         let spill = (h &>> UInt64(32 + 4 * level)) & 15
         let own = (h &>> UInt64(24 + 2 * level)) & 3
         return Int(truncatingIfNeeded: spill | own &<< 4)
+    }
+
+    /// Bits of the remixed hash a sketch's rank is read from (its trailing zeros, at
+    /// most 23), below every partition bit; its register is read from the top bits,
+    /// above them. So the key's one remix serves both, and the partition's rows, which
+    /// share their partition bits, are sketched by bits they do not share.
+    static let sketchRankBits = 23
+
+    /// The register (within a partition's `sketchRegisters`) and rank of a key whose
+    /// remixed hash is `h`.
+    @inline(__always)
+    static func sketchEntry(_ h: UInt64) -> (register: Int, rank: UInt8) {
+        let register = Int(truncatingIfNeeded: h &>> UInt64(64 - sketchPrecision))
+        let zeros = (h | 1 &<< UInt64(sketchRankBits)).trailingZeroBitCount
+        return (register, UInt8(truncatingIfNeeded: zeros &+ 1))
     }
 
     /// Bytes held: the sealed chunks, the open ones' buffers and the staging rows.
@@ -389,15 +410,14 @@ final class MemoryPartitioner {
             partOf.withUnsafeMutableBufferPointer { po in
                 sketches.withUnsafeMutableBufferPointer { sk in
                     for k in 0..<n {
-                        let p = Self.partition(h[k], level: level)
+                        let x = Hashing.hash(h[k])
+                        let p = Self.partition(mixed: x, level: level)
                         po[k] = UInt8(truncatingIfNeeded: p)
-                        // The key's register in its partition's sketch (bits of the hash
-                        // mixed again: the partition's rows share the bits that chose it).
-                        let x = HyperLogLog.remix(h[k])
-                        let reg = p &<< precision | HyperLogLog.register(x, precision: precision)
-                        let rank = HyperLogLog.rank(x, precision: precision)
-                        // A register rarely rises once it has seen a few keys: stored
-                        // only then, the loop's other rows write nothing.
+                        // The key's register in its partition's sketch. A register rarely
+                        // rises once it has seen a few keys: stored only then, the loop's
+                        // other rows write nothing.
+                        let (register, rank) = Self.sketchEntry(x)
+                        let reg = p &<< precision | register
                         if rank > sk[reg] { sk[reg] = rank }
                     }
                 }
@@ -594,7 +614,7 @@ final class MemoryPartitioner {
             if !sealed[p].isEmpty {
                 let registers = p * Self.sketchRegisters..<(p + 1) * Self.sketchRegisters
                 let groups = sketches.withUnsafeBufferPointer { sk in
-                    HyperLogLog.estimate(UnsafeBufferPointer(rebasing: sk[registers]), rankBits: 64 - Self.sketchPrecision)
+                    HyperLogLog.estimate(UnsafeBufferPointer(rebasing: sk[registers]), rankBits: Self.sketchRankBits)
                 }
                 out.append(MemoryPartition(chunks: sealed[p], level: level, bytes: sealedBytes[p],
                                            groups: groups.isFinite ? Int(groups.rounded()) : 0))
