@@ -132,7 +132,7 @@ final class AggregateSplitTests: XCTestCase {
 
     /// A table about to pass `splitGroups` splits before it grows for the next chunk: a
     /// 64-bit key's slots never grow past the size that `splitGroups` groups fill (32,768
-    /// groups: 65,536 slots of 16 bytes, 1 MB, not the 4 MB of the next size).
+    /// groups: 65,536 packed slots of 8 bytes, 512 KB, not the 2 MB of the next size).
     func testSplitsBeforeTheTableGrowsPastItsLastSize() throws {
         let types: [DataType] = [.bigint, .bigint]
         let rows: [Row] = (0..<40_000).map { i in [.int(Int64(i)), .int(1)] }
@@ -144,8 +144,8 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertEqual(split.spilledBytes, 0)
         XCTAssertGreaterThan(split.memoryPeak, 1 << 20, "the table at its last size is reserved")
         // Besides the partitioner's staging rows (two 64-bit columns), the table at its
-        // last size with its keys, states and the rows held stays under the next size's
-        // 4 MB of slots alone.
+        // last size with its keys and states, and the rows held, stay under 4 MB (4.0 MB
+        // measured); the next size's slots would add 1.5 MB.
         let staging = 2 * MemoryPartitioner.fanOut * MemoryPartitioner.stageRows * 8
         XCTAssertLessThan(split.memoryPeak, (4 << 20) + staging, "never the next size")
         XCTAssertEqual(context.memory.usedBytes, 0)
@@ -154,13 +154,14 @@ final class AggregateSplitTests: XCTestCase {
     /// A partition's table is sized once from its estimate: a 64-bit key's index expecting
     /// 234,000 groups takes 524,288 slots at once (its 4x steps would reach 1,048,576)
     /// and holds them all without growing; aggregated partitions, each sized from its
-    /// estimate, give the answers of the operator that never splits.
+    /// estimate, give the answers of the operator that never splits. (The keys fit the
+    /// packed slots, 8 bytes each.)
     func testPartitionTablesAreSizedFromTheirEstimates() throws {
         let index = Int64GroupIndex(type: .bigint)
         index.expect(groups: 234_000)
         let sized = index.memoryBytes
-        XCTAssertGreaterThanOrEqual(sized, 524_288 * 16, "half full at most")
-        XCTAssertLessThan(sized, 1_048_576 * 16, "not the next size")
+        XCTAssertGreaterThanOrEqual(sized, 524_288 * 8, "half full at most")
+        XCTAssertLessThan(sized, 1_048_576 * 8, "not the next size")
         var ids: [Int32] = []
         var at: Int64 = 0
         while at < 234_000 {
@@ -171,7 +172,8 @@ final class AggregateSplitTests: XCTestCase {
             at += n
         }
         XCTAssertEqual(index.groupCount, 234_000)
-        XCTAssertLessThan(index.memoryBytes, 1_048_576 * 16, "no growth past the expected size")
+        XCTAssertTrue(index.isPacked)
+        XCTAssertLessThan(index.memoryBytes, 1_048_576 * 8, "no growth past the expected size")
         // An expectation below what it holds changes nothing; the keys are still found.
         index.expect(groups: 10)
         try index.assign([Vector(type: .bigint, data: .int64([1, 2, 4]))], rows: [0, 1, 2], groupIds: &ids)

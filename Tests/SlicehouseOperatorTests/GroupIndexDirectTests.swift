@@ -162,3 +162,94 @@ final class GroupIndexDirectTests: XCTestCase {
         try checkLookups(index, reference, probes: [0, spread, 1, nil, 99_999 * spread], "sparse")
     }
 }
+
+/// `Int64GroupIndex`'s packed slots (8 bytes: the key's offset from a base in 40 bits,
+/// the group + 1 in 24): used while every key lies within 2^40 values of the base (half
+/// of it below the first keys) and the groups stay under the limit; the first key outside,
+/// or the group past the limit, moves the table to wide slots with every group id kept.
+/// Group ids, lookups and key columns are the reference's in both layouts.
+extension GroupIndexDirectTests {
+    /// Keys spread too wide for direct mode, with NULLs, repeats and a selection, the
+    /// batches past `fewGroups` (the windowed pass): packed throughout.
+    func testKeysWithinTheRangeStayPacked() throws {
+        let index = Int64GroupIndex(type: .bigint)
+        var reference = Reference()
+        var rng = SeededRandom(seed: 11)
+        let top: Int64 = 1 << 38  // above the first keys, within the 2^39 left above them
+        for batch in 0..<40 {
+            let keys: [Int64?] = (0..<Chunk.capacity).map { _ in
+                rng.int(0...30) == 0 ? nil : Int64(rng.int(0...5_000)) * (top / 5_000) - 77
+            }
+            let rows: [Int32]? = batch % 3 == 0 ? stride(from: 1, to: Int32(Chunk.capacity), by: 2).map { $0 } : nil
+            try feed(index, &reference, keys, rows: rows, "batch \(batch)")
+        }
+        XCTAssertTrue(index.isPacked)
+        XCTAssertFalse(index.isDirect)
+        try checkLookups(index, reference, probes: [-77, top - 77, 0, nil, -78, .max, .min, 1 << 40],
+                                 "within")
+    }
+
+    /// Keys past either end of the packed range: lookups in packed mode find nothing for
+    /// them (never a key that shares their low 40 bits), and assigning one goes wide.
+    func testAKeyOutsideTheRangeGoesWide() throws {
+        for outside: Int64 in [(1 << 40) + 5, -(1 << 40) + 5, .max, .min] {
+            let index = Int64GroupIndex(type: .bigint)
+            var reference = Reference()
+            let keys: [Int64?] = (0..<3_000).map { Int64($0 * 3 + 5) }
+            try feed(index, &reference, keys, "first")
+            XCTAssertTrue(index.isPacked)
+            // Same low 40 bits as key 5 (offsets are taken modulo 2^40 only inside the range).
+            try checkLookups(index, reference, probes: [5, 5 + (1 << 40), 5 - (1 << 40), outside, 8],
+                                     "packed, \(outside)")
+            try feed(index, &reference, [outside, 5, nil, outside, 9_000], "outside \(outside)")
+            XCTAssertFalse(index.isPacked, "\(outside)")
+            try feed(index, &reference, keys.reversed() + [outside], "after \(outside)")
+            try checkLookups(index, reference, probes: [5, 5 + (1 << 40), outside, nil, 8, 7],
+                                     "wide, \(outside)")
+        }
+    }
+
+    /// A key 2^40 · j past a stored one shares its offset's low 40 bits; one whose home
+    /// slot is the stored key's too (found by search) is still not that key.
+    func testAKeyThatSharesASlotAndTheLowBitsIsNotFound() throws {
+        let index = Int64GroupIndex(type: .bigint)
+        var reference = Reference()
+        let stored: Int64 = 1_000
+        try feed(index, &reference, [stored, 7, 12], "stored")
+        XCTAssertTrue(index.isPacked)
+        // Same slot in any table of up to 4,096 slots (this one has 64).
+        let home = Hashing.slot(Hashing.hash(stored), 4_095)
+        var j: Int64 = 1
+        while Hashing.slot(Hashing.hash(stored &+ j &* (1 << 40)), 4_095) != home { j += 1 }
+        let twin = stored &+ j &* (1 << 40)
+        try checkLookups(index, reference, probes: [twin, stored], "twin \(twin)")
+        try feed(index, &reference, [twin, stored, twin], "twin assigned")
+        try checkLookups(index, reference, probes: [twin, stored, 7], "twin wide")
+    }
+
+    /// First keys at the bottom of the Int64 range: the base stops at Int64.min.
+    func testKeysNearTheBottomOfTheRange() throws {
+        let index = Int64GroupIndex(type: .bigint)
+        var reference = Reference()
+        try feed(index, &reference, (0..<2_000).map { Int64.min + Int64($0) * 1_000_003 }, "bottom")
+        try feed(index, &reference, [Int64.min, Int64.min + (1 << 40) - 1], "edge")
+        XCTAssertTrue(index.isPacked)
+        try feed(index, &reference, [Int64.min + (1 << 40)], "one past")
+        XCTAssertFalse(index.isPacked)
+        try checkLookups(index, reference, probes: [Int64.min, Int64.min + (1 << 40), 0], "bottom")
+    }
+
+    /// More groups than the packed layout numbers: wide from the batch that passes it.
+    func testGroupsPastTheLimitGoWide() throws {
+        let index = Int64GroupIndex(type: .bigint, packedGroupLimit: 5_000)
+        var reference = Reference()
+        let spread: Int64 = 1_000
+        for batch in 0..<2 {
+            try feed(index, &reference, (0..<2_048).map { Int64(batch * 2_048 + $0) * spread }, "\(batch)")
+        }
+        XCTAssertTrue(index.isPacked)
+        try feed(index, &reference, (4_096..<6_144).map { Int64($0) * spread }, "past")
+        XCTAssertFalse(index.isPacked)
+        try checkLookups(index, reference, probes: [0, 4_095 * spread, 6_143 * spread, 1], "limit")
+    }
+}

@@ -83,8 +83,15 @@ final class HashGroupIndex: GroupIndex {
 /// inline in the slots, so a lookup is one hash and (usually) one cache line. The NULL
 /// key is a group of its own outside the table.
 ///
-///     slots: [Int64Slot]  power of two, load factor <= 1/2, linear probing
-///            | key: Int64 | group + 1: Int32 (0 = empty) |
+///     slots: power of two, load factor <= 1/2, linear probing, in one of two layouts:
+///       packed (8 bytes): | group + 1: 24 bits (0 = empty) | key - keyBase: 40 bits |
+///       wide (16 bytes):  | key: Int64 | group + 1: Int32 (0 = empty) |
+///
+/// The packed layout is used while every key lies within 2^40 values from `keyBase` (set
+/// from the first keys, half that range below them) and the groups number under 2^24:
+/// half the bytes, so a table twice as large stays in the caches (TPC-H Q18's 375 K
+/// order keys a slice at SF 1: 8 MB of slots, not 16). The first key outside the range,
+/// or the group past the limit, moves the table to the wide layout for good.
 final class Int64GroupIndex: GroupIndex {
     struct Int64Slot {
         var key: Int64 = 0
@@ -92,7 +99,14 @@ final class Int64GroupIndex: GroupIndex {
     }
 
     private let type: DataType
+    /// The wide layout's slots (`wide`), else empty.
     private var slots: [Int64Slot] = []
+    /// The packed layout's slots (not `wide`), else empty.
+    private var packedSlots: [UInt64] = []
+    private var wide = false
+    /// What packed slots' keys are offsets from (`hasBase` once set).
+    private var keyBase: Int64 = 0
+    private var hasBase = false
     private var mask = 0
     private var groupKeys: [Int64] = []
     private var nullGroup: Int32 = -1
@@ -110,7 +124,13 @@ final class Int64GroupIndex: GroupIndex {
     private var directLow: Int64 = 0
     private(set) var isDirect = false
 
-    init(type: DataType) { self.type = type }
+    /// The groups the packed layout numbers at most (group + 1 in 24 bits); a test sets less.
+    private let packedGroupLimit: Int
+
+    init(type: DataType, packedGroupLimit: Int = (1 << 24) - 1) {
+        self.type = type
+        self.packedGroupLimit = min(packedGroupLimit, (1 << 24) - 1)
+    }
 
     /// Groups past which a growing table checks whether its keys are dense enough for
     /// direct mode (a smaller table stays in the caches anyway)...
@@ -135,7 +155,15 @@ final class Int64GroupIndex: GroupIndex {
     static let fewGroups = 1024
 
     var groupCount: Int { groupKeys.count }
-    var memoryBytes: Int { arrayBytes(slots) + arrayBytes(groupKeys) + arrayBytes(home) + arrayBytes(direct) }
+    var memoryBytes: Int {
+        arrayBytes(slots) + arrayBytes(packedSlots) + arrayBytes(groupKeys) + arrayBytes(home) + arrayBytes(direct)
+    }
+
+    /// Slots in the table (of the layout in use).
+    private var slotCount: Int { wide ? slots.count : packedSlots.count }
+
+    /// Whether the layout in use is the packed one (for tests).
+    var isPacked: Bool { !wide && !isDirect }
 
     /// Slots for `groups` groups at most half full (the next power of two), taken now
     /// rather than in 4x steps: a table sized from an estimate is half the size the
@@ -143,10 +171,10 @@ final class Int64GroupIndex: GroupIndex {
     func expect(groups: Int) {
         guard !isDirect, groups > 0, groups < Int(Int32.max) else { return }
         let cap = max(64, 1 << (Int.bitWidth - (groups * 2 - 1).leadingZeroBitCount))
-        if cap > slots.count { resize(cap) }
+        if cap > slotCount { resize(cap) }
     }
 
-    func wouldGrow(adding n: Int) -> Bool { !isDirect && (groupKeys.count + n) * 2 > slots.count }
+    func wouldGrow(adding n: Int) -> Bool { !isDirect && (groupKeys.count + n) * 2 > slotCount }
 
     /// The smallest and largest valid key of the groups and of `values` at `rows` (nil:
     /// none), skipping the NULL group and NULL rows.
@@ -189,6 +217,7 @@ final class Int64GroupIndex: GroupIndex {
         directLow = lo
         isDirect = true
         slots = []
+        packedSlots = []
         mask = 0
     }
 
@@ -233,37 +262,94 @@ final class Int64GroupIndex: GroupIndex {
             return
         }
         let total = groupKeys.count + n
-        guard total >= Self.directCheckGroups, total * 2 > slots.count,
+        guard total >= Self.directCheckGroups, total * 2 > slotCount,
               let (lo, hi) = keyRange(values, rows: rows, validity: validity),
               let size = Self.directSize(low: lo, high: hi, groups: groupKeys.count) else { return }
         enterDirect(low: lo, size: size)
     }
 
     private func reserve(_ total: Int) {
-        if total * 2 <= slots.count { return }
-        var cap = max(64, slots.count)
+        if total * 2 <= slotCount { return }
+        var cap = max(64, slotCount)
         // Grow 4x while the table is below 1M slots (a third of the rehashing of
         // doubling, for at most twice the slots), then 2x.
         while cap < total * 2 { cap *= cap < (1 << 20) ? 4 : 2 }
         resize(cap)
     }
 
-    /// The table with `cap` slots (a power of two), every group placed again.
+    /// The table with `cap` slots (a power of two), every group placed again: packed
+    /// while every group's key fits it, else wide.
     private func resize(_ cap: Int) {
-        var fresh = [Int64Slot](filled: Int64Slot(), count: cap)
         let m = cap - 1
-        let nullGroup = Int(self.nullGroup)
-        fresh.withUnsafeMutableBufferPointer { sl in
+        if !wide && !packedFits(groupKeys, adding: 0) { wide = true }
+        if wide {
+            var fresh = [Int64Slot](filled: Int64Slot(), count: cap)
+            Self.place(WideSlots.self, &fresh, groupKeys, nullGroup: nullGroup, base: 0, mask: m)
+            slots = fresh
+            packedSlots = []
+        } else {
+            var fresh = [UInt64](filled: PackedSlots.empty, count: cap)
+            Self.place(PackedSlots.self, &fresh, groupKeys, nullGroup: nullGroup, base: keyBase, mask: m)
+            packedSlots = fresh
+            slots = []
+        }
+        mask = m
+    }
+
+    /// Every group of `groupKeys` (but the NULL group) in its slot of `table`.
+    private static func place<L: Int64SlotLayout>(_ layout: L.Type, _ table: inout [L.Slot], _ groupKeys: [Int64],
+                                                  nullGroup: Int32, base: Int64, mask m: Int) {
+        let nullGroup = Int(nullGroup)
+        table.withUnsafeMutableBufferPointer { sl in
             groupKeys.withUnsafeBufferPointer { gk in
                 for g in 0..<gk.count where g != nullGroup {
                     var s = Hashing.slot(Hashing.hash(gk[g]), m)
-                    while sl[s].group != 0 { s = (s + 1) & m }
-                    sl[s] = Int64Slot(key: gk[g], group: Int32(truncatingIfNeeded: g + 1))
+                    while L.group(sl[s]) != 0 { s = (s + 1) & m }
+                    sl[s] = L.slot(gk[g], group: Int32(truncatingIfNeeded: g + 1), base: base)
                 }
             }
         }
-        slots = fresh
-        mask = m
+    }
+
+    /// Whether the valid keys of `values` at `rows` (every value of `values` when `rows`
+    /// is nil), with `n` more groups, still fit the packed layout. Sets `keyBase` from the
+    /// first keys it sees: the smallest, less 2^39.
+    private func packedFits(_ values: [Int64], rows: [Int32]? = nil, validity: Validity? = nil,
+                            adding n: Int) -> Bool {
+        guard groupKeys.count + n < packedGroupLimit else { return false }
+        let nullGroup = rows == nil ? Int(self.nullGroup) : -1
+        if !hasBase {
+            var lo = Int64.max
+            values.withUnsafeBufferPointer { vp in
+                if let rows {
+                    for r in rows where validity?.isValid(Int(r)) ?? true { lo = min(lo, vp[Int(r)]) }
+                } else {
+                    for g in 0..<vp.count where g != nullGroup { lo = min(lo, vp[g]) }
+                }
+            }
+            if lo == Int64.max { return true }  // no key yet
+            let (b, overflow) = lo.subtractingReportingOverflow(1 << (PackedSlots.keyBits - 1))
+            keyBase = overflow ? Int64.min : b
+            hasBase = true
+        }
+        let base = keyBase
+        var outside: UInt64 = 0
+        values.withUnsafeBufferPointer { vp in
+            if let rows {
+                if let validity {
+                    for r in rows where validity.isValid(Int(r)) {
+                        outside |= UInt64(bitPattern: vp[Int(r)] &- base) &>> UInt64(PackedSlots.keyBits)
+                    }
+                } else {
+                    for r in rows { outside |= UInt64(bitPattern: vp[Int(r)] &- base) &>> UInt64(PackedSlots.keyBits) }
+                }
+            } else {
+                for g in 0..<vp.count where g != nullGroup {
+                    outside |= UInt64(bitPattern: vp[g] &- base) &>> UInt64(PackedSlots.keyBits)
+                }
+            }
+        }
+        return outside == 0
     }
 
     func assign(_ keys: [Vector], rows: [Int32], groupIds: inout [Int32]) throws {
@@ -279,15 +365,44 @@ final class Int64GroupIndex: GroupIndex {
             assignDirect(values, rows: rows, validity: keys[0].validity, groupIds: &groupIds)
             return
         }
+        if !wide && !packedFits(values, rows: rows, validity: keys[0].validity, adding: n) {
+            // A key outside the packed range, or too many groups: wide slots from now on.
+            wide = true
+            if slotCount < packedSlots.count { resize(packedSlots.count) }
+        }
         reserve(groupKeys.count + n)
         groupIds = [Int32](filled: 0, count: n)
-        let m = mask
-        let validity = keys[0].validity
+        // Locals only inside the loops (no per-access exclusivity checks on class properties).
+        var groupKeys = self.groupKeys, nullGroup = self.nullGroup, home = self.home
+        self.groupKeys = []; self.home = []
+        defer { self.groupKeys = groupKeys; self.nullGroup = nullGroup; self.home = home }
+        if wide {
+            var slots = self.slots
+            self.slots = []
+            defer { self.slots = slots }
+            touch ^= Self.probeAssign(WideSlots.self, &slots, base: 0, mask: mask, values, rows: rows,
+                                      validity: keys[0].validity, groupIds: &groupIds, groupKeys: &groupKeys,
+                                      nullGroup: &nullGroup, home: &home)
+        } else {
+            var slots = self.packedSlots
+            self.packedSlots = []
+            defer { self.packedSlots = slots }
+            touch ^= Self.probeAssign(PackedSlots.self, &slots, base: keyBase, mask: mask, values, rows: rows,
+                                      validity: keys[0].validity, groupIds: &groupIds, groupKeys: &groupKeys,
+                                      nullGroup: &nullGroup, home: &home)
+        }
+    }
+
+    /// `assign` over the slots of either layout (the batch's keys fit it); returns the
+    /// touch pass's sink.
+    @inline(__always)
+    private static func probeAssign<L: Int64SlotLayout>(
+        _ layout: L.Type, _ slots: inout [L.Slot], base: Int64, mask m: Int, _ values: [Int64], rows: [Int32],
+        validity: Validity?, groupIds: inout [Int32], groupKeys: inout [Int64], nullGroup: inout Int32,
+        home: inout [Int32]
+    ) -> Int32 {
+        let n = rows.count
         let empty: [UInt64] = []
-        // Locals only inside the loop (no per-access exclusivity checks on class properties).
-        var slots = self.slots, groupKeys = self.groupKeys, nullGroup = self.nullGroup
-        self.slots = []; self.groupKeys = []
-        defer { self.slots = slots; self.groupKeys = groupKeys; self.nullGroup = nullGroup }
         if groupKeys.count < Self.fewGroups {
             // Few groups so far: the slots in use stay cached, so one pass, without the home
             // slots and the touch pass (they only pay off when the probes miss the cache).
@@ -307,11 +422,12 @@ final class Int64GroupIndex: GroupIndex {
                                     var s = Hashing.slot(Hashing.hash(v), m)
                                     while true {
                                         let slot = sl[s]
-                                        if slot.key == v && slot.group != 0 { out[k] = slot.group - 1; break }
-                                        if slot.group == 0 {
+                                        let g = L.group(slot)
+                                        if g != 0 && L.holds(slot, v, base: base) { out[k] = g - 1; break }
+                                        if g == 0 {
                                             let ng = Int32(truncatingIfNeeded: groupKeys.count)
                                             groupKeys.append(v)
-                                            sl[s] = Int64Slot(key: v, group: ng + 1)
+                                            sl[s] = L.slot(v, group: ng + 1, base: base)
                                             out[k] = ng
                                             break
                                         }
@@ -323,12 +439,10 @@ final class Int64GroupIndex: GroupIndex {
                     }
                 }
             }
-            return
+            return 0
         }
-        var home = self.home
-        self.home = []
-        defer { self.home = home }
         home.removeAll(keepingCapacity: true)
+        var touch: Int32 = 0
         values.withUnsafeBufferPointer { vp in
             (validity?.words ?? empty).withUnsafeBufferPointer { vw in
                 rows.withUnsafeBufferPointer { rw in
@@ -341,14 +455,13 @@ final class Int64GroupIndex: GroupIndex {
                             home.append(Int32(truncatingIfNeeded: Hashing.slot(Hashing.hash(vp[Int(rw[k])]), m)))
                         }
                         let window = 256
-                        var touch: Int32 = 0
                         groupIds.withUnsafeMutableBufferPointer { out in
                             home.withUnsafeBufferPointer { hm in
                                 let hasNulls = validity != nil
                                 var lo = 0
                                 while lo < n {
                                     let hi = min(n, lo + window)
-                                    for k in lo..<hi { touch ^= sl[Int(hm[k])].group }
+                                    for k in lo..<hi { touch ^= L.group(sl[Int(hm[k])]) }
                                     for k in lo..<hi {
                                         let r = Int(rw[k])
                                         if hasNulls && !OperatorKernels.bit(vw, r) {
@@ -359,14 +472,15 @@ final class Int64GroupIndex: GroupIndex {
                                         var s = Int(hm[k])
                                         while true {
                                             let slot = sl[s]
-                                            if slot.group == 0 {
+                                            let g = L.group(slot)
+                                            if g == 0 {
                                                 let ng = Int32(truncatingIfNeeded: groupKeys.count)
                                                 groupKeys.append(v)
-                                                sl[s] = Int64Slot(key: v, group: ng + 1)
+                                                sl[s] = L.slot(v, group: ng + 1, base: base)
                                                 out[k] = ng
                                                 break
                                             }
-                                            if slot.key == v { out[k] = slot.group - 1; break }
+                                            if L.holds(slot, v, base: base) { out[k] = g - 1; break }
                                             s = (s + 1) & m
                                         }
                                     }
@@ -374,11 +488,11 @@ final class Int64GroupIndex: GroupIndex {
                                 }
                             }
                         }
-                        self.touch ^= touch
                     }
                 }
             }
         }
+        return touch
     }
 
     /// `assign` in direct mode (every valid key of the batch is within the array).
@@ -457,11 +571,26 @@ final class Int64GroupIndex: GroupIndex {
             }
             return
         }
-        let m = mask
-        let validity = keys[0].validity
+        if wide {
+            Self.probeFind(WideSlots.self, slots, base: 0, mask: mask, values, rows: rows,
+                           validity: keys[0].validity, nullGroup: nullGroup, groupIds: &groupIds)
+        } else {
+            Self.probeFind(PackedSlots.self, packedSlots, base: keyBase, mask: mask, values, rows: rows,
+                           validity: keys[0].validity, nullGroup: nullGroup, groupIds: &groupIds)
+        }
+    }
+
+    /// `find` over the slots of either layout; a key the layout cannot hold (outside the
+    /// packed range) has no group.
+    @inline(__always)
+    private static func probeFind<L: Int64SlotLayout>(
+        _ layout: L.Type, _ slots: [L.Slot], base: Int64, mask m: Int, _ values: [Int64], rows: [Int32],
+        validity: Validity?, nullGroup: Int32, groupIds: inout [Int32]
+    ) {
+        if slots.isEmpty { return }
+        let n = rows.count
         let hasNulls = validity != nil
         let empty: [UInt64] = []
-        let nullGroup = self.nullGroup
         values.withUnsafeBufferPointer { vp in
             (validity?.words ?? empty).withUnsafeBufferPointer { vw in
                 rows.withUnsafeBufferPointer { rw in
@@ -471,11 +600,13 @@ final class Int64GroupIndex: GroupIndex {
                                 let r = Int(rw[k])
                                 if hasNulls && !OperatorKernels.bit(vw, r) { out[k] = nullGroup; continue }
                                 let v = vp[r]
+                                if !L.canHold(v, base: base) { continue }
                                 var s = Hashing.slot(Hashing.hash(v), m)
                                 while true {
                                     let slot = sl[s]
-                                    if slot.group == 0 { break }
-                                    if slot.key == v { out[k] = slot.group - 1; break }
+                                    let g = L.group(slot)
+                                    if g == 0 { break }
+                                    if L.holds(slot, v, base: base) { out[k] = g - 1; break }
                                     s = (s + 1) & m
                                 }
                             }
@@ -1026,5 +1157,49 @@ enum PackedCodes {
                              groupIds: &ignored)
         }
         return index
+    }
+}
+
+/// How `Int64GroupIndex` lays out a slot: its group + 1 (0: an empty slot) and its key.
+protocol Int64SlotLayout {
+    associatedtype Slot
+    static var empty: Slot { get }
+    /// The slot's group + 1; 0 when the slot is empty.
+    static func group(_ slot: Slot) -> Int32
+    /// Whether the (occupied) slot holds `key`.
+    static func holds(_ slot: Slot, _ key: Int64, base: Int64) -> Bool
+    /// Whether the layout can hold `key` at all.
+    static func canHold(_ key: Int64, base: Int64) -> Bool
+    static func slot(_ key: Int64, group: Int32, base: Int64) -> Slot
+}
+
+/// 16 bytes a slot: the key and the group + 1.
+enum WideSlots: Int64SlotLayout {
+    static var empty: Int64GroupIndex.Int64Slot { Int64GroupIndex.Int64Slot() }
+    @inline(__always) static func group(_ slot: Int64GroupIndex.Int64Slot) -> Int32 { slot.group }
+    @inline(__always) static func holds(_ slot: Int64GroupIndex.Int64Slot, _ key: Int64, base: Int64) -> Bool {
+        slot.key == key
+    }
+    @inline(__always) static func canHold(_ key: Int64, base: Int64) -> Bool { true }
+    @inline(__always) static func slot(_ key: Int64, group: Int32, base: Int64) -> Int64GroupIndex.Int64Slot {
+        Int64GroupIndex.Int64Slot(key: key, group: group)
+    }
+}
+
+/// 8 bytes a slot: the group + 1 in the top 24 bits, the key's offset from the index's
+/// base in the low 40 (every key of the table within 2^40 values of the base).
+enum PackedSlots: Int64SlotLayout {
+    static let keyBits = 40
+    static let keyMask: UInt64 = (1 << 40) - 1
+    static var empty: UInt64 { 0 }
+    @inline(__always) static func group(_ slot: UInt64) -> Int32 { Int32(truncatingIfNeeded: slot &>> 40) }
+    @inline(__always) static func holds(_ slot: UInt64, _ key: Int64, base: Int64) -> Bool {
+        slot & keyMask == UInt64(bitPattern: key &- base)
+    }
+    @inline(__always) static func canHold(_ key: Int64, base: Int64) -> Bool {
+        UInt64(bitPattern: key &- base) <= keyMask
+    }
+    @inline(__always) static func slot(_ key: Int64, group: Int32, base: Int64) -> UInt64 {
+        UInt64(UInt32(bitPattern: group)) &<< 40 | UInt64(bitPattern: key &- base)
     }
 }
