@@ -283,7 +283,7 @@ final class Int64GroupIndex: GroupIndex {
         let m = cap - 1
         if !wide && !packedFits(groupKeys, adding: 0) { wide = true }
         if wide {
-            var fresh = [Int64Slot](filled: Int64Slot(), count: cap)
+            var fresh = [Int64Slot](filled: WideSlots.empty, count: cap)
             Self.place(WideSlots.self, &fresh, groupKeys, nullGroup: nullGroup, base: 0, mask: m)
             slots = fresh
             packedSlots = []
@@ -368,7 +368,7 @@ final class Int64GroupIndex: GroupIndex {
         if !wide && !packedFits(values, rows: rows, validity: keys[0].validity, adding: n) {
             // A key outside the packed range, or too many groups: wide slots from now on.
             wide = true
-            if slotCount < packedSlots.count { resize(packedSlots.count) }
+            if !packedSlots.isEmpty { resize(packedSlots.count) }
         }
         reserve(groupKeys.count + n)
         groupIds = [Int32](filled: 0, count: n)
