@@ -241,11 +241,18 @@ public struct ScalingFigures: Codable, Sendable {
         public var growth: Double?
         /// The same for DuckDB, when both reports timed it.
         public var duckdbGrowth: Double?
+        /// With interleaved runs (`bench tpch --scale-db`), the lowest and highest growth of
+        /// one run pair (the i-th run at each scale factor, taken one after the other).
+        public var lowestPairGrowth: Double?
+        public var highestPairGrowth: Double?
     }
     public var fromScaleFactor: Double
     public var toScaleFactor: Double
-    /// The command of the earlier report.
+    /// The command of the earlier report; with interleaved runs, where they ran.
     public var fromCommand: String
+    /// The smaller scale factor's runs alternated with this report's (`--scale-db`),
+    /// rather than coming from an earlier report (`--scale-from`).
+    public var interleaved: Bool?
     public var queries: [Query]
     /// Growth of the sum of medians over the queries both runs timed.
     public var totalGrowth: Double?
@@ -285,5 +292,32 @@ public struct ScalingFigures: Codable, Sendable {
         queries = rows
         totalGrowth = Stats.ratio(sums.to, sums.from)
         duckdbTotalGrowth = duckComplete ? Stats.ratio(duckSums.to, duckSums.from) : nil
+    }
+
+    /// From runs that alternated (`bench tpch --scale-db`): `smaller` at `fromScaleFactor`
+    /// over the directory `directory`, `larger` at `toScaleFactor`, run i of one taken
+    /// just before run i of the other. nil unless the scale factors grow and some query
+    /// has times at both.
+    public init?(interleaved smaller: [QueryFigures], at fromScaleFactor: Double, in directory: String,
+                 with larger: [QueryFigures], at toScaleFactor: Double) {
+        guard fromScaleFactor > 0, toScaleFactor > fromScaleFactor else { return nil }
+        self.fromScaleFactor = fromScaleFactor
+        self.toScaleFactor = toScaleFactor
+        fromCommand = "runs alternating with these over " + directory
+        interleaved = true
+        var rows: [Query] = []
+        var sums = (from: 0.0, to: 0.0)
+        for b in larger where b.check.status != .error {
+            guard let a = smaller.first(where: { $0.number == b.number }), a.check.status != .error,
+                  let from = a.medianSeconds, let to = b.medianSeconds else { continue }
+            let pairs = zip(a.seconds, b.seconds).compactMap { Stats.ratio($1, $0) }
+            sums.from += from; sums.to += to
+            rows.append(Query(number: b.number, fromSeconds: from, toSeconds: to, growth: Stats.ratio(to, from),
+                              duckdbGrowth: nil, lowestPairGrowth: pairs.min(), highestPairGrowth: pairs.max()))
+        }
+        guard !rows.isEmpty else { return nil }
+        queries = rows
+        totalGrowth = Stats.ratio(sums.to, sums.from)
+        duckdbTotalGrowth = nil
     }
 }

@@ -118,10 +118,14 @@ struct LoadedDatabaseMarker: Codable {
 
     /// The marker of `directory` when it was loaded at `scaleFactor`.
     static func read(directory: String, scaleFactor: Double) -> LoadedDatabaseMarker? {
-        guard let data = FileManager.default.contents(atPath: path(in: directory)),
-              let marker = try? JSONDecoder().decode(LoadedDatabaseMarker.self, from: data),
-              marker.scaleFactor == scaleFactor else { return nil }
+        guard let marker = read(directory: directory), marker.scaleFactor == scaleFactor else { return nil }
         return marker
+    }
+
+    /// The marker of `directory`, whatever scale factor it was loaded at.
+    static func read(directory: String) -> LoadedDatabaseMarker? {
+        guard let data = FileManager.default.contents(atPath: path(in: directory)) else { return nil }
+        return try? JSONDecoder().decode(LoadedDatabaseMarker.self, from: data)
     }
 
     func write(directory: String) throws {

@@ -113,26 +113,36 @@ public enum ReportText {
         let from = "SF " + TPCHBenchOptions.scaleName(scaling.fromScaleFactor)
         let to = "SF " + TPCHBenchOptions.scaleName(scaling.toScaleFactor)
         let duck = scaling.queries.contains { $0.duckdbGrowth != nil }
+        let pairs = scaling.queries.contains { $0.lowestPairGrowth != nil }
         var columns = [TextColumn(width: 6, left: true), TextColumn(width: 10), TextColumn(width: 10), TextColumn(width: 8)]
+        if pairs { columns.append(TextColumn(width: 13, gap: 2)) }
         if duck { columns.append(TextColumn(width: 8, gap: 2)) }
-        var cells: [[String]] = [["query", from, to, "growth"] + (duck ? ["DuckDB"] : [])]
+        var cells: [[String]] = [["query", from, to, "growth"] + (pairs ? ["run pairs"] : []) + (duck ? ["DuckDB"] : [])]
         func growth(_ g: Double?) -> String {
             guard let g else { return "-" }
             return ratioText(g) + (g > scaling.workGrowth ? "*" : "")
         }
+        func spread(_ q: ScalingFigures.Query) -> String {
+            guard let lo = q.lowestPairGrowth, let hi = q.highestPairGrowth else { return "-" }
+            return ratioText(lo) + "–" + ratioText(hi)
+        }
         for q in scaling.queries {
             cells.append([String(format: "Q%02d", q.number), ms(q.fromSeconds), ms(q.toSeconds), growth(q.growth)]
-                         + (duck ? [q.duckdbGrowth.map(ratioText) ?? "-"] : []))
+                         + (pairs ? [spread(q)] : []) + (duck ? [q.duckdbGrowth.map(ratioText) ?? "-"] : []))
         }
         cells.append(["total", ms(scaling.queries.reduce(0) { $0 + $1.fromSeconds }),
                       ms(scaling.queries.reduce(0) { $0 + $1.toSeconds }), growth(scaling.totalGrowth)]
-                     + (duck ? [scaling.duckdbTotalGrowth.map(ratioText) ?? "-"] : []))
+                     + (pairs ? [""] : []) + (duck ? [scaling.duckdbTotalGrowth.map(ratioText) ?? "-"] : []))
         var lines = ["scaling \(from) → \(to) (the work grows \(ratioText(scaling.workGrowth))×; medians in ms, "
                      + "\(from) from: \(scaling.fromCommand))"]
         lines += table(columns, cells).lines
         let over = scaling.superlinear
         lines.append(over.isEmpty ? "no query grew more than the work"
                      : "* grew more than the work: " + over.map { String(format: "Q%02d", $0) }.joined(separator: ", "))
+        if pairs {
+            lines.append("growth = median over median; run pairs: the lowest and highest growth of run i at \(to) "
+                         + "over run i at \(from), each pair run one after the other")
+        }
         return lines
     }
 

@@ -28,6 +28,11 @@ public struct TPCHBenchOptions: Sendable {
     public var fromDisk = false
     /// The `slicehouse` binary that runs each query under `fromDisk`.
     public var executable: String?
+    /// Under `fromDisk`: a directory an earlier `fromDisk` run loaded at a smaller scale
+    /// factor (`bench tpch --scale-db`). Every query then runs there too, its runs
+    /// alternating with this scale factor's (smaller, larger, smaller, ...), and the report
+    /// gives each query's growth between the two from those interleaved runs.
+    public var scaleDatabaseDirectory: String?
     /// Run DuckDB on the same files and report ratios.
     public var compareDuckDB = false
     /// Without `compareDuckDB`, at a scale factor without reference answers, check the

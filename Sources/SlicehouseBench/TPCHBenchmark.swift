@@ -51,6 +51,25 @@ public struct TPCHBenchmark: Sendable {
         if options.fromDisk && options.executable == nil {
             throw BenchError.invalidOption("--from-disk needs the slicehouse binary to start each query's process")
         }
+        if options.scaleDatabaseDirectory != nil { _ = try smallerDatabase() }
+    }
+
+    /// The marker of `--scale-db`'s directory: a database an earlier `--from-disk` run
+    /// loaded at a smaller scale factor than this run's.
+    func smallerDatabase() throws -> LoadedDatabaseMarker? {
+        guard let directory = options.scaleDatabaseDirectory else { return nil }
+        guard options.fromDisk else {
+            throw BenchError.invalidOption("--scale-db needs --from-disk (its runs alternate with this run's fresh processes)")
+        }
+        guard let marker = LoadedDatabaseMarker.read(directory: directory) else {
+            throw BenchError.invalidOption("--scale-db \(directory) holds no database a bench run loaded "
+                                           + "(load one with bench tpch --from-disk --db \(directory) --sf N)")
+        }
+        guard marker.scaleFactor < options.scaleFactor else {
+            throw BenchError.invalidOption("--scale-db \(directory) was loaded at SF \(TPCHBenchOptions.scaleName(marker.scaleFactor)): "
+                                           + "it must be a scale factor below \(TPCHBenchOptions.scaleName(options.scaleFactor))")
+        }
+        return marker
     }
 
     /// Under `fromDisk`, the marker of a `--db` directory an earlier run loaded at this
@@ -109,8 +128,13 @@ public struct TPCHBenchmark: Sendable {
         // Both engines load from the page cache: DuckDB reads the files after
         // Slicehouse, so the files are read once here, before either timed load.
         warmPageCache(events: events)
-        var (slicehouse, results, runNotes) = try options.fromDisk ? runFromDisk(events: events)
-                                                                   : runSlicehouse(events: events)
+        var slicehouse: EngineFigures, results: [Int: ResultText], runNotes: [String]
+        var scaling: ScalingFigures?
+        if options.fromDisk {
+            (slicehouse, results, runNotes, scaling) = try runFromDisk(events: events)
+        } else {
+            (slicehouse, results, runNotes) = try runSlicehouse(events: events)
+        }
         notes += runNotes
 
         // Answers: the reference files, else DuckDB's results.
@@ -166,6 +190,7 @@ public struct TPCHBenchmark: Sendable {
             generation: generation, answerReference: reference, slicehouse: slicehouse, duckdb: duckFigures,
             notes: notes)
         report.fromDisk = options.fromDisk
+        report.scaling = scaling
         return report
     }
 
@@ -309,7 +334,7 @@ public struct TPCHBenchmark: Sendable {
     /// database, then run each query's warm-up and timed runs each in a process of its own
     /// over the data directory. A run's time is the child's `Session.execute`; its memory
     /// the child's peak RSS over its whole life.
-    func runFromDisk(events: (BenchEvent) -> Void) throws -> (EngineFigures, [Int: ResultText], [String]) {
+    func runFromDisk(events: (BenchEvent) -> Void) throws -> (EngineFigures, [Int: ResultText], [String], ScalingFigures?) {
         guard let executable = options.executable else {
             throw BenchError.invalidOption("--from-disk needs the slicehouse binary to start each query's process")
         }
@@ -341,41 +366,41 @@ public struct TPCHBenchmark: Sendable {
         events(.step("running each query in a fresh process over \(directory)"))
         let launcher = FreshProcessLauncher(executable: executable, directory: directory,
                                             memoryBytes: options.memoryBytes, cacheBytes: options.cacheBytes)
+        // `--scale-db`: the smaller scale factor's runs alternate with this one's.
+        let smallerMarker = try smallerDatabase()
+        let smallerLauncher = options.scaleDatabaseDirectory.map {
+            FreshProcessLauncher(executable: executable, directory: $0, memoryBytes: options.memoryBytes,
+                                 cacheBytes: options.cacheBytes)
+        }
+        if let smallerMarker, let smaller = options.scaleDatabaseDirectory {
+            events(.step("and each run alternating with one over \(smaller) (SF \(TPCHBenchOptions.scaleName(smallerMarker.scaleFactor)))"))
+        }
         var queries: [QueryFigures] = []
+        var smallerQueries: [QueryFigures] = []
         var results: [Int: ResultText] = [:]
         var peak: Int64 = 0
         var startup: [Double] = []
         for n in options.queries {
-            var times: [Double] = []
-            var queryPeak: Int64 = 0
-            var last: FreshProcessRun?
+            var runs = FreshRuns(), smallerRuns = FreshRuns()
             for run in 0...options.runs {
-                events(.progress(String(format: "Q%02d ", n) + (run == 0 ? "warm-up" : "run \(run) of \(options.runs)")
-                                 + " (fresh process)"))
-                let started = ContinuousClock.now
-                let r = launcher.run(query: n)
-                let wall = TPCHDataCache.elapsedSeconds(since: started)
-                queryPeak = max(queryPeak, r.peakRSSBytes)
-                last = r
-                if r.error != nil { break }
-                if run > 0 {
-                    times.append(r.seconds)
-                    startup.append(wall - r.seconds)
+                let label = String(format: "Q%02d ", n) + (run == 0 ? "warm-up" : "run \(run) of \(options.runs)")
+                if let smallerLauncher, smallerRuns.error == nil {
+                    events(.progress(label + " (fresh process, SF \(TPCHBenchOptions.scaleName(smallerMarker?.scaleFactor ?? 0)))"))
+                    smallerRuns.add(smallerLauncher, query: n, timed: run > 0)
                 }
+                events(.progress(label + " (fresh process)"))
+                runs.add(launcher, query: n, timed: run > 0)
+                if runs.error != nil { break }
             }
-            peak = max(peak, queryPeak)
-            guard let last else { continue }
-            if let error = last.error {
-                queries.append(QueryFigures(number: n, seconds: times, rows: 0, peakRSSBytes: queryPeak, check: .error(error)))
-                continue
-            }
-            results[n] = last.resultText
-            var figures = QueryFigures(number: n, seconds: times, rows: last.rows, peakRSSBytes: queryPeak, check: .unchecked)
-            if last.spilledBytes > 0 {
-                figures.spilledBytes = last.spilledBytes
+            startup += runs.startup
+            peak = max(peak, runs.peak)
+            if smallerLauncher != nil { smallerQueries.append(smallerRuns.figures(query: n)) }
+            guard let last = runs.last else { continue }
+            if last.error == nil { results[n] = last.resultText }
+            queries.append(runs.figures(query: n))
+            if last.error == nil && last.spilledBytes > 0 {
                 notes.append(String(format: "Q%02d spilled %.1f MB", n, Double(last.spilledBytes) / 1_048_576))
             }
-            queries.append(figures)
         }
         if let median = Stats.median(startup) {
             notes.append(String(format: "a process's start, opening the data directory and exit took %.1f ms more per run (median), not counted",
@@ -384,7 +409,44 @@ public struct TPCHBenchmark: Sendable {
         let figures = EngineFigures(engine: "Slicehouse", version: nil, threads: options.threads, load: load,
                                     sizeBytes: size, memoryKind: "peak RSS of the query's own processes (VmHWM)",
                                     peakRSSBytes: peak, queries: queries)
-        return (figures, results, notes)
+        var scaling: ScalingFigures?
+        if let smallerMarker, let smaller = options.scaleDatabaseDirectory {
+            scaling = ScalingFigures(interleaved: smallerQueries, at: smallerMarker.scaleFactor, in: smaller,
+                                     with: queries, at: options.scaleFactor)
+            for q in smallerQueries where q.check.status == .error {
+                notes.append(String(format: "Q%02d failed at SF %@: ", q.number, TPCHBenchOptions.scaleName(smallerMarker.scaleFactor))
+                             + (q.check.detail ?? "") + "; it has no growth")
+            }
+        }
+        return (figures, results, notes, scaling)
+    }
+
+    /// One query's fresh-process runs over one directory (`runFromDisk`).
+    struct FreshRuns {
+        var times: [Double] = []
+        var startup: [Double] = []
+        var peak: Int64 = 0
+        var last: FreshProcessRun?
+        var error: String? { last?.error }
+
+        /// Run it once more; `timed`: not the warm-up.
+        mutating func add(_ launcher: FreshProcessLauncher, query: Int, timed: Bool) {
+            let started = ContinuousClock.now
+            let r = launcher.run(query: query)
+            let wall = TPCHDataCache.elapsedSeconds(since: started)
+            peak = max(peak, r.peakRSSBytes)
+            last = r
+            guard r.error == nil, timed else { return }
+            times.append(r.seconds)
+            startup.append(wall - r.seconds)
+        }
+
+        func figures(query: Int) -> QueryFigures {
+            if let error { return QueryFigures(number: query, seconds: times, rows: 0, peakRSSBytes: peak, check: .error(error)) }
+            var figures = QueryFigures(number: query, seconds: times, rows: last?.rows ?? 0, peakRSSBytes: peak, check: .unchecked)
+            if let spilled = last?.spilledBytes, spilled > 0 { figures.spilledBytes = spilled }
+            return figures
+        }
     }
 
     // MARK: Helpers

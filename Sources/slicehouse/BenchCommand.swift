@@ -83,6 +83,12 @@ struct BenchTPCHCommand: ParsableCommand {
                                valueName: "report.json"))
     var scaleFrom: String?
 
+    @Option(name: .customLong("scale-db"),
+            help: ArgumentHelp("With --from-disk: a --db directory an earlier --from-disk run loaded at a smaller scale "
+                               + "factor. Each query's runs alternate between it and this run's database, and the "
+                               + "report gives each query's growth from those runs.", valueName: "dir"))
+    var scaleDB: String?
+
     @Option(name: .customLong("compare"), help: ArgumentHelp("Run another engine side by side: duckdb.", valueName: "engine"))
     var compare: String?
 
@@ -103,6 +109,9 @@ struct BenchTPCHCommand: ParsableCommand {
         }
         if let compare, compare.lowercased() != "duckdb" {
             throw ValidationError("--compare supports duckdb only")
+        }
+        if scaleFrom != nil && scaleDB != nil {
+            throw ValidationError("--scale-from and --scale-db are two ways to the same table: give one")
         }
         if SVGChart.Scale(rawValue: chartScale.lowercased()) == nil {
             throw ValidationError("--chart-scale must be auto, log or linear")
@@ -137,6 +146,7 @@ struct BenchTPCHCommand: ParsableCommand {
             o.cacheBytes = bytes
         }
         o.fromDisk = fromDisk
+        o.scaleDatabaseDirectory = scaleDB.map(Self.expand)
         o.executable = Bundle.main.executablePath
         return o
     }

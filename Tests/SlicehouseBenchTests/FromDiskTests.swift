@@ -80,6 +80,75 @@ final class FromDiskTests: XCTestCase {
         XCTAssertNil(reread.fromDisk)
     }
 
+    /// `--scale-db`: the growth from runs that alternated, with each run pair's spread.
+    func testInterleavedScalingFigures() throws {
+        func q(_ n: Int, _ seconds: [Double], error: String? = nil) -> QueryFigures {
+            QueryFigures(number: n, seconds: seconds, rows: 1, peakRSSBytes: 1, check: error.map { .error($0) } ?? .pass("x"))
+        }
+        let smaller = [q(1, [0.10, 0.12, 0.20]), q(2, [0.05, 0.05, 0.05]), q(3, [], error: "boom"), q(5, [0.01])]
+        let larger = [q(1, [1.10, 1.08, 1.60]), q(2, [0.45, 0.55, 0.50]), q(3, [0.3]), q(4, [0.2]), q(5, [0.2], error: "x")]
+        let scaling = try XCTUnwrap(ScalingFigures(interleaved: smaller, at: 1, in: "/db1", with: larger, at: 10))
+        XCTAssertEqual(scaling.interleaved, true)
+        XCTAssertEqual(scaling.fromCommand, "runs alternating with these over /db1")
+        // Q3 failed at the smaller scale, Q4 did not run there, Q5 failed at the larger: left out.
+        XCTAssertEqual(scaling.queries.map(\.number), [1, 2])
+        let q1 = scaling.queries[0]
+        XCTAssertEqual(try XCTUnwrap(q1.growth), 1.10 / 0.12, accuracy: 1e-9)  // median over median
+        XCTAssertEqual(try XCTUnwrap(q1.lowestPairGrowth), 1.60 / 0.20, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(q1.highestPairGrowth), 1.10 / 0.10, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(scaling.queries[1].lowestPairGrowth), 9, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(scaling.queries[1].highestPairGrowth), 11, accuracy: 1e-9)
+        XCTAssertNil(q1.duckdbGrowth)
+        XCTAssertEqual(try XCTUnwrap(scaling.totalGrowth), (1.10 + 0.50) / (0.12 + 0.05), accuracy: 1e-9)
+        XCTAssertEqual(scaling.superlinear, [])
+        // Not a larger scale factor, or nothing timed at both: no table.
+        XCTAssertNil(ScalingFigures(interleaved: smaller, at: 10, in: "/db1", with: larger, at: 10))
+        XCTAssertNil(ScalingFigures(interleaved: [q(3, [], error: "boom")], at: 1, in: "/db1", with: larger, at: 10))
+
+        // The text table gains the pairs' spread, the footnote says what it is.
+        var report = sampleReport(withDuckDB: false)
+        report.scaleFactor = 10
+        report.scaling = scaling
+        let lines = ReportText.render(report).split(separator: "\n").map(String.init)
+        let header = try XCTUnwrap(lines.firstIndex {
+            $0.hasPrefix("scaling SF 1 → SF 10 (the work grows 10.00×; medians in ms, SF 1 from: runs alternating with these over /db1)")
+        })
+        XCTAssertEqual(lines[header + 1].split(separator: " "), ["query", "SF", "1", "SF", "10", "growth", "run", "pairs"])
+        XCTAssertEqual(lines[header + 2].split(separator: " "), ["Q01", "120.0", "1100.0", "9.17", "8.00–11.00"])
+        XCTAssertEqual(lines[header + 3].split(separator: " "), ["Q02", "50.0", "500.0", "10.00", "9.00–11.00"])
+        XCTAssertEqual(lines[header + 4].split(separator: " ").first, "total")
+        XCTAssertEqual(lines[header + 5], "no query grew more than the work")
+        XCTAssertTrue(lines[header + 6].hasPrefix("growth = median over median; run pairs: the lowest and highest growth"))
+        let decoded = try JSONDecoder().decode(TPCHBenchReport.self, from: try report.json())
+        XCTAssertEqual(decoded.scaling?.interleaved, true)
+        XCTAssertEqual(decoded.scaling?.queries.first?.highestPairGrowth ?? 0, 11, accuracy: 1e-9)
+    }
+
+    /// `--scale-db` names a smaller scale factor's loaded database, and runs from disk.
+    func testTheSmallerDatabaseIsChecked() throws {
+        let dir = EndToEndTests.scratch("scale-db")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var options = TPCHBenchOptions(scaleFactor: 1, dataDirectory: dir + "/data")
+        options.fromDisk = true
+        options.executable = "/bin/false"
+        options.scaleDatabaseDirectory = dir
+        func refusal() -> String {
+            do { try TPCHBenchmark(options: options).validate() } catch { return "\(error)" }
+            return "accepted"
+        }
+        XCTAssertTrue(refusal().contains("holds no database a bench run loaded"), refusal())
+        let marker = LoadedDatabaseMarker(scaleFactor: 1, nodes: 2, slicesPerNode: 2,
+                                          load: LoadFigures(tables: [], totalSeconds: 1, peakRSSBytes: 1), sizeBytes: 5)
+        try marker.write(directory: dir)
+        XCTAssertTrue(refusal().contains("was loaded at SF 1: it must be a scale factor below 1"), refusal())
+        options.scaleFactor = 10
+        XCTAssertEqual(refusal(), "accepted")
+        XCTAssertEqual(try TPCHBenchmark(options: options).smallerDatabase()?.scaleFactor, 1)
+        options.fromDisk = false
+        XCTAssertTrue(refusal().contains("--scale-db needs --from-disk"), refusal())
+    }
+
     func testCheckTypesCrossTheProcessBoundary() {
         XCTAssertEqual(CheckType.code(of: .decimal(precision: 15, scale: 2)), "decimal:2")
         XCTAssertEqual(CheckType.type(of: "decimal:2"), .decimal(precision: 38, scale: 2))

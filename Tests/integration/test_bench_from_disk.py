@@ -1,8 +1,9 @@
-"""`slicehouse bench tpch --from-disk` and `--scale-from`, run as a user runs them.
+"""`slicehouse bench tpch --from-disk`, `--scale-from` and `--scale-db`, run as a user runs them.
 
 --from-disk runs every query run in a fresh `slicehouse bench tpch-query` process over the
 loaded data directory; a kept --db directory is used again by a later --from-disk run
-without loading. --scale-from prints how each query's time grew from a smaller scale.
+without loading. --scale-from prints how each query's time grew from a smaller scale;
+--scale-db measures that growth from runs alternating with a smaller scale's database.
 """
 import json
 import os
@@ -57,12 +58,38 @@ def test_from_disk_reuses_a_loaded_directory_and_reports_growth(tmp_path):
     assert "must be a TPC-H report at a scale factor below 0.01 (it is TPC-H SF 10)" in refused.stderr
 
     # SF 0.1 in the loading process, with the growth from SF 0.01.
-    grown = bench(tmp_path, "--sf", "0.1", "--runs", "1", "--queries", "1,6", "--scale-from", str(first))
+    db01 = tmp_path / "db01"
+    grown = bench(tmp_path, "--sf", "0.1", "--runs", "1", "--queries", "1,6", "--scale-from", str(first),
+                  "--db", str(db01))
     lines = grown.splitlines()
     header = next(i for i, l in enumerate(lines) if l.startswith("scaling SF 0.01 → SF 0.1 (the work grows 10.00×"))
     assert lines[header + 1].split() == ["query", "SF", "0.01", "SF", "0.1", "growth"]
     assert [l.split()[0] for l in lines[header + 2:header + 5]] == ["Q01", "Q06", "total"]
     assert "answers: 2 of 2 passed" in grown
+
+    # --scale-db: SF 0.1 from disk, each run alternating with one over the SF 0.01 database.
+    out = tmp_path / "interleaved.json"
+    grown = bench(tmp_path, "--sf", "0.1", "--from-disk", "--runs", "2", "--queries", "1,6", "--db", str(db01),
+                  "--scale-db", str(db), "--output", str(out))
+    lines = grown.splitlines()
+    header = next(i for i, l in enumerate(lines) if l.startswith("scaling SF 0.01 → SF 0.1 (the work grows 10.00×"))
+    assert "runs alternating with these over " + str(db) in lines[header]
+    assert lines[header + 1].split() == ["query", "SF", "0.01", "SF", "0.1", "growth", "run", "pairs"]
+    assert [l.split()[0] for l in lines[header + 2:header + 5]] == ["Q01", "Q06", "total"]
+    assert "answers: 2 of 2 passed" in grown
+    scaling = json.load(open(out))["scaling"]
+    assert scaling["interleaved"] is True and scaling["fromScaleFactor"] == 0.01
+    for q in scaling["queries"]:
+        assert 0 < q["lowestPairGrowth"] <= q["highestPairGrowth"]
+        assert q["toSeconds"] > 0 and q["fromSeconds"] > 0
+
+    # Both ways at once, or the larger database as the smaller: refused.
+    for args, message in ((["--scale-from", str(first)], "give one"),
+                          ([], "must be a scale factor below 0.01")):
+        refused = subprocess.run([BIN, "bench", "tpch", "--sf", "0.01", "--data", str(tmp_path / "data"), "--from-disk",
+                                  "--db", str(db), "--scale-db", str(db01), *args],
+                                 env=env, capture_output=True, text=True, timeout=120)
+        assert refused.returncode != 0 and message in refused.stderr, refused.stderr
 
 
 def test_the_child_reports_a_missing_directory_as_json(tmp_path):
