@@ -27,6 +27,34 @@ public enum ExpressionEvaluator {
         return try exprs.map { try ctx.eval($0) }
     }
 
+    /// The subexpressions that occur more than once in `exprs` (in one expression or
+    /// across them) and are worth computing once per chunk: computed from some column
+    /// (not a column itself, nor made of constants only, which evaluates to a constant
+    /// at once) and free of volatile functions. Lists of more than `sharingLimit` nodes
+    /// are not searched (none is shared then).
+    public static func sharedSubexpressions(_ exprs: [BoundExpr]) -> [BoundExpr] {
+        var nodes: [BoundExpr] = []
+        for e in exprs { e.visit { nodes.append($0) } }
+        guard nodes.count <= sharingLimit else { return [] }
+        func readsColumn(_ e: BoundExpr) -> Bool {
+            var found = false
+            e.visit { if case .column = $0 { found = true } }
+            return found
+        }
+        var seen: [BoundExpr] = [], shared: [BoundExpr] = []
+        for node in nodes where EvalContext.isShareable(node) && readsColumn(node) {
+            if seen.contains(node) {
+                if !shared.contains(node) { shared.append(node) }
+            } else {
+                seen.append(node)
+            }
+        }
+        return shared
+    }
+
+    /// The most nodes `sharedSubexpressions` compares (pairwise, once per operator).
+    static let sharingLimit = 1_000
+
     /// Physical indices (ascending) of the logical rows of `chunk` where
     /// `predicate` is TRUE (NULL and FALSE rows are dropped).
     ///
@@ -175,6 +203,9 @@ struct EvalContext {
     private var gathered: [Int: Vector] = [:]
     /// Reuse results of equal subexpressions (multi-expression evaluation).
     var memoize = false
+    /// With `memoize`: when not empty, only these subexpressions are remembered (the
+    /// ones known to recur, `ExpressionEvaluator.sharedSubexpressions`).
+    var sharedOnly: [BoundExpr] = []
     private var memo: [(expr: BoundExpr, value: Vector)] = []
 
     init(_ chunk: Chunk) {
@@ -186,7 +217,7 @@ struct EvalContext {
 
     /// Evaluate `e`: a constant vector or a flat one of `n` rows, of type `e.type`.
     mutating func eval(_ e: BoundExpr) throws -> Vector {
-        let shareable = memoize && Self.isShareable(e)
+        let shareable = memoize && (sharedOnly.isEmpty ? Self.isShareable(e) : sharedOnly.contains(e))
         if shareable, let hit = memo.first(where: { $0.expr == e }) { return hit.value }
         var v = try evalNode(e)
         if !v.isConstant && v.count != n {
@@ -207,7 +238,7 @@ struct EvalContext {
 
     /// Whether a node is worth remembering: computed (not a column or constant) and
     /// free of volatile functions.
-    private static func isShareable(_ e: BoundExpr) -> Bool {
+    static func isShareable(_ e: BoundExpr) -> Bool {
         switch e {
         case .column, .constant: return false
         default: break

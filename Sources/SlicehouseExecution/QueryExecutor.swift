@@ -23,6 +23,9 @@ public final class QueryExecutor: @unchecked Sendable {
     private let lock = Lock()
     /// The hash tables built once for all partitions, by join node (`SharedHashBuild`).
     private var sharedBuilds: [ObjectIdentifier: SharedHashBuild] = [:]
+    /// The recurring subexpressions of each projection node's list, found once for all
+    /// its partitions (`ExpressionEvaluator.sharedSubexpressions`).
+    private var projectionShares: [ObjectIdentifier: [BoundExpr]] = [:]
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
     public private(set) var counters: [Int: ScanCounters] = [:]
@@ -302,7 +305,8 @@ public final class QueryExecutor: @unchecked Sendable {
         case .filter(let pred):
             return FilterOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), predicate: pred)
         case .project(let exprs):
-            return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs)
+            return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs,
+                                   shared: sharedSubexpressions(node, exprs))
         case .unnest(let array, let withPosition):
             return UnnestOperator(input: try buildOperator(node.children[0], partition: p, filters: filters),
                                   array: array, withPosition: withPosition,
@@ -376,6 +380,15 @@ public final class QueryExecutor: @unchecked Sendable {
 }
 
 extension QueryExecutor {
+    /// What recurs in projection `node`'s list `exprs`, found at its first partition.
+    func sharedSubexpressions(_ node: PhysicalNode, _ exprs: [BoundExpr]) -> [BoundExpr] {
+        let id = ObjectIdentifier(node)
+        if let known = lock.withLock({ projectionShares[id] }) { return known }
+        let shared = ExpressionEvaluator.sharedSubexpressions(exprs)
+        lock.withLock { projectionShares[id] = shared }
+        return shared
+    }
+
     /// The table shared by every partition's join of `node`, when its build side is the
     /// same rows in every partition and the join never marks build rows; else nil.
     func sharedBuild(_ node: PhysicalNode, kind: PhysicalJoinKind, scope: BuildScope) -> SharedHashBuild? {

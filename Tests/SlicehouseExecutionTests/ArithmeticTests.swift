@@ -165,6 +165,47 @@ final class ArithmeticTests: XCTestCase {
         XCTAssertNotEqual(texts(out[3], rows: 2), texts(out[4], rows: 2))
     }
 
+    /// The projection operator finds what recurs in its list (within one expression or
+    /// across them) and computes it once per chunk; a volatile function never recurs, and
+    /// a subexpression guarded by CASE is still evaluated only where the CASE reaches.
+    func testProjectionOperatorSharesRecurringSubexpressions() throws {
+        let t = DataType.decimal(precision: 15, scale: 2)
+        let oneMinusDisc = try E.bin(.subtract, E.int(1), E.col(1, t))
+        let discPrice = try E.bin(.multiply, E.col(0, t), oneMinusDisc)
+        let charge = try E.bin(.multiply, discPrice, E.bin(.add, E.int(1), E.col(2, t)))
+        let random = try E.fn("random", [])
+        XCTAssertEqual(ExpressionEvaluator.sharedSubexpressions([discPrice, charge, E.col(0, t), random, random]),
+                       [discPrice, oneMinusDisc])
+        XCTAssertEqual(ExpressionEvaluator.sharedSubexpressions([discPrice, E.col(0, t)]), [])
+        // Within one expression too; columns and constants are never "shared".
+        let twice = try E.bin(.add, discPrice, discPrice)
+        XCTAssertEqual(ExpressionEvaluator.sharedSubexpressions([twice]), [discPrice, oneMinusDisc])
+
+        // 100 / x guarded by CASE in two columns: the rows where x = 0 never divide.
+        let x = E.col(3, .integer)
+        let quotient = try E.bin(.divide, E.int(100), x)
+        let guarded = BoundExpr.caseWhen([WhenClause(condition: try E.bin(.notEqual, x, E.int(0)), result: quotient)],
+                                         elseResult: E.int(-1), .integer)
+        let exprs = [discPrice, charge, E.col(0, t), random, random, guarded, guarded]
+        let c = chunk(decs(["1000.00", "10.00", "5.00"], 15, 2), decs(["0.05", "0.10", "0.00"], 15, 2),
+                      decs(["0.08", "0.00", "0.01"], 15, 2), ints([4, 0, 0]), selection: [0, 2])
+        let op = ProjectOperator(input: ChunkSource([c]), expressions: exprs)
+        XCTAssertEqual(op.shared, [discPrice, oneMinusDisc, guarded, try E.bin(.notEqual, x, E.int(0)), quotient])
+        let out = try XCTUnwrap(try op.next())
+        XCTAssertEqual(out.count, 2)
+        XCTAssertEqual(texts(out.columns[0], rows: 2), ["950.0000", "5.0000"])
+        XCTAssertEqual(texts(out.columns[1], rows: 2), ["1026.000000", "5.050000"])
+        XCTAssertEqual(texts(out.columns[2], rows: 2), ["1000.00", "5.00"])
+        XCTAssertNotEqual(texts(out.columns[3], rows: 2), texts(out.columns[4], rows: 2))
+        XCTAssertEqual(texts(out.columns[5], rows: 2), ["25", "-1"])
+        XCTAssertEqual(texts(out.columns[6], rows: 2), ["25", "-1"])
+        XCTAssertNil(try op.next())
+        // Every expression as the evaluator gives it alone.
+        for (i, e) in exprs.enumerated() where i != 3 && i != 4 {
+            XCTAssertEqual(texts(out.columns[i], rows: 2), try evalRows(e, c), "expression \(i)")
+        }
+    }
+
     func testMixedWidthDecimals() throws {
         let wide = decs(["12345678901234567890.12"], 30, 2)
         let narrow = decs(["0.50"], 5, 2)

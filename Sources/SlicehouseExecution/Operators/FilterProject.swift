@@ -43,9 +43,18 @@ public final class ProjectOperator: Operator {
     private let input: Operator
     private let expressions: [BoundExpr]
 
-    public init(input: Operator, expressions: [BoundExpr]) {
+    /// Subexpressions that occur more than once in the list, computed once per chunk
+    /// (`l_extendedprice * (1 - l_discount)` in TPC-H Q1's `sum_disc_price` and
+    /// `sum_charge`); empty when none does.
+    let shared: [BoundExpr]
+
+    /// - Parameter shared: `ExpressionEvaluator.sharedSubexpressions(expressions)`, when
+    ///   the caller has it (it is the same for every partition of a plan node); found
+    ///   here when nil.
+    public init(input: Operator, expressions: [BoundExpr], shared: [BoundExpr]? = nil) {
         self.input = input
         self.expressions = expressions
+        self.shared = shared ?? ExpressionEvaluator.sharedSubexpressions(expressions)
     }
 
     public func next() throws -> Chunk? {
@@ -54,14 +63,20 @@ public final class ProjectOperator: Operator {
             if n == 0 { continue }
             var columns: [Vector] = []
             columns.reserveCapacity(expressions.count)
+            // One evaluation context for the whole list when something is shared in it.
+            var context = EvalContext(chunk)
+            context.memoize = !shared.isEmpty
+            context.sharedOnly = shared
             for e in expressions {
                 if case .column(let i, let t) = e, i >= 0, i < chunk.columns.count,
                    chunk.columns[i].type.physical == t.physical {
                     let c = chunk.columns[i]
                     let v = chunk.selection.map { OperatorKernels.gather(c, $0) } ?? c
                     columns.append(v.type == t ? v : v.retyped(t))
-                } else {
+                } else if shared.isEmpty {
                     columns.append(try ExpressionEvaluator.evaluate(e, chunk))
+                } else {
+                    columns.append(try context.eval(e))
                 }
             }
             return Chunk(columns: columns, count: n)
