@@ -213,6 +213,13 @@ struct EvalContext {
         self.n = chunk.count
     }
 
+    /// A context that remembers the subexpressions `shared` (`memoize`, `sharedOnly`).
+    init(_ chunk: Chunk, sharing shared: [BoundExpr]) {
+        self.init(chunk)
+        memoize = true
+        sharedOnly = shared
+    }
+
     // MARK: - Entry
 
     /// Evaluate `e`: a constant vector or a flat one of `n` rows, of type `e.type`.

@@ -16,29 +16,9 @@ final class PackedIntGroupIndexTests: XCTestCase {
 
     private func check(_ types: [DataType], _ batches: [[[Int64?]]], rowLists: Bool = false,
                        file: StaticString = #filePath, line: UInt = #line) throws {
-        let packed = PackedIntGroupIndex(keyTypes: types)
-        let generic = HashGroupIndex(keyTypes: types)
-        for (b, batch) in batches.enumerated() {
-            let keys = zip(types, batch).map { vector($0.0, $0.1) }
-            let n = batch.first?.count ?? 0
-            let rows: [Int32] = rowLists ? (0..<Int32(n)).reversed().filter { $0 % 3 != 1 } : (0..<Int32(n)).map { $0 }
-            var a: [Int32] = [], g: [Int32] = []
-            try packed.assign(keys, rows: rows, groupIds: &a)
-            try generic.assign(keys, rows: rows, groupIds: &g)
-            XCTAssertEqual(a, g, "batch \(b) ids", file: file, line: line)
-            var fa: [Int32] = [], fg: [Int32] = []
-            try packed.find(keys, rows: rows, groupIds: &fa)
-            try generic.find(keys, rows: rows, groupIds: &fg)
-            XCTAssertEqual(fa, fg, "batch \(b) find", file: file, line: line)
-        }
-        XCTAssertEqual(packed.groupCount, generic.groupCount, file: file, line: line)
-        let count = generic.groupCount
-        let pk = packed.keyColumns(0..<count), gk = generic.keyColumns(0..<count)
-        for c in 0..<types.count {
-            for r in 0..<count {
-                XCTAssertEqual(pk[c].value(at: r), gk[c].value(at: r), "key \(c) of group \(r)", file: file, line: line)
-            }
-        }
+        try assertSameGroupsAsGenericIndex(PackedIntGroupIndex(keyTypes: types), types: types,
+                                           batches: batches.map { batch in zip(types, batch).map { vector($0.0, $0.1) } },
+                                           rowLists: rowLists, find: true, file: file, line: line)
     }
 
     func testSameGroupsAsTheGenericIndex() throws {

@@ -10,25 +10,9 @@ import SlicehouseTypes
 final class PackedStringGroupIndexTests: XCTestCase {
     private func check(_ types: [DataType], _ batches: [[[String?]]], rowLists: Bool = false,
                        file: StaticString = #filePath, line: UInt = #line) throws {
-        let packed = PackedStringGroupIndex(keyTypes: types)
-        let generic = HashGroupIndex(keyTypes: types)
-        for (b, batch) in batches.enumerated() {
-            let keys = zip(types, batch).map { Vector.strings($0.1, type: $0.0) }
-            let n = batch.first?.count ?? 0
-            let rows: [Int32] = rowLists ? (0..<Int32(n)).reversed().filter { $0 % 3 != 1 } : (0..<Int32(n)).map { $0 }
-            var a: [Int32] = [], g: [Int32] = []
-            try packed.assign(keys, rows: rows, groupIds: &a)
-            try generic.assign(keys, rows: rows, groupIds: &g)
-            XCTAssertEqual(a, g, "batch \(b) ids", file: file, line: line)
-        }
-        XCTAssertEqual(packed.groupCount, generic.groupCount, file: file, line: line)
-        let count = generic.groupCount
-        let pk = packed.keyColumns(0..<count), gk = generic.keyColumns(0..<count)
-        for c in 0..<types.count {
-            for r in 0..<count {
-                XCTAssertEqual(pk[c].value(at: r), gk[c].value(at: r), "key \(c) of group \(r)", file: file, line: line)
-            }
-        }
+        try assertSameGroupsAsGenericIndex(PackedStringGroupIndex(keyTypes: types), types: types,
+                                           batches: batches.map { batch in zip(types, batch).map { Vector.strings($0.1, type: $0.0) } },
+                                           rowLists: rowLists, find: false, file: file, line: line)
     }
 
     func testOneByteKeysAndTheBatchesThatAreNot() throws {

@@ -64,19 +64,17 @@ public final class ProjectOperator: Operator {
             var columns: [Vector] = []
             columns.reserveCapacity(expressions.count)
             // One evaluation context for the whole list when something is shared in it.
-            var context = EvalContext(chunk)
-            context.memoize = !shared.isEmpty
-            context.sharedOnly = shared
+            var context = shared.isEmpty ? nil : EvalContext(chunk, sharing: shared)
             for e in expressions {
                 if case .column(let i, let t) = e, i >= 0, i < chunk.columns.count,
                    chunk.columns[i].type.physical == t.physical {
                     let c = chunk.columns[i]
                     let v = chunk.selection.map { OperatorKernels.gather(c, $0) } ?? c
                     columns.append(v.type == t ? v : v.retyped(t))
-                } else if shared.isEmpty {
-                    columns.append(try ExpressionEvaluator.evaluate(e, chunk))
+                } else if let v = try context?.eval(e) {
+                    columns.append(v)
                 } else {
-                    columns.append(try context.eval(e))
+                    columns.append(try ExpressionEvaluator.evaluate(e, chunk))
                 }
             }
             return Chunk(columns: columns, count: n)
