@@ -16,6 +16,16 @@ public enum ExpressionEvaluator {
         return try ctx.eval(expr)
     }
 
+    /// Evaluate `expr` for a consumer that reads a wide DECIMAL held in 64 bits as well as
+    /// one held in 128 (`narrowing`; today a SUM or AVG argument, see
+    /// `HashAggregateOperator.narrowableArguments`): where every value of a wide + - *
+    /// provably fits 64 bits, it is computed and returned in 64 (`Vector.isNarrowed`).
+    /// Operands inside the tree are narrowed only for the arithmetic that reads them.
+    public static func evaluate(_ expr: BoundExpr, _ chunk: Chunk, narrowing: Bool) throws -> Vector {
+        var ctx = EvalContext(chunk)
+        return try ctx.eval(expr, narrowing: narrowing)
+    }
+
     /// Evaluate several expressions over the same chunk (a projection list): columns
     /// are gathered through the selection once for all of them, and a subexpression
     /// that occurs more than once (`l_extendedprice * (1 - l_discount)` in Q1's
@@ -224,9 +234,18 @@ struct EvalContext {
 
     /// Evaluate `e`: a constant vector or a flat one of `n` rows, of type `e.type`.
     mutating func eval(_ e: BoundExpr) throws -> Vector {
+        try eval(e, narrowing: false)
+    }
+
+    /// Evaluate `e`; with `narrowing`, a wide DECIMAL result of + - * may come back
+    /// narrowed (`Vector.isNarrowed`), for a consumer that reads both widths.
+    mutating func eval(_ e: BoundExpr, narrowing: Bool) throws -> Vector {
         let shareable = memoize && (sharedOnly.isEmpty ? Self.isShareable(e) : sharedOnly.contains(e))
-        if shareable, let hit = memo.first(where: { $0.expr == e }) { return hit.value }
-        var v = try evalNode(e)
+        if shareable, let hit = memo.first(where: { $0.expr == e }) {
+            // Remembered narrowed for one consumer, read here by one that needs the width.
+            return narrowing ? hit.value : hit.value.widened()
+        }
+        var v = try evalNode(e, narrowing: narrowing)
         if !v.isConstant && v.count != n {
             throw SQLError.internalError("expression produced \(v.count) rows for a chunk of \(n)")
         }
@@ -269,7 +288,13 @@ struct EvalContext {
 
     // MARK: - Nodes
 
-    private mutating func evalNode(_ e: BoundExpr) throws -> Vector {
+    /// Whether `a op b` typed `t` is decimal + - * with a wide result: its kernel reads
+    /// narrowed operands and may return a narrowed result.
+    static func narrowsDecimal(_ op: BinaryOp, _ t: DataType) -> Bool {
+        (op == .add || op == .subtract || op == .multiply) && t.isDecimal && t.physical == .int128
+    }
+
+    private mutating func evalNode(_ e: BoundExpr, narrowing: Bool) throws -> Vector {
         switch e {
         case .column(let i, let t):
             return try column(i, t)
@@ -284,6 +309,10 @@ struct EvalContext {
             case .not: return try LogicKernels.not(v, n: n)
             }
         case .binary(let op, let a, let b, let t):
+            if Self.narrowsDecimal(op, t) {
+                let x = try eval(a, narrowing: true), y = try eval(b, narrowing: true)
+                return try ArithmeticKernels.binary(op, x, y, resultType: t, n: n, narrowing: narrowing)
+            }
             let x = try eval(a), y = try eval(b)
             if op.isComparison { return try ComparisonKernels.compare(op, x, y, n: n) }
             return try ArithmeticKernels.binary(op, x, y, resultType: t, n: n)

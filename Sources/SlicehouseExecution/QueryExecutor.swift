@@ -236,8 +236,11 @@ public final class QueryExecutor: @unchecked Sendable {
     }
 
     /// Build `node`'s operator for partition `p`, metered as a step when the pipeline is.
-    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: BuildScope) throws -> Operator {
-        let op = try buildStep(node, partition: p, filters: filters)
+    /// `narrowed`: the output columns `node`'s consumer reads in either width of a wide
+    /// DECIMAL (`ProjectOperator.narrowed`; only a projection uses it).
+    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: BuildScope,
+                               narrowed: Set<Int> = []) throws -> Operator {
+        let op = try buildStep(node, partition: p, filters: filters, narrowed: narrowed)
         guard let meters = filters.meters, let id = stepIDs[ObjectIdentifier(node)] else { return op }
         // An exchange's output read here is the step of the stage that produced it.
         if case .exchange = node.kind { return op }
@@ -250,7 +253,8 @@ public final class QueryExecutor: @unchecked Sendable {
     /// partition's pipeline, by filter id. A join adds its own for its children; a scan
     /// takes the ones it is marked for. Only ancestors' slots are visible, so a scan never
     /// picks up the keys of a join it is not below.
-    private func buildStep(_ node: PhysicalNode, partition p: Int, filters: BuildScope) throws -> Operator {
+    private func buildStep(_ node: PhysicalNode, partition p: Int, filters: BuildScope,
+                           narrowed: Set<Int>) throws -> Operator {
         switch node.kind {
         case .scan(let table, let columns, let filter, let mode):
             guard let snap = snapshots[table.id] else {
@@ -306,7 +310,7 @@ public final class QueryExecutor: @unchecked Sendable {
             return FilterOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), predicate: pred)
         case .project(let exprs):
             return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs,
-                                   shared: sharedSubexpressions(node, exprs))
+                                   shared: sharedSubexpressions(node, exprs), narrowed: narrowed)
         case .unnest(let array, let withPosition):
             return UnnestOperator(input: try buildOperator(node.children[0], partition: p, filters: filters),
                                   array: array, withPosition: withPosition,
@@ -336,8 +340,10 @@ public final class QueryExecutor: @unchecked Sendable {
                                           probeTypes: node.children[0].types, buildTypes: node.children[1].types,
                                           cancellation: cancellation, context: context)
         case .aggregate(let groups, let aggs, let phase):
-            let input = try buildOperator(node.children[0], partition: p, filters: filters)
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
+            // SUM/AVG arguments computed right below may come in 64 bits where they fit.
+            let narrowable = HashAggregateOperator.narrowableArguments(groupColumns: groups, aggregates: aggs, mode: mode)
+            let input = try buildOperator(node.children[0], partition: p, filters: filters, narrowed: narrowable)
             let groupTypes = groups.map { node.children[0].types[$0] }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
                                          aggregates: aggs, mode: mode, context: context)

@@ -299,6 +299,27 @@ public struct Vector: Sendable {
         v.type = t
         return v
     }
+
+    // MARK: - Wide decimals held in 64 bits
+
+    /// Whether this vector's type is 128 bits wide (a DECIMAL of more than 18 digits) but
+    /// its values are held as `Int64`. Only the decimal arithmetic kernels make such a
+    /// vector, and only for a consumer that reads both widths (a SUM or AVG argument; see
+    /// `ExpressionEvaluator.evaluate(_:_:narrowing:)`): every other consumer reads a type's
+    /// own width.
+    @inlinable public var isNarrowed: Bool {
+        if case .int64 = data { return type.physical == .int128 }
+        return false
+    }
+
+    /// This vector with its type's own width: a narrowed vector's values widened to
+    /// `Int128`; any other vector as it is.
+    public func widened() -> Vector {
+        guard isNarrowed, case .int64(let a) = data else { return self }
+        var v = self
+        v.data = .int128(a.map { Int128($0) })
+        return v
+    }
 }
 
 extension Vector {

@@ -206,6 +206,98 @@ final class ArithmeticTests: XCTestCase {
         }
     }
 
+    /// Wide DECIMAL + - * computed in 64 bits for a consumer that reads both widths
+    /// (`ExpressionEvaluator.evaluate(_:_:narrowing:)`): only where every value fits,
+    /// only for the arithmetic that reads it, and with the values of the 128-bit path.
+    func testNarrowedWideDecimalArithmetic() throws {
+        let t = DataType.decimal(precision: 15, scale: 2)
+        let discPrice = try E.bin(.multiply, E.col(0, t), E.bin(.subtract, E.int(1), E.col(1, t)))
+        let charge = try E.bin(.multiply, discPrice, E.bin(.add, E.int(1), E.col(2, t)))
+        XCTAssertEqual(discPrice.type.physical, .int128)
+        XCTAssertEqual(charge.type.physical, .int128)
+        let c = chunk(decs(["1000.00", nil, "5.00", "-99999.99"], 15, 2), decs(["0.05", "0.10", "0.00", "0.07"], 15, 2),
+                      decs(["0.08", "0.00", "0.01", nil], 15, 2), selection: [0, 1, 3])
+        /// Narrowed where asked, never otherwise, and the same text either way.
+        func check(_ e: BoundExpr, _ c: Chunk, narrowed: Bool, _ expected: [String?], line: UInt = #line) throws {
+            let wide = try ExpressionEvaluator.evaluate(e, c)
+            XCTAssertFalse(wide.isNarrowed, line: line)
+            let v = try ExpressionEvaluator.evaluate(e, c, narrowing: true)
+            XCTAssertEqual(v.isNarrowed, narrowed, line: line)
+            XCTAssertEqual(v.type, e.type, line: line)
+            XCTAssertEqual(texts(v, rows: c.count), expected, line: line)
+            XCTAssertEqual(texts(wide, rows: c.count), expected, line: line)
+            XCTAssertEqual(texts(v.widened(), rows: c.count), expected, line: line)
+            XCTAssertFalse(v.widened().isNarrowed, line: line)
+        }
+        // Q1's products, through a selection, with NULLs on either side.
+        try check(discPrice, c, narrowed: true, ["950.0000", nil, "-92999.9907"])
+        try check(charge, c, narrowed: true, ["1026.000000", nil, nil])
+        // A sum of two narrowed products at one scale is narrowed; a product and a column
+        // at another scale is computed in 128 bits from the narrowed operand.
+        try check(E.bin(.add, discPrice, discPrice), c, narrowed: true, ["1900.0000", nil, "-185999.9814"])
+        try check(E.bin(.subtract, discPrice, E.col(0, t)), c, narrowed: false, ["-50.0000", nil, "6999.9993"])
+        // Division, comparison and CAST read their operands at full width.
+        try check(E.bin(.divide, discPrice, E.int(2)), c, narrowed: false, ["475.0000000000", nil, "-46499.9953500000"])
+        XCTAssertEqual(texts(try ExpressionEvaluator.evaluate(E.bin(.greater, discPrice, E.int(0)), c, narrowing: true),
+                             rows: 3), ["t", nil, "f"])
+        try check(.cast(discPrice, .varchar(40)), c, narrowed: false, ["950.0000", nil, "-92999.9907"])
+        // Constants only: a narrowed constant.
+        let k = try E.bin(.multiply, E.dec("12.5", 15, 1), E.dec("-3.25", 15, 2))
+        XCTAssertEqual(k.type.physical, .int128)
+        let kv = try ExpressionEvaluator.evaluate(k, Chunk(columns: [], count: 2), narrowing: true)
+        XCTAssertTrue(kv.isNarrowed && kv.isConstant)
+        XCTAssertEqual(texts(kv, rows: 2), ["-40.625", "-40.625"])
+
+        // Magnitudes whose product or sum could leave 64 bits: the chunk is computed in 128.
+        let big = DataType.decimal(precision: 18, scale: 0)
+        let product = try E.bin(.multiply, E.col(0, big), E.col(1, big))
+        XCTAssertEqual(product.type.physical, .int128)
+        let b = chunk(decs(["3", "999999999999999999", nil], 18, 0), decs(["10", "10", "7"], 18, 0))
+        try check(product, b, narrowed: false, ["30", "9999999999999999990", nil])
+        try check(product, chunk(decs(["3", "-4"], 18, 0), decs(["10", "10"], 18, 0)), narrowed: true, ["30", "-40"])
+        // 3037000499² < 2⁶³ - 1 < 3037000500²: the largest magnitudes decide, even when no
+        // row holds both (the bound is the product of the two largest).
+        try check(product, chunk(decs(["3037000499", "1"], 18, 0), decs(["-3037000499", "1"], 18, 0)), narrowed: true,
+                  ["-9223372030926249001", "1"])
+        try check(product, chunk(decs(["3037000500", "1"], 18, 0), decs(["1", "3037000500"], 18, 0)), narrowed: false,
+                  ["3037000500", "3037000500"])
+        try check(product, chunk(decs(["3037000500", "1"], 18, 0), decs(["3037000500", "1"], 18, 0)), narrowed: false,
+                  ["9223372037000250000", "1"])
+        let sum = try E.bin(.add, product, product)
+        try check(sum, chunk(decs(["3037000499"], 18, 0), decs(["1000000000"], 18, 0)), narrowed: true,
+                  ["6074000998000000000"])
+        try check(sum, chunk(decs(["2147483648"], 18, 0), decs(["2147483648"], 18, 0)), narrowed: false,
+                  ["9223372036854775808"])
+    }
+
+    /// A subexpression shared in a projection list is computed once, narrowed for the
+    /// columns that take it so and widened for those that do not.
+    func testProjectionNarrowsOnlyItsNarrowedColumns() throws {
+        let t = DataType.decimal(precision: 15, scale: 2)
+        let discPrice = try E.bin(.multiply, E.col(0, t), E.bin(.subtract, E.int(1), E.col(1, t)))
+        let charge = try E.bin(.multiply, discPrice, E.bin(.add, E.int(1), E.col(2, t)))
+        let c = chunk(decs(["1000.00", "10.00", "5.00"], 15, 2), decs(["0.05", "0.10", "0.00"], 15, 2),
+                      decs(["0.08", "0.00", "0.01"], 15, 2), selection: [0, 2])
+        // discPrice is computed narrowed for column 0, read so by charge (column 1) and
+        // widened for column 2; computed at full width first, it stays so for charge.
+        for (exprs, narrowed, expected) in [([discPrice, charge, discPrice], Set([0, 1]), [true, true, false]),
+                                            ([discPrice, charge], Set([1]), [false, false])] {
+            let op = ProjectOperator(input: ChunkSource([c]), expressions: exprs, narrowed: narrowed)
+            XCTAssertEqual(op.shared.first, discPrice)
+            let out = try XCTUnwrap(try op.next())
+            XCTAssertEqual(out.columns.map { $0.isNarrowed }, expected)
+            for (i, e) in exprs.enumerated() {
+                XCTAssertEqual(texts(out.columns[i], rows: 2), try evalRows(e, c), "column \(i)")
+            }
+        }
+        // Without a shared list (one expression), and without any narrowed column.
+        let alone = ProjectOperator(input: ChunkSource([c]), expressions: [charge], narrowed: [0])
+        XCTAssertTrue(try XCTUnwrap(try alone.next()).columns[0].isNarrowed)
+        let none = ProjectOperator(input: ChunkSource([c]), expressions: [charge, discPrice])
+        let out = try XCTUnwrap(try none.next())
+        XCTAssertFalse(out.columns[0].isNarrowed || out.columns[1].isNarrowed)
+    }
+
     func testMixedWidthDecimals() throws {
         let wide = decs(["12345678901234567890.12"], 30, 2)
         let narrow = decs(["0.50"], 5, 2)

@@ -15,10 +15,17 @@ import SlicehousePlanner
 /// - floats: IEEE arithmetic, an infinite result from finite operands is an error
 ///   (`value out of range: overflow`) as in PostgreSQL; REAL results are rounded to Float;
 /// - dates: date ± integer days, date − date in days.
+///
+/// With `narrowing`, a DECIMAL + - * whose result type is wider than 18 digits but whose
+/// values provably fit 64 bits (operands held in 64 bits, no rescaling, the operands'
+/// largest magnitudes leave room) is computed in Int64 and returned narrowed
+/// (`Vector.isNarrowed`): the result precision is then never exceeded, since every Int64
+/// has at most 19 digits. Operands may be narrowed whether or not `narrowing` is set.
 enum ArithmeticKernels {
 
     /// `a op b` over `n` rows (`op` is arithmetic, not a comparison).
-    static func binary(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    static func binary(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int,
+                       narrowing: Bool = false) throws -> Vector {
         if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(resultType) }
         if op == .concat { return try StringKernels.concat(a, b, resultType: resultType, n: n) }
         if resultType == .date || (a.type == .date && b.type == .date) {
@@ -36,7 +43,7 @@ enum ArithmeticKernels {
             guard resultType.isDecimal || resultType.isInteger else { break }
             let x = a.type.physical == .double || a.type.isString ? try CastKernels.cast(a, to: resultType) : a
             let y = b.type.physical == .double || b.type.isString ? try CastKernels.cast(b, to: resultType) : b
-            return try decimal(op, x, y, resultType: resultType, n: n)
+            return try decimal(op, x, y, resultType: resultType, n: n, narrowing: narrowing)
         default:
             break
         }
@@ -84,7 +91,8 @@ enum ArithmeticKernels {
 
     // MARK: - Decimals
 
-    static func decimal(_ op: BinaryOp, _ a0: Vector, _ b0: Vector, resultType: DataType, n: Int) throws -> Vector {
+    static func decimal(_ op: BinaryOp, _ a0: Vector, _ b0: Vector, resultType: DataType, n: Int,
+                        narrowing: Bool = false) throws -> Vector {
         var a = a0, b = b0
         // A constant operand of + - % is aligned to the other operand's scale once, up
         // front (`1 - l_discount` then runs as a same-scale subtraction).
@@ -116,6 +124,16 @@ enum ArithmeticKernels {
                                              s1: s1, s2: s2, s: s, natural: natural, maxAbs: maxAbs, resultType: resultType)
             return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
         }
+        // Narrowed: a wide result computed in Int64 when it provably fits.
+        if narrowing, wideResult, resultType.isDecimal, natural == s, s1 == s || op == .multiply,
+           s2 == s || op == .multiply, op == .add || op == .subtract || op == .multiply,
+           case .int64(let x) = a.data, case .int64(let y) = b.data,
+           Self.fitsInt64(op, x, a.isConstant, y, b.isConstant, len) {
+            let out: [Int64] = try decimalOp(op, x, a.isConstant, y, b.isConstant, len, validity,
+                                             s1: s1, s2: s2, s: s, natural: natural, maxAbs: Int64.max,
+                                             resultType: resultType)
+            return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
+        }
         let maxAbs: Int128 = resultType.isInteger
             ? Int128(resultType.integerRange?.upperBound ?? Int64.max)
             : DecimalMath.maxValue(precision: p)
@@ -144,6 +162,23 @@ enum ArithmeticKernels {
             if Kern.anyValidRow(validity, len, { narrow[$0] < lo || narrow[$0] > hi }) { throw SQLError.overflow(resultType) }
         }
         return Kern.result(resultType, .int64(narrow), validity: validity, constant: constant)
+    }
+
+    /// The largest magnitude among the first `n` values of `v` (NULL rows included).
+    static func maxMagnitude(_ v: [Int64], _ n: Int) -> UInt64 {
+        var m: UInt64 = 0
+        v.withUnsafeBufferPointer { p in
+            for i in 0..<min(n, p.count) { m = max(m, p[i].magnitude) }
+        }
+        return m
+    }
+
+    /// Whether `x op y` (+ - * at one scale) cannot leave Int64 on any of `len` rows: the
+    /// product or sum of the operands' largest magnitudes stays within `Int64.max`.
+    static func fitsInt64(_ op: BinaryOp, _ x: [Int64], _ xc: Bool, _ y: [Int64], _ yc: Bool, _ len: Int) -> Bool {
+        let mx = maxMagnitude(x, xc ? 1 : len), my = maxMagnitude(y, yc ? 1 : len)
+        let (r, o) = op == .multiply ? mx.multipliedReportingOverflow(by: my) : mx.addingReportingOverflow(my)
+        return !o && r <= UInt64(Int64.max)
     }
 
     /// A constant exact numeric rescaled (exactly) to `scale`; other vectors unchanged.

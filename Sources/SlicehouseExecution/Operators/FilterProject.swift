@@ -48,13 +48,23 @@ public final class ProjectOperator: Operator {
     /// `sum_charge`); empty when none does.
     let shared: [BoundExpr]
 
-    /// - Parameter shared: `ExpressionEvaluator.sharedSubexpressions(expressions)`, when
-    ///   the caller has it (it is the same for every partition of a plan node); found
-    ///   here when nil.
-    public init(input: Operator, expressions: [BoundExpr], shared: [BoundExpr]? = nil) {
+    /// Output columns whose consumer reads a wide DECIMAL held in 64 bits
+    /// (`ExpressionEvaluator.evaluate(_:_:narrowing:)`): Q1's `sum_charge` products are
+    /// computed in 64 bits when they fit.
+    let narrowed: Set<Int>
+
+    /// - Parameters:
+    ///   - shared: `ExpressionEvaluator.sharedSubexpressions(expressions)`, when the
+    ///     caller has it (it is the same for every partition of a plan node); found here
+    ///     when nil.
+    ///   - narrowed: the output columns that may come out narrowed (`Vector.isNarrowed`);
+    ///     only for a consumer that reads both widths
+    ///     (`HashAggregateOperator.narrowableArguments`).
+    public init(input: Operator, expressions: [BoundExpr], shared: [BoundExpr]? = nil, narrowed: Set<Int> = []) {
         self.input = input
         self.expressions = expressions
         self.shared = shared ?? ExpressionEvaluator.sharedSubexpressions(expressions)
+        self.narrowed = narrowed
     }
 
     public func next() throws -> Chunk? {
@@ -65,16 +75,17 @@ public final class ProjectOperator: Operator {
             columns.reserveCapacity(expressions.count)
             // One evaluation context for the whole list when something is shared in it.
             var context = shared.isEmpty ? nil : EvalContext(chunk, sharing: shared)
-            for e in expressions {
+            for (k, e) in expressions.enumerated() {
+                let narrowing = narrowed.contains(k)
                 if case .column(let i, let t) = e, i >= 0, i < chunk.columns.count,
                    chunk.columns[i].type.physical == t.physical {
                     let c = chunk.columns[i]
                     let v = chunk.selection.map { OperatorKernels.gather(c, $0) } ?? c
                     columns.append(v.type == t ? v : v.retyped(t))
-                } else if let v = try context?.eval(e) {
+                } else if let v = try context?.eval(e, narrowing: narrowing) {
                     columns.append(v)
                 } else {
-                    columns.append(try ExpressionEvaluator.evaluate(e, chunk))
+                    columns.append(try ExpressionEvaluator.evaluate(e, chunk, narrowing: narrowing))
                 }
             }
             return Chunk(columns: columns, count: n)

@@ -195,6 +195,28 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         HashAggregateLayout.partialStateTypes(agg)
     }
 
+    /// The input columns that may arrive narrowed (`Vector.isNarrowed`, a wide DECIMAL
+    /// held in 64 bits): those read only as the argument of a plain SUM or AVG of a wide
+    /// DECIMAL, whose accumulator (`WideSumAccumulator`) adds either width. A group key,
+    /// any other aggregate's argument or ORDER BY key, and a `.final` input never are.
+    /// Rows written to spill files or split in memory are widened first (`spillRows`).
+    public static func narrowableArguments(groupColumns: [Int], aggregates: [BoundAggregate],
+                                           mode: AggregateMode) -> Set<Int> {
+        guard mode != .final else { return [] }
+        var narrowable = Set<Int>(), excluded = Set(groupColumns)
+        for agg in aggregates {
+            for k in agg.orderBy { excluded.insert(k.column) }
+            guard let a = agg.argument else { continue }
+            if (agg.function == .sum || agg.function == .avg) && !agg.distinct && agg.orderBy.isEmpty,
+               let t = agg.argumentType, t.isDecimal, t.physical == .int128 {
+                narrowable.insert(a)
+            } else {
+                excluded.insert(a)
+            }
+        }
+        return narrowable.subtracting(excluded)
+    }
+
     /// The types of this operator's output columns.
     public var outputTypes: [DataType] {
         groupTypes + aggregates.flatMap { mode == .partial ? Self.partialStateTypes($0) : [$0.resultType] }
@@ -419,8 +441,11 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     }
 
     /// The columns of `chunk` a spilled or split row keeps (`rowsProjection`).
+    /// Narrowed arguments (`narrowableArguments`) are widened: spill files and partitions
+    /// hold every column in its type's own width.
     private func spillRows(_ chunk: Chunk) -> Chunk {
-        Chunk(columns: rowsProjection.map { chunk.columns[$0] }, count: chunk.physicalCount, selection: chunk.selection)
+        Chunk(columns: rowsProjection.map { chunk.columns[$0].widened() }, count: chunk.physicalCount,
+              selection: chunk.selection)
     }
 
     /// Fold one chunk into the table.
@@ -480,7 +505,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             reservation?.resize(to: tableBytes)
         }
         if !other.isEmpty {
-            let columns = projection.map { $0.map { chunk.columns[$0] } } ?? chunk.columns
+            let columns = (projection.map { $0.map { chunk.columns[$0] } } ?? chunk.columns).map { $0.widened() }
             try partitioner.add(Chunk(columns: columns, count: physical, selection: other), states: false)
         }
     }
