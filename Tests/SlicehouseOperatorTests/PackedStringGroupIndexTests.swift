@@ -32,3 +32,37 @@ final class PackedStringGroupIndexTests: XCTestCase {
         try check(flags, [[[], []], ones])
     }
 }
+
+extension PackedStringGroupIndexTests {
+    /// The one-byte path reads a row's byte at `base + row` when every stored value is one
+    /// byte, and through the offsets when only the listed rows are: rows the list skips may
+    /// hold longer values, one key may be in row order and the other not, and a value's
+    /// bytes need not start at the buffer's start.
+    func testOneByteKeysInRowOrderAndThroughOffsets() throws {
+        let flags: [DataType] = [.char(1), .char(1)]
+        func vector(_ values: [String], lead: String = "") -> Vector {
+            var strings = StringArray([lead] + values)
+            strings.offsets.removeFirst()
+            XCTAssertEqual(strings.count, values.count)
+            return Vector(type: .char(1), data: .string(strings))
+        }
+        // Rows 1, 4, 7 are skipped by the reversed row list (`rowLists`): they may be long.
+        let ones = [vector(["A", "N", "R", "N", "A", "A", "R"]), vector(["F", "O", "F", "F", "F", "O", "F"])]
+        let shifted = [vector(["N", "A", "R", "A"], lead: "zz"), vector(["O", "F", "F", "F"], lead: "q")]
+        let longSkipped = [vector(["R", "LONG", "A", "N", "xy", "A", "N", "", "R"]),
+                           vector(["F", "F", "F", "O", "F", "O", "O", "F", "F"])]
+        let otherLongSkipped = [vector(["R", "A", "N", "A", "N", "R", "A", "N"]),
+                                vector(["F", "??", "O", "F", "", "F", "O", "FF"])]
+        for rowLists in [false, true] {
+            let batches = rowLists ? [ones, shifted, longSkipped, otherLongSkipped, ones] : [ones, shifted, ones]
+            try assertSameGroupsAsGenericIndex(PackedStringGroupIndex(keyTypes: flags), types: flags, batches: batches,
+                                               rowLists: rowLists, find: false, file: #filePath, line: #line)
+        }
+        XCTAssertEqual(PackedStringGroupIndex.everyValueOneByte(StringArray(["a", "b"])), 0)
+        guard case .string(let shiftedStrings) = shifted[0].data else { return XCTFail("not strings") }
+        XCTAssertEqual(PackedStringGroupIndex.everyValueOneByte(shiftedStrings), 2)
+        XCTAssertNil(PackedStringGroupIndex.everyValueOneByte(StringArray(["a", "bc"])))
+        XCTAssertNil(PackedStringGroupIndex.everyValueOneByte(StringArray(["a", ""])))
+        XCTAssertNil(PackedStringGroupIndex.everyValueOneByte(StringArray()))
+    }
+}

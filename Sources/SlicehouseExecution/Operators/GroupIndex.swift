@@ -805,12 +805,20 @@ final class PackedStringGroupIndex: GroupIndex {
             guard case .string(let strings) = key.data, key.validity == nil, !key.isConstant else { return false }
             columns.append(strings)
         }
-        // Every row's value one byte long: its byte is at its offset.
+        // Every row's value one byte long: its byte is at its offset. When every stored
+        // value is (CHAR(1) flags, selected or not), the check runs over the offsets in
+        // order and row r's byte is at `base + r`; otherwise it runs over `rows`.
+        let top = rows.withUnsafeBufferPointer { $0.max() }
+        var bases: [Int] = []
         for strings in columns {
+            if let top, Int(top) + 1 >= strings.offsets.count { return false }
+            if let base = Self.everyValueOneByte(strings) {
+                bases.append(base)
+                continue
+            }
             let oneByte = strings.offsets.withUnsafeBufferPointer { off in
                 rows.withUnsafeBufferPointer { rw in
-                    // Rows are in bounds (the chunk's); the lengths are OR-ed without a branch.
-                    guard let top = rw.max(), Int(top) + 1 < off.count else { return rw.isEmpty }
+                    // The lengths are OR-ed without a branch.
                     var bad: Int32 = 0
                     for r in rw {
                         let i = Int(r)
@@ -829,11 +837,23 @@ final class PackedStringGroupIndex: GroupIndex {
         var missing: [Int] = []
         byteGroups.withUnsafeMutableBufferPointer { table in
             first.bytes.withUnsafeBufferPointer { b0 in
-                first.offsets.withUnsafeBufferPointer { o0 in
-                    second.bytes.withUnsafeBufferPointer { b1 in
-                        second.offsets.withUnsafeBufferPointer { o1 in
-                            rows.withUnsafeBufferPointer { rw in
-                                ids.withUnsafeMutableBufferPointer { out in
+                second.bytes.withUnsafeBufferPointer { b1 in
+                    rows.withUnsafeBufferPointer { rw in
+                        ids.withUnsafeMutableBufferPointer { out in
+                            if bases.count == columns.count, let a0 = b0.baseAddress, let a1 = b1.baseAddress {
+                                // Bytes in row order: no offsets to read.
+                                let p0 = a0 + bases[0], p1 = a1 + bases[bases.count - 1]
+                                for k in 0..<n {
+                                    let r = Int(rw[k])
+                                    let slot = Int(p0[r]) | (Int(p1[r]) &<< shift) & 0xFF00
+                                    let g = table[slot]
+                                    out[k] = g
+                                    if g < 0 { missing.append(k) }
+                                }
+                                return
+                            }
+                            first.offsets.withUnsafeBufferPointer { o0 in
+                                second.offsets.withUnsafeBufferPointer { o1 in
                                     for k in 0..<n {
                                         let r = Int(rw[k])
                                         let slot = Int(b0[Int(o0[r])]) | (Int(b1[Int(o1[r])]) &<< shift) & 0xFF00
@@ -870,6 +890,17 @@ final class PackedStringGroupIndex: GroupIndex {
         }
         groupIds = ids
         return true
+    }
+
+    /// The offset of the first value when every value `strings` holds is one byte long
+    /// (value i's byte is then at `base + i`); nil otherwise, or when it holds none.
+    static func everyValueOneByte(_ strings: StringArray) -> Int? {
+        strings.offsets.withUnsafeBufferPointer { off in
+            guard off.count > 1 else { return nil }
+            var bad: Int32 = 0
+            for i in 0..<(off.count - 1) { bad |= (off[i + 1] &- off[i]) ^ 1 }
+            return bad == 0 ? Int(off[0]) : nil
+        }
     }
 
     /// The `n` codes `pack` wrote, as a key vector, and its rows `0..<n`.
