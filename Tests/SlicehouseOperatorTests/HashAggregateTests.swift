@@ -533,3 +533,122 @@ final class GroupRunsTests: XCTestCase {
         XCTAssertEqual(try avg.results(0..<2).value(at: 0), .int(Int64.max))
     }
 }
+
+/// Folding a batch of a table with at most four groups by a mask over its physical rows
+/// (`GroupMask`): the states of folding it row by row, for the accumulators that take
+/// it (exact sums and averages held in 64 bits without NULLs, counts); the others, and
+/// sums that could leave 64 bits, decline and are folded the other ways.
+final class GroupMaskTests: XCTestCase {
+    func testMaskMarksGroupsAndCounts() {
+        var mask = GroupMask()
+        mask.build(groupIds: [2, 0, 2, 2, 0], rows: [1, 2, 4, 5, 7], physicalCount: 8, groupCount: 4)
+        XCTAssertEqual(mask.ids, [-1, 2, 0, -1, 2, 2, -1, 0])
+        XCTAssertEqual(mask.counts, [2, 0, 3, 0])
+        var seen: [(Int, Int64)] = []
+        mask.forEach { seen.append(($0, $1)) }
+        XCTAssertEqual(seen.map(\.0), [0, 2])
+        XCTAssertEqual(seen.map(\.1), [2, 3])
+        let values: [Int64] = [100, 1, 2, -1000, 4, 8, 1000, 16]
+        values.withUnsafeBufferPointer { v in
+            XCTAssertEqual(mask.sum(v, group: 0), 18)
+            XCTAssertEqual(mask.sum(v, group: 2), 13)
+            XCTAssertEqual(mask.sum(v, group: 1), 0)
+        }
+        // Reused: fewer rows and groups, every row selected.
+        mask.build(groupIds: [1, 1, 0], rows: [0, 1, 2], physicalCount: 3, groupCount: 2)
+        XCTAssertEqual(mask.ids, [1, 1, 0])
+        XCTAssertEqual(mask.counts, [1, 2])
+        mask.build(groupIds: [], rows: [], physicalCount: 2, groupCount: 1)
+        XCTAssertEqual(mask.ids, [-1, -1])
+        XCTAssertEqual(mask.counts, [0])
+        XCTAssertEqual(GroupMask.differs(5, 5), 0)
+        XCTAssertEqual(GroupMask.differs(-1, 3), -1)
+        XCTAssertEqual(GroupMask.differs(Int32.min, 0), -1)
+        XCTAssertEqual(GroupMask.isEqual(-1, -1), 1)
+    }
+
+    /// The accumulators fed the same batches by mask and row by row.
+    func testMaskMatchesRowByRow() throws {
+        let wide = DataType.decimal(precision: 38, scale: 4)
+        let types: [DataType] = [.bigint, .decimal(precision: 12, scale: 2), .decimal(precision: 12, scale: 2), wide, wide, .double]
+        var rng = SeededRandom(seed: 17)
+        let n = 3000
+        var columns: [Vector] = []
+        for (c, t) in types.enumerated() {
+            var validity = Validity(allValid: n)
+            for r in 0..<n where rng.chance(0.2) { validity.setInvalid(r) }
+            let data: VectorData
+            switch c {
+            case 4: data = .int128((0..<n).map { _ in Int128(rng.int(-1_000_000...1_000_000)) })
+            case 5: data = .double((0..<n).map { _ in Double(rng.int(-1_000_000...1_000_000)) / 7 })
+            default: data = .int64((0..<n).map { _ in Int64(rng.int(-1_000_000_000_000...1_000_000_000_000)) })
+            }
+            // Column 2 holds NULLs; column 3 is a narrowed wide DECIMAL.
+            columns.append(Vector(type: t, data: data, validity: c == 2 ? validity : nil))
+        }
+        XCTAssertTrue(columns[3].isNarrowed)
+        // Groups 0-2 at random, group 3 never: a group without rows.
+        let groupIds = (0..<n).map { _ in Int32(rng.int(0...2)) }
+        // All rows, and every third one (a selection).
+        for rows in [(0..<n).map { Int32($0) }, stride(from: 0, to: n, by: 3).map { Int32($0) }] {
+            let ids = rows.map { groupIds[Int($0)] }
+            var mask = GroupMask()
+            mask.build(groupIds: ids, rows: rows, physicalCount: n, groupCount: 4)
+            var aggs: [(BoundAggregate, takesMask: Bool)] = [(agg(.countStar, nil, types), true)]
+            aggs += [(agg(.sum, 1, types), true), (agg(.avg, 1, types), true), (agg(.count, 1, types), true),
+                     (agg(.sum, 3, types), true), (agg(.avg, 3, types), true), (agg(.avg, 0, types), true),
+                     (agg(.sum, 0, types), false), (agg(.sum, 2, types), false), (agg(.count, 2, types), false),
+                     (agg(.avg, 2, types), false), (agg(.sum, 4, types), false), (agg(.sum, 5, types), false),
+                     (agg(.min, 1, types), false)]
+            for (a, takesMask) in aggs {
+                let byRows = try AccumulatorFactory.make(a, mode: .single)
+                let byMask = try AccumulatorFactory.make(a, mode: .single)
+                byRows.grow(to: 4)
+                byMask.grow(to: 4)
+                let input = a.argument.map { columns[$0] }
+                for _ in 0..<2 {
+                    try byRows.update(groups: ids, rows: rows, input: input)
+                    let took = try byMask.update(mask: mask, input: input)
+                    XCTAssertEqual(took, takesMask, "\(a.function)(\(a.argument ?? -1)) by mask")
+                    if !took { try byMask.update(groups: ids, rows: rows, input: input) }
+                }
+                let want = try byRows.results(0..<4), got = try byMask.results(0..<4)
+                XCTAssertEqual(got.type, want.type)
+                for g in 0..<4 {
+                    XCTAssertEqual(got.value(at: g), want.value(at: g), "\(a.function)(\(a.argument ?? -1)) group \(g)")
+                }
+                XCTAssertEqual(byMask.partialStates(0..<4).map { v in (0..<4).map { v.value(at: $0) } },
+                               byRows.partialStates(0..<4).map { v in (0..<4).map { v.value(at: $0) } })
+            }
+        }
+    }
+
+    /// A sum that could leave 64 bits — by its selected rows or by rows the batch does not
+    /// select — is declined; through the operator the sums come out whole.
+    func testSumsThatMightLeave64BitsAreDeclined() throws {
+        let t = DataType.decimal(precision: 18, scale: 0)
+        let sum = try AccumulatorFactory.make(agg(.sum, 0, [t]), mode: .single)
+        sum.grow(to: 2)
+        var mask = GroupMask()
+        mask.build(groupIds: [0, 1, 0], rows: [0, 1, 2], physicalCount: 3, groupCount: 2)
+        let third = Int64.max / 3
+        XCTAssertTrue(try sum.update(mask: mask, input: Vector(type: t, data: .int64([third, -third, third]))))
+        XCTAssertFalse(try sum.update(mask: mask, input: Vector(type: t, data: .int64([third + 1, 0, 0]))))
+        mask.build(groupIds: [0, 1], rows: [0, 2], physicalCount: 3, groupCount: 2)
+        XCTAssertFalse(try sum.update(mask: mask, input: Vector(type: t, data: .int64([1, Int64.min, 1]))))
+        XCTAssertEqual(try sum.results(0..<2).value(at: 0), .int128(Int128(third) * 2))
+
+        // 999,999,999,999,999,999 in every row of four groups: sums far past 64 bits.
+        let rows: [Row] = (0..<5000).map { i in [.int(Int64(i % 4)), .int(999_999_999_999_999_999)] }
+        let types: [DataType] = [.bigint, t]
+        let op = HashAggregateOperator(input: source(types, rows, chunkSize: 2048, withSelection: true), groupColumns: [0],
+                                       groupTypes: [.bigint], aggregates: [agg(.sum, 1, types), agg(.avg, 1, types)],
+                                       mode: .single)
+        let out = try drain(op)
+        XCTAssertEqual(out.count, 4)
+        for row in out {
+            XCTAssertEqual(row[1], .int128(Int128(1250) * 999_999_999_999_999_999))
+            XCTAssertEqual(row[2], .int128(999_999_999_999_999_999))
+        }
+    }
+}

@@ -32,6 +32,11 @@ protocol Accumulator: AnyObject {
     /// Each group's values are folded in their original order, so the states come out
     /// exactly as row by row (floating-point sums too).
     func update(runs: GroupRuns, input: Vector?) throws -> Bool
+    /// Fold raw argument values given as a mask of groups over the physical rows
+    /// (`GroupMask`, a table of at most `GroupMask.maxGroups` groups); false when this
+    /// accumulator has no such path for `input` (the caller then uses the runs or rows).
+    /// Only for states that do not depend on the order of the values (exact sums, counts).
+    func update(mask: GroupMask, input: Vector?) throws -> Bool
 }
 
 extension Accumulator {
@@ -40,6 +45,81 @@ extension Accumulator {
     }
     var mergeable: Bool { true }
     func update(runs: GroupRuns, input: Vector?) throws -> Bool { false }
+    func update(mask: GroupMask, input: Vector?) throws -> Bool { false }
+}
+
+/// A batch's groups as a mask over its physical rows, for a table of at most `maxGroups`
+/// groups (Q1's four): `ids[r]` is the group of physical row r, -1 for a row the batch
+/// does not select, and `counts[g]` the rows of group g. A sum then reads its argument in
+/// physical order, one pass per group present that the compiler vectorizes (compare,
+/// select, add), where the runs (`GroupRuns`) would gather it row by row.
+struct GroupMask {
+    static let maxGroups = 4
+    private(set) var ids: [Int32] = []
+    private(set) var counts: [Int64] = []
+
+    /// Groups `0..<counts.count`; those with no row in the batch are skipped by `forEach`.
+    var groupCount: Int { counts.count }
+
+    /// Logical row k is physical row `rows[k]` in group `groupIds[k]` (every id below
+    /// `groupCount`, at most `maxGroups`; rows distinct and below `physicalCount`).
+    mutating func build(groupIds: [Int32], rows: [Int32], physicalCount: Int, groupCount: Int) {
+        ids.removeAll(keepingCapacity: true)
+        ids.append(contentsOf: repeatElement(-1, count: physicalCount))
+        var c0: Int64 = 0, c1: Int64 = 0, c2: Int64 = 0, c3: Int64 = 0
+        ids.withUnsafeMutableBufferPointer { out in
+            groupIds.withUnsafeBufferPointer { gp in
+                rows.withUnsafeBufferPointer { rp in
+                    for k in 0..<min(gp.count, rp.count) { out[Int(rp[k])] = gp[k] }
+                }
+                for g in gp {
+                    c0 &+= Self.isEqual(g, 0)
+                    c1 &+= Self.isEqual(g, 1)
+                    c2 &+= Self.isEqual(g, 2)
+                    c3 &+= Self.isEqual(g, 3)
+                }
+            }
+        }
+        counts = Array([c0, c1, c2, c3].prefix(min(groupCount, Self.maxGroups)))
+    }
+
+    /// -1 when `a != b`, 0 when equal, computed without a branch (a compare the compiler
+    /// would otherwise turn into one: the groups of a batch interleave at random).
+    @inline(__always)
+    static func differs(_ a: Int32, _ b: Int32) -> Int32 {
+        let x = a ^ b
+        return (x | (0 &- x)) >> 31
+    }
+
+    /// 1 when `a == b`, else 0, without a branch.
+    @inline(__always)
+    static func isEqual(_ a: Int32, _ b: Int32) -> Int64 { 1 &+ Int64(differs(a, b)) }
+
+    /// `body(group, its rows in the batch)` for every group with rows in it.
+    @inline(__always)
+    func forEach(_ body: (Int, Int64) -> Void) {
+        for (g, n) in counts.enumerated() where n > 0 { body(g, n) }
+    }
+
+    /// The sum of `values[r]` over the physical rows r of group `g`.
+    @inline(__always)
+    func sum(_ values: UnsafeBufferPointer<Int64>, group g: Int) -> Int64 {
+        ids.withUnsafeBufferPointer { m in
+            let key = Int32(truncatingIfNeeded: g)
+            var s: Int64 = 0
+            for r in 0..<min(m.count, values.count) { s &+= values[r] & ~Int64(Self.differs(m[r], key)) }
+            return s
+        }
+    }
+
+    /// Whether sums of any `rows` of `values` stay within Int64: the largest magnitude
+    /// among the physical rows times their number.
+    func sumsFitInt64(_ values: UnsafeBufferPointer<Int64>) -> Bool {
+        var m: UInt64 = 0
+        for i in 0..<min(ids.count, values.count) { m = max(m, values[i].magnitude) }
+        let (bound, o) = m.multipliedReportingOverflow(by: UInt64(ids.count))
+        return !o && bound <= UInt64(Int64.max)
+    }
 }
 
 /// The rows of one batch ordered by group, for a table with few groups: run `i` is
@@ -186,6 +266,14 @@ final class CountAccumulator: Accumulator {
                 forEachValid(input, groups, rows) { g, _ in c[g] &+= 1 }
             }
         }
+    }
+
+    func update(mask: GroupMask, input: Vector?) throws -> Bool {
+        guard star || input == nil || input?.validity == nil else { return false }
+        counts.withUnsafeMutableBufferPointer { c in
+            mask.forEach { g, n in c[g] &+= n }
+        }
+        return true
     }
 
     func update(runs: GroupRuns, input: Vector?) throws -> Bool {
@@ -372,6 +460,24 @@ final class WideSumAccumulator: Accumulator {
         }
         if k < n { a &+= Int128(values[Int(rows[k])]) }
         return a &+ b
+    }
+
+    /// Values held in 64 bits without NULLs, whose sums fit 64 bits: one masked pass per group.
+    func update(mask: GroupMask, input v: Vector?) throws -> Bool {
+        guard let v else { throw stateMismatch("SUM/AVG argument") }
+        guard v.validity == nil, !v.isConstant, case .int64(let values) = v.data else { return false }
+        return values.withUnsafeBufferPointer { vp in
+            guard mask.sumsFitInt64(vp) else { return false }
+            sums.withUnsafeMutableBufferPointer { s in
+                counts.withUnsafeMutableBufferPointer { c in
+                    mask.forEach { g, n in
+                        s[g] &+= Int128(mask.sum(vp, group: g))
+                        c[g] &+= n
+                    }
+                }
+            }
+            return true
+        }
     }
 
     func update(runs: GroupRuns, input v: Vector?) throws -> Bool {

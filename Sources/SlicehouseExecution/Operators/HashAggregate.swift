@@ -120,6 +120,9 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private var runs = GroupRuns()
     /// The most groups for which a batch is folded group by group.
     static let maxRunGroups = 32
+    /// The batch's groups over its physical rows, when the table has at most
+    /// `GroupMask.maxGroups` groups.
+    private var mask = GroupMask()
 
     /// Where input chunks, spilled states and spilled rows keep their keys and arguments.
     private var inputLayout = FoldLayout(keys: [], arguments: [], orderBy: [], states: nil)
@@ -455,9 +458,13 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         let keys = layout.keys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
         try groups.assign(keys, rows: rows, groupIds: &groupIds)
         let total = groups.groupCount
-        // A few groups: fold the batch group by group (`GroupRuns`).
+        // A few groups: fold the batch group by group (`GroupRuns`, built for the first
+        // accumulator that takes them); at most four, and rows that select at least half
+        // the physical ones: by a mask of groups over the physical rows (`GroupMask`).
         let byRuns = layout.states == nil && total <= Self.maxRunGroups && rows.count >= 4 * total
-        if byRuns { runs.build(groupIds: groupIds, rows: rows, groupCount: total) }
+        let byMask = layout.states == nil && total <= GroupMask.maxGroups && 2 * rows.count >= physical
+        if byMask { mask.build(groupIds: groupIds, rows: rows, physicalCount: physical, groupCount: total) }
+        var runsBuilt = false
         for (i, acc) in accumulators.enumerated() {
             acc.grow(to: total)
             if let states = layout.states {
@@ -466,7 +473,12 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             } else {
                 let arg = layout.arguments[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
                 if layout.orderBy[i].isEmpty {
-                    if byRuns, try acc.update(runs: runs, input: arg) { continue }
+                    if byMask, try acc.update(mask: mask, input: arg) { continue }
+                    if byRuns {
+                        if !runsBuilt { runs.build(groupIds: groupIds, rows: rows, groupCount: total) }
+                        runsBuilt = true
+                        if try acc.update(runs: runs, input: arg) { continue }
+                    }
                     try acc.update(groups: groupIds, rows: rows, input: arg)
                 } else {
                     let keys = layout.orderBy[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
