@@ -255,19 +255,34 @@ final class ArithmeticTests: XCTestCase {
         let b = chunk(decs(["3", "999999999999999999", nil], 18, 0), decs(["10", "10", "7"], 18, 0))
         try check(product, b, narrowed: false, ["30", "9999999999999999990", nil])
         try check(product, chunk(decs(["3", "-4"], 18, 0), decs(["10", "10"], 18, 0)), narrowed: true, ["30", "-40"])
-        // 3037000499² < 2⁶³ - 1 < 3037000500²: the largest magnitudes decide, even when no
-        // row holds both (the bound is the product of the two largest).
-        try check(product, chunk(decs(["3037000499", "1"], 18, 0), decs(["-3037000499", "1"], 18, 0)), narrowed: true,
-                  ["-9223372030926249001", "1"])
-        try check(product, chunk(decs(["3037000500", "1"], 18, 0), decs(["1", "3037000500"], 18, 0)), narrowed: false,
-                  ["3037000500", "3037000500"])
+        // The bound (`Kern.magnitudeBits`): |x| ≤ 2^31 and |y| ≤ 2^31 keep a product within
+        // 2^62. It is taken over all rows, so two rows can decide it though neither holds
+        // both magnitudes, and it is conservative: a larger product that fits is computed in 128.
+        try check(product, chunk(decs(["2147483647", "1"], 18, 0), decs(["-2147483648", "1"], 18, 0)), narrowed: true,
+                  ["-4611686016279904256", "1"])
+        try check(product, chunk(decs(["2147483648", "1"], 18, 0), decs(["1", "2147483647"], 18, 0)), narrowed: false,
+                  ["2147483648", "2147483647"])
         try check(product, chunk(decs(["3037000500", "1"], 18, 0), decs(["3037000500", "1"], 18, 0)), narrowed: false,
                   ["9223372037000250000", "1"])
         let sum = try E.bin(.add, product, product)
-        try check(sum, chunk(decs(["3037000499"], 18, 0), decs(["1000000000"], 18, 0)), narrowed: true,
-                  ["6074000998000000000"])
+        try check(sum, chunk(decs(["2147483647"], 18, 0), decs(["1073741823"], 18, 0)), narrowed: true,
+                  ["4611686011984936962"])
+        try check(sum, chunk(decs(["2147483647"], 18, 0), decs(["2147483647"], 18, 0)), narrowed: false,
+                  ["9223372028264841218"])
         try check(sum, chunk(decs(["2147483648"], 18, 0), decs(["2147483648"], 18, 0)), narrowed: false,
                   ["9223372036854775808"])
+    }
+
+    /// Every |v| ≤ 2^magnitudeBits, at the edges of Int64.
+    func testMagnitudeBits() {
+        let cases: [([Int64], Int)] = [([], 0), ([0], 0), ([1], 1), ([-1], 0), ([-2], 1), ([2], 2), ([-3, 2], 2),
+                                       ([Int64.max], 63), ([Int64.min], 63), ([0, -(1 << 40), 5], 40),
+                                       ([1 << 40], 41)]
+        for (values, bits) in cases {
+            XCTAssertEqual(values.withUnsafeBufferPointer { Kern.magnitudeBits($0) }, bits, "\(values)")
+            for v in values { XCTAssertLessThanOrEqual(v.magnitude, UInt64(1) << UInt64(bits), "\(v)") }
+        }
+        XCTAssertEqual(Kern.magnitudeBits([7, 1 << 50], count: 1), 3, "only the first count values")
     }
 
     /// A subexpression shared in a projection list is computed once, narrowed for the

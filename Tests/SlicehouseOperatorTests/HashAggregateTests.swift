@@ -631,12 +631,13 @@ final class GroupMaskTests: XCTestCase {
         sum.grow(to: 2)
         var mask = GroupMask()
         mask.build(groupIds: [0, 1, 0], rows: [0, 1, 2], physicalCount: 3, groupCount: 2)
-        let third = Int64.max / 3
-        XCTAssertTrue(try sum.update(mask: mask, input: Vector(type: t, data: .int64([third, -third, third]))))
-        XCTAssertFalse(try sum.update(mask: mask, input: Vector(type: t, data: .int64([third + 1, 0, 0]))))
+        // Three rows (2 bits) of magnitudes up to 2^58 (59 bits): within 2^62; up to 2^60, not.
+        let big: Int64 = 1 << 58
+        XCTAssertTrue(try sum.update(mask: mask, input: Vector(type: t, data: .int64([big, -big, big]))))
+        XCTAssertFalse(try sum.update(mask: mask, input: Vector(type: t, data: .int64([big << 2, 0, 0]))))
         mask.build(groupIds: [0, 1], rows: [0, 2], physicalCount: 3, groupCount: 2)
         XCTAssertFalse(try sum.update(mask: mask, input: Vector(type: t, data: .int64([1, Int64.min, 1]))))
-        XCTAssertEqual(try sum.results(0..<2).value(at: 0), .int128(Int128(third) * 2))
+        XCTAssertEqual(try sum.results(0..<2).value(at: 0), .int128(Int128(big) * 2))
 
         // 999,999,999,999,999,999 in every row of four groups: sums far past 64 bits.
         let rows: [Row] = (0..<5000).map { i in [.int(Int64(i % 4)), .int(999_999_999_999_999_999)] }

@@ -168,21 +168,13 @@ enum ArithmeticKernels {
         return Kern.result(resultType, .int64(narrow), validity: validity, constant: constant)
     }
 
-    /// The largest magnitude among the first `n` values of `v` (NULL rows included).
-    static func maxMagnitude(_ v: [Int64], _ n: Int) -> UInt64 {
-        var m: UInt64 = 0
-        v.withUnsafeBufferPointer { p in
-            for i in 0..<min(n, p.count) { m = max(m, p[i].magnitude) }
-        }
-        return m
-    }
-
-    /// Whether `x op y` (+ - * at one scale) cannot leave Int64 on any of `len` rows: the
-    /// product or sum of the operands' largest magnitudes stays within `Int64.max`.
+    /// Whether `x op y` (+ - * at one scale) cannot leave Int64 on any of `len` rows (NULL
+    /// rows included), by the operands' magnitude bounds (`Kern.magnitudeBits`): a product
+    /// is below 2^(bx + by), a sum or difference below 2^(max(bx, by) + 1), and either must
+    /// stay within 2^62.
     static func fitsInt64(_ op: BinaryOp, _ x: [Int64], _ xc: Bool, _ y: [Int64], _ yc: Bool, _ len: Int) -> Bool {
-        let mx = maxMagnitude(x, xc ? 1 : len), my = maxMagnitude(y, yc ? 1 : len)
-        let (r, o) = op == .multiply ? mx.multipliedReportingOverflow(by: my) : mx.addingReportingOverflow(my)
-        return !o && r <= UInt64(Int64.max)
+        let bx = Kern.magnitudeBits(x, count: xc ? 1 : len), by = Kern.magnitudeBits(y, count: yc ? 1 : len)
+        return (op == .multiply ? bx + by : max(bx, by) + 1) <= 62
     }
 
     /// A constant exact numeric rescaled (exactly) to `scale`; other vectors unchanged.

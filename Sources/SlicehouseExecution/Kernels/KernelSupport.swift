@@ -69,6 +69,20 @@ enum Kern {
     }
 
     /// The number of values to compute: 1 when every input is constant, else `n`.
+    /// A bound on the magnitudes of `values`: every |v| ≤ 2^b for the returned b (0...63).
+    /// It ORs `v ^ (v >> 63)` (v, or ¬v = |v| - 1 for a negative v) and takes the bit
+    /// length: one vectorized pass of compare, xor and or, where a running maximum of
+    /// |v| would need 64-bit compares and blends on every element.
+    static func magnitudeBits(_ values: UnsafeBufferPointer<Int64>) -> Int {
+        var bits: Int64 = 0
+        for v in values { bits |= v ^ (v &>> 63) }
+        return Int64.bitWidth - bits.leadingZeroBitCount
+    }
+
+    static func magnitudeBits(_ values: [Int64], count n: Int) -> Int {
+        values.withUnsafeBufferPointer { magnitudeBits(UnsafeBufferPointer(rebasing: $0.prefix(n))) }
+    }
+
     @inline(__always) static func length(_ vs: Vector..., n: Int) -> Int {
         for v in vs where !v.isConstant { return n }
         return 1

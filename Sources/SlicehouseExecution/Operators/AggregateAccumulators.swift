@@ -112,13 +112,12 @@ struct GroupMask {
         }
     }
 
-    /// Whether sums of any `rows` of `values` stay within Int64: the largest magnitude
-    /// among the physical rows times their number.
+    /// Whether sums of any of the physical rows of `values` stay within Int64: their
+    /// magnitude bound (`Kern.magnitudeBits`) times their number stays within 2^62.
     func sumsFitInt64(_ values: UnsafeBufferPointer<Int64>) -> Bool {
-        var m: UInt64 = 0
-        for i in 0..<min(ids.count, values.count) { m = max(m, values[i].magnitude) }
-        let (bound, o) = m.multipliedReportingOverflow(by: UInt64(ids.count))
-        return !o && bound <= UInt64(Int64.max)
+        let n = min(ids.count, values.count)
+        let b = Kern.magnitudeBits(UnsafeBufferPointer(rebasing: values.prefix(n)))
+        return b + (Int.bitWidth - n.leadingZeroBitCount) <= 62
     }
 }
 
