@@ -34,10 +34,11 @@ final class PackedStringGroupIndexTests: XCTestCase {
 }
 
 extension PackedStringGroupIndexTests {
-    /// The one-byte path reads a row's byte at `base + row` when every stored value is one
-    /// byte, and through the offsets when only the listed rows are: rows the list skips may
-    /// hold longer values, one key may be in row order and the other not, and a value's
-    /// bytes need not start at the buffer's start.
+    /// The one-byte path reads a row's byte by its index when every value from the lowest
+    /// listed row to the highest is one byte, and through the offsets when only the listed
+    /// rows are: rows the list skips may hold longer values (inside that range or past it),
+    /// one key may be in row order and the other not, and a value's bytes need not start
+    /// at the buffer's start.
     func testOneByteKeysInRowOrderAndThroughOffsets() throws {
         let flags: [DataType] = [.char(1), .char(1)]
         func vector(_ values: [String], lead: String = "") -> Vector {
@@ -53,16 +54,23 @@ extension PackedStringGroupIndexTests {
                            vector(["F", "F", "F", "O", "F", "O", "O", "F", "F"])]
         let otherLongSkipped = [vector(["R", "A", "N", "A", "N", "R", "A", "N"]),
                                 vector(["F", "??", "O", "F", "", "F", "O", "FF"])]
+        // The reversed row list of five rows is 3, 2, 0: row 4 lies past the highest.
+        let longPast = [vector(["N", "A", "R", "A", "LONG"]), vector(["O", "F", "F", "F", "XX"])]
         for rowLists in [false, true] {
-            let batches = rowLists ? [ones, shifted, longSkipped, otherLongSkipped, ones] : [ones, shifted, ones]
+            let batches = rowLists ? [ones, shifted, longSkipped, otherLongSkipped, longPast, ones] : [ones, shifted, ones]
             try assertSameGroupsAsGenericIndex(PackedStringGroupIndex(keyTypes: flags), types: flags, batches: batches,
                                                rowLists: rowLists, find: false, file: #filePath, line: #line)
         }
-        XCTAssertEqual(PackedStringGroupIndex.everyValueOneByte(StringArray(["a", "b"])), 0)
+        typealias P = PackedStringGroupIndex
+        XCTAssertEqual(P.everyValueOneByte(StringArray(["a", "b"]), rows: 0...1), 0)
+        XCTAssertEqual(P.everyValueOneByte(StringArray(["", "a", "b"]), rows: 1...2), 0)
+        XCTAssertEqual(P.everyValueOneByte(StringArray(["abc", "a", "b", "cd"]), rows: 1...2), 3)
         guard case .string(let shiftedStrings) = shifted[0].data else { return XCTFail("not strings") }
-        XCTAssertEqual(PackedStringGroupIndex.everyValueOneByte(shiftedStrings), 2)
-        XCTAssertNil(PackedStringGroupIndex.everyValueOneByte(StringArray(["a", "bc"])))
-        XCTAssertNil(PackedStringGroupIndex.everyValueOneByte(StringArray(["a", ""])))
-        XCTAssertNil(PackedStringGroupIndex.everyValueOneByte(StringArray()))
+        XCTAssertEqual(P.everyValueOneByte(shiftedStrings, rows: 0...3), 2)
+        XCTAssertEqual(P.everyValueOneByte(shiftedStrings, rows: 2...3), 4)
+        XCTAssertNil(P.everyValueOneByte(StringArray(["a", "bc"]), rows: 0...1))
+        XCTAssertNil(P.everyValueOneByte(StringArray(["a", ""]), rows: 0...1))
+        XCTAssertNil(P.everyValueOneByte(StringArray(["a", "b"]), rows: 0...2), "past the values")
+        XCTAssertNil(P.everyValueOneByte(StringArray(), rows: 0...0))
     }
 }

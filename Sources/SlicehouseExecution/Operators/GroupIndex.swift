@@ -805,14 +805,19 @@ final class PackedStringGroupIndex: GroupIndex {
             guard case .string(let strings) = key.data, key.validity == nil, !key.isConstant else { return false }
             columns.append(strings)
         }
-        // Every row's value one byte long: its byte is at its offset. When every stored
-        // value is (CHAR(1) flags, selected or not), the check runs over the offsets in
-        // order and row r's byte is at `base + r`; otherwise it runs over `rows`.
-        let top = rows.withUnsafeBufferPointer { $0.max() }
+        // Every row's value one byte long: its byte is at its offset. When every value
+        // from the lowest row to the highest is (CHAR(1) flags, selected or not), the check
+        // runs over those offsets in order and row r's byte is at `off[lo] + r - lo`;
+        // otherwise it runs over `rows`.
+        guard let lo = rows.withUnsafeBufferPointer({ $0.min() }), let hi = rows.withUnsafeBufferPointer({ $0.max() }),
+              lo >= 0 else {
+            if rows.isEmpty { groupIds = []; return true }
+            return false
+        }
         var bases: [Int] = []
         for strings in columns {
-            if let top, Int(top) + 1 >= strings.offsets.count { return false }
-            if let base = Self.everyValueOneByte(strings) {
+            if Int(hi) + 1 >= strings.offsets.count { return false }
+            if let base = Self.everyValueOneByte(strings, rows: Int(lo)...Int(hi)) {
                 bases.append(base)
                 continue
             }
@@ -842,9 +847,9 @@ final class PackedStringGroupIndex: GroupIndex {
                         ids.withUnsafeMutableBufferPointer { out in
                             if bases.count == columns.count, let a0 = b0.baseAddress, let a1 = b1.baseAddress {
                                 // Bytes in row order: no offsets to read.
-                                let p0 = a0 + bases[0], p1 = a1 + bases[bases.count - 1]
+                                let p0 = a0 + bases[0], p1 = a1 + bases[bases.count - 1], first = Int(lo)
                                 for k in 0..<n {
-                                    let r = Int(rw[k])
+                                    let r = Int(rw[k]) &- first
                                     let slot = Int(p0[r]) | (Int(p1[r]) &<< shift) & 0xFF00
                                     let g = table[slot]
                                     out[k] = g
@@ -892,14 +897,15 @@ final class PackedStringGroupIndex: GroupIndex {
         return true
     }
 
-    /// The offset of the first value when every value `strings` holds is one byte long
-    /// (value i's byte is then at `base + i`); nil otherwise, or when it holds none.
-    static func everyValueOneByte(_ strings: StringArray) -> Int? {
+    /// The offset of value `rows.lowerBound` when every value in `rows` is one byte long
+    /// (value i's byte is then at that offset + i - rows.lowerBound); nil otherwise.
+    /// `rows` must lie within the values `strings` holds.
+    static func everyValueOneByte(_ strings: StringArray, rows: ClosedRange<Int>) -> Int? {
         strings.offsets.withUnsafeBufferPointer { off in
-            guard off.count > 1 else { return nil }
+            guard rows.lowerBound >= 0, rows.upperBound + 1 < off.count else { return nil }
             var bad: Int32 = 0
-            for i in 0..<(off.count - 1) { bad |= (off[i + 1] &- off[i]) ^ 1 }
-            return bad == 0 ? Int(off[0]) : nil
+            for i in rows { bad |= (off[i + 1] &- off[i]) ^ 1 }
+            return bad == 0 ? Int(off[rows.lowerBound]) : nil
         }
     }
 
