@@ -68,7 +68,6 @@ enum Kern {
         Validity.and(rowValidity(a), rowValidity(b))
     }
 
-    /// The number of values to compute: 1 when every input is constant, else `n`.
     /// A bound on the magnitudes of `values`: every |v| ≤ 2^b for the returned b (0...63).
     /// It ORs `v ^ (v >> 63)` (v, or ¬v = |v| - 1 for a negative v) and takes the bit
     /// length: one vectorized pass of compare, xor and or, where a running maximum of
@@ -79,10 +78,12 @@ enum Kern {
         return Int64.bitWidth - bits.leadingZeroBitCount
     }
 
+    /// `magnitudeBits` of the first `n` values.
     static func magnitudeBits(_ values: [Int64], count n: Int) -> Int {
         values.withUnsafeBufferPointer { magnitudeBits(UnsafeBufferPointer(rebasing: $0.prefix(n))) }
     }
 
+    /// The number of values to compute: 1 when every input is constant, else `n`.
     @inline(__always) static func length(_ vs: Vector..., n: Int) -> Int {
         for v in vs where !v.isConstant { return n }
         return 1

@@ -80,7 +80,8 @@ struct GroupMask {
                 }
             }
         }
-        counts = Array([c0, c1, c2, c3].prefix(min(groupCount, Self.maxGroups)))
+        counts.removeAll(keepingCapacity: true)
+        for (g, c) in [c0, c1, c2, c3].enumerated() where g < min(groupCount, Self.maxGroups) { counts.append(c) }
     }
 
     /// -1 when `a != b`, 0 when equal, computed without a branch (a compare the compiler
