@@ -439,6 +439,22 @@ enum HashAggregateLayoutMirror {
     }
 }
 
+/// `got` and `want` (the same aggregate `a`, folded two ways) hold the same results and
+/// partial states for groups `0..<groups`; with `bitForBit`, DOUBLE results to the bit.
+private func assertSameStates(_ got: Accumulator, _ want: Accumulator, groups: Int, _ a: BoundAggregate,
+                              bitForBit: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+    let w = try want.results(0..<groups), g = try got.results(0..<groups)
+    XCTAssertEqual(g.type, w.type, file: file, line: line)
+    for k in 0..<groups {
+        XCTAssertEqual(g.value(at: k), w.value(at: k), "\(a.function)(\(a.argument ?? -1)) group \(k)", file: file, line: line)
+    }
+    if bitForBit, case .double(let x) = g.data, case .double(let y) = w.data {
+        XCTAssertEqual(x.map(\.bitPattern), y.map(\.bitPattern), "bit for bit", file: file, line: line)
+    }
+    XCTAssertEqual(got.partialStates(0..<groups).map { v in (0..<groups).map { v.value(at: $0) } },
+                   want.partialStates(0..<groups).map { v in (0..<groups).map { v.value(at: $0) } }, file: file, line: line)
+}
+
 /// Folding a batch group by group (`GroupRuns`, tables with few groups) gives exactly the
 /// states of folding it row by row: NULLs, a selection, floating-point sums bit for bit,
 /// and the same overflows.
@@ -496,16 +512,7 @@ final class GroupRunsTests: XCTestCase {
                     try byRows.update(groups: ids, rows: rows, input: input)
                     XCTAssertTrue(try byRuns.update(runs: runs, input: input), "\(a.function) has a run path")
                 }
-                let want = try byRows.results(0..<6), got = try byRuns.results(0..<6)
-                XCTAssertEqual(got.type, want.type)
-                for g in 0..<6 {
-                    XCTAssertEqual(got.value(at: g), want.value(at: g), "\(a.function)(\(a.argument ?? -1)) group \(g)")
-                }
-                if case .double(let x) = got.data, case .double(let y) = want.data {
-                    XCTAssertEqual(x.map(\.bitPattern), y.map(\.bitPattern), "bit for bit")
-                }
-                XCTAssertEqual(byRuns.partialStates(0..<6).map { v in (0..<6).map { v.value(at: $0) } },
-                               byRows.partialStates(0..<6).map { v in (0..<6).map { v.value(at: $0) } })
+                try assertSameStates(byRuns, byRows, groups: 6, a, bitForBit: true)
             }
         }
     }
@@ -612,13 +619,7 @@ final class GroupMaskTests: XCTestCase {
                     XCTAssertEqual(took, takesMask, "\(a.function)(\(a.argument ?? -1)) by mask")
                     if !took { try byMask.update(groups: ids, rows: rows, input: input) }
                 }
-                let want = try byRows.results(0..<4), got = try byMask.results(0..<4)
-                XCTAssertEqual(got.type, want.type)
-                for g in 0..<4 {
-                    XCTAssertEqual(got.value(at: g), want.value(at: g), "\(a.function)(\(a.argument ?? -1)) group \(g)")
-                }
-                XCTAssertEqual(byMask.partialStates(0..<4).map { v in (0..<4).map { v.value(at: $0) } },
-                               byRows.partialStates(0..<4).map { v in (0..<4).map { v.value(at: $0) } })
+                try assertSameStates(byMask, byRows, groups: 4, a, bitForBit: false)
             }
         }
     }
