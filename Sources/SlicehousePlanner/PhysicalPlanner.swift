@@ -180,6 +180,14 @@ public struct PhysicalPlanner {
             if case .sort(let sInput, let keys) = input {
                 return try planSort(sInput, keys, limit: limit, offset: offset)
             }
+            // The projection that drops ORDER BY's hidden columns (`ORDER BY a - b` not in
+            // the select list) sits between LIMIT and its sort. A projection maps row to
+            // row, so the limit moves below it onto the sort: each slice then keeps only
+            // its best rows (Top-N) instead of sorting them all for the leader to merge.
+            if case .project(let pInput, let exprs, let outputs) = input, case .sort = pInput {
+                return try self.plan(.project(.limit(pInput, limit: limit, offset: offset), exprs, outputs: outputs),
+                                     replicateAll: false)
+            }
             var child = try self.plan(input, replicateAll: false)
             if child.distribution != .single {
                 if let limit {

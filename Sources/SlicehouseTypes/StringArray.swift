@@ -101,8 +101,8 @@ public struct StringArray: Sendable, Equatable {
 }
 
 extension StringArray {
-    /// Elements at `indices`, in that order: lengths summed first, then one memcpy per
-    /// element into output buffers allocated once at their final size.
+    /// Elements at `indices`, in that order: lengths summed first, then each value copied
+    /// (`copyShortBytes`) into output buffers allocated once at their final size.
     public func gather(_ indices: UnsafeBufferPointer<Int32>) -> StringArray {
         let n = indices.count
         return offsets.withUnsafeBufferPointer { offs in
@@ -125,8 +125,7 @@ extension StringArray {
                             for k in 0..<n {
                                 let i = Int(indices[k])
                                 let s = Int(offs[i])
-                                let len = Int(offs[i + 1]) &- s
-                                if len > 0 { (dst + Int(o[k])).initialize(from: base + s, count: len) }
+                                copyShortBytes(dst + Int(o[k]), base + s, Int(offs[i + 1]) &- s)
                             }
                         }
                     }

@@ -29,6 +29,19 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(lines.allSatisfy { $0.contains("XN ") == $0.contains("(cost=") }, plan)
     }
 
+    /// ORDER BY an expression outside the select list (TPC-DS q47, q57): the projection
+    /// dropping the hidden key lies between LIMIT and the sort, and the slices still sort
+    /// only their best rows (Top-N) for the leader to merge, not every row.
+    func testLimitReachesTheSortThroughTheHiddenKeyProjection() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table t (k int, v int) diststyle even")
+        for sql in ["select k from t order by v - k limit 5", "select k from t order by v - k limit 5 offset 2"] {
+            let plan = try explain(s, sql)
+            XCTAssertTrue(plan.contains("XN Top-N Sort"), plan)
+            XCTAssertFalse(plan.contains("XN Sort "), plan)
+        }
+    }
+
     /// A column read only for a scan's filter (Q13's `o_comment NOT LIKE …`) is dropped
     /// after the filter: the hash table above holds the two keys, not the comment.
     func testFilterOnlyColumnsDoNotReachTheJoin() throws {

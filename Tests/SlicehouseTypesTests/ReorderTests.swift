@@ -185,6 +185,49 @@ final class ReorderPlanTests: XCTestCase {
 }
 
 final class ByteHelperTests: XCTestCase {
+    /// `equalBytes` (hash-table key checks on strings) at every length around its word
+    /// paths and at unaligned offsets: equal bytes match, and a change in any one byte
+    /// does not.
+    func testEqualBytesAtEveryLengthAndDifferingByte() {
+        var state: UInt64 = 11
+        func next() -> UInt8 { state = state &* 6364136223846793005 &+ 1442695040888963407; return UInt8(state >> 56) }
+        for length in 0...40 {
+            for offset in 0..<3 {
+                let a = (0..<(length + offset)).map { _ in next() }
+                var b = Array(a)
+                a.withUnsafeBufferPointer { x in
+                    b.withUnsafeBufferPointer { y in
+                        XCTAssertTrue(equalBytes(x.baseAddress! + offset, y.baseAddress! + offset, length), "length \(length)")
+                    }
+                }
+                // One differing byte at each position: every byte must take part.
+                for p in offset..<(length + offset) {
+                    b[p] ^= 0x20
+                    a.withUnsafeBufferPointer { x in
+                        b.withUnsafeBufferPointer { y in
+                            XCTAssertFalse(equalBytes(x.baseAddress! + offset, y.baseAddress! + offset, length),
+                                           "length \(length), byte \(p - offset)")
+                        }
+                    }
+                    b[p] ^= 0x20
+                }
+            }
+        }
+    }
+
+    /// Values of every length up to 40, the last one ending at the byte buffer's end.
+    func testStringArrayGatherShortAndLongValues() {
+        var values: [String] = []
+        for n in 0...40 { values.append(String(repeating: Character(UnicodeScalar(UInt8(97 + n % 26))), count: n)) }
+        values.append("end")
+        var a = StringArray()
+        for v in values { a.append(v) }
+        let indices: [Int32] = (0..<Int32(values.count)).reversed() + [Int32(values.count - 1), 5, 0, 17, 16, 15, 8, 7]
+        let got = a.gather(indices)
+        XCTAssertEqual(got.count, indices.count)
+        for (k, i) in indices.enumerated() { XCTAssertEqual(got[k], values[Int(i)], "row \(k)") }
+    }
+
     func testCopyShortBytesEveryLength() {
         let source = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
         for length in 0..<150 {

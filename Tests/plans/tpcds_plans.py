@@ -57,6 +57,10 @@ CHECKS = [
      lambda p: scans(p, "store_sales") == 1 and "Shared Subplan 1" in p),
     # v1 (a window over monthly sales) is joined to itself twice; lag and lead share one copy.
     (47, "v1 computed once for lag and lead", lambda p: "Shared Subplan 1" in p and scans(p, "store_sales") <= 2),
+    # ORDER BY sum_sales - avg_monthly_sales (not selected) LIMIT 100: the slices sort
+    # only their best 100 rows, not all 50,000 for the leader to merge (0.17 -> 0.15 s).
+    (47, "Top-N under the hidden ORDER BY key", lambda p: "XN Top-N Sort" in p and "XN Sort " not in p),
+    (57, "Top-N under the hidden ORDER BY key", lambda p: "XN Top-N Sort" in p and "XN Sort " not in p),
     # wswscs, weekly sales of two channels, is read for two years: each read aggregates
     # only its year's weeks (the key pushdown under the inner join its filtered value
     # makes), which at SF 1 beats computing all weeks once (0.39 s -> 0.24 s).

@@ -170,7 +170,7 @@ enum OperatorKernels {
                             if r >= 0 {
                                 let st = Int(off[r]), len = Int(off[r + 1] &- off[r])
                                 if len > 0, let sb = src.baseAddress, let db = dst.baseAddress {
-                                    (db + pos).initialize(from: sb + st, count: len)
+                                    copyShortBytes(db + pos, sb + st, len)
                                 }
                                 pos += len
                             }
@@ -316,11 +316,18 @@ enum OperatorKernels {
                 if rows == nil && stride == 1 {
                     let st = Int(off[0]), en = Int(off[n])
                     d.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: src[st..<en]))
-                } else {
-                    for k in 0..<n {
-                        let r = (rows.map { Int($0[k]) } ?? k) &* stride
-                        let st = Int(off[r]), en = Int(off[r + 1])
-                        if en > st { d.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: src[st..<en])) }
+                } else if total > 0, let sb = src.baseAddress {
+                    // Grown once, then filled in place: no append (and uniqueness check) per value.
+                    var pos = d.bytes.count
+                    d.bytes.append(contentsOf: repeatElement(0, count: total))
+                    d.bytes.withUnsafeMutableBufferPointer { dst in
+                        guard let db = dst.baseAddress else { return }
+                        for k in 0..<n {
+                            let r = (rows.map { Int($0[k]) } ?? k) &* stride
+                            let st = Int(off[r]), len = Int(off[r + 1] &- off[r])
+                            copyShortBytes(db + pos, sb + st, len)
+                            pos &+= len
+                        }
                     }
                 }
             }
@@ -372,7 +379,7 @@ enum OperatorKernels {
                                 if xl != yl { eq[j] = false; continue }
                                 if xl == 0 { continue }
                                 guard let xa = xb.baseAddress, let ya = yb.baseAddress else { continue }
-                                eq[j] = compareBytes(xa + xs, xl, ya + ys, yl) == 0
+                                eq[j] = equalBytes(xa + xs, ya + ys, xl)
                             }
                         }
                     }

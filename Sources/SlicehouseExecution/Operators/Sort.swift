@@ -664,7 +664,7 @@ struct RowSorter {
                     if la != lc { return false }
                     if la == 0 { return true }
                     guard let base = b.baseAddress else { return true }
-                    return compareBytes(base + sa, la, base + sc, lc) == 0
+                    return equalBytes(base + sa, base + sc, la)
                 }
                 return (ordered, bounds)
             }

@@ -47,7 +47,7 @@ enum WindowKernels {
                             if xl != yl { changed[k] = true; continue }
                             if xl == 0 { continue }
                             guard let base = b.baseAddress else { continue }
-                            if compareBytes(base + xs, xl, base + ys, yl) != 0 { changed[k] = true }
+                            if !equalBytes(base + xs, base + ys, xl) { changed[k] = true }
                         }
                     }
                 }

@@ -37,18 +37,7 @@ struct StringInput {
 
 @inline(__always) func bytesEqual(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?, _ n: Int) -> Bool {
     guard n > 0, let a, let b else { return true }
-    var i = 0
-    while i + 8 <= n {
-        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-            return false
-        }
-        i += 8
-    }
-    while i < n {
-        if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-        i += 1
-    }
-    return true
+    return equalBytes(a.assumingMemoryBound(to: UInt8.self), b.assumingMemoryBound(to: UInt8.self), n)
 }
 
 /// Small decoded side arrays (dictionaries, run values, exceptions).
