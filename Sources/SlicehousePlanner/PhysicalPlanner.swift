@@ -281,6 +281,19 @@ public struct PhysicalPlanner {
             probe = try self.plan(probeSide, replicateAll: false)
             build = try self.plan(buildSide, replicateAll: isReplicable(buildSide) && probe.distribution != .single)
         }
+        // An inner join against an ALL table four times the other side's rows or more (the
+        // whole date dimension against 170 filtered web sales, TPC-DS q76) builds on the
+        // small side, each slice on its own rows, and reads the ALL table's copy past them:
+        // the build side's keys then filter that scan (zone maps, then a bitmap before the
+        // other columns are decoded), where otherwise a hash table of the whole ALL table
+        // is built. Only when such a runtime filter reaches the scan: without one, every
+        // slice would probe every row of the ALL table.
+        if pkind == .inner && buildReplicable && probe.rows * 4 <= build.rows
+            && probe.distribution != .replicated && probe.distribution != .single
+            && runtimeFilterReaches(build, buildKeyExprs, from: probe, probeKeyExprs) {
+            swap(&probeSide, &buildSide); swap(&probeKeyExprs, &buildKeyExprs)
+            swap(&probe, &build)
+        }
         // A semi/anti or left join whose preserved side is the smaller one builds on it and
         // streams the other side past it (right semi / right anti / right join), instead of
         // building a hash table over the large side.
@@ -359,6 +372,9 @@ public struct PhysicalPlanner {
             label = .broadcastInner
         } else if build.distribution == .replicated && !pkind.preservesBuild {
             label = .allNone
+        } else if probe.distribution == .replicated && pkind == .inner {
+            // An ALL table's copy read past each slice's own build rows (see above).
+            label = .allNone
         } else if let pk, let bk, pk == bk {
             label = .none
         } else if let pk {
@@ -390,6 +406,10 @@ public struct PhysicalPlanner {
             dist = .hashed(cols.map { probe.types.count + $0 })
         }
         if pkind == .full { dist = .random }
+        if pkind == .inner && probe.distribution == .replicated {
+            // Each output row carries a build row of its own slice.
+            if case .hashed(let cols) = build.distribution { dist = .hashed(cols.map { probe.types.count + $0 }) } else { dist = .random }
+        }
         if pkind.preservesBuild && pkind != .full {
             // Every output row carries a build row of its own partition.
             switch build.distribution {
@@ -406,6 +426,21 @@ public struct PhysicalPlanner {
                                       label: label, nullAware: nullAware),
                             children: [probe, build],
                             types: types, names: names, distribution: dist, rows: rows, columnIDs: ids)
+    }
+
+    /// Whether the keys of `small` would filter a scan below `all` at run time (see
+    /// `RuntimeFilters`): some key pair is a plain column on each side, of types a runtime
+    /// filter compares, and `all`'s column reaches a scan in its pipeline.
+    func runtimeFilterReaches(_ all: PhysicalNode, _ allKeys: [BoundExpr], from small: PhysicalNode,
+                              _ smallKeys: [BoundExpr]) -> Bool {
+        let ap = positions(all), sp = positions(small)
+        for (a, s) in zip(allKeys, smallKeys) {
+            guard case .column(let aid, _) = a, case .column(let sid, _) = s, let i = ap[aid], let j = sp[sid],
+                  i < all.types.count, j < small.types.count,
+                  RuntimeFilters.comparable(all.types[i], small.types[j]) else { continue }
+            if !RuntimeFilters.scans(reading: i, of: all).isEmpty { return true }
+        }
+        return false
     }
 
     /// True when output columns `a` and `b` of `node` hold the same value in every row (or

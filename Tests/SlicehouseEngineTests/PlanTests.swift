@@ -42,6 +42,38 @@ final class PlanTests: XCTestCase {
         }
     }
 
+    /// An inner join of a few distributed rows against an ALL table four times their size
+    /// or more (TPC-DS q76: 170 web sales against the whole date dimension) builds on the
+    /// few rows and reads the ALL table past them, its scan filtered by their keys; on a
+    /// key no runtime filter can take (a string), the ALL table stays the build side.
+    func testSmallSideBuildsAgainstALargeAllTable() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table big_all (d int, label varchar(10)) diststyle all;
+            insert into big_all select g, 'd' || g::varchar from generate_series(1, 3000) g;
+            create table fact (id int distkey, d int, x int, tag varchar(10));
+            insert into fact select g, g % 3000 + 1, case when g % 1000 = 0 then null else g end, 'd' || (g % 3000)::varchar
+              from generate_series(1, 20000) g;
+            analyze;
+            """)
+        let plan = try explain(s, "select f.id, b.label from fact f, big_all b where f.x is null and f.d = b.d")
+        let lines = plan.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let join = lines.firstIndex(where: { $0.contains("XN Hash Join DS_DIST_ALL_NONE") }) else {
+            return XCTFail(plan)
+        }
+        // The probe (first) child is the ALL table's scan, filtered by the build keys.
+        let probe = lines[(join + 1)...].first { $0.contains("XN Seq Scan") }
+        XCTAssertTrue(probe?.contains("XN Seq Scan on big_all") == true, plan)
+        XCTAssertTrue(plan.contains("Runtime Filter: d (from hash join build keys)"), plan)
+        XCTAssertEqual(try s.execute("select count(*), sum(f.id) from fact f, big_all b where f.x is null and f.d = b.d")[0]
+                        .textRows()[0], ["20", "210000"])
+
+        let strings = try explain(s, "select f.id, b.label from fact f, big_all b where f.x is null and f.tag = b.label")
+        let stringLines = strings.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let firstScan = stringLines.first { $0.contains("XN Seq Scan") }
+        XCTAssertTrue(firstScan?.contains("XN Seq Scan on fact") == true, strings)
+    }
+
     /// A column read only for a scan's filter (Q13's `o_comment NOT LIKE …`) is dropped
     /// after the filter: the hash table above holds the two keys, not the comment.
     func testFilterOnlyColumnsDoNotReachTheJoin() throws {
