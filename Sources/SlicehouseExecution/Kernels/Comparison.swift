@@ -123,8 +123,12 @@ enum ComparisonKernels {
                                 let ia = ac ? 0 : i, ib = bc ? 0 : i
                                 let s1 = Int(xo[ia]), l1 = Int(xo[ia + 1]) - s1
                                 let s2 = Int(yo[ib]), l2 = Int(yo[ib + 1]) - s2
-                                if eqOnly && l1 != l2 {
-                                    out[i] = op == .notEqual
+                                if eqOnly {
+                                    var equal = l1 == l2
+                                    if equal && l1 > 0, let xa = xb.baseAddress, let ya = yb.baseAddress {
+                                        equal = equalBytes(xa + s1, ya + s2, l1)
+                                    }
+                                    out[i] = equal != (op == .notEqual)
                                     continue
                                 }
                                 let c = compareBytes(xb.baseAddress.map { $0 + s1 }, l1, yb.baseAddress.map { $0 + s2 }, l2)
@@ -146,6 +150,7 @@ enum ComparisonKernels {
         guard constant.offsets.count >= 2, column.offsets.count > len else { return nil }
         let cs = Int(constant.offsets[0]), ce = Int(constant.offsets[1])
         let clen = ce - cs
+        if clen > 8 && clen <= 16 { return equalsTwoWordConstant(column, constant: constant, negated: negated, len) }
         guard clen >= 0, clen <= 8 else { return nil }
         var cword: UInt64 = 0
         for b in 0..<clen { cword |= UInt64(constant.bytes[cs + b]) &<< UInt64(8 * b) }
@@ -166,6 +171,38 @@ enum ComparisonKernels {
                             while b < min(l, 8) { word |= UInt64(xb[s &+ b]) &<< UInt64(8 &* b); b &+= 1 }
                         }
                         let equal = (UInt64(truncatingIfNeeded: l) == want) && (word == cword)
+                        out[i] = equal != negated
+                    }
+                    count = len
+                }
+            }
+        }
+    }
+
+    /// `equalsShortConstant` for a constant of 9 to 16 bytes ('Wednesday', 'Advanced
+    /// Degree'): its first and last 8 bytes (overlapping) compared with two loads at the
+    /// same places in each row of the constant's length. A row whose bytes would run past
+    /// the buffer's end is not of that length, so it is unequal without a load.
+    static func equalsTwoWordConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
+        let cs = Int(constant.offsets[0]), clen = Int(constant.offsets[1]) - cs
+        guard clen > 8, clen <= 16, constant.bytes.count >= cs + clen else { return nil }
+        let (head, tail) = constant.bytes.withUnsafeBufferPointer { cb -> (UInt64, UInt64) in
+            guard let base = cb.baseAddress else { return (0, 0) }
+            let p = UnsafeRawPointer(base + cs)
+            return (p.loadUnaligned(as: UInt64.self), p.loadUnaligned(fromByteOffset: clen - 8, as: UInt64.self))
+        }
+        return column.bytes.withUnsafeBufferPointer { xb in
+            column.offsets.withUnsafeBufferPointer { xo in
+                [Bool](unsafeUninitializedCapacity: len) { out, count in
+                    let total = xb.count
+                    for i in 0..<len {
+                        let s = Int(xo[i]), l = Int(xo[i + 1]) &- s
+                        var equal = false
+                        if l == clen, s &+ clen <= total, let base = xb.baseAddress {
+                            let p = UnsafeRawPointer(base + s)
+                            equal = (p.loadUnaligned(as: UInt64.self) == head)
+                                && (p.loadUnaligned(fromByteOffset: clen - 8, as: UInt64.self) == tail)
+                        }
                         out[i] = equal != negated
                     }
                     count = len
@@ -394,7 +431,8 @@ struct BytesEqual: BytesPredicate {
     let negated: Bool
     @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
         if p.count != value.count { return negated }
-        let eq = value.withUnsafeBufferPointer { compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }
+        guard p.count > 0, let b = p.baseAddress else { return !negated }
+        let eq = value.withUnsafeBufferPointer { v in v.baseAddress.map { equalBytes($0, b, p.count) } ?? false }
         return eq != negated
     }
 }

@@ -50,17 +50,21 @@ enum ConditionalKernels {
         @inline(__always) func contains(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
             if let small = smallStrings {
                 for b in small where b.count == p.count {
-                    if b.withUnsafeBufferPointer({ compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }) {
-                        return true
-                    }
+                    if b.withUnsafeBufferPointer({ Self.equal($0, p) }) { return true }
                 }
                 return false
             }
             guard let bucket = strings[Hashing.hash(bytes: p.baseAddress, count: p.count)] else { return false }
             for b in bucket where b.count == p.count {
-                if b.withUnsafeBufferPointer({ compareBytes($0.baseAddress, $0.count, p.baseAddress, p.count) == 0 }) { return true }
+                if b.withUnsafeBufferPointer({ Self.equal($0, p) }) { return true }
             }
             return false
+        }
+
+        /// Two byte strings of one length, equal (`equalBytes`: no byte loop).
+        @inline(__always) static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard a.count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
+            return equalBytes(x, y, a.count)
         }
     }
 
