@@ -1,7 +1,7 @@
-/// Copies (and equality checks) of short byte strings without a `memcpy` call: column values are mostly a
-/// few to a few dozen bytes, where the call and its size dispatch cost more than the
-/// copy. Every load and store stays inside `[0, count)` of both sides (overlapping
-/// word copies for the ragged part), so no padding is needed.
+/// Copies (and equality checks) of short byte strings without a `memcpy` (`memcmp`)
+/// call: column values are mostly a few to a few dozen bytes, where the call and its
+/// size dispatch cost more than the work. Every load and store stays inside `[0, count)`
+/// of both sides (overlapping words for the ragged part), so no padding is needed.
 @inlinable @inline(__always)
 public func copyShortBytes(_ d: UnsafeMutablePointer<UInt8>, _ s: UnsafePointer<UInt8>, _ count: Int) {
     let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
