@@ -45,23 +45,28 @@ final class StringKernelTests: XCTestCase {
     func testAndEqualComparesEveryByteOfEveryLength() throws {
         let all = values()
         let a = vector(all)
-        // The same values, each with its last byte changed (the empty one stays empty).
-        let changed = all.map { s -> String? in
-            guard let s, let last = s.unicodeScalars.last else { return s }
-            return String(s.dropLast()) + String(UnicodeScalar(last.value == 122 ? 97 : last.value + 1)!)
-        }
-        let b = vector(changed)
+        func next(_ c: Character) -> Character { c == "z" ? "a" : Character(UnicodeScalar(c.asciiValue! + 1)) }
+        // The same values, each with its last (then its first, then its middle) byte changed;
+        // the empty one stays empty.
+        let edits: [(String) -> String] = [
+            { String($0.dropLast()) + String(next($0.last!)) },
+            { String(next($0.first!)) + String($0.dropFirst()) },
+            { s in String(s.enumerated().map { $0.offset == s.count / 2 ? next($0.element) : $0.element }) },
+        ]
         let rows = (0..<Int32(all.count)).map { $0 }
         var same = [Bool](repeating: true, count: rows.count)
         try rows.withUnsafeBufferPointer { r in
             try same.withUnsafeMutableBufferPointer { try OperatorKernels.andEqual(a, r, a, r, $0) }
         }
         XCTAssertEqual(same, [Bool](repeating: true, count: rows.count))
-        var differ = [Bool](repeating: true, count: rows.count)
-        try rows.withUnsafeBufferPointer { r in
-            try differ.withUnsafeMutableBufferPointer { try OperatorKernels.andEqual(a, r, b, r, $0) }
+        for edit in edits {
+            let b = vector(all.map { s in s.map { $0.isEmpty ? $0 : edit($0) } })
+            var differ = [Bool](repeating: true, count: rows.count)
+            try rows.withUnsafeBufferPointer { r in
+                try differ.withUnsafeMutableBufferPointer { try OperatorKernels.andEqual(a, r, b, r, $0) }
+            }
+            // Equal only where nothing could change: the empty value and the NULL.
+            XCTAssertEqual(differ, all.map { $0 == nil || $0 == "" })
         }
-        // Equal only where nothing could change: the empty value and the NULL.
-        XCTAssertEqual(differ, all.map { $0 == nil || $0 == "" })
     }
 }
