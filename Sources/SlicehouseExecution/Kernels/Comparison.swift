@@ -145,7 +145,7 @@ enum ComparisonKernels {
     /// `column = constant` (or `<>`) for a constant of at most 8 bytes: per row a length
     /// test and one masked 8-byte load compared with the constant's word, no branch on the
     /// outcome (TPC-DS q59's seven `CASE WHEN d_day_name = 'Sunday' ...` over every sale).
-    /// nil when the constant is longer.
+    /// 9 to 16 bytes go to `equalsTwoWordConstant`; nil when the constant is longer.
     static func equalsShortConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
         guard constant.offsets.count >= 2, column.offsets.count > len else { return nil }
         let cs = Int(constant.offsets[0]), ce = Int(constant.offsets[1])
@@ -155,27 +155,18 @@ enum ComparisonKernels {
         var cword: UInt64 = 0
         for b in 0..<clen { cword |= UInt64(constant.bytes[cs + b]) &<< UInt64(8 * b) }
         let want = UInt64(clen)
-        return column.bytes.withUnsafeBufferPointer { xb in
-            column.offsets.withUnsafeBufferPointer { xo in
-                [Bool](unsafeUninitializedCapacity: len) { out, count in
-                    let total = xb.count
-                    for i in 0..<len {
-                        let s = Int(xo[i]), l = Int(xo[i + 1]) &- s
-                        var word: UInt64 = 0
-                        if let base = xb.baseAddress, s &+ 8 <= total {
-                            word = UInt64(littleEndian: UnsafeRawPointer(base + s).loadUnaligned(as: UInt64.self))
-                            word &= l >= 8 ? UInt64.max : (UInt64(1) &<< UInt64(truncatingIfNeeded: 8 &* l)) &- 1
-                        } else {
-                            // The last bytes of the buffer: no 8-byte load past its end.
-                            var b = 0
-                            while b < min(l, 8) { word |= UInt64(xb[s &+ b]) &<< UInt64(8 &* b); b &+= 1 }
-                        }
-                        let equal = (UInt64(truncatingIfNeeded: l) == want) && (word == cword)
-                        out[i] = equal != negated
-                    }
-                    count = len
-                }
+        return eachValue(column, len, empty: (clen == 0) != negated) { base, total, s, l in
+            var word: UInt64 = 0
+            if s &+ 8 <= total {
+                word = UInt64(littleEndian: UnsafeRawPointer(base + s).loadUnaligned(as: UInt64.self))
+                word &= l >= 8 ? UInt64.max : (UInt64(1) &<< UInt64(truncatingIfNeeded: 8 &* l)) &- 1
+            } else {
+                // The last bytes of the buffer: no 8-byte load past its end.
+                var b = 0
+                while b < min(l, 8) { word |= UInt64(base[s &+ b]) &<< UInt64(8 &* b); b &+= 1 }
             }
+            let equal = (UInt64(truncatingIfNeeded: l) == want) && (word == cword)
+            return equal != negated
         }
     }
 
@@ -191,19 +182,34 @@ enum ComparisonKernels {
             let p = UnsafeRawPointer(base + cs)
             return (p.loadUnaligned(as: UInt64.self), p.loadUnaligned(fromByteOffset: clen - 8, as: UInt64.self))
         }
-        return column.bytes.withUnsafeBufferPointer { xb in
+        return eachValue(column, len, empty: negated) { base, total, s, l in
+            var equal = false
+            if l == clen, s &+ clen <= total {
+                let p = UnsafeRawPointer(base + s)
+                equal = (p.loadUnaligned(as: UInt64.self) == head)
+                    && (p.loadUnaligned(fromByteOffset: clen - 8, as: UInt64.self) == tail)
+            }
+            return equal != negated
+        }
+    }
+
+    /// `test(base, total, start, length)` for each of the first `len` values of `column`
+    /// (its bytes at `base`, `total` of them): the row loop of the constant-equality
+    /// kernels above. Without a byte buffer (every value empty) each row is `empty`.
+    @inline(__always)
+    static func eachValue(_ column: StringArray, _ len: Int, empty: Bool,
+                          _ test: (UnsafePointer<UInt8>, Int, Int, Int) -> Bool) -> [Bool] {
+        column.bytes.withUnsafeBufferPointer { xb in
             column.offsets.withUnsafeBufferPointer { xo in
                 [Bool](unsafeUninitializedCapacity: len) { out, count in
                     let total = xb.count
-                    for i in 0..<len {
-                        let s = Int(xo[i]), l = Int(xo[i + 1]) &- s
-                        var equal = false
-                        if l == clen, s &+ clen <= total, let base = xb.baseAddress {
-                            let p = UnsafeRawPointer(base + s)
-                            equal = (p.loadUnaligned(as: UInt64.self) == head)
-                                && (p.loadUnaligned(fromByteOffset: clen - 8, as: UInt64.self) == tail)
+                    if let base = xb.baseAddress {
+                        for i in 0..<len {
+                            let s = Int(xo[i])
+                            out[i] = test(base, total, s, Int(xo[i + 1]) &- s)
                         }
-                        out[i] = equal != negated
+                    } else {
+                        for i in 0..<len { out[i] = empty }
                     }
                     count = len
                 }
