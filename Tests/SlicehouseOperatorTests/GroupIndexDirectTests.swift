@@ -253,3 +253,51 @@ extension GroupIndexDirectTests {
         try checkLookups(index, reference, probes: [0, 4_095 * spread, 6_143 * spread, 1], "limit")
     }
 }
+
+/// New groups are written into room made for a new group per row of the batch, the NULL
+/// group too, and the room left over is trimmed. New keys repeated in a batch (within one
+/// probe window of 256 rows and across windows), keys mixed with known ones and NULLs, in
+/// both layouts, on the few-groups pass and the windowed one, under a selection: the ids
+/// are the reference's, numbered by first appearance, and the group count never counts
+/// the room.
+extension GroupIndexDirectTests {
+    func testNewGroupsAreNumberedByFirstAppearance() throws {
+        for wide in [false, true] {
+            let index = Int64GroupIndex(type: .bigint)
+            var reference = Reference()
+            try feed(index, &reference, (0..<1_500).map { $0 == 700 ? nil : Int64($0) * 7 }, "first")
+            if wide { try feed(index, &reference, [Int64.max, 0], "wide") }
+            XCTAssertEqual(index.isPacked, !wide)
+            var rng = SeededRandom(seed: 5)
+            for batch in 0..<12 {
+                let fresh = (0..<40).map { Int64(100_000 + batch * 1_000 + $0) * 7 }
+                let keys: [Int64?] = (0..<Chunk.capacity).map { _ in
+                    switch rng.int(0...9) {
+                    case 0: return nil
+                    case 1, 2: return fresh[rng.int(0...39)]
+                    default: return Int64(rng.int(0...1_499)) * 7
+                    }
+                }
+                let rows: [Int32]? = batch % 2 == 0 ? stride(from: 0, to: Int32(Chunk.capacity), by: 3).map { $0 } : nil
+                try feed(index, &reference, keys, rows: rows, "wide \(wide), batch \(batch)")
+            }
+            XCTAssertFalse(index.isDirect)
+            XCTAssertEqual(index.isPacked, !wide)
+            try checkLookups(index, reference, probes: [0, 7, 100_000 * 7, 100_039 * 7, 111_000 * 7, nil, 1, .max],
+                             "wide \(wide)")
+        }
+    }
+
+    /// A batch of keys all new to a large table, each appearing again in later windows,
+    /// then a batch of keys all already there (no room used, all trimmed).
+    func testBatchesOfOnlyNewOrOnlyKnownKeys() throws {
+        let index = Int64GroupIndex(type: .bigint)
+        var reference = Reference()
+        try feed(index, &reference, (0..<2_000).map { Int64($0) * 13 }, "first")
+        let fresh: [Int64?] = (0..<256).map { Int64(50_000 + $0) * 13 }
+        try feed(index, &reference, fresh + fresh.reversed() + fresh, "new")
+        try feed(index, &reference, (0..<2_048).map { Int64(($0 * 7) % 2_000) * 13 }, "known")
+        XCTAssertEqual(index.groupCount, 2_256)
+        try checkLookups(index, reference, probes: [0, 50_000 * 13, 50_255 * 13, 50_256 * 13], "after")
+    }
+}

@@ -391,6 +391,16 @@ final class SumInt64Accumulator: Accumulator {
 /// and AVG of DECIMAL (result DECIMAL(38,s), rounded half away from zero), all
 /// accumulated as an Int128 sum plus a count of non-NULL inputs.
 ///
+/// A SUM starts in 64-bit lanes (`narrow`): while every value it is given is held in
+/// 64 bits and no group's sum leaves them, a group's state is its sum in `narrowSums`
+/// and whether it has seen a value in `seen`, 9 bytes instead of 24, so a table of
+/// many groups (TPC-H Q18's order keys) keeps nearly three times as many states in
+/// the caches. The first sum that would leave 64 bits, a value held in 128, or a
+/// partial state to merge widens every group to the Int128 sums and counts for good (a
+/// group seen counts 1: SUM reads its count only as "some input seen"). A batch whose
+/// adds overflowed is first taken back, by subtracting the same values with the same
+/// wrapping arithmetic, then added again in 128 bits.
+///
 /// Partial states: SUM → `[sum DECIMAL(38,s), NULL when no input]`;
 /// AVG → `[sum DECIMAL(38,s), count BIGINT]` (never NULL; count 0 means no input).
 final class WideSumAccumulator: Accumulator {
@@ -400,14 +410,60 @@ final class WideSumAccumulator: Accumulator {
     private let sumType: DataType
     private var sums: [Int128] = []
     private var counts: [Int64] = []
+    /// Whether the states are still the 64-bit ones (`narrowSums`, `seen`).
+    private(set) var narrow: Bool
+    private var narrowSums: [Int64] = []
+    private var seen: [Bool] = []
 
     init(kind: Kind, resultType: DataType, sumType: DataType) {
         self.kind = kind; self.resultType = resultType; self.sumType = sumType
+        narrow = kind == .sum
     }
 
-    var memoryBytes: Int { arrayBytes(sums) + arrayBytes(counts) }
+    var memoryBytes: Int { arrayBytes(sums) + arrayBytes(counts) + arrayBytes(narrowSums) + arrayBytes(seen) }
 
-    func grow(to n: Int) { growArray(&sums, to: n, 0); growArray(&counts, to: n, 0) }
+    func grow(to n: Int) {
+        if narrow {
+            growArray(&narrowSums, to: n, 0); growArray(&seen, to: n, false)
+        } else {
+            growArray(&sums, to: n, 0); growArray(&counts, to: n, 0)
+        }
+    }
+
+    /// Leave the 64-bit states for the Int128 ones, for good.
+    private func widen() {
+        guard narrow else { return }
+        sums = narrowSums.map { Int128($0) }
+        counts = seen.map { $0 ? 1 : 0 }
+        narrowSums = []
+        seen = []
+        narrow = false
+    }
+
+    /// Add the valid `values` (64-bit) at `rows` into the 64-bit sums of `groups`; false,
+    /// with every sum as before, when one would leave 64 bits.
+    private func addNarrow(_ v: Vector, _ values: [Int64], _ groups: [Int32], _ rows: [Int32]) -> Bool {
+        var wrapped: Int64 = 0
+        narrowSums.withUnsafeMutableBufferPointer { s in
+            seen.withUnsafeMutableBufferPointer { sn in
+                values.withUnsafeBufferPointer { vp in
+                    forEachValid(v, groups, rows) { g, r in
+                        let x = vp[r], a = s[g], sum = a &+ x
+                        // Wrapped: both addends of one sign, the sum of the other.
+                        wrapped |= (a ^ sum) & (x ^ sum)
+                        s[g] = sum
+                        sn[g] = true
+                    }
+                    if wrapped < 0 {
+                        // Take the batch back: wrapping adds undo exactly.
+                        forEachValid(v, groups, rows) { g, r in s[g] = s[g] &- vp[r] }
+                    }
+                }
+            }
+        }
+        return wrapped >= 0
+    }
+
 
     /// Add `v` (int64 or int128 physical) into the sums; `countEach` adds 1 per value.
     private func addValues(_ v: Vector, _ groups: [Int32], _ rows: [Int32], countEach: Bool) throws {
@@ -443,6 +499,10 @@ final class WideSumAccumulator: Accumulator {
 
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
         guard let input else { throw stateMismatch("SUM/AVG argument") }
+        if narrow {
+            if case .int64(let values) = input.data, addNarrow(input, values, groups, rows) { return }
+            widen()
+        }
         try addValues(input, groups, rows, countEach: true)
     }
 
@@ -468,6 +528,21 @@ final class WideSumAccumulator: Accumulator {
         guard v.validity == nil, !v.isConstant, case .int64(let values) = v.data else { return false }
         return values.withUnsafeBufferPointer { vp in
             guard mask.sumsFitInt64(vp) else { return false }
+            if narrow {
+                // Every group's new sum first: all of them fit 64 bits, or none is stored.
+                var fits = true
+                var totals: [(group: Int, sum: Int64)] = []
+                mask.forEach { g, _ in
+                    let (t, o) = narrowSums[g].addingReportingOverflow(mask.sum(vp, group: g))
+                    fits = fits && !o
+                    totals.append((g, t))
+                }
+                if fits {
+                    for (g, t) in totals { narrowSums[g] = t; seen[g] = true }
+                    return true
+                }
+                widen()
+            }
             sums.withUnsafeMutableBufferPointer { s in
                 counts.withUnsafeMutableBufferPointer { c in
                     mask.forEach { g, n in
@@ -482,6 +557,36 @@ final class WideSumAccumulator: Accumulator {
 
     func update(runs: GroupRuns, input v: Vector?) throws -> Bool {
         guard let v else { throw stateMismatch("SUM/AVG argument") }
+        if narrow {
+            if case .int64(let values) = v.data {
+                // Every group's new sum first: all of them fit 64 bits, or none is stored.
+                var fits = true
+                var totals: [(group: Int, sum: Int64, any: Bool)] = []
+                values.withUnsafeBufferPointer { vp in
+                    runs.forEach { g, rows in
+                        var batch: Int128 = 0
+                        if v.validity == nil {
+                            batch = Self.sum(vp, rows)
+                        } else {
+                            forEachValid(v, rows) { r in batch &+= Int128(vp[r]) }
+                        }
+                        let any = validCount(v, rows) > 0
+                        guard let x = Int64(exactly: batch) else { fits = false; return }
+                        let (t, o) = narrowSums[g].addingReportingOverflow(x)
+                        fits = fits && !o
+                        totals.append((g, t, any))
+                    }
+                }
+                if fits {
+                    for (g, t, any) in totals {
+                        narrowSums[g] = t
+                        if any { seen[g] = true }
+                    }
+                    return true
+                }
+            }
+            widen()
+        }
         var overflow = false
         try sums.withUnsafeMutableBufferPointer { s in
             try counts.withUnsafeMutableBufferPointer { c in
@@ -525,6 +630,7 @@ final class WideSumAccumulator: Accumulator {
     }
 
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        widen()
         switch kind {
         case .sum:
             guard states.count == 1 else { throw stateMismatch("SUM state") }
@@ -544,6 +650,10 @@ final class WideSumAccumulator: Accumulator {
     }
 
     func partialStates(_ range: Range<Int>) -> [Vector] {
+        if narrow {
+            return [Vector(type: sumType, data: .int128(narrowSums[range].map { Int128($0) }),
+                           validity: OperatorKernels.validity(from: Array(seen[range])))]
+        }
         let sumVector = Vector(type: sumType, data: .int128(Array(sums[range])),
                                validity: kind == .sum ? validity(range) : nil)
         if kind == .sum { return [sumVector] }
@@ -556,6 +666,11 @@ final class WideSumAccumulator: Accumulator {
 
     func results(_ range: Range<Int>) throws -> Vector {
         let n = range.count
+        if narrow {
+            // Always within 38 digits.
+            return Vector(type: resultType, data: .int128(narrowSums[range].map { Int128($0) }),
+                          validity: OperatorKernels.validity(from: Array(seen[range])))
+        }
         switch kind {
         case .sum:
             let limit = DecimalMath.maxValue(precision: DataType.maxDecimalPrecision)

@@ -141,6 +141,19 @@ final class Int64GroupIndex: GroupIndex {
     /// ...and at most this many values (64 MB).
     static let maximumDirect: Int64 = 1 << 24
 
+    /// The NULL key's group, made on its first row as group `made` in the room `groupKeys`
+    /// has for new groups (its key slot holds 0).
+    @inline(__always)
+    private static func groupOfNull(_ nullGroup: inout Int32, _ groupKeys: UnsafeMutableBufferPointer<Int64>,
+                                    _ made: inout Int) -> Int32 {
+        if nullGroup < 0 {
+            nullGroup = Int32(truncatingIfNeeded: made)
+            groupKeys[made] = 0
+            made &+= 1
+        }
+        return nullGroup
+    }
+
     /// The NULL key's group (`nullGroup`, made on its first row: its key slot holds 0).
     @inline(__always)
     private static func groupOfNull(_ nullGroup: inout Int32, _ groupKeys: inout [Int64]) -> Int32 {
@@ -403,7 +416,13 @@ final class Int64GroupIndex: GroupIndex {
     ) -> Int32 {
         let n = rows.count
         let empty: [UInt64] = []
-        if groupKeys.count < Self.fewGroups {
+        // Room for a new group per row, written through a pointer (no append, with its
+        // uniqueness and capacity checks, per new group); trimmed to the groups made.
+        var made = groupKeys.count
+        let few = made < Self.fewGroups
+        groupKeys.append(contentsOf: repeatElement(0, count: n))
+        defer { groupKeys.removeLast(groupKeys.count - made) }
+        if few {
             // Few groups so far: the slots in use stay cached, so one pass, without the home
             // slots and the touch pass (they only pay off when the probes miss the cache).
             values.withUnsafeBufferPointer { vp in
@@ -411,27 +430,30 @@ final class Int64GroupIndex: GroupIndex {
                     rows.withUnsafeBufferPointer { rw in
                         slots.withUnsafeMutableBufferPointer { sl in
                             groupIds.withUnsafeMutableBufferPointer { out in
-                                let hasNulls = validity != nil
-                                for k in 0..<n {
-                                    let r = Int(rw[k])
-                                    if hasNulls && !OperatorKernels.bit(vw, r) {
-                                        out[k] = Self.groupOfNull(&nullGroup, &groupKeys)
-                                        continue
-                                    }
-                                    let v = vp[r]
-                                    var s = Hashing.slot(Hashing.hash(v), m)
-                                    while true {
-                                        let slot = sl[s]
-                                        let g = L.group(slot)
-                                        if g != 0 && L.holds(slot, v, base: base) { out[k] = g - 1; break }
-                                        if g == 0 {
-                                            let ng = Int32(truncatingIfNeeded: groupKeys.count)
-                                            groupKeys.append(v)
-                                            sl[s] = L.slot(v, group: ng + 1, base: base)
-                                            out[k] = ng
-                                            break
+                                groupKeys.withUnsafeMutableBufferPointer { gk in
+                                    let hasNulls = validity != nil
+                                    for k in 0..<n {
+                                        let r = Int(rw[k])
+                                        if hasNulls && !OperatorKernels.bit(vw, r) {
+                                            out[k] = Self.groupOfNull(&nullGroup, gk, &made)
+                                            continue
                                         }
-                                        s = (s + 1) & m
+                                        let v = vp[r]
+                                        var s = Hashing.slot(Hashing.hash(v), m)
+                                        while true {
+                                            let slot = sl[s]
+                                            let g = L.group(slot)
+                                            if g != 0 && L.holds(slot, v, base: base) { out[k] = g - 1; break }
+                                            if g == 0 {
+                                                let ng = Int32(truncatingIfNeeded: made)
+                                                gk[made] = v
+                                                made &+= 1
+                                                sl[s] = L.slot(v, group: ng + 1, base: base)
+                                                out[k] = ng
+                                                break
+                                            }
+                                            s = (s + 1) & m
+                                        }
                                     }
                                 }
                             }
@@ -456,35 +478,38 @@ final class Int64GroupIndex: GroupIndex {
                         }
                         let window = 256
                         groupIds.withUnsafeMutableBufferPointer { out in
-                            home.withUnsafeBufferPointer { hm in
-                                let hasNulls = validity != nil
-                                var lo = 0
-                                while lo < n {
-                                    let hi = min(n, lo + window)
-                                    for k in lo..<hi { touch ^= L.group(sl[Int(hm[k])]) }
-                                    for k in lo..<hi {
-                                        let r = Int(rw[k])
-                                        if hasNulls && !OperatorKernels.bit(vw, r) {
-                                            out[k] = Self.groupOfNull(&nullGroup, &groupKeys)
-                                            continue
-                                        }
-                                        let v = vp[r]
-                                        var s = Int(hm[k])
-                                        while true {
-                                            let slot = sl[s]
-                                            let g = L.group(slot)
-                                            if g == 0 {
-                                                let ng = Int32(truncatingIfNeeded: groupKeys.count)
-                                                groupKeys.append(v)
-                                                sl[s] = L.slot(v, group: ng + 1, base: base)
-                                                out[k] = ng
-                                                break
+                            groupKeys.withUnsafeMutableBufferPointer { gk in
+                                home.withUnsafeBufferPointer { hm in
+                                    let hasNulls = validity != nil
+                                    var lo = 0
+                                    while lo < n {
+                                        let hi = min(n, lo + window)
+                                        for k in lo..<hi { touch ^= L.group(sl[Int(hm[k])]) }
+                                        for k in lo..<hi {
+                                            let r = Int(rw[k])
+                                            if hasNulls && !OperatorKernels.bit(vw, r) {
+                                                out[k] = Self.groupOfNull(&nullGroup, gk, &made)
+                                                continue
                                             }
-                                            if L.holds(slot, v, base: base) { out[k] = g - 1; break }
-                                            s = (s + 1) & m
+                                            let v = vp[r]
+                                            var s = Int(hm[k])
+                                            while true {
+                                                let slot = sl[s]
+                                                let g = L.group(slot)
+                                                if g == 0 {
+                                                    let ng = Int32(truncatingIfNeeded: made)
+                                                    gk[made] = v
+                                                    made &+= 1
+                                                    sl[s] = L.slot(v, group: ng + 1, base: base)
+                                                    out[k] = ng
+                                                    break
+                                                }
+                                                if L.holds(slot, v, base: base) { out[k] = g - 1; break }
+                                                s = (s + 1) & m
+                                            }
                                         }
+                                        lo = hi
                                     }
-                                    lo = hi
                                 }
                             }
                         }
