@@ -464,7 +464,6 @@ final class WideSumAccumulator: Accumulator {
         return wrapped >= 0
     }
 
-
     /// Add `v` (int64 or int128 physical) into the sums; `countEach` adds 1 per value.
     private func addValues(_ v: Vector, _ groups: [Int32], _ rows: [Int32], countEach: Bool) throws {
         var overflow = false
