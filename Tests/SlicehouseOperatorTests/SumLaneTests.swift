@@ -131,6 +131,27 @@ final class SumLaneTests: XCTestCase {
         XCTAssertEqual(try results(final, groups: 3), [2 * Int128(Int64.max), nil, -3])
     }
 
+    /// Rows picked by a selection (physical rows out of order, some skipped), an empty
+    /// batch and a one-row batch: only the selected values count, and the batch that
+    /// overflows through the selection is taken back whole.
+    func testSelectionsEmptyAndOneRowBatches() throws {
+        let acc = make()
+        acc.grow(to: 2)
+        let big: Int64 = 5_000_000_000_000_000_000
+        // Physical rows 0..3; the selection reads 3, then 1 (row 0's and 2's values unread).
+        try acc.update(groups: [0, 1], rows: [3, 1], input: column([.max, 7, .max, big]))
+        XCTAssertTrue(acc.narrow)
+        XCTAssertEqual(try results(acc, groups: 2), [Int128(big), 7])
+        try acc.update(groups: [], rows: [], input: column([]))
+        XCTAssertTrue(acc.narrow)
+        try acc.update(groups: [1], rows: [0], input: column([-8]))
+        XCTAssertEqual(try results(acc, groups: 2), [Int128(big), -1])
+        // Group 1 first (fits), then group 0 past 2^63 through the selection: all taken back.
+        try acc.update(groups: [1, 0], rows: [2, 0], input: column([big, nil, 4]))
+        XCTAssertFalse(acc.narrow)
+        XCTAssertEqual(try results(acc, groups: 2), [2 * Int128(big), 3])
+    }
+
     /// A 128-bit argument (a wide DECIMAL held at full width) widens at once.
     func testA128BitArgumentWidens() throws {
         let acc = make()
