@@ -406,6 +406,29 @@ final class Int64GroupIndex: GroupIndex {
         }
     }
 
+    /// The group of key `v`, probed linearly from slot `s`: the one its slot holds, or a new
+    /// group numbered `made`, its key written at `groupKeys[made]` (room `probeAssign` made).
+    @inline(__always)
+    private static func probe<L: Int64SlotLayout>(
+        _ layout: L.Type, _ sl: UnsafeMutableBufferPointer<L.Slot>, from s: Int, mask m: Int, _ v: Int64,
+        base: Int64, _ groupKeys: UnsafeMutableBufferPointer<Int64>, _ made: inout Int
+    ) -> Int32 {
+        var s = s
+        while true {
+            let slot = sl[s]
+            let g = L.group(slot)
+            if g == 0 {
+                let ng = Int32(truncatingIfNeeded: made)
+                groupKeys[made] = v
+                made &+= 1
+                sl[s] = L.slot(v, group: ng + 1, base: base)
+                return ng
+            }
+            if L.holds(slot, v, base: base) { return g - 1 }
+            s = (s + 1) & m
+        }
+    }
+
     /// `assign` over the slots of either layout (the batch's keys fit it); returns the
     /// touch pass's sink.
     @inline(__always)
@@ -439,21 +462,8 @@ final class Int64GroupIndex: GroupIndex {
                                             continue
                                         }
                                         let v = vp[r]
-                                        var s = Hashing.slot(Hashing.hash(v), m)
-                                        while true {
-                                            let slot = sl[s]
-                                            let g = L.group(slot)
-                                            if g != 0 && L.holds(slot, v, base: base) { out[k] = g - 1; break }
-                                            if g == 0 {
-                                                let ng = Int32(truncatingIfNeeded: made)
-                                                gk[made] = v
-                                                made &+= 1
-                                                sl[s] = L.slot(v, group: ng + 1, base: base)
-                                                out[k] = ng
-                                                break
-                                            }
-                                            s = (s + 1) & m
-                                        }
+                                        out[k] = Self.probe(L.self, sl, from: Hashing.slot(Hashing.hash(v), m), mask: m,
+                                                            v, base: base, gk, &made)
                                     }
                                 }
                             }
@@ -491,22 +501,8 @@ final class Int64GroupIndex: GroupIndex {
                                                 out[k] = Self.groupOfNull(&nullGroup, gk, &made)
                                                 continue
                                             }
-                                            let v = vp[r]
-                                            var s = Int(hm[k])
-                                            while true {
-                                                let slot = sl[s]
-                                                let g = L.group(slot)
-                                                if g == 0 {
-                                                    let ng = Int32(truncatingIfNeeded: made)
-                                                    gk[made] = v
-                                                    made &+= 1
-                                                    sl[s] = L.slot(v, group: ng + 1, base: base)
-                                                    out[k] = ng
-                                                    break
-                                                }
-                                                if L.holds(slot, v, base: base) { out[k] = g - 1; break }
-                                                s = (s + 1) & m
-                                            }
+                                            out[k] = Self.probe(L.self, sl, from: Int(hm[k]), mask: m, vp[r],
+                                                                base: base, gk, &made)
                                         }
                                         lo = hi
                                     }
