@@ -39,8 +39,32 @@ extension Optimizer {
             return plan.mapChildren { eager($0, &nextID) }
         }
         let input = eager(p, &nextID)
-        let shapes = [input] + (filterJoinedLower(input, g, a).map { [$0] } ?? [])
-        if let done = preAggregated(shapes, g, go, a, &nextID) { return done }
+        // The join tree as it is, or regrouped with a filtering dimension lower; failing
+        // those, regrouped with a dimension on top. (Lifted shapes pass gates on more
+        // keys: TPC-DS q62's and q99's sales pre-aggregated by a ship mode's name above
+        // its join, rather than by its key below, took half as long again.)
+        func preAggregated(_ joins: LogicalPlan, _ g: [BoundExpr], _ a: [LogicalAggregate]) -> LogicalPlan? {
+            let shapes = [Shape(plan: joins)] + (filterJoinedLower(joins, g, a).map { [Shape(plan: $0)] } ?? [])
+            if let done = self.preAggregated(shapes, g, go, a, &nextID) { return done }
+            let lifted = dimensionsLifted(joins, g, a)
+            // (The tree as it is stays first: its estimate is the joined rows.)
+            return lifted.isEmpty ? nil : self.preAggregated([Shape(plan: joins)] + lifted, g, go, a, &nextID)
+        }
+        if let done = preAggregated(input, g, a) { return done }
+        // Through a projection over the joins (a derived table's select list: Q9's profit
+        // rows), its expressions read in the aggregate's place.
+        if case .project(let joins, let exprs, let outs) = input, case .join = joins,
+           !exprs.contains(where: isVolatile) {
+            let byID = Dictionary(zip(outs.map { $0.id }, exprs), uniquingKeysWith: { a, _ in a })
+            func inline(_ e: BoundExpr) -> BoundExpr {
+                e.transform { node in
+                    if case .column(let id, _) = node, let x = byID[id] { return x }
+                    return node
+                }
+            }
+            let g2 = g.map(inline), a2 = a.map { $0.mapExpressions(inline) }
+            if let done = preAggregated(joins, g2, a2) { return done }
+        }
         return .aggregate(input, groups: g, groupOutputs: go, aggregates: a)
     }
 
@@ -87,6 +111,15 @@ extension Optimizer {
                                : .join(.inner, j.other, joined, condition: j.condition)
         }
         return joined
+    }
+
+    /// A join tree the aggregate's input may be regrouped as, and the weight of the
+    /// grouping columns that regrouping lifts off the joins below (`dimensionsLifted`):
+    /// they are no longer carried through them, which the pre-aggregate's cost gate counts
+    /// on its side.
+    private struct Shape {
+        let plan: LogicalPlan
+        var lifted: Double = 0
     }
 
     /// One inner join on the way down from the aggregate to X: the side that is not X,
@@ -144,9 +177,9 @@ extension Optimizer {
     /// (the most joins over pre-aggregated rows): q99's sales by three dimension keys
     /// rather than by a warehouse name and two keys, q50's sales by store below the join
     /// to every date rather than by store and sale date above it.
-    private func preAggregated(_ shapes: [LogicalPlan], _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
+    private func preAggregated(_ shapes: [Shape], _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
                                _ aggs: [LogicalAggregate], _ nextID: inout Int) -> LogicalPlan? {
-        guard !groups.isEmpty, !aggs.isEmpty, let input = shapes.first else { return nil }
+        guard !groups.isEmpty, !aggs.isEmpty, let input = shapes.first?.plan else { return nil }
         let aggInputs = aggs.reduce(into: Set<Int>()) { set, a in for e in a.expressions { set.formUnion(e.referencedColumns) } }
         let inputRows = estimate(input)
         // Under an outer join that pads X, every aggregate must ignore NULLs (COUNT(*)
@@ -157,33 +190,61 @@ extension Optimizer {
             default: return false
             }
         }
-        var best: (x: LogicalPlan, joins: [SpineJoin], keys: [Int], groups: Double)? = nil
-        for (x, joins) in shapes.flatMap({ spineCandidates($0, aggInputs, padsX: ignoresNulls) }) {
+        var best: (x: LogicalPlan, joins: [SpineJoin], keys: [BoundExpr], groups: Double)? = nil
+        let candidates = shapes.flatMap { shape in
+            spineCandidates(shape.plan, aggInputs, padsX: ignoresNulls).map { (x: $0.x, joins: $0.joins, lifted: shape.lifted) }
+        }
+        for (x, joins, lifted) in candidates {
             let outer = joins.first.map { $0.kind != .inner } ?? false
             let xids = x.outputIDs
             let cids = joins.reduce(into: Set<Int>()) { $0.formUnion($1.other.outputIDs) }
-            // X's columns the pre-aggregate groups by: those the grouping keys and the joins read.
-            var keys: [Int] = []
+            let columns = Dictionary(x.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            // What the pre-aggregate groups by: X's columns the joins read, and the grouping
+            // keys over X alone — a computed one as it is (Q9's year of the order date: 7
+            // values where the dates have 2,406), a column as itself.
+            var keys: [BoundExpr] = []
             var fromC = false, sidesKept = true
-            func key(_ ids: Set<Int>) { for id in ids.sorted() where !keys.contains(id) { keys.append(id) } }
+            func key(_ ids: Set<Int>) {
+                for id in ids.sorted() {
+                    guard let c = columns[id] else { sidesKept = false; continue }
+                    let e = BoundExpr.column(id, c.type)
+                    if !keys.contains(e) { keys.append(e) }
+                }
+            }
             for g in groups {
                 let refs = g.referencedColumns
                 if refs.isEmpty { continue }
-                if refs.isSubset(of: cids) { fromC = true } else if refs.isSubset(of: xids) { key(refs) } else { sidesKept = false }
+                if refs.isSubset(of: cids) {
+                    fromC = true
+                } else if refs.isSubset(of: xids) {
+                    if case .column = g { key(refs) } else if isVolatile(g) { key(refs) } else if !keys.contains(g) { keys.append(g) }
+                } else {
+                    sidesKept = false
+                }
             }
             guard fromC, sidesKept else { continue }
             for j in joins { key(j.condition.referencedColumns.intersection(xids)) }
+            guard sidesKept else { continue }
             let xRows = estimate(x)
+            // A lifted dimension pays by the gathers of its columns it spares X's rows in
+            // the joins below it: on a few thousand rows (TPC-DS q83's returns of three
+            // weeks) they cost less than the extra aggregate.
+            if lifted > 0 && xRows < 100_000 { continue }
             // The join keeps about as many rows as X has (for an outer join: as the inner
             // join would; its padded rows come on top).
             let joinedRows = outer ? joins.first.map { estimate($0.rebuilt(x, $0.condition).withJoinKind(.inner)) } ?? inputRows
                                    : inputRows
             guard joinedRows >= 0.5 * xRows else { continue }
+            // At most as many groups as the columns the keys read have values together; a
+            // year of a date, as many as the dates' range has years.
             let fixed = constantColumns(x)
-            let counted = keys.filter { !fixed.contains($0) }
-            let columns = Dictionary(x.outputs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let groupsEstimate = counted.isEmpty ? 1
-                : groupsAtMost(counted.compactMap { id in columns[id].map { .column(id, $0.type) } }, of: x)
+            var read = Set<Int>(), yearsOf = 1.0
+            for k in keys {
+                if let years = yearsAtMost(k, x) { yearsOf *= years } else { read.formUnion(k.referencedColumns) }
+            }
+            let counted = read.subtracting(fixed).sorted()
+            let groupsEstimate = yearsOf * (counted.isEmpty ? 1
+                : groupsAtMost(counted.compactMap { id in columns[id].map { .column(id, $0.type) } }, of: x))
             guard groupsEstimate * 4 <= xRows else { continue }
             // Aggregating X's rows by its keys must cost well under half of aggregating
             // them by the query's keys (a string key weighs three): with warehouse's one
@@ -192,11 +253,11 @@ extension Optimizer {
             // many groups.
             func weight(_ e: BoundExpr) -> Double { e.type.physical == .string ? 3 : 1 }
             let queryCost = groups.reduce(0) { $0 + weight($1) }
-            let preCost = keys.reduce(0.0) { sum, id in sum + (columns[id].map { weight(.column(id, $0.type)) } ?? 1) }
+            let preCost = keys.reduce(0.0) { $0 + weight($1) }
             // (Not for an outer join padding X: there the pre-aggregate spares the join
             // itself — Q13's outer join marked a customer for each of 15 M orders — more
             // than the grouping.)
-            guard outer || preCost + groupsEstimate / xRows * queryCost <= 0.5 * queryCost else { continue }
+            guard outer || preCost + groupsEstimate / xRows * queryCost <= 0.5 * (queryCost + lifted) else { continue }
             if let b = best, b.groups < groupsEstimate || (b.groups == groupsEstimate && b.joins.count >= joins.count) { continue }
             best = (x, joins, keys, groupsEstimate)
         }
@@ -207,19 +268,30 @@ extension Optimizer {
             return PlanColumn(id: nextID, type: type, name: name)
         }
         guard let partials = RollupPartials(aggs, newColumn: newColumn) else { return nil }
+        // Each key's output column; a grouping key computed below is read from it above.
+        var keyOutputs: [PlanColumn] = []
         var renamed: [Int: PlanColumn] = [:]
-        for id in keys {
-            guard let col = columns[id] else { return nil }
-            renamed[id] = newColumn(col.type, col.name)
+        var computed: [(expr: BoundExpr, output: PlanColumn)] = []
+        for k in keys {
+            if case .column(let id, _) = k {
+                guard let col = columns[id] else { return nil }
+                let out = newColumn(col.type, col.name)
+                renamed[id] = out
+                keyOutputs.append(out)
+            } else {
+                let out = newColumn(k.type, "key")
+                computed.append((k, out))
+                keyOutputs.append(out)
+            }
         }
         func rename(_ e: BoundExpr) -> BoundExpr {
-            e.transform { node in
+            if let c = computed.first(where: { $0.expr == e }) { return .column(c.output.id, c.output.type) }
+            return e.transform { node in
                 if case .column(let id, _) = node, let n = renamed[id] { return .column(n.id, n.type) }
                 return node
             }
         }
-        var joined = LogicalPlan.aggregate(x, groups: keys.compactMap { id in columns[id].map { .column(id, $0.type) } },
-                                           groupOutputs: keys.compactMap { renamed[$0] }, aggregates: partials.partials)
+        var joined = LogicalPlan.aggregate(x, groups: keys, groupOutputs: keyOutputs, aggregates: partials.partials)
         for j in joins.reversed() { joined = j.rebuilt(joined, rename(j.condition)) }
         let (merges, values) = partials.merges([:], newColumn: newColumn)
         let merged = LogicalPlan.aggregate(joined, groups: groups.map(rename), groupOutputs: groupOutputs, aggregates: merges)
@@ -247,6 +319,71 @@ extension Optimizer {
             }
         }
         return nil
+    }
+
+    /// How many values `EXTRACT(YEAR FROM c)` takes at most over `plan`, for a DATE or
+    /// TIMESTAMP column c whose range ANALYZE knows (TPC-H Q9's order years: 7, where the
+    /// order dates have 2,406 values); nil for any other expression.
+    private func yearsAtMost(_ key: BoundExpr, _ plan: LogicalPlan) -> Double? {
+        guard case .function(let f, let args, _) = key, f == .extract || f == .datePart, args.count == 2,
+              case .constant(.string(let part), _) = args[0], FunctionRegistry.canonicalDatePart(part) == "year",
+              case .column(let id, let type) = args[1] else { return nil }
+        let perYear: Double
+        switch type {
+        case .date: perYear = 365.2425
+        case .timestamp, .timestamptz: perYear = 365.2425 * 86_400_000_000
+        default: return nil
+        }
+        guard let s = columnStatistics(plan)[id], let lo = s.min, let hi = s.max, hi >= lo else { return nil }
+        return ((hi - lo) / perYear).rounded(.down) + 2 + (s.nullFraction > 0 ? 1 : 0)
+    }
+
+    /// The inner join tree `input` regrouped with a dimension D on top, one shape for each
+    /// D joined below other joins that gives grouping keys and nothing else: no aggregate
+    /// and no join above its own reads D's columns. D's join then becomes the top one, the
+    /// side C that the rest is pre-aggregated under (`preAggregated`):
+    ///
+    ///     GROUP BY n.name, year(o.date)  over  (L JOIN (S JOIN N ON s.nk = n.nk)) JOIN O
+    ///       →  over ((L JOIN S) JOIN O) JOIN N ON s.nk = n.nk
+    ///
+    /// TPC-H Q9 groups its profit by nation name: joined under the joins to lineitem and
+    /// orders, the name was gathered and carried for every lineitem row, where the rows
+    /// pre-aggregated by supplier nation key and year are 175. Inner joins reassociate
+    /// freely: D's condition reads only D and its sibling S, whose columns reach the top.
+    private func dimensionsLifted(_ input: LogicalPlan, _ groups: [BoundExpr], _ aggs: [LogicalAggregate]) -> [Shape] {
+        guard case .join(.inner, _, _, _?) = input else { return [] }
+        let groupReads = groups.reduce(into: Set<Int>()) { $0.formUnion($1.referencedColumns) }
+        let aggReads = aggs.reduce(into: Set<Int>()) { set, a in for e in a.expressions { set.formUnion(e.referencedColumns) } }
+        var shapes: [Shape] = []
+        // `above`: the columns the conditions of the joins above `node` read.
+        func walk(_ node: LogicalPlan, _ path: [Bool], _ above: Set<Int>) {
+            guard case .join(.inner, let l, let r, let c?) = node else { return }
+            if !path.isEmpty {
+                for (d, s) in [(r, l), (l, r)] {
+                    let dids = d.outputIDs
+                    guard !dids.isDisjoint(with: groupReads), dids.isDisjoint(with: aggReads),
+                          dids.isDisjoint(with: above) else { continue }
+                    // The grouping columns D gives, weighed as the gate weighs keys.
+                    let carried = d.outputs.filter { groupReads.contains($0.id) }
+                        .reduce(0.0) { $0 + ($1.type.physical == .string ? 3 : 1) }
+                    shapes.append(Shape(plan: .join(.inner, replaced(input, path, with: s), d, condition: c), lifted: carried))
+                }
+            }
+            let reads = above.union(c.referencedColumns)
+            walk(l, path + [true], reads)
+            walk(r, path + [false], reads)
+        }
+        walk(input, [], [])
+        return shapes
+    }
+
+    /// `plan` with the node at `path` (through joins: true = left) replaced by `node`.
+    private func replaced(_ plan: LogicalPlan, _ path: [Bool], with node: LogicalPlan) -> LogicalPlan {
+        guard let first = path.first else { return node }
+        guard case .join(let k, let l, let r, let c) = plan else { return plan }
+        let rest = Array(path.dropFirst())
+        return first ? .join(k, replaced(l, rest, with: node), r, condition: c)
+                     : .join(k, l, replaced(r, rest, with: node), condition: c)
     }
 
     /// Columns of `plan` a scan filter holds to one value (`d_year = 2001`).
