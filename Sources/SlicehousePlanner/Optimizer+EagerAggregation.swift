@@ -45,10 +45,9 @@ extension Optimizer {
         // its join, rather than by its key below, took half as long again.)
         func preAggregated(_ joins: LogicalPlan, _ g: [BoundExpr], _ a: [LogicalAggregate]) -> LogicalPlan? {
             let shapes = [Shape(plan: joins)] + (filterJoinedLower(joins, g, a).map { [Shape(plan: $0)] } ?? [])
-            if let done = self.preAggregated(shapes, g, go, a, &nextID) { return done }
+            if let done = self.preAggregated(joins, shapes, g, go, a, &nextID) { return done }
             let lifted = dimensionsLifted(joins, g, a)
-            // (The tree as it is stays first: its estimate is the joined rows.)
-            return lifted.isEmpty ? nil : self.preAggregated([Shape(plan: joins)] + lifted, g, go, a, &nextID)
+            return lifted.isEmpty ? nil : self.preAggregated(joins, lifted, g, go, a, &nextID)
         }
         if let done = preAggregated(input, g, a) { return done }
         // Through a projection over the joins (a derived table's select list: Q9's profit
@@ -171,15 +170,17 @@ extension Optimizer {
     }
 
     /// The aggregate over its input computed as a pre-aggregate of a subtree X below the
-    /// joins that bring the other grouping keys, or nil. `shapes` are the input's join
-    /// tree and the same joins regrouped (`filterJoinedLower`). Of the X that pass the
+    /// joins that bring the other grouping keys, or nil. `shapes` are join trees the
+    /// input's joins `input` may be regrouped as (itself, `filterJoinedLower`,
+    /// `dimensionsLifted`); `input`'s estimate is the joined rows. Of the X that pass the
     /// gates, the one estimated to give the fewest groups is taken, the deepest of those
     /// (the most joins over pre-aggregated rows): q99's sales by three dimension keys
     /// rather than by a warehouse name and two keys, q50's sales by store below the join
     /// to every date rather than by store and sale date above it.
-    private func preAggregated(_ shapes: [Shape], _ groups: [BoundExpr], _ groupOutputs: [PlanColumn],
-                               _ aggs: [LogicalAggregate], _ nextID: inout Int) -> LogicalPlan? {
-        guard !groups.isEmpty, !aggs.isEmpty, let input = shapes.first?.plan else { return nil }
+    private func preAggregated(_ input: LogicalPlan, _ shapes: [Shape], _ groups: [BoundExpr],
+                               _ groupOutputs: [PlanColumn], _ aggs: [LogicalAggregate],
+                               _ nextID: inout Int) -> LogicalPlan? {
+        guard !groups.isEmpty, !aggs.isEmpty, !shapes.isEmpty else { return nil }
         let aggInputs = aggs.reduce(into: Set<Int>()) { set, a in for e in a.expressions { set.formUnion(e.referencedColumns) } }
         let inputRows = estimate(input)
         // Under an outer join that pads X, every aggregate must ignore NULLs (COUNT(*)
@@ -217,7 +218,10 @@ extension Optimizer {
                 if refs.isSubset(of: cids) {
                     fromC = true
                 } else if refs.isSubset(of: xids) {
-                    if case .column = g { key(refs) } else if isVolatile(g) { key(refs) } else if !keys.contains(g) { keys.append(g) }
+                    // A volatile key is grouped by its columns and computed above.
+                    var computed = !isVolatile(g)
+                    if case .column = g { computed = false }
+                    if !computed { key(refs) } else if !keys.contains(g) { keys.append(g) }
                 } else {
                     sidesKept = false
                 }
@@ -251,9 +255,8 @@ extension Optimizer {
             // name over inventory's (warehouse, item, month) (TPC-DS q39) the pre-aggregate
             // is a second aggregate as costly as the first, and the merge above it has as
             // many groups.
-            func weight(_ e: BoundExpr) -> Double { e.type.physical == .string ? 3 : 1 }
-            let queryCost = groups.reduce(0) { $0 + weight($1) }
-            let preCost = keys.reduce(0.0) { $0 + weight($1) }
+            let queryCost = groups.reduce(0) { $0 + Self.groupingWeight($1.type) }
+            let preCost = keys.reduce(0.0) { $0 + Self.groupingWeight($1.type) }
             // (Not for an outer join padding X: there the pre-aggregate spares the join
             // itself — Q13's outer join marked a customer for each of 15 M orders — more
             // than the grouping.)
@@ -321,6 +324,9 @@ extension Optimizer {
         return nil
     }
 
+    /// What grouping by a key of `type` costs, in integer keys: a string weighs three.
+    private static func groupingWeight(_ type: DataType) -> Double { type.physical == .string ? 3 : 1 }
+
     /// How many values `EXTRACT(YEAR FROM c)` takes at most over `plan`, for a DATE or
     /// TIMESTAMP column c whose range ANALYZE knows (TPC-H Q9's order years: 7, where the
     /// order dates have 2,406 values); nil for any other expression.
@@ -365,7 +371,7 @@ extension Optimizer {
                           dids.isDisjoint(with: above) else { continue }
                     // The grouping columns D gives, weighed as the gate weighs keys.
                     let carried = d.outputs.filter { groupReads.contains($0.id) }
-                        .reduce(0.0) { $0 + ($1.type.physical == .string ? 3 : 1) }
+                        .reduce(0.0) { $0 + Self.groupingWeight($1.type) }
                     shapes.append(Shape(plan: .join(.inner, replaced(input, path, with: s), d, condition: c), lifted: carried))
                 }
             }
