@@ -345,8 +345,15 @@ public final class QueryExecutor: @unchecked Sendable {
             let narrowable = HashAggregateOperator.narrowableArguments(groupColumns: groups, aggregates: aggs, mode: mode)
             let input = try buildOperator(node.children[0], partition: p, filters: filters, narrowed: narrowable)
             let groupTypes = groups.map { node.children[0].types[$0] }
+            // The rows one partition's operator reads and the groups it makes, as the
+            // planner expects them.
+            func perPartition(_ n: PhysicalNode) -> Double? {
+                let x = n.rows / Double(max(1, partitionCount(n)))
+                return x.isFinite && x > 0 ? x : nil
+            }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
-                                         aggregates: aggs, mode: mode, context: context)
+                                         aggregates: aggs, mode: mode, context: context,
+                                         expectedRows: perPartition(node.children[0]), expectedGroups: perPartition(node))
         case .window(let partition, let order, let functions):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,

@@ -190,6 +190,71 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertEqual(context.memory.usedBytes, 0)
     }
 
+    /// A partition's packed chunks (1,024 rows each, `MemoryPartitioner.stageRows`) are
+    /// aggregated two at a time, up to `Chunk.capacity` rows: 300,000 rows split past 1,000
+    /// groups give each of the 64 partitions about 4,600 rows in five packed chunks,
+    /// handed over in three batches; the answers are those of the operator that never
+    /// splits, and the held rows' reservation is returned.
+    func testPackedChunksAreAggregatedTogether() throws {
+        let types: [DataType] = [.bigint, .bigint, .double]
+        var rng = SeededRandom(seed: 93)
+        let rows: [Row] = (0..<300_000).map { i in
+            [.int(Int64(rng.int(0...49_999)) * 7 - 90_000), .int(Int64(i)), .double(Double(rng.int(-5000...5000)) / 8)]
+        }
+        let aggs = [agg(.countStar, nil, types), agg(.sum, 1, types), agg(.sum, 2, types), agg(.max, 1, types)]
+        let spill = TemporarySpill()
+        let context = spill.context(budget: 1 << 30)
+        let split = try check(rows, groups: [0], aggs: aggs, types: types, splitGroups: 1000, context: context)
+        XCTAssertEqual(split.partitionsHeld, MemoryPartitioner.fanOut)
+        XCTAssertEqual(split.spilledBytes, 0)
+        XCTAssertEqual(context.memory.usedBytes, 0)
+        // Five 1,024-row chunks a partition would be 320 batches one at a time.
+        XCTAssertLessThanOrEqual(split.partitionBatches, 4 * MemoryPartitioner.fanOut, "packed chunks in pairs")
+        XCTAssertGreaterThanOrEqual(split.partitionBatches, 2 * MemoryPartitioner.fanOut)
+    }
+
+    /// A table a quarter of the way to `splitGroups` splits there when the planner expects
+    /// at least twice `splitGroups` groups and the table's growth, in proportion to the
+    /// rows still expected, reaches four times `splitGroups`; otherwise it splits at
+    /// `splitGroups` as before (or never). The answers are always those of the operator
+    /// that never splits.
+    func testSplitsEarlyWhenBoundForManyGroups() throws {
+        let types: [DataType] = [.bigint, .bigint]
+        let aggs = [agg(.countStar, nil, types), agg(.sum, 1, types)]
+        func run(_ rows: [Row], expectedRows: Double?, expectedGroups: Double?) throws -> HashAggregateOperator {
+            let expected = try drain(op(source(types, rows, chunkSize: 500), groups: [0], types: types, aggs: aggs,
+                                        splitGroups: .max))
+            let split = HashAggregateOperator(input: source(types, rows, chunkSize: 500), groupColumns: [0],
+                                              groupTypes: [.bigint], aggregates: aggs, mode: .single,
+                                              splitGroups: 4000, expectedRows: expectedRows,
+                                              expectedGroups: expectedGroups)
+            assertSameRows(try drain(split), expected)
+            return split
+        }
+        // 40,000 keys, four rows each, arriving near their kind (as lineitem's order keys
+        // do in ship-date order): 1,000 groups after about 4,000 rows of 160,000.
+        var rng = SeededRandom(seed: 97)
+        let clustered: [Row] = (0..<160_000).map { i in
+            [.int(Int64(min(39_999, max(0, i / 4 + rng.int(-200...200))))), .int(Int64(i))]
+        }
+        let early = try run(clustered, expectedRows: 160_000, expectedGroups: 40_000)
+        XCTAssertGreaterThan(early.partitionsHeld, 0)
+        XCTAssertEqual(early.groupsAtSplit.map { $0 > 1000 && $0 <= 1000 + 500 }, true, "at the quarter: \(String(describing: early.groupsAtSplit))")
+        // The planner expecting few groups: the split waits for `splitGroups`.
+        let planned = try run(clustered, expectedRows: 160_000, expectedGroups: 3000)
+        XCTAssertEqual(planned.groupsAtSplit.map { $0 > 4000 }, true, "\(String(describing: planned.groupsAtSplit))")
+        // Nothing expected: the same.
+        let unknown = try run(clustered, expectedRows: nil, expectedGroups: nil)
+        XCTAssertEqual(unknown.groupsAtSplit.map { $0 > 4000 }, true)
+        // 3,000 keys repeated at random, the planner expecting 40,000 groups: 1,000 groups
+        // after about 1,200 rows of 12,000 grow to about 10,000 in proportion, short of
+        // 16,000: no early split, and 3,000 groups never reach `splitGroups`.
+        let repeated: [Row] = (0..<12_000).map { i in [.int(Int64(rng.int(0...2999))), .int(Int64(i))] }
+        let few = try run(repeated, expectedRows: 12_000, expectedGroups: 40_000)
+        XCTAssertNil(few.groupsAtSplit)
+        XCTAssertEqual(few.partitionsHeld, 0)
+    }
+
     func testHeldPartitionsAreReservedAndReturned() throws {
         let rows = mixedRows(20_000, seed: 67, groups: 8000)
         let spill = TemporarySpill()
@@ -353,6 +418,66 @@ final class MemoryPartitionerTests: XCTestCase {
             XCTAssertEqual(rows.chunk().columns[0].value(at: 1), .int(-7 + span))
             XCTAssertEqual(rows.chunk().columns[0].value(at: 0), .int(-7))
         }
+    }
+
+    /// Packed chunks of one layout unpack as one chunk, whichever columns each keeps narrow
+    /// or wide, into buffers used again: a chunk still held when the buffers are written
+    /// for the next keeps its values, and a shorter run after a longer one has its own count.
+    func testPackedRunsUnpackIntoBuffersUsedAgain() {
+        let types: [DataType] = [.bigint, .bigint, .double]
+        let doubles = [false, false, true]
+        func packed(_ rows: [(Int64, Int64, Double)]) -> PartitionChunk {
+            let flat = rows.flatMap { [UInt64(bitPattern: $0.0), UInt64(bitPattern: $0.1), $0.2.bitPattern] }
+            var columns: [[UInt64]] = [[], [], []]
+            for (i, v) in flat.enumerated() { columns[i % 3].append(v) }
+            let p = columns[0].withUnsafeBufferPointer { a in
+                columns[1].withUnsafeBufferPointer { b in
+                    columns[2].withUnsafeBufferPointer { c in
+                        PackedRows([a.baseAddress!, b.baseAddress!, c.baseAddress!], count: rows.count, types: types,
+                                   doubles: doubles)
+                    }
+                }
+            }
+            return PartitionChunk(packed: p)
+        }
+        // The first: both integer columns narrow; the second: a key spanning 2^40 (wide)
+        // and a narrow second column; the third: one row.
+        let a: [(Int64, Int64, Double)] = (0..<700).map { (i: Int) -> (Int64, Int64, Double) in
+            let x = Int64(i)
+            return (x - 300, x * 1000, Double(i) / 3)
+        }
+        let b: [(Int64, Int64, Double)] = (0..<900).map { (i: Int) -> (Int64, Int64, Double) in
+            let key: Int64 = i % 2 == 0 ? 1 << 40 : -5
+            return (key, Int64.max - Int64(i), -Double(i))
+        }
+        let c: [(Int64, Int64, Double)] = [(Int64.min, Int64.min, Double.infinity)]
+        let chunks = [packed(a), packed(b), packed(c)]
+        XCTAssertTrue(chunks[0].packed!.sameLayout(as: chunks[1].packed!))
+        var buffers = UnpackBuffers()
+        func values(_ chunk: Chunk) -> [(Int64, Int64, Double)] {
+            (0..<chunk.count).map { i in
+                guard case .int(let x) = chunk.columns[0].value(at: i), case .int(let y) = chunk.columns[1].value(at: i),
+                      case .double(let z) = chunk.columns[2].value(at: i) else { return (0, 0, .nan) }
+                return (x, y, z)
+            }
+        }
+        func same(_ x: [(Int64, Int64, Double)], _ y: [(Int64, Int64, Double)], _ what: String) {
+            XCTAssertEqual(x.count, y.count, what)
+            for (u, v) in zip(x, y) where u.0 != v.0 || u.1 != v.1 || u.2.bitPattern != v.2.bitPattern {
+                return XCTFail("\(what): \(u) for \(v)")
+            }
+        }
+        let all = PartitionChunk.unpack(chunks[0...], rows: 1601, into: &buffers)
+        XCTAssertEqual(all.count, 1601)
+        XCTAssertEqual(all.columns.map { $0.type }, types)
+        same(values(all), a + b + c, "three packed chunks as one")
+        // Held while the buffers are written again: its values stay.
+        let held = all
+        let second = PartitionChunk.unpack(chunks[1...1], rows: 900, into: &buffers)
+        same(values(second), b, "a shorter run")
+        same(values(held), a + b + c, "the chunk held keeps its values")
+        let last = PartitionChunk.unpack(chunks[2...2], rows: 1, into: &buffers)
+        same(values(last), c, "one row")
     }
 
     func testRowsLandInTheirSpillPartitionInOrder() throws {

@@ -185,6 +185,83 @@ struct PartitionChunk {
         case .packed(let p): return p.chunk()
         }
     }
+
+    /// Its packed rows (nil: held as added).
+    var packed: PackedRows? {
+        if case .packed(let p) = form { return p }
+        return nil
+    }
+
+    /// A chunk of no rows, left in a partition's place for one handed over.
+    static let empty = PartitionChunk(Chunk(columns: [], count: 0), states: false)
+
+    /// The packed chunks `run` (all packed, of one layout: `PackedRows.sameLayout`), `rows`
+    /// rows in all, unpacked as one chunk into `buffers`.
+    static func unpack(_ run: ArraySlice<PartitionChunk>, rows n: Int, into buffers: inout UnpackBuffers) -> Chunk {
+        guard let first = run.first?.packed else { return Chunk(columns: [], count: 0) }
+        let types = first.types, doubles = first.doubles
+        let width = types.count
+        if buffers.ints.count < width { buffers.ints += Array(repeating: [], count: width - buffers.ints.count) }
+        if buffers.doubles.count < width { buffers.doubles += Array(repeating: [], count: width - buffers.doubles.count) }
+        for j in 0..<width {
+            if doubles[j] { UnpackBuffers.resize(&buffers.doubles[j], to: n) } else { UnpackBuffers.resize(&buffers.ints[j], to: n) }
+        }
+        var at = 0
+        for entry in run {
+            guard let p = entry.packed else { continue }
+            let m = min(p.count, n - at)
+            var narrowAt = 0, wideAt = 0
+            for j in 0..<width {
+                if let base = p.bases[j] {
+                    p.narrow.withUnsafeBufferPointer { src in
+                        buffers.ints[j].withUnsafeMutableBufferPointer { out in
+                            for i in 0..<m { out[at &+ i] = base &+ Int64(src[narrowAt &+ i]) }
+                        }
+                    }
+                    narrowAt += p.count
+                } else if doubles[j] {
+                    p.wide.withUnsafeBufferPointer { src in
+                        buffers.doubles[j].withUnsafeMutableBufferPointer { out in
+                            for i in 0..<m { out[at &+ i] = Double(bitPattern: src[wideAt &+ i]) }
+                        }
+                    }
+                    wideAt += p.count
+                } else {
+                    p.wide.withUnsafeBufferPointer { src in
+                        buffers.ints[j].withUnsafeMutableBufferPointer { out in
+                            for i in 0..<m { out[at &+ i] = Int64(bitPattern: src[wideAt &+ i]) }
+                        }
+                    }
+                    wideAt += p.count
+                }
+            }
+            at += m
+        }
+        var columns: [Vector] = []
+        columns.reserveCapacity(width)
+        for j in 0..<width {
+            columns.append(Vector(type: types[j], data: doubles[j] ? .double(buffers.doubles[j]) : .int64(buffers.ints[j])))
+        }
+        return Chunk(columns: columns, count: n)
+    }
+}
+
+/// The buffers a partition's packed chunks are unpacked into (`PartitionChunk.unpack`),
+/// per column, kept from one chunk to the next: once the chunk made from them is let go
+/// they are written over in place, with no allocation (a chunk still held keeps its own
+/// values: the arrays are copied on write).
+struct UnpackBuffers {
+    fileprivate var ints: [[Int64]] = []
+    fileprivate var doubles: [[Double]] = []
+
+    /// `a` with `n` elements, its capacity kept.
+    fileprivate static func resize<T: FixedWidthInteger>(_ a: inout [T], to n: Int) {
+        if a.count > n { a.removeLast(a.count - n) } else if a.count < n { a.append(contentsOf: repeatElement(0, count: n - a.count)) }
+    }
+
+    fileprivate static func resize(_ a: inout [Double], to n: Int) {
+        if a.count > n { a.removeLast(a.count - n) } else if a.count < n { a.append(contentsOf: repeatElement(0, count: n - a.count)) }
+    }
 }
 
 /// Rows of 64-bit integer and DOUBLE columns without NULLs, packed (`PartitionChunk`).
@@ -200,6 +277,10 @@ struct PackedRows {
     let wide: [UInt64]
 
     var memoryBytes: Int { 64 + narrow.capacity * 4 + wide.capacity * 8 }
+
+    /// Whether `other` has the same columns, of the same types (the rows of both can be
+    /// unpacked into one chunk).
+    func sameLayout(as other: PackedRows) -> Bool { types == other.types && doubles == other.doubles }
 
     /// Pack the `count` values of each column at `columns[j]` (64-bit slots).
     init(_ columns: [UnsafePointer<UInt64>], count n: Int, types: [DataType], doubles: [Bool]) {
