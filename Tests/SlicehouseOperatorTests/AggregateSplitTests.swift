@@ -193,8 +193,8 @@ final class AggregateSplitTests: XCTestCase {
     /// A partition's packed chunks (1,024 rows each, `MemoryPartitioner.stageRows`) are
     /// aggregated two at a time, up to `Chunk.capacity` rows: 300,000 rows split past 1,000
     /// groups give each of the 64 partitions about 4,600 rows in five packed chunks,
-    /// handed over in three batches; the answers are those of the operator that never
-    /// splits, and the held rows' reservation is returned.
+    /// handed over in three batches after the partition's states; the answers are those
+    /// of the operator that never splits, and the held rows' reservation is returned.
     func testPackedChunksAreAggregatedTogether() throws {
         let types: [DataType] = [.bigint, .bigint, .double]
         var rng = SeededRandom(seed: 93)
@@ -208,7 +208,7 @@ final class AggregateSplitTests: XCTestCase {
         XCTAssertEqual(split.partitionsHeld, MemoryPartitioner.fanOut)
         XCTAssertEqual(split.spilledBytes, 0)
         XCTAssertEqual(context.memory.usedBytes, 0)
-        // Five 1,024-row chunks a partition would be 320 batches one at a time.
+        // One chunk at a time: 513 batches (a partition split again among them).
         XCTAssertLessThanOrEqual(split.partitionBatches, 4 * MemoryPartitioner.fanOut, "packed chunks in pairs")
         XCTAssertGreaterThanOrEqual(split.partitionBatches, 2 * MemoryPartitioner.fanOut)
     }
