@@ -666,9 +666,10 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             // `partition.chunks` read in place, never copied: the array is written below.
             guard at < partition.chunks.count else { return nil }
             let entry = partition.chunks[at]
+            let lead = entry.packed
             var end = at + 1
             var count = entry.count
-            if let lead = entry.packed {
+            if let lead {
                 while end < partition.chunks.count, let next = partition.chunks[end].packed, next.sameLayout(as: lead),
                       count + next.count <= Chunk.capacity {
                     count += next.count
@@ -680,7 +681,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             bytes = min(held, bytes)
             held -= bytes
             pendingBytes -= bytes
-            let chunk = entry.packed == nil ? entry.unpacked()
+            let chunk = lead == nil ? entry.unpacked()
                 : PartitionChunk.unpack(partition.chunks[at..<end], rows: count, into: &buffers)
             // Let the handed-over chunks go (the partition holds the only reference).
             for k in at..<end { partition.chunks[k] = .empty }

@@ -204,7 +204,7 @@ struct PartitionChunk {
         if buffers.ints.count < width { buffers.ints += Array(repeating: [], count: width - buffers.ints.count) }
         if buffers.doubles.count < width { buffers.doubles += Array(repeating: [], count: width - buffers.doubles.count) }
         for j in 0..<width {
-            if doubles[j] { UnpackBuffers.resize(&buffers.doubles[j], to: n) } else { UnpackBuffers.resize(&buffers.ints[j], to: n) }
+            if doubles[j] { UnpackBuffers.resize(&buffers.doubles[j], to: n, 0) } else { UnpackBuffers.resize(&buffers.ints[j], to: n, 0) }
         }
         var at = 0
         for entry in run {
@@ -255,12 +255,9 @@ struct UnpackBuffers {
     fileprivate var doubles: [[Double]] = []
 
     /// `a` with `n` elements, its capacity kept.
-    fileprivate static func resize<T: FixedWidthInteger>(_ a: inout [T], to n: Int) {
-        if a.count > n { a.removeLast(a.count - n) } else if a.count < n { a.append(contentsOf: repeatElement(0, count: n - a.count)) }
-    }
-
-    fileprivate static func resize(_ a: inout [Double], to n: Int) {
-        if a.count > n { a.removeLast(a.count - n) } else if a.count < n { a.append(contentsOf: repeatElement(0, count: n - a.count)) }
+    @inline(__always)
+    fileprivate static func resize<T>(_ a: inout [T], to n: Int, _ zero: T) {
+        if a.count > n { a.removeLast(a.count - n) } else { growArray(&a, to: n, zero) }
     }
 }
 
