@@ -291,6 +291,24 @@ struct ColumnBuilder: ~Copyable {
             try appendInts(DecimalFieldParser(precision: p, scale: s, round: roundDecimals))
         case .date where isoDates:
             try appendInts(ISODateFieldParser())
+        case .string(let maxBytes, let isChar) where !emptyAsNull && !blanksAsNull && (isChar || !trimBlanks):
+            // The usual options, decided once a batch: a value that is ASCII and fits
+            // (a CHAR without its trailing blanks) is stored as it is; any other goes
+            // through `appendString`, which converts or rejects it.
+            for i in 0..<n {
+                let f = field(i)
+                if f.isNull { try appendNull(); continue }
+                var len = f.raw.count
+                if isChar { while len > 0 && f.raw[len &- 1] == 32 { len &-= 1 } }
+                let b = UnsafeBufferPointer(rebasing: f.raw[0..<len])
+                guard len <= maxBytes, FieldParsers.isASCII(b) else {
+                    try appendString(f.raw, quoted: f.quoted, maxBytes: maxBytes, isChar: isChar)
+                    continue
+                }
+                bytes.appendBytes(b)
+                offsets.append(Int32(truncatingIfNeeded: bytes.count))
+                count += 1
+            }
         case .string(let maxBytes, let isChar):
             for i in 0..<n {
                 let f = field(i)

@@ -101,6 +101,28 @@ enum FieldParsers {
                     return .ok(neg ? -Int64(acc) : Int64(acc))
                 }
             }
+        } else if n > 0, let base = b.baseAddress {
+            // A whole number, `[-]digits` (how TPC-H writes l_quantity), of at most 18
+            // digits with the scale's zeros: the value times 10^scale.
+            let neg = base[0] == 45
+            let first = neg ? 1 : 0
+            if n > first && n - first + scale <= 18 {
+                var acc: UInt64 = 0
+                var digits = true
+                var leadingZeros = 0, seenNonZero = false
+                for k in first..<n {
+                    let d = base[k] &- 48
+                    digits = digits && d < 10
+                    seenNonZero = seenNonZero || d != 0
+                    leadingZeros &+= seenNonZero ? 0 : 1
+                    acc = acc &* 10 &+ UInt64(d)
+                }
+                if digits {
+                    if n - first - leadingZeros > precision - scale { return .overflow }
+                    let v = acc &* pow10(scale)
+                    return .ok(neg ? -Int64(v) : Int64(v))
+                }
+            }
         }
         return parseDecimal64General(b, precision: precision, scale: scale, round: round)
     }

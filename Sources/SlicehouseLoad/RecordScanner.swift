@@ -166,8 +166,11 @@ struct RecordScanner: ~Copyable {
     /// that does not fit that shape or that is not followed by at least eight bytes of
     /// input, which `scan` then takes; every record it accepts, `scan` splits the same.
     ///
-    /// Separators are found eight bytes at a time and the word's hit bits are consumed
-    /// one by one, so a short field costs a few instructions rather than a scan of its own.
+    /// Separators are found 64 bytes at a time (eight words, each byte's match turned
+    /// into one bit of a 64-bit mask; eight bytes at a time in the last 64) and the hit
+    /// bits are consumed one by one, so a short field costs a few instructions rather than
+    /// a scan of its own. The newlines have their own mask, so telling a newline from a
+    /// delimiter reads no byte, and a new mask is needed every 64 bytes, not every 8.
     static func scanPlainBatch(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int, delimiter: UInt8, columns: Int,
                                into spans: UnsafeMutablePointer<FieldSpan>, limit: Int) -> (records: Int, next: Int) {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -175,13 +178,31 @@ struct RecordScanner: ~Copyable {
         let dMask = ones &* UInt64(delimiter), nMask = ones &* 10
         // High bit of each byte that is zero (exact: no borrows between bytes).
         @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { ~(((x & low7) &+ low7) | x | low7) }
-        @inline(__always) func hits(_ at: Int) -> UInt64 {
-            let w = UInt64(littleEndian: UnsafeRawPointer(b + at).loadUnaligned(as: UInt64.self))
-            return zeroBytes(w ^ dMask) | zeroBytes(w ^ nMask)
+        // The eight high bits of `x` (nothing else set) as the low byte: bit k from byte k.
+        @inline(__always) func gathered(_ x: UInt64) -> UInt64 { ((x &>> 7) &* 0x0102_0408_1020_4080) &>> 56 }
+        let raw = UnsafeRawPointer(b)
+        // The masks of the bytes at `at` (bit i: byte at + i): delimiters and newlines
+        // (`hits`), newlines alone (`lines`), and how many bytes they cover (64, 8, or 0
+        // when not even a word is left before `end`).
+        @inline(__always) func masks(_ at: Int) -> (hits: UInt64, lines: UInt64, width: Int) {
+            if at &+ 64 <= end {
+                var hits: UInt64 = 0, lines: UInt64 = 0
+                for k in 0..<8 {
+                    let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at &+ 8 &* k, as: UInt64.self))
+                    let n = zeroBytes(w ^ nMask)
+                    hits |= gathered(zeroBytes(w ^ dMask) | n) &<< UInt64(8 &* k)
+                    lines |= gathered(n) &<< UInt64(8 &* k)
+                }
+                return (hits, lines, 64)
+            }
+            guard at &+ 8 <= end else { return (0, 0, 0) }
+            let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            let n = zeroBytes(w ^ nMask)
+            return (gathered(zeroBytes(w ^ dMask) | n), gathered(n), 8)
         }
         guard columns > 0, start + 8 <= end else { return (0, start) }
-        var word = start
-        var bits = hits(word)
+        var block = start
+        var (bits, lines, width) = masks(block)
         var records = 0
         var p = start
         records: while records < limit {
@@ -190,13 +211,15 @@ struct RecordScanner: ~Copyable {
             var field = 0
             while true {
                 while bits == 0 {
-                    word += 8
-                    guard word + 8 <= end else { break records }
-                    bits = hits(word)
+                    block &+= width
+                    (bits, lines, width) = masks(block)
+                    guard width > 0 else { break records }
                 }
-                let at = word + bits.trailingZeroBitCount >> 3
+                let i = bits.trailingZeroBitCount
+                let at = block &+ i
+                let isLine = lines &>> UInt64(i) & 1 != 0
                 bits &= bits &- 1
-                if b[at] == delimiter {
+                if !isLine {
                     if field < columns { row[field] = FieldSpan(start: fieldStart, end: at, flags: 0) }
                     field += 1
                     fieldStart = at + 1

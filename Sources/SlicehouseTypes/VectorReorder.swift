@@ -18,6 +18,10 @@ public struct ReorderPlan: Sendable {
     let slot: [Int32]
     /// Position `k` of the windowed buffer is output row `target[k]`.
     let target: [Int32]
+    /// Where each run of references into one part starts, in source order, then `count`
+    /// (a slice's references are collected chunk by chunk, so a run is a chunk's rows):
+    /// the gathers look each part up once a run rather than once a value.
+    let runs: [Int32]
 
     static let windowShift = 12
 
@@ -65,11 +69,7 @@ public struct ReorderPlan: Sendable {
                 }
             }
         }
-        self.count = n
-        self.chunk = chunk
-        self.row = row
-        self.slot = slot
-        self.target = target
+        self.init(count: n, chunk: chunk, row: row, slot: slot, target: target)
     }
 
     private init(count: Int, chunk: [Int32], row: [Int32], slot: [Int32], target: [Int32]) {
@@ -78,6 +78,34 @@ public struct ReorderPlan: Sendable {
         self.row = row
         self.slot = slot
         self.target = target
+        self.runs = Self.runStarts(chunk, count: count)
+    }
+
+    /// The starts of `chunk`'s runs of equal values among its first `count`, then `count`.
+    static func runStarts(_ chunk: [Int32], count n: Int) -> [Int32] {
+        var runs: [Int32] = []
+        chunk.withUnsafeBufferPointer { c in
+            var previous: Int32 = -1
+            for j in 0..<min(n, c.count) where j == 0 || c[j] != previous {
+                runs.append(Int32(truncatingIfNeeded: j))
+                previous = c[j]
+            }
+        }
+        runs.append(Int32(truncatingIfNeeded: n))
+        return runs
+    }
+
+    /// `body(part, references)` for each run of references into one part, in source order.
+    @inline(__always)
+    func forEachRun(_ body: (_ part: Int, _ references: Range<Int>) -> Void) {
+        runs.withUnsafeBufferPointer { rs in
+            chunk.withUnsafeBufferPointer { c in
+                for k in 0..<max(rs.count - 1, 0) {
+                    let start = Int(rs[k]), end = Int(rs[k + 1])
+                    if start < end { body(Int(c[start]), start..<end) }
+                }
+            }
+        }
     }
 
     /// Output rows of a window: a piece (`piece(_:)`) is a multiple of it.
@@ -198,19 +226,28 @@ public struct ReorderPlan: Sendable {
             }
             return [Int64](unsafeUninitializedCapacity: n) { buf, done in
                 guard let w = buf.baseAddress else { done = 0; return }
-                pointers.withUnsafeBufferPointer { ptr in
-                    chunk.withUnsafeBufferPointer { c in
-                        row.withUnsafeBufferPointer { r in
-                            slot.withUnsafeBufferPointer { s in
-                                for j in 0..<n {
-                                    let ci = Int(c[j]), ri = Int(r[j])
-                                    var v: Int64 = 0
-                                    if ci < rows.count, ri < rows[ci], let p = ptr[ci] {
-                                        v = widths[ci] == 8 ? p.loadUnaligned(fromByteOffset: ri &* 8, as: Int64.self)
-                                            : IntPart.narrowValue(p, width: widths[ci], base: bases[ci], at: ri)
-                                    }
-                                    (w + Int(s[j])).initialize(to: v)
-                                }
+                row.withUnsafeBufferPointer { r in
+                    slot.withUnsafeBufferPointer { s in
+                        // One part a run: its width, base and rows looked up once, and a
+                        // loop per width. A reference outside its part reads 0.
+                        @inline(__always)
+                        func place(_ refs: Range<Int>, rows: Int, _ value: (Int) -> Int64) {
+                            for j in refs {
+                                let ri = Int(r[j])
+                                (w + Int(s[j])).initialize(to: UInt(bitPattern: ri) < UInt(rows) ? value(ri) : 0)
+                            }
+                        }
+                        forEachRun { ci, refs in
+                            guard ci >= 0, ci < pointers.count, let p = pointers[ci] else {
+                                place(refs, rows: 0) { _ in 0 }
+                                return
+                            }
+                            let base = bases[ci], partRows = rows[ci]
+                            switch widths[ci] {
+                            case 8: place(refs, rows: partRows) { p.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) }
+                            case 1: place(refs, rows: partRows) { base &+ Int64(p.load(fromByteOffset: $0, as: UInt8.self)) }
+                            case 2: place(refs, rows: partRows) { base &+ Int64(p.loadUnaligned(fromByteOffset: $0 &* 2, as: UInt16.self)) }
+                            default: place(refs, rows: partRows) { base &+ Int64(p.loadUnaligned(fromByteOffset: $0 &* 4, as: UInt32.self)) }
                             }
                         }
                     }
@@ -261,18 +298,19 @@ public struct ReorderPlan: Sendable {
             // Pass 1: sources in their order, each value into its window.
             let windowed = [T](unsafeUninitializedCapacity: n) { buf, done in
                 guard let w = buf.baseAddress else { done = 0; return }
-                bases.withUnsafeBufferPointer { b in
-                    counts.withUnsafeBufferPointer { cnt in
-                        chunk.withUnsafeBufferPointer { c in
-                            row.withUnsafeBufferPointer { r in
-                                slot.withUnsafeBufferPointer { s in
-                                    for j in 0..<n {
-                                        let ci = Int(c[j]), ri = Int(r[j])
-                                        let v: T
-                                        if ri < cnt[ci], let p = b[ci] { v = p[ri] } else { v = zero }
-                                        (w + Int(s[j])).initialize(to: v)
-                                    }
-                                }
+                row.withUnsafeBufferPointer { r in
+                    slot.withUnsafeBufferPointer { s in
+                        forEachRun { ci, refs in
+                            // A reference outside its part reads `zero`.
+                            let valid = ci >= 0 && ci < bases.count
+                            let rows = valid ? counts[ci] : 0
+                            guard let p = valid ? bases[ci] : nil else {
+                                for j in refs { (w + Int(s[j])).initialize(to: zero) }
+                                return
+                            }
+                            for j in refs {
+                                let ri = Int(r[j])
+                                (w + Int(s[j])).initialize(to: UInt(bitPattern: ri) < UInt(rows) ? p[ri] : zero)
                             }
                         }
                     }

@@ -59,6 +59,47 @@ final class BatchParsingTests: XCTestCase {
         }
     }
 
+    /// Strings in a batch under the usual options are stored as they are when ASCII and
+    /// short enough (a CHAR without its trailing blanks); every other value still goes
+    /// through the converting path: accepted (multibyte VARCHAR, TRUNCATECOLUMNS,
+    /// ACCEPTINVCHARS) or rejected with its own line and reason.
+    func testStringsOfABatchTakeTheConvertingPathWhenTheyMust() throws {
+        let columns = [col("id", .integer), col("v", .varchar(6)), col("c", .char(4))]
+        var text: [UInt8] = []
+        var want: [[Value]] = []
+        for i in 1...300 {
+            var v = Array("v\(i % 50)".utf8), c = Array("c\(i % 7)  ".utf8)
+            var row: [Value] = [.int(Int64(i)), .string("v\(i % 50)"), .string("c\(i % 7)")]
+            var rejected = false
+            switch i {
+            case 10: v = Array("né".utf8); row[1] = .string("né")  // multibyte VARCHAR: accepted
+            case 20: v = Array("toolong".utf8); rejected = true  // 7 bytes into VARCHAR(6)
+            case 30: c = Array("é".utf8); rejected = true  // multibyte in CHAR
+            case 40: v = [0x61, 0xFF]; rejected = true  // invalid UTF-8
+            case 50: c = Array("ab    ".utf8); row[2] = .string("ab")  // only blanks past the length
+            case 60: v = []; row[1] = .string("")  // empty: a value, not NULL
+            default: break
+            }
+            text += Array("\(i)|".utf8) + v + [124] + c + [10]
+            if !rejected { want.append(row) }
+        }
+        let r = try loadBytes(text, columns: columns, options: opts(("MAXERROR", "10")),
+                              tuning: CopyTuning(chunkRows: 128, workers: 1))
+        XCTAssertEqual(rows(r), want)
+        XCTAssertEqual(r.rejected.map(\.line), [20, 30, 40])
+        XCTAssertEqual(r.rejected.map(\.column), ["v", "c", "v"])
+        XCTAssertEqual(r.rejected.map(\.code), [.valueOutOfRange, .invalidUTF8, .invalidUTF8])
+
+        // TRUNCATECOLUMNS and ACCEPTINVCHARS: the same values accepted, converted.
+        let lenient = try loadBytes(text, columns: columns,
+                                    options: opts(("TRUNCATECOLUMNS", nil), ("ACCEPTINVCHARS", nil), ("MAXERROR", "10")),
+                                    tuning: CopyTuning(chunkRows: 128, workers: 1))
+        let byID = Dictionary(uniqueKeysWithValues: rows(lenient).map { ($0[0], $0) })
+        XCTAssertEqual(byID[.int(20)]?[1], .string("toolon"))
+        XCTAssertEqual(byID[.int(40)]?[1], .string("a?"))
+        XCTAssertEqual(lenient.rejected.map(\.line), [30])
+    }
+
     /// A field that fails inside a batch stops the load at its own line when MAXERROR
     /// is 0, whatever batch it falls in.
     func testFailureInsideABatchNamesItsLine() {
@@ -240,8 +281,9 @@ extension FieldParserEdgeTests {
 }
 
 extension FieldParserEdgeTests {
-    /// The decimal fast path (`[-]digits.digits`, exactly `scale` fraction digits) must
-    /// give what the general path gives, on well-formed and malformed text alike.
+    /// The decimal fast paths (`[-]digits.digits` with exactly `scale` fraction digits,
+    /// and whole numbers) must give what the general path gives, on well-formed and
+    /// malformed text alike.
     func testDecimalFastPathAgreesWithTheGeneralPath() {
         var state: UInt64 = 5
         func next(_ n: Int) -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) % n }
@@ -254,11 +296,17 @@ extension FieldParserEdgeTests {
             case .invalid(let at): return "invalid \(at)"
             }
         }
-        var fastShaped = 0
-        for _ in 0..<20_000 {
+        var fastShaped = 0, wholeShaped = 0
+        for _ in 0..<30_000 {
             let scale = next(5), precision = max(scale + 1, 1 + next(18))
             var text: String
-            if next(2) == 0 {
+            let shape = next(3)
+            if shape == 2 {
+                // A whole number (l_quantity's `17`), sometimes with leading zeros or too long.
+                text = (next(4) == 0 ? "-" : "") + (next(5) == 0 ? "00" : "")
+                    + (0..<(1 + next(19))).map { _ in String(next(10)) }.joined()
+                wholeShaped += 1
+            } else if shape == 0 {
                 // The fast path's shape, sometimes too long or too precise.
                 let intDigits = 1 + next(18)
                 text = (next(4) == 0 ? "-" : "") + (0..<intDigits).map { _ in String(next(10)) }.joined()
@@ -276,7 +324,12 @@ extension FieldParserEdgeTests {
             }
         }
         XCTAssertGreaterThan(fastShaped, 5_000)
+        XCTAssertGreaterThan(wholeShaped, 5_000)
         let tpch = Array("17954.55".utf8).withUnsafeBufferPointer { FieldParsers.parseDecimal64($0, precision: 15, scale: 2, round: false) }
         XCTAssertEqual(describe(tpch), "ok 1795455")
+        let quantity = Array("17".utf8).withUnsafeBufferPointer { FieldParsers.parseDecimal64($0, precision: 15, scale: 2, round: false) }
+        XCTAssertEqual(describe(quantity), "ok 1700")
+        let tooWide = Array("-12345678901234".utf8).withUnsafeBufferPointer { FieldParsers.parseDecimal64($0, precision: 15, scale: 2, round: false) }
+        XCTAssertEqual(describe(tooWide), "overflow")
     }
 }

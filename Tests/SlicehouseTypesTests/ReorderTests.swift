@@ -165,6 +165,42 @@ final class ReorderPlanTests: XCTestCase {
         XCTAssertEqual(ReorderPlan(chunk: [], row: [], order: [])?.gather(bytes: []), [])
     }
 
+    /// The gathers take their references a run of one part at a time: a part may come
+    /// back after others (runs of one row included), and a reference to a part that is
+    /// missing, or past its part's end, reads 0 as in the plain gather.
+    func testRunsOfOnePartInAnyOrder() throws {
+        var rng = Rng(state: 13)
+        let sizes = [50, 1, 70, 20]
+        let values = sizes.map { n in (0..<n).map { _ in Int64(bitPattern: rng.next()) >> 1 } }
+        let narrow: [ReorderPlan.IntPart] = values.enumerated().map { c, vs in
+            c == 1 ? .wide(vs) : .narrow(base: -3, width: [1, 0, 2, 4][c],
+                                          bytes: vs.indices.flatMap { i in (0..<[1, 0, 2, 4][c]).map { UInt8(truncatingIfNeeded: i >> (8 * $0)) } })
+        }
+        var chunk: [Int32] = [], row: [Int32] = [], want: [Int64] = []
+        for (c, r) in [(2, 5), (2, 6), (0, 1), (2, 69), (1, 0), (0, 49), (0, 2), (3, 19), (2, 0), (4, 0), (4, 3), (0, 50), (3, 0), (1, 1)] {
+            chunk.append(Int32(c))
+            row.append(Int32(r))
+            let inPart = c < sizes.count && r < sizes[c]
+            want.append(!inPart ? 0 : c == 1 ? values[1][r] : -3 + Int64(r))
+        }
+        var order = Array(0..<Int32(chunk.count))
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, rng.below(i + 1)) }
+        let plan = try XCTUnwrap(ReorderPlan(chunk: chunk, row: row, order: order))
+        let expected = order.map { want[Int($0)] }
+        XCTAssertEqual(plan.gather(ints: narrow, type: .bigint).data, .int64(expected))
+        // The fixed-width gather of the same positions, as bytes (row numbers) and as wide values.
+        let rowBytes = sizes.map { n in (0..<n).map { UInt8(truncatingIfNeeded: $0) } }
+        XCTAssertEqual(plan.gather(bytes: rowBytes), order.map { j -> UInt8 in
+            let (c, r) = (Int(chunk[Int(j)]), Int(row[Int(j)]))
+            return c < sizes.count && r < sizes[c] ? UInt8(truncatingIfNeeded: r) : 0
+        })
+        let wide = values.map { Vector(type: .bigint, data: .int64($0)) }
+        XCTAssertEqual(plan.gather(from: wide, type: .bigint).data, .int64(order.map { j -> Int64 in
+            let (c, r) = (Int(chunk[Int(j)]), Int(row[Int(j)]))
+            return c < sizes.count && r < sizes[c] ? values[c][r] : 0
+        }))
+    }
+
     func testNullsGoThroughThePlainGather() throws {
         var validity = Validity(allValid: 4)
         validity.setInvalid(2)

@@ -126,10 +126,24 @@ struct EncodingWriter {
     mutating func extend(upTo n: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
         guard n > 0 else { return }
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: n))  // grows geometrically, then a fill
+        appendZeros(n)
         let used = try bytes.withUnsafeMutableBytes { try body(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
         bytes.removeLast(n - min(max(used, 0), n))
     }
+    /// `n` zero bytes, copied from a page of zeros: appending `repeatElement(0, count:)`
+    /// wrote them one at a time (a zstd block's bound is megabytes).
+    private mutating func appendZeros(_ n: Int) {
+        var left = n  // (appends grow the array geometrically; reserveCapacity would not)
+        Self.zeros.withUnsafeBufferPointer { z in
+            while left > 0 {
+                let k = min(left, z.count)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: z[0..<k]))
+                left -= k
+            }
+        }
+    }
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
+
     /// Overwrite a u32 written earlier at `offset`.
     mutating func patchU32(_ v: UInt32, at offset: Int) {
         for k in 0..<4 { bytes[offset + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }

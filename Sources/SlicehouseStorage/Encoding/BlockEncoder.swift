@@ -236,15 +236,21 @@ public enum BlockEncoder {
     static func encodePayload(_ input: Input, type: DataType, encoding: ColumnEncoding, into w: inout EncodingWriter) throws {
         switch encoding {
         case .zstd, .lzo:
-            var raw = EncodingWriter(capacity: input.count * 8 + 16)
+            // Room for the raw payload at once (strings: their bytes and a length each).
+            var rawBytes = input.count * 8 + 16
+            if case .string(let s) = input { rawBytes = s.totalBytes + input.count * 4 + 16 }
+            var raw = EncodingWriter(capacity: rawBytes)
             try encodePayload(input, type: type, encoding: .raw, into: &raw)
             w.varint(UInt64(raw.count))
             let level = encoding == .zstd ? zstdLevel : lzoLevel
-            try raw.bytes.withUnsafeBytes { src in
-                try w.extend(upTo: try ZstdCodec.compressBound(src.count)) { dst in
-                    try ZstdCodec.compress(src, level: level, into: dst)
+            // Compressed into room of its own, uninitialized, then appended: room made in
+            // the writer would be zero-filled first, for the whole bound (megabytes a block).
+            let compressed = try raw.bytes.withUnsafeBytes { src in
+                try [UInt8](unsafeUninitializedCapacity: try ZstdCodec.compressBound(src.count)) { dst, written in
+                    written = try ZstdCodec.compress(src, level: level, into: UnsafeMutableRawBufferPointer(dst))
                 }
             }
+            w.append(compressed)
             return
         default: break
         }

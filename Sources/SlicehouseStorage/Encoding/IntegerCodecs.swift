@@ -92,9 +92,14 @@ enum AZ64 {
     /// low or the high end with the values outside it as exceptions.
     static func plan<T: BlockInt>(_ x: UnsafeMutablePointer<T>, _ k: Int, _ hist: UnsafeMutablePointer<Int>) -> Plan<T> {
         var lo = x[0], hi = x[0]
-        for i in 1..<max(k, 1) {
-            if x[i] < lo { lo = x[i] }
-            if x[i] > hi { hi = x[i] }
+        if T.self == Int64.self, let r = MinMax.of(UnsafeRawPointer(x).assumingMemoryBound(to: Int64.self), k) {
+            lo = T(truncatingIfNeeded: r.min)
+            hi = T(truncatingIfNeeded: r.max)
+        } else {
+            for i in 1..<max(k, 1) {
+                if x[i] < lo { lo = x[i] }
+                if x[i] > hi { hi = x[i] }
+            }
         }
         let full = bitsNeeded(T.Magnitude(truncatingIfNeeded: hi &- lo))
         var best = Plan(base: lo, width: full, exceptions: 0, bytes: BitPack.byteCount(k, full))
@@ -180,7 +185,7 @@ enum AZ64 {
     /// group of real data): offsets from `lo` as UInt32, and every count a comparison
     /// of that offset with a constant (an offset from the high end is at least 2^t
     /// exactly when the offset from the low end is at most range - 2^t), which the
-    /// compiler turns into 4-lane vector code.
+    /// compiler turns into 8-lane vector code.
     static func topWidthCounts32(_ x: UnsafePointer<Int64>, _ k: Int, lo: Int64, range: UInt32,
                                  full: Int) -> (low: WidthCounts, high: WidthCounts) {
         let t1 = full - 1, t2 = full - 2, t3 = full - 3, t4 = max(full - 4, 0)
@@ -190,20 +195,24 @@ enum AZ64 {
         // Unsigned comparisons as signed ones (what SSE2 has): flip the sign bits.
         let flip = SIMD4<UInt32>(repeating: 0x8000_0000)
         let sa = SIMD4<Int32>(truncatingIfNeeded: a ^ flip), sb = SIMD4<Int32>(truncatingIfNeeded: b ^ flip)
-        let a1 = SIMD4<Int32>(repeating: sa[0]), a2 = SIMD4<Int32>(repeating: sa[1])
-        let a3 = SIMD4<Int32>(repeating: sa[2]), a4 = SIMD4<Int32>(repeating: sa[3])
-        let b1 = SIMD4<Int32>(repeating: sb[0]), b2 = SIMD4<Int32>(repeating: sb[1])
-        let b3 = SIMD4<Int32>(repeating: sb[2]), b4 = SIMD4<Int32>(repeating: sb[3])
-        var l1 = SIMD4<Int32>(), l2 = SIMD4<Int32>(), l3 = SIMD4<Int32>(), l4 = SIMD4<Int32>()
-        var h1 = SIMD4<Int32>(), h2 = SIMD4<Int32>(), h3 = SIMD4<Int32>(), h4 = SIMD4<Int32>()
-        let one = SIMD4<Int32>(repeating: 1), zero = SIMD4<Int32>()
-        let lo32 = UInt32(truncatingIfNeeded: lo)
+        typealias Lanes = SIMD8<Int32>
+        let a1 = Lanes(repeating: sa[0]), a2 = Lanes(repeating: sa[1])
+        let a3 = Lanes(repeating: sa[2]), a4 = Lanes(repeating: sa[3])
+        let b1 = Lanes(repeating: sb[0]), b2 = Lanes(repeating: sb[1])
+        let b3 = Lanes(repeating: sb[2]), b4 = Lanes(repeating: sb[3])
+        var l1 = Lanes(), l2 = Lanes(), l3 = Lanes(), l4 = Lanes()
+        var h1 = Lanes(), h2 = Lanes(), h3 = Lanes(), h4 = Lanes()
+        let one = Lanes(repeating: 1), zero = Lanes()
+        let lo32 = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: lo))
+        let flip8 = SIMD8<UInt32>(repeating: 0x8000_0000)
+        let raw = UnsafeRawPointer(x)
         var i = 0
-        while i + 4 <= k {
+        while i + 8 <= k {
             // Offsets fit in 32 bits, so the low halves' difference is the offset.
-            let v = SIMD4<UInt32>(UInt32(truncatingIfNeeded: x[i]), UInt32(truncatingIfNeeded: x[i + 1]),
-                                  UInt32(truncatingIfNeeded: x[i + 2]), UInt32(truncatingIfNeeded: x[i + 3]))
-            let d = SIMD4<Int32>(truncatingIfNeeded: (v &- lo32) ^ flip)
+            let v = SIMD8<UInt32>(
+                lowHalf: SIMD4<UInt32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Int64>.self)),
+                highHalf: SIMD4<UInt32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: i &* 8 &+ 32, as: SIMD4<Int64>.self)))
+            let d = Lanes(truncatingIfNeeded: (v &- lo32) ^ flip8)
             l1 &+= zero.replacing(with: one, where: d .>= a1)
             l2 &+= zero.replacing(with: one, where: d .>= a2)
             l3 &+= zero.replacing(with: one, where: d .>= a3)
@@ -212,7 +221,7 @@ enum AZ64 {
             h2 &+= zero.replacing(with: one, where: d .<= b2)
             h3 &+= zero.replacing(with: one, where: d .<= b3)
             h4 &+= zero.replacing(with: one, where: d .<= b4)
-            i += 4
+            i += 8
         }
         var low = (Int(l1.wrappedSum()), Int(l2.wrappedSum()), Int(l3.wrappedSum()), Int(l4.wrappedSum()))
         var high = (Int(h1.wrappedSum()), Int(h2.wrappedSum()), Int(h3.wrappedSum()), Int(h4.wrappedSum()))
