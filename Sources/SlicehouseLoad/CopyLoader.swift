@@ -45,17 +45,21 @@ public enum CopyLoader {
 
     /// Parse the files named by `source` piece by piece, handing each piece's rows to
     /// `consume` as soon as it is parsed and checked, so that a COPY of any size holds
-    /// about one piece of parsed rows (`CopyTuning.pieceBytes` of input) at a time.
+    /// at most about two pieces of parsed rows (`CopyTuning.pieceBytes` of input each).
     ///
     /// Files are opened as the pieces reach them (compressed ones are inflated then, up
     /// to `workers` at once) and let go once parsed. Each piece's byte ranges are parsed in
-    /// parallel; its rows then go to `consume` on the calling thread, in file order, as
-    /// chunks like `load`'s. MAXERROR counts over the whole load: the piece where the
-    /// rejections pass it throws, and rows of earlier pieces have been consumed by then —
-    /// the caller stores nothing when this throws. The statement's cancellation
-    /// (`QueryContext.current`) is checked before every piece, and the piece's parsed rows
-    /// are reserved from the statement's memory until `consume` returns, as are the
-    /// inflated bytes a compressed file holds in memory while it is parsed.
+    /// parallel; its rows then go to `consume`, in file order, as chunks like `load`'s,
+    /// while the next piece is parsed (the two overlap, so neither's last tasks leave a
+    /// core idle; `consume` is called once at a time, piece after piece, on a worker
+    /// thread in the caller's query context). MAXERROR counts over the whole load: the
+    /// piece where the rejections pass it throws, and rows of earlier pieces have been
+    /// consumed by then — the caller stores nothing when this throws. An error of
+    /// `consume` is thrown as it is, before anything of a later piece is judged. The
+    /// statement's cancellation (`QueryContext.current`) is checked before every piece,
+    /// and a piece's parsed rows are reserved from the statement's memory until `consume`
+    /// returns (two pieces' while they overlap), as are the inflated bytes a compressed
+    /// file holds in memory while it is parsed.
     ///
     /// Returns what `load` returns, with no chunks.
     public static func stream(table: String, columns: [ColumnDef], columnList: [String]? = nil,
@@ -114,6 +118,9 @@ public enum CopyLoader {
         var lineBase = 0
         var currentFile = -1
         var fileLines = [Int](repeating: 0, count: paths.count)
+        // The last piece's checked rows, not yet consumed, and their bytes.
+        var pending: [Chunk]? = nil
+        var pendingHeld = 0
         while true {
             try context?.cancellation.check()
             // Fill the next piece: ranges in file order, opening files as needed.
@@ -164,10 +171,23 @@ public enum CopyLoader {
                 }
             }
             let n = min(workers, tasks.count)
-            if n <= 1 {
-                work(parserList[0])
+            let parse = {
+                if n <= 1 {
+                    work(parserList[0])
+                } else {
+                    parallelFor(n) { w in work(parserList[w]) }
+                }
+            }
+            if let previous = pending {
+                // The last piece's rows go on while this one is parsed.
+                reservation?.resize(to: inflatedBytes + pendingHeld)
+                _ = try parallelMap(2) { i -> Bool in
+                    if i == 0 { try consume(previous) } else { parse() }
+                    return true
+                }
+                pending = nil
             } else {
-                parallelFor(n) { w in work(parserList[w]) }
+                parse()
             }
 
             // Assemble in file order, fixing up line numbers and applying MAXERROR.
@@ -206,9 +226,13 @@ public enum CopyLoader {
                 chunks.append(contentsOf: out.chunks)
             }
             reservation?.resize(to: inflatedBytes + held)
-            if !chunks.isEmpty { try consume(mergePieces ? mergeSmallChunks(chunks, target: tuning.chunkRows) : chunks) }
-            reservation?.resize(to: inflatedBytes)
+            if !chunks.isEmpty {
+                pending = mergePieces ? mergeSmallChunks(chunks, target: tuning.chunkRows) : chunks
+                pendingHeld = held
+            }
         }
+        if let last = pending { try consume(last) }
+        reservation?.resize(to: 0)
 
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,
                           rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes, fileLines: fileLines)

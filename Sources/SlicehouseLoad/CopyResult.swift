@@ -47,7 +47,8 @@ public struct CopyTuning: Sendable {
     /// Worker threads.
     public var workers: Int
     /// Input bytes parsed together before their rows are handed on (a *piece*; nil:
-    /// 32 MB per worker). A COPY holds about one piece of parsed rows at a time.
+    /// 32 MB per worker). A COPY holds at most about two pieces of parsed rows: one
+    /// handed on while the next is parsed.
     public var pieceBytes: Int?
 
     public init(chunkRows: Int = 65_536, rangeBytes: Int? = nil, workers: Int? = nil, pieceBytes: Int? = nil) {
