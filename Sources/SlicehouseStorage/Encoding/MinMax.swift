@@ -1,7 +1,6 @@
 /// The smallest and the largest of a run of 64-bit values, four lanes at a time (a
 /// compare and a blend per lane on AVX2, against a dependent compare-and-branch per
-/// value in a scalar loop). AZ64 finds every 128-value group's range with it, and a
-/// block's zone map its bounds.
+/// value in the generic scalar loop). AZ64 finds every 128-value group's range with it.
 enum MinMax {
     /// (min, max) of `x[0..<k]`; nil when `k` is 0.
     @inline(__always)
