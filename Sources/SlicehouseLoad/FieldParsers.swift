@@ -81,23 +81,15 @@ enum FieldParsers {
             let neg = base[0] == 45
             let first = neg ? 1 : 0, dot = n - scale - 1
             if dot > first && n - first - 1 <= 18 {
-                var acc: UInt64 = 0
-                var digits = true
-                var leadingZeros = 0, seenNonZero = false
-                for k in first..<dot {
-                    let d = base[k] &- 48
-                    digits = digits && d < 10
-                    seenNonZero = seenNonZero || d != 0
-                    leadingZeros &+= seenNonZero ? 0 : 1
-                    acc = acc &* 10 &+ UInt64(d)
-                }
+                let whole = wholeDigits(base, first..<dot)
+                var acc = whole.value, digits = whole.digits
                 for k in (dot + 1)..<n {
                     let d = base[k] &- 48
                     digits = digits && d < 10
                     acc = acc &* 10 &+ UInt64(d)
                 }
                 if digits {
-                    if dot - first - leadingZeros > precision - scale { return .overflow }
+                    if dot - first - whole.leadingZeros > precision - scale { return .overflow }
                     return .ok(neg ? -Int64(acc) : Int64(acc))
                 }
             }
@@ -107,16 +99,7 @@ enum FieldParsers {
             let neg = base[0] == 45
             let first = neg ? 1 : 0
             if n > first && n - first + scale <= 18 {
-                var acc: UInt64 = 0
-                var digits = true
-                var leadingZeros = 0, seenNonZero = false
-                for k in first..<n {
-                    let d = base[k] &- 48
-                    digits = digits && d < 10
-                    seenNonZero = seenNonZero || d != 0
-                    leadingZeros &+= seenNonZero ? 0 : 1
-                    acc = acc &* 10 &+ UInt64(d)
-                }
+                let (acc, digits, leadingZeros) = wholeDigits(base, first..<n)
                 if digits {
                     if n - first - leadingZeros > precision - scale { return .overflow }
                     let v = acc &* pow10(scale)
@@ -125,6 +108,24 @@ enum FieldParsers {
             }
         }
         return parseDecimal64General(b, precision: precision, scale: scale, round: round)
+    }
+
+    /// The bytes of `range` (at most 18) as a number, read without a branch per byte:
+    /// whether every one is a digit, and how many leading zeros there are.
+    @inline(__always)
+    static func wholeDigits(_ base: UnsafePointer<UInt8>, _ range: Range<Int>)
+        -> (value: UInt64, digits: Bool, leadingZeros: Int) {
+        var acc: UInt64 = 0
+        var digits = true
+        var leadingZeros = 0, seenNonZero = false
+        for k in range {
+            let d = base[k] &- 48
+            digits = digits && d < 10
+            seenNonZero = seenNonZero || d != 0
+            leadingZeros &+= seenNonZero ? 0 : 1
+            acc = acc &* 10 &+ UInt64(d)
+        }
+        return (acc, digits, leadingZeros)
     }
 
     /// `parseDecimal64` for every accepted form (blanks, signs, any number of fraction
