@@ -300,4 +300,37 @@ extension GroupIndexDirectTests {
         XCTAssertEqual(index.groupCount, 2_256)
         try checkLookups(index, reference, probes: [0, 50_000 * 13, 50_255 * 13, 50_256 * 13], "after")
     }
+
+    /// The ids array given back to `assign` batch after batch is resized in place: a
+    /// shorter batch after a longer one leaves no stale ids past its rows, a longer one
+    /// gets every id written, in the few-groups pass and the windowed one alike.
+    func testIdsArrayReusedAcrossBatchesOfOtherLengths() throws {
+        let index = Int64GroupIndex(type: .bigint)
+        var reference = Reference()
+        var ids: [Int32] = [9, 9, 9, 9, 9, 9, 9, 9, 9, 9]
+        let longer: [Int64?] = (0..<1_500).map { Int64($0 % 1_100) * 3 }
+        let shorter: [Int64?] = [3_000, 0, nil, 3_000]
+        let windowed: [Int64?] = (0..<2_048).map { Int64(($0 * 11) % 2_500) * 3 }
+        let batches: [(String, [Int64?])] = [("longer", longer), ("shorter", shorter),
+                                             ("windowed, longer", windowed), ("one row", [7_499])]
+        for (label, keys) in batches {
+            let rows = (0..<Int32(keys.count)).map { $0 }
+            try index.assign([vector(keys)], rows: rows, groupIds: &ids)
+            XCTAssertEqual(ids, rows.map { reference.assign(keys[Int($0)]) }, label)
+        }
+    }
+
+    /// `OperatorKernels.identity` keeps its cache's storage across lengths; an array it
+    /// gave earlier keeps its rows.
+    func testIdentityCacheOfAnyLength() {
+        var cache: [Int32] = []
+        let five = OperatorKernels.identity(5, cache: &cache)
+        let three = OperatorKernels.identity(3, cache: &cache)
+        let seven = OperatorKernels.identity(7, cache: &cache)
+        XCTAssertEqual(five, [0, 1, 2, 3, 4])
+        XCTAssertEqual(three, [0, 1, 2])
+        XCTAssertEqual(seven, [0, 1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(OperatorKernels.identity(0, cache: &cache), [])
+        XCTAssertEqual(OperatorKernels.identity(2, cache: &cache), [0, 1])
+    }
 }

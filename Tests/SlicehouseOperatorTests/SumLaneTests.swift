@@ -5,7 +5,8 @@ import SlicehouseTypes
 /// `WideSumAccumulator`'s SUM in 64-bit lanes: exact sums and NULLs while every group's
 /// sum fits 64 bits; the batch whose adds would leave them is taken back and added again
 /// in 128 bits, every group widened for good — through the per-row path, the runs and the
-/// mask, and on merging partial states. The reference is the sum in Int128.
+/// mask, and on merging partial states (which stay narrow while they fit). The reference
+/// is the sum in Int128.
 final class SumLaneTests: XCTestCase {
     let type = DataType.decimal(precision: 38, scale: 0)
 
@@ -129,6 +130,40 @@ final class SumLaneTests: XCTestCase {
         try final.merge(groups: [0, 1, 2, 0], rows: [0, 1, 2, 0], states: [states[0]])
         XCTAssertFalse(final.narrow)
         XCTAssertEqual(try results(final, groups: 3), [2 * Int128(Int64.max), nil, -3])
+    }
+
+    /// 128-bit partial states whose valid values fit 64 bits merge into the 64-bit states
+    /// (an aggregate split in memory merges its first table's states into every
+    /// partition); a NULL state's value is never read, however wide. A state past 64 bits,
+    /// or a merged sum that would leave them, widens with every sum exact; a selection
+    /// reads only its rows.
+    func testStatesThatFitMergeNarrow() throws {
+        func states(_ values: [Int128], valid: [Bool]) -> Vector {
+            var validity = Validity(allValid: values.count)
+            for (i, ok) in valid.enumerated() where !ok { validity.setInvalid(i) }
+            return Vector(type: type, data: .int128(values), validity: validity)
+        }
+        let acc = make()
+        acc.grow(to: 4)
+        // Row 1 is NULL with a value past 64 bits; row 3 is not selected.
+        try acc.merge(groups: [0, 1, 2], rows: [2, 1, 0],
+                      states: [states([5, Int128(1) << 100, -3, Int128(1) << 90], valid: [true, false, true, true])])
+        XCTAssertTrue(acc.narrow, "valid states within 64 bits stay narrow")
+        XCTAssertEqual(try results(acc, groups: 4), [-3, nil, 5, nil])
+        try acc.update(groups: [3, 0], rows: [0, 1], input: column([11, 4]))
+        XCTAssertTrue(acc.narrow)
+        XCTAssertEqual(try results(acc, groups: 4), [1, nil, 5, 11])
+        // A merged sum past 2^63: the merge is taken back, then added in 128 bits.
+        try acc.merge(groups: [2, 3], rows: [0, 1], states: [states([Int128(Int64.max), 1], valid: [true, true])])
+        XCTAssertFalse(acc.narrow)
+        XCTAssertEqual(try results(acc, groups: 4), [1, nil, Int128(Int64.max) + 5, 12])
+
+        // A valid state past 64 bits widens at once.
+        let wide = make()
+        wide.grow(to: 2)
+        try wide.merge(groups: [0, 1], rows: [0, 1], states: [states([7, Int128(1) << 70], valid: [true, true])])
+        XCTAssertFalse(wide.narrow)
+        XCTAssertEqual(try results(wide, groups: 2), [7, Int128(1) << 70])
     }
 
     /// Rows picked by a selection (physical rows out of order, some skipped), an empty

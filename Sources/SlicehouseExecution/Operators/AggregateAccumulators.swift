@@ -395,11 +395,12 @@ final class SumInt64Accumulator: Accumulator {
 /// 64 bits and no group's sum leaves them, a group's state is its sum in `narrowSums`
 /// and whether it has seen a value in `seen`, 9 bytes instead of 24, so a table of
 /// many groups (TPC-H Q18's order keys) keeps nearly three times as many states in
-/// the caches. The first sum that would leave 64 bits, a value held in 128, or a
-/// partial state to merge widens every group to the Int128 sums and counts for good (a
-/// group seen counts 1: SUM reads its count only as "some input seen"). A batch whose
-/// adds overflowed is first taken back, by subtracting the same values with the same
-/// wrapping arithmetic, then added again in 128 bits.
+/// the caches. The first sum that would leave 64 bits or a value held in 128 (partial
+/// states' valid values are read as 64-bit ones when they fit: `mergeNarrow`) widens
+/// every group to the Int128 sums and counts for good (a group seen counts 1: SUM
+/// reads its count only as "some input seen"). A batch whose adds overflowed is
+/// first taken back, by subtracting the same values with the same wrapping arithmetic,
+/// then added again in 128 bits.
 ///
 /// Partial states: SUM → `[sum DECIMAL(38,s), NULL when no input]`;
 /// AVG → `[sum DECIMAL(38,s), count BIGINT]` (never NULL; count 0 means no input).
@@ -629,6 +630,7 @@ final class WideSumAccumulator: Accumulator {
     }
 
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        if narrow, states.count == 1, mergeNarrow(states[0], groups, rows) { return }
         widen()
         switch kind {
         case .sum:
@@ -645,6 +647,33 @@ final class WideSumAccumulator: Accumulator {
                     forEachValid(states[1], groups, rows) { g, r in c[g] &+= p[r] }
                 }
             }
+        }
+    }
+
+    /// Merge partial sums into the 64-bit states (SUM only, `narrow`): false, with every
+    /// state as before, when a valid partial sum or a merged sum would leave 64 bits. An
+    /// aggregate split in memory merges the states of the table it had first, in every
+    /// partition: widening there made each partition's table keep 24 bytes a group, not 9.
+    private func mergeNarrow(_ state: Vector, _ groups: [Int32], _ rows: [Int32]) -> Bool {
+        switch state.data {
+        case .int64(let values):
+            return addNarrow(state, values, groups, rows)
+        case .int128(let wide):
+            // NULL states are never read: only the valid rows are narrowed and checked.
+            var fits = true
+            var values = [Int64](filled: 0, count: wide.count)
+            wide.withUnsafeBufferPointer { w in
+                values.withUnsafeMutableBufferPointer { out in
+                    forEachValid(state, groups, rows) { _, r in
+                        let x = w[r], t = Int64(truncatingIfNeeded: x)
+                        if Int128(t) != x { fits = false }
+                        out[r] = t
+                    }
+                }
+            }
+            return fits && addNarrow(state, values, groups, rows)
+        default:
+            return false
         }
     }
 

@@ -384,7 +384,8 @@ final class Int64GroupIndex: GroupIndex {
             if !packedSlots.isEmpty { resize(packedSlots.count) }
         }
         reserve(groupKeys.count + n)
-        groupIds = [Int32](filled: 0, count: n)
+        // Every row's id is written below: the array is resized in place, not made again.
+        OperatorKernels.resize(&groupIds, to: n)
         // Locals only inside the loops (no per-access exclusivity checks on class properties).
         var groupKeys = self.groupKeys, nullGroup = self.nullGroup, home = self.home
         self.groupKeys = []; self.home = []

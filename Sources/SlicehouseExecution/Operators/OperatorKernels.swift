@@ -418,15 +418,29 @@ enum OperatorKernels {
 
     // MARK: - Misc
 
-    /// `[0, 1, ..., n-1]`, reusing `cache` when it has that length (chunks mostly share one size).
+    /// `[0, 1, ..., n-1]`, kept in `cache`. A cache of another length is trimmed or extended
+    /// in place (its storage kept), not made again: the batches of a split aggregate's
+    /// partitions vary in size from one to the next.
     static func identity(_ n: Int, cache: inout [Int32]) -> [Int32] {
-        if cache.count != n {
-            cache = [Int32](unsafeUninitializedCapacity: n) { out, made in
-                for i in 0..<n { out[i] = Int32(truncatingIfNeeded: i) }
-                made = n
-            }
+        let have = cache.count
+        if have > n {
+            cache.removeLast(have - n)
+        } else if have < n {
+            cache.reserveCapacity(n)
+            for i in have..<n { cache.append(Int32(truncatingIfNeeded: i)) }
         }
         return cache
+    }
+
+    /// `a` with `n` elements, its storage kept: elements it had keep their values, new
+    /// ones are 0. For scratch arrays whose every element the caller writes next.
+    static func resize(_ a: inout [Int32], to n: Int) {
+        let have = a.count
+        if have > n {
+            a.removeLast(have - n)
+        } else if have < n {
+            a.append(contentsOf: repeatElement(0, count: n - have))
+        }
     }
 
     /// The physical row of every logical row of `chunk`.
