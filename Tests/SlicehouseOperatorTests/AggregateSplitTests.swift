@@ -322,7 +322,9 @@ final class MemoryPartitionerTests: XCTestCase {
     /// chunks larger than the staging rows (several windows, partitions sealed part-way),
     /// every value comes back exact: narrow columns (a span under 2^32, offsets from a
     /// negative base), wide ones (the whole Int64 range in one block), DOUBLE bits (-0.0,
-    /// infinities, NaN payloads), one-row chunks and selections.
+    /// infinities, NaN payloads), one-row chunks and selections. Every row is in the
+    /// partition its `KeyHashing` hash gives, whether its key column had NULLs (hashed by
+    /// `KeyHashing`) or not (hashed and remixed in one loop).
     func testScatteredRowsArePackedAndComeBackInOrder() throws {
         let p = try MemoryPartitioner(level: 1, keyColumns: [0])
         var rng = SeededRandom(seed: 91)

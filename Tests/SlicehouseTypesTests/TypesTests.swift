@@ -155,6 +155,29 @@ final class VectorTests: XCTestCase {
         XCTAssertEqual(Hashing.slot(UInt64.max, 1023), 1023)
     }
 
+    /// Hashing without `combine` into an array of another length (a buffer kept from an
+    /// earlier batch) leaves exactly one hash per row, as into a new array: trimmed when
+    /// it was longer, extended when shorter, on the flat-Int64 path and the general one.
+    func testHashingIntoAnArrayOfAnotherLength() {
+        let ints = Vector.ints([5, 6, 7, 8, 9], type: .bigint)
+        let strings = Vector.strings(["a", nil, "ccc"])
+        for v in [ints, strings] {
+            let n = v.count
+            var fresh: [UInt64] = []
+            v.hash(rows: nil, count: n, into: &fresh, combine: false)
+            var longer = [UInt64](repeating: 3, count: n + 4)
+            v.hash(rows: nil, count: n, into: &longer, combine: false)
+            XCTAssertEqual(longer, fresh)
+            var shorter: [UInt64] = [3]
+            v.hash(rows: nil, count: n, into: &shorter, combine: false)
+            XCTAssertEqual(shorter, fresh)
+            let kept = shorter
+            v.hash(rows: [1], count: 1, into: &shorter, combine: false)
+            XCTAssertEqual(shorter, [fresh[1]])
+            XCTAssertEqual(kept, fresh, "an earlier copy keeps its hashes")
+        }
+    }
+
     /// The flat-Int64 fast path (no NULLs) hashes as the general one does: through a row
     /// list, combined with an earlier key, and against the per-value hash.
     func testInt64FastPathAgreesWithGeneralHashing() {

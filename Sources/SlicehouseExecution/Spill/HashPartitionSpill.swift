@@ -478,25 +478,36 @@ final class MemoryPartitioner {
             throw SQLError.internalError("partition key \(k) out of range")
         }
         let keys = keyColumns.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
-        KeyHashing.hash(keys, rows: rows, into: &hashes)
         if partOf.count < n { partOf = [UInt8](filled: 0, count: n) }
         // Each row's partition, and its key in the partition's sketch. Pointers only
         // inside the loop: arrays captured by the closures would be checked on every row.
         let level = self.level
         let precision = Self.sketchPrecision
-        hashes.withUnsafeBufferPointer { h in
-            partOf.withUnsafeMutableBufferPointer { po in
-                sketches.withUnsafeMutableBufferPointer { sk in
-                    for k in 0..<n {
-                        let x = Hashing.hash(h[k])
-                        let p = Self.partition(mixed: x, level: level)
-                        po[k] = UInt8(truncatingIfNeeded: p)
-                        // The key's register in its partition's sketch. A register rarely
-                        // rises once it has seen a few keys: stored only then, the loop's
-                        // other rows write nothing.
-                        let (register, rank) = Self.sketchEntry(x)
-                        let reg = p &<< precision | register
-                        if rank > sk[reg] { sk[reg] = rank }
+        partOf.withUnsafeMutableBufferPointer { po in
+            sketches.withUnsafeMutableBufferPointer { sk in
+                /// Row k's partition from its remixed key hash `x`.
+                @inline(__always) func place(_ k: Int, _ x: UInt64) {
+                    let p = Self.partition(mixed: x, level: level)
+                    po[k] = UInt8(truncatingIfNeeded: p)
+                    // The key's register in its partition's sketch. A register rarely
+                    // rises once it has seen a few keys: stored only then, the loop's
+                    // other rows write nothing.
+                    let (register, rank) = Self.sketchEntry(x)
+                    let reg = p &<< precision | register
+                    if rank > sk[reg] { sk[reg] = rank }
+                }
+                if keys.count == 1, !keys[0].isConstant, keys[0].validity == nil, case .int64(let a) = keys[0].data {
+                    // One 64-bit key without NULLs: its hash (`KeyHashing`'s for one
+                    // column) and the remix in the same loop, no array of hashes between.
+                    a.withUnsafeBufferPointer { vp in
+                        rows.withUnsafeBufferPointer { rw in
+                            for k in 0..<n { place(k, Hashing.hash(Hashing.hash(vp[Int(rw[k])]))) }
+                        }
+                    }
+                } else {
+                    KeyHashing.hash(keys, rows: rows, into: &hashes)
+                    hashes.withUnsafeBufferPointer { h in
+                        for k in 0..<n { place(k, Hashing.hash(h[k])) }
                     }
                 }
             }
