@@ -17,6 +17,20 @@ extension Array {
         self = []
         if count > 0 { append(contentsOf: BulkElements(count: count, value: value, fill: true)) }
     }
+
+    /// This array with `newCount` elements, its storage kept: trimmed at the end, or
+    /// extended with copies of `value`. For scratch arrays used batch after batch whose
+    /// every element the caller writes next (a new array per batch is an allocation and a
+    /// pass over it); a copy the caller still holds keeps its elements.
+    @inlinable
+    public mutating func resize(to newCount: Int, padding value: Element) {
+        let have = count
+        if have > newCount {
+            removeLast(have - newCount)
+        } else if have < newCount {
+            append(contentsOf: BulkElements(count: newCount - have, value: value, fill: true))
+        }
+    }
 }
 
 extension Array where Element: BitwiseCopyable {

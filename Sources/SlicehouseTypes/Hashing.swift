@@ -83,7 +83,7 @@ extension Vector {
     /// Hash every row listed by `rows` (or all `count` rows when nil) into `hashes`
     /// (one entry per listed row). With `combine`, mixes into the existing values.
     public func hash(rows: [Int32]?, count n: Int, into hashes: inout [UInt64], combine: Bool) {
-        if !combine { Self.resize(&hashes, to: n) }
+        if !combine { hashes.resize(to: n, padding: 0) }
         @inline(__always) func put(_ k: Int, _ h: UInt64) {
             hashes[k] = combine ? Hashing.combine(hashes[k], h) : h
         }
@@ -128,21 +128,10 @@ extension Vector {
         }
     }
 
-    /// `hashes` with `n` entries, its storage kept (every one is written next): a new
-    /// zero-filled array per batch cost an allocation and a pass over it.
-    static func resize(_ hashes: inout [UInt64], to n: Int) {
-        let have = hashes.count
-        if have > n {
-            hashes.removeLast(have - n)
-        } else if have < n {
-            hashes.append(contentsOf: repeatElement(0, count: n - have))
-        }
-    }
-
     /// `hash(rows:count:into:combine:)` for a flat Int64 column without NULLs.
     @inline(__always)
     static func hashInt64(_ a: [Int64], rows: [Int32]?, count n: Int, into hashes: inout [UInt64], combine: Bool) {
-        if !combine { resize(&hashes, to: n) }
+        if !combine { hashes.resize(to: n, padding: 0) }
         precondition(hashes.count >= n, "hash buffer shorter than its rows")
         a.withUnsafeBufferPointer { p in
             hashes.withUnsafeMutableBufferPointer { h in

@@ -331,6 +331,27 @@ final class VectorAppendTests: XCTestCase {
 
 /// The allocation helpers of ArrayAllocation.swift.
 final class ArrayAllocationTests: XCTestCase {
+    /// `resize(to:padding:)` trims at the end or pads, keeps the storage when the array is
+    /// its storage's only owner, and leaves a copy held elsewhere as it was.
+    func testResizeKeepsStorageAndCopies() {
+        var a: [Int32] = [1, 2, 3, 4, 5]
+        a.reserveCapacity(64)
+        let storage = a.withUnsafeBufferPointer { $0.baseAddress }
+        a.resize(to: 2, padding: 0)
+        XCTAssertEqual(a, [1, 2])
+        a.resize(to: 5, padding: 9)
+        XCTAssertEqual(a, [1, 2, 9, 9, 9])
+        XCTAssertEqual(a.withUnsafeBufferPointer { $0.baseAddress }, storage, "resized in place")
+        let held = a
+        a.resize(to: 1, padding: 0)
+        a.resize(to: 0, padding: 0)
+        XCTAssertEqual(a, [])
+        XCTAssertEqual(held, [1, 2, 9, 9, 9])
+        var words = ["x"]
+        words.resize(to: 3, padding: "a string long enough to live on the heap")
+        XCTAssertEqual(words, ["x", "a string long enough to live on the heap", "a string long enough to live on the heap"])
+    }
+
     func testFilledAndUnset() {
         XCTAssertEqual([Int64](filled: 7, count: 5), [7, 7, 7, 7, 7])
         XCTAssertEqual([Bool](filled: true, count: 3), [true, true, true])

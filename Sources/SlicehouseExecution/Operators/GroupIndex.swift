@@ -385,7 +385,7 @@ final class Int64GroupIndex: GroupIndex {
         }
         reserve(groupKeys.count + n)
         // Every row's id is written below: the array is resized in place, not made again.
-        OperatorKernels.resize(&groupIds, to: n)
+        groupIds.resize(to: n, padding: 0)
         // Locals only inside the loops (no per-access exclusivity checks on class properties).
         var groupKeys = self.groupKeys, nullGroup = self.nullGroup, home = self.home
         self.groupKeys = []; self.home = []

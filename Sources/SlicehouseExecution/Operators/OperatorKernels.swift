@@ -432,17 +432,6 @@ enum OperatorKernels {
         return cache
     }
 
-    /// `a` with `n` elements, its storage kept: elements it had keep their values, new
-    /// ones are 0. For scratch arrays whose every element the caller writes next.
-    static func resize(_ a: inout [Int32], to n: Int) {
-        let have = a.count
-        if have > n {
-            a.removeLast(have - n)
-        } else if have < n {
-            a.append(contentsOf: repeatElement(0, count: n - have))
-        }
-    }
-
     /// The physical row of every logical row of `chunk`.
     static func physicalRows(_ chunk: Chunk, cache: inout [Int32]) -> [Int32] {
         chunk.selection ?? identity(chunk.physicalCount, cache: &cache)
