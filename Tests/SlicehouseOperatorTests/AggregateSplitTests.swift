@@ -407,6 +407,79 @@ final class MemoryPartitionerTests: XCTestCase {
         XCTAssertGreaterThan(gathered, 0, "gathered rows: states, NULL keys")
     }
 
+    /// One 64-bit key without NULLs, every column scatterable: rows are placed and written
+    /// to their staging rows in one loop (`scatterPlacing`), for one, two, three and five
+    /// columns (each its own writer), with and without a selection. Partitions fill their
+    /// 1,024 staging rows part-way through a chunk many times over; each partition's rows
+    /// come back exactly as the input's rows of that partition, in order, in packed chunks
+    /// of at most 1,024 rows; and each partition's estimate is within 20% of its keys.
+    func testPlacingLoopFillsPartitionsMidChunk() throws {
+        for width in [1, 2, 3, 5] {
+            for withSelection in [false, true] {
+                let p = try MemoryPartitioner(level: 0, keyColumns: [0])
+                var rng = SeededRandom(seed: UInt64(width * 10 + (withSelection ? 1 : 0)))
+                var expected = [Int: [[UInt64]]]()
+                var distinct = [Int: Set<Int64>]()
+                var hashes: [UInt64] = []
+                var cache: [Int32] = []
+                for _ in 0..<80 {
+                    let n = Chunk.capacity
+                    var columns: [Vector] = []
+                    for j in 0..<width {
+                        if j == 3 {
+                            columns.append(Vector(type: .double, data: .double((0..<n).map { _ in
+                                Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF) })))
+                        } else if j == 0 {
+                            columns.append(Vector(type: .bigint, data: .int64((0..<n).map { _ in Int64(rng.int(0...40_000)) * 7 - 9 })))
+                        } else {
+                            columns.append(Vector(type: .bigint, data: .int64((0..<n).map { _ in Int64(bitPattern: rng.next()) })))
+                        }
+                    }
+                    let chunk = withSelection
+                        ? Chunk(columns: columns, count: n, selection: (0..<Int32(n)).filter { $0 % 3 != 1 })
+                        : Chunk(columns: columns, count: n)
+                    let rows = OperatorKernels.physicalRows(chunk, cache: &cache)
+                    KeyHashing.hash([columns[0]], rows: rows, into: &hashes)
+                    for (i, r) in rows.enumerated() {
+                        let q = MemoryPartitioner.partition(hashes[i], level: 0)
+                        expected[q, default: []].append(columns.map { Self.bits($0, Int(r)) })
+                        if case .int(let k) = columns[0].value(at: Int(r)) { distinct[q, default: []].insert(k) }
+                    }
+                    try p.add(chunk, states: false)
+                }
+                let parts = p.finish()
+                XCTAssertEqual(parts.count, expected.count, "width \(width)")
+                for part in parts {
+                    var got: [[UInt64]] = []
+                    for entry in part.chunks {
+                        XCTAssertTrue(entry.isPacked)
+                        XCTAssertLessThanOrEqual(entry.count, MemoryPartitioner.stageRows)
+                        let chunk = entry.unpacked()
+                        for i in 0..<chunk.count { got.append(chunk.columns.map { Self.bits($0, i) }) }
+                    }
+                    guard let first = got.first else { return XCTFail("an empty partition") }
+                    let key = Vector(type: .bigint, data: .int64([Int64(bitPattern: first[0])]))
+                    KeyHashing.hash([key], rows: [0], into: &hashes)
+                    let q = MemoryPartitioner.partition(hashes[0], level: 0)
+                    let what = "width \(width), selection \(withSelection), partition \(q)"
+                    XCTAssertGreaterThan(got.count, MemoryPartitioner.stageRows, what + ": filled at least once")
+                    XCTAssertEqual(got, expected[q] ?? [], what)
+                    let exact = distinct[q]?.count ?? 0
+                    XCTAssertLessThanOrEqual(abs(part.groups - exact), exact * 20 / 100, what + ": \(part.groups) for \(exact)")
+                }
+            }
+        }
+    }
+
+    /// Value `i` of `v` as its 64 bits (a DOUBLE by its bit pattern).
+    private static func bits(_ v: Vector, _ i: Int) -> UInt64 {
+        switch v.value(at: i) {
+        case .int(let x): return UInt64(bitPattern: x)
+        case .double(let d): return d.bitPattern
+        default: return 0xDEAD
+        }
+    }
+
     /// A packed column is offsets from its smallest value only when the values span less
     /// than 2^32; a span of exactly 2^32 - 1 is packed, 2^32 is not, and either way the
     /// values come back.
