@@ -71,7 +71,9 @@ final class RuntimeKeyFilterTests: XCTestCase {
         let refused = dense.withUnsafeBufferPointer { k in
             RuntimeKeyFilter.of(k, valid: nil) { asked.append($0); return false }
         }
-        XCTAssertEqual(asked, [(Int(span) / 64 + 1) * 8])
+        // The bitmap's bytes and its summary's (a sixteenth: the bitmap is over 2 MB).
+        XCTAssertEqual(asked, [(Int(span) / 64 + 1) * 8 + ((Int(span) / 64 + 1) * 8) >> 4])
+        XCTAssertNotNil(f.summary)
         XCTAssertEqual(refused.shift, 6)
         XCTAssertEqual(refused.bits?.count, (1 << 20) / 64)
         XCTAssertNil(refused.bloom)
@@ -99,6 +101,66 @@ final class RuntimeKeyFilterTests: XCTestCase {
         XCTAssertEqual(filter(spread(Int(narrow / per), over: narrow)).shift, 0)
         XCTAssertEqual(filter(spread(Int(narrow / per) - 2, over: narrow)).shift, 4)
         XCTAssertNotNil(filter([0, narrow - 1]).bits, "under 8 M values: a bitmap for two keys")
+    }
+
+    /// An exact bitmap over 2 MB (a span over 16 M values) has a summary, one bit per 16
+    /// values, set exactly for the groups that hold a key; a scan's test through it keeps
+    /// the rows the bitmap alone keeps (keys, values next to them, the range's ends and
+    /// beyond, NULLs, selections, offsets, deleted rows). Keys filling more than half the
+    /// groups, or a bitmap of 2 MB or less, have none.
+    func testABitmapBeyondTheCachesHasASummary() {
+        var rng = SystemRandomNumberGenerator()
+        let lo: Int64 = -5_000_003
+        let span: Int64 = 20_000_000
+        var keys = (0..<200_000).map { _ in lo + Int64.random(in: 0...span, using: &rng) } + [lo, lo + span]
+        keys.shuffle(using: &rng)
+        let f = filter(keys)
+        XCTAssertEqual(f.shift, 0)
+        guard let summary = f.summary, let bits = f.bits else { return XCTFail("no summary") }
+        XCTAssertGreaterThan(bits.count * 8, RuntimeKeyFilter.summaryMinimumBytes)
+        let groups = Set(keys.map { ($0 - lo) >> 4 })
+        var set = 0
+        for c in 0..<(summary.count * 64) where summary[c >> 6] & (1 << UInt64(c & 63)) != 0 {
+            XCTAssertTrue(groups.contains(Int64(c)), "group \(c) has no key")
+            set += 1
+        }
+        XCTAssertEqual(set, groups.count)
+        // The same filter without its summary: the bitmap alone.
+        var plain = f
+        plain.summary = nil
+        var probe = (0..<50_000).map { _ in lo - 40 + Int64.random(in: 0...(span + 80), using: &rng) }
+        probe += keys.prefix(20_000).flatMap { [$0 - 1, $0, $0 + 1, $0 + 16] }
+        probe += [lo - 1, lo, lo + 15, lo + 16, lo + span, lo + span + 1, .min, .max]
+        var v = Vector(type: .bigint, data: .int64(probe))
+        for nulls in [false, true] {
+            if nulls {
+                v.validity = Validity(allValid: probe.count)
+                for i in stride(from: 3, to: probe.count, by: 7) { v.validity?.setInvalid(i) }
+            }
+            let all = SliceScanner.keep(v, from: 0, count: probe.count, filter: plain, selection: nil,
+                                        deleted: DeleteSet(), firstRow: 0)
+            XCTAssertGreaterThan(all.count, 15_000, "keys pass")
+            XCTAssertEqual(SliceScanner.keep(v, from: 0, count: probe.count, filter: f, selection: nil,
+                                             deleted: DeleteSet(), firstRow: 0), all, "nulls \(nulls)")
+            let selection = (0..<Int32(probe.count)).filter { $0 % 3 != 1 }
+            XCTAssertEqual(SliceScanner.keep(v, from: 0, count: probe.count, filter: f, selection: selection,
+                                             deleted: DeleteSet(), firstRow: 0),
+                           SliceScanner.keep(v, from: 0, count: probe.count, filter: plain, selection: selection,
+                                             deleted: DeleteSet(), firstRow: 0))
+            var deleted = DeleteSet()
+            for r in stride(from: 1_000, to: 1_000 + probe.count, by: 5) { deleted.insert(r) }
+            XCTAssertEqual(SliceScanner.keep(v, from: 10, count: probe.count - 10, filter: f, selection: nil,
+                                             deleted: deleted, firstRow: 1_000),
+                           SliceScanner.keep(v, from: 10, count: probe.count - 10, filter: plain, selection: nil,
+                                             deleted: deleted, firstRow: 1_000))
+        }
+        // A key in every group: no summary (it would pass every row).
+        XCTAssertNil(filter((0..<Int64(1_250_001)).map { lo + $0 * 16 }).summary)
+        // 2 MB of bitmap or less (16 M values): none.
+        let small = filter([0, Int64(RuntimeKeyFilter.summaryMinimumBytes) * 8 - 1] + (1..<5_000).map { Int64($0) * 3_000 })
+        XCTAssertNotNil(small.bits)
+        XCTAssertEqual(small.shift, 0)
+        XCTAssertNil(small.summary)
     }
 
     /// NULL keys are left out; one key; extremes; no key at all.
