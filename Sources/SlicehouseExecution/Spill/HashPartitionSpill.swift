@@ -617,9 +617,9 @@ final class MemoryPartitioner {
               sketches.count == Self.fanOut * Self.sketchRegisters, identity || rows.count >= n else { return false }
         return Self.withSources(columns) { src -> Bool in
             guard src.count == columns.count else { return false }
+            let level = self.level
             var k = 0
             while k < n {
-                let level = self.level
                 let placed: (next: Int, full: Int, newlyStaged: Int) =
                     staged.withUnsafeMutableBufferPointer { st in
                         sketches.withUnsafeMutableBufferPointer { sk in

@@ -29,9 +29,10 @@ public struct RuntimeKeyFilter: Sendable {
     /// the keys are too many for one.
     public var bloom: [UInt64]?
     /// With an exact bitmap bigger than the caches (`summaryMinimumBytes`): one bit per
-    /// `1 << summaryShift` values, set when any of them is a key, that a scan tests first
-    /// (`SliceScanner.keep`), so only the rows it passes load their line of `bits`; nil
-    /// otherwise, or when more than half its bits are set (it would pass most rows).
+    /// `1 << summaryShift` values, set when any of them is a key (a coarse bitmap of the
+    /// same range), that a scan tests first (`SliceScanner.keep`), so only the rows it
+    /// passes load their line of `bits`; nil otherwise, or when more than half its bits
+    /// are set (it would pass most rows). Its bytes are reserved with the bitmap's either way.
     public var summary: [UInt64]?
 
     /// A range spanning under 8 M values (1 MB of bitmap) is always a bitmap.

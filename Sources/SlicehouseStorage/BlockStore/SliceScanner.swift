@@ -561,26 +561,16 @@ public final class SliceScanner {
         }
         let shift = UInt64(f.shift)
         guard shift > 0 else {
-            if let summary = f.summary {
-                // The summary first (its lines stay cached), then the bitmap for the rows it passed.
-                let s = RuntimeKeyFilter.summaryShift
-                let candidates = summary.withUnsafeBufferPointer { sw in
-                    keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
-                        let d = UInt64(bitPattern: x &- lo)
-                        let c = min(d, span) >> s
-                        return both(d <= span, sw[Int(c >> 6)] & (1 << (c & 63)) != 0)
-                    }
-                }
-                return bits.withUnsafeBufferPointer { bw in
-                    keepRows(keys, from: base, count: n, selection: candidates, deleted: deleted, firstRow: firstRow) { x in
-                        let d = UInt64(bitPattern: x &- lo)
-                        let i = Int(min(d, span) >> 6)
-                        return both(d <= span, bw[i] & (1 << (d & 63)) != 0)
-                    }
-                }
+            // A summary is a coarse bitmap that stays cached: its test first, then the
+            // exact bitmap's for the rows it passed.
+            let candidates = f.summary.map {
+                keep(keys, from: base, count: n,
+                     filter: RuntimeKeyFilter(low: f.low, high: f.high, bits: $0, shift: Int(RuntimeKeyFilter.summaryShift)),
+                     selection: selection, deleted: deleted, firstRow: firstRow)
             }
             return bits.withUnsafeBufferPointer { bw in
-                keepRows(keys, from: base, count: n, selection: selection, deleted: deleted, firstRow: firstRow) { x in
+                keepRows(keys, from: base, count: n, selection: candidates ?? selection, deleted: deleted,
+                         firstRow: firstRow) { x in
                     let d = UInt64(bitPattern: x &- lo)
                     let i = Int(min(d, span) >> 6)
                     return both(d <= span, bw[i] & (1 << (d & 63)) != 0)
