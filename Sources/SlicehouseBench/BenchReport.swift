@@ -177,6 +177,9 @@ public struct QueryFigures: Codable, Sendable {
     public var check: AnswerCheck
     /// Bytes the last run wrote to spill files (nil: none, or not measured).
     public var spilledBytes: Int64?
+    /// CPU seconds (user + system, every thread) of each timed run, beside `seconds`
+    /// (`--from-disk` measures them in the child; nil: not measured).
+    public var cpuSeconds: [Double]?
 
     public init(number: Int, seconds: [Double], rows: Int, peakRSSBytes: Int64, check: AnswerCheck) {
         self.number = number; self.seconds = seconds; self.rows = rows
@@ -245,6 +248,10 @@ public struct ScalingFigures: Codable, Sendable {
         /// one run pair (the i-th run at each scale factor, taken one after the other).
         public var lowestPairGrowth: Double?
         public var highestPairGrowth: Double?
+        /// With CPU times at both scale factors (`--from-disk`), the growth of their medians:
+        /// time growing more than the CPU did means the cores were less busy at the larger
+        /// scale (a slice's tail, a build on one core), not more work.
+        public var cpuGrowth: Double?
     }
     public var fromScaleFactor: Double
     public var toScaleFactor: Double
@@ -312,8 +319,13 @@ public struct ScalingFigures: Codable, Sendable {
                   let from = a.medianSeconds, let to = b.medianSeconds else { continue }
             let pairs = zip(a.seconds, b.seconds).compactMap { Stats.ratio($1, $0) }
             sums.from += from; sums.to += to
+            var cpuGrowth: Double?
+            if let ca = a.cpuSeconds.flatMap(Stats.median), let cb = b.cpuSeconds.flatMap(Stats.median) {
+                cpuGrowth = Stats.ratio(cb, ca)
+            }
             rows.append(Query(number: b.number, fromSeconds: from, toSeconds: to, growth: Stats.ratio(to, from),
-                              duckdbGrowth: nil, lowestPairGrowth: pairs.min(), highestPairGrowth: pairs.max()))
+                              duckdbGrowth: nil, lowestPairGrowth: pairs.min(), highestPairGrowth: pairs.max(),
+                              cpuGrowth: cpuGrowth))
         }
         guard !rows.isEmpty else { return nil }
         queries = rows

@@ -9,6 +9,9 @@ import SlicehouseTypes
 public struct FreshProcessRun: Codable, Sendable, Equatable {
     /// Time of `Session.execute` in the child (opening the database is not counted).
     public var seconds: Double
+    /// CPU time of the whole process (user + system, every thread) during
+    /// `Session.execute` — with `seconds`, how busy the cores were (nil: not measured).
+    public var cpuSeconds: Double?
     public var rows: Int
     /// The child's peak resident set size since it started (VmHWM: getrusage would
     /// count the parent's, whose memory the child shares until it execs).
@@ -59,6 +62,7 @@ public struct FreshProcessRun: Codable, Sendable, Equatable {
             return .failed("could not open \(directory): \(TPCHBenchmark.message(error))")
         }
         let session = db.connect()
+        let cpuBefore = processCPUSeconds()
         let start = ContinuousClock.now
         let last: StatementResult?
         do {
@@ -67,11 +71,22 @@ public struct FreshProcessRun: Codable, Sendable, Equatable {
             return .failed(TPCHBenchmark.message(error))
         }
         let seconds = TPCHDataCache.elapsedSeconds(since: start)
+        let cpu = processCPUSeconds() - cpuBefore
         guard let last else { return .failed("the query returned no result") }
-        return FreshProcessRun(seconds: seconds, rows: last.rowCount,
-                               peakRSSBytes: MemoryProbe.peakBytes(),
-                               spilledBytes: Int64(session.lastSpilledBytes), columns: last.columns.map(\.name),
-                               checkTypes: last.columns.map { CheckType.code(of: $0.type) }, result: last.textRows())
+        var run = FreshProcessRun(seconds: seconds, rows: last.rowCount,
+                                  peakRSSBytes: MemoryProbe.peakBytes(),
+                                  spilledBytes: Int64(session.lastSpilledBytes), columns: last.columns.map(\.name),
+                                  checkTypes: last.columns.map { CheckType.code(of: $0.type) }, result: last.textRows())
+        run.cpuSeconds = cpu
+        return run
+    }
+
+    /// User and system CPU seconds of this process so far (every thread).
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }
 

@@ -114,10 +114,13 @@ public enum ReportText {
         let to = "SF " + TPCHBenchOptions.scaleName(scaling.toScaleFactor)
         let duck = scaling.queries.contains { $0.duckdbGrowth != nil }
         let pairs = scaling.queries.contains { $0.lowestPairGrowth != nil }
+        let cpu = scaling.queries.contains { $0.cpuGrowth != nil }
         var columns = [TextColumn(width: 6, left: true), TextColumn(width: 10), TextColumn(width: 10), TextColumn(width: 8)]
         if pairs { columns.append(TextColumn(width: 13, gap: 2)) }
+        if cpu { columns.append(TextColumn(width: 10, gap: 2)) }
         if duck { columns.append(TextColumn(width: 8, gap: 2)) }
-        var cells: [[String]] = [["query", from, to, "growth"] + (pairs ? ["run pairs"] : []) + (duck ? ["DuckDB"] : [])]
+        var cells: [[String]] = [["query", from, to, "growth"] + (pairs ? ["run pairs"] : []) + (cpu ? ["CPU growth"] : [])
+                                 + (duck ? ["DuckDB"] : [])]
         func growth(_ g: Double?) -> String {
             guard let g else { return "-" }
             return ratioText(g) + (g > scaling.workGrowth ? "*" : "")
@@ -128,11 +131,12 @@ public enum ReportText {
         }
         for q in scaling.queries {
             cells.append([String(format: "Q%02d", q.number), ms(q.fromSeconds), ms(q.toSeconds), growth(q.growth)]
-                         + (pairs ? [spread(q)] : []) + (duck ? [q.duckdbGrowth.map(ratioText) ?? "-"] : []))
+                         + (pairs ? [spread(q)] : []) + (cpu ? [q.cpuGrowth.map(ratioText) ?? "-"] : [])
+                         + (duck ? [q.duckdbGrowth.map(ratioText) ?? "-"] : []))
         }
         cells.append(["total", ms(scaling.queries.reduce(0) { $0 + $1.fromSeconds }),
                       ms(scaling.queries.reduce(0) { $0 + $1.toSeconds }), growth(scaling.totalGrowth)]
-                     + (pairs ? [""] : []) + (duck ? [scaling.duckdbTotalGrowth.map(ratioText) ?? "-"] : []))
+                     + (pairs ? [""] : []) + (cpu ? [""] : []) + (duck ? [scaling.duckdbTotalGrowth.map(ratioText) ?? "-"] : []))
         var lines = ["scaling \(from) → \(to) (the work grows \(ratioText(scaling.workGrowth))×; medians in ms, "
                      + "\(from) from: \(scaling.fromCommand))"]
         lines += table(columns, cells).lines
@@ -142,6 +146,10 @@ public enum ReportText {
         if pairs {
             lines.append("growth = median over median; run pairs: the lowest and highest growth of run i at \(to) "
                          + "over run i at \(from), each pair run one after the other")
+        }
+        if cpu {
+            lines.append("CPU growth = the medians of the runs' CPU seconds (user + system, all threads); "
+                         + "time growing more than CPU means idle cores at \(to), not more work")
         }
         return lines
     }

@@ -424,6 +424,7 @@ public struct TPCHBenchmark: Sendable {
     /// One query's fresh-process runs over one directory (`runFromDisk`).
     struct FreshRuns {
         var times: [Double] = []
+        var cpu: [Double] = []
         var startup: [Double] = []
         var peak: Int64 = 0
         var last: FreshProcessRun?
@@ -438,6 +439,7 @@ public struct TPCHBenchmark: Sendable {
             last = r
             guard r.error == nil, timed else { return }
             times.append(r.seconds)
+            if let c = r.cpuSeconds { cpu.append(c) }
             startup.append(wall - r.seconds)
         }
 
@@ -445,6 +447,7 @@ public struct TPCHBenchmark: Sendable {
             if let error { return QueryFigures(number: query, seconds: times, rows: 0, peakRSSBytes: peak, check: .error(error)) }
             var figures = QueryFigures(number: query, seconds: times, rows: last?.rows ?? 0, peakRSSBytes: peak, check: .unchecked)
             if let spilled = last?.spilledBytes, spilled > 0 { figures.spilledBytes = spilled }
+            if !cpu.isEmpty && cpu.count == times.count { figures.cpuSeconds = cpu }
             return figures
         }
     }

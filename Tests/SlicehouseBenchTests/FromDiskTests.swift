@@ -82,11 +82,15 @@ final class FromDiskTests: XCTestCase {
 
     /// `--scale-db`: the growth from runs that alternated, with each run pair's spread.
     func testInterleavedScalingFigures() throws {
-        func q(_ n: Int, _ seconds: [Double], error: String? = nil) -> QueryFigures {
-            QueryFigures(number: n, seconds: seconds, rows: 1, peakRSSBytes: 1, check: error.map { .error($0) } ?? .pass("x"))
+        func q(_ n: Int, _ seconds: [Double], cpu: [Double]? = nil, error: String? = nil) -> QueryFigures {
+            var f = QueryFigures(number: n, seconds: seconds, rows: 1, peakRSSBytes: 1, check: error.map { .error($0) } ?? .pass("x"))
+            f.cpuSeconds = cpu
+            return f
         }
-        let smaller = [q(1, [0.10, 0.12, 0.20]), q(2, [0.05, 0.05, 0.05]), q(3, [], error: "boom"), q(5, [0.01])]
-        let larger = [q(1, [1.10, 1.08, 1.60]), q(2, [0.45, 0.55, 0.50]), q(3, [0.3]), q(4, [0.2]), q(5, [0.2], error: "x")]
+        let smaller = [q(1, [0.10, 0.12, 0.20], cpu: [0.15, 0.16, 0.30]), q(2, [0.05, 0.05, 0.05]), q(3, [], error: "boom"),
+                       q(5, [0.01])]
+        let larger = [q(1, [1.10, 1.08, 1.60], cpu: [1.9, 2.0, 2.4]), q(2, [0.45, 0.55, 0.50], cpu: [0.9, 0.9, 0.9]),
+                      q(3, [0.3]), q(4, [0.2]), q(5, [0.2], error: "x")]
         let scaling = try XCTUnwrap(ScalingFigures(interleaved: smaller, at: 1, in: "/db1", with: larger, at: 10))
         XCTAssertEqual(scaling.interleaved, true)
         XCTAssertEqual(scaling.fromCommand, "runs alternating with these over /db1")
@@ -99,6 +103,8 @@ final class FromDiskTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(scaling.queries[1].lowestPairGrowth), 9, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(scaling.queries[1].highestPairGrowth), 11, accuracy: 1e-9)
         XCTAssertNil(q1.duckdbGrowth)
+        XCTAssertEqual(try XCTUnwrap(q1.cpuGrowth), 2.0 / 0.16, accuracy: 1e-9)  // median over median
+        XCTAssertNil(scaling.queries[1].cpuGrowth)  // no CPU times at SF 1
         XCTAssertEqual(try XCTUnwrap(scaling.totalGrowth), (1.10 + 0.50) / (0.12 + 0.05), accuracy: 1e-9)
         XCTAssertEqual(scaling.superlinear, [])
         // Not a larger scale factor, or nothing timed at both: no table.
@@ -113,15 +119,18 @@ final class FromDiskTests: XCTestCase {
         let header = try XCTUnwrap(lines.firstIndex {
             $0.hasPrefix("scaling SF 1 → SF 10 (the work grows 10.00×; medians in ms, SF 1 from: runs alternating with these over /db1)")
         })
-        XCTAssertEqual(lines[header + 1].split(separator: " "), ["query", "SF", "1", "SF", "10", "growth", "run", "pairs"])
-        XCTAssertEqual(lines[header + 2].split(separator: " "), ["Q01", "120.0", "1100.0", "9.17", "8.00–11.00"])
-        XCTAssertEqual(lines[header + 3].split(separator: " "), ["Q02", "50.0", "500.0", "10.00", "9.00–11.00"])
+        XCTAssertEqual(lines[header + 1].split(separator: " "),
+                       ["query", "SF", "1", "SF", "10", "growth", "run", "pairs", "CPU", "growth"])
+        XCTAssertEqual(lines[header + 2].split(separator: " "), ["Q01", "120.0", "1100.0", "9.17", "8.00–11.00", "12.50"])
+        XCTAssertEqual(lines[header + 3].split(separator: " "), ["Q02", "50.0", "500.0", "10.00", "9.00–11.00", "-"])
         XCTAssertEqual(lines[header + 4].split(separator: " ").first, "total")
         XCTAssertEqual(lines[header + 5], "no query grew more than the work")
         XCTAssertTrue(lines[header + 6].hasPrefix("growth = median over median; run pairs: the lowest and highest growth"))
+        XCTAssertTrue(lines[header + 7].hasPrefix("CPU growth = the medians of the runs' CPU seconds"))
         let decoded = try JSONDecoder().decode(TPCHBenchReport.self, from: try report.json())
         XCTAssertEqual(decoded.scaling?.interleaved, true)
         XCTAssertEqual(decoded.scaling?.queries.first?.highestPairGrowth ?? 0, 11, accuracy: 1e-9)
+        XCTAssertEqual(decoded.scaling?.queries.first?.cpuGrowth ?? 0, 12.5, accuracy: 1e-9)
     }
 
     /// `--scale-db` names a smaller scale factor's loaded database, and runs from disk.
@@ -191,6 +200,9 @@ final class FromDiskTests: XCTestCase {
         XCTAssertEqual(q6.columns, ["revenue"])
         XCTAssertEqual(q6.result, [[nil]])
         XCTAssertGreaterThan(q6.peakRSSBytes, 0)
+        // The child measures the process's CPU seconds around the query.
+        let cpu = try XCTUnwrap(q6.cpuSeconds)
+        XCTAssertTrue(cpu >= 0 && cpu < 60, "\(cpu)")
         // A directory in use by another open database is refused with a message.
         let holder = try Database(directory: dir)
         let busy = FreshProcessRun.run(query: 6, directory: dir, memoryBytes: nil, cacheBytes: nil)

@@ -74,7 +74,7 @@ def test_from_disk_reuses_a_loaded_directory_and_reports_growth(tmp_path):
     lines = grown.splitlines()
     header = next(i for i, l in enumerate(lines) if l.startswith("scaling SF 0.01 → SF 0.1 (the work grows 10.00×"))
     assert "runs alternating with these over " + str(db) in lines[header]
-    assert lines[header + 1].split() == ["query", "SF", "0.01", "SF", "0.1", "growth", "run", "pairs"]
+    assert lines[header + 1].split() == ["query", "SF", "0.01", "SF", "0.1", "growth", "run", "pairs", "CPU", "growth"]
     assert [l.split()[0] for l in lines[header + 2:header + 5]] == ["Q01", "Q06", "total"]
     assert "answers: 2 of 2 passed" in grown
     scaling = json.load(open(out))["scaling"]
@@ -82,6 +82,7 @@ def test_from_disk_reuses_a_loaded_directory_and_reports_growth(tmp_path):
     for q in scaling["queries"]:
         assert 0 < q["lowestPairGrowth"] <= q["highestPairGrowth"]
         assert q["toSeconds"] > 0 and q["fromSeconds"] > 0
+        assert q["cpuGrowth"] > 0
 
     # Both ways at once, or the larger database as the smaller: refused.
     for args, message in ((["--scale-from", str(first)], "give one"),

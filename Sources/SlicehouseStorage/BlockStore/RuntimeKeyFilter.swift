@@ -110,23 +110,34 @@ public struct RuntimeKeyFilter: Sendable {
     /// `c << summaryShift ..< (c + 1) << summaryShift` is), or nil when more than half its
     /// bits are set.
     static func summary(of bits: [UInt64]) -> [UInt64]? {
-        let perWord = 64 >> Int(summaryShift)
-        let group = UInt64(1) << (UInt64(1) << summaryShift) - 1
+        // One summary bit per 16-bit lane of the bitmap's words (`summaryShift` 4), without
+        // a branch per word or lane: Q9's orders filter at SF 10 summarizes 7.5 MB a slice,
+        // where a loop over the set lanes took 30 ms of CPU to the query's 2.5 s.
+        let lanes = (bits.count * 4 + 63) / 64
+        var out = [UInt64](filled: 0, count: lanes)
         var set = 0
-        var out = [UInt64](filled: 0, count: (bits.count * perWord + 63) / 64)
         out.withUnsafeMutableBufferPointer { sw in
             bits.withUnsafeBufferPointer { bw in
-                for i in 0..<bw.count where bw[i] != 0 {
-                    let w = bw[i]
-                    for q in 0..<perWord where (w >> (UInt64(q) << summaryShift)) & group != 0 {
-                        let c = i * perWord + q
-                        sw[c >> 6] |= 1 << UInt64(c & 63)
-                        set += 1
+                for j in 0..<sw.count {
+                    let first = j << 4, last = min(bw.count, first + 16)
+                    var acc: UInt64 = 0
+                    for i in first..<last {
+                        acc |= laneNibble(bw[i]) << UInt64((i - first) << 2)
                     }
+                    sw[j] = acc
+                    set += acc.nonzeroBitCount
                 }
             }
         }
-        return set * 2 > bits.count * perWord ? nil : out
+        return set * 2 > bits.count * 4 ? nil : out
+    }
+
+    /// Bit q (0...3) set when 16-bit lane q of `w` has a bit set.
+    @inline(__always)
+    static func laneNibble(_ w: UInt64) -> UInt64 {
+        // Bit 15 of a lane: its own, or a carry out of adding 0x7FFF to its low 15 bits.
+        let t = (w | ((w & 0x7FFF_7FFF_7FFF_7FFF) &+ 0x7FFF_7FFF_7FFF_7FFF)) & 0x8000_8000_8000_8000
+        return ((t >> 15) & 1) | ((t >> 30) & 2) | ((t >> 45) & 4) | ((t >> 60) & 8)
     }
 
     /// The shift of a coarse bitmap for `n` keys over `span + 1` values, or nil when a
