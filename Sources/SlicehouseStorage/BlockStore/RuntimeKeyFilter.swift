@@ -110,11 +110,11 @@ public struct RuntimeKeyFilter: Sendable {
     /// `c << summaryShift ..< (c + 1) << summaryShift` is), or nil when more than half its
     /// bits are set.
     static func summary(of bits: [UInt64]) -> [UInt64]? {
-        // One summary bit per 16-bit lane of the bitmap's words (`summaryShift` 4), without
-        // a branch per word or lane: Q9's orders filter at SF 10 summarizes 7.5 MB a slice,
-        // where a loop over the set lanes took 30 ms of CPU to the query's 2.5 s.
-        let lanes = (bits.count * 4 + 63) / 64
-        var out = [UInt64](filled: 0, count: lanes)
+        // One summary bit per 16-bit lane of the bitmap's words (written for
+        // `summaryShift` 4: four lanes a word, sixteen words a summary word), without a
+        // branch per word or lane: Q9's orders filter at SF 10 summarizes 7.5 MB a slice,
+        // where a loop over the set lanes took 30 ms of the query's 2.5 s of CPU.
+        var out = [UInt64](filled: 0, count: (bits.count * 4 + 63) / 64)
         var set = 0
         out.withUnsafeMutableBufferPointer { sw in
             bits.withUnsafeBufferPointer { bw in
