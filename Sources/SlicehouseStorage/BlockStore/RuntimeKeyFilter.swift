@@ -103,7 +103,7 @@ public struct RuntimeKeyFilter: Sendable {
             return RuntimeKeyFilter(low: lo, high: hi, bits: nil, bloom: bloomFilter(keys, valid: valid, count: n))
         }
         let bits = bitmap(keys, valid: valid, low: lo, span: span, shift: 0)
-        let summary = summarized ? summary(keys, valid: valid, low: lo, span: span, groups: bits.count * 4) : nil
+        let summary = summarized ? summary(keys, valid: valid, low: lo, span: span) : nil
         return RuntimeKeyFilter(low: lo, high: hi, bits: bits, summary: summary)
     }
 
@@ -111,11 +111,13 @@ public struct RuntimeKeyFilter: Sendable {
     /// key lies in `c << summaryShift ..< (c + 1) << summaryShift` above `low`, that is the
     /// coarse bitmap of shift `summaryShift`, built from the keys (each key's write lands in
     /// a table a sixteenth of the bitmap's size, in L2). Reading the bitmap back to
-    /// summarize it took a quarter more of Q21's filter building at SF 10 (177 K keys a
-    /// slice against 940 K bitmap words); writing both bitmaps in one pass was no faster.
-    /// nil when more than half of the bitmap's `groups` (four a word) would be set.
+    /// summarize it took a quarter more of Q21's filter building at SF 10 (177 K build rows
+    /// a slice against 940 K bitmap words); writing both bitmaps in one pass was no faster.
+    /// nil when more than half of the exact bitmap's groups of `1 << summaryShift` values
+    /// would be set.
     static func summary(_ keys: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>?,
-                        low lo: Int64, span: Int64, groups: Int) -> [UInt64]? {
+                        low lo: Int64, span: Int64) -> [UInt64]? {
+        let groups = (Int(span) / 64 + 1) * (64 >> Int(summaryShift))
         let coarse = bitmap(keys, valid: valid, low: lo, span: span, shift: Int(summaryShift))
         var set = 0
         for w in coarse { set &+= w.nonzeroBitCount }
