@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Foundation
 import SlicehouseEngine
+import SlicehouseRuntime
 import SlicehouseSQLLogicTest
 
 /// `slicehouse`: a psql-like shell (the default subcommand) and a sqllogictest runner.
@@ -24,25 +25,9 @@ struct SlicehouseCommand: ParsableCommand {
         helpNames: [.long, .customShort("?")])
 
     static func main() {
-        tuneAllocator()
+        SystemMemory.tuneAllocator()   // before anything allocates much
         main(nil)
     }
-}
-
-/// glibc's malloc serves blocks above 128 KB to 32 MB with fresh mmap()s and unmaps
-/// them on free, so every chunk of a COPY or a query's large buffers is zeroed page by
-/// page by the kernel (a third of a load's system time). Keep large blocks in the heap
-/// for reuse, and give memory back only when much of it is free.
-/// (`mallopt` is looked up at run time: Swift's Glibc module does not import malloc.h.)
-private func tuneAllocator() {
-    #if canImport(Glibc)
-    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "mallopt") else { return }
-    let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
-    let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3  // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
-    _ = mallopt(mmapThreshold, 1 << 30)
-    _ = mallopt(trimThreshold, 512 << 20)
-    #endif
 }
 
 /// Write a line to standard error.
