@@ -13,7 +13,7 @@ public enum SystemMemory {
     private typealias Trim = @convention(c) (Int) -> Int32
 
     /// glibc's `malloc_trim`, looked up at run time (nil with another C library).
-    nonisolated(unsafe) private static let trim: Trim? = {
+    private static let trim: Trim? = {
         #if canImport(Glibc)
         guard let symbol = dlsym(nil, "malloc_trim") else { return nil }   // RTLD_DEFAULT
         return unsafeBitCast(symbol, to: Trim.self)
@@ -25,7 +25,7 @@ public enum SystemMemory {
     private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
 
     /// glibc's `mallopt`, looked up at run time (Swift's Glibc module does not import malloc.h).
-    nonisolated(unsafe) private static let mallopt: Mallopt? = {
+    private static let mallopt: Mallopt? = {
         #if canImport(Glibc)
         guard let symbol = dlsym(nil, "mallopt") else { return nil }   // RTLD_DEFAULT
         return unsafeBitCast(symbol, to: Mallopt.self)
