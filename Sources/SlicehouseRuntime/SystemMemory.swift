@@ -41,8 +41,8 @@ public enum SystemMemory {
     /// most 32 MB) as fresh mmap()s and unmaps them on free, gives the top of a heap back
     /// on a large free, and a thread's arena unmaps a heap (64 MB) as soon as it is
     /// wholly free. Each time, the next allocation has the kernel fault in and zero the
-    /// pages again, at about 2 µs a page on these machines: a quarter of SF 10's Q9 page
-    /// faults were such refaults. So:
+    /// pages again, at about 2 µs a page on these machines (a third of a COPY's system
+    /// time before the thresholds; a quarter of SF 10's Q9 page faults before the pad). So:
     /// - `mmapThreshold`: blocks up to 1 GB come from the arenas (a thread's arena still
     ///   maps a block larger than its 64 MB heaps on its own).
     /// - `trimThreshold`: a heap's top is given back only past 512 MB free.

@@ -1,7 +1,4 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import SlicehouseEngine
 import SlicehouseRuntime
