@@ -60,8 +60,8 @@ public enum SystemMemory {
     @discardableResult
     public static func tuneAllocator() -> Bool {
         guard let mallopt else { return false }
-        let trim: Int32 = -1, pad: Int32 = -2, mmap: Int32 = -3   // M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD
-        let accepted = [mallopt(mmap, mmapThreshold), mallopt(trim, trimThreshold), mallopt(pad, topPad)]
+        let trimOption: Int32 = -1, padOption: Int32 = -2, mmapOption: Int32 = -3   // M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD
+        let accepted = [mallopt(mmapOption, mmapThreshold), mallopt(trimOption, trimThreshold), mallopt(padOption, topPad)]
         return accepted.allSatisfy { $0 == 1 }
     }
 
