@@ -11,28 +11,22 @@ import Glibc
 /// back (`malloc_trim(0)`: every arena's free pages, not only the top of the main heap).
 public enum SystemMemory {
     private typealias Trim = @convention(c) (Int) -> Int32
-
-    /// glibc's `malloc_trim`, looked up at run time (nil with another C library).
-    private static let trim: Trim? = {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }   // RTLD_DEFAULT
-        return unsafeBitCast(symbol, to: Trim.self)
-        #else
-        return nil
-        #endif
-    }()
-
     private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
 
-    /// glibc's `mallopt`, looked up at run time (Swift's Glibc module does not import malloc.h).
-    private static let mallopt: Mallopt? = {
+    /// glibc's `malloc_trim` and `mallopt`, looked up at run time (Swift's Glibc module
+    /// does not import malloc.h; nil with another C library).
+    private static let trim = cFunction("malloc_trim", as: Trim.self)
+    private static let mallopt = cFunction("mallopt", as: Mallopt.self)
+
+    /// The C library's function `name` as a function of type `F`, or nil.
+    private static func cFunction<F>(_ name: String, as _: F.Type) -> F? {
         #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "mallopt") else { return nil }   // RTLD_DEFAULT
-        return unsafeBitCast(symbol, to: Mallopt.self)
+        guard let symbol = dlsym(nil, name) else { return nil }   // RTLD_DEFAULT
+        return unsafeBitCast(symbol, to: F.self)
         #else
         return nil
         #endif
-    }()
+    }
 
     /// The allocator's settings for a process that runs queries and loads (the
     /// `slicehouse` executable sets them first thing).
