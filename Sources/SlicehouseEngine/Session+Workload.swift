@@ -53,6 +53,10 @@ extension Session {
         switch statement {
         case .query:
             mode = .afterPlanning
+        case .explain(let e) where e.analyze:
+            // EXPLAIN ANALYZE runs its query as the query would run: admitted once planned,
+            // with its slot's memory (explained outside WLM, it had no budget at all).
+            mode = .afterPlanning
         case .insert, .update, .delete, .merge, .copy, .unload, .procedure(.call):
             mode = .admitNow
         case .createTable(let c):

@@ -160,6 +160,36 @@ final class WLMTests: XCTestCase {
         XCTAssertEqual(try rows(s, "select slot_count from stl_wlm_query order by query desc limit 2"), [["5"], ["1"]])
     }
 
+    func testExplainAnalyzeRunsWithItsSlotsMemory() throws {
+        // As above: one slot's 1 MB is too little for the join, five slots are enough.
+        // EXPLAIN ANALYZE is admitted like the query it runs (it ran outside WLM, without
+        // a budget, so it never spilled where the query did).
+        let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2), memoryBytes: 6 << 20)
+        db.resultCacheBytes = 0
+        let s = db.connect()
+        _ = try s.execute("""
+            create table d (x int); insert into d values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);
+            create table n as select a.x * 10000 + b.x * 1000 + c.x * 100 + e.x * 10 + f.x as a, 'padding-' || a.x as s
+            from d a, d b, d c, d e, d f
+            """)
+        let explain = "explain analyze select count(*) from n x join n y on x.a = y.a"
+        let spilling = try rows(s, explain).compactMap { $0.first ?? nil }
+        XCTAssertTrue(spilling.contains { $0.contains("Hash Join") }, "\(spilling)")
+        XCTAssertTrue(spilling.contains { $0.contains("Actual: ") && $0.contains(" spilled=") }, "\(spilling)")
+        XCTAssertGreaterThan(s.lastSpilledBytes, 0)
+        XCTAssertEqual(try rows(s, "select count(*) from stl_wlm_query where query = pg_last_query_id() and slot_count = 1"),
+                       [["1"]])
+        _ = try s.execute("set wlm_query_slot_count to 5")
+        let whole = try rows(s, explain).compactMap { $0.first ?? nil }
+        XCTAssertFalse(whole.contains { $0.contains(" spilled=") }, "\(whole)")
+        XCTAssertEqual(s.lastSpilledBytes, 0)
+        XCTAssertEqual(try rows(s, "select slot_count from stl_wlm_query where query = pg_last_query_id()"), [["5"]])
+        // Plain EXPLAIN runs nothing and is not admitted.
+        let before = try rows(s, "select count(*) from stl_wlm_query")
+        _ = try s.execute("explain select count(*) from n x join n y on x.a = y.a")
+        XCTAssertEqual(try rows(s, "select count(*) from stl_wlm_query"), before)
+    }
+
     func testSlotCountAboveTheQueueConcurrencyIsAnError() throws {
         let db = try database(#"[{"query_concurrency": 3}]"#)
         let s = db.connect()
