@@ -793,6 +793,58 @@ final class HashJoinTests: XCTestCase {
     }
 }
 
+/// A grace hash join's spill files: partitions' rows gathered into whole frames, and a
+/// join short of memory the rest of the plan holds.
+final class GraceHashJoinTests: XCTestCase {
+    // No NULL keys: they all land in one partition, which then outgrows the others.
+    let probe = joinRows(40_000, seed: 21, keys: 30_000, nullRate: 0)
+    let build = joinRows(40_000, seed: 22, keys: 30_000, nullRate: 0)
+
+    func join(_ context: QueryContext, build rows: [Row]) -> HashJoinOperator {
+        HashJoinOperator(kind: .inner, probe: source(joinTypes, probe, chunkSize: 300),
+                         build: source(joinTypes, rows, chunkSize: 300), probeKeys: [0], buildKeys: [0],
+                         residual: nil, buildTypes: joinTypes, probeTypes: joinTypes, context: context)
+    }
+
+    func expected(_ rows: [Row]) -> [Row] {
+        referenceJoin(.inner, probe: probe, build: rows, probeKeys: [0], buildKeys: [0], probeWidth: 3, buildWidth: 3)
+    }
+
+    /// Chunks of 300 rows give each of 16 partitions about 19: written as they came, a
+    /// side took 134 × 16 frames. Gathered, each partition's 2,500 rows are 3 frames.
+    func testPartitionsAreWrittenInWholeFrames() throws {
+        let spill = TemporarySpill()
+        let op = join(spill.context(budget: 1 << 20), build: build)
+        assertSameRows(try drain(op), expected(build))
+        XCTAssertGreaterThan(op.spilledBytes, 0)
+        XCTAssertEqual(op.spilledBelowTopLevel, 0, "each partition fits the budget")
+        // Both sides, 16 partitions, 1 to 3 frames each (the hash spreads the rows unevenly).
+        XCTAssertGreaterThanOrEqual(op.spilledFrames, 2 * 16)
+        XCTAssertLessThanOrEqual(op.spilledFrames, 2 * 16 * 3)
+    }
+
+    /// The budget is 1 MB and the rest of the plan holds all but 32 KB of it. A table
+    /// under an eighth of the budget is held anyway (counted); a bigger one spills once,
+    /// and its partitions, each under the eighth, are joined without spilling again (they
+    /// spilled down to the last level, each refused after a few kilobytes).
+    func testAJoinShortOfMemoryTheRestOfThePlanHoldsSpillsOnlyOnce() throws {
+        let budget = 1 << 20
+        for (rows, spills) in [(2_000, false), (20_000, true)] {
+            let spill = TemporarySpill()
+            let context = spill.context(budget: budget)
+            let elsewhere = MemoryReservation(context.memory)
+            XCTAssertTrue(elsewhere.tryResize(to: budget - (32 << 10)))
+            let side = Array(build.prefix(rows))
+            let op = join(context, build: side)
+            assertSameRows(try drain(op), expected(side), "\(rows) build rows")
+            XCTAssertEqual(op.spilledBytes > 0, spills, "\(rows) build rows")
+            XCTAssertEqual(op.spilledBelowTopLevel, 0, "\(rows) build rows")
+            if !spills { XCTAssertGreaterThan(op.memoryPeak, 32 << 10, "held past the budget, counted") }
+            elsewhere.free()
+        }
+    }
+}
+
 /// Counts the chunks read from a source (from several threads).
 final class CountingSource: Operator, @unchecked Sendable {
     private let input: Operator

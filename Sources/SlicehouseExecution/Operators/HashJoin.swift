@@ -373,6 +373,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// joins included).
     public var memoryPeak: Int { max(reservation?.peak ?? 0, grace?.memoryPeak ?? 0) }
     public var spilledBytes: Int { grace?.spilledBytes ?? 0 }
+    /// Of `spilledBytes`, what its partitions' joins wrote when they spilled again, and
+    /// the frames (chunks) written in all (tests read them).
+    var spilledBelowTopLevel: Int { grace?.spilledBelow ?? 0 }
+    var spilledFrames: Int { grace?.frames ?? 0 }
 
     /// Drop the hash table once the output is complete, and its reservation with it.
     private func releaseTable() {
@@ -493,7 +497,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 let kept = Chunk(columns: keptColumns.map { chunk.columns[$0] }, count: chunk.count)
                 held += kept.approximateBytes + chunk.count * GraceHashJoin.tableBytesPerRow
                 if !reservation.tryResize(to: held) {
-                    if canSpill, let context {
+                    if canSpill, let context, held >= GraceHashJoin.spillFloor(context.memory) {
                         reservation.free()
                         grace = try GraceHashJoin(join: self, context: context, held: Chunk(columns: columns, count: n))
                         return

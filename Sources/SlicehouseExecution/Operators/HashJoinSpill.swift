@@ -35,6 +35,17 @@ final class GraceHashJoin {
     /// and row number) and its share of the bucket array.
     static let tableBytesPerRow = 24
 
+    /// Bytes of build side below which a join refused memory keeps its table anyway
+    /// (counted against the budget, so other operators see it): an eighth of the
+    /// statement's budget. Memory the plan holds elsewhere (other joins' tables,
+    /// exchanges, the other slices' operators) can leave a join only a few megabytes;
+    /// partitioning a table that small again splits it into partitions the same
+    /// shortage refuses too, so every level spilled again down to the last. TPC-H Q9
+    /// at SF 10 with `--memory 200MB` (a 42 MB budget, 40 MB of it held by the plan)
+    /// spilled 963 MB over three levels in 5.5 s, its 3.6 MB partitions refused at
+    /// level 1 after 1.4 MB each.
+    static func spillFloor(_ memory: QueryMemory) -> Int { (memory.budget ?? 0) / 8 }
+
     /// Whether a join of `kind` can be partitioned (again) at `level`.
     static func canPartition(kind: JoinKind, nullAware: Bool, level: Int) -> Bool {
         level < maxLevel
@@ -49,10 +60,26 @@ final class GraceHashJoin {
     private var current: HashJoinOperator?
     private var nextPartition = 0
     private(set) var memoryPeak = 0
-    private var spilledBelow = 0
+    /// Bytes the partitions' joins wrote (they spilled again), and frames written here
+    /// and by them (tests read both).
+    private(set) var spilledBelow = 0
+    private(set) var frames = 0
     private var written = 0
     /// NOT IN: whether a build row with a NULL key was written.
     private var buildHasNullKey = false
+    /// Per partition: rows of the side being written that wait for a frame of their own
+    /// (`frameRows`), and how many. An input chunk gives each of 16 partitions a
+    /// sixteenth of its rows, and a partition joined by a join that spills again a
+    /// sixteenth of that: written as they came, frames of 8 rows made every later step
+    /// pay its per-chunk costs for 8 rows.
+    private var pending: [[Vector]] = []
+    private var pendingRows: [Int] = []
+    /// What the waiting rows hold of the statement's memory (taken whatever the budget
+    /// says: at most `fanOut` frames' rows, as a chunk in flight is).
+    private let pendingReservation: MemoryReservation
+    private var pendingBytes = 0
+    /// Rows a partition's frame gathers before it is written.
+    static let frameRows = 1024
 
     init(join: HashJoinOperator, context: QueryContext, held: Chunk) throws {
         self.join = join
@@ -60,6 +87,9 @@ final class GraceHashJoin {
         level = join.spillLevel
         buildFiles = Array(repeating: nil, count: Self.fanOut)
         probeFiles = Array(repeating: nil, count: Self.fanOut)
+        pending = Array(repeating: [], count: Self.fanOut)
+        pendingRows = Array(repeating: 0, count: Self.fanOut)
+        pendingReservation = MemoryReservation(context.memory)
         try write(held, keys: join.buildKeys, to: &buildFiles, isBuild: true)
     }
 
@@ -72,6 +102,7 @@ final class GraceHashJoin {
                 try context.cancellation.check()
                 try write(chunk, keys: join.buildKeys, to: &buildFiles, isBuild: true)
             }
+            try writePending(to: &buildFiles)
             partitioned = true
             if join.nullAware && buildHasNullKey {
                 // NOT IN against a list holding NULL: no row qualifies.
@@ -83,6 +114,7 @@ final class GraceHashJoin {
                 try context.cancellation.check()
                 try write(chunk, keys: join.probeKeys, to: &probeFiles, isBuild: false)
             }
+            try writePending(to: &probeFiles)
             for f in buildFiles { try f?.flush() }
             for f in probeFiles { try f?.flush() }
         }
@@ -91,6 +123,7 @@ final class GraceHashJoin {
                 if let c = try current.next() { return c }
                 memoryPeak = max(memoryPeak, current.memoryPeak)
                 spilledBelow += current.spilledBytes
+                frames += current.spilledFrames
                 self.current = nil
             }
             guard nextPartition < Self.fanOut else { return nil }
@@ -119,9 +152,10 @@ final class GraceHashJoin {
         kind == .right || kind == .full || kind == .rightAnti
     }
 
-    /// Split `chunk`'s rows by the hash of `keys` and append each part to its file
-    /// (created on its first rows). For NOT IN, a build row with a NULL key is noted and
-    /// a probe row with one is left out.
+    /// Split `chunk`'s rows by the hash of `keys` and add each part to its partition's
+    /// waiting rows, writing them to its file (created on its first frame) once they make
+    /// a frame (`frameRows`). For NOT IN, a build row with a NULL key is noted and a
+    /// probe row with one is left out.
     private func write(_ chunk: Chunk, keys: [Int], to files: inout [SpillFile?], isBuild: Bool) throws {
         guard chunk.count > 0 else { return }
         var flat = chunk.compacted()
@@ -143,16 +177,52 @@ final class GraceHashJoin {
         let mask = UInt64(Self.fanOut - 1)
         var parts = [[Int32]](repeating: [], count: Self.fanOut)
         for r in 0..<rows { parts[Int((hashes[r] >> shift) & mask)].append(Int32(r)) }
+        let rowBytes = flat.approximateBytes / rows
         for (p, selection) in parts.enumerated() where !selection.isEmpty {
-            let file = try context.spillFile(p, in: &files)
-            let before = file.size
-            if selection.count == rows {
-                try file.appendChunk(flat)
-            } else {
-                try file.appendChunk(Chunk(columns: flat.columns, count: rows, selection: selection))
+            if pendingRows[p] == 0 && selection.count >= Self.frameRows {
+                // A frame's worth already: written as it is, without waiting.
+                try writeFrame(selection.count == rows ? flat : Chunk(columns: flat.columns, count: rows, selection: selection),
+                               partition: p, to: &files)
+                continue
             }
-            written += file.size - before
+            if pending[p].isEmpty { pending[p] = flat.columns.map { Vector(type: $0.type, capacity: Self.frameRows) } }
+            guard pending[p].count == flat.columns.count else {
+                throw SQLError.internalError("spilled chunk has \(flat.columns.count) columns, expected \(pending[p].count)")
+            }
+            selection.withUnsafeBufferPointer { picked in
+                for j in pending[p].indices { pending[p][j].append(gathering: picked, from: flat.columns[j]) }
+            }
+            pendingRows[p] += selection.count
+            pendingBytes += selection.count * rowBytes
+            if pendingRows[p] >= Self.frameRows { try writePending(p, to: &files) }
         }
+        pendingReservation.resize(to: pendingBytes)
+    }
+
+    /// Write partition `p`'s waiting rows as one frame.
+    private func writePending(_ p: Int, to files: inout [SpillFile?]) throws {
+        let n = pendingRows[p]
+        guard n > 0 else { return }
+        let chunk = Chunk(columns: pending[p], count: n)
+        pending[p] = []
+        pendingRows[p] = 0
+        pendingBytes = max(0, pendingBytes - chunk.approximateBytes)
+        try writeFrame(chunk, partition: p, to: &files)
+    }
+
+    /// Write every partition's waiting rows (the side is complete).
+    private func writePending(to files: inout [SpillFile?]) throws {
+        for p in 0..<Self.fanOut { try writePending(p, to: &files) }
+        pendingBytes = 0
+        pendingReservation.free()
+    }
+
+    private func writeFrame(_ chunk: Chunk, partition p: Int, to files: inout [SpillFile?]) throws {
+        let file = try context.spillFile(p, in: &files)
+        let before = file.size
+        try file.appendChunk(chunk)
+        written += file.size - before
+        frames += 1
     }
 }
 
