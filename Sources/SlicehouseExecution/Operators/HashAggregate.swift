@@ -670,9 +670,9 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             var end = at + 1
             var count = entry.count
             if let lead {
-                while end < partition.chunks.count, let next = partition.chunks[end].packed, next.sameLayout(as: lead),
-                      count + next.count <= Chunk.capacity {
-                    count += next.count
+                while end < partition.chunks.count, count + partition.chunks[end].count <= Chunk.capacity,
+                      partition.chunks[end].isPacked(like: lead) {
+                    count += partition.chunks[end].count
                     end += 1
                 }
             }
