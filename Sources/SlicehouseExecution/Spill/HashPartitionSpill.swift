@@ -261,7 +261,9 @@ struct UnpackBuffers {
 }
 
 /// Rows of 64-bit integer and DOUBLE columns without NULLs, packed (`PartitionChunk`).
-struct PackedRows {
+/// A class: a partition's reader copies its chunks' forms, and a copy of a struct of five
+/// arrays retained each of them.
+final class PackedRows: Sendable {
     let count: Int
     let types: [DataType]
     let doubles: [Bool]
@@ -687,8 +689,46 @@ final class MemoryPartitioner {
     }
 
     /// `body` with the addresses of `columns`' 64-bit buffers (a DOUBLE's by its bits);
-    /// fewer addresses than columns when one has none (an empty buffer).
-    private static func withSources<R>(_ columns: [VectorData], from j: Int = 0, _ held: [UnsafePointer<UInt64>] = [],
+    /// fewer addresses than columns when one has none (an empty buffer). Up to three
+    /// columns without recursing: each level of the recursion copied the columns it
+    /// was handed, and that was the most of what adding a chunk retained.
+    private static func withSources<R>(_ columns: [VectorData], _ body: ([UnsafePointer<UInt64>]) -> R) -> R {
+        switch columns.count {
+        case 1:
+            return withSource(columns[0]) { s0 in body(s0.map { [$0] } ?? []) }
+        case 2:
+            return withSource(columns[0]) { s0 in
+                withSource(columns[1]) { s1 in
+                    guard let s0, let s1 else { return body([]) }
+                    return body([s0, s1])
+                }
+            }
+        case 3:
+            return withSource(columns[0]) { s0 in
+                withSource(columns[1]) { s1 in
+                    withSource(columns[2]) { s2 in
+                        guard let s0, let s1, let s2 else { return body([]) }
+                        return body([s0, s1, s2])
+                    }
+                }
+            }
+        default:
+            return withSources(columns, from: 0, [], body)
+        }
+    }
+
+    /// `body` with the address of one column's 64-bit buffer (nil: none).
+    @inline(__always)
+    private static func withSource<R>(_ column: VectorData, _ body: (UnsafePointer<UInt64>?) -> R) -> R {
+        switch column {
+        case .int64(let a): return a.withUnsafeBufferPointer { $0.withMemoryRebound(to: UInt64.self) { body($0.baseAddress) } }
+        case .double(let a): return a.withUnsafeBufferPointer { $0.withMemoryRebound(to: UInt64.self) { body($0.baseAddress) } }
+        default: return body(nil)
+        }
+    }
+
+    /// `withSources` for any number of columns, one level of recursion a column.
+    private static func withSources<R>(_ columns: [VectorData], from j: Int, _ held: [UnsafePointer<UInt64>],
                                        _ body: ([UnsafePointer<UInt64>]) -> R) -> R {
         guard j < columns.count else { return body(held) }
         func next(_ p: UnsafeBufferPointer<UInt64>) -> R {
