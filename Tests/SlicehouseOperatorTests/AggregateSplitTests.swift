@@ -489,9 +489,46 @@ final class MemoryPartitionerTests: XCTestCase {
             let rows = values.withUnsafeBufferPointer { v in
                 PackedRows([v.baseAddress!], count: 3, types: [.bigint], doubles: [false])
             }
-            XCTAssertEqual(rows.narrow.count, span <= Int64(UInt32.max) ? 3 : 0, "span \(span)")
+            XCTAssertEqual(rows.narrowColumnCount, span <= Int64(UInt32.max) ? 1 : 0, "span \(span)")
             XCTAssertEqual(rows.chunk().columns[0].value(at: 1), .int(-7 + span))
             XCTAssertEqual(rows.chunk().columns[0].value(at: 0), .int(-7))
+        }
+    }
+
+    /// Of 70 columns, the first 64 can be held narrow and the rest are kept wide; a
+    /// DOUBLE and a wide span among them stay wide; every value comes back, in its
+    /// column, also for no rows.
+    func testPackedRowsOfManyColumns() {
+        let width = 70
+        let types: [DataType] = (0..<width).map { $0 == 5 ? .double : .bigint }
+        let doubles = (0..<width).map { $0 == 5 }
+        for n in [0, 1, 5] {
+            // Column j, row i: j * 1000 + i (column 7 spans 2^40, column 5 is a DOUBLE).
+            let columns: [[UInt64]] = (0..<width).map { j in
+                (0..<n).map { i in
+                    if j == 5 { return (Double(i) + 0.5).bitPattern }
+                    if j == 7 { return UInt64(bitPattern: i % 2 == 0 ? Int64(i) << 40 : -Int64(i)) }
+                    return UInt64(bitPattern: Int64(j * 1000 + i))
+                }
+            }
+            let pointers = columns.map { c -> UnsafeMutablePointer<UInt64> in
+                let p = UnsafeMutablePointer<UInt64>.allocate(capacity: max(n, 1))
+                p.initialize(from: c, count: n)
+                return p
+            }
+            defer { pointers.forEach { $0.deallocate() } }
+            let rows = PackedRows(pointers.map { UnsafePointer($0) }, count: n, types: types, doubles: doubles)
+            XCTAssertEqual(rows.narrowColumnCount, n == 0 ? 0 : n == 1 ? 63 : 62, "\(n) rows")
+            let chunk = rows.chunk()
+            XCTAssertEqual(chunk.count, n)
+            XCTAssertEqual(chunk.columns.count, width)
+            for j in 0..<width {
+                for i in 0..<n {
+                    let expected: Value = j == 5 ? .double(Double(i) + 0.5)
+                        : j == 7 ? .int(i % 2 == 0 ? Int64(i) << 40 : -Int64(i)) : .int(Int64(j * 1000 + i))
+                    XCTAssertEqual(chunk.columns[j].value(at: i), expected, "column \(j) row \(i) of \(n)")
+                }
+            }
         }
     }
 
