@@ -823,6 +823,31 @@ final class GraceHashJoinTests: XCTestCase {
         XCTAssertLessThanOrEqual(op.spilledFrames, 2 * 16 * 3)
     }
 
+    /// Rows with a NULL key never match: a side whose unmatched rows the join does not
+    /// keep writes none of them; a side whose unmatched rows it keeps writes them, and
+    /// they come out padded. Half the rows of each side have one: a full join writes
+    /// every row, a left join a quarter less (the build side's half), an inner join half.
+    func testRowsWithANullKeyAreNotSpilledUnlessKept() throws {
+        let p = joinRows(40_000, seed: 31, keys: 30_000, nullRate: 0.5)
+        let b = joinRows(40_000, seed: 32, keys: 30_000, nullRate: 0.5)
+        var spilled: [JoinKind: Int] = [:]
+        for kind in [JoinKind.full, .left, .inner] {
+            let spill = TemporarySpill()
+            let op = HashJoinOperator(kind: kind, probe: source(joinTypes, p, chunkSize: 300),
+                                      build: source(joinTypes, b, chunkSize: 300), probeKeys: [0], buildKeys: [0],
+                                      residual: nil, buildTypes: joinTypes, probeTypes: joinTypes,
+                                      context: spill.context(budget: 1 << 20))
+            assertSameRows(try drain(op), referenceJoin(kind, probe: p, build: b, probeKeys: [0], buildKeys: [0],
+                                                        probeWidth: 3, buildWidth: 3), "\(kind)")
+            XCTAssertGreaterThan(op.spilledBytes, 0, "\(kind)")
+            spilled[kind] = op.spilledBytes
+        }
+        let full = spilled[.full] ?? 0, left = spilled[.left] ?? 0, inner = spilled[.inner] ?? 0
+        XCTAssertLessThan(inner, full * 6 / 10, "both sides leave their NULL keys out")
+        XCTAssertLessThan(left, full * 9 / 10, "the build side leaves them out")
+        XCTAssertGreaterThan(left, full * 6 / 10, "the probe side keeps them")
+    }
+
     /// The budget is 1 MB and the rest of the plan holds all but 32 KB of it. A table
     /// under an eighth of the budget is held anyway (counted); a bigger one spills once,
     /// and its partitions, each under the eighth, are joined without spilling again (they

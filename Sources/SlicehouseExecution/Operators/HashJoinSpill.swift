@@ -15,7 +15,8 @@ import SlicehouseStorage
 /// Every kind that decides per partition works unchanged: unmatched probe rows (left,
 /// full, anti) and unmatched build rows (right, full, rightSemi, rightAnti) are found
 /// within their partition; NULL keys, which never match, land in some partition and
-/// are padded there. A partition that still does not fit is split again by the join
+/// are padded there (rows with a NULL key on a side whose unmatched rows the join does
+/// not keep are not written at all). A partition that still does not fit is split again by the join
 /// below, on the next bits of the hash (`spillLevel`), up to `maxLevel` times.
 ///
 /// NOT IN (`nullAware`) depends on the whole build side, which no partition sees, so it
@@ -166,6 +167,13 @@ final class GraceHashJoin {
                 if nonNull.isEmpty { return }
                 flat = Chunk(columns: flat.columns, count: flat.count, selection: nonNull).compacted()
             }
+        } else if !join.nullAware, !(isBuild ? Self.keepsUnmatchedBuildRows(join.kind) : Self.keepsUnmatchedProbeRows(join.kind)),
+                  let nonNull = try Self.rowsWithoutNullKeys(flat, keys: keys) {
+            // A row with a NULL key matches nothing, and the join does not keep this side's
+            // unmatched rows: it is not written. (Written, every such row of the side went
+            // to one partition, which outgrew the others and was split again.)
+            if nonNull.isEmpty { return }
+            flat = Chunk(columns: flat.columns, count: flat.count, selection: nonNull).compacted()
         }
         let rows = flat.count
         var hashes: [UInt64] = []
