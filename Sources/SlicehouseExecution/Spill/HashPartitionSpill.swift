@@ -261,11 +261,11 @@ struct UnpackBuffers {
 /// each integer column whose values span less than 2^32 as 32-bit offsets from its
 /// smallest value, the others as their 64 bits.
 ///
-/// One allocation holds it all (the bases, then the 64-bit columns, then the 32-bit
-/// ones, each `count` values in column order): TPC-H Q18 at SF 10 seals 58 K of these a
-/// slice, and five allocations each (the object, its arrays) were 4% of its time in
-/// malloc and free. A class: a partition's reader copies its chunks' forms, and a copy
-/// of a struct of arrays retained each of them. Immutable once made.
+/// One allocation holds its values (the bases, then the 64-bit columns, then the 32-bit
+/// ones, each `count` values in column order), where three arrays did: TPC-H Q18 at
+/// SF 10 seals 58 K of these a slice. A class: a partition's reader copies its chunks'
+/// forms, and a copy of a struct of arrays retained each of them (1% of Q18's samples
+/// at SF 10). Immutable once made.
 final class PackedRows: @unchecked Sendable {
     let count: Int
     let types: [DataType]
@@ -318,7 +318,7 @@ final class PackedRows: @unchecked Sendable {
         self.types = types
         self.doubles = doubles
         let width = types.count
-        // Which columns narrow, and their bases (kept on the stack until the storage exists).
+        // Which columns narrow, and their bases (held here until the storage exists).
         var mask: UInt64 = 0
         var lows = [Int64](repeating: 0, count: min(width, 64))
         for j in 0..<min(width, 64) where j < doubles.count && !doubles[j] && n > 0 {
@@ -660,8 +660,7 @@ final class MemoryPartitioner {
             guard src.count == columns.count else { return false }
             let level = self.level
             // The buffers' addresses are taken once for the chunk, not again after each
-            // sealed partition: every closure of the chain retained what it captured, and
-            // that was 2% of TPC-H Q18 at SF 10.
+            // sealed partition (each closure of the chain retains what it captures).
             return staged.withUnsafeMutableBufferPointer { st in
                 sketches.withUnsafeMutableBufferPointer { sk in
                     a.withUnsafeBufferPointer { vp in
