@@ -140,9 +140,9 @@ final class WLMTests: XCTestCase {
                        [["1"]])
     }
 
-    func testTheBudgetIsTheQueueMemoryOverItsSlotsTimesTheSlotCount() throws {
-        // 6 MB for the database, the default queue's 5 slots: 1 MB a slot (the least a slot
-        // gets). A hash join of 100,000 rows needs more than one slot and less than five.
+    /// A session of a 6 MB database (1 MB a slot of the default queue's 5) with table `n`
+    /// of 100,000 rows, whose self-join needs more than one slot and less than five.
+    func sessionWithSmallSlots() throws -> Session {
         let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2), memoryBytes: 6 << 20)
         db.resultCacheBytes = 0
         let s = db.connect()
@@ -151,6 +151,13 @@ final class WLMTests: XCTestCase {
             create table n as select a.x * 10000 + b.x * 1000 + c.x * 100 + e.x * 10 + f.x as a, 'padding-' || a.x as s
             from d a, d b, d c, d e, d f
             """)
+        return s
+    }
+
+    func testTheBudgetIsTheQueueMemoryOverItsSlotsTimesTheSlotCount() throws {
+        // 6 MB for the database, the default queue's 5 slots: 1 MB a slot (the least a slot
+        // gets). A hash join of 100,000 rows needs more than one slot and less than five.
+        let s = try sessionWithSmallSlots()
         let join = "select count(*) from n x join n y on x.a = y.a"
         XCTAssertEqual(try rows(s, join), [["100000"]])
         XCTAssertGreaterThan(s.lastSpilledBytes, 0)
@@ -164,14 +171,7 @@ final class WLMTests: XCTestCase {
         // As above: one slot's 1 MB is too little for the join, five slots are enough.
         // EXPLAIN ANALYZE is admitted like the query it runs (it ran outside WLM, without
         // a budget, so it never spilled where the query did).
-        let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2), memoryBytes: 6 << 20)
-        db.resultCacheBytes = 0
-        let s = db.connect()
-        _ = try s.execute("""
-            create table d (x int); insert into d values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);
-            create table n as select a.x * 10000 + b.x * 1000 + c.x * 100 + e.x * 10 + f.x as a, 'padding-' || a.x as s
-            from d a, d b, d c, d e, d f
-            """)
+        let s = try sessionWithSmallSlots()
         let explain = "explain analyze select count(*) from n x join n y on x.a = y.a"
         let spilling = try rows(s, explain).compactMap { $0.first ?? nil }
         XCTAssertTrue(spilling.contains { $0.contains("Hash Join") }, "\(spilling)")
