@@ -163,7 +163,8 @@ final class BlockStreamTests: XCTestCase {
         // Rows of a chunk starting at slice row `first`: none, one, a few, the block's last.
         for (first, rows) in [(firstRow, [Int32]()), (firstRow, [0]), (firstRow + 100, [0, 5, 6, 1000, 2047]),
                               (firstRow + 4000, [999]), (firstRow + 4990, [9, 3, 3])] {
-            guard let got = try block.gather(rows, first: first), case .string(let a) = got.data else {
+            guard let got = try block.gather(rows, first: first, end: firstRow + strings.count),
+                  case .string(let a) = got.data else {
                 return XCTFail("a dictionary without escapes gathers")
             }
             XCTAssertEqual((0..<a.count).map { a[$0] }, rows.map { strings[first - firstRow + Int($0)] }, "from \(first)")
@@ -171,17 +172,79 @@ final class BlockStreamTests: XCTestCase {
         // The pieces still read from where the stream stands.
         let (piece, offset) = try block.piece(containing: firstRow + 10)
         XCTAssertEqual(piece.value(at: offset), .string(strings[10]))
-        XCTAssertThrowsError(try block.gather([5000], first: firstRow), "a row past the block")
-        XCTAssertThrowsError(try block.gather([0], first: firstRow - 1), "a row before the block")
+        XCTAssertThrowsError(try block.gather([5000], first: firstRow, end: firstRow + 5000), "a row past the block")
+        XCTAssertThrowsError(try block.gather([0], first: firstRow - 1, end: firstRow), "a row before the block")
         // Escapes (values past the 255-entry dictionary): nil, the pieces decode.
         let rare = (0..<2000).map { "value-\($0)" }
         let escaped = try encoded(Vector(type: .varchar(65535), data: .string(StringArray(rare))), .bytedict)
         guard let es = try BlockStream.open(escaped, type: .varchar(65535), encoding: .bytedict) else { return XCTFail() }
-        XCTAssertNil(try StreamedBlock(es, firstRow: 0, type: .varchar(65535)).gather([1, 2], first: 0))
-        let ints = mixedInts()
-        guard let az = try BlockStream.open(try encoded(Vector(type: .bigint, data: .int64(ints)), .az64),
-                                            type: .bigint, encoding: .az64) else { return XCTFail() }
-        XCTAssertNil(try StreamedBlock(az, firstRow: 0, type: .bigint).gather([1], first: 0))
+        XCTAssertNil(try StreamedBlock(es, firstRow: 0, type: .varchar(65535)).gather([1, 2], first: 0, end: 2000))
+    }
+
+    /// AZ64 values of every chunk kind, plus scaled groups (whole-unit decimals) and groups
+    /// 57 to 64 bits wide, whose values straddle a 64-bit load.
+    func sparseInts() -> [Int64] {
+        var rng = EncRNG(21)
+        var v = mixedInts()
+        v += (0..<600).map { Int64(($0 * 37 % 50 + 1) * 100) }                  // scaled: 1.00 … 50.00
+        v += (0..<300).map { _ in Int64(bitPattern: rng.next()) }               // 64 bits wide
+        v += (0..<300).map { _ in Int64(bitPattern: rng.next() >> 3) }          // 61 bits wide
+        v += (0..<260).map { i in i % 40 == 7 ? Int64(bitPattern: rng.next()) : Int64(i) }  // exceptions
+        v += (0..<700).map { _ in Int64(rng.next() % 200_000) }                 // keys
+        return v
+    }
+
+    /// The few rows a scan keeps of a range of an AZ64 block come straight from the packed
+    /// bits of its frame-of-reference groups (`StreamedBlock.gather`, `AZ64Stream.gather`),
+    /// with the values a whole decoding gives, however the ranges, the rows in them and the
+    /// pieces read in between fall; the piece decoded last serves its own rows (nil).
+    func testSparseRowsOfAnAZ64BlockComeFromTheirBits() throws {
+        let values = sparseInts()
+        let bytes = try encoded(Vector(type: .bigint, data: .int64(values)), .az64)
+        let firstRow = 2 * Chunk.capacity + 300
+        let blockEnd = firstRow + values.count
+        var rng = EncRNG(5)
+        for round in 0..<12 {
+            guard let stream = try BlockStream.open(bytes, type: .bigint, encoding: .az64) else { return XCTFail() }
+            let block = StreamedBlock(stream, firstRow: firstRow, type: .bigint)
+            // Ranges as a scan cuts them: at most to the next multiple of the capacity, some
+            // ending early (a zone-map candidate range), some passed over.
+            var position = firstRow
+            while position < blockEnd {
+                var end = min(blockEnd, (position / Chunk.capacity + 1) * Chunk.capacity)
+                if rng.next() % 3 == 0 { end = position + 1 + Int(rng.next() % UInt64(end - position)) }
+                let n = end - position
+                switch rng.next() % 5 {
+                case 0:
+                    break   // passed over
+                case 1:
+                    let (piece, offset) = try block.piece(containing: position)
+                    XCTAssertEqual(piece.value(at: offset), .int(values[position - firstRow]), "piece at \(position)")
+                    XCTAssertNil(try block.gather([0], first: position, end: end), "the piece decoded last")
+                default:
+                    // Every row, none, or each with a chance of 1 in 2 … 1 in 64.
+                    let every = round == 0 ? 1 : round == 1 ? Int.max : 2 << Int(rng.next() % 6)
+                    let rows = (0..<Int32(n)).filter { _ in every != Int.max && rng.next() % UInt64(every) == 0 }
+                    guard let got = try block.gather(rows, first: position, end: end),
+                          case .int64(let a) = got.data else { return XCTFail("AZ64 gathers") }
+                    let want = rows.map { values[position - firstRow + Int($0)] }
+                    if a != want {
+                        let i = (0..<min(a.count, want.count)).first { a[$0] != want[$0] } ?? min(a.count, want.count)
+                        let row = i < rows.count ? Int(rows[i]) : -1
+                        return XCTFail("round \(round), \(rows.count) rows from \(position): at row \(row) \(i < a.count ? String(a[i]) : "nothing"), not \(i < want.count ? String(want[i]) : "nothing")")
+                    }
+                }
+                position = end
+            }
+        }
+        // Back to an earlier range (the stream starts again), and rows outside the range.
+        guard let stream = try BlockStream.open(bytes, type: .bigint, encoding: .az64) else { return XCTFail() }
+        let block = StreamedBlock(stream, firstRow: firstRow, type: .bigint)
+        let late = firstRow + 3000
+        XCTAssertEqual(try block.gather([1, 2], first: late, end: late + 100)?.data, .int64([values[3001], values[3002]]))
+        XCTAssertEqual(try block.gather([0, 99], first: firstRow, end: firstRow + 100)?.data, .int64([values[0], values[99]]))
+        XCTAssertThrowsError(try block.gather([100], first: firstRow, end: firstRow + 100), "a row past the range")
+        XCTAssertThrowsError(try block.gather([0], first: firstRow, end: blockEnd + 1), "a range past the block")
     }
 
     /// Blocks with NULLs, all-NULL blocks and other encodings are decoded whole.

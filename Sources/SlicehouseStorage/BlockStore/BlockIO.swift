@@ -161,9 +161,31 @@ public final class StreamedBlock {
     /// escapes, each row's string taken from its code — else nil. The scan takes this
     /// for the few rows its filters kept of a range: decoding the range's 2,048 strings to
     /// keep a hundred was most of a cold Q19.
-    public func gather(_ rows: [Int32], first: Int) throws -> Vector? {
-        guard case .dictionary(let s) = stream else { return nil }
-        return try s.gather(rows, offset: first - firstRow).map { Vector(type: type, data: .string($0)) }
+    ///
+    /// AZ64 integers, rows `first ..< end` of which `rows` are wanted: the frame-of-
+    /// reference groups within those rows are not unpacked, only the wanted values taken
+    /// from their bits (`AZ64Stream.gather`). nil when the piece holding the rows is the one
+    /// decoded last (the caller takes them from it).
+    public func gather(_ rows: [Int32], first: Int, end: Int) throws -> Vector? {
+        switch stream {
+        case .dictionary(let s):
+            return try s.gather(rows, offset: first - firstRow).map { Vector(type: type, data: .string($0)) }
+        case .az64(var s):
+            guard first >= firstRow, end <= firstRow + rowCount, first <= end else {
+                throw SQLError.internalError("rows \(first)..<\(end) are not in the block of rows \(firstRow)..<\(firstRow + rowCount)")
+            }
+            let c = Chunk.capacity
+            let secondStart = (firstRow / c + 1) * c
+            if index == (first < secondStart ? 0 : 1 + (first - secondStart) / c) { return nil }
+            stream = .strings(StringStream.empty)   // keeps `s` uniquely referenced
+            defer { stream = .az64(s) }
+            let at = first - firstRow
+            if at < s.position { s.rewind() }
+            let values = try rows.withUnsafeBufferPointer { try s.gather($0, at: at, end: end - firstRow) }
+            return Vector(type: type, data: .int64(values))
+        case .strings:
+            return nil
+        }
     }
 
     public func piece(containing row: Int) throws -> (vector: Vector, offset: Int) {

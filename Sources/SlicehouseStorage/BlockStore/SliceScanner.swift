@@ -368,7 +368,7 @@ public final class SliceScanner {
                     case .streamed(let streamed):
                         let gathered: Vector?
                         do {
-                            gathered = try streamed.gather(rows, first: position)
+                            gathered = try streamed.gather(rows, first: position, end: end)
                         } catch {
                             throw described(error, column: k, block: block)
                         }

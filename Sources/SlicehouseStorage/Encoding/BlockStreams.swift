@@ -312,13 +312,15 @@ public struct AZ64Stream: Sendable {
         guard n >= 0, n <= count - position else {
             throw corruptBlock("AZ64 stream skip of \(n) values at \(position) of \(count)")
         }
-        var left = n
-        try withUnsafeTemporaryAllocation(of: Int64.self, capacity: 256) { tmp in
-            guard let out = tmp.baseAddress else { return }
-            while left > 0 {
-                let k = min(left, 256)
-                try fill(out, k)
-                left -= k
+        guard n > 0 else { return }
+        // The last value passed over is "wanted": the groups before it are passed over
+        // without unpacking them (`advance`).
+        var row = Int32(truncatingIfNeeded: n - 1)
+        var value: Int64 = 0
+        let at = position
+        try withUnsafeMutablePointer(to: &row) { rp in
+            try withUnsafeMutablePointer(to: &value) { vp in
+                try advance(UnsafeBufferPointer(start: rp, count: 1), at: at, limit: at + n, vp)
             }
         }
     }
@@ -388,3 +390,180 @@ public struct AZ64Stream: Sendable {
     }
 }
 
+
+extension AZ64 {
+    /// A frame-of-reference group passed over without unpacking it: its header read, the
+    /// values at offsets `rows[j] + offset` (ascending, below the group's size) for j in
+    /// `0..<k` taken one by one from the packed bits into `out`, its exceptions applied to
+    /// them, and its last value returned (a run after it continues from that value). nil,
+    /// with `r` where it was, when the next chunk is a run or a delta group (they decode
+    /// as `step` does).
+    @inline(__always)
+    static func passFOR(_ r: inout EncodingReader, left: Int, rows: UnsafePointer<Int32>, count k: Int, offset: Int,
+                        _ out: UnsafeMutablePointer<Int64>) throws -> (count: Int, last: Int64)? {
+        let start = r.pos
+        let header = try r.u8("AZ64 chunk header")
+        guard header & 3 == modeFOR, header & ~(3 | withExceptions | scaled) == 0 else {
+            r.pos = start
+            return nil
+        }
+        let hasExceptions = header & withExceptions != 0
+        let m = min(groupSize, left)
+        let width = Int(try r.u8("AZ64 width"))
+        guard width <= 64 else { throw corruptBlock("AZ64 bit width \(width) for 64-bit values") }
+        var origin: Int64 = 0, scale: Int64 = 1
+        let isScaled = header & scaled != 0
+        if isScaled {
+            origin = Int64.unzigzag(try r.varint(UInt64.self, "AZ64 scale origin"))
+            let sc = try r.varint(UInt64.self, "AZ64 scale")
+            guard sc >= 2 else { throw corruptBlock("AZ64 scale \(sc)") }
+            scale = Int64(truncatingIfNeeded: sc)
+        }
+        let base = Int64.unzigzag(try r.varint(UInt64.self, "AZ64 group base"))
+        if k > 0 {
+            let lastOffset = Int(rows[k - 1]) + offset
+            guard Int(rows[0]) + offset >= 0, lastOffset < m else {
+                throw corruptBlock("AZ64 value \(lastOffset) of a group of \(m)")
+            }
+        }
+        if width == 0 && !hasExceptions {
+            let v = origin &+ scale &* base
+            out.initialize(repeating: v, count: k)
+            return (m, v)
+        }
+        let exceptions = hasExceptions ? try r.count(max: m, "AZ64 exception count") : 0
+        let bytes = BitPack.byteCount(m, width)
+        guard r.remaining >= bytes + 8 else { throw corruptBlock("truncated AZ64 group") }
+        let p = r.pointer
+        let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) &- 1
+        @inline(__always) func value(_ i: Int) -> Int64 {
+            let bit = i &* width
+            let shift = UInt64(bit & 7)
+            var x = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self)) >> shift
+            if width &+ Int(shift) > 64 {
+                x |= UInt64(p.load(fromByteOffset: (bit >> 3) &+ 8, as: UInt8.self)) << (64 &- shift)
+            }
+            return base &+ Int64(bitPattern: x & mask)
+        }
+        for j in 0..<k { out[j] = value(Int(rows[j]) &+ offset) }
+        var last = value(m - 1)
+        r.pos += bytes
+        // Exceptions come in ascending order of their index, as the rows do.
+        var j = 0
+        for _ in 0..<exceptions {
+            let idx = Int(try r.u8("AZ64 exception"))
+            guard idx < m else { throw corruptBlock("AZ64 exception index \(idx) of \(m)") }
+            let v = base &+ Int64.unzigzag(try r.varint(UInt64.self, "AZ64 exception"))
+            while j < k && Int(rows[j]) + offset < idx { j += 1 }
+            if j < k && Int(rows[j]) + offset == idx { out[j] = v }
+            if idx == m - 1 { last = v }
+        }
+        if isScaled {
+            for j in 0..<k { out[j] = origin &+ scale &* out[j] }
+            last = origin &+ scale &* last
+        }
+        return (m, last)
+    }
+}
+
+extension AZ64Stream {
+    /// The values at positions `at + rows[i]` (`rows` ascending, `at` at or after
+    /// `position`, every one before `end`), without unpacking the frame-of-reference
+    /// groups that end by `end`: their wanted values are taken one by one from the packed
+    /// bits (`AZ64.passFOR`). Runs, delta groups and a group reaching past `end` decode
+    /// as `read` decodes them. The stream is then somewhere at or before `end`.
+    mutating func gather(_ rows: UnsafeBufferPointer<Int32>, at: Int, end: Int) throws -> [Int64] {
+        let n = rows.count
+        guard at >= position, end <= count, n == 0 || (rows[0] >= 0 && at + Int(rows[n - 1]) < end) else {
+            throw corruptBlock("AZ64 stream gather of \(n) values from \(at) to \(end) at \(position) of \(count)")
+        }
+        return try [Int64](unsafeUninitializedCapacity: n) { buf, initialized in
+            initialized = 0
+            guard let out = buf.baseAddress else { return }
+            try advance(rows, at: at, limit: end, out)
+            initialized = n
+        }
+    }
+
+    /// Pass over values to the position after the last of `rows` (ascending offsets from
+    /// `at`), writing those values to `out`; frame-of-reference groups that end by `limit`
+    /// are passed over without unpacking.
+    private mutating func advance(_ rows: UnsafeBufferPointer<Int32>, at: Int, limit: Int,
+                                  _ out: UnsafeMutablePointer<Int64>) throws {
+        let n = rows.count
+        guard n > 0, let rp = rows.baseAddress else { return }
+        let total = count
+        var decoded = self.decoded, last = self.last, pos = self.pos
+        var runLeft = self.runLeft, heldAt = self.heldAt, heldEnd = self.heldEnd
+        defer {
+            self.decoded = decoded; self.last = last; self.pos = pos
+            self.runLeft = runLeft; self.heldAt = heldAt; self.heldEnd = heldEnd
+        }
+        try bytes.withUnsafeBytes { b in
+            try work.withUnsafeMutableBufferPointer { w in
+                try deltas.withUnsafeMutableBufferPointer { d in
+                    try held.withUnsafeMutableBufferPointer { h in
+                        guard let wp = w.baseAddress, let dp = d.baseAddress, let hp = h.baseAddress else { return }
+                        let scratch = AZ64.Scratch(lo: wp, hi: wp + AZ64.groupSize, deltas: dp)
+                        var r = EncodingReader(UnsafeRawBufferPointer(rebasing: b[..<payload.upperBound]))
+                        r.pos = pos
+                        defer { pos = r.pos }
+                        var i = 0
+                        while i < n {
+                            let want = at &+ Int(rp[i])
+                            let p = decoded - runLeft - (heldEnd - heldAt)
+                            guard want >= p else { throw corruptBlock("AZ64 stream gather of value \(want) at \(p)") }
+                            if runLeft > 0 {
+                                if want < p + runLeft {
+                                    runLeft -= want - p + 1
+                                    out[i] = last
+                                    i += 1
+                                } else {
+                                    runLeft = 0
+                                }
+                                continue
+                            }
+                            if heldAt < heldEnd {
+                                if want < p + (heldEnd - heldAt) {
+                                    heldAt += want - p
+                                    out[i] = hp[heldAt]
+                                    heldAt += 1
+                                    i += 1
+                                } else {
+                                    heldAt = heldEnd
+                                }
+                                continue
+                            }
+                            // At a chunk's start.
+                            let left = total - decoded
+                            guard left > 0 else { throw corruptBlock("AZ64 stream ran past \(total) values") }
+                            let groupEnd = decoded + min(AZ64.groupSize, left)
+                            if groupEnd <= limit {
+                                var k = i
+                                while k < n && at &+ Int(rp[k]) < groupEnd { k += 1 }
+                                if let g = try AZ64.passFOR(&r, left: left, rows: rp + i, count: k - i,
+                                                            offset: at - decoded, out + i) {
+                                    decoded += g.count
+                                    last = g.last
+                                    i = k
+                                    continue
+                                }
+                            }
+                            switch try AZ64.step(&r, left: left, previous: last, hp, scratch) {
+                            case .run(let value, let len):
+                                last = value
+                                runLeft = len
+                                decoded += len
+                            case .group(let m):
+                                last = hp[m - 1]
+                                heldAt = 0
+                                heldEnd = m
+                                decoded += m
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
