@@ -72,6 +72,57 @@ final class LikeTests: XCTestCase {
         }
     }
 
+    /// `%a%` and `%a%b%` in a filter search the column's bytes as one run
+    /// (`ContainsInOrder.selectAcross`): an occurrence running from one string into the
+    /// next never counts, occurrences at a string's very start and end do, and the rows
+    /// selected agree with a naive search over random strings, with NULLs, empty strings,
+    /// negation and selections dense enough for the run and sparse enough for row by row.
+    func testSelectionAcrossTheColumnsBytesAgreesWithANaiveSearch() throws {
+        func select(_ values: [String?], _ pattern: String, negated: Bool = false, selection: [Int32]? = nil) throws -> [Int32] {
+            var column = Vector(type: .varchar(100), data: .string(StringArray(values.map { $0 ?? "" })))
+            if values.contains(nil) {
+                column.validity = Validity(allValid: values.count)
+                for (i, v) in values.enumerated() where v == nil { column.validity?.setInvalid(i) }
+            }
+            return try LikeKernels.select(column: column, pattern: Vector(type: .varchar(100), data: .string(StringArray([pattern])), isConstant: true),
+                                          caseInsensitive: false, negated: negated, escape: nil,
+                                          selection: selection, count: selection?.count ?? values.count)
+        }
+        XCTAssertEqual(try select(["xxgre", "enyy", "green", "gr", "een", "", "greengreen", "agreen", "greena"], "%green%"),
+                       [2, 6, 7, 8])
+        XCTAssertEqual(try select(["special", "requests", "special requests", "specialrequest", "s"], "%special%requests%"), [2])
+        XCTAssertEqual(try select(["xxgre", "enyy", "green"], "%green%", negated: true), [0, 1])
+
+        func naive(_ s: String, _ needles: [String]) -> Bool {
+            var rest = Substring(s)
+            for n in needles {
+                guard let r = rest.range(of: n) else { return false }
+                rest = rest[r.upperBound...]
+            }
+            return true
+        }
+        var rng = SystemRandomNumberGenerator()
+        var values: [String?] = []
+        for _ in 0..<3000 {
+            if Int.random(in: 0..<40, using: &rng) == 0 { values.append(nil); continue }
+            let n = Int.random(in: 0...12, using: &rng)
+            values.append(String((0..<n).map { _ in "abc ".randomElement(using: &rng) ?? "a" }))
+        }
+        let dense = values.indices.filter { $0 % 3 != 1 }.map { Int32($0) }
+        let sparse = values.indices.filter { $0 % 5 == 2 }.map { Int32($0) }
+        for needles in [["ab"], ["abc"], ["a", "b", "c"], ["cab", "ba"], ["c a"], ["aaa"], ["b"]] {
+            let pattern = "%" + needles.joined(separator: "%") + "%"
+            for negated in [false, true] {
+                for selection in [nil, dense, sparse] {
+                    let rows = selection.map { $0.map(Int.init) } ?? Array(values.indices)
+                    let want = rows.filter { values[$0].map { naive($0, needles) != negated } ?? false }.map { Int32($0) }
+                    XCTAssertEqual(try select(values, pattern, negated: negated, selection: selection), want,
+                                   "\(negated ? "NOT " : "")LIKE '\(pattern)', \(selection == nil ? "all" : selection == dense ? "dense" : "sparse")")
+                }
+            }
+        }
+    }
+
     func testUnderscoreIsOneCharacter() throws {
         XCTAssertEqual(try like("abc", "a_c"), true)
         XCTAssertEqual(try like("aéc", "a_c"), true)           // é is two bytes, one character
