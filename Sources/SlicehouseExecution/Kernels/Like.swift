@@ -321,6 +321,10 @@ struct ContainsInOrder: BytesPredicate {
         let lo = selection.map { Int($0[0]) } ?? 0
         let hi = selection.map { Int($0[count - 1]) + 1 } ?? count
         guard lo >= 0, hi <= x.count, lo < hi, hi - lo <= 2 * count else { return nil }
+        if let selection {
+            // Selections ascend (`Chunk`); one that did not would index outside `hit`.
+            for j in 1..<count where selection[j] <= selection[j - 1] { return nil }
+        }
         var hit = [Bool](filled: false, count: hi - lo)
         x.bytes.withUnsafeBufferPointer { bytes in
             x.offsets.withUnsafeBufferPointer { offs in
