@@ -390,7 +390,6 @@ public struct AZ64Stream: Sendable {
     }
 }
 
-
 extension AZ64 {
     /// A frame-of-reference group passed over without unpacking it: its header read, the
     /// values at offsets `rows[j] + offset` (ascending, below the group's size) for j in
