@@ -182,7 +182,7 @@ final class BlockStreamTests: XCTestCase {
     }
 
     /// AZ64 values of every chunk kind, plus scaled groups (whole-unit decimals) and groups
-    /// 57 to 64 bits wide, whose values straddle a 64-bit load.
+    /// 61 and 64 bits wide, whose values straddle a 64-bit load.
     func sparseInts() -> [Int64] {
         var rng = EncRNG(21)
         var v = mixedInts()
