@@ -155,6 +155,16 @@ final class LikeTests: XCTestCase {
         XCTAssertEqual(try like("Hello", "h%O", ci: true), true)
         XCTAssertEqual(try like("ÄBC", "äb%", ci: true), true)
         XCTAssertEqual(try like("Hello", "h%O"), false)
+        // ASCII rows are lowered in a temporary buffer: every shape, an empty string, and
+        // letters next to the bytes just outside 'A'…'Z' ('@' and '[' stay as they are).
+        XCTAssertEqual(try like("PROMO Brushed", "promo%", ci: true), true)
+        XCTAssertEqual(try like("Forest GREEN", "%green", ci: true), true)
+        XCTAssertEqual(try like("xx SPECIAL yy REQUESTS", "%special%requests%", ci: true), true)
+        XCTAssertEqual(try like("ABC", "abc", ci: true), true)
+        XCTAssertEqual(try like("", "", ci: true), true)
+        XCTAssertEqual(try like("@[", "@[", ci: true), true)
+        XCTAssertEqual(try like("@[", "`{", ci: true), false)
+        XCTAssertEqual(try like("A_Z", "a\\_z", ci: true), true)
         let c = chunk(strs(["apple", nil, "banana"]))
         let notLike = BoundExpr.like(E.col(0, .text), pattern: E.str("%an%"), caseInsensitive: false, negated: true, escape: nil)
         XCTAssertEqual(try evalRows(notLike, c), ["t", nil, "f"])

@@ -121,9 +121,20 @@ struct LikePattern: BytesPredicate {
     /// `NOT LIKE`: `test` answers the negation.
     var negated = false
 
-    /// Whether `s` matches (for ILIKE, `s` is lowered here).
+    /// Whether `s` matches (for ILIKE, `s` is lowered here: ASCII text in a temporary
+    /// buffer, without allocating an array per row; other text through `lowered`).
     @inline(__always) func matches(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
         if caseInsensitive {
+            if UTF8Bytes.isASCII(s) {
+                let n = s.count
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(n, 1)) { buf in
+                    for i in 0..<n {
+                        let c = s[i]
+                        buf[i] = c >= 65 && c <= 90 ? c + 32 : c
+                    }
+                    return matchesExact(UnsafeBufferPointer(rebasing: buf[0..<n]))
+                }
+            }
             let low = LikePattern.lowered(s)
             return low.withUnsafeBufferPointer { matchesExact($0) }
         }
