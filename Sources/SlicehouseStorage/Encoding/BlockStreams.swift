@@ -327,6 +327,13 @@ public struct AZ64Stream: Sendable {
 
     /// Write the next `n` values (all present) to `out`.
     private mutating func fill(_ out: UnsafeMutablePointer<Int64>, _ n: Int) throws {
+        let total = count
+        var decoded = self.decoded, last = self.last
+        var runLeft = self.runLeft, heldAt = self.heldAt, heldEnd = self.heldEnd
+        defer {
+            self.decoded = decoded; self.last = last
+            self.runLeft = runLeft; self.heldAt = heldAt; self.heldEnd = heldEnd
+        }
         var filled = 0
         if runLeft > 0 {
             let k = min(runLeft, n)
@@ -343,46 +350,56 @@ public struct AZ64Stream: Sendable {
             filled += k
         }
         if filled == n { return }
-        let total = count
-        var decoded = self.decoded, last = self.last, pos = self.pos
-        defer { self.decoded = decoded; self.last = last; self.pos = pos }
+        try withPayload { r, hp, scratch in
+            while filled < n {
+                guard decoded < total else { throw corruptBlock("AZ64 stream ran past \(total) values") }
+                let want = n - filled
+                // A whole group that fits goes straight to `out`, else through `held`.
+                let direct = want >= min(AZ64.groupSize, total - decoded)
+                let target = direct ? out + filled : hp
+                switch try AZ64.step(&r, left: total - decoded, previous: last, target, scratch) {
+                case .run(let value, let len):
+                    let k = min(len, want)
+                    (out + filled).initialize(repeating: value, count: k)
+                    filled += k
+                    runLeft = len - k
+                    last = value
+                    decoded += len
+                case .group(let m):
+                    last = target[m - 1]
+                    decoded += m
+                    if direct {
+                        filled += m
+                    } else {
+                        let k = min(m, want)
+                        (out + filled).initialize(from: hp, count: k)
+                        filled += k
+                        heldAt = k
+                        heldEnd = m
+                    }
+                }
+            }
+        }
+    }
+
+    /// `body` with a reader at the read position over the AZ64 payload, the buffer of the
+    /// held group and `AZ64.step`'s scratch; the read position then moves to where the
+    /// reader stopped. `body` must not touch the stream itself (it runs while the buffers
+    /// are borrowed): it works on copies of the counters, written back by its caller.
+    private mutating func withPayload(
+        _ body: (inout EncodingReader, UnsafeMutablePointer<Int64>, AZ64.Scratch<Int64>) throws -> Void
+    ) throws {
+        var pos = self.pos
+        defer { self.pos = pos }
         try bytes.withUnsafeBytes { b in
             try work.withUnsafeMutableBufferPointer { w in
                 try deltas.withUnsafeMutableBufferPointer { d in
                     try held.withUnsafeMutableBufferPointer { h in
                         guard let wp = w.baseAddress, let dp = d.baseAddress, let hp = h.baseAddress else { return }
-                        let scratch = AZ64.Scratch(lo: wp, hi: wp + AZ64.groupSize, deltas: dp)
                         var r = EncodingReader(UnsafeRawBufferPointer(rebasing: b[..<payload.upperBound]))
                         r.pos = pos
-                        while filled < n {
-                            guard decoded < total else { throw corruptBlock("AZ64 stream ran past \(total) values") }
-                            let want = n - filled
-                            // A whole group that fits goes straight to `out`, else through `held`.
-                            let direct = want >= min(AZ64.groupSize, total - decoded)
-                            let target = direct ? out + filled : hp
-                            switch try AZ64.step(&r, left: total - decoded, previous: last, target, scratch) {
-                            case .run(let value, let len):
-                                let k = min(len, want)
-                                (out + filled).initialize(repeating: value, count: k)
-                                filled += k
-                                runLeft = len - k
-                                last = value
-                                decoded += len
-                            case .group(let m):
-                                last = target[m - 1]
-                                decoded += m
-                                if direct {
-                                    filled += m
-                                } else {
-                                    let k = min(m, want)
-                                    (out + filled).initialize(from: hp, count: k)
-                                    filled += k
-                                    heldAt = k
-                                    heldEnd = m
-                                }
-                            }
-                        }
-                        pos = r.pos
+                        defer { pos = r.pos }
+                        try body(&r, hp, AZ64.Scratch(lo: wp, hi: wp + AZ64.groupSize, deltas: dp))
                     }
                 }
             }
@@ -492,75 +509,64 @@ extension AZ64Stream {
         let n = rows.count
         guard n > 0, let rp = rows.baseAddress else { return }
         let total = count
-        var decoded = self.decoded, last = self.last, pos = self.pos
+        var decoded = self.decoded, last = self.last
         var runLeft = self.runLeft, heldAt = self.heldAt, heldEnd = self.heldEnd
         defer {
-            self.decoded = decoded; self.last = last; self.pos = pos
+            self.decoded = decoded; self.last = last
             self.runLeft = runLeft; self.heldAt = heldAt; self.heldEnd = heldEnd
         }
-        try bytes.withUnsafeBytes { b in
-            try work.withUnsafeMutableBufferPointer { w in
-                try deltas.withUnsafeMutableBufferPointer { d in
-                    try held.withUnsafeMutableBufferPointer { h in
-                        guard let wp = w.baseAddress, let dp = d.baseAddress, let hp = h.baseAddress else { return }
-                        let scratch = AZ64.Scratch(lo: wp, hi: wp + AZ64.groupSize, deltas: dp)
-                        var r = EncodingReader(UnsafeRawBufferPointer(rebasing: b[..<payload.upperBound]))
-                        r.pos = pos
-                        defer { pos = r.pos }
-                        var i = 0
-                        while i < n {
-                            let want = at &+ Int(rp[i])
-                            let p = decoded - runLeft - (heldEnd - heldAt)
-                            guard want >= p else { throw corruptBlock("AZ64 stream gather of value \(want) at \(p)") }
-                            if runLeft > 0 {
-                                if want < p + runLeft {
-                                    runLeft -= want - p + 1
-                                    out[i] = last
-                                    i += 1
-                                } else {
-                                    runLeft = 0
-                                }
-                                continue
-                            }
-                            if heldAt < heldEnd {
-                                if want < p + (heldEnd - heldAt) {
-                                    heldAt += want - p
-                                    out[i] = hp[heldAt]
-                                    heldAt += 1
-                                    i += 1
-                                } else {
-                                    heldAt = heldEnd
-                                }
-                                continue
-                            }
-                            // At a chunk's start.
-                            let left = total - decoded
-                            guard left > 0 else { throw corruptBlock("AZ64 stream ran past \(total) values") }
-                            let groupEnd = decoded + min(AZ64.groupSize, left)
-                            if groupEnd <= limit {
-                                var k = i
-                                while k < n && at &+ Int(rp[k]) < groupEnd { k += 1 }
-                                if let g = try AZ64.passFOR(&r, left: left, rows: rp + i, count: k - i,
-                                                            offset: at - decoded, out + i) {
-                                    decoded += g.count
-                                    last = g.last
-                                    i = k
-                                    continue
-                                }
-                            }
-                            switch try AZ64.step(&r, left: left, previous: last, hp, scratch) {
-                            case .run(let value, let len):
-                                last = value
-                                runLeft = len
-                                decoded += len
-                            case .group(let m):
-                                last = hp[m - 1]
-                                heldAt = 0
-                                heldEnd = m
-                                decoded += m
-                            }
-                        }
+        try withPayload { r, hp, scratch in
+            var i = 0
+            while i < n {
+                let want = at &+ Int(rp[i])
+                let p = decoded - runLeft - (heldEnd - heldAt)
+                guard want >= p else { throw corruptBlock("AZ64 stream gather of value \(want) at \(p)") }
+                if runLeft > 0 {
+                    if want < p + runLeft {
+                        runLeft -= want - p + 1
+                        out[i] = last
+                        i += 1
+                    } else {
+                        runLeft = 0
                     }
+                    continue
+                }
+                if heldAt < heldEnd {
+                    if want < p + (heldEnd - heldAt) {
+                        heldAt += want - p
+                        out[i] = hp[heldAt]
+                        heldAt += 1
+                        i += 1
+                    } else {
+                        heldAt = heldEnd
+                    }
+                    continue
+                }
+                // At a chunk's start.
+                let left = total - decoded
+                guard left > 0 else { throw corruptBlock("AZ64 stream ran past \(total) values") }
+                let groupEnd = decoded + min(AZ64.groupSize, left)
+                if groupEnd <= limit {
+                    var k = i
+                    while k < n && at &+ Int(rp[k]) < groupEnd { k += 1 }
+                    if let g = try AZ64.passFOR(&r, left: left, rows: rp + i, count: k - i,
+                                                offset: at - decoded, out + i) {
+                        decoded += g.count
+                        last = g.last
+                        i = k
+                        continue
+                    }
+                }
+                switch try AZ64.step(&r, left: left, previous: last, hp, scratch) {
+                case .run(let value, let len):
+                    last = value
+                    runLeft = len
+                    decoded += len
+                case .group(let m):
+                    last = hp[m - 1]
+                    heldAt = 0
+                    heldEnd = m
+                    decoded += m
                 }
             }
         }
