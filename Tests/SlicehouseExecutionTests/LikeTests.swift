@@ -217,12 +217,18 @@ final class SubstringFindTests: XCTestCase {
         needle.withUnsafeBufferPointer { nb in hay.withUnsafeBufferPointer { UTF8Bytes.find(nb, in: $0, from: from) } }
     }
 
+    func find(_ needle: [UInt8], _ hay: [UInt8], from: Int, probes: (Int, Int)) -> Int? {
+        needle.withUnsafeBufferPointer { nb in
+            hay.withUnsafeBufferPointer { UTF8Bytes.find(nb, in: $0, from: from, probes: probes) }
+        }
+    }
+
     func testAgreesWithANaiveSearch() {
         var rng = SystemRandomNumberGenerator()
         // A small alphabet makes partial matches (first and last byte agreeing) common.
         let alphabet: [UInt8] = Array("abcs".utf8) + [0, 0x80, 0xFF]
         for _ in 0..<20_000 {
-            let n = Int.random(in: 0...40, using: &rng)
+            let n = Int.random(in: 0...70, using: &rng)
             let m = Int.random(in: 0...10, using: &rng)
             let hay = (0..<n).map { _ in alphabet.randomElement(using: &rng) ?? 0 }
             var needle = (0..<m).map { _ in alphabet.randomElement(using: &rng) ?? 0 }
@@ -232,8 +238,37 @@ final class SubstringFindTests: XCTestCase {
                 needle = Array(hay[at..<(at + m)])
             }
             let from = Int.random(in: -1...(n + 1), using: &rng)
-            XCTAssertEqual(find(needle, hay, from: from), naive(needle, hay, from: from),
-                           "needle \(needle) in \(hay) from \(from)")
+            let want = naive(needle, hay, from: from)
+            XCTAssertEqual(find(needle, hay, from: from), want, "needle \(needle) in \(hay) from \(from)")
+            // Screened by any two offsets of the needle, by its rarest bytes, and by
+            // offsets out of order or out of range (which fall back to the first and last).
+            let p = Int.random(in: 0...max(0, m - 1), using: &rng), q = Int.random(in: 0...max(0, m - 1), using: &rng)
+            let rare = needle.withUnsafeBufferPointer { UTF8Bytes.rareProbes($0) }
+            for probes in [(min(p, q), max(p, q)), rare, (q, p), (-1, m), (0, m + 3)] {
+                XCTAssertEqual(find(needle, hay, from: from, probes: probes), want,
+                               "needle \(needle) in \(hay) from \(from) probed at \(probes)")
+            }
+        }
+    }
+
+    /// The offsets `rareProbes` screens a needle by: its two rarest bytes in text, the
+    /// lower offset first, and the first and last of a needle of two bytes or fewer.
+    func testRareProbesPickTheRarestBytes() {
+        func probes(_ s: String) -> [Int] {
+            let (p, q) = Array(s.utf8).withUnsafeBufferPointer { UTF8Bytes.rareProbes($0) }
+            return [p, q]
+        }
+        XCTAssertEqual(probes("special"), [1, 3])   // p, c
+        XCTAssertEqual(probes("requests"), [2, 3])  // q, u
+        XCTAssertEqual(probes("green"), [0, 1])     // g, r
+        XCTAssertEqual(probes("a z"), [0, 2])       // the space is commonest
+        XCTAssertEqual(probes("ab"), [0, 1])
+        XCTAssertEqual(probes("x"), [0, 0])
+        XCTAssertEqual(probes(""), [0, 0])
+        XCTAssertEqual(probes("eeee"), [0, 1])
+        for s in ["special requests", "Zürich", "ab\u{0}cd", "1997-10-01", "ee", "PROMO BURNISHED"] {
+            let (p, q) = Array(s.utf8).withUnsafeBufferPointer { UTF8Bytes.rareProbes($0) }
+            XCTAssertTrue(0 <= p && p < q && q < s.utf8.count, "\(s): \(p), \(q)")
         }
     }
 

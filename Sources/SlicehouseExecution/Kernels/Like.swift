@@ -286,12 +286,19 @@ enum LikeKernels {
             // `%abc%` and `%abc%def%`: byte searches with the needles' addresses fixed.
             let flat = needles.flatMap { $0 }
             var ends: [Int] = []
-            for n in needles { ends.append((ends.last ?? 0) + n.count) }
+            var probes: [Int] = []
+            for n in needles {
+                ends.append((ends.last ?? 0) + n.count)
+                let (p, q) = n.withUnsafeBufferPointer { UTF8Bytes.rareProbes($0) }
+                probes += [p, q]
+            }
             return flat.withUnsafeBufferPointer { f in
                 ends.withUnsafeBufferPointer { e in
-                    let pred = ContainsInOrder(needles: f, ends: e, negated: negated)
-                    if let rows = pred.selectAcross(arr, column.validity, selection, count) { return rows }
-                    return ComparisonKernels.selectStrings(arr, column.validity, selection, count, pred)
+                    probes.withUnsafeBufferPointer { pr in
+                        let pred = ContainsInOrder(needles: f, ends: e, probes: pr, negated: negated)
+                        if let rows = pred.selectAcross(arr, column.validity, selection, count) { return rows }
+                        return ComparisonKernels.selectStrings(arr, column.validity, selection, count, pred)
+                    }
                 }
             }
         }
@@ -304,13 +311,20 @@ struct ContainsInOrder: BytesPredicate {
     /// The needles one after another, and where each ends.
     let needles: UnsafeBufferPointer<UInt8>
     let ends: UnsafeBufferPointer<Int>
+    /// Per needle, the two offsets `UTF8Bytes.find` screens positions by (`rareProbes`).
+    let probes: UnsafeBufferPointer<Int>
     let negated: Bool
+
+    /// Needle k's probes.
+    @inline(__always) func probesOf(_ k: Int) -> (Int, Int) {
+        2 * k + 1 < probes.count ? (probes[2 * k], probes[2 * k + 1]) : (0, ends[k] - (k > 0 ? ends[k - 1] : 0) - 1)
+    }
 
     @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
         var pos = 0, start = 0
-        for end in ends {
+        for (k, end) in ends.enumerated() {
             let needle = UnsafeBufferPointer(rebasing: needles[start..<end])
-            guard let at = UTF8Bytes.find(needle, in: p, from: pos) else { return negated }
+            guard let at = UTF8Bytes.find(needle, in: p, from: pos, probes: probesOf(k)) else { return negated }
             pos = at + needle.count
             start = end
         }
@@ -346,7 +360,8 @@ struct ContainsInOrder: BytesPredicate {
                     let hay = UnsafeBufferPointer(rebasing: bytes[0..<end])
                     var pos = Int(offs[lo])
                     var row = lo
-                    while pos < end, let at = UTF8Bytes.find(first, in: hay, from: pos) {
+                    let firstProbes = probesOf(0)
+                    while pos < end, let at = UTF8Bytes.find(first, in: hay, from: pos, probes: firstProbes) {
                         while Int(offs[row + 1]) <= at { row += 1 }
                         let rowEnd = Int(offs[row + 1])
                         if at + firstEnd <= rowEnd {
@@ -354,7 +369,10 @@ struct ContainsInOrder: BytesPredicate {
                             var p = at + firstEnd, start = firstEnd, found = true
                             for k in 1..<ends.count {
                                 let needle = UnsafeBufferPointer(rebasing: needles[start..<ends[k]])
-                                guard let a = UTF8Bytes.find(needle, in: within, from: p) else { found = false; break }
+                                guard let a = UTF8Bytes.find(needle, in: within, from: p, probes: probesOf(k)) else {
+                                    found = false
+                                    break
+                                }
                                 p = a + needle.count
                                 start = ends[k]
                             }
