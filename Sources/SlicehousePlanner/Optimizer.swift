@@ -54,6 +54,7 @@ public struct Optimizer {
         p = removeRedundantGrouping(p)
         p = reorderJoins(p)
         p = eagerAggregation(p)
+        p = pushComputations(p)
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         p = mergeScalarAggregates(p)
         p = existenceJoins(p)

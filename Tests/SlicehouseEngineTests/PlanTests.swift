@@ -137,6 +137,47 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(r)[0].textRows(), [["2", "two"], ["3", "one"], ["4", "three"]])
     }
 
+    /// DECIMAL arithmetic over several columns of one join input is computed below the
+    /// join (`Optimizer.pushComputations`): the joins carry its result, not its columns.
+    /// A division, or a product that could overflow its type, stays above the join.
+    func testArithmeticOfOneJoinInputIsComputedBelowTheJoin() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table fact (fk int distkey, dk int, price decimal(12,2), disc decimal(12,2), big decimal(38,0));
+            create table dim (dk int distkey, name varchar(10), grp int);
+            create table grp (gk int distkey, label varchar(10));
+            insert into fact values (1, 1, 10.00, 0.10, 1), (2, 2, 20.00, 0.20, 2), (3, 1, 30.00, 0.00, 3), (4, 3, 40.00, 0.50, 4);
+            insert into dim values (1, 'one', 10), (2, 'two', 20), (3, 'three', 10);
+            insert into grp values (10, 'ten'), (20, 'twenty');
+            """)
+        func joinOutputs(_ q: String) throws -> [Set<String>] {
+            let lines = try explain(s, "verbose " + q).split(separator: "\n").map(String.init)
+            var outputs: [Set<String>] = []
+            for (i, l) in lines.enumerated() where l.contains("Hash Join") && i + 1 < lines.count {
+                outputs.append(Set(lines[i + 1].replacingOccurrences(of: "Output: ", with: "").split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }))
+            }
+            return outputs
+        }
+        let q = """
+            select g.label, sum(f.price * (1 - f.disc)) from fact f join dim d on f.dk = d.dk
+            join grp g on d.grp = g.gk group by g.label order by 1
+            """
+        let outputs = try joinOutputs(q)
+        XCTAssertEqual(outputs.count, 2, "\(outputs)")
+        for o in outputs {
+            XCTAssertTrue(o.isDisjoint(with: ["price", "disc"]) && o.count == 2, "\(outputs)")
+        }
+        XCTAssertEqual(try s.execute(q)[0].textRows(), [["ten", "59.0000"], ["twenty", "16.0000"]])
+        // Division and a DECIMAL(38,0) product stay above: the joins carry their columns.
+        for (e, columns) in [("f.price / f.disc", ["price", "disc"]), ("f.big * f.big", ["big"])] {
+            let o = try joinOutputs("select d.name, \(e) from fact f join dim d on f.dk = d.dk")
+            XCTAssertEqual(o.count, 1, "\(o)")
+            XCTAssertTrue(o.first.map { $0.isSuperset(of: columns) } ?? false, "\(e): \(o)")
+        }
+    }
+
     /// ANALYZE's statistics reach the planner: a range filter on a unique column keeps 20
     /// rows, not 40% of them, so the inner side is broadcast instead of both sides moved;
     /// and a many-to-many join (2 distinct keys) is put after the selective one.
