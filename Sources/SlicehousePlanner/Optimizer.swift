@@ -58,6 +58,7 @@ public struct Optimizer {
         p = prune(p, required: Set(p.outputs.map { $0.id }))
         p = mergeScalarAggregates(p)
         p = existenceJoins(p)
+        p = distinctExistenceInputs(p)
         return p
     }
 

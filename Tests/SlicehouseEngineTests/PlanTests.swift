@@ -178,6 +178,38 @@ final class PlanTests: XCTestCase {
         }
     }
 
+    /// NOT EXISTS / EXISTS over a table with many rows per compared value reads its
+    /// distinct values (`Optimizer.distinctExistenceInputs`): an aggregate under the join;
+    /// none when the condition reads another column of the inner side.
+    func testExistenceSubqueriesReadDistinctKeys() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table cust (ck int distkey, name varchar(10));
+            create table ord (ok int distkey, ck int, amt int);
+            insert into cust values (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e');
+            insert into ord select s.i * 10 + t.i, 1 + s.i, t.i from
+              (select 0 as i union all select 1 union all select 2 union all select 3) s,
+              (select 0 as i union all select 1 union all select 2 union all select 3 union all select 4
+               union all select 5 union all select 6 union all select 7 union all select 8 union all select 9) t;
+            analyze cust;
+            analyze ord;
+            """)
+        func aggregateUnderJoin(_ q: String) throws -> Bool {
+            let lines = try explain(s, q).split(separator: "\n").map(String.init)
+            guard let j = lines.firstIndex(where: { $0.contains("Join") }) else { return false }
+            return lines[j...].contains { $0.contains("Aggregate") }
+        }
+        let anti = "select name from cust where not exists (select * from ord where ord.ck = cust.ck) order by 1"
+        XCTAssertTrue(try aggregateUnderJoin(anti), (try? explain(s, anti)) ?? "")
+        XCTAssertEqual(try s.execute(anti)[0].textRows(), [["e"]])
+        let semi = "select name from cust where ck in (select ck from ord) order by 1"
+        XCTAssertTrue(try aggregateUnderJoin(semi), (try? explain(s, semi)) ?? "")
+        XCTAssertEqual(try s.execute(semi)[0].textRows(), [["a"], ["b"], ["c"], ["d"]])
+        let correlated = "select name from cust where exists (select * from ord where ord.ck = cust.ck and ord.amt > cust.ck * 2) order by 1"
+        XCTAssertFalse(try aggregateUnderJoin(correlated), (try? explain(s, correlated)) ?? "")
+        XCTAssertEqual(try s.execute(correlated)[0].textRows(), [["a"], ["b"], ["c"], ["d"]])
+    }
+
     /// ANALYZE's statistics reach the planner: a range filter on a unique column keeps 20
     /// rows, not 40% of them, so the inner side is broadcast instead of both sides moved;
     /// and a many-to-many join (2 distinct keys) is put after the selective one.
