@@ -141,6 +141,15 @@ public enum SharedSubplans {
         static func isComputation(_ node: PhysicalNode) -> Bool {
             switch node.kind {
             case .hashJoin, .nestedLoopJoin, .aggregate, .window, .setOperation: return true
+            case .scan(_, _, let filter?, _):
+                // A scan whose filter matches string patterns (LIKE) over every row costs
+                // more than holding the few rows it keeps: TPC-H Q9 reads its green parts
+                // twice, for the part join and for the IN that restricts partsupp. Not one
+                // a runtime filter reaches: the shared rows would be read without it.
+                guard node.runtimeFilterTargets.isEmpty else { return false }
+                var matches = false
+                filter.visit { if case .like = $0 { matches = true } }
+                return matches
             default: return false
             }
         }

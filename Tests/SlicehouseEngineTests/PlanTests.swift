@@ -372,6 +372,37 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue((nextScan?.contains("Seq Scan on nation") ?? false) && sup < ord, q21.joined(separator: "\n"))
     }
 
+    /// A scan whose filter matches a LIKE pattern, read in two places (TPC-H Q9's green
+    /// parts: for the part join and for the IN that restricts partsupp), is read once and
+    /// shared; the same scan without a pattern is read twice (cheaper than holding it).
+    func testAPatternMatchingScanReadTwiceIsShared() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table pt (pk int distkey, name varchar(20));
+            create table ps (pk int distkey, sk int, cost int);
+            create table li (ok int distkey, pk int, sk int, qty int);
+            insert into pt values (1, 'green apple'), (2, 'red plum'), (3, 'dark green'), (4, 'blue');
+            insert into ps values (1, 10, 5), (1, 11, 6), (2, 10, 7), (3, 12, 8), (4, 11, 9);
+            insert into li values (100, 1, 10, 2), (101, 1, 11, 3), (102, 2, 10, 4), (103, 3, 12, 5), (104, 4, 11, 6);
+            """)
+        func query(_ filter: String) -> String {
+            """
+            select sum(li.qty * ps.cost) from li, ps, pt
+            where li.pk = ps.pk and li.sk = ps.sk and li.pk = pt.pk and \(filter)
+              and ps.pk in (select pk from pt where \(filter))
+            """
+        }
+        let green = query("pt.name like '%green%'")
+        let plan = try explain(s, green)
+        XCTAssertTrue(plan.contains("Shared Subplan 1: computed once"), plan)
+        XCTAssertEqual(plan.components(separatedBy: "XN Seq Scan on pt").count - 1, 1, plan)
+        XCTAssertEqual(try s.execute(green)[0].textRows(), [["68"]])
+        let plain = query("pt.pk <> 2")
+        let own = try explain(s, plain)
+        XCTAssertFalse(own.contains("Shared Subplan"), own)
+        XCTAssertEqual(try s.execute(plain)[0].textRows(), [["122"]])
+    }
+
     /// A CTE read in two places is computed once: the second place reads the first's
     /// materialized result. References that get different filters keep their own plans.
     func testCTEReadTwiceIsComputedOnce() throws {
