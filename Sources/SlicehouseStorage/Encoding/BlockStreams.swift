@@ -262,18 +262,24 @@ public struct AZ64Stream: Sendable {
     /// The whole encoded block (kept alive) and where its AZ64 payload lies.
     private let bytes: [UInt8]
     private let payload: Range<Int>
-    /// Values in the block, and values decoded from the payload so far.
+    /// Values in the block.
     let count: Int
-    private var decoded = 0
     /// Read position in `bytes`.
     private var pos: Int
-    /// The last value decoded (a run continues from it).
-    private var last: Int64 = 0
-    /// The rest of the chunk decoded last: `runLeft` copies of `last`, or the values of a
-    /// group in `held[heldAt..<heldEnd]`.
-    private var runLeft = 0
+    /// Where decoding stands. `fill` and `advance` work on a local copy and write it back
+    /// once, so that the counters stay in registers in their loops.
+    private struct Cursor {
+        /// Values decoded from the payload so far.
+        var decoded = 0
+        /// The last value decoded (a run continues from it).
+        var last: Int64 = 0
+        /// The rest of the chunk decoded last: `runLeft` copies of `last`, or the values
+        /// of a group in `held[heldAt..<heldEnd]`.
+        var runLeft = 0
+        var heldAt = 0, heldEnd = 0
+    }
+    private var cursor = Cursor()
     private var held: [Int64]
-    private var heldAt = 0, heldEnd = 0
     private var work: [UInt64]
     private var deltas: [Int64]
 
@@ -289,11 +295,12 @@ public struct AZ64Stream: Sendable {
     }
 
     /// Values handed out so far (the index of the next one).
-    var position: Int { decoded - runLeft - (heldEnd - heldAt) }
+    var position: Int { cursor.decoded - cursor.runLeft - (cursor.heldEnd - cursor.heldAt) }
 
     /// Start again from the first value.
     mutating func rewind() {
-        decoded = 0; pos = payload.lowerBound; last = 0; runLeft = 0; heldAt = 0; heldEnd = 0
+        cursor = Cursor()
+        pos = payload.lowerBound
     }
 
     /// The next `n` values.
@@ -328,54 +335,50 @@ public struct AZ64Stream: Sendable {
     /// Write the next `n` values (all present) to `out`.
     private mutating func fill(_ out: UnsafeMutablePointer<Int64>, _ n: Int) throws {
         let total = count
-        var decoded = self.decoded, last = self.last
-        var runLeft = self.runLeft, heldAt = self.heldAt, heldEnd = self.heldEnd
-        defer {
-            self.decoded = decoded; self.last = last
-            self.runLeft = runLeft; self.heldAt = heldAt; self.heldEnd = heldEnd
-        }
+        var c = cursor
+        defer { cursor = c }
         var filled = 0
-        if runLeft > 0 {
-            let k = min(runLeft, n)
-            out.initialize(repeating: last, count: k)
-            runLeft -= k
+        if c.runLeft > 0 {
+            let k = min(c.runLeft, n)
+            out.initialize(repeating: c.last, count: k)
+            c.runLeft -= k
             filled = k
         }
-        if heldAt < heldEnd && filled < n {
-            let k = min(heldEnd - heldAt, n - filled)
+        if c.heldAt < c.heldEnd && filled < n {
+            let k = min(c.heldEnd - c.heldAt, n - filled)
             held.withUnsafeBufferPointer { h in
-                if let src = h.baseAddress { (out + filled).initialize(from: src + heldAt, count: k) }
+                if let src = h.baseAddress { (out + filled).initialize(from: src + c.heldAt, count: k) }
             }
-            heldAt += k
+            c.heldAt += k
             filled += k
         }
         if filled == n { return }
         try withPayload { r, hp, scratch in
             while filled < n {
-                guard decoded < total else { throw corruptBlock("AZ64 stream ran past \(total) values") }
+                guard c.decoded < total else { throw corruptBlock("AZ64 stream ran past \(total) values") }
                 let want = n - filled
                 // A whole group that fits goes straight to `out`, else through `held`.
-                let direct = want >= min(AZ64.groupSize, total - decoded)
+                let direct = want >= min(AZ64.groupSize, total - c.decoded)
                 let target = direct ? out + filled : hp
-                switch try AZ64.step(&r, left: total - decoded, previous: last, target, scratch) {
+                switch try AZ64.step(&r, left: total - c.decoded, previous: c.last, target, scratch) {
                 case .run(let value, let len):
                     let k = min(len, want)
                     (out + filled).initialize(repeating: value, count: k)
                     filled += k
-                    runLeft = len - k
-                    last = value
-                    decoded += len
+                    c.runLeft = len - k
+                    c.last = value
+                    c.decoded += len
                 case .group(let m):
-                    last = target[m - 1]
-                    decoded += m
+                    c.last = target[m - 1]
+                    c.decoded += m
                     if direct {
                         filled += m
                     } else {
                         let k = min(m, want)
                         (out + filled).initialize(from: hp, count: k)
                         filled += k
-                        heldAt = k
-                        heldEnd = m
+                        c.heldAt = k
+                        c.heldEnd = m
                     }
                 }
             }
@@ -509,64 +512,60 @@ extension AZ64Stream {
         let n = rows.count
         guard n > 0, let rp = rows.baseAddress else { return }
         let total = count
-        var decoded = self.decoded, last = self.last
-        var runLeft = self.runLeft, heldAt = self.heldAt, heldEnd = self.heldEnd
-        defer {
-            self.decoded = decoded; self.last = last
-            self.runLeft = runLeft; self.heldAt = heldAt; self.heldEnd = heldEnd
-        }
+        var c = cursor
+        defer { cursor = c }
         try withPayload { r, hp, scratch in
             var i = 0
             while i < n {
                 let want = at &+ Int(rp[i])
-                let p = decoded - runLeft - (heldEnd - heldAt)
+                let p = c.decoded - c.runLeft - (c.heldEnd - c.heldAt)
                 guard want >= p else { throw corruptBlock("AZ64 stream gather of value \(want) at \(p)") }
-                if runLeft > 0 {
-                    if want < p + runLeft {
-                        runLeft -= want - p + 1
-                        out[i] = last
+                if c.runLeft > 0 {
+                    if want < p + c.runLeft {
+                        c.runLeft -= want - p + 1
+                        out[i] = c.last
                         i += 1
                     } else {
-                        runLeft = 0
+                        c.runLeft = 0
                     }
                     continue
                 }
-                if heldAt < heldEnd {
-                    if want < p + (heldEnd - heldAt) {
-                        heldAt += want - p
-                        out[i] = hp[heldAt]
-                        heldAt += 1
+                if c.heldAt < c.heldEnd {
+                    if want < p + (c.heldEnd - c.heldAt) {
+                        c.heldAt += want - p
+                        out[i] = hp[c.heldAt]
+                        c.heldAt += 1
                         i += 1
                     } else {
-                        heldAt = heldEnd
+                        c.heldAt = c.heldEnd
                     }
                     continue
                 }
                 // At a chunk's start.
-                let left = total - decoded
+                let left = total - c.decoded
                 guard left > 0 else { throw corruptBlock("AZ64 stream ran past \(total) values") }
-                let groupEnd = decoded + min(AZ64.groupSize, left)
+                let groupEnd = c.decoded + min(AZ64.groupSize, left)
                 if groupEnd <= limit {
                     var k = i
                     while k < n && at &+ Int(rp[k]) < groupEnd { k += 1 }
                     if let g = try AZ64.passFOR(&r, left: left, rows: rp + i, count: k - i,
-                                                offset: at - decoded, out + i) {
-                        decoded += g.count
-                        last = g.last
+                                                offset: at - c.decoded, out + i) {
+                        c.decoded += g.count
+                        c.last = g.last
                         i = k
                         continue
                     }
                 }
-                switch try AZ64.step(&r, left: left, previous: last, hp, scratch) {
+                switch try AZ64.step(&r, left: left, previous: c.last, hp, scratch) {
                 case .run(let value, let len):
-                    last = value
-                    runLeft = len
-                    decoded += len
+                    c.last = value
+                    c.runLeft = len
+                    c.decoded += len
                 case .group(let m):
-                    last = hp[m - 1]
-                    heldAt = 0
-                    heldEnd = m
-                    decoded += m
+                    c.last = hp[m - 1]
+                    c.heldAt = 0
+                    c.heldEnd = m
+                    c.decoded += m
                 }
             }
         }
