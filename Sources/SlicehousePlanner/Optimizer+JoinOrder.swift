@@ -135,7 +135,7 @@ extension Optimizer {
             if !rightKey { right = min(right, b) }
             return max(1, a * b / max(left, right, 1))
         case .filter(let p, let e):
-            return max(1, bushyEstimate(p) * Selectivity.of([e], columnStatistics(p)))
+            return max(1, bushyEstimate(p) * Selectivity.of([e], conditionStatistics(p)))
         default:
             return estimate(plan)
         }

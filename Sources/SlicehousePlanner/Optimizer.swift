@@ -511,7 +511,7 @@ public struct Optimizer {
         case .scan(let t, _, let cols, let outs, let filters):
             let stats = context.statistics(t)
             return max(1, Double(stats.rows) * Selectivity.of(filters, stats.byOutput(columns: cols, ids: outs.map { $0.id })))
-        case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e], columnStatistics(p)))
+        case .filter(let p, let e): return max(1, estimate(p) * Selectivity.of([e], conditionStatistics(p)))
         case .project(let p, _, _), .sort(let p, _), .window(let p, _): return estimate(p)
         // A few elements a row, with nothing better known.
         case .unnest(let p, _, _, _): return estimate(p) * 4
@@ -631,13 +631,16 @@ public struct Optimizer {
     }
 
     /// Whether an equality of `condition` compares a column that is (nearly) unique in the
-    /// table a side reads straight (a scan under filters and projections): its distinct
-    /// count is at least nine tenths of the table's rows.
+    /// table a side reads straight (a scan under filters, projections and the left side of
+    /// semi and anti joins): its distinct count is at least nine tenths of the table's rows.
     func joinsOnAKey(_ left: LogicalPlan, _ right: LogicalPlan, _ condition: BoundExpr?) -> Bool {
+        // A semi or anti join keeps some of its left side's rows: a key of that table
+        // stays one (TPC-H Q18's `o_orderkey` of the orders IN a subquery's).
         func isTableRead(_ p: LogicalPlan) -> Bool {
             switch p {
             case .scan: return true
             case .filter(let c, _), .project(let c, _, _): return isTableRead(c)
+            case .join(let k, let c, _, _) where k == .semi || k == .anti: return isTableRead(c)
             default: return false
             }
         }

@@ -158,8 +158,11 @@ public struct PhysicalPlanner {
         case .filter(let input, let pred):
             let child = try self.plan(input, replicateAll: replicateAll)
             let p = try bind(pred, to: child)
+            // A condition on an aggregate's results (HAVING) is estimated from their ranges.
+            let results = estimator.aggregateStatistics(input)
+            let kept = results.isEmpty ? Selectivity.of([pred]) : Selectivity.of([pred], results)
             return PhysicalNode(.filter(p), children: [child], types: child.types, names: child.names,
-                                distribution: child.distribution, rows: max(1, child.rows * Selectivity.of([pred])),
+                                distribution: child.distribution, rows: max(1, child.rows * kept),
                                 columnIDs: child.columnIDs)
 
         case .project(let input, let exprs, let outputs):
@@ -319,6 +322,11 @@ public struct PhysicalPlanner {
             if optimizer.joinsOnAKey(left, right, condition) {
                 rows = max(1, min(rows, optimizer.estimate(.join(.inner, left, right, condition: condition))))
             }
+        } else if pkind == .semi && !probeKeyExprs.isEmpty {
+            // An IN or EXISTS keeps at most the share of its table the inner side keeps
+            // (`o_orderkey IN (SELECT l_orderkey ... HAVING sum(l_quantity) > 300)`: a few
+            // orders, not half of them), as the join order took it.
+            rows = max(1, min(rows, estimator.estimate(.join(.semi, left, right, condition: condition))))
         }
 
         if probeKeyExprs.isEmpty {

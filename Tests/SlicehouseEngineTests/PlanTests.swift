@@ -276,6 +276,50 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(q)[0].textRows(), [["item 107", "68"], ["item 207", "68"], ["item 607", "64"]])   // as PostgreSQL
     }
 
+    /// TPC-H Q18's shape: orders IN the orders whose lines sum to more than 300, with their
+    /// customers. The HAVING condition is estimated from the summed column's range and the
+    /// rows a group holds (four lines of 1 to 50: a sum around 102, not above 300), so it
+    /// keeps a few groups, not 40% of them; the IN keeps that share of orders, and a key
+    /// join of lines to those orders keeps a few rows. The customer join then builds on
+    /// those rows and streams the customers past them (filtered by their keys), instead of
+    /// building a hash table of every customer.
+    func testHavingEstimateBuildsOnTheFewQualifyingGroups() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
+        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("""
+            create table cust (ck int distkey, name varchar(10));
+            insert into cust select i, 'c' || i from seed where i < 1000;
+            create table ord (ok int distkey, ck int);
+            insert into ord select i, i % 1000 from seed;
+            create table line (ok int distkey, qty decimal(15,2));
+            """)
+        for k in 0..<4 { _ = try s.execute("insert into line select i, (i * 7 + \(k)) % 50 + 1 from seed") }
+        // Every 512th order has seven more lines of 50: 350 on top of its four.
+        for _ in 0..<7 { _ = try s.execute("insert into line select i, 50 from seed where i % 512 = 0") }
+        _ = try s.execute("analyze")
+        let q = """
+            select name, ord.ok, sum(qty) from cust, ord, line
+            where ord.ok in (select ok from line group by ok having sum(qty) > 300)
+              and cust.ck = ord.ck and ord.ok = line.ok
+            group by name, ord.ok order by ord.ok
+            """
+        let plan = try explain(s, q)
+        let lines = plan.split(separator: "\n").map(String.init)
+        let filter = try XCTUnwrap(lines.firstIndex { $0.contains("XN Filter") }, plan)
+        let rows = lines[filter].split(separator: " ").first { $0.hasPrefix("rows=") }.flatMap { Int($0.dropFirst(5)) }
+        XCTAssertLessThanOrEqual(try XCTUnwrap(rows, plan), 20, plan)
+        let customers = try XCTUnwrap(lines.firstIndex { $0.contains("Seq Scan on cust") }, plan)
+        XCTAssertTrue(lines[customers + 1].contains("Runtime Filter: ck"), plan)
+        XCTAssertFalse(lines[customers - 1].contains("XN Hash "), plan)
+        var expected: [[String?]] = []
+        for i in stride(from: 0, to: 4096, by: 512) {
+            let sum = (0..<4).reduce(350) { $0 + (i * 7 + $1) % 50 + 1 }
+            expected.append(["c\(i % 1000)", "\(i)", "\(sum).00"])
+        }
+        XCTAssertEqual(try s.execute(q)[0].textRows(), expected)
+    }
+
     func testJoinLabelsFollowDistribution() throws {
         let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
         let s = db.connect()
