@@ -192,7 +192,7 @@ final class HeldRows: @unchecked Sendable {
                 return p.vector(type: type)
             case .text(let bytes, let lengths, let validity):
                 let n = lengths.count
-                let offsets = [Int32](unsafeUninitializedCapacity: n + 1) { out, done in
+                let offsets = [Int32].building(capacity: n + 1, placeholder: 0) { out, done in
                     var at: Int32 = 0
                     out[0] = 0
                     lengths.withUnsafeBufferPointer { l in
@@ -241,8 +241,8 @@ final class HeldRows: @unchecked Sendable {
             lengths.withUnsafeBufferPointer { len in
                 d.bytes.withUnsafeBufferPointer { b in
                     padded.withUnsafeBufferPointer { pad in
-                        out.offsets = [Int32](unsafeUninitializedCapacity: n + 1) { offs, done in
-                            out.bytes = [UInt8](unsafeUninitializedCapacity: total + 16) { dst, written in
+                        out.offsets = [Int32].building(capacity: n + 1, placeholder: 0) { offs, done in
+                            out.bytes = [UInt8].building(capacity: total + 16, placeholder: 0) { dst, written in
                                 written = 0
                                 offs[0] = 0
                                 guard let to = dst.baseAddress else { return }
@@ -279,7 +279,7 @@ final class HeldRows: @unchecked Sendable {
             guard n >= 512, !s.bytes.isEmpty, Int(s.offsets[n]) <= s.bytes.count else { return nil }
             var dict = SmallStringDictionary()
             var fits = true
-            let codes = [UInt8](unsafeUninitializedCapacity: n) { out, done in
+            let codes = [UInt8].building(capacity: n, placeholder: 0) { out, done in
                 s.bytes.withUnsafeBytes { b in
                     s.offsets.withUnsafeBufferPointer { o in
                         guard let base = b.baseAddress, let offsets = o.baseAddress, let codes = out.baseAddress else {
@@ -304,7 +304,7 @@ final class HeldRows: @unchecked Sendable {
             let n = s.count
             guard n > 0 else { return nil }
             var fits = true
-            let lengths = [UInt8](unsafeUninitializedCapacity: n) { out, done in
+            let lengths = [UInt8].building(capacity: n, placeholder: 0) { out, done in
                 s.offsets.withUnsafeBufferPointer { o in
                     var widest: Int32 = 0, narrowest: Int32 = 0
                     for i in 0..<n {

@@ -109,7 +109,7 @@ extension StringArray {
             bytes.withUnsafeBufferPointer { src in
                 var total = 0
                 for i in indices { total &+= Int(offs[Int(i) + 1] &- offs[Int(i)]) }
-                let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, c in
+                let outOffsets = [Int32].building(capacity: n + 1, placeholder: 0) { o, c in
                     o[0] = 0
                     var pos: Int32 = 0
                     for k in 0..<n {
@@ -119,7 +119,7 @@ extension StringArray {
                     }
                     c = n + 1
                 }
-                let outBytes = [UInt8](unsafeUninitializedCapacity: total) { b, c in
+                let outBytes = [UInt8].building(capacity: total, placeholder: 0) { b, c in
                     if let dst = b.baseAddress, let base = src.baseAddress {
                         outOffsets.withUnsafeBufferPointer { o in
                             for k in 0..<n {

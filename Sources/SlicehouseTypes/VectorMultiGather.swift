@@ -91,7 +91,7 @@ extension Vector {
                                 // each value starts in its part, so the copy pass touches each
                                 // source row's offsets once and its bytes once.
                                 var from = [UnsafePointer<UInt8>?](repeating: nil, count: n)
-                                let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+                                let outOffsets = [Int32].building(capacity: n + 1, placeholder: 0) { o, done in
                                     from.withUnsafeMutableBufferPointer { f in
                                         o[0] = 0
                                         var pos: Int32 = 0
@@ -108,7 +108,7 @@ extension Vector {
                                     done = n + 1
                                 }
                                 let total = Int(outOffsets[n])
-                                let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
+                                let outBytes = [UInt8].building(capacity: total, placeholder: 0) { dst, done in
                                     outOffsets.withUnsafeBufferPointer { o in
                                         from.withUnsafeBufferPointer { f in
                                             guard let d = dst.baseAddress else { return }

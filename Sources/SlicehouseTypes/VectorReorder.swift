@@ -224,7 +224,7 @@ public struct ReorderPlan: Sendable {
             let pointers: [UnsafeRawPointer?] = parts.indices.map { i in
                 widths[i] == 8 ? wides[i].withUnsafeBytes { $0.baseAddress } : bytes[i].withUnsafeBytes { $0.baseAddress }
             }
-            return [Int64](unsafeUninitializedCapacity: n) { buf, done in
+            return [Int64].building(capacity: n, placeholder: 0) { buf, done in
                 guard let w = buf.baseAddress else { done = 0; return }
                 row.withUnsafeBufferPointer { r in
                     slot.withUnsafeBufferPointer { s in
@@ -267,7 +267,7 @@ public struct ReorderPlan: Sendable {
     /// sorted COPY's sort-key columns, gathered per slice before its order is known).
     public static func gather(ints parts: [IntPart], type: DataType, chunk: [Int32], row: [Int32]) -> Vector {
         let n = min(chunk.count, row.count)
-        let values = [Int64](unsafeUninitializedCapacity: n) { out, done in
+        let values = [Int64].building(capacity: n, placeholder: 0) { out, done in
             for j in 0..<n {
                 let ci = Int(chunk[j]), ri = Int(row[j])
                 var v: Int64 = 0
@@ -423,9 +423,9 @@ public struct ReorderPlan: Sendable {
             // 16 bytes of slack past the last value).
             let ordered = placeWindowed(windowed)
             var outBytes: [UInt8] = []
-            let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+            let outOffsets = [Int32].building(capacity: n + 1, placeholder: 0) { o, done in
                 o[0] = 0
-                outBytes = [UInt8](unsafeUninitializedCapacity: total + 16) { dst, written in
+                outBytes = [UInt8].building(capacity: total + 16, placeholder: 0) { dst, written in
                     written = 0
                     guard let d = dst.baseAddress else { return }
                     let raw = UnsafeMutableRawPointer(d)
@@ -489,7 +489,7 @@ public struct ReorderPlan: Sendable {
             // Pass 1: sources in their order, each entry appended to its window's
             // stream. Positions within a window were handed out in source order, so
             // the stream's entries are in windowed-position order.
-            let windowed = [UInt8](unsafeUninitializedCapacity: streamBytes) { buf, done in
+            let windowed = [UInt8].building(capacity: streamBytes, placeholder: 0) { buf, done in
                 var cursor = streamStart
                 bytes.withUnsafeBufferPointer { bp in
                     offs.withUnsafeBufferPointer { op in
@@ -523,7 +523,7 @@ public struct ReorderPlan: Sendable {
                 let raw = UnsafeRawPointer(w)
                 // Output offsets, window by window: each window's lengths to their
                 // rows (the window's own output rows), then its running sum.
-                let outOffsets = [Int32](unsafeUninitializedCapacity: n + 1) { o, done in
+                let outOffsets = [Int32].building(capacity: n + 1, placeholder: 0) { o, done in
                     o[0] = 0
                     target.withUnsafeBufferPointer { t in
                         for win in 0..<windows {
@@ -540,7 +540,7 @@ public struct ReorderPlan: Sendable {
                     done = n + 1
                 }
                 // Pass 2: within each window (cache resident), values to their rows.
-                let outBytes = [UInt8](unsafeUninitializedCapacity: total) { dst, done in
+                let outBytes = [UInt8].building(capacity: total, placeholder: 0) { dst, done in
                     outOffsets.withUnsafeBufferPointer { o in
                         target.withUnsafeBufferPointer { t in
                             guard let d = dst.baseAddress else { return }

@@ -379,4 +379,34 @@ final class ArrayAllocationTests: XCTestCase {
             XCTAssertEqual(a.count, n)
         }
     }
+
+    /// `building` keeps the elements its body says it wrote, as
+    /// `Array(unsafeUninitializedCapacity:initializingWith:)` does.
+    func testBuildingKeepsTheInitializedPrefix() throws {
+        for n in [0, 1, 7, 2_048] {
+            // Every element written (the count starts at the capacity).
+            let all = [Int32].building(capacity: n, placeholder: 0) { b, _ in
+                for i in 0..<b.count { b[i] = Int32(i) * 2 }
+            }
+            XCTAssertEqual(all, (0..<n).map { Int32($0) * 2 })
+            // Fewer written than asked for: the rest is not kept, and the array grows normally.
+            var some = [Int64].building(capacity: n, placeholder: 0) { b, count in
+                count = b.count / 2
+                for i in 0..<count { b[i] = Int64(i) + 10 }
+            }
+            XCTAssertEqual(some, (0..<(n / 2)).map { Int64($0) + 10 })
+            some.append(-1)
+            XCTAssertEqual(some.last, -1)
+            XCTAssertEqual(some.count, n / 2 + 1)
+            let none = [Bool].building(capacity: n, placeholder: false) { _, count in count = 0 }
+            XCTAssertEqual(none, [])
+        }
+        XCTAssertEqual([UInt8].building(capacity: -3, placeholder: 0) { b, _ in XCTAssertEqual(b.count, 0) }, [])
+        // A body that throws: the error comes out, nothing is returned.
+        struct Failed: Error {}
+        XCTAssertThrowsError(try [Double].building(capacity: 4, placeholder: 0) { b, _ in
+            b[0] = 1
+            throw Failed()
+        })
+    }
 }

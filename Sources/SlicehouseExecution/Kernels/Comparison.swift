@@ -75,7 +75,7 @@ enum ComparisonKernels {
         if n <= 0 || x.isEmpty || y.isEmpty { return [] }
         return x.withUnsafeBufferPointer { pa in
             y.withUnsafeBufferPointer { pb in
-                [Bool](unsafeUninitializedCapacity: n) { out, count in
+                [Bool].building(capacity: n, placeholder: false) { out, count in
                     if ac && bc {
                         let r = K.holds(O.self, pa[0], pb[0])
                         for i in 0..<n { out[i] = r }
@@ -117,7 +117,7 @@ enum ComparisonKernels {
             y.bytes.withUnsafeBufferPointer { yb in
                 x.offsets.withUnsafeBufferPointer { xo in
                     y.offsets.withUnsafeBufferPointer { yo in
-                        [Bool](unsafeUninitializedCapacity: len) { out, count in
+                        [Bool].building(capacity: len, placeholder: false) { out, count in
                             let eqOnly = op == .equal || op == .notEqual
                             for i in 0..<len {
                                 let ia = ac ? 0 : i, ib = bc ? 0 : i
@@ -201,7 +201,7 @@ enum ComparisonKernels {
                           _ test: (UnsafePointer<UInt8>, Int, Int, Int) -> Bool) -> [Bool] {
         column.bytes.withUnsafeBufferPointer { xb in
             column.offsets.withUnsafeBufferPointer { xo in
-                [Bool](unsafeUninitializedCapacity: len) { out, count in
+                [Bool].building(capacity: len, placeholder: false) { out, count in
                     let total = xb.count
                     if let base = xb.baseAddress {
                         for i in 0..<len {
@@ -286,7 +286,7 @@ enum ComparisonKernels {
                                                            _ selection: [Int32]?, _ count: Int) -> [Int32] {
         if count == 0 { return [] }
         return x.withUnsafeBufferPointer { buf in
-            [Int32](unsafeUninitializedCapacity: count) { out, k in
+            [Int32].building(capacity: count, placeholder: 0) { out, k in
                 var m = 0
                 if let selection {
                     selection.withUnsafeBufferPointer { s in
@@ -325,7 +325,7 @@ enum ComparisonKernels {
                                                 _ pred: P) -> [Int32] {
         if count == 0 { return [] }
         return x.withUnsafeBufferPointer { buf in
-            [Int32](unsafeUninitializedCapacity: count) { out, k in
+            [Int32].building(capacity: count, placeholder: 0) { out, k in
                 var m = 0
                 for j in 0..<count {
                     let i = selection.map { Int($0[j]) } ?? j
@@ -344,7 +344,7 @@ enum ComparisonKernels {
         if count == 0 { return [] }
         return x.bytes.withUnsafeBufferPointer { bytes in
             x.offsets.withUnsafeBufferPointer { offs in
-                [Int32](unsafeUninitializedCapacity: count) { out, k in
+                [Int32].building(capacity: count, placeholder: 0) { out, k in
                     var m = 0
                     for j in 0..<count {
                         let i = selection.map { Int($0[j]) } ?? j
@@ -372,7 +372,7 @@ enum ComparisonKernels {
         let validity = r.validity
         if count == 0 { return [] }
         return vals.withUnsafeBufferPointer { v in
-            [Int32](unsafeUninitializedCapacity: count) { out, k in
+            [Int32].building(capacity: count, placeholder: 0) { out, k in
                 var m = 0
                 if let selection {
                     for j in 0..<count {

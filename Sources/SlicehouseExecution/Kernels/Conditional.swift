@@ -293,7 +293,7 @@ struct ShortStringSet {
     func marks(_ x: StringArray, count n: Int) -> [Bool] {
         if n == 0 { return [] }
         return withMembership(x) { member in
-            [Bool](unsafeUninitializedCapacity: n) { out, k in
+            [Bool].building(capacity: n, placeholder: false) { out, k in
                 for i in 0..<n { out[i] = member(i) }
                 k = n
             }
@@ -305,7 +305,7 @@ struct ShortStringSet {
     func select(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ n: Int, negated: Bool) -> [Int32] {
         if n == 0 { return [] }
         return withMembership(x) { member in
-            [Int32](unsafeUninitializedCapacity: n) { out, k in
+            [Int32].building(capacity: n, placeholder: 0) { out, k in
                 var m = 0
                 for j in 0..<n {
                     let i = selection.map { Int($0[j]) } ?? j

@@ -384,7 +384,7 @@ struct ContainsInOrder: BytesPredicate {
                 }
             }
         }
-        return [Int32](unsafeUninitializedCapacity: count) { out, k in
+        return [Int32].building(capacity: count, placeholder: 0) { out, k in
             var m = 0
             hit.withUnsafeBufferPointer { h in
                 for j in 0..<count {

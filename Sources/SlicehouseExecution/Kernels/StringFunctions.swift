@@ -359,7 +359,7 @@ enum StringKernels {
         let total = n > 0 ? Int(a.offsets[n]) - base : 0
         var offsets = [Int32](filled: 0, count: n + 1)
         var written = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: max(total, 1)) { outBuf, initialized in
+        let bytes = [UInt8].building(capacity: max(total, 1), placeholder: 0) { outBuf, initialized in
             a.bytes.withUnsafeBufferPointer { inBuf in
                 a.offsets.withUnsafeBufferPointer { off in
                     offsets.withUnsafeMutableBufferPointer { o in

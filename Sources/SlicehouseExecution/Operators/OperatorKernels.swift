@@ -162,7 +162,7 @@ enum OperatorKernels {
             }
             var offsets = [Int32](filled: 0, count: n + 1)
             let bytes = s.bytes.withUnsafeBufferPointer { src in
-                [UInt8](unsafeUninitializedCapacity: total) { dst, initialized in
+                [UInt8].building(capacity: total, placeholder: 0) { dst, initialized in
                     offsets.withUnsafeMutableBufferPointer { o in
                         var pos = 0
                         for k in 0..<n {

@@ -379,7 +379,7 @@ private func stringPrefixes(_ s: StringArray) -> [UInt64] {
     let n = s.count
     return s.bytes.withUnsafeBufferPointer { b in
         s.offsets.withUnsafeBufferPointer { o in
-            [UInt64](unsafeUninitializedCapacity: n) { out, initialized in
+            [UInt64].building(capacity: n, placeholder: 0) { out, initialized in
                 for i in 0..<n {
                     let st = Int(o[i]), len = min(8, Int(o[i + 1]) - st)
                     var p: UInt64 = 0

@@ -27,7 +27,7 @@ enum WindowAggregates {
     static func count(_ layout: WindowLayout, argument: Vector?, lo: [Int], hi: [Int], resultType: DataType) -> Vector {
         let n = layout.count
         let prefix = argument.flatMap { WindowKernels.nonNullPrefix($0, order: layout.order) }
-        let out = [Int64](unsafeUninitializedCapacity: n) { o, initialized in
+        let out = [Int64].building(capacity: n, placeholder: 0) { o, initialized in
             lo.withUnsafeBufferPointer { L in
                 hi.withUnsafeBufferPointer { H in
                     if let prefix {

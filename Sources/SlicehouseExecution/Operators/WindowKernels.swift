@@ -94,7 +94,7 @@ enum WindowKernels {
         if v.isConstant { return constantNull ? [Int](filled: 0, count: n + 1) : nil }
         return validity.words.withUnsafeBufferPointer { w in
             order.withUnsafeBufferPointer { ord in
-                [Int](unsafeUninitializedCapacity: n + 1) { out, initialized in
+                [Int].building(capacity: n + 1, placeholder: 0) { out, initialized in
                     var c = 0
                     out.initializeElement(at: 0, to: 0)
                     for p in 0..<n {

@@ -367,7 +367,7 @@ final class PackedRows: @unchecked Sendable {
         for j in types.indices {
             if let base = base(j) {
                 let from = narrowFrom
-                let values = [Int64](unsafeUninitializedCapacity: n) { out, made in
+                let values = [Int64].building(capacity: n, placeholder: 0) { out, made in
                     guard let to = out.baseAddress else { return }
                     for i in 0..<n { to[i] = base &+ Int64(from[i]) }
                     made = n

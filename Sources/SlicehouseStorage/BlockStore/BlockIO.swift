@@ -34,7 +34,7 @@ public final class BlockFile: @unchecked Sendable {
         }
         // Read straight into the array's fresh storage: zeroing it first would write every
         // byte once more, for nothing.
-        return try [UInt8](unsafeUninitializedCapacity: length) { buf, initialized in
+        return try [UInt8].building(capacity: length, placeholder: 0) { buf, initialized in
             var done = 0
             defer { initialized = done }
             guard let base = buf.baseAddress else { return }

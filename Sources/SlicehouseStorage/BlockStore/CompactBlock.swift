@@ -75,7 +75,7 @@ public final class CompactBlock: @unchecked Sendable {
         guard !overflow else { return nil }
         let width = span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFFFF_FFFF ? 4 : 8
         guard width < 8 else { return nil }
-        let bytes = [UInt8](unsafeUninitializedCapacity: n * width) { out, count in
+        let bytes = [UInt8].building(capacity: n * width, placeholder: 0) { out, count in
             a.withUnsafeBufferPointer { p in
                 guard let src = p.baseAddress, let dst = out.baseAddress else { return }
                 switch width {
@@ -177,7 +177,7 @@ extension CompactBlock.Piece {
         case .wide(let v):
             return v
         case .narrow(let base, let width, let n, let bytes, let validity):
-            let values = [Int64](unsafeUninitializedCapacity: n) { out, count in
+            let values = [Int64].building(capacity: n, placeholder: 0) { out, count in
                 bytes.withUnsafeBytes { raw in
                     guard let dst = out.baseAddress, let src = raw.baseAddress else { return }
                     switch width {

@@ -421,7 +421,7 @@ public final class SliceScanner {
     /// words of a bitmap starting at bit 0; bits past `count` in the last word are undefined.
     static func bits(_ words: [UInt64], from: Int, count: Int) -> [UInt64] {
         let out = (count + 63) >> 6
-        return [UInt64](unsafeUninitializedCapacity: out) { o, initialized in
+        return [UInt64].building(capacity: out, placeholder: 0) { o, initialized in
             words.withUnsafeBufferPointer { w in
                 let shift = UInt64(from & 63), first = from >> 6
                 for k in 0..<out {
@@ -603,7 +603,7 @@ public final class SliceScanner {
         let m = selection?.count ?? n
         guard base >= 0, base + n <= a.count else { return nil }
         let rows = selection ?? []
-        return [Int32](unsafeUninitializedCapacity: m) { o, count in
+        return [Int32].building(capacity: m, placeholder: 0) { o, count in
             var k = 0
             defer { count = k }
             guard let out = o.baseAddress else { return }
@@ -679,7 +679,7 @@ public final class SliceScanner {
         if validity == nil && !constant && (selection != nil || deleted.isEmpty) {
             // Every row is written and the count moves on by the test's result: no branch.
             let m = selection?.count ?? n
-            return [Int32](unsafeUninitializedCapacity: m) { buf, count in
+            return [Int32].building(capacity: m, placeholder: 0) { buf, count in
                 guard let o = buf.baseAddress else { count = 0; return }
                 var k = 0
                 a.withUnsafeBufferPointer { vp in

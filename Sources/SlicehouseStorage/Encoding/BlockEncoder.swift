@@ -246,7 +246,7 @@ public enum BlockEncoder {
             // Compressed into room of its own, uninitialized, then appended: room made in
             // the writer would be zero-filled first, for the whole bound (megabytes a block).
             let compressed = try raw.bytes.withUnsafeBytes { src in
-                try [UInt8](unsafeUninitializedCapacity: try ZstdCodec.compressBound(src.count)) { dst, written in
+                try [UInt8].building(capacity: try ZstdCodec.compressBound(src.count), placeholder: 0) { dst, written in
                     written = try ZstdCodec.compress(src, level: level, into: UnsafeMutableRawBufferPointer(dst))
                 }
             }

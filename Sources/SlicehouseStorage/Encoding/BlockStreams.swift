@@ -243,7 +243,7 @@ public struct StringStream: Sendable {
 
     mutating func read(_ n: Int) throws -> StringArray {
         var total = 0
-        let offsets = try [Int32](unsafeUninitializedCapacity: n + 1) { buf, initialized in
+        let offsets = try [Int32].building(capacity: n + 1, placeholder: 0) { buf, initialized in
             total = try lengths(n, offsets: buf.baseAddress)
             initialized = n + 1
         }
@@ -308,7 +308,7 @@ public struct AZ64Stream: Sendable {
         guard n >= 0, n <= count - position else {
             throw corruptBlock("AZ64 stream read of \(n) values at \(position) of \(count)")
         }
-        return try [Int64](unsafeUninitializedCapacity: n) { buf, initialized in
+        return try [Int64].building(capacity: n, placeholder: 0) { buf, initialized in
             if let out = buf.baseAddress { try fill(out, n) }
             initialized = n
         }
@@ -496,7 +496,7 @@ extension AZ64Stream {
         guard at >= position, end <= count, n == 0 || (rows[0] >= 0 && at + Int(rows[n - 1]) < end) else {
             throw corruptBlock("AZ64 stream gather of \(n) values from \(at) to \(end) at \(position) of \(count)")
         }
-        return try [Int64](unsafeUninitializedCapacity: n) { buf, initialized in
+        return try [Int64].building(capacity: n, placeholder: 0) { buf, initialized in
             initialized = 0
             guard let out = buf.baseAddress else { return }
             try advance(rows, at: at, limit: end, out)

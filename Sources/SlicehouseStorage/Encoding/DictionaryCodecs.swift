@@ -299,7 +299,7 @@ enum ByteDict {
     static func unpackCodes(_ p: UnsafeRawPointer, _ n: Int, width: Int) -> [UInt8] {
         guard width > 0 else { return [UInt8](filled: 0, count: n) }
         let mask = UInt64(1) << UInt64(width) - 1
-        return [UInt8](unsafeUninitializedCapacity: n) { out, initialized in
+        return [UInt8].building(capacity: n, placeholder: 0) { out, initialized in
             var bit = 0
             for i in 0..<n {
                 let word = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))

@@ -188,7 +188,7 @@ enum RawCodec {
 
     static func readDoubleArray(_ r: inout EncodingReader, _ n: Int) throws -> [Double] {
         try r.need(1 + n, "floating-point values")
-        return try [Double](unsafeUninitializedCapacity: n) { buf, count in
+        return try [Double].building(capacity: n, placeholder: 0) { buf, count in
             if n > 0 { try readDoubles(&r, n, buf.baseAddress!) }
             count = n
         }
@@ -222,7 +222,7 @@ enum RawCodec {
 
     static func readBoolArray(_ r: inout EncodingReader, _ n: Int) throws -> [Bool] {
         try r.need((n + 7) >> 3, "boolean values")
-        return try [Bool](unsafeUninitializedCapacity: n) { buf, count in
+        return try [Bool].building(capacity: n, placeholder: false) { buf, count in
             if n > 0 { try readBools(&r, n, buf.baseAddress!) }
             count = n
         }
@@ -316,7 +316,7 @@ struct StringBuilder {
         guard total <= Int(Int32.max) else { throw corruptBlock("string data exceeds 2 GB") }
         var offsets = [Int32](filled: 0, count: n + 1)
         var written = 0, rows = 0
-        let bytes = try [UInt8](unsafeUninitializedCapacity: total + slack) { buf, count in
+        let bytes = try [UInt8].building(capacity: total + slack, placeholder: 0) { buf, count in
             try offsets.withUnsafeMutableBufferPointer { off in
                 var b = StringBuilder(dst: UnsafeMutableRawPointer(buf.baseAddress!), total: total, offsets: off.baseAddress!)
                 try body(&b)
