@@ -644,7 +644,15 @@ public struct Optimizer {
             default: return false
             }
         }
-        let sides = [left, right].filter(isTableRead).map { ($0, columnStatistics($0), baseRows($0)) }
+        // The table's rows: a key's distinct count is measured against them, below a semi
+        // join's filtering as below a scan's.
+        func tableRows(_ p: LogicalPlan) -> Double {
+            switch p {
+            case .filter(let c, _), .project(let c, _, _), .join(_, let c, _, _): return tableRows(c)
+            default: return baseRows(p)
+            }
+        }
+        let sides = [left, right].filter(isTableRead).map { ($0, columnStatistics($0), tableRows($0)) }
         if sides.isEmpty { return false }
         for c in conjuncts(condition) {
             guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = c else { continue }

@@ -72,5 +72,11 @@ final class AggregateStatisticsTests: XCTestCase {
                                           distinct: false, output: PlanColumn(id: 1, type: .decimal(precision: 38, scale: 2), name: "r"))
         XCTAssertNil(Optimizer.resultRange(expression, perGroup: 4, stats))
         XCTAssertNil(Optimizer.resultRange(aggregate(.max, .varchar(10), argument: .varchar(10)), perGroup: 4, stats))
+        // A constant argument: no range (a point would keep all or nothing).
+        let constant: [Int: ColumnStatistics] = [0: ColumnStatistics(distinct: 1, nullFraction: 0, min: 100, max: 100)]
+        for f in [AggregateFunction.sum, .avg, .min, .max] {
+            XCTAssertNil(Optimizer.resultRange(aggregate(f, .decimal(precision: 38, scale: 2), argument: quantity),
+                                               perGroup: 4, constant), "\(f)")
+        }
     }
 }
