@@ -384,11 +384,17 @@ final class ArrayAllocationTests: XCTestCase {
     /// `Array(unsafeUninitializedCapacity:initializingWith:)` does.
     func testBuildingKeepsTheInitializedPrefix() throws {
         for n in [0, 1, 7, 2_048] {
-            // Every element written (the count starts at the capacity).
-            let all = [Int32].building(capacity: n, placeholder: 0) { b, _ in
+            // Every element written.
+            let all = [Int32].building(capacity: n, placeholder: 0) { b, count in
                 for i in 0..<b.count { b[i] = Int32(i) * 2 }
+                count = b.count
             }
             XCTAssertEqual(all, (0..<n).map { Int32($0) * 2 })
+            // A body that sets no count keeps nothing (the count starts at 0).
+            let unsaid = [Int32].building(capacity: n, placeholder: 0) { b, _ in
+                for i in 0..<b.count { b[i] = 1 }
+            }
+            XCTAssertEqual(unsaid, [])
             // Fewer written than asked for: the rest is not kept, and the array grows normally.
             var some = [Int64].building(capacity: n, placeholder: 0) { b, count in
                 count = b.count / 2
