@@ -32,6 +32,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBzip2", path: "Sources/CBzip2",
                        providers: [.apt(["libbz2-dev"])]),
+        // Header only: the cache-line prefetch hint the hash join's probe loops use.
+        .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
 
         // Stage 1: types, values, vectors, chunks, errors.
         .target(name: "SlicehouseTypes"),
@@ -44,13 +46,14 @@ let package = Package(
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
         // Stage 4: storage interface + in-memory column segments per slice; codecs.
         .target(name: "SlicehouseStorage",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "CZstd", "CSnappy"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "CZstd", "CSnappy", "CPrefetch"]),
         // Stage 5: leader planner (binder, logical plan, optimizer, physical plan, EXPLAIN).
         .target(name: "SlicehousePlanner",
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog"]),
         // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
         .target(name: "SlicehouseExecution",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner",
+                               "CPrefetch"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),

@@ -323,6 +323,76 @@ final class RuntimeKeyFilterTests: XCTestCase {
                                          firstRow: 0).contains(3))
     }
 
+    /// The prefetching kernel of a wide exact bitmap keeps exactly the rows the one-row
+    /// test keeps: keys in and out of the range (both ends, the extremes of Int64), lengths
+    /// around the prefetch distance, selections, offsets; with NULLs, or deleted rows and no
+    /// selection, `keep` takes the general loop and still keeps the same rows.
+    func testPrefetchedBitmapKeepsWhatTheRowTestKeeps() {
+        var rng = SystemRandomNumberGenerator()
+        let low: Int64 = -1_000
+        let span = Int64(SliceScanner.prefetchedBitmapWords) * 64 * 2 - 1
+        let keys = (0..<20_000).map { _ in Int64.random(in: low...(low + span), using: &rng) } + [low, low + span]
+        let f = filter(keys)
+        guard let bits = f.bits, f.shift == 0 else { return XCTFail("no exact bitmap") }
+        XCTAssertEqual(f.low, low)
+        XCTAssertEqual(f.high, low + span)
+        XCTAssertGreaterThanOrEqual(bits.count, SliceScanner.prefetchedBitmapWords, "wide enough for the kernel")
+        let set = Set(keys)
+        let probe = (0..<3_000).map { i -> Int64 in
+            switch i % 5 {
+            case 0: return keys[i % keys.count]
+            case 1: return Int64.random(in: (low - 100)...(low + span + 100), using: &rng)
+            case 2: return [Int64.min, Int64.max, low - 1, low + span + 1, low, low + span][i % 6]
+            case 3: return keys[(i * 7) % keys.count] &+ 1
+            default: return keys[(i * 3) % keys.count]
+            }
+        }
+        func reference(_ base: Int, _ n: Int, _ selection: [Int32]?) -> [Int32] {
+            (selection ?? (0..<Int32(n)).map { $0 }).filter { set.contains(probe[base + Int($0)]) }
+        }
+        let ud = UInt64(bitPattern: span)
+        let v = Vector(type: .bigint, data: .int64(probe))
+        let d = SliceScanner.bitmapPrefetchDistance
+        for n in [0, 1, d - 1, d, d + 1, 2 * d + 3, 2_048] {
+            for base in [0, 7, 900] {
+                let all = SliceScanner.keepBits(probe, from: base, count: n, selection: nil, bits: bits, low: low, span: ud)
+                XCTAssertEqual(all, reference(base, n, nil), "\(n) rows from \(base)")
+                XCTAssertEqual(SliceScanner.keep(v, from: base, count: n, filter: f, selection: nil,
+                                                 deleted: DeleteSet(), firstRow: 0), all)
+                let selection = (0..<Int32(n)).filter { $0 % 3 != 1 }
+                let some = SliceScanner.keepBits(probe, from: base, count: n, selection: selection, bits: bits,
+                                                 low: low, span: ud)
+                XCTAssertEqual(some, reference(base, n, selection), "\(n) selected rows from \(base)")
+                XCTAssertEqual(SliceScanner.keep(v, from: base, count: n, filter: f, selection: selection,
+                                                 deleted: DeleteSet(), firstRow: 0), some)
+            }
+        }
+        XCTAssertTrue(reference(0, 2_048, nil).count > 800, "the keys themselves pass")
+        XCTAssertTrue(reference(0, 2_048, nil).count < 1_600, "keys outside the set do not")
+        // A bitmap wide enough for a summary: the summary's candidates go to the kernel.
+        let wideKeys = (0..<20_000).map { _ in Int64.random(in: 0...(1 << 25), using: &rng) }
+        let wide = filter(wideKeys)
+        XCTAssertNotNil(wide.summary)
+        let wideSet = Set(wideKeys)
+        let wideProbe = (0..<2_048).map { i in i % 2 == 0 ? wideKeys[i % wideKeys.count] : Int64(i) * 16_411 }
+        for selection in [nil, (0..<Int32(2_048)).filter { $0 % 5 != 2 }] {
+            XCTAssertEqual(SliceScanner.keep(Vector(type: .bigint, data: .int64(wideProbe)), from: 0, count: 2_048,
+                                             filter: wide, selection: selection, deleted: DeleteSet(), firstRow: 0),
+                           (selection ?? (0..<Int32(2_048)).map { $0 }).filter { wideSet.contains(wideProbe[Int($0)]) })
+        }
+        // NULL keys never match; deleted rows are left out.
+        var nulls = v
+        var validity = Validity(allValid: probe.count)
+        validity.setInvalid(0)
+        nulls.validity = validity
+        XCTAssertEqual(SliceScanner.keep(nulls, from: 0, count: 10, filter: f, selection: nil, deleted: DeleteSet(),
+                                         firstRow: 0), reference(0, 10, nil).filter { $0 != 0 })
+        var deleted = DeleteSet()
+        deleted.insert(5)
+        XCTAssertEqual(SliceScanner.keep(v, from: 0, count: 10, filter: f, selection: nil, deleted: deleted,
+                                         firstRow: 0), reference(0, 10, nil).filter { $0 != 5 })
+    }
+
     /// Too many keys for the largest Bloom filter: the range check alone.
     func testTooManyKeysForABloomFilter() {
         let n = RuntimeKeyFilter.maximumBloomWords * 8 + 1
