@@ -236,6 +236,42 @@ final class HashJoinTests: XCTestCase {
         try check(.right, Array(probe.prefix(300)), build)
     }
 
+    /// Tables of `prefetchedEntries` or more are probed with prefetches instead of a touch
+    /// pass: unique keys spread too wide for a direct index (the one-pass match) and
+    /// duplicate keys (the rounds), NULLs on both sides, probe keys missing and outside
+    /// the range, pieces of a selection, against the reference join.
+    func testLargeTablesAreProbedWithPrefetches() throws {
+        let n = HashJoinOperator.prefetchedEntries + 20_000
+        var rng = SeededRandom(seed: 9)
+        let unique: [Row] = (0..<n).map { i -> Row in
+            let key: Value = i % 1_000 == 7 ? .null : .int(Int64(i) * 37 - 5_000)
+            return [key, .string(i % 2 == 0 ? "x" : "y"), .int(Int64(i))]
+        }
+        let duplicated: [Row] = (0..<n).map { i -> Row in
+            let key: Value = i % 1_000 == 7 ? .null : .int(Int64(rng.int(0...(n / 2))))
+            return [key, .string("d"), .int(Int64(i))]
+        }
+        let probe: [Row] = (0..<4_000).map { i in
+            let key: Value
+            switch i % 5 {
+            case 0: key = .null
+            case 1: key = .int(Int64(rng.int(0...(n - 1))) * 37 - 5_000)
+            case 2: key = .int(Int64(rng.int(0...(n / 2))))
+            case 3:
+                let edges: [Int64] = [Int64.min, Int64.max, -5_001, Int64(n) * 37]
+                key = .int(edges[i % 4])
+            default: key = .int(Int64(rng.int(-10_000...(n * 37))))
+            }
+            return [key, .string("p"), .int(Int64(i))]
+        }
+        for build in [unique, duplicated] {
+            for kind in [JoinKind.inner, .left, .semi, .anti] {
+                try check(kind, probe, build)
+            }
+            try check(.inner, probe, build, chunkSize: 700, selection: true)
+        }
+    }
+
     func testSmallExample() throws {
         let probe: [Row] = [[.int(1), .string("a"), .int(10)], [.int(2), .string("b"), .int(20)],
                             [.null, .string("c"), .int(30)], [.int(1), .string("d"), .int(40)]]

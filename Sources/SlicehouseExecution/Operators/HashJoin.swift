@@ -76,11 +76,12 @@ public enum JoinKind: String, Sendable, Equatable {
 /// 64-bit key is unique (foreign key to primary key), a piece is matched in one pass
 /// with no rounds; when those unique keys are also narrow (under eight values per key: a
 /// dimension's surrogate keys), a direct index from key to build row replaces the hash,
-/// the bucket and the entry with one load (`buildDirectIndex`, `matchDirect`). While a
-/// probe row's run is scanned, the first entry of the row `prefetchDistance` rows on is
-/// prefetched (`slicehouse_prefetch`), so that the cache misses of a large table overlap
-/// with the work instead of queueing; the direct index's slots are loaded in a
-/// branch-free pass first.
+/// the bucket and the entry with one load (`buildDirectIndex`, `matchDirect`). In a table
+/// of 256 Ki entries or more, the first entry of the row `prefetchDistance` rows on is
+/// prefetched (`slicehouse_prefetch`) while a probe row's run is scanned, so that the
+/// cache misses overlap with the work instead of queueing; in a smaller one (and in a
+/// direct index) a branch-free pass touches every row's first entry (or loads its index
+/// slot) first.
 ///
 /// ## Memory
 /// With a statement context, the build side reserves what it holds from the statement's
@@ -1008,9 +1009,18 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 end.withUnsafeBufferPointer { end in
                     match.withUnsafeBufferPointer { mv in
                         let ahead = Self.prefetchDistance
-                        for i in 0..<min(n, ahead) { Self.prefetch(en, at: cur[i]) }
+                        let prefetching = en.count >= Self.prefetchedEntries
+                        if prefetching {
+                            for i in 0..<min(n, ahead) { Self.prefetch(en, at: cur[i]) }
+                        } else {
+                            // Touch each row's first entry (branch-free: misses overlap).
+                            var touch: UInt64 = 0
+                            let last = en.count - 1
+                            for i in 0..<n { touch ^= en[min(Int(cur[i]), last)].match }
+                            scratch.touch ^= touch
+                        }
                         matchEach(&b, n) { i in
-                            if i + ahead < n { Self.prefetch(en, at: cur[i + ahead]) }
+                            if prefetching && i + ahead < n { Self.prefetch(en, at: cur[i + ahead]) }
                             let want = mv[i]
                             var j = Int(cur[i])
                             let e = Int(end[i])
@@ -1030,6 +1040,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// TPC-H Q9 at SF 10 (tables of 7 to 13 MB a slice): 16 to 32 took the two probe
     /// loops' samples down a sixth; 8 is too close to hide a miss.
     static let prefetchDistance = 24
+    /// Tables of at least this many entries (4 MB of them, past what a core's share of
+    /// the caches holds) are probed with prefetches; smaller ones with a touch pass
+    /// first (a loop without branches over the piece's first entries, whose loads the
+    /// CPU overlaps), which costs less when the entries are mostly cached: prefetching
+    /// every table made TPC-H at SF 1 2% slower (Q4, Q5, Q11 5-12%).
+    static let prefetchedEntries = 1 << 18
 
     /// Prefetch entry `at` of `entries` (clamped: a run's cursor may be its end). A hint:
     /// it changes no result.
@@ -1143,9 +1159,18 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                         b.active.withUnsafeMutableBufferPointer { act in
                             let count = act.count
                             let ahead = Self.prefetchDistance
-                            for a in 0..<min(count, ahead) { Self.prefetch(en, at: cur[Int(act[a])]) }
+                            let prefetching = en.count >= Self.prefetchedEntries
+                            if prefetching {
+                                for a in 0..<min(count, ahead) { Self.prefetch(en, at: cur[Int(act[a])]) }
+                            } else {
+                                // Touch every active row's next entry first: a loop without
+                                // branches lets the CPU overlap the cache misses.
+                                var touch: UInt64 = 0
+                                for a in 0..<count { touch ^= en[Int(cur[Int(act[a])])].match }
+                                sc.touch ^= touch
+                            }
                             for a in 0..<count {
-                                if a + ahead < count { Self.prefetch(en, at: cur[Int(act[a + ahead])]) }
+                                if prefetching && a + ahead < count { Self.prefetch(en, at: cur[Int(act[a + ahead])]) }
                                 let i = Int(act[a])
                                 let want = mv[i]
                                 var j = Int(cur[i])
@@ -1431,6 +1456,8 @@ private struct RoundScratch {
     var candBuild: [Int32] = []
     var candProbeRows: [Int32] = []
     var eq: [Bool] = []
+    /// Sink for the values read by the touch pass (keeps it from being optimized away).
+    var touch: UInt64 = 0
 }
 
 /// The hash table of a join node whose build side is the same rows in every partition

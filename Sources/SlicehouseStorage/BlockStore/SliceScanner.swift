@@ -593,9 +593,10 @@ public final class SliceScanner {
         }
     }
 
-    /// An exact bitmap of at least this many words (256 kB, past the L2 cache of many
-    /// cores) is tested by `keepBits`, with prefetches.
-    static let prefetchedBitmapWords = 1 << 15
+    /// An exact bitmap of at least this many words (2 MB, past what a core's share of
+    /// the caches holds) is tested by `keepBits`, with prefetches; a smaller one mostly
+    /// hits the caches, where the prefetches cost more than they save.
+    static let prefetchedBitmapWords = 1 << 18
     /// Candidates ahead of the one tested whose bitmap word `keepBits` prefetches (on
     /// TPC-H Q9's 7.5 MB a slice at SF 10, 64 took the test's samples down a tenth).
     static let bitmapPrefetchDistance = 64
