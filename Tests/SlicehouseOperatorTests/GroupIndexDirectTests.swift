@@ -99,6 +99,41 @@ final class GroupIndexDirectTests: XCTestCase {
         XCTAssertTrue(index.isDirect)
     }
 
+    /// A direct array of `prefetchedBytes` or more is probed with prefetches instead of a
+    /// touch pass over windows; the same number of sparse keys (slots, which keep the
+    /// touch pass) for comparison. With repeats, NULLs and selections, both answer as the
+    /// reference.
+    func testLargeIndexesAreProbedWithPrefetches() throws {
+        var rng = SeededRandom(seed: 23)
+        let span = Int64GroupIndex.prefetchedBytes / MemoryLayout<Int32>.stride + 50_000
+        for sparse in [false, true] {
+            let index = Int64GroupIndex(type: .bigint)
+            var reference = Reference()
+            let distinct = sparse ? Int64GroupIndex.prefetchedBytes / 8 + 10_000 : span
+            var order = (0..<distinct).map { sparse ? Int64($0) * 7_919 - 1_000_000 : Int64($0) - 20_000 }
+            order.shuffle(using: &rng)
+            var batch = 0
+            while !order.isEmpty {
+                let keys: [Int64?] = (0..<Chunk.capacity).map { _ in
+                    if rng.chance(0.01) { return nil }
+                    if rng.chance(0.2) { return sparse ? Int64(rng.int(0...5_000)) * 7_919 - 1_000_000
+                                                       : Int64(rng.int(0...(span - 1))) - 20_000 }
+                    return order.popLast() ?? 0
+                }
+                let rows = batch % 3 == 1 ? (0..<Int32(keys.count)).filter { $0 % 3 != 0 } : nil
+                try feed(index, &reference, keys, rows: rows, "\(sparse ? "sparse" : "dense") batch \(batch)")
+                batch += 1
+            }
+            XCTAssertEqual(index.isDirect, !sparse)
+            XCTAssertGreaterThanOrEqual(index.memoryBytes, Int64GroupIndex.prefetchedBytes, "large enough to prefetch")
+            let probes: [Int64?] = [nil, -20_001, -20_000, .min, .max] + (0..<2_000).map { _ in
+                sparse ? Int64(rng.int(0...distinct)) * 7_919 - 1_000_000 + Int64(rng.int(0...1))
+                       : Int64(rng.int(-30_000...(span + 10_000)))
+            }
+            try checkLookups(index, reference, probes: probes, sparse ? "sparse" : "dense")
+        }
+    }
+
     /// Keys past either end widen the array while they stay dense (keys arriving in order
     /// widen it now and then, not every batch); a key far out sends the index back to
     /// slots, and so does one near the ends of the Int64 range. Nothing is lost in either move.

@@ -1,4 +1,5 @@
 import SlicehouseTypes
+import CPrefetch
 
 /// Assigns dense group ids to the rows of a batch by their group-key values.
 /// One instance per aggregate operator; one dynamic call per batch.
@@ -430,6 +431,15 @@ final class Int64GroupIndex: GroupIndex {
         }
     }
 
+    /// A direct array of at least this many bytes is probed with prefetches rather than a
+    /// touch pass over windows of rows: past what a core's share of the caches holds, as
+    /// for the hash join's tables (`HashJoinOperator`). TPC-H Q13 at SF 10 (customer keys,
+    /// 6 MB a slice): 4% less CPU. The slot tables keep their touch pass: prefetching
+    /// Q18's (order keys) cost 2% at SF 10.
+    static let prefetchedBytes = 4 << 20
+    /// Rows ahead of the one being assigned whose entry is prefetched.
+    static let prefetchDistance = 24
+
     /// `assign` over the slots of either layout (the batch's keys fit it); returns the
     /// touch pass's sink.
     @inline(__always)
@@ -535,16 +545,29 @@ final class Int64GroupIndex: GroupIndex {
                         groupIds.withUnsafeMutableBufferPointer { out in
                             // Windows of rows: their entries are touched first (a loop without
                             // branches, so the misses overlap), then assigned.
-                            let window = 256
+                            // An array past the caches: the entry of the row `prefetchDistance`
+                            // on is prefetched instead, the whole batch in one window.
+                            let prefetching = dp.count * MemoryLayout<Int32>.stride >= Self.prefetchedBytes
+                            let window = prefetching ? n : 256
+                            let ahead = Self.prefetchDistance
                             let last = dp.count - 1
+                            @inline(__always) func entry(_ k: Int) -> Int {
+                                min(max(Int(truncatingIfNeeded: vp[Int(rw[k])] &- lo), 0), last)
+                            }
                             var from = 0
                             while from < n {
                                 let to = min(n, from + window)
-                                for k in from..<to {
-                                    let d = Int(truncatingIfNeeded: vp[Int(rw[k])] &- lo)
-                                    touch ^= dp[min(max(d, 0), last)]
+                                if prefetching {
+                                    if let base = dp.baseAddress {
+                                        for k in from..<min(to, from + ahead) { slicehouse_prefetch(base + entry(k)) }
+                                    }
+                                } else {
+                                    for k in from..<to { touch ^= dp[entry(k)] }
                                 }
                                 for k in from..<to {
+                                    if prefetching && k + ahead < to, let base = dp.baseAddress {
+                                        slicehouse_prefetch(base + entry(k + ahead))
+                                    }
                                     let r = Int(rw[k])
                                     if hasNulls && !OperatorKernels.bit(vw, r) {
                                         out[k] = Self.groupOfNull(&nullGroup, &groupKeys)
