@@ -32,7 +32,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBzip2", path: "Sources/CBzip2",
                        providers: [.apt(["libbz2-dev"])]),
-        // Header only: the cache-line prefetch hint the hash join's probe loops use.
+        // Header only: the cache-line prefetch hint of the hash join's probes, the group index's
+        // direct arrays and the runtime filters' wide bitmaps.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
 
         // Stage 1: types, values, vectors, chunks, errors.
