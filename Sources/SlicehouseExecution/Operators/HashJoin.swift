@@ -77,7 +77,7 @@ public enum JoinKind: String, Sendable, Equatable {
 /// with no rounds; when those unique keys are also narrow (under eight values per key: a
 /// dimension's surrogate keys), a direct index from key to build row replaces the hash,
 /// the bucket and the entry with one load (`buildDirectIndex`, `matchDirect`). In a table
-/// of 256 Ki entries or more, the first entry of the row `prefetchDistance` rows on is
+/// of 512 Ki entries or more, the first entry of the row `prefetchDistance` rows on is
 /// prefetched (`slicehouse_prefetch`) while a probe row's run is scanned, so that the
 /// cache misses overlap with the work instead of queueing; in a smaller one (and in a
 /// direct index) a branch-free pass touches every row's first entry (or loads its index
@@ -1040,12 +1040,13 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// TPC-H Q9 at SF 10 (tables of 7 to 13 MB a slice): 16 to 32 took the two probe
     /// loops' samples down a sixth; 8 is too close to hide a miss.
     static let prefetchDistance = 24
-    /// Tables of at least this many entries (4 MB of them, past what a core's share of
-    /// the caches holds) are probed with prefetches; smaller ones with a touch pass
-    /// first (a loop without branches over the piece's first entries, whose loads the
-    /// CPU overlaps), which costs less when the entries are mostly cached: prefetching
-    /// every table made TPC-H at SF 1 2% slower (Q4, Q5, Q11 5-12%).
-    static let prefetchedEntries = 1 << 18
+    /// Tables of at least this many entries (8 MB of them, past what the caches hold
+    /// beside the rest of a query) are probed with prefetches; smaller ones with a touch
+    /// pass first (a loop without branches over the piece's first entries, whose loads
+    /// the CPU overlaps), which costs less when the entries are mostly cached:
+    /// prefetching every table made TPC-H at SF 1 2% slower (Q4, Q5, Q11 5-12%), and
+    /// from 256 Ki entries Q7 and Q8 (375-457 K entries a table) 2-4%.
+    static let prefetchedEntries = 1 << 19
 
     /// Prefetch entry `at` of `entries` (clamped: a run's cursor may be its end). A hint:
     /// it changes no result.
