@@ -97,33 +97,76 @@ extension Optimizer {
     /// chosen customers; now 0.38 M keys move, distinct on each slice, and the customers
     /// probe the 0.1 M distinct keys. A NULL key stays one value, so NOT IN still keeps
     /// nothing when the inner side has one.
+    ///
+    /// Under EXISTS, IN and NOT EXISTS (not NOT IN), only the inner values that some outer
+    /// row compares with can decide anything. When a small, filtered subtree of the outer
+    /// side holds all of the outer side's compared values, the inner rows are first
+    /// semi-joined with a copy of it (`restrictedToOuterKeys`), so that the aggregate sees
+    /// only those rows, and a runtime filter from the copy drops the others in the inner
+    /// side's scan: Q22's chosen customers (the country codes keep 28% of them) restrict
+    /// the orders whose customer keys are made distinct. NOT IN is left alone: a NULL
+    /// inner value must still reach it, and a semi join drops it.
     func distinctExistenceInputs(_ plan: LogicalPlan) -> LogicalPlan {
-        let p = plan.mapChildren { distinctExistenceInputs($0) }
-        guard case .join(let kind, let l, let r, let condition) = p,
-              kind == .semi || kind == .anti || kind == .antiNullAware, let condition else { return p }
-        // A table's rows under filters and projections: its estimate rests on the table's
-        // statistics. (A join's estimate can be far off: Q20's IN over partsupp joined to
-        // its parts and line items is estimated at 200 K rows and has 5.8 K.)
-        func tableRead(_ x: LogicalPlan) -> Bool {
-            switch x {
-            case .scan: return true
-            case .filter(let q, _), .project(let q, _, _): return tableRead(q)
-            default: return false
+        var nextID = maxColumnID(plan)
+        func rewrite(_ plan: LogicalPlan) -> LogicalPlan {
+            let p = plan.mapChildren { rewrite($0) }
+            guard case .join(let kind, let l, let r, let condition) = p,
+                  kind == .semi || kind == .anti || kind == .antiNullAware, let condition else { return p }
+            // A table's rows under filters and projections: its estimate rests on the table's
+            // statistics. (A join's estimate can be far off: Q20's IN over partsupp joined to
+            // its parts and line items is estimated at 200 K rows and has 5.8 K.)
+            func tableRead(_ x: LogicalPlan) -> Bool {
+                switch x {
+                case .scan: return true
+                case .filter(let q, _), .project(let q, _, _): return tableRead(q)
+                default: return false
+                }
             }
+            guard tableRead(r) else { return p }
+            let lids = l.outputIDs, rids = r.outputIDs
+            var keys: [PlanColumn] = []
+            for c in conjuncts(condition) {
+                guard let (_, inner) = equiKey(c, lids, rids), case .column(let id, _) = inner,
+                      let column = r.outputs.first(where: { $0.id == id }) else { return p }
+                if !keys.contains(where: { $0.id == id }) { keys.append(column) }
+            }
+            guard !keys.isEmpty, condition.referencedColumns.intersection(rids).isSubset(of: Set(keys.map { $0.id })) else { return p }
+            let distinct = groupsAtMost(keys.map { .column($0.id, $0.type) }, of: r)
+            guard distinct.isFinite, estimate(r) >= 4 * distinct else { return p }
+            var input = r
+            if kind != .antiNullAware, let restricted = restrictedToOuterKeys(l, r, condition, &nextID) {
+                input = restricted
+            }
+            let reduced = LogicalPlan.distinct(.project(input, keys.map { .column($0.id, $0.type) }, outputs: keys))
+            return .join(kind, l, reduced, condition: condition)
         }
-        guard tableRead(r) else { return p }
-        let lids = l.outputIDs, rids = r.outputIDs
-        var keys: [PlanColumn] = []
+        return rewrite(plan)
+    }
+
+    /// `inner` semi-joined with a copy of the smallest filtered subtree of `outer` that
+    /// holds every value `outer` compares under `condition` (equalities only, as
+    /// `distinctExistenceInputs` checked), reading only the compared columns; nil when
+    /// that does not pay (`keySourceCopy`). An inner row whose values no outer row has
+    /// matches nothing, so only rows that could match are kept.
+    private func restrictedToOuterKeys(_ outer: LogicalPlan, _ inner: LogicalPlan, _ condition: BoundExpr,
+                                       _ nextID: inout Int) -> LogicalPlan? {
+        let oids = outer.outputIDs, iids = inner.outputIDs
+        var pairs: [(x: BoundExpr, k: BoundExpr)] = []
         for c in conjuncts(condition) {
-            guard let (_, inner) = equiKey(c, lids, rids), case .column(let id, _) = inner,
-                  let column = r.outputs.first(where: { $0.id == id }) else { return p }
-            if !keys.contains(where: { $0.id == id }) { keys.append(column) }
+            guard let (x, k) = equiKey(c, oids, iids) else { return nil }
+            pairs.append((x, k))
         }
-        guard !keys.isEmpty, condition.referencedColumns.intersection(rids).isSubset(of: Set(keys.map { $0.id })) else { return p }
-        let distinct = groupsAtMost(keys.map { .column($0.id, $0.type) }, of: r)
-        guard distinct.isFinite, estimate(r) >= 4 * distinct else { return p }
-        let reduced = LogicalPlan.distinct(.project(r, keys.map { .column($0.id, $0.type) }, outputs: keys))
-        return .join(kind, l, reduced, condition: condition)
+        var xRefs = Set<Int>()
+        for p in pairs { xRefs.formUnion(p.x.referencedColumns) }
+        guard let (copy, map) = keySourceCopy(of: outer, holding: xRefs, toRestrict: estimate(inner), &nextID) else { return nil }
+        var conds: [BoundExpr] = []
+        var read = Set<Int>()
+        for p in pairs {
+            let x = p.x.remapColumns { map[$0] ?? $0 }
+            read.formUnion(x.referencedColumns)
+            conds.append(.binary(.equal, p.k, x, .boolean))
+        }
+        let source = prune(copy, required: read)
+        return .join(.semi, inner, source, condition: conds.count == 1 ? conds[0] : .and(conds))
     }
 }
-

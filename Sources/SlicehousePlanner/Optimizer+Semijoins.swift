@@ -74,24 +74,9 @@ extension Optimizer {
         // Trace each k down to a group key of an aggregate in `right`.
         guard let target = groupKeyTarget(right, pairs.map { $0.k }) else { return nil }
         let inputRows = estimate(target.input)
-        // The smallest subtree of `left` that holds every x value of `left`.
         var xRefs = Set<Int>()
         for p in pairs { xRefs.formUnion(p.x.referencedColumns) }
-        var candidates: [LogicalPlan] = []
-        collectKeySources(left, xRefs, &candidates)
-        var best: (plan: LogicalPlan, rows: Double)? = nil
-        for s in candidates where isCheaplyRepeatable(s) {
-            let rows = estimate(s)
-            if let b = best, !(rows < b.rows) { continue }
-            best = (s, rows)
-        }
-        // Worth it only when S is filtered (an unfiltered S holds every key anyway), its
-        // keys are far fewer than the rows to aggregate, and recomputing S reads less than
-        // the aggregation does.
-        guard let source = best, source.rows * 4 <= inputRows, source.rows * 2 <= largestScan(source.plan),
-              scanRows(source.plan) <= inputRows * 2 else { return nil }
-        var map: [Int: Int] = [:]
-        guard let copy = renumbered(source.plan, &nextID, &map) else { return nil }
+        guard let (copy, map) = keySourceCopy(of: left, holding: xRefs, toRestrict: inputRows, &nextID) else { return nil }
         var semiConds: [BoundExpr] = []
         for (p, g) in zip(pairs, target.groupExprs) {
             let x = p.x.remapColumns { map[$0] ?? $0 }
@@ -100,6 +85,28 @@ extension Optimizer {
         let semiCond: BoundExpr = semiConds.count == 1 ? semiConds[0] : .and(semiConds)
         let restricted = LogicalPlan.join(.semi, target.input, copy, condition: semiCond)
         return target.rebuild(restricted)
+    }
+
+    /// A copy, with fresh column ids (`map`: old id → new), of the smallest subtree S of
+    /// `left` whose rows hold every value of `left`'s columns `xRefs`, when semi-joining
+    /// `inputRows` rows with S pays: S is filtered (an unfiltered S holds every key anyway),
+    /// its rows are far fewer than the rows it restricts, and recomputing it reads at most
+    /// twice as many rows as it restricts. Nil otherwise.
+    func keySourceCopy(of left: LogicalPlan, holding xRefs: Set<Int>, toRestrict inputRows: Double,
+                       _ nextID: inout Int) -> (plan: LogicalPlan, map: [Int: Int])? {
+        var candidates: [LogicalPlan] = []
+        collectKeySources(left, xRefs, &candidates)
+        var best: (plan: LogicalPlan, rows: Double)? = nil
+        for s in candidates where isCheaplyRepeatable(s) {
+            let rows = estimate(s)
+            if let b = best, !(rows < b.rows) { continue }
+            best = (s, rows)
+        }
+        guard let source = best, source.rows * 4 <= inputRows, source.rows * 2 <= largestScan(source.plan),
+              scanRows(source.plan) <= inputRows * 2 else { return nil }
+        var map: [Int: Int] = [:]
+        guard let copy = renumbered(source.plan, &nextID, &map) else { return nil }
+        return (copy, map)
     }
 
     /// Follow right-side columns `ks` through projections (plain column pass-through) and

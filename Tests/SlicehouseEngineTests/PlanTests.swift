@@ -210,6 +210,44 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(correlated)[0].textRows(), [["a"], ["b"], ["c"], ["d"]])
     }
 
+    /// Under NOT EXISTS and IN, the inner rows that are reduced to distinct keys are first
+    /// semi-joined with a copy of the small, filtered outer input (`restrictedToOuterKeys`):
+    /// an IN join under the aggregate under the join, which the copy's runtime filter makes
+    /// cheap. NOT IN keeps every inner row (a NULL among them must still empty it), and an
+    /// unfiltered outer input restricts nothing.
+    func testExistenceInputsKeepOnlyTheOuterKeys() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
+        for p in 0..<14 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        _ = try s.execute("""
+            create table cust (ck int distkey, region int, name varchar(10));
+            insert into cust select i, i % 8, 'c' || i from seed where i < 1024;
+            insert into cust values (null, 3, 'nul');
+            create table ord (ok int distkey, ck int);
+            insert into ord select i, i % 768 from seed;
+            analyze;
+            """)
+        /// Whether the plan has a join below an aggregate below its first join.
+        func restricted(_ q: String) throws -> Bool {
+            let lines = try explain(s, q).split(separator: "\n").map(String.init)
+            guard let j = lines.firstIndex(where: { $0.contains("Join") }),
+                  let a = lines[(j + 1)...].firstIndex(where: { $0.contains("Aggregate") }) else { return false }
+            return lines[(a + 1)...].contains { $0.contains("IN Join") && !$0.contains("NOT IN") }
+        }
+        let anti = "select count(*), min(ck), max(ck) from cust where region = 3 and not exists (select * from ord where ord.ck = cust.ck)"
+        XCTAssertTrue(try restricted(anti), (try? explain(s, anti)) ?? "")
+        XCTAssertEqual(try s.execute(anti)[0].textRows(), [["33", "771", "1019"]])
+        let semi = "select count(*), min(ck), max(ck) from cust where region = 3 and ck in (select ck from ord)"
+        XCTAssertTrue(try restricted(semi), (try? explain(s, semi)) ?? "")
+        XCTAssertEqual(try s.execute(semi)[0].textRows(), [["96", "3", "763"]])
+        let notIn = "select count(*) from cust where region = 3 and ck not in (select ck from ord)"
+        XCTAssertFalse(try restricted(notIn), (try? explain(s, notIn)) ?? "")
+        XCTAssertEqual(try s.execute(notIn)[0].textRows(), [["32"]])
+        let unfiltered = "select count(*) from cust where not exists (select * from ord where ord.ck = cust.ck)"
+        XCTAssertFalse(try restricted(unfiltered), (try? explain(s, unfiltered)) ?? "")
+        XCTAssertEqual(try s.execute(unfiltered)[0].textRows(), [["257"]])
+    }
+
     /// ANALYZE's statistics reach the planner: a range filter on a unique column keeps 20
     /// rows, not 40% of them, so the inner side is broadcast instead of both sides moved;
     /// and a many-to-many join (2 distinct keys) is put after the selective one.
