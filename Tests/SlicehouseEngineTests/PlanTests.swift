@@ -9,6 +9,14 @@ final class PlanTests: XCTestCase {
         return r[0].textRows().map { $0[0] ?? "" }.joined(separator: "\n")
     }
 
+    /// A session on 2 nodes of 2 slices whose table `seed (i int)` holds 0 ..< 2^`bits`.
+    func seeded(_ bits: Int) throws -> Session {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
+        for p in 0..<bits { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        return s
+    }
+
     func testTPCHQ3PlanKeyed() throws {
         let s = try TPCH.load(.keyed, cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
         let plan = try explain(s, try TPCH.query(3))
@@ -216,9 +224,7 @@ final class PlanTests: XCTestCase {
     /// cheap. NOT IN keeps every inner row (a NULL among them must still empty it), and an
     /// unfiltered outer input restricts nothing.
     func testExistenceInputsKeepOnlyTheOuterKeys() throws {
-        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
-        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
-        for p in 0..<14 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        let s = try seeded(14)
         _ = try s.execute("""
             create table cust (ck int distkey, region int, name varchar(10));
             insert into cust select i, i % 8, 'c' || i from seed where i < 1024;
@@ -252,9 +258,7 @@ final class PlanTests: XCTestCase {
     /// rows, not 40% of them, so the inner side is broadcast instead of both sides moved;
     /// and a many-to-many join (2 distinct keys) is put after the selective one.
     func testAnalyzeStatisticsChangeBroadcastAndJoinOrder() throws {
-        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
-        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
-        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        let s = try seeded(12)
         _ = try s.execute("""
             create table f (x int, y int, g int) diststyle even;
             insert into f select i % 2, i % 1000, i from seed;
@@ -287,9 +291,7 @@ final class PlanTests: XCTestCase {
     /// dozen items' rows, so the second builds its hash table on that result and streams
     /// the large fact table past it, instead of building on the fact table.
     func testKeyJoinEstimateBuildsOnTheSmallSide() throws {
-        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
-        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
-        for p in 0..<14 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        let s = try seeded(14)
         _ = try s.execute("""
             create table item (i_item_sk int distkey, i_manufact_id int, i_desc varchar(20));
             insert into item select i, i % 100, 'item ' || i from seed where i < 1000;
@@ -322,9 +324,7 @@ final class PlanTests: XCTestCase {
     /// those rows and streams the customers past them (filtered by their keys), instead of
     /// building a hash table of every customer.
     func testHavingEstimateBuildsOnTheFewQualifyingGroups() throws {
-        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
-        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
-        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        let s = try seeded(12)
         _ = try s.execute("""
             create table cust (ck int distkey, name varchar(10));
             insert into cust select i, 'c' || i from seed where i < 1000;
@@ -879,9 +879,7 @@ final class PlanTests: XCTestCase {
     /// TPC-DS q06's shape: `d.m = (SELECT ...)` keeps one month of an analyzed dimension
     /// (1 / distinct months, not a tenth), so the fact table meets that dimension first.
     func testScalarSubqueryEqualityUsesDistinctCount() throws {
-        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
-        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
-        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        let s = try seeded(12)
         _ = try s.execute("""
             create table f (dk int, ek int) diststyle even;
             insert into f select i % 600, i % 60 from seed;
@@ -903,9 +901,7 @@ final class PlanTests: XCTestCase {
     /// A lower and an upper bound on one analyzed column are estimated as one range
     /// (`d_month_seq BETWEEN 1200 AND 1211`), not as two independent half-ranges.
     func testRangeOnOneColumnIsOneRange() throws {
-        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
-        _ = try s.execute("create table seed (i int) diststyle even; insert into seed values (0)")
-        for p in 0..<12 { _ = try s.execute("insert into seed select i + \(1 << p) from seed") }
+        let s = try seeded(12)
         _ = try s.execute("create table m (i int, m int) diststyle even; insert into m select i, i / 10 from seed; analyze m")
         let plan = try explain(s, "select count(*) from m where m between 100 and 109")
         guard let scan = plan.split(separator: "\n").first(where: { $0.contains("Seq Scan on m") }),
