@@ -153,7 +153,8 @@ extension Optimizer {
         let oids = outer.outputIDs, iids = inner.outputIDs
         var pairs: [(x: BoundExpr, k: BoundExpr)] = []
         for c in conjuncts(condition) {
-            guard let (x, k) = equiKey(c, oids, iids) else { return nil }
+            // A volatile outer value (`random()`) would differ in the copy.
+            guard let (x, k) = equiKey(c, oids, iids), !isVolatile(x) else { return nil }
             pairs.append((x, k))
         }
         var xRefs = Set<Int>()

@@ -69,7 +69,8 @@ extension Optimizer {
         }
         // Only the equalities on group keys restrict groups (`ps_supplycost = min` in TPC-H
         // Q2's join condition compares an aggregate's value).
-        pairs = pairs.filter { groupKeyTarget(right, [$0.k]) != nil }
+        // A volatile x (`random()`) would differ in the copy: it restricts nothing.
+        pairs = pairs.filter { groupKeyTarget(right, [$0.k]) != nil && !isVolatile($0.x) }
         if pairs.isEmpty { return nil }
         // Trace each k down to a group key of an aggregate in `right`.
         guard let target = groupKeyTarget(right, pairs.map { $0.k }) else { return nil }
