@@ -125,16 +125,18 @@ extension Optimizer {
             guard tableRead(r) else { return p }
             let lids = l.outputIDs, rids = r.outputIDs
             var keys: [PlanColumn] = []
+            var pairs: [(x: BoundExpr, k: BoundExpr)] = []
             for c in conjuncts(condition) {
-                guard let (_, inner) = equiKey(c, lids, rids), case .column(let id, _) = inner,
+                guard let (outer, inner) = equiKey(c, lids, rids), case .column(let id, _) = inner,
                       let column = r.outputs.first(where: { $0.id == id }) else { return p }
+                pairs.append((outer, inner))
                 if !keys.contains(where: { $0.id == id }) { keys.append(column) }
             }
             guard !keys.isEmpty, condition.referencedColumns.intersection(rids).isSubset(of: Set(keys.map { $0.id })) else { return p }
             let distinct = groupsAtMost(keys.map { .column($0.id, $0.type) }, of: r)
             guard distinct.isFinite, estimate(r) >= 4 * distinct else { return p }
             var input = r
-            if kind != .antiNullAware, let restricted = restrictedToOuterKeys(l, r, condition, &nextID) {
+            if kind != .antiNullAware, let restricted = restrictedToOuterKeys(l, r, pairs, &nextID) {
                 input = restricted
             }
             let reduced = LogicalPlan.distinct(.project(input, keys.map { .column($0.id, $0.type) }, outputs: keys))
@@ -144,19 +146,14 @@ extension Optimizer {
     }
 
     /// `inner` semi-joined with a copy of the smallest filtered subtree of `outer` that
-    /// holds every value `outer` compares under `condition` (equalities only, as
-    /// `distinctExistenceInputs` checked), reading only the compared columns; nil when
-    /// that does not pay (`keySourceCopy`). An inner row whose values no outer row has
-    /// matches nothing, so only rows that could match are kept.
-    private func restrictedToOuterKeys(_ outer: LogicalPlan, _ inner: LogicalPlan, _ condition: BoundExpr,
+    /// holds every outer value `x` of the join's equalities `x = k`, reading only the
+    /// compared columns; nil when that does not pay (`keySourceCopy`). An inner row whose
+    /// values no outer row has matches nothing, so only rows that could match are kept.
+    private func restrictedToOuterKeys(_ outer: LogicalPlan, _ inner: LogicalPlan,
+                                       _ pairs: [(x: BoundExpr, k: BoundExpr)],
                                        _ nextID: inout Int) -> LogicalPlan? {
-        let oids = outer.outputIDs, iids = inner.outputIDs
-        var pairs: [(x: BoundExpr, k: BoundExpr)] = []
-        for c in conjuncts(condition) {
-            // A volatile outer value (`random()`) would differ in the copy.
-            guard let (x, k) = equiKey(c, oids, iids), !isVolatile(x) else { return nil }
-            pairs.append((x, k))
-        }
+        // A volatile outer value (`random()`) would differ in the copy.
+        guard !pairs.contains(where: { isVolatile($0.x) }) else { return nil }
         var xRefs = Set<Int>()
         for p in pairs { xRefs.formUnion(p.x.referencedColumns) }
         guard let (copy, map) = keySourceCopy(of: outer, holding: xRefs, toRestrict: estimate(inner), &nextID) else { return nil }
