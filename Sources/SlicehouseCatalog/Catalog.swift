@@ -270,6 +270,14 @@ public struct FunctionDef: Sendable, Codable, Equatable {
     /// `returnType` is empty and whose `volatility` is "volatile". Nil for a SQL function
     /// (and in directories written before procedures).
     public var procedure: ProcedureAttributes?
+    /// A SQL function's owner (nil in directories written before functions had owners:
+    /// the schema's owner stands in), who alone (with superusers) replaces, alters or
+    /// drops it.
+    public var owner: String?
+    /// Who may call a SQL function besides its owner and superusers: `public`,
+    /// `user:name`, `group:name`, `role:name`. Nil: PUBLIC, Redshift's default for a new
+    /// function (REVOKE EXECUTE ... FROM PUBLIC takes it away).
+    public var executors: [String]?
 
     public var isProcedure: Bool { procedure != nil }
 }

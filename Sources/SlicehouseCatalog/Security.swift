@@ -334,12 +334,16 @@ public struct Security: Codable, Sendable, Equatable {
     }
 
     public mutating func createRole(_ name: String, owner: String) throws {
+        if Self.predefinedRoles.contains(name) { throw SQLError(.duplicateObject, "role \"\(name)\" already exists") }
         if roles[name] != nil || users[name] != nil { throw SQLError(.duplicateObject, "role \"\(name)\" already exists") }
         roles[name] = RoleDef(id: nextID, name: name, owner: owner)
         nextID += 1
     }
 
     public mutating func dropRole(_ name: String) throws {
+        if Self.predefinedRoles.contains(name) {
+            throw SQLError(.insufficientPrivilege, "role \"\(name)\" is predefined and cannot be dropped")
+        }
         guard roles[name] != nil else { throw SQLError(.undefinedObject, "role \"\(name)\" does not exist") }
         roles[name] = nil
         for (k, r) in roles { roles[k]?.roles = r.roles.filter { $0 != name } }
@@ -347,8 +351,24 @@ public struct Security: Codable, Sendable, Equatable {
         defaults.removeAll { $0.grantee == .role(name) }
     }
 
+    /// Roles every database has without CREATE ROLE (PostgreSQL's predefined roles that
+    /// Slicehouse gives a meaning): a holder of `pg_read_server_files` may COPY from any
+    /// server file, of `pg_write_server_files` UNLOAD to any (the data directory excepted),
+    /// as superusers may. Each is made when it is first granted, owned by the bootstrap
+    /// superuser, and cannot be dropped.
+    public static let predefinedRoles: Set<String> = ["pg_read_server_files", "pg_write_server_files"]
+
+    /// Whether `user` is a superuser or holds `role` (directly or through other roles).
+    public func isSuperuserOrHolds(_ user: String, role: String) -> Bool {
+        isSuperuser(user) || roles(of: user.lowercased()).contains(role)
+    }
+
     /// GRANT ROLE `role` TO a user or another role (a cycle is refused).
     public mutating func grantRole(_ role: String, to grantee: Grantee) throws {
+        if roles[role] == nil, Self.predefinedRoles.contains(role) {
+            roles[role] = RoleDef(id: nextID, name: role, owner: Self.bootstrapSuperuser)
+            nextID += 1
+        }
         guard roles[role] != nil else { throw SQLError(.undefinedObject, "role \"\(role)\" does not exist") }
         switch grantee {
         case .user(let u):
@@ -367,6 +387,7 @@ public struct Security: Codable, Sendable, Equatable {
     }
 
     public mutating func revokeRole(_ role: String, from grantee: Grantee) throws {
+        if roles[role] == nil, Self.predefinedRoles.contains(role) { return }
         guard roles[role] != nil else { throw SQLError(.undefinedObject, "role \"\(role)\" does not exist") }
         switch grantee {
         case .user(let u): roles[role]?.users.removeAll { $0 == u }
@@ -437,6 +458,36 @@ public struct Security: Codable, Sendable, Equatable {
             }
         }
         acl.removeAll { $0.isEmpty && $0.grantable.isEmpty }
+    }
+
+    /// The grants of `privileges` on `object` that `grantor` made and could make only
+    /// with a grant option it no longer holds (not its own object's, nor a superuser's):
+    /// (grantee, privileges) pairs. PostgreSQL's "dependent privileges".
+    public func dependentGrants(of grantor: String, _ privileges: Set<Privilege>, on object: SecuredObject)
+        -> [(grantee: Grantee, privileges: Set<Privilege>)] {
+        if isSuperuser(grantor) || owners[object] == grantor { return [] }
+        let stillGrantable = granted(to: grantor, on: object).grantable
+        let lost = privileges.subtracting(stillGrantable)
+        if lost.isEmpty { return [] }
+        return acl.compactMap { e in
+            guard e.object == object, e.grantor == grantor, e.grantee != .user(grantor) else { return nil }
+            let held = e.privileges.union(e.columns.values.reduce(into: Set<Privilege>()) { $0.formUnion($1) })
+            let p = held.intersection(lost)
+            return p.isEmpty ? nil : (e.grantee, p)
+        }
+    }
+
+    /// REVOKE ... CASCADE: take `privileges` (and their grant option) from the grants that
+    /// depended on `grantor`'s, and from the grants that depended on those, transitively.
+    public mutating func revokeDependents(of grantor: String, _ privileges: Set<Privilege>, on object: SecuredObject) {
+        var frontier = [grantor]
+        var seen = Set<String>()
+        while let g = frontier.popLast(), seen.insert(g).inserted {
+            for d in dependentGrants(of: g, privileges, on: object) {
+                revoke(d.privileges, grantOptionOnly: false, columns: [], on: object, from: d.grantee)
+                if case .user(let u) = d.grantee { frontier.append(u) }
+            }
+        }
     }
 
     public mutating func alterDefaults(owner: String, schema: String?, grantee: Grantee, privileges: Set<Privilege>,

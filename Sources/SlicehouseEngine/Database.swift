@@ -54,6 +54,22 @@ public final class Database: @unchecked Sendable {
     private(set) var autoVacuum: AutoVacuum?
     private var sessions: [Int: WeakSession] = [:]
     private var copyLimits: (pieceBytes: Int?, runBytes: Int?, gatherRows: Int?) = (nil, nil, nil)
+    private var openedDirectories: [String] = []
+
+    /// The directories every user may COPY from and UNLOAD to (`serve --copy-dir`; none
+    /// unless set): a local stand-in for the buckets a Redshift user's IAM role reaches.
+    /// Superusers and holders of `pg_read_server_files` / `pg_write_server_files` reach
+    /// every path; nobody reaches the data directory (see `ServerFiles`).
+    public var serverFileDirectories: [String] {
+        get { lock.withLock { openedDirectories } }
+        set { lock.withLock { openedDirectories = newValue } }
+    }
+
+    /// The server-file policy of this database's statements.
+    var serverFiles: ServerFiles {
+        ServerFiles(userDirectories: serverFileDirectories,
+                    forbidden: (directory.map { [$0] } ?? []) + [spill.directory])
+    }
 
     /// How much input a COPY parses before handing the rows on (nil: `CopyTuning`'s
     /// default), how many bytes of a sorted table's rows it sorts together at most (nil:
@@ -185,19 +201,23 @@ public final class Database: @unchecked Sendable {
 
     /// Make sure the superuser a server was started as exists (a database starts with
     /// `awsuser`; `serve -U name` names another).
-    public func ensureSuperuser(_ name: String) throws {
+    /// With `password`, it becomes the superuser's (unless it already is).
+    public func ensureSuperuser(_ name: String, password: PasswordCredential? = nil) throws {
         let name = name.lowercased()
         if let u = user(named: name) {
             guard u.superuser else {
                 throw SQLError(.invalidParameter, "user \"\(name)\" exists and is not a superuser")
             }
-            return
+            if password == nil || u.password?.md5 == password?.md5 { return }
         }
         let t = store.begin(process: 0)
         do {
             try t.changeSecurity(SecurityChange { sec in
-                if sec.user(name) == nil {
-                    try sec.createUser(UserDef(id: 0, name: name, superuser: true, createDB: true, password: nil))
+                if var u = sec.user(name) {
+                    u.password = password
+                    sec.replaceUser(u)
+                } else {
+                    try sec.createUser(UserDef(id: 0, name: name, superuser: true, createDB: true, password: password))
                 }
             })
             try t.commit()

@@ -138,6 +138,13 @@ final class StatementContext: BinderCatalog, PlannerContext {
                 session.pendingNotices.append("WARNING:  PID \(pid) is not a Slicehouse server process")
                 return (.int(0), .integer)
             }
+            // A user signals only their own sessions; a superuser any (Redshift, PostgreSQL).
+            if target.sessionUser != session.user && !session.isSuperuser {
+                throw SQLError(.insufficientPrivilege,
+                               "permission denied to \(name == "pg_cancel_backend" ? "cancel the query of" : "terminate")"
+                                + " process \(pid): it belongs to another user",
+                               hint: "Only superusers and the session's own user may signal it.")
+            }
             if name == "pg_cancel_backend" {
                 if target !== session { target.cancel() }
             } else {

@@ -67,6 +67,7 @@ extension Session {
             result = try CopyLoader.stream(table: table.name, columns: table.columns,
                                            columnList: c.columns.isEmpty ? nil : c.columns,
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
+                                           access: database.serverFiles.access(for: user, in: security),
                                            progress: progress) { chunks in
                 guard let appender else { return }
                 let rows = try completeRows(def, targets: targets, provided: chunks)

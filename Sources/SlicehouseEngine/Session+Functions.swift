@@ -32,10 +32,19 @@ extension Session {
             throw SQLError(.datatypeMismatch,
                            "return type mismatch in function \(qualified.name): the body is \(bound.type.sqlName), declared \(c.returnType.sqlName)")
         }
-        let def = FunctionDef(schema: qualified.schema, name: qualified.name, parameterTypes: c.parameterTypes.map { $0.sqlName },
+        var def = FunctionDef(schema: qualified.schema, name: qualified.name, parameterTypes: c.parameterTypes.map { $0.sqlName },
                               returnType: c.returnType.sqlName, body: c.body, volatility: c.volatility)
-        if transaction.catalog.functions[def.key]?.isProcedure == true {
-            throw SQLError(.duplicateObject, "procedure \(def.key) already exists with same argument types")
+        def.owner = user
+        if let existing = transaction.catalog.functions[def.key] {
+            if existing.isProcedure {
+                throw SQLError(.duplicateObject, "procedure \(def.key) already exists with same argument types")
+            }
+            if c.orReplace {
+                // Replacing keeps the owner and the grants, and is the owner's to do.
+                try requireFunctionOwner(existing)
+                def.owner = existing.owner ?? user
+                def.executors = existing.executors
+            }
         }
         try transaction.createFunction(def, orReplace: c.orReplace)
         return StatementResult(tag: "CREATE FUNCTION")
@@ -61,12 +70,76 @@ extension Session {
             throw SQLError(.ambiguousFunction, "function name \"\(name)\" is not unique",
                            hint: "Specify the argument list to select the function unambiguously.")
         }
-        if let schema = transaction.catalog.schema(f.schema), !isSuperuser, schema.owner != user {
-            // Owners of functions are not kept: the schema's owner (or a superuser) drops them.
-            throw SQLError(.insufficientPrivilege, "must be owner of function \(name)")
-        }
+        try requireFunctionOwner(f)
         try transaction.dropFunction(f.key)
         return StatementResult(tag: "DROP FUNCTION")
+    }
+
+    /// The owner's right over a SQL function (a superuser's, or the schema owner's for a
+    /// function written before functions had owners): replace, drop, grant EXECUTE.
+    func requireFunctionOwner(_ f: FunctionDef) throws {
+        if isSuperuser { return }
+        if let owner = f.owner {
+            if owner == user { return }
+        } else if let schema = transaction.catalog.schema(f.schema), schema.owner == user {
+            return
+        }
+        throw SQLError(.insufficientPrivilege, "must be owner of function \(f.name)")
+    }
+
+    /// `GRANT | REVOKE EXECUTE ON FUNCTION f(types), ... TO | FROM grantees` (the owner or a
+    /// superuser). A function starts with EXECUTE for PUBLIC, as in Redshift.
+    func grantFunctionExecute(on references: [ProcedureReference], _ privileges: [PrivilegeItem], to grantees: [Grantee],
+                              revoke: Bool) throws {
+        guard privileges.allSatisfy({ $0.name == "execute" || $0.name == "all" }) else {
+            throw SQLError(.invalidGrantOperation, "invalid privilege type for function (EXECUTE or ALL)")
+        }
+        for r in references {
+            let name = r.name.name.lowercased()
+            let schemas = r.name.schema.map { [schemaNamed($0)] } ?? searchPathSchemas(transaction.catalog)
+            var found: [FunctionDef] = []
+            for s in schemas {
+                found = transaction.catalog.functions(named: name, inSchema: s).filter { !$0.isProcedure }
+                if let types = r.inputTypes { found = found.filter { $0.parameterTypes == types.map { $0.sqlName } } }
+                if !found.isEmpty { break }
+            }
+            guard var f = found.first else {
+                throw SQLError(.undefinedFunction, "function \(name)(\((r.inputTypes ?? []).map { $0.sqlName }.joined(separator: ", "))) does not exist")
+            }
+            guard found.count == 1 else {
+                throw SQLError(.ambiguousFunction, "function name \"\(name)\" is not unique",
+                               hint: "Specify the argument list to select the function unambiguously.")
+            }
+            try requireFunctionOwner(f)
+            var executors = Set(f.executors ?? ["public"])
+            for g in grantees {
+                if revoke { executors.remove(Self.executorKey(g)) } else { executors.insert(Self.executorKey(g)) }
+            }
+            f.executors = executors.sorted()
+            try transaction.createFunction(f, orReplace: true)
+        }
+    }
+
+    /// EXECUTE on the SQL functions a bound statement calls, as the session's user or,
+    /// inside a view, as the view's owner.
+    func authorizeFunctionCalls(_ binder: Binder) throws {
+        let sec = security
+        for call in binder.functionCalls {
+            let who = call.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? user
+            guard let f = transaction.catalog.functions[call.key] else { continue }
+            if sec.isSuperuser(who) || f.owner == who { continue }
+            guard let executors = f.executors else { continue }   // PUBLIC, the default
+            if Self.mayExecute(who, executors, sec) { continue }
+            throw SQLError(.insufficientPrivilege, "permission denied for function \(f.name)")
+        }
+    }
+
+    /// Whether `who` is among `executors` (`public`, `user:`, `group:`, `role:` keys).
+    static func mayExecute(_ who: String, _ executors: [String], _ sec: Security) -> Bool {
+        let set = Set(executors)
+        if set.contains("public") || set.contains("user:\(who)") { return true }
+        if sec.groups(of: who).contains(where: { set.contains("group:\($0)") }) { return true }
+        return sec.roles(of: who).contains(where: { set.contains("role:\($0)") })
     }
 
     /// A SQL function's body: `SELECT expression` with no FROM, WHERE or other clauses.
@@ -101,7 +174,7 @@ extension Session {
             return defs.compactMap { def in
                 guard let types = try? def.parameterTypes.map(parseTypeName), let result = try? parseTypeName(def.returnType),
                       let body = try? functionBody(def.body, name: def.name) else { return nil }
-                return UserFunction(name: def.name, parameterTypes: types, returnType: result, body: body)
+                return UserFunction(name: def.name, parameterTypes: types, returnType: result, body: body, key: def.key)
             }
         }
         return []

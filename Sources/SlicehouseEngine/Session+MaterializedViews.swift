@@ -33,13 +33,43 @@ extension Session {
                                    autoRefresh: options.autoRefresh)
     }
 
-    /// Where the base tables `ctx` read stand now (the state a refresh or the creation leaves).
-    func refreshState(_ ctx: StatementContext, excluding view: Int) -> MaterializedViewState {
+    /// Where the base tables `ctx` read stand now (the state a refresh or the creation
+    /// leaves), and what the view's query `mv` means now.
+    func refreshState(_ ctx: StatementContext, excluding view: Int, _ mv: MaterializedViewDef?) -> MaterializedViewState {
         let bases = ctx.snapshots.keys.filter { $0 >= 0 && $0 != view }.sorted().compactMap { id -> MaterializedViewState.Base? in
             guard let def = transaction.catalog.table(id: id), let snap = try? transaction.snapshot(of: def) else { return nil }
             return MaterializedViewState.Base(table: id, snapshot: snap)
         }
-        return MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
+        var state = MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
+        state.meaning = mv.flatMap { materializedViewMeaning($0) }
+        return state
+    }
+
+    /// What `mv`'s query means in this session now (see `MaterializedViewState.meaning`):
+    /// the ids of the tables it reads, each view it expands with its definition, each SQL
+    /// function with its body, and the session's time zone. Nil when it does not bind, or
+    /// its result depends on the time or the session (GETDATE, RANDOM, CURRENT_USER, ...):
+    /// no rewrite can stand for such a query.
+    func materializedViewMeaning(_ mv: MaterializedViewDef) -> String? {
+        guard let q = try? Session.parseStoredQuery(mv.queryText) else { return nil }
+        let ctx = StatementContext(database: database, session: self)
+        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
+        binder.viewSearchPath = mv.searchPath
+        guard (try? binder.bind(query: q)) != nil, binder.isDeterministic, !ctx.readsSessionState else { return nil }
+        var parts: [String] = []
+        for (access, _) in binder.relationAccesses() {
+            switch access.object {
+            case .table(let t): parts.append("table \(t.id)")
+            case .view(let v): parts.append("view \(v.schema).\(v.name.lowercased()) \(v.queryText)")
+            }
+        }
+        for call in binder.functionCalls {
+            let f = transaction.catalog.functions[call.key]
+            parts.append("function \(call.key) \(f?.volatility ?? "") \(f?.body ?? "")")
+        }
+        parts.sort()
+        parts.append("timezone \(settings["timezone"]?.uppercased() ?? "UTC")")
+        return parts.joined(separator: "\u{1}")
     }
 
     /// `SET mv_enable_aqmv_for_session` (on unless turned off).
@@ -73,6 +103,11 @@ extension Session {
                   let rewrite = MaterializedViewRewrite(view: ObjectName(schema: def.schema, name: def.name),
                                                         columns: def.columns.map(\.name), query: viewQuery),
                   let rewritten = rewrite.rewrite(q, names: outputs.map(\.name), types: outputs.map(\.type)) else { continue }
+            // The view's names must still mean what they meant when its rows were computed
+            // (a table renamed and another made in its place, a view or function replaced),
+            // in the same time zone, and its rows must not depend on the time.
+            guard let meaning = transaction.peek(def.id)?.refreshState?.meaning,
+                  meaning == materializedViewMeaning(mv) else { continue }
             let ctx = StatementContext(database: database, session: self)
             guard let (_, logical) = try? bindQuery(rewritten, ctx),
                   logical.outputs.map(\.type) == outputs.map(\.type),
@@ -151,11 +186,23 @@ extension Session {
                            line: r.location.line, column: r.location.column)
         }
         try requireOwner(of: found)
+        // A refresh reads with the view owner's privileges, whoever asks for it (a
+        // superuser's REFRESH copies no row the owner may not read), and in fixed settings
+        // (UTC), so the rows never depend on the session that triggered it.
+        let asked = user, askedZone = settings["timezone"]
+        user = security.owner(.table(found.id)) ?? user
+        settings["timezone"] = "UTC"
+        defer { user = asked; settings["timezone"] = askedZone }
         let (def, current) = try transaction.beginWrite(found.qualifiedName, reads: true)
+        // A view or function under the query replaced, or a name that means another table
+        // now: the rows are recomputed whole.
+        let meaning = materializedViewMeaning(mv)
+        let sameMeaning = current.refreshState.map { $0.meaning == nil || $0.meaning == meaning } ?? false
         let status: String
-        if let state = current.refreshState, try isUpToDate(state) {
+        if sameMeaning, let state = current.refreshState, try isUpToDate(state) {
             status = "MV was already updated"
-        } else if !r.recompute, let state = current.refreshState, try refreshIncrementally(def, mv, state, current) {
+        } else if sameMeaning, !r.recompute, let state = current.refreshState,
+                  try refreshIncrementally(def, mv, state, current) {
             status = "Refresh successfully updated MV incrementally"
         } else {
             try recompute(def, mv, replacing: current)
@@ -184,7 +231,7 @@ extension Session {
         let ctx = StatementContext(database: database, session: self)
         let (_, chunks) = try runStoredQuery(mv, ctx)
         var next = try replaced(current, with: chunks, of: def)
-        next.refreshState = refreshState(ctx, excluding: def.id)
+        next.refreshState = refreshState(ctx, excluding: def.id, mv)
         transaction.stage(def.id, next)
     }
 
@@ -300,6 +347,7 @@ extension Session {
             now[id].map { MaterializedViewState.Base(table: id, snapshot: $0) }
         }
         rows.refreshState = MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
+        rows.refreshState?.meaning = materializedViewMeaning(mv)
         transaction.stage(def.id, rows)
         return true
     }

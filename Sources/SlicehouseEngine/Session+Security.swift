@@ -76,6 +76,7 @@ extension Session {
     /// the columns it references suffices), as the session's user — or, inside a view, as
     /// the view's owner (even when a superuser reads the view, as in PostgreSQL).
     func authorizeReads(_ binder: Binder) throws {
+        try authorizeFunctionCalls(binder)
         let sec = security
         for (access, columns) in binder.relationAccesses() {
             let who = access.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? user
@@ -380,6 +381,8 @@ extension Session {
             return   // CREATE / TEMP / USAGE on the database: every user has them here
         case .procedures(let references):
             return try grantExecute(on: references, g.privileges, to: grantees, revoke: revoke)
+        case .functions(let references):
+            return try grantFunctionExecute(on: references, g.privileges, to: grantees, revoke: revoke)
         }
         let items = try privilegeSet(g.privileges, onSchema: onSchema)
         let columns = items.flatMap { $0.1 }
@@ -399,13 +402,22 @@ extension Session {
                 throw Self.permissionDenied(onSchema ? "schema \(name)" : "relation \(name)")
             }
         }
-        let grantOption = g.grantOption, targets = objects
+        let grantOption = g.grantOption, targets = objects, cascade = g.cascade
         try transaction.changeSecurity(SecurityChange { sec in
-            for (object, _) in targets {
+            for (object, name) in targets {
                 for target in grantees {
                     for (privileges, columns) in items {
                         if revoke {
                             sec.revoke(privileges, grantOptionOnly: grantOption, columns: columns, on: object, from: target)
+                            // Grants the revoked user made with the grant option it lost.
+                            guard case .user(let u) = target, columns.isEmpty else { continue }
+                            if sec.dependentGrants(of: u, privileges, on: object).isEmpty { continue }
+                            guard cascade else {
+                                throw SQLError(.dependentObjectsStillExist, "dependent privileges exist",
+                                               detail: "\(u) granted privileges on \(name) to other users with the grant option being revoked",
+                                               hint: "Use CASCADE to revoke them too.")
+                            }
+                            sec.revokeDependents(of: u, privileges, on: object)
                         } else {
                             sec.grant(privileges, grantable: grantOption && columns.isEmpty ? privileges : [], columns: columns,
                                       on: object, to: target, by: who)

@@ -35,9 +35,12 @@ extension Session {
             partCols.append(i)
         }
         if !partCols.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
+        // The destination resolved (links followed, `..` applied) and judged before anything
+        // runs: the files are written under the resolved prefix only.
+        prefix = try database.serverFiles.access(for: user, in: security).authorizeWritePrefix(prefix)
         let fileCols = partCols.isEmpty || options.partitionInclude ? Array(names.indices) : names.indices.filter { !partCols.contains($0) }
 
-        try prepareDestination(prefix, options)
+        try UnloadDestination.prepare(prefix, cleanPath: options.cleanPath, allowOverwrite: options.allowOverwrite)
         // The rows stream from the query into the files: what is held at once is the
         // writers' buffers (reserved here), not the result.
         let reservation = MemoryReservation(statementContext.memory)
@@ -84,25 +87,6 @@ extension Session {
         if options.manifest { try writeManifest(prefix, written, options, names: names, types: types) }
         logUnload(written, format: "Text", start: start)
         return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(writer.rowCount) record(s) unloaded successfully."])
-    }
-
-    /// Refuse to overwrite files under the prefix unless ALLOWOVERWRITE; CLEANPATH removes them first.
-    func prepareDestination(_ prefix: String, _ options: UnloadOptions) throws {
-        let dir = prefix.hasSuffix("/") ? prefix : (prefix as NSString).deletingLastPathComponent
-        let fm = FileManager.default
-        guard !dir.isEmpty, let enumerator = fm.enumerator(atPath: dir) else { return }
-        var existing: [String] = []
-        while let rel = enumerator.nextObject() as? String {
-            let path = (dir as NSString).appendingPathComponent(rel)
-            var isDir: ObjCBool = false
-            if fm.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue, path.hasPrefix(prefix) { existing.append(path) }
-        }
-        if existing.isEmpty { return }
-        if options.cleanPath {
-            for p in existing { try? fm.removeItem(atPath: p) }
-        } else if !options.allowOverwrite {
-            throw SQLError(.ioError, "Specified unload destination is not empty (\(existing.count) file(s) start with '\(prefix)'). Use a different prefix, remove the files, or use ALLOWOVERWRITE or CLEANPATH.")
-        }
     }
 
     func writeManifest(_ prefix: String, _ files: [UnloadedFile], _ options: UnloadOptions,

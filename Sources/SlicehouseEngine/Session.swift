@@ -166,6 +166,9 @@ public final class Session: @unchecked Sendable {
     /// STL_UTILITYTEXT, ...) whether it succeeds or fails.
     func run(_ statement: Statement, text: String, sink: RowSink? = nil) throws -> StatementResult {
         let start = Clock.nowMicros()
+        // What is kept or shown of the text (the logs, STV_RECENTS, STV_INFLIGHT) never
+        // holds a password or credentials.
+        let text = SecretMasking.mask(text)
         let kind = StatementKind(statement)
         // A query has its id from the start (WLM admits it under this id): STV_INFLIGHT
         // shows it, and STL_QUERY logs it, failed or not.

@@ -161,7 +161,7 @@ extension SystemTables {
 
     /// The rows the reading user may see: all for a superuser, else those of their own userid.
     private func visible(_ rows: [[Value]], _ columns: [(String, DataType)]) -> [[Value]] {
-        guard let session, !transaction.catalog.security.isSuperuser(session.user),
+        guard let session, !(transaction.catalog.security.user(session.user).map { $0.superuser || $0.syslogUnrestricted } ?? false),
               let column = columns.firstIndex(where: { $0.0 == "userid" }) else { return rows }
         let me = Value.int(Int64(session.currentUserID))
         return rows.filter { $0[column] == me }

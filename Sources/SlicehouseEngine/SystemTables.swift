@@ -231,7 +231,33 @@ struct SystemTables {
         }
     }
 
+    /// Redshift's rule for its system tables and views (STL, STV, SVL, SYS): a superuser,
+    /// or a user with SYSLOG ACCESS UNRESTRICTED, sees every row; anyone else only the
+    /// rows of their own user id (`userid`, or `user_id` in the SYS views).
+    /// A relation with a `query` column and no user id (STL_SCAN) shows the rows of the
+    /// user's own queries (as STL_QUERY logs them).
+    func ownRows(_ name: String, _ cols: [(String, DataType)], _ rows: [[Value]]) -> [[Value]] {
+        guard let session, ["stl_", "stv_", "svl_", "sys_", "svcs_"].contains(where: { name.hasPrefix($0) }) else { return rows }
+        let security = transaction.catalog.security
+        if let u = security.user(session.user), u.superuser || u.syslogUnrestricted { return rows }
+        let me = Value.int(Int64(security.user(session.user)?.id ?? -1))
+        if let column = cols.firstIndex(where: { $0.0 == "userid" || $0.0 == "user_id" }) {
+            return rows.filter { $0[column] == me }
+        }
+        guard let column = cols.firstIndex(where: { $0.0 == "query" }) else { return rows }
+        var mine = Set<Int64>()
+        for q in database.logRows(.query) where q[0] == me {
+            if let id = q[1].asInt64 { mine.insert(id) }
+        }
+        // Queries still running (logged when they end): those of the user's sessions.
+        for s in database.openSessions where s.user == session.user {
+            if let id = s.runningStatement?.query { mine.insert(Int64(id)) }
+        }
+        return rows.filter { $0[column].asInt64.map { mine.contains($0) } ?? false }
+    }
+
     func make(_ id: Int, _ name: String, _ cols: [(String, DataType)], _ rows: [[Value]]) -> (TableDef, TableSnapshot) {
+        let rows = ownRows(name, cols, rows)
         let def = TableDef(id: id, schema: "pg_catalog", name: name, columns: cols.map { ColumnDef(name: $0.0, type: $0.1) },
                            distStyle: .all)
         var vectors = cols.map { Vector(type: $0.1, capacity: rows.count) }

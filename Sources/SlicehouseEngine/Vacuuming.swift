@@ -4,6 +4,7 @@ import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseExecution
+import SlicehouseRuntime
 
 /// VACUUM's state and history in one database: at most one VACUUM at a time, its
 /// progress (SVV_VACUUM_PROGRESS), and the rows of STL_VACUUM and SVV_VACUUM_SUMMARY.
@@ -112,11 +113,13 @@ struct Vacuumer: Sendable {
 
     /// VACUUM table `name`. The table's lock is taken first (writers wait, readers go on
     /// with their snapshots); `background` gives up at once when the lock is held.
+    /// `cancellation` (a statement's) stops the lock wait and the work between pieces, and
+    /// is what is thrown then.
     func vacuum(_ name: QualifiedName, mode: TableVacuum.Mode, threshold: Int, process: Int, background: Bool,
-                isCancelled: @escaping @Sendable () -> Bool) throws {
+                cancellation: Cancellation? = nil, isCancelled: @escaping @Sendable () -> Bool) throws {
         let t = store.begin(process: process)
         defer { t.rollback() }
-        let lockCancel: () -> SQLError? = background ? { SQLError(.objectInUse, "table is in use") } : { nil }
+        let lockCancel: () -> SQLError? = background ? { SQLError(.objectInUse, "table is in use") } : { cancellation?.error }
         let (def, snap) = try t.beginWrite(name, reads: true, isCancelled: lockCancel)
         let plan = TableVacuum.plan(snap, table: def, mode: mode, threshold: threshold)
         let before = TableVacuum.Counts(snap)
@@ -136,12 +139,20 @@ struct Vacuumer: Sendable {
                                            fraction: 0, running: true))
         let sink = t.newSink()
         let log = self.log
-        let next = try TableVacuum.run(
-            snap, table: def, plan: plan, sink: sink, sorter: Session.vacuumSorter(for: def), blockBytes: blockBytes,
-            readBlock: { [cache] b, type in try cache.vector(b, type: type) },
-            writeDeletes: { set, slice in try t.writeDeletes(set, table: def.id, slice: slice) },
-            progress: { f in log.update(fraction: f, status: "Vacuum: \(phase) \(def.name)") },
-            isCancelled: isCancelled)
+        let next: TableSnapshot
+        do {
+            next = try TableVacuum.run(
+                snap, table: def, plan: plan, sink: sink, sorter: Session.vacuumSorter(for: def), blockBytes: blockBytes,
+                readBlock: { [cache] b, type in try cache.vector(b, type: type) },
+                writeDeletes: { set, slice in try t.writeDeletes(set, table: def.id, slice: slice) },
+                progress: { f in log.update(fraction: f, status: "Vacuum: \(phase) \(def.name)") },
+                isCancelled: { isCancelled() || cancellation?.isCancelled == true })
+        } catch {
+            sink.discard()
+            log.setProgress(VacuumLog.Progress(table: def.name, status: "Canceled", started: started, fraction: 0, running: false))
+            throw cancellation?.error ?? error
+        }
+        try cancellation?.check()
         t.stageReorganized(def.id, next)
         try t.commit()
         let after = TableVacuum.Counts(next)
@@ -192,8 +203,12 @@ extension Session {
         for n in names {
             // A table dropped since the list was made is skipped, as Redshift does.
             if v.table == nil && database.store.current.catalog.table(n) == nil { continue }
+            // Cancel, pg_cancel_backend and statement_timeout stop it between pieces of work.
+            let cancellation = statementCancellation
+            try cancellation.check()
             try database.vacuumer.vacuum(n, mode: mode, threshold: v.toPercent ?? TableVacuum.defaultThreshold,
-                                         process: process, background: false, isCancelled: { false })
+                                         process: process, background: false, cancellation: cancellation,
+                                         isCancelled: { false })
         }
         return StatementResult(tag: "VACUUM")
     }

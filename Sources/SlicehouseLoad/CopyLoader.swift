@@ -34,10 +34,12 @@ public enum CopyLoader {
     ///   or truncated compressed files, a bad FIXEDWIDTH spec or JSONPaths file, I/O).
     public static func load(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                             source: String, options: CopyOptions,
-                            tuning: CopyTuning = CopyTuning(), progress: LoadProgressHandler? = nil) throws -> CopyResult {
+                            tuning: CopyTuning = CopyTuning(), access: LocalFileAccess = .unrestricted,
+                            progress: LoadProgressHandler? = nil) throws -> CopyResult {
         var chunks: [Chunk] = []
         var result = try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
-                                tuning: tuning, progress: progress, mergePieces: false) { chunks.append(contentsOf: $0) }
+                                tuning: tuning, access: access, progress: progress,
+                                mergePieces: false) { chunks.append(contentsOf: $0) }
         // Parquet's chunks are cut from row groups as they are; text ranges' small tails merge.
         result.chunks = options.format == .parquet ? chunks : mergeSmallChunks(chunks, target: tuning.chunkRows)
         return result
@@ -64,28 +66,28 @@ public enum CopyLoader {
     /// Returns what `load` returns, with no chunks.
     public static func stream(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                               source: String, options: CopyOptions, tuning: CopyTuning = CopyTuning(),
-                              progress: LoadProgressHandler? = nil,
+                              access: LocalFileAccess = .unrestricted, progress: LoadProgressHandler? = nil,
                               consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
-                   tuning: tuning, progress: progress, mergePieces: true, consume: consume)
+                   tuning: tuning, access: access, progress: progress, mergePieces: true, consume: consume)
     }
 
     static func stream(table: String, columns: [ColumnDef], columnList: [String]?, source: String,
-                       options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
+                       options: CopyOptions, tuning: CopyTuning, access: LocalFileAccess, progress: LoadProgressHandler?,
                        mergePieces: Bool, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
         if options.format == .parquet {
-            let paths = try CopySource.resolve(source, manifest: options.manifest)
+            let paths = try CopySource.resolve(source, manifest: options.manifest, access: access)
             return try ParquetLoader.stream(table: table, targets: targets, indices: indices, paths: paths,
                                             options: options, tuning: tuning, progress: progress, consume: consume)
         }
-        let jsonMap = try jsonFieldMap(options, targets: targets)
+        let jsonMap = try jsonFieldMap(options, targets: targets, access: access)
         // Fail on unloadable column types or a mismatched FIXEDWIDTH spec before
         // touching any data file.
         _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1, jsonMap: jsonMap)
 
-        let paths = try CopySource.resolve(source, manifest: options.manifest)
+        let paths = try CopySource.resolve(source, manifest: options.manifest, access: access)
         let context = QueryContext.current
         let reservation = context.map { MemoryReservation($0.memory) }
         defer { reservation?.free() }
@@ -267,12 +269,14 @@ public enum CopyLoader {
 
     /// The JSON field map for `options.json` (nil for other formats): the loaded
     /// columns' names for `'auto'`, or the compiled JSONPaths file.
-    static func jsonFieldMap(_ options: CopyOptions, targets: [ColumnDef]) throws -> JSONFieldMap? {
+    static func jsonFieldMap(_ options: CopyOptions, targets: [ColumnDef],
+                             access: LocalFileAccess = .unrestricted) throws -> JSONFieldMap? {
         guard options.format == .json, let mapping = options.json else { return nil }
         switch mapping {
         case .auto(let ignoreCase):
             return JSONFieldMap.auto(columns: targets, ignoreCase: ignoreCase)
         case .paths(let file):
+            if access != .unrestricted { _ = try access.authorizeRead(file) }
             guard let paths = try JSONPathsFile.load(file, columnCount: targets.count) else {
                 // Redshift: a file whose object is not named "jsonpaths" means 'auto'.
                 return JSONFieldMap.auto(columns: targets, ignoreCase: false)

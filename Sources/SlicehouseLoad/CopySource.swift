@@ -9,14 +9,29 @@ import SlicehouseTypes
 /// matching directory contributes every file below it), sorted by path.
 /// `file://` URLs are accepted; `s3://` and other remote schemes are not (yet).
 public enum CopySource {
-    /// The files named by `source` (a prefix, or a manifest when `manifest` is set).
-    public static func resolve(_ source: String, manifest: Bool = false) throws -> [String] {
+    /// The files named by `source` (a prefix, or a manifest when `manifest` is set), each
+    /// one `access` lets the statement read (the prefix is judged before anything under it
+    /// is listed, and every file it matches, or the manifest names, after its links are
+    /// followed: one refused file refuses the COPY).
+    public static func resolve(_ source: String, manifest: Bool = false,
+                               access: LocalFileAccess = .unrestricted) throws -> [String] {
         let path = try localPath(source)
-        if manifest { return try ManifestReader.files(manifestPath: path, source: source) }
+        if manifest {
+            if access != .unrestricted { _ = try access.authorizeRead(path) }
+            let files = try ManifestReader.files(manifestPath: path, source: source)
+            if access != .unrestricted {
+                for f in files { _ = try access.authorizeRead(f) }
+            }
+            return files
+        }
+        if access != .unrestricted { _ = try access.authorizeReadPrefix(path) }
         let files = try matchPrefix(path)
         guard !files.isEmpty else {
             throw SQLError(.loadError,
                            "The specified local path prefix '\(source)' does not match any file")
+        }
+        if access != .unrestricted {
+            for f in files { _ = try access.authorizeRead(f) }
         }
         return files
     }

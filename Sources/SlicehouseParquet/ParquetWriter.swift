@@ -179,7 +179,7 @@ final class OutputSink {
 
     init(path: String) throws {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw SQLError(.ioError, "could not create Parquet file '\(path)': \(String(cString: strerror(errno)))")
         }

@@ -1,5 +1,6 @@
 import SlicehouseTypes
 import SlicehouseSQL
+import SlicehouseCatalog
 
 /// A scalar SQL user-defined function as the binder sees it: parameter and result
 /// types, and the body's expression (`$1`, `$2`, ... for the arguments).
@@ -8,13 +9,24 @@ public struct UserFunction: Sendable {
     public var parameterTypes: [DataType]
     public var returnType: DataType
     public var body: Expr
+    /// The catalog's key of the function (`schema.name(types)`), for its EXECUTE check.
+    public var key: String
 
-    public init(name: String, parameterTypes: [DataType], returnType: DataType, body: Expr) {
+    public init(name: String, parameterTypes: [DataType], returnType: DataType, body: Expr, key: String = "") {
+        self.key = key
         self.name = name
         self.parameterTypes = parameterTypes
         self.returnType = returnType
         self.body = body
     }
+}
+
+/// A SQL function a statement calls, and the view it is called in (nil: the statement
+/// itself): EXECUTE is checked for the view's owner there, as for its tables.
+public struct FunctionAccess: Sendable {
+    public var key: String
+    public var name: String
+    public var enclosingView: ViewDef?
 }
 
 extension Binder {
@@ -38,6 +50,7 @@ extension Binder {
         guard let udf = exact.first ?? fitting.first else {
             throw err(.undefinedFunction, "function \(f.name)(\(argTypes.map { TypeRules.displayName($0) }.joined(separator: ", "))) does not exist", e)
         }
+        functionCalls.append(FunctionAccess(key: udf.key, name: udf.name, enclosingView: viewStack.last))
         let args = zip(f.args, udf.parameterTypes).map { Expr(.cast($0, $1, .cast), at: $0.location) }
         let body = try Binder.substituteParameters(udf.body, args, function: f.name)
         return try bindExpr(Expr(.cast(body, udf.returnType, .cast), at: e.location), scope, agg: agg)

@@ -33,12 +33,16 @@ public final class Binder {
     /// Scopes of the queries enclosing the one being bound (innermost last).
     var outerScopes: [Scope] = []
     var viewDepth = 0
+    /// The most views expanded inside one another.
+    static let maxViewDepth = 64
     /// SQL functions being expanded inside each other (a function that calls itself stops).
     var userFunctionDepth = 0
     /// The views being expanded, innermost last (a table inside one is read with its owner's rights).
     var viewStack: [ViewDef] = []
     /// Every table and view the statement names, for privilege checks.
     public private(set) var accesses: [RelationAccess] = []
+    /// Every SQL function the statement calls, for the EXECUTE check.
+    public internal(set) var functionCalls: [FunctionAccess] = []
     /// Plan column ids that expressions of the statement reference.
     var referencedColumnIDs = Set<Int>()
     /// False once the statement calls a function whose value is not fixed by its
@@ -841,8 +845,15 @@ public final class Binder {
             }
             let found = try catalog.relation(name, searchPath: viewSearchPath)
             if case .view(let view) = found {
-                guard viewDepth < 32 else {
-                    throw SQLError(.invalidParameter, "view \"\(view.name)\" refers to itself")
+                // A view met again inside its own expansion is a cycle (late-binding views
+                // can make one); a long chain of distinct views is only deep.
+                if viewStack.contains(where: { $0.schema == view.schema && $0.name.lowercased() == view.name.lowercased() }) {
+                    throw SQLError(.invalidObjectDefinition, "infinite recursion detected: view \"\(view.name)\" refers to itself")
+                }
+                guard viewDepth < Self.maxViewDepth else {
+                    throw SQLError(.programLimitExceeded,
+                                   "views nested too deeply: \"\(view.name)\" is reached through more than \(Self.maxViewDepth) views",
+                                   hint: "Slicehouse expands at most \(Self.maxViewDepth) views inside one another.")
                 }
                 let query: Query
                 do {

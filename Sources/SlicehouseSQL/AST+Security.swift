@@ -44,6 +44,8 @@ public enum GrantTarget: Sendable, Hashable {
     case database(String)
     /// `PROCEDURE p(types), ...` (EXECUTE; AST+Procedures.swift).
     case procedures([ProcedureReference])
+    /// `FUNCTION f(types), ...` (EXECUTE on SQL functions).
+    case functions([ProcedureReference])
 }
 
 /// One privilege as written, with its columns for column-level grants.
@@ -61,6 +63,9 @@ public struct GrantStatement: Sendable, Hashable {
     public var grantees: [GranteeName]
     /// GRANT ... WITH GRANT OPTION, or REVOKE GRANT OPTION FOR ...
     public var grantOption: Bool
+    /// REVOKE ... CASCADE: the grants others made on the strength of the revoked grant
+    /// option go too (without it such grants refuse the REVOKE).
+    public var cascade = false
     public var location: SourceLocation
     public init(privileges: [PrivilegeItem], target: GrantTarget, grantees: [GranteeName], grantOption: Bool,
                 location: SourceLocation) {

@@ -193,9 +193,12 @@ extension Parser {
         let target = try parseGrantTarget()
         try expectWord("from")
         let grantees = try parseGrantees()
-        _ = acceptWord("cascade") || acceptWord("restrict")
-        return .security(.revoke(GrantStatement(privileges: privileges, target: target, grantees: grantees,
-                                                grantOption: grantOption, location: start.location)))
+        let cascade = acceptWord("cascade")
+        if !cascade { _ = acceptWord("restrict") }
+        var statement = GrantStatement(privileges: privileges, target: target, grantees: grantees,
+                                       grantOption: grantOption, location: start.location)
+        statement.cascade = cascade
+        return .security(.revoke(statement))
     }
 
     /// `SET SESSION AUTHORIZATION ...` after `SET SESSION` was seen, or nil.
@@ -243,6 +246,11 @@ extension Parser {
             var references = [try parseProcedureReference()]
             while acceptSymbol(",") { references.append(try parseProcedureReference()) }
             return .procedures(references)
+        }
+        if acceptWord("function") {
+            var references = [try parseProcedureReference()]
+            while acceptSymbol(",") { references.append(try parseProcedureReference()) }
+            return .functions(references)
         }
         _ = acceptWord("table")
         var names = [try parseObjectName()]

@@ -145,7 +145,8 @@ public struct HostRules: Sendable, Equatable {
             if method == .trust && address != "loopback" && !(IPRange(address)?.isLoopbackOnly ?? false) {
                 throw bad("trust is allowed only for loopback addresses")
             }
-            rules.append(Rule(address: address, user: words[2], method: method))
+            // User names fold to lower case, as logins do.
+            rules.append(Rule(address: address, user: words[2].lowercased(), method: method))
         }
         self.rules = rules
     }
@@ -155,6 +156,7 @@ public struct HostRules: Sendable, Equatable {
         let ip = address?.ipAddress
         let loopback = ip.map { $0 == "127.0.0.1" || $0 == "::1" || $0.hasPrefix("127.") || $0 == "::ffff:127.0.0.1" }
             ?? true   // a Unix socket
+        let user = user.lowercased()
         for r in rules {
             guard r.user == "all" || r.user == user else { continue }
             switch r.address {

@@ -32,6 +32,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     init(server: Server) { self.server = server }
 
     func channelActive(context: ChannelHandlerContext) {
+        server.authenticationStarted(self, channel: context.channel)
         let seconds = server.configuration.authenticationTimeoutSeconds
         if seconds > 0 {
             let ctx = context
@@ -131,51 +132,51 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             context.close(promise: nil)
         case .startup(_, let params):
             parameters = params
-            guard let user = params["user"], !user.isEmpty else {
+            guard let given = params["user"], !given.isEmpty else {
                 return fatal(context, code: "28000", message: "no PostgreSQL user name specified in startup packet")
             }
+            // User names are case-insensitive, as Redshift folds them: folded once, here,
+            // before the host rules, the catalog and the superuser's bootstrap see it.
+            let user = given.lowercased()
             let database = params["database"].flatMap { $0.isEmpty ? nil : $0 } ?? user
             guard database == server.configuration.databaseName else {
                 return fatal(context, code: "3D000", message: "database \"\(database)\" does not exist")
             }
-            guard server.admit() else {
-                return fatal(context, code: "53300",
-                             message: "connection limit \"\(server.configuration.maxConnections)\" exceeded for non-bootstrap users")
-            }
-            admitted = true
-            guard let login = server.login(user) else {
-                // The same answer as a wrong password: do not tell which users exist.
-                return fatal(context, code: "28P01", message: AuthenticationFailure.password(user).message)
-            }
             let method = server.configuration.rules.method(user: user, address: context.channel.remoteAddress)
+            // An unknown user, or one who cannot log in with a password (PASSWORD DISABLE,
+            // VALID UNTIL passed), is challenged like everyone else and refused only after
+            // answering, with the same message: a login attempt tells nothing of which users
+            // exist.
+            let login = server.login(user)
+            let challenged = login.flatMap { $0.credential == nil ? nil : $0 } ?? Login.decoy(user)
             var w = BackendWriter(allocator: context.channel.allocator)
             switch method {
             case .trust?:
+                guard let login else {
+                    return fatal(context, code: "28P01", message: AuthenticationFailure.password(user).message)
+                }
                 return authenticated(context, login)
             case .reject?, nil:
                 let host = context.channel.remoteAddress?.ipAddress ?? "local"
                 return fatal(context, code: "28000",
                              message: "no host rule for host \"\(host)\", user \"\(user)\", database \"\(database)\"")
             case .password?:
-                state = .cleartext(login)
+                state = .cleartext(challenged)
                 w.authentication(3)
             case .md5?:
                 let salt = (0..<4).map { _ in UInt8.random(in: 0...255) }
-                state = .md5(login, salt: salt)
+                state = .md5(challenged, salt: salt)
                 w.authentication(5, salt)
             case .scram?:
-                if login.credential?.scram != nil {
-                    state = .scramStart(login)
+                if challenged.credential?.scram != nil {
+                    state = .scramStart(challenged)
                     w.authentication(10, Array("SCRAM-SHA-256".utf8) + [0, 0])
                 } else {
                     // Stored as an md5 hash only (CREATE USER ... PASSWORD 'md5...'): md5 it is.
                     let salt = (0..<4).map { _ in UInt8.random(in: 0...255) }
-                    state = .md5(login, salt: salt)
+                    state = .md5(challenged, salt: salt)
                     w.authentication(5, salt)
                 }
-            }
-            if login.credential == nil {
-                return fatal(context, code: "28P01", message: AuthenticationFailure.password(user).message)
             }
             context.writeAndFlush(wrapOutboundOut(w.buffer), promise: nil)
         default:
@@ -185,6 +186,19 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func authenticated(_ context: ChannelHandlerContext, _ login: Login) {
         authenticationTimer?.cancel()
+        if login.isDecoy {
+            return fatal(context, code: "28P01", message: AuthenticationFailure.password(login.name).message)
+        }
+        server.authenticationEnded(self)
+        // Only an authenticated connection takes one of the server's connection slots; the
+        // last few are kept for superusers (PostgreSQL's superuser_reserved_connections).
+        guard server.admit(superuser: login.isSuperuser) else {
+            let limit = server.configuration.maxConnections
+            return fatal(context, code: "53300", message: login.isSuperuser || server.reservedConnections == 0
+                ? "connection limit \"\(limit)\" exceeded"
+                : "remaining connection slots are reserved for superusers")
+        }
+        admitted = true
         if let limit = login.connectionLimit, server.database.sessionCount(user: login.name) >= limit {
             return fatal(context, code: "53300", message: "too many connections for role \"\(login.name)\"")
         }
@@ -224,6 +238,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         if case .closed = state { return }
         state = .closed
         authenticationTimer?.cancel()
+        server.authenticationEnded(self)
         var w = BackendWriter(allocator: context.channel.allocator)
         w.report(UInt8(ascii: "E"), severity: "FATAL", code: code, message: message)
         context.writeAndFlush(wrapOutboundOut(w.buffer)).whenComplete { _ in context.close(promise: nil) }
@@ -232,6 +247,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     func channelInactive(context: ChannelHandlerContext) {
         state = .closed
         authenticationTimer?.cancel()
+        server.authenticationEnded(self)
         worker?.clientClosed()
         worker = nil
         if admitted { admitted = false; server.release() }

@@ -73,11 +73,21 @@ final class ConnectionWorker: @unchecked Sendable {
 
     // MARK: Event loop side
 
+    /// Messages waiting at most before the connection stops reading its socket, and at
+    /// most when it starts again: a client that sends without reading the replies is held
+    /// back by TCP instead of growing the server.
+    static let pauseReadingAt = 32
+    static let resumeReadingAt = 8
+    private var readingPaused = false
+
     func enqueue(_ message: FrontendMessage) {
         condition.lock()
         inbox.append(message)
+        let pause = !readingPaused && inbox.count >= Self.pauseReadingAt
+        if pause { readingPaused = true }
         condition.broadcast()
         condition.unlock()
+        if pause { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
     }
 
     /// The client went away: stop the running statement and end the loop (the open
@@ -99,10 +109,20 @@ final class ConnectionWorker: @unchecked Sendable {
     // MARK: The loop
 
     private func next() -> FrontendMessage? {
+        // Replies kept for a Sync that has not come count against the channel's bound too.
+        if out.buffer.readableBytes >= Self.batchBytes { send(flush: true) }
         condition.lock()
         defer { condition.unlock() }
         let idleSince = Date()
-        while inbox.isEmpty && !closed {
+        while !closed {
+            if !inbox.isEmpty {
+                // Replies the client has not read are over the channel's bound: handle
+                // nothing more until it reads (what is written is flushed, so it can).
+                if channel.isWritable { break }
+                channel.flush()
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+                continue
+            }
             if idleTimeoutSeconds > 0 && session.transactionStatus == .idle {
                 if Date().timeIntervalSince(idleSince) >= Double(idleTimeoutSeconds) {
                     idledOut = true
@@ -114,7 +134,12 @@ final class ConnectionWorker: @unchecked Sendable {
             }
         }
         if closed { return nil }
-        return inbox.removeFirst()
+        let message = inbox.removeFirst()
+        if readingPaused && inbox.count <= Self.resumeReadingAt {
+            readingPaused = false
+            _ = channel.setOption(ChannelOptions.autoRead, value: true)
+        }
+        return message
     }
 
     private func loop() {

@@ -15,9 +15,23 @@ public struct Login: Sendable, Equatable {
     public var isSuperuser: Bool
     /// CONNECTION LIMIT (nil: unlimited).
     public var connectionLimit: Int?
+    /// A stand-in for a user who cannot log in (unknown, PASSWORD DISABLE, expired): it is
+    /// challenged like a real one, with credentials nobody knows, and refused after the answer.
+    public var isDecoy = false
     public init(name: String, credential: PasswordCredential?, isSuperuser: Bool, connectionLimit: Int? = nil) {
         self.name = name; self.credential = credential; self.isSuperuser = isSuperuser
         self.connectionLimit = connectionLimit
+    }
+
+    /// The decoy login for `name`: a random md5 hash and SCRAM verifier that match no answer.
+    static func decoy(_ name: String) -> Login {
+        func random(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255) } }
+        let credential = PasswordCredential(md5: "md5" + PasswordCredential.hex(random(16)),
+                                            scram: ScramVerifier(salt: random(16), iterations: 4096,
+                                                                 storedKey: random(32), serverKey: random(32)))
+        var login = Login(name: name, credential: credential, isSuperuser: false)
+        login.isDecoy = true
+        return login
     }
 }
 
@@ -40,8 +54,15 @@ public struct ServerConfiguration: Sendable {
     /// A connection that has sent nothing for this long while idle outside a transaction
     /// is closed (0: never). Half-open connections are found by TCP keepalive.
     public var idleTimeoutSeconds = 0
-    /// A connection must finish startup and authentication within this many seconds.
-    public var authenticationTimeoutSeconds = 60
+    /// A connection must finish startup and authentication within this many seconds
+    /// (psql asks for a password on a second connection, so the first needs none of it).
+    public var authenticationTimeoutSeconds = 10
+    /// Connections still authenticating at most; past it the one waiting longest is closed,
+    /// so sockets that never log in cannot keep anyone else out.
+    public var maxPendingAuthentications = 64
+    /// Of `maxConnections`, how many only superusers may take (PostgreSQL's
+    /// superuser_reserved_connections): at most a quarter of them.
+    public var superuserReservedConnections = 3
     public var eventLoopThreads = 1
 
     public init() {}
@@ -59,6 +80,9 @@ public final class Server: @unchecked Sendable {
     private let lock = Lock()
     private var connections: [Int32: (secret: Int32, session: Session)] = [:]
     private var connectionCount = 0
+    /// Connections still authenticating, in the order they came.
+    private var pending: [ObjectIdentifier: (order: Int, channel: Channel)] = [:]
+    private var pendingOrder = 0
     let superuserLogin: Login
     /// Tests of the login on an embedded channel (which one thread must drive) turn off
     /// the statement threads.
@@ -79,13 +103,15 @@ public final class Server: @unchecked Sendable {
         } else {
             sslContext = nil
         }
-        superuserLogin = Login(name: configuration.superuser,
+        superuserLogin = Login(name: configuration.superuser.lowercased(),
                                credential: configuration.superuserPassword.map {
-                                   PasswordCredential(password: $0, user: configuration.superuser)
+                                   PasswordCredential(password: $0, user: configuration.superuser.lowercased())
                                },
                                isSuperuser: true)
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
-        try database.ensureSuperuser(configuration.superuser)
+        // The password the server starts with is the superuser's from then on (ALTER USER
+        // changes it until the next start); logins check the catalog only.
+        try database.ensureSuperuser(configuration.superuser, password: superuserLogin.credential)
     }
 
     /// Start listening; returns the bound address (the port is chosen when 0 was asked).
@@ -135,19 +161,47 @@ public final class Server: @unchecked Sendable {
     func login(_ user: String) -> Login? {
         guard let u = database.user(named: user) else { return nil }
         var credential = u.password
-        if user == superuserLogin.name, let c = superuserLogin.credential { credential = c }
         if let until = u.validUntil, until < Int64(Date().timeIntervalSince1970 * 1_000_000) { credential = nil }
         return Login(name: u.name, credential: credential, isSuperuser: u.superuser, connectionLimit: u.connectionLimit)
     }
 
-    /// Count a new connection in; false when the limit is reached.
-    func admit() -> Bool {
-        lock.withLock {
-            if connectionCount >= configuration.maxConnections { return false }
+    /// The connection slots kept for superusers.
+    var reservedConnections: Int {
+        min(max(0, configuration.superuserReservedConnections), configuration.maxConnections / 4)
+    }
+
+    /// Count an authenticated connection in; false when the limit is reached (for other
+    /// users, when only the slots kept for superusers are left).
+    func admit(superuser: Bool) -> Bool {
+        let limit = configuration.maxConnections - (superuser ? 0 : reservedConnections)
+        return lock.withLock {
+            if connectionCount >= limit { return false }
             connectionCount += 1
             return true
         }
     }
+
+    /// A connection began authenticating. Past `maxPendingAuthentications` the one waiting
+    /// longest is closed.
+    func authenticationStarted(_ handler: AnyObject, channel: Channel) {
+        let evicted: Channel? = lock.withLock {
+            pendingOrder += 1
+            pending[ObjectIdentifier(handler)] = (pendingOrder, channel)
+            guard pending.count > max(1, configuration.maxPendingAuthentications),
+                  let oldest = pending.min(by: { $0.value.order < $1.value.order }) else { return nil }
+            pending[oldest.key] = nil
+            return oldest.value.channel
+        }
+        evicted?.close(promise: nil)
+    }
+
+    /// A connection finished authenticating, failed or went away.
+    func authenticationEnded(_ handler: AnyObject) {
+        lock.withLock { _ = pending.removeValue(forKey: ObjectIdentifier(handler)) }
+    }
+
+    /// Connections still authenticating (tests).
+    var pendingAuthentications: Int { lock.withLock { pending.count } }
 
     func release() { lock.withLock { connectionCount -= 1 } }
 

@@ -379,6 +379,12 @@ public struct MaterializedViewState: Sendable, Equatable, Codable {
     /// When the rows were last brought up to date (µs since 1970), and by which transaction.
     public var refreshedAt: Int64
     public var xid: Int
+    /// What the view's query meant when its rows were computed: the tables its names
+    /// resolved to, the definitions of the views and SQL functions it expanded, and the
+    /// time zone it ran in (the engine's `MaterializedViewMeaning`). Automatic rewriting
+    /// uses the view only while its query still means the same; nil (a state written
+    /// before this was kept, or a query whose result depends on the time) never matches.
+    public var meaning: String?
 
     public init(bases: [Base], refreshedAt: Int64, xid: Int) {
         self.bases = bases; self.refreshedAt = refreshedAt; self.xid = xid

@@ -64,6 +64,8 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case ambiguousFunction = "42725"
         /// A spill file could not be created or written.
         case diskFull = "53100"
+        case invalidObjectDefinition = "42P17"
+        case programLimitExceeded = "54000"
     }
 
     public var code: Code

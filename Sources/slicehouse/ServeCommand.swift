@@ -67,6 +67,10 @@ struct ServeCommand: ParsableCommand {
             help: ArgumentHelp("Memory for all queries at once, e.g. 4GB (default: WLM divides 60% of RAM).", valueName: "size"))
     var memory: String?
 
+    @Option(name: .customLong("copy-dir"),
+            help: ArgumentHelp("A directory every user may COPY from and UNLOAD to (repeatable). Without one only superusers and holders of pg_read_server_files / pg_write_server_files use server files; nobody reaches the data directory.", valueName: "dir"))
+    var copyDirectories: [String] = []
+
     func validate() throws {
         if let memory, Database.parseMemorySize(memory) == nil {
             throw ValidationError("invalid --memory \"\(memory)\" (expected a size such as 4GB, 512MB or a number of bytes)")
@@ -130,6 +134,7 @@ struct ServeCommand: ParsableCommand {
             printError("slicehouse serve: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(error)")
             throw ExitCode(2)
         }
+        database.serverFileDirectories = copyDirectories
         if let wlmFile {
             do {
                 try database.useWLMConfigurationFile(wlmFile)

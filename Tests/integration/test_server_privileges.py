@@ -27,7 +27,11 @@ def server(tmp_path_factory):
     hba = tmp_path_factory.mktemp("hba") / "hba.conf"
     # SCRAM for scram_user, md5 (Redshift's default) for everyone else.
     hba.write_text("host all scram_user scram-sha-256\nhost all all md5\n")
-    s = Server(tmp_path_factory.mktemp("data"), args=["--hba-file", str(hba)])
+    # The directory ordinary users may COPY from and UNLOAD to (test_server_hostile.py
+    # plays the users who try elsewhere).
+    copy_dir = tmp_path_factory.mktemp("copy")
+    s = Server(tmp_path_factory.mktemp("data"), args=["--hba-file", str(hba), "--copy-dir", str(copy_dir)])
+    s.copy_dir = copy_dir
     yield s
     s.stop()
 
@@ -62,7 +66,7 @@ def admin(server, tmp_path_factory):
     run(conn, "create user scram_user password 'Scr4m-pass'")
     run(conn, "create table sales (id int, region varchar(10), amount decimal(10,2))")
     run(conn, "insert into sales values (1, 'east', 10.50), (2, 'west', 20.25)")
-    data = tmp_path_factory.mktemp("copy") / "rows.txt"
+    data = server.copy_dir / "rows.txt"
     data.write_text("3|north|1.00\n4|south|2.00\n")
     yield conn, str(data)
     conn.close()

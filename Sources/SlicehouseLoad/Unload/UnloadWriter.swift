@@ -155,7 +155,7 @@ public final class UnloadWriter {
             }
         }
         let bytes = try formatter.compress(s.buffer)
-        let fd = open(s.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let fd = open(s.path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw SQLError(.ioError, "could not write unload file '\(s.path)': \(String(cString: strerror(errno)))")
         }

@@ -476,7 +476,7 @@ public final class FileBlockSink: BlockSink, @unchecked Sendable {
                 let dir = (directory as NSString).appendingPathComponent("slice\(slice)")
                 try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 let path = (directory as NSString).appendingPathComponent(name)
-                let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 if fd < 0 { throw SQLError(.ioError, "could not create block file \"\(path)\": \(String(cString: strerror(errno)))") }
                 entry = (fd, BlockFile(name: name, directory: directory), 0)
                 names.append(name)
@@ -546,7 +546,7 @@ public enum DurableFiles {
     /// Write `bytes` to `path` atomically and durably: a temporary file, fsync, rename, fsync of the directory.
     public static func replace(_ path: String, with bytes: [UInt8]) throws {
         let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if fd < 0 { throw SQLError(.ioError, "could not create \"\(tmp)\": \(String(cString: strerror(errno)))") }
         do {
             try FileBlockSink.writeAll(fd, bytes, at: 0, path: tmp)

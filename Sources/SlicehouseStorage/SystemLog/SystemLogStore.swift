@@ -259,7 +259,7 @@ public final class SystemLogStore: @unchecked Sendable {
         } catch {
             return false
         }
-        let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
         log.fd = fd
         return true

@@ -44,7 +44,7 @@ final class CommitLog: @unchecked Sendable {
 
     init(directory: String) throws {
         path = (directory as NSString).appendingPathComponent(Self.fileName)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd < 0 { throw SQLError(.ioError, "could not open \"\(path)\": \(String(cString: strerror(errno)))") }
         var st = stat()
         size = fstat(fd, &st) == 0 ? Int(st.st_size) : 0

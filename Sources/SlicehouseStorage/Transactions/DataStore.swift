@@ -65,6 +65,9 @@ public final class DataStore: @unchecked Sendable {
             let configPath = (directory as NSString).appendingPathComponent("cluster.json")
             do {
                 try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                // Private to the server's OS user, as PostgreSQL keeps its data directory:
+                // blocks, logs and the catalog's password hashes are nobody else's.
+                _ = chmod(directory, 0o700)
             } catch {
                 throw SQLError(.ioError, "could not open database directory \"\(directory)\": \(error.localizedDescription)")
             }
@@ -338,7 +341,7 @@ public final class DataStore: @unchecked Sendable {
     /// Take the directory's lock file (released when the process ends or the store is freed).
     private static func lockDirectory(_ directory: String) throws -> Int32 {
         let path = (directory as NSString).appendingPathComponent("LOCK")
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd < 0 { throw SQLError(.ioError, "could not open \"\(path)\": \(String(cString: strerror(errno)))") }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             var holder = ""
