@@ -49,6 +49,18 @@ final class FileData: @unchecked Sendable {
         if to > from { _ = madvise(mapping + from, to - from, MADV_DONTNEED) }
     }
 
+    /// `release` for an inflated file's mapping, from a margin before `start`: its pages
+    /// sit in large folios (written in large pieces), and a read maps the whole folio
+    /// around it, beyond the bytes read, so a range's neighbours come in with it. Letting
+    /// the margin go too keeps them from piling up (a page dropped while another worker
+    /// reads it is only mapped again: the mapping is a read-only view of the file).
+    func releaseFolios(_ start: Int, _ end: Int) {
+        release(max(0, start - Self.folioMargin), min(bytes.count, end + Self.folioMargin))
+    }
+
+    /// More than the largest page-cache folio (2 MB on x86-64 and arm64 with 4 KB pages).
+    static let folioMargin = 4 << 20
+
     /// Map (or read) `path`, decompressing it if `compression` asks for it.
     /// `workers`: threads for one file's decompression (BZIP2 is decoded block by
     /// block in parallel). Inflated bytes stay in memory up to `InflateDrain.limit`; a file

@@ -16,7 +16,9 @@ struct RangePlanner {
         var cuts: [Int]
     }
 
-    func plan(_ bytes: UnsafeBufferPointer<UInt8>, rangeBytes: Int) -> Plan {
+    /// `done`, when given, is told each stretch of the input the planner has finished
+    /// reading (for an inflated file, whose pages are let go as soon as they are read).
+    func plan(_ bytes: UnsafeBufferPointer<UInt8>, rangeBytes: Int, done: ((Int, Int) -> Void)? = nil) -> Plan {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             return Plan(dataStart: 0, headerNewlines: 0, cuts: [0, 0])
         }
@@ -58,6 +60,7 @@ struct RangePlanner {
                 while p < n {
                     p = scanner.scan(base, p, n)
                     if p >= nextCut && p < n && n - p > target / 2 {
+                        done?(cuts[cuts.count - 1], p)
                         cuts.append(p)
                         nextCut = p + target
                     }
@@ -66,7 +69,10 @@ struct RangePlanner {
                 var nominal = start + target
                 while n - nominal > target / 2 {
                     guard let b = nextTextBoundary(base, from: nominal, end: n), b < n else { break }
-                    if b > cuts[cuts.count - 1] { cuts.append(b) }
+                    if b > cuts[cuts.count - 1] {
+                        done?(cuts[cuts.count - 1], b)
+                        cuts.append(b)
+                    }
                     nominal = b + target
                 }
             }
