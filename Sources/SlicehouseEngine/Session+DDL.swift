@@ -179,7 +179,8 @@ extension Session {
             let n = chunks.reduce(0) { $0 + $1.count }
             if materialized != nil, let ctx = queryContext, var snap = transaction.peek(created.id) {
                 // Where the base tables stood: the first REFRESH folds in what is appended after.
-                snap.refreshState = refreshState(ctx, excluding: created.id, materialized)
+                snap.refreshState = refreshState(ctx, excluding: created.id,
+                                                 meaning: materialized.flatMap { materializedViewMeaning($0) })
                 transaction.stage(created.id, snap)
                 return StatementResult(tag: "CREATE MATERIALIZED VIEW")
             }

@@ -34,14 +34,14 @@ extension Session {
     }
 
     /// Where the base tables `ctx` read stand now (the state a refresh or the creation
-    /// leaves), and what the view's query `mv` means now.
-    func refreshState(_ ctx: StatementContext, excluding view: Int, _ mv: MaterializedViewDef?) -> MaterializedViewState {
+    /// leaves), with what the view's query means now (`materializedViewMeaning`).
+    func refreshState(_ ctx: StatementContext, excluding view: Int, meaning: String?) -> MaterializedViewState {
         let bases = ctx.snapshots.keys.filter { $0 >= 0 && $0 != view }.sorted().compactMap { id -> MaterializedViewState.Base? in
             guard let def = transaction.catalog.table(id: id), let snap = try? transaction.snapshot(of: def) else { return nil }
             return MaterializedViewState.Base(table: id, snapshot: snap)
         }
         var state = MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
-        state.meaning = mv.flatMap { materializedViewMeaning($0) }
+        state.meaning = meaning
         return state
     }
 
@@ -202,10 +202,10 @@ extension Session {
         if sameMeaning, let state = current.refreshState, try isUpToDate(state) {
             status = "MV was already updated"
         } else if sameMeaning, !r.recompute, let state = current.refreshState,
-                  try refreshIncrementally(def, mv, state, current) {
+                  try refreshIncrementally(def, mv, state, current, meaning: meaning) {
             status = "Refresh successfully updated MV incrementally"
         } else {
-            try recompute(def, mv, replacing: current)
+            try recompute(def, mv, replacing: current, meaning: meaning)
             status = "Refresh successfully recomputed MV from scratch"
         }
         database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(currentUserID)), .string(def.schema),
@@ -227,11 +227,12 @@ extension Session {
     }
 
     /// Run the view's query from scratch and replace its rows.
-    private func recompute(_ def: TableDef, _ mv: MaterializedViewDef, replacing current: TableSnapshot) throws {
+    private func recompute(_ def: TableDef, _ mv: MaterializedViewDef, replacing current: TableSnapshot,
+                           meaning: String?) throws {
         let ctx = StatementContext(database: database, session: self)
         let (_, chunks) = try runStoredQuery(mv, ctx)
         var next = try replaced(current, with: chunks, of: def)
-        next.refreshState = refreshState(ctx, excluding: def.id, mv)
+        next.refreshState = refreshState(ctx, excluding: def.id, meaning: meaning)
         transaction.stage(def.id, next)
     }
 
@@ -249,7 +250,7 @@ extension Session {
     /// restricted to those groups' keys); the other groups are combined with the new
     /// rows' partial results.
     private func refreshIncrementally(_ def: TableDef, _ mv: MaterializedViewDef, _ state: MaterializedViewState,
-                                      _ current: TableSnapshot) throws -> Bool {
+                                      _ current: TableSnapshot, meaning: String?) throws -> Bool {
         guard let (shape, tables) = incrementalShape(mv), tables == Set(state.bases.map(\.table)) else { return false }
         // Each base table now, and how those that changed did.
         var now: [Int: TableSnapshot] = [:]
@@ -347,7 +348,7 @@ extension Session {
             now[id].map { MaterializedViewState.Base(table: id, snapshot: $0) }
         }
         rows.refreshState = MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
-        rows.refreshState?.meaning = materializedViewMeaning(mv)
+        rows.refreshState?.meaning = meaning
         transaction.stage(def.id, rows)
         return true
     }

@@ -9,7 +9,7 @@ import SlicehouseRuntime
 /// statement's text: STL_QUERYTEXT, STL_DDLTEXT and STL_UTILITYTEXT together).
 ///
 /// As in Redshift, a superuser sees every row; any other user sees only the rows with
-/// their own `userid`.
+/// their own `userid` (`SystemTables.ownRows`, applied to every system relation).
 extension SystemTables {
     static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
                                                           "stv_mv_info", "svv_alter_table_recommendations", "stv_exec_state"]
@@ -18,14 +18,14 @@ extension SystemTables {
     static let recentQueries = 100
 
     func logTable(named name: String) -> (TableDef, TableSnapshot)? {
-        if let t = LogTable.named(name) { return make(t.id, name, t.columns, visible(database.logRows(t), t.columns)) }
+        if let t = LogTable.named(name) { return make(t.id, name, t.columns, database.logRows(t)) }
         switch name {
         case "svl_qlog":
             var sources: [Int64: Int64] = [:]
             for h in database.logRows(.resultCacheHits) {
                 if let q = h[0].asInt64, let source = h[1].asInt64 { sources[q] = source }
             }
-            let rows = visible(database.logRows(.query), LogTable.query.columns).map { q -> [Value] in
+            let rows = database.logRows(.query).map { q -> [Value] in
                 let text = q[6].asString ?? ""
                 let elapsed: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
                 let source: Value = q[1].asInt64.flatMap { sources[$0] }.map { .int($0) } ?? .null
@@ -61,7 +61,7 @@ extension SystemTables {
                                                  ("bytes", .bigint), ("label", .char(256)), ("is_diskbased", .char(1)),
                                                  ("workmem", .bigint), ("num_parts", .integer), ("is_rrscan", .char(1)),
                                                  ("is_delayed_scan", .char(1))]
-            return make(-116, name, columns, visible(rows, columns))
+            return make(-116, name, columns, rows)
         case "stv_mv_info":
             // Every materialized view: stale when a base table changed since its last refresh.
             let catalog = transaction.catalog
@@ -117,7 +117,7 @@ extension SystemTables {
             let columns: [(String, DataType)] = [("userid", .integer), ("xid", .bigint), ("pid", .integer),
                                                  ("label", .char(320)), ("starttime", .timestamp), ("endtime", .timestamp),
                                                  ("sequence", .integer), ("type", .varchar(10)), ("text", .char(200))]
-            return make(-107, name, columns, visible(ordered, columns))
+            return make(-107, name, columns, ordered)
         case "stv_inflight":
             // Queries running now (this one too), in every session.
             var rows: [[Value]] = []
@@ -131,7 +131,7 @@ extension SystemTables {
                                                  ("label", .char(320)), ("xid", .bigint), ("pid", .integer),
                                                  ("starttime", .timestamp), ("text", .char(100)), ("suspended", .integer),
                                                  ("insert_pristine", .integer), ("concurrency_scaling_status", .integer)]
-            return make(-111, name, columns, visible(rows, columns))
+            return make(-111, name, columns, rows)
         case "stv_recents":
             // Statements running now, then the latest finished queries.
             let now = Clock.nowMicros()
@@ -153,17 +153,9 @@ extension SystemTables {
             let columns: [(String, DataType)] = [("userid", .integer), ("status", .char(20)), ("starttime", .timestamp),
                                                  ("duration", .bigint), ("user_name", .char(50)), ("db_name", .char(50)),
                                                  ("query", .char(600)), ("pid", .integer)]
-            return make(-112, name, columns, visible(rows, columns))
+            return make(-112, name, columns, rows)
         default:
             return nil
         }
-    }
-
-    /// The rows the reading user may see: all for a superuser, else those of their own userid.
-    private func visible(_ rows: [[Value]], _ columns: [(String, DataType)]) -> [[Value]] {
-        guard let session, !(transaction.catalog.security.user(session.user).map { $0.superuser || $0.syslogUnrestricted } ?? false),
-              let column = columns.firstIndex(where: { $0.0 == "userid" }) else { return rows }
-        let me = Value.int(Int64(session.currentUserID))
-        return rows.filter { $0[column] == me }
     }
 }

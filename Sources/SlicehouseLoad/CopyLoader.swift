@@ -131,17 +131,16 @@ public enum CopyLoader {
                     totalBytes += file.data.bytes.count
                     if file.data.heldBytes > 0 { inflated[file.index] = file.data.heldBytes }
                     reporter.adjustTotal(by: file.data.bytes.count - file.rawBytes)
-                    // Finding the cuts touches a page at every range, and the kernel maps
-                    // the whole large folio around each touch (an inflated file, written in
-                    // large pieces, sits in large folios): an inflated file would become
-                    // resident whole. Its pages leave the process as the planner passes
-                    // them and come back range by range as they are parsed (each released
-                    // after), so a compressed input holds what is being parsed, not its
-                    // inflated size.
+                    // Finding the cuts reads a little at every range, yet an inflated file's
+                    // mapping was measured to become resident whole while they were found
+                    // (`FileData.releaseAround`). Its pages leave the process as the planner
+                    // passes them and come back range by range as they are parsed (each
+                    // released after), so a compressed input holds what is being parsed,
+                    // not its inflated size.
                     let data = file.data
                     let inflatedFile = data.temporary != nil
                     let plan = planner.plan(data.bytes, rangeBytes: rangeBytes,
-                                            done: inflatedFile ? { data.releaseFolios($0, $1) } : nil)
+                                            done: inflatedFile ? { data.releaseAround($0, $1) } : nil)
                     if inflatedFile { data.release(0, data.bytes.count) }
                     for i in 0..<(plan.cuts.count - 1) where plan.cuts[i] < plan.cuts[i + 1] || plan.cuts.count == 2 {
                         queue.append(PlannedRange(file: file.data, index: file.index, headerNewlines: plan.headerNewlines,
@@ -179,7 +178,7 @@ public enum CopyLoader {
                     }
                     let out = parser.run(t.file, start: t.start, end: t.end, rangeIndex: i, control: control)
                     if t.file.temporary != nil {
-                        t.file.releaseFolios(t.start, t.end)
+                        t.file.releaseAround(t.start, t.end)
                     } else {
                         t.file.release(t.start, t.end)
                     }

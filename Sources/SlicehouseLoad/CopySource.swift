@@ -16,21 +16,20 @@ public enum CopySource {
     public static func resolve(_ source: String, manifest: Bool = false,
                                access: LocalFileAccess = .unrestricted) throws -> [String] {
         let path = try localPath(source)
+        let checked = access != .unrestricted
+        let files: [String]
         if manifest {
-            if access != .unrestricted { _ = try access.authorizeRead(path) }
-            let files = try ManifestReader.files(manifestPath: path, source: source)
-            if access != .unrestricted {
-                for f in files { _ = try access.authorizeRead(f) }
+            if checked { _ = try access.authorizeRead(path) }
+            files = try ManifestReader.files(manifestPath: path, source: source)
+        } else {
+            if checked { _ = try access.authorizeReadPrefix(path) }
+            files = try matchPrefix(path)
+            guard !files.isEmpty else {
+                throw SQLError(.loadError,
+                               "The specified local path prefix '\(source)' does not match any file")
             }
-            return files
         }
-        if access != .unrestricted { _ = try access.authorizeReadPrefix(path) }
-        let files = try matchPrefix(path)
-        guard !files.isEmpty else {
-            throw SQLError(.loadError,
-                           "The specified local path prefix '\(source)' does not match any file")
-        }
-        if access != .unrestricted {
+        if checked {
             for f in files { _ = try access.authorizeRead(f) }
         }
         return files

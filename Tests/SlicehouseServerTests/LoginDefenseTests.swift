@@ -13,25 +13,6 @@ import SlicehouseTypes
 /// connections that never authenticate take no slot and are closed past a bound; the last
 /// slots are kept for superusers.
 final class LoginDefenseTests: XCTestCase {
-    func startupPacket(_ params: [(String, String)]) -> [UInt8] {
-        var body = ByteBuffer()
-        body.writeInteger(Int32(196608))
-        for (k, v) in params { body.writeCString(k); body.writeCString(v) }
-        body.writeInteger(UInt8(0))
-        var b = ByteBuffer()
-        b.writeInteger(Int32(body.readableBytes + 4))
-        b.writeBuffer(&body)
-        return Array(b.readableBytesView)
-    }
-
-    func message(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
-        var b = ByteBuffer()
-        b.writeInteger(type)
-        b.writeInteger(Int32(body.count + 4))
-        b.writeBytes(body)
-        return Array(b.readableBytesView)
-    }
-
     func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (Server, Database) {
         let database = try Database()
         var configuration = ServerConfiguration()
@@ -47,20 +28,6 @@ final class LoginDefenseTests: XCTestCase {
         return (server, database)
     }
 
-    func connect(_ server: Server) throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrontendDecoder()))
-        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(server: server))
-        try channel.connect(to: SocketAddress(ipAddress: "10.0.0.1", port: 1)).wait()
-        return channel
-    }
-
-    func outbound(_ channel: EmbeddedChannel) throws -> [UInt8] {
-        var all: [UInt8] = []
-        while var b = try channel.readOutbound(as: ByteBuffer.self) { all += b.readBytes(length: b.readableBytes) ?? [] }
-        return all
-    }
-
     /// Start a login as `user`; the server's first reply.
     func start(_ channel: EmbeddedChannel, _ user: String) throws -> [UInt8] {
         try channel.writeInbound(ByteBuffer(bytes: startupPacket([("user", user), ("database", "dev")])))
@@ -72,7 +39,7 @@ final class LoginDefenseTests: XCTestCase {
         let salt = Array(challenge[9..<13])
         let stored = PasswordCredential.md5Hash(password: password, user: user)
         let response = "md5" + PasswordCredential.hex(Insecure.MD5.hash(data: Array(stored.dropFirst(3).utf8) + salt))
-        try channel.writeInbound(ByteBuffer(bytes: message(UInt8(ascii: "p"), Array(response.utf8) + [0])))
+        try channel.writeInbound(ByteBuffer(bytes: message("p", Array(response.utf8) + [0])))
         return try outbound(channel)
     }
 

@@ -24,25 +24,6 @@ final class ProtocolTests: XCTestCase {
         return out
     }
 
-    func message(_ type: Character, _ body: [UInt8]) -> [UInt8] {
-        var b = ByteBuffer()
-        b.writeInteger(UInt8(ascii: type.unicodeScalars.first!))
-        b.writeInteger(Int32(body.count + 4))
-        b.writeBytes(body)
-        return Array(b.readableBytesView)
-    }
-
-    func startupPacket(_ params: [(String, String)], code: Int32 = 196608) -> [UInt8] {
-        var body = ByteBuffer()
-        body.writeInteger(code)
-        for (k, v) in params { body.writeCString(k); body.writeCString(v) }
-        body.writeInteger(UInt8(0))
-        var b = ByteBuffer()
-        b.writeInteger(Int32(body.readableBytes + 4))
-        b.writeBuffer(&body)
-        return Array(b.readableBytesView)
-    }
-
     func testStartupSSLAndCancelPackets() throws {
         let m = try decode(startupPacket([("user", "bob"), ("database", "dev"), ("client_protocol_version", "2")]), startup: true)
         XCTAssertEqual(m, [.startup(protocolVersion: 196608,
@@ -179,21 +160,8 @@ final class ProtocolTests: XCTestCase {
         server.startsWorkers = false
         defer { server.shutdown() }
 
-        func connect() throws -> EmbeddedChannel {
-            let channel = EmbeddedChannel()
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrontendDecoder()))
-            try channel.pipeline.syncOperations.addHandler(ConnectionHandler(server: server))
-            try channel.connect(to: SocketAddress(ipAddress: "10.0.0.1", port: 1)).wait()
-            return channel
-        }
-        func outbound(_ channel: EmbeddedChannel) throws -> [UInt8] {
-            var all: [UInt8] = []
-            while var b = try channel.readOutbound(as: ByteBuffer.self) { all += b.readBytes(length: b.readableBytes) ?? [] }
-            return all
-        }
-
         // SSL is answered N (no certificate configured), then the md5 exchange.
-        let channel = try connect()
+        let channel = try connect(server)
         try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, 8, 4, 210, 22, 47]))
         XCTAssertEqual(try outbound(channel), [UInt8(ascii: "N")])
         try channel.writeInbound(ByteBuffer(bytes: startupPacket([("user", "awsuser"), ("database", "dev")])))
@@ -215,7 +183,7 @@ final class ProtocolTests: XCTestCase {
         // A wrong password, an unknown user and an unknown database are refused with FATAL.
         for (user, database, password, code) in [("awsuser", "dev", "nope", "28P01"), ("mallory", "dev", "pw", "28P01"),
                                                  ("awsuser", "other", "pw", "3D000")] {
-            let c = try connect()
+            let c = try connect(server)
             try c.writeInbound(ByteBuffer(bytes: startupPacket([("user", user), ("database", database)])))
             var reply = try outbound(c)
             if reply.first == UInt8(ascii: "R") {

@@ -85,3 +85,18 @@ def need(module):
         if CI:
             raise
         pytest.skip(f"{module} is not installed (scripts/setup-system.sh installs it)")
+
+
+def connect(server, user=USER, password=PASSWORD):
+    """An autocommit psycopg2 connection to `server` as `user`."""
+    import psycopg2
+    conn = psycopg2.connect(host=server.host, port=server.port, user=user, password=password, dbname="dev")
+    conn.autocommit = True
+    return conn
+
+
+def run(conn, sql, params=None):
+    """Execute `sql`; its rows, or None for a statement that returns none."""
+    cur = conn.cursor()
+    cur.execute(sql, params)
+    return cur.fetchall() if cur.description else None

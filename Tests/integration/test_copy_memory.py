@@ -2,8 +2,8 @@
 
 The same 600 MB of rows are loaded by the shell under --memory 256MB once as a plain
 file and once gzipped (to a few MB): the gzipped load must not hold more than the plain
-one. (It once held the whole inflated file: the temporary file it inflates into was
-mapped whole, as the kernel maps a large folio around every byte read.)"""
+one. (It once held the whole inflated file: the mapping of the temporary file it inflates
+into became resident whole while its ranges were planned.)"""
 import gzip
 import os
 import subprocess

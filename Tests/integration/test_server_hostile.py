@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from server_support import PASSWORD, USER, Server, need, wait_until
+from server_support import PASSWORD, Server, connect, need, run, wait_until
 
 BOB_PASSWORD = "B0b-password"
 ALICE_PASSWORD = "Al1ce-password"
@@ -37,7 +37,7 @@ def env(tmp_path_factory, psycopg2):
     hba = tmp_path_factory.mktemp("hba") / "hba.conf"
     hba.write_text("host all rejected reject\nhost all carol scram-sha-256\nhost all all md5\n")
     server = Server(data, args=["--copy-dir", str(share), "--hba-file", str(hba), "--max-connections", "12"])
-    admin = connect(psycopg2, server)
+    admin = connect(server)
     for name, pw in [("bob", BOB_PASSWORD), ("alice", ALICE_PASSWORD), ("carol", CAROL_PASSWORD),
                      ("rejected", "Rej3cted-pass")]:
         run(admin, f"create user {name} password '{pw}'")
@@ -46,18 +46,6 @@ def env(tmp_path_factory, psycopg2):
     yield {"server": server, "admin": admin, "share": share, "outside": outside, "data": str(data)}
     admin.close()
     server.stop()
-
-
-def connect(psycopg2, server, user=USER, password=PASSWORD):
-    conn = psycopg2.connect(host=server.host, port=server.port, user=user, password=password, dbname="dev")
-    conn.autocommit = True
-    return conn
-
-
-def run(conn, sql, params=None):
-    cur = conn.cursor()
-    cur.execute(sql, params)
-    return cur.fetchall() if cur.description else None
 
 
 def refused(psycopg2, conn, sql, message, code="42501"):
@@ -70,7 +58,7 @@ def refused(psycopg2, conn, sql, message, code="42501"):
 
 
 def bob(psycopg2, env):
-    return connect(psycopg2, env["server"], "bob", BOB_PASSWORD)
+    return connect(env["server"], "bob", BOB_PASSWORD)
 
 
 def block_files(data):
@@ -160,7 +148,7 @@ def test_server_file_roles_reach_outside_but_never_the_data_directory(psycopg2, 
     admin = env["admin"]
     run(admin, "create user reader password 'Re4der-pass'")
     run(admin, "grant role pg_read_server_files to reader")
-    r = connect(psycopg2, env["server"], "reader", "Re4der-pass")
+    r = connect(env["server"], "reader", "Re4der-pass")
     (env["outside"] / "outside_rows.txt").write_text("x\n")
     run(r, "create table reader_t (line varchar(100))")
     run(r, f"copy reader_t from '{env['outside']}/outside_rows.txt'")
@@ -203,25 +191,25 @@ def test_user_names_fold_before_rules_and_checks(psycopg2, env):
     # carol's rule asks for SCRAM whatever case her name is sent in (a SCRAM proof does
     # not depend on the name; an md5 one is computed by the client from the name as
     # typed, so md5 logins need the name as it was created).
-    c = connect(psycopg2, server, "CAROL", CAROL_PASSWORD)
+    c = connect(server, "CAROL", CAROL_PASSWORD)
     assert run(c, "select current_user, session_user") == [("carol", "carol")]
     c.close()
     for name in ["rejected", "REJECTED", "Rejected"]:
         with pytest.raises(psycopg2.OperationalError) as e:
-            connect(psycopg2, server, name, "Rej3cted-pass")
+            connect(server, name, "Rej3cted-pass")
         assert "no host rule" in str(e.value)
 
 
 def test_the_superuser_password_changed_by_alter_user(psycopg2, tmp_path):
     server = Server(tmp_path / "db")
     try:
-        c = connect(psycopg2, server)
+        c = connect(server)
         run(c, "alter user awsuser password 'N3w-superuser'")
         c.close()
         for name in ["awsuser", "AWSUSER", "AwsUser"]:
             with pytest.raises(psycopg2.OperationalError):
-                connect(psycopg2, server, name, PASSWORD)
-        connect(psycopg2, server, "awsuser", "N3w-superuser").close()
+                connect(server, name, PASSWORD)
+        connect(server, "awsuser", "N3w-superuser").close()
     finally:
         server.stop()
 
@@ -266,17 +254,17 @@ def test_sockets_that_never_log_in_lock_nobody_out(psycopg2, env):
             s.sendall(startup_message("bob"))
             sockets.append(s)
         time.sleep(0.3)
-        connect(psycopg2, server).close()
-        connect(psycopg2, server, "bob", BOB_PASSWORD).close()
+        connect(server).close()
+        connect(server, "bob", BOB_PASSWORD).close()
         # Fill the ordinary users' slots: the superuser still gets in.
         held = []
         try:
             while True:
-                held.append(connect(psycopg2, server, "carol", CAROL_PASSWORD))
+                held.append(connect(server, "carol", CAROL_PASSWORD))
                 assert len(held) <= 12
         except psycopg2.OperationalError as e:
             assert "reserved for superusers" in str(e)
-        connect(psycopg2, server).close()
+        connect(server).close()
         for h in held:
             h.close()
     finally:
@@ -288,7 +276,7 @@ def test_sockets_that_never_log_in_lock_nobody_out(psycopg2, env):
 
 def test_functions_belong_to_their_owners(psycopg2, env):
     admin = env["admin"]
-    a = connect(psycopg2, env["server"], "alice", ALICE_PASSWORD)
+    a = connect(env["server"], "alice", ALICE_PASSWORD)
     b = bob(psycopg2, env)
     run(admin, "grant select on secrets to alice")
     run(a, "create function f_mask(varchar) returns varchar stable as $$ select 'xxx-xx-' || right($1, 4) $$ language sql")
@@ -311,14 +299,14 @@ def test_functions_belong_to_their_owners(psycopg2, env):
 
 
 def test_sessions_are_signalled_only_by_their_user_or_a_superuser(psycopg2, env):
-    a = connect(psycopg2, env["server"], "alice", ALICE_PASSWORD)
+    a = connect(env["server"], "alice", ALICE_PASSWORD)
     b = bob(psycopg2, env)
     pid = run(a, "select pg_backend_pid()")[0][0]
     refused(psycopg2, b, f"select pg_cancel_backend({pid})", "permission denied")
     refused(psycopg2, b, f"select pg_terminate_backend({pid})", "permission denied")
     assert run(a, "select 1") == [(1,)]
     # The user's own other session, and a superuser, may.
-    a2 = connect(psycopg2, env["server"], "alice", ALICE_PASSWORD)
+    a2 = connect(env["server"], "alice", ALICE_PASSWORD)
     assert run(a2, f"select pg_cancel_backend({pid})") == [(1,)]
     assert run(env["admin"], f"select pg_terminate_backend({pid})") == [(1,)]
     assert wait_until(lambda: a.closed or not probe(psycopg2, a))
@@ -336,9 +324,9 @@ def probe(psycopg2, conn):
 
 def test_revoke_reaches_the_grants_made_with_the_revoked_option(psycopg2, env):
     admin = env["admin"]
-    a = connect(psycopg2, env["server"], "alice", ALICE_PASSWORD)
+    a = connect(env["server"], "alice", ALICE_PASSWORD)
     b = bob(psycopg2, env)
-    c = connect(psycopg2, env["server"], "carol", CAROL_PASSWORD)
+    c = connect(env["server"], "carol", CAROL_PASSWORD)
     run(a, "create table alice_t (x int)")
     run(a, "insert into alice_t values (7)")
     run(a, "grant select on alice_t to bob with grant option")
@@ -433,7 +421,7 @@ def test_a_client_that_never_reads_cannot_grow_the_server(psycopg2, env):
     s.close()
     assert after - before < 100_000, (before, after)
     assert server.alive()
-    connect(psycopg2, server).close()
+    connect(server).close()
 
 
 # -- 14, 15, 16: materialized views answer only for what they hold -----------------------
@@ -509,7 +497,7 @@ def test_refresh_reads_with_the_view_owners_privileges(psycopg2, env):
     run(admin, "create table payroll (name varchar(20), salary int)")
     run(admin, "insert into payroll values ('ann', 100)")
     run(admin, "grant select on payroll to alice")
-    a = connect(psycopg2, env["server"], "alice", ALICE_PASSWORD)
+    a = connect(env["server"], "alice", ALICE_PASSWORD)
     run(a, "create materialized view alice_pay as select name, salary from payroll")
     run(admin, "revoke select on payroll from alice")
     run(admin, "insert into payroll values ('ben', 200)")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from server_support import PASSWORD, USER, Server
+from server_support import Server, connect, run
 
 CI = os.environ.get("CI") == "true"
 ALICE_PASSWORD = "Al1ce-pass"
@@ -34,18 +34,6 @@ def server(tmp_path_factory):
     s.copy_dir = copy_dir
     yield s
     s.stop()
-
-
-def connect(server, user=USER, password=PASSWORD):
-    conn = psycopg2.connect(host=server.host, port=server.port, user=user, password=password, dbname="dev")
-    conn.autocommit = True
-    return conn
-
-
-def run(conn, sql, params=None):
-    cur = conn.cursor()
-    cur.execute(sql, params)
-    return cur.fetchall() if cur.description else None
 
 
 def refused(conn, sql, message, params=None):
