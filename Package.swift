@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 // One target per stage of a query's life; dependencies point one way:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The key advisor on TPC-H with deliberately poor keys: every table DISTSTYLE EVEN and
 no sort keys. Runs the 22 queries, asks `slicehouse advise` for keys (from the query log
 those runs left), applies them, and runs the queries again.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The concurrency test's bank, run longer: 8 writer sessions move money between 16
 # accounts in transactions (retrying on 1023 and deadlocks) while 8 reader sessions sum
 # every balance; every sum must equal the total, in memory and in a data directory.

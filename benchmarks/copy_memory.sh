@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Load the eight TPC-H tables into a fresh data directory and report the COPYs' time and
 # the process's peak memory:
 #   benchmarks/copy_memory.sh BIN DATA_DIR [LABEL]

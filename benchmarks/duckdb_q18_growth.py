@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """DuckDB's own SF 1 -> SF 10 growth on TPC-H Q18 and its subquery (issue 19's scaling).
 
     python3 benchmarks/duckdb_q18_growth.py ~/.slicehouse/bench/tpch-sf1 ~/.slicehouse/bench/tpch-sf10

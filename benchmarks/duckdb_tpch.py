@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """TPC-H on DuckDB: load the .tbl files with COPY, run the queries (one warm-up, then N
 timed runs), print one JSON document on standard output. Progress goes to standard error.
 

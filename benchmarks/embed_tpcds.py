@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate the texts `slicehouse bench tpcds` carries in its binary, so that it needs
 no checkout at run time:
 

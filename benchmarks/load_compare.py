@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Load the TPC-H .tbl files into Slicehouse, DuckDB and DataFusion in one run, and
 print the times side by side as ratios.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """REFRESH MATERIALIZED VIEW on TPC-H: incremental against RECOMPUTE after appends,
 deletes and updates of lineitem.
 

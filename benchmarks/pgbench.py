@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Round trips through the wire protocol: pgbench against `slicehouse serve` and
 PostgreSQL 15 on loopback, in the same run.
 

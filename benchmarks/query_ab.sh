@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Two builds over one loaded TPC-H data directory, query by query, each run a fresh
 # process (`slicehouse bench tpch-query`, as `bench tpch --from-disk` runs them), the two
 # builds taking turns within every round; prints each query's median time for both and

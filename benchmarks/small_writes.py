@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Small writes side by side with DuckDB: many single-row INSERTs, multi-row INSERTs and
 small COPYs, each statement committing on its own, into a database on disk.
 

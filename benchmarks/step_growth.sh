@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where a TPC-H query's time grows between two scale factors, step by step: the query's
 # EXPLAIN ANALYZE over a smaller and a larger loaded data directory (a fresh shell process
 # each), each plan step's time at both and its growth. Steps that grew more than `WORK`

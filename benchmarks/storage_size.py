@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Load TPC-H .tbl files into a Slicehouse data directory and into DuckDB, in one run,
 and report load time, peak memory and size on disk side by side (plus the same data
 as Parquet + ZSTD written by DuckDB), then the Slicehouse size per table and per

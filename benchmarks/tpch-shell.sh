@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Time the TPC-H queries with the shell's \timing (a quick check; `slicehouse bench tpch` is the full runner).
 #   benchmarks/tpch-shell.sh DIR [RUNS] [QUERIES...]
 # DIR holds the eight .tbl files: `slicehouse datagen tpch --sf 1 --output DIR`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """VACUUM after a big DELETE, against rebuilding the table with CREATE TABLE AS.
 
 Loads TPC-H lineitem (DISTKEY l_orderkey, SORTKEY l_shipdate) into two Slicehouse data

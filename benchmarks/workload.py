@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A mixed workload over the wire: many clients, long TPC-H queries and short point
 lookups at once, under several WLM layouts.
 

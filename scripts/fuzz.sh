@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fuzz Slicehouse's parsers and readers with libFuzzer, longer than CI does.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reliability battery for a slicehouse binary, run by hand.
 
     python3 scripts/reliability.py --bin PATH [--rounds N] [--seed S] [--quick]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install the system packages Slicehouse builds against, when they are missing
 # (Debian/Ubuntu). Safe to run repeatedly: it does nothing when all are present.
 # Runs apt-get directly as root, through sudo otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef SLICEHOUSE_CPREFETCH_H
 #define SLICEHOUSE_CPREFETCH_H
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Runs TPC-H on DuckDB through its Python package: the embedded copy of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The process's resident memory. On Linux the peak (VmHWM) can be reset through

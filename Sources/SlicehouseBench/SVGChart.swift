@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A grouped bar chart of per-query times (one bar per engine), as a standalone SVG

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The generated TPC-DS Parquet files of one scale factor, kept between runs, the way

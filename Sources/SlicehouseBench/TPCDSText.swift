@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The TPC-DS texts the bench needs, carried in the binary: the schema
 /// (benchmarks/tpcds/schema.sql), the 99 queries (benchmarks/tpcds/queries, taken from
 /// DuckDB's tpcds extension by benchmarks/tpcds/extract_queries.py) and the DuckDB helper

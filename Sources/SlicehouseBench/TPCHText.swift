@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The TPC-H texts the bench needs, carried in the binary so that it works without the
 /// checkout: the schema (datasets/tpch/schema.sql), the 22 queries, the reference answers
 /// for SF 0.01 and 0.1, and the DuckDB helper script. The copies in `Embedded/` are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What ANALYZE learned about one column: kept with the table's data (storage) and read
 /// by the planner's estimates.
 public struct ColumnStatistics: Sendable, Codable, Equatable {

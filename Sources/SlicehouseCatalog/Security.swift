@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// How a user's password is kept: PostgreSQL's `md5` hash (md5 of password + user

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// How a table's rows are placed on slices (Redshift's DISTSTYLE).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Generates one range of a table's generation units into an `OutputChunk`.
 ///
 /// Every table generator starts its random streams at `units.lowerBound` by

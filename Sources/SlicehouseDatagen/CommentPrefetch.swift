@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Comments drawn ahead of their rows, with their first and last bytes read
 /// right away.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Errors of the TPC-H generator; each message says what to change.
 public enum DatagenError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalidScaleFactor(Double)

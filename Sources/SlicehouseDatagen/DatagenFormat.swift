@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Output formats of the generator.
 public enum DatagenFormat: String, CaseIterable, Sendable {
     /// dbgen's pipe-delimited `.tbl` text: a `|` after every field, `\n` line ends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Progress of a table being written, reported after each chunk.
 public struct DatagenProgress: Sendable {
     public let table: TPCHTable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A weighted list of values from `dists.dss`.
 ///
 /// dbgen picks from a distribution by drawing a uniform integer in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The word lists and weights of TPC-H's `dists.dss`, as data.
 ///
 /// Each list is `(value, weight)` in file order; order matters, because a

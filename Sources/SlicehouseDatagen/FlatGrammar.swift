@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The text grammar flattened into lookup tables for the text pool's hot loop.
 ///
 /// Every weighted list (productions and words) becomes a table with one entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Generated rows of one chunk: bytes owned until the chunk is released
 /// (its memory then goes back to the `BufferRecycler`).
 final class OutputChunk: @unchecked Sendable {

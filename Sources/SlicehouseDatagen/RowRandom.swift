@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// dbgen's random number stream: the Park–Miller "minimal standard" generator.
 ///
 /// Every random column of every TPC-H table draws from its own stream. A stream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// dbgen's 64-bit random stream, used for keys whose range outgrows 32 bits.
 ///
 /// At scale factor 30,000 and above, customer keys drawn by orders and part keys

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What every table generator needs to know about the scale factor.
 ///
 /// dbgen sizes each table as `Int64(base × scale factor)` (truncated), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A run of bytes that lives as long as the process (word lists, fixed texts, dates).
 ///
 /// Generators copy these bytes straight into output buffers, so they are kept

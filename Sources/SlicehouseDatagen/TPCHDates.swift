@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// TPC-H's calendar: dates are day numbers counted from 1992-01-01.
 ///
 /// dbgen draws dates as small integers and prints them through a table of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// TPC-H data generation, byte for byte identical to TPC's `dbgen`.

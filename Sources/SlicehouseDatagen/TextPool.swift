@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// dbgen's text pool: 300 MiB of pseudo-English that every comment column is cut from.

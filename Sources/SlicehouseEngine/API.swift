@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// How a database's simulated cluster is laid out. Chosen when the database is created.

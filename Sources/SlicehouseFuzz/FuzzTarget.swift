@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// One fuzz target: a function that takes arbitrary bytes, feeds them to one of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A small deterministic pseudo-random generator (SplitMix64). The fuzzer draws every
 /// choice from it through `below`, never through the standard library's
 /// `random(in:using:)`, so a seed gives the same inputs with every Swift version.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The data-format and load parameters of one COPY, parsed from the statement's

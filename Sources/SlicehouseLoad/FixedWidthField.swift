@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// One `label:width` pair of a COPY `FIXEDWIDTH 'fixedwidth_spec'`.

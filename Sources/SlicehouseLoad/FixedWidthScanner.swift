@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Splits one line of `FIXEDWIDTH` input into field spans by character widths.
 ///
 /// Widths count UTF-8 characters: an all-ASCII line (checked eight bytes at a time) is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // The record-level half of the JSON grammar (the scalar scanners and string decoding

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 /// What a loaded column received from one JSON record.
 enum JSONValueKind: UInt8 {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Redshift's load error codes (`STL_LOAD_ERRORS.err_code`, dg:r_Load_Error_Reference).

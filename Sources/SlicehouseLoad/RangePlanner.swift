@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 /// Cuts one file into byte ranges that start at record boundaries, after skipping
 /// IGNOREHEADER lines (text, FIXEDWIDTH) or records (CSV). JSON files are cut after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where one field of a record lies in the input.
 struct FieldSpan {
     var start: Int

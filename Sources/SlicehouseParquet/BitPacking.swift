@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Bit packing as Parquet does it (RLE/bit-packed hybrid runs, PLAIN booleans, delta
 /// miniblocks): values of `bitWidth` bits are laid end to end starting at the least
 /// significant bit of the first byte, so value `i` occupies bits `i*w ..< (i+1)*w` of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A bounds-checked read position in a byte buffer, for the binary encodings inside
 /// pages (varints of the RLE and delta encodings, length prefixes, raw values).
 /// Every read checks what is left, so a truncated page throws instead of reading past

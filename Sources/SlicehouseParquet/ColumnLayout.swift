@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// How the writer stores a Slicehouse type in Parquet: physical type plus annotations

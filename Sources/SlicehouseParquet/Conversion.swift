@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// How one Parquet column becomes one Slicehouse vector: chosen once per column chunk,

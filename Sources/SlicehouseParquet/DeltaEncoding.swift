@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The delta encodings.
 ///
 /// **DELTA_BINARY_PACKED** (INT32/INT64) stores differences between consecutive values.

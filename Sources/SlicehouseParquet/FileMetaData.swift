@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The footer of a Parquet file: `FileMetaData` from `parquet.thrift`, serialised with
 /// the Thrift compact protocol.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The enumerations of `parquet.thrift`, as this package uses them.
 ///
 /// Files carry them as plain i32 values; unknown values must not stop a file from

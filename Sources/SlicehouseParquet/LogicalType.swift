@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Logical types say what the physical bytes mean: an INT32 may be a plain integer, a
 /// DATE (days since 1970-01-01) or a DECIMAL (unscaled value); a BYTE_ARRAY may be a
 /// UTF-8 STRING or opaque binary.

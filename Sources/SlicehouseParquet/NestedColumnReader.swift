@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Reading a nested column (or a flat one loaded into SUPER) of one row group into one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The shape of one top-level field for record assembly: the Parquet schema subtree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Every page of a column chunk starts with a Thrift-compact `PageHeader` giving the
 /// page kind, its compressed and uncompressed body sizes, and a kind-specific header:
 ///

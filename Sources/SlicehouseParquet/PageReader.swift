@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Walks the pages of one column chunk: parses each page header, bounds-checks the body
 /// against the chunk, verifies its CRC-32 when the header has one, and decompresses it
 /// into scratch space.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Values of one page (or of a dictionary) in their physical form, after the page
 /// encoding has been undone but before conversion to a Slicehouse type. They point into
 /// the page itself (PLAIN) or into scratch buffers (other encodings) and are valid only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The RLE / bit-packing hybrid encoding stores small unsigned integers of a fixed bit
 /// width (definition levels, dictionary indices, RLE booleans) as a sequence of runs.
 /// Each run starts with a ULEB128 header whose low bit says which kind it is:

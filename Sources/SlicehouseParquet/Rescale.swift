@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Exact integer arithmetic used by conversions: rescaling between decimal scales and

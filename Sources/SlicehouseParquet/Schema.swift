@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The schema of a Parquet file is a tree flattened depth-first into a list: the root

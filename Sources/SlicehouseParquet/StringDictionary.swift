@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The writer's dictionary for one string column chunk: distinct values in first-seen

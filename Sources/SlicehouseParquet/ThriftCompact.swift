@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Parquet's metadata (the file footer and every page header) is serialised with
 /// Apache Thrift's *compact protocol*. This file reads and writes that encoding.
 ///

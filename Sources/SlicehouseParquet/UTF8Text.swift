@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// UTF-8 checks for string values: Parquet STRING columns must hold UTF-8, and a
 /// Slicehouse VARCHAR only ever holds valid UTF-8.
 enum UTF8Text {

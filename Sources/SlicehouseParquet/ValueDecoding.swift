@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Undoing the value encodings of data and dictionary pages (everything except
 /// dictionary indices, which `ColumnDecoder` resolves against its dictionary).
 ///

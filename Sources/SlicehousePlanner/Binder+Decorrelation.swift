@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The general decorrelation of a subquery (Neumann and Kemper, "Unnesting Arbitrary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Eager aggregation: a GROUP BY over inner joins (or, at the top, an outer join that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Bushy join orders by greedy operator ordering (GOO, Fegaras 1998): of all pairs of

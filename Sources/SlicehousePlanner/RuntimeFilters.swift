@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Runtime filters (join-derived filters): a hash join whose unmatched probe rows

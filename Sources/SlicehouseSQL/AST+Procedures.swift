@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Stored procedure statements (Redshift's `CREATE PROCEDURE ... LANGUAGE plpgsql`, CALL,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Users, groups, roles and privileges: CREATE/ALTER/DROP USER, GROUP, ROLE, GRANT,

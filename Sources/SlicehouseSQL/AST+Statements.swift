@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Payloads of the non-query statements. See AST.swift for the conventions.

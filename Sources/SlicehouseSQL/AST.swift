@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // The abstract syntax tree produced by the parser and consumed by the binder.

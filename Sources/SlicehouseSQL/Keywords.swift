@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Whether `word` is reserved: it must be double-quoted to be an identifier (QUOTE_IDENT).
 public enum SQLKeywords {
     public static func isReserved(_ word: String) -> Bool { Keywords.isReserved(word) }

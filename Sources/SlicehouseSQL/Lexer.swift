@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Splits SQL text into tokens, working directly on its UTF-8 bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // The syntax tree of a stored procedure's body: Redshift's PL/pgSQL. Expressions and SQL

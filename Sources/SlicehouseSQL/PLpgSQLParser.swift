@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // The parser of a procedure's PL/pgSQL body (PLpgSQL.swift has the tree it builds).

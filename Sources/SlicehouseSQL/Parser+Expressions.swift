@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Expressions by precedence climbing (a Pratt loop) over PostgreSQL's levels,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // FROM items: tables, derived tables, joins (left-deep), parenthesised joins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Function calls: arguments, DISTINCT, count(*), WITHIN GROUP, IGNORE NULLS, OVER

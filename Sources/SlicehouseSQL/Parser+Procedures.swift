@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // CREATE / DROP / SHOW / ALTER PROCEDURE and CALL (AST+Procedures.swift). A procedure's

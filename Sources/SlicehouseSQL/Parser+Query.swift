@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Queries: WITH, set operations (INTERSECT binds tighter than UNION/EXCEPT/MINUS),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // CREATE SCHEMA, DROP SCHEMA, and ALTER TABLE / VIEW's renames.

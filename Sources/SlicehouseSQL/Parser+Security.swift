@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // CREATE/ALTER/DROP USER, GROUP, ROLE; GRANT and REVOKE; ALTER DEFAULT PRIVILEGES;

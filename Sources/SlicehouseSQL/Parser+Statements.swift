@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Statement dispatch, DML (INSERT/UPDATE/DELETE), and the small utility statements.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Type names, resolved through `DataType.named` (which knows Redshift's aliases).

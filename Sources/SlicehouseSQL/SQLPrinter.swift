@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Printing AST nodes back as SQL text. The output is readable (keywords upper

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Statement text with its secrets masked, as Redshift shows it in STL_QUERY,
 /// STL_UTILITYTEXT, SVL_STATEMENTTEXT and STV_RECENTS: the string after `PASSWORD`
 /// (CREATE USER, ALTER USER) and the credentials of COPY and UNLOAD (`CREDENTIALS`,

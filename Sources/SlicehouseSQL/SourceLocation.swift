@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A position in SQL source text.
 ///
 /// `line` and `column` are 1-based; `column` counts characters (Unicode scalars),

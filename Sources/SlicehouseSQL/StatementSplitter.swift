@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Split SQL text into statements at top-level `;`, without parsing.
 ///
 /// Quotes (`'...'`, `E'...'`, `"..."`, `$tag$...$tag$`) and comments (`--`, nested

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One lexical token of SQL text.
 public struct Token: Sendable, Hashable {
     public var kind: TokenKind

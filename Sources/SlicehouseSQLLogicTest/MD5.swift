@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// MD5 message digest (RFC 1321).
 ///
 /// sqllogictest hashes large results with MD5 ("N values hashing to <md5>"), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseEngine
 
 /// sqllogictest support for Slicehouse: a parser for `.test` scripts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Parses sqllogictest scripts: the classic SQLite corpus format and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One record of a sqllogictest script: a statement, a query, or a control
 /// directive, with the `skipif`/`onlyif` conditions written in front of it.
 public struct SQLLogicTestRecord: Sendable, Equatable {

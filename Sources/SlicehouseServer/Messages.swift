@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// A message from a client, as PostgreSQL's protocol 3.0 defines it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Terminal display width of text, as psql's `pg_wcswidth` estimates it:
 /// East Asian wide and full-width characters take two columns, combining
 /// marks and zero-width characters none, everything else one.

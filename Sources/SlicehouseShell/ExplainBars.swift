@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `\bars`: EXPLAIN ANALYZE's figures drawn as compact text bars, one character a slice
 /// for the rows each slice produced (the tallest is the busiest slice, so skew shows at
 /// a glance), and a ten-character bar for the share of a scan's blocks that zone maps

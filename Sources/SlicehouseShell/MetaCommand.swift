@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A psql backslash command understood by the shell.
 public enum MetaCommand: Sendable, Equatable {
     /// `\q`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One `-c` or `-f` given on the command line.
 public enum ShellAction: Sendable, Equatable {
     case command(String)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Help texts of the shell.
 public enum ShellHelp {
     /// Printed when `help` is typed at the prompt.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Output and behaviour settings of the shell, in psql's vocabulary
 /// (`\pset`, `\x`, `\timing`, `-A`, `-t`, `-F`, `--csv`, `ON_ERROR_STOP`).
 public struct ShellOptions: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Splits shell input into SQL statements and backslash meta-commands, line by
 /// line, the way psql does: a statement ends at a `;` that is outside quotes
 /// (`'...'`, `E'...'`, `"..."`, `$tag$...$tag$`), comments (`-- ...`, nested

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Bytes of input (a `-c` argument, a line of a file or of the terminal) as text, or
 /// the error PostgreSQL and Redshift give for SQL that is not valid UTF-8:
 /// `invalid byte sequence for encoding "UTF8": 0xff`. Decoding with replacement would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Array allocation for the hot paths, without the Swift runtime's generic metadata lookup.
 ///
 /// `Array(repeating:count:)` and `Array(unsafeUninitializedCapacity:initializingWith:)`

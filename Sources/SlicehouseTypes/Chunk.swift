@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A batch of rows: one vector per column plus an optional selection vector.
 ///
 /// When `selection` is set, only the rows it lists (indices into the vectors,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A SQL data type as Redshift knows it.
 ///
 /// Every logical type maps onto one of five *physical* representations used by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TIMESTAMPTZ, TIME and TIMETZ text, and the packed form of INTERVAL values.
 
 extension DateTime {

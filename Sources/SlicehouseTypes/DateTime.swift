@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Calendar arithmetic for DATE (days since 1970-01-01) and TIMESTAMP
 /// (microseconds since 1970-01-01 00:00:00), proleptic Gregorian, no time zones.
 public enum DateTime {

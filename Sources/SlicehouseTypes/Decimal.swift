@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Fixed-point decimals stored as scaled integers (value * 10^scale).
 public enum DecimalMath {
     /// 10^0 ... 10^38 as Int128.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Hash functions shared by data placement (DISTKEY), exchanges, joins and
 /// aggregation. They must be deterministic across runs: a row's slice is a
 /// function of its DISTKEY value alone.

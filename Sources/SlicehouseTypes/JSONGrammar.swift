@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A JSON syntax error: what was wrong, and the byte offset where it was found.
 public struct JSONSyntaxError: Error, Sendable {
     public var offset: Int

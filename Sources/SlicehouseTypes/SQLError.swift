@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An error reported to the user for one statement.
 ///
 /// `message` is the text after `ERROR:`; `line`/`column` (1-based) point into the

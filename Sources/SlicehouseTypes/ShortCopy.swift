@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Copies (and equality checks) of short byte strings without a `memcpy` (`memcmp`)
 /// call: column values are mostly a few to a few dozen bytes, where the call and its
 /// size dispatch cost more than the work. Every load and store stays inside `[0, count)`

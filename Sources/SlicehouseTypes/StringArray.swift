@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Variable-length strings stored Arrow-style: one contiguous byte buffer and
 /// `count + 1` offsets. Kernels compare and hash bytes directly; no `String`
 /// is created on hot paths.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// SUPER values as they are stored: one JSON value in compact text (no whitespace
 /// outside strings, strings and numbers exactly as written), validated once when the
 /// value is made (`JSON_PARSE`, a cast, COPY). Everything that reads a stored value —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The UTC offset of one time zone over time, for CONVERT_TIMEZONE.

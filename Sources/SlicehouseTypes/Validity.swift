@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A validity bitmap: bit i set means row i is not NULL.
 /// A vector with no bitmap has no NULLs (the common, fast case).
 public struct Validity: Sendable, Equatable {

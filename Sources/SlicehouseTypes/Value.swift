@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One scalar value in its physical form, used for constants, the leader's
 /// results and catalog defaults — never inside per-row kernel loops.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The physical payload of a vector: one typed contiguous buffer.
 public enum VectorData: Sendable, Equatable {
     case int64([Int64])

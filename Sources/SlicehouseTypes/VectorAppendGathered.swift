@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension Vector {
     /// Append the rows of `other` at `indices`, in that order, in one pass (no vector in
     /// between): how a partitioning operator adds each partition's rows of a chunk to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension Vector {
     /// Rows picked from several flat vectors of one physical type: output row i is
     /// `parts[chunk[i]]` at row `row[i]`. One pass, output allocated once at its final

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Gathers many columns into one new row order without a cache miss per value.
 ///
 /// A load sorts each slice's rows: output row `i` is source row `order[i]`, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The libFuzzer driver of Slicehouse's fuzz targets (Sources/SlicehouseFuzz).
 //
 // Built for fuzzing by scripts/fuzz.sh:

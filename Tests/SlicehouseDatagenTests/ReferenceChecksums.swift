@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseDatagen
 
 /// SHA-256 and row counts of the `.tbl` files TPC's dbgen writes (as recorded

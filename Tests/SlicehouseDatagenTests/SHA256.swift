@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// SHA-256 (FIPS 180-4), streaming, for checking generated tables against
 /// reference checksums without depending on a system tool.
 ///

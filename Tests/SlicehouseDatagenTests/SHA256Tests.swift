@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import XCTest
 
 /// FIPS 180-4 test vectors for the test suite's SHA-256.

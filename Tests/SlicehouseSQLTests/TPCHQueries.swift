@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The 22 TPC-H queries, read from the repository's datasets/tpch/queries.

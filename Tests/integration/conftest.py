@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures for the pseudo-terminal tests of the slicehouse shell.
 
 The binary under test comes from $SLICEHOUSE_BIN (default /tmp/shbin/slicehouse).

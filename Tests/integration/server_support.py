@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Start `slicehouse serve` for the server tests, and what they share.
 
 The server listens on a free loopback port (`--port 0`; the port is read from its

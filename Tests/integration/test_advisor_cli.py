@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`slicehouse advise` as a user runs it: queries run by earlier `slicehouse -c` processes
 are in the data directory's query log; the advisor reads them, prints its advice with
 the ALTER TABLE statements, and `--apply` runs them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`slicehouse bench tpch --from-disk`, `--scale-from` and `--scale-db`, run as a user runs them.
 
 --from-disk runs every query run in a fresh `slicehouse bench tpch-query` process over the

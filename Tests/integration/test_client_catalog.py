@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What real clients ask the catalog: redshift_connector's get_schemas / get_tables /
 get_columns, psycopg against pg_catalog and information_schema, JDBC's DatabaseMetaData,
 psql's \\dn / \\dt — answered from schemas and tables made through the server, and the

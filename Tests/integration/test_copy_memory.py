@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A compressed COPY stays within its memory whatever the compression (issue 74, item 13).
 
 The same 600 MB of rows are loaded by the shell under --memory 256MB once as a plain

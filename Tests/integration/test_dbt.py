@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dbt against `slicehouse serve`: the project in Tests/dbt (seeds, a view, a table, an
 incremental model, schema tests) through dbt-redshift, as a Redshift user runs it.
 

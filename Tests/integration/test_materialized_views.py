@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Materialized views as a client uses them over the wire: one connection creates a view
 with AUTO REFRESH, another loads rows and sees the view follow; a query the view answers
 is planned over it (EXPLAIN); after a server restart the view, its rows and where its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The result cache as clients meet it over the wire: psycopg2 (simple protocol) and
 redshift_connector (extended protocol, binary results, bound parameters) repeat a query
 and get the same rows from the cache (SVL_QLOG.source_query), another client's INSERT

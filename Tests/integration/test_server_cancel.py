@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cancelling a long query through the server, every way a user can: CancelRequest,
 pg_cancel_backend, pg_terminate_backend, statement_timeout and a client that goes
 away — each stops the query within a second, and the session (or, for terminate and a

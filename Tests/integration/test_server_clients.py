@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Real PostgreSQL and Redshift clients against `slicehouse serve` over loopback.
 
 Every client logs in with a password and does the same things: DDL, an INSERT with a

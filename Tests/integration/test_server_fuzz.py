@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Protocol fuzzing: at least 10,000 mutated messages (truncated, wrong lengths, bad
 types, flipped and random bytes) over many connections. The server must answer each
 connection with messages or close it — never crash, hang or keep a session behind.

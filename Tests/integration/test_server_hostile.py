@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A hostile but ordinary user against `slicehouse serve` (issue 74): `bob` holds no grants
 and tries to read and delete the server's files, to read other users' passwords, SQL and
 rows, to take over other users' functions and sessions, to lock everyone out and to grow

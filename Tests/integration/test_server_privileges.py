@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Users and privileges over the wire: logins (right and wrong passwords, unknown,
 disabled and expired users, SCRAM, connection limits) and GRANT / REVOKE enforced for
 every statement kind a client sends, with Redshift's errors.

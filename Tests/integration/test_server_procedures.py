@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stored procedures through `slicehouse serve` with real clients: psql shows a procedure's
 RAISE INFO as a notice (`INFO:  text` on standard error), CALL's row of OUT / INOUT values
 as a result, and the notices raised before an error ahead of the error; psycopg2 sees the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SUPER, INTERVAL, TIMESTAMPTZ and VARBYTE through `slicehouse serve` with real clients:
 psql prints SUPER values as JSON and TIMESTAMPTZ in the session's `SET timezone`;
 psycopg2 (text results) and psycopg 3 (binary results) read intervals, times and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Session behaviour over the wire: several statements in one Query message are one
 implicit transaction (as in PostgreSQL and Redshift), and connections left idle past
 `--idle-timeout` are closed with a FATAL message while busy or in-transaction ones stay.

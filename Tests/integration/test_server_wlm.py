@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Workload management through the server: `serve --wlm FILE` with two user queues,
 routing by query group seen in STL_WLM_QUERY, a query waiting for the default queue's
 only slot seen as Queued in STV_WLM_QUERY_STATE from another connection, a query group's

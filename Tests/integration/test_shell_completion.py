@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tab completion in the interactive shell, through a real pseudo-terminal: statement
 keywords, table names after FROM, columns of the tables a statement names, `table.`
 columns, as psql completes them. Each statement is typed with its words cut short and

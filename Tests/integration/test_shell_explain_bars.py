@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """EXPLAIN ANALYZE in the interactive shell, through a real pseudo-terminal: what each
 step did, and with `\\bars` the rows per slice and the blocks zone maps skipped drawn as
 text bars.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The interactive slicehouse shell driven through a real pseudo-terminal, as a person
 uses it: prompts, aligned output, continuation lines, errors with carets, COPY with its
 progress line, history across restarts, exits.

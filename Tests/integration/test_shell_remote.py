@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The shell as a client of a running server (`slicehouse -h HOST -p PORT -U USER`), used as
 people use it: through a pseudo-terminal (prompt, statements, errors with carets, \\d,
 Ctrl-C cancelling a long query, the password prompt) and non-interactively (-c, -f, piped

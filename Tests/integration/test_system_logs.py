@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The STL logs outlive the process that wrote them, as a user meets them: one
 `slicehouse -c` run loads a file with bad rows, a later run reads STL_LOAD_ERRORS; a
 server restarted over the same directory still shows what its clients ran before.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plan tests for TPC-DS queries whose plan shapes regress easily.
 
 Usage: tpcds_plans.py SLICEHOUSE_BIN DATABASE_DIR

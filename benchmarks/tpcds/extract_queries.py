@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write benchmarks/tpcds/queries/qNN.sql (1...99) from DuckDB's tpcds extension
 (`SELECT query_nr, query FROM tpcds_queries()`), rewriting only what Redshift does not
 accept; then run benchmarks/embed_tpcds.py to carry them in the binary:

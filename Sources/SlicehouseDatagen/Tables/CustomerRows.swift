@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// CUSTOMER rows: name from the key, random address, nation, phone, balance,
 /// market segment and comment.
 struct CustomerRows {

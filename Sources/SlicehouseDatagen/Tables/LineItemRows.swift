@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// LINEITEM rows: one to seven per order, generated per order.
 ///
 /// Quantity, discount, tax, part key and ship delay come from the streams the

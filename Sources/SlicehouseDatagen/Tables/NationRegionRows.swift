@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// REGION and NATION: fixed tables (5 and 25 rows) whose names come from
 /// `dists.dss` and whose comments come from the text pool.
 ///

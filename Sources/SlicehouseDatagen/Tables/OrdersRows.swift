@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// ORDERS rows.
 ///
 /// - Customer keys skip every third customer (dbgen's "customer mortality":

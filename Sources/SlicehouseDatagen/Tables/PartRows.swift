@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// PART rows: a name of five distinct colour words, manufacturer 1–5, brand
 /// `manufacturer × 10 + 1–5`, type, size, container, the retail price derived
 /// from the key, and a comment.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// PARTSUPP rows: four per part, one for each of the part's suppliers
 /// (`ScaleContext.supplierKey`). The random streams budget four values per
 /// part, so a generation unit is a part.

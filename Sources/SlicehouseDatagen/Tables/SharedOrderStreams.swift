@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The random streams that ORDERS and LINEITEM share.
 ///
 /// dbgen generates an order and its lines together: the order's total price

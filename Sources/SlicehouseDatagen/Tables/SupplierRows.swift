@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// SUPPLIER rows.
 ///
 /// Besides the usual columns, dbgen plants the Better Business Bureau remarks

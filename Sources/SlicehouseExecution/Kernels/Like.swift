@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// A compiled LIKE / ILIKE pattern over UTF-8 bytes.

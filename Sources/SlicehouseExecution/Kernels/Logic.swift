@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// NOT and IS [NOT] NULL. (AND/OR live in the evaluator because they evaluate

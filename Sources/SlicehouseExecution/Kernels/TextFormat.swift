@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Byte-level text forms of values (PostgreSQL output conventions, the same text as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// An open-addressing hash table that maps key rows (one or more columns) to dense

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// HyperLogLog: the cardinality estimate behind `APPROXIMATE COUNT(DISTINCT x)`.

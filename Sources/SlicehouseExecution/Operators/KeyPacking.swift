@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Several 64-bit integer keys (integers, DATE, TIMESTAMP, DECIMAL p <= 18) packed side by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// INTERSECT [ALL] and EXCEPT [ALL] by hashing whole rows.

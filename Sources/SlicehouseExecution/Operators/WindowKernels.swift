@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Typed helpers of `WindowOperator`: boundary detection over sorted rows, gathering

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Window functions that return one of the argument's values: LAG/LEAD, FIRST_VALUE,

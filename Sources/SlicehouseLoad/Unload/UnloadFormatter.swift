@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Turns result chunks into the bytes of text, CSV or JSON unload files.

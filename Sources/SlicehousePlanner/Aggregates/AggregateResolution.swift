@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Type resolution of the built-in aggregates, following Amazon Redshift's return types.

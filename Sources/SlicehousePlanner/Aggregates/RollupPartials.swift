@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The aggregates of a grouping-sets query rewritten to roll up from partial results:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Built-in scalar functions. Resolution (name + argument types -> function,

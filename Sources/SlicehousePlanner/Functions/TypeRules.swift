@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Type coercion and operator typing rules (Redshift's, which follow PostgreSQL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// A decoded block as the cache keeps it: each 64-bit integer piece (integers, dates,

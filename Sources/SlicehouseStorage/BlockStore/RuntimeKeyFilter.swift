@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// The build keys of a hash join, handed to a scan on the join's probe side before the

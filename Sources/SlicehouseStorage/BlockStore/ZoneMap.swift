@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// One end of a block's value range, in the column's physical form. Strings keep a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // Byte-level helpers of the block encodings: a growing writer, a bounds-checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// A column's compression encoding, as named in `CREATE TABLE ... ENCODE x`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// An open-addressing hash index from caller-defined entries (ids 0, 1, 2, ...)

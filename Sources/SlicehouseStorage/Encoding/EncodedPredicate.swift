@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// `column op constant` evaluated on an encoded block without decoding every value:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// Encodings of the integer kinds (int64: SMALLINT … TIMESTAMP and DECIMAL(p≤18);

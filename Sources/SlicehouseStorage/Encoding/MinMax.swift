@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The smallest and the largest of a run of 64-bit values, four lanes at a time (a
 /// compare and a blend per lane on AVX2, against a dependent compare-and-branch per
 /// value in the generic scalar loop). AZ64 finds every 128-value group's range with it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 /// TEXT255 / TEXT32K: a per-block dictionary of *words* (a value split at every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 
 // The dense (NULL-free) value forms the encodings work on, and the RAW layout of
