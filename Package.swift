@@ -2,11 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
-// One target per stage of a query's life; dependencies point one way:
-// Types <- SQL <- Catalog <- Storage <- Planner <- Execution <- Load <- Engine <- {Server, Shell, SQLLogicTest} <- CLI
-// Runtime (the worker pool, cancellation, memory budgets, spill files, step metrics) sits on
-// Types, below everything that runs work in parallel: Storage, Execution, Load, Engine.
-// (the shell and the server do not depend on each other: the shell reaches a server through PostgresNIO)
+// One target per stage of a query's life, in layers; a target depends only on lower layers
+// (docs/ARCHITECTURE.md's layer table is the map; scripts/check_architecture.py checks this
+// file, the sources' imports and that table against each other):
+//   0  Types, Datagen; the C module maps CZstd, CSnappy, CZlib, CBzip2, CEdit, CPrefetch
+//   1  Runtime (worker pool, contexts, memory, WLM), SQL, Catalog, Parquet
+//   2  Storage, Planner
+//   3  Execution, Load
+//   4  Engine
+//   5  Server, Shell, SQLLogicTest, Bench (the shell reaches a server through PostgresNIO)
+//   6  Fuzz
+//   7  slicehouse (the CLI), slicehouse-libfuzzer
 let package = Package(
     name: "Slicehouse",
     platforms: [.macOS(.v14)],
@@ -54,12 +60,12 @@ let package = Package(
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog"]),
         // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
         .target(name: "SlicehouseExecution",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehousePlanner",
-                               "CPrefetch"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
+                               "SlicehousePlanner", "CPrefetch"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
-        .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "SlicehouseStorage", "CZlib", "CZstd", "CSnappy"]),
+        .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
@@ -74,7 +80,7 @@ let package = Package(
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                .product(name: "Crypto", package: "swift-crypto")]),
         // sqllogictest runner (used by the CLI and the test suite).
-        .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseEngine"]),
+        .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseTypes", "SlicehouseEngine"]),
         // The shell: psql's splitting, meta-commands and printing over a ShellBackend — the
         // in-process Session, or a running server through PostgresNIO (`slicehouse -h HOST`).
         .target(name: "SlicehouseShell",
@@ -85,10 +91,10 @@ let package = Package(
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
         .target(name: "SlicehouseDatagen"),
         // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
-        .target(name: "SlicehouseBench", dependencies: ["SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"]),
+        .target(name: "SlicehouseBench", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"]),
         // Fuzz targets (`slicehouse fuzz`, and libFuzzer through slicehouse-libfuzzer).
         .target(name: "SlicehouseFuzz",
-                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine", "SlicehouseBench"]),
         // libFuzzer entry points; scripts/fuzz.sh builds it with -sanitize=fuzzer.
         .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
@@ -99,25 +105,33 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
-        .testTarget(name: "SlicehouseRuntimeTests", dependencies: ["SlicehouseRuntime"]),
+        .testTarget(name: "SlicehouseRuntimeTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime"]),
         .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
-        .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseBench"]),
-        .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseExecution"]),
-        .testTarget(name: "SlicehouseOperatorTests", dependencies: ["SlicehouseExecution"]),
-        .testTarget(name: "SlicehouseWindowTests", dependencies: ["SlicehouseExecution"]),
-        .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseSQL"]),
+        .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseBench"]),
+        .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseTypes", "SlicehousePlanner", "SlicehouseExecution"]),
+        .testTarget(name: "SlicehouseOperatorTests",
+                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage", "SlicehousePlanner",
+                                   "SlicehouseExecution"]),
+        .testTarget(name: "SlicehouseWindowTests",
+                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehousePlanner", "SlicehouseExecution"]),
+        .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseTypes", "SlicehouseSQL"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
-        .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseStorage", "CZstd", "CSnappy"]),
-        .testTarget(name: "SlicehouseLoadTests", dependencies: ["SlicehouseLoad", "SlicehouseParquet"], exclude: ["Fixtures"]),
-        .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseParquet"]),
+        .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
+        .testTarget(name: "SlicehouseLoadTests",
+                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
+                                   "SlicehouseLoad", "SlicehouseParquet"],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseTypes", "SlicehouseParquet"]),
         .testTarget(name: "SlicehouseFuzzTests", dependencies: ["SlicehouseFuzz"]),
         .testTarget(name: "SlicehouseServerTests",
-                    dependencies: ["SlicehouseServer", "SlicehouseEngine", "SlicehouseCatalog",
+                    dependencies: ["SlicehouseTypes", "SlicehouseServer", "SlicehouseEngine", "SlicehouseCatalog",
                                    .product(name: "Crypto", package: "swift-crypto"),
                                    .product(name: "NIOCore", package: "swift-nio"),
                                    .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "SlicehouseEngineTests",
-                    dependencies: ["SlicehouseEngine", "SlicehouseExecution", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen",
+                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseStorage",
+                                   "SlicehouseEngine", "SlicehouseExecution", "SlicehouseShell",
+                                   "SlicehouseSQLLogicTest", "SlicehouseDatagen",
                                    "SlicehouseParquet", .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["sql", "sqlite"]),
     ]

@@ -21,9 +21,7 @@ public enum DatagenError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidUnitRange(let table, let lower, let upper, let available):
             return "invalid range \(lower)..<\(upper) for \(table): the table has \(available) generation units"
         case .unsupportedFormat(let format):
-            return format == "parquet"
-                ? "the parquet format is not supported yet; use tbl or csv"
-                : "unknown format '\(format)': use tbl or csv"
+            return "unknown format '\(format)': use tbl or csv"
         case .unknownTable(let name):
             return "unknown table '\(name)': use region, nation, supplier, customer, part, partsupp, orders, lineitem"
         case .io(let path, let operation, _, let message):

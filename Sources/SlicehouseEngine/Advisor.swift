@@ -154,7 +154,7 @@ extension Session {
         var skipped = 0
         for l in logged {
             let ctx = StatementContext(database: database, session: self)
-            guard let (_, bound) = try? bindQuery(l.parsed, ctx), !ctx.readsSessionState,
+            guard let (_, bound) = try? QueryRunner.bind(l.parsed, session: self, scope: ctx), !ctx.readsSessionState,
                   ctx.snapshots.keys.contains(where: { $0 >= 0 }), !ctx.snapshots.keys.contains(where: { $0 < 0 }) else {
                 skipped += 1
                 continue

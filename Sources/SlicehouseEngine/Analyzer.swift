@@ -14,8 +14,9 @@ struct Analyzer: Sendable {
     let cache: BlockCache
 
     /// Analyze `columns` of table `name` in `transaction` and stage the statistics with
-    /// the table (merged into what earlier ANALYZEs found for other columns).
-    func analyze(_ name: QualifiedName, columns: [Int], transaction: Transaction) throws {
+    /// the table (merged into what earlier ANALYZEs found for other columns). The slices
+    /// are read as `context`'s work.
+    func analyze(_ name: QualifiedName, columns: [Int], transaction: Transaction, context: QueryContext) throws {
         guard let def = transaction.resolve(name) else {
             throw SQLError(.undefinedTable, "relation \"\(name.name)\" does not exist")
         }
@@ -26,7 +27,7 @@ struct Analyzer: Sendable {
             : snap.slices.enumerated().map { (slice: $0.offset, data: $0.element) }
         let types = columns.map { def.columns[$0].type }
         let cache = self.cache
-        let partials = try parallelMap(parts.count) { p -> [ColumnPartial] in
+        let partials = try parallelMap(parts.count, context: context) { p -> [ColumnPartial] in
             var out = types.map { _ in ColumnPartial() }
             let scanner = SliceScanner(parts: [parts[p]], columns: columns, types: types, predicates: [], cache: cache)
             while let chunk = try scanner.next() {
@@ -64,19 +65,23 @@ struct Analyzer: Sendable {
     /// from every value of the first `exactRows` rows, then from a sample (every third
     /// 64-bit value, every tenth string or other value: hashing every value of a big
     /// load would add a tenth to its time), estimated as `ColumnPartial.distinct` says.
-    /// The columns are counted in parallel.
+    /// The columns are counted in parallel, as the load's (`context`'s) work.
     final class LoadStatistics {
         static let exactRows = 1 << 16
         private(set) var partials: [ColumnPartial]
+        let context: QueryContext
 
-        init(columns: Int) { partials = (0..<columns).map { _ in ColumnPartial() } }
+        init(columns: Int, context: QueryContext) {
+            partials = (0..<columns).map { _ in ColumnPartial() }
+            self.context = context
+        }
 
         /// Count `chunks` (rows of every column of the table, in column order).
         func add(_ chunks: [Chunk]) throws {
             let live = chunks.map { $0.compacted() }.filter { $0.count > 0 }
             if live.isEmpty { return }
             let before = partials
-            partials = try parallelMap(before.count) { c in
+            partials = try parallelMap(before.count, context: context) { c in
                 var p = before[c]
                 for chunk in live where c < chunk.columns.count {
                     let column = chunk.columns[c].flattened(count: chunk.count)

@@ -211,7 +211,7 @@ public final class Database: @unchecked Sendable {
             }
             if password == nil || u.password?.md5 == password?.md5 { return }
         }
-        let t = store.begin(process: 0)
+        let t = store.begin(process: 0, cancellation: .none)   // at start-up, before any statement
         do {
             try t.changeSecurity(SecurityChange { sec in
                 if var u = sec.user(name) {
@@ -282,12 +282,20 @@ public final class Database: @unchecked Sendable {
         return out
     }
 
-    /// A new query id; the statement's first one is the id WLM gave it when it admitted it.
-    func nextQueryID() -> Int {
+    /// A new query id: `reserved` (the id WLM admitted the statement under, its first
+    /// query's) when there is one.
+    func nextQueryID(reserved: Int?) -> Int {
         // What this query decodes again after an earlier one is worth caching.
         cache.beginStatement()
-        if let id = QueryContext.current?.takeQueryID() { return id }
+        if let reserved { return reserved }
         return allocateQueryID()
+    }
+
+    /// The runtime context of a statement about to run: no budget until WLM admits it (its
+    /// slot's memory then), drawing on the process's memory pool, spilling into the
+    /// database's spill space.
+    func newStatementContext(cancellation: Cancellation) -> QueryContext {
+        QueryContext(cancellation: cancellation, memory: QueryMemory(budget: nil, pool: memory), spill: spill)
     }
 
     /// A query id never given out before, in this process or an earlier one on the directory.

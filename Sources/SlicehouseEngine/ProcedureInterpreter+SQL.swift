@@ -2,6 +2,7 @@
 import SlicehouseCatalog
 import SlicehouseSQL
 import SlicehouseTypes
+import SlicehouseRuntime
 
 // How a procedure's interpreter runs SQL: statements and expressions with the variables
 // they name bound as `$n` parameters, INTO targets, FOUND and ROW_COUNT, variables.
@@ -63,15 +64,15 @@ extension ProcedureInterpreter {
                 throw SQLError(.invalidTransactionTermination,
                                "TRUNCATE cannot be run in a procedure called inside a transaction block")
             }
-            let r = try session.perform(statement)
+            let r = try session.perform(statement, context)
             explicitTransaction = false
-            try session.restartProcedureTransaction(commit: true)
+            try session.restartProcedureTransaction(commit: true, context)
             return r
         default:
-            let r = try session.perform(statement)
+            let r = try session.perform(statement, context)
             if !r.notices.isEmpty { session.pendingNotices += r.notices }
             if attributes.nonatomic, !explicitTransaction, !inTransactionBlock {
-                try session.restartProcedureTransaction(commit: true)
+                try session.restartProcedureTransaction(commit: true, context)
             }
             return r
         }
@@ -222,7 +223,7 @@ extension ProcedureInterpreter {
             let bound = try session.bindStandaloneExpr(expr)
             return (try evaluateConstant(bound), bound.type)
         }
-        let r = try session.perform(statement)
+        let r = try session.perform(statement, context)
         guard r.columns.count == 1 else {
             throw SQLError(.syntax, "query returned \(r.columns.count) columns where an expression needs one")
         }

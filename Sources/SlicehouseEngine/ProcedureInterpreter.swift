@@ -41,6 +41,8 @@ struct PLRethrow: Error {
 /// work is committed and the error re-thrown; NONATOMIC procedures commit each statement.
 final class ProcedureInterpreter {
     let session: Session
+    /// The CALL's runtime context: every statement of the body runs in it.
+    let context: QueryContext
     let procedure: FunctionDef
     let attributes: ProcedureAttributes
     let block: PLBlock
@@ -52,7 +54,8 @@ final class ProcedureInterpreter {
     /// A NONATOMIC procedure's own START TRANSACTION is open.
     var explicitTransaction = false
 
-    init(session: Session, procedure: FunctionDef, attributes: ProcedureAttributes, block: PLBlock) {
+    init(session: Session, procedure: FunctionDef, attributes: ProcedureAttributes, block: PLBlock, context: QueryContext) {
+        self.context = context
         self.session = session; self.procedure = procedure; self.attributes = attributes; self.block = block
     }
 
@@ -93,7 +96,7 @@ final class ProcedureInterpreter {
         } catch let r as PLRethrow {
             throw r.error
         }
-        if explicitTransaction { try session.restartProcedureTransaction(commit: true) }
+        if explicitTransaction { try session.restartProcedureTransaction(commit: true, context) }
         return outputs.map { (name: $0.0, type: $0.1.type ?? .text, value: $0.1.value) }
     }
 
@@ -124,7 +127,7 @@ final class ProcedureInterpreter {
     func handle(_ e: SQLError, with handler: [PLStatement]) throws {
         if !inTransactionBlock {
             explicitTransaction = false
-            try session.restartProcedureTransaction(commit: false)
+            try session.restartProcedureTransaction(commit: false, context)
         }
         scopes.append(["sqlerrm": PLVariable(type: .varchar(65_535), value: .string(e.message)),
                        "sqlstate": PLVariable(type: .char(5), value: .string(e.code.rawValue))])
@@ -135,7 +138,7 @@ final class ProcedureInterpreter {
         }
         try runStatements(handler)
         if !attributes.nonatomic {
-            if !inTransactionBlock { try session.restartProcedureTransaction(commit: true) }
+            if !inTransactionBlock { try session.restartProcedureTransaction(commit: true, context) }
             throw PLRethrow(error: e)
         }
     }
@@ -147,7 +150,7 @@ final class ProcedureInterpreter {
 
     func runStatements(_ statements: [PLStatement]) throws {
         for s in statements {
-            try session.statementCancellation.check()
+            try context.cancellation.check()
             do {
                 try runStatement(s)
             } catch let e as SQLError {
@@ -227,7 +230,7 @@ final class ProcedureInterpreter {
 
     /// One pass of a loop body: false when the loop is to end (EXIT).
     func iterate(_ label: String?, _ body: [PLStatement]) throws -> Bool {
-        try session.statementCancellation.check()
+        try context.cancellation.check()
         do {
             try runStatements(body)
         } catch PLControl.exit(let l) where l == nil || l == label {
@@ -366,6 +369,6 @@ final class ProcedureInterpreter {
             throw SQLError(.invalidTransactionTermination, "\(what) cannot be run in a procedure created with SET configuration options")
         }
         explicitTransaction = false
-        try session.restartProcedureTransaction(commit: commit)
+        try session.restartProcedureTransaction(commit: commit, context)
     }
 }

@@ -5,6 +5,7 @@ import SlicehousePlanner
 import SlicehouseSQL
 import SlicehouseStorage
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// ALTER TABLE's column and layout actions, as Redshift documents them: ADD / DROP COLUMN,
 /// ALTER COLUMN TYPE (a VARCHAR's size) and ENCODE, ALTER DISTKEY / DISTSTYLE, ALTER
@@ -21,7 +22,7 @@ import SlicehouseTypes
 /// it was.
 extension Session {
     /// The actions of one ALTER TABLE on table `t`; notices to show.
-    func alterTableLayout(_ t: TableDef, _ action: AlterTable.Action) throws -> [String] {
+    func alterTableLayout(_ t: TableDef, _ action: AlterTable.Action, _ context: QueryContext) throws -> [String] {
         var actions: [AlterTable.Action]
         if case .several(let list) = action { actions = list } else { actions = [action] }
         if actions.count > 1 {
@@ -37,7 +38,7 @@ extension Session {
             }
         }
         if case .appendFrom(let source, let ignoreExtra, let fillTarget) = action {
-            return try appendFrom(source, into: t, ignoreExtra: ignoreExtra, fillTarget: fillTarget)
+            return try appendFrom(source, into: t, ignoreExtra: ignoreExtra, fillTarget: fillTarget, context)
         }
         var next = t
         // For each column of `next`: the column of `t` it takes its values from (nil: new).
@@ -77,7 +78,7 @@ extension Session {
                 var col = ColumnDef(name: name, type: d.type, notNull: d.notNull, encoding: d.encoding)
                 if let dv = d.defaultValue {
                     let text = dv.description
-                    let bound = try bindStandalone(text, type: d.type)
+                    let bound = try bindStandalone(text, type: d.type, context: context)
                     if d.notNull, case .null = try evaluateConstant(bound) {
                         throw SQLError(.notNullViolation,
                                        "ALTER TABLE ADD COLUMN defined as NOT NULL must have a non-null default expression")
@@ -252,7 +253,7 @@ extension Session {
             }
         }
         if rebuild {
-            try rebuildTable(t, as: next, kept: kept)
+            try rebuildTable(t, as: next, kept: kept, context)
         } else if next != t {
             try transaction.redefineTable(t.qualifiedName, as: next)
         }
@@ -272,13 +273,13 @@ extension Session {
     /// Rebuild `old`'s live rows under the definition `new`, with the same id: column `i`
     /// of `new` takes the values of column `kept[i]` of `old`, or its DEFAULT (or NULL)
     /// when that is nil. The rows are placed, sorted and encoded as a load into `new`.
-    func rebuildTable(_ old: TableDef, as new: TableDef, kept: [Int?]) throws {
+    func rebuildTable(_ old: TableDef, as new: TableDef, kept: [Int?], _ context: QueryContext) throws {
         let (def, snap) = try transaction.beginWrite(old.qualifiedName, reads: true)
         let rows = try readRows(def, snap)
         try transaction.redefineTable(def.qualifiedName, as: new)
         let targets = kept.indices.filter { kept[$0] != nil }
         let provided = rows.map { c in Chunk(columns: targets.compactMap { kept[$0].map { c.columns[$0] } }, count: c.count) }
-        let full = try completeRows(new, targets: targets, provided: provided)
+        let full = try completeRows(new, targets: targets, provided: provided, context: context)
         var fresh = TableSnapshot.empty(layout: database.layout, columnCount: new.columns.count,
                                         distStyle: new.distStyle, distKey: new.distKey)
         fresh.modifications = snap.modifications
@@ -291,7 +292,7 @@ extension Session {
                                            time: analyzed.time, columns: columns)
         }
         let sink = transaction.newSink()
-        transaction.stage(new.id, try placeRows(full, onto: fresh, of: new, sink: sink))
+        transaction.stage(new.id, try placeRows(full, onto: fresh, of: new, sink: sink, context: context))
     }
 
     /// Every live row of a table's snapshot (one copy of an ALL table).
@@ -319,7 +320,8 @@ extension Session {
     /// move to the target and the source is left empty. Columns match by name and type;
     /// IGNOREEXTRA drops source columns the target lacks, FILLTARGET gives target columns
     /// the source lacks their DEFAULT (or NULL).
-    func appendFrom(_ sourceName: ObjectName, into target: TableDef, ignoreExtra: Bool, fillTarget: Bool) throws -> [String] {
+    func appendFrom(_ sourceName: ObjectName, into target: TableDef, ignoreExtra: Bool, fillTarget: Bool,
+                    _ context: QueryContext) throws -> [String] {
         if inTransactionBlock {
             throw SQLError(.activeTransaction, "ALTER TABLE APPEND cannot run inside a transaction block")
         }
@@ -350,7 +352,7 @@ extension Session {
         let (sdef, ssnap) = try transaction.beginWrite(source.qualifiedName, reads: true)
         let rows = try readRows(sdef, ssnap)
         let provided = rows.map { c in Chunk(columns: from.map { c.columns[$0] }, count: c.count) }
-        try append(try completeRows(target, targets: targets, provided: provided), to: target)
+        try append(try completeRows(target, targets: targets, provided: provided, context: context), to: target, context: context)
         var empty = TableSnapshot.empty(layout: database.layout, columnCount: sdef.columns.count,
                                         distStyle: sdef.distStyle, distKey: sdef.distKey)
         empty.modifications = ssnap.modifications + ssnap.rowCount

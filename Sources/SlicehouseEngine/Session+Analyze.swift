@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
@@ -17,7 +18,7 @@ extension Session {
     /// with the table (committed like a change, without counting as one for conflicts).
     /// PREDICATE COLUMNS analyzes every column: Slicehouse does not record which columns
     /// queries filtered on, and Redshift analyzes all columns when none is marked.
-    func analyzeStatistics(_ a: Analyze, tables: [TableDef]) throws -> StatementResult {
+    func analyzeStatistics(_ a: Analyze, tables: [TableDef], _ context: QueryContext) throws -> StatementResult {
         let threshold = settings["analyze_threshold_percent"].flatMap { Double($0) } ?? Self.analyzeThresholdPercent
         var notices: [String] = []
         for t in tables where !SystemTables.names.contains(t.name.lowercased()) {
@@ -32,7 +33,7 @@ extension Session {
                 continue
             }
             if a.verbose { notices.append("INFO:  Analyzing \(label)") }
-            try database.analyzer.analyze(t.qualifiedName, columns: wanted, transaction: transaction)
+            try database.analyzer.analyze(t.qualifiedName, columns: wanted, transaction: transaction, context: context)
         }
         return StatementResult(tag: "ANALYZE", notices: notices)
     }
@@ -48,7 +49,7 @@ extension Session {
         }
     }
 
-    func analyze(_ a: Analyze) throws -> StatementResult {
+    func analyze(_ a: Analyze, _ context: QueryContext) throws -> StatementResult {
         var tables: [TableDef]
         if let name = a.table {
             guard let t = try resolveTable(name) else {
@@ -61,7 +62,7 @@ extension Session {
             tables = transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
                 .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
         }
-        guard a.compression else { return try analyzeStatistics(a, tables: tables) }
+        guard a.compression else { return try analyzeStatistics(a, tables: tables, context) }
         if let n = a.compRows, n < 1000 || n > 1_000_000_000 {
             throw SQLError(.invalidParameter, "COMPROWS must be between 1000 and 1000000000")
         }

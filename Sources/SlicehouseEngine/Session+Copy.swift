@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseLoad
@@ -26,12 +27,12 @@ public struct CopyProgress: Sendable, Equatable {
 extension Session {
     /// `COPY t [(cols)] FROM 'path' [options]`: one statement, one commit. On a
     /// rejected row (beyond MAXERROR) nothing is stored and the rejected rows are
-    /// recorded in STL_LOAD_ERRORS.
-    func copy(_ c: Copy) throws -> StatementResult {
+    /// recorded in STL_LOAD_ERRORS. The load runs as `context`'s work.
+    func copy(_ c: Copy, _ context: QueryContext) throws -> StatementResult {
         let table = try lockedTable(c.table, location: c.location)
         try requirePrivilege(.insert, on: table)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
-        let queryID = newQueryID()
+        let queryID = newQueryID(context)
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let result: CopyResult
         var progress: LoadProgressHandler? = nil
@@ -59,9 +60,9 @@ extension Session {
             def = d
             let s = transaction.newSink()
             sink = s
-            appender = makeAppender(onto: base, of: d, sink: s)
+            appender = makeAppender(onto: base, of: d, sink: s, context: context)
             if !statisticsOn && !statisticsOff && base.rowCount == 0 {
-                statistics = Analyzer.LoadStatistics(columns: d.columns.count)
+                statistics = Analyzer.LoadStatistics(columns: d.columns.count, context: context)
             }
         }
         do {
@@ -69,9 +70,9 @@ extension Session {
                                            columnList: c.columns.isEmpty ? nil : c.columns,
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
                                            access: database.serverFiles.access(for: user, in: security),
-                                           progress: progress) { chunks in
+                                           progress: progress, context: context) { chunks in
                 guard let appender else { return }
-                let rows = try completeRows(def, targets: targets, provided: chunks)
+                let rows = try completeRows(def, targets: targets, provided: chunks, context: context)
                 try statistics?.add(rows)
                 try appender.add(rows)
             }
@@ -95,7 +96,8 @@ extension Session {
         if !options.noLoad && statisticsOn {
             // STATUPDATE ON: the whole table analyzed (it may have held rows before), the
             // statistics committed with the rows.
-            try database.analyzer.analyze(table.qualifiedName, columns: Array(table.columns.indices), transaction: transaction)
+            try database.analyzer.analyze(table.qualifiedName, columns: Array(table.columns.indices), transaction: transaction,
+                                          context: context)
         }
         lastCopyID = queryID
         lastCopyCount = options.noLoad ? 0 : result.rowCount
@@ -112,13 +114,13 @@ extension Session {
 
     /// A streaming append of rows to `table` (see `TableAppender`): the statement's memory
     /// bounds what it holds, as `placeRows` would place them all at once.
-    func makeAppender(onto base: TableSnapshot, of table: TableDef, sink: BlockSink) -> TableAppender {
+    func makeAppender(onto base: TableSnapshot, of table: TableDef, sink: BlockSink, context: QueryContext) -> TableAppender {
         TableAppender(snapshot: base, table: table, layout: database.layout, sink: sink,
                       sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
                       readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
                       runBytes: database.copyRunBytes ?? TableAppender.defaultRunBytes,
                       gatherRows: database.copyGatherRows ?? ReorderPlan.pieceRows,
-                      existing: { [database] snap, slice in
+                      context: context, existing: { [database] snap, slice in
             try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
                                      cache: database.cache)
         })

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
@@ -15,7 +16,7 @@ extension Session {
         }
     }
 
-    func createTable(_ c: CreateTable) throws -> StatementResult {
+    func createTable(_ c: CreateTable, _ context: QueryContext) throws -> StatementResult {
         let qualified = try creationName(c.name, temporary: c.temporary, in: transaction.catalog)
         let name = qualified.name
         try checkIdentifier(name)
@@ -74,7 +75,7 @@ extension Session {
                 }
                 if let dv = d.defaultValue {
                     let text = dv.description
-                    _ = try bindStandalone(text, type: d.type)   // must bind and cast now
+                    _ = try bindStandalone(text, type: d.type, context: context)   // must bind and cast now
                     col.defaultSQL = text
                 }
                 if let enc = d.encoding { try checkEncoding(enc, d.type) }
@@ -114,7 +115,7 @@ extension Session {
             inheritedSortKind = parent.sortKeyKind
         case .query(let names, let q):
             let ctx = StatementContext(database: database, session: self)
-            let (cols, chunks) = try runQuery(q, ctx)
+            let (cols, chunks) = try QueryRunner(self, ctx, context).run(q)
             queryContext = ctx
             if let options = c.materialized { materialized = try materializedViewDef(options, c, context: ctx) }
             guard names.isEmpty || names.count == cols.count else {
@@ -175,8 +176,8 @@ extension Session {
         let owner = user, schema = def.schema
         try transaction.changeSecurity(SecurityChange { $0.created(.table(created.id), schema: schema, owner: owner) })
         if let (_, chunks) = ctasRows {
-            let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks)
-            try append(full, to: created)
+            let full = try completeRows(created, targets: Array(0..<columns.count), provided: chunks, context: context)
+            try append(full, to: created, context: context)
             let n = chunks.reduce(0) { $0 + $1.count }
             if materialized != nil, let ctx = queryContext, var snap = transaction.peek(created.id) {
                 // Where the base tables stood: the first REFRESH folds in what is appended after.
@@ -264,7 +265,7 @@ extension Session {
 
     // MARK: - INSERT
 
-    func insert(_ ins: Insert) throws -> StatementResult {
+    func insert(_ ins: Insert, _ context: QueryContext) throws -> StatementResult {
         if try resolveTable(ins.table) == nil, case .system = try lookup(ins.table, in: transaction.catalog) {
             throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")
         }
@@ -301,7 +302,7 @@ extension Session {
                         if col.identity != nil {
                             value = .int(transaction.reserveIdentity(table: table, column: targets[k], count: 1).first)
                         } else if let d = col.defaultSQL {
-                            value = try evaluateConstant(try bindStandalone(d, type: col.type))
+                            value = try evaluateConstant(try bindStandalone(d, type: col.type, context: context))
                         } else { value = .null }
                     } else {
                         let b = try binder.bindScalar(e)
@@ -319,7 +320,7 @@ extension Session {
             chunks = [Chunk(columns: cols, count: rows.count)]
         case .query(let q):
             let ctx = StatementContext(database: database, session: self)
-            let (rcols, result) = try runQuery(q, ctx)
+            let (rcols, result) = try QueryRunner(self, ctx, context).run(q)
             guard rcols.count <= targets.count else { throw SQLError(.syntax, "INSERT has more expressions than target columns") }
             guard rcols.count == targets.count else { throw SQLError(.syntax, "INSERT has more target columns than expressions") }
             for (k, rc) in rcols.enumerated() where rc.type != .unknown && !TypeRules.canCast(rc.type, table.columns[targets[k]].type) {
@@ -327,8 +328,8 @@ extension Session {
             }
             chunks = result
         }
-        let full = try completeRows(table, targets: targets, provided: chunks)
-        try append(full, to: table)
+        let full = try completeRows(table, targets: targets, provided: chunks, context: context)
+        try append(full, to: table, context: context)
         let n = full.reduce(0) { $0 + $1.count }
         return StatementResult(tag: "INSERT 0 \(n)")
     }

@@ -23,14 +23,12 @@ import SlicehouseExecution
 /// a join adds the rows each exchange below it moved (the ones its DS_ label stands for).
 /// The run is logged like any query (STL_QUERY's id is pg_last_query_id()).
 extension Session {
-    func explainAnalyze(_ physical: PhysicalNode, _ ctx: StatementContext, verbose: Bool) throws -> [String] {
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     context: statementContext)
+    func explainAnalyze(_ physical: PhysicalNode, _ runner: QueryRunner, verbose: Bool) throws -> [String] {
         let start = Clock.nowMicros()
-        let chunks = try executor.run(physical)
-        let returned = chunks.reduce(0) { $0 + $1.count }
+        let execution = try runner.execute(physical, .collect, returnsRows: false)
+        let executor = execution.executor
+        let returned = execution.rows
         let elapsed = Clock.nowMicros() - start
-        recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
 
         let positions = QueryExecutor.stepPositions(physical)
         var byStep: [Int: [StepRecord]] = [:]

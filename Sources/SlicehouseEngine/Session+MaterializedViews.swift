@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
@@ -110,7 +111,7 @@ extension Session {
             guard let meaning = transaction.peek(def.id)?.refreshState?.meaning,
                   meaning == materializedViewMeaning(mv) else { continue }
             let ctx = StatementContext(database: database, session: self)
-            guard let (_, logical) = try? bindQuery(rewritten, ctx),
+            guard let (_, logical) = try? QueryRunner.bind(rewritten, session: self, scope: ctx),
                   logical.outputs.map(\.type) == outputs.map(\.type),
                   logical.outputs.map(\.name) == outputs.map(\.name) else { continue }
             return (logical, rewritten, ctx)
@@ -161,12 +162,15 @@ extension Session {
         for view in views.sorted(by: { $0.id < $1.id }) {
             let start = Clock.nowMicros()
             do {
-                try inOwnTransaction {
+                // Its own work, after the statement's: a context of its own, bounded by the
+                // session's statement_timeout.
+                let context = database.newStatementContext(cancellation: Cancellation(timeoutMilliseconds: statementTimeout))
+                try inOwnTransaction(context) {
                     guard let current = transaction.catalog.table(id: view.id), !isFresh(current) else { return }
                     user = security.owner(.table(view.id)) ?? Database.superuser
                     _ = try refreshMaterializedView(RefreshMaterializedView(name: ObjectName(schema: current.schema,
                                                                                                name: current.name)),
-                                                    type: "Auto")
+                                                    context, type: "Auto")
                 }
             } catch {
                 let message = (error as? SQLError)?.message ?? "\(error)"
@@ -180,7 +184,8 @@ extension Session {
     }
 
     /// `REFRESH MATERIALIZED VIEW name [RECOMPUTE]` (`type` "Auto" for AUTO REFRESH).
-    func refreshMaterializedView(_ r: RefreshMaterializedView, type: String = "Manual") throws -> StatementResult {
+    func refreshMaterializedView(_ r: RefreshMaterializedView, _ context: QueryContext,
+                                 type: String = "Manual") throws -> StatementResult {
         let start = Clock.nowMicros()
         guard let found = try resolveTable(r.name), let mv = found.materializedView else {
             throw SQLError(.undefinedTable, "materialized view \"\(r.name.name.lowercased())\" does not exist",
@@ -203,10 +208,10 @@ extension Session {
         if sameMeaning, let state = current.refreshState, try isUpToDate(state) {
             status = "MV was already updated"
         } else if sameMeaning, !r.recompute, let state = current.refreshState,
-                  try refreshIncrementally(def, mv, state, current, meaning: meaning) {
+                  try refreshIncrementally(def, mv, state, current, meaning: meaning, context) {
             status = "Refresh successfully updated MV incrementally"
         } else {
-            try recompute(def, mv, replacing: current, meaning: meaning)
+            try recompute(def, mv, replacing: current, meaning: meaning, context)
             status = "Refresh successfully recomputed MV from scratch"
         }
         database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(currentUserID)), .string(def.schema),
@@ -229,10 +234,10 @@ extension Session {
 
     /// Run the view's query from scratch and replace its rows.
     private func recompute(_ def: TableDef, _ mv: MaterializedViewDef, replacing current: TableSnapshot,
-                           meaning: String?) throws {
+                           meaning: String?, _ context: QueryContext) throws {
         let ctx = StatementContext(database: database, session: self)
-        let (_, chunks) = try runStoredQuery(mv, ctx)
-        var next = try replaced(current, with: chunks, of: def)
+        let (_, chunks) = try runStoredQuery(mv, ctx, context)
+        var next = try replaced(current, with: chunks, of: def, context)
         next.refreshState = refreshState(ctx, excluding: def.id, meaning: meaning)
         transaction.stage(def.id, next)
     }
@@ -251,7 +256,7 @@ extension Session {
     /// restricted to those groups' keys); the other groups are combined with the new
     /// rows' partial results.
     private func refreshIncrementally(_ def: TableDef, _ mv: MaterializedViewDef, _ state: MaterializedViewState,
-                                      _ current: TableSnapshot, meaning: String?) throws -> Bool {
+                                      _ current: TableSnapshot, meaning: String?, _ context: QueryContext) throws -> Bool {
         guard let (shape, tables) = incrementalShape(mv), tables == Set(state.bases.map(\.table)) else { return false }
         // Each base table now, and how those that changed did.
         var now: [Int: TableSnapshot] = [:]
@@ -277,7 +282,7 @@ extension Session {
             for (t, l) in changed[(j + 1)...] {
                 ctx.override(t, with: try snapshot(t).onlyRows(before: l.rows, deleted: l.deletedThen))
             }
-            gone += try runStoredQuery(mv, ctx).1.filter { $0.count > 0 }
+            gone += try runStoredQuery(mv, ctx, context).1.filter { $0.count > 0 }
         }
         // The rows new.
         var fresh: [Chunk] = []
@@ -285,7 +290,7 @@ extension Session {
             let ctx = StatementContext(database: database, session: self)
             ctx.override(table, with: try snapshot(table).onlyRows(appendedAfter: c.rows))
             for (t, l) in changed[(i + 1)...] { ctx.override(t, with: try snapshot(t).onlyRows(before: l.rows)) }
-            fresh += try runStoredQuery(mv, ctx).1.filter { $0.count > 0 }
+            fresh += try runStoredQuery(mv, ctx, context).1.filter { $0.count > 0 }
         }
         var rows = current
         if let columns = shape.columns {
@@ -314,16 +319,16 @@ extension Session {
                 affected.formUnion(recompute)
                 let others = RowKeys.filter(viewRows + fresh, columns: keys) { !affected.contains($0) }
                 // (Nothing to group: no rows, even without GROUP BY.)
-                let combined = others.isEmpty ? [] : try regroup(def, try placeAll(others, into: def), columns: columns)
+                let combined = others.isEmpty ? [] : try regroup(def, try placeAll(others, into: def, context), columns: columns, context)
                 let recomputed = recompute.isEmpty ? [] :
-                    RowKeys.filter(try runStoredQuery(mv, restrictedTo: recompute, keyColumns: keys),
+                    RowKeys.filter(try runStoredQuery(mv, restrictedTo: recompute, keyColumns: keys, context),
                                    columns: keys) { recompute.contains($0) }
                 rows = try replaced(current, with: combined + recomputed + RowKeys.chunk(updated, types: def.columns.map(\.type)),
-                                    of: def)
+                                    of: def, context)
             } else if !fresh.isEmpty {
-                let both = try placeRows(try completeRows(def, targets: Array(def.columns.indices), provided: fresh),
-                                         onto: rows, of: def, sink: transaction.newSink())
-                rows = try replaced(current, with: try regroup(def, both, columns: columns), of: def)
+                let both = try placeRows(try completeRows(def, targets: Array(def.columns.indices), provided: fresh, context: context),
+                                         onto: rows, of: def, sink: transaction.newSink(), context: context)
+                rows = try replaced(current, with: try regroup(def, both, columns: columns, context), of: def, context)
             }
         } else {
             if !gone.isEmpty {
@@ -339,10 +344,10 @@ extension Session {
                 // A row gone that the view does not hold: its rows are not what the
                 // state says; recompute.
                 guard remaining.values.allSatisfy({ $0 == 0 }) else { return false }
-                rows = try replaced(current, with: kept + fresh, of: def)
+                rows = try replaced(current, with: kept + fresh, of: def, context)
             } else if !fresh.isEmpty {
-                rows = try placeRows(try completeRows(def, targets: Array(def.columns.indices), provided: fresh),
-                                     onto: rows, of: def, sink: transaction.newSink())
+                rows = try placeRows(try completeRows(def, targets: Array(def.columns.indices), provided: fresh, context: context),
+                                     onto: rows, of: def, sink: transaction.newSink(), context: context)
             }
         }
         let bases = now.keys.sorted().compactMap { id in
@@ -356,7 +361,8 @@ extension Session {
 
     /// The rows of `rows`, a snapshot of the view's table, grouped again by the keys: SUM
     /// for sums and counts, MIN and MAX for the others.
-    private func regroup(_ def: TableDef, _ rows: TableSnapshot, columns: [IncrementalRefresh.Column]) throws -> [Chunk] {
+    private func regroup(_ def: TableDef, _ rows: TableSnapshot, columns: [IncrementalRefresh.Column],
+                         _ context: QueryContext) throws -> [Chunk] {
         var items: [String] = [], keys: [String] = []
         for (i, c) in columns.enumerated() {
             let name = quoteIdentifierIfNeeded(def.columns[i].name)
@@ -372,31 +378,33 @@ extension Session {
         guard let query = try Session.parseStoredQuery(sql) else { throw SQLError.internalError("materialized view merge") }
         let ctx = StatementContext(database: database, session: self)
         ctx.override(def.id, with: rows)
-        return try runQuery(query, ctx).1
+        return try QueryRunner(self, ctx, context).run(query).1
     }
 
     /// The view's rows `current` replaced by `chunks`: a fresh snapshot whose rows are not
     /// the old ones at their old places, counted as a reorganization (so a view over this
     /// view does not take its rows for appended ones).
-    private func replaced(_ current: TableSnapshot, with chunks: [Chunk], of def: TableDef) throws -> TableSnapshot {
-        var next = try placeAll(chunks, into: def)
+    private func replaced(_ current: TableSnapshot, with chunks: [Chunk], of def: TableDef,
+                          _ context: QueryContext) throws -> TableSnapshot {
+        var next = try placeAll(chunks, into: def, context)
         next.reorganizations = current.reorganizations + 1
         next.modifications = current.modifications + current.rowCount + next.rowCount
         return next
     }
 
     /// A fresh snapshot of `def` holding `chunks`.
-    private func placeAll(_ chunks: [Chunk], into def: TableDef) throws -> TableSnapshot {
+    private func placeAll(_ chunks: [Chunk], into def: TableDef, _ context: QueryContext) throws -> TableSnapshot {
         let empty = TableSnapshot.empty(layout: database.layout, columnCount: def.columns.count,
                                         distStyle: def.distStyle, distKey: def.distKey)
-        let full = try completeRows(def, targets: Array(def.columns.indices), provided: chunks)
-        return try placeRows(full, onto: empty, of: def, sink: transaction.newSink())
+        let full = try completeRows(def, targets: Array(def.columns.indices), provided: chunks, context: context)
+        return try placeRows(full, onto: empty, of: def, sink: transaction.newSink(), context: context)
     }
 
     /// The view's query bound with its own search path in `ctx`, planned and run.
-    func runStoredQuery(_ mv: MaterializedViewDef, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {
+    func runStoredQuery(_ mv: MaterializedViewDef, _ ctx: StatementContext,
+                        _ context: QueryContext) throws -> ([ResultColumn], [Chunk]) {
         let (q, logical) = try bindStoredQuery(mv, ctx)
-        return (logical.outputs.map { ResultColumn(name: $0.name, type: $0.type) }, try runBound(logical, q, ctx))
+        return (logical.outputs.map { ResultColumn(name: $0.name, type: $0.type) }, try runBound(logical, q, ctx, context))
     }
 
     /// The view's query (an aggregation) over the base tables now, its groups restricted
@@ -405,28 +413,26 @@ extension Session {
     /// where the optimizer can push the filter down to the scans. Groups outside `keys`
     /// may come back too.
     private func runStoredQuery(_ mv: MaterializedViewDef, restrictedTo keys: Set<[Value]>,
-                                keyColumns: [Int]) throws -> [Chunk] {
+                                keyColumns: [Int], _ context: QueryContext) throws -> [Chunk] {
         let ctx = StatementContext(database: database, session: self)
         let (q, logical) = try bindStoredQuery(mv, ctx)
-        return try runBound(IncrementalRefresh.restrict(logical, keys: keys, keyColumns: keyColumns) ?? logical, q, ctx)
+        return try runBound(IncrementalRefresh.restrict(logical, keys: keys, keyColumns: keyColumns) ?? logical, q, ctx,
+                            context)
     }
 
     private func bindStoredQuery(_ mv: MaterializedViewDef, _ ctx: StatementContext) throws -> (Query, LogicalPlan) {
         guard let q = try Session.parseStoredQuery(mv.queryText) else {
             throw SQLError(.internalError, "the query of a materialized view is not a query")
         }
-        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
-        binder.viewSearchPath = mv.searchPath
-        let logical = try binder.bind(query: q)
-        try authorizeReads(binder)
-        return (q, logical)
+        return (q, try QueryRunner.bind(q, session: self, scope: ctx, viewSearchPath: mv.searchPath).1)
     }
 
-    private func runBound(_ logical: LogicalPlan, _ q: Query, _ ctx: StatementContext) throws -> [Chunk] {
-        let physical = try planBound(logical, q, ctx)
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     context: statementContext)
-        return try executor.run(physical).map { $0.compacted() }
+    /// A refresh's own query: run as the statement's work, not logged as a query of its
+    /// own (the REFRESH, or the statement an AUTO REFRESH follows, is what the logs show).
+    private func runBound(_ logical: LogicalPlan, _ q: Query, _ ctx: StatementContext,
+                          _ context: QueryContext) throws -> [Chunk] {
+        let runner = QueryRunner(self, ctx, context)
+        return try runner.execute(try runner.plan(logical, q), .collect, returnsRows: false, logged: false).chunks
     }
 
     static func parseStoredQuery(_ text: String) throws -> Query? {

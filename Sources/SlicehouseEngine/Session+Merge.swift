@@ -3,6 +3,7 @@ import SlicehouseCatalog
 import SlicehousePlanner
 import SlicehouseSQL
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// MERGE, as Redshift has it, in one transaction on the statements that already exist:
 ///
@@ -18,16 +19,16 @@ import SlicehouseTypes
 ///
 /// The command tag counts the rows updated or deleted plus the rows inserted.
 extension Session {
-    func merge(_ m: Merge) throws -> StatementResult {
+    func merge(_ m: Merge, _ context: QueryContext) throws -> StatementResult {
         let table = try lockedTable(m.target, location: m.location)
         let target = TableRef(.table(m.target, alias: m.targetAlias.map { TableAlias(name: $0) }))
         let ctx = StatementContext(database: database, session: self)
 
         if m.removeDuplicates {
             let removed = try count(delete(Delete(table: m.target, alias: m.targetAlias, using: [m.source],
-                                                  whereClause: m.condition, location: m.location)))
+                                                  whereClause: m.condition, location: m.location), context))
             let all = Query(body: .select(Select(items: [.wildcard(Wildcard())], from: [m.source])))
-            let inserted = try count(insert(Insert(table: m.target, source: .query(all), location: m.location)))
+            let inserted = try count(insert(Insert(table: m.target, source: .query(all), location: m.location), context))
             return StatementResult(tag: "MERGE \(removed + inserted)")
         }
 
@@ -53,7 +54,8 @@ extension Session {
             items: [.expr(Expr(.literal(.integer("1"))), alias: nil)], from: [target], whereClause: m.condition)))))))
         var newRows: [Chunk] = []
         if !items.isEmpty {
-            let (rcols, chunks) = try runQuery(Query(body: .select(Select(items: items, from: [m.source], whereClause: unmatched))), ctx)
+            let unmatchedRows = Query(body: .select(Select(items: items, from: [m.source], whereClause: unmatched)))
+            let (rcols, chunks) = try QueryRunner(self, ctx, context).run(unmatchedRows)
             for (k, rc) in rcols.enumerated() where rc.type != .unknown && !TypeRules.canCast(rc.type, table.columns[columns[k]].type) {
                 let col = table.columns[columns[k]]
                 throw SQLError(.datatypeMismatch, "column \"\(col.name)\" is of type \(col.type.sqlName) but expression is of type \(rc.type.sqlName)")
@@ -63,7 +65,7 @@ extension Session {
             // Every value is DEFAULT: one row per unmatched source row.
             let query = Query(body: .select(Select(items: [.expr(Expr(.literal(.integer("1"))), alias: nil)],
                                                    from: [m.source], whereClause: unmatched)))
-            let (_, chunks) = try runQuery(query, ctx)
+            let (_, chunks) = try QueryRunner(self, ctx, context).run(query)
             newRows = chunks.map { Chunk(columns: [], count: $0.count) }
         }
 
@@ -72,16 +74,17 @@ extension Session {
         case .update(let assignments)?:
             let multiple = SQLError(.cardinality, "Found multiple matches to update the same tuple.")
             changed = try count(update(Update(table: m.target, alias: m.targetAlias, assignments: assignments, from: [m.source],
-                                              whereClause: m.condition, location: m.location), multipleMatches: multiple))
+                                              whereClause: m.condition, location: m.location), context,
+                                              multipleMatches: multiple))
         case .delete?:
             changed = try count(delete(Delete(table: m.target, alias: m.targetAlias, using: [m.source],
-                                              whereClause: m.condition, location: m.location)))
+                                              whereClause: m.condition, location: m.location), context))
         case nil:
             break
         }
-        let full = try completeRows(table, targets: columns, provided: newRows)
+        let full = try completeRows(table, targets: columns, provided: newRows, context: context)
         let inserted = full.reduce(0) { $0 + $1.count }
-        if inserted > 0 { try append(full, to: table) }
+        if inserted > 0 { try append(full, to: table, context: context) }
         return StatementResult(tag: "MERGE \(changed + inserted)")
     }
 

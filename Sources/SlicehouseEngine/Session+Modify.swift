@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
@@ -12,12 +13,12 @@ import SlicehousePlanner
 /// of the rows (delete plus append, as Redshift does). The deleted rows stay in their
 /// blocks until VACUUM; readers that started earlier still see them.
 extension Session {
-    func delete(_ d: Delete) throws -> StatementResult {
+    func delete(_ d: Delete, _ context: QueryContext) throws -> StatementResult {
         let (table, base) = try transaction.beginWrite(try lockedTable(d.table).qualifiedName, reads: true)
         try requirePrivilege(.delete, on: table)
         let ctx = StatementContext(database: database, session: self)
         ctx.rowIDTable = table.id
-        let (_, chunks) = try runQuery(deletionQuery(d, table: table), ctx)
+        let (_, chunks) = try QueryRunner(self, ctx, context).run(deletionQuery(d, table: table))
         var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
         if marked == 0 { return StatementResult(tag: "DELETE 0") }
         try writeDeleteFiles(&next, from: base, table: table)
@@ -74,7 +75,7 @@ extension Session {
         return (Query(body: .select(select)), assigned.keys.sorted())
     }
 
-    func update(_ u: Update, multipleMatches: SQLError? = nil) throws -> StatementResult {
+    func update(_ u: Update, _ context: QueryContext, multipleMatches: SQLError? = nil) throws -> StatementResult {
         let (table, base) = try transaction.beginWrite(try lockedTable(u.table).qualifiedName, reads: true)
         let (query, assigned) = try updateQuery(u, table: table)
         // UPDATE on the table, or on every assigned column; reading columns (WHERE, SET
@@ -82,7 +83,7 @@ extension Session {
         try requirePrivilege(.update, on: table, columns: assigned.map { table.columns[$0].name })
         let ctx = StatementContext(database: database, session: self)
         ctx.rowIDTable = table.id
-        let (rcols, chunks) = try runQuery(query, ctx)
+        let (rcols, chunks) = try QueryRunner(self, ctx, context).run(query)
         for (k, rc) in rcols.enumerated().dropFirst() where rc.type != .unknown
             && !TypeRules.canCast(rc.type, table.columns[k - 1].type) {
             throw SQLError(.datatypeMismatch, "column \"\(table.columns[k - 1].name)\" is of type \(table.columns[k - 1].type.sqlName) but expression is of type \(rc.type.sqlName)")
@@ -103,9 +104,9 @@ extension Session {
         }
         var (next, marked) = markDeleted(chunks.map { $0.columns[0] }, counts: chunks.map { $0.count }, in: base)
         if marked == 0 { return StatementResult(tag: "UPDATE 0") }
-        let full = try completeRows(table, targets: Array(0..<table.columns.count), provided: newRows)
+        let full = try completeRows(table, targets: Array(0..<table.columns.count), provided: newRows, context: context)
         try writeDeleteFiles(&next, from: base, table: table)
-        next = try placeRows(full, onto: next, of: table, sink: transaction.newSink())
+        next = try placeRows(full, onto: next, of: table, sink: transaction.newSink(), context: context)
         transaction.stage(table.id, next)
         return StatementResult(tag: "UPDATE \(marked)")
     }

@@ -164,7 +164,7 @@ extension Session {
         let schema = temporarySchema
         let mine = database.store.current.catalog.allTables.filter { $0.schema == schema }
         if mine.isEmpty { return }
-        let t = database.store.begin(process: process)
+        let t = database.store.begin(process: process, cancellation: .none)   // the session is ending
         do {
             for def in mine { try t.dropTable(def.qualifiedName) }
             try t.commit()

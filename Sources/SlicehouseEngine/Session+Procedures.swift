@@ -3,6 +3,7 @@ import SlicehouseCatalog
 import SlicehousePlanner
 import SlicehouseSQL
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// Stored procedures, as Redshift has them: `CREATE [OR REPLACE] PROCEDURE name([[argname]
 /// [IN | OUT | INOUT] type, ...]) [NONATOMIC] AS $$ PL/pgSQL $$ LANGUAGE plpgsql`, CALL,
@@ -13,11 +14,11 @@ extension Session {
     /// Calls nested deeper than this fail (Redshift allows 16 levels).
     static let maxProcedureDepth = 16
 
-    func runProcedureStatement(_ p: ProcedureStatement) throws -> StatementResult {
+    func runProcedureStatement(_ p: ProcedureStatement, _ context: QueryContext) throws -> StatementResult {
         switch p {
         case .create(let c): return try createProcedure(c)
         case .drop(let d): return try dropProcedure(d)
-        case .call(let c): return try callProcedure(c)
+        case .call(let c): return try callProcedure(c, context)
         case .show(let r): return try showProcedure(r)
         case .rename(let r, let newName): return try alterProcedure(r, rename: newName, owner: nil)
         case .owner(let r, let owner): return try alterProcedure(r, rename: nil, owner: owner)
@@ -260,7 +261,8 @@ extension Session {
         return (def, attributes, inputTypes, values)
     }
 
-    func callProcedure(_ c: CallProcedure) throws -> StatementResult {
+    /// CALL: the body runs as the CALL's work (`context`), each statement in it too.
+    func callProcedure(_ c: CallProcedure, _ context: QueryContext) throws -> StatementResult {
         guard procedureDepth < Session.maxProcedureDepth else {
             throw SQLError(.featureNotSupported, "stored procedure calls are nested deeper than \(Session.maxProcedureDepth) levels")
         }
@@ -289,7 +291,8 @@ extension Session {
         }
         if attributes.securityDefiner { user = attributes.owner }
         for (k, v) in attributes.settings { settings[k] = v }
-        let interpreter = ProcedureInterpreter(session: self, procedure: def, attributes: attributes, block: block)
+        let interpreter = ProcedureInterpreter(session: self, procedure: def, attributes: attributes, block: block,
+                                               context: context)
         let outputs = try interpreter.run(arguments: inputs)
         guard !outputs.isEmpty else { return StatementResult(tag: "CALL") }
         var columns: [ResultColumn] = []

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 
 extension Session {
     /// CREATE SCHEMA, DROP SCHEMA, ALTER TABLE / VIEW.
-    func performSchemaStatement(_ statement: Statement) throws -> StatementResult {
+    func performSchemaStatement(_ statement: Statement, _ context: QueryContext) throws -> StatementResult {
         switch statement {
         case .createSchema(let c): return try createSchema(c)
         case .dropSchema(let d): return try dropSchemas(d)
-        case .alterTable(let a): return try alterTable(a)
+        case .alterTable(let a): return try alterTable(a, context)
         default: throw SQLError.internalError("not a schema statement")
         }
     }
@@ -73,7 +74,7 @@ extension Session {
         return StatementResult(tag: "DROP SCHEMA", notices: notices)
     }
 
-    func alterTable(_ a: AlterTable) throws -> StatementResult {
+    func alterTable(_ a: AlterTable, _ context: QueryContext) throws -> StatementResult {
         let tag = a.isView ? "ALTER VIEW" : "ALTER TABLE"
         var notices: [String] = []
         let found = try lookup(a.name, in: transaction.catalog)
@@ -137,7 +138,7 @@ extension Session {
             case .owner:
                 break
             default:
-                notices = try alterTableLayout(t, a.action)
+                notices = try alterTableLayout(t, a.action, context)
             }
         case .view(let v):
             if case .owner(let u) = a.action { return try runSecurity(.alterOwner(.tables([a.name]), to: u.lowercased())) }

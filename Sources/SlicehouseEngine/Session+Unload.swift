@@ -10,7 +10,7 @@ import SlicehouseParquet
 extension Session {
     /// `UNLOAD ('select ...') TO 'prefix' [options]`: writes the query's result to local
     /// files named as Redshift names its S3 objects.
-    func unload(_ u: Unload) throws -> StatementResult {
+    func unload(_ u: Unload, _ context: QueryContext) throws -> StatementResult {
         let start = Clock.nowMicros()
         let options = try UnloadOptions(options: u.options.map { (name: $0.name, args: $0.args.map { $0.text }) })
         var prefix = u.destination
@@ -24,9 +24,8 @@ extension Session {
             throw SQLError(.syntax, "UNLOAD needs exactly one SELECT statement")
         }
         let ctx = StatementContext(database: database, session: self)
-        let (physical, outputs) = try planQuery(q, ctx)
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     context: statementContext)
+        let runner = QueryRunner(self, ctx, context)
+        let (physical, outputs) = try runner.plan(q)
         let names = outputs.map { $0.name }, types = outputs.map { $0.type }
 
         // Partition columns (Hive-style folders).
@@ -44,14 +43,16 @@ extension Session {
         try UnloadDestination.prepare(prefix, cleanPath: options.cleanPath, allowOverwrite: options.allowOverwrite)
         // The rows stream from the query into the files: what is held at once is the
         // writers' buffers (reserved here), not the result.
-        let reservation = MemoryReservation(statementContext.memory)
+        let reservation = MemoryReservation(context.memory)
         defer { reservation.free() }
         /// Runs the query, handing each chunk to `write` with its slice (PARALLEL ON) or 0.
         func run(_ write: (Int, Chunk) throws -> Void) throws {
-            if options.parallel {
-                try executor.streamPartitioned(physical, into: write)
-            } else {
-                try executor.stream(physical) { try write(0, $0) }
+            try withoutActuallyEscaping(write) { write in
+                if options.parallel {
+                    try runner.execute(physical, .partitioned(write), returnsRows: false)
+                } else {
+                    try runner.execute(physical, .stream { try write(0, $0) }, returnsRows: false)
+                }
             }
         }
         if options.format == .parquet {

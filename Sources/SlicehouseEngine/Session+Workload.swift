@@ -48,8 +48,7 @@ extension Session {
     /// The runtime context of `statement` and how WLM is to treat it (`run` calls this
     /// where it used to make the context).
     func beginWorkload(_ statement: Statement, cancellation: Cancellation) -> WorkloadStatement {
-        let context = QueryContext(cancellation: cancellation, memory: QueryMemory(budget: nil, pool: database.memory),
-                                   spill: database.spill)
+        let context = database.newStatementContext(cancellation: cancellation)
         let mode: WorkloadStatement.Mode
         switch statement {
         case .query:
@@ -139,7 +138,7 @@ extension Session {
     func runOutsideWorkload() {
         guard !findingViewColumns, let workload = workloadStatement, workload.mode == .afterPlanning else { return }
         workload.mode = .bypass
-        workload.context.reserveQueryID(statementQueryID ?? newQueryID())
+        workload.context.reserveQueryID(statementQueryID ?? newQueryID(workload.context))
     }
 
     private func admit(_ workload: WorkloadStatement, shape: String?, estimatedCost: Double?) throws {
@@ -155,7 +154,7 @@ extension Session {
             database.store.locks.entries.contains { $0.granted && $0.holder.transaction == id }
         } ?? false
         var request = WLMRequest(
-            queryID: statementQueryID ?? newQueryID(), userID: security.allUsers.first { $0.name == user }?.id ?? 100,
+            queryID: statementQueryID ?? newQueryID(workload.context), userID: security.allUsers.first { $0.name == user }?.id ?? 100,
             process: process, xid: xid ?? 0, isSuperuser: security.isSuperuser(user),
             userGroups: security.groups(of: user), queryGroup: settings["query_group"], slotCount: slots,
             restartable: workload.restartable, timeLimited: workload.timeLimited,

@@ -60,7 +60,8 @@ public final class Session: @unchecked Sendable {
     /// Inside an open block it just runs `body`.
     public func implicitTransaction<T>(_ body: () throws -> T) throws -> T {
         if inTransactionBlock { return try body() }
-        transaction = database.store.begin(process: process)
+        // Each statement in it gives the block its own cancellation (`beginStatement`).
+        transaction = database.store.begin(process: process, cancellation: .none)
         inTransactionBlock = true
         transactionFailed = false
         implicitBlock = true
@@ -105,7 +106,6 @@ public final class Session: @unchecked Sendable {
     /// session was terminated (`pg_terminate_backend`): its connection is to close.
     private let runningLock = Lock()
     private var running: Cancellation?
-    private var runningContext: QueryContext?
     /// The running statement's way through WLM (Session+Workload.swift).
     var workloadStatement: WorkloadStatement?
     private var terminated = false
@@ -119,19 +119,11 @@ public final class Session: @unchecked Sendable {
 
     /// What the running query's steps have done so far, or nil between queries.
     var runningStepRecords: [StepRecord]? { runningLock.withLock { runningSteps }?.steps }
-    /// The running statement's cancellation, for its scans and lock waits.
-    var statementCancellation: Cancellation { runningLock.withLock { running } ?? .none }
-    /// The running statement's runtime context (its budget, spill space and metrics),
-    /// for the executors and loaders it starts.
-    var statementContext: QueryContext {
-        runningLock.withLock { runningContext } ?? QueryContext(memory: QueryMemory(budget: nil, pool: database.memory),
-                                                                spill: database.spill)
-    }
 
     init(database: Database, process: Int) {
         self.database = database
         self.process = process
-        transaction = database.store.begin(process: process)
+        transaction = database.store.begin(process: process, cancellation: .none)
         transaction.rollback()
     }
 
@@ -207,9 +199,10 @@ public final class Session: @unchecked Sendable {
         runningLock.withLock { current }
     }
 
-    /// A new query id for the running statement (the first is the one it is logged as).
-    func newQueryID() -> Int {
-        let id = database.nextQueryID()
+    /// A new query id for the running statement (the first is the one it is logged as,
+    /// the one WLM admitted it under when it was: `context` holds that one).
+    func newQueryID(_ context: QueryContext) -> Int {
+        let id = database.nextQueryID(reserved: context.takeQueryID())
         if statementQueryID == nil {
             statementQueryID = id
             runningLock.withLock { current?.query = id }
@@ -239,7 +232,6 @@ public final class Session: @unchecked Sendable {
         let context = workload.context
         let wasTerminated = runningLock.withLock { () -> Bool in
             running = cancellation
-            runningContext = context
             return terminated
         }
         if wasTerminated { cancellation.cancel(Cancellation.terminated) }
@@ -250,10 +242,7 @@ public final class Session: @unchecked Sendable {
             rowSink = nil
             workloadStatement = nil
             database.activity.end()
-            runningLock.withLock {
-                running = nil
-                runningContext = nil
-            }
+            runningLock.withLock { running = nil }
             // A load or a query that held a lot leaves its freed pages in the allocator's
             // arenas: give them back, so the process's size follows what it holds.
             if case .copy = statement {
@@ -266,7 +255,7 @@ public final class Session: @unchecked Sendable {
         try cancellation.check()
         var result: StatementResult
         do {
-            result = try context.run { try runWorkload(workload) { try runInTransaction(statement) } }
+            result = try runWorkload(workload) { try runInTransaction(statement, context) }
         } catch var e as SQLError where !pendingNotices.isEmpty {
             // Notices raised before the error (a procedure's RAISE INFO) go out before it.
             e.notices = pendingNotices + e.notices
@@ -296,8 +285,10 @@ public final class Session: @unchecked Sendable {
         try LargeStack.run {
             switch statement.statement {
             case .query(let q):
+                // Planned outside any statement: nothing runs (so it has no statement's
+                // context to run in) and nothing is admitted.
                 let ctx = StatementContext(database: database, session: self)
-                let (_, outputs) = try planQuery(q, ctx)
+                let (_, outputs) = try QueryRunner(self, ctx, .system).plan(q)
                 return outputs.map { ResultColumn(name: $0.name, type: $0.type) }
             case .explain:
                 return [ResultColumn(name: "QUERY PLAN", type: .text)]
@@ -433,7 +424,7 @@ public final class Session: @unchecked Sendable {
     /// Parsed procedure bodies by their text (a procedure is parsed once per session).
     var procedureBodies: [String: PLBlock] = [:]
 
-    private func runInTransaction(_ statement: Statement) throws -> StatementResult {
+    private func runInTransaction(_ statement: Statement, _ context: QueryContext) throws -> StatementResult {
         switch statement {
         case .begin:
             if inTransactionBlock && implicitBlock {
@@ -443,7 +434,7 @@ public final class Session: @unchecked Sendable {
             if inTransactionBlock {
                 return StatementResult(tag: "BEGIN", notices: ["WARNING:  there is already a transaction in progress"])
             }
-            transaction = database.store.begin(process: process)
+            transaction = database.store.begin(process: process, cancellation: context.cancellation)
             inTransactionBlock = true
             transactionFailed = false
             return StatementResult(tag: "BEGIN")
@@ -486,17 +477,17 @@ public final class Session: @unchecked Sendable {
                 try commitOrRollback()
             default:
                 do {
-                    return try perform(statement)
+                    return try perform(statement, context)
                 } catch {
                     transactionFailed = true
                     throw error
                 }
             }
         }
-        transaction = database.store.begin(process: process)
+        transaction = database.store.begin(process: process, cancellation: context.cancellation)
         let result: StatementResult
         do {
-            result = try perform(statement)
+            result = try perform(statement, context)
         } catch {
             transaction.rollback()
             throw error
@@ -507,8 +498,8 @@ public final class Session: @unchecked Sendable {
 
     /// Run `body` in a transaction of its own, committed at its end (rolled back when it
     /// throws). Outside a transaction block only.
-    func inOwnTransaction<T>(_ body: () throws -> T) throws -> T {
-        transaction = database.store.begin(process: process)
+    func inOwnTransaction<T>(_ context: QueryContext, _ body: () throws -> T) throws -> T {
+        transaction = database.store.begin(process: process, cancellation: context.cancellation)
         do {
             let result = try body()
             try commitOrRollback()
@@ -521,14 +512,13 @@ public final class Session: @unchecked Sendable {
 
     /// A stored procedure's COMMIT / ROLLBACK (or TRUNCATE) outside a transaction block:
     /// end the CALL's transaction and begin the one the rest of the procedure runs in.
-    func restartProcedureTransaction(commit: Bool) throws {
+    func restartProcedureTransaction(commit: Bool, _ context: QueryContext) throws {
         if commit {
             try commitOrRollback()
         } else {
             transaction.rollback()
         }
-        transaction = database.store.begin(process: process)
-        transaction.cancellation = statementCancellation
+        transaction = database.store.begin(process: process, cancellation: context.cancellation)
     }
 
     /// Commit the current transaction; if that fails, nothing of it is kept.
@@ -559,24 +549,26 @@ public final class Session: @unchecked Sendable {
         return try transaction.lockTable(def.qualifiedName)
     }
 
-    /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`.
-    func perform(_ statement: Statement) throws -> StatementResult {
-        transaction.cancellation = statementCancellation
+    /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`, as `context`'s
+    /// work (the statement's runtime context: its budget, cancellation and WLM slot).
+    func perform(_ statement: Statement, _ context: QueryContext) throws -> StatementResult {
+        transaction.beginStatement(cancellation: context.cancellation)
         let xid = transaction.id
         runningLock.withLock { current?.xid = xid }
         switch statement {
         case .query(let q):
-            return try runSelect(q, StatementContext(database: database, session: self))
+            let ctx = StatementContext(database: database, session: self)
+            return try QueryRunner(self, ctx, context).select(q, sink: rowSink)
         case .explain(let e):
-            return try explain(e)
+            return try explain(e, context)
         case .createTable(let c):
-            return try createTable(c)
+            return try createTable(c, context)
         case .dropTable(let d):
             return try dropTables(d)
         case .insert(let i):
-            return try insert(i)
+            return try insert(i, context)
         case .copy(let c):
-            return try copy(c)
+            return try copy(c, context)
         case .truncate(let name):
             let def = try lockedTable(name)
             try requireOwner(of: def, or: .truncate)
@@ -636,11 +628,11 @@ public final class Session: @unchecked Sendable {
         case .dropView(let d):
             return try dropViews(d)
         case .update(let u):
-            return try update(u)
+            return try update(u, context)
         case .delete(let d):
-            return try delete(d)
+            return try delete(d, context)
         case .merge(let m):
-            return try merge(m)
+            return try merge(m, context)
         case .comment(let c):
             return try comment(c)
         case .createFunction(let f):
@@ -648,15 +640,15 @@ public final class Session: @unchecked Sendable {
         case .dropFunction(let d):
             return try dropFunction(d)
         case .procedure(let p):
-            return try runProcedureStatement(p)
+            return try runProcedureStatement(p, context)
         case .unload(let u):
-            return try unload(u)
+            return try unload(u, context)
         case .vacuum(let v):
-            return try vacuum(v)
+            return try vacuum(v, context)
         case .analyze(let a):
-            return try analyze(a)
+            return try analyze(a, context)
         case .createSchema, .dropSchema, .alterTable:
-            return try performSchemaStatement(statement)
+            return try performSchemaStatement(statement, context)
         case .lock(let names):
             for n in names {
                 let def = try lockedTable(n, toChange: false)
@@ -668,7 +660,7 @@ public final class Session: @unchecked Sendable {
         case .security(let s):
             return try runSecurity(s)
         case .refreshMaterializedView(let r):
-            return try refreshMaterializedView(r)
+            return try refreshMaterializedView(r, context)
         }
     }
 
@@ -676,66 +668,9 @@ public final class Session: @unchecked Sendable {
     /// a transaction block, the latest committed one otherwise.
     var toolCatalog: Catalog { inTransactionBlock ? transaction.catalog : database.store.current.catalog }
 
-    // MARK: - Queries
+    // MARK: - Queries (QueryRunner runs them)
 
-    /// Bind, optimize and plan a query (and admit it to WLM when it is the statement's).
-    func planQuery(_ q: Query, _ ctx: StatementContext) throws -> (PhysicalNode, [PlanColumn]) {
-        let (_, logical) = try bindQuery(q, ctx)
-        return (try planBound(logical, q, ctx), logical.outputs)
-    }
-
-    /// Bind a query and check the session user may read what it reads. The binder
-    /// tells what else the result depends on (`Binder.isDeterministic`).
-    func bindQuery(_ q: Query, _ ctx: StatementContext) throws -> (Binder, LogicalPlan) {
-        let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
-        let logical = try binder.bind(query: q)
-        try authorizeReads(binder)
-        return (binder, logical)
-    }
-
-    /// Optimize and plan a bound query, and admit it to WLM when it is the statement's.
-    func planBound(_ logical: LogicalPlan, _ q: Query, _ ctx: StatementContext) throws -> PhysicalNode {
-        let optimized = Optimizer(context: ctx, evaluateConstant: evaluateConstant).optimize(logical)
-        var planner = PhysicalPlanner(context: ctx)
-        let physical = try planner.planQuery(optimized)
-        try admitPlannedQuery(physical, ctx, q)
-        return physical
-    }
-
-    func runQuery(_ q: Query, _ ctx: StatementContext) throws -> ([ResultColumn], [Chunk]) {
-        let (physical, outputs) = try planQuery(q, ctx)
-        let executor = QueryExecutor(layout: database.layout, snapshots: ctx.snapshots, cache: database.cache,
-                                     context: statementContext)
-        setRunningSteps(executor.steps)
-        defer { setRunningSteps(nil) }
-        let start = Clock.nowMicros()
-        let chunks = try executor.run(physical)
-        for c in chunks { executor.context.metrics.addReturnRows(c.count) }
-        recordExecution(executor, plan: physical, snapshots: ctx.snapshots, start: start)
-        return (outputs.map { ResultColumn(name: $0.name, type: $0.type) }, chunks.map { $0.compacted() })
-    }
-
-    /// Give the query its id and log what it scanned (STL_SCAN), what each of its steps
-    /// did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT), its plan (STL_EXPLAIN) and
-    /// what in its run suggests a better design (STL_ALERT_EVENT_LOG).
-    func recordExecution(_ executor: QueryExecutor, plan: PhysicalNode, snapshots: [Int: TableSnapshot], start: Int64) {
-        lastQueryID = newQueryID()
-        database.recordScans(query: lastQueryID, executor.counters)
-        let userID = currentUserID
-        lastSpilledBytes = executor.context.memory.spilledBytes
-        let steps = executor.steps.steps
-        database.recordSteps(QuerySteps(query: lastQueryID, userID: userID, start: start, end: Clock.nowMicros(),
-                                        steps: steps))
-        database.logExplain(ExplainPrinter.render(plan), query: lastQueryID, userID: userID)
-        let alerts = QueryAlerts.find(plan: plan, steps: steps, scans: executor.counters, snapshots: snapshots)
-        database.log(.alertEventLog, alerts.map { a -> [Value] in
-            [.int(Int64(userID)), .int(Int64(lastQueryID)), .int(Int64(a.slice)), .int(Int64(a.segment)),
-             .int(Int64(a.step)), .int(Int64(process)), .int(Int64(transaction.id)), .string(a.event),
-             .string(a.solution), .int(start)]
-        })
-    }
-
-    func explain(_ e: Explain) throws -> StatementResult {
+    func explain(_ e: Explain, _ context: QueryContext) throws -> StatementResult {
         if e.analyze, case .query = e.statement {} else if e.analyze {
             // It would run the statement: its changes would have to be rolled back.
             throw SQLError.unsupported("EXPLAIN ANALYZE of a statement other than a query")
@@ -767,14 +702,14 @@ public final class Session: @unchecked Sendable {
         default:
             throw SQLError.unsupported("EXPLAIN of this statement")
         }
-        var (physical, outputs) = try planQuery(q, ctx)
-        var planContext = ctx
+        var runner = QueryRunner(self, ctx, context)
+        var (physical, outputs) = try runner.plan(q)
         if case .query = e.statement, let r = rewriteWithMaterializedView(q, outputs: outputs) {
             // The plan the query runs: over the materialized view that answers it.
-            (physical, outputs) = (try planBound(r.logical, r.query, r.context), r.logical.outputs)
-            planContext = r.context
+            runner = QueryRunner(self, r.context, context)
+            (physical, outputs) = (try runner.plan(r.logical, r.query), r.logical.outputs)
         }
-        let lines = e.analyze ? try explainAnalyze(physical, planContext, verbose: e.verbose)
+        let lines = e.analyze ? try explainAnalyze(physical, runner, verbose: e.verbose)
             : ExplainPrinter.render(physical, verbose: e.verbose)
         var v = Vector(type: .text, capacity: lines.count)
         for l in lines { v.append(.string(l)) }
@@ -843,13 +778,13 @@ public final class Session: @unchecked Sendable {
 
     /// Complete rows for `table`: `provided` vectors for `targets` (column indices);
     /// other columns get their DEFAULT, IDENTITY values or NULL. Returns full-width chunks.
-    func completeRows(_ table: TableDef, targets: [Int], provided: [Chunk]) throws -> [Chunk] {
+    func completeRows(_ table: TableDef, targets: [Int], provided: [Chunk], context: QueryContext) throws -> [Chunk] {
         // Every column provided in its own type (a COPY without a column list): only
         // the checks of `assign` remain, and the chunks take them in parallel.
         if targets == Array(table.columns.indices),
            provided.allSatisfy({ c in zip(c.columns, table.columns).allSatisfy { $0.type == $1.type } }) {
             let columns = table.columns
-            return try parallelMap(provided.count) { k in
+            return try parallelMap(provided.count, context: context) { k in
                 let c = provided[k].compacted()
                 return Chunk(columns: try zip(c.columns, columns).map { try Session.assign($0, to: $1, rows: c.count) },
                              count: c.count)
@@ -872,7 +807,7 @@ public final class Session: @unchecked Sendable {
                     for r in 0..<n { a.append(first &+ Int64(r) &* step) }
                     v = Vector(type: col.type, data: .int64(a))
                 } else if let d = col.defaultSQL {
-                    v = try defaultVector(d, col, rows: n)
+                    v = try defaultVector(d, col, rows: n, context: context)
                 } else {
                     v = Vector.nulls(col.type, count: n)
                 }
@@ -908,14 +843,14 @@ public final class Session: @unchecked Sendable {
         return try ExpressionEvaluator.evaluate(.cast(.column(0, v.type), t), chunk).flattened(count: rows)
     }
 
-    func defaultVector(_ sql: String, _ col: ColumnDef, rows: Int) throws -> Vector {
-        let expr = try bindStandalone(sql, type: col.type)
+    func defaultVector(_ sql: String, _ col: ColumnDef, rows: Int, context: QueryContext) throws -> Vector {
+        let expr = try bindStandalone(sql, type: col.type, context: context)
         let v = try ExpressionEvaluator.evaluate(expr, Chunk(columns: [], count: rows))
         return v.flattened(count: rows)
     }
 
     /// Bind a column-free expression (DEFAULT values) and cast it to `type`.
-    func bindStandalone(_ sql: String, type: DataType) throws -> BoundExpr {
+    func bindStandalone(_ sql: String, type: DataType, context: QueryContext) throws -> BoundExpr {
         let stmts = try parseStatements("SELECT " + sql)
         guard stmts.count == 1, case .query(let q) = stmts[0], case .select(let s) = q.body,
               s.items.count == 1, case .expr(let e, _) = s.items[0] else {
@@ -929,18 +864,20 @@ public final class Session: @unchecked Sendable {
 
     /// Place full-width chunks on the table's slices (sorted by the sort key within
     /// each slice, encoded into blocks) as the transaction's next snapshot of the table.
-    func append(_ chunks: [Chunk], to table: TableDef) throws {
+    func append(_ chunks: [Chunk], to table: TableDef, context: QueryContext) throws {
         let (def, base) = try transaction.beginWrite(table.qualifiedName, reads: false)
         let sink = transaction.newSink()
-        transaction.stage(def.id, try placeRows(chunks, onto: base, of: def, sink: sink))
+        transaction.stage(def.id, try placeRows(chunks, onto: base, of: def, sink: sink, context: context))
     }
 
     /// The next snapshot of `table`: `base` plus `chunks` placed, sorted and encoded
     /// into blocks written to `sink` (not committed).
-    func placeRows(_ chunks: [Chunk], onto base: TableSnapshot, of table: TableDef, sink: BlockSink) throws -> TableSnapshot {
+    func placeRows(_ chunks: [Chunk], onto base: TableSnapshot, of table: TableDef, sink: BlockSink,
+                   context: QueryContext) throws -> TableSnapshot {
         try Distributor.append(chunks, to: base, table: table, layout: database.layout, sink: sink,
                                sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
                                readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
+                               context: context,
                                existing: { snap, slice in
             try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
                                      cache: self.database.cache)

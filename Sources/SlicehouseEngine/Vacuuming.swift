@@ -114,13 +114,15 @@ struct Vacuumer: Sendable {
 
     /// VACUUM table `name`. The table's lock is taken first (writers wait, readers go on
     /// with their snapshots); `background` gives up at once when the lock is held.
-    /// `cancellation` (a statement's) stops the lock wait and the work between pieces, and
-    /// is what is thrown then.
+    /// The work runs as `context`'s (a statement's, or the background vacuum's own); its
+    /// cancellation stops the lock wait and the work between pieces, and is what is thrown
+    /// then. `isCancelled` is the background vacuum's reason to give up.
     func vacuum(_ name: QualifiedName, mode: TableVacuum.Mode, threshold: Int, process: Int, background: Bool,
-                cancellation: Cancellation? = nil, isCancelled: @escaping @Sendable () -> Bool) throws {
-        let t = store.begin(process: process)
+                context: QueryContext, isCancelled: @escaping @Sendable () -> Bool) throws {
+        let cancellation = context.cancellation
+        let t = store.begin(process: process, cancellation: cancellation)
         defer { t.rollback() }
-        let lockCancel: () -> SQLError? = background ? { SQLError(.objectInUse, "table is in use") } : { cancellation?.error }
+        let lockCancel: () -> SQLError? = background ? { SQLError(.objectInUse, "table is in use") } : { cancellation.error }
         let (def, snap) = try t.beginWrite(name, reads: true, isCancelled: lockCancel)
         let plan = TableVacuum.plan(snap, table: def, mode: mode, threshold: threshold)
         let before = TableVacuum.Counts(snap)
@@ -147,13 +149,13 @@ struct Vacuumer: Sendable {
                 readBlock: { [cache] b, type in try cache.vector(b, type: type) },
                 writeDeletes: { set, slice in try t.writeDeletes(set, table: def.id, slice: slice) },
                 progress: { f in log.update(fraction: f, status: "Vacuum: \(phase) \(def.name)") },
-                isCancelled: { isCancelled() || cancellation?.isCancelled == true })
+                context: context, isCancelled: isCancelled)
         } catch {
             sink.discard()
             log.setProgress(VacuumLog.Progress(table: def.name, status: "Canceled", started: started, fraction: 0, running: false))
-            throw cancellation?.error ?? error
+            throw cancellation.error ?? error
         }
-        try cancellation?.check()
+        try cancellation.check()
         t.stageReorganized(def.id, next)
         try t.commit()
         let after = TableVacuum.Counts(next)
@@ -177,7 +179,7 @@ extension Session {
     /// `VACUUM [mode] [table] [TO n PERCENT] [BOOST]`: every table (in table-id order) or
     /// the one named, each in a transaction of its own. BOOST is accepted: every VACUUM
     /// already uses all cores.
-    func vacuum(_ v: SlicehouseSQL.Vacuum) throws -> StatementResult {
+    func vacuum(_ v: SlicehouseSQL.Vacuum, _ context: QueryContext) throws -> StatementResult {
         var names: [QualifiedName]
         if let name = v.table {
             guard let def = try resolveTable(name) else {
@@ -205,10 +207,9 @@ extension Session {
             // A table dropped since the list was made is skipped, as Redshift does.
             if v.table == nil && database.store.current.catalog.table(n) == nil { continue }
             // Cancel, pg_cancel_backend and statement_timeout stop it between pieces of work.
-            let cancellation = statementCancellation
-            try cancellation.check()
+            try context.cancellation.check()
             try database.vacuumer.vacuum(n, mode: mode, threshold: v.toPercent ?? TableVacuum.defaultThreshold,
-                                         process: process, background: false, cancellation: cancellation,
+                                         process: process, background: false, context: context,
                                          isCancelled: { false })
         }
         return StatementResult(tag: "VACUUM")
@@ -307,8 +308,10 @@ final class AutoVacuum: @unchecked Sendable {
             let locks = vacuumer.store.locks
             let log = vacuumer.log
             do {
+                // Its own context: no statement's budget or cancellation; it yields through
+                // `isCancelled`.
                 try vacuumer.vacuum(t.qualifiedName, mode: .deleteOnly, threshold: 100, process: Self.process, background: true,
-                                    isCancelled: { [weak self] in
+                                    context: QueryContext(), isCancelled: { [weak self] in
                     (self?.isStopping ?? true) || log.backgroundShouldYield || locks.hasWaiters(table: t.id)
                 })
             } catch {

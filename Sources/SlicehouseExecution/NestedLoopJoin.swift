@@ -31,8 +31,8 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
     private let probeTypes: [DataType]
     private let buildTypes: [DataType]
     private let cancellation: Cancellation
-    private let context: QueryContext?
-    private let reservation: MemoryReservation?
+    private let context: QueryContext
+    private let reservation: MemoryReservation
     private var loaded = false
     private var build: Chunk?
     /// The block nested loop's state, once the build side went to disk.
@@ -51,15 +51,15 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
     private var probeMatched: [Bool] = []
 
     init(kind: PhysicalJoinKind, probe: Operator, build: Operator, condition: BoundExpr?, singleRow: Bool = false,
-         probeTypes: [DataType], buildTypes: [DataType], cancellation: Cancellation = .none, context: QueryContext? = nil) {
-        self.cancellation = cancellation
+         probeTypes: [DataType], buildTypes: [DataType], context: QueryContext) {
+        cancellation = context.cancellation
         self.context = context
-        reservation = context.map { MemoryReservation($0.memory) }
+        reservation = MemoryReservation(context.memory)
         self.kind = kind; self.probe = probe; self.buildInput = build; self.condition = condition; self.singleRow = singleRow
         self.probeTypes = probeTypes; self.buildTypes = buildTypes
     }
 
-    var memoryPeak: Int { reservation?.peak ?? 0 }
+    var memoryPeak: Int { reservation.peak }
     var spilledBytes: Int { blocked.map { $0.buildFile.size + $0.probeFile.size } ?? 0 }
 
     /// Read the build side into `build`, or, when the budget refuses it, into a spill file
@@ -76,10 +76,10 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
             if singleRow && n > 1 {
                 throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
             }
-            guard let reservation, cc.count > 0 else { continue }
+            guard cc.count > 0 else { continue }
             held += cc.approximateBytes
             if reservation.tryResize(to: held) { continue }
-            guard let context, !singleRow else {
+            guard !singleRow else {
                 reservation.resize(to: held)   // cannot spill: hold it anyway, counted
                 continue
             }
@@ -235,7 +235,7 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
 
     private func nextBlocked(_ s: BlockedState) throws -> Chunk? {
         while true {
-            if s.done { reservation?.free(); return nil }
+            if s.done { reservation.free(); return nil }
             if let b = s.block {
                 if let pc = current {
                     if probeRow < pc.count && b.count > 0 {
@@ -272,7 +272,7 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
                 continue
             }
             // Every block is done: the probe rows this kind outputs on their own.
-            reservation?.free()
+            reservation.free()
             guard kind == .left || kind == .full || kind == .semi || kind == .anti else { s.done = true; continue }
             if s.firstPass {
                 // No block at all cannot happen (the build side overflowed), but be exact.
@@ -324,7 +324,7 @@ final class NestedLoopJoinOperator: Operator, MemoryHolding {
         }
         s.buildReader = n == 0 ? nil : reader
         if n == 0 { return nil }
-        reservation?.resize(to: bytes)
+        reservation.resize(to: bytes)
         return Chunk(columns: cols, count: n)
     }
 }

@@ -43,7 +43,7 @@ public final class QueryExecutor: @unchecked Sendable {
     public let steps = QueryMetrics()
 
     public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache,
-                context: QueryContext = QueryContext()) {
+                context: QueryContext) {
         self.layout = layout
         self.snapshots = snapshots
         self.cache = cache
@@ -331,15 +331,16 @@ public final class QueryExecutor: @unchecked Sendable {
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
-                                    runtimeFilters: published, context: context,
+                                    runtimeFilters: published,
                                     shared: sharedBuild(node, kind: kind, scope: filters),
-                                    readOutputs: node.readOutputs.isEmpty ? nil : node.readOutputs)
+                                    readOutputs: node.readOutputs.isEmpty ? nil : node.readOutputs,
+                                    context: context)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(node.children[0], partition: p, filters: filters)
             let build = try buildOperator(node.children[1], partition: p, filters: filters)
             return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, singleRow: singleRow,
                                           probeTypes: node.children[0].types, buildTypes: node.children[1].types,
-                                          cancellation: cancellation, context: context)
+                                          context: context)
         case .aggregate(let groups, let aggs, let phase):
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
             // SUM/AVG arguments computed right below may come in 64 bits where they fit.
@@ -353,8 +354,9 @@ public final class QueryExecutor: @unchecked Sendable {
                 return x.isFinite && x > 0 ? x : nil
             }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
-                                         aggregates: aggs, mode: mode, context: context,
-                                         expectedRows: perPartition(node.children[0]), expectedGroups: perPartition(node))
+                                         aggregates: aggs, mode: mode,
+                                         expectedRows: perPartition(node.children[0]), expectedGroups: perPartition(node),
+                                         context: context)
         case .window(let partition, let order, let functions):
             let input = try buildOperator(node.children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseCatalog
 import SlicehouseLoad
+import SlicehouseRuntime
 import SlicehouseTypes
 
 /// `copy-text`, `copy-csv`, `copy-json`, `copy-compressed`: the input as the data
@@ -195,7 +196,7 @@ enum CopyFuzzTargets {
         -> (outcome: String, summary: String?, rejected: Int) {
         do {
             let result = try CopyLoader.load(table: "fuzz", columns: columns, columnList: columnList, source: path,
-                                             options: options, tuning: tuning)
+                                             options: options, tuning: tuning, context: QueryContext())
             var text = "\(result.rowCount) rows, \(result.rejectedCount) rejected:"
             for chunk in result.chunks {
                 for row in 0..<chunk.count {

@@ -24,10 +24,10 @@ enum Bzip2Blocks {
 
     static func decompress(_ input: UnsafeBufferPointer<UInt8>, workers: Int,
                            minParallelBytes: Int = minParallelBytes,
-                           drain: InflateDrain? = nil) throws(Bzip2Codec.Bzip2Error) -> GrowableBuffer<UInt8> {
-        if workers > 1 && input.count >= minParallelBytes, let blocks = locateBlocks(input, workers: workers) {
+                           drain: InflateDrain? = nil, context: QueryContext) throws(Bzip2Codec.Bzip2Error) -> GrowableBuffer<UInt8> {
+        if workers > 1 && input.count >= minParallelBytes, let blocks = locateBlocks(input, workers: workers, context: context) {
             guard let drain else {
-                if let out = decodeBlocks(input, blocks, workers: workers) { return out }
+                if let out = decodeBlocks(input, blocks, workers: workers, context: context) { return out }
                 return try Bzip2Codec.decompress(input)
             }
             // Batches of blocks (at most 900 kB of output each), each batch's output handed
@@ -37,7 +37,7 @@ enum Bzip2Blocks {
             var decoded = true
             while start < blocks.count {
                 let end = min(blocks.count, start + max(1, drainBatchBlocks))
-                guard let part = decodeBlocks(input, Array(blocks[start..<end]), workers: workers) else {
+                guard let part = decodeBlocks(input, Array(blocks[start..<end]), workers: workers, context: context) else {
                     decoded = false
                     break
                 }
@@ -78,13 +78,13 @@ enum Bzip2Blocks {
 
     /// Bit offsets of every block magic and end-of-stream magic, in order; nil when the
     /// file does not have the expected shape.
-    static func locateBlocks(_ b: UnsafeBufferPointer<UInt8>, workers: Int) -> [Block]? {
+    static func locateBlocks(_ b: UnsafeBufferPointer<UInt8>, workers: Int, context: QueryContext) -> [Block]? {
         let n = b.count
         let shared = SharedBytes(b)
         // Magics ending in byte i are found by the worker whose range holds i.
         let parts = workers * 4
         let found = Slots<[(bit: Int, end: Bool)]>(count: parts)
-        parallelFor(parts) { p in
+        parallelFor(parts, context: context) { p in
             let b = shared.bytes
             let lo = n * p / parts, hi = n * (p + 1) / parts
             var hits: [(bit: Int, end: Bool)] = []
@@ -145,11 +145,12 @@ enum Bzip2Blocks {
     }
 
     /// Decode every block on `workers` threads; nil when one fails.
-    static func decodeBlocks(_ b: UnsafeBufferPointer<UInt8>, _ blocks: [Block], workers: Int) -> GrowableBuffer<UInt8>? {
+    static func decodeBlocks(_ b: UnsafeBufferPointer<UInt8>, _ blocks: [Block], workers: Int,
+                             context: QueryContext) -> GrowableBuffer<UInt8>? {
         let outputs = Slots<[UInt8]>(count: blocks.count)
         let shared = SharedBytes(b)
         let next = WorkQueue(count: blocks.count)
-        parallelFor(min(workers, blocks.count)) { _ in
+        parallelFor(min(workers, blocks.count), context: context) { _ in
             while let i = next.take() {
                 let stream = standalone(shared.bytes, blocks[i])
                 do {

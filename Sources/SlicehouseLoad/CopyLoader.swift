@@ -36,11 +36,11 @@ public enum CopyLoader {
     public static func load(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                             source: String, options: CopyOptions,
                             tuning: CopyTuning = CopyTuning(), access: LocalFileAccess = .unrestricted,
-                            progress: LoadProgressHandler? = nil) throws -> CopyResult {
+                            progress: LoadProgressHandler? = nil, context: QueryContext) throws -> CopyResult {
         var chunks: [Chunk] = []
         var result = try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
                                 tuning: tuning, access: access, progress: progress,
-                                mergePieces: false) { chunks.append(contentsOf: $0) }
+                                mergePieces: false, context: context) { chunks.append(contentsOf: $0) }
         // Parquet's chunks are cut from row groups as they are; text ranges' small tails merge.
         result.chunks = options.format == .parquet ? chunks : mergeSmallChunks(chunks, target: tuning.chunkRows)
         return result
@@ -55,11 +55,11 @@ public enum CopyLoader {
     /// parallel; its rows then go to `consume`, in file order, as chunks like `load`'s,
     /// while the next piece is parsed (the two overlap, so neither's last tasks leave a
     /// core idle; `consume` is called once at a time, piece after piece, on a worker
-    /// thread in the caller's query context). MAXERROR counts over the whole load: the
+    /// thread, as `context`'s work). MAXERROR counts over the whole load: the
     /// piece where the rejections pass it throws, and rows of earlier pieces have been
     /// consumed by then — the caller stores nothing when this throws. An error of
     /// `consume` is thrown as it is, before anything of a later piece is judged. The
-    /// statement's cancellation (`QueryContext.current`) is checked before every piece,
+    /// statement's cancellation (`context`'s) is checked before every piece,
     /// and a piece's parsed rows are reserved from the statement's memory until `consume`
     /// returns (two pieces' while they overlap), as are the inflated bytes a compressed
     /// file holds in memory while it is parsed.
@@ -68,20 +68,22 @@ public enum CopyLoader {
     public static func stream(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                               source: String, options: CopyOptions, tuning: CopyTuning = CopyTuning(),
                               access: LocalFileAccess = .unrestricted, progress: LoadProgressHandler? = nil,
-                              consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+                              context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
-                   tuning: tuning, access: access, progress: progress, mergePieces: true, consume: consume)
+                   tuning: tuning, access: access, progress: progress, mergePieces: true, context: context,
+                   consume: consume)
     }
 
     static func stream(table: String, columns: [ColumnDef], columnList: [String]?, source: String,
                        options: CopyOptions, tuning: CopyTuning, access: LocalFileAccess, progress: LoadProgressHandler?,
-                       mergePieces: Bool, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+                       mergePieces: Bool, context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
         if options.format == .parquet {
             let paths = try CopySource.resolve(source, manifest: options.manifest, access: access)
             return try ParquetLoader.stream(table: table, targets: targets, indices: indices, paths: paths,
-                                            options: options, tuning: tuning, progress: progress, consume: consume)
+                                            options: options, tuning: tuning, progress: progress, context: context,
+                                            consume: consume)
         }
         let jsonMap = try jsonFieldMap(options, targets: targets, access: access)
         // Fail on unloadable column types or a mismatched FIXEDWIDTH spec before
@@ -89,10 +91,9 @@ public enum CopyLoader {
         _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1, jsonMap: jsonMap)
 
         let paths = try CopySource.resolve(source, manifest: options.manifest, access: access)
-        let context = QueryContext.current
-        let reservation = context.map { MemoryReservation($0.memory) }
-        defer { reservation?.free() }
-        var files = FileQueue(paths: paths, compression: options.compression, workers: tuning.workers)
+        let reservation = MemoryReservation(context.memory)
+        defer { reservation.free() }
+        var files = FileQueue(paths: paths, compression: options.compression, workers: tuning.workers, context: context)
         // Plain files' sizes are known now; a compressed file counts its inflated size once open.
         let reporter = LoadProgressReporter(totalBytes: files.knownBytes, handler: progress)
 
@@ -125,7 +126,7 @@ public enum CopyLoader {
         var pending: [Chunk]? = nil
         var pendingHeld = 0
         while true {
-            try context?.cancellation.check()
+            try context.cancellation.check()
             // Fill the next piece: ranges in file order, opening files as needed.
             while queued < piece, let opened = try files.next() {
                 for file in opened {
@@ -165,7 +166,7 @@ public enum CopyLoader {
                 inflated = inflated.filter { live.contains($0.key) }
             }
             let inflatedBytes = inflated.values.reduce(0, +)
-            reservation?.resize(to: inflatedBytes)
+            reservation.resize(to: inflatedBytes)
 
             // Parse the piece's ranges concurrently; workers take ranges in file order.
             let control = LoadControl()
@@ -192,13 +193,13 @@ public enum CopyLoader {
                 if n <= 1 {
                     work(parserList[0])
                 } else {
-                    parallelFor(n) { w in work(parserList[w]) }
+                    parallelFor(n, context: context) { w in work(parserList[w]) }
                 }
             }
             if let previous = pending {
                 // The last piece's rows go on while this one is parsed.
-                reservation?.resize(to: inflatedBytes + pendingHeld)
-                _ = try parallelMap(2) { i -> Bool in
+                reservation.resize(to: inflatedBytes + pendingHeld)
+                _ = try parallelMap(2, context: context) { i -> Bool in
                     if i == 0 { try consume(previous) } else { parse() }
                     return true
                 }
@@ -242,14 +243,14 @@ public enum CopyLoader {
                 for c in out.chunks { held += chunkBytes(c) }
                 chunks.append(contentsOf: out.chunks)
             }
-            reservation?.resize(to: inflatedBytes + held)
+            reservation.resize(to: inflatedBytes + held)
             if !chunks.isEmpty {
                 pending = mergePieces ? mergeSmallChunks(chunks, target: tuning.chunkRows) : chunks
                 pendingHeld = held
             }
         }
         if let last = pending { try consume(last) }
-        reservation?.resize(to: 0)
+        reservation.resize(to: 0)
 
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,
                           rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes, fileLines: fileLines)
@@ -362,11 +363,13 @@ struct FileQueue {
     let paths: [String]
     let compression: CopyOptions.Compression
     let workers: Int
+    let context: QueryContext
     private var nextIndex = 0
     /// Sizes of the files on disk.
     let rawSizes: [Int]
 
-    init(paths: [String], compression: CopyOptions.Compression, workers: Int) {
+    init(paths: [String], compression: CopyOptions.Compression, workers: Int, context: QueryContext) {
+        self.context = context
         self.paths = paths
         self.compression = compression
         self.workers = max(1, workers)
@@ -386,7 +389,7 @@ struct FileQueue {
         let range = nextIndex..<(nextIndex + count)
         nextIndex += count
         let opened = try FileData.openAll(Array(paths[range]), compression: compression,
-                                          workers: paths.count == 1 ? workers : min(workers, count))
+                                          workers: paths.count == 1 ? workers : min(workers, count), context: context)
         return zip(range, opened).map { (data: $1, index: $0, rawBytes: rawSizes[$0]) }
     }
 }

@@ -64,10 +64,12 @@ final class FileData: @unchecked Sendable {
     /// Map (or read) `path`, decompressing it if `compression` asks for it.
     /// `workers`: threads for one file's decompression (BZIP2 is decoded block by
     /// block in parallel). Inflated bytes stay in memory up to `InflateDrain.limit`; a file
-    /// that inflates to more goes through a temporary file (see `InflateDrain`).
-    static func open(_ path: String, compression: CopyOptions.Compression, workers: Int = 1) throws -> FileData {
+    /// that inflates to more goes through a temporary file (see `InflateDrain`), in
+    /// `context`'s spill space; the decompression runs as `context`'s work.
+    static func open(_ path: String, compression: CopyOptions.Compression, workers: Int = 1,
+                     context: QueryContext) throws -> FileData {
         let raw = try mapFile(path)
-        let drain = InflateDrain()
+        let drain = InflateDrain(context: context)
         switch compression {
         case .none:
             return raw
@@ -99,7 +101,7 @@ final class FileData: @unchecked Sendable {
         case .bzip2:
             let rest: GrowableBuffer<UInt8>
             do {
-                rest = try Bzip2Blocks.decompress(raw.bytes, workers: workers, drain: drain)
+                rest = try Bzip2Blocks.decompress(raw.bytes, workers: workers, drain: drain, context: context)
             } catch {
                 if let failure = drain.failure { throw failure }
                 throw SQLError(.loadError, "invalid or truncated bzip2 data in file '\(path)': \(error.message)")
@@ -113,15 +115,17 @@ final class FileData: @unchecked Sendable {
     /// Open every file, decompressing up to `workers` of them at once (inflating is
     /// single-threaded per file). Returns them in `paths` order; the first failure in
     /// that order is thrown.
-    static func openAll(_ paths: [String], compression: CopyOptions.Compression, workers: Int) throws -> [FileData] {
+    static func openAll(_ paths: [String], compression: CopyOptions.Compression, workers: Int,
+                        context: QueryContext) throws -> [FileData] {
         if compression == .none || paths.count <= 1 || workers <= 1 {
-            return try paths.map { try open($0, compression: compression, workers: paths.count == 1 ? workers : 1) }
+            return try paths.map { try open($0, compression: compression, workers: paths.count == 1 ? workers : 1,
+                                            context: context) }
         }
         let slots = OpenSlots(count: paths.count)
-        parallelFor(min(workers, paths.count)) { _ in
+        parallelFor(min(workers, paths.count), context: context) { _ in
             while let i = slots.next() {
                 do {
-                    slots.set(i, .success(try open(paths[i], compression: compression)))
+                    slots.set(i, .success(try open(paths[i], compression: compression, context: context)))
                 } catch {
                     slots.set(i, .failure(error))
                 }
@@ -234,8 +238,13 @@ final class InflateDrain {
     /// Why the last `take` failed.
     private(set) var failure: SQLError?
 
-    init() {
-        let budget = QueryContext.current?.memory.budget ?? 0
+    /// The statement's: a quarter of its budget may stay in memory, and its spill space
+    /// holds the rest.
+    let context: QueryContext
+
+    init(context: QueryContext) {
+        self.context = context
+        let budget = context.memory.budget ?? 0
         limit = max(InflateDrain.memoryBytes, budget / 4)
         threshold = limit
     }
@@ -248,8 +257,7 @@ final class InflateDrain {
             if let file {
                 f = file
             } else {
-                let context = QueryContext.current
-                f = try (context?.spill ?? SpillSpace.temporary).newFile(for: context?.memory)
+                f = try context.spill.newFile(for: context.memory)
                 file = f
             }
             try f.append(UnsafeRawBufferPointer(bytes))

@@ -24,8 +24,8 @@ enum ParquetLoader {
     /// piece's rows to `consume` in file order (see `CopyLoader.stream`).
     static func stream(table: String, targets: [ColumnDef], indices: [Int], paths: [String],
                        options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
-                       consume: ([Chunk]) throws -> Void) throws -> CopyResult {
-        let files = try openAll(paths, table: table, workers: tuning.workers)
+                       context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+        let files = try openAll(paths, table: table, workers: tuning.workers, context: context)
         for file in files {
             try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord,
                             serializeToJSON: options.serializeToJSON)
@@ -47,14 +47,13 @@ enum ParquetLoader {
                                              invalidCharacterReplacement: options.acceptInvalidChars)
         let chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity))
         let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
-        let context = QueryContext.current
-        let reservation = context.map { MemoryReservation($0.memory) }
-        defer { reservation?.free() }
+        let reservation = MemoryReservation(context.memory)
+        defer { reservation.free() }
         let piece = tuning.piece
         var rowCount = 0
         var next = 0
         while next < tasks.count {
-            try context?.cancellation.check()
+            try context.cancellation.check()
             var end = next, bytes = 0
             while end < tasks.count && (end - next < tuning.workers || bytes < piece) {
                 bytes = bytes &+ max(tasks[end].bytes, 0)
@@ -84,7 +83,7 @@ enum ParquetLoader {
             if workers <= 1 {
                 work()
             } else {
-                parallelFor(workers) { _ in work() }
+                parallelFor(workers, context: context) { _ in work() }
             }
 
             // Assemble in file order; the first failing row group (in file order) fails the COPY.
@@ -103,9 +102,9 @@ enum ParquetLoader {
                     throw SQLError.internalError("COPY Parquet row group \(i) produced no result")
                 }
             }
-            reservation?.resize(to: held)
+            reservation.resize(to: held)
             if !chunks.isEmpty { try consume(chunks) }
-            reservation?.resize(to: 0)
+            reservation.resize(to: 0)
         }
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: [],
                           rejectedCount: 0, files: paths, bytesRead: totalBytes, fileLines: fileRows)
@@ -119,7 +118,7 @@ enum ParquetLoader {
     // MARK: - Files and schemas
 
     /// Open every file, several at once; the first failure in path order is thrown.
-    static func openAll(_ paths: [String], table: String, workers: Int) throws -> [ParquetFile] {
+    static func openAll(_ paths: [String], table: String, workers: Int, context: QueryContext) throws -> [ParquetFile] {
         let slots = Slots<ParquetFile>(count: paths.count)
         let next = LoadControl()
         let work = { @Sendable () -> Void in
@@ -132,7 +131,7 @@ enum ParquetLoader {
             }
         }
         let n = min(workers, paths.count)
-        if n <= 1 { work() } else { parallelFor(n) { _ in work() } }
+        if n <= 1 { work() } else { parallelFor(n, context: context) { _ in work() } }
         var files: [ParquetFile] = []
         files.reserveCapacity(paths.count)
         for (i, path) in paths.enumerated() {

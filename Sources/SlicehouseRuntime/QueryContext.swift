@@ -6,11 +6,14 @@ import SlicehouseTypes
 /// memory it may hold and where it spills beyond that, how it competes for the worker
 /// pool, and what each of its operators did.
 ///
-/// The leader makes one per statement (a query, a COPY, an UNLOAD, a VACUUM) once WLM
-/// has admitted it, and installs it on the statement's thread (`run(_:)`); every batch
-/// started on that thread — and every batch those tasks start — runs in it, so storage
-/// and loading code deep below needs no parameter to be scheduled, cancelled and
-/// accounted as the statement's.
+/// The leader makes one per statement (a query, a COPY, an UNLOAD, a VACUUM) when WLM
+/// admits it, and passes it explicitly — as DataFusion passes its `TaskContext` — to
+/// everything the statement runs: the executor and its operators, the loaders, the
+/// storage's appenders and vacuum, and every batch they start on the worker pool
+/// (`parallelMap(_:context:_:)`). No parameter takes it optionally and nothing finds it
+/// through the thread, so a statement's work is always budgeted, cancellable and
+/// accounted as the statement's; work that belongs to no statement says so by naming
+/// `QueryContext.system`.
 public final class QueryContext: @unchecked Sendable {
     public let cancellation: Cancellation
     public let memory: QueryMemory
@@ -57,11 +60,8 @@ public final class QueryContext: @unchecked Sendable {
         }
     }
 
-    /// The context of the work running on this thread, or nil outside any statement.
-    public static var current: QueryContext? { ThreadState.current?.context }
-
-    /// Run `body` with this context installed on the calling thread.
-    public func run<T>(_ body: () throws -> T) rethrows -> T {
-        try ThreadState.withContext(self, body)
-    }
+    /// The context of work that belongs to no statement: the store's fsyncs at a commit
+    /// (which must finish once begun), opening a data directory. Unbudgeted and never
+    /// cancelled; named at each use so that a statement's work cannot fall into it.
+    public static let system = QueryContext()
 }

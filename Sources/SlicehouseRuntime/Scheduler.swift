@@ -77,12 +77,11 @@ public final class Scheduler: @unchecked Sendable {
     // MARK: Running batches
 
     /// Run `body(i)` for i in 0..<n on the pool and return when all have finished, in
-    /// the scheduling class of `context` (the calling thread's context when nil).
-    public func run(_ n: Int, context: QueryContext? = nil, _ body: (Int) -> Void) {
+    /// the scheduling class of `context`.
+    public func run(_ n: Int, context: QueryContext, _ body: (Int) -> Void) {
         if n <= 0 { return }
-        let context = context ?? ThreadState.current?.context
         if n == 1 {
-            ThreadState.withContext(context) { body(0) }
+            body(0)
             return
         }
         withoutActuallyEscaping(body) { escapable in
@@ -99,7 +98,7 @@ public final class Scheduler: @unchecked Sendable {
                     batch.next += 1
                     if batch.next == batch.count { removePending(batch) }
                     unlock()
-                    ThreadState.withContext(context) { escapable(i) }
+                    escapable(i)
                     lock()
                     batch.unfinished -= 1
                 }
@@ -119,10 +118,10 @@ public final class Scheduler: @unchecked Sendable {
     /// Start `body(i)` for i in 0..<n on the pool and return at once; `finished` runs
     /// (on a worker) after the last task ends. For a caller that must do other work
     /// meanwhile — draining the queue a query's last stage fills.
-    public func start(_ n: Int, context: QueryContext? = nil, _ body: @escaping (Int) -> Void,
+    public func start(_ n: Int, context: QueryContext, _ body: @escaping (Int) -> Void,
                       finished: @escaping () -> Void) {
         if n <= 0 { finished(); return }
-        let batch = Batch(count: n, context: context ?? ThreadState.current?.context, body: body)
+        let batch = Batch(count: n, context: context, body: body)
         batch.onFinished = finished
         lock()
         pending.append(batch)
@@ -158,13 +157,9 @@ public final class Scheduler: @unchecked Sendable {
                 active += 1
                 runningPerClass[batch.serviceClass, default: 0] += 1
                 unlock()
-                state.context = batch.context
                 let cpuStart = Scheduler.threadCPUNanos()
                 batch.body(i)
-                if let context = batch.context {
-                    context.metrics.addCPU(nanos: Scheduler.threadCPUNanos() &- cpuStart)
-                }
-                state.context = nil
+                batch.context.metrics.addCPU(nanos: Scheduler.threadCPUNanos() &- cpuStart)
                 lock()
                 active -= 1
                 runningPerClass[batch.serviceClass, default: 1] -= 1
@@ -202,7 +197,7 @@ public final class Scheduler: @unchecked Sendable {
         var bestPriority = Int.min
         var bestRunning = Int.max
         for k in pending.indices {
-            let p = pending[k].context?.priority ?? 0
+            let p = pending[k].context.priority
             if urgentOnly && p < Scheduler.urgentPriority { continue }
             let r = runningPerClass[pending[k].serviceClass] ?? 0
             if p > bestPriority || (p == bestPriority && r < bestRunning) {
@@ -230,7 +225,7 @@ public final class Scheduler: @unchecked Sendable {
         for b in pending {
             let n = b.count - b.next
             unstarted += n
-            if (b.context?.priority ?? 0) >= Scheduler.urgentPriority { urgent += n }
+            if b.context.priority >= Scheduler.urgentPriority { urgent += n }
         }
         let regular = min(unstarted, max(0, concurrency - active))
         let extra = min(max(0, urgent - regular), max(0, concurrency + urgentReserve - max(active, concurrency)))
@@ -289,7 +284,7 @@ public final class Scheduler: @unchecked Sendable {
 /// `n` tasks of one `Scheduler.run` call.
 private final class Batch {
     let count: Int
-    let context: QueryContext?
+    let context: QueryContext
     let serviceClass: Int
     let body: (Int) -> Void
     /// The next task index to start (guarded by the scheduler's mutex).
@@ -299,24 +294,22 @@ private final class Batch {
     /// Run when the last task ends (batches nobody waits for).
     var onFinished: (() -> Void)?
 
-    init(count: Int, context: QueryContext?, body: @escaping (Int) -> Void) {
+    init(count: Int, context: QueryContext, body: @escaping (Int) -> Void) {
         self.count = count
         self.context = context
-        serviceClass = context?.serviceClass ?? 0
+        serviceClass = context.serviceClass
         self.body = body
         unfinished = count
     }
 }
 
-/// What the runtime knows about the current thread: whether it is a pool worker, and
-/// whose work it is doing.
+/// What the runtime knows about the current thread: whether it is a pool worker (a
+/// worker that waits gives its core to another; a caller off the pool just waits).
 final class ThreadState {
     let isWorker: Bool
-    var context: QueryContext?
 
-    init(isWorker: Bool, context: QueryContext? = nil) {
+    init(isWorker: Bool) {
         self.isWorker = isWorker
-        self.context = context
     }
 
     private static let key: pthread_key_t? = {
@@ -334,34 +327,14 @@ final class ThreadState {
         guard let key else { return }
         _ = pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
     }
-
-    /// Run `body` with `context` as this thread's context, restoring the previous one.
-    static func withContext<T>(_ context: QueryContext?, _ body: () throws -> T) rethrows -> T {
-        if let state = current {
-            let previous = state.context
-            if previous === context { return try body() }
-            state.context = context
-            defer { state.context = previous }
-            return try body()
-        }
-        guard let key else { return try body() }
-        let state = ThreadState(isWorker: false, context: context)
-        let raw = Unmanaged.passRetained(state).toOpaque()
-        _ = pthread_setspecific(key, raw)
-        defer {
-            _ = pthread_setspecific(key, nil)
-            Unmanaged<ThreadState>.fromOpaque(raw).release()
-        }
-        return try body()
-    }
 }
 
 // MARK: - The calls the engine makes
 
-/// Runs `body(i)` for i in 0..<n on the shared pool, in the calling thread's query
-/// context, and collects each result in order. After the first error no further task
-/// starts; that error is thrown.
-public func parallelMap<T: Sendable>(_ n: Int, context: QueryContext? = nil,
+/// Runs `body(i)` for i in 0..<n on the shared pool, as `context`'s work (its priority,
+/// WLM service class and CPU accounting), and collects each result in order. After the
+/// first error no further task starts; that error is thrown.
+public func parallelMap<T: Sendable>(_ n: Int, context: QueryContext,
                                      _ body: (Int) throws -> T) throws -> [T] {
     let collector = ParallelCollector<T>(count: n)
     withoutActuallyEscaping(body) { body in
@@ -374,8 +347,9 @@ public func parallelMap<T: Sendable>(_ n: Int, context: QueryContext? = nil,
     return try collector.results()
 }
 
-/// Runs `body(i)` for i in 0..<n on the shared pool and waits for all of them.
-public func parallelFor(_ n: Int, context: QueryContext? = nil, _ body: (Int) -> Void) {
+/// Runs `body(i)` for i in 0..<n on the shared pool, as `context`'s work, and waits for
+/// all of them.
+public func parallelFor(_ n: Int, context: QueryContext, _ body: (Int) -> Void) {
     Scheduler.shared.run(n, context: context, body)
 }
 

@@ -55,14 +55,16 @@ public enum Distributor {
     ///   small (`mergesIntoTail`) has that block re-encoded together with the new rows and
     ///   replaced, so that many small appends (single-row INSERTs) grow one block instead of
     ///   adding one per statement. Row numbers do not change, only block boundaries.
+    /// - `context`: the statement's (its slices' tasks run as its work).
     public static func append(_ chunks: [Chunk], to snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
                               sink: BlockSink, sorter: SortPermutation?, blockBytes: Int = defaultBlockBytes,
                               readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
+                              context: QueryContext,
                               existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var tails: ColumnTails? = nil
         return try place(HeldRows(chunks, types: table.columns.map { $0.type }), onto: snapshot, table: table,
                          layout: layout, sink: sink, sorter: sorter, blockBytes: blockBytes, readBlock: readBlock,
-                         tails: &tails, final: true, existing: existing)
+                         tails: &tails, final: true, context: context, existing: existing)
     }
 
     /// The rows of each (slice, column) that a streaming append has placed but not yet
@@ -93,6 +95,7 @@ public enum Distributor {
                       sink: BlockSink, sorter: SortPermutation?, blockBytes: Int,
                       readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?,
                       tails: inout ColumnTails?, final: Bool, gatherRows: Int = ReorderPlan.pieceRows,
+                      context: QueryContext,
                       existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var snap = snapshot
         let incoming = held.rowCount
@@ -115,7 +118,7 @@ public enum Distributor {
         // is copied once: into its final, sorted order, right before encoding. A column
         // is widened (`HeldRows.parts`) only while something gathers it.
         let rows = held
-        let refs = place(rows, snapshot: &snap, layout: layout)
+        let refs = place(rows, snapshot: &snap, layout: layout, context: context)
         @Sendable func column(_ c: Int, _ r: SliceRefs) -> Vector {
             Vector.gather(from: rows.parts(c), type: types[c], chunk: r.chunk, row: r.row)
         }
@@ -124,7 +127,7 @@ public enum Distributor {
                 let n = min(r.count, BlockEncoder.autoSampleRows)
                 return SliceRefs(chunk: Array(r.chunk[0..<n]), row: Array(r.row[0..<n]))
             }
-            snap.encodings = chooseEncodings(table: table, sample: sample.map { smp in
+            snap.encodings = chooseEncodings(table: table, context: context, sample: sample.map { smp in
                 let needed = Set(smp.chunk)
                 return types.indices.map {
                     Vector.gather(from: rows.parts($0, only: needed), type: types[$0], chunk: smp.chunk, row: smp.row)
@@ -141,7 +144,7 @@ public enum Distributor {
             ? Dictionary(uniqueKeysWithValues: sortKey.compactMap { c in rows.intParts(c).map { (c, $0) } }) : [:]
         let sorting = refs.filter { $0.count > 0 }.count
         for c in sortKey where keyParts[c] == nil { rows.hold(c, uses: sorting) }
-        parallelFor(layout.sliceCount) { s in
+        parallelFor(layout.sliceCount, context: context) { s in
             var r = refs[s]
             if r.count == 0 { return }
             if let sorter, !table.sortKey.isEmpty {
@@ -196,7 +199,7 @@ public enum Distributor {
         for c in types.indices { columnTasksLeft.set(c, tasksLeft[c]) }
         let keepTails = carried != nil && !final
         let encoded = ResultSlots<Result<EncodedColumn, Error>?>(count: work.count, initial: nil)
-        parallelFor(work.count) { t in
+        parallelFor(work.count, context: context) { t in
             let (s, c) = work[t]
             encoded.set(t, Result {
                 let order = ordered[s]
@@ -422,7 +425,8 @@ public enum Distributor {
         var count: Int { chunk.count }
     }
 
-    static func place(_ held: HeldRows, snapshot snap: inout TableSnapshot, layout: SliceLayout) -> [SliceRefs] {
+    static func place(_ held: HeldRows, snapshot snap: inout TableSnapshot, layout: SliceLayout,
+                      context: QueryContext) -> [SliceRefs] {
         let sc = layout.sliceCount
         let counts = held.counts
         switch snap.distribution {
@@ -442,7 +446,7 @@ public enum Distributor {
             let cursor = snap.evenCursor % sc
             let total = counts.reduce(0, +)
             snap.evenCursor = (snap.evenCursor + total) % sc
-            return collect(counts, sliceCount: sc) { s, ci, firstRow, n, chunk, row in
+            return collect(counts, sliceCount: sc, context: context) { s, ci, firstRow, n, chunk, row in
                 var r = ((s - cursor - firstRow) % sc + sc) % sc
                 while r < n {
                     chunk.append(Int32(ci))
@@ -453,11 +457,11 @@ public enum Distributor {
         case .key(let col):
             // The key hashes of all chunks in parallel, then each slice picks its rows.
             let dests = ResultSlots<[Int32]>(count: counts.count, initial: [])
-            parallelFor(counts.count) { ci in
+            parallelFor(counts.count, context: context) { ci in
                 dests.set(ci, slices(forKey: held.vector(col, chunk: ci), count: counts[ci], sliceCount: sc))
             }
             let keyDest = dests.values
-            return collect(counts, sliceCount: sc) { s, ci, _, n, chunk, row in
+            return collect(counts, sliceCount: sc, context: context) { s, ci, _, n, chunk, row in
                 let target = Int32(s)
                 keyDest[ci].withUnsafeBufferPointer { d in
                     for r in 0..<min(n, d.count) where d[r] == target {
@@ -472,11 +476,11 @@ public enum Distributor {
     /// Each slice's references, built by one worker per slice: `pick(slice, chunk index,
     /// first global row of the chunk, rows, &chunk refs, &row refs)` appends the rows of
     /// that chunk the slice takes, in row order.
-    private static func collect(_ counts: [Int], sliceCount sc: Int,
+    private static func collect(_ counts: [Int], sliceCount sc: Int, context: QueryContext,
                                 pick: @escaping @Sendable (Int, Int, Int, Int, inout [Int32], inout [Int32]) -> Void) -> [SliceRefs] {
         let total = counts.reduce(0, +)
         let out = ResultSlots<SliceRefs>(count: sc, initial: SliceRefs())
-        parallelFor(sc) { s in
+        parallelFor(sc, context: context) { s in
             var chunk: [Int32] = [], row: [Int32] = []
             chunk.reserveCapacity(total / sc + total / (8 * sc) + 16)
             row.reserveCapacity(total / sc + total / (8 * sc) + 16)
@@ -493,7 +497,7 @@ public enum Distributor {
     /// Resolve each column's encoding: as declared, or ENCODE AUTO from a sample.
     /// Every (column, candidate encoding) trial runs in parallel, longest first (string
     /// columns), so one wide column's trials do not leave the other cores idle.
-    static func chooseEncodings(table: TableDef, sample: [Vector]?) -> [ColumnEncoding] {
+    static func chooseEncodings(table: TableDef, context: QueryContext, sample: [Vector]?) -> [ColumnEncoding] {
         let columns = table.columns
         var chosen = [ColumnEncoding](filled: .raw, count: columns.count)
         var auto: [Int] = []
@@ -516,7 +520,7 @@ public enum Distributor {
         }
         let sizes = ResultSlots<[ColumnEncoding: Int]>(count: trials.count, initial: [:])
         let work = trials
-        parallelFor(work.count) { t in
+        parallelFor(work.count, context: context) { t in
             let trial = work[t]
             sizes.set(t, BlockEncoder.trialSizes(sample[trial.column], count: plans[trial.plan].rows,
                                                  encodings: trial.encodings))

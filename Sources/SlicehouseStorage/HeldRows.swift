@@ -62,14 +62,14 @@ final class HeldRows: @unchecked Sendable {
 
     /// Hold the rows of `chunks`, in order, narrowing them in parallel (a COPY hands its
     /// parsed chunks over between parsing pieces, with the parse workers idle).
-    func append(contentsOf chunks: [Chunk]) {
+    func append(contentsOf chunks: [Chunk], context: QueryContext) {
         guard narrow, chunks.count > 1 else {
             for c in chunks { append(c) }
             return
         }
         let n = columns.count, narrow = self.narrow, codes = dictionaryClosed.map { !$0 }
         let out = ResultSlots<Held?>(count: chunks.count, initial: nil)
-        parallelFor(chunks.count) { i in out.set(i, Self.held(chunks[i], columns: n, narrow: narrow, codes: codes)) }
+        parallelFor(chunks.count, context: context) { i in out.set(i, Self.held(chunks[i], columns: n, narrow: narrow, codes: codes)) }
         for h in out.values { if let h { append(h) } }
     }
 

@@ -46,8 +46,9 @@ public final class TableAppender {
     let runBytes: Int
     let streamBytes: Int
     let gatherRows: Int
-    let reservation: MemoryReservation?
-    let cancellation: Cancellation?
+    /// The statement's: its memory, cancellation and worker pool share.
+    let context: QueryContext
+    let reservation: MemoryReservation
 
     private var snapshot: TableSnapshot
     /// Rows not yet placed; a sorted table's wait with their integers narrowed (a whole
@@ -64,9 +65,9 @@ public final class TableAppender {
     public private(set) var rows = 0
 
     /// - Parameters:
-    ///   - memory: the statement's memory (`QueryContext.current?.memory` when nil): the
-    ///     rows held are reserved from it, and a sorted run is written early when the
-    ///     budget refuses more.
+    ///   - context: the statement's: the rows held are reserved from its memory (a sorted
+    ///     run is written early when the budget refuses more), its cancellation is checked
+    ///     before each piece, and the placing and encoding run as its work.
     ///   - runBytes: rows of a sorted table sorted together at most (tests shrink it).
     ///   - streamBytes: rows of an unsorted table collected before a flush (at most `runBytes`).
     ///   - gatherRows: a sorted run's string columns are gathered and encoded this many
@@ -74,9 +75,9 @@ public final class TableAppender {
     public init(snapshot: TableSnapshot, table: TableDef, layout: SliceLayout, sink: BlockSink,
                 sorter: SortPermutation?, blockBytes: Int = Distributor.defaultBlockBytes,
                 readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
-                memory: QueryMemory? = nil, runBytes: Int = TableAppender.defaultRunBytes,
+                runBytes: Int = TableAppender.defaultRunBytes,
                 streamBytes: Int = TableAppender.defaultStreamBytes, gatherRows: Int = ReorderPlan.pieceRows,
-                existing: @escaping (TableSnapshot, Int) throws -> [Chunk]) {
+                context: QueryContext, existing: @escaping (TableSnapshot, Int) throws -> [Chunk]) {
         self.snapshot = snapshot
         self.table = table
         self.layout = layout
@@ -89,28 +90,27 @@ public final class TableAppender {
         self.runBytes = max(1, runBytes)
         self.streamBytes = max(1, min(streamBytes, runBytes))
         self.gatherRows = max(ReorderPlan.windowRows, gatherRows - gatherRows % ReorderPlan.windowRows)
-        let context = QueryContext.current
-        reservation = (memory ?? context?.memory).map { MemoryReservation($0) }
-        cancellation = context?.cancellation
+        self.context = context
+        reservation = MemoryReservation(context.memory)
         if self.sorter == nil {
             tails = Distributor.ColumnTails(slices: layout.sliceCount, columns: table.columns.count)
         }
     }
 
-    deinit { reservation?.free() }
+    deinit { reservation.free() }
 
     private var sorted: Bool { sorter != nil }
 
     /// Take the next rows (full-width chunks, in load order).
     public func add(_ chunks: [Chunk]) throws {
-        try cancellation?.check()
-        pending.append(contentsOf: chunks)
+        try context.cancellation.check()
+        pending.append(contentsOf: chunks, context: context)
         pendingRows = pending.rowCount
         pendingBytes = pending.bytes + (sorted ? pendingRows * Self.runBytesPerRow : 0)
 
         rows += chunks.reduce(0) { $0 + $1.count }
-        let granted = reservation?.tryResize(to: pendingBytes + tailBytes) ?? true
-        if !granted { reservation?.resize(to: pendingBytes + tailBytes) }
+        let granted = reservation.tryResize(to: pendingBytes + tailBytes)
+        if !granted { reservation.resize(to: pendingBytes + tailBytes) }
         guard mayFlush(refused: !granted) else { return }
         if sorted {
             if pendingBytes >= runBytes || (!granted && pendingBytes > 0) { try flush(final: false) }
@@ -135,15 +135,15 @@ public final class TableAppender {
 
     /// Write everything still held and return the table's next snapshot.
     public func finish() throws -> TableSnapshot {
-        try cancellation?.check()
+        try context.cancellation.check()
         try flush(final: true)
-        reservation?.free()
+        reservation.free()
         return snapshot
     }
 
     private func flush(final: Bool) throws {
         if pending.isEmpty && (!final || tailBytes == 0) { return }
-        try cancellation?.check()
+        try context.cancellation.check()
         let held = pending
         pending = HeldRows(types: held.types, narrow: held.narrow)
         let wasSorted = sorted && pendingRows > 0
@@ -153,10 +153,11 @@ public final class TableAppender {
         // the new rows (as a single append does); later ones continue from their own tails.
         snapshot = try Distributor.place(held, onto: snapshot, table: table, layout: layout, sink: sink, sorter: sorter,
                                          blockBytes: blockBytes, readBlock: flushes == 0 ? readBlock : nil,
-                                         tails: &tails, final: final, gatherRows: gatherRows, existing: existing)
+                                         tails: &tails, final: final, gatherRows: gatherRows, context: context,
+                                         existing: existing)
         flushes += 1
         if wasSorted { runs += 1 }
         tailBytes = tails?.bytes ?? 0
-        reservation?.resize(to: tailBytes)
+        reservation.resize(to: tailBytes)
     }
 }

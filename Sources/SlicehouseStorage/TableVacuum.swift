@@ -111,13 +111,17 @@ public enum TableVacuum {
 
     /// Rewrite `snap` as `plan` says. `readBlock` decodes a block; `writeDeletes` stores a
     /// slice's remapped deleted-row bitmap (SORT ONLY keeps deleted rows); `progress` is
-    /// told the fraction done; `isCancelled` is checked between pieces of work.
+    /// told the fraction done; the work runs as `context`'s, whose cancellation — and
+    /// `isCancelled` (the background vacuum yielding) — is checked between pieces of work.
     public static func run(_ snap: TableSnapshot, table: TableDef, plan: Plan, sink: BlockSink, sorter: VacuumSorter?,
                            blockBytes: Int = Distributor.defaultBlockBytes,
                            readBlock: @escaping @Sendable (BlockRef, DataType) throws -> Vector,
                            writeDeletes: (DeleteSet, Int) throws -> String?,
                            progress: @escaping @Sendable (Double) -> Void = { _ in },
+                           context: QueryContext,
                            isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> TableSnapshot {
+        let statement = context.cancellation
+        let isCancelled: @Sendable () -> Bool = { statement.isCancelled || isCancelled() }
         guard plan.runs, let encodings = snap.encodings else { return snap }
         let types = table.columns.map { $0.type }
         let slices = snap.slices
@@ -125,7 +129,7 @@ public enum TableVacuum {
 
         // 1. Each slice's new order, slices in parallel.
         let orders = ResultSlots<Result<SliceOrder, Error>?>(count: slices.count, initial: nil)
-        parallelFor(slices.count) { s in
+        parallelFor(slices.count, context: context) { s in
             if isCancelled() { orders.set(s, .failure(cancelled())); return }
             orders.set(s, Result {
                 try order(slices[s], table: table, types: types, plan: plan, sorter: sorter, readBlock: readBlock)
@@ -148,7 +152,7 @@ public enum TableVacuum {
         let tasks = work
         let done = ResultSlots<Int>(count: 1, initial: 0)
         let rewritten = ResultSlots<Result<[BlockRef], Error>?>(count: tasks.count, initial: nil)
-        parallelFor(tasks.count) { t in
+        parallelFor(tasks.count, context: context) { t in
             let (s, c) = tasks[t]
             if isCancelled() { rewritten.set(t, .failure(cancelled())); return }
             rewritten.set(t, Result {

@@ -76,8 +76,10 @@ struct DatagenTPCHCommand: ParsableCommand {
         // Parquet: the .tbl text goes to a staging folder first, then through COPY and UNLOAD.
         let staging = (output as NSString).appendingPathComponent(".tbl-staging")
         do {
+            let text: DatagenFormat
+            if case .text(let f) = format { text = f } else { text = .tbl }
             summaries = try generator.writeTables(tables, to: format == .parquet ? staging : output,
-                                                  format: format == .parquet ? .tbl : format, parts: parts) { update in
+                                                  format: text, parts: parts) { update in
                 progress.show(update)
             }
         } catch let error as DatagenError {
@@ -135,14 +137,23 @@ struct DatagenTPCHCommand: ParsableCommand {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    private func selectedFormat() throws -> DatagenFormat {
-        guard let format = DatagenFormat(rawValue: format.lowercased()) else {
+    /// What `--format` asks for: one of the generator's text formats, or Parquet (the
+    /// generator's `.tbl` text converted with COPY and UNLOAD).
+    enum OutputFormat: Equatable {
+        case text(DatagenFormat)
+        case parquet
+    }
+
+    private func selectedFormat() throws -> OutputFormat {
+        let name = format.lowercased()
+        if name == "parquet" {
+            if parts > 1 { throw ValidationError("--format parquet writes one file per table: --parts must be 1") }
+            return .parquet
+        }
+        guard let text = DatagenFormat(rawValue: name) else {
             throw ValidationError("unknown --format '\(format)': use tbl, csv or parquet")
         }
-        if format == .parquet && parts > 1 {
-            throw ValidationError("--format parquet writes one file per table: --parts must be 1")
-        }
-        return format
+        return .text(text)
     }
 
     private func selectedTables() throws -> [TPCHTable] {

@@ -55,12 +55,10 @@ final class CSVTests: XCTestCase {
         }
     }
 
-    func testParquetIsNotSupportedYet() {
-        let generator = TPCHGenerator(scaleFactor: 0.01)
-        XCTAssertThrowsError(try generator.generate(.nation, format: .parquet)) { error in
-            XCTAssertEqual(error as? DatagenError, .unsupportedFormat("parquet"))
-            XCTAssertTrue("\(error)".contains("not supported yet"))
-        }
+    func testTheGeneratorWritesTextFormatsOnly() {
+        // Parquet is the command line's (COPY and UNLOAD convert the text).
+        XCTAssertEqual(DatagenFormat.allCases.map(\.rawValue), ["tbl", "csv"])
+        XCTAssertEqual(DatagenError.unsupportedFormat("orc").description, "unknown format 'orc': use tbl or csv")
     }
 
     private func csvField(_ text: String) -> String {

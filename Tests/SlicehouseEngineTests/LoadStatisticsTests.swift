@@ -3,6 +3,7 @@ import XCTest
 @testable import SlicehouseEngine
 import SlicehouseTypes
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 /// The statistics COPY gathers as it loads (`Analyzer.LoadStatistics`): exact counts for
 /// small loads, a sample and the Good–Turing estimate for big ones, and the sketch's
@@ -11,7 +12,7 @@ final class LoadStatisticsTests: XCTestCase {
 
     /// `rows` values of `value(i)` in chunks of `chunk` rows, one column each.
     func load(_ rows: Int, chunk: Int = 50_000, _ value: (Int) -> Int64) throws -> Analyzer.ColumnPartial {
-        let stats = Analyzer.LoadStatistics(columns: 1)
+        let stats = Analyzer.LoadStatistics(columns: 1, context: QueryContext())
         var start = 0
         while start < rows {
             let n = min(chunk, rows - start)
@@ -23,7 +24,7 @@ final class LoadStatisticsTests: XCTestCase {
     }
 
     func strings(_ rows: Int, chunk: Int = 50_000, _ value: (Int) -> String) throws -> Analyzer.ColumnPartial {
-        let stats = Analyzer.LoadStatistics(columns: 1)
+        let stats = Analyzer.LoadStatistics(columns: 1, context: QueryContext())
         var start = 0
         while start < rows {
             let n = min(chunk, rows - start)
@@ -77,7 +78,7 @@ final class LoadStatisticsTests: XCTestCase {
     }
 
     func testNullsAreCountedAndNotSampled() throws {
-        let stats = Analyzer.LoadStatistics(columns: 1)
+        let stats = Analyzer.LoadStatistics(columns: 1, context: QueryContext())
         for c in 0..<4 {
             let n = 50_000
             var validity = Validity(allValid: n)

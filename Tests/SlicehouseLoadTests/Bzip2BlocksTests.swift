@@ -2,6 +2,7 @@
 @testable import SlicehouseLoad
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// One bzip2 file decoded block by block on several threads gives exactly the serial
 /// decoder's bytes, and every malformed file still fails (through the serial decoder's
@@ -20,13 +21,13 @@ final class Bzip2BlocksTests: XCTestCase {
     }
 
     func parallel(_ b: [UInt8], workers: Int = 3) throws -> [UInt8] {
-        try b.withUnsafeBufferPointer { try Bzip2Blocks.decompress($0, workers: workers, minParallelBytes: 0).toArray() }
+        try b.withUnsafeBufferPointer { try Bzip2Blocks.decompress($0, workers: workers, minParallelBytes: 0, context: QueryContext()).toArray() }
     }
     func serial(_ b: [UInt8]) throws -> [UInt8] {
         try b.withUnsafeBufferPointer { try Bzip2Codec.decompress($0).toArray() }
     }
     func blockCount(_ b: [UInt8]) -> Int? {
-        b.withUnsafeBufferPointer { Bzip2Blocks.locateBlocks($0, workers: 2)?.count }
+        b.withUnsafeBufferPointer { Bzip2Blocks.locateBlocks($0, workers: 2, context: QueryContext())?.count }
     }
 
     func testManyBlocksDecodeInParallelToTheSameBytes() throws {
@@ -68,7 +69,7 @@ final class Bzip2BlocksTests: XCTestCase {
         // apart from the level digit.
         let plain = Array("hello bzip2 blocks\n".utf8)
         let packed = try Bzip2Codec.compress(plain, blockSize100k: 9)
-        let blocks = try XCTUnwrap(packed.withUnsafeBufferPointer { Bzip2Blocks.locateBlocks($0, workers: 1) })
+        let blocks = try XCTUnwrap(packed.withUnsafeBufferPointer { Bzip2Blocks.locateBlocks($0, workers: 1, context: QueryContext()) })
         XCTAssertEqual(blocks.count, 1)
         let wrapped = packed.withUnsafeBufferPointer { Bzip2Blocks.standalone($0, blocks[0]) }
         XCTAssertEqual(wrapped, packed)

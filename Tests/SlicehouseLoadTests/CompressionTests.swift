@@ -3,6 +3,7 @@
 import SlicehouseTypes
 import SlicehouseStorage
 import XCTest
+import SlicehouseRuntime
 
 /// GZIP and BZIP2 input: round trips, multi-member / multi-stream files, padding,
 /// corrupt and truncated files (errors name the file; nothing is loaded).
@@ -149,14 +150,14 @@ final class CompressionTests: XCTestCase {
         let d = try TempDir()
         for f in 0..<6 { try d.write("part_\(f).gz", bytes: try gzip(text(1000, from: f * 1000))) }
         let r = try CopyLoader.load(table: "t", columns: cols, source: d.path + "/part_", options: opts(("GZIP", nil)),
-                                    tuning: CopyTuning(workers: 3))
+                                    tuning: CopyTuning(workers: 3), context: QueryContext())
         XCTAssertEqual(rows(r).map { $0[0].asInt64 ?? -1 }, (0..<6000).map(Int64.init))
         XCTAssertEqual(r.files.count, 6)
 
         // One bad file among them fails the COPY, naming that file.
         try d.write("part_3.gz", bytes: Array(try gzip(text(1000)).prefix(40)))
         let e = expectSQLError { try CopyLoader.load(table: "t", columns: self.cols, source: d.path + "/part_",
-                                                     options: opts(("GZIP", nil)), tuning: CopyTuning(workers: 3)) }
+                                                     options: opts(("GZIP", nil)), tuning: CopyTuning(workers: 3), context: QueryContext()) }
         XCTAssertTrue(e?.message.contains("/part_3.gz'") ?? false, e?.message ?? "")
     }
 
@@ -186,24 +187,24 @@ final class CompressionTests: XCTestCase {
         for (name, bytes, compression, option) in files {
             let path = try d.write(name, bytes: bytes)
             for workers in [1, 2] {
-                let data = try FileData.open(path, compression: compression, workers: workers)
+                let data = try FileData.open(path, compression: compression, workers: workers, context: QueryContext())
                 XCTAssertNotNil(data.temporary, "\(name), \(workers) workers: inflated in memory")
                 XCTAssertEqual(Array(data.bytes), plain, "\(name), \(workers) workers")
             }
             let r = try CopyLoader.load(table: "t", columns: cols, source: path, options: opts((option, nil)),
-                                        tuning: CopyTuning(chunkRows: 1000, rangeBytes: 32 << 10, workers: 2))
+                                        tuning: CopyTuning(chunkRows: 1000, rangeBytes: 32 << 10, workers: 2), context: QueryContext())
             XCTAssertEqual(rows(r).map { $0[0].asInt64 ?? -1 }, (0..<60_000).map(Int64.init), name)
         }
         // The parallel bzip2 path over a block that fails starts over and names the error.
         var bad = try Bzip2Codec.compress(plain, blockSize100k: 1)
         for i in stride(from: bad.count * 2 / 3, to: bad.count * 2 / 3 + 16, by: 1) { bad[i] ^= 0x5A }
         let badPath = try d.write("bad.bz2", bytes: bad)
-        XCTAssertThrowsError(try FileData.open(badPath, compression: .bzip2, workers: 2)) { e in
+        XCTAssertThrowsError(try FileData.open(badPath, compression: .bzip2, workers: 2, context: QueryContext())) { e in
             XCTAssertTrue("\(e)".contains("bad.bz2"), "\(e)")
         }
         // Under the limit nothing goes to disk.
         InflateDrain.memoryBytes = 4 << 20
-        let small = try FileData.open(try d.write("small.gz", bytes: try gzip(plain)), compression: .gzip)
+        let small = try FileData.open(try d.write("small.gz", bytes: try gzip(plain)), compression: .gzip, context: QueryContext())
         XCTAssertNil(small.temporary)
         XCTAssertEqual(Array(small.bytes), plain)
     }

@@ -3,6 +3,7 @@ import SlicehouseCatalog
 @testable import SlicehouseLoad
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// Every rejection kind with its exact file / line / column / position, MAXERROR,
 /// and the user-facing SQLError.
@@ -72,7 +73,7 @@ final class LoadErrorTests: XCTestCase {
         bytes += [0xC3, 0x28]
         bytes += Array("|2020-01-01\n".utf8)
         let path = try d.write("bad.txt", bytes: bytes)
-        let e = expectLoadError { try CopyLoader.load(table: "t", columns: self.cols, source: path, options: CopyOptions()) }
+        let e = expectLoadError { try CopyLoader.load(table: "t", columns: self.cols, source: path, options: CopyOptions(), context: QueryContext()) }
         XCTAssertEqual(e?.code, .invalidUTF8)
         XCTAssertEqual(e?.line, 2)
         XCTAssertEqual(e?.column, "name")

@@ -5,6 +5,7 @@ import SlicehouseCatalog
 import SlicehouseParquet
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// `CopyLoader` with `FORMAT PARQUET`: options, chunking, parallel order, progress.
 final class ParquetLoadTests: XCTestCase {
@@ -80,13 +81,13 @@ final class ParquetLoadTests: XCTestCase {
     func testRowGroupsAreCutIntoChunksOfAtMostChunkCapacity() throws {
         let dir = try TempDir()
         try writeFile(dir.path + "/a.parquet", rows: 10_000, batch: 10_000)   // one big row group
-        let r = try CopyLoader.load(table: "t", columns: columns, source: dir.path + "/a", options: opts(("PARQUET", nil)))
+        let r = try CopyLoader.load(table: "t", columns: columns, source: dir.path + "/a", options: opts(("PARQUET", nil)), context: QueryContext())
         XCTAssertEqual(r.rowCount, 10_000)
         XCTAssertEqual(r.chunks.count, (10_000 + Chunk.capacity - 1) / Chunk.capacity)
         XCTAssertTrue(r.chunks.allSatisfy { $0.count <= Chunk.capacity })
         XCTAssertEqual(ids(r), (0..<10_000).map(Int64.init))
         let small = try CopyLoader.load(table: "t", columns: columns, source: dir.path + "/a", options: opts(("PARQUET", nil)),
-                                        tuning: CopyTuning(chunkRows: 300, workers: 2))
+                                        tuning: CopyTuning(chunkRows: 300, workers: 2), context: QueryContext())
         XCTAssertTrue(small.chunks.allSatisfy { $0.count <= 300 })
         XCTAssertEqual(rows(small), rows(r))
         // NULL every 5th row, strings intact across chunk cuts.
@@ -105,9 +106,9 @@ final class ParquetLoadTests: XCTestCase {
         }
         XCTAssertGreaterThan(try ParquetFile(path: dir.path + "/part-0.parquet").rowGroupCount, 3)
         let one = try CopyLoader.load(table: "t", columns: columns, source: dir.path + "/part", options: opts(("PARQUET", nil)),
-                                      tuning: CopyTuning(workers: 1))
+                                      tuning: CopyTuning(workers: 1), context: QueryContext())
         let many = try CopyLoader.load(table: "t", columns: columns, source: dir.path + "/part", options: opts(("PARQUET", nil)),
-                                       tuning: CopyTuning(workers: 6))
+                                       tuning: CopyTuning(workers: 6), context: QueryContext())
         XCTAssertEqual(one.rowCount, first)
         XCTAssertEqual(ids(one), (0..<first).map(Int64.init))
         XCTAssertEqual(ids(many), ids(one))
@@ -124,7 +125,7 @@ final class ParquetLoadTests: XCTestCase {
         let narrow = [col("id", .bigint), col("label", .varchar(4))]
         for workers in [1, 4] {
             XCTAssertThrowsError(try CopyLoader.load(table: "t", columns: narrow, source: dir.path + "/p-",
-                                                     options: opts(("PARQUET", nil)), tuning: CopyTuning(workers: workers))) { e in
+                                                     options: opts(("PARQUET", nil)), tuning: CopyTuning(workers: workers), context: QueryContext())) { e in
                 guard let e = e as? LoadError else { return XCTFail("\(e)") }
                 XCTAssertEqual(e.file, dir.path + "/p-0.parquet")
                 XCTAssertEqual(e.line, 1_002)   // id 1001, rows are 1-based
@@ -145,11 +146,11 @@ final class ParquetLoadTests: XCTestCase {
         try w.append(Chunk(columns: [Vector(type: .varchar(10), data: .string(s))], count: 1))
         try w.close()
         XCTAssertThrowsError(try CopyLoader.load(table: "t", columns: [col("s", .varchar(10))], source: dir.path + "/u",
-                                                 options: opts(("PARQUET", nil)))) { e in
+                                                 options: opts(("PARQUET", nil)), context: QueryContext())) { e in
             XCTAssertEqual((e as? LoadError)?.code, .invalidUTF8)
         }
         let r = try CopyLoader.load(table: "t", columns: [col("s", .varchar(10))], source: dir.path + "/u",
-                                    options: opts(("PARQUET", nil), ("ACCEPTINVCHARS", nil)))
+                                    options: opts(("PARQUET", nil), ("ACCEPTINVCHARS", nil)), context: QueryContext())
         XCTAssertEqual(rows(r), [[.string("a?b")]])
     }
 
@@ -173,7 +174,7 @@ final class ParquetLoadTests: XCTestCase {
         try writeFile(dir.path + "/a.parquet", rows: 5_000, groupBytes: 8_000, batch: 500)
         let seen = ProgressLog()
         let r = try CopyLoader.load(table: "t", columns: columns, source: dir.path + "/a", options: opts(("PARQUET", nil)),
-                                    progress: { seen.append($0) })
+                                    progress: { seen.append($0) }, context: QueryContext())
         XCTAssertEqual(r.rowCount, 5_000)
         // Reports (if the load was slow enough to get any) only grow and stay within the total.
         for (a, b) in zip(seen.all, seen.all.dropFirst()) { XCTAssertLessThanOrEqual(a.rows, b.rows) }

@@ -3,6 +3,7 @@ import SlicehouseCatalog
 @testable import SlicehouseLoad
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// `CopyLoader.stream` hands each piece's rows on while it parses the next: the pieces
 /// still arrive one at a time, in file order, and a failure of `consume` or MAXERROR in
@@ -23,6 +24,7 @@ final class PieceStreamTests: XCTestCase {
         return try withExtendedLifetime(d) {
             try CopyLoader.stream(table: "t", columns: columns, source: path, options: options,
                                   tuning: CopyTuning(chunkRows: 500, rangeBytes: 2048, workers: 2, pieceBytes: 4096),
+                                  context: QueryContext(),
                                   consume: consume)
         }
     }

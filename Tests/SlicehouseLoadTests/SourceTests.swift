@@ -3,6 +3,7 @@
 import SlicehouseStorage
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// Source resolution: prefixes, file:// URLs, unsupported schemes, manifests, ZSTD
 /// (GZIP and BZIP2 are in CompressionTests).
@@ -15,7 +16,7 @@ final class SourceTests: XCTestCase {
         try d.write("partsupp.tbl", "2\n3\n")
         try d.write("parts/x.tbl", "4\n")
         try d.write("other.tbl", "9\n")
-        let r = try CopyLoader.load(table: "t", columns: cols, source: d.path + "/part", options: CopyOptions())
+        let r = try CopyLoader.load(table: "t", columns: cols, source: d.path + "/part", options: CopyOptions(), context: QueryContext())
         XCTAssertEqual(r.files, [d.path + "/part.tbl", d.path + "/parts/x.tbl", d.path + "/partsupp.tbl"])
         XCTAssertEqual(rows(r).map { $0[0] }, [.int(1), .int(4), .int(2), .int(3)])
     }
@@ -26,7 +27,7 @@ final class SourceTests: XCTestCase {
         try d.write("lineitem.tbl.1", "2\n")
         try d.write("lineitem.tbl.2", "3\n")
         let r = try CopyLoader.load(table: "t", columns: cols, source: "file://" + d.path + "/lineitem.tbl",
-                                    options: CopyOptions())
+                                    options: CopyOptions(), context: QueryContext())
         XCTAssertEqual(r.files.count, 3)
         XCTAssertEqual(r.rowCount, 3)
     }
@@ -35,21 +36,21 @@ final class SourceTests: XCTestCase {
         let d = try TempDir()
         try d.write("a/1.txt", "1\n")
         try d.write("a/2.txt", "2\n")
-        let r = try CopyLoader.load(table: "t", columns: cols, source: d.path + "/a/", options: CopyOptions())
+        let r = try CopyLoader.load(table: "t", columns: cols, source: d.path + "/a/", options: CopyOptions(), context: QueryContext())
         XCTAssertEqual(rows(r).map { $0[0] }, [.int(1), .int(2)])
     }
 
     func testNoMatch() throws {
         let d = try TempDir()
         let e = expectSQLError { try CopyLoader.load(table: "t", columns: self.cols, source: d.path + "/nothing",
-                                                     options: CopyOptions()) }
+                                                     options: CopyOptions(), context: QueryContext()) }
         XCTAssertEqual(e?.code, .loadError)
         XCTAssertTrue(e?.message.contains("does not match any file") ?? false, e?.message ?? "")
     }
 
     func testS3IsNotSupportedYet() throws {
         let e = expectSQLError { try CopyLoader.load(table: "t", columns: self.cols, source: "s3://bucket/key",
-                                                     options: CopyOptions()) }
+                                                     options: CopyOptions(), context: QueryContext()) }
         XCTAssertEqual(e?.code, .featureNotSupported)
         XCTAssertTrue(e?.message.contains("S3") ?? false)
     }
@@ -62,12 +63,12 @@ final class SourceTests: XCTestCase {
             {"entries": [{"url": "file://\(b)", "mandatory": true}, {"url": "\(a)"},
                          {"url": "\(d.path)/missing.txt", "mandatory": false}]}
             """)
-        let r = try CopyLoader.load(table: "t", columns: cols, source: m, options: opts(("MANIFEST", nil)))
+        let r = try CopyLoader.load(table: "t", columns: cols, source: m, options: opts(("MANIFEST", nil)), context: QueryContext())
         XCTAssertEqual(rows(r).map { $0[0] }, [.int(2), .int(1)])
 
         let bad = try d.write("bad.manifest", "{\"entries\": [{\"url\": \"\(d.path)/missing.txt\", \"mandatory\": true}]}")
         XCTAssertEqual(expectSQLError { try CopyLoader.load(table: "t", columns: self.cols, source: bad,
-                                                            options: opts(("MANIFEST", nil))) }?.code, .loadError)
+                                                            options: opts(("MANIFEST", nil)), context: QueryContext()) }?.code, .loadError)
     }
 
     func testZstdInput() throws {
@@ -75,7 +76,7 @@ final class SourceTests: XCTestCase {
         var text = ""
         for i in 0..<5000 { text += "\(i)\n" }
         let path = try d.write("data.zst", bytes: try ZstdCodec.compress(Array(text.utf8)))
-        let r = try CopyLoader.load(table: "t", columns: cols, source: path, options: opts(("ZSTD", nil)))
+        let r = try CopyLoader.load(table: "t", columns: cols, source: path, options: opts(("ZSTD", nil)), context: QueryContext())
         XCTAssertEqual(r.rowCount, 5000)
         XCTAssertEqual(rows(r).last, [.int(4999)])
     }
@@ -84,6 +85,6 @@ final class SourceTests: XCTestCase {
         let d = try TempDir()
         let path = try d.write("data.lzo", "x")
         XCTAssertEqual(expectSQLError { try CopyLoader.load(table: "t", columns: self.cols, source: path,
-                                                            options: opts(("LZOP", nil))) }?.code, .featureNotSupported)
+                                                            options: opts(("LZOP", nil)), context: QueryContext()) }?.code, .featureNotSupported)
     }
 }

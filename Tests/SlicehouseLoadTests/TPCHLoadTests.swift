@@ -4,6 +4,7 @@ import SlicehouseCatalog
 @testable import SlicehouseLoad
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// Loads TPC-H `.tbl` files (pipe-delimited, trailing `|`): the checked-in SF 0.01
 /// region/nation fixtures always, the other tables when `../shared/tpch` exists.
@@ -46,7 +47,7 @@ final class TPCHLoadTests: XCTestCase {
     func load(_ table: String, from dir: String, tuning: CopyTuning = CopyTuning()) throws -> CopyResult {
         let columns = try XCTUnwrap(Self.schemas[table])
         return try CopyLoader.load(table: table, columns: columns, source: dir + "/\(table).tbl",
-                                   options: CopyOptions(), tuning: tuning)
+                                   options: CopyOptions(), tuning: tuning, context: QueryContext())
     }
 
     func testRegionAndNationFixtures() throws {

@@ -4,6 +4,7 @@ import SlicehouseCatalog
 @testable import SlicehouseLoad
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// A temporary directory removed when the test case ends.
 final class TempDir {
@@ -64,7 +65,7 @@ func loadText(_ contents: String, columns: [ColumnDef], columnList: [String]? = 
     let path = try d.write(file, contents)
     return try withExtendedLifetime(d) {
         try CopyLoader.load(table: "t", columns: columns, columnList: columnList, source: path,
-                            options: options, tuning: tuning)
+                            options: options, tuning: tuning, context: QueryContext())
     }
 }
 
@@ -76,7 +77,7 @@ func loadBytes(_ bytes: [UInt8], columns: [ColumnDef], columnList: [String]? = n
     let path = try d.write(file, bytes: bytes)
     return try withExtendedLifetime(d) {
         try CopyLoader.load(table: "t", columns: columns, columnList: columnList, source: path,
-                            options: options, tuning: tuning)
+                            options: options, tuning: tuning, context: QueryContext())
     }
 }
 

@@ -3,6 +3,7 @@ import SlicehouseCatalog
 @testable import SlicehouseLoad
 import SlicehouseTypes
 import XCTest
+import SlicehouseRuntime
 
 /// Every column type parsed from text into its exact physical representation.
 final class TypeConversionTests: XCTestCase {
@@ -153,10 +154,10 @@ final class TypeConversionTests: XCTestCase {
         let d = try TempDir()
         let path = try d.write("inv.txt", bytes: bytes)
         let r = try CopyLoader.load(table: "t", columns: [col("v", .varchar(10))], source: path,
-                                    options: opts(("ACCEPTINVCHARS", nil)))
+                                    options: opts(("ACCEPTINVCHARS", nil)), context: QueryContext())
         XCTAssertEqual(rows(r), [[.string("a??b")]])
         let r2 = try CopyLoader.load(table: "t", columns: [col("v", .varchar(10))], source: path,
-                                     options: opts(("ACCEPTINVCHARS", "^")))
+                                     options: opts(("ACCEPTINVCHARS", "^")), context: QueryContext())
         XCTAssertEqual(rows(r2), [[.string("a^^b")]])
     }
 

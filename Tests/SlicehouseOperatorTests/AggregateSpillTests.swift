@@ -21,7 +21,7 @@ final class AggregateSpillTests: XCTestCase {
     ]
 
     private func operatorFor(_ input: Operator, groups: [Int], types: [DataType], aggs: [BoundAggregate],
-                             mode: AggregateMode, context: QueryContext?) -> HashAggregateOperator {
+                             mode: AggregateMode, context: QueryContext) -> HashAggregateOperator {
         HashAggregateOperator(input: input, groupColumns: mode == .final ? Array(0..<groups.count) : groups,
                               groupTypes: groups.map { types[$0] }, aggregates: aggs, mode: mode, context: context)
     }
@@ -30,7 +30,7 @@ final class AggregateSpillTests: XCTestCase {
     private func checkSingle(_ rows: [Row], groups: [Int], aggs: [BoundAggregate], types: [DataType] = mixedTypes,
                              expectSpill: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws -> QueryContext {
         let expected = try drain(operatorFor(source(types, rows, chunkSize: 1000), groups: groups, types: types, aggs: aggs,
-                                             mode: .single, context: nil))
+                                             mode: .single, context: QueryContext()))
         let spill = TemporarySpill()
         let context = spill.context(budget: budget)
         let op = operatorFor(source(types, rows, chunkSize: 1000, withSelection: true), groups: groups, types: types,
@@ -85,7 +85,7 @@ final class AggregateSpillTests: XCTestCase {
         let rows = mixedRows(12_000, seed: 41, groups: 5000)
         for groups in [[0], [1, 0]] {
             let expected = try drain(operatorFor(source(mixedTypes, rows, chunkSize: 1000), groups: groups, types: mixedTypes,
-                                                 aggs: aggregates, mode: .single, context: nil))
+                                                 aggs: aggregates, mode: .single, context: QueryContext()))
             // Four "slices", each with its own partial aggregate under the budget.
             let spill = TemporarySpill()
             let context = spill.context(budget: budget)
@@ -102,7 +102,7 @@ final class AggregateSpillTests: XCTestCase {
                 XCTAssertGreaterThan(p.memoryPeak, 0)
                 unlimitedPartialRows += try drain(operatorFor(source(mixedTypes, slice, chunkSize: 1000), groups: groups,
                                                               types: mixedTypes, aggs: aggregates, mode: .partial,
-                                                              context: nil)).count
+                                                              context: QueryContext())).count
             }
             XCTAssertEqual(context.memory.spilledBytes, 0)
             XCTAssertEqual(context.memory.usedBytes, 0)
@@ -112,7 +112,7 @@ final class AggregateSpillTests: XCTestCase {
             if groups == [0] { XCTAssertGreaterThan(partialRows, unlimitedPartialRows + 500) }
             // Final without a budget, and final with one (it spills).
             let final = try drain(operatorFor(ChunkSource(partials), groups: groups, types: mixedTypes, aggs: aggregates,
-                                              mode: .final, context: nil))
+                                              mode: .final, context: QueryContext()))
             assertSameRows(final, expected, "final, groups \(groups)")
             let finalContext = spill.context(budget: budget)
             let spilledFinal = operatorFor(ChunkSource(partials), groups: groups, types: mixedTypes, aggs: aggregates,
@@ -130,10 +130,10 @@ final class AggregateSpillTests: XCTestCase {
         for s in 0..<4 {
             let slice = rows.enumerated().filter { $0.offset % 4 == s }.map { $0.element }
             partials += try drainChunks(operatorFor(source(mixedTypes, slice, chunkSize: 900), groups: groups, types: mixedTypes,
-                                                    aggs: aggregates, mode: .partial, context: nil))
+                                                    aggs: aggregates, mode: .partial, context: QueryContext()))
         }
         let expected = try drain(operatorFor(ChunkSource(partials), groups: groups, types: mixedTypes, aggs: aggregates,
-                                             mode: .final, context: nil))
+                                             mode: .final, context: QueryContext()))
         let spill = TemporarySpill()
         let context = spill.context(budget: budget)
         let op = operatorFor(ChunkSource(partials), groups: groups, types: mixedTypes, aggs: aggregates, mode: .final,
@@ -154,7 +154,7 @@ final class AggregateSpillTests: XCTestCase {
                                      resultType: .hllsketch), agg(.countStar, nil, types)]
         _ = try checkSingle(rows, groups: [0, 1], aggs: create, types: types)
         let sketches = try drainChunks(HashAggregateOperator(input: source(types, rows), groupColumns: [0, 1],
-                                                            groupTypes: [.bigint, .bigint], aggregates: create, mode: .single))
+                                                            groupTypes: [.bigint, .bigint], aggregates: create, mode: .single, context: QueryContext()))
         let sketchRows = sketches.flatMap { c in (0..<c.count).map { i in (0..<3).map { c.value(row: i, column: $0) } } }
         let combine = [BoundAggregate(function: .hllCombine, argument: 2, argumentType: .hllsketch, distinct: false,
                                       resultType: .hllsketch)]
@@ -233,7 +233,7 @@ final class AggregateSpillTests: XCTestCase {
         // The statement has no budget of its own, but the database's pool is small.
         let rows = mixedRows(12_000, seed: 61, groups: 5000)
         let expected = try drain(operatorFor(source(mixedTypes, rows), groups: [0], types: mixedTypes, aggs: aggregates,
-                                             mode: .single, context: nil))
+                                             mode: .single, context: QueryContext()))
         let spill = TemporarySpill()
         let pool = MemoryPool(limit: 96 << 10)
         let context = QueryContext(memory: QueryMemory(budget: nil, pool: pool), spill: spill.space)

@@ -11,18 +11,18 @@ import SlicehouseRuntime
 /// at a second level, and when the held rows outgrow the memory budget.
 final class AggregateSplitTests: XCTestCase {
     private func op(_ input: Operator, groups: [Int], types: [DataType], aggs: [BoundAggregate],
-                    mode: AggregateMode = .single, context: QueryContext? = nil,
+                    mode: AggregateMode = .single, context: QueryContext = QueryContext(),
                     splitGroups: Int) -> HashAggregateOperator {
         HashAggregateOperator(input: input, groupColumns: mode == .final ? Array(0..<groups.count) : groups,
-                              groupTypes: groups.map { types[$0] }, aggregates: aggs, mode: mode, context: context,
-                              splitGroups: splitGroups)
+                              groupTypes: groups.map { types[$0] }, aggregates: aggs, mode: mode,
+                              splitGroups: splitGroups, context: context)
     }
 
     /// The answers with a split at `splitGroups` equal those without one; returns the
     /// splitting operator (drained).
     @discardableResult
     private func check(_ rows: [Row], groups: [Int], aggs: [BoundAggregate], types: [DataType] = mixedTypes,
-                       splitGroups: Int, context: QueryContext? = nil,
+                       splitGroups: Int, context: QueryContext = QueryContext(),
                        file: StaticString = #filePath, line: UInt = #line) throws -> HashAggregateOperator {
         let expected = try drain(op(source(types, rows, chunkSize: 700), groups: groups, types: types, aggs: aggs,
                                     splitGroups: .max))
@@ -228,7 +228,7 @@ final class AggregateSplitTests: XCTestCase {
             let split = HashAggregateOperator(input: source(types, rows, chunkSize: 500), groupColumns: [0],
                                               groupTypes: [.bigint], aggregates: aggs, mode: .single,
                                               splitGroups: 4000, expectedRows: expectedRows,
-                                              expectedGroups: expectedGroups)
+                                              expectedGroups: expectedGroups, context: QueryContext())
             assertSameRows(try drain(split), expected)
             return split
         }

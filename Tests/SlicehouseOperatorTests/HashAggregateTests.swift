@@ -3,6 +3,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehousePlanner
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 // MARK: - Reference implementation (slow, obviously correct)
 
@@ -126,7 +127,7 @@ final class HashAggregateTests: XCTestCase {
                      mode: AggregateMode = .single, chunkSize: Int = Chunk.capacity, selection: Bool = false) throws -> [Row] {
         let op = HashAggregateOperator(input: source(types, rows, chunkSize: chunkSize, withSelection: selection),
                                        groupColumns: groups, groupTypes: groups.map { types[$0] },
-                                       aggregates: aggs, mode: mode)
+                                       aggregates: aggs, mode: mode, context: QueryContext())
         return try drain(op)
     }
 
@@ -149,7 +150,7 @@ final class HashAggregateTests: XCTestCase {
     func testResultTypes() throws {
         let rows = mixedRows(10)
         let op = HashAggregateOperator(input: source(mixedTypes, rows), groupColumns: [0], groupTypes: [.integer],
-                                       aggregates: mixedAggregates, mode: .single)
+                                       aggregates: mixedAggregates, mode: .single, context: QueryContext())
         let chunk = try XCTUnwrap(op.next())
         XCTAssertEqual(chunk.columns.map { $0.type }, [.integer] + mixedAggregates.map { $0.resultType })
         XCTAssertEqual(op.outputTypes, [.integer] + mixedAggregates.map { $0.resultType })
@@ -228,12 +229,12 @@ final class HashAggregateTests: XCTestCase {
 
         // Partial over empty input still yields one row of empty states.
         let partialOp = HashAggregateOperator(input: source(mixedTypes, []), groupColumns: [], groupTypes: [],
-                                              aggregates: aggs, mode: .partial)
+                                              aggregates: aggs, mode: .partial, context: QueryContext())
         let partial = try drainChunks(partialOp)
         XCTAssertEqual(partial.map { $0.count }, [1])
         XCTAssertEqual(partial[0].columns.map { $0.type }, aggs.flatMap { HashAggregateOperator.partialStateTypes($0) })
         let final = HashAggregateOperator(input: ChunkSource(partial + partial + partial), groupColumns: [], groupTypes: [],
-                                          aggregates: aggs, mode: .final)
+                                          aggregates: aggs, mode: .final, context: QueryContext())
         XCTAssertEqual(try drain(final), single)
 
         // With group columns, empty input gives no rows in every mode.
@@ -253,7 +254,7 @@ final class HashAggregateTests: XCTestCase {
             for s in slices {
                 let p = HashAggregateOperator(input: source(mixedTypes, s, chunkSize: 999), groupColumns: groups,
                                               groupTypes: groups.map { mixedTypes[$0] }, aggregates: mixedAggregates,
-                                              mode: .partial)
+                                              mode: .partial, context: QueryContext())
                 let chunks = try drainChunks(p)
                 for c in chunks {
                     XCTAssertEqual(c.columns.map { $0.type },
@@ -265,7 +266,7 @@ final class HashAggregateTests: XCTestCase {
             partials.shuffle(using: &rng)
             let final = HashAggregateOperator(input: ChunkSource(partials), groupColumns: Array(0..<groups.count),
                                               groupTypes: groups.map { mixedTypes[$0] }, aggregates: mixedAggregates,
-                                              mode: .final)
+                                              mode: .final, context: QueryContext())
             assertSameRows(try drain(final), single, "groups \(groups)")
         }
     }
@@ -307,7 +308,7 @@ final class HashAggregateTests: XCTestCase {
         let a = agg(.count, 2, mixedTypes, distinct: true)
         for mode in [AggregateMode.partial, .final] {
             let op = HashAggregateOperator(input: source(mixedTypes, mixedRows(5)), groupColumns: [], groupTypes: [],
-                                           aggregates: [a], mode: mode)
+                                           aggregates: [a], mode: mode, context: QueryContext())
             XCTAssertThrowsError(try op.next())
         }
     }
@@ -316,21 +317,21 @@ final class HashAggregateTests: XCTestCase {
         let types: [DataType] = [.bigint]
         let rows: [Row] = [[.int(Int64.max)], [.int(1)]]
         let op = HashAggregateOperator(input: source(types, rows), groupColumns: [], groupTypes: [],
-                                       aggregates: [agg(.sum, 0, types)], mode: .single)
+                                       aggregates: [agg(.sum, 0, types)], mode: .single, context: QueryContext())
         XCTAssertThrowsError(try op.next()) { e in
             XCTAssertEqual((e as? SQLError)?.message, "bigint out of range")
             XCTAssertEqual((e as? SQLError)?.code, .numericOutOfRange)
         }
         // AVG of the same values does not overflow (128-bit sum).
         let avg = HashAggregateOperator(input: source(types, [[.int(Int64.max)], [.int(Int64.max)]]), groupColumns: [],
-                                        groupTypes: [], aggregates: [agg(.avg, 0, types)], mode: .single)
+                                        groupTypes: [], aggregates: [agg(.avg, 0, types)], mode: .single, context: QueryContext())
         XCTAssertEqual(try drain(avg), [[.int(Int64.max)]])
         // Overflow in the final merge of partial sums.
         let partial = HashAggregateOperator(input: source(types, [[.int(Int64.max)]]), groupColumns: [], groupTypes: [],
-                                            aggregates: [agg(.sum, 0, types)], mode: .partial)
+                                            aggregates: [agg(.sum, 0, types)], mode: .partial, context: QueryContext())
         let chunks = (try? drainChunks(partial)) ?? []
         let final = HashAggregateOperator(input: ChunkSource(chunks + chunks), groupColumns: [], groupTypes: [],
-                                          aggregates: [agg(.sum, 0, types)], mode: .final)
+                                          aggregates: [agg(.sum, 0, types)], mode: .final, context: QueryContext())
         XCTAssertThrowsError(try final.next())
     }
 
@@ -356,7 +357,7 @@ final class HashAggregateTests: XCTestCase {
             let rows: [Row] = (0..<n).map { [.int(Int64($0)), .int(Int64($0 % 7))] }
             // One group per row: output spans several chunks.
             let op = HashAggregateOperator(input: source(types, rows), groupColumns: [0], groupTypes: [.bigint],
-                                           aggregates: [agg(.countStar, nil, types), agg(.sum, 1, types)], mode: .single)
+                                           aggregates: [agg(.countStar, nil, types), agg(.sum, 1, types)], mode: .single, context: QueryContext())
             let chunks = try drainChunks(op)
             XCTAssertTrue(chunks.allSatisfy { $0.count <= Chunk.capacity && $0.count > 0 })
             XCTAssertEqual(chunks.reduce(0) { $0 + $1.count }, n)
@@ -374,7 +375,7 @@ final class HashAggregateTests: XCTestCase {
             let srows: [Row] = (0..<n).map { [.string("k\($0 % 1000)"), .int(Int64($0 % 3))] }
             let stypes: [DataType] = [.varchar(10), .bigint]
             let sop = HashAggregateOperator(input: source(stypes, srows), groupColumns: [0, 1], groupTypes: stypes,
-                                            aggregates: [agg(.countStar, nil, stypes)], mode: .single)
+                                            aggregates: [agg(.countStar, nil, stypes)], mode: .single, context: QueryContext())
             assertSameRows(try drain(sop), referenceAggregate(srows, groups: [0, 1], aggs: [agg(.countStar, nil, stypes)]))
         }
     }
@@ -385,7 +386,7 @@ final class HashAggregateTests: XCTestCase {
         let c2 = Vector.ints([1, 2, 3, nil])
         let chunk = Chunk(columns: [c1, c2], count: 4)
         let op = HashAggregateOperator(input: ChunkSource([chunk, chunk]), groupColumns: [0], groupTypes: [.integer],
-                                       aggregates: [agg(.sum, 1, types), agg(.count, 0, types)], mode: .single)
+                                       aggregates: [agg(.sum, 1, types), agg(.count, 0, types)], mode: .single, context: QueryContext())
         XCTAssertEqual(try drain(op), [[.int(4), .int(12), .int(8)]])
     }
 
@@ -646,7 +647,7 @@ final class GroupMaskTests: XCTestCase {
         let types: [DataType] = [.bigint, t]
         let op = HashAggregateOperator(input: source(types, rows, chunkSize: 2048, withSelection: true), groupColumns: [0],
                                        groupTypes: [.bigint], aggregates: [agg(.sum, 1, types), agg(.avg, 1, types)],
-                                       mode: .single)
+                                       mode: .single, context: QueryContext())
         let out = try drain(op)
         XCTAssertEqual(out.count, 4)
         for row in out {

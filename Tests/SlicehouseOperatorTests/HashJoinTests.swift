@@ -72,7 +72,7 @@ final class HashJoinTests: XCTestCase {
         let op = HashJoinOperator(kind: kind, probe: source(joinTypes, probe, chunkSize: chunkSize, withSelection: selection),
                                   build: source(joinTypes, build, chunkSize: chunkSize, withSelection: selection),
                                   probeKeys: probeKeys, buildKeys: buildKeys, residual: residual,
-                                  buildTypes: joinTypes, probeTypes: probeTypes, nullAware: nullAware)
+                                  buildTypes: joinTypes, probeTypes: probeTypes, nullAware: nullAware, context: QueryContext())
         return try drain(op, maxChunk: 2 * Chunk.capacity)
     }
 
@@ -145,7 +145,7 @@ final class HashJoinTests: XCTestCase {
         func op(_ kind: JoinKind, _ build: [Row], residual: BoundExpr? = nil, selection: Bool = false) -> HashJoinOperator {
             HashJoinOperator(kind: kind, probe: source(joinTypes, probe, chunkSize: 700, withSelection: selection),
                              build: source(joinTypes, build), probeKeys: [0], buildKeys: [0], residual: residual,
-                             buildTypes: joinTypes, probeTypes: joinTypes)
+                             buildTypes: joinTypes, probeTypes: joinTypes, context: QueryContext())
         }
         let residual = BoundExpr.binary(.greater, .column(5, .bigint), .constant(.int(600), .bigint), .boolean)
         for kind in allKinds {
@@ -189,8 +189,7 @@ final class HashJoinTests: XCTestCase {
             let builds = (0..<3).map { _ in CountingSource(source(joinTypes, build, chunkSize: 500)) }
             let ops = (0..<3).map { p in
                 HashJoinOperator(kind: kind, probe: source(joinTypes, probe), build: builds[p], probeKeys: [0],
-                                 buildKeys: [0], residual: nil, buildTypes: joinTypes, probeTypes: joinTypes,
-                                 context: QueryContext(memory: memory), shared: shared)
+                                 buildKeys: [0], residual: nil, buildTypes: joinTypes, probeTypes: joinTypes, shared: shared, context: QueryContext(memory: memory))
             }
             let expected = referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
                                          probeWidth: 3, buildWidth: 3)
@@ -209,7 +208,7 @@ final class HashJoinTests: XCTestCase {
         for kind in allKinds {
             let j = HashJoinOperator(kind: kind, probe: source(joinTypes, pairProbe, chunkSize: 300),
                                      build: source(joinTypes, pairs), probeKeys: [0, 2], buildKeys: [0, 2], residual: nil,
-                                     buildTypes: joinTypes, probeTypes: joinTypes)
+                                     buildTypes: joinTypes, probeTypes: joinTypes, context: QueryContext())
             assertSameRows(try drain(j, maxChunk: 2 * Chunk.capacity),
                            referenceJoin(kind, probe: pairProbe, build: pairs, probeKeys: [0, 2], buildKeys: [0, 2],
                                          probeWidth: 3, buildWidth: 3), "\(kind) packed pairs")
@@ -362,7 +361,7 @@ final class HashJoinTests: XCTestCase {
         }
         // RIGHT/FULL over an empty probe side need the probe types to pad.
         let op = HashJoinOperator(kind: .right, probe: source(joinTypes, []), build: source(joinTypes, rows),
-                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         XCTAssertThrowsError(try op.collect())
     }
 
@@ -388,7 +387,7 @@ final class HashJoinTests: XCTestCase {
         let probe: [Row] = (0..<10000).map { [.int(Int64($0 % 100)), .string("p"), .int(Int64($0))] }
         let build: [Row] = (0..<300).map { [.int(Int64($0 % 100)), .string("b"), .int(Int64($0))] }
         let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
-                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let chunks = try drainChunks(op)
         XCTAssertEqual(chunks.reduce(0) { $0 + $1.count }, 30000)
         XCTAssertGreaterThan(chunks.count, 7)
@@ -399,7 +398,7 @@ final class HashJoinTests: XCTestCase {
         let probe2: [Row] = (0..<2048).map { [.int($0 < 3 ? 1 : Int64($0) + 10), .string("p"), .int(Int64($0))] }
         for kind in [JoinKind.inner, .left, .full] {
             let op2 = HashJoinOperator(kind: kind, probe: source(joinTypes, probe2), build: source(joinTypes, hot),
-                                       probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                       probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
             let chunks2 = try drainChunks(op2)
             XCTAssertTrue(chunks2.allSatisfy { $0.count <= 2 * Chunk.capacity }, "\(kind)")
             let expected = 15000 + (kind == .inner ? 0 : 2045)
@@ -408,7 +407,7 @@ final class HashJoinTests: XCTestCase {
         // Probe chunks larger than Chunk.capacity are cut into pieces.
         let wide = Chunk(columns: columns(joinTypes, probe), count: probe.count)
         let op3 = HashJoinOperator(kind: .left, probe: ChunkSource([wide]), build: source(joinTypes, build),
-                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let chunks3 = try drainChunks(op3)
         XCTAssertEqual(chunks3.reduce(0) { $0 + $1.count }, 30000)
         XCTAssertTrue(chunks3.allSatisfy { $0.count <= 2 * Chunk.capacity })
@@ -418,7 +417,7 @@ final class HashJoinTests: XCTestCase {
         let probe: [Row] = (0..<1_000).map { [.int(Int64($0)), .string("p"), .int(Int64($0))] }
         let build: [Row] = (0..<500).map { [.int(Int64($0 * 2)), .string("b"), .int(0)] }
         let op = HashJoinOperator(kind: .semi, probe: source(joinTypes, probe), build: source(joinTypes, build),
-                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let chunks = try drainChunks(op)
         XCTAssertEqual(chunks.count, 1)
         XCTAssertEqual(chunks[0].selection?.count, 500)
@@ -426,7 +425,7 @@ final class HashJoinTests: XCTestCase {
         // Fewer rows than `smallOutput` are merged into a chunk of their own (a copy).
         let few = HashJoinOperator(kind: .anti, probe: source(joinTypes, Array(probe.prefix(100))),
                                    build: source(joinTypes, build), probeKeys: [0], buildKeys: [0], residual: nil,
-                                   buildTypes: joinTypes)
+                                   buildTypes: joinTypes, context: QueryContext())
         let merged = try drainChunks(few)
         XCTAssertEqual(merged.count, 1)
         XCTAssertNil(merged[0].selection)
@@ -439,7 +438,7 @@ final class HashJoinTests: XCTestCase {
         let constKey = Chunk(columns: [Vector.constant(.int(2), type: .integer), column(.varchar(20), [.string("p"), .string("q")]),
                                        column(.bigint, [.int(7), .int(8)])], count: 2)
         let op = HashJoinOperator(kind: .right, probe: ChunkSource([constKey]), build: source(joinTypes, build),
-                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let out = try drain(op)
         let probeRows: [Row] = [[.int(2), .string("p"), .int(7)], [.int(2), .string("q"), .int(8)]]
         assertSameRows(out, referenceJoin(.right, probe: probeRows, build: build, probeKeys: [0], buildKeys: [0],
@@ -463,7 +462,7 @@ final class HashJoinTests: XCTestCase {
             let build: [Row] = (0..<60).map { [$0 % 13 == 0 ? .null : v($0 % 23), .int(Int64($0))] }
             for kind in allKinds {
                 let op = HashJoinOperator(kind: kind, probe: source(types, probe), build: source(types, build),
-                                          probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: types)
+                                          probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: types, context: QueryContext())
                 assertSameRows(try drain(op, maxChunk: 2 * Chunk.capacity),
                                referenceJoin(kind, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
                                              probeWidth: 2, buildWidth: 2), "\(t) \(kind)")
@@ -520,7 +519,7 @@ final class HashJoinTests: XCTestCase {
             try check(kind, probe, build, keys: [0, 2])
         }
         let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
-                                  probeKeys: [0, 2], buildKeys: [0, 2], residual: nil, buildTypes: joinTypes)
+                                  probeKeys: [0, 2], buildKeys: [0, 2], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let rows = try drain(op, maxChunk: 2 * Chunk.capacity)
         let expected = referenceJoin(.inner, probe: probe, build: build, probeKeys: [0, 2], buildKeys: [0, 2],
                                      probeWidth: 3, buildWidth: 3)
@@ -533,7 +532,7 @@ final class HashJoinTests: XCTestCase {
         var all: [Row] = []
         for a in 0..<200 { for b in 0..<100 { all.append([.int(Int64(a)), .string("b"), .int(Int64(b))]) } }
         let dense = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, all),
-                                     probeKeys: [0, 2], buildKeys: [0, 2], residual: nil, buildTypes: joinTypes)
+                                     probeKeys: [0, 2], buildKeys: [0, 2], residual: nil, buildTypes: joinTypes, context: QueryContext())
         XCTAssertEqual(try drain(dense, maxChunk: 2 * Chunk.capacity).count, probe.count - 2)
         XCTAssertLessThan(dense.codeFilterChecked, probe.count, "off once it has kept most of 32 Ki rows")
     }
@@ -557,7 +556,7 @@ final class HashJoinTests: XCTestCase {
             let builds = probes.map { _ in CountingSource(source(joinTypes, build, chunkSize: 500)) }
             let ops = probes.indices.map { p in
                 HashJoinOperator(kind: kind, probe: source(joinTypes, probes[p]), build: builds[p], probeKeys: [0],
-                                 buildKeys: [0], residual: nil, buildTypes: joinTypes, context: context, shared: shared)
+                                 buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared, context: context)
             }
             let results = ResultBox(count: ops.count)
             let operators = UncheckedOperators(ops)
@@ -585,17 +584,17 @@ final class HashJoinTests: XCTestCase {
     func testAFailedSharedBuildLeavesTheOthersToBuildTheirOwn() throws {
         let build: [Row] = (0..<100).map { i in [.int(Int64(i)), .string("b"), .int(Int64(i))] }
         let probe: [Row] = (0..<300).map { i in [.int(Int64(i % 150)), .string("p"), .int(Int64(i))] }
-        let shared = SharedHashBuild(users: 3, memory: nil)
+        let shared = SharedHashBuild(users: 3, memory: QueryMemory(budget: nil))
         let failing = FailingSource()
         let first = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: failing, probeKeys: [0],
-                                     buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared)
+                                     buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared, context: QueryContext())
         XCTAssertThrowsError(try first.next())
         let expected = referenceJoin(.inner, probe: probe, build: build, probeKeys: [0], buildKeys: [0],
                                      probeWidth: 3, buildWidth: 3)
         for _ in 0..<2 {
             let own = CountingSource(source(joinTypes, build))
             let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: own, probeKeys: [0],
-                                      buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared)
+                                      buildKeys: [0], residual: nil, buildTypes: joinTypes, shared: shared, context: QueryContext())
             assertSameRows(try drain(op), expected, "after a failed build")
             XCTAssertGreaterThan(own.reads, 0, "built its own")
         }
@@ -656,7 +655,7 @@ final class HashJoinTests: XCTestCase {
         let build: [Row] = (0..<200).map { [.int(Int64($0 * 100)), .string("b"), .int(Int64($0))] }
         let probe: [Row] = (0..<20_000).map { [.int(Int64($0)), .string("p"), .int(Int64($0))] }
         let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, build),
-                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                  probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let chunks = try drainChunks(op)
         XCTAssertEqual(chunks.map { $0.count }.reduce(0, +), 200)
         XCTAssertEqual(chunks.count, 1, "200 rows from 10 probe chunks arrive as one chunk")
@@ -676,7 +675,7 @@ final class HashJoinTests: XCTestCase {
             }
         }
         let op2 = HashJoinOperator(kind: .inner, probe: source(joinTypes, mixed), build: source(joinTypes, dense),
-                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes)
+                                   probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes, context: QueryContext())
         let out = try drain(op2, maxChunk: 2 * Chunk.capacity)
         let expected = referenceJoin(.inner, probe: mixed, build: dense, probeKeys: [0], buildKeys: [0],
                                      probeWidth: 3, buildWidth: 3)
@@ -732,7 +731,7 @@ final class HashJoinTests: XCTestCase {
                 let op = HashJoinOperator(kind: c.kind, probe: source(joinTypes, c.probe, chunkSize: 300, withSelection: selection),
                                           build: source(joinTypes, c.build, chunkSize: 300), probeKeys: [0], buildKeys: [0],
                                           residual: c.residual ? residual : nil, buildTypes: joinTypes,
-                                          probeTypes: joinTypes, readOutputs: c.mask)
+                                          probeTypes: joinTypes, readOutputs: c.mask, context: QueryContext())
                 let width = c.kind == .semi || c.kind == .anti ? 3 : 6
                 let mask = c.mask ?? [Bool](repeating: true, count: width)
                 var actual: [Row] = []
@@ -759,17 +758,17 @@ final class HashJoinTests: XCTestCase {
         for (p, b, rows) in [([Row](), unique, 0), (one, unique, 1), (one, [[.null, .string("b"), .int(1)]] as [Row], 0)] {
             let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, p), build: source(joinTypes, b),
                                       probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes,
-                                      probeTypes: joinTypes, readOutputs: innerMask)
+                                      probeTypes: joinTypes, readOutputs: innerMask, context: QueryContext())
             XCTAssertEqual(try drain(op).count, rows)
         }
         // Partitions sharing a build: the one that builds and the ones that read it alike.
-        let shared = SharedHashBuild(users: 3, memory: nil)
+        let shared = SharedHashBuild(users: 3, memory: QueryMemory(budget: nil))
         let expected = referenceJoin(.inner, probe: probe, build: unique, probeKeys: [0], buildKeys: [0],
                                      probeWidth: 3, buildWidth: 3).map { row in row.enumerated().map { innerMask[$0.offset] ? $0.element : .null } }
         for partition in 0..<3 {
             let op = HashJoinOperator(kind: .inner, probe: source(joinTypes, probe), build: source(joinTypes, unique),
                                       probeKeys: [0], buildKeys: [0], residual: nil, buildTypes: joinTypes,
-                                      probeTypes: joinTypes, shared: shared, readOutputs: innerMask)
+                                      probeTypes: joinTypes, shared: shared, readOutputs: innerMask, context: QueryContext())
             let rows = try drain(op).map { row in row.enumerated().map { innerMask[$0.offset] ? $0.element : .null } }
             XCTAssertTrue(op.keySetOnly, "partition \(partition)")
             assertSameRows(rows, expected, "partition \(partition)")
@@ -801,11 +800,11 @@ final class HashJoinTests: XCTestCase {
                 for withResidual in [false, true] {
                     for budget in [nil, 8 << 10] as [Int?] {
                         let spill = TemporarySpill()
-                        let context = budget.map { spill.context(budget: $0) }
+                        let context = budget.map { spill.context(budget: $0) } ?? QueryContext()
                         let op = HashJoinOperator(kind: kind, probe: source(joinTypes, probe, chunkSize: 300, withSelection: true),
                                                   build: source(joinTypes, build, chunkSize: 300), probeKeys: [0], buildKeys: [0],
                                                   residual: withResidual ? residual : nil, buildTypes: joinTypes,
-                                                  probeTypes: joinTypes, context: context, readOutputs: mask)
+                                                  probeTypes: joinTypes, readOutputs: mask, context: context)
                         var actual: [Row] = []
                         let label = "\(kind) mask \(mask) residual \(withResidual) budget \(budget.map(String.init) ?? "none")"
                         for c in try drainChunks(op) {
@@ -872,8 +871,7 @@ final class GraceHashJoinTests: XCTestCase {
             let spill = TemporarySpill()
             let op = HashJoinOperator(kind: kind, probe: source(joinTypes, p, chunkSize: 300),
                                       build: source(joinTypes, b, chunkSize: 300), probeKeys: [0], buildKeys: [0],
-                                      residual: nil, buildTypes: joinTypes, probeTypes: joinTypes,
-                                      context: spill.context(budget: 1 << 20))
+                                      residual: nil, buildTypes: joinTypes, probeTypes: joinTypes, context: spill.context(budget: 1 << 20))
             assertSameRows(try drain(op), referenceJoin(kind, probe: p, build: b, probeKeys: [0], buildKeys: [0],
                                                         probeWidth: 3, buildWidth: 3), "\(kind)")
             XCTAssertGreaterThan(op.spilledBytes, 0, "\(kind)")

@@ -55,13 +55,13 @@ final class NarrowedArgumentTests: XCTestCase {
     }
 
     private func aggregate(_ rows: [Row], narrowed: Bool, mode: AggregateMode = .single, distinct: Bool = false,
-                           context: QueryContext? = nil,
+                           context: QueryContext = QueryContext(),
                            splitGroups: Int = HashAggregateOperator.splitGroups) throws -> (rows: [Row], op: HashAggregateOperator) {
         var input: Operator = source(types, rows, chunkSize: 700, withSelection: true)
         if narrowed { input = NarrowingSource(input, columns: [1, 2]) }
         let op = HashAggregateOperator(input: input, groupColumns: [0], groupTypes: [.bigint],
-                                       aggregates: aggregates(distinct: distinct), mode: mode, context: context,
-                                       splitGroups: splitGroups)
+                                       aggregates: aggregates(distinct: distinct), mode: mode,
+                                       splitGroups: splitGroups, context: context)
         return (try drain(op), op)
     }
 

@@ -14,7 +14,7 @@ final class NestedLoopJoinTests: XCTestCase {
     private func ints(_ range: Range<Int>) -> [Row] { range.map { [.int(Int64($0))] } }
 
     private func join(_ kind: PhysicalJoinKind, probe: Operator, build: Operator, condition: BoundExpr? = nil) -> NestedLoopJoinOperator {
-        NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, probeTypes: types, buildTypes: types)
+        NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, probeTypes: types, buildTypes: types, context: QueryContext())
     }
 
     /// `probe.x < build.x - shift` over the pair (probe column 0, build column 1).
@@ -76,13 +76,13 @@ final class NestedLoopJoinTests: XCTestCase {
         let condition: BoundExpr = .binary(.less, .column(0, .bigint),
                                            .binary(.divide, .column(1, .bigint), .constant(.int(60), .bigint), .bigint), .boolean)
         for kind in [PhysicalJoinKind.inner, .left, .right, .full, .semi, .anti] {
-            func run(_ context: QueryContext?) throws -> (rows: [String], op: NestedLoopJoinOperator) {
+            func run(_ context: QueryContext) throws -> (rows: [String], op: NestedLoopJoinOperator) {
                 let op = NestedLoopJoinOperator(kind: kind, probe: source(types, ints(probeRows), chunkSize: 16),
                                                 build: source(types, ints(buildRows), chunkSize: 200), condition: condition,
                                                 probeTypes: types, buildTypes: types, context: context)
                 return (try drain(op).map { $0.description }.sorted(), op)
             }
-            let want = try run(nil).rows
+            let want = try run(QueryContext()).rows
             let spill = TemporarySpill()
             let context = spill.context(budget: 8 << 10)
             let (got, op) = try run(context)
@@ -94,8 +94,7 @@ final class NestedLoopJoinTests: XCTestCase {
         // A scalar subquery's single row never spills.
         let spill = TemporarySpill()
         let one = NestedLoopJoinOperator(kind: .left, probe: source(types, ints(0..<5)), build: source(types, ints(7..<8)),
-                                         condition: nil, singleRow: true, probeTypes: types, buildTypes: types,
-                                         context: spill.context(budget: 1))
+                                         condition: nil, singleRow: true, probeTypes: types, buildTypes: types, context: spill.context(budget: 1))
         XCTAssertEqual(try drain(one).count, 5)
         XCTAssertEqual(one.spilledBytes, 0)
     }

@@ -3,6 +3,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehousePlanner
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 // MARK: - References
 
@@ -110,7 +111,7 @@ final class OrderedSetAggregateTests: XCTestCase {
 
     private func run(_ rows: [Row], _ aggs: [BoundAggregate], chunkSize: Int = Chunk.capacity, selection: Bool = false) throws -> [Row] {
         let op = HashAggregateOperator(input: source(types, rows, chunkSize: chunkSize, withSelection: selection),
-                                       groupColumns: [0], groupTypes: [.integer], aggregates: aggs, mode: .single)
+                                       groupColumns: [0], groupTypes: [.integer], aggregates: aggs, mode: .single, context: QueryContext())
         return try drain(op)
     }
 
@@ -126,7 +127,7 @@ final class OrderedSetAggregateTests: XCTestCase {
     func testPercentileResultTypes() throws {
         let aggs = aggregates()
         let op = HashAggregateOperator(input: source(types, rows(10, groups: 2, seed: 1)), groupColumns: [0],
-                                       groupTypes: [.integer], aggregates: aggs, mode: .single)
+                                       groupTypes: [.integer], aggregates: aggs, mode: .single, context: QueryContext())
         let chunk = try XCTUnwrap(op.next())
         XCTAssertEqual(chunk.columns.map { $0.type }, [.integer] + aggs.map { $0.resultType })
         XCTAssertEqual(percentile(.percentileCont, 1, types, 5, 1).resultType, .decimal(precision: 20, scale: 1))
@@ -143,7 +144,7 @@ final class OrderedSetAggregateTests: XCTestCase {
         let aggs = [percentile(.percentileCont, 1, t, 25, 2), percentile(.percentileCont, 1, t, 75, 2),
                     percentile(.percentileCont, 1, t, 5, 1)]
         let op = HashAggregateOperator(input: source(t, data), groupColumns: [0], groupTypes: [.integer],
-                                       aggregates: aggs, mode: .single)
+                                       aggregates: aggs, mode: .single, context: QueryContext())
         // -2.75 → -2.8, -2.25 → -2.3, -2.5 exact.
         XCTAssertEqual(normalized(try drain(op)), [[.int128(1), .int128(-28), .int128(-23), .int128(-25)]])
     }
@@ -177,7 +178,7 @@ final class OrderedSetAggregateTests: XCTestCase {
     func testOrderedSetAggregatesRefuseTwoPhase() {
         let t: [DataType] = [.integer, .bigint]
         let op = HashAggregateOperator(input: source(t, [[.int(1), .int(2)]]), groupColumns: [0], groupTypes: [.integer],
-                                       aggregates: [percentile(.percentileCont, 1, t, 5, 1)], mode: .partial)
+                                       aggregates: [percentile(.percentileCont, 1, t, 5, 1)], mode: .partial, context: QueryContext())
         XCTAssertThrowsError(try op.next())
     }
 
@@ -204,7 +205,7 @@ final class OrderedSetAggregateTests: XCTestCase {
         ]
         for size in [1, 3, 100] {
             let op = HashAggregateOperator(input: source(t, data, chunkSize: size), groupColumns: [0], groupTypes: [.integer],
-                                           aggregates: aggs, mode: .single)
+                                           aggregates: aggs, mode: .single, context: QueryContext())
             assertSameRows(try drain(op), [
                 [.int(1), .string("b,a,c,a "), .string("b, a, a , c"), .string("ca ab"), .string("a|b|c")],
                 [.int(2), .null, .null, .null, .null],
@@ -218,11 +219,11 @@ final class OrderedSetAggregateTests: XCTestCase {
         let big = String(repeating: "x", count: 13107)
         let exact: [Row] = (0..<5).map { _ in [.int(1), .string(big)] }
         let op = HashAggregateOperator(input: source(t, exact), groupColumns: [0], groupTypes: [.integer],
-                                       aggregates: [listagg(1, "")], mode: .single)
+                                       aggregates: [listagg(1, "")], mode: .single, context: QueryContext())
         let out = try drain(op)
         XCTAssertEqual(out.first?[1].asString?.utf8.count, 65535)
         let over = HashAggregateOperator(input: source(t, exact), groupColumns: [0], groupTypes: [.integer],
-                                         aggregates: [listagg(1, ",")], mode: .single)
+                                         aggregates: [listagg(1, ",")], mode: .single, context: QueryContext())
         XCTAssertThrowsError(try drain(over)) { error in
             XCTAssertEqual((error as? SQLError)?.message, "Result size exceeds LISTAGG limit")
         }
@@ -292,19 +293,19 @@ final class OrderedSetAggregateTests: XCTestCase {
         let aggs = [BoundAggregate(function: .approximateCountDistinct, argument: 1, argumentType: .bigint, distinct: false, resultType: .bigint),
                     BoundAggregate(function: .approximateCountDistinct, argument: 2, argumentType: .varchar(12), distinct: false, resultType: .bigint)]
         let single = try drain(HashAggregateOperator(input: source(t, data, chunkSize: 1000), groupColumns: [0], groupTypes: [.integer],
-                                                      aggregates: aggs, mode: .single))
+                                                      aggregates: aggs, mode: .single, context: QueryContext()))
         var slices: [[Row]] = [[], [], [], []]
         for r in data { slices[rng.int(0...3)].append(r) }
         var partials: [Chunk] = []
         for s in slices {
             let p = HashAggregateOperator(input: source(t, s, chunkSize: 777), groupColumns: [0], groupTypes: [.integer],
-                                          aggregates: aggs, mode: .partial)
+                                          aggregates: aggs, mode: .partial, context: QueryContext())
             XCTAssertEqual(p.outputTypes, [.integer, HashAggregateLayout.sketchType, HashAggregateLayout.sketchType])
             partials += try drainChunks(p)
         }
         partials.shuffle(using: &rng)
         let final = try drain(HashAggregateOperator(input: ChunkSource(partials), groupColumns: [0], groupTypes: [.integer],
-                                                     aggregates: aggs, mode: .final))
+                                                     aggregates: aggs, mode: .final, context: QueryContext()))
         assertSameRows(final, single)
         // Small groups are exact.
         var truth: [Int64: Set<Int64>] = [:]

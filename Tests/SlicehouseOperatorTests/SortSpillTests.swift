@@ -10,7 +10,7 @@ final class SortSpillTests: XCTestCase {
     private let budget = 64 << 10
 
     private func unlimited(_ rows: [Row], _ keys: [SortKey], types: [DataType], limit: Int? = nil, offset: Int = 0) throws -> [Row] {
-        try drain(SortOperator(input: source(types, rows, chunkSize: 1000), keys: keys, limit: limit, offset: offset))
+        try drain(SortOperator(input: source(types, rows, chunkSize: 1000), keys: keys, limit: limit, offset: offset, context: QueryContext()))
     }
 
     /// The spilling sort's rows, with its context and operator for the counters.

@@ -2,6 +2,7 @@
 import XCTest
 import SlicehouseTypes
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 /// Reference: a stable sort of rows by `keys` over `Value`s.
 func referenceSort(_ rows: [Row], _ keys: [SortKey]) -> [Row] {
@@ -23,7 +24,7 @@ final class SortTests: XCTestCase {
     private func sort(_ rows: [Row], _ keys: [SortKey], types: [DataType] = mixedTypes, limit: Int? = nil,
                       offset: Int = 0, chunkSize: Int = Chunk.capacity, selection: Bool = false) throws -> [Row] {
         let op = SortOperator(input: source(types, rows, chunkSize: chunkSize, withSelection: selection),
-                              keys: keys, limit: limit, offset: offset)
+                              keys: keys, limit: limit, offset: offset, context: QueryContext())
         return try drain(op)
     }
 
@@ -181,7 +182,7 @@ final class SortTests: XCTestCase {
                 [rng.chance(0.05) ? .null : .int(Int64(rng.int(-500...500))), .string("r\(i)")]
             }
             let keys = [SortKey(column: 0)]
-            let op = SortOperator(input: source(types, rows), keys: keys)
+            let op = SortOperator(input: source(types, rows), keys: keys, context: QueryContext())
             let chunks = try drainChunks(op)
             XCTAssertTrue(chunks.allSatisfy { $0.count <= Chunk.capacity && $0.count > 0 })
             XCTAssertEqual(chunks.count, (n + Chunk.capacity - 1) / Chunk.capacity)

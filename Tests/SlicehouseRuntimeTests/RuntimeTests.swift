@@ -6,7 +6,7 @@ import SlicehouseTypes
 
 final class SchedulerTests: XCTestCase {
     func testEveryTaskRunsOnceAndResultsKeepTheirOrder() throws {
-        let out = try parallelMap(1000) { $0 * 2 }
+        let out = try parallelMap(1000, context: QueryContext()) { $0 * 2 }
         XCTAssertEqual(out, (0..<1000).map { $0 * 2 })
     }
 
@@ -14,9 +14,9 @@ final class SchedulerTests: XCTestCase {
         // One core: a task that starts a batch must run it itself (no deadlock).
         let scheduler = Scheduler(concurrency: 1)
         let counter = Counter()
-        scheduler.run(4) { _ in
-            scheduler.run(4) { _ in
-                scheduler.run(3) { _ in counter.add(1) }
+        scheduler.run(4, context: QueryContext()) { _ in
+            scheduler.run(4, context: QueryContext()) { _ in
+                scheduler.run(3, context: QueryContext()) { _ in counter.add(1) }
             }
         }
         XCTAssertEqual(counter.value, 48)
@@ -24,7 +24,7 @@ final class SchedulerTests: XCTestCase {
 
     func testTheFirstErrorIsThrownAndLaterTasksDoNotStart() {
         let started = Counter()
-        XCTAssertThrowsError(try parallelMap(10_000) { i -> Int in
+        XCTAssertThrowsError(try parallelMap(10_000, context: QueryContext()) { i -> Int in
             started.add(1)
             if i == 0 { throw SQLError(.divisionByZero, "boom") }
             Thread.sleep(forTimeInterval: 0.0001)
@@ -58,7 +58,7 @@ final class SchedulerTests: XCTestCase {
     func testUrgentBatchesRunBeyondTheBusyCores() {
         let scheduler = Scheduler(concurrency: 1)
         let gate = DispatchSemaphore(value: 0)
-        let busy = Thread { scheduler.run(2) { _ in gate.wait() } }
+        let busy = Thread { scheduler.run(2, context: QueryContext()) { _ in gate.wait() } }
         busy.start()
         Thread.sleep(forTimeInterval: 0.1)
         // The only core is taken by a task that does not yield; a short query's batch
@@ -67,7 +67,7 @@ final class SchedulerTests: XCTestCase {
         scheduler.run(3, context: QueryContext(priority: Scheduler.urgentPriority)) { _ in done.add(1) }
         XCTAssertEqual(done.value, 3)
         let ordinary = Counter()
-        let waiting = Thread { scheduler.run(2) { _ in ordinary.add(1) } }
+        let waiting = Thread { scheduler.run(2, context: QueryContext()) { _ in ordinary.add(1) } }
         waiting.start()
         Thread.sleep(forTimeInterval: 0.1)
         XCTAssertEqual(ordinary.value, 0, "ordinary work waits for the core")
@@ -80,23 +80,28 @@ final class SchedulerTests: XCTestCase {
         let scheduler = Scheduler(concurrency: 1)
         let gate = DispatchSemaphore(value: 0)
         let done = Counter()
-        let blocked = Thread { scheduler.run(2) { _ in scheduler.blocking { gate.wait() } } }
+        let blocked = Thread { scheduler.run(2, context: QueryContext()) { _ in scheduler.blocking { gate.wait() } } }
         blocked.start()
         Thread.sleep(forTimeInterval: 0.1)
         // Both tasks of the first batch wait outside the pool; this batch still runs.
-        scheduler.run(3) { _ in done.add(1) }
+        scheduler.run(3, context: QueryContext()) { _ in done.add(1) }
         XCTAssertEqual(done.value, 3)
         gate.signal(); gate.signal()
         while !blocked.isFinished { Thread.sleep(forTimeInterval: 0.01) }
     }
 
-    func testTasksSeeTheirQueryContext() throws {
+    func testTasksRunAsTheContextTheyAreGiven() throws {
+        // A batch's CPU time is its context's (STL_QUERY_METRICS), no one else's.
         let context = QueryContext(serviceClass: 7)
-        let seen = try context.run {
-            try parallelMap(8) { _ in QueryContext.current?.serviceClass ?? -1 }
+        let other = QueryContext(serviceClass: 7)
+        let sums = try parallelMap(8, context: context) { i -> UInt64 in
+            var x = UInt64(i) &+ 1
+            for k in 0..<2_000_000 { x = x &* 6364136223846793005 &+ UInt64(k) }
+            return x
         }
-        XCTAssertEqual(seen, Array(repeating: 7, count: 8))
-        XCTAssertNil(QueryContext.current)
+        XCTAssertEqual(sums.count, 8)
+        XCTAssertGreaterThan(context.metrics.live.cpuNanos, 0)
+        XCTAssertEqual(other.metrics.live.cpuNanos, 0)
     }
 }
 

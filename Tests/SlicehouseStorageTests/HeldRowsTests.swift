@@ -2,6 +2,7 @@
 import XCTest
 import SlicehouseTypes
 @testable import SlicehouseStorage
+import SlicehouseRuntime
 
 /// A sorted COPY's run waits in `HeldRows` with its integers narrowed: every column reads
 /// back exactly as it came in (selections applied, constants expanded, NULLs kept), and a
@@ -33,7 +34,7 @@ final class HeldRowsTests: XCTestCase {
                              count: 3)
         let chunks = [plain, withNulls, selected, constant, Chunk(columns: plain.columns, count: 0)]
         let narrow = HeldRows(types: types, narrow: true)
-        narrow.append(contentsOf: chunks)
+        narrow.append(contentsOf: chunks, context: QueryContext())
         let wide = HeldRows(chunks, types: types)
         XCTAssertEqual(narrow.counts, [3_000, 1_000, 4, 3], "empty chunks are left out, selections applied")
         XCTAssertEqual(wide.counts, narrow.counts)
@@ -93,7 +94,7 @@ final class HeldRowsTests: XCTestCase {
         let small = Chunk(columns: [strings(10) { flags[$0 % 2] }, strings(10) { "m\($0)" }, strings(10) { _ in "y" }], count: 10)
         let chunks = [first, second, third, small]
         let narrow = HeldRows(types: types, narrow: true)
-        narrow.append(contentsOf: chunks)
+        narrow.append(contentsOf: chunks, context: QueryContext())
         let wide = HeldRows(chunks, types: types)
         XCTAssertLessThan(narrow.bytes, wide.bytes)
         for c in types.indices {
@@ -107,9 +108,9 @@ final class HeldRowsTests: XCTestCase {
         XCTAssertNil(narrow.codeParts(2), "a chunk with a NULL")
         // Without the small chunk the flags are all codes into one dictionary.
         let coded = HeldRows(types: types, narrow: true)
-        coded.append(contentsOf: [first, second, third])
+        coded.append(contentsOf: [first, second, third], context: QueryContext())
         let withLong = HeldRows(types: types, narrow: true)
-        withLong.append(contentsOf: [first, third])
+        withLong.append(contentsOf: [first, third], context: QueryContext())
         XCTAssertNotNil(withLong.codeParts(2), "strings longer than 16 bytes among them")
         if let (_, long) = withLong.codeParts(2) {
             XCTAssertEqual(long.count, 11)

@@ -3,6 +3,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehousePlanner
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 /// SUM/AVG/COUNT/COUNT(*) over frames, DECIMAL and DOUBLE arithmetic, overflow,
 /// RATIO_TO_REPORT, and a randomized comparison with a naive reference.
@@ -89,7 +90,7 @@ final class WindowAggregateTests: XCTestCase {
         XCTAssertEqual(col(1, 12...13), [.int128(-2), .int128(-2)])   // -0.015 → -0.02
         // The result type is DECIMAL(38,2).
         let op = WindowOperator(input: source([ids, part, x]), inputTypes: [.bigint, .bigint, dec], partitionColumns: [1],
-                                orderKeys: [], functions: [fn(.sum, 2, dec), fn(.avg, 2, dec)])
+                                orderKeys: [], functions: [fn(.sum, 2, dec), fn(.avg, 2, dec)], context: QueryContext())
         let chunk = try op.next()
         XCTAssertEqual(chunk?.columns[3].type, .decimal(precision: 38, scale: 2))
         XCTAssertEqual(chunk?.columns[4].type, .decimal(precision: 38, scale: 2))

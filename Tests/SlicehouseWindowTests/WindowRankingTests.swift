@@ -3,6 +3,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehousePlanner
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 /// ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE; partitions, NULL keys,
 /// output order, empty input.
@@ -90,7 +91,7 @@ final class WindowRankingTests: XCTestCase {
     func testInputWithoutColumns() throws {
         let op = WindowOperator(input: ChunkSource([Chunk(columns: [], count: 2), Chunk(columns: [], count: 1)]),
                                 inputTypes: [], partitionColumns: [], orderKeys: [],
-                                functions: [fn(.rowNumber), fn(.countStar)])
+                                functions: [fn(.rowNumber), fn(.countStar)], context: QueryContext())
         XCTAssertEqual(try drain(op), [ints([1, 3]), ints([2, 3]), ints([3, 3])])
     }
 
@@ -119,7 +120,7 @@ final class WindowRankingTests: XCTestCase {
         XCTAssertEqual(try runWindow(cols, partition: [1], order: [SortKey(column: 0)],
                                      [fn(.rowNumber), fn(.sum, 0, .bigint, frame: Frames.rowsToCurrent)]).count, 0)
         let op = WindowOperator(input: ChunkSource([]), inputTypes: [.bigint], partitionColumns: [],
-                                orderKeys: [SortKey(column: 0)], functions: [fn(.rank)])
+                                orderKeys: [SortKey(column: 0)], functions: [fn(.rank)], context: QueryContext())
         XCTAssertNil(try op.next())
         XCTAssertNil(try op.next())
         XCTAssertEqual(op.outputTypes, [.bigint, .bigint])
@@ -129,7 +130,7 @@ final class WindowRankingTests: XCTestCase {
         let op = WindowOperator(input: ChunkSource([]), inputTypes: [.integer, .decimal(precision: 10, scale: 2)],
                                 partitionColumns: [], orderKeys: [],
                                 functions: [fn(.percentRank), fn(.sum, 1, .decimal(precision: 10, scale: 2)),
-                                            fn(.lag, 0, .integer)])
+                                            fn(.lag, 0, .integer)], context: QueryContext())
         XCTAssertEqual(op.outputTypes, [.integer, .decimal(precision: 10, scale: 2), .double,
                                         .decimal(precision: 38, scale: 2), .integer])
     }

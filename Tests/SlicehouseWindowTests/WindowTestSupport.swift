@@ -3,6 +3,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehousePlanner
 @testable import SlicehouseExecution
+import SlicehouseRuntime
 
 /// A row as plain values.
 typealias Row = [Value]
@@ -122,7 +123,7 @@ func runWindow(_ columns: [Vector], partition: [Int] = [], order: [SortKey] = []
                withSelection: Bool = false) throws -> [Row] {
     let op = WindowOperator(input: source(columns, chunkSize: chunkSize, withSelection: withSelection),
                             inputTypes: columns.map(\.type), partitionColumns: partition, orderKeys: order,
-                            functions: functions)
+                            functions: functions, context: QueryContext())
     return try drain(op)
 }
 

@@ -6,6 +6,7 @@ extension TPCHText {
     /// benchmarks/duckdb_tpch.py, written to a temporary file and run with python3.
     public static let duckDBScript = #"""
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """TPC-H on DuckDB: load the .tbl files with COPY, run the queries (one warm-up, then N
 timed runs), print one JSON document on standard output. Progress goes to standard error.
 

@@ -6,6 +6,7 @@ extension TPCDSText {
     /// benchmarks/duckdb_tpcds.py, written to a temporary file and run with python3.
     public static let duckDBScript = #"""
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """TPC-DS on DuckDB, for `slicehouse bench tpcds`: generates the data (DuckDB's tpcds
 extension, `CALL dsdgen`) into Parquet files, and runs the queries on those files (the
 answers Slicehouse's are checked against, and the times of --compare duckdb). One JSON

@@ -90,8 +90,8 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private let groupTypes: [DataType]
     private let aggregates: [BoundAggregate]
     private let mode: AggregateMode
-    private let context: QueryContext?
-    private let reservation: MemoryReservation?
+    private let context: QueryContext
+    private let reservation: MemoryReservation
 
     /// The fewest groups worth spilling; a smaller table is kept by a forced reservation.
     static let minSpillGroups = 256
@@ -196,9 +196,9 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     ///     to read and the groups to make (nil: unknown), for an early split
     ///     (`earlySplitShare`).
     public init(input: Operator, groupColumns: [Int], groupTypes: [DataType],
-                aggregates: [BoundAggregate], mode: AggregateMode, context: QueryContext? = nil,
+                aggregates: [BoundAggregate], mode: AggregateMode,
                 splitGroups: Int = HashAggregateOperator.splitGroups, expectedRows: Double? = nil,
-                expectedGroups: Double? = nil) {
+                expectedGroups: Double? = nil, context: QueryContext) {
         self.input = input
         self.splitAt = max(1, splitGroups)
         self.expectedRows = expectedRows
@@ -208,7 +208,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         self.aggregates = aggregates
         self.mode = mode
         self.context = context
-        self.reservation = context.map { MemoryReservation($0.memory) }
+        self.reservation = MemoryReservation(context.memory)
         self.groups = GroupIndexFactory.make(groupTypes)
         if groupColumns.count != groupTypes.count {
             setupError = SQLError.internalError("aggregate with \(groupColumns.count) group columns and \(groupTypes.count) types")
@@ -255,7 +255,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     }
 
     /// The most bytes this operator held reserved at once.
-    public var memoryPeak: Int { reservation?.peak ?? 0 }
+    public var memoryPeak: Int { reservation.peak }
     /// Bytes this operator wrote to spill files.
     public var spilledBytes: Int { spilled }
 
@@ -373,7 +373,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 if groups.groupCount > 0 { phase = .output(resume: false) }
             case .done:
                 // Everything is out: the table goes with the operator, the budget now.
-                reservation?.free()
+                reservation.free()
                 return nil
             }
         }
@@ -402,7 +402,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         groups = GroupIndexFactory.make(groupTypes)
         accumulators = try aggregates.map { try AccumulatorFactory.make($0, mode: mode) }
         emitted = 0
-        reservation?.resize(to: tableBytes)
+        reservation.resize(to: tableBytes)
     }
 
     /// Bytes to reserve: the table, and the partitions held in memory.
@@ -415,7 +415,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     /// Read input until it ends (or, in `.partial`, until the table must be emitted early).
     private func consume() throws {
         while let chunk = try input.next() {
-            if let context { try context.cancellation.check() }
+            try context.cancellation.check()
             if chunk.count == 0 { continue }
             guard chunk.columns.count >= needed else {
                 throw SQLError.internalError("aggregate input has \(chunk.columns.count) columns, needs \(needed)")
@@ -430,7 +430,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             }
             if let radix {
                 try radix.add(spillRows(chunk), states: false)
-                if let reservation, !reservation.tryResize(to: tableBytes) {
+                if !reservation.tryResize(to: tableBytes) {
                     // Over the budget: what is held goes to spill files, and so does the rest.
                     let p = try SpillPartitioner(level: radix.level, keyColumns: Array(0..<groupColumns.count),
                                                  context: context)
@@ -449,7 +449,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 let r = try MemoryPartitioner(level: 0, keyColumns: Array(0..<groupColumns.count))
                 try flushTable { try r.add($0, states: true) }
                 radix = r
-                reservation?.resize(to: tableBytes)
+                reservation.resize(to: tableBytes)
                 try r.add(spillRows(chunk), states: false)
                 continue
             }
@@ -457,14 +457,14 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             rowsFolded += chunk.count
             if canSplit && (groups.groupCount > splitAt || splitsEarly()) {
                 groupsAtSplit = groups.groupCount
-                reservation?.resize(to: tableBytes)  // the table as it grew, before it empties
+                reservation.resize(to: tableBytes)  // the table as it grew, before it empties
                 let r = try MemoryPartitioner(level: 0, keyColumns: Array(0..<groupColumns.count))
                 try flushTable { try r.add($0, states: true) }
                 radix = r
-                reservation?.resize(to: tableBytes)
+                reservation.resize(to: tableBytes)
                 continue
             }
-            if let reservation, try mustSpill(reservation, level: 0) {
+            if try mustSpill(reservation, level: 0) {
                 if mode == .partial {
                     phase = .output(resume: true)
                     return
@@ -564,7 +564,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         }
         if !held.isEmpty {
             try fold(Chunk(columns: chunk.columns, count: physical, selection: held), layout)
-            reservation?.resize(to: tableBytes)
+            reservation.resize(to: tableBytes)
         }
         if !other.isEmpty {
             let columns = (projection.map { $0.map { chunk.columns[$0] } } ?? chunk.columns).map { $0.widened() }
@@ -598,7 +598,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         var sub: SpillPartitioner?
         var split: MemoryPartitioner?
         while let (chunk, isStates) = try next() {
-            if let context { try context.cancellation.check() }
+            try context.cancellation.check()
             if let sub {
                 if hybrid && !isStates {
                     try foldHeldGroups(chunk, rowsLayout, projection: nil, spillingTo: sub)
@@ -621,7 +621,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 continue
             }
             try fold(chunk, isStates ? statesLayout : rowsLayout)
-            if let reservation, try mustSpill(reservation, level: level + 1) {
+            if try mustSpill(reservation, level: level + 1) {
                 let p = try SpillPartitioner(level: level + 1, keyColumns: Array(0..<groupColumns.count), context: context)
                 if !hybrid { try flushTable { try p.add($0, states: true) } }
                 sub = p
@@ -645,7 +645,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             pending.append(.memory(p))
             pendingBytes += p.bytes
         }
-        reservation?.resize(to: tableBytes)
+        reservation.resize(to: tableBytes)
     }
 
     /// Aggregate one partition held in memory, each chunk let go (and its bytes no longer

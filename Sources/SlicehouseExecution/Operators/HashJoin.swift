@@ -166,14 +166,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private var scratch = RoundScratch()
 
     // Memory.
-    let context: QueryContext?
+    let context: QueryContext
     /// Set when every partition's build side is the same rows (a broadcast): the table is
     /// built by the first partition to need it and read by the others (`SharedHashBuild`).
     let shared: SharedHashBuild?
     /// How many times this join's rows have been partitioned already (a grace join's
     /// partitions are joined by joins one level down, which partition on other hash bits).
     let spillLevel: Int
-    private var reservation: MemoryReservation?
+    private let reservation: MemoryReservation
     /// Set when the build side did not fit: the partitioned join that produces the output.
     private var grace: GraceHashJoin?
 
@@ -199,12 +199,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     public init(kind: JoinKind, probe: Operator, build: Operator, probeKeys: [Int], buildKeys: [Int],
                 residual: BoundExpr?, buildTypes: [DataType], probeTypes: [DataType]? = nil,
                 nullAware: Bool = false, runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)] = [],
-                context: QueryContext? = nil, spillLevel: Int = 0, shared: SharedHashBuild? = nil,
-                readOutputs: [Bool]? = nil) {
+                spillLevel: Int = 0, shared: SharedHashBuild? = nil,
+                readOutputs: [Bool]? = nil, context: QueryContext) {
         self.context = context
         self.shared = shared
         self.spillLevel = spillLevel
-        reservation = context.map { MemoryReservation($0.memory) }
+        reservation = MemoryReservation(context.memory)
         self.runtimeFilters = runtimeFilters
         self.kind = kind
         self.probe = probe
@@ -376,7 +376,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
 
     /// The most memory the join held, and what it wrote to spill files (its partitions'
     /// joins included).
-    public var memoryPeak: Int { max(reservation?.peak ?? 0, grace?.memoryPeak ?? 0) }
+    public var memoryPeak: Int { max(reservation.peak, grace?.memoryPeak ?? 0) }
     public var spilledBytes: Int { grace?.spilledBytes ?? 0 }
     /// Of `spilledBytes`, what its partitions' joins wrote when they spilled again, and
     /// the frames (chunks) written in all (tests read them).
@@ -395,7 +395,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         buildMatched = []
         keyFilter = nil
         codeFilter = nil
-        reservation?.free()
+        reservation.free()
     }
 
     private let runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)]
@@ -434,9 +434,9 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             // A build side beyond the memory budget went to a grace join: the others
             // build (and spill) their own.
             guard grace == nil else { return }
-            shared.publish(currentTable(), heldBytes: reservation?.bytes ?? 0)
+            shared.publish(currentTable(), heldBytes: reservation.bytes)
             // The shared build holds the table's memory from now on.
-            reservation?.free()
+            reservation.free()
             handedOver = true
             sharedUse = true
         }
@@ -489,7 +489,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         let canSpill = GraceHashJoin.canPartition(kind: kind, nullAware: nullAware, level: spillLevel)
         while let chunk = try buildInput.next() {
             if chunk.count == 0 { continue }
-            try context?.cancellation.check()
+            try context.cancellation.check()
             guard chunk.columns.count == columns.count else {
                 throw SQLError.internalError("chunk has \(chunk.columns.count) columns, expected \(columns.count)")
             }
@@ -497,18 +497,16 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 try OperatorKernels.append(&columns[j], chunk.columns[j], rows: chunk.selection, count: chunk.count)
             }
             n += chunk.count
-            if let reservation {
-                // The rows as held, plus the hash table's entry and bucket per row.
-                let kept = Chunk(columns: keptColumns.map { chunk.columns[$0] }, count: chunk.count)
-                held += kept.approximateBytes + chunk.count * GraceHashJoin.tableBytesPerRow
-                if !reservation.tryResize(to: held) {
-                    if canSpill, let context, held >= GraceHashJoin.spillFloor(context.memory) {
-                        reservation.free()
-                        grace = try GraceHashJoin(join: self, context: context, held: Chunk(columns: columns, count: n))
-                        return
-                    }
-                    reservation.resize(to: held)   // cannot spill: hold it anyway, counted
+            // The rows as held, plus the hash table's entry and bucket per row.
+            let kept = Chunk(columns: keptColumns.map { chunk.columns[$0] }, count: chunk.count)
+            held += kept.approximateBytes + chunk.count * GraceHashJoin.tableBytesPerRow
+            if !reservation.tryResize(to: held) {
+                if canSpill, held >= GraceHashJoin.spillFloor(context.memory) {
+                    reservation.free()
+                    grace = try GraceHashJoin(join: self, context: context, held: Chunk(columns: columns, count: n))
+                    return
                 }
+                reservation.resize(to: held)   // cannot spill: hold it anyway, counted
             }
         }
         guard n < Int(Int32.max) else {
@@ -725,7 +723,6 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// Hold `bytes` more with the table (a filter's, the direct index's); false when the
     /// statement's budget refuses them. Without a statement context, always true.
     private func reserveMore(_ bytes: Int) -> Bool {
-        guard let reservation else { return true }
         return reservation.tryResize(to: reservation.bytes + bytes)
     }
 
@@ -1510,14 +1507,14 @@ public final class SharedHashBuild: @unchecked Sendable {
     private let condition = NSCondition()
     private var state = State.open
     private var remaining: Int
-    private let reservation: MemoryReservation?
+    private let reservation: MemoryReservation
 
     /// - Parameters:
     ///   - users: the partitions that read the table (the stage's partition count).
     ///   - memory: the statement's memory, where the table's bytes stay reserved.
-    public init(users: Int, memory: QueryMemory?) {
+    public init(users: Int, memory: QueryMemory) {
         remaining = max(1, users)
-        reservation = memory.map { MemoryReservation($0) }
+        reservation = MemoryReservation(memory)
     }
 
     /// Whether the caller builds, reads the published table (waiting while another
@@ -1546,7 +1543,7 @@ public final class SharedHashBuild: @unchecked Sendable {
 
     /// The builder's table, holding `heldBytes` of the statement's memory.
     func publish(_ table: Table, heldBytes: Int) {
-        reservation?.resize(to: heldBytes)
+        reservation.resize(to: heldBytes)
         condition.lock()
         state = .built(table)
         condition.broadcast()
@@ -1568,6 +1565,6 @@ public final class SharedHashBuild: @unchecked Sendable {
         let last = remaining <= 0
         if last, case .built = state { state = .unshared }
         condition.unlock()
-        if last { reservation?.free() }
+        if last { reservation.free() }
     }
 }

@@ -145,7 +145,7 @@ final class GraceHashJoin {
             current = HashJoinOperator(kind: join.kind, probe: probe, build: build, probeKeys: join.probeKeys,
                                        buildKeys: join.buildKeys, residual: join.residual, buildTypes: join.buildTypes,
                                        probeTypes: join.probeTypes, nullAware: false, runtimeFilters: [],
-                                       context: context, spillLevel: level + 1, readOutputs: join.readOutputs)
+                                       spillLevel: level + 1, readOutputs: join.readOutputs, context: context)
         }
     }
 

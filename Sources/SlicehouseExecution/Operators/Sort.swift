@@ -56,8 +56,8 @@ public final class SortOperator: Operator, MemoryHolding {
     private let keys: [SortKey]
     private let limit: Int?
     private let offset: Int
-    private let context: QueryContext?
-    private let reservation: MemoryReservation?
+    private let context: QueryContext
+    private let reservation: MemoryReservation
 
     /// The fewest buffered rows worth writing as a run (fewer are kept by force: tiny runs
     /// would make the merge wide and slow).
@@ -84,17 +84,17 @@ public final class SortOperator: Operator, MemoryHolding {
     ///   - offset: skip this many rows of the sorted output.
     ///   - context: the statement's context: memory budget, spill space, cancellation
     ///     (nil: no limit, no spilling).
-    public init(input: Operator, keys: [SortKey], limit: Int? = nil, offset: Int = 0, context: QueryContext? = nil) {
+    public init(input: Operator, keys: [SortKey], limit: Int? = nil, offset: Int = 0, context: QueryContext) {
         self.input = input
         self.keys = keys
         self.limit = limit
         self.offset = max(0, offset)
         self.context = context
-        self.reservation = context.map { MemoryReservation($0.memory) }
+        self.reservation = MemoryReservation(context.memory)
     }
 
     /// The most bytes this operator held reserved at once.
-    public var memoryPeak: Int { reservation?.peak ?? 0 }
+    public var memoryPeak: Int { reservation.peak }
     /// Bytes this operator wrote to spill files.
     public var spilledBytes: Int { spilled }
 
@@ -111,15 +111,15 @@ public final class SortOperator: Operator, MemoryHolding {
             consumed = true
         }
         if let merger {
-            try context?.cancellation.check()
+            try context.cancellation.check()
             if let chunk = try merger.next() { return chunk }
             self.merger = nil
-            reservation?.free()
+            reservation.free()
             done = true
             return nil
         }
         if done || position >= order.count {
-            if !done, let reservation {
+            if !done {
                 // Everything is out: the buffer goes with the operator, the budget now.
                 columns = []
                 order = []
@@ -144,7 +144,7 @@ public final class SortOperator: Operator, MemoryHolding {
         let compactAt = keep.flatMap { $0 < (1 << 24) ? max(2 * $0, 8192) : nil }
         var started = false
         while let chunk = try input.next() {
-            if let context { try context.cancellation.check() }
+            try context.cancellation.check()
             if chunk.count == 0 { continue }
             if !started {
                 columns = chunk.columns.map { Vector(type: $0.type) }
@@ -164,7 +164,7 @@ public final class SortOperator: Operator, MemoryHolding {
                 columns = columns.map { OperatorKernels.gather($0, best) }
                 rowCount = best.count
             }
-            if let reservation { try reserveBuffer(reservation, keep: keep) }
+            try reserveBuffer(reservation, keep: keep)
         }
         guard started else { done = true; return }
         if runs.isEmpty {
@@ -202,7 +202,6 @@ public final class SortOperator: Operator, MemoryHolding {
     /// Sort the buffer (its best `keep` rows with a limit) into a new spill file and
     /// empty it.
     private func spillRun(keep: Int?) throws {
-        guard let context else { return }
         let runOrder = sortedOrder(keep: keep)
         let file = try context.spill.newFile(for: context.memory)
         var start = 0
@@ -222,7 +221,6 @@ public final class SortOperator: Operator, MemoryHolding {
     /// Merge the runs and the rows still buffered (the last run) into the output order,
     /// first merging consecutive groups of runs while there are more than `mergeFanIn`.
     private func startMerge(keep: Int?) throws {
-        guard let context else { return }
         let cancellation = context.cancellation
         var files = runs
         runs = []

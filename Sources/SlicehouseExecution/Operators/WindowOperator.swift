@@ -87,8 +87,8 @@ public final class WindowOperator: Operator, MemoryHolding {
     private var results: [Vector] = []
     private var position = 0
     private var started = false
-    private let context: QueryContext?
-    private let reservation: MemoryReservation?
+    private let context: QueryContext
+    private let reservation: MemoryReservation
     /// Spilled sets of whole window partitions still to evaluate (last first).
     private var pending: [SpillPartition] = []
     private var spilled = 0
@@ -103,9 +103,9 @@ public final class WindowOperator: Operator, MemoryHolding {
     ///   - orderKeys: ORDER BY keys within a partition (may be empty).
     ///   - functions: the window functions; their argument indices refer to the input.
     public init(input: Operator, inputTypes: [DataType], partitionColumns: [Int], orderKeys: [SortKey],
-                functions: [BoundWindowFunction], context: QueryContext? = nil) {
+                functions: [BoundWindowFunction], context: QueryContext) {
         self.context = context
-        reservation = context.map { MemoryReservation($0.memory) }
+        reservation = MemoryReservation(context.memory)
         self.input = input
         self.inputTypes = inputTypes
         self.partitionColumns = partitionColumns
@@ -113,7 +113,7 @@ public final class WindowOperator: Operator, MemoryHolding {
         self.functions = functions
     }
 
-    public var memoryPeak: Int { max(reservation?.peak ?? 0, streamPeak) }
+    public var memoryPeak: Int { max(reservation.peak, streamPeak) }
     /// Bytes this operator wrote to spill files.
     public var spilledBytes: Int { spilled }
 
@@ -145,7 +145,7 @@ public final class WindowOperator: Operator, MemoryHolding {
             // This set of rows is done: release it, then evaluate the next spilled set.
             release()
             guard let partition = pending.popLast() else { return nil }
-            try context?.cancellation.check()
+            try context.cancellation.check()
             var reader = partition.file.reader()
             try load(level: partition.level) {
                 try SpillPartitioner.read(&reader)?.0
@@ -157,7 +157,7 @@ public final class WindowOperator: Operator, MemoryHolding {
     private func release() {
         if !columns.isEmpty || !results.isEmpty { columns = []; results = []; order = [] }
         position = 0
-        reservation?.free()
+        reservation.free()
     }
 
     // MARK: - Checks
@@ -215,7 +215,7 @@ public final class WindowOperator: Operator, MemoryHolding {
         var rowCount = 0
         var partitioner: SpillPartitioner?
         while let chunk = try nextChunk() {
-            try context?.cancellation.check()
+            try context.cancellation.check()
             if chunk.count == 0 { continue }
             if let partitioner {
                 try partitioner.add(chunk, states: false)
@@ -226,11 +226,9 @@ public final class WindowOperator: Operator, MemoryHolding {
             guard rowCount <= Int(Int32.max) else {
                 throw SQLError(.featureNotSupported, "a window partition set of more than \(Int32.max) rows on one slice is not supported")
             }
-            guard let reservation else { continue }
             let want = reservation.bytes + chunk.approximateBytes
             if reservation.tryResize(to: want) { continue }
             guard canSplit(level) else {
-                guard let context else { continue }
                 try startStream(heldRows: rowCount, context: context, reservation: reservation, nextChunk)
                 return
             }
@@ -297,7 +295,7 @@ public final class WindowOperator: Operator, MemoryHolding {
             start = end
         }
         columns = []
-        reservation?.free()
+        reservation.free()
     }
 
     // MARK: - Evaluation

@@ -37,8 +37,7 @@ final class SpillPartitioner {
     private var rowCache: [Int32] = []
     private var partitionRows: [[Int32]]
 
-    init(level: Int, keyColumns: [Int], context: QueryContext?) throws {
-        guard let context else { throw SQLError.internalError("spilling without a query context") }
+    init(level: Int, keyColumns: [Int], context: QueryContext) throws {
         guard level >= 0 && level <= Self.maxLevel else {
             throw SQLError.internalError("spill partitioning level \(level) out of range")
         }

@@ -507,12 +507,13 @@ public final class FileBlockSink: BlockSink, @unchecked Sendable {
     }
 
     /// Every file written is synced, the files in parallel (their writes to the
-    /// device overlap), then closed, then their directories are synced.
+    /// device overlap), then closed, then their directories are synced. The fsyncs run as
+    /// `QueryContext.system` work: a commit that has begun is not cancelled or budgeted.
     public func sync() throws {
         try lock.withLock {
             let files = Array(open)
             let failures = ResultSlots<Int32>(count: files.count, initial: 0)
-            parallelFor(files.count) { i in
+            parallelFor(files.count, context: .system) { i in
                 if fsync(files[i].value.fd) != 0 { failures.set(i, errno) }
             }
             for (i, code) in failures.values.enumerated() where code != 0 {

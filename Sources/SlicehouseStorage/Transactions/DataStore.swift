@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 import SlicehouseCatalog
 
 /// Everything committed at one moment: the catalog and every table's snapshot. A
@@ -134,7 +135,7 @@ public final class DataStore: @unchecked Sendable {
     public var current: DatabaseState { lock.withLock { state } }
 
     /// A new transaction of the process (session) `process`; its snapshot is taken at its first statement.
-    public func begin(process: Int) -> Transaction {
+    public func begin(process: Int, cancellation: Cancellation) -> Transaction {
         let (id, reserve) = lock.withLock { () -> (Int, (@Sendable (Int) -> Void, Int)?) in
             nextTransactionID += 1
             guard nextTransactionID > reservedTransactionIDs, let reserver = transactionIDReserver else {
@@ -144,7 +145,7 @@ public final class DataStore: @unchecked Sendable {
             return (nextTransactionID, (reserver, reservedTransactionIDs))
         }
         if let (reserver, through) = reserve { reserver(through) }
-        return Transaction(id: id, process: process, store: self)
+        return Transaction(id: id, process: process, store: self, cancellation: cancellation)
     }
 
     /// Transaction ids are reserved this many at a time.

@@ -28,8 +28,9 @@ public final class Transaction: @unchecked Sendable {
     public let startTime: Int64
     let store: DataStore
     /// The running statement's cancellation: lock waits without an `isCancelled` of
-    /// their own give up when it is cancelled. The session sets it before each statement.
-    public var cancellation: Cancellation = .none
+    /// their own give up when it is cancelled. Given when the transaction begins, and by
+    /// each statement of a transaction block (`beginStatement`).
+    public private(set) var cancellation: Cancellation
     private let lock = Lock()
 
     private var base: DatabaseState?
@@ -49,12 +50,17 @@ public final class Transaction: @unchecked Sendable {
     var writtenFiles: [String] { lock.withLock { files } }
     public private(set) var isFinished = false
 
-    init(id: Int, process: Int, store: DataStore) {
+    init(id: Int, process: Int, store: DataStore, cancellation: Cancellation) {
+        self.cancellation = cancellation
         self.id = id; self.process = process; self.store = store
         startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
     }
 
     deinit { if !isFinished { rollback() } }
+
+    /// The next statement of a transaction block starts: its lock waits give up with its
+    /// cancellation.
+    public func beginStatement(cancellation: Cancellation) { self.cancellation = cancellation }
 
     /// True once it has changed data or the catalog.
     public var hasWrites: Bool { lock.withLock { !pending.isEmpty || !changes.isEmpty } }
