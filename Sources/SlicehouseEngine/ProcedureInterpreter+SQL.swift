@@ -171,7 +171,7 @@ extension ProcedureInterpreter {
             guard let i = fields.firstIndex(where: { $0.name == field }) else {
                 throw SQLError(.undefinedColumn, "record \"\(target.name)\" has no field \"\(field)\"")
             }
-            fields[i].value = try session.castValue(value, from: type, to: fields[i].type)
+            fields[i].value = try ProcedureCommand(session: session).castValue(value, from: type, to: fields[i].type)
             v.fields = fields
             return
         }
@@ -183,7 +183,7 @@ extension ProcedureInterpreter {
         guard let declared = v.type else {
             throw SQLError(.datatypeMismatch, "cannot assign a single value to record variable \"\(name)\"")
         }
-        let converted = try session.castValue(value, from: type, to: declared)
+        let converted = try ProcedureCommand(session: session).castValue(value, from: type, to: declared)
         if v.notNull && converted.isNull {
             throw SQLError(.nullValueNotAllowed, "null value cannot be assigned to variable \"\(name)\" declared NOT NULL")
         }

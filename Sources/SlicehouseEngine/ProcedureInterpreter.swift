@@ -274,7 +274,7 @@ final class ProcedureInterpreter {
                      body: [PLStatement]) throws {
         func integer(_ e: PLExpr, _ what: String) throws -> Int64 {
             let (v, t) = try evaluate(e)
-            let c = try session.castValue(v, from: t, to: .bigint)
+            let c = try ProcedureCommand(session: session).castValue(v, from: t, to: .bigint)
             guard let n = c.asInt64 else { throw SQLError(.nullValueNotAllowed, "\(what) bound of FOR loop cannot be null") }
             return n
         }

@@ -208,3 +208,14 @@ extension Session {
         return "\(day) \(month) \(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)).\(frac) \(c.year ?? 1970) UTC"
     }
 }
+
+extension Session {
+    static let maxColumns = 1600
+    static let maxIdentifierBytes = 127
+
+    func checkIdentifier(_ name: String) throws {
+        if name.utf8.count > Session.maxIdentifierBytes {
+            throw SQLError(.invalidParameter, "identifier \"\(name)\" is longer than \(Session.maxIdentifierBytes) bytes")
+        }
+    }
+}

@@ -293,7 +293,7 @@ public final class Session: @unchecked Sendable {
             case .explain:
                 return [ResultColumn(name: "QUERY PLAN", type: .text)]
             case .procedure(.call(let c)):
-                return try callColumns(c)
+                return try ProcedureCommand(session: self).callColumns(c)
             case .procedure(.show):
                 return [ResultColumn(name: "Stored Procedure Definition", type: .text)]
             case .show(let name):
@@ -560,15 +560,15 @@ public final class Session: @unchecked Sendable {
             let ctx = StatementContext(database: database, session: self)
             return try QueryRunner(self, ctx, context).select(q, sink: rowSink)
         case .explain(let e):
-            return try explain(e, context)
+            return try ExplainCommand(session: self, context: context).run(e)
         case .createTable(let c):
-            return try createTable(c, context)
+            return try DDLCommand(session: self, context: context).createTable(c)
         case .dropTable(let d):
-            return try dropTables(d)
+            return try DDLCommand(session: self, context: context).dropTables(d)
         case .insert(let i):
-            return try insert(i, context)
+            return try DMLCommand(session: self, context: context).insert(i)
         case .copy(let c):
-            return try copy(c, context)
+            return try CopyCommand(session: self, context: context).run(c)
         case .truncate(let name):
             let def = try lockedTable(name)
             try requireOwner(of: def, or: .truncate)
@@ -624,31 +624,31 @@ public final class Session: @unchecked Sendable {
         case .begin, .commit, .rollback:
             throw SQLError.internalError("transaction control reached perform")
         case .createView(let v):
-            return try createView(v)
+            return try DDLCommand(session: self, context: context).createView(v)
         case .dropView(let d):
-            return try dropViews(d)
+            return try DDLCommand(session: self, context: context).dropViews(d)
         case .update(let u):
-            return try update(u, context)
+            return try DMLCommand(session: self, context: context).update(u)
         case .delete(let d):
-            return try delete(d, context)
+            return try DMLCommand(session: self, context: context).delete(d)
         case .merge(let m):
-            return try merge(m, context)
+            return try DMLCommand(session: self, context: context).merge(m)
         case .comment(let c):
-            return try comment(c)
+            return try CommentCommand(session: self).run(c)
         case .createFunction(let f):
-            return try createFunction(f)
+            return try FunctionCommand(session: self).createFunction(f)
         case .dropFunction(let d):
-            return try dropFunction(d)
+            return try FunctionCommand(session: self).dropFunction(d)
         case .procedure(let p):
-            return try runProcedureStatement(p, context)
+            return try ProcedureCommand(session: self).run(p, context)
         case .unload(let u):
-            return try unload(u, context)
+            return try UnloadCommand(session: self, context: context).run(u)
         case .vacuum(let v):
-            return try vacuum(v, context)
+            return try VacuumCommand(session: self, context: context).run(v)
         case .analyze(let a):
-            return try analyze(a, context)
+            return try AnalyzeCommand(session: self, context: context).run(a)
         case .createSchema, .dropSchema, .alterTable:
-            return try performSchemaStatement(statement, context)
+            return try DDLCommand(session: self, context: context).schemaStatement(statement)
         case .lock(let names):
             for n in names {
                 let def = try lockedTable(n, toChange: false)
@@ -658,9 +658,9 @@ public final class Session: @unchecked Sendable {
             }
             return StatementResult(tag: "LOCK TABLE")
         case .security(let s):
-            return try runSecurity(s)
+            return try SecurityCommand(session: self).run(s)
         case .refreshMaterializedView(let r):
-            return try refreshMaterializedView(r, context)
+            return try MaterializedViewRefresh(session: self, context: context).run(r)
         }
     }
 
@@ -670,157 +670,6 @@ public final class Session: @unchecked Sendable {
 
     // MARK: - Queries (QueryRunner runs them)
 
-    func explain(_ e: Explain, _ context: QueryContext) throws -> StatementResult {
-        if e.analyze, case .query = e.statement {} else if e.analyze {
-            // It would run the statement: its changes would have to be rolled back.
-            throw SQLError.unsupported("EXPLAIN ANALYZE of a statement other than a query")
-        }
-        let ctx = StatementContext(database: database, session: self)
-        let q: Query
-        switch e.statement {
-        case .query(let query): q = query
-        case .insert(let ins):
-            guard case .query(let query) = ins.source else { throw SQLError.unsupported("EXPLAIN of INSERT ... VALUES") }
-            q = query
-        case .createTable(let c):
-            // CREATE TABLE AS and SELECT ... INTO: the plan of the query that fills the table.
-            guard case .query(_, let query) = c.source else { throw SQLError.unsupported("EXPLAIN of CREATE TABLE without AS") }
-            q = query
-        case .delete(let d):
-            // The plan that finds the rows to delete (Redshift shows the same).
-            guard let table = try resolveTable(d.table) else {
-                throw SQLError(.undefinedTable, "relation \"\(d.table.description)\" does not exist")
-            }
-            ctx.rowIDTable = table.id
-            q = deletionQuery(d, table: table)
-        case .update(let u):
-            guard let table = try resolveTable(u.table) else {
-                throw SQLError(.undefinedTable, "relation \"\(u.table.description)\" does not exist")
-            }
-            ctx.rowIDTable = table.id
-            q = try updateQuery(u, table: table).0
-        default:
-            throw SQLError.unsupported("EXPLAIN of this statement")
-        }
-        var runner = QueryRunner(self, ctx, context)
-        var (physical, outputs) = try runner.plan(q)
-        if case .query = e.statement, let r = rewriteWithMaterializedView(q, outputs: outputs) {
-            // The plan the query runs: over the materialized view that answers it.
-            runner = QueryRunner(self, r.context, context)
-            (physical, outputs) = (try runner.plan(r.logical, r.query), r.logical.outputs)
-        }
-        let lines = e.analyze ? try explainAnalyze(physical, runner, verbose: e.verbose)
-            : ExplainPrinter.render(physical, verbose: e.verbose)
-        var v = Vector(type: .text, capacity: lines.count)
-        for l in lines { v.append(.string(l)) }
-        return StatementResult(tag: "EXPLAIN", columns: [ResultColumn(name: "QUERY PLAN", type: .text)],
-                               chunks: [Chunk(columns: [v], count: lines.count)])
-    }
-
-    // MARK: - Writing rows
-
-    /// Check NOT NULL and string lengths for values assigned to `column`, and
-    /// normalize CHAR values (no trailing blanks). Uses no session state.
-    static func assign(_ v: Vector, to column: ColumnDef, rows: Int) throws -> Vector {
-        var v = v.flattened(count: rows)
-        if column.notNull, v.hasNulls {
-            for i in 0..<rows where v.isNull(i) {
-                throw SQLError(.notNullViolation, "null value in column \"\(column.name)\" violates not-null constraint")
-            }
-        }
-        switch column.type {
-        case .varchar(let n), .char(let n):
-            guard case .string(var s) = v.data else { break }
-            var trimmed = false
-            if case .char = column.type, Session.hasTrailingBlanks(s) {
-                // CHAR: trailing blanks are insignificant; store without them.
-                var out = StringArray(reservingCount: rows, bytes: s.bytes.count)
-                for i in 0..<s.count {
-                    var e = Int(s.offsets[i + 1])
-                    let st = Int(s.offsets[i])
-                    while e > st && s.bytes[e - 1] == 32 { e -= 1 }
-                    s.bytes.withUnsafeBufferPointer { out.append(bytes: UnsafeBufferPointer(rebasing: $0[st..<e])) }
-                }
-                s = out
-                trimmed = true
-            }
-            let limit = Int32(clamping: n)
-            let tooLong = s.offsets.withUnsafeBufferPointer { o -> Bool in
-                for i in 0..<s.count where o[i + 1] &- o[i] > limit && !v.isNull(i) { return true }
-                return false
-            }
-            if tooLong {
-                throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
-            }
-            if trimmed { v.data = .string(s) }
-        case .varbyte(let n):
-            // Two hexadecimal digits a byte.
-            guard case .string(let s) = v.data else { break }
-            let limit = Int32(clamping: 2 * n)
-            for i in 0..<s.count where s.offsets[i + 1] &- s.offsets[i] > limit && !v.isNull(i) {
-                throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
-            }
-        default: break
-        }
-        return v.retyped(column.type)
-    }
-
-    /// Whether any element of `s` ends in a blank (a CHAR value to trim); COPY's
-    /// parser trims already, so this usually finds none and nothing is copied.
-    static func hasTrailingBlanks(_ s: StringArray) -> Bool {
-        s.offsets.withUnsafeBufferPointer { o in
-            s.bytes.withUnsafeBufferPointer { b in
-                for i in 0..<(o.count - 1) where o[i + 1] > o[i] && b[Int(o[i + 1]) - 1] == 32 { return true }
-                return false
-            }
-        }
-    }
-
-    /// Complete rows for `table`: `provided` vectors for `targets` (column indices);
-    /// other columns get their DEFAULT, IDENTITY values or NULL. Returns full-width chunks.
-    func completeRows(_ table: TableDef, targets: [Int], provided: [Chunk], context: QueryContext) throws -> [Chunk] {
-        // Every column provided in its own type (a COPY without a column list): only
-        // the checks of `assign` remain, and the chunks take them in parallel.
-        if targets == Array(table.columns.indices),
-           provided.allSatisfy({ c in zip(c.columns, table.columns).allSatisfy { $0.type == $1.type } }) {
-            let columns = table.columns
-            return try parallelMap(provided.count, context: context) { k in
-                let c = provided[k].compacted()
-                return Chunk(columns: try zip(c.columns, columns).map { try Session.assign($0, to: $1, rows: c.count) },
-                             count: c.count)
-            }.filter { $0.count > 0 }
-        }
-        var out: [Chunk] = []
-        for chunk in provided {
-            let c = chunk.compacted()
-            let n = c.count
-            if n == 0 { continue }
-            var cols: [Vector] = []
-            for (i, col) in table.columns.enumerated() {
-                var v: Vector
-                if let k = targets.firstIndex(of: i) {
-                    v = c.columns[k]
-                    if v.type != col.type { v = try castVector(v, to: assignmentType(col.type), rows: n) }
-                } else if col.identity != nil {
-                    let (first, step) = transaction.reserveIdentity(table: table, column: i, count: n)
-                    var a = [Int64](); a.reserveCapacity(n)
-                    for r in 0..<n { a.append(first &+ Int64(r) &* step) }
-                    v = Vector(type: col.type, data: .int64(a))
-                } else if let d = col.defaultSQL {
-                    v = try defaultVector(d, col, rows: n, context: context)
-                } else {
-                    v = Vector.nulls(col.type, count: n)
-                }
-                cols.append(try Session.assign(v, to: col, rows: n))
-            }
-            out.append(Chunk(columns: cols, count: n))
-        }
-        return out
-    }
-
-    /// The type a value is cast to before it is assigned to a column of type `t`:
-    /// strings keep their full length so that `assign` can reject values that are
-    /// too long (an explicit CAST would truncate them).
     /// The session's `timezone` (SET timezone) when it is not UTC: TIMESTAMPTZ values are
     /// shown in it and local times read in it.
     public var displayTimeZone: TimeZoneRule? {
@@ -828,29 +677,8 @@ public final class Session: @unchecked Sendable {
         return TimeZoneRules.rule(named: zone)
     }
 
-    func assignmentType(_ t: DataType) -> DataType {
-        switch t {
-        case .varchar: return .varchar(DataType.maxVarcharLength)
-        case .char: return .char(DataType.maxCharLength)
-        case .varbyte: return .varbyte(DataType.maxVarbyteLength)
-        default: return t
-        }
-    }
-
-    func castVector(_ v: Vector, to t: DataType, rows: Int) throws -> Vector {
-        if v.type == .unknown { return Vector.nulls(t, count: rows) }
-        let chunk = Chunk(columns: [v.flattened(count: rows)], count: rows)
-        return try ExpressionEvaluator.evaluate(.cast(.column(0, v.type), t), chunk).flattened(count: rows)
-    }
-
-    func defaultVector(_ sql: String, _ col: ColumnDef, rows: Int, context: QueryContext) throws -> Vector {
-        let expr = try bindStandalone(sql, type: col.type, context: context)
-        let v = try ExpressionEvaluator.evaluate(expr, Chunk(columns: [], count: rows))
-        return v.flattened(count: rows)
-    }
-
     /// Bind a column-free expression (DEFAULT values) and cast it to `type`.
-    func bindStandalone(_ sql: String, type: DataType, context: QueryContext) throws -> BoundExpr {
+    func bindStandalone(_ sql: String, type: DataType) throws -> BoundExpr {
         let stmts = try parseStatements("SELECT " + sql)
         guard stmts.count == 1, case .query(let q) = stmts[0], case .select(let s) = q.body,
               s.items.count == 1, case .expr(let e, _) = s.items[0] else {
@@ -860,56 +688,5 @@ public final class Session: @unchecked Sendable {
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         let b = try binder.bindScalar(e)
         return try binder.coerce(b, to: type)
-    }
-
-    /// Place full-width chunks on the table's slices (sorted by the sort key within
-    /// each slice, encoded into blocks) as the transaction's next snapshot of the table.
-    func append(_ chunks: [Chunk], to table: TableDef, context: QueryContext) throws {
-        let (def, base) = try transaction.beginWrite(table.qualifiedName, reads: false)
-        let sink = transaction.newSink()
-        transaction.stage(def.id, try placeRows(chunks, onto: base, of: def, sink: sink, context: context))
-    }
-
-    /// The next snapshot of `table`: `base` plus `chunks` placed, sorted and encoded
-    /// into blocks written to `sink` (not committed).
-    func placeRows(_ chunks: [Chunk], onto base: TableSnapshot, of table: TableDef, sink: BlockSink,
-                   context: QueryContext) throws -> TableSnapshot {
-        try Distributor.append(chunks, to: base, table: table, layout: database.layout, sink: sink,
-                               sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
-                               readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
-                               context: context,
-                               existing: { snap, slice in
-            try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
-                                     cache: self.database.cache)
-        })
-    }
-
-    /// How a load is ordered on each slice: COMPOUND sorts by the key columns in
-    /// order; INTERLEAVED by a z-order curve over the key columns' ranks, so each
-    /// key column gets equal weight.
-    static func sorter(for table: TableDef) -> SortPermutation? {
-        if table.sortKey.isEmpty { return nil }
-        let key = table.sortKey
-        if table.sortKeyKind == .compound || key.count == 1 {
-            return { cols, n in sortPermutation(columns: cols, keys: key.map { SortKey(column: $0) }, count: n) }
-        }
-        return { cols, n in
-            let bits = 64 / key.count
-            var z = [UInt64](filled: 0, count: n)
-            for (k, c) in key.enumerated() {
-                let perm = sortPermutation(columns: cols, keys: [SortKey(column: c)], count: n)
-                // Rank of each row in this column, scaled to `bits` bits.
-                for (rank, row) in perm.enumerated() {
-                    let scaled = n <= 1 ? 0 : UInt64((Double(rank) / Double(n)) * Double(UInt64(1) << UInt64(bits)))
-                    var out: UInt64 = 0
-                    for b in 0..<bits where scaled & (1 << UInt64(b)) != 0 {
-                        out |= 1 << UInt64(b * key.count + (key.count - 1 - k))
-                    }
-                    z[Int(row)] |= out
-                }
-            }
-            let zv = Vector(type: .bigint, data: .int64(z.map { Int64(bitPattern: $0 ^ (1 << 63)) }))
-            return sortPermutation(columns: [zv], keys: [SortKey(column: 0)], count: n)
-        }
     }
 }

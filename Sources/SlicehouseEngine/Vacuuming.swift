@@ -145,7 +145,7 @@ struct Vacuumer: Sendable {
         let next: TableSnapshot
         do {
             next = try TableVacuum.run(
-                snap, table: def, plan: plan, sink: sink, sorter: Session.vacuumSorter(for: def), blockBytes: blockBytes,
+                snap, table: def, plan: plan, sink: sink, sorter: Vacuumer.vacuumSorter(for: def), blockBytes: blockBytes,
                 readBlock: { [cache] b, type in try cache.vector(b, type: type) },
                 writeDeletes: { set, slice in try t.writeDeletes(set, table: def.id, slice: slice) },
                 progress: { f in log.update(fraction: f, status: "Vacuum: \(phase) \(def.name)") },
@@ -175,51 +175,12 @@ extension Database {
     var vacuumer: Vacuumer { Vacuumer(store: store, cache: cache, blockBytes: blockBytes, log: vacuumLog) }
 }
 
-extension Session {
-    /// `VACUUM [mode] [table] [TO n PERCENT] [BOOST]`: every table (in table-id order) or
-    /// the one named, each in a transaction of its own. BOOST is accepted: every VACUUM
-    /// already uses all cores.
-    func vacuum(_ v: SlicehouseSQL.Vacuum, _ context: QueryContext) throws -> StatementResult {
-        var names: [QualifiedName]
-        if let name = v.table {
-            guard let def = try resolveTable(name) else {
-                if SystemTables.names.contains(name.name.lowercased()) {
-                    throw SQLError(.featureNotSupported, "cannot vacuum system table \"\(name.name)\"")
-                }
-                throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
-            }
-            try requireOwner(of: def)
-            names = [def.qualifiedName]
-        } else {
-            // Without a table name: the tables this user owns (all of them for a superuser).
-            let sec = database.store.current.catalog.security
-            names = database.store.current.catalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
-                .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
-                .sorted { $0.id < $1.id }.map { $0.qualifiedName }
-        }
-        // The statement's form, as storage names it (the same words); FULL when none is written.
-        let mode = TableVacuum.Mode(rawValue: (v.mode ?? .full).rawValue) ?? .full
-        guard let token = try database.vacuumLog.begin(background: false) else {
-            throw SQLError(.objectInUse, "VACUUM is running", hint: "re-execute after other vacuum finished")
-        }
-        defer { database.vacuumLog.end(token) }
-        for n in names {
-            // A table dropped since the list was made is skipped, as Redshift does.
-            if v.table == nil && database.store.current.catalog.table(n) == nil { continue }
-            // Cancel, pg_cancel_backend and statement_timeout stop it between pieces of work.
-            try context.cancellation.check()
-            try database.vacuumer.vacuum(n, mode: mode, threshold: v.toPercent ?? TableVacuum.defaultThreshold,
-                                         process: process, background: false, context: context,
-                                         isCancelled: { false })
-        }
-        return StatementResult(tag: "VACUUM")
-    }
-
+extension Vacuumer {
     /// How VACUUM orders a slice: compound keys sort the unsorted region and merge it with
     /// the sorted one; interleaved keys re-sort every row by the z-order; RECLUSTER sorts
     /// the unsorted region alone.
     static func vacuumSorter(for table: TableDef) -> VacuumSorter? {
-        guard let full = sorter(for: table) else { return nil }
+        guard let full = TableWriter.sorter(for: table) else { return nil }
         let keys = table.sortKey.map { SortKey(column: $0) }
         return { columns, sortedPrefix, n, kind in
             if kind == .resort || sortedPrefix <= 0 { return (full(columns, n), n) }

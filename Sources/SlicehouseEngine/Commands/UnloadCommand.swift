@@ -7,10 +7,20 @@ import SlicehouseLoad
 import SlicehouseExecution
 import SlicehouseParquet
 
-extension Session {
+/// The UNLOAD statement: a query's result written to files (text, CSV, JSON or Parquet,
+/// compressed, partitioned, one file per slice or one in all) under a destination prefix,
+/// with a manifest when asked. It receives the session (the user's server-file access,
+/// the logs) and the statement's runtime context (the query runs in it, the writers'
+/// buffers are reserved from its memory); its query goes the one way every query goes
+/// (`QueryRunner`).
+struct UnloadCommand {
+    let session: Session
+    let context: QueryContext
+
     /// `UNLOAD ('select ...') TO 'prefix' [options]`: writes the query's result to local
     /// files named as Redshift names its S3 objects.
-    func unload(_ u: Unload, _ context: QueryContext) throws -> StatementResult {
+    func run(_ u: Unload) throws -> StatementResult {
+        let database = session.database
         let start = Clock.nowMicros()
         let options = try UnloadOptions(options: u.options.map { (name: $0.name, args: $0.args.map { $0.text }) })
         var prefix = u.destination
@@ -23,8 +33,8 @@ extension Session {
         guard stmts.count == 1, case .query(let q) = stmts[0] else {
             throw SQLError(.syntax, "UNLOAD needs exactly one SELECT statement")
         }
-        let ctx = StatementContext(database: database, session: self)
-        let runner = QueryRunner(self, ctx, context)
+        let ctx = StatementContext(database: database, session: session)
+        let runner = QueryRunner(session, ctx, context)
         let (physical, outputs) = try runner.plan(q)
         let names = outputs.map { $0.name }, types = outputs.map { $0.type }
 
@@ -37,7 +47,7 @@ extension Session {
         if !partCols.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
         // The destination resolved (links followed, `..` applied) and judged before anything
         // runs: the files are written under the resolved prefix only.
-        prefix = try database.serverFiles.access(for: user, in: security).authorizeWritePrefix(prefix)
+        prefix = try database.serverFiles.access(for: session.user, in: session.security).authorizeWritePrefix(prefix)
         let fileCols = partCols.isEmpty || options.partitionInclude ? Array(names.indices) : names.indices.filter { !partCols.contains($0) }
 
         try UnloadDestination.prepare(prefix, cleanPath: options.cleanPath, allowOverwrite: options.allowOverwrite)
@@ -49,9 +59,9 @@ extension Session {
         func run(_ write: (Int, Chunk) throws -> Void) throws {
             try withoutActuallyEscaping(write) { write in
                 if options.parallel {
-                    try runner.execute(physical, .partitioned(write), returnsRows: false)
+                    _ = try runner.execute(physical, .partitioned(write), returnsRows: false)
                 } else {
-                    try runner.execute(physical, .stream { try write(0, $0) }, returnsRows: false)
+                    _ = try runner.execute(physical, .stream { try write(0, $0) }, returnsRows: false)
                 }
             }
         }
@@ -91,7 +101,7 @@ extension Session {
         return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(writer.rowCount) record(s) unloaded successfully."])
     }
 
-    func writeManifest(_ prefix: String, _ files: [UnloadedFile], _ options: UnloadOptions,
+    private func writeManifest(_ prefix: String, _ files: [UnloadedFile], _ options: UnloadOptions,
                        names: [String], types: [DataType]) throws {
         func quote(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
@@ -121,7 +131,7 @@ extension Session {
     /// PARQUET: one file per slice (`<prefix><slice>_part_00.parquet`), Snappy unless
     /// ZSTD/GZIP is asked for; each writer holds at most one row group (ROWGROUPSIZE) of
     /// rows, reserved from the statement's memory.
-    func unloadParquet(_ run: ((Int, Chunk) throws -> Void) throws -> Void, prefix: String, names: [String],
+    private func unloadParquet(_ run: ((Int, Chunk) throws -> Void) throws -> Void, prefix: String, names: [String],
                        types: [DataType], options: UnloadOptions, reservation: MemoryReservation,
                        start: Int64) throws -> StatementResult {
         guard options.partitionBy.isEmpty else {
@@ -167,11 +177,12 @@ extension Session {
     }
 
     /// STL_UNLOAD_LOG: one row per file the UNLOAD wrote.
-    func logUnload(_ files: [UnloadedFile], format: String, start: Int64) {
+    private func logUnload(_ files: [UnloadedFile], format: String, start: Int64) {
         let end = Clock.nowMicros()
-        let query = Int64(statementQueryID ?? 0)
-        database.log(.unloadLog, files.map { f -> [Value] in
-            [.int(Int64(currentUserID)), .int(query), .int(Int64(f.slice)), .int(Int64(process)),
+        let query = Int64(session.statementQueryID ?? 0)
+        let userID = session.currentUserID, process = session.process
+        session.database.log(.unloadLog, files.map { f -> [Value] in
+            [.int(Int64(userID)), .int(query), .int(Int64(f.slice)), .int(Int64(process)),
              .string(String(f.path.prefix(1280))), .int(start), .int(end), .int(Int64(f.rows)), .int(Int64(f.bytes)),
              .string(format)]
         })

@@ -24,19 +24,31 @@ public struct CopyProgress: Sendable, Equatable {
     }
 }
 
-extension Session {
+/// The COPY statement: a load from files (a local path prefix, `file://`, a manifest) into
+/// a table, parsed piece by piece in parallel, placed on the slices as it goes, committed
+/// with the statement. It receives what it needs — the session (the table's lock, the
+/// user's privileges and server-file access, the transaction, STL logs) and the
+/// statement's runtime context (its memory, cancellation and worker-pool share) — and
+/// is all of COPY: `Session.perform` only dispatches to it.
+struct CopyCommand {
+    let session: Session
+    let context: QueryContext
+
     /// `COPY t [(cols)] FROM 'path' [options]`: one statement, one commit. On a
     /// rejected row (beyond MAXERROR) nothing is stored and the rejected rows are
-    /// recorded in STL_LOAD_ERRORS. The load runs as `context`'s work.
-    func copy(_ c: Copy, _ context: QueryContext) throws -> StatementResult {
-        let table = try lockedTable(c.table, location: c.location)
-        try requirePrivilege(.insert, on: table)
+    /// recorded in STL_LOAD_ERRORS.
+    func run(_ c: Copy) throws -> StatementResult {
+        let database = session.database
+        let transaction = session.transaction
+        let writer = TableWriter(session: session, context: context)
+        let table = try session.lockedTable(c.table, location: c.location)
+        try session.requirePrivilege(.insert, on: table)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
-        let queryID = newQueryID(context)
+        let queryID = session.newQueryID(context)
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let result: CopyResult
         var progress: LoadProgressHandler? = nil
-        if let report = copyProgress {
+        if let report = session.copyProgress {
             let name = table.name
             progress = { p in
                 report(CopyProgress(table: name, bytesRead: p.bytesRead, totalBytes: p.totalBytes, rows: p.rows))
@@ -60,7 +72,7 @@ extension Session {
             def = d
             let s = transaction.newSink()
             sink = s
-            appender = makeAppender(onto: base, of: d, sink: s, context: context)
+            appender = makeAppender(onto: base, of: d, sink: s)
             if !statisticsOn && !statisticsOff && base.rowCount == 0 {
                 statistics = Analyzer.LoadStatistics(columns: d.columns.count, context: context)
             }
@@ -69,10 +81,10 @@ extension Session {
             result = try CopyLoader.stream(table: table.name, columns: table.columns,
                                            columnList: c.columns.isEmpty ? nil : c.columns,
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
-                                           access: database.serverFiles.access(for: user, in: security),
+                                           access: database.serverFiles.access(for: session.user, in: session.security),
                                            progress: progress, context: context) { chunks in
                 guard let appender else { return }
-                let rows = try completeRows(def, targets: targets, provided: chunks, context: context)
+                let rows = try writer.completeRows(def, targets: targets, provided: chunks)
                 try statistics?.add(rows)
                 try appender.add(rows)
             }
@@ -84,8 +96,8 @@ extension Session {
         } catch let e as LoadError {
             sink?.discard()
             database.log(.loadErrors, (e.earlierRejections + [e]).map { loadErrorRow($0, table, queryID, start) })
-            lastCopyID = queryID
-            lastCopyCount = 0
+            session.lastCopyID = queryID
+            session.lastCopyCount = 0
             throw e.asSQLError()
         } catch {
             sink?.discard()
@@ -99,8 +111,8 @@ extension Session {
             try database.analyzer.analyze(table.qualifiedName, columns: Array(table.columns.indices), transaction: transaction,
                                           context: context)
         }
-        lastCopyID = queryID
-        lastCopyCount = options.noLoad ? 0 : result.rowCount
+        session.lastCopyID = queryID
+        session.lastCopyCount = options.noLoad ? 0 : result.rowCount
         var notices: [String] = []
         if result.rejectedCount > 0 {
             notices.append("Load into table '\(table.name)' completed, \(result.rowCount) record(s) loaded successfully, \(result.rejectedCount) record(s) could not be loaded.  Check 'stl_load_errors' system table for details.")
@@ -109,14 +121,15 @@ extension Session {
         } else {
             notices.append("Load into table '\(table.name)' completed, \(result.rowCount) record(s) loaded successfully.")
         }
-        return StatementResult(tag: "COPY \(lastCopyCount)", notices: notices)
+        return StatementResult(tag: "COPY \(session.lastCopyCount)", notices: notices)
     }
 
     /// A streaming append of rows to `table` (see `TableAppender`): the statement's memory
     /// bounds what it holds, as `placeRows` would place them all at once.
-    func makeAppender(onto base: TableSnapshot, of table: TableDef, sink: BlockSink, context: QueryContext) -> TableAppender {
-        TableAppender(snapshot: base, table: table, layout: database.layout, sink: sink,
-                      sorter: Session.sorter(for: table), blockBytes: database.blockBytes,
+    private func makeAppender(onto base: TableSnapshot, of table: TableDef, sink: BlockSink) -> TableAppender {
+        let database = session.database
+        return TableAppender(snapshot: base, table: table, layout: database.layout, sink: sink,
+                      sorter: TableWriter.sorter(for: table), blockBytes: database.blockBytes,
                       readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
                       runBytes: database.copyRunBytes ?? TableAppender.defaultRunBytes,
                       gatherRows: database.copyGatherRows ?? ReorderPlan.pieceRows,
@@ -128,7 +141,8 @@ extension Session {
 
     /// STL_LOAD_ERRORS' row for a rejected record.
     private func loadErrorRow(_ e: LoadError, _ table: TableDef, _ query: Int, _ start: Int64) -> [Value] {
-        [.int(Int64(currentUserID)), .int(0), .int(Int64(table.id)), .int(start), .int(Int64(process)), .int(Int64(query)),
+        [.int(Int64(session.currentUserID)), .int(0), .int(Int64(table.id)), .int(start), .int(Int64(session.process)),
+         .int(Int64(query)),
          .string(e.file), .int(Int64(e.line)), .string(e.column), .string(e.columnType), .string(String(e.columnLength)),
          .int(Int64(e.position)), .string(String(e.rawLine.prefix(1024))), .string(String(e.rawFieldValue.prefix(1024))),
          .int(Int64(e.code.rawValue)), .string(String(e.reason.prefix(100)))]
@@ -143,8 +157,9 @@ extension Session {
         default: format = "Text"
         }
         let now = Clock.nowMicros()
-        database.log(.loadCommits, result.files.enumerated().map { i, file -> [Value] in
-            [.int(Int64(currentUserID)), .int(Int64(query)), .int(0), .string(table.name), .string(file), .int(0),
+        let userID = session.currentUserID
+        session.database.log(.loadCommits, result.files.enumerated().map { i, file -> [Value] in
+            [.int(Int64(userID)), .int(Int64(query)), .int(0), .string(table.name), .string(file), .int(0),
              .int(Int64(result.fileLines[i])), .int(0), .int(now), .int(1), .string(format), .int(0), .int(0), .int(0)]
         })
     }

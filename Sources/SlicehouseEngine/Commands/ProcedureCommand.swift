@@ -10,11 +10,15 @@ import SlicehouseRuntime
 /// DROP / SHOW / ALTER PROCEDURE. A definition is a `FunctionDef` with `procedure` set (a
 /// catalog change, committed and persisted as SQL functions are); its signature is the types
 /// of its IN and INOUT arguments. CALL runs the body with `ProcedureInterpreter`.
-extension Session {
+/// (`ProcedureCommand` holds the session; a CALL runs in the statement's context, given
+/// to `run`.)
+struct ProcedureCommand {
+    let session: Session
+
     /// Calls nested deeper than this fail (Redshift allows 16 levels).
     static let maxProcedureDepth = 16
 
-    func runProcedureStatement(_ p: ProcedureStatement, _ context: QueryContext) throws -> StatementResult {
+    func run(_ p: ProcedureStatement, _ context: QueryContext) throws -> StatementResult {
         switch p {
         case .create(let c): return try createProcedure(c)
         case .drop(let d): return try dropProcedure(d)
@@ -31,9 +35,9 @@ extension Session {
         guard c.language == "plpgsql" else {
             throw SQLError(.featureNotSupported, "language \"\(c.language)\" is not supported for procedures (LANGUAGE plpgsql)")
         }
-        let qualified = try creationName(c.name, in: transaction.catalog)
-        try checkIdentifier(qualified.name)
-        try requireCreate(inSchema: qualified.schema)
+        let qualified = try session.creationName(c.name, in: session.transaction.catalog)
+        try session.checkIdentifier(qualified.name)
+        try session.requireCreate(inSchema: qualified.schema)
         guard c.parameters.count <= 32 else { throw SQLError(.invalidParameter, "a procedure can have at most 32 arguments") }
         var seen: Set<String> = []
         for p in c.parameters {
@@ -44,23 +48,23 @@ extension Session {
         _ = try parsePLpgSQL(c.body)
         let attributes = ProcedureAttributes(
             arguments: c.parameters.map { ProcedureArgument(name: $0.name ?? "", mode: $0.mode.rawValue, type: $0.type.sqlName) },
-            nonatomic: c.nonatomic, securityDefiner: c.securityDefiner, settings: c.settings, owner: user)
+            nonatomic: c.nonatomic, securityDefiner: c.securityDefiner, settings: c.settings, owner: session.user)
         var def = FunctionDef(schema: qualified.schema, name: qualified.name, parameterTypes: c.inputTypes.map { $0.sqlName },
                               returnType: "", body: c.body, volatility: "volatile")
         def.procedure = attributes
-        if let existing = transaction.catalog.functions[def.key] {
+        if let existing = session.transaction.catalog.functions[def.key] {
             guard existing.isProcedure else {
                 throw SQLError(.duplicateObject, "function \(def.key) already exists with same argument types")
             }
             guard c.orReplace else {
                 throw SQLError(.duplicateObject, "procedure \(def.key) already exists with same argument types")
             }
-            if let owner = existing.procedure?.owner, owner != user, !isSuperuser {
+            if let owner = existing.procedure?.owner, owner != session.user, !session.isSuperuser {
                 throw SQLError(.insufficientPrivilege, "must be owner of procedure \(qualified.name)")
             }
-            def.procedure?.owner = existing.procedure?.owner ?? user
+            def.procedure?.owner = existing.procedure?.owner ?? session.user
         }
-        try transaction.createFunction(def, orReplace: c.orReplace)
+        try session.transaction.createFunction(def, orReplace: c.orReplace)
         return StatementResult(tag: "CREATE PROCEDURE")
     }
 
@@ -68,9 +72,9 @@ extension Session {
     /// the search path) that has any, filtered by the input types when they were given.
     func procedures(matching reference: ProcedureReference) -> [FunctionDef] {
         let name = reference.name.name.lowercased()
-        let schemas = reference.name.schema.map { [schemaNamed($0)] } ?? searchPathSchemas(transaction.catalog)
+        let schemas = reference.name.schema.map { [session.schemaNamed($0)] } ?? session.searchPathSchemas(session.transaction.catalog)
         for s in schemas {
-            var found = transaction.catalog.functions(named: name, inSchema: s).filter(\.isProcedure)
+            var found = session.transaction.catalog.functions(named: name, inSchema: s).filter(\.isProcedure)
             if let types = reference.inputTypes {
                 let names = types.map { $0.sqlName }
                 found = found.filter { $0.parameterTypes == names }
@@ -97,9 +101,9 @@ extension Session {
     }
 
     func requireProcedureOwner(_ p: FunctionDef) throws {
-        guard !isSuperuser else { return }
-        if p.procedure?.owner == user { return }
-        if let schema = transaction.catalog.schema(p.schema), schema.owner == user { return }
+        guard !session.isSuperuser else { return }
+        if p.procedure?.owner == session.user { return }
+        if let schema = session.transaction.catalog.schema(p.schema), schema.owner == session.user { return }
         throw SQLError(.insufficientPrivilege, "must be owner of procedure \(p.name)")
     }
 
@@ -112,7 +116,7 @@ extension Session {
             throw procedureDoesNotExist(d.procedure)
         }
         try requireProcedureOwner(p)
-        try transaction.dropFunction(p.key)
+        try session.transaction.dropFunction(p.key)
         return StatementResult(tag: "DROP PROCEDURE")
     }
 
@@ -121,19 +125,19 @@ extension Session {
         try requireProcedureOwner(p)
         var changed = p
         if let rename {
-            try checkIdentifier(rename.lowercased())
+            try session.checkIdentifier(rename.lowercased())
             changed.name = rename.lowercased()
-            if transaction.catalog.functions[changed.key] != nil {
+            if session.transaction.catalog.functions[changed.key] != nil {
                 throw SQLError(.duplicateObject, "procedure \(changed.key) already exists in schema \"\(p.schema)\"")
             }
         }
         if let owner {
-            guard security.user(owner) != nil else { throw SQLError(.undefinedObject, "user \"\(owner.lowercased())\" does not exist") }
-            guard isSuperuser else { throw SQLError(.insufficientPrivilege, "must be superuser to change the owner of a procedure") }
+            guard session.security.user(owner) != nil else { throw SQLError(.undefinedObject, "user \"\(owner.lowercased())\" does not exist") }
+            guard session.isSuperuser else { throw SQLError(.insufficientPrivilege, "must be superuser to change the owner of a procedure") }
             changed.procedure?.owner = owner.lowercased()
         }
-        try transaction.dropFunction(p.key)
-        try transaction.createFunction(changed, orReplace: false)
+        try session.transaction.dropFunction(p.key)
+        try session.transaction.createFunction(changed, orReplace: false)
         return StatementResult(tag: "ALTER PROCEDURE")
     }
 
@@ -181,18 +185,18 @@ extension Session {
                 if revoke { executors.remove(Self.executorKey(g)) } else { executors.insert(Self.executorKey(g)) }
             }
             p.procedure?.executors = executors.isEmpty ? nil : executors.sorted()
-            try transaction.createFunction(p, orReplace: true)
+            try session.transaction.createFunction(p, orReplace: true)
         }
     }
 
     /// CALL needs EXECUTE: owners and superusers have it, others by GRANT (Redshift's default).
     func requireExecute(_ def: FunctionDef, _ attributes: ProcedureAttributes) throws {
-        if isSuperuser || attributes.owner == user { return }
+        if session.isSuperuser || attributes.owner == session.user { return }
         let executors = Set(attributes.executors ?? [])
-        if executors.contains("public") || executors.contains("user:\(user)") { return }
-        let sec = security
-        if sec.groups(of: user).contains(where: { executors.contains("group:\($0)") }) { return }
-        if sec.roles(of: user).contains(where: { executors.contains("role:\($0)") }) { return }
+        if executors.contains("public") || executors.contains("user:\(session.user)") { return }
+        let sec = session.security
+        if sec.groups(of: session.user).contains(where: { executors.contains("group:\($0)") }) { return }
+        if sec.roles(of: session.user).contains(where: { executors.contains("role:\($0)") }) { return }
         throw SQLError(.insufficientPrivilege, "permission denied for procedure \(def.name)")
     }
 
@@ -204,7 +208,7 @@ extension Session {
         let (_, attributes, _, _) = try resolveCall(c)
         var columns: [ResultColumn] = []
         for (i, a) in attributes.arguments.enumerated() where (ParameterMode(rawValue: a.mode) ?? .in).isOutput {
-            columns.append(ResultColumn(name: a.name.isEmpty ? "$\(i + 1)" : a.name, type: try parseTypeName(a.type)))
+            columns.append(ResultColumn(name: a.name.isEmpty ? "$\(i + 1)" : a.name, type: try session.parseTypeName(a.type)))
         }
         return columns.isEmpty ? nil : columns
     }
@@ -215,7 +219,7 @@ extension Session {
         // The arguments, evaluated once.
         var values: [(Value, DataType)] = []
         for a in c.arguments {
-            let bound = try bindStandaloneExpr(a)
+            let bound = try session.bindStandaloneExpr(a)
             values.append((try evaluateConstant(bound), bound.type))
         }
         let reference = ProcedureReference(name: c.name, inputTypes: nil)
@@ -238,7 +242,7 @@ extension Session {
         }
         var best: [(FunctionDef, [DataType], Int)] = []
         for def in candidates {
-            guard let types = try? def.parameterTypes.map(parseTypeName) else { continue }
+            guard let types = try? def.parameterTypes.map(session.parseTypeName) else { continue }
             var score = 0
             var fits = true
             for (i, (_, t)) in values.enumerated() {
@@ -263,8 +267,8 @@ extension Session {
 
     /// CALL: the body runs as the CALL's work (`context`), each statement in it too.
     func callProcedure(_ c: CallProcedure, _ context: QueryContext) throws -> StatementResult {
-        guard procedureDepth < Session.maxProcedureDepth else {
-            throw SQLError(.featureNotSupported, "stored procedure calls are nested deeper than \(Session.maxProcedureDepth) levels")
+        guard session.procedureDepth < Self.maxProcedureDepth else {
+            throw SQLError(.featureNotSupported, "stored procedure calls are nested deeper than \(Self.maxProcedureDepth) levels")
         }
         let (def, attributes, inputTypes, values) = try resolveCall(c)
         try requireExecute(def, attributes)
@@ -272,26 +276,26 @@ extension Session {
         for (i, (v, t)) in values.enumerated() { inputs.append(try castValue(v, from: t, to: inputTypes[i])) }
 
         let block: PLBlock
-        if let cached = procedureBodies[def.body] {
+        if let cached = session.procedureBodies[def.body] {
             block = cached
         } else {
             block = try parsePLpgSQL(def.body)
-            if procedureBodies.count >= 256 { procedureBodies = [:] }
-            procedureBodies[def.body] = block
+            if session.procedureBodies.count >= 256 { session.procedureBodies = [:] }
+            session.procedureBodies[def.body] = block
         }
         // SECURITY DEFINER runs as the owner; SET config applies for the call.
-        let savedUser = user, savedSettings = settings, savedSink = rowSink
-        procedureDepth += 1
-        rowSink = nil
+        let savedUser = session.user, savedSettings = session.settings, savedSink = session.rowSink
+        session.procedureDepth += 1
+        session.rowSink = nil
         defer {
-            procedureDepth -= 1
-            user = savedUser
-            settings = savedSettings
-            rowSink = savedSink
+            session.procedureDepth -= 1
+            session.user = savedUser
+            session.settings = savedSettings
+            session.rowSink = savedSink
         }
-        if attributes.securityDefiner { user = attributes.owner }
-        for (k, v) in attributes.settings { settings[k] = v }
-        let interpreter = ProcedureInterpreter(session: self, procedure: def, attributes: attributes, block: block,
+        if attributes.securityDefiner { session.user = attributes.owner }
+        for (k, v) in attributes.settings { session.settings[k] = v }
+        let interpreter = ProcedureInterpreter(session: session, procedure: def, attributes: attributes, block: block,
                                                context: context)
         let outputs = try interpreter.run(arguments: inputs)
         guard !outputs.isEmpty else { return StatementResult(tag: "CALL") }
@@ -320,6 +324,6 @@ extension Session {
         guard let text = v.formatted(as: from) else { return .null }
         var e = Expr(.literal(.string(text)))
         if from != .unknown { e = Expr(.cast(e, from, .cast)) }
-        return try evaluateConstant(try bindStandaloneExpr(Expr(.cast(e, to, .cast))))
+        return try evaluateConstant(try session.bindStandaloneExpr(Expr(.cast(e, to, .cast))))
     }
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-import SlicehouseCatalog
-import SlicehouseExecution
-import SlicehousePlanner
-import SlicehouseSQL
-import SlicehouseStorage
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehouseSQL
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehouseExecution
+import SlicehousePlanner
 
 /// ALTER TABLE's column and layout actions, as Redshift documents them: ADD / DROP COLUMN,
 /// ALTER COLUMN TYPE (a VARCHAR's size) and ENCODE, ALTER DISTKEY / DISTSTYLE, ALTER
@@ -20,9 +20,9 @@ import SlicehouseRuntime
 /// DISTSTYLE, sorted on a new SORTKEY, re-encoded under new ENCODE settings, with a new
 /// column's DEFAULT. Like any write it is one transaction: a failure leaves the table as
 /// it was.
-extension Session {
+extension DDLCommand {
     /// The actions of one ALTER TABLE on table `t`; notices to show.
-    func alterTableLayout(_ t: TableDef, _ action: AlterTable.Action, _ context: QueryContext) throws -> [String] {
+    func alterTableLayout(_ t: TableDef, _ action: AlterTable.Action) throws -> [String] {
         var actions: [AlterTable.Action]
         if case .several(let list) = action { actions = list } else { actions = [action] }
         if actions.count > 1 {
@@ -38,7 +38,7 @@ extension Session {
             }
         }
         if case .appendFrom(let source, let ignoreExtra, let fillTarget) = action {
-            return try appendFrom(source, into: t, ignoreExtra: ignoreExtra, fillTarget: fillTarget, context)
+            return try appendFrom(source, into: t, ignoreExtra: ignoreExtra, fillTarget: fillTarget)
         }
         var next = t
         // For each column of `next`: the column of `t` it takes its values from (nil: new).
@@ -58,7 +58,7 @@ extension Session {
             switch a {
             case .addColumn(let d):
                 let name = d.name.lowercased()
-                try checkIdentifier(name)
+                try session.checkIdentifier(name)
                 if next.columnIndex(name) != nil {
                     throw SQLError(.duplicateColumn, "column \"\(name)\" of relation \"\(t.name)\" already exists")
                 }
@@ -78,7 +78,7 @@ extension Session {
                 var col = ColumnDef(name: name, type: d.type, notNull: d.notNull, encoding: d.encoding)
                 if let dv = d.defaultValue {
                     let text = dv.description
-                    let bound = try bindStandalone(text, type: d.type, context: context)
+                    let bound = try session.bindStandalone(text, type: d.type)
                     if d.notNull, case .null = try evaluateConstant(bound) {
                         throw SQLError(.notNullViolation,
                                        "ALTER TABLE ADD COLUMN defined as NOT NULL must have a non-null default expression")
@@ -129,7 +129,7 @@ extension Session {
                 rebuild = true
 
             case .alterColumnType(let name, let type):
-                if inTransactionBlock {
+                if session.inTransactionBlock {
                     throw SQLError(.activeTransaction, "ALTER TABLE ALTER COLUMN cannot run inside a transaction block")
                 }
                 let i = try column(name)
@@ -226,7 +226,7 @@ extension Session {
                     next.uniqueKeys.append(try cols.map(column))
                 case .foreignKey(let cols, let target):
                     let key = try cols.map(column)
-                    guard try resolveTable(target.table) != nil else {
+                    guard try session.resolveTable(target.table) != nil else {
                         throw SQLError(.undefinedTable, "relation \"\(target.table.description)\" does not exist")
                     }
                     if key.count == 1 { next.columns[key[0]].references = target.table.name.lowercased() }
@@ -253,18 +253,18 @@ extension Session {
             }
         }
         if rebuild {
-            try rebuildTable(t, as: next, kept: kept, context)
+            try rebuildTable(t, as: next, kept: kept)
         } else if next != t {
-            try transaction.redefineTable(t.qualifiedName, as: next)
+            try session.transaction.redefineTable(t.qualifiedName, as: next)
         }
         if kept != t.columns.indices.map({ $0 }) {
             // COMMENT ON COLUMN texts follow their columns to their new positions.
-            let comments = transaction.catalog.comments
+            let comments = session.transaction.catalog.comments
             for k in t.columns.indices where comments[CommentKey.column(t.id, k)] != nil {
-                try transaction.setComment(CommentKey.column(t.id, k), nil)
+                try session.transaction.setComment(CommentKey.column(t.id, k), nil)
             }
             for (i, k) in kept.enumerated() {
-                if let k, let c = comments[CommentKey.column(t.id, k)] { try transaction.setComment(CommentKey.column(t.id, i), c) }
+                if let k, let c = comments[CommentKey.column(t.id, k)] { try session.transaction.setComment(CommentKey.column(t.id, i), c) }
             }
         }
         return notices
@@ -273,14 +273,15 @@ extension Session {
     /// Rebuild `old`'s live rows under the definition `new`, with the same id: column `i`
     /// of `new` takes the values of column `kept[i]` of `old`, or its DEFAULT (or NULL)
     /// when that is nil. The rows are placed, sorted and encoded as a load into `new`.
-    func rebuildTable(_ old: TableDef, as new: TableDef, kept: [Int?], _ context: QueryContext) throws {
-        let (def, snap) = try transaction.beginWrite(old.qualifiedName, reads: true)
-        let rows = try readRows(def, snap)
-        try transaction.redefineTable(def.qualifiedName, as: new)
+    func rebuildTable(_ old: TableDef, as new: TableDef, kept: [Int?]) throws {
+        let writer = TableWriter(session: session, context: context)
+        let (def, snap) = try session.transaction.beginWrite(old.qualifiedName, reads: true)
+        let rows = try TableWriter.readRows(def, snap, cache: session.database.cache)
+        try session.transaction.redefineTable(def.qualifiedName, as: new)
         let targets = kept.indices.filter { kept[$0] != nil }
         let provided = rows.map { c in Chunk(columns: targets.compactMap { kept[$0].map { c.columns[$0] } }, count: c.count) }
-        let full = try completeRows(new, targets: targets, provided: provided, context: context)
-        var fresh = TableSnapshot.empty(layout: database.layout, columnCount: new.columns.count,
+        let full = try writer.completeRows(new, targets: targets, provided: provided)
+        var fresh = TableSnapshot.empty(layout: session.database.layout, columnCount: new.columns.count,
                                         distStyle: new.distStyle, distKey: new.distKey)
         fresh.modifications = snap.modifications
         fresh.reorganizations = snap.reorganizations + 1
@@ -291,23 +292,16 @@ extension Session {
             fresh.analyzed = AnalyzedTable(rows: analyzed.rows, modifications: analyzed.modifications,
                                            time: analyzed.time, columns: columns)
         }
-        let sink = transaction.newSink()
-        transaction.stage(new.id, try placeRows(full, onto: fresh, of: new, sink: sink, context: context))
+        let sink = session.transaction.newSink()
+        session.transaction.stage(new.id, try writer.placeRows(full, onto: fresh, of: new, sink: sink))
     }
 
-    /// Every live row of a table's snapshot (one copy of an ALL table).
-    func readRows(_ table: TableDef, _ snap: TableSnapshot) throws -> [Chunk] {
-        let parts: [(slice: Int, data: SliceData)] = snap.distribution == .all
-            ? (snap.slices.first.map { [(0, $0)] } ?? [])
-            : snap.slices.enumerated().map { ($0.offset, $0.element) }
-        return try SliceScanner.readAll(parts, types: table.columns.map { $0.type }, cache: database.cache)
-    }
 
     /// The longest value, in bytes, of a VARCHAR column.
     func longestValue(of table: TableDef, column: Int) throws -> Int {
-        let (def, snap) = try transaction.beginWrite(table.qualifiedName, reads: true)
+        let (def, snap) = try session.transaction.beginWrite(table.qualifiedName, reads: true)
         var longest = 0
-        for chunk in try readRows(def, snap) {
+        for chunk in try TableWriter.readRows(def, snap, cache: session.database.cache) {
             let v = chunk.columns[column].flattened(count: chunk.count)
             for r in 0..<chunk.count {
                 if case .string(let s) = v.value(at: r) { longest = max(longest, s.utf8.count) }
@@ -320,17 +314,17 @@ extension Session {
     /// move to the target and the source is left empty. Columns match by name and type;
     /// IGNOREEXTRA drops source columns the target lacks, FILLTARGET gives target columns
     /// the source lacks their DEFAULT (or NULL).
-    func appendFrom(_ sourceName: ObjectName, into target: TableDef, ignoreExtra: Bool, fillTarget: Bool,
-                    _ context: QueryContext) throws -> [String] {
-        if inTransactionBlock {
+    func appendFrom(_ sourceName: ObjectName, into target: TableDef, ignoreExtra: Bool, fillTarget: Bool) throws -> [String] {
+        let writer = TableWriter(session: session, context: context)
+        if session.inTransactionBlock {
             throw SQLError(.activeTransaction, "ALTER TABLE APPEND cannot run inside a transaction block")
         }
-        guard let source = try resolveTable(sourceName) else {
+        guard let source = try session.resolveTable(sourceName) else {
             throw SQLError(.undefinedTable, "relation \"\(sourceName.description)\" does not exist")
         }
         if source.id == target.id { throw SQLError(.invalidParameter, "cannot append a table to itself") }
-        try requireOwner(of: source, or: .delete)
-        try requirePrivilege(.insert, on: target)
+        try session.requireOwner(of: source, or: .delete)
+        try session.requirePrivilege(.insert, on: target)
         var targets: [Int] = [], from: [Int] = []
         for (i, c) in target.columns.enumerated() {
             guard let s = source.columnIndex(c.name) else {
@@ -349,15 +343,15 @@ extension Session {
             throw SQLError(.datatypeMismatch,
                            "source column \"\(extra.name)\" is not in the target table (IGNOREEXTRA leaves it out)")
         }
-        let (sdef, ssnap) = try transaction.beginWrite(source.qualifiedName, reads: true)
-        let rows = try readRows(sdef, ssnap)
+        let (sdef, ssnap) = try session.transaction.beginWrite(source.qualifiedName, reads: true)
+        let rows = try TableWriter.readRows(sdef, ssnap, cache: session.database.cache)
         let provided = rows.map { c in Chunk(columns: from.map { c.columns[$0] }, count: c.count) }
-        try append(try completeRows(target, targets: targets, provided: provided, context: context), to: target, context: context)
-        var empty = TableSnapshot.empty(layout: database.layout, columnCount: sdef.columns.count,
+        try writer.append(try writer.completeRows(target, targets: targets, provided: provided), to: target)
+        var empty = TableSnapshot.empty(layout: session.database.layout, columnCount: sdef.columns.count,
                                         distStyle: sdef.distStyle, distKey: sdef.distKey)
         empty.modifications = ssnap.modifications + ssnap.rowCount
         empty.reorganizations = ssnap.reorganizations + 1
-        transaction.stage(sdef.id, empty)
+        session.transaction.stage(sdef.id, empty)
         return []
     }
 
@@ -367,7 +361,7 @@ extension Session {
     /// or through other views, as the catalog is now. A late-binding view is bound at each
     /// use and holds nothing back (Redshift); a view that no longer binds is left out.
     func dependentViews(table: Int, columns: Set<Int>? = nil) throws -> [ViewDef] {
-        transaction.catalog.allViews.filter { view in
+        session.transaction.catalog.allViews.filter { view in
             guard !view.lateBinding, let reads = boundAccesses(view) else { return false }
             return reads.contains { access, cols in
                 guard case .table(let t) = access.object, t.id == table else { return false }
@@ -378,7 +372,7 @@ extension Session {
 
     /// The views that read view `name`, directly or through other views.
     func dependentViews(view name: QualifiedName) throws -> [ViewDef] {
-        transaction.catalog.allViews.filter { view in
+        session.transaction.catalog.allViews.filter { view in
             guard !view.lateBinding, view.qualifiedName != name, let reads = boundAccesses(view) else { return false }
             return reads.contains { access, _ in
                 guard case .view(let v) = access.object else { return false }
@@ -390,7 +384,7 @@ extension Session {
     /// The tables and views `view` reads, with the columns of each (nil when it does not bind).
     private func boundAccesses(_ view: ViewDef) -> [(access: RelationAccess, columns: [Int])]? {
         guard let stmts = try? parseStatements(view.queryText), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
-        let ctx = StatementContext(database: database, session: self)
+        let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = view.searchPath
         guard (try? binder.bind(query: q)) != nil else { return nil }
@@ -399,7 +393,7 @@ extension Session {
 
     /// Drop the views a CASCADE reaches, and say so.
     func cascadeToViews(_ views: [ViewDef]) throws -> [String] {
-        for v in views where transaction.catalog.view(v.qualifiedName) != nil { try transaction.dropView(v.qualifiedName) }
+        for v in views where session.transaction.catalog.view(v.qualifiedName) != nil { try session.transaction.dropView(v.qualifiedName) }
         return views.map { "NOTICE:  drop cascades to view \($0.name)" }
     }
 }

@@ -2,10 +2,13 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehouseSQL
 import SlicehouseStorage
 import SlicehousePlanner
 import SlicehouseExecution
 
+/// EXPLAIN: the plan a statement's query would run, as Redshift prints it.
+///
 /// EXPLAIN ANALYZE (Redshift has none; its users read SVL_QUERY_REPORT): the query runs
 /// (its rows are counted, not returned), then EXPLAIN's tree is printed with what each
 /// step did under it, from the same step records SVL_QUERY_REPORT shows:
@@ -22,7 +25,59 @@ import SlicehouseExecution
 /// rows it read before its filter and how many of its blocks zone maps let it skip;
 /// a join adds the rows each exchange below it moved (the ones its DS_ label stands for).
 /// The run is logged like any query (STL_QUERY's id is pg_last_query_id()).
-extension Session {
+struct ExplainCommand {
+    let session: Session
+    let context: QueryContext
+
+    /// `EXPLAIN [VERBOSE] statement` and EXPLAIN ANALYZE (of a query).
+    func run(_ e: Explain) throws -> StatementResult {
+        if e.analyze, case .query = e.statement {} else if e.analyze {
+            // It would run the statement: its changes would have to be rolled back.
+            throw SQLError.unsupported("EXPLAIN ANALYZE of a statement other than a query")
+        }
+        let ctx = StatementContext(database: session.database, session: session)
+        let q: Query
+        switch e.statement {
+        case .query(let query): q = query
+        case .insert(let ins):
+            guard case .query(let query) = ins.source else { throw SQLError.unsupported("EXPLAIN of INSERT ... VALUES") }
+            q = query
+        case .createTable(let c):
+            // CREATE TABLE AS and SELECT ... INTO: the plan of the query that fills the table.
+            guard case .query(_, let query) = c.source else { throw SQLError.unsupported("EXPLAIN of CREATE TABLE without AS") }
+            q = query
+        case .delete(let d):
+            // The plan that finds the rows to delete (Redshift shows the same).
+            guard let table = try session.resolveTable(d.table) else {
+                throw SQLError(.undefinedTable, "relation \"\(d.table.description)\" does not exist")
+            }
+            ctx.rowIDTable = table.id
+            q = DMLCommand(session: session, context: context).deletionQuery(d, table: table)
+        case .update(let u):
+            guard let table = try session.resolveTable(u.table) else {
+                throw SQLError(.undefinedTable, "relation \"\(u.table.description)\" does not exist")
+            }
+            ctx.rowIDTable = table.id
+            q = try DMLCommand(session: session, context: context).updateQuery(u, table: table).0
+        default:
+            throw SQLError.unsupported("EXPLAIN of this statement")
+        }
+        var runner = QueryRunner(session, ctx, context)
+        var (physical, outputs) = try runner.plan(q)
+        if case .query = e.statement, let r = session.rewriteWithMaterializedView(q, outputs: outputs) {
+            // The plan the query runs: over the materialized view that answers it.
+            runner = QueryRunner(session, r.context, context)
+            (physical, outputs) = (try runner.plan(r.logical, r.query), r.logical.outputs)
+        }
+        let lines = e.analyze ? try explainAnalyze(physical, runner, verbose: e.verbose)
+            : ExplainPrinter.render(physical, verbose: e.verbose)
+        var v = Vector(type: .text, capacity: lines.count)
+        for l in lines { v.append(.string(l)) }
+        return StatementResult(tag: "EXPLAIN", columns: [ResultColumn(name: "QUERY PLAN", type: .text)],
+                               chunks: [Chunk(columns: [v], count: lines.count)])
+    }
+
+
     func explainAnalyze(_ physical: PhysicalNode, _ runner: QueryRunner, verbose: Bool) throws -> [String] {
         let start = Clock.nowMicros()
         let execution = try runner.execute(physical, .collect, returnsRows: false)

@@ -7,19 +7,25 @@ import SlicehouseStorage
 import SlicehouseExecution
 import Foundation
 
-/// ANALYZE and ANALYZE COMPRESSION.
-extension Session {
+/// ANALYZE and ANALYZE COMPRESSION: a table's statistics (the planner's), or the
+/// encoding each column would compress best with. Receives the session (privileges, the
+/// transaction) and the statement's runtime context (the slices are read as its work).
+struct AnalyzeCommand {
+    let session: Session
+    let context: QueryContext
+
     /// Redshift's `analyze_threshold_percent` default: ANALYZE skips a table with fewer rows
     /// changed since its last ANALYZE (SET analyze_threshold_percent to change it).
-    static let analyzeThresholdPercent = 10.0
+    static let thresholdPercent = 10.0
 
     /// `ANALYZE [VERBOSE] [t [(cols)]] [PREDICATE COLUMNS | ALL COLUMNS]`: per column a
     /// distinct-value sketch, the NULL fraction and the range, over every live row, stored
     /// with the table (committed like a change, without counting as one for conflicts).
     /// PREDICATE COLUMNS analyzes every column: Slicehouse does not record which columns
     /// queries filtered on, and Redshift analyzes all columns when none is marked.
-    func analyzeStatistics(_ a: Analyze, tables: [TableDef], _ context: QueryContext) throws -> StatementResult {
-        let threshold = settings["analyze_threshold_percent"].flatMap { Double($0) } ?? Self.analyzeThresholdPercent
+    private func statistics(_ a: Analyze, tables: [TableDef]) throws -> StatementResult {
+        let transaction = session.transaction
+        let threshold = session.settings["analyze_threshold_percent"].flatMap { Double($0) } ?? Self.thresholdPercent
         var notices: [String] = []
         for t in tables where !SystemTables.names.contains(t.name.lowercased()) {
             let wanted = try columns(of: t, named: a)
@@ -33,7 +39,8 @@ extension Session {
                 continue
             }
             if a.verbose { notices.append("INFO:  Analyzing \(label)") }
-            try database.analyzer.analyze(t.qualifiedName, columns: wanted, transaction: transaction, context: context)
+            try session.database.analyzer.analyze(t.qualifiedName, columns: wanted, transaction: transaction,
+                                                  context: context)
         }
         return StatementResult(tag: "ANALYZE", notices: notices)
     }
@@ -49,20 +56,21 @@ extension Session {
         }
     }
 
-    func analyze(_ a: Analyze, _ context: QueryContext) throws -> StatementResult {
+    func run(_ a: Analyze) throws -> StatementResult {
+        let database = session.database, transaction = session.transaction, user = session.user
         var tables: [TableDef]
         if let name = a.table {
-            guard let t = try resolveTable(name) else {
+            guard let t = try session.resolveTable(name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
-            try requireOwner(of: t)
+            try session.requireOwner(of: t)
             tables = [t]
         } else {
-            let sec = security
-            tables = transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == temporarySchema }
+            let sec = session.security
+            tables = transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == session.temporarySchema }
                 .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
         }
-        guard a.compression else { return try analyzeStatistics(a, tables: tables, context) }
+        guard a.compression else { return try statistics(a, tables: tables) }
         if let n = a.compRows, n < 1000 || n > 1_000_000_000 {
             throw SQLError(.invalidParameter, "COMPROWS must be between 1000 and 1000000000")
         }
