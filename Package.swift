@@ -6,8 +6,8 @@ import PackageDescription
 // (docs/ARCHITECTURE.md's layer table is the map; scripts/check_architecture.py checks this
 // file, the sources' imports and that table against each other):
 //   0  Types, Datagen; the C module maps CZstd, CSnappy, CZlib, CBzip2, CEdit, CPrefetch
-//   1  Runtime (worker pool, contexts, memory, WLM), SQL, Catalog, Parquet
-//   2  Storage, Planner
+//   1  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet
+//   2  Workload (WLM), Storage, Planner
 //   3  Execution, Load
 //   4  Engine
 //   5  Server, Shell, SQLLogicTest, Bench (the shell reaches a server through PostgresNIO)
@@ -48,6 +48,9 @@ let package = Package(
         // Stage 1b: the runtime — one scheduler for every slice task, cancellation tokens,
         // memory reservations and spill files, per-step metrics.
         .target(name: "SlicehouseRuntime", dependencies: ["SlicehouseTypes"]),
+        // Workload management: WLM queues, slots and memory, query monitoring rules, short
+        // query acceleration — policy over the runtime's contexts.
+        .target(name: "SlicehouseWorkload", dependencies: ["SlicehouseTypes", "SlicehouseRuntime"]),
         // Stage 2: lexer, AST, parser.
         .target(name: "SlicehouseSQL", dependencies: ["SlicehouseTypes"]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
@@ -61,15 +64,15 @@ let package = Package(
         // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
         .target(name: "SlicehouseExecution",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
-                               "SlicehousePlanner", "CPrefetch"]),
+                               "SlicehousePlanner", "CPrefetch", .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
         .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
-                               "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
+                               "SlicehouseStorage", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
                                .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
@@ -80,7 +83,8 @@ let package = Package(
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                .product(name: "Crypto", package: "swift-crypto")]),
         // sqllogictest runner (used by the CLI and the test suite).
-        .target(name: "SlicehouseSQLLogicTest", dependencies: ["SlicehouseTypes", "SlicehouseEngine"]),
+        .target(name: "SlicehouseSQLLogicTest",
+                dependencies: ["SlicehouseTypes", "SlicehouseEngine", .product(name: "Crypto", package: "swift-crypto")]),
         // The shell: psql's splitting, meta-commands and printing over a ShellBackend — the
         // in-process Session, or a running server through PostgresNIO (`slicehouse -h HOST`).
         .target(name: "SlicehouseShell",
@@ -106,6 +110,7 @@ let package = Package(
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
         .testTarget(name: "SlicehouseRuntimeTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime"]),
+        .testTarget(name: "SlicehouseWorkloadTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload"]),
         .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
         .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseBench"]),
         .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseTypes", "SlicehousePlanner", "SlicehouseExecution"]),

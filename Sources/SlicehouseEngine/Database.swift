@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseRuntime
+import SlicehouseWorkload
 
 /// A database: a catalog plus the data of every table, spread over a simulated
 /// cluster of compute nodes and slices. One per data directory, shared by any number

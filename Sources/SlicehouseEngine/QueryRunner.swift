@@ -117,6 +117,8 @@ struct QueryRunner {
             }
         case .partitioned(let sink):
             try executor.streamPartitioned(physical) { slice, chunk in
+                rows += chunk.count
+                if returnsRows { context.metrics.addReturnRows(chunk.count) }
                 try sink(slice, chunk)
             }
         }

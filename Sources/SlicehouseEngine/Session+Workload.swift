@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehouseWorkload
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehousePlanner

@@ -14,6 +14,11 @@ import SlicehouseExecution
 /// inside a block puts the block into the aborted state, as in Redshift and PostgreSQL:
 /// every statement but COMMIT / ROLLBACK is refused until the block ends, and the block
 /// then rolls back.
+///
+/// The session holds state — settings, the transaction, the user, the temporary schema,
+/// the running statement — and dispatches: `run` makes the statement's `QueryContext` and
+/// takes it through WLM and its transaction, and `perform` hands it to the command that
+/// runs it (`Commands/`: a query to `QueryRunner`, COPY to `CopyCommand`, ...).
 public final class Session: @unchecked Sendable {
     public let database: Database
     /// The session's process id (`pg_backend_pid()`, STV_SESSIONS, STV_LOCKS).
@@ -349,65 +354,6 @@ public final class Session: @unchecked Sendable {
 
     public enum TransactionStatus: Sendable { case idle, inBlock, failed }
 
-    /// `statement_timeout` in milliseconds (0 or unset: none).
-    var statementTimeout: Int? {
-        guard let text = settings["statement_timeout"] else { return nil }
-        return Session.milliseconds(text)
-    }
-
-    /// A duration setting's value in milliseconds: a number (milliseconds) or a number
-    /// with a unit (`ms`, `s`, `min`, `h`, `d`); nil when it is not one.
-    static func milliseconds(_ text: String) -> Int? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let digits = t.prefix { $0.isNumber }
-        guard let n = Int(digits) else { return nil }
-        let unit = t.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
-        switch unit {
-        case "", "ms": return n
-        case "s": return n.multipliedReportingOverflow(by: 1000).overflow ? nil : n * 1000
-        case "min": return n.multipliedReportingOverflow(by: 60_000).overflow ? nil : n * 60_000
-        case "h": return n.multipliedReportingOverflow(by: 3_600_000).overflow ? nil : n * 3_600_000
-        case "d": return n.multipliedReportingOverflow(by: 86_400_000).overflow ? nil : n * 86_400_000
-        default: return nil
-        }
-    }
-
-    /// The parameters SET accepts and SHOW ALL lists (Redshift's configuration reference),
-    /// with their values before any SET. Those `defaultSettings` holds are used by the
-    /// engine; the others are kept and shown.
-    static let settableParameters: [String: String] = [
-        "analyze_threshold_percent": "10", "datestyle": "ISO, MDY", "extra_float_digits": "0", "query_group": "unset",
-        "search_path": "$user, public", "statement_timeout": "0", "timezone": "UTC", "wlm_query_slot_count": "1",
-        "enable_result_cache_for_session": "on", "describe_field_name_in_uppercase": "off",
-        "enable_case_sensitive_identifier": "off", "enable_case_sensitive_super_attribute": "off",
-        "downcase_delimited_identifier": "on", "enable_numeric_rounding": "on", "error_on_nondeterministic_update": "off",
-        "json_parse_dedupe_keys": "off", "json_serialization_max_length": "65535",
-        "json_serialization_parse_nested_strings": "off", "max_concurrency_scaling_clusters": "1",
-        "max_cursor_result_set_size": "0", "mv_enable_aqmv_for_session": "true", "navigate_super_null_on_error": "on",
-        "parse_super_null_on_error": "off", "cast_super_null_on_error": "on", "spectrum_query_maxerror": "-1",
-        "stored_proc_log_min_messages": "log", "default_geometry_encoding": "2", "enable_vacuum_boost": "false",
-        "default_array_search_null_handling": "false", "datashare_break_glass_session_var": "",
-        "use_fips_ssl": "false", "auto_analyze": "true",
-    ]
-
-    /// PostgreSQL client parameters SET also accepts (drivers and tools set them); SHOW
-    /// ALL does not list them.
-    static let clientParameters: Set<String> = [
-        "application_name", "client_encoding", "client_min_messages", "intervalstyle", "lc_messages", "lc_monetary",
-        "lc_numeric", "lc_time", "bytea_output", "lock_timeout", "idle_in_transaction_session_timeout",
-        "default_transaction_isolation", "default_transaction_read_only", "transaction_isolation", "standard_conforming_strings",
-        "escape_string_warning", "synchronize_seqscans", "join_collapse_limit", "from_collapse_limit", "geqo", "jit",
-        "work_mem", "maintenance_work_mem", "timezone_abbreviations", "row_security", "check_function_bodies",
-        "default_with_oids", "ssl_renegotiation_limit", "array_nulls", "backslash_quote", "seq_page_cost",
-    ]
-
-    /// Settings that SHOW reports and SET does not change (what clients ask on connect).
-    static let fixedSettings: [String: String] = [
-        "transaction_isolation": "serializable", "standard_conforming_strings": "on", "server_version": "8.0.2",
-        "server_encoding": "UNICODE", "client_encoding": "UTF8", "integer_datetimes": "on", "max_identifier_length": "127",
-        "statement_timeout": "0", "enable_result_cache_for_session": "on",
-    ]
-
     /// Where the running query's rows go when a client streams them.
     var rowSink: RowSink?
     /// pg_attribute and friends are binding views' queries to find their columns (a view
@@ -549,6 +495,17 @@ public final class Session: @unchecked Sendable {
         return try transaction.lockTable(def.qualifiedName)
     }
 
+    /// `LOCK t, ...`: the tables' locks taken now, held to the end of the transaction.
+    func lock(_ names: [ObjectName]) throws -> StatementResult {
+        for n in names {
+            let def = try lockedTable(n, toChange: false)
+            if !Privilege.table.contains(where: { security.has(user, $0, on: .table(def.id)) }) {
+                throw Session.permissionDenied("relation \(def.name)")
+            }
+        }
+        return StatementResult(tag: "LOCK TABLE")
+    }
+
     /// Run one statement (not BEGIN / COMMIT / ROLLBACK) in `transaction`, as `context`'s
     /// work (the statement's runtime context: its budget, cancellation and WLM slot).
     func perform(_ statement: Statement, _ context: QueryContext) throws -> StatementResult {
@@ -570,57 +527,13 @@ public final class Session: @unchecked Sendable {
         case .copy(let c):
             return try CopyCommand(session: self, context: context).run(c)
         case .truncate(let name):
-            let def = try lockedTable(name)
-            try requireOwner(of: def, or: .truncate)
-            let (_, base) = try transaction.beginWrite(def.qualifiedName, reads: false)
-            var empty = TableSnapshot.empty(layout: database.layout, columnCount: def.columns.count,
-                                            distStyle: def.distStyle, distKey: def.distKey)
-            // Rows appended after this are not rows appended after the old ones.
-            empty.reorganizations = base.reorganizations + 1
-            transaction.stage(def.id, empty)
-            return StatementResult(tag: "TRUNCATE TABLE")
-        case .set(let s):
-            guard Session.settableParameters[s.name] != nil || Session.clientParameters.contains(s.name) else {
-                throw SQLError(.undefinedObject, "unrecognized configuration parameter \"\(s.name)\"")
-            }
-            if s.isDefault {   // SET name TO DEFAULT: as RESET
-                settings[s.name] = Session.defaultSettings[s.name]
-                return StatementResult(tag: "SET")
-            }
-            let value = s.values.map { $0.text }.joined(separator: ", ")
-            if s.name == "timezone", !s.values.isEmpty, TimeZoneRules.rule(named: value) == nil {
-                throw SQLError(.invalidParameter, "invalid value for parameter \"timezone\": \"\(value)\"")
-            }
-            if s.name == "wlm_query_slot_count", !(Int(value).map { (1...50).contains($0) } ?? false) {
-                throw SQLError(.invalidParameter, "invalid value for parameter \"wlm_query_slot_count\": \"\(value)\" (1 to 50)")
-            }
-            if s.name == "statement_timeout", Session.milliseconds(value) == nil {
-                throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
-            }
-            settings[s.name] = value
-            return StatementResult(tag: "SET")
+            return try DDLCommand(session: self, context: context).truncate(name)
+        case .set(let set):
+            return try self.set(set)
         case .reset(let name):
-            if name == "all" { settings = Session.defaultSettings } else { settings[name] = Session.defaultSettings[name] }
-            return StatementResult(tag: "RESET")
+            return reset(name)
         case .show(let name):
-            if name == "all" {
-                // Every parameter SET can change, with its value in this session.
-                var names = Vector(type: .text), values = Vector(type: .text)
-                for key in Session.settableParameters.keys.sorted() {
-                    names.append(.string(key))
-                    values.append(.string(settings[key] ?? Session.settableParameters[key] ?? ""))
-                }
-                return StatementResult(tag: "SHOW", columns: [ResultColumn(name: "name", type: .text),
-                                                              ResultColumn(name: "setting", type: .text)],
-                                       chunks: [Chunk(columns: [names, values], count: names.count)])
-            }
-            guard let value = settings[name] ?? Session.fixedSettings[name] ?? Session.settableParameters[name]
-                    ?? (Session.clientParameters.contains(name) ? "" : nil) else {
-                throw SQLError(.undefinedObject, "unrecognized configuration parameter \"\(name)\"")
-            }
-            var v = Vector(type: .text)
-            v.append(.string(value))
-            return StatementResult(tag: "SHOW", columns: [ResultColumn(name: name, type: .text)], chunks: [Chunk(columns: [v], count: 1)])
+            return try show(name)
         case .begin, .commit, .rollback:
             throw SQLError.internalError("transaction control reached perform")
         case .createView(let v):
@@ -650,13 +563,7 @@ public final class Session: @unchecked Sendable {
         case .createSchema, .dropSchema, .alterTable:
             return try DDLCommand(session: self, context: context).schemaStatement(statement)
         case .lock(let names):
-            for n in names {
-                let def = try lockedTable(n, toChange: false)
-                if !Privilege.table.contains(where: { security.has(user, $0, on: .table(def.id)) }) {
-                    throw Session.permissionDenied("relation \(def.name)")
-                }
-            }
-            return StatementResult(tag: "LOCK TABLE")
+            return try lock(names)
         case .security(let s):
             return try SecurityCommand(session: self).run(s)
         case .refreshMaterializedView(let r):

@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseStorage
 import SlicehouseRuntime
+import SlicehouseWorkload
 
 /// An STL log the database keeps in its `SystemLogStore` (`syslog/` in the data
 /// directory): its name, its system table id and Redshift's columns. Rows are stored in

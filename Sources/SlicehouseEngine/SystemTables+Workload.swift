@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseRuntime
+import SlicehouseWorkload
 
 /// Workload management's views, with Redshift's column names and types. Times are in
 /// microseconds. Metric rows report at three levels, as Redshift's do: the query

@@ -560,7 +560,7 @@ struct EvalContext {
         var parts: [(vector: Vector, rows: [Int32])] = []
         if !notNull.isEmpty { parts.append((try ConditionalKernels.align(eval(args[1], rows: notNull), t), notNull)) }
         if !null.isEmpty { parts.append((try ConditionalKernels.align(eval(args[2], rows: null), t), null)) }
-        if n == 0 { return Kern.nulls(t, n: 0) }
+        if n == 0 { return Vector.nulls(t, count: 0) }
         return try Kern.scatter(t, n: n, parts)
     }
 

@@ -207,7 +207,7 @@ enum ParquetLoader {
         } catch let e as ParquetReadError {
             throw loadError(e, table: table, targets: targets, columns: file.columns)
         }
-        for k in present..<targets.count { vectors.append(allNull(targets[k].type, rows)) }
+        for k in present..<targets.count { vectors.append(Vector.nulls(targets[k].type, count: rows)) }
         let firstRow = file.firstRow(ofRowGroup: g)
         for (k, v) in vectors.enumerated() {
             if targets[k].notNull, let validity = v.validity, let r = firstNull(validity, rows) {
@@ -233,22 +233,6 @@ enum ParquetLoader {
             start += n
         }
         return GroupOutput(chunks: chunks, rows: rows)
-    }
-
-    /// `n` NULLs of `type`, built directly (no per-row appends).
-    static func allNull(_ type: DataType, _ n: Int) -> Vector {
-        let data: VectorData
-        switch type.physical {
-        case .int64: data = .int64([Int64](filled: 0, count: n))
-        case .int128: data = .int128([Int128](filled: 0, count: n))
-        case .double: data = .double([Double](filled: 0, count: n))
-        case .bool: data = .bool([Bool](filled: false, count: n))
-        case .string:
-            var s = StringArray()
-            s.offsets = [Int32](filled: 0, count: n + 1)
-            data = .string(s)
-        }
-        return Vector(type: type, data: data, validity: n > 0 ? Validity(allNull: n) : nil)
     }
 
     /// The first NULL among `n` rows.

@@ -30,22 +30,12 @@ struct ByteCursor {
 
     /// Unsigned LEB128 (at most 10 bytes).
     mutating func readULEB128() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = try readByte()
-            if shift == 63 && b > 1 { throw ParquetError.corrupt("varint overflows 64 bits") }
-            result |= UInt64(b & 0x7F) << shift
-            if b & 0x80 == 0 { return result }
-            shift += 7
-            if shift > 63 { throw ParquetError.corrupt("varint longer than 10 bytes") }
-        }
+        try LEB128.read { try readByte() }
     }
 
     /// Zigzag-folded signed LEB128.
     mutating func readZigzag() throws -> Int64 {
-        let z = try readULEB128()
-        return Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+        LEB128.unzigzag(try readULEB128())
     }
 
     /// A 4-byte little-endian length (as the PLAIN and level encodings use).

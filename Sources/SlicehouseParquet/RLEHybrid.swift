@@ -124,14 +124,7 @@ enum RLEHybridEncoder {
         }
     }
 
-    static func writeULEB128(_ v: UInt64, into out: inout [UInt8]) {
-        var v = v
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
+    static func writeULEB128(_ v: UInt64, into out: inout [UInt8]) { LEB128.write(v, into: &out) }
 
     private static func emitRepeated(_ value: UInt64, count: Int, bitWidth: Int, into out: inout [UInt8]) {
         writeULEB128(UInt64(count) << 1, into: &out)

@@ -71,21 +71,11 @@ struct ThriftReader {
 
     /// An unsigned LEB128 varint of at most 10 bytes.
     mutating func readVarint() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = try readByte()
-            if shift == 63 && b > 1 { throw ParquetError.corrupt("varint overflows 64 bits") }
-            result |= UInt64(b & 0x7F) << shift
-            if b & 0x80 == 0 { return result }
-            shift += 7
-            if shift > 63 { throw ParquetError.corrupt("varint longer than 10 bytes") }
-        }
+        try LEB128.read { try readByte() }
     }
 
     mutating func readI64() throws -> Int64 {
-        let z = try readVarint()
-        return Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+        LEB128.unzigzag(try readVarint())
     }
 
     mutating func readI32() throws -> Int32 {
@@ -242,17 +232,10 @@ struct ThriftWriter {
 
     mutating func writeByte(_ b: UInt8) { bytes.append(b) }
 
-    mutating func writeVarint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
+    mutating func writeVarint(_ v: UInt64) { LEB128.write(v, into: &bytes) }
 
     mutating func writeZigzag(_ v: Int64) {
-        writeVarint(UInt64(bitPattern: (v << 1) ^ (v >> 63)))
+        writeVarint(LEB128.zigzag(v))
     }
 
     mutating func fieldHeader(_ id: Int16, _ type: UInt8) {

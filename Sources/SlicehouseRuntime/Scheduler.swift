@@ -244,24 +244,8 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     private func startThread() -> Bool {
-        var attributes = pthread_attr_t()
-        guard pthread_attr_init(&attributes) == 0 else { return false }
-        defer { pthread_attr_destroy(&attributes) }
-        _ = pthread_attr_setstacksize(&attributes, Scheduler.stackBytes)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        #else
-        var thread = pthread_t()
-        #endif
-        let rc = pthread_create(&thread, &attributes, { raw in
-            guard let raw else { return nil }
-            let scheduler = Unmanaged<Scheduler>.fromOpaque(raw).takeRetainedValue()
-            scheduler.workerLoop()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<Scheduler>.fromOpaque(context).release()
+        // The thread holds the scheduler (the pool lives as long as the process).
+        guard let thread = PosixThread.start(stackBytes: Scheduler.stackBytes, { [self] in workerLoop() }) else {
             return false
         }
         _ = pthread_detach(thread)

@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseEngine
 import SlicehouseTypes
+import Crypto
 
 /// One failed record.
 public struct SQLLogicTestFailure: Sendable, Equatable, CustomStringConvertible {
@@ -499,12 +500,13 @@ public struct SQLLogicTestRunner {
 
     /// sqllogictest's hash: MD5 of every value followed by "\n".
     public static func hash(_ values: [String]) -> String {
-        var md5 = MD5()
+        var md5 = Insecure.MD5()
+        let newline: [UInt8] = [UInt8(ascii: "\n")]
         for v in values {
-            md5.update(v)
-            md5.update(CollectionOfOne(UInt8(ascii: "\n")))
+            md5.update(data: Array(v.utf8))
+            md5.update(data: newline)
         }
-        return md5.hexDigest()
+        return md5.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     static func rowLines(_ cells: [Cell], columns: Int) -> [String] {

@@ -57,11 +57,28 @@ public enum LargeStack {
     }()
 
     private static func start(_ job: Job) -> pthread_t? {
+        PosixThread.start(stackBytes: stackBytes) {
+            if let key = LargeStack.marker { _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
+            do { job.result = .success(try job.body()) } catch { job.result = .failure(error) }
+        }
+    }
+}
+
+/// The one place the process starts POSIX threads of its own: a thread with a stack of
+/// `stackBytes` running `body` (a statement's large-stack thread, which the caller joins;
+/// the worker pool's threads, which it detaches). Nil when the system refuses one.
+public enum PosixThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    public static func start(stackBytes: Int, _ body: @escaping () -> Void) -> pthread_t? {
         var attributes = pthread_attr_t()
         guard pthread_attr_init(&attributes) == 0 else { return nil }
         defer { pthread_attr_destroy(&attributes) }
         guard pthread_attr_setstacksize(&attributes, stackBytes) == 0 else { return nil }
-        let context = Unmanaged.passRetained(job).toOpaque()
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
         #else
@@ -69,13 +86,11 @@ public enum LargeStack {
         #endif
         let rc = pthread_create(&thread, &attributes, { raw in
             guard let raw else { return nil }
-            let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
-            if let key = LargeStack.marker { _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
-            do { job.result = .success(try job.body()) } catch { job.result = .failure(error) }
+            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
             return nil
         }, context)
         guard rc == 0 else {
-            Unmanaged<Job>.fromOpaque(context).release()
+            Unmanaged<Body>.fromOpaque(context).release()
             return nil
         }
         return thread

@@ -73,11 +73,17 @@ public struct Vector: Sendable {
         return v
     }
 
-    /// `count` NULLs of `type`.
-    public static func nulls(_ type: DataType, count: Int) -> Vector {
-        var v = Vector(type: type, capacity: count)
-        for _ in 0..<count { v.appendNull() }
-        return v
+    /// `count` NULLs of `type`, built whole (zeroed values under an all-NULL bitmap).
+    public static func nulls(_ type: DataType, count n: Int) -> Vector {
+        let data: VectorData
+        switch type.physical {
+        case .int64: data = .int64([Int64](filled: 0, count: n))
+        case .int128: data = .int128([Int128](filled: 0, count: n))
+        case .double: data = .double([Double](filled: 0, count: n))
+        case .bool: data = .bool([Bool](filled: false, count: n))
+        case .string: data = .string(StringArray(bytes: [], offsets: [Int32](filled: 0, count: n + 1)))
+        }
+        return Vector(type: type, data: data, validity: n > 0 ? Validity(allNull: n) : nil)
     }
 
     // MARK: - Slow-path element access (leader, results, tests)

@@ -6,19 +6,22 @@ import SlicehousePlanner
 
 final class ExtendedFunctionTests: XCTestCase {
 
-    private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    /// SHA2(text, bits) and MD5(text) as the SQL functions compute them (the kernels).
     private func sha(_ s: String, _ bits: Int) -> String {
-        let b = Array(s.utf8)
-        return b.withUnsafeBufferPointer { p in
-            switch bits {
-            case 224: return hex(Digest.sha256(p, is224: true))
-            case 256: return hex(Digest.sha256(p))
-            case 384: return hex(Digest.sha512(p, is384: true))
-            default: return hex(Digest.sha512(p))
-            }
-        }
+        var text = Vector(type: .varchar(65535)), width = Vector(type: .integer)
+        text.append(.string(s))
+        width.append(.int(Int64(bits)))
+        guard let r = try? HashFunctions.sha2([text, width], resultType: .varchar(128), n: 1),
+              case .string(let digest) = r.value(at: 0) else { return "error" }
+        return digest
     }
-    private func md5(_ s: String) -> String { Array(s.utf8).withUnsafeBufferPointer { hex(Digest.md5($0)) } }
+    private func md5(_ s: String) -> String {
+        var text = Vector(type: .varchar(65535))
+        text.append(.string(s))
+        guard let r = try? HashFunctions.md5(text, resultType: .varchar(32), n: 1),
+              case .string(let digest) = r.value(at: 0) else { return "error" }
+        return digest
+    }
 
     /// FIPS 180-4 / NIST example vectors (one block, two blocks, empty, 1000 bytes).
     func testSHA2Vectors() {

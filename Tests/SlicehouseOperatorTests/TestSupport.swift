@@ -151,13 +151,4 @@ func assertSameRows(_ actual: [Row], _ expected: [Row], _ message: String = "",
     }
 }
 
-/// Skip a test when the expression evaluator is still a stub.
-func skipIfEvaluatorMissing(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let e as SQLError where e.message.contains("under construction") {
-        throw XCTSkip("ExpressionEvaluator is under construction")
-    }
-}
-
 let boundarySizes = [0, 1, 2047, 2048, 2049, 10000]

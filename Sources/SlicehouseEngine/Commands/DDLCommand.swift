@@ -315,6 +315,20 @@ struct DDLCommand {
             try session.transaction.changeSecurity(SecurityChange { $0.created(object, schema: schema, owner: owner) })
         }
     }
+
+    /// `TRUNCATE t`: the table emptied in the statement's transaction (Redshift commits an
+    /// open block first: `Session.runInTransaction`).
+    func truncate(_ name: ObjectName) throws -> StatementResult {
+        let def = try session.lockedTable(name)
+        try session.requireOwner(of: def, or: .truncate)
+        let (_, base) = try session.transaction.beginWrite(def.qualifiedName, reads: false)
+        var empty = TableSnapshot.empty(layout: session.database.layout, columnCount: def.columns.count,
+                                        distStyle: def.distStyle, distKey: def.distKey)
+        // Rows appended after this are not rows appended after the old ones.
+        empty.reorganizations = base.reorganizations + 1
+        session.transaction.stage(def.id, empty)
+        return StatementResult(tag: "TRUNCATE TABLE")
+    }
 }
 
 extension DDLCommand {

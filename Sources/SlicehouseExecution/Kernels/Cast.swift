@@ -22,7 +22,7 @@ enum CastKernels {
         if Kern.isConstNull(v) { return Kern.constNull(target) }
         if source == target { return v }
         if source == .unknown {
-            return v.isConstant ? Kern.constNull(target) : Kern.nulls(target, n: v.count)
+            return v.isConstant ? Kern.constNull(target) : Vector.nulls(target, count: v.count)
         }
         if ExtendedCasts.handles(source, target) {
             return try ExtendedCasts.cast(v, to: target, assignment: assignment)

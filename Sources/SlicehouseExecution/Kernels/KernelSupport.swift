@@ -114,19 +114,6 @@ enum Kern {
         }
     }
 
-    /// `n` NULLs of `type` (a constant NULL when `n` is 1 and `constant`).
-    static func nulls(_ type: DataType, n: Int) -> Vector {
-        let data: VectorData
-        switch type.physical {
-        case .int64: data = .int64([Int64](filled: 0, count: n))
-        case .int128: data = .int128([Int128](filled: 0, count: n))
-        case .double: data = .double([Double](filled: 0, count: n))
-        case .bool: data = .bool([Bool](filled: false, count: n))
-        case .string: data = .string(StringArray(rawBytes: [], rawOffsets: [Int32](filled: 0, count: n + 1)))
-        }
-        return Vector(type: type, data: data, validity: Validity(allNull: n))
-    }
-
     /// Whether row `i` of a bitmap (nil = all valid) is valid.
     @inline(__always) static func valid(_ v: Validity?, _ i: Int) -> Bool {
         guard let v else { return true }

@@ -1144,8 +1144,8 @@ final class AllNullAccumulator: Accumulator {
     func grow(to n: Int) { groups = max(groups, n) }
     func update(groups: [Int32], rows: [Int32], input: Vector?) throws {}
     func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {}
-    func partialStates(_ range: Range<Int>) -> [Vector] { [OperatorKernels.nullVector(type, count: range.count)] }
-    func results(_ range: Range<Int>) throws -> Vector { OperatorKernels.nullVector(type, count: range.count) }
+    func partialStates(_ range: Range<Int>) -> [Vector] { [Vector.nulls(type, count: range.count)] }
+    func results(_ range: Range<Int>) throws -> Vector { Vector.nulls(type, count: range.count) }
 }
 
 // MARK: - Factory

@@ -1325,7 +1325,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
 
     /// A one-row constant NULL column standing in for a column nothing reads.
     private static func placeholder(_ type: DataType) -> Vector {
-        var v = OperatorKernels.nullVector(type, count: 1)
+        var v = Vector.nulls(type, count: 1)
         v.isConstant = true
         return v
     }
@@ -1345,7 +1345,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 probeRead(i) ? OperatorKernels.gather(c, rows) : Self.placeholder(c.type)
             }
             for (j, t) in buildTypes.enumerated() {
-                columns.append(buildRead(j) ? OperatorKernels.nullVector(t, count: rows.count) : Self.placeholder(t))
+                columns.append(buildRead(j) ? Vector.nulls(t, count: rows.count) : Self.placeholder(t))
             }
             output.append(Chunk(columns: columns, count: rows.count))
         case .semi, .anti:
@@ -1392,7 +1392,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             let end = min(rows.count, start + Chunk.capacity)
             let part = Array(rows[start..<end])
             var columns = probeTypes.enumerated().map { i, t in
-                probeRead(i) ? OperatorKernels.nullVector(t, count: part.count) : Self.placeholder(t)
+                probeRead(i) ? Vector.nulls(t, count: part.count) : Self.placeholder(t)
             }
             for (j, c) in buildColumns.enumerated() {
                 columns.append(buildRead(j) ? OperatorKernels.gather(c, part) : Self.placeholder(c.type))

@@ -64,22 +64,6 @@ enum OperatorKernels {
 
     // MARK: - Making vectors
 
-    /// A flat vector of `n` NULLs.
-    static func nullVector(_ type: DataType, count n: Int) -> Vector {
-        let data: VectorData
-        switch type.physical {
-        case .int64: data = .int64([Int64](filled: 0, count: n))
-        case .int128: data = .int128([Int128](filled: 0, count: n))
-        case .double: data = .double([Double](filled: 0, count: n))
-        case .bool: data = .bool([Bool](filled: false, count: n))
-        case .string:
-            var s = StringArray()
-            s.offsets = [Int32](filled: 0, count: n + 1)
-            data = .string(s)
-        }
-        return Vector(type: type, data: data, validity: n > 0 ? Validity(allNull: n) : nil)
-    }
-
     /// `v` as a flat vector of `physicalCount` rows (constants are expanded).
     @inline(__always)
     static func flat(_ v: Vector, physicalCount: Int) -> Vector {

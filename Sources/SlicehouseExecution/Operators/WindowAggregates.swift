@@ -52,7 +52,7 @@ enum WindowAggregates {
                          frame: WindowFrame, lo: [Int], hi: [Int], resultType: DataType) throws -> Vector {
         let counts = WindowKernels.nonNullPrefix(argument, order: layout.order)
         let constantNull = argument.isConstant && argument.isNull(0)
-        if constantNull { return OperatorKernels.nullVector(resultType, count: layout.count) }
+        if constantNull { return Vector.nulls(resultType, count: layout.count) }
         let stride = argument.isConstant ? 0 : 1
         let mode: ExactMode
         if argumentType.isInteger {
@@ -289,7 +289,7 @@ enum WindowAggregates {
         let n = layout.count
         var out = [Double](filled: 0, count: n)
         var valid = [Bool](filled: false, count: n)
-        if v.isConstant && v.isNull(0) { return OperatorKernels.nullVector(resultType, count: n) }
+        if v.isConstant && v.isNull(0) { return Vector.nulls(resultType, count: n) }
         let stride = v.isConstant ? 0 : 1
         let words = v.validity?.words ?? []
         let hasValidity = v.validity != nil && !v.isConstant

@@ -2,7 +2,8 @@
 import Foundation
 import XCTest
 import SlicehouseTypes
-@testable import SlicehouseRuntime
+import SlicehouseRuntime
+@testable import SlicehouseWorkload
 
 /// Parsing and checking `wlm_json_configuration` documents, routing, memory shares.
 final class WLMConfigurationTests: XCTestCase {
@@ -381,4 +382,12 @@ final class WorkloadManagerTests: XCTestCase {
         XCTAssertEqual(m.configuration.defaultQueue.concurrency, 4)
         XCTAssertNotNil(m.configuration.shortQuery)
     }
+}
+
+/// Strings added from several threads, in the order they came.
+final class Recorder: @unchecked Sendable {
+    private let lock = Lock()
+    private var items: [String] = []
+    func add(_ s: String) { lock.withLock { items.append(s) } }
+    var values: [String] { lock.withLock { items } }
 }

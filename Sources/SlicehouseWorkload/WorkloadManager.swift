@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// What WLM needs to know to route and admit one query.
 public struct WLMRequest: Sendable {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// A metric a query monitoring rule tests (Redshift's names and units).
 public enum QMRMetric: String, Sendable, CaseIterable {

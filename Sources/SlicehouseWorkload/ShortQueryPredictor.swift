@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// Short query acceleration's guess at whether a query will be short.
 ///

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// Redshift's manual workload management configuration: the `wlm_json_configuration`
 /// document, parsed and checked.
