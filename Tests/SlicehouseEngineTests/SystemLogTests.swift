@@ -200,6 +200,12 @@ final class SystemLogTests: XCTestCase {
         XCTAssertEqual(try rows(s, """
             select count(*) from stl_unload_log u join stl_query q on q.query = u.query where q.querytxt like 'unload%'
             """), [[String(files.count)]])
+        // Its query is logged as any query is (QueryRunner): its plan and its scan, under that id.
+        XCTAssertEqual(try rows(s, """
+            select (select count(*) > 0 from stl_explain e where e.query = q.query),
+                   (select sum(rows) from stl_scan c where c.query = q.query)
+            from stl_query q where q.querytxt like 'unload%'
+            """), [["t", "1000"]])
     }
 
     func testAScanOfATableWithManyDeletedRowsRaisesAnAlert() throws {
