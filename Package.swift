@@ -7,12 +7,13 @@ import PackageDescription
 // file, the sources' imports and that table against each other):
 //   0  Types, Datagen; the C module maps CZstd, CSnappy, CZlib, CBzip2, CEdit, CPrefetch
 //   1  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet
-//   2  Workload (WLM), Storage, Planner
-//   3  Execution, Load
-//   4  Engine
-//   5  Server, Shell, SQLLogicTest, Bench (the shell reaches a server through PostgresNIO)
-//   6  Fuzz
-//   7  slicehouse (the CLI), slicehouse-libfuzzer
+//   2  Workload (WLM), Storage, Plan (the planner's contract with the executor)
+//   3  Functions (built-in scalar functions and kernels), Load
+//   4  Planner, Execution (they meet only in Plan)
+//   5  Engine
+//   6  Server, Shell, SQLLogicTest, Bench (the shell reaches a server through PostgresNIO)
+//   7  Fuzz
+//   8  slicehouse (the CLI), slicehouse-libfuzzer
 let package = Package(
     name: "Slicehouse",
     platforms: [.macOS(.v14)],
@@ -59,12 +60,21 @@ let package = Package(
         .target(name: "SlicehouseStorage",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "CZstd", "CSnappy", "CPrefetch"]),
         // Stage 5: leader planner (binder, logical plan, optimizer, physical plan, EXPLAIN).
+        // The plan contract: what the planner hands the executor — bound expressions, the
+        // physical plan, aggregate and window descriptors, scalar function declarations, the
+        // type rules both sides share. Execution sees this, never the binder or optimizer.
+        .target(name: "SlicehousePlan", dependencies: ["SlicehouseTypes", "SlicehouseCatalog"]),
+        // Built-in scalar functions, each declared once (names, resolution, kernel), and the
+        // vector kernels they and the expression evaluator run.
+        .target(name: "SlicehouseFunctions",
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehousePlan",
+                               .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SlicehousePlanner",
-                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog"]),
+                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehousePlan", "SlicehouseFunctions"]),
         // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
         .target(name: "SlicehouseExecution",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
-                               "SlicehousePlanner", "CPrefetch", .product(name: "Crypto", package: "swift-crypto")]),
+                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
+                               "SlicehousePlan", "SlicehouseFunctions", "CPrefetch"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
@@ -72,7 +82,7 @@ let package = Package(
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
-                               "SlicehouseStorage", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
+                               "SlicehouseStorage", "SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
                                .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
@@ -113,14 +123,15 @@ let package = Package(
         .testTarget(name: "SlicehouseWorkloadTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload"]),
         .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
         .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseBench"]),
-        .testTarget(name: "SlicehouseExecutionTests", dependencies: ["SlicehouseTypes", "SlicehousePlanner", "SlicehouseExecution"]),
+        .testTarget(name: "SlicehouseExecutionTests",
+                    dependencies: ["SlicehouseTypes", "SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "SlicehouseExecution"]),
         .testTarget(name: "SlicehouseOperatorTests",
-                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage", "SlicehousePlanner",
-                                   "SlicehouseExecution"]),
+                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage", "SlicehousePlan", "SlicehouseFunctions",
+                                   "SlicehousePlanner", "SlicehouseExecution"]),
         .testTarget(name: "SlicehouseWindowTests",
-                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehousePlanner", "SlicehouseExecution"]),
+                    dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehousePlan", "SlicehousePlanner", "SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseTypes", "SlicehouseSQL"]),
-        .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
+        .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
         .testTarget(name: "SlicehouseLoadTests",
                     dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
@@ -135,7 +146,7 @@ let package = Package(
                                    .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "SlicehouseEngineTests",
                     dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseStorage",
-                                   "SlicehouseEngine", "SlicehouseExecution", "SlicehouseShell",
+                                   "SlicehouseEngine", "SlicehousePlan", "SlicehouseExecution", "SlicehouseShell",
                                    "SlicehouseSQLLogicTest", "SlicehouseDatagen",
                                    "SlicehouseParquet", .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["sql", "sqlite"]),

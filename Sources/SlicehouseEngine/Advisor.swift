@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 
 /// The distribution and sort key advisor (beyond Redshift; docs/ARCHITECTURE.md, "The

@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 import SlicehouseSQL
+import SlicehousePlan
 import SlicehousePlanner
 
 /// Redshift's automatic query rewriting with materialized views

@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 

@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 

@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 import SlicehouseRuntime

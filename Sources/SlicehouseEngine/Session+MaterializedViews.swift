@@ -5,6 +5,7 @@ import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 

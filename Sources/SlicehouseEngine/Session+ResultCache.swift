@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseSQL
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 

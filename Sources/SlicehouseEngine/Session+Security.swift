@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehousePlan
 import SlicehousePlanner
 
 /// Users, groups, roles and privileges: the statements that change them and the checks

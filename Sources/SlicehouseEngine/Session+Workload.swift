@@ -5,6 +5,7 @@ import SlicehouseRuntime
 import SlicehouseWorkload
 import SlicehouseSQL
 import SlicehouseCatalog
+import SlicehousePlan
 import SlicehousePlanner
 
 /// One statement's way through workload management (docs/ARCHITECTURE.md, "Workload

@@ -3,6 +3,8 @@ import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseSQL
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehousePlanner
 
 /// What clients ask the catalog: PostgreSQL's pg_catalog tables (pg_namespace, pg_class,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Evaluates bound expressions a whole chunk at a time.
 ///
@@ -567,203 +568,17 @@ struct EvalContext {
     // MARK: - Functions
 
     private mutating func function(_ fn: ScalarFunction, _ argExprs: [BoundExpr], _ t: DataType) throws -> Vector {
-        switch fn {
-        case .coalesce: return try coalesce(argExprs, t)
-        case .nvl2: return try nvl2(argExprs, t)
-        case .currentDate, .getdate, .sysdate: return DateFunctions.clock(fn, resultType: t)
-        case .pi: return MathKernels.pi(resultType: t)
-        case .random: return MathKernels.random(n: n, resultType: t)
-        default: break
+        guard fn.arguments.contains(argExprs.count) else {
+            throw SQLError.internalError("\(fn.sqlName) called with \(argExprs.count) arguments")
         }
-        var args: [Vector] = []
-        args.reserveCapacity(argExprs.count)
-        for a in argExprs { args.append(try eval(a)) }
-        func arity(_ r: ClosedRange<Int>) throws {
-            guard r.contains(args.count) else {
-                throw SQLError.internalError("\(fn.sqlName) called with \(args.count) arguments")
-            }
+        switch fn.evaluation {
+        case .shortCircuit(.coalesce): return try coalesce(argExprs, t)
+        case .shortCircuit(.nvl2): return try nvl2(argExprs, t)
+        case .kernel(let kernel):
+            var args: [Vector] = []
+            args.reserveCapacity(argExprs.count)
+            for a in argExprs { args.append(try eval(a)) }
+            return try kernel(args, t, n)
         }
-        func double(_ k: Int) throws -> Vector {
-            args[k].type.physical == .double ? args[k] : try CastKernels.cast(args[k], to: .double)
-        }
-        switch fn {
-        case .nullif:
-            try arity(2...2)
-            return try ConditionalKernels.nullif(args[0], args[1], resultType: t, n: n)
-        case .greatest, .least:
-            try arity(1...Int.max)
-            return try ConditionalKernels.extreme(args, greatest: fn == .greatest, resultType: t, n: n)
-        case .abs:
-            try arity(1...1)
-            return try MathKernels.abs(args[0], resultType: t)
-        case .sign:
-            try arity(1...1)
-            return try MathKernels.sign(args[0], resultType: t)
-        case .round, .trunc, .ceil, .floor:
-            try arity(1...2)
-            if fn == .trunc && t == .date { return try DateFunctions.truncToDate(args[0], resultType: t) }
-            let mode: MathKernels.Mode = fn == .round ? .round : fn == .trunc ? .trunc : fn == .ceil ? .ceil : .floor
-            return try MathKernels.rounding(mode, args, resultType: t, n: n)
-        case .mod:
-            try arity(2...2)
-            return try ArithmeticKernels.binary(.modulo, args[0], args[1], resultType: t, n: n)
-        case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .shiftLeft, .shiftRight:
-            try arity(2...2)
-            // Row by row: these appear in catalog queries, not on hot paths.
-            var out = Vector(type: t, capacity: n)
-            for i in 0..<n {
-                guard case .int(let a) = args[0].value(at: args[0].isConstant ? 0 : i),
-                      case .int(let b) = args[1].value(at: args[1].isConstant ? 0 : i) else { out.appendNull(); continue }
-                let bits = Int64(t == .bigint ? 64 : (t == .smallint ? 16 : 32))
-                let r: Int64
-                switch fn {
-                case .bitwiseAnd: r = a & b
-                case .bitwiseOr: r = a | b
-                case .bitwiseXor: r = a ^ b
-                case .shiftLeft: r = b < 0 || b >= bits ? 0 : a << b
-                default: r = b < 0 || b >= bits ? (a < 0 ? -1 : 0) : a >> b
-                }
-                // Wrap to the type's width, as PostgreSQL's int2/int4 operators do.
-                let wrapped = bits == 64 ? r : (bits == 32 ? Int64(Int32(truncatingIfNeeded: r)) : Int64(Int16(truncatingIfNeeded: r)))
-                out.append(.int(wrapped))
-            }
-            return out
-        case .power:
-            try arity(2...2)
-            return try MathKernels.power(double(0), double(1), resultType: t, n: n)
-        case .sqrt:
-            try arity(1...1)
-            return try MathKernels.sqrt(double(0), resultType: t)
-        case .cbrt:
-            try arity(1...1)
-            return try MathKernels.cbrt(double(0), resultType: t)
-        case .exp:
-            try arity(1...1)
-            return try MathKernels.exp(double(0), resultType: t)
-        case .ln, .log:
-            try arity(1...1)
-            return try MathKernels.ln(double(0), base10: fn == .log, resultType: t)
-        case .upper, .lower, .initcap:
-            try arity(1...1)
-            return try StringKernels.mapCase(args[0], fn == .upper ? .upper : fn == .lower ? .lower : .initcap, resultType: t, n: n)
-        case .length, .len, .octetLength:
-            try arity(1...1)
-            return try StringKernels.length(args[0], fn, resultType: t, n: n)
-        case .substring:
-            try arity(2...3)
-            return try StringKernels.substring(args, resultType: t, n: n)
-        case .position, .charindex:
-            try arity(2...2)
-            return try StringKernels.position(args, haystackFirst: fn == .position, resultType: t, n: n)
-        case .btrim, .ltrim, .rtrim:
-            try arity(1...2)
-            return try StringKernels.trim(args, fn: fn, resultType: t, n: n)
-        case .left, .right:
-            try arity(2...2)
-            return try StringKernels.leftRight(args, left: fn == .left, resultType: t, n: n)
-        case .lpad, .rpad:
-            try arity(2...3)
-            return try StringKernels.pad(args, left: fn == .lpad, resultType: t, n: n)
-        case .replace:
-            try arity(3...3)
-            return try StringKernels.replace(args, resultType: t, n: n)
-        case .translate:
-            try arity(3...3)
-            return try StringKernels.translate(args, resultType: t, n: n)
-        case .repeatString:
-            try arity(2...2)
-            return try StringKernels.repeatString(args, resultType: t, n: n)
-        case .reverse:
-            try arity(1...1)
-            return try StringKernels.reverse(args[0], resultType: t, n: n)
-        case .splitPart:
-            try arity(3...3)
-            return try StringKernels.splitPart(args, resultType: t, n: n)
-        case .concat:
-            try arity(2...2)
-            return try StringKernels.concat(args[0], args[1], resultType: t, n: n)
-        case .ascii:
-            try arity(1...1)
-            return try StringKernels.ascii(args[0], resultType: t, n: n)
-        case .chr:
-            try arity(1...1)
-            return try StringKernels.chr(args[0], resultType: t, n: n)
-        case .quoteIdent:
-            try arity(1...1)
-            return try StringKernels.quoteIdent(args[0], resultType: t, n: n)
-        case .quoteLiteral:
-            try arity(1...1)
-            return try StringKernels.quoteLiteral(args[0], resultType: t, n: n)
-        case .strtol:
-            try arity(2...2)
-            return try StringKernels.strtol(args, resultType: t, n: n)
-        case .datePart, .extract:
-            try arity(2...2)
-            return try DateFunctions.datePart(args, resultType: t, n: n)
-        case .dateTrunc:
-            try arity(2...2)
-            return try DateFunctions.dateTrunc(args, resultType: t, n: n)
-        case .dateAdd:
-            try arity(3...3)
-            return try DateFunctions.dateAdd(args, resultType: t, n: n)
-        case .dateDiff:
-            try arity(3...3)
-            return try DateFunctions.dateDiff(args, resultType: t, n: n)
-        case .addMonths:
-            try arity(2...2)
-            return try DateFunctions.addMonthsKernel(args, resultType: t, n: n)
-        case .monthsBetween:
-            try arity(2...2)
-            return try DateFunctions.monthsBetween(args, resultType: t, n: n)
-        case .lastDay:
-            try arity(1...1)
-            return try DateFunctions.lastDay(args[0], resultType: t)
-        case .assignmentCast:
-            try arity(1...1)
-            return try CastKernels.cast(args[0], to: t, assignment: true)
-        case .singleRowCheck:
-            try arity(1...1)
-            let counts = args[0]
-            for i in 0..<(counts.isConstant ? min(n, 1) : n) where !counts.isNull(i) {
-                if case .int(let c) = counts.value(at: i), c > 1 {
-                    throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
-                }
-            }
-            return Vector.constant(.bool(true), type: .boolean)
-        case .avgMerge:
-            try arity(2...2)
-            return try Self.averageMerge(sum: args[0], count: args[1], resultType: t, n: n)
-        case .coalesce, .nvl2, .currentDate, .getdate, .sysdate, .pi, .random:
-            throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
-        default:
-            // Formatting, DECODE, hashes, regular expressions, NEXT_DAY, DATE_CMP.
-            return try ExtendedFunctions.evaluate(fn, args, resultType: t, n: n)
-        }
-    }
-
-    /// `?avg_merge?(sum, count)`: see `ScalarFunction.avgMerge`. Runs once per group of
-    /// a grouping-sets query, not per input row.
-    static func averageMerge(sum: Vector, count: Vector, resultType t: DataType, n: Int) throws -> Vector {
-        var out = Vector(type: t, capacity: n)
-        for i in 0..<n {
-            let s = sum.value(at: sum.isConstant ? 0 : i)
-            let cv = count.value(at: count.isConstant ? 0 : i)
-            guard let c = cv.asInt64, c > 0, !s.isNull else { out.appendNull(); continue }
-            if t.isFloat {
-                out.append(.double((s.asDouble ?? 0) / Double(c)))
-                continue
-            }
-            guard let v = s.asInt128 else { out.appendNull(); continue }
-            let c128 = Int128(c)
-            if case .decimal = t {
-                var q = v / c128
-                let r = v % c128
-                if r.magnitude * 2 >= c128.magnitude { q += v < 0 ? -1 : 1 }
-                out.append(.int128(q))
-            } else {
-                out.append(.int(Int64(truncatingIfNeeded: v / c128)))
-            }
-        }
-        return out
     }
 }

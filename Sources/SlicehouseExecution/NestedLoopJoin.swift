@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 import SlicehouseRuntime
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Joins without equality keys: every probe row against every build row, the
 /// condition evaluated a block of pairs at a time. Used for CROSS JOIN and

@@ -4,7 +4,8 @@ import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseCatalog
 import SlicehouseStorage
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Runs a physical plan over the cluster's slices.
 ///
@@ -16,17 +17,7 @@ import SlicehousePlanner
 public final class QueryExecutor: @unchecked Sendable {
     public let layout: SliceLayout
     private let snapshots: [Int: TableSnapshot]
-    private var exchanged: [ObjectIdentifier: ExchangeBuffer] = [:]
-    /// How many pipelines of each partition read an exchange (its parents in the plan):
-    /// the last one takes the exchange's references to the chunks, so they are freed as
-    /// the readers consume them.
-    private var exchangeReaders: [ObjectIdentifier: Int] = [:]
     private let lock = Lock()
-    /// The hash tables built once for all partitions, by join node (`SharedHashBuild`).
-    private var sharedBuilds: [ObjectIdentifier: SharedHashBuild] = [:]
-    /// The recurring subexpressions of each projection node's list, found once for all
-    /// its partitions (`ExpressionEvaluator.sharedSubexpressions`).
-    private var projectionShares: [ObjectIdentifier: [BoundExpr]] = [:]
     private let cache: BlockCache
     /// Block and row counters of every scan, per table id, for the query summary (STL_SCAN).
     public private(set) var counters: [Int: ScanCounters] = [:]
@@ -36,8 +27,6 @@ public final class QueryExecutor: @unchecked Sendable {
     /// scheduling class, and the step metrics the operators report into.
     public let context: QueryContext
     public var cancellation: Cancellation { context.cancellation }
-    /// Every plan node's stage, step and label (set before a plan runs).
-    private var stepIDs: [ObjectIdentifier: StepID] = [:]
     /// What each step of this executor's plan did on each slice (the statement's running
     /// totals are in `context.metrics`).
     public let steps = QueryMetrics()
@@ -65,10 +54,9 @@ public final class QueryExecutor: @unchecked Sendable {
     /// on the leader has one partition, 0. Returns the number of partitions.
     @discardableResult
     public func streamPartitioned(_ root: PhysicalNode, into sink: (Int, Chunk) throws -> Void) throws -> Int {
-        prepare(root)
-        var node = root
-        if case .exchange(.gather) = node.kind, let child = node.children.first { node = child }
-        if case .exchange = node.kind {
+        var node = NodeState.tree(root, steps: StepNumbering.number(root))
+        if case .exchange(.gather) = node.plan.kind, let child = node.children.first { node = child }
+        if case .exchange = node.plan.kind {
             let parts = try runStage(node)
             for (p, part) in parts.enumerated() { for c in part where c.count > 0 { try sink(p, c.compacted()) } }
             return parts.count
@@ -118,35 +106,20 @@ public final class QueryExecutor: @unchecked Sendable {
 
     /// Execute `root` and return its rows (gathered on the leader).
     public func run(_ root: PhysicalNode) throws -> [Chunk] {
-        prepare(root)
-        let parts = try runStage(root)
+        let parts = try runStage(NodeState.tree(root, steps: StepNumbering.number(root)))
         return parts.flatMap { $0 }
-    }
-
-    /// Number the plan's steps and count each exchange's readers.
-    private func prepare(_ root: PhysicalNode) {
-        stepIDs = StepNumbering.number(root)
-        var readers: [ObjectIdentifier: Int] = [:]
-        var visited = Set<ObjectIdentifier>()
-        func walk(_ n: PhysicalNode) {
-            for c in n.children {
-                if case .exchange = c.kind { readers[ObjectIdentifier(c), default: 0] += 1 }
-                if visited.insert(ObjectIdentifier(c)).inserted { walk(c) }
-            }
-        }
-        walk(root)
-        exchangeReaders = readers
     }
 
     /// Number of partitions a node's output has.
     func partitionCount(_ node: PhysicalNode) -> Int {
         node.distribution == .single ? 1 : layout.sliceCount
     }
+    func partitionCount(_ node: NodeState) -> Int { partitionCount(node.plan) }
 
     /// Materialize every exchange below `node` (not below another exchange), then run
     /// `node`'s pipeline on each partition in parallel.
-    func runStage(_ node: PhysicalNode) throws -> [[Chunk]] {
-        if case .exchange(let kind) = node.kind, let input = node.children.first {
+    func runStage(_ node: NodeState) throws -> [[Chunk]] {
+        if case .exchange(let kind) = node.plan.kind, let input = node.children.first {
             return try materialized(node, kind, input).collect()
         }
         try materializeExchanges(under: node)
@@ -158,9 +131,9 @@ public final class QueryExecutor: @unchecked Sendable {
         }
     }
 
-    private func materializeExchanges(under node: PhysicalNode) throws {
+    private func materializeExchanges(under node: NodeState) throws {
         for child in node.children {
-            if case .exchange(let kind) = child.kind, let input = child.children.first {
+            if case .exchange(let kind) = child.plan.kind, let input = child.children.first {
                 _ = try materialized(child, kind, input)
             } else {
                 try materializeExchanges(under: child)
@@ -172,12 +145,11 @@ public final class QueryExecutor: @unchecked Sendable {
     /// handed to the exchange's buffer as they are made (re-partitioned there, spilled
     /// beyond the statement's budget), once per query however many parents read it (a
     /// shared subplan has several).
-    private func materialized(_ node: PhysicalNode, _ kind: ExchangeKind, _ input: PhysicalNode) throws -> ExchangeBuffer {
-        let id = ObjectIdentifier(node)
-        if let done = lock.withLock({ exchanged[id] }) { return done }
+    private func materialized(_ node: NodeState, _ kind: ExchangeKind, _ input: NodeState) throws -> ExchangeBuffer {
+        if let done = node.exchangeBuffer { return done }
         let buffer = ExchangeBuffer(kind: kind, producers: partitionCount(input), targets: partitionCount(node),
-                                    readers: exchangeReaders[id] ?? 1, context: context)
-        if case .exchange(let innerKind) = input.kind, let below = input.children.first {
+                                    readers: max(1, node.readers), context: context)
+        if case .exchange(let innerKind) = input.plan.kind, let below = input.children.first {
             // An exchange straight over another: re-partition the inner one's partitions.
             let inner = try materialized(input, innerKind, below)
             let readers = (0..<inner.targets).map { inner.reader(for: $0) }
@@ -192,37 +164,32 @@ public final class QueryExecutor: @unchecked Sendable {
         }
         try buffer.finish()
         try cancellation.check()
-        if let id = stepIDs[id] {
+        if let id = node.step {
             // What each target partition received (a broadcast counts every copy), and the
             // time the producers spent handing their chunks to the exchange.
             let nanos = buffer.nanos / UInt64(max(1, buffer.targets))
             for p in 0..<buffer.targets {
                 let r = buffer.received(by: p)
-                steps.record(stage: id.stage, step: id.step, slice: node.distribution == .single ? -1 : p,
+                steps.record(stage: id.stage, step: id.step, slice: node.plan.distribution == .single ? -1 : p,
                              label: id.label,
                              StepMetrics(rows: r.rows, bytes: r.bytes, nanos: nanos, peakMemory: r.memoryBytes,
                                          spilledBytes: r.spilledBytes))
             }
         }
-        lock.withLock { exchanged[id] = buffer }
+        node.exchangeBuffer = buffer
         return buffer
-    }
-
-    /// Build the operator pipeline of `node` for partition `p` (unmetered: tests).
-    func buildOperator(_ node: PhysicalNode, partition p: Int) throws -> Operator {
-        try buildOperator(node, partition: p, filters: BuildScope(meters: nil))
     }
 
     /// Run `node`'s pipeline on partition `p`, handing each chunk to `consume`, and
     /// record what each step did there.
-    private func runPipeline(_ node: PhysicalNode, partition p: Int, _ consume: (Chunk) throws -> Void) throws {
+    private func runPipeline(_ node: NodeState, partition p: Int, _ consume: (Chunk) throws -> Void) throws {
         let meters = PipelineMeters()
         // The meters hold every operator of the pipeline: let them go with it, whatever
         // happens (an operator keeps its hash table or groups until it is freed).
         defer { meters.clear() }
         let op = try buildOperator(node, partition: p, filters: BuildScope(meters: meters))
         while let c = try op.next() { try consume(c) }
-        meters.report(into: steps, slice: node.distribution == .single ? -1 : p)
+        meters.report(into: steps, slice: node.plan.distribution == .single ? -1 : p)
     }
 
     /// What building a pipeline carries down the plan: the runtime filter slots of the
@@ -239,13 +206,13 @@ public final class QueryExecutor: @unchecked Sendable {
     /// Build `node`'s operator for partition `p`, metered as a step when the pipeline is.
     /// `narrowed`: the output columns `node`'s consumer reads in either width of a wide
     /// DECIMAL (`ProjectOperator.narrowed`; only a projection uses it).
-    private func buildOperator(_ node: PhysicalNode, partition p: Int, filters: BuildScope,
+    private func buildOperator(_ state: NodeState, partition p: Int, filters: BuildScope,
                                narrowed: Set<Int> = []) throws -> Operator {
-        let op = try buildStep(node, partition: p, filters: filters, narrowed: narrowed)
-        guard let meters = filters.meters, let id = stepIDs[ObjectIdentifier(node)] else { return op }
+        let op = try buildStep(state, partition: p, filters: filters, narrowed: narrowed)
+        guard let meters = filters.meters, let id = state.step else { return op }
         // An exchange's output read here is the step of the stage that produced it.
-        if case .exchange = node.kind { return op }
-        let metered = MeteredOperator(input: op, node: node, id: id, metrics: context.metrics)
+        if case .exchange = state.plan.kind { return op }
+        let metered = MeteredOperator(input: op, node: state.plan, id: id, metrics: context.metrics)
         meters.add(metered)
         return metered
     }
@@ -254,8 +221,9 @@ public final class QueryExecutor: @unchecked Sendable {
     /// partition's pipeline, by filter id. A join adds its own for its children; a scan
     /// takes the ones it is marked for. Only ancestors' slots are visible, so a scan never
     /// picks up the keys of a join it is not below.
-    private func buildStep(_ node: PhysicalNode, partition p: Int, filters: BuildScope,
+    private func buildStep(_ state: NodeState, partition p: Int, filters: BuildScope,
                            narrowed: Set<Int>) throws -> Operator {
+        let node = state.plan, children = state.children
         switch node.kind {
         case .scan(let table, let columns, let filter, let mode):
             guard let snap = snapshots[table.id] else {
@@ -308,12 +276,12 @@ public final class QueryExecutor: @unchecked Sendable {
             if let filter { return FilterOperator(input: scan, predicate: filter) }
             return scan
         case .filter(let pred):
-            return FilterOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), predicate: pred)
+            return FilterOperator(input: try buildOperator(children[0], partition: p, filters: filters), predicate: pred)
         case .project(let exprs):
-            return ProjectOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), expressions: exprs,
-                                   shared: sharedSubexpressions(node, exprs), narrowed: narrowed)
+            return ProjectOperator(input: try buildOperator(children[0], partition: p, filters: filters), expressions: exprs,
+                                   shared: state.sharedSubexpressions, narrowed: narrowed)
         case .unnest(let array, let withPosition):
-            return UnnestOperator(input: try buildOperator(node.children[0], partition: p, filters: filters),
+            return UnnestOperator(input: try buildOperator(children[0], partition: p, filters: filters),
                                   array: array, withPosition: withPosition,
                                   objects: withPosition && node.types.last?.isString == true)
         case .hashJoin(let kind, let probeKeys, let buildKeys, let residual, _, let nullAware):
@@ -326,18 +294,18 @@ public final class QueryExecutor: @unchecked Sendable {
             }
             // The join's own slots are for its probe side; its build side is read before
             // they are filled (filters from joins above may reach it).
-            let probe = try buildOperator(node.children[0], partition: p, filters: below)
-            let build = try buildOperator(node.children[1], partition: p, filters: filters)
+            let probe = try buildOperator(children[0], partition: p, filters: below)
+            let build = try buildOperator(children[1], partition: p, filters: filters)
             return HashJoinOperator(kind: JoinKind(kind), probe: probe, build: build, probeKeys: probeKeys,
                                     buildKeys: buildKeys, residual: residual, buildTypes: node.children[1].types,
                                     probeTypes: node.children[0].types, nullAware: nullAware,
                                     runtimeFilters: published,
-                                    shared: sharedBuild(node, kind: kind, scope: filters),
+                                    shared: sharedBuild(state, kind: kind, scope: filters),
                                     readOutputs: node.readOutputs.isEmpty ? nil : node.readOutputs,
                                     context: context)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
-            let probe = try buildOperator(node.children[0], partition: p, filters: filters)
-            let build = try buildOperator(node.children[1], partition: p, filters: filters)
+            let probe = try buildOperator(children[0], partition: p, filters: filters)
+            let build = try buildOperator(children[1], partition: p, filters: filters)
             return NestedLoopJoinOperator(kind: kind, probe: probe, build: build, condition: condition, singleRow: singleRow,
                                           probeTypes: node.children[0].types, buildTypes: node.children[1].types,
                                           context: context)
@@ -345,7 +313,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
             // SUM/AVG arguments computed right below may come in 64 bits where they fit.
             let narrowable = HashAggregateOperator.narrowableArguments(groupColumns: groups, aggregates: aggs, mode: mode)
-            let input = try buildOperator(node.children[0], partition: p, filters: filters, narrowed: narrowable)
+            let input = try buildOperator(children[0], partition: p, filters: filters, narrowed: narrowable)
             let groupTypes = groups.map { node.children[0].types[$0] }
             // The rows one partition's operator reads and the groups it makes, as the
             // planner expects them.
@@ -358,26 +326,26 @@ public final class QueryExecutor: @unchecked Sendable {
                                          expectedRows: perPartition(node.children[0]), expectedGroups: perPartition(node),
                                          context: context)
         case .window(let partition, let order, let functions):
-            let input = try buildOperator(node.children[0], partition: p, filters: filters)
+            let input = try buildOperator(children[0], partition: p, filters: filters)
             return WindowOperator(input: input, inputTypes: node.children[0].types, partitionColumns: partition,
                                   orderKeys: order.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
                                   functions: functions, context: context)
         case .sort(let keys, let limit, let offset):
-            let input = try buildOperator(node.children[0], partition: p, filters: filters)
+            let input = try buildOperator(children[0], partition: p, filters: filters)
             return SortOperator(input: input, keys: keys.map { SortKey(column: $0.column, ascending: $0.ascending, nullsFirst: $0.nullsFirst) },
                                 limit: limit, offset: offset, context: context)
         case .limit(let limit, let offset):
-            return LimitOperator(input: try buildOperator(node.children[0], partition: p, filters: filters), limit: limit, offset: offset)
+            return LimitOperator(input: try buildOperator(children[0], partition: p, filters: filters), limit: limit, offset: offset)
         case .exchange:
-            guard let buffer = lock.withLock({ exchanged[ObjectIdentifier(node)] }) else {
+            guard let buffer = state.exchangeBuffer else {
                 throw SQLError.internalError("exchange read before it ran")
             }
             return buffer.reader(for: p)
         case .unionAll:
-            return ConcatOperator(inputs: try node.children.map { try buildOperator($0, partition: p, filters: filters) })
+            return ConcatOperator(inputs: try children.map { try buildOperator($0, partition: p, filters: filters) })
         case .setOperation(let kind, let all):
-            let l = try buildOperator(node.children[0], partition: p, filters: filters)
-            let r = try buildOperator(node.children[1], partition: p, filters: filters)
+            let l = try buildOperator(children[0], partition: p, filters: filters)
+            let r = try buildOperator(children[1], partition: p, filters: filters)
             switch kind {
             case .intersect:
                 return SetOperationOperator(kind: .intersect, all: all, left: l, right: r, types: node.types)
@@ -396,31 +364,18 @@ public final class QueryExecutor: @unchecked Sendable {
 }
 
 extension QueryExecutor {
-    /// What recurs in projection `node`'s list `exprs`, found at its first partition.
-    func sharedSubexpressions(_ node: PhysicalNode, _ exprs: [BoundExpr]) -> [BoundExpr] {
-        let id = ObjectIdentifier(node)
-        if let known = lock.withLock({ projectionShares[id] }) { return known }
-        let shared = ExpressionEvaluator.sharedSubexpressions(exprs)
-        lock.withLock { projectionShares[id] = shared }
-        return shared
-    }
-
-    /// The table shared by every partition's join of `node`, when its build side is the
+    /// The table shared by every partition's join of `state`, when its build side is the
     /// same rows in every partition and the join never marks build rows; else nil.
-    func sharedBuild(_ node: PhysicalNode, kind: PhysicalJoinKind, scope: BuildScope) -> SharedHashBuild? {
+    func sharedBuild(_ state: NodeState, kind: PhysicalJoinKind, scope: BuildScope) -> SharedHashBuild? {
+        let node = state.plan
         guard partitionCount(node) > 1, node.children.count == 2 else { return nil }
         switch kind {
         case .inner, .left, .semi, .anti: break
         case .right, .full, .rightSemi, .rightAnti: return nil
         }
         guard Self.sameInEveryPartition(node.children[1], scope: scope) else { return nil }
-        let id = ObjectIdentifier(node)
-        return lock.withLock {
-            if let b = sharedBuilds[id] { return b }
-            let b = SharedHashBuild(users: partitionCount(node), memory: context.memory)
-            sharedBuilds[id] = b
-            return b
-        }
+        let (users, memory) = (partitionCount(node), context.memory)
+        return state.sharedBuild { SharedHashBuild(users: users, memory: memory) }
     }
 
     /// Whether `node` yields the same rows in every partition: a broadcast, or a scan of
@@ -519,5 +474,75 @@ final class ChunkQueue: @unchecked Sendable {
         finished = true
         failure = error
         condition.broadcast()
+    }
+}
+
+/// One plan node's shared state for one run of the plan (DuckDB's global operator
+/// state): made for every node before any pipeline starts, and handed to every
+/// partition's pipeline of the node. What is fixed is fixed at creation (the node's step,
+/// how many parents read an exchange, a projection's recurring subexpressions); what a
+/// run makes once for all partitions (an exchange's buffer, a join's shared hash table)
+/// is made under the state's lock. A subplan shared by several parents has one state.
+final class NodeState: @unchecked Sendable {
+    let plan: PhysicalNode
+    let children: [NodeState]
+    /// The node's stage, step and label in the statement's metrics.
+    let step: StepID?
+    /// Exchanges: how many pipelines of each partition read it (its parents in the plan).
+    /// The last one takes the exchange's references to the chunks, so they are freed as
+    /// the readers consume them.
+    let readers: Int
+    /// Projections: the recurring subexpressions of the list, found once for all
+    /// partitions (`ExpressionEvaluator.sharedSubexpressions`).
+    let sharedSubexpressions: [BoundExpr]
+    private let lock = Lock()
+    private var buffer: ExchangeBuffer?
+    private var build: SharedHashBuild?
+
+    private init(plan: PhysicalNode, children: [NodeState], step: StepID?, readers: Int) {
+        self.plan = plan; self.children = children; self.step = step; self.readers = readers
+        if case .project(let exprs) = plan.kind {
+            sharedSubexpressions = ExpressionEvaluator.sharedSubexpressions(exprs)
+        } else {
+            sharedSubexpressions = []
+        }
+    }
+
+    /// The states of `root`'s plan, shaped as the plan (shared subplans shared).
+    static func tree(_ root: PhysicalNode, steps: [ObjectIdentifier: StepID]) -> NodeState {
+        var readers: [ObjectIdentifier: Int] = [:]
+        var visited = Set<ObjectIdentifier>()
+        func count(_ n: PhysicalNode) {
+            for c in n.children {
+                readers[ObjectIdentifier(c), default: 0] += 1
+                if visited.insert(ObjectIdentifier(c)).inserted { count(c) }
+            }
+        }
+        count(root)
+        var made: [ObjectIdentifier: NodeState] = [:]
+        func make(_ n: PhysicalNode) -> NodeState {
+            let id = ObjectIdentifier(n)
+            if let m = made[id] { return m }
+            let state = NodeState(plan: n, children: n.children.map(make), step: steps[id], readers: readers[id] ?? 0)
+            made[id] = state
+            return state
+        }
+        return make(root)
+    }
+
+    /// Exchanges: the buffer the input stage filled (nil until it has run).
+    var exchangeBuffer: ExchangeBuffer? {
+        get { lock.withLock { buffer } }
+        set { lock.withLock { buffer = newValue } }
+    }
+
+    /// Hash joins: the table every partition shares, made by the first to ask.
+    func sharedBuild(_ make: () -> SharedHashBuild) -> SharedHashBuild {
+        lock.withLock {
+            if let b = build { return b }
+            let b = make()
+            build = b
+            return b
+        }
     }
 }

@@ -2,7 +2,8 @@
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseStorage
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Streams a table's rows from its blocks (see `SliceScanner`): only the requested
 /// columns, blocks skipped by their zone maps, deleted rows left out.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseSQL
 
 /// The catalog functions drivers and tools call in their metadata queries, written as
@@ -123,19 +125,19 @@ extension Binder {
     func bindRegexOperator(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope,
                            _ agg: AggregationContext?) throws -> BoundExpr? {
         let insensitive: Bool, negated: Bool
-        let bitwise: [BinaryOperator: ScalarFunction] = [.bitwiseAnd: .bitwiseAnd, .bitwiseOr: .bitwiseOr,
-                                                         .bitwiseXor: .bitwiseXor, .shiftLeft: .shiftLeft,
-                                                         .shiftRight: .shiftRight]
+        let bitwise: [BinaryOperator: ScalarFunction] = [.bitwiseAnd: Builtins.math.bitwiseAnd, .bitwiseOr: Builtins.math.bitwiseOr,
+                                                         .bitwiseXor: Builtins.math.bitwiseXor, .shiftLeft: Builtins.math.shiftLeft,
+                                                         .shiftRight: Builtins.math.shiftRight]
         if let fn = bitwise[op] {
             var a = try bindExpr(l, scope, agg: agg), b = try bindExpr(r, scope, agg: agg)
             guard a.type.isInteger || a.type == .unknown, b.type.isInteger || b.type == .unknown else {
                 throw err(.undefinedFunction, "operator does not exist: \(a.type.sqlName) \(op.symbol) \(b.type.sqlName)", e)
             }
             // Shifts keep the left operand's type; the others take the wider one (at least INTEGER).
-            let wide: DataType = a.type == .bigint || (fn != .shiftLeft && fn != .shiftRight && b.type == .bigint) ? .bigint : .integer
-            let t: DataType = (fn == .shiftLeft || fn == .shiftRight) && a.type == .smallint ? .smallint : wide
+            let wide: DataType = a.type == .bigint || (fn != Builtins.math.shiftLeft && fn != Builtins.math.shiftRight && b.type == .bigint) ? .bigint : .integer
+            let t: DataType = (fn == Builtins.math.shiftLeft || fn == Builtins.math.shiftRight) && a.type == .smallint ? .smallint : wide
             a = try coerce(a, to: t)
-            b = try coerce(b, to: fn == .shiftLeft || fn == .shiftRight ? .integer : t)
+            b = try coerce(b, to: fn == Builtins.math.shiftLeft || fn == Builtins.math.shiftRight ? .integer : t)
             return .function(fn, [a, b], t)
         }
         switch op {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// The general decorrelation of a subquery (Neumann and Kemper, "Unnesting Arbitrary
 /// Queries", 2015): the subquery `q` reads outer columns `c1..cn` anywhere; its value for
@@ -162,7 +164,7 @@ final class DependentJoin {
                 for c in correlated {
                     guard let a = m1[c.id], let b = m2[c.id] else { throw SQLError.internalError("lost correlation column") }
                     let col = binder.newColumn(c.type, "?outer?")
-                    exprs.append(.function(.coalesce, [.column(a.id, a.type), .column(b.id, b.type)], c.type))
+                    exprs.append(.function(Builtins.conditional.coalesce, [.column(a.id, a.type), .column(b.id, b.type)], c.type))
                     outs.append(col)
                     m3[c.id] = col
                 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseSQL
 
 /// Aggregates written in terms of the built-in ones (SUM, COUNT, MIN, MAX):

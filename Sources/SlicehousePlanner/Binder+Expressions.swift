@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseCatalog
 import SlicehouseSQL
 
@@ -47,6 +49,7 @@ extension Binder {
         case .column(let ref): return ref.name
         case .function(let f):
             if f.syntax == .extract { return "date_part" }
+            if let fn = FunctionRegistry.function(named: f.name), let name = fn.columnName { return name }
             if f.name == "super_index", let base = f.args.first { return defaultName(base) }
             if f.name == "super_field", f.args.count == 2, case .literal(.string(let name)) = f.args[1].kind { return name }
             return f.name
@@ -105,7 +108,7 @@ extension Binder {
         let zoned = (t == .timestamptz && (s.isString || s == .timestamp || s == .date || s == .superType))
             || (s == .timestamptz && (t == .timestamp || t == .date || t == .time || t.isString))
         if zoned, let zone = catalog.sessionTimeZone() {
-            return .function(.castInZone, [e, .constant(.string(zone), .text)], t)
+            return .function(Builtins.intervals.castInZone, [e, .constant(.string(zone), .text)], t)
         }
         return .cast(e, t)
     }
@@ -165,7 +168,7 @@ extension Binder {
         let (lt, rt, _) = try TypeRules.binaryOperator(op, a.type, b.type)
         if lt == .interval {
             // Intervals compare by length (a month is 30 days, a day 24 hours), as in PostgreSQL.
-            func length(_ x: BoundExpr) throws -> BoundExpr { .function(.intervalLength, [try coerce(x, to: .interval)], .bigint) }
+            func length(_ x: BoundExpr) throws -> BoundExpr { .function(Builtins.intervals.intervalLength, [try coerce(x, to: .interval)], .bigint) }
             return .binary(op, try length(a), try length(b), .boolean)
         }
         return .binary(op, try coerce(a, to: lt), try coerce(b, to: rt), .boolean)
@@ -217,7 +220,7 @@ extension Binder {
                 if case .literal(.integer(let t)) = a.kind { return try bindLiteral(.integer("-" + t), e) }
                 if case .literal(.decimal(let t)) = a.kind { return try bindLiteral(.decimal("-" + t), e) }
                 let b = try bindExpr(a, scope, agg: agg)
-                if b.type == .interval { return .function(.intervalMultiply, [b, .constant(.double(-1), .double)], .interval) }
+                if b.type == .interval { return .function(Builtins.intervals.intervalMultiply, [b, .constant(.double(-1), .double)], .interval) }
                 guard b.type.isNumeric else {
                     throw err(.undefinedFunction, "operator does not exist: - \(b.type.sqlName)", e)
                 }
@@ -285,11 +288,11 @@ extension Binder {
             if op == .similarTo {
                 var args = [try bindExpr(a, scope, agg: agg), try bindExpr(p, scope, agg: agg)]
                 if let esc { args.append(try bindExpr(esc, scope, agg: agg)) }
-                let (fn, targets, result): (ScalarFunction, argTypes: [DataType], result: DataType)
-                do { (fn, targets, result) = try FunctionRegistry.resolve(name: "similar_to", argTypes: args.map { $0.type }) }
+                let (fn, r): (ScalarFunction, FunctionResolution)
+                do { (fn, r) = try FunctionRegistry.resolve(name: "similar_to", argTypes: args.map { $0.type }) }
                 catch let error as SQLError where error.line == nil { throw err(error.code, error.message, e) }
-                for i in 0..<min(args.count, targets.count) { args[i] = try coerce(args[i], to: targets[i]) }
-                let call = BoundExpr.function(fn, args, result)
+                for i in 0..<min(args.count, r.argTypes.count) { args[i] = try coerce(args[i], to: r.argTypes[i]) }
+                let call = BoundExpr.function(fn, args, r.result)
                 return neg ? .unary(.not, call, .boolean) : call
             }
             var ba = try bindExpr(a, scope, agg: agg)
@@ -441,7 +444,7 @@ extension Binder {
             guard let base = try? bindExpr(prefix, scope, agg: agg), base.type == .superType else { continue }
             var path = base
             for name in ref.parts[k...] {
-                path = .function(.superField, [path, .constant(.string(name), .text)], .superType)
+                path = .function(Builtins.semiStructured.superField, [path, .constant(.string(name), .text)], .superType)
             }
             return path
         }
@@ -468,12 +471,12 @@ extension Binder {
         // moment - moment
         if op == .subtract, isMoment(lt), isMoment(rt), lt != .date || rt != .date {
             let t: DataType = lt == .timestamptz || rt == .timestamptz ? .timestamptz : .timestamp
-            let diff = BoundExpr.function(.timestampDiff, [try coerce(a, to: t), try coerce(b, to: t)], .bigint)
-            return .function(.intervalFromMicros, [diff], .interval)
+            let diff = BoundExpr.function(Builtins.intervals.timestampDiff, [try coerce(a, to: t), try coerce(b, to: t)], .bigint)
+            return .function(Builtins.intervals.intervalFromMicros, [diff], .interval)
         }
         if op == .subtract, lt == .time || lt == .timetz, rt == .time || rt == .timetz {
-            let diff = BoundExpr.function(.timestampDiff, [try coerce(a, to: .time), try coerce(b, to: .time)], .bigint)
-            return .function(.intervalFromMicros, [diff], .interval)
+            let diff = BoundExpr.function(Builtins.intervals.timestampDiff, [try coerce(a, to: .time), try coerce(b, to: .time)], .bigint)
+            return .function(Builtins.intervals.intervalFromMicros, [diff], .interval)
         }
         guard lt == .interval || rt == .interval || ((lt == .date && rt == .time) || (lt == .time && rt == .date)) else {
             return nil
@@ -481,10 +484,10 @@ extension Binder {
         switch op {
         case .add, .subtract:
             if lt == .interval && rt == .interval {
-                return .function(.intervalPlus, [a, b, sign], .interval)
+                return .function(Builtins.intervals.intervalPlus, [a, b, sign], .interval)
             }
             if op == .add, lt == .date, rt == .time {
-                return .function(.timestampPlusInterval, [try coerce(a, to: .timestamp), .cast(b, .interval),
+                return .function(Builtins.intervals.timestampPlusInterval, [try coerce(a, to: .timestamp), .cast(b, .interval),
                                                          .constant(.int(1), .bigint)], .timestamp)
             }
             if op == .add, lt == .time, rt == .date { return try timeArithmetic(op, b, a, e) }
@@ -496,27 +499,27 @@ extension Binder {
             if case .constant(_, let t) = m, t.isString || t == .unknown { moment = try coerce(m, to: .timestamp); mt = .timestamp }
             switch mt {
             case .date, .timestamp:
-                return .function(.timestampPlusInterval, [try coerce(moment, to: .timestamp), iv, sign], .timestamp)
+                return .function(Builtins.intervals.timestampPlusInterval, [try coerce(moment, to: .timestamp), iv, sign], .timestamp)
             case .timestamptz:
-                return .function(.timestampPlusInterval, [moment, iv, sign], .timestamptz)
+                return .function(Builtins.intervals.timestampPlusInterval, [moment, iv, sign], .timestamptz)
             case .time:
-                return .function(.timePlusInterval, [moment, iv, sign], .time)
+                return .function(Builtins.intervals.timePlusInterval, [moment, iv, sign], .time)
             case .timetz:
-                return .function(.timePlusInterval, [moment, iv, sign], .timetz)
+                return .function(Builtins.intervals.timePlusInterval, [moment, iv, sign], .timetz)
             default:
                 throw fail()
             }
         case .multiply:
             if lt == .interval, rt.isNumeric || rt.isString || rt == .unknown {
-                return .function(.intervalMultiply, [a, try coerce(b, to: .double)], .interval)
+                return .function(Builtins.intervals.intervalMultiply, [a, try coerce(b, to: .double)], .interval)
             }
             if rt == .interval, lt.isNumeric || lt.isString || lt == .unknown {
-                return .function(.intervalMultiply, [b, try coerce(a, to: .double)], .interval)
+                return .function(Builtins.intervals.intervalMultiply, [b, try coerce(a, to: .double)], .interval)
             }
             throw fail()
         case .divide:
             guard lt == .interval, rt.isNumeric || rt.isString || rt == .unknown else { throw fail() }
-            return .function(.intervalDivide, [a, try coerce(b, to: .double)], .interval)
+            return .function(Builtins.intervals.intervalDivide, [a, try coerce(b, to: .double)], .interval)
         default:
             throw fail()
         }
@@ -548,7 +551,7 @@ extension Binder {
         let (dayMicros, o1) = v.days.multipliedReportingOverflow(by: DateTime.microsPerDay)
         let (delta, o2) = dayMicros.addingReportingOverflow(v.micros)
         if o1 || o2 { throw err(.datetimeOverflow, "interval out of range", e) }
-        let call = BoundExpr.function(.intervalAdd, [base, .constant(.int(v.months), .bigint), .constant(.int(delta), .bigint)],
+        let call = BoundExpr.function(Builtins.intervals.intervalAdd, [base, .constant(.int(v.months), .bigint), .constant(.int(delta), .bigint)],
                                       .timestamp)
         if case .constant = base {
             do { return .constant(try evaluateConstant(call), .timestamp) }
@@ -592,10 +595,10 @@ extension Binder {
         if f.name == "super_index", f.args.count == 2, f.schema == nil {
             let base = try bindExpr(f.args[0], scope, agg: agg)
             if base.type.isString {
-                let elements = BoundExpr.function(.btrim, [base, .constant(.string("{}"), .text)], base.type)
+                let elements = BoundExpr.function(Builtins.strings.btrim, [base, .constant(.string("{}"), .text)], base.type)
                 let index = try coerce(try bindExpr(f.args[1], scope, agg: agg), to: .integer)
-                let element = BoundExpr.function(.splitPart, [elements, .constant(.string(","), .text), index], base.type)
-                return .function(.nullif, [element, .constant(.string(""), base.type)], base.type)
+                let element = BoundExpr.function(Builtins.strings.splitPart, [elements, .constant(.string(","), .text), index], base.type)
+                return .function(Builtins.conditional.nullif, [element, .constant(.string(""), base.type)], base.type)
             }
         }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {
@@ -628,7 +631,7 @@ extension Binder {
             return .column(out.id, .integer)
         }
         if let bound = try bindOrderedSetAggregate(f, e, scope, agg) { return bound }
-        if !FunctionRegistry.knownNames.contains(f.name), !AggregateFunction.isAggregateName(f.name),
+        if FunctionRegistry.function(named: f.name) == nil, !AggregateFunction.isAggregateName(f.name),
            let bound = try bindUserFunction(f, e, scope, agg) {
             return bound
         }
@@ -663,7 +666,7 @@ extension Binder {
         let datePartFunctions: Set<String> = ["dateadd", "datediff", "date_part", "datepart", "date_trunc", "extract"]
         var args = try f.args.enumerated().map { i, a -> BoundExpr in
             if i == 0, datePartFunctions.contains(f.name), case .column(let ref) = a.kind, ref.parts.count == 1,
-               FunctionRegistry.canonicalDatePart(ref.name) != nil {
+               DateParts.canonical(ref.name) != nil {
                 return .constant(.string(ref.name), .varchar(max(1, ref.name.utf8.count)))
             }
             return try bindExpr(a, scope, agg: agg)
@@ -675,14 +678,18 @@ extension Binder {
             return nil
         }
         let literalFlags: [Bool] = f.args.map { isStringLiteral($0) }
-        let resolved: (ScalarFunction, argTypes: [DataType], result: DataType)
+        let (fn, resolution): (ScalarFunction, FunctionResolution)
         do {
-            resolved = try FunctionRegistry.resolve(name: functionName, argTypes: args.map { $0.type }, constantArgs: constants,
-                                                    untypedLiterals: literalFlags)
+            (fn, resolution) = try FunctionRegistry.resolve(ScalarCall(name: functionName, argTypes: args.map { $0.type },
+                                                                         constants: constants, untypedLiterals: literalFlags))
         } catch let error as SQLError where error.line == nil {
             throw err(error.code, error.message, e)
         }
-        let (fn, targets, result) = resolved
+        let targets = resolution.argTypes, result = resolution.result
+        // Constants the resolver made canonical (a date part's full name), so kernels look nothing up.
+        for (i, v) in resolution.constants where i < args.count {
+            if case .string(let text) = v { args[i] = .constant(v, .varchar(max(1, text.utf8.count))) }
+        }
         if fn.isVolatile || fn.dependsOnTime { isDeterministic = false }
         // GETDATE, SYSDATE, CURRENT_DATE: one instant for the whole statement, as in Redshift
         // (every call site of a statement sees the same value).
@@ -690,17 +697,18 @@ extension Binder {
             var now = StatementClock.shared.now(for: self)
             // In the session's time zone (SET timezone), as Redshift's GETDATE and SYSDATE are.
             if let zone = catalog.sessionTimeZone(), let rule = TimeZoneRules.rule(named: zone) { now = rule.fromUTC(now) }
-            switch fn {
-            case .currentDate: return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerDay)), result)
-            case .getdate:
-                return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerSecond) * DateTime.microsPerSecond), result)
-            default: return .constant(.int(now), result)
+            if fn == Builtins.dates.currentDate {
+                return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerDay)), result)
             }
+            if fn == Builtins.dates.getdate {
+                return .constant(.int(StatementClock.floorDiv(now, DateTime.microsPerSecond) * DateTime.microsPerSecond), result)
+            }
+            return .constant(.int(now), result)
         }
         let firstType = args.first?.type
         for i in 0..<min(args.count, targets.count) { args[i] = try coerce(args[i], to: targets[i]) }
         // NULLIF compares in the common type but returns its first argument's type.
-        if fn == .nullif, let firstType, firstType != .unknown, firstType != result,
+        if fn == Builtins.conditional.nullif, let firstType, firstType != .unknown, firstType != result,
            !(firstType.isString && result.isString) {
             return .cast(.function(fn, args, result), firstType)
         }

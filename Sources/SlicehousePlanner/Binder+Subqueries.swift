@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseCatalog
 import SlicehouseSQL
 
@@ -260,7 +262,7 @@ extension Binder {
         let aggs = [LogicalAggregate(function: .countStar, argument: nil, distinct: false, output: s.count),
                     LogicalAggregate(function: .max, argument: arg, distinct: false, output: kept)]
         let grouped = LogicalPlan.aggregate(input, groups: groups, groupOutputs: groupOutputs, aggregates: aggs)
-        let checked = LogicalPlan.filter(grouped, .function(.singleRowCheck, [.column(s.count.id, .bigint)], .boolean))
+        let checked = LogicalPlan.filter(grouped, .function(Builtins.internals.singleRowCheck, [.column(s.count.id, .bigint)], .boolean))
         let keptValue: BoundExpr = isBool ? .cast(.column(kept.id, kept.type), .boolean) : .column(kept.id, kept.type)
         return .project(checked, groupOutputs.map { .column($0.id, $0.type) } + [keptValue], outputs: groupOutputs + [s.output])
     }

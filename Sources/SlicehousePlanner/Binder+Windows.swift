@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseSQL
 
 /// Window calls found while binding a SELECT's select list, QUALIFY and ORDER BY.
@@ -136,7 +137,7 @@ extension Binder {
         return p
     }
 
-    func windowFrame(_ over: WindowSpec, _ kind: WindowFunctionKind, _ e: Expr) throws -> WindowFrame {
+    func windowFrame(_ over: WindowSpec, _ kind: WindowFunctionKind, _ e: Expr) throws -> SlicehousePlan.WindowFrame {
         let framed: Set<WindowFunctionKind> = [.sum, .avg, .count, .countStar, .min, .max, .firstValue, .lastValue, .nthValue]
         guard let f = over.frame else {
             if over.orderBy.isEmpty || !framed.contains(kind) { return .wholePartition }
@@ -159,7 +160,7 @@ extension Binder {
                 return .following(try constantInt(x, "frame offset"))
             }
         }
-        let frame = WindowFrame(rows: f.unit == .rows, start: try bound(f.start), end: try bound(f.end))
+        let frame = SlicehousePlan.WindowFrame(rows: f.unit == .rows, start: try bound(f.start), end: try bound(f.end))
         if frame.start == .unboundedFollowing || frame.end == .unboundedPreceding {
             throw err(.syntax, "invalid window frame", e)
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 
 /// Renders a physical plan the way Redshift's EXPLAIN does:
 /// `XN <operator>  (cost=a..b rows=n width=w)` lines with `->` children and
@@ -229,7 +230,7 @@ public enum ExplainPrinter {
         case .like(let x, let p, let ci, let n, _):
             return "(\(d(x)) \(n ? "!" : "")\(ci ? "~~*" : "~~") \(d(p)))"
         case .function(let f, let args, _):
-            return "\(f.rawValue)(" + args.map(d).joined(separator: ", ") + ")"
+            return "\(f.name)(" + args.map(d).joined(separator: ", ") + ")"
         }
     }
 }

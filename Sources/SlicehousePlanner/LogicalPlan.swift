@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseCatalog
 
 /// A column produced by a logical plan node. Column ids are unique within one
@@ -21,10 +22,6 @@ public enum LogicalJoinKind: String, Sendable, Equatable {
 
     /// Joins whose output is the left side's columns only.
     public var keepsLeftOnly: Bool { self == .semi || self == .anti || self == .antiNullAware }
-}
-
-public enum SetOperationKind: String, Sendable, Equatable {
-    case union = "UNION", intersect = "INTERSECT", except = "EXCEPT"
 }
 
 /// An aggregate in a logical aggregate node.

@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseCatalog
 import SlicehouseTypes
+import SlicehousePlan
 
 /// Estimated statistics of an aggregate's results, for the selectivity of a condition on
 /// them (`HAVING sum(l_quantity) > 300`, or a filter on a derived table's `count(*)`).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Eager aggregation: a GROUP BY over inner joins (or, at the top, an outer join that
 /// pads X) whose aggregates read one subtree X only
@@ -332,8 +334,8 @@ extension Optimizer {
     /// TIMESTAMP column c whose range ANALYZE knows (TPC-H Q9's order years: 7, where the
     /// order dates have 2,406 values); nil for any other expression.
     private func yearsAtMost(_ key: BoundExpr, _ plan: LogicalPlan) -> Double? {
-        guard case .function(let f, let args, _) = key, f == .extract || f == .datePart, args.count == 2,
-              case .constant(.string(let part), _) = args[0], FunctionRegistry.canonicalDatePart(part) == "year",
+        guard case .function(let f, let args, _) = key, f == Builtins.dates.extract || f == Builtins.dates.datePart, args.count == 2,
+              case .constant(.string(let part), _) = args[0], DateParts.canonical(part) == "year",
               case .column(let id, let type) = args[1] else { return nil }
         let perYear: Double
         switch type {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 
 /// Inner joins whose output is only tested for existence become semi joins.
 ///

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseCatalog
 
 /// Join ordering by dynamic programming over the join graph: DPccp (Moerkotte and

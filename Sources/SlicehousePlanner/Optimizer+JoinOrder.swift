@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 
 /// Bushy join orders by greedy operator ordering (GOO, Fegaras 1998): of all pairs of
 /// join trees connected by an equality, join the pair whose result is estimated

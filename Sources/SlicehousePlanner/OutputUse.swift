@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 
 /// Which output columns of each hash join the plan above it reads.
 ///
@@ -21,7 +22,8 @@ import SlicehouseTypes
 /// columns count as reads. Nodes whose column use is not spelled out here (nested loop
 /// joins, windows, set operations, unnesting, final aggregates) read all their input.
 public enum OutputUse {
-    public static func assign(_ root: PhysicalNode) {
+    /// `root` with each hash join's `readOutputs` marked.
+    public static func assign(_ root: PhysicalNode) -> PhysicalNode {
         // Reverse post-order: every node after all of its parents.
         var order: [PhysicalNode] = []
         var seen = Set<ObjectIdentifier>()
@@ -32,15 +34,22 @@ public enum OutputUse {
         }
         post(root)
         var demand: [ObjectIdentifier: Set<Int>] = [ObjectIdentifier(root): Set(0..<root.types.count)]
+        var marks: [ObjectIdentifier: [Bool]] = [:]
         for node in order.reversed() {
             let read = demand[ObjectIdentifier(node)] ?? Set(0..<node.types.count)
-            if case .hashJoin = node.kind {
-                node.readOutputs = read.count == node.types.count ? []
-                    : (0..<node.types.count).map { read.contains($0) }
+            if case .hashJoin = node.kind, read.count != node.types.count {
+                marks[ObjectIdentifier(node)] = (0..<node.types.count).map { read.contains($0) }
             }
             for (i, need) in childDemands(node, read).enumerated() where i < node.children.count {
                 demand[ObjectIdentifier(node.children[i]), default: []].formUnion(need)
             }
+        }
+        if marks.isEmpty { return root }
+        return root.annotated { node in
+            guard let mark = marks[ObjectIdentifier(node)] else { return nil }
+            var a = node.annotations
+            a.readOutputs = mark
+            return a
         }
     }
 

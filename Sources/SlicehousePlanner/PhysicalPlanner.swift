@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseCatalog
 
 /// Turns a logical plan into a distributed physical plan.
@@ -28,9 +29,8 @@ public struct PhysicalPlanner {
         var node = try self.plan(plan, replicateAll: false)
         if node.distribution != .single { node = exchange(node, .gather) }
         let root = SharedSubplans.share(try reorder(node, to: plan.outputs))
-        RuntimeFilters.assign(root)
-        OutputUse.assign(root)
-        return root
+        // The passes over the finished plan each return a new plan; none changes one.
+        return OutputUse.assign(RuntimeFilters.assign(root))
     }
 
     // MARK: - Helpers

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseCatalog
 
 /// Where a table's rows are right now (AUTO resolved).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
 
 /// Runtime filters (join-derived filters): a hash join whose unmatched probe rows
 /// produce nothing hands the keys of its build side to the scans below its probe side
@@ -23,9 +24,12 @@ import SlicehouseTypes
 /// rows below it are computed in an earlier stage, before any build side above exists.
 /// Keys must be 64-bit integers on both sides (integer, date and timestamp columns).
 public enum RuntimeFilters {
-    public static func assign(_ root: PhysicalNode) {
+    /// `root` with its joins' runtime filters and the scans they reach marked.
+    public static func assign(_ root: PhysicalNode) -> PhysicalNode {
         var nextID = 0
         var seen = Set<ObjectIdentifier>()
+        var specs: [ObjectIdentifier: [RuntimeFilterSpec]] = [:]
+        var targets: [ObjectIdentifier: [RuntimeFilterTarget]] = [:]
         func visit(_ node: PhysicalNode) {
             guard seen.insert(ObjectIdentifier(node)).inserted else { return }
             for c in node.children { visit(c) }
@@ -35,17 +39,26 @@ public enum RuntimeFilters {
             for (pk, bk) in zip(probeKeys, buildKeys) {
                 guard pk < probe.types.count, bk < build.types.count,
                       comparable(probe.types[pk], build.types[bk]) else { continue }
-                let targets = scans(reading: pk, of: probe)
-                if targets.isEmpty { continue }
+                let scanTargets = scans(reading: pk, of: probe)
+                if scanTargets.isEmpty { continue }
                 let id = nextID
                 nextID += 1
-                node.runtimeFilters.append(RuntimeFilterSpec(id: id, buildKey: bk))
-                for (scan, column) in targets {
-                    scan.runtimeFilterTargets.append(RuntimeFilterTarget(id: id, column: column))
+                specs[ObjectIdentifier(node), default: []].append(RuntimeFilterSpec(id: id, buildKey: bk))
+                for (scan, column) in scanTargets {
+                    targets[ObjectIdentifier(scan), default: []].append(RuntimeFilterTarget(id: id, column: column))
                 }
             }
         }
         visit(root)
+        if specs.isEmpty { return root }
+        return root.annotated { node in
+            let s = specs[ObjectIdentifier(node)], t = targets[ObjectIdentifier(node)]
+            guard s != nil || t != nil else { return nil }
+            var a = node.annotations
+            a.runtimeFilters += s ?? []
+            a.runtimeFilterTargets += t ?? []
+            return a
+        }
     }
 
     /// Joins whose probe rows without a match produce no output.

@@ -2,6 +2,7 @@
 import XCTest
 @testable import SlicehouseEngine
 import SlicehouseTypes
+import SlicehousePlan
 @testable import SlicehouseExecution
 import SlicehouseRuntime
 

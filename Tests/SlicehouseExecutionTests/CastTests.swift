@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 import SlicehousePlanner
 @testable import SlicehouseExecution
 
@@ -54,26 +56,26 @@ final class CastTests: XCTestCase {
         XCTAssertEqual(try run1(.cast(E.str("ééé"), .varchar(5))), "éé")
         XCTAssertEqual(try run1(.cast(E.str("abc  "), .char(5))), "abc  ")
         // Assignment cast (INSERT) rejects it.
-        let assign = BoundExpr.function(.assignmentCast, [E.str("abcdefgh")], .varchar(5))
+        let assign = BoundExpr.function(Builtins.internals.assignmentCast, [E.str("abcdefgh")], .varchar(5))
         assertError(assign, "value too long for type character varying(5)")
-        let assignChar = BoundExpr.function(.assignmentCast, [E.str("abcdefgh")], .char(3))
+        let assignChar = BoundExpr.function(Builtins.internals.assignmentCast, [E.str("abcdefgh")], .char(3))
         assertError(assignChar, "value too long for type character(3)")
         // ... except for trailing blanks.
-        XCTAssertEqual(try run1(.function(.assignmentCast, [E.str("abc   ")], .varchar(4))), "abc ")
-        XCTAssertEqual(try run1(.function(.assignmentCast, [E.int(123456)], .varchar(6))), "123456")
-        assertError(.function(.assignmentCast, [E.int(1234567)], .varchar(6)), "value too long for type character varying(6)")
+        XCTAssertEqual(try run1(.function(Builtins.internals.assignmentCast, [E.str("abc   ")], .varchar(4))), "abc ")
+        XCTAssertEqual(try run1(.function(Builtins.internals.assignmentCast, [E.int(123456)], .varchar(6))), "123456")
+        assertError(.function(Builtins.internals.assignmentCast, [E.int(1234567)], .varchar(6)), "value too long for type character varying(6)")
         // NULL rows never fail.
         let c = chunk(strs([nil, "ok"]))
-        XCTAssertEqual(try evalRows(.function(.assignmentCast, [E.col(0, .text)], .varchar(2)), c), [nil, "ok"])
+        XCTAssertEqual(try evalRows(.function(Builtins.internals.assignmentCast, [E.col(0, .text)], .varchar(2)), c), [nil, "ok"])
         // CHAR is stored without trailing blanks.
         let v = try ExpressionEvaluator.evaluate(.cast(E.str("ab   "), .char(5)), Chunk(columns: [], count: 1))
         XCTAssertEqual(v.value(at: 0), .string("ab"))
     }
 
     func testAssignmentCastOfNumbers() throws {
-        XCTAssertEqual(try run1(.function(.assignmentCast, [E.dec("12.345", 5, 3)], .decimal(precision: 5, scale: 2))), "12.35")
-        assertError(.function(.assignmentCast, [E.int(100_000)], .smallint), "smallint out of range")
-        XCTAssertEqual(try run1(.function(.assignmentCast, [E.str("2020-01-02")], .date)), "2020-01-02")
+        XCTAssertEqual(try run1(.function(Builtins.internals.assignmentCast, [E.dec("12.345", 5, 3)], .decimal(precision: 5, scale: 2))), "12.35")
+        assertError(.function(Builtins.internals.assignmentCast, [E.int(100_000)], .smallint), "smallint out of range")
+        XCTAssertEqual(try run1(.function(Builtins.internals.assignmentCast, [E.str("2020-01-02")], .date)), "2020-01-02")
     }
 
     func testFromText() throws {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 import SlicehousePlanner
 @testable import SlicehouseExecution
 
@@ -30,8 +32,8 @@ enum E {
     /// A function call resolved through `FunctionRegistry` (casts inserted as resolved).
     static func fn(_ name: String, _ args: [BoundExpr]) throws -> BoundExpr {
         let consts: [Value?] = args.map { if case .constant(let v, _) = $0 { return v }; return nil }
-        let (f, targets, result) = try FunctionRegistry.resolve(name: name, argTypes: args.map { $0.type }, constantArgs: consts)
-        return .function(f, zip(args, targets).map { castIfNeeded($0, $1) }, result)
+        let (f, r) = try FunctionRegistry.resolve(name: name, argTypes: args.map { $0.type }, constantArgs: consts)
+        return .function(f, zip(args, r.argTypes).map { castIfNeeded($0, $1) }, r.result)
     }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 import SlicehousePlanner
 @testable import SlicehouseExecution
 
@@ -49,13 +51,13 @@ final class IntervalTimezoneTests: XCTestCase {
     /// month arithmetic clamps, the result is a flat vector.
     func testIntervalAddKernel() throws {
         let t = ints([DateTime.parseTimestamp("2024-01-31 10:00:00"), nil, DateTime.parseTimestamp("2023-12-31 00:00:00")], .timestamp)
-        let e = BoundExpr.function(.intervalAdd, [E.col(0, .timestamp), E.int(1, .bigint), E.int(DateTime.microsPerDay, .bigint)],
+        let e = BoundExpr.function(Builtins.intervals.intervalAdd, [E.col(0, .timestamp), E.int(1, .bigint), E.int(DateTime.microsPerDay, .bigint)],
                                    .timestamp)
         XCTAssertEqual(try evalRows(e, chunk(t)), ["2024-03-01 10:00:00", nil, "2024-02-01 00:00:00"])
-        let minus = BoundExpr.function(.intervalAdd, [E.col(0, .timestamp), E.int(0, .bigint), E.int(-3_600_000_000, .bigint)],
+        let minus = BoundExpr.function(Builtins.intervals.intervalAdd, [E.col(0, .timestamp), E.int(0, .bigint), E.int(-3_600_000_000, .bigint)],
                                        .timestamp)
         XCTAssertEqual(try evalRows(minus, chunk(t)), ["2024-01-31 09:00:00", nil, "2023-12-30 23:00:00"])
-        let overflow = BoundExpr.function(.intervalAdd, [E.col(0, .timestamp), E.int(0, .bigint), E.int(Int64.max, .bigint)],
+        let overflow = BoundExpr.function(Builtins.intervals.intervalAdd, [E.col(0, .timestamp), E.int(0, .bigint), E.int(Int64.max, .bigint)],
                                           .timestamp)
         assertError(overflow, "timestamp out of range", in: chunk(t))
     }
@@ -63,12 +65,12 @@ final class IntervalTimezoneTests: XCTestCase {
     func testTimestampDifferenceInterval() throws {
         let a = ints([DateTime.parseTimestamp("2024-01-02 03:00:00"), nil, DateTime.parseTimestamp("2024-01-01 00:00:00")], .timestamp)
         let b = E.ts("2024-01-01 01:00:00")
-        let diff = BoundExpr.function(.timestampDiff, [E.col(0, .timestamp), b], .bigint)
-        let interval = BoundExpr.function(.intervalFromMicros, [diff], .interval)
+        let diff = BoundExpr.function(Builtins.intervals.timestampDiff, [E.col(0, .timestamp), b], .bigint)
+        let interval = BoundExpr.function(Builtins.intervals.intervalFromMicros, [diff], .interval)
         XCTAssertEqual(try evalRows(interval, chunk(a)), ["1 day 02:00:00", nil, "-01:00:00"])
-        let epoch = BoundExpr.function(.intervalPart, [E.str("epoch"), interval], .double)
+        let epoch = BoundExpr.function(Builtins.intervals.intervalPart, [E.str("epoch"), interval], .double)
         XCTAssertEqual(try evalRows(epoch, chunk(a)), ["93600", nil, "-3600"])
-        let hours = BoundExpr.function(.intervalPart, [E.str("hour"), interval], .integer)
+        let hours = BoundExpr.function(Builtins.intervals.intervalPart, [E.str("hour"), interval], .integer)
         XCTAssertEqual(try evalRows(hours, chunk(a)), ["2", nil, "-1"])
     }
 
@@ -98,14 +100,14 @@ final class IntervalTimezoneTests: XCTestCase {
 
     func testConvertTimezoneKernel() throws {
         let t = ints([DateTime.parseTimestamp("2024-01-15 12:00:00"), nil, DateTime.parseTimestamp("2024-07-15 12:00:00")], .timestamp)
-        let toNY = BoundExpr.function(.convertTimezone, [E.str("America/New_York"), E.col(0, .timestamp)], .timestamp)
+        let toNY = BoundExpr.function(Builtins.dates.convertTimezone, [E.str("America/New_York"), E.col(0, .timestamp)], .timestamp)
         XCTAssertEqual(try evalRows(toNY, chunk(t)), ["2024-01-15 07:00:00", nil, "2024-07-15 08:00:00"])
-        let fixed = BoundExpr.function(.convertTimezone, [E.str("EST"), E.str("UTC"), E.col(0, .timestamp)], .timestamp)
+        let fixed = BoundExpr.function(Builtins.dates.convertTimezone, [E.str("EST"), E.str("UTC"), E.col(0, .timestamp)], .timestamp)
         XCTAssertEqual(try evalRows(fixed, chunk(t)), ["2024-01-15 17:00:00", nil, "2024-07-15 17:00:00"])
         let zones = strs(["Asia/Kolkata", "UTC", nil])
-        let perRow = BoundExpr.function(.convertTimezone, [E.col(1, .text), E.col(0, .timestamp)], .timestamp)
+        let perRow = BoundExpr.function(Builtins.dates.convertTimezone, [E.col(1, .text), E.col(0, .timestamp)], .timestamp)
         XCTAssertEqual(try evalRows(perRow, chunk(t, zones)), ["2024-01-15 17:30:00", nil, nil])
-        assertError(.function(.convertTimezone, [E.str("Nowhere"), E.col(0, .timestamp)], .timestamp),
+        assertError(.function(Builtins.dates.convertTimezone, [E.str("Nowhere"), E.col(0, .timestamp)], .timestamp),
                     "time zone \"Nowhere\" not recognized", in: chunk(t))
         XCTAssertThrowsError(try E.fn("convert_timezone", [E.str("Nowhere"), E.ts("2024-01-01 00:00:00")]))
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 import SlicehousePlanner
 @testable import SlicehouseExecution
 

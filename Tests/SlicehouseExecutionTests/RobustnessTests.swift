@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 import SlicehousePlanner
 @testable import SlicehouseExecution
 
@@ -79,7 +81,7 @@ final class RobustnessTests: XCTestCase {
         for col in cols {
             for t in targets where TypeRules.canCast(col.type, t) {
                 evalIgnoringErrors(.cast(col, t), c)
-                evalIgnoringErrors(.function(.assignmentCast, [col], t), c)
+                evalIgnoringErrors(.function(Builtins.internals.assignmentCast, [col], t), c)
             }
             evalIgnoringErrors(.unary(.negate, col, col.type), c)
             evalIgnoringErrors(.inList(col, [col, .constant(.null, col.type)], negated: false), c)

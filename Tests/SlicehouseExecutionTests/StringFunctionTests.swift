@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 import SlicehousePlanner
 @testable import SlicehouseExecution
 
@@ -136,18 +138,44 @@ final class StringFunctionTests: XCTestCase {
 
 final class FunctionRegistryTests: XCTestCase {
     func resolve(_ name: String, _ types: [DataType], _ consts: [Value?] = []) throws -> (ScalarFunction, [DataType], DataType) {
-        let r = try FunctionRegistry.resolve(name: name, argTypes: types, constantArgs: consts)
-        return (r.0, r.argTypes, r.result)
+        let (f, r) = try FunctionRegistry.resolve(name: name, argTypes: types, constantArgs: consts)
+        return (f, r.argTypes, r.result)
+    }
+
+    /// Every built-in is one declaration: one canonical name, no SQL name claimed twice, a
+    /// resolver for everything SQL can call, and the registry finds each by any of its names.
+    func testEveryFunctionDeclaredOnce() throws {
+        XCTAssertEqual(FunctionRegistry.duplicateNames, [])
+        let all = FunctionRegistry.all
+        XCTAssertEqual(Set(all.map(\.name)).count, all.count)
+        XCTAssertGreaterThan(all.count, 120)
+        for f in all where !f.sqlNames.isEmpty { XCTAssertNotNil(f.resolver, f.name) }
+        for f in all { for n in f.sqlNames { XCTAssertIdentical(FunctionRegistry.function(named: n.uppercased()), f, n) } }
+        XCTAssertIdentical(FunctionRegistry.function(named: "dlog10"), Builtins.math.log)
+        XCTAssertNil(FunctionRegistry.function(named: "assignment_cast"), "built by the binder, not callable")
+        XCTAssertTrue(FunctionRegistry.knownNames.contains("atan2"))
+    }
+
+    /// A constant date part is made canonical when the call is bound, so the kernel looks
+    /// nothing up per call.
+    func testDatePartCanonicalAtBindTime() throws {
+        let (f, r) = try FunctionRegistry.resolve(name: "date_trunc", argTypes: [.text, .date], constantArgs: [.string(" YRS "), nil])
+        XCTAssertEqual(f, Builtins.dates.dateTrunc)
+        XCTAssertEqual(r.constants[0], .string("year"))
+        let (g, s) = try FunctionRegistry.resolve(name: "extract", argTypes: [.text, .interval], constantArgs: [.string("h"), nil])
+        XCTAssertEqual(g, Builtins.intervals.intervalPart)
+        XCTAssertEqual(s.constants[0], .string("hour"))
+        XCTAssertEqual(s.result, .integer)
     }
 
     func testSignaturesAndResultTypes() throws {
         XCTAssertEqual(try resolve("NVL", [.integer, .bigint]).2, .bigint)
-        XCTAssertEqual(try resolve("nvl", [.integer, .bigint]).0, .coalesce)
+        XCTAssertEqual(try resolve("nvl", [.integer, .bigint]).0, Builtins.conditional.coalesce)
         XCTAssertEqual(try resolve("coalesce", [.unknown, .varchar(3), .char(5)]).2, .varchar(5))
-        XCTAssertEqual(try resolve("len", [.char(10)]).0, .len)
-        XCTAssertEqual(try resolve("character_length", [.varchar(10)]).0, .length)
-        XCTAssertEqual(try resolve("strpos", [.text, .text]).0, .position)
-        XCTAssertEqual(try resolve("charindex", [.text, .text]).0, .charindex)
+        XCTAssertEqual(try resolve("len", [.char(10)]).0, Builtins.strings.len)
+        XCTAssertEqual(try resolve("character_length", [.varchar(10)]).0, Builtins.strings.length)
+        XCTAssertEqual(try resolve("strpos", [.text, .text]).0, Builtins.strings.position)
+        XCTAssertEqual(try resolve("charindex", [.text, .text]).0, Builtins.strings.charindex)
         XCTAssertEqual(try resolve("substr", [.varchar(15), .integer, .integer]).2, .varchar(15))
         XCTAssertEqual(try resolve("concat", [.varchar(3), .integer]).2, .varchar(14))
         XCTAssertEqual(try resolve("ceiling", [.decimal(precision: 8, scale: 2)]).2, .decimal(precision: 7, scale: 0))
@@ -162,8 +190,8 @@ final class FunctionRegistryTests: XCTestCase {
         XCTAssertEqual(try resolve("trunc", [.timestamp]).2, .date)
         XCTAssertEqual(try resolve("getdate", []).2, .timestamp)
         XCTAssertEqual(try resolve("current_date", []).2, .date)
-        XCTAssertTrue(ScalarFunction.getdate.dependsOnTime)
-        XCTAssertFalse(ScalarFunction.getdate.isVolatile)
+        XCTAssertTrue(Builtins.dates.getdate.dependsOnTime)
+        XCTAssertFalse(Builtins.dates.getdate.isVolatile)
         XCTAssertEqual(try resolve("extract", [.text, .timestamp], [.string("EPOCH"), nil]).2, .bigint)
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseRuntime
 @testable import SlicehouseExecution
 

@@ -2,6 +2,7 @@
 import Foundation
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehouseRuntime
 import SlicehousePlanner
 @testable import SlicehouseExecution

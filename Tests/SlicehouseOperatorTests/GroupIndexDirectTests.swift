@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 @testable import SlicehouseExecution
 
 /// `Int64GroupIndex` in direct mode: keys dense in their range go to an array indexed by

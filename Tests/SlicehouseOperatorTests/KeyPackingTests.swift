@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 @testable import SlicehouseExecution
 
 /// `KeyPacking`: several 64-bit keys side by side in one code, at the edges of its ranges.

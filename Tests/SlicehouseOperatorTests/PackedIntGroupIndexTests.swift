@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 @testable import SlicehouseExecution
 
 /// `PackedIntGroupIndex` gives the same group ids and keys as the generic `HashGroupIndex`

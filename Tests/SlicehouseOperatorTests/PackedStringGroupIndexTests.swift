@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 @testable import SlicehouseExecution
 
 /// `PackedStringGroupIndex` (one or two short CHAR/VARCHAR keys) numbers groups as the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 @testable import SlicehouseExecution
 
 func referenceSetOperation(_ kind: SetOperationOperator.Kind, all: Bool, _ left: [Row], _ right: [Row]) -> [Row] {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
+@testable import SlicehouseFunctions
 @testable import SlicehouseExecution
 
 /// The string paths of the row kernels that joins and aggregates run on every match:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 @testable import SlicehouseExecution
 
 /// `WideSumAccumulator`'s SUM in 64-bit lanes: exact sums and NULLs while every group's

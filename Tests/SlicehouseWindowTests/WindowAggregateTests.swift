@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
 import SlicehouseTypes
+import SlicehousePlan
 import SlicehousePlanner
 @testable import SlicehouseExecution
 import SlicehouseRuntime

@@ -57,9 +57,21 @@ def test_a_dependency_pointing_up_fails(copy):
     assert "SlicehouseCatalog (layer 1) depends on SlicehouseStorage (layer 2)" in r.stdout
 
 
+def test_execution_may_not_see_the_planner(copy):
+    """The executor consumes plans through SlicehousePlan; the binder and optimizer stay out of reach."""
+    pkg = copy / "Package.swift"
+    pkg.write_text(pkg.read_text().replace('"SlicehousePlan", "SlicehouseFunctions", "CPrefetch"]',
+                                           '"SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "CPrefetch"]', 1))
+    path = copy / "Sources" / "SlicehouseExecution" / "QueryExecutor.swift"
+    path.write_text(path.read_text().replace("import SlicehouseTypes\n", "import SlicehouseTypes\nimport SlicehousePlanner\n", 1))
+    r = run(str(copy))
+    assert r.returncode == 1
+    assert "SlicehouseExecution (layer 4) depends on SlicehousePlanner (layer 4)" in r.stdout
+
+
 def test_a_target_missing_from_the_map_fails(copy):
     doc = copy / "docs" / "ARCHITECTURE.md"
-    doc.write_text(doc.read_text().replace(", `SlicehouseFuzz` |", " |").replace("| 6 | `SlicehouseFuzz` |", "| 6 | |"))
+    doc.write_text(doc.read_text().replace(", `SlicehouseFuzz` |", " |").replace("| 7 | `SlicehouseFuzz` |", "| 7 | |"))
     r = run(str(copy))
     assert r.returncode == 1
     assert "SlicehouseFuzz: a target of Package.swift without a row" in r.stdout

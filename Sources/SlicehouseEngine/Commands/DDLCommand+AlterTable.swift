@@ -5,6 +5,7 @@ import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseExecution
+import SlicehousePlan
 import SlicehousePlanner
 
 /// ALTER TABLE's column and layout actions, as Redshift documents them: ADD / DROP COLUMN,

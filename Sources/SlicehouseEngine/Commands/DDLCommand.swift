@@ -5,6 +5,7 @@ import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseExecution
+import SlicehousePlan
 import SlicehousePlanner
 
 /// The commands that define tables, views and schemas: CREATE TABLE (and CREATE TABLE AS,

@@ -5,6 +5,7 @@ import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseExecution
+import SlicehousePlan
 import SlicehousePlanner
 
 /// The commands that change a table's rows: INSERT, UPDATE, DELETE and MERGE. Each finds

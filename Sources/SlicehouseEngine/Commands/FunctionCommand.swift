@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseCatalog
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehousePlanner
 import SlicehouseSQL
 import SlicehouseTypes

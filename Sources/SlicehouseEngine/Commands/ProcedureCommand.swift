@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseCatalog
+import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseSQL
 import SlicehouseTypes

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// The per-group state of one aggregate inside a hash aggregate.
 ///

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// WHERE / HAVING: keeps the rows for which `predicate` is TRUE (NULL and FALSE drop).
 ///

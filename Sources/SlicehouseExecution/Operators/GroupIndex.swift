@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import CPrefetch
 
 /// Assigns dense group ids to the rows of a batch by their group-key values.

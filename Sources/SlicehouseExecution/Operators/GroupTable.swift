@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// An open-addressing hash table that maps key rows (one or more columns) to dense
 /// group ids `0, 1, 2, ...` in order of first appearance. Used by hash aggregation,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseRuntime
 
 /// Which half of a (possibly two-phase) aggregation a `HashAggregateOperator` runs.

@@ -2,7 +2,8 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseStorage
 import CPrefetch
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 import SlicehouseRuntime
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseStorage
 
 /// A hash join whose build side did not fit in the statement's memory budget (grace

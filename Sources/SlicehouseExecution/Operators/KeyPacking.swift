@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Several 64-bit integer keys (integers, DATE, TIMESTAMP, DECIMAL p <= 18) packed side by
 /// side into one 64-bit code, when their ranges allow it: column c contributes its value

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// LIMIT / OFFSET over a stream of chunks.
 ///

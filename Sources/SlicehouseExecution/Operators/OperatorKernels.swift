@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Typed row-movement kernels shared by the operators: gathering rows into new
 /// vectors, appending rows to growing column stores, comparing rows of two

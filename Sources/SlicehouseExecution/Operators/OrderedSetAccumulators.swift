@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 // Accumulators of the aggregates that are not a running value:
 // PERCENTILE_CONT / PERCENTILE_DISC (MEDIAN), LISTAGG, and APPROXIMATE COUNT(DISTINCT).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// INTERSECT [ALL] and EXCEPT [ALL] by hashing whole rows.
 ///

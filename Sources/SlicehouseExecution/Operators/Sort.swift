@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseRuntime
 
 /// One ORDER BY key: an input column, a direction and where NULLs go.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// PartiQL unnesting (`FROM t AS c, c.orders AS o [AT i]`): each input row once per
 /// element of the SUPER array `array`, the element (and its 0-based position) appended

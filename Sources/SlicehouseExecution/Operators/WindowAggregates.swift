@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// COUNT, COUNT(*), SUM, AVG and RATIO_TO_REPORT over window frames.
 ///

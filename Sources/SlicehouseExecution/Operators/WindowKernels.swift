@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Typed helpers of `WindowOperator`: boundary detection over sorted rows, gathering
 /// with a fill value, slicing result vectors and prefix counts of non-NULL values.

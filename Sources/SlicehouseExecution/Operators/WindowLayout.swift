@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// The sorted rows of a `WindowOperator` and their partitions and peer groups.
 ///

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 import SlicehouseRuntime
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Feeds an operator from a closure (the rows a window hands to its external sort).
 final class WindowClosureSource: Operator {

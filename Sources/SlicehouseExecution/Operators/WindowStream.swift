@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 import SlicehouseRuntime
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Window evaluation in bounded memory, for a `WindowOperator` whose rows do not fit its
 /// budget and cannot be split by partition (no PARTITION BY, or one window partition

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// Window functions that return one of the argument's values: LAG/LEAD, FIRST_VALUE,
 /// LAST_VALUE, NTH_VALUE, MIN and MAX.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseRuntime
 
 /// Chunks in spill files: what an operator writes when its memory reservation is refused

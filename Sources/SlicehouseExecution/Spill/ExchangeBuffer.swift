@@ -2,7 +2,8 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
-import SlicehousePlanner
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// The output of one exchange (redistribute, broadcast, gather, materialize), filled
 /// while its input stage runs and read by the stage above.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 import SlicehouseRuntime
 
 /// Byte strings that order like ORDER BY keys: `compareBytes` of two rows' strings is

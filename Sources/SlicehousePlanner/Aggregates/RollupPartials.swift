@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehousePlan
+import SlicehouseFunctions
 
 /// The aggregates of a grouping-sets query rewritten to roll up from partial results:
 /// the input is aggregated once by every key (`partials`), and each set then merges
@@ -73,9 +75,9 @@ struct RollupPartials {
             let c = BoundExpr.column(columns[first].id, columns[first].type)
             switch merge {
             case .same: return c
-            case .count: return .function(.coalesce, [c, .constant(.int(0), .bigint)], .bigint)
+            case .count: return .function(Builtins.conditional.coalesce, [c, .constant(.int(0), .bigint)], .bigint)
             case .average(let t):
-                return .function(.avgMerge, [c, .column(columns[first + 1].id, columns[first + 1].type)], t)
+                return .function(Builtins.internals.avgMerge, [c, .column(columns[first + 1].id, columns[first + 1].type)], t)
             }
         }
     }
@@ -98,9 +100,9 @@ struct RollupPartials {
             case .same(let f):
                 values.append(merged(f, first))
             case .count:
-                values.append(.function(.coalesce, [merged(.sum, first), .constant(.int(0), .bigint)], .bigint))
+                values.append(.function(Builtins.conditional.coalesce, [merged(.sum, first), .constant(.int(0), .bigint)], .bigint))
             case .average(let t):
-                values.append(.function(.avgMerge, [merged(.sum, first), merged(.sum, first + 1)], t))
+                values.append(.function(Builtins.internals.avgMerge, [merged(.sum, first), merged(.sum, first + 1)], t))
             }
         }
         return (aggs, values)

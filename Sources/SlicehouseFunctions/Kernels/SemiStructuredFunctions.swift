@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// SUPER, the JSON text functions, VARBYTE and HLLSKETCH functions.
 ///
@@ -9,8 +9,17 @@ import SlicehousePlanner
 /// friends) take VARCHAR, which may hold any JSON with whitespace: they validate and
 /// compact each value first, as Redshift validates it (an error for invalid JSON unless
 /// `null_if_invalid` is true).
-enum SemiStructuredFunctions {
-    static func evaluate(_ fn: ScalarFunction, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
+package enum SemiStructuredFunctions {
+    /// The functions of this file (the declarations in Builtins/SemiStructured.swift choose one).
+    package enum Op: String, Sendable {
+        case jsonParse, canJsonParse, jsonSerialize, isValidJson, isValidJsonArray, jsonExtractPathText
+        case jsonExtractArrayElementText, jsonArrayLength, jsonTypeof, superField, superIndex
+        case isArray, isObject, isScalar, isBoolean, isNumber, isInteger, isSmallint, isBigint
+        case isDecimal, isFloat, isFp, isVarchar, isChar, getArrayLength, arrayMake, objectMake
+        case toVarbyte, fromVarbyte, hllCardinality
+    }
+
+    package static func evaluate(_ fn: Op, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
         switch fn {
         case .jsonParse:
             return try mapStrings(args, n: n, resultType: t) { i, out in
@@ -125,7 +134,7 @@ enum SemiStructuredFunctions {
                 try text(args[0], i) { p in try HLLSketchText.cardinality(p) }
             }
         default:
-            throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
+            throw SQLError.internalError("unreachable function dispatch for \(fn.rawValue)")
         }
     }
 
@@ -133,24 +142,24 @@ enum SemiStructuredFunctions {
 
     /// Bytes of row `i` of a string-backed input.
     @inline(__always)
-    static func text<R>(_ v: Vector, _ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+    package static func text<R>(_ v: Vector, _ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
         guard case .string(let s) = v.data else { throw Kern.mismatch(v, "string") }
         return try s.withBytes(v.isConstant ? 0 : i) { try body($0) }
     }
 
-    @inline(__always) static func isNull(_ v: Vector, _ i: Int) -> Bool { v.isNull(v.isConstant ? 0 : i) }
+    @inline(__always) package static func isNull(_ v: Vector, _ i: Int) -> Bool { v.isNull(v.isConstant ? 0 : i) }
 
-    static func isJSONNull<C: Collection>(_ b: C) -> Bool where C.Element == UInt8 {
+    package static func isJSONNull<C: Collection>(_ b: C) -> Bool where C.Element == UInt8 {
         b.count == 4 && b.elementsEqual([0x6E, 0x75, 0x6C, 0x6C])
     }
 
     /// The first 64 characters of a value, for error messages.
-    static func preview(_ p: UnsafeBufferPointer<UInt8>) -> String {
+    package static func preview(_ p: UnsafeBufferPointer<UInt8>) -> String {
         String(decoding: p.prefix(64), as: UTF8.self) + (p.count > 64 ? "..." : "")
     }
 
     /// A constant BOOLEAN argument (null_if_invalid); false when absent or NULL.
-    static func flag(_ args: [Vector], at k: Int) throws -> Bool {
+    package static func flag(_ args: [Vector], at k: Int) throws -> Bool {
         guard k < args.count else { return false }
         let v = args[k]
         guard v.isConstant else { throw SQLError(.featureNotSupported, "null_if_invalid must be a constant") }
@@ -159,7 +168,7 @@ enum SemiStructuredFunctions {
 
     /// Rows from `body`, which writes the row's bytes and returns false for NULL. NULL
     /// inputs give NULL.
-    static func mapStrings(_ args: [Vector], n: Int, resultType: DataType,
+    package static func mapStrings(_ args: [Vector], n: Int, resultType: DataType,
                            _ body: (Int, inout [UInt8]) throws -> Bool) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let constant = args.allSatisfy { $0.isConstant }
@@ -185,7 +194,7 @@ enum SemiStructuredFunctions {
     }
 
     /// Like `mapStrings`, but NULL arguments are passed to `body` (ARRAY, OBJECT).
-    static func build(_ args: [Vector], n: Int, resultType: DataType,
+    package static func build(_ args: [Vector], n: Int, resultType: DataType,
                       _ body: (Int, inout [UInt8]) throws -> Void) throws -> Vector {
         let constant = args.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
@@ -200,16 +209,16 @@ enum SemiStructuredFunctions {
         return Kern.result(resultType, .string(out.array), validity: nil, constant: constant)
     }
 
-    static func mapBools(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Bool?) throws -> Vector {
+    package static func mapBools(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Bool?) throws -> Vector {
         try mapValues(args, n: n, resultType: resultType, zero: false, data: { .bool($0) }, body)
     }
 
-    static func mapInts(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64?) throws -> Vector {
+    package static func mapInts(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64?) throws -> Vector {
         try mapValues(args, n: n, resultType: resultType, zero: 0, data: { .int64($0) }, body)
     }
 
     /// Rows of a fixed-width result; `body` gives nil for NULL. NULL inputs give NULL.
-    static func mapValues<T>(_ args: [Vector], n: Int, resultType: DataType, zero: T, data: ([T]) -> VectorData,
+    package static func mapValues<T>(_ args: [Vector], n: Int, resultType: DataType, zero: T, data: ([T]) -> VectorData,
                              _ body: (Int) throws -> T?) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let constant = args.allSatisfy { $0.isConstant }
@@ -227,7 +236,7 @@ enum SemiStructuredFunctions {
     // MARK: - SUPER
 
     /// `s.attribute` with a computed name, or `s[index]`.
-    static func navigate(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func navigate(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let byIndex = args[1].type.isInteger
         let idx = byIndex ? try IntInput(args[1]) : nil
         return try mapStrings(args, n: n, resultType: resultType) { i, out in
@@ -247,14 +256,14 @@ enum SemiStructuredFunctions {
     }
 
     /// A value of any type written as SUPER (JSON): NULL as `null`.
-    static func appendSuper(_ v: Vector, _ i: Int, to out: inout [UInt8]) {
+    package static func appendSuper(_ v: Vector, _ i: Int, to out: inout [UInt8]) {
         if isNull(v, i) { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
         guard case .string(let s) = v.data else { return }
         s.withBytes(v.isConstant ? 0 : i) { out.append(contentsOf: $0) }
     }
 
     /// IS_ARRAY and the other type tests.
-    static func kindTest(_ fn: ScalarFunction, _ p: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func kindTest(_ fn: Op, _ p: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let k = SuperJSON.kind(p) else { return false }
         switch fn {
         case .isArray: return k == .array
@@ -280,7 +289,7 @@ enum SemiStructuredFunctions {
 
     /// The compact form of JSON text `p` in `scratch`; nil (with `nullIfInvalid`) or an
     /// error for invalid JSON.
-    static func compact(_ p: UnsafeBufferPointer<UInt8>, into scratch: inout [UInt8], nullIfInvalid: Bool) throws -> [UInt8]? {
+    package static func compact(_ p: UnsafeBufferPointer<UInt8>, into scratch: inout [UInt8], nullIfInvalid: Bool) throws -> [UInt8]? {
         scratch.removeAll(keepingCapacity: true)
         do {
             try SuperJSON.canonicalize(p, into: &scratch)
@@ -293,7 +302,7 @@ enum SemiStructuredFunctions {
 
     /// The text of a JSON value as the extract functions return it: a string's contents,
     /// anything else as its JSON text; nil for `null`.
-    static func appendText(_ v: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8]) -> Bool {
+    package static func appendText(_ v: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8]) -> Bool {
         let b = UnsafeBufferPointer(rebasing: v)
         switch SuperJSON.kind(b) {
         case .null?, nil: return false
@@ -306,7 +315,7 @@ enum SemiStructuredFunctions {
         return true
     }
 
-    static func extractPathText(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func extractPathText(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         var pathArgs = Array(args.dropFirst())
         var nullIfInvalid = false
         if let last = pathArgs.last, last.type == .boolean {
@@ -331,7 +340,7 @@ enum SemiStructuredFunctions {
         }
     }
 
-    static func extractArrayElementText(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func extractArrayElementText(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let nullIfInvalid = try flag(args, at: 2)
         let idx = try IntInput(args[1])
         var scratch: [UInt8] = []
@@ -355,7 +364,7 @@ enum SemiStructuredFunctions {
     // MARK: - VARBYTE
 
     /// TO_VARBYTE(text, format) and FROM_VARBYTE(varbyte, format): hex, binary, utf8, base64.
-    static func varbyteConversion(_ args: [Vector], resultType: DataType, n: Int, toVarbyte: Bool) throws -> Vector {
+    package static func varbyteConversion(_ args: [Vector], resultType: DataType, n: Int, toVarbyte: Bool) throws -> Vector {
         guard args[1].isConstant else { throw SQLError(.featureNotSupported, "the VARBYTE format must be a constant") }
         if Kern.isConstNull(args[1]) { return Kern.constNull(resultType) }
         let format = try Kern.strings(args[1])[0].lowercased()
@@ -416,10 +425,10 @@ enum SemiStructuredFunctions {
 }
 
 /// RFC 4648 base64 (with padding).
-enum Base64 {
-    static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+package enum Base64 {
+    package static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> [UInt8] {
+    package static func encode(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0
@@ -434,7 +443,7 @@ enum Base64 {
         return out
     }
 
-    static func decode(_ p: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package static func decode(_ p: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var values: [UInt8] = []
         var padding = 0
         for c in p {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 import Crypto
 
 /// SHA-224 (FIPS 180-4: SHA-256's compression from other start values) and FNV-1a, written
 /// out here because swift-crypto has neither; MD5, SHA-256, SHA-384 and SHA-512 are
 /// swift-crypto's. Not constant-time; for SQL functions, not for security.
-enum Digest {
+package enum Digest {
     /// Message padded to a multiple of `block` bytes with the bit length in `lenBytes`
     /// bytes (big- or little-endian).
     private static func pad(_ msg: UnsafeBufferPointer<UInt8>, block: Int, lenBytes: Int, bigEndian: Bool) -> [UInt8] {
@@ -40,7 +40,7 @@ enum Digest {
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 
-    static func sha256(_ msg: UnsafeBufferPointer<UInt8>, is224: Bool = false) -> [UInt8] {
+    package static func sha256(_ msg: UnsafeBufferPointer<UInt8>, is224: Bool = false) -> [UInt8] {
         let m = pad(msg, block: 64, lenBytes: 8, bigEndian: true)
         var h = is224 ? h224 : h256
         var w = [UInt32](filled: 0, count: 64)
@@ -74,24 +74,24 @@ enum Digest {
 
     // MARK: FNV-1a
 
-    static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
-    static let fnvPrime: UInt64 = 0x0000_0100_0000_01b3
+    package static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
+    package static let fnvPrime: UInt64 = 0x0000_0100_0000_01b3
 
-    @inline(__always) static func fnv1a(_ p: UnsafeBufferPointer<UInt8>, seed: UInt64 = fnvOffset) -> UInt64 {
+    @inline(__always) package static func fnv1a(_ p: UnsafeBufferPointer<UInt8>, seed: UInt64 = fnvOffset) -> UInt64 {
         var h = seed
         for b in p { h = (h ^ UInt64(b)) &* fnvPrime }
         return h
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    static func appendHex(_ bytes: [UInt8], to out: inout StringBuilder) {
+    package static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    package static func appendHex(_ bytes: [UInt8], to out: inout StringBuilder) {
         for b in bytes { out.append(hexDigits[Int(b >> 4)]); out.append(hexDigits[Int(b & 15)]) }
     }
 }
 
 /// MD5(text), SHA2(text, bits), FNV_HASH(value [, seed]).
-enum HashFunctions {
-    static func md5(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+package enum HashFunctions {
+    package static func md5(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let s = try StringKernels.input(v)
         return try StringKernels.mapRows([v], n: n, resultType: resultType) { i, out in
             Digest.appendHex(StringKernels.with(s, i) { Array(Insecure.MD5.hash(data: UnsafeRawBufferPointer($0))) }, to: &out)
@@ -99,7 +99,7 @@ enum HashFunctions {
     }
 
     /// SHA2(text, bits): bits 0 or 256 → SHA-256, 224, 384, 512; any other bit count gives NULL.
-    static func sha2(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func sha2(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try StringKernels.input(args[0])
         let bits = try StringKernels.intInput(args[1])
         var r = try StringKernels.mapRows(args, n: n, resultType: resultType) { i, out in
@@ -133,7 +133,7 @@ enum HashFunctions {
     /// decimals as their decimal text, dates/timestamps in ISO form), as BIGINT. The
     /// seed, when given, replaces the offset basis (Redshift chains hashes this way).
     /// Redshift hashes some types' binary form, so values can differ from Redshift's.
-    static func fnv(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func fnv(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let v = args[0].type.isString ? args[0] : try CastKernels.cast(args[0], to: .varchar(DataType.maxVarcharLength))
         let s = try StringKernels.input(v)
         let seed: IntInput? = args.count > 1 ? try StringKernels.intInput(args[1]) : nil

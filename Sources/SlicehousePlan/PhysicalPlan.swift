@@ -68,6 +68,10 @@ public enum PhysicalJoinKind: String, Sendable, Equatable {
     public var preservesBuild: Bool { self == .right || self == .full || keepsBuildOnly }
 }
 
+public enum SetOperationKind: String, Sendable, Equatable {
+    case union = "UNION", intersect = "INTERSECT", except = "EXCEPT"
+}
+
 public enum AggregatePhase: String, Sendable, Equatable {
     case single, partial, final
 }
@@ -98,7 +102,7 @@ public struct RuntimeFilterTarget: Sendable, Equatable {
 
 /// One node of a physical plan. Expressions reference input columns by position
 /// (for joins: probe columns, then build columns).
-public final class PhysicalNode: @unchecked Sendable {
+public final class PhysicalNode: Sendable {
     public enum Kind: Sendable, Equatable {
         case scan(table: TableDef, columns: [Int], filter: BoundExpr?, mode: ScanMode)
         case filter(BoundExpr)
@@ -132,18 +136,59 @@ public final class PhysicalNode: @unchecked Sendable {
     public let rows: Double
     /// Column ids of the logical columns each output position carries (planner bookkeeping).
     public let columnIDs: [Int]
+    /// What the planner's last passes found about the node (runtime filters, the outputs
+    /// read above it).
+    public let annotations: Annotations
     /// Hash joins: build keys whose values are handed to scans on the probe side
     /// (`RuntimeFilters`); scans: the runtime filters they apply.
-    public var runtimeFilters: [RuntimeFilterSpec] = []
-    public var runtimeFilterTargets: [RuntimeFilterTarget] = []
+    public var runtimeFilters: [RuntimeFilterSpec] { annotations.runtimeFilters }
+    public var runtimeFilterTargets: [RuntimeFilterTarget] { annotations.runtimeFilterTargets }
     /// Hash joins: which output positions the plan above reads (`OutputUse`); empty when
     /// it reads all of them. The join leaves a constant NULL placeholder in the others.
-    public var readOutputs: [Bool] = []
+    public var readOutputs: [Bool] { annotations.readOutputs }
+
+    /// The results of the passes that run on the finished physical plan. A plan is never
+    /// changed once made: a pass returns a new plan with new annotations (`annotated`).
+    public struct Annotations: Sendable, Equatable {
+        public var runtimeFilters: [RuntimeFilterSpec] = []
+        public var runtimeFilterTargets: [RuntimeFilterTarget] = []
+        public var readOutputs: [Bool] = []
+        public init(runtimeFilters: [RuntimeFilterSpec] = [], runtimeFilterTargets: [RuntimeFilterTarget] = [],
+                    readOutputs: [Bool] = []) {
+            self.runtimeFilters = runtimeFilters; self.runtimeFilterTargets = runtimeFilterTargets
+            self.readOutputs = readOutputs
+        }
+    }
 
     public init(_ kind: Kind, children: [PhysicalNode], types: [DataType], names: [String],
-                distribution: Distribution, rows: Double, columnIDs: [Int]) {
+                distribution: Distribution, rows: Double, columnIDs: [Int], annotations: Annotations = Annotations()) {
         self.kind = kind; self.children = children; self.types = types; self.names = names
         self.distribution = distribution; self.rows = rows; self.columnIDs = columnIDs
+        self.annotations = annotations
+    }
+
+    /// This plan with the annotations `annotate` gives (nil: a node's stay as they are).
+    /// Nodes are rebuilt bottom-up; a subplan shared by several parents is rebuilt once
+    /// and stays shared, and an unchanged subtree is reused as it is.
+    public func annotated(_ annotate: (PhysicalNode) -> Annotations?) -> PhysicalNode {
+        var done: [ObjectIdentifier: PhysicalNode] = [:]
+        func rebuild(_ node: PhysicalNode) -> PhysicalNode {
+            if let d = done[ObjectIdentifier(node)] { return d }
+            let children = node.children.map(rebuild)
+            let changedChildren = zip(children, node.children).contains { $0 !== $1 }
+            let newAnnotations = annotate(node)
+            let result: PhysicalNode
+            if !changedChildren && (newAnnotations == nil || newAnnotations == node.annotations) {
+                result = node
+            } else {
+                result = PhysicalNode(node.kind, children: children, types: node.types, names: node.names,
+                                      distribution: node.distribution, rows: node.rows, columnIDs: node.columnIDs,
+                                      annotations: newAnnotations ?? node.annotations)
+            }
+            done[ObjectIdentifier(node)] = result
+            return result
+        }
+        return rebuild(self)
     }
 
     /// Average row width in bytes (for EXPLAIN).

@@ -1,69 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
-/// Dispatch for the functions added after the evaluator's main switch: formatting
-/// (TO_CHAR family), DECODE, hashes, regular expressions, NEXT_DAY and DATE_CMP.
-enum ExtendedFunctions {
-    static func evaluate(_ fn: ScalarFunction, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
-        func arity(_ r: ClosedRange<Int>) throws {
-            guard r.contains(args.count) else {
-                throw SQLError.internalError("\(fn.sqlName) called with \(args.count) arguments")
-            }
-        }
-        switch fn {
-        case .toChar:
-            try arity(2...2)
-            return try FormatFunctions.toChar(args, resultType: t, n: n)
-        case .toDate, .toTimestamp:
-            try arity(2...3)
-            return try FormatFunctions.toDateTime(args, date: fn == .toDate, resultType: t, n: n)
-        case .toNumber:
-            try arity(2...2)
-            return try FormatFunctions.toNumber(args, resultType: t, n: n)
-        case .decode:
-            try arity(3...Int.max)
-            return try decode(args, resultType: t, n: n)
-        case .md5:
-            try arity(1...1)
-            return try HashFunctions.md5(args[0], resultType: t, n: n)
-        case .sha2:
-            try arity(2...2)
-            return try HashFunctions.sha2(args, resultType: t, n: n)
-        case .fnvHash:
-            try arity(1...2)
-            return try HashFunctions.fnv(args, resultType: t, n: n)
-        case .regexpSubstr, .regexpReplace, .regexpCount, .regexpInstr, .similarTo:
-            return try RegexFunctions.evaluate(fn, args, resultType: t, n: n)
-        case .nextDay:
-            try arity(2...2)
-            return try nextDay(args, resultType: t, n: n)
-        case .dateCmp:
-            try arity(2...2)
-            return try dateCmp(args, resultType: t, n: n)
-        case .intervalAdd:
-            return try IntervalFunctions.add(args, resultType: t, n: n)
-        case .timestampDiff:
-            return try IntervalFunctions.difference(args, resultType: t, n: n)
-        case .castInZone:
-            try arity(2...2)
-            let zone = args[1].value(at: 0).asString.flatMap { TimeZoneRules.rule(named: $0) }
-            return try ExtendedCasts.cast(args[0], to: t, assignment: false, zone: zone)
-        case .intervalFromMicros, .intervalPart, .timestampPlusInterval, .timePlusInterval, .intervalPlus,
-             .intervalMultiply, .intervalDivide, .intervalLength:
-            return try IntervalFunctions.evaluate(fn, args, resultType: t, n: n)
-        case .jsonParse, .canJsonParse, .jsonSerialize, .isValidJson, .isValidJsonArray, .jsonExtractPathText,
-             .jsonExtractArrayElementText, .jsonArrayLength, .jsonTypeof, .superField, .superIndex, .isArray, .isObject,
-             .isScalar, .isBoolean, .isNumber, .isInteger, .isSmallint, .isBigint, .isDecimal, .isFloat, .isFp, .isVarchar,
-             .isChar, .getArrayLength, .arrayMake, .objectMake, .toVarbyte, .fromVarbyte, .hllCardinality:
-            return try SemiStructuredFunctions.evaluate(fn, args, resultType: t, n: n)
-        case .convertTimezone:
-            return try IntervalFunctions.convertTimezone(args, resultType: t, n: n)
-        default:
-            throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
-        }
-    }
-
+/// DECODE, NEXT_DAY and DATE_CMP.
+package enum ExtendedFunctions {
     // MARK: - DECODE
 
     /// Equality of row `i` of `a` and row `i` of `b` (same physical type), NULL equal to NULL.
@@ -87,7 +27,7 @@ enum ExtendedFunctions {
 
     /// DECODE(expr, s1, r1, ..., [default]): the result of the first search equal to
     /// expr (NULL matches NULL), else the default or NULL.
-    static func decode(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func decode(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let pairs = (args.count - 1) / 2
         let hasDefault = args.count % 2 == 0
         guard pairs + 1 <= Int(Int8.max) else { throw SQLError(.invalidParameter, "DECODE has too many arguments") }
@@ -126,7 +66,7 @@ enum ExtendedFunctions {
     // MARK: - NEXT_DAY, DATE_CMP
 
     /// Weekday number (0 = Sunday) from a name or an abbreviation of at least two letters.
-    static func weekday(_ p: UnsafeBufferPointer<UInt8>) -> Int64? {
+    package static func weekday(_ p: UnsafeBufferPointer<UInt8>) -> Int64? {
         var s = String(decoding: p, as: UTF8.self).lowercased()
         s = s.trimmingBlanks()
         guard s.count >= 2 else { return nil }
@@ -137,7 +77,7 @@ enum ExtendedFunctions {
     }
 
     /// NEXT_DAY(date, day): the first date after `date` that falls on `day`.
-    static func nextDay(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func nextDay(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let isTs = args[0].type == .timestamp
         let d = try IntInput(args[0])
         let names = try StringKernels.input(args[1])
@@ -162,7 +102,7 @@ enum ExtendedFunctions {
     }
 
     /// DATE_CMP(a, b): -1, 0 or 1.
-    static func dateCmp(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func dateCmp(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let a = try IntInput(args[0]), b = try IntInput(args[1])
         return try StringKernels.mapRowsInt(args, n: n, resultType: resultType) { i in
             a[i] < b[i] ? -1 : a[i] == b[i] ? 0 : 1
@@ -172,7 +112,7 @@ enum ExtendedFunctions {
 
 extension String {
     /// Without leading and trailing blanks and tabs.
-    func trimmingBlanks() -> String {
+    package func trimmingBlanks() -> String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }

@@ -2,31 +2,31 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseSQL
-import SlicehousePlanner
+import SlicehousePlan
 
 /// UTF-8 helpers on raw bytes.
-enum UTF8Bytes {
+package enum UTF8Bytes {
     /// True when every byte is ASCII (one byte per character).
-    @inline(__always) static func isASCII(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inline(__always) package static func isASCII(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
         var acc: UInt8 = 0
         for b in p { acc |= b }
         return acc < 0x80
     }
     /// Number of characters (bytes that do not continue a character).
-    @inline(__always) static func count(_ p: UnsafeBufferPointer<UInt8>) -> Int {
+    @inline(__always) package static func count(_ p: UnsafeBufferPointer<UInt8>) -> Int {
         var n = 0
         for b in p { n += (b & 0xC0) != 0x80 ? 1 : 0 }
         return n
     }
     /// Byte length of the character whose first byte is `b` (1 for stray bytes).
-    @inline(__always) static func width(_ b: UInt8) -> Int {
+    @inline(__always) package static func width(_ b: UInt8) -> Int {
         if b < 0xC0 { return 1 }
         if b < 0xE0 { return 2 }
         if b < 0xF0 { return 3 }
         return 4
     }
     /// Byte offset of character `k` (0-based; the byte count when past the end).
-    @inline(__always) static func offset(ofChar k: Int, in p: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Int {
+    @inline(__always) package static func offset(ofChar k: Int, in p: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Int {
         if k <= 0 { return 0 }
         if ascii { return min(k, p.count) }
         var i = 0, c = 0
@@ -34,7 +34,7 @@ enum UTF8Bytes {
         return i
     }
     /// Byte offsets where each character starts, plus the byte count at the end.
-    static func boundaries(_ p: UnsafeBufferPointer<UInt8>) -> [Int] {
+    package static func boundaries(_ p: UnsafeBufferPointer<UInt8>) -> [Int] {
         var r: [Int] = []
         r.reserveCapacity(p.count + 1)
         var i = 0
@@ -44,7 +44,7 @@ enum UTF8Bytes {
     }
     /// First byte index of `needle` in `hay` at or after `from`, or nil; a needle of two
     /// bytes or more is screened by its first and last bytes (`find(_:in:from:probes:)`).
-    @inline(__always) static func find(_ needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>, from: Int = 0) -> Int? {
+    @inline(__always) package static func find(_ needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>, from: Int = 0) -> Int? {
         find(needle, in: hay, from: from, probes: (0, needle.count - 1))
     }
 
@@ -60,7 +60,7 @@ enum UTF8Bytes {
     /// pay no library call per candidate, and a position costs nothing more unless both
     /// of its probed bytes agree: probing bytes that are rare in text (`rareProbes`)
     /// keeps those few.
-    @inline(__always) static func find(_ needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>,
+    @inline(__always) package static func find(_ needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>,
                                        from: Int, probes: (Int, Int)) -> Int? {
         let m = needle.count, n = hay.count
         if m == 0 { return from <= n ? from : nil }
@@ -131,7 +131,7 @@ enum UTF8Bytes {
     /// and `c` instead of its first and last bytes, `s` and `l`, both common in English
     /// (its `NOT LIKE '%special%requests%'` over SF 1's 1.5 M comments, warm: 13.9 ms →
     /// 12.2). (0, count - 1) for two bytes or fewer.
-    static func rareProbes(_ needle: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+    package static func rareProbes(_ needle: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
         let m = needle.count
         guard m > 2 else { return (0, max(0, m - 1)) }
         var best = 0, second = 1
@@ -151,7 +151,7 @@ enum UTF8Bytes {
     /// How common byte `b` is in text, on a scale where higher is commoner: the space,
     /// then lower-case letters by their frequency in English, punctuation, digits and
     /// capitals; control and non-ASCII bytes rarest. Only the order matters.
-    static func textFrequency(_ b: UInt8) -> Int {
+    package static func textFrequency(_ b: UInt8) -> Int {
         switch b {
         case 0x20: return 255
         case UInt8(ascii: "a")...UInt8(ascii: "z"):
@@ -171,11 +171,11 @@ enum UTF8Bytes {
 }
 
 /// String functions on UTF-8 bytes (character semantics, ASCII fast paths).
-enum StringKernels {
+package enum StringKernels {
 
     /// Run `body` for every valid row, building a string result. Strict: any NULL
     /// argument gives NULL.
-    static func mapRows(_ args: [Vector], n: Int, resultType: DataType,
+    package static func mapRows(_ args: [Vector], n: Int, resultType: DataType,
                         _ body: (Int, inout StringBuilder) throws -> Void) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let constant = args.allSatisfy { $0.isConstant }
@@ -190,7 +190,7 @@ enum StringKernels {
     }
 
     /// Run `body` for every valid row, building an integer result.
-    static func mapRowsInt(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64) throws -> Vector {
+    package static func mapRowsInt(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int64) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let constant = args.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
@@ -202,28 +202,28 @@ enum StringKernels {
 
     /// Bytes of row `i` of a string input.
     @inline(__always)
-    static func with<R>(_ s: StringInput, _ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package static func with<R>(_ s: StringInput, _ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let r = s.range(i)
         return try s.array.bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[r])) }
     }
 
     /// Strings as string inputs (the registry casts other types to VARCHAR; casts here are defensive).
-    static func input(_ v: Vector) throws -> StringInput {
+    package static func input(_ v: Vector) throws -> StringInput {
         if v.type.isString { return try StringInput(v) }
         return try StringInput(CastKernels.cast(v, to: .varchar(TypeRules.stringLength(v.type))))
     }
-    static func intInput(_ v: Vector) throws -> IntInput {
+    package static func intInput(_ v: Vector) throws -> IntInput {
         if v.type.physical == .int64 && !v.type.isDecimal { return try IntInput(v) }
         return try IntInput(CastKernels.cast(v, to: .bigint))
     }
 
-    static let maxResultBytes = DataType.maxVarcharLength
-    static func tooLarge() -> SQLError { SQLError(.invalidParameter, "requested length too large") }
+    package static let maxResultBytes = DataType.maxVarcharLength
+    package static func tooLarge() -> SQLError { SQLError(.invalidParameter, "requested length too large") }
 
     // MARK: - Concatenation
 
     /// `a || b` and CONCAT(a, b): NULL when either is NULL (Redshift).
-    static func concat(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func concat(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
         let x = try input(a), y = try input(b)
         return try mapRows([a, b], n: n, resultType: resultType) { i, out in
             with(x, i) { out.append($0) }
@@ -233,20 +233,20 @@ enum StringKernels {
 
     // MARK: - Case mapping
 
-    enum CaseMap { case upper, lower, initcap }
+    package enum CaseMap { case upper, lower, initcap }
 
-    static func mapCase(_ v: Vector, _ mode: CaseMap, resultType: DataType, n: Int) throws -> Vector {
+    package static func mapCase(_ v: Vector, _ mode: CaseMap, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         return try mapRows([v], n: n, resultType: resultType) { i, out in
             with(s, i) { p in appendCase(p, mode, to: &out) }
         }
     }
 
-    @inline(__always) static func isAlnumASCII(_ b: UInt8) -> Bool {
+    @inline(__always) package static func isAlnumASCII(_ b: UInt8) -> Bool {
         (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
     }
 
-    static func appendCase(_ p: UnsafeBufferPointer<UInt8>, _ mode: CaseMap, to out: inout StringBuilder) {
+    package static func appendCase(_ p: UnsafeBufferPointer<UInt8>, _ mode: CaseMap, to out: inout StringBuilder) {
         if UTF8Bytes.isASCII(p) {
             switch mode {
             case .upper: for b in p { out.append(b >= 97 && b <= 122 ? b - 32 : b) }
@@ -284,7 +284,10 @@ enum StringKernels {
     /// LEN/LENGTH/CHAR_LENGTH count characters: trailing blanks count in a VARCHAR and
     /// not in a CHAR (Redshift). OCTET_LENGTH counts bytes; a CHAR(n) value is n bytes
     /// (blank-padded).
-    static func length(_ v: Vector, _ fn: ScalarFunction, resultType: DataType, n: Int) throws -> Vector {
+    /// LENGTH and LEN count characters, OCTET_LENGTH bytes.
+    package enum LengthKind: Sendable { case length, len, octetLength }
+
+    package static func length(_ v: Vector, _ fn: LengthKind, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         var charWidth: Int? = nil
         if case .char(let w) = v.type { charWidth = w }
@@ -306,7 +309,7 @@ enum StringKernels {
 
     /// SUBSTRING(s, start [, count]) with PostgreSQL's rules (1-based characters; a
     /// start before 1 shortens the window; a negative count is an error).
-    static func substring(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func substring(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), st = try intInput(args[1])
         let cnt: IntInput? = args.count > 2 ? try intInput(args[2]) : nil
         // A constant window over a column (`substring(c_phone FROM 1 FOR 2)`): byte ranges
@@ -355,7 +358,7 @@ enum StringKernels {
     /// The characters `skip ..< stop` (0-based; `stop` may be `Int.max`) of the first `n`
     /// rows of `a`, empty for rows `validity` marks NULL. A row whose bytes before `stop`
     /// are ASCII (one byte per character) is cut at byte offsets without counting.
-    static func substringWindow(_ a: StringArray, count n: Int, skip: Int, stop: Int, validity: Validity?) -> StringArray {
+    package static func substringWindow(_ a: StringArray, count n: Int, skip: Int, stop: Int, validity: Validity?) -> StringArray {
         let base = n > 0 ? Int(a.offsets[0]) : 0
         let total = n > 0 ? Int(a.offsets[n]) - base : 0
         var offsets = [Int32](filled: 0, count: n + 1)
@@ -400,7 +403,7 @@ enum StringKernels {
     }
 
     /// LEFT(s, k) / RIGHT(s, k); a negative k drops |k| characters from the other end.
-    static func leftRight(_ args: [Vector], left: Bool, resultType: DataType, n: Int) throws -> Vector {
+    package static func leftRight(_ args: [Vector], left: Bool, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), k = try intInput(args[1])
         return try mapRows(args, n: n, resultType: resultType) { i, out in
             with(s, i) { p in
@@ -428,7 +431,7 @@ enum StringKernels {
     // MARK: - Search
 
     /// POSITION/STRPOS (s, sub) and CHARINDEX (sub, s): 1-based character index, 0 when absent.
-    static func position(_ args: [Vector], haystackFirst: Bool, resultType: DataType, n: Int) throws -> Vector {
+    package static func position(_ args: [Vector], haystackFirst: Bool, resultType: DataType, n: Int) throws -> Vector {
         let h = try input(args[haystackFirst ? 0 : 1]), nd = try input(args[haystackFirst ? 1 : 0])
         return try mapRowsInt(args, n: n, resultType: resultType) { i in
             with(h, i) { hay in
@@ -443,7 +446,9 @@ enum StringKernels {
     // MARK: - Trimming
 
     /// BTRIM/LTRIM/RTRIM with an optional set of characters (default: blanks).
-    static func trim(_ args: [Vector], fn: ScalarFunction, resultType: DataType, n: Int) throws -> Vector {
+    package enum TrimKind: Sendable { case btrim, ltrim, rtrim }
+
+    package static func trim(_ args: [Vector], fn: TrimKind, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0])
         let chars: StringInput? = args.count > 1 ? try input(args[1]) : nil
         let leading = fn != .rtrim, trailing = fn != .ltrim
@@ -483,7 +488,7 @@ enum StringKernels {
     // MARK: - Padding, repetition, reversal
 
     /// LPAD/RPAD(s, length [, fill]): characters; a longer s is truncated to `length`.
-    static func pad(_ args: [Vector], left: Bool, resultType: DataType, n: Int) throws -> Vector {
+    package static func pad(_ args: [Vector], left: Bool, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), k = try intInput(args[1])
         let fill: StringInput? = args.count > 2 ? try input(args[2]) : nil
         let blank: [UInt8] = [32]
@@ -519,7 +524,7 @@ enum StringKernels {
         }
     }
 
-    static func repeatString(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func repeatString(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), k = try intInput(args[1])
         return try mapRows(args, n: n, resultType: resultType) { i, out in
             let times = k[i]
@@ -533,7 +538,7 @@ enum StringKernels {
         }
     }
 
-    static func reverse(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func reverse(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         return try mapRows([v], n: n, resultType: resultType) { i, out in
             with(s, i) { p in
@@ -552,7 +557,7 @@ enum StringKernels {
     // MARK: - Replacement
 
     /// REPLACE(s, from, to): every occurrence of `from` (bytes) replaced.
-    static func replace(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func replace(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), f = try input(args[1]), t = try input(args[2])
         return try mapRows(args, n: n, resultType: resultType) { i, out in
             with(s, i) { p in
@@ -574,7 +579,7 @@ enum StringKernels {
 
     /// TRANSLATE(s, from, to): characters of `from` become the character at the same
     /// position of `to`, or are removed when `to` is shorter.
-    static func translate(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func translate(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), f = try input(args[1]), t = try input(args[2])
         return try mapRows(args, n: n, resultType: resultType) { i, out in
             with(s, i) { p in
@@ -600,7 +605,7 @@ enum StringKernels {
     }
 
     /// SPLIT_PART(s, delimiter, k): the k-th field (1-based); empty past the end.
-    static func splitPart(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func splitPart(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), d = try input(args[1]), k = try intInput(args[2])
         return try mapRows(args, n: n, resultType: resultType) { i, out in
             let field = k[i]
@@ -627,7 +632,7 @@ enum StringKernels {
 
     // MARK: - Code points
 
-    static func ascii(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func ascii(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         return try mapRowsInt([v], n: n, resultType: resultType) { i in
             with(s, i) { p in
@@ -644,7 +649,7 @@ enum StringKernels {
 
     /// QUOTE_IDENT: unquoted when the text reads back as itself (a lower-case letter or
     /// underscore, then lower-case letters, digits, `_` or `$`, not a reserved word).
-    static func quoteIdent(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func quoteIdent(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         return try mapRows([v], n: n, resultType: resultType) { i, out in
             with(s, i) { p in
@@ -667,7 +672,7 @@ enum StringKernels {
     }
 
     /// QUOTE_LITERAL: in single quotes, each quote inside doubled.
-    static func quoteLiteral(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func quoteLiteral(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         return try mapRows([v], n: n, resultType: resultType) { i, out in
             with(s, i) { p in
@@ -684,7 +689,7 @@ enum StringKernels {
     /// STRTOL(s, base): blanks around, an optional sign, for base 16 an optional `0x`, then
     /// digits of the base (letters for 10 and up, either case). Anything else, a base
     /// outside 2...36 or a value past BIGINT is an error.
-    static func strtol(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func strtol(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let s = try input(args[0]), base = try intInput(args[1])
         return try mapRowsInt(args, n: n, resultType: resultType) { i in
             let b = base[i]
@@ -717,7 +722,7 @@ enum StringKernels {
         }
     }
 
-    static func chr(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func chr(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let k = try intInput(v)
         return try mapRows([v], n: n, resultType: resultType) { i, out in
             let code = k[i]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// Redshift (PostgreSQL) datetime format strings for TO_CHAR, TO_DATE and TO_TIMESTAMP.
 ///
@@ -9,19 +9,19 @@ import SlicehousePlanner
 /// P.M. YYYY YYY YY Y IYYY MONTH MON MM DAY DY DDD DD D WW IW Q CC J`, the `FM` prefix
 /// (no padding / leading zeros for the next pattern), text in double quotes (literal,
 /// `\"` for a quote) and any other character (copied / skipped one-for-one).
-struct DateTimeFormat {
-    enum Field: Equatable {
+package struct DateTimeFormat {
+    package enum Field: Equatable {
         case hh24, hh12, mi, ss, ms, us, meridiem(upper: Bool, dots: Bool)
         case yyyy, yyy, yy, y, iyyy, cc, month(Case), mon(Case), mm, day(Case), dy(Case), ddd, dd, d, ww, iw, q, j
     }
-    enum Case: Equatable { case upper, capital, lower }
-    enum Token: Equatable {
+    package enum Case: Equatable { case upper, capital, lower }
+    package enum Token: Equatable {
         case literal([UInt8])
         case field(Field, fillMode: Bool)
     }
-    let tokens: [Token]
+    package let tokens: [Token]
 
-    init(_ format: UnsafeBufferPointer<UInt8>) {
+    package init(_ format: UnsafeBufferPointer<UInt8>) {
         var out: [Token] = []
         var lit: [UInt8] = []
         var i = 0
@@ -86,13 +86,13 @@ struct DateTimeFormat {
         tokens = out
     }
 
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
+    package static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
                              "September", "October", "November", "December"]
-    static let dayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    package static let dayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
     // MARK: - Formatting
 
-    static func appendName(_ name: String, _ c: Case, pad: Int, _ out: inout StringBuilder) {
+    package static func appendName(_ name: String, _ c: Case, pad: Int, _ out: inout StringBuilder) {
         var written = 0
         for (k, b) in name.utf8.enumerated() {
             var x = b
@@ -106,13 +106,13 @@ struct DateTimeFormat {
         while written < pad { out.append(0x20); written += 1 }
     }
 
-    @inline(__always) static func appendNumber(_ v: Int64, width: Int, fill: Bool, _ out: inout StringBuilder) {
+    @inline(__always) package static func appendNumber(_ v: Int64, width: Int, fill: Bool, _ out: inout StringBuilder) {
         if v < 0 { out.append(0x2D) }
         TextFormat.appendDigits(v.magnitude, minWidth: fill ? 1 : width, to: &out)
     }
 
     /// Append timestamp `t` (µs since 1970-01-01) formatted.
-    func append(micros t: Int64, to out: inout StringBuilder) {
+    package func append(micros t: Int64, to out: inout StringBuilder) {
         let days = DateFunctions.floorDiv(t, DateTime.microsPerDay)
         let tod = t - days * DateTime.microsPerDay
         let (year, month, day) = DateTime.civil(days)
@@ -162,7 +162,7 @@ struct DateTimeFormat {
     /// Parse `s` with this format into µs since 1970. Throws 22007 on text that does not
     /// fit; with `strict` false, day overflow rolls into the next month (Redshift's
     /// default for TO_DATE), with `strict` true it is an error.
-    func parse(_ s: UnsafeBufferPointer<UInt8>, strict: Bool) throws -> Int64 {
+    package func parse(_ s: UnsafeBufferPointer<UInt8>, strict: Bool) throws -> Int64 {
         var i = 0
         var year: Int64 = 1970, month: Int64 = 1, day: Int64 = 1
         var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, micros: Int64 = 0

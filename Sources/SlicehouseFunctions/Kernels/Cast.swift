@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// CAST between all types.
 ///
@@ -14,10 +14,10 @@ import SlicehousePlanner
 /// - CHAR/VARCHAR → numbers, dates, timestamps, booleans: parsed, with
 ///   `invalid input syntax for type integer: "abc"` (22P02) on bad text;
 /// - DATE ↔ TIMESTAMP; BOOLEAN ↔ integers.
-enum CastKernels {
+package enum CastKernels {
 
     /// Cast every stored value of `v` to `target` (a constant stays constant).
-    static func cast(_ v: Vector, to target: DataType, assignment: Bool = false) throws -> Vector {
+    package static func cast(_ v: Vector, to target: DataType, assignment: Bool = false) throws -> Vector {
         let source = v.type
         if Kern.isConstNull(v) { return Kern.constNull(target) }
         if source == target { return v }
@@ -72,7 +72,7 @@ enum CastKernels {
     // MARK: - Numbers
 
     /// The error for a value that does not fit an exact numeric target.
-    static func exactOverflow(_ target: DataType) -> SQLError {
+    package static func exactOverflow(_ target: DataType) -> SQLError {
         if case .decimal(let p, let s) = target {
             return SQLError(.numericOutOfRange, "numeric field overflow",
                             detail: "A field with precision \(p), scale \(s) must round to an absolute value less than 10^\(p - s).")
@@ -82,20 +82,20 @@ enum CastKernels {
 
     /// Inclusive bound of the absolute value of a target (integer ranges are asymmetric:
     /// `lo` is returned separately).
-    static func bounds(_ t: DataType) -> (lo: Int128, hi: Int128) {
+    package static func bounds(_ t: DataType) -> (lo: Int128, hi: Int128) {
         if let r = t.integerRange { return (Int128(r.lowerBound), Int128(r.upperBound)) }
         let m = DecimalMath.maxValue(precision: t.precision)
         return (-m, m)
     }
 
     /// Whether every value of `s` is representable unchanged in `t` (same physical form and scale).
-    static func isWidening(_ s: DataType, _ t: DataType) -> Bool {
+    package static func isWidening(_ s: DataType, _ t: DataType) -> Bool {
         guard s.physical == t.physical, s.scale == t.scale else { return false }
         let sb = bounds(s), tb = bounds(t)
         return tb.lo <= sb.lo && sb.hi <= tb.hi
     }
 
-    static func exactToExact(_ v: Vector, _ target: DataType) throws -> Vector {
+    package static func exactToExact(_ v: Vector, _ target: DataType) throws -> Vector {
         if isWidening(v.type, target) { return v.retyped(target) }
         let ss = v.type.scale, ts = target.scale
         let (lo, hi) = bounds(target)
@@ -122,7 +122,7 @@ enum CastKernels {
         return Vector(type: target, data: data, validity: v.validity, isConstant: v.isConstant)
     }
 
-    static func exactToFloat(_ v: Vector, _ target: DataType) throws -> Vector {
+    package static func exactToFloat(_ v: Vector, _ target: DataType) throws -> Vector {
         let s = v.type.scale
         let div = pow10Double(s)
         var out: [Double]
@@ -138,19 +138,19 @@ enum CastKernels {
     /// `Double(x)`, rounded as it rounds: through Int64 when x fits in one (the standard
     /// library's conversion from Int128 is generic and unspecialized, about 40 ns a value:
     /// TPC-DS q39's `stddev_samp(...) * 1.000`, a NUMERIC(38) cast to DOUBLE per row).
-    @inline(__always) static func double(_ x: Int128) -> Double {
+    @inline(__always) package static func double(_ x: Int128) -> Double {
         let low = Int64(truncatingIfNeeded: x)
         return Int128(low) == x ? Double(low) : Double(x)
     }
 
     /// 10^e as a Double (exact up to 10^22).
-    static func pow10Double(_ e: Int) -> Double {
+    package static func pow10Double(_ e: Int) -> Double {
         var r = 1.0
         for _ in 0..<max(0, e) { r *= 10 }
         return r
     }
 
-    static func floatToExact(_ v: Vector, _ target: DataType) throws -> Vector {
+    package static func floatToExact(_ v: Vector, _ target: DataType) throws -> Vector {
         let x = try Kern.doubles(v)
         let scale = pow10Double(target.scale)
         let (lo, hi) = bounds(target)
@@ -183,26 +183,26 @@ enum CastKernels {
     // MARK: - To text
 
     /// The byte length limit of a string type.
-    static func maxLength(_ t: DataType) -> Int {
+    package static func maxLength(_ t: DataType) -> Int {
         switch t {
         case .char(let n), .varchar(let n): return n
         default: return DataType.maxVarcharLength
         }
     }
 
-    static func tooLong(_ t: DataType) -> SQLError {
+    package static func tooLong(_ t: DataType) -> SQLError {
         SQLError(.stringTooLong, "value too long for type \(t.sqlName)")
     }
 
     /// Length of the longest prefix of `p` of at most `limit` bytes that ends on a character boundary.
-    @inline(__always) static func truncatedLength(_ p: UnsafeBufferPointer<UInt8>, _ limit: Int) -> Int {
+    @inline(__always) package static func truncatedLength(_ p: UnsafeBufferPointer<UInt8>, _ limit: Int) -> Int {
         if p.count <= limit { return p.count }
         var k = limit
         while k > 0 && (p[k] & 0xC0) == 0x80 { k -= 1 }
         return k
     }
 
-    static func toString(_ v: Vector, _ target: DataType, assignment: Bool) throws -> Vector {
+    package static func toString(_ v: Vector, _ target: DataType, assignment: Bool) throws -> Vector {
         let limit = maxLength(target)
         let isChar: Bool = { if case .char = target { return true }; return false }()
         let rows = v.count
@@ -259,7 +259,7 @@ enum CastKernels {
     /// Append `p` fitted to a string target: truncated (or an error for assignments when
     /// non-blank characters would be lost); CHAR without trailing blanks.
     @inline(__always)
-    static func appendFitted(_ p: UnsafeBufferPointer<UInt8>, limit: Int, isChar: Bool, assignment: Bool,
+    package static func appendFitted(_ p: UnsafeBufferPointer<UInt8>, limit: Int, isChar: Bool, assignment: Bool,
                              checked: Bool, target: DataType, to out: inout StringBuilder) throws {
         var len = p.count
         if len > limit {
@@ -274,10 +274,10 @@ enum CastKernels {
 
     // MARK: - From text
 
-    static func invalidText(_ t: DataType, _ p: UnsafeBufferPointer<UInt8>) -> SQLError {
+    package static func invalidText(_ t: DataType, _ p: UnsafeBufferPointer<UInt8>) -> SQLError {
         SQLError(.invalidText, "invalid input syntax for type \(typeWord(t)): \"\(String(decoding: p, as: UTF8.self))\"")
     }
-    static func typeWord(_ t: DataType) -> String {
+    package static func typeWord(_ t: DataType) -> String {
         switch t {
         case .decimal: return "numeric"
         case .timestamp: return "timestamp"
@@ -285,10 +285,10 @@ enum CastKernels {
         }
     }
 
-    enum IntParse { case ok(Int64), invalid, overflow }
+    package enum IntParse { case ok(Int64), invalid, overflow }
 
     /// Parse an integer: blanks around, an optional sign, digits.
-    static func parseInt(_ b: UnsafeBufferPointer<UInt8>) -> IntParse {
+    package static func parseInt(_ b: UnsafeBufferPointer<UInt8>) -> IntParse {
         var i = 0, n = b.count
         while i < n && (b[i] == 32 || b[i] == 9 || b[i] == 10 || b[i] == 13) { i += 1 }
         while n > i && (b[n - 1] == 32 || b[n - 1] == 9 || b[n - 1] == 10 || b[n - 1] == 13) { n -= 1 }
@@ -313,7 +313,7 @@ enum CastKernels {
 
     /// Parse a boolean the way PostgreSQL does: t/true/y/yes/on/1, f/false/n/no/off/0
     /// (any unique prefix, case-insensitive, blanks around).
-    static func parseBool(_ b: UnsafeBufferPointer<UInt8>) -> Bool? {
+    package static func parseBool(_ b: UnsafeBufferPointer<UInt8>) -> Bool? {
         var i = 0, n = b.count
         while i < n && b[i] == 32 { i += 1 }
         while n > i && b[n - 1] == 32 { n -= 1 }
@@ -330,7 +330,7 @@ enum CastKernels {
     }
 
     /// Parse a double (also `Infinity`, `-Infinity`, `NaN`).
-    static func parseDouble(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func parseDouble(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0, n = b.count
         while i < n && (b[i] == 32 || b[i] == 9) { i += 1 }
         while n > i && (b[n - 1] == 32 || b[n - 1] == 9) { n -= 1 }
@@ -340,7 +340,7 @@ enum CastKernels {
         return Double(String(decoding: UnsafeBufferPointer(rebasing: b[i..<n]), as: UTF8.self))
     }
 
-    static func fromString(_ v: Vector, _ target: DataType) throws -> Vector {
+    package static func fromString(_ v: Vector, _ target: DataType) throws -> Vector {
         let s = try Kern.strings(v)
         let rows = v.count
         let validity = v.validity
@@ -435,9 +435,9 @@ enum CastKernels {
 // MARK: - Row operations
 
 /// Rescale an Int64 exact numeric (divide with rounding, or multiply) and range-check it.
-struct Rescale64: RowOp1 {
-    let up: Int64, down: Int64, lo: Int64, hi: Int64
-    @inline(__always) func apply(_ a: Int64) -> (Int64, Bool) {
+package struct Rescale64: RowOp1 {
+    package let up: Int64, down: Int64, lo: Int64, hi: Int64
+    @inline(__always) package func apply(_ a: Int64) -> (Int64, Bool) {
         var r = a
         var o = false
         if down != 1 { r = ArithmeticKernels.divRound(r, down) }
@@ -446,7 +446,7 @@ struct Rescale64: RowOp1 {
     }
 }
 /// A scaled Int64 as a Double.
-struct Int64ToDouble: RowOp1 {
-    let div: Double
-    @inline(__always) func apply(_ a: Int64) -> (Double, Bool) { (div == 1 ? Double(a) : Double(a) / div, false) }
+package struct Int64ToDouble: RowOp1 {
+    package let div: Double
+    @inline(__always) package func apply(_ a: Int64) -> (Double, Bool) { (div == 1 ? Double(a) : Double(a) / div, false) }
 }

@@ -9,10 +9,10 @@ import SlicehouseTypes
 ///     NOT TRUE = FALSE   NOT FALSE = TRUE   NOT NULL = NULL
 ///     AND: FALSE wins, then NULL, else TRUE
 ///     OR:  TRUE wins, then NULL, else FALSE
-enum LogicKernels {
+package enum LogicKernels {
 
     /// NOT v (NULL stays NULL).
-    static func not(_ v: Vector, n: Int) throws -> Vector {
+    package static func not(_ v: Vector, n: Int) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(.boolean) }
         let b = v.type.physical == .bool ? v : try CastKernels.cast(v, to: .boolean)
         let x = try Kern.bools(b)
@@ -20,7 +20,7 @@ enum LogicKernels {
     }
 
     /// v IS NULL / IS NOT NULL (never NULL itself).
-    static func isNull(_ v: Vector, negated: Bool, n: Int) -> Vector {
+    package static func isNull(_ v: Vector, negated: Bool, n: Int) -> Vector {
         if v.isConstant {
             return Kern.boolResult([v.isNull(0) != negated], validity: nil, constant: true)
         }

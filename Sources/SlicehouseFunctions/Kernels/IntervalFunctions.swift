@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// INTERVAL arithmetic and CONVERT_TIMEZONE.
 ///
@@ -10,12 +10,12 @@ import SlicehousePlanner
 /// time zones a day is 24 hours); any other interval goes through
 /// `timestamp_pl_interval`. `t1 - t2` on timestamps is
 /// `interval_from_micros(timestamp_mi(t1, t2))`.
-enum IntervalFunctions {
-    static let intervalOutOfRange = SQLError(.datetimeOverflow, "interval out of range")
+package enum IntervalFunctions {
+    package static let intervalOutOfRange = SQLError(.datetimeOverflow, "interval out of range")
 
     /// interval_add(ts, months, micros): months first (the day clamped to the end of
     /// the month, like PostgreSQL and Redshift), then the microseconds.
-    static func add(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func add(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 3 else { throw SQLError.internalError("interval_add takes 3 arguments") }
         let (tv, mv, dv) = (args[0], args[1], args[2])
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
@@ -37,7 +37,7 @@ enum IntervalFunctions {
     }
 
     /// timestamp_mi(a, b): a - b in microseconds.
-    static func difference(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func difference(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("timestamp_mi takes 2 arguments") }
         let (a, b) = (args[0], args[1])
         if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(resultType) }
@@ -51,7 +51,13 @@ enum IntervalFunctions {
         return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
 
-    static func evaluate(_ fn: ScalarFunction, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
+    /// The functions of `evaluate` (the declarations in Builtins/Intervals.swift choose one).
+    package enum Op: String, Sendable {
+        case intervalFromMicros, intervalPart, timestampPlusInterval, timePlusInterval, intervalPlus
+        case intervalLength, intervalMultiply, intervalDivide
+    }
+
+    package static func evaluate(_ fn: Op, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
         switch fn {
         case .intervalFromMicros:
             return try mapWide(args, n: n, resultType: t) { i in
@@ -105,13 +111,13 @@ enum IntervalFunctions {
                 return p
             }
         default:
-            throw SQLError.internalError("unreachable function dispatch for \(fn.sqlName)")
+            throw SQLError.internalError("unreachable function dispatch for \(fn.rawValue)")
         }
     }
 
     /// `iv * factor` as PostgreSQL's interval_mul computes it: a fraction of a month
     /// becomes days (30 a month), a fraction of a day becomes time.
-    static func scaled(_ iv: IntervalValue, _ factor: Double) -> IntervalValue {
+    package static func scaled(_ iv: IntervalValue, _ factor: Double) -> IntervalValue {
         let months = Double(iv.months) * factor
         let wholeMonths = months.rounded(.towardZero)
         let days = Double(iv.days) * factor + (months - wholeMonths) * 30
@@ -124,7 +130,7 @@ enum IntervalFunctions {
     }
 
     /// Rows of an INTERVAL result (NULL where any argument is NULL).
-    static func mapWide(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int128) throws -> Vector {
+    package static func mapWide(_ args: [Vector], n: Int, resultType: DataType, _ body: (Int) throws -> Int128) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let constant = args.allSatisfy { $0.isConstant }
         let len = constant ? 1 : n
@@ -138,7 +144,7 @@ enum IntervalFunctions {
     /// reads it: years and months from the months, `day` from the days, hours and
     /// smaller from the time (not normalised: `interval '36 hours'` has 36 hours);
     /// `epoch` counts a year as 365.25 days and a month as 30.
-    static func part(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func part(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("interval_part takes 2 arguments") }
         let (pv, mv) = (args[0], args[1])
         if Kern.isConstNull(pv) || Kern.isConstNull(mv) { return Kern.constNull(resultType) }
@@ -186,7 +192,7 @@ enum IntervalFunctions {
 
     // MARK: - CONVERT_TIMEZONE
 
-    static func zone(_ name: UnsafeBufferPointer<UInt8>) throws -> TimeZoneRule {
+    package static func zone(_ name: UnsafeBufferPointer<UInt8>) throws -> TimeZoneRule {
         let s = String(decoding: name, as: UTF8.self)
         guard let rule = TimeZoneRules.rule(named: s) else {
             throw SQLError(.invalidParameter, "time zone \"\(s)\" not recognized")
@@ -196,7 +202,7 @@ enum IntervalFunctions {
 
     /// CONVERT_TIMEZONE([source,] target, ts): the wall-clock time in `target` of the
     /// instant that is `ts` in `source` (UTC when omitted).
-    static func convertTimezone(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func convertTimezone(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 || args.count == 3 else {
             throw SQLError.internalError("convert_timezone takes 2 or 3 arguments")
         }
@@ -262,15 +268,15 @@ enum IntervalFunctions {
 }
 
 /// `t + delta` microseconds, failing on overflow.
-struct AddMicrosOp: RowOp1 {
-    let delta: Int64
-    @inline(__always) func apply(_ t: Int64) -> (Int64, Bool) { t.addingReportingOverflow(delta) }
+package struct AddMicrosOp: RowOp1 {
+    package let delta: Int64
+    @inline(__always) package func apply(_ t: Int64) -> (Int64, Bool) { t.addingReportingOverflow(delta) }
 }
 
 /// `t + months + delta` microseconds (month arithmetic clamps to the month's end).
-struct AddIntervalOp: RowOp1 {
-    let months: Int64, delta: Int64
-    @inline(__always) func apply(_ t: Int64) -> (Int64, Bool) {
+package struct AddIntervalOp: RowOp1 {
+    package let months: Int64, delta: Int64
+    @inline(__always) package func apply(_ t: Int64) -> (Int64, Bool) {
         DateTime.addInterval(t, months: months, deltaMicros: delta)
     }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// `+ - * / %` and unary minus for integers, decimals (scaled Int64/Int128),
 /// floats and dates.
@@ -22,10 +22,10 @@ import SlicehousePlanner
 /// largest magnitudes leave room) is computed in Int64 and returned narrowed
 /// (`Vector.isNarrowed`): the result precision is then never exceeded, since every Int64
 /// has at most 19 digits. Operands may be narrowed whether or not `narrowing` is set.
-enum ArithmeticKernels {
+package enum ArithmeticKernels {
 
     /// `a op b` over `n` rows (`op` is arithmetic, not a comparison).
-    static func binary(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int,
+    package static func binary(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int,
                        narrowing: Bool = false) throws -> Vector {
         if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(resultType) }
         if op == .concat { return try StringKernels.concat(a, b, resultType: resultType, n: n) }
@@ -54,7 +54,7 @@ enum ArithmeticKernels {
 
     // MARK: - Integers
 
-    static func integer(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func integer(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
         let x = try Kern.int64s(a), y = try Kern.int64s(b)
         let len = Kern.length(a, b, n: n)
         let constant = a.isConstant && b.isConstant
@@ -78,7 +78,7 @@ enum ArithmeticKernels {
 
     /// Run a checked row function given as a closure (cold paths); on a flagged row
     /// that is not NULL, throw `error(a, b)`.
-    static func apply<A, B, R>(_ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ len: Int, _ validity: Validity?,
+    package static func apply<A, B, R>(_ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ len: Int, _ validity: Validity?,
                                _ f: (A, B) -> (R, Bool), _ error: (A, B) -> SQLError) throws -> [R] {
         let (out, bad) = Kern.map2Checked(a, ac, b, bc, len, f)
         if bad {
@@ -92,7 +92,7 @@ enum ArithmeticKernels {
 
     // MARK: - Decimals
 
-    static func decimal(_ op: BinaryOp, _ a0: Vector, _ b0: Vector, resultType: DataType, n: Int,
+    package static func decimal(_ op: BinaryOp, _ a0: Vector, _ b0: Vector, resultType: DataType, n: Int,
                         narrowing: Bool = false) throws -> Vector {
         var a = a0, b = b0
         // A constant operand of + - % is aligned to the other operand's scale once, up
@@ -173,13 +173,13 @@ enum ArithmeticKernels {
     /// rows included), by the operands' magnitude bounds (`Kern.magnitudeBits`): a product
     /// is below 2^(bx + by), a sum or difference below 2^(max(bx, by) + 1), and either must
     /// stay within 2^62.
-    static func fitsInt64(_ op: BinaryOp, _ x: [Int64], _ xc: Bool, _ y: [Int64], _ yc: Bool, _ len: Int) -> Bool {
+    package static func fitsInt64(_ op: BinaryOp, _ x: [Int64], _ xc: Bool, _ y: [Int64], _ yc: Bool, _ len: Int) -> Bool {
         let bx = Kern.magnitudeBits(x, count: xc ? 1 : len), by = Kern.magnitudeBits(y, count: yc ? 1 : len)
         return (op == .multiply ? bx + by : max(bx, by) + 1) <= 62
     }
 
     /// A constant exact numeric rescaled (exactly) to `scale`; other vectors unchanged.
-    static func prescaled(_ v: Vector, to scale: Int) throws -> Vector {
+    package static func prescaled(_ v: Vector, to scale: Int) throws -> Vector {
         guard v.isConstant, v.type.scale < scale, v.type.isInteger || v.type.isDecimal else { return v }
         let intDigits = v.type.precision - v.type.scale
         let p = intDigits + scale
@@ -188,12 +188,12 @@ enum ArithmeticKernels {
     }
 
     /// Power of ten as `T` (exponent within T's range; callers guarantee it).
-    @inline(__always) static func pow10<T: FixedWidthInteger>(_ e: Int, as: T.Type) -> T {
+    @inline(__always) package static func pow10<T: FixedWidthInteger>(_ e: Int, as: T.Type) -> T {
         T(truncatingIfNeeded: DecimalMath.pow10[max(0, min(e, 38))])
     }
 
     /// `v / d` rounded half away from zero (d > 0).
-    @inline(__always) static func divRound<T: FixedWidthInteger & SignedInteger>(_ v: T, _ d: T) -> T {
+    @inline(__always) package static func divRound<T: FixedWidthInteger & SignedInteger>(_ v: T, _ d: T) -> T {
         let q = v / d, r = v % d
         let ar = r < 0 ? 0 - r : r
         if ar >= d - ar { return v < 0 ? q - 1 : q + 1 }
@@ -202,7 +202,7 @@ enum ArithmeticKernels {
 
     /// The decimal operation over operand representations A and B, computed in T.
     @inline(__always)
-    static func decimalOp<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger,
+    package static func decimalOp<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger,
                           T: FixedWidthInteger & SignedInteger>(
         _ op: BinaryOp, _ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ len: Int, _ validity: Validity?,
         s1: Int, s2: Int, s: Int, natural: Int, maxAbs: T, resultType: DataType
@@ -250,9 +250,9 @@ enum ArithmeticKernels {
 
     // MARK: - Floats
 
-    static let floatOverflow = SQLError(.numericOutOfRange, "value out of range: overflow")
+    package static let floatOverflow = SQLError(.numericOutOfRange, "value out of range: overflow")
 
-    static func floating(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func floating(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
         let x = try Kern.doubles(a), y = try Kern.doubles(b)
         let len = Kern.length(a, b, n: n)
         let constant = a.isConstant && b.isConstant
@@ -286,11 +286,11 @@ enum ArithmeticKernels {
     // MARK: - Dates
 
     /// Smallest and largest day numbers accepted (PostgreSQL's DATE range: 4713 BC to 5874897 AD).
-    static let minDay: Int64 = DateTime.days(year: -4713, month: 11, day: 24)
-    static let maxDay: Int64 = DateTime.days(year: 5_874_897, month: 12, day: 31)
-    static let dateOutOfRange = SQLError(.datetimeOverflow, "date out of range")
+    package static let minDay: Int64 = DateTime.days(year: -4713, month: 11, day: 24)
+    package static let maxDay: Int64 = DateTime.days(year: 5_874_897, month: 12, day: 31)
+    package static let dateOutOfRange = SQLError(.datetimeOverflow, "date out of range")
 
-    static func dateArithmetic(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func dateArithmetic(_ op: BinaryOp, _ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
         let x = try Kern.int64s(a), y = try Kern.int64s(b)
         let len = Kern.length(a, b, n: n)
         let constant = a.isConstant && b.isConstant
@@ -317,7 +317,7 @@ enum ArithmeticKernels {
 
     // MARK: - Unary minus
 
-    static func negate(_ a: Vector, resultType: DataType) throws -> Vector {
+    package static func negate(_ a: Vector, resultType: DataType) throws -> Vector {
         if Kern.isConstNull(a) { return Kern.constNull(resultType) }
         let validity = Kern.rowValidity(a)
         switch a.data {
@@ -350,38 +350,38 @@ enum ArithmeticKernels {
 // MARK: - Row operations
 
 /// Int64 addition checked against the result type's range.
-struct IntAdd: RowOp2 {
-    let lo: Int64, hi: Int64
-    @inline(__always) func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
+package struct IntAdd: RowOp2 {
+    package let lo: Int64, hi: Int64
+    @inline(__always) package func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
         let (r, o) = a.addingReportingOverflow(b)
         return (r, o || r < lo || r > hi)
     }
 }
-struct IntSub: RowOp2 {
-    let lo: Int64, hi: Int64
-    @inline(__always) func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
+package struct IntSub: RowOp2 {
+    package let lo: Int64, hi: Int64
+    @inline(__always) package func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
         let (r, o) = a.subtractingReportingOverflow(b)
         return (r, o || r < lo || r > hi)
     }
 }
-struct IntMul: RowOp2 {
-    let lo: Int64, hi: Int64
-    @inline(__always) func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
+package struct IntMul: RowOp2 {
+    package let lo: Int64, hi: Int64
+    @inline(__always) package func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
         let (r, o) = a.multipliedReportingOverflow(by: b)
         return (r, o || r < lo || r > hi)
     }
 }
 /// Integer division truncating toward zero; zero divisors and MIN / -1 fail.
-struct IntDiv: RowOp2 {
-    let lo: Int64, hi: Int64
-    @inline(__always) func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
+package struct IntDiv: RowOp2 {
+    package let lo: Int64, hi: Int64
+    @inline(__always) package func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
         if b == 0 || (b == -1 && a == Int64.min) { return (0, true) }
         let r = a / b
         return (r, r < lo || r > hi)
     }
 }
-struct IntMod: RowOp2 {
-    @inline(__always) func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
+package struct IntMod: RowOp2 {
+    @inline(__always) package func apply(_ a: Int64, _ b: Int64) -> (Int64, Bool) {
         if b == 0 { return (0, true) }
         if b == -1 { return (0, false) }
         return (a % b, false)
@@ -390,9 +390,9 @@ struct IntMod: RowOp2 {
 
 /// Bringing a decimal result from its natural scale to the result scale, then
 /// checking it against the result precision.
-struct DecFit<T: FixedWidthInteger & SignedInteger> {
-    let down: T, up: T, maxAbs: T
-    @inline(__always) func apply(_ r: T) -> (T, Bool) {
+package struct DecFit<T: FixedWidthInteger & SignedInteger> {
+    package let down: T, up: T, maxAbs: T
+    @inline(__always) package func apply(_ r: T) -> (T, Bool) {
         var v = r
         var o = false
         if down != 1 { v = ArithmeticKernels.divRound(v, down) }
@@ -405,7 +405,7 @@ struct DecFit<T: FixedWidthInteger & SignedInteger> {
 /// (at most 10^38 - 1, so 2·`maxAbs` fits the unsigned type and one unsigned compare
 /// tests both bounds). Neither test branches.
 @inline(__always)
-func decimalFails<T: FixedWidthInteger & SignedInteger>(_ r: T, wrapped: Bool, maxAbs: T) -> Bool {
+package func decimalFails<T: FixedWidthInteger & SignedInteger>(_ r: T, wrapped: Bool, maxAbs: T) -> Bool {
     let outside = T.Magnitude(truncatingIfNeeded: r &+ maxAbs) > T.Magnitude(truncatingIfNeeded: maxAbs) &<< 1
     return unsafeBitCast(unsafeBitCast(wrapped, to: UInt8.self) | unsafeBitCast(outside, to: UInt8.self), to: Bool.self)
 }
@@ -416,9 +416,9 @@ func decimalFails<T: FixedWidthInteger & SignedInteger>(_ r: T, wrapped: Bool, m
 /// the result of the other), rather than from `addingReportingOverflow`: the overflow
 /// intrinsic keeps the loop scalar, while sign arithmetic and the range test vectorize
 /// (`1 - l_discount` and `1 + l_tax` in 64 bits run on whole vectors).
-struct DecAdd<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let maxAbs: T
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecAdd<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let maxAbs: T
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         let a = T(truncatingIfNeeded: x), b = T(truncatingIfNeeded: y)
         let r = a &+ b
         return (r, decimalFails(r, wrapped: ((a ^ r) & (b ^ r)) < 0, maxAbs: maxAbs))
@@ -426,20 +426,20 @@ struct DecAdd<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & Signe
 }
 /// Same-scale decimal subtraction; overflow as in `DecAdd` (operands of different signs,
 /// the result's sign not the first operand's).
-struct DecSub<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let maxAbs: T
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecSub<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let maxAbs: T
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         let a = T(truncatingIfNeeded: x), b = T(truncatingIfNeeded: y)
         let r = a &- b
         return (r, decimalFails(r, wrapped: ((a ^ b) & (a ^ r)) < 0, maxAbs: maxAbs))
     }
 }
 /// Decimal addition/subtraction with operand alignment and result rescaling.
-struct DecAddScaled<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let fa: T, fb: T
-    let subtract: Bool
-    let fit: DecFit<T>
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecAddScaled<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let fa: T, fb: T
+    package let subtract: Bool
+    package let fit: DecFit<T>
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         let (p, o1) = T(truncatingIfNeeded: x).multipliedReportingOverflow(by: fa)
         let (q, o2) = T(truncatingIfNeeded: y).multipliedReportingOverflow(by: fb)
         let (r, o3) = subtract ? p.subtractingReportingOverflow(q) : p.addingReportingOverflow(q)
@@ -450,7 +450,7 @@ struct DecAddScaled<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger &
 /// `x * y` in T with overflow reporting. In 128 bits, operands that fit 64 bits take a
 /// plain multiply (their product cannot overflow), avoiding the slow checked 128-bit path.
 @inline(__always)
-func checkedProduct<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger,
+package func checkedProduct<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger,
                     T: FixedWidthInteger & SignedInteger>(_ x: A, _ y: B, as: T.Type) -> (T, Bool) {
     if T.bitWidth == 128, let xs = Int64(exactly: x), let ys = Int64(exactly: y) {
         return (T(truncatingIfNeeded: Int128(xs) &* Int128(ys)), false)
@@ -459,25 +459,25 @@ func checkedProduct<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger &
 }
 
 /// Decimal multiplication at the natural scale s1 + s2.
-struct DecMul<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let maxAbs: T
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecMul<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let maxAbs: T
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         let (r, o) = checkedProduct(x, y, as: T.self)
         return (r, decimalFails(r, wrapped: o, maxAbs: maxAbs))
     }
 }
-struct DecMulScaled<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let fit: DecFit<T>
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecMulScaled<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let fit: DecFit<T>
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         let (r, o) = checkedProduct(x, y, as: T.self)
         let (v, o2) = fit.apply(r)
         return (v, o || o2)
     }
 }
 /// Decimal division: round(x·fn / (y·fd)) half away from zero.
-struct DecDiv<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let fn: T, fd: T, maxAbs: T
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecDiv<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let fn: T, fd: T, maxAbs: T
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         if y == 0 { return (0, true) }
         let (num, o1) = T(truncatingIfNeeded: x).multipliedReportingOverflow(by: fn)
         let (den, o2) = T(truncatingIfNeeded: y).multipliedReportingOverflow(by: fd)
@@ -491,10 +491,10 @@ struct DecDiv<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & Signe
     }
 }
 /// Decimal remainder with operands aligned to the larger scale.
-struct DecMod<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
-    let fa: T, fb: T
-    let fit: DecFit<T>
-    @inline(__always) func apply(_ x: A, _ y: B) -> (T, Bool) {
+package struct DecMod<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & SignedInteger, T: FixedWidthInteger & SignedInteger>: RowOp2 {
+    package let fa: T, fb: T
+    package let fit: DecFit<T>
+    @inline(__always) package func apply(_ x: A, _ y: B) -> (T, Bool) {
         if y == 0 { return (0, true) }
         let (p, o1) = T(truncatingIfNeeded: x).multipliedReportingOverflow(by: fa)
         let (q, o2) = T(truncatingIfNeeded: y).multipliedReportingOverflow(by: fb)
@@ -504,33 +504,33 @@ struct DecMod<A: FixedWidthInteger & SignedInteger, B: FixedWidthInteger & Signe
 }
 
 /// Float operations: an infinite result from finite operands fails (overflow).
-struct FloatAdd: RowOp2 {
-    @inline(__always) func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
+package struct FloatAdd: RowOp2 {
+    @inline(__always) package func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
         let r = a + b
         return (r, r.isInfinite && a.isFinite && b.isFinite)
     }
 }
-struct FloatSub: RowOp2 {
-    @inline(__always) func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
+package struct FloatSub: RowOp2 {
+    @inline(__always) package func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
         let r = a - b
         return (r, r.isInfinite && a.isFinite && b.isFinite)
     }
 }
-struct FloatMul: RowOp2 {
-    @inline(__always) func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
+package struct FloatMul: RowOp2 {
+    @inline(__always) package func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
         let r = a * b
         return (r, r.isInfinite && a.isFinite && b.isFinite)
     }
 }
-struct FloatDiv: RowOp2 {
-    @inline(__always) func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
+package struct FloatDiv: RowOp2 {
+    @inline(__always) package func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
         if b == 0 { return (0, true) }
         let r = a / b
         return (r, r.isInfinite && a.isFinite)
     }
 }
-struct FloatMod: RowOp2 {
-    @inline(__always) func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
+package struct FloatMod: RowOp2 {
+    @inline(__always) package func apply(_ a: Double, _ b: Double) -> (Double, Bool) {
         if b == 0 { return (0, true) }
         return (a.truncatingRemainder(dividingBy: b), false)
     }

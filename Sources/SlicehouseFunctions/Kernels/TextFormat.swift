@@ -4,10 +4,10 @@ import SlicehouseTypes
 /// Byte-level text forms of values (PostgreSQL output conventions, the same text as
 /// `Value.formatted(as:)`), written straight into a `StringBuilder` without creating
 /// `String`s on the common paths.
-enum TextFormat {
+package enum TextFormat {
 
     /// Decimal digits of `v` (no sign), most significant first.
-    @inline(__always) static func appendDigits(_ v: UInt64, minWidth: Int = 1, to out: inout StringBuilder) {
+    @inline(__always) package static func appendDigits(_ v: UInt64, minWidth: Int = 1, to out: inout StringBuilder) {
         var buf: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of scratch
         withUnsafeMutableBytes(of: &buf) { raw in
             var k = 24
@@ -22,13 +22,13 @@ enum TextFormat {
         }
     }
 
-    static func appendInt(_ v: Int64, to out: inout StringBuilder) {
+    package static func appendInt(_ v: Int64, to out: inout StringBuilder) {
         if v < 0 { out.append(45) }
         appendDigits(v.magnitude, to: &out)
     }
 
     /// A scaled Int64 decimal: `12345`, scale 2 → `123.45`; `-5`, scale 2 → `-0.05`.
-    static func appendDecimal(_ v: Int64, scale: Int, to out: inout StringBuilder) {
+    package static func appendDecimal(_ v: Int64, scale: Int, to out: inout StringBuilder) {
         if scale <= 0 { appendInt(v, to: &out); return }
         if scale > 18 { appendDecimal(Int128(v), scale: scale, to: &out); return }
         if v < 0 { out.append(45) }
@@ -40,7 +40,7 @@ enum TextFormat {
     }
 
     /// A scaled Int128 decimal.
-    static func appendDecimal(_ v: Int128, scale: Int, to out: inout StringBuilder) {
+    package static func appendDecimal(_ v: Int128, scale: Int, to out: inout StringBuilder) {
         if v < 0 { out.append(45) }
         let mag = v.magnitude
         // Split into base-10^18 limbs, least significant first.
@@ -69,7 +69,7 @@ enum TextFormat {
     }
 
     /// `YYYY-MM-DD` (years outside 1...9999 take the slow, general path).
-    static func appendDate(_ days: Int64, to out: inout StringBuilder) {
+    package static func appendDate(_ days: Int64, to out: inout StringBuilder) {
         let (y, m, d) = DateTime.civil(days)
         if y < 1 || y > 9999 {
             out.append(contentsOf: DateTime.formatDate(days).utf8)
@@ -83,7 +83,7 @@ enum TextFormat {
     }
 
     /// `YYYY-MM-DD HH:MI:SS[.ffffff]` with trailing fractional zeros removed.
-    static func appendTimestamp(_ micros: Int64, to out: inout StringBuilder) {
+    package static func appendTimestamp(_ micros: Int64, to out: inout StringBuilder) {
         var days = micros / DateTime.microsPerDay
         var rem = micros % DateTime.microsPerDay
         if rem < 0 { rem += DateTime.microsPerDay; days -= 1 }
@@ -109,11 +109,11 @@ enum TextFormat {
         }
     }
 
-    static func appendDouble(_ d: Double, real: Bool, to out: inout StringBuilder) {
+    package static func appendDouble(_ d: Double, real: Bool, to out: inout StringBuilder) {
         out.append(contentsOf: FloatFormat.format(d, real: real).utf8)
     }
 
-    static func appendBool(_ b: Bool, to out: inout StringBuilder) {
+    package static func appendBool(_ b: Bool, to out: inout StringBuilder) {
         if b { out.append(contentsOf: [116, 114, 117, 101]) } else { out.append(contentsOf: [102, 97, 108, 115, 101]) }
     }
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// IN lists, GREATEST/LEAST, NULLIF and row-wise blending of two vectors.
 /// (CASE, COALESCE and NVL2 evaluate their branches lazily in the evaluator.)
-enum ConditionalKernels {
+package enum ConditionalKernels {
 
     // MARK: - IN (constant list)
 
     /// A set of constant list values of one physical type, plus whether the list had a NULL.
-    struct ConstantSet {
+    package struct ConstantSet {
         var ints: Set<Int64> = []
         var wides: Set<Int128> = []
         var doubles: [Double] = []
@@ -63,14 +63,14 @@ enum ConditionalKernels {
         }
 
         /// Two byte strings of one length, equal (`equalBytes`: no byte loop).
-        @inline(__always) static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        @inline(__always) package static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
             guard a.count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
             return equalBytes(x, y, a.count)
         }
     }
 
     /// `v [NOT] IN (items)` where every item is a constant vector.
-    static func inList(_ v: Vector, items: [Vector], negated: Bool, n: Int) throws -> Vector {
+    package static func inList(_ v: Vector, items: [Vector], negated: Bool, n: Int) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(.boolean) }
         let set = try ConstantSet(items, type: v.type)
         let len = v.isConstant ? 1 : n
@@ -116,7 +116,7 @@ enum ConditionalKernels {
     }
 
     /// Selection fast path for `column [NOT] IN (constants)` on a chunk column.
-    static func selectIn(column: Vector, items: [Vector], negated: Bool, selection: [Int32]?, count: Int) throws -> [Int32]? {
+    package static func selectIn(column: Vector, items: [Vector], negated: Bool, selection: [Int32]?, count: Int) throws -> [Int32]? {
         let set = try ConstantSet(items, type: column.type)
         if negated && set.hasNull { return [] }     // x NOT IN (..., NULL) is never TRUE
         switch column.data {
@@ -139,7 +139,7 @@ enum ConditionalKernels {
     // MARK: - Blending
 
     /// Row i from `a` where `takeA[i]`, else from `b` (both flat with n rows or constant).
-    static func blend(_ takeA: [Bool], _ a: Vector, _ b: Vector, type: DataType, n: Int) throws -> Vector {
+    package static func blend(_ takeA: [Bool], _ a: Vector, _ b: Vector, type: DataType, n: Int) throws -> Vector {
         let a = a.isConstant ? a.flattened(count: n) : a
         let b = b.isConstant ? b.flattened(count: n) : b
         var validity: Validity? = nil
@@ -167,7 +167,7 @@ enum ConditionalKernels {
     // MARK: - GREATEST / LEAST / NULLIF
 
     /// GREATEST/LEAST ignoring NULLs (NULL only when every argument is NULL).
-    static func extreme(_ args: [Vector], greatest: Bool, resultType: DataType, n: Int) throws -> Vector {
+    package static func extreme(_ args: [Vector], greatest: Bool, resultType: DataType, n: Int) throws -> Vector {
         let live = args.filter { !Kern.isConstNull($0) }
         guard var acc = live.first else { return Kern.constNull(resultType) }
         acc = try align(acc, resultType)
@@ -193,13 +193,13 @@ enum ConditionalKernels {
     }
 
     /// An argument in the result's representation (the binder normally casts already).
-    static func align(_ v: Vector, _ t: DataType) throws -> Vector {
+    package static func align(_ v: Vector, _ t: DataType) throws -> Vector {
         if v.type == t || (v.type.isString && t.isString) { return v.retyped(t) }
         return try CastKernels.cast(v, to: t)
     }
 
     /// NULLIF(a, b): NULL where a = b, else a.
-    static func nullif(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func nullif(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
         if Kern.isConstNull(a) { return Kern.constNull(resultType) }
         if Kern.isConstNull(b) { return a.retyped(resultType) }
         let eq = try ComparisonKernels.compare(.equal, a, b, n: n)
@@ -226,15 +226,15 @@ enum ConditionalKernels {
 /// the results are OR-ed, so nothing branches on the row's bytes or on which item
 /// matched. (A loop over `[[UInt8]]` items, length first, was 38% of TPC-H Q12; SIMD
 /// vectors of the 8 words compiled to lane-by-lane code on this target.)
-struct ShortStringSet {
-    static let capacity = 8
+package struct ShortStringSet {
+    package static let capacity = 8
     /// Each item's bytes, little-endian and zero-padded to 8, then its length; unused
     /// entries have length `UInt64.max`, which no string has. 16 words in all.
     private let table: [UInt64]
     /// The number of items.
     private let count: Int
 
-    init?(_ items: [[UInt8]]) {
+    package init?(_ items: [[UInt8]]) {
         guard items.count <= Self.capacity, items.allSatisfy({ $0.count <= 8 }) else { return nil }
         var t = [UInt64](filled: 0, count: 2 * Self.capacity)
         for i in 0..<Self.capacity { t[Self.capacity + i] = .max }
@@ -251,7 +251,7 @@ struct ShortStringSet {
     /// Whether the string `bytes[s..<e]` (of a buffer of `total` bytes) is one of the
     /// `items` entries of `table`: each is compared, without a branch on the outcome.
     @inline(__always)
-    static func contains(_ table: UnsafePointer<UInt64>, items: Int, _ bytes: UnsafePointer<UInt8>, total: Int,
+    package static func contains(_ table: UnsafePointer<UInt64>, items: Int, _ bytes: UnsafePointer<UInt8>, total: Int,
                          _ s: Int, _ e: Int) -> Bool {
         let len = e &- s
         var word: UInt64
@@ -291,7 +291,7 @@ struct ShortStringSet {
     }
 
     /// Whether each of the first `n` strings of `x` is one of the items.
-    func marks(_ x: StringArray, count n: Int) -> [Bool] {
+    package func marks(_ x: StringArray, count n: Int) -> [Bool] {
         if n == 0 { return [] }
         return withMembership(x) { member in
             [Bool].building(capacity: n, placeholder: false) { out, k in
@@ -303,7 +303,7 @@ struct ShortStringSet {
 
     /// The rows (of `selection`, else `0..<n`) whose string is not NULL and is
     /// (`negated`: is not) one of the items.
-    func select(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ n: Int, negated: Bool) -> [Int32] {
+    package func select(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ n: Int, negated: Bool) -> [Int32] {
         if n == 0 { return [] }
         return withMembership(x) { member in
             [Int32].building(capacity: n, placeholder: 0) { out, k in
@@ -320,27 +320,27 @@ struct ShortStringSet {
 }
 
 /// Membership in a constant string set, for the IN selection path.
-struct InSetPredicate: BytesPredicate {
-    let set: ConditionalKernels.ConstantSet
-    let negated: Bool
-    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { set.contains(p) != negated }
+package struct InSetPredicate: BytesPredicate {
+    package let set: ConditionalKernels.ConstantSet
+    package let negated: Bool
+    @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { set.contains(p) != negated }
 }
 
 /// Membership in a short list of integers (linear scan).
-struct InSmallList: RowOp1, ValuePredicate {
-    let values: [Int64]
-    let negated: Bool
-    @inline(__always) func test(_ v: Int64) -> Bool {
+package struct InSmallList: RowOp1, ValuePredicate {
+    package let values: [Int64]
+    package let negated: Bool
+    @inline(__always) package func test(_ v: Int64) -> Bool {
         var hit = false
         for c in values { hit = hit || c == v }
         return hit != negated
     }
-    @inline(__always) func apply(_ v: Int64) -> (Bool, Bool) { (test(v), false) }
+    @inline(__always) package func apply(_ v: Int64) -> (Bool, Bool) { (test(v), false) }
 }
 /// Membership in a hash set of integers.
-struct InIntSet: RowOp1, ValuePredicate {
-    let values: Set<Int64>
-    let negated: Bool
-    @inline(__always) func test(_ v: Int64) -> Bool { values.contains(v) != negated }
-    @inline(__always) func apply(_ v: Int64) -> (Bool, Bool) { (test(v), false) }
+package struct InIntSet: RowOp1, ValuePredicate {
+    package let values: Set<Int64>
+    package let negated: Bool
+    @inline(__always) package func test(_ v: Int64) -> Bool { values.contains(v) != negated }
+    @inline(__always) package func apply(_ v: Int64) -> (Bool, Bool) { (test(v), false) }
 }

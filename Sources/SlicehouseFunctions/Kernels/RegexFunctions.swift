@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// REGEXP_SUBSTR, REGEXP_REPLACE, REGEXP_COUNT, REGEXP_INSTR and SIMILAR TO.
 ///
@@ -16,15 +16,15 @@ import SlicehousePlanner
 /// first parenthesised subexpression, `p` accepted (no effect). Positions are characters
 /// (Unicode scalars), 1-based. A constant pattern is compiled once per call; per-row
 /// patterns are cached by text.
-enum RegexFunctions {
+package enum RegexFunctions {
 
-    struct Compiled {
+    package struct Compiled {
         let regex: NSRegularExpression
         let extract: Bool
     }
 
     /// Compiles patterns, remembering the last few by (pattern, parameters).
-    struct Cache {
+    package struct Cache {
         var entries: [String: Compiled] = [:]
         mutating func get(_ pattern: String, _ params: String, anchoredSQL: Bool = false, escape: String? = nil) throws -> Compiled {
             let key = pattern + "\u{0}" + params + "\u{0}" + (escape ?? "")
@@ -58,7 +58,7 @@ enum RegexFunctions {
     /// A REGEXP_* pattern as the regular expression engine reads it: Redshift takes one
     /// level of backslash escapes off a pattern first, so `'\\d'` is `\d` (a digit) and
     /// `'\\\\'` a literal backslash; a lone backslash stays (`'\d'` is `\d` too).
-    static func unescaped(_ pattern: String) -> String {
+    package static func unescaped(_ pattern: String) -> String {
         guard pattern.contains("\\\\") else { return pattern }
         var out = "", pending = false
         for ch in pattern {
@@ -76,7 +76,7 @@ enum RegexFunctions {
     /// SQL SIMILAR TO pattern → an anchored ICU regular expression: `%` → `.*`, `_` → `.`,
     /// `. ^ $ \` and other characters outside the SQL regex syntax are literal; `| * + ?
     /// {m,n} ( ) [...]` keep their meaning.
-    static func similarToRegex(_ p: String, escape: String?) throws -> String {
+    package static func similarToRegex(_ p: String, escape: String?) throws -> String {
         let esc: Character? = escape == nil ? "\\" : escape?.first
         if let escape, escape.count > 1 {
             throw SQLError(.invalidParameter, "invalid escape string: \"\(escape)\"")
@@ -115,7 +115,7 @@ enum RegexFunctions {
     }
 
     /// Redshift replacement text (`\1` back-references) → an NSRegularExpression template.
-    static func template(_ r: String) -> String {
+    package static func template(_ r: String) -> String {
         var out = ""
         var it = Array(r)
         var k = 0
@@ -135,7 +135,7 @@ enum RegexFunctions {
     }
 
     /// UTF-16 offset of character (scalar) index `chars` in `s` (clamped to the end).
-    static func utf16Offset(ofChar chars: Int, in s: String) -> Int {
+    package static func utf16Offset(ofChar chars: Int, in s: String) -> Int {
         var off = 0, c = 0
         for u in s.unicodeScalars {
             if c >= chars { break }
@@ -145,7 +145,7 @@ enum RegexFunctions {
     }
 
     /// Character (scalar) count of the first `utf16` UTF-16 units of `s`.
-    static func charCount(utf16 target: Int, in s: String) -> Int {
+    package static func charCount(utf16 target: Int, in s: String) -> Int {
         var off = 0, c = 0
         for u in s.unicodeScalars {
             if off >= target { break }
@@ -154,8 +154,11 @@ enum RegexFunctions {
         return c
     }
 
-    static func evaluate(_ fn: ScalarFunction, _ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
-        guard args.count >= 2 else { throw SQLError.internalError("\(fn.sqlName) called with \(args.count) arguments") }
+    /// The functions of `evaluate` (the declarations in Builtins/Regex.swift choose one).
+    package enum Op: String, Sendable { case regexpSubstr, regexpReplace, regexpCount, regexpInstr, similarTo }
+
+    package static func evaluate(_ fn: Op, _ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        guard args.count >= 2 else { throw SQLError.internalError("\(fn.rawValue) called with \(args.count) arguments") }
         let s = try StringKernels.input(args[0])
         let pat = try StringKernels.input(args[1])
         var cache = Cache()
@@ -260,7 +263,7 @@ enum RegexFunctions {
             }
             return Kern.boolResult(out, validity: validity, constant: constant)
         default:
-            throw SQLError.internalError("unreachable regex dispatch for \(fn.sqlName)")
+            throw SQLError.internalError("unreachable regex dispatch for \(fn.rawValue)")
         }
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// Date and time functions: DATE_PART/EXTRACT, DATE_TRUNC, DATEADD, DATEDIFF,
 /// ADD_MONTHS, LAST_DAY, TRUNC(timestamp), CURRENT_DATE/GETDATE/SYSDATE.
@@ -9,34 +9,36 @@ import SlicehousePlanner
 /// Timestamp arguments arrive as TIMESTAMP (microseconds since 1970-01-01; the
 /// registry casts dates); the part name is the first argument, a string that is
 /// normally constant (a per-row part name works too, more slowly).
-enum DateFunctions {
+package enum DateFunctions {
 
-    /// The date parts the kernels understand (canonical names from `FunctionRegistry.canonicalDatePart`).
-    enum Part: String {
+    /// The date parts the kernels understand (canonical names from `DateParts.canonical`).
+    package enum Part: String {
         case millennium, century, decade, year, quarter, month, week, day, dow, isodow, doy
         case hour, minute, second, millisecond, microsecond, epoch, isoyear
 
         init(_ raw: String) throws {
-            guard let c = FunctionRegistry.canonicalDatePart(raw), let p = Part(rawValue: c) else {
+            // The binder made a constant part canonical; a part read per row is looked up.
+            if let p = Part(rawValue: raw) { self = p; return }
+            guard let c = DateParts.canonical(raw), let p = Part(rawValue: c) else {
                 throw SQLError(.invalidParameter, "date part \"\(raw)\" is not supported")
             }
             self = p
         }
     }
 
-    @inline(__always) static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    @inline(__always) package static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
-    @inline(__always) static func floorMod(_ a: Int64, _ b: Int64) -> Int64 { a - floorDiv(a, b) * b }
+    @inline(__always) package static func floorMod(_ a: Int64, _ b: Int64) -> Int64 { a - floorDiv(a, b) * b }
 
-    static let microsPerHour: Int64 = 3_600_000_000
-    static let microsPerMinute: Int64 = 60_000_000
+    package static let microsPerHour: Int64 = 3_600_000_000
+    package static let microsPerMinute: Int64 = 60_000_000
 
     // MARK: - Field extraction
 
     /// ISO-8601 week number and ISO year of a day number.
-    static func isoWeek(_ days: Int64) -> (year: Int64, week: Int64) {
+    package static func isoWeek(_ days: Int64) -> (year: Int64, week: Int64) {
         let dow = floorMod(days + 3, 7) + 1          // 1 = Monday ... 7 = Sunday
         let thursday = days - dow + 4
         let (y, _, _) = DateTime.civil(thursday)
@@ -45,7 +47,7 @@ enum DateFunctions {
     }
 
     /// The value of `part` of timestamp `t`, as an integer (EXTRACT) — seconds truncated.
-    static func extract(_ part: Part, _ t: Int64) -> Int64 {
+    package static func extract(_ part: Part, _ t: Int64) -> Int64 {
         let days = floorDiv(t, DateTime.microsPerDay)
         let rem = t - days * DateTime.microsPerDay
         switch part {
@@ -80,7 +82,7 @@ enum DateFunctions {
     /// DATE_PART as a double: seconds, milliseconds and microseconds are the whole
     /// seconds field in that unit (Redshift: `date_part(ms, '...:03.189717')` is 3189.717);
     /// epoch keeps its fraction.
-    static func extractDouble(_ part: Part, _ t: Int64) -> Double {
+    package static func extractDouble(_ part: Part, _ t: Int64) -> Double {
         let days = floorDiv(t, DateTime.microsPerDay)
         let rem = t - days * DateTime.microsPerDay
         switch part {
@@ -95,7 +97,7 @@ enum DateFunctions {
     // MARK: - Truncation and calendar arithmetic
 
     /// DATE_TRUNC: the start of the `part` containing `t`.
-    static func trunc(_ part: Part, _ t: Int64) -> Int64 {
+    package static func trunc(_ part: Part, _ t: Int64) -> Int64 {
         let days = floorDiv(t, DateTime.microsPerDay)
         func start(_ d: Int64) -> Int64 { d * DateTime.microsPerDay }
         switch part {
@@ -121,11 +123,11 @@ enum DateFunctions {
     }
 
     /// Largest |months| we add (keeps the civil-date arithmetic far from overflow).
-    static let maxMonths: Int64 = 12 * 300_000
+    package static let maxMonths: Int64 = 12 * 300_000
 
     /// `t` plus `k` months; the day is clamped to the end of the target month, or
     /// (with `keepLastDay`, ADD_MONTHS) the last day stays the last day.
-    static func addMonths(_ t: Int64, _ k: Int64, keepLastDay: Bool) -> (Int64, Bool) {
+    package static func addMonths(_ t: Int64, _ k: Int64, keepLastDay: Bool) -> (Int64, Bool) {
         guard k >= -maxMonths && k <= maxMonths else { return (0, true) }
         let days = floorDiv(t, DateTime.microsPerDay)
         let rem = t - days * DateTime.microsPerDay
@@ -141,7 +143,7 @@ enum DateFunctions {
     }
 
     /// DATEADD(part, k, t).
-    static func add(_ part: Part, _ k: Int64, _ t: Int64) -> (Int64, Bool) {
+    package static func add(_ part: Part, _ k: Int64, _ t: Int64) -> (Int64, Bool) {
         func plus(_ unit: Int64) -> (Int64, Bool) {
             let (d, o1) = k.multipliedReportingOverflow(by: unit)
             let (r, o2) = t.addingReportingOverflow(d)
@@ -165,7 +167,7 @@ enum DateFunctions {
     }
 
     /// DATEDIFF(part, a, b): the number of `part` boundaries crossed from a to b.
-    static func diff(_ part: Part, _ a: Int64, _ b: Int64) -> Int64 {
+    package static func diff(_ part: Part, _ a: Int64, _ b: Int64) -> Int64 {
         func units(_ u: Int64) -> Int64 { floorDiv(b, u) - floorDiv(a, u) }
         let da = floorDiv(a, DateTime.microsPerDay), db = floorDiv(b, DateTime.microsPerDay)
         switch part {
@@ -193,7 +195,7 @@ enum DateFunctions {
     // MARK: - Vector kernels
 
     /// Apply `f(part, rowIndex)` with the part taken from a constant (fast) or per row.
-    static func parts(_ partVector: Vector, _ len: Int) throws -> (constant: Part?, perRow: [Part?]) {
+    package static func parts(_ partVector: Vector, _ len: Int) throws -> (constant: Part?, perRow: [Part?]) {
         let s = try Kern.strings(partVector)
         if partVector.isConstant { return (try Part(s[0]), []) }
         var rows: [Part?] = []
@@ -203,14 +205,14 @@ enum DateFunctions {
     }
 
     /// A DATE argument as a TIMESTAMP (midnight); timestamps pass through.
-    static func asTimestamp(_ v: Vector) throws -> Vector {
+    package static func asTimestamp(_ v: Vector) throws -> Vector {
         v.type == .date ? try CastKernels.cast(v, to: .timestamp) : v
     }
 
     /// The year of a day number (the common EXTRACT(YEAR FROM date) case, without the full civil conversion).
     /// Between 1901-01-01 and 2099-12-31 every fourth year is a leap year, so the year is
     /// one multiply-and-divide away; other days take the general civil conversion.
-    @inline(__always) static func year(ofDay days: Int64) -> Int64 {
+    @inline(__always) package static func year(ofDay days: Int64) -> Int64 {
         let e = days &+ 25_202               // days since 1901-01-01
         if e >= 0 && e < 72_684 {            // before 2100-01-01
             return 1901 + (4 * e + 3) / 1461
@@ -219,7 +221,7 @@ enum DateFunctions {
     }
 
     /// DATE_PART (double) and EXTRACT (integer/bigint).
-    static func datePart(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func datePart(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("date_part takes 2 arguments") }
         let pv = args[0]
         // EXTRACT(YEAR/MONTH/DAY FROM date) straight from day numbers.
@@ -267,7 +269,7 @@ enum DateFunctions {
         return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
 
-    static func dateTrunc(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func dateTrunc(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("date_trunc takes 2 arguments") }
         let (pv, tv) = (args[0], try asTimestamp(args[1]))
         if Kern.isConstNull(pv) || Kern.isConstNull(tv) { return Kern.constNull(resultType) }
@@ -286,9 +288,9 @@ enum DateFunctions {
         return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
 
-    static let timestampOutOfRange = SQLError(.datetimeOverflow, "timestamp out of range")
+    package static let timestampOutOfRange = SQLError(.datetimeOverflow, "timestamp out of range")
 
-    static func dateAdd(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func dateAdd(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 3 else { throw SQLError.internalError("dateadd takes 3 arguments") }
         let (pv, kv, tv) = (args[0], args[1], args[2])
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
@@ -321,7 +323,7 @@ enum DateFunctions {
         return Kern.result(resultType, .int64(out), validity: validity, constant: constant)
     }
 
-    static func dateDiff(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func dateDiff(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 3 else { throw SQLError.internalError("datediff takes 3 arguments") }
         let (pv, av, bv) = (args[0], args[1], args[2])
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
@@ -342,7 +344,7 @@ enum DateFunctions {
     }
 
     /// ADD_MONTHS(t, k): month arithmetic keeping month-end dates at month end.
-    static func addMonthsKernel(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func addMonthsKernel(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("add_months takes 2 arguments") }
         let (tv, kv) = (args[0], args[1])
         if Kern.isConstNull(tv) || Kern.isConstNull(kv) { return Kern.constNull(resultType) }
@@ -357,7 +359,7 @@ enum DateFunctions {
 
     /// MONTHS_BETWEEN(a, b): whole months when both days are the same day of the month
     /// or both are month ends, otherwise with a fraction of a 31-day month (Redshift's rule).
-    static func monthsBetween(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func monthsBetween(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 2 else { throw SQLError.internalError("months_between takes 2 arguments") }
         let (av, bv) = (args[0], args[1])
         if Kern.isConstNull(av) || Kern.isConstNull(bv) { return Kern.constNull(resultType) }
@@ -379,7 +381,7 @@ enum DateFunctions {
     }
 
     /// LAST_DAY(date or timestamp) → DATE.
-    static func lastDay(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func lastDay(_ v: Vector, resultType: DataType) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(resultType) }
         let x = try Kern.int64s(v)
         let isTimestamp = v.type == .timestamp
@@ -392,7 +394,7 @@ enum DateFunctions {
     }
 
     /// TRUNC(timestamp) → DATE.
-    static func truncToDate(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func truncToDate(_ v: Vector, resultType: DataType) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(resultType) }
         let x = try Kern.int64s(v)
         let out = v.type == .date ? x : Kern.map(TimestampToDate(), x)
@@ -400,13 +402,15 @@ enum DateFunctions {
     }
 
     /// The current time in microseconds since 1970 (UTC).
-    static func nowMicros() -> Int64 {
+    package static func nowMicros() -> Int64 {
         let t = Date().timeIntervalSince1970
         return Int64((t * 1_000_000).rounded(.down))
     }
 
     /// CURRENT_DATE, GETDATE() (whole seconds), SYSDATE (microseconds) as constants.
-    static func clock(_ fn: ScalarFunction, resultType: DataType) -> Vector {
+    package enum ClockKind: Sendable { case currentDate, getdate, sysdate }
+
+    package static func clock(_ fn: ClockKind, resultType: DataType) -> Vector {
         let now = nowMicros()
         let v: Int64
         switch fn {
@@ -420,32 +424,32 @@ enum DateFunctions {
 
 // MARK: - Row operations
 
-struct YearOfDay: RowOp1 {
-    @inline(__always) func apply(_ d: Int64) -> (Int64, Bool) { (DateFunctions.year(ofDay: d), false) }
+package struct YearOfDay: RowOp1 {
+    @inline(__always) package func apply(_ d: Int64) -> (Int64, Bool) { (DateFunctions.year(ofDay: d), false) }
 }
-struct MonthOfDay: RowOp1 {
-    @inline(__always) func apply(_ d: Int64) -> (Int64, Bool) { (DateTime.civil(d).month, false) }
+package struct MonthOfDay: RowOp1 {
+    @inline(__always) package func apply(_ d: Int64) -> (Int64, Bool) { (DateTime.civil(d).month, false) }
 }
-struct DayOfDay: RowOp1 {
-    @inline(__always) func apply(_ d: Int64) -> (Int64, Bool) { (DateTime.civil(d).day, false) }
+package struct DayOfDay: RowOp1 {
+    @inline(__always) package func apply(_ d: Int64) -> (Int64, Bool) { (DateTime.civil(d).day, false) }
 }
-struct ExtractOp: RowOp1 {
-    let part: DateFunctions.Part
-    @inline(__always) func apply(_ t: Int64) -> (Int64, Bool) { (DateFunctions.extract(part, t), false) }
+package struct ExtractOp: RowOp1 {
+    package let part: DateFunctions.Part
+    @inline(__always) package func apply(_ t: Int64) -> (Int64, Bool) { (DateFunctions.extract(part, t), false) }
 }
-struct ExtractDoubleOp: RowOp1 {
-    let part: DateFunctions.Part
-    @inline(__always) func apply(_ t: Int64) -> (Double, Bool) { (DateFunctions.extractDouble(part, t), false) }
+package struct ExtractDoubleOp: RowOp1 {
+    package let part: DateFunctions.Part
+    @inline(__always) package func apply(_ t: Int64) -> (Double, Bool) { (DateFunctions.extractDouble(part, t), false) }
 }
-struct TruncOp: RowOp1 {
-    let part: DateFunctions.Part
-    @inline(__always) func apply(_ t: Int64) -> (Int64, Bool) { (DateFunctions.trunc(part, t), false) }
+package struct TruncOp: RowOp1 {
+    package let part: DateFunctions.Part
+    @inline(__always) package func apply(_ t: Int64) -> (Int64, Bool) { (DateFunctions.trunc(part, t), false) }
 }
 /// TIMESTAMP → DATE (floor to the day).
-struct TimestampToDate: RowOp1 {
-    @inline(__always) func apply(_ t: Int64) -> (Int64, Bool) { (DateFunctions.floorDiv(t, DateTime.microsPerDay), false) }
+package struct TimestampToDate: RowOp1 {
+    @inline(__always) package func apply(_ t: Int64) -> (Int64, Bool) { (DateFunctions.floorDiv(t, DateTime.microsPerDay), false) }
 }
 /// DATE → TIMESTAMP (midnight), failing past the timestamp range.
-struct DateToTimestamp: RowOp1 {
-    @inline(__always) func apply(_ d: Int64) -> (Int64, Bool) { d.multipliedReportingOverflow(by: DateTime.microsPerDay) }
+package struct DateToTimestamp: RowOp1 {
+    @inline(__always) package func apply(_ d: Int64) -> (Int64, Bool) { d.multipliedReportingOverflow(by: DateTime.microsPerDay) }
 }

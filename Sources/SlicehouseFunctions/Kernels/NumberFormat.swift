@@ -11,18 +11,18 @@ import SlicehouseTypes
 /// zeros of `9` positions dropped), double-quoted text and other characters (copied).
 /// Without S/MI/PR one position is reserved for the sign before the first digit.
 /// A value with more integer digits than the format has is shown as `#`s.
-struct NumberFormat {
-    enum Tok { case digit(zero: Bool), point, group, sign, minus, currency, literal([UInt8]) }
-    var toks: [Tok] = []
-    var fm = false
-    var pr = false
-    var intDigits = 0
-    var fracDigits = 0
+package struct NumberFormat {
+    package enum Tok { case digit(zero: Bool), point, group, sign, minus, currency, literal([UInt8]) }
+    package var toks: [Tok] = []
+    package var fm = false
+    package var pr = false
+    package var intDigits = 0
+    package var fracDigits = 0
     /// Index in `toks` of a leading S (before any digit), if any.
-    var leadingSign = false
-    var hasSignToken = false
+    package var leadingSign = false
+    package var hasSignToken = false
 
-    init(_ f: UnsafeBufferPointer<UInt8>) {
+    package init(_ f: UnsafeBufferPointer<UInt8>) {
         var i = 0
         var afterPoint = false
         var sawDigit = false
@@ -64,7 +64,7 @@ struct NumberFormat {
 
     /// Append a value given as its sign, integer digits (ASCII, no leading zeros, empty
     /// for zero) and exactly `fracDigits` fraction digits.
-    func append(negative: Bool, int intPart: [UInt8], frac: [UInt8], to out: inout StringBuilder) {
+    package func append(negative: Bool, int intPart: [UInt8], frac: [UInt8], to out: inout StringBuilder) {
         var body: [UInt8] = []
         body.reserveCapacity(toks.count + 4)
         let overflow = intPart.count > intDigits
@@ -141,7 +141,7 @@ struct NumberFormat {
     /// Split an exact decimal (unscaled magnitude `digits` in ASCII, scale `scale`) into
     /// integer digits without leading zeros and exactly `fracDigits` fraction digits,
     /// rounding half away from zero.
-    func split(unscaled digits: [UInt8], scale: Int) -> (int: [UInt8], frac: [UInt8]) {
+    package func split(unscaled digits: [UInt8], scale: Int) -> (int: [UInt8], frac: [UInt8]) {
         var d = digits
         if d.count <= scale { d = [UInt8](filled: 0x30, count: scale - d.count + 1) + d }
         var intPart = Array(d[0..<(d.count - scale)])
@@ -166,12 +166,12 @@ struct NumberFormat {
         return (Array(intPart[z...]), frac)
     }
 
-    func append(int128 v: Int128, scale: Int, to out: inout StringBuilder) {
+    package func append(int128 v: Int128, scale: Int, to out: inout StringBuilder) {
         let (i, f) = split(unscaled: Array(String(v.magnitude).utf8), scale: scale)
         append(negative: v < 0 && !(i.isEmpty && f.allSatisfy { $0 == 0x30 }), int: i, frac: f, to: &out)
     }
 
-    func append(double v: Double, to out: inout StringBuilder) {
+    package func append(double v: Double, to out: inout StringBuilder) {
         guard v.isFinite else {
             append(negative: false, int: [UInt8](filled: 0x39, count: intDigits + 1),
                    frac: [UInt8](filled: 0x30, count: fracDigits), to: &out)
@@ -193,7 +193,7 @@ struct NumberFormat {
     /// a sign (`-`, `+`, or `<...>` with PR); group separators, currency signs and blanks
     /// are skipped. Returns the plain decimal text, or nil when `s` holds no digit or an
     /// unexpected character.
-    static func numberText(_ s: UnsafeBufferPointer<UInt8>) -> String? {
+    package static func numberText(_ s: UnsafeBufferPointer<UInt8>) -> String? {
         var out: [UInt8] = []
         var negative = false, digits = 0, point = false
         for b in s {

@@ -14,32 +14,32 @@ import SlicehouseTypes
 ///   values stored under NULL slots are garbage and never raise errors: loops run
 ///   branch-free and collect an "something went wrong" flag, and only when it is
 ///   set does a slow pass look for a failing row that is not NULL.
-enum Kern {
+package enum Kern {
 
     // MARK: - Typed access
 
-    @inline(__always) static func int64s(_ v: Vector) throws -> [Int64] {
+    @inline(__always) package static func int64s(_ v: Vector) throws -> [Int64] {
         if case .int64(let a) = v.data { return a }
         throw mismatch(v, "int64")
     }
-    @inline(__always) static func int128s(_ v: Vector) throws -> [Int128] {
+    @inline(__always) package static func int128s(_ v: Vector) throws -> [Int128] {
         if case .int128(let a) = v.data { return a }
         throw mismatch(v, "int128")
     }
-    @inline(__always) static func doubles(_ v: Vector) throws -> [Double] {
+    @inline(__always) package static func doubles(_ v: Vector) throws -> [Double] {
         if case .double(let a) = v.data { return a }
         throw mismatch(v, "double")
     }
-    @inline(__always) static func bools(_ v: Vector) throws -> [Bool] {
+    @inline(__always) package static func bools(_ v: Vector) throws -> [Bool] {
         if case .bool(let a) = v.data { return a }
         throw mismatch(v, "bool")
     }
-    @inline(__always) static func strings(_ v: Vector) throws -> StringArray {
+    @inline(__always) package static func strings(_ v: Vector) throws -> StringArray {
         if case .string(let a) = v.data { return a }
         throw mismatch(v, "string")
     }
     /// An exact-numeric vector widened to Int128 (decimal/integer arithmetic on mixed widths).
-    static func wideInts(_ v: Vector) throws -> [Int128] {
+    package static func wideInts(_ v: Vector) throws -> [Int128] {
         switch v.data {
         case .int128(let a): return a
         case .int64(let a): return a.map { Int128($0) }
@@ -47,25 +47,25 @@ enum Kern {
         }
     }
 
-    static func mismatch(_ v: Vector, _ expected: String) -> SQLError {
+    package static func mismatch(_ v: Vector, _ expected: String) -> SQLError {
         SQLError.internalError("kernel expected \(expected) data for a value of type \(v.type.sqlName)")
     }
 
     // MARK: - Validity and shapes
 
     /// True when `v` is a constant NULL.
-    @inline(__always) static func isConstNull(_ v: Vector) -> Bool { v.isConstant && v.isNull(0) }
+    @inline(__always) package static func isConstNull(_ v: Vector) -> Bool { v.isConstant && v.isNull(0) }
 
     /// The bitmap that applies row by row (nil for constants and vectors without NULLs).
-    @inline(__always) static func rowValidity(_ v: Vector) -> Validity? { v.isConstant ? nil : v.validity }
+    @inline(__always) package static func rowValidity(_ v: Vector) -> Validity? { v.isConstant ? nil : v.validity }
 
     /// AND of the row validity of several inputs.
-    static func combinedValidity(_ vs: [Vector]) -> Validity? {
+    package static func combinedValidity(_ vs: [Vector]) -> Validity? {
         var r: Validity? = nil
         for v in vs { r = Validity.and(r, rowValidity(v)) }
         return r
     }
-    static func combinedValidity(_ a: Vector, _ b: Vector) -> Validity? {
+    package static func combinedValidity(_ a: Vector, _ b: Vector) -> Validity? {
         Validity.and(rowValidity(a), rowValidity(b))
     }
 
@@ -73,35 +73,35 @@ enum Kern {
     /// It ORs `v ^ (v >> 63)` (v, or ¬v = |v| - 1 for a negative v) and takes the bit
     /// length: one vectorized pass of compare, xor and or, where a running maximum of
     /// |v| would need 64-bit compares and blends on every element.
-    static func magnitudeBits(_ values: UnsafeBufferPointer<Int64>) -> Int {
+    package static func magnitudeBits(_ values: UnsafeBufferPointer<Int64>) -> Int {
         var bits: Int64 = 0
         for v in values { bits |= v ^ (v &>> 63) }
         return Int64.bitWidth - bits.leadingZeroBitCount
     }
 
     /// `magnitudeBits` of the first `n` values.
-    static func magnitudeBits(_ values: [Int64], count n: Int) -> Int {
+    package static func magnitudeBits(_ values: [Int64], count n: Int) -> Int {
         values.withUnsafeBufferPointer { magnitudeBits(UnsafeBufferPointer(rebasing: $0.prefix(n))) }
     }
 
     /// The number of values to compute: 1 when every input is constant, else `n`.
-    @inline(__always) static func length(_ vs: Vector..., n: Int) -> Int {
+    @inline(__always) package static func length(_ vs: Vector..., n: Int) -> Int {
         for v in vs where !v.isConstant { return n }
         return 1
     }
 
     /// A result vector; `constant` results carry no bitmap unless NULL.
-    static func result(_ type: DataType, _ data: VectorData, validity: Validity?, constant: Bool) -> Vector {
+    package static func result(_ type: DataType, _ data: VectorData, validity: Validity?, constant: Bool) -> Vector {
         Vector(type: type, data: data, validity: validity, isConstant: constant)
     }
 
     /// A constant NULL of `type`.
-    static func constNull(_ type: DataType) -> Vector {
+    package static func constNull(_ type: DataType) -> Vector {
         Vector(type: type, data: placeholder(type.physical), validity: Validity(allNull: 1), isConstant: true)
     }
 
     /// One zero/empty stored value of a physical type.
-    static func placeholder(_ p: PhysicalType) -> VectorData {
+    package static func placeholder(_ p: PhysicalType) -> VectorData {
         switch p {
         case .int64: return .int64([0])
         case .int128: return .int128([0])
@@ -115,14 +115,14 @@ enum Kern {
     }
 
     /// Whether row `i` of a bitmap (nil = all valid) is valid.
-    @inline(__always) static func valid(_ v: Validity?, _ i: Int) -> Bool {
+    @inline(__always) package static func valid(_ v: Validity?, _ i: Int) -> Bool {
         guard let v else { return true }
         return v.isValid(i)
     }
 
     /// True when some row `i < n` that is valid in `validity` satisfies `failing`
     /// (the slow pass after a kernel flagged a possible error).
-    static func anyValidRow(_ validity: Validity?, _ n: Int, _ failing: (Int) -> Bool) -> Bool {
+    package static func anyValidRow(_ validity: Validity?, _ n: Int, _ failing: (Int) -> Bool) -> Bool {
         for i in 0..<n where valid(validity, i) && failing(i) { return true }
         return false
     }
@@ -134,11 +134,11 @@ enum Kern {
     // is direct and inlined (a closure would be an indirect call per row).
 
     /// 1 for true, 0 for false, without a branch.
-    @inline(__always) static func bit(_ b: Bool) -> UInt8 { unsafeBitCast(b, to: UInt8.self) }
+    @inline(__always) package static func bit(_ b: Bool) -> UInt8 { unsafeBitCast(b, to: UInt8.self) }
 
     /// `op` over every row of two inputs (each constant or flat); returns whether any row failed.
     @inline(__always)
-    static func run2<Op: RowOp2>(_ op: Op, _ a: [Op.A], _ ac: Bool, _ b: [Op.B], _ bc: Bool, _ n: Int) -> ([Op.R], Bool) {
+    package static func run2<Op: RowOp2>(_ op: Op, _ a: [Op.A], _ ac: Bool, _ b: [Op.B], _ bc: Bool, _ n: Int) -> ([Op.R], Bool) {
         if n <= 0 || a.isEmpty || b.isEmpty { return ([], false) }
         var bad = false
         let out = a.withUnsafeBufferPointer { pa in
@@ -170,7 +170,7 @@ enum Kern {
 
     /// `op` over every stored value; returns whether any value failed.
     @inline(__always)
-    static func run1<Op: RowOp1>(_ op: Op, _ a: [Op.A]) -> ([Op.R], Bool) {
+    package static func run1<Op: RowOp1>(_ op: Op, _ a: [Op.A]) -> ([Op.R], Bool) {
         let n = a.count
         if n == 0 { return ([], false) }
         var bad = false
@@ -187,12 +187,12 @@ enum Kern {
 
     /// `op` over every stored value, ignoring failure flags.
     @inline(__always)
-    static func map<Op: RowOp1>(_ op: Op, _ a: [Op.A]) -> [Op.R] { run1(op, a).0 }
+    package static func map<Op: RowOp1>(_ op: Op, _ a: [Op.A]) -> [Op.R] { run1(op, a).0 }
 
     /// Run `op` over two inputs; when a row failed, throw `error(a, b)` for the first
     /// failing row that is not NULL (failures under NULLs are ignored).
     @inline(__always)
-    static func checked2<Op: RowOp2>(_ op: Op, _ a: [Op.A], _ ac: Bool, _ b: [Op.B], _ bc: Bool, _ len: Int,
+    package static func checked2<Op: RowOp2>(_ op: Op, _ a: [Op.A], _ ac: Bool, _ b: [Op.B], _ bc: Bool, _ len: Int,
                                      _ validity: Validity?, _ error: (Op.A, Op.B) -> SQLError) throws -> [Op.R] {
         let (out, bad) = run2(op, a, ac, b, bc, len)
         if bad {
@@ -206,7 +206,7 @@ enum Kern {
 
     /// Run `op` over one input's stored values, throwing `error` for a failing non-NULL value.
     @inline(__always)
-    static func checked1<Op: RowOp1>(_ op: Op, _ a: [Op.A], _ validity: Validity?, _ error: (Op.A) -> SQLError) throws -> [Op.R] {
+    package static func checked1<Op: RowOp1>(_ op: Op, _ a: [Op.A], _ validity: Validity?, _ error: (Op.A) -> SQLError) throws -> [Op.R] {
         let (out, bad) = run1(op, a)
         if bad {
             for i in 0..<a.count where valid(validity, i) && op.apply(a[i]).1 { throw error(a[i]) }
@@ -218,7 +218,7 @@ enum Kern {
 
     /// `f` applied to every row of two inputs (each constant or flat).
     @inline(__always)
-    static func map2<A, B, R>(_ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ n: Int, _ f: (A, B) -> R) -> [R] {
+    package static func map2<A, B, R>(_ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ n: Int, _ f: (A, B) -> R) -> [R] {
         if n <= 0 || a.isEmpty || b.isEmpty { return [] }
         return a.withUnsafeBufferPointer { pa in
             b.withUnsafeBufferPointer { pb in
@@ -243,7 +243,7 @@ enum Kern {
 
     /// Like `map2`, with `f` also reporting a per-row failure; returns whether any row failed.
     @inline(__always)
-    static func map2Checked<A, B, R>(_ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ n: Int,
+    package static func map2Checked<A, B, R>(_ a: [A], _ ac: Bool, _ b: [B], _ bc: Bool, _ n: Int,
                                      _ f: (A, B) -> (R, Bool)) -> ([R], Bool) {
         if n <= 0 || a.isEmpty || b.isEmpty { return ([], false) }
         var bad = false
@@ -274,7 +274,7 @@ enum Kern {
 
     /// `f` applied to every stored value.
     @inline(__always)
-    static func map1<A, R>(_ a: [A], _ f: (A) -> R) -> [R] {
+    package static func map1<A, R>(_ a: [A], _ f: (A) -> R) -> [R] {
         let n = a.count
         if n == 0 { return [] }
         return a.withUnsafeBufferPointer { pa in
@@ -287,7 +287,7 @@ enum Kern {
 
     /// `f` applied to every stored value, with a failure flag.
     @inline(__always)
-    static func map1Checked<A, R>(_ a: [A], _ f: (A) -> (R, Bool)) -> ([R], Bool) {
+    package static func map1Checked<A, R>(_ a: [A], _ f: (A) -> (R, Bool)) -> ([R], Bool) {
         let n = a.count
         if n == 0 { return ([], false) }
         var bad = false
@@ -305,10 +305,10 @@ enum Kern {
     // MARK: - Three-valued booleans
 
     /// Tri-state codes used by AND/OR/CASE: 0 FALSE, 1 TRUE, 2 NULL.
-    static let triFalse: UInt8 = 0, triTrue: UInt8 = 1, triNull: UInt8 = 2
+    package static let triFalse: UInt8 = 0, triTrue: UInt8 = 1, triNull: UInt8 = 2
 
     /// A boolean vector as `n` tri-state codes.
-    static func tri(_ v: Vector, n: Int) throws -> [UInt8] {
+    package static func tri(_ v: Vector, n: Int) throws -> [UInt8] {
         let a = try bools(v)
         if v.isConstant {
             let c: UInt8 = v.isNull(0) ? triNull : (a.first == true ? triTrue : triFalse)
@@ -328,7 +328,7 @@ enum Kern {
     }
 
     /// Tri-state codes as a boolean vector.
-    static func boolVector(_ t: [UInt8]) -> Vector {
+    package static func boolVector(_ t: [UInt8]) -> Vector {
         let n = t.count
         var vals = [Bool](filled: false, count: n)
         var anyNull = false
@@ -347,7 +347,7 @@ enum Kern {
     }
 
     /// A flat or constant boolean vector from values and validity.
-    static func boolResult(_ vals: [Bool], validity: Validity?, constant: Bool) -> Vector {
+    package static func boolResult(_ vals: [Bool], validity: Validity?, constant: Bool) -> Vector {
         Vector(type: .boolean, data: .bool(vals), validity: validity, isConstant: constant)
     }
 
@@ -356,7 +356,7 @@ enum Kern {
     /// Assemble an `n`-row vector of `type` from parts: each part is a vector
     /// (constant, or dense with one row per listed position) and the ascending
     /// output positions it fills. Positions no part covers are NULL.
-    static func scatter(_ type: DataType, n: Int, _ parts: [(vector: Vector, rows: [Int32])]) throws -> Vector {
+    package static func scatter(_ type: DataType, n: Int, _ parts: [(vector: Vector, rows: [Int32])]) throws -> Vector {
         // One part covering everything: return it as is.
         if parts.count == 1, parts[0].rows.count == n {
             var v = parts[0].vector
@@ -422,7 +422,7 @@ enum Kern {
 
     /// An `n`-row vector taking row i from `sources[branch[i]]` (each constant or flat
     /// with n rows); a negative branch gives NULL.
-    static func pick(_ type: DataType, n: Int, sources: [Vector], branch: [Int8]) throws -> Vector {
+    package static func pick(_ type: DataType, n: Int, sources: [Vector], branch: [Int8]) throws -> Vector {
         for v in sources where !v.isConstant && v.count != n {
             throw SQLError.internalError("CASE branch has the wrong length")
         }
@@ -492,7 +492,7 @@ enum Kern {
 
     /// The rows of a flat vector at `indices` (each < `v.count`; the caller checks),
     /// in that order; constants are returned unchanged.
-    static func gather(_ v: Vector, _ indices: [Int32]) -> Vector {
+    package static func gather(_ v: Vector, _ indices: [Int32]) -> Vector {
         if v.isConstant { return v }
         let n = indices.count
         @inline(__always) func take<T>(_ a: [T]) -> [T] {
@@ -549,12 +549,12 @@ enum Kern {
     }
 
     /// Logical rows `0..<n` as Int32.
-    static func allRows(_ n: Int) -> [Int32] { (0..<n).map { Int32(truncatingIfNeeded: $0) } }
+    package static func allRows(_ n: Int) -> [Int32] { (0..<n).map { Int32(truncatingIfNeeded: $0) } }
 }
 
 extension StringArray {
     /// A string array from raw parts (kernels build bytes and offsets directly).
-    init(rawBytes: [UInt8], rawOffsets: [Int32]) {
+    package init(rawBytes: [UInt8], rawOffsets: [Int32]) {
         self.init()
         self.bytes = rawBytes
         self.offsets = rawOffsets
@@ -562,55 +562,55 @@ extension StringArray {
 }
 
 /// Appends strings into one byte buffer + offsets, for kernels that build string results.
-struct StringBuilder {
-    var bytes: [UInt8] = []
-    var offsets: [Int32] = [0]
+package struct StringBuilder {
+    package var bytes: [UInt8] = []
+    package var offsets: [Int32] = [0]
 
-    init(rows: Int, bytes capacity: Int) {
+    package init(rows: Int, bytes capacity: Int) {
         bytes.reserveCapacity(capacity)
         offsets.reserveCapacity(rows + 1)
     }
 
-    @inline(__always) mutating func append(_ b: UInt8) { bytes.append(b) }
-    @inline(__always) mutating func append(_ p: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: p) }
-    @inline(__always) mutating func append(_ p: Slice<UnsafeBufferPointer<UInt8>>) { bytes.append(contentsOf: p) }
-    @inline(__always) mutating func append<S: Sequence>(contentsOf s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
+    @inline(__always) package mutating func append(_ b: UInt8) { bytes.append(b) }
+    @inline(__always) package mutating func append(_ p: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: p) }
+    @inline(__always) package mutating func append(_ p: Slice<UnsafeBufferPointer<UInt8>>) { bytes.append(contentsOf: p) }
+    @inline(__always) package mutating func append<S: Sequence>(contentsOf s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
     /// Close the current row.
-    @inline(__always) mutating func finishRow() { offsets.append(Int32(truncatingIfNeeded: bytes.count)) }
+    @inline(__always) package mutating func finishRow() { offsets.append(Int32(truncatingIfNeeded: bytes.count)) }
     /// Bytes written to the current (unfinished) row.
-    var currentRowLength: Int { bytes.count - Int(offsets[offsets.count - 1]) }
+    package var currentRowLength: Int { bytes.count - Int(offsets[offsets.count - 1]) }
 
-    var array: StringArray { StringArray(rawBytes: bytes, rawOffsets: offsets) }
+    package var array: StringArray { StringArray(rawBytes: bytes, rawOffsets: offsets) }
 }
 
 /// Row access to a string input (constant or flat) without copying.
-struct StringInput {
-    let array: StringArray
-    let constant: Bool
-    init(_ v: Vector) throws {
+package struct StringInput {
+    package let array: StringArray
+    package let constant: Bool
+    package init(_ v: Vector) throws {
         array = try Kern.strings(v)
         constant = v.isConstant
     }
-    @inline(__always) func range(_ i: Int) -> Range<Int> {
+    @inline(__always) package func range(_ i: Int) -> Range<Int> {
         let r = constant ? 0 : i
         return Int(array.offsets[r])..<Int(array.offsets[r + 1])
     }
 }
 
 /// Row access to an Int64 input (constant or flat).
-struct IntInput {
-    let values: [Int64]
-    let constant: Bool
-    init(_ v: Vector) throws {
+package struct IntInput {
+    package let values: [Int64]
+    package let constant: Bool
+    package init(_ v: Vector) throws {
         values = try Kern.int64s(v)
         constant = v.isConstant
     }
-    @inline(__always) subscript(i: Int) -> Int64 { values[constant ? 0 : i] }
+    @inline(__always) package subscript(i: Int) -> Int64 { values[constant ? 0 : i] }
 }
 
 /// A per-row binary operation for `Kern.run2`: the result and whether the row failed
 /// (overflow, division by zero, ...).
-protocol RowOp2 {
+package protocol RowOp2 {
     associatedtype A
     associatedtype B
     associatedtype R
@@ -618,17 +618,17 @@ protocol RowOp2 {
 }
 
 /// A per-value unary operation for `Kern.run1`.
-protocol RowOp1 {
+package protocol RowOp1 {
     associatedtype A
     associatedtype R
     func apply(_ a: A) -> (R, Bool)
 }
 
 /// Int128 → Int64 (values already range-checked).
-struct NarrowInt128: RowOp1 {
-    @inline(__always) func apply(_ a: Int128) -> (Int64, Bool) { (Int64(truncatingIfNeeded: a), false) }
+package struct NarrowInt128: RowOp1 {
+    @inline(__always) package func apply(_ a: Int128) -> (Int64, Bool) { (Int64(truncatingIfNeeded: a), false) }
 }
 /// Boolean negation.
-struct NotOp: RowOp1 {
-    @inline(__always) func apply(_ a: Bool) -> (Bool, Bool) { (!a, false) }
+package struct NotOp: RowOp1 {
+    @inline(__always) package func apply(_ a: Bool) -> (Bool, Bool) { (!a, false) }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// `= <> < <= > >=` for every physical type, producing BOOLEAN vectors with NULL
 /// propagation, and selection kernels for `column op constant` filters.
@@ -9,10 +9,10 @@ import SlicehousePlanner
 /// same type, so the same scale); doubles with PostgreSQL's NaN rule (NaN equals
 /// NaN and sorts above every other value; -0 equals 0); booleans false < true;
 /// strings by unsigned bytes (CHAR values are stored without trailing blanks).
-enum ComparisonKernels {
+package enum ComparisonKernels {
 
     /// `a op b` over `n` rows.
-    static func compare(_ op: BinaryOp, _ a: Vector, _ b: Vector, n: Int) throws -> Vector {
+    package static func compare(_ op: BinaryOp, _ a: Vector, _ b: Vector, n: Int) throws -> Vector {
         if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(.boolean) }
         let (a, b) = try harmonize(a, b)
         let len = Kern.length(a, b, n: n)
@@ -40,7 +40,7 @@ enum ComparisonKernels {
 
     /// Bring two operands to one representation when the binder left them different
     /// (different decimal scales, integer vs decimal, date vs timestamp, ...).
-    static func harmonize(_ a: Vector, _ b: Vector) throws -> (Vector, Vector) {
+    package static func harmonize(_ a: Vector, _ b: Vector) throws -> (Vector, Vector) {
         if a.type == b.type || (a.type.isString && b.type.isString) { return (a, b) }
         if sameRepresentation(a.type, b.type) { return (a, b) }
         guard let t = TypeRules.commonType(a.type, b.type) else {
@@ -49,15 +49,15 @@ enum ComparisonKernels {
         return (try CastKernels.cast(a, to: t), try CastKernels.cast(b, to: t))
     }
 
-    @inline(__always) static func doubleLess(_ a: Double, _ b: Double) -> Bool {
+    @inline(__always) package static func doubleLess(_ a: Double, _ b: Double) -> Bool {
         a < b || (b.isNaN && !a.isNaN)
     }
-    @inline(__always) static func doubleEqual(_ a: Double, _ b: Double) -> Bool {
+    @inline(__always) package static func doubleEqual(_ a: Double, _ b: Double) -> Bool {
         a == b || (a.isNaN && b.isNaN)
     }
 
     /// The comparison of two typed inputs under order `O`.
-    static func ordered<O: SQLOrder>(_ o: O.Type, _ op: BinaryOp, _ x: [O.T], _ ac: Bool, _ y: [O.T], _ bc: Bool,
+    package static func ordered<O: SQLOrder>(_ o: O.Type, _ op: BinaryOp, _ x: [O.T], _ ac: Bool, _ y: [O.T], _ bc: Bool,
                                      _ len: Int) -> [Bool] {
         switch op {
         case .equal: return compareLoop(O.self, EqK.self, x, ac, y, bc, len)
@@ -71,7 +71,7 @@ enum ComparisonKernels {
     }
 
     @inline(__always)
-    static func compareLoop<O: SQLOrder, K: CompareKind>(_: O.Type, _: K.Type, _ x: [O.T], _ ac: Bool, _ y: [O.T], _ bc: Bool,
+    package static func compareLoop<O: SQLOrder, K: CompareKind>(_: O.Type, _: K.Type, _ x: [O.T], _ ac: Bool, _ y: [O.T], _ bc: Bool,
                                                          _ n: Int) -> [Bool] {
         if n <= 0 || x.isEmpty || y.isEmpty { return [] }
         return x.withUnsafeBufferPointer { pa in
@@ -96,7 +96,7 @@ enum ComparisonKernels {
     }
 
     /// Whether a three-way comparison result satisfies `op`.
-    @inline(__always) static func holds(_ op: BinaryOp, _ c: Int) -> Bool {
+    @inline(__always) package static func holds(_ op: BinaryOp, _ c: Int) -> Bool {
         switch op {
         case .equal: return c == 0
         case .notEqual: return c != 0
@@ -108,7 +108,7 @@ enum ComparisonKernels {
         }
     }
 
-    static func strings(_ op: BinaryOp, _ x: StringArray, _ ac: Bool, _ y: StringArray, _ bc: Bool, _ len: Int) -> [Bool] {
+    package static func strings(_ op: BinaryOp, _ x: StringArray, _ ac: Bool, _ y: StringArray, _ bc: Bool, _ len: Int) -> [Bool] {
         if len == 0 { return [] }
         if (op == .equal || op == .notEqual) && ac != bc,
            let out = equalsShortConstant(ac ? y : x, constant: ac ? x : y, negated: op == .notEqual, len) {
@@ -147,7 +147,7 @@ enum ComparisonKernels {
     /// test and one masked 8-byte load compared with the constant's word, no branch on the
     /// outcome (TPC-DS q59's seven `CASE WHEN d_day_name = 'Sunday' ...` over every sale).
     /// 9 to 16 bytes go to `equalsTwoWordConstant`; nil when the constant is longer.
-    static func equalsShortConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
+    package static func equalsShortConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
         guard constant.offsets.count >= 2, column.offsets.count > len else { return nil }
         let cs = Int(constant.offsets[0]), ce = Int(constant.offsets[1])
         let clen = ce - cs
@@ -175,7 +175,7 @@ enum ComparisonKernels {
     /// Degree'): its first and last 8 bytes (overlapping) compared with two loads at the
     /// same places in each row of the constant's length. A row whose bytes would run past
     /// the buffer's end is not of that length, so it is unequal without a load.
-    static func equalsTwoWordConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
+    package static func equalsTwoWordConstant(_ column: StringArray, constant: StringArray, negated: Bool, _ len: Int) -> [Bool]? {
         let cs = Int(constant.offsets[0]), clen = Int(constant.offsets[1]) - cs
         guard clen > 8, clen <= 16, constant.bytes.count >= cs + clen else { return nil }
         let (head, tail) = constant.bytes.withUnsafeBufferPointer { cb -> (UInt64, UInt64) in
@@ -198,7 +198,7 @@ enum ComparisonKernels {
     /// (its bytes at `base`, `total` of them): the row loop of the constant-equality
     /// kernels above. Without a byte buffer (every value empty) each row is `empty`.
     @inline(__always)
-    static func eachValue(_ column: StringArray, _ len: Int, empty: Bool,
+    package static func eachValue(_ column: StringArray, _ len: Int, empty: Bool,
                           _ test: (UnsafePointer<UInt8>, Int, Int, Int) -> Bool) -> [Bool] {
         column.bytes.withUnsafeBufferPointer { xb in
             column.offsets.withUnsafeBufferPointer { xo in
@@ -222,14 +222,14 @@ enum ComparisonKernels {
 
     /// Whether `column op constant` can use `select(_:column:constant:...)` directly
     /// (same representation on both sides).
-    static func canSelectDirectly(_ column: DataType, _ constant: DataType) -> Bool {
+    package static func canSelectDirectly(_ column: DataType, _ constant: DataType) -> Bool {
         if column.isString && constant.isString { return true }
         return column == constant || (sameRepresentation(column, constant) && column.physical != .bool)
     }
 
     /// Whether values of two types compare correctly as stored: same physical form and
     /// scale; dates and timestamps only with their own type (days vs microseconds).
-    static func sameRepresentation(_ a: DataType, _ b: DataType) -> Bool {
+    package static func sameRepresentation(_ a: DataType, _ b: DataType) -> Bool {
         if a == b { return a != .unknown }
         if a.isTemporal || b.isTemporal || a == .unknown || b == .unknown { return false }
         return a.physical == b.physical && a.scale == b.scale && a.isFloat == b.isFloat
@@ -237,7 +237,7 @@ enum ComparisonKernels {
 
     /// Physical row indices among `selection` (or `0..<count`) where `column op constant`
     /// is TRUE. `column` is a chunk column (flat over the physical rows, or constant).
-    static func select(_ op: BinaryOp, column: Vector, constant: Vector, selection: [Int32]?, count: Int) throws -> [Int32] {
+    package static func select(_ op: BinaryOp, column: Vector, constant: Vector, selection: [Int32]?, count: Int) throws -> [Int32] {
         if Kern.isConstNull(constant) || count == 0 { return [] }
         if column.isConstant {
             let r = try compare(op, column, constant, n: 1)
@@ -267,7 +267,7 @@ enum ComparisonKernels {
         }
     }
 
-    static func selectOrdered<O: SQLOrder>(_ o: O.Type, _ op: BinaryOp, _ x: [O.T], _ c: O.T, _ validity: Validity?,
+    package static func selectOrdered<O: SQLOrder>(_ o: O.Type, _ op: BinaryOp, _ x: [O.T], _ c: O.T, _ validity: Validity?,
                                            _ selection: [Int32]?, _ count: Int) -> [Int32] {
         switch op {
         case .equal: return selectCompare(O.self, EqK.self, x, c, validity, selection, count)
@@ -283,7 +283,7 @@ enum ComparisonKernels {
     /// Indices (among `selection`, or `0..<count`) of the non-NULL values v with `v K c`.
     /// Branch-free: every candidate index is written, the cursor advances on a match.
     @inline(__always)
-    static func selectCompare<O: SQLOrder, K: CompareKind>(_: O.Type, _: K.Type, _ x: [O.T], _ c: O.T, _ validity: Validity?,
+    package static func selectCompare<O: SQLOrder, K: CompareKind>(_: O.Type, _: K.Type, _ x: [O.T], _ c: O.T, _ validity: Validity?,
                                                            _ selection: [Int32]?, _ count: Int) -> [Int32] {
         if count == 0 { return [] }
         return x.withUnsafeBufferPointer { buf in
@@ -322,7 +322,7 @@ enum ComparisonKernels {
 
     /// Indices (among `selection`, or `0..<count`) of the non-NULL values satisfying `pred`.
     @inline(__always)
-    static func selectValues<P: ValuePredicate>(_ x: [P.T], _ validity: Validity?, _ selection: [Int32]?, _ count: Int,
+    package static func selectValues<P: ValuePredicate>(_ x: [P.T], _ validity: Validity?, _ selection: [Int32]?, _ count: Int,
                                                 _ pred: P) -> [Int32] {
         if count == 0 { return [] }
         return x.withUnsafeBufferPointer { buf in
@@ -340,7 +340,7 @@ enum ComparisonKernels {
 
     /// Indices of the non-NULL strings satisfying `pred` (given the bytes of the value).
     @inline(__always)
-    static func selectStrings<P: BytesPredicate>(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ count: Int,
+    package static func selectStrings<P: BytesPredicate>(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ count: Int,
                                                  _ pred: P) -> [Int32] {
         if count == 0 { return [] }
         return x.bytes.withUnsafeBufferPointer { bytes in
@@ -364,7 +364,7 @@ enum ComparisonKernels {
 
     /// Physical indices (among `selection`) whose logical row is TRUE in the dense
     /// boolean vector `r` (one row per logical row, or constant).
-    static func indices(where r: Vector, selection: [Int32]?, count: Int) throws -> [Int32] {
+    package static func indices(where r: Vector, selection: [Int32]?, count: Int) throws -> [Int32] {
         let vals = try Kern.bools(r)
         if r.isConstant {
             return (!r.isNull(0) && vals.first == true) ? (selection ?? Kern.allRows(count)) : []
@@ -395,48 +395,48 @@ enum ComparisonKernels {
 // MARK: - Orders and comparison kinds
 
 /// An SQL ordering of one physical type (specialised statically in the loops).
-protocol SQLOrder {
+package protocol SQLOrder {
     associatedtype T
     static func less(_ a: T, _ b: T) -> Bool
     static func equal(_ a: T, _ b: T) -> Bool
 }
-enum NaturalOrder<T: Comparable>: SQLOrder {
-    @inline(__always) static func less(_ a: T, _ b: T) -> Bool { a < b }
-    @inline(__always) static func equal(_ a: T, _ b: T) -> Bool { a == b }
+package enum NaturalOrder<T: Comparable>: SQLOrder {
+    @inline(__always) package static func less(_ a: T, _ b: T) -> Bool { a < b }
+    @inline(__always) package static func equal(_ a: T, _ b: T) -> Bool { a == b }
 }
 /// PostgreSQL's float order: NaN equals NaN and sorts above everything; -0 equals 0.
-enum DoubleOrder: SQLOrder {
-    @inline(__always) static func less(_ a: Double, _ b: Double) -> Bool { ComparisonKernels.doubleLess(a, b) }
-    @inline(__always) static func equal(_ a: Double, _ b: Double) -> Bool { ComparisonKernels.doubleEqual(a, b) }
+package enum DoubleOrder: SQLOrder {
+    @inline(__always) package static func less(_ a: Double, _ b: Double) -> Bool { ComparisonKernels.doubleLess(a, b) }
+    @inline(__always) package static func equal(_ a: Double, _ b: Double) -> Bool { ComparisonKernels.doubleEqual(a, b) }
 }
-enum BoolOrder: SQLOrder {
-    @inline(__always) static func less(_ a: Bool, _ b: Bool) -> Bool { !a && b }
-    @inline(__always) static func equal(_ a: Bool, _ b: Bool) -> Bool { a == b }
+package enum BoolOrder: SQLOrder {
+    @inline(__always) package static func less(_ a: Bool, _ b: Bool) -> Bool { !a && b }
+    @inline(__always) package static func equal(_ a: Bool, _ b: Bool) -> Bool { a == b }
 }
 
 /// One of `= <> < <= > >=` as a type, so loops specialise per operator.
-protocol CompareKind {
+package protocol CompareKind {
     static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool
 }
-enum EqK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.equal(a, b) } }
-enum NeK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.equal(a, b) } }
-enum LtK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.less(a, b) } }
-enum LeK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.less(b, a) } }
-enum GtK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.less(b, a) } }
-enum GeK: CompareKind { @inline(__always) static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.less(a, b) } }
+package enum EqK: CompareKind { @inline(__always) package static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.equal(a, b) } }
+package enum NeK: CompareKind { @inline(__always) package static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.equal(a, b) } }
+package enum LtK: CompareKind { @inline(__always) package static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.less(a, b) } }
+package enum LeK: CompareKind { @inline(__always) package static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.less(b, a) } }
+package enum GtK: CompareKind { @inline(__always) package static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { O.less(b, a) } }
+package enum GeK: CompareKind { @inline(__always) package static func holds<O: SQLOrder>(_ o: O.Type, _ a: O.T, _ b: O.T) -> Bool { !O.less(a, b) } }
 
 // MARK: - String predicates
 
 /// A test on the bytes of one string (specialised in `selectStrings`).
-protocol BytesPredicate {
+package protocol BytesPredicate {
     func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool
 }
 
 /// Byte equality with a constant (or inequality when `negated`).
-struct BytesEqual: BytesPredicate {
-    let value: [UInt8]
-    let negated: Bool
-    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+package struct BytesEqual: BytesPredicate {
+    package let value: [UInt8]
+    package let negated: Bool
+    @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
         if p.count != value.count { return negated }
         guard p.count > 0, let b = p.baseAddress else { return !negated }
         let eq = value.withUnsafeBufferPointer { v in v.baseAddress.map { equalBytes($0, b, p.count) } ?? false }
@@ -445,17 +445,17 @@ struct BytesEqual: BytesPredicate {
 }
 
 /// Ordering against a constant.
-struct BytesCompare: BytesPredicate {
-    let value: [UInt8]
-    let op: BinaryOp
-    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+package struct BytesCompare: BytesPredicate {
+    package let value: [UInt8]
+    package let op: BinaryOp
+    @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
         let c = value.withUnsafeBufferPointer { compareBytes(p.baseAddress, p.count, $0.baseAddress, $0.count) }
         return ComparisonKernels.holds(op, c)
     }
 }
 
 /// A test on one value (specialised in `selectValues`).
-protocol ValuePredicate {
+package protocol ValuePredicate {
     associatedtype T
     func test(_ v: T) -> Bool
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// Casts to and from TIMESTAMPTZ, TIME, TIMETZ, INTERVAL, SUPER, VARBYTE and HLLSKETCH.
 ///
@@ -12,14 +12,14 @@ import SlicehousePlanner
 /// converted when it holds a value of a matching kind and is NULL otherwise (a string
 /// to a number, an object to anything but SUPER, a fraction to BOOLEAN, ...), never an
 /// error.
-enum ExtendedCasts {
+package enum ExtendedCasts {
     /// Whether `CastKernels.cast` should hand the cast from `s` to `t` here.
-    static func handles(_ s: DataType, _ t: DataType) -> Bool {
+    package static func handles(_ s: DataType, _ t: DataType) -> Bool {
         s.isTextInput || t.isTextInput || s == .hllsketch || t == .hllsketch
     }
 
     /// Cast `v` to `target`; times of day and local timestamps are read in `zone` (UTC when nil).
-    static func cast(_ v: Vector, to target: DataType, assignment: Bool, zone: TimeZoneRule? = nil) throws -> Vector {
+    package static func cast(_ v: Vector, to target: DataType, assignment: Bool, zone: TimeZoneRule? = nil) throws -> Vector {
         let source = v.type
         guard TypeRules.canCast(source, target) || source == target else {
             throw SQLError(.datatypeMismatch, "cannot cast type \(source.sqlName) to \(target.sqlName)")
@@ -36,7 +36,7 @@ enum ExtendedCasts {
     }
 
     /// One value; nil is NULL (SUPER values of the wrong kind).
-    static func convert(_ x: Value, from source: DataType, to target: DataType, assignment: Bool,
+    package static func convert(_ x: Value, from source: DataType, to target: DataType, assignment: Bool,
                         zone: TimeZoneRule?) throws -> Value? {
         if source == target { return x }
         if source == .superType { return try fromSuper(x, to: target, assignment: assignment, zone: zone) }
@@ -85,12 +85,12 @@ enum ExtendedCasts {
         }
     }
 
-    static func cannot(_ s: DataType, _ t: DataType) -> SQLError {
+    package static func cannot(_ s: DataType, _ t: DataType) -> SQLError {
         SQLError(.datatypeMismatch, "cannot cast type \(s.sqlName) to \(t.sqlName)")
     }
 
     /// The text form of a non-SUPER value.
-    static func text(_ x: Value, _ t: DataType, zone: TimeZoneRule?) -> String? {
+    package static func text(_ x: Value, _ t: DataType, zone: TimeZoneRule?) -> String? {
         switch t {
         case .timestamptz:
             guard let v = x.asInt64 else { return nil }
@@ -106,7 +106,7 @@ enum ExtendedCasts {
     }
 
     /// A string target: truncated, or an error for an assignment that would lose characters.
-    static func fit(_ s: String, _ target: DataType, assignment: Bool) throws -> String {
+    package static func fit(_ s: String, _ target: DataType, assignment: Bool) throws -> String {
         var out = StringBuilder(rows: 1, bytes: s.utf8.count)
         let isChar: Bool = { if case .char = target { return true }; return false }()
         try Array(s.utf8).withUnsafeBufferPointer { p in
@@ -116,7 +116,7 @@ enum ExtendedCasts {
         return String(decoding: out.bytes, as: UTF8.self)
     }
 
-    static func invalid(_ t: DataType, _ s: String) -> SQLError {
+    package static func invalid(_ t: DataType, _ s: String) -> SQLError {
         let word: String
         switch t {
         case .timestamptz: word = "timestamp with time zone"
@@ -128,7 +128,7 @@ enum ExtendedCasts {
     }
 
     /// Text to a TIMESTAMPTZ, TIME, TIMETZ, INTERVAL, VARBYTE or HLLSKETCH.
-    static func fromText(_ s: String, to target: DataType, assignment: Bool, zone: TimeZoneRule?) throws -> Value? {
+    package static func fromText(_ s: String, to target: DataType, assignment: Bool, zone: TimeZoneRule?) throws -> Value? {
         switch target {
         case .timestamptz:
             guard let v = DateTime.parseTimestampTZ(s, zone: zone) else { throw invalid(target, s) }
@@ -170,7 +170,7 @@ enum ExtendedCasts {
     // MARK: - SUPER
 
     /// A scalar as a SUPER value: numbers and booleans as JSON, strings quoted.
-    static func toSuper(_ x: Value, from source: DataType) throws -> Value? {
+    package static func toSuper(_ x: Value, from source: DataType) throws -> Value? {
         if source.isString {
             guard let s = x.asString else { return nil }
             var out: [UInt8] = []
@@ -186,7 +186,7 @@ enum ExtendedCasts {
     }
 
     /// A SUPER value as a scalar type (NULL when it holds something else).
-    static func fromSuper(_ x: Value, to target: DataType, assignment: Bool, zone: TimeZoneRule?) throws -> Value? {
+    package static func fromSuper(_ x: Value, to target: DataType, assignment: Bool, zone: TimeZoneRule?) throws -> Value? {
         guard let s = x.asString else { return nil }
         let bytes = Array(s.utf8)
         return try bytes.withUnsafeBufferPointer { v -> Value? in

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// TO_CHAR, TO_DATE, TO_TIMESTAMP, TO_NUMBER. A constant format is parsed once per
 /// call; a per-row format is re-parsed only when it changes from the previous row.
-enum FormatFunctions {
+package enum FormatFunctions {
 
     /// Parsed format for row `i`, cached across rows with the same format text.
-    struct FormatCache<F> {
+    package struct FormatCache<F> {
         let input: StringInput
         let make: (UnsafeBufferPointer<UInt8>) -> F
         var last: (range: Range<Int>, value: F)?
@@ -31,7 +31,7 @@ enum FormatFunctions {
 
     // MARK: TO_CHAR
 
-    static func toChar(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func toChar(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         let v = args[0]
         let src = v.type
         if src == .date || src == .timestamp {
@@ -69,7 +69,7 @@ enum FormatFunctions {
 
     // MARK: TO_DATE / TO_TIMESTAMP
 
-    static func toDateTime(_ args: [Vector], date: Bool, resultType: DataType, n: Int) throws -> Vector {
+    package static func toDateTime(_ args: [Vector], date: Bool, resultType: DataType, n: Int) throws -> Vector {
         var strict = false
         if args.count == 3 {
             guard args[2].isConstant else { throw SQLError(.featureNotSupported, "TO_DATE's is_strict argument must be a constant") }
@@ -93,7 +93,7 @@ enum FormatFunctions {
 
     // MARK: TO_NUMBER
 
-    static func toNumber(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func toNumber(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let s = try StringKernels.input(args[0])
         let constant = args.allSatisfy { $0.isConstant }

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
-import SlicehousePlanner
+import SlicehousePlan
 
 /// Numeric functions: ABS, SIGN, ROUND/TRUNC/CEIL/FLOOR (integers, decimals,
 /// doubles), POWER, SQRT, CBRT, EXP, LN, LOG, PI, RANDOM.
 ///
 /// Rounding of decimals and doubles is half away from zero. Domain errors use
 /// PostgreSQL's messages (`cannot take square root of a negative number`, ...).
-enum MathKernels {
+package enum MathKernels {
 
     // MARK: - ABS, SIGN
 
-    static func abs(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func abs(_ v: Vector, resultType: DataType) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(resultType) }
         let validity = Kern.rowValidity(v)
         switch v.data {
@@ -38,7 +38,7 @@ enum MathKernels {
         }
     }
 
-    static func sign(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func sign(_ v: Vector, resultType: DataType) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(resultType) }
         let s = resultType.scale
         switch v.data {
@@ -66,10 +66,10 @@ enum MathKernels {
 
     // MARK: - Rounding
 
-    enum Mode { case round, trunc, ceil, floor }
+    package enum Mode { case round, trunc, ceil, floor }
 
     /// `v` (at some scale) rounded to a multiple of `d` (> 0) by `mode`.
-    @inline(__always) static func roundTo<T: FixedWidthInteger & SignedInteger>(_ v: T, _ d: T, _ mode: Mode) -> T {
+    @inline(__always) package static func roundTo<T: FixedWidthInteger & SignedInteger>(_ v: T, _ d: T, _ mode: Mode) -> T {
         if d == 1 { return v }
         let q = v / d, r = v % d
         switch mode {
@@ -84,7 +84,7 @@ enum MathKernels {
     }
 
     /// ROUND/TRUNC/CEIL/FLOOR with an optional digits argument.
-    static func rounding(_ mode: Mode, _ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+    package static func rounding(_ mode: Mode, _ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard let v = args.first else { throw SQLError.internalError("rounding function without arguments") }
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
         let digitsVector: Vector? = args.count > 1 ? args[1] : nil
@@ -155,7 +155,7 @@ enum MathKernels {
     // MARK: - Floating-point functions
 
     /// A double function with a per-value domain check (`error` returns the message for a bad input).
-    static func unaryDouble(_ v: Vector, resultType: DataType, _ f: (Double) -> Double,
+    package static func unaryDouble(_ v: Vector, resultType: DataType, _ f: (Double) -> Double,
                             error: (Double, Double) -> SQLError?) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(resultType) }
         let x = try Kern.doubles(v)
@@ -171,12 +171,12 @@ enum MathKernels {
         return Kern.result(resultType, .double(out), validity: v.validity, constant: v.isConstant)
     }
 
-    static func sqrt(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func sqrt(_ v: Vector, resultType: DataType) throws -> Vector {
         try unaryDouble(v, resultType: resultType, { $0.squareRoot() }) { a, _ in
             a < 0 ? SQLError(.invalidParameter, "cannot take square root of a negative number") : nil
         }
     }
-    static func cbrt(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func cbrt(_ v: Vector, resultType: DataType) throws -> Vector {
         try unaryDouble(v, resultType: resultType, { x in
             // One Newton step fixes the last-bit error of some libm cube roots (cbrt(27) = 3 exactly).
             let r = Foundation.cbrt(x)
@@ -185,12 +185,12 @@ enum MathKernels {
             return Swift.abs(refined * refined * refined - x) <= Swift.abs(r * r * r - x) ? refined : r
         }) { _, _ in nil }
     }
-    static func exp(_ v: Vector, resultType: DataType) throws -> Vector {
+    package static func exp(_ v: Vector, resultType: DataType) throws -> Vector {
         try unaryDouble(v, resultType: resultType, { Foundation.exp($0) }) { a, r in
             r.isInfinite && a.isFinite ? ArithmeticKernels.floatOverflow : nil
         }
     }
-    static func ln(_ v: Vector, base10: Bool, resultType: DataType) throws -> Vector {
+    package static func ln(_ v: Vector, base10: Bool, resultType: DataType) throws -> Vector {
         try unaryDouble(v, resultType: resultType, { base10 ? Foundation.log10($0) : Foundation.log($0) }) { a, _ in
             if a == 0 { return SQLError(.invalidParameter, "cannot take logarithm of zero") }
             if a < 0 { return SQLError(.invalidParameter, "cannot take logarithm of a negative number") }
@@ -198,7 +198,7 @@ enum MathKernels {
         }
     }
 
-    static func power(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
+    package static func power(_ a: Vector, _ b: Vector, resultType: DataType, n: Int) throws -> Vector {
         if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(resultType) }
         let x = try Kern.doubles(a), y = try Kern.doubles(b)
         let len = Kern.length(a, b, n: n)
@@ -216,12 +216,24 @@ enum MathKernels {
         return Kern.result(resultType, .double(out), validity: validity, constant: constant)
     }
 
-    static func pi(resultType: DataType) -> Vector {
+    /// A function of two doubles defined everywhere (ATAN2).
+    package static func binaryDouble(_ a: Vector, _ b: Vector, resultType: DataType, n: Int,
+                             _ f: (Double, Double) -> Double) throws -> Vector {
+        if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(resultType) }
+        let x = try Kern.doubles(a), y = try Kern.doubles(b)
+        let len = Kern.length(a, b, n: n)
+        let constant = a.isConstant && b.isConstant
+        let validity = constant ? nil : Kern.combinedValidity(a, b)
+        let out = Kern.map2(x, a.isConstant, y, b.isConstant, len, f)
+        return Kern.result(resultType, .double(out), validity: validity, constant: constant)
+    }
+
+    package static func pi(resultType: DataType) -> Vector {
         Vector(type: resultType, data: .double([Double.pi]), isConstant: true)
     }
 
     /// RANDOM(): a fresh value in [0, 1) for every row.
-    static func random(n: Int, resultType: DataType) -> Vector {
+    package static func random(n: Int, resultType: DataType) -> Vector {
         var g = SystemRandomNumberGenerator()
         let out = (0..<max(n, 0)).map { _ in Double.random(in: 0..<1, using: &g) }
         return Vector(type: resultType, data: .double(out))

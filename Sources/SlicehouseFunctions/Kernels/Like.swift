@@ -10,11 +10,11 @@ import SlicehouseTypes
 /// unless it ends with `%`, and the middle ones are found leftmost-first, which is
 /// exact for this kind of pattern. Common shapes get dedicated matchers: exact,
 /// `abc%`, `%abc`, `%abc%`.
-struct LikePattern: BytesPredicate {
+package struct LikePattern: BytesPredicate {
     /// One element of a segment: a literal byte, or `_` (any one character).
-    enum Atom: Equatable { case byte(UInt8), any }
+    package enum Atom: Equatable { case byte(UInt8), any }
 
-    enum Shape {
+    package enum Shape {
         case exact([UInt8])
         case prefix([UInt8])
         case suffix([UInt8])
@@ -23,17 +23,17 @@ struct LikePattern: BytesPredicate {
         case general
     }
 
-    let shape: Shape
-    let segments: [[Atom]]
+    package let shape: Shape
+    package let segments: [[Atom]]
     /// Per segment: its bytes when it has no `_` and does not start with a UTF-8
     /// continuation byte (so a byte search finds exactly the character-aligned matches).
-    let literals: [[UInt8]?]
-    let anchoredStart: Bool
-    let anchoredEnd: Bool
-    let caseInsensitive: Bool
+    package let literals: [[UInt8]?]
+    package let anchoredStart: Bool
+    package let anchoredEnd: Bool
+    package let caseInsensitive: Bool
 
     /// Compile `pattern`. `escape` nil means backslash; pass 0 for "no escape character".
-    init(_ pattern: UnsafeBufferPointer<UInt8>, escape: UInt8?, caseInsensitive: Bool) throws {
+    package init(_ pattern: UnsafeBufferPointer<UInt8>, escape: UInt8?, caseInsensitive: Bool) throws {
         self.caseInsensitive = caseInsensitive
         let esc: UInt8? = escape == 0 ? nil : (escape ?? 92)
         let source: [UInt8] = caseInsensitive ? LikePattern.lowered(pattern) : Array(pattern)
@@ -100,16 +100,16 @@ struct LikePattern: BytesPredicate {
     }
 
     /// Lower-case bytes (ASCII directly, other text through Unicode lowercasing).
-    static func lowered(_ p: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    package static func lowered(_ p: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         if UTF8Bytes.isASCII(p) { return p.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
         return Array(String(decoding: p, as: UTF8.self).lowercased().utf8)
     }
 
-    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { matches(p) != negated }
+    @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool { matches(p) != negated }
 
     /// For `%abc%` and `%abc%def%` (no `_`, neither end anchored): the literals, which
     /// match exactly when each is found after the one before.
-    var literalsInOrder: [[UInt8]]? {
+    package var literalsInOrder: [[UInt8]]? {
         guard !anchoredStart, !anchoredEnd, !segments.isEmpty else { return nil }
         var out: [[UInt8]] = []
         for l in literals {
@@ -120,11 +120,11 @@ struct LikePattern: BytesPredicate {
     }
 
     /// `NOT LIKE`: `test` answers the negation.
-    var negated = false
+    package var negated = false
 
     /// Whether `s` matches (for ILIKE, `s` is lowered here: ASCII text in a temporary
     /// buffer, without allocating an array per row; other text through `lowered`).
-    @inline(__always) func matches(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inline(__always) package func matches(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
         if caseInsensitive {
             if UTF8Bytes.isASCII(s) {
                 let n = s.count
@@ -142,7 +142,7 @@ struct LikePattern: BytesPredicate {
         return matchesExact(s)
     }
 
-    @inline(__always) func matchesExact(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inline(__always) package func matchesExact(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
         switch shape {
         case .matchAll: return true
         case .exact(let lit):
@@ -158,7 +158,7 @@ struct LikePattern: BytesPredicate {
         }
     }
 
-    @inline(__always) func equal(_ lit: UnsafeBufferPointer<UInt8>, _ s: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
+    @inline(__always) package func equal(_ lit: UnsafeBufferPointer<UInt8>, _ s: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
         var k = 0
         while k < lit.count {
             if lit[k] != s[at + k] { return false }
@@ -168,7 +168,7 @@ struct LikePattern: BytesPredicate {
     }
 
     /// Match segment `seg` at byte `pos`; the end position on success.
-    func matchSegment(_ seg: [Atom], _ s: UnsafeBufferPointer<UInt8>, _ pos: Int) -> Int? {
+    package func matchSegment(_ seg: [Atom], _ s: UnsafeBufferPointer<UInt8>, _ pos: Int) -> Int? {
         var i = pos
         for a in seg {
             guard i < s.count else { return nil }
@@ -183,7 +183,7 @@ struct LikePattern: BytesPredicate {
         return i
     }
 
-    func general(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func general(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
         var pos = 0
         var first = 0
         var last = segments.count
@@ -239,10 +239,10 @@ struct LikePattern: BytesPredicate {
 }
 
 /// LIKE / ILIKE over vectors.
-enum LikeKernels {
+package enum LikeKernels {
 
     /// `v [NOT] [I]LIKE pattern` over `n` rows (pattern constant or per row).
-    static func like(_ v: Vector, pattern: Vector, caseInsensitive: Bool, negated: Bool, escape: UInt8?, n: Int) throws -> Vector {
+    package static func like(_ v: Vector, pattern: Vector, caseInsensitive: Bool, negated: Bool, escape: UInt8?, n: Int) throws -> Vector {
         if Kern.isConstNull(v) || Kern.isConstNull(pattern) { return Kern.constNull(.boolean) }
         let s = try StringKernels.input(v), pin = try StringKernels.input(pattern)
         let constant = v.isConstant && pattern.isConstant
@@ -276,7 +276,7 @@ enum LikeKernels {
 
     /// Selection fast path: physical indices among `selection` where the chunk column
     /// `column` (flat strings) matches the constant `pattern`.
-    static func select(column: Vector, pattern: Vector, caseInsensitive: Bool, negated: Bool, escape: UInt8?,
+    package static func select(column: Vector, pattern: Vector, caseInsensitive: Bool, negated: Bool, escape: UInt8?,
                        selection: [Int32]?, count: Int) throws -> [Int32] {
         if Kern.isConstNull(pattern) { return [] }
         let pin = try StringKernels.input(pattern)
@@ -308,20 +308,20 @@ enum LikeKernels {
 }
 
 /// `[NOT] LIKE '%n1%n2%…%'` with literal needles: each found after the one before.
-struct ContainsInOrder: BytesPredicate {
+package struct ContainsInOrder: BytesPredicate {
     /// The needles one after another, and where each ends.
-    let needles: UnsafeBufferPointer<UInt8>
-    let ends: UnsafeBufferPointer<Int>
+    package let needles: UnsafeBufferPointer<UInt8>
+    package let ends: UnsafeBufferPointer<Int>
     /// Per needle, the two offsets `UTF8Bytes.find` screens positions by (`rareProbes`).
-    let probes: UnsafeBufferPointer<Int>
-    let negated: Bool
+    package let probes: UnsafeBufferPointer<Int>
+    package let negated: Bool
 
     /// Needle k's probes.
-    @inline(__always) func probesOf(_ k: Int) -> (Int, Int) {
+    @inline(__always) package func probesOf(_ k: Int) -> (Int, Int) {
         2 * k + 1 < probes.count ? (probes[2 * k], probes[2 * k + 1]) : (0, ends[k] - (k > 0 ? ends[k - 1] : 0) - 1)
     }
 
-    @inline(__always) func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
         var pos = 0, start = 0
         for (k, end) in ends.enumerated() {
             let needle = UnsafeBufferPointer(rebasing: needles[start..<end])
@@ -341,7 +341,7 @@ struct ContainsInOrder: BytesPredicate {
     /// between occurrences (TPC-H Q13's `o_comment NOT LIKE '%special%requests%'`, Q9's
     /// `p_name LIKE '%green%'`). nil (the caller tests string by string) when a needle is
     /// empty or the selected rows are a sparse part of their span.
-    func selectAcross(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ count: Int) -> [Int32]? {
+    package func selectAcross(_ x: StringArray, _ validity: Validity?, _ selection: [Int32]?, _ count: Int) -> [Int32]? {
         guard count > 0, let firstEnd = ends.first, firstEnd > 0 else { return nil }
         for k in 1..<ends.count where ends[k] == ends[k - 1] { return nil }
         let lo = selection.map { Int($0[0]) } ?? 0

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+import SlicehouseTypes
+import SlicehousePlan
+
+/// INTERVAL arithmetic: functions the binder builds for `±`, `*`, `/`, EXTRACT and
+/// comparisons of intervals, and casts in the session's time zone (not callable from SQL).
+public struct IntervalFamily: FunctionFamily {
+    /// interval_add(ts, months, micros) → TIMESTAMP: `ts ± INTERVAL '...'` with constant
+    /// months and microseconds.
+    public let intervalAdd = ScalarFunction("interval_add", internal: true, arguments: 3...3,
+                                            kernel: { a, t, n in try IntervalFunctions.add(a, resultType: t, n: n) })
+    /// timestamp_mi(a, b) → BIGINT: a - b in microseconds.
+    public let timestampDiff = ScalarFunction("timestamp_mi", internal: true, arguments: 2...2,
+                                              kernel: { a, t, n in try IntervalFunctions.difference(a, resultType: t, n: n) })
+    /// interval_from_micros(micros) → INTERVAL: `timestamp - timestamp` (whole days, then
+    /// the rest, as PostgreSQL's `interval_justify_hours` leaves it).
+    public let intervalFromMicros = ScalarFunction("interval_from_micros", internal: true, arguments: 1...1,
+                                                   kernel: interval(.intervalFromMicros))
+    /// interval_part(part, interval) → DATE_PART/EXTRACT of an INTERVAL (or a TIME).
+    public let intervalPart = ScalarFunction("interval_part", internal: true, arguments: 2...2, kernel: interval(.intervalPart))
+    /// timestamp_pl_interval(ts, interval, sign) → TIMESTAMP or TIMESTAMPTZ: `ts ± i` for an
+    /// interval that is not a constant (sign 1 or -1).
+    public let timestampPlusInterval = ScalarFunction("timestamp_pl_interval", internal: true, arguments: 3...3,
+                                                      kernel: interval(.timestampPlusInterval))
+    /// time_pl_interval(time, interval, sign) → TIME (wrapping around midnight).
+    public let timePlusInterval = ScalarFunction("time_pl_interval", internal: true, arguments: 3...3,
+                                                 kernel: interval(.timePlusInterval))
+    /// interval_pl(a, b, sign) → INTERVAL: `a ± b` field by field.
+    public let intervalPlus = ScalarFunction("interval_pl", internal: true, arguments: 3...3, kernel: interval(.intervalPlus))
+    /// interval_mul(interval, factor) → INTERVAL (fractions of months and days cascade down).
+    public let intervalMultiply = ScalarFunction("interval_mul", internal: true, arguments: 2...2,
+                                                 kernel: interval(.intervalMultiply))
+    /// interval_div(interval, divisor) → INTERVAL.
+    public let intervalDivide = ScalarFunction("interval_div", internal: true, arguments: 2...2, kernel: interval(.intervalDivide))
+    /// interval_length(interval) → BIGINT: the comparable length in microseconds.
+    public let intervalLength = ScalarFunction("interval_length", internal: true, arguments: 1...1,
+                                               kernel: interval(.intervalLength))
+    /// cast_in_zone(x, zone) → the call's type: a cast that reads or shows local time in the
+    /// session's time zone (TIMESTAMPTZ to and from TIMESTAMP, DATE, TIME, text).
+    public let castInZone = ScalarFunction("cast_in_zone", internal: true, arguments: 2...2, kernel: { a, t, _ in
+        let zone = a[1].value(at: 0).asString.flatMap { TimeZoneRules.rule(named: $0) }
+        return try ExtendedCasts.cast(a[0], to: t, assignment: false, zone: zone)
+    })
+}
+
+private func interval(_ op: IntervalFunctions.Op) -> ScalarFunction.Kernel {
+    { a, t, n in try IntervalFunctions.evaluate(op, a, resultType: t, n: n) }
+}
+
+/// Functions the planner builds for itself (not callable from SQL).
+public struct InternalFamily: FunctionFamily {
+    /// A cast with assignment (INSERT/UPDATE) rules: a string longer than the target is an
+    /// error instead of being truncated.
+    public let assignmentCast = ScalarFunction("assignment_cast", internal: true, arguments: 1...1, kernel: { a, t, _ in
+        try CastKernels.cast(a[0], to: t, assignment: true)
+    })
+    /// TRUE for a row count of at most one, else the statement fails with Redshift's `more
+    /// than one row returned by a subquery used as an expression` (a correlated scalar
+    /// subquery's check).
+    public let singleRowCheck = ScalarFunction("?single_row_check?", internal: true, arguments: 1...1, kernel: { a, _, n in
+        let counts = a[0]
+        for i in 0..<(counts.isConstant ? min(n, 1) : n) where !counts.isNull(i) {
+            if case .int(let c) = counts.value(at: i), c > 1 {
+                throw SQLError(.cardinality, "more than one row returned by a subquery used as an expression")
+            }
+        }
+        return Vector.constant(.bool(true), type: .boolean)
+    })
+    /// AVG from a merged sum and count (`RollupPartials`), rounded as AVG's accumulator
+    /// rounds: truncated to BIGINT for integer arguments, half away from zero at the
+    /// argument's scale for DECIMAL, plain division for floating point; NULL for a count of
+    /// 0. Runs once per group of a grouping-sets query, not per input row.
+    public let avgMerge = ScalarFunction("?avg_merge?", internal: true, arguments: 2...2, kernel: { a, t, n in
+        let sum = a[0], count = a[1]
+        var out = Vector(type: t, capacity: n)
+        for i in 0..<n {
+            let s = sum.value(at: sum.isConstant ? 0 : i)
+            let cv = count.value(at: count.isConstant ? 0 : i)
+            guard let c = cv.asInt64, c > 0, !s.isNull else { out.appendNull(); continue }
+            if t.isFloat {
+                out.append(.double((s.asDouble ?? 0) / Double(c)))
+                continue
+            }
+            guard let v = s.asInt128 else { out.appendNull(); continue }
+            let c128 = Int128(c)
+            if case .decimal = t {
+                var q = v / c128
+                let r = v % c128
+                if r.magnitude * 2 >= c128.magnitude { q += v < 0 ? -1 : 1 }
+                out.append(.int128(q))
+            } else {
+                out.append(.int(Int64(truncatingIfNeeded: v / c128)))
+            }
+        }
+        return out
+    })
+}
