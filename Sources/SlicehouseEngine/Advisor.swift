@@ -134,7 +134,7 @@ extension Session {
             }
         }
         return order.compactMap { text in
-            guard let seen = byText[text], let parsed = try? Session.parseStoredQuery(text) else { return nil }
+            guard let seen = byText[text], let parsed = try? MaterializedViews.parseStoredQuery(text) else { return nil }
             return (seen.query, seen.runs, text, parsed)
         }
     }

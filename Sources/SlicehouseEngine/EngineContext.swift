@@ -108,9 +108,9 @@ final class StatementContext: BinderCatalog, PlannerContext {
         readsSessionState = true
         switch name {
         case "has_table_privilege":
-            return (try session.hasTablePrivilege(args), .boolean)
+            return (try session.access.hasTablePrivilege(args), .boolean)
         case "has_schema_privilege":
-            return (try session.hasSchemaPrivilege(args), .boolean)
+            return (try session.access.hasSchemaPrivilege(args), .boolean)
         case "pg_user_ids":
             let users = session.security.allUsers.map { "\($0.id)=\($0.name)" }
             return (.string(users.joined(separator: ",")), .text)

@@ -51,7 +51,7 @@ struct QueryRunner {
         let binder = Binder(catalog: scope, evaluateConstant: evaluateConstant)
         if let viewSearchPath { binder.viewSearchPath = viewSearchPath }
         let logical = try binder.bind(query: q)
-        try session.authorizeReads(binder)
+        try session.access.authorizeReads(binder)
         return (binder, logical)
     }
 
@@ -60,7 +60,7 @@ struct QueryRunner {
         let optimized = Optimizer(context: scope, evaluateConstant: evaluateConstant).optimize(logical)
         var planner = PhysicalPlanner(context: scope)
         let physical = try planner.planQuery(optimized)
-        try session.admitPlannedQuery(physical, scope, q)
+        try WorkloadAdmission(session).admitPlannedQuery(physical, scope, q)
         return physical
     }
 
@@ -176,7 +176,7 @@ struct QueryRunner {
         // A fresh materialized view that can answer it is read instead of the base tables.
         var runner = self
         var (runLogical, runQuery) = (logical, q)
-        if let r = session.rewriteWithMaterializedView(q, outputs: logical.outputs) {
+        if let r = MaterializedViews(session).rewriteWithMaterializedView(q, outputs: logical.outputs) {
             (runLogical, runQuery) = (r.logical, r.query)
             runner = QueryRunner(session, r.context, context)
         }
@@ -234,7 +234,7 @@ struct QueryRunner {
     /// logged as any query is (SVL_QLOG names the query the rows came from), but runs on
     /// the leader alone, outside WLM.
     private func answerFromCache(_ hit: ResultCache.Hit, sink: RowSink?) throws -> StatementResult {
-        session.runOutsideWorkload()
+        WorkloadAdmission(session).runOutsideWorkload()
         let query = session.newQueryID(context)
         session.lastQueryID = query
         database.log(.resultCacheHits, [[.int(Int64(query)), .int(Int64(hit.sourceQuery))]])

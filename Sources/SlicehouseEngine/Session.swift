@@ -180,7 +180,7 @@ public final class Session: @unchecked Sendable {
         do {
             let result = try runStatement(statement, sink: sink)
             logStatement(kind, text: text, label: group, start: start, error: nil)
-            if !inTransactionBlock && Session.mayChangeTables(statement) { autoRefreshMaterializedViews() }
+            if !inTransactionBlock && MaterializedViews.mayChangeTables(statement) { MaterializedViews(self).autoRefreshMaterializedViews() }
             return result
         } catch {
             logStatement(kind, text: text, label: group, start: start, error: error)
@@ -234,7 +234,7 @@ public final class Session: @unchecked Sendable {
 
     private func runStatement(_ statement: Statement, sink: RowSink?) throws -> StatementResult {
         let cancellation = Cancellation(timeoutMilliseconds: statementTimeout)
-        let workload = beginWorkload(statement, cancellation: cancellation)
+        let workload = WorkloadAdmission(self).beginWorkload(statement, cancellation: cancellation)
         let context = workload.context
         let wasTerminated = runningLock.withLock { () -> Bool in
             running = cancellation
@@ -242,7 +242,7 @@ public final class Session: @unchecked Sendable {
         }
         if wasTerminated { cancellation.cancel(Cancellation.terminated) }
         database.activity.begin()
-        rowSink = workloadSink(sink, workload)
+        rowSink = WorkloadAdmission(self).workloadSink(sink, workload)
         workloadStatement = workload
         defer {
             rowSink = nil
@@ -261,7 +261,7 @@ public final class Session: @unchecked Sendable {
         try cancellation.check()
         var result: StatementResult
         do {
-            result = try runWorkload(workload) { try runInTransaction(statement, context) }
+            result = try WorkloadAdmission(self).runWorkload(workload) { try runInTransaction(statement, context) }
         } catch var e as SQLError where !pendingNotices.isEmpty {
             // Notices raised before the error (a procedure's RAISE INFO) go out before it.
             e.notices = pendingNotices + e.notices
@@ -501,7 +501,7 @@ public final class Session: @unchecked Sendable {
         for n in names {
             let def = try lockedTable(n, toChange: false)
             if !Privilege.table.contains(where: { security.has(user, $0, on: .table(def.id)) }) {
-                throw Session.permissionDenied("relation \(def.name)")
+                throw AccessControl.permissionDenied("relation \(def.name)")
             }
         }
         return StatementResult(tag: "LOCK TABLE")

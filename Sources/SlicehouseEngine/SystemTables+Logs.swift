@@ -71,7 +71,7 @@ extension SystemTables {
                 guard let mv = def.materializedView else { continue }
                 let state = transaction.peek(def.id)?.refreshState
                 let stale = !(state?.isCurrent { catalog.table(id: $0) == nil ? nil : transaction.peek($0) } ?? false)
-                let incremental = session?.canRefreshIncrementally(mv) ?? false
+                let incremental = session.map { MaterializedViews($0).canRefreshIncrementally(mv) } ?? false
                 let owner = catalog.security.owner(.table(def.id)) ?? ""
                 rows.append([.string(Session.databaseName), .string(def.schema), .string(def.name),
                              .int(Int64(state?.xid ?? 0)), .string(stale ? "t" : "f"), .string(owner),

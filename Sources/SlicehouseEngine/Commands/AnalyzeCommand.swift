@@ -63,7 +63,7 @@ struct AnalyzeCommand {
             guard let t = try session.resolveTable(name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
-            try session.requireOwner(of: t)
+            try session.access.requireOwner(of: t)
             tables = [t]
         } else {
             let sec = session.security

@@ -16,7 +16,7 @@ struct CommentCommand {
             guard let t = try session.resolveTable(name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
-            try session.requireOwner(of: t, or: .alter)
+            try session.access.requireOwner(of: t, or: .alter)
             key = CommentKey.table(t.id)
         case .view(let name):
             guard let v = try session.resolveView(name) else {
@@ -26,7 +26,7 @@ struct CommentCommand {
             key = CommentKey.view(v.qualifiedName)
         case .column(let name, let column):
             if let t = try session.resolveTable(name) {
-                try session.requireOwner(of: t, or: .alter)
+                try session.access.requireOwner(of: t, or: .alter)
                 guard let i = t.columnIndex(column) else {
                     throw SQLError(.undefinedColumn, "column \"\(column.lowercased())\" of relation \"\(t.name)\" does not exist")
                 }
@@ -41,13 +41,13 @@ struct CommentCommand {
             guard let def = session.transaction.catalog.schema(s) else {
                 throw SQLError(.invalidSchemaName, "schema \"\(name.lowercased())\" does not exist")
             }
-            if !session.isSuperuser && def.owner != session.user { throw Session.permissionDenied("schema \(s)") }
+            if !session.isSuperuser && def.owner != session.user { throw AccessControl.permissionDenied("schema \(s)") }
             key = CommentKey.schema(s)
         case .database(let name):
             guard name.lowercased() == Session.databaseName else {
                 throw SQLError(.invalidCatalogName, "database \"\(name)\" does not exist")
             }
-            try session.requireSuperuser("comment on the database")
+            try session.access.requireSuperuser("comment on the database")
             key = CommentKey.database
         case .constraint, .function:
             // Constraint names and user functions are not kept: accepted, as a no-op.

@@ -42,7 +42,7 @@ struct CopyCommand {
         let transaction = session.transaction
         let writer = TableWriter(session: session, context: context)
         let table = try session.lockedTable(c.table, location: c.location)
-        try session.requirePrivilege(.insert, on: table)
+        try session.access.requirePrivilege(.insert, on: table)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
         let queryID = session.newQueryID(context)
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)

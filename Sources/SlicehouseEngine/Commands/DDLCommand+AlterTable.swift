@@ -324,8 +324,8 @@ extension DDLCommand {
             throw SQLError(.undefinedTable, "relation \"\(sourceName.description)\" does not exist")
         }
         if source.id == target.id { throw SQLError(.invalidParameter, "cannot append a table to itself") }
-        try session.requireOwner(of: source, or: .delete)
-        try session.requirePrivilege(.insert, on: target)
+        try session.access.requireOwner(of: source, or: .delete)
+        try session.access.requirePrivilege(.insert, on: target)
         var targets: [Int] = [], from: [Int] = []
         for (i, c) in target.columns.enumerated() {
             guard let s = source.columnIndex(c.name) else {

@@ -120,7 +120,7 @@ struct DDLCommand {
             let ctx = StatementContext(database: session.database, session: session)
             let (cols, chunks) = try QueryRunner(session, ctx, context).run(q)
             queryContext = ctx
-            if let options = c.materialized { materialized = try session.materializedViewDef(options, c, context: ctx) }
+            if let options = c.materialized { materialized = try MaterializedViews(session).materializedViewDef(options, c, context: ctx) }
             guard names.isEmpty || names.count == cols.count else {
                 throw SQLError(.syntax, "CREATE TABLE AS specifies \(names.count) column names, but the query returns \(cols.count)")
             }
@@ -174,7 +174,7 @@ struct DDLCommand {
         let def = TableDef(id: 0, schema: qualified.schema, name: name, columns: columns, distStyle: style, distKey: distKey, sortKey: sortKey,
                            sortKeyKind: sortKind, isTemporary: c.temporary, primaryKey: primaryKey, uniqueKeys: uniqueKeys,
                            materializedView: materialized)
-        if !def.isTemporary { try session.requireCreate(inSchema: def.schema) }   // TEMP: every user may
+        if !def.isTemporary { try session.access.requireCreate(inSchema: def.schema) }   // TEMP: every user may
         let created = try session.transaction.createTable(def)
         let owner = session.user, schema = def.schema
         try session.transaction.changeSecurity(SecurityChange { $0.created(.table(created.id), schema: schema, owner: owner) })
@@ -184,8 +184,8 @@ struct DDLCommand {
             let n = chunks.reduce(0) { $0 + $1.count }
             if materialized != nil, let ctx = queryContext, var snap = session.transaction.peek(created.id) {
                 // Where the base tables stood: the first REFRESH folds in what is appended after.
-                snap.refreshState = session.refreshState(ctx, excluding: created.id,
-                                                 meaning: materialized.flatMap { session.materializedViewMeaning($0) })
+                snap.refreshState = MaterializedViews(session).refreshState(ctx, excluding: created.id,
+                                                 meaning: materialized.flatMap { MaterializedViews(session).materializedViewMeaning($0) })
                 session.transaction.stage(created.id, snap)
                 return StatementResult(tag: "CREATE MATERIALIZED VIEW")
             }
@@ -224,7 +224,7 @@ struct DDLCommand {
                                : "\"\(def.name)\" is a materialized view",
                                hint: d.materialized ? "Use DROP TABLE to remove a table." : "Use DROP MATERIALIZED VIEW to remove it.")
             }
-            try session.requireOwner(of: def, or: .drop)
+            try session.access.requireOwner(of: def, or: .drop)
             // Views that read the table hold it back (RESTRICT) or go with it (CASCADE).
             let views = try dependentViews(table: def.id)
             if !views.isEmpty && !d.cascade {
@@ -304,7 +304,7 @@ struct DDLCommand {
     /// Create (or replace) a view the current user will own: CREATE on its schema; only
     /// its owner (or a superuser) may replace it.
     private func registerView(_ view: ViewDef, orReplace: Bool) throws {
-        try session.requireCreate(inSchema: view.schema)
+        try session.access.requireCreate(inSchema: view.schema)
         let object = SecuredObject.view(schema: view.schema, name: view.name.lowercased())
         let replacing = session.transaction.catalog.view(view.qualifiedName) != nil
         if orReplace, replacing, !session.isSuperuser, session.security.owner(object) != session.user {
@@ -321,7 +321,7 @@ struct DDLCommand {
     /// open block first: `Session.runInTransaction`).
     func truncate(_ name: ObjectName) throws -> StatementResult {
         let def = try session.lockedTable(name)
-        try session.requireOwner(of: def, or: .truncate)
+        try session.access.requireOwner(of: def, or: .truncate)
         let (_, base) = try session.transaction.beginWrite(def.qualifiedName, reads: false)
         var empty = TableSnapshot.empty(layout: session.database.layout, columnCount: def.columns.count,
                                         distStyle: def.distStyle, distKey: def.distKey)
@@ -410,7 +410,7 @@ extension DDLCommand {
         case .table(let t):
             if a.isView { throw SQLError(.invalidParameter, "\"\(t.name)\" is not a view") }
             if case .owner(let u) = a.action { return try SecurityCommand(session: session).run(.alterOwner(.tables([a.name]), to: u.lowercased())) }
-            try session.requireOwner(of: t, or: .alter)
+            try session.access.requireOwner(of: t, or: .alter)
             if a.isMaterializedView && t.materializedView == nil {
                 throw SQLError(.wrongObjectType, "\"\(t.name)\" is not a materialized view")
             }

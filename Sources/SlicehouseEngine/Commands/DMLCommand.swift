@@ -25,7 +25,7 @@ struct DMLCommand {
             throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")
         }
         let table = try session.lockedTable(ins.table, location: ins.location)
-        try session.requirePrivilege(.insert, on: table)
+        try session.access.requirePrivilege(.insert, on: table)
         var targets: [Int] = []
         if ins.columns.isEmpty {
             targets = Array(0..<table.columns.count)
@@ -71,7 +71,7 @@ struct DMLCommand {
                     cols[k].append(value)
                 }
             }
-            try session.authorizeReads(binder)   // subqueries among the values read tables too
+            try session.access.authorizeReads(binder)   // subqueries among the values read tables too
             chunks = [Chunk(columns: cols, count: rows.count)]
         case .query(let q):
             let ctx = StatementContext(database: session.database, session: session)
@@ -99,7 +99,7 @@ struct DMLCommand {
 
     func delete(_ d: Delete) throws -> StatementResult {
         let (table, base) = try session.transaction.beginWrite(try session.lockedTable(d.table).qualifiedName, reads: true)
-        try session.requirePrivilege(.delete, on: table)
+        try session.access.requirePrivilege(.delete, on: table)
         let ctx = StatementContext(database: session.database, session: session)
         ctx.rowIDTable = table.id
         let (_, chunks) = try QueryRunner(session, ctx, context).run(deletionQuery(d, table: table))
@@ -165,7 +165,7 @@ struct DMLCommand {
         let (query, assigned) = try updateQuery(u, table: table)
         // UPDATE on the table, or on every assigned column; reading columns (WHERE, SET
         // values) needs SELECT on them, checked when the query below is bound.
-        try session.requirePrivilege(.update, on: table, columns: assigned.map { table.columns[$0].name })
+        try session.access.requirePrivilege(.update, on: table, columns: assigned.map { table.columns[$0].name })
         let ctx = StatementContext(database: session.database, session: session)
         ctx.rowIDTable = table.id
         let (rcols, chunks) = try QueryRunner(session, ctx, context).run(query)
@@ -262,7 +262,7 @@ struct DMLCommand {
         }
 
         // The rows WHEN NOT MATCHED inserts, computed before the matched rows change.
-        try session.requirePrivilege(.insert, on: table)
+        try session.access.requirePrivilege(.insert, on: table)
         var columns: [Int] = []
         let names = m.insertColumns.isEmpty ? table.columns.map { $0.name } : m.insertColumns
         guard names.count == m.insertValues.count else {

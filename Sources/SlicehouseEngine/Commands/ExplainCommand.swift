@@ -65,7 +65,7 @@ struct ExplainCommand {
         }
         var runner = QueryRunner(session, ctx, context)
         var (physical, outputs) = try runner.plan(q)
-        if case .query = e.statement, let r = session.rewriteWithMaterializedView(q, outputs: outputs) {
+        if case .query = e.statement, let r = MaterializedViews(session).rewriteWithMaterializedView(q, outputs: outputs) {
             // The plan the query runs: over the materialized view that answers it.
             runner = QueryRunner(session, r.context, context)
             (physical, outputs) = (try runner.plan(r.logical, r.query), r.logical.outputs)

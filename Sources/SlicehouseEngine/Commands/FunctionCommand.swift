@@ -24,7 +24,7 @@ struct FunctionCommand {
         }
         let qualified = try session.creationName(c.name, in: session.transaction.catalog)
         try session.checkIdentifier(qualified.name)
-        try session.requireCreate(inSchema: qualified.schema)
+        try session.access.requireCreate(inSchema: qualified.schema)
         if FunctionRegistry.knownNames.contains(qualified.name) || AggregateFunction.isAggregateName(qualified.name) {
             throw SQLError(.duplicateObject, "function \(qualified.name) is a built-in function: choose another name (Redshift suggests the prefix f_)")
         }

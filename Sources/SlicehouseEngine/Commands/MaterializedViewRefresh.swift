@@ -26,7 +26,7 @@ struct MaterializedViewRefresh {
             throw SQLError(.undefinedTable, "materialized view \"\(r.name.name.lowercased())\" does not exist",
                            line: r.location.line, column: r.location.column)
         }
-        try session.requireOwner(of: found)
+        try session.access.requireOwner(of: found)
         // A refresh reads with the view owner's privileges, whoever asks for it (a
         // superuser's REFRESH copies no row the owner may not read), and in fixed settings
         // (UTC), so the rows never depend on the session that triggered it.
@@ -37,7 +37,7 @@ struct MaterializedViewRefresh {
         let (def, current) = try session.transaction.beginWrite(found.qualifiedName, reads: true)
         // A view or function under the query replaced, or a name that means another table
         // now: the rows are recomputed whole.
-        let meaning = session.materializedViewMeaning(mv)
+        let meaning = MaterializedViews(session).materializedViewMeaning(mv)
         let sameMeaning = current.refreshState.map { $0.meaning == nil || $0.meaning == meaning } ?? false
         let status: String
         if sameMeaning, let state = current.refreshState, try isUpToDate(state) {
@@ -74,7 +74,7 @@ struct MaterializedViewRefresh {
         let ctx = StatementContext(database: session.database, session: session)
         let (_, chunks) = try runStoredQuery(mv, ctx)
         var next = try replaced(current, with: chunks, of: def)
-        next.refreshState = session.refreshState(ctx, excluding: def.id, meaning: meaning)
+        next.refreshState = MaterializedViews(session).refreshState(ctx, excluding: def.id, meaning: meaning)
         session.transaction.stage(def.id, next)
     }
 
@@ -94,7 +94,7 @@ struct MaterializedViewRefresh {
     private func refreshIncrementally(_ def: TableDef, _ mv: MaterializedViewDef, _ state: MaterializedViewState,
                                       _ current: TableSnapshot, meaning: String?) throws -> Bool {
         let writer = TableWriter(session: session, context: context)
-        guard let (shape, tables) = session.incrementalShape(mv), tables == Set(state.bases.map(\.table)) else { return false }
+        guard let (shape, tables) = MaterializedViews(session).incrementalShape(mv), tables == Set(state.bases.map(\.table)) else { return false }
         // Each base table now, and how those that changed did.
         var now: [Int: TableSnapshot] = [:]
         var changed: [(table: Int, changes: MaterializedViewState.Base.Changes)] = []
@@ -211,7 +211,7 @@ struct MaterializedViewRefresh {
         }
         let sql = "select \(items.joined(separator: ", ")) from \(quoteIdentifierIfNeeded(def.schema)).\(quoteIdentifierIfNeeded(def.name))"
             + (keys.isEmpty ? "" : " group by \(keys.joined(separator: ", "))")
-        guard let query = try Session.parseStoredQuery(sql) else { throw SQLError.internalError("materialized view merge") }
+        guard let query = try MaterializedViews.parseStoredQuery(sql) else { throw SQLError.internalError("materialized view merge") }
         let ctx = StatementContext(database: session.database, session: session)
         ctx.override(def.id, with: rows)
         return try QueryRunner(session, ctx, context).run(query).1
@@ -255,7 +255,7 @@ struct MaterializedViewRefresh {
     }
 
     private func bindStoredQuery(_ mv: MaterializedViewDef, _ ctx: StatementContext) throws -> (Query, LogicalPlan) {
-        guard let q = try Session.parseStoredQuery(mv.queryText) else {
+        guard let q = try MaterializedViews.parseStoredQuery(mv.queryText) else {
             throw SQLError(.internalError, "the query of a materialized view is not a query")
         }
         return (q, try QueryRunner.bind(q, session: session, scope: ctx, viewSearchPath: mv.searchPath).1)

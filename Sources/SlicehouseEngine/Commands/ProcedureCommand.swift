@@ -38,7 +38,7 @@ struct ProcedureCommand {
         }
         let qualified = try session.creationName(c.name, in: session.transaction.catalog)
         try session.checkIdentifier(qualified.name)
-        try session.requireCreate(inSchema: qualified.schema)
+        try session.access.requireCreate(inSchema: qualified.schema)
         guard c.parameters.count <= 32 else { throw SQLError(.invalidParameter, "a procedure can have at most 32 arguments") }
         var seen: Set<String> = []
         for p in c.parameters {

@@ -16,7 +16,7 @@ struct SecurityCommand {
     func run(_ s: SecurityStatement) throws -> StatementResult {
         switch s {
         case .createUser(let name, let o):
-            try session.requireSuperuser("create users")
+            try session.access.requireSuperuser("create users")
             try checkPrincipalName(name)
             var u = UserDef(id: 0, name: name, superuser: o.createUser ?? false, createDB: o.createDB ?? false, password: nil,
                             syslogUnrestricted: o.syslogUnrestricted ?? false)
@@ -38,7 +38,7 @@ struct SecurityCommand {
             let onlyOwnPassword = name == session.user && o.createDB == nil && o.createUser == nil && o.syslogUnrestricted == nil
                 && o.validUntil == nil && o.connectionLimit == nil && o.inGroups.isEmpty
                 && { if case .text? = o.password { return true }; return false }()
-            if !onlyOwnPassword { try session.requireSuperuser("alter users") }
+            if !onlyOwnPassword { try session.access.requireSuperuser("alter users") }
             switch o.password {
             case .text(let p)?: u.password = try PasswordRules.credential(p, user: name)
             case .disable?:
@@ -55,7 +55,7 @@ struct SecurityCommand {
             try session.transaction.changeSecurity(SecurityChange { $0.replaceUser(changed) })
             return StatementResult(tag: "ALTER USER")
         case .renameUser(let old, let new):
-            try session.requireSuperuser("rename users")
+            try session.access.requireSuperuser("rename users")
             try checkPrincipalName(new)
             if old == session.sessionUser { throw SQLError(.featureNotSupported, "session user cannot be renamed") }
             // The md5 hash includes the name: Redshift clears the password of a renamed user.
@@ -68,7 +68,7 @@ struct SecurityCommand {
             })
             return StatementResult(tag: "ALTER USER", notices: ["NOTICE:  MD5 password cleared because of user rename"])
         case .dropUser(let names, let ifExists):
-            try session.requireSuperuser("drop users")
+            try session.access.requireSuperuser("drop users")
             var notices: [String] = []
             for n in names {
                 if session.security.user(n) == nil {
@@ -84,45 +84,45 @@ struct SecurityCommand {
             }
             return StatementResult(tag: "DROP USER", notices: notices)
         case .createGroup(let name, let users):
-            try session.requireSuperuser("create groups")
+            try session.access.requireSuperuser("create groups")
             try checkPrincipalName(name)
             try session.transaction.changeSecurity(SecurityChange { try $0.createGroup(name, members: users) })
             return StatementResult(tag: "CREATE GROUP")
         case .alterGroup(let name, let add, let drop):
-            try session.requireSuperuser("alter groups")
+            try session.access.requireSuperuser("alter groups")
             try session.transaction.changeSecurity(SecurityChange { try $0.alterGroup(name, add: add, drop: drop) })
             return StatementResult(tag: "ALTER GROUP")
         case .renameGroup(let old, let new):
-            try session.requireSuperuser("rename groups")
+            try session.access.requireSuperuser("rename groups")
             try session.transaction.changeSecurity(SecurityChange { try $0.renameGroup(old, to: new) })
             return StatementResult(tag: "ALTER GROUP")
         case .dropGroup(let names, let ifExists):
-            try session.requireSuperuser("drop groups")
+            try session.access.requireSuperuser("drop groups")
             for n in names where !(ifExists && session.security.group(n) == nil) {
                 try session.transaction.changeSecurity(SecurityChange { try $0.dropGroup(n) })
             }
             return StatementResult(tag: "DROP GROUP")
         case .createRole(let name):
-            try session.requireSuperuser("create roles")
+            try session.access.requireSuperuser("create roles")
             try checkPrincipalName(name)
             let owner = session.user
             try session.transaction.changeSecurity(SecurityChange { try $0.createRole(name, owner: owner) })
             return StatementResult(tag: "CREATE ROLE")
         case .dropRole(let names, let ifExists):
-            try session.requireSuperuser("drop roles")
+            try session.access.requireSuperuser("drop roles")
             for n in names where !(ifExists && session.security.role(n) == nil) {
                 try session.transaction.changeSecurity(SecurityChange { try $0.dropRole(n) })
             }
             return StatementResult(tag: "DROP ROLE")
         case .grantRole(let roles, let grantees):
-            try session.requireSuperuser("grant roles")
+            try session.access.requireSuperuser("grant roles")
             let targets = try grantees.map { try roleGrantee($0) }
             try session.transaction.changeSecurity(SecurityChange { sec in
                 for r in roles { for g in targets { try sec.grantRole(r, to: g) } }
             })
             return StatementResult(tag: "GRANT")
         case .revokeRole(let roles, let grantees):
-            try session.requireSuperuser("revoke roles")
+            try session.access.requireSuperuser("revoke roles")
             let targets = try grantees.map { try roleGrantee($0) }
             try session.transaction.changeSecurity(SecurityChange { sec in
                 for r in roles { for g in targets { try sec.revokeRole(r, from: g) } }
@@ -136,7 +136,7 @@ struct SecurityCommand {
             return StatementResult(tag: "REVOKE")
         case .alterDefaultPrivileges(let forUsers, let schemas, let revoke, let g):
             let owners = forUsers.isEmpty ? [session.user] : forUsers
-            if owners != [session.user] { try session.requireSuperuser("alter default privileges for other users") }
+            if owners != [session.user] { try session.access.requireSuperuser("alter default privileges for other users") }
             for o in owners where session.security.user(o) == nil { throw SQLError(.undefinedObject, "user \"\(o)\" does not exist") }
             let privileges = try privilegeSet(g.privileges, onSchema: false).reduce(into: Set<Privilege>()) { $0.formUnion($1.0) }
             let grantees = try g.grantees.map { try grantee($0) }
@@ -165,7 +165,7 @@ struct SecurityCommand {
             switch target {
             case .tables(let names):
                 for n in names {
-                    let object = try session.objectOf(n)
+                    let object = try session.access.objectOf(n)
                     if !session.isSuperuser && session.security.owner(object.object) != session.user {
                         throw SQLError(.insufficientPrivilege, "must be owner of relation \(n.name)")
                     }
@@ -173,7 +173,7 @@ struct SecurityCommand {
                 }
                 return StatementResult(tag: "ALTER TABLE")
             case .schemas(let names):
-                try session.requireSuperuser("change a schema's owner")
+                try session.access.requireSuperuser("change a schema's owner")
                 for n in names {
                     try session.transaction.changeSecurity(SecurityChange { $0.setOwner(.schema(n.lowercased()), newOwner) })
                 }
@@ -267,7 +267,7 @@ struct SecurityCommand {
         var onSchema = false
         switch g.target {
         case .tables(let names):
-            for n in names { objects.append((try session.objectOf(n).object, n.name)) }
+            for n in names { objects.append((try session.access.objectOf(n).object, n.name)) }
         case .allTablesInSchema(let schemas):
             let catalog = session.transaction.catalog
             for s in schemas {
@@ -293,7 +293,7 @@ struct SecurityCommand {
         let columns = items.flatMap { $0.1 }
         if !columns.isEmpty, case .tables(let names) = g.target {
             for n in names {
-                guard let t = try session.objectOf(n).table else { continue }
+                guard let t = try session.access.objectOf(n).table else { continue }
                 for c in columns where t.columnIndex(c) == nil {
                     throw SQLError(.undefinedColumn, "column \"\(c)\" of relation \"\(t.name)\" does not exist")
                 }
@@ -304,7 +304,7 @@ struct SecurityCommand {
         for (object, name) in objects where !sec.isSuperuser(who) && sec.owner(object) != who {
             // Others may grant only what they hold WITH GRANT OPTION.
             if !all.isSubset(of: sec.granted(to: who, on: object).grantable) {
-                throw Session.permissionDenied(onSchema ? "schema \(name)" : "relation \(name)")
+                throw AccessControl.permissionDenied(onSchema ? "schema \(name)" : "relation \(name)")
             }
         }
         let grantOption = g.grantOption, targets = objects, cascade = g.cascade

@@ -26,7 +26,7 @@ struct VacuumCommand {
                 }
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }
-            try session.requireOwner(of: def)
+            try session.access.requireOwner(of: def)
             names = [def.qualifiedName]
         } else {
             // Without a table name: the tables this user owns (all of them for a superuser).

@@ -17,6 +17,17 @@ extension Session {
 
     var isSuperuser: Bool { security.isSuperuser(user) }
 
+    /// The privilege checks, for this session's user.
+    var access: AccessControl { AccessControl(self) }
+}
+
+/// The checks every statement passes, for the session's current user.
+struct AccessControl {
+    let session: Session
+
+    init(_ session: Session) { self.session = session }
+
+
     // MARK: - Checks
 
     static func permissionDenied(_ object: String) -> SQLError {
@@ -30,8 +41,8 @@ extension Session {
     /// With `columns`, column-level grants of that privilege on every one of them suffice.
     func requirePrivilege(_ privilege: Privilege, on table: TableDef, columns: [String] = [], as who: String? = nil) throws {
         guard let object = securedObject(table) else { return }
-        if !table.isTemporary { try requireUsage(ofSchema: table.schema, as: who ?? user) }
-        try requirePrivilege(privilege, on: object, name: table.name, columns: columns, as: who ?? user)
+        if !table.isTemporary { try requireUsage(ofSchema: table.schema, as: who ?? session.user) }
+        try requirePrivilege(privilege, on: object, name: table.name, columns: columns, as: who ?? session.user)
     }
 
     /// USAGE on the schema of an object a statement names (PUBLIC has it on `public`; the
@@ -44,13 +55,13 @@ extension Session {
     private func schemaAllows(_ privilege: Privilege, _ schema: String, _ who: String) throws -> Bool {
         let s = schema.lowercased()
         if Catalog.systemSchemas.contains(s) || Catalog.isTemporarySchema(s) { return true }
-        if transaction.catalog.schema(s)?.owner == who { return true }
-        return security.has(who, privilege, on: .schema(s))
+        if session.transaction.catalog.schema(s)?.owner == who { return true }
+        return session.security.has(who, privilege, on: .schema(s))
     }
 
     func requirePrivilege(_ privilege: Privilege, on object: SecuredObject, name: String, columns: [String] = [],
                           anyColumn: Bool = false, as who: String) throws {
-        let sec = security
+        let sec = session.security
         if sec.has(who, privilege, on: object) { return }
         let granted = sec.granted(to: who, on: object)
         if !columns.isEmpty, columns.allSatisfy({ granted.columns[$0.lowercased()]?.contains(privilege) ?? false }) { return }
@@ -62,15 +73,15 @@ extension Session {
     /// A grant of `privilege` also suffices where Redshift has one (DROP, TRUNCATE, ALTER).
     func requireOwner(of table: TableDef, or privilege: Privilege? = nil) throws {
         guard let object = securedObject(table) else { return }
-        let sec = security
-        if sec.isSuperuser(user) || sec.owner(object) == user { return }
-        if let privilege, sec.granted(to: user, on: object).table.contains(privilege) { return }
+        let sec = session.security
+        if sec.isSuperuser(session.user) || sec.owner(object) == session.user { return }
+        if let privilege, sec.granted(to: session.user, on: object).table.contains(privilege) { return }
         throw SQLError(.insufficientPrivilege, "must be owner of relation \(table.name)")
     }
 
     /// CREATE on the schema a new table or view goes into.
     func requireCreate(inSchema schema: String) throws {
-        if try schemaAllows(.create, schema, user) { return }
+        if try schemaAllows(.create, schema, session.user) { return }
         throw Self.permissionDenied("schema \(schema)")
     }
 
@@ -78,10 +89,10 @@ extension Session {
     /// the columns it references suffices), as the session's user — or, inside a view, as
     /// the view's owner (even when a superuser reads the view, as in PostgreSQL).
     func authorizeReads(_ binder: Binder) throws {
-        try authorizeFunctionCalls(binder)
-        let sec = security
+        try session.authorizeFunctionCalls(binder)
+        let sec = session.security
         for (access, columns) in binder.relationAccesses() {
-            let who = access.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? user
+            let who = access.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? session.user
             if sec.isSuperuser(who) { continue }
             switch access.object {
             case .view(let v):
@@ -102,13 +113,13 @@ extension Session {
     // MARK: - Statements
 
     func requireSuperuser(_ what: String) throws {
-        guard isSuperuser else { throw SQLError(.insufficientPrivilege, "permission denied: must be superuser to \(what)") }
+        guard session.isSuperuser else { throw SQLError(.insufficientPrivilege, "permission denied: must be superuser to \(what)") }
     }
 
     /// The securable object `name` means (a table or a view).
     func objectOf(_ name: ObjectName) throws -> (object: SecuredObject, table: TableDef?) {
-        if let t = try resolveTable(name) { return (.table(t.id), t) }
-        if let v = try resolveView(name) { return (.view(schema: v.schema, name: v.name.lowercased()), nil) }
+        if let t = try session.resolveTable(name) { return (.table(t.id), t) }
+        if let v = try session.resolveView(name) { return (.view(schema: v.schema, name: v.name.lowercased()), nil) }
         throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
     }
 
@@ -121,10 +132,10 @@ extension Session {
         }
         if args.contains(where: { $0.isNull }) { return .null }
         let texts = args.map { $0.asString ?? "" }
-        let who = args.count == 3 ? texts[0].lowercased() : user
+        let who = args.count == 3 ? texts[0].lowercased() : session.user
         let schema = texts[texts.count - 2].lowercased()
-        guard security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
-        guard transaction.catalog.schema(schema) != nil || Catalog.systemSchemas.contains(schema)
+        guard session.security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
+        guard session.transaction.catalog.schema(schema) != nil || Catalog.systemSchemas.contains(schema)
             || Catalog.isTemporarySchema(schema) else {
             throw SQLError(.invalidSchemaName, "schema \"\(schema)\" does not exist")
         }
@@ -152,10 +163,10 @@ extension Session {
             default: return ""
             }
         }
-        let who = args.count == 3 ? text(args[0]).lowercased() : user
+        let who = args.count == 3 ? text(args[0]).lowercased() : session.user
         let table = text(args[args.count - 2]).lowercased()
         let privilegeText = text(args[args.count - 1]).lowercased()
-        guard security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
+        guard session.security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
         let parts = table.split(separator: ".").map(String.init)
         let name = parts.count >= 2 ? ObjectName(schema: parts[parts.count - 2], name: parts[parts.count - 1])
             : ObjectName(name: table)
@@ -166,7 +177,7 @@ extension Session {
             guard let p = Privilege(rawValue: w), Privilege.table.contains(p) else {
                 throw SQLError(.invalidParameter, "unrecognized privilege type: \"\(word)\"")
             }
-            if security.has(who, p, on: object) { any = true }
+            if session.security.has(who, p, on: object) { any = true }
         }
         return .bool(any)
     }

@@ -9,7 +9,9 @@ import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 
-/// Materialized views (docs/ARCHITECTURE.md, "Materialized views").
+/// Materialized views, what a session asks of them (docs/ARCHITECTURE.md, "Materialized
+/// views"): their definition at creation, what their query means now, whether they are
+/// fresh, the rewrite of a query to read one, and the automatic refresh after a statement.
 ///
 /// A materialized view is a table holding its query's rows (`TableDef.materializedView`:
 /// the query text and the search path it was created under), and in its snapshot where
@@ -23,7 +25,11 @@ import SlicehouseExecution
 ///   for an aggregation (`GroupDelta`, or the group recomputed);
 /// - **from scratch** otherwise (a TRUNCATE, VACUUM or rewrite of a base table, another
 ///   shape of query, or RECOMPUTE).
-extension Session {
+struct MaterializedViews {
+    let session: Session
+
+    init(_ session: Session) { self.session = session }
+
     /// Check the CREATE MATERIALIZED VIEW's query: it reads user tables only. Returns its
     /// definition for the table.
     func materializedViewDef(_ options: MaterializedViewOptions, _ c: CreateTable,
@@ -32,7 +38,7 @@ extension Session {
         if ctx.snapshots.keys.contains(where: { $0 < 0 }) || ctx.readsSessionState {
             throw SQLError(.featureNotSupported, "materialized views cannot be defined on system tables or session functions")
         }
-        return MaterializedViewDef(queryText: options.queryText, searchPath: searchPathSchemas(transaction.catalog),
+        return MaterializedViewDef(queryText: options.queryText, searchPath: session.searchPathSchemas(session.transaction.catalog),
                                    autoRefresh: options.autoRefresh)
     }
 
@@ -40,10 +46,10 @@ extension Session {
     /// leaves), with what the view's query means now (`materializedViewMeaning`).
     func refreshState(_ ctx: StatementContext, excluding view: Int, meaning: String?) -> MaterializedViewState {
         let bases = ctx.snapshots.keys.filter { $0 >= 0 && $0 != view }.sorted().compactMap { id -> MaterializedViewState.Base? in
-            guard let def = transaction.catalog.table(id: id), let snap = try? transaction.snapshot(of: def) else { return nil }
+            guard let def = session.transaction.catalog.table(id: id), let snap = try? session.transaction.snapshot(of: def) else { return nil }
             return MaterializedViewState.Base(table: id, snapshot: snap)
         }
-        var state = MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: transaction.id)
+        var state = MaterializedViewState(bases: bases, refreshedAt: Clock.nowMicros(), xid: session.transaction.id)
         state.meaning = meaning
         return state
     }
@@ -54,8 +60,8 @@ extension Session {
     /// its result depends on the time or the session (GETDATE, RANDOM, CURRENT_USER, ...):
     /// no rewrite can stand for such a query.
     func materializedViewMeaning(_ mv: MaterializedViewDef) -> String? {
-        guard let q = try? Session.parseStoredQuery(mv.queryText) else { return nil }
-        let ctx = StatementContext(database: database, session: self)
+        guard let q = try? MaterializedViews.parseStoredQuery(mv.queryText) else { return nil }
+        let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = mv.searchPath
         guard (try? binder.bind(query: q)) != nil, binder.isDeterministic, !ctx.readsSessionState else { return nil }
@@ -67,26 +73,26 @@ extension Session {
             }
         }
         for call in binder.functionCalls {
-            let f = transaction.catalog.functions[call.key]
+            let f = session.transaction.catalog.functions[call.key]
             parts.append("function \(call.key) \(f?.volatility ?? "") \(f?.body ?? "")")
         }
         parts.sort()
-        parts.append("timezone \(settings["timezone"]?.uppercased() ?? "UTC")")
+        parts.append("timezone \(session.settings["timezone"]?.uppercased() ?? "UTC")")
         return parts.joined(separator: "\u{1}")
     }
 
     /// `SET mv_enable_aqmv_for_session` (on unless turned off).
     var rewritesWithMaterializedViews: Bool {
-        guard let value = settings["mv_enable_aqmv_for_session"]?.lowercased() else { return true }
+        guard let value = session.settings["mv_enable_aqmv_for_session"]?.lowercased() else { return true }
         return !["off", "false", "0", "no", "f", "n"].contains(value)
     }
 
     /// Whether the view's rows are its query's over the base tables as this transaction
     /// sees them (no base table changed since the last refresh).
     func isFresh(_ view: TableDef) -> Bool {
-        guard let state = transaction.peek(view.id)?.refreshState else { return false }
-        let catalog = transaction.catalog
-        return state.isCurrent { catalog.table(id: $0) == nil ? nil : transaction.peek($0) }
+        guard let state = session.transaction.peek(view.id)?.refreshState else { return false }
+        let catalog = session.transaction.catalog
+        return state.isCurrent { catalog.table(id: $0) == nil ? nil : session.transaction.peek($0) }
     }
 
     /// `q` (bound to outputs `outputs`) rewritten to read a materialized view instead of
@@ -94,25 +100,25 @@ extension Session {
     /// it, or the session turned the rewriting off (`MaterializedViewRewrite`).
     func rewriteWithMaterializedView(_ q: Query, outputs: [PlanColumn])
         -> (logical: LogicalPlan, query: Query, context: StatementContext)? {
-        guard rewritesWithMaterializedViews, !findingViewColumns else { return nil }
-        let catalog = transaction.catalog
+        guard rewritesWithMaterializedViews, !session.findingViewColumns else { return nil }
+        let catalog = session.transaction.catalog
         let views = catalog.allTables.filter { $0.materializedView != nil }
         if views.isEmpty { return nil }
-        let path = searchPathSchemas(catalog)
+        let path = session.searchPathSchemas(catalog)
         for def in views.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
             // The view's names must mean what the query's mean: the same search path.
             guard let mv = def.materializedView, mv.searchPath == path, isFresh(def),
-                  let viewQuery = try? Session.parseStoredQuery(mv.queryText),
+                  let viewQuery = try? MaterializedViews.parseStoredQuery(mv.queryText),
                   let rewrite = MaterializedViewRewrite(view: ObjectName(schema: def.schema, name: def.name),
                                                         columns: def.columns.map(\.name), query: viewQuery),
                   let rewritten = rewrite.rewrite(q, names: outputs.map(\.name), types: outputs.map(\.type)) else { continue }
             // The view's names must still mean what they meant when its rows were computed
             // (a table renamed and another made in its place, a view or function replaced),
             // in the same time zone, and its rows must not depend on the time.
-            guard let meaning = transaction.peek(def.id)?.refreshState?.meaning,
+            guard let meaning = session.transaction.peek(def.id)?.refreshState?.meaning,
                   meaning == materializedViewMeaning(mv) else { continue }
-            let ctx = StatementContext(database: database, session: self)
-            guard let (_, logical) = try? QueryRunner.bind(rewritten, session: self, scope: ctx),
+            let ctx = StatementContext(database: session.database, session: session)
+            guard let (_, logical) = try? QueryRunner.bind(rewritten, session: session, scope: ctx),
                   logical.outputs.map(\.type) == outputs.map(\.type),
                   logical.outputs.map(\.name) == outputs.map(\.name) else { continue }
             return (logical, rewritten, ctx)
@@ -126,8 +132,8 @@ extension Session {
     /// The view's query as it binds now, if REFRESH can fold appended rows into it: how its
     /// columns combine, and the tables it reads (each once).
     func incrementalShape(_ mv: MaterializedViewDef) -> (shape: IncrementalRefresh, tables: Set<Int>)? {
-        guard let query = try? Session.parseStoredQuery(mv.queryText) else { return nil }
-        let ctx = StatementContext(database: database, session: self)
+        guard let query = try? MaterializedViews.parseStoredQuery(mv.queryText) else { return nil }
+        let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = mv.searchPath
         guard let plan = try? binder.bind(query: query), let shape = IncrementalRefresh(plan),
@@ -151,36 +157,36 @@ extension Session {
     /// owner (Redshift does it in the background soon after). A failure is logged in
     /// SVL_MV_REFRESH_STATUS and never fails the statement.
     func autoRefreshMaterializedViews() {
-        guard !autoRefreshing else { return }
-        let views = database.committedCatalog.allTables.filter { $0.materializedView?.autoRefresh == true }
+        guard !session.autoRefreshing else { return }
+        let views = session.database.committedCatalog.allTables.filter { $0.materializedView?.autoRefresh == true }
         if views.isEmpty { return }
-        autoRefreshing = true
-        let sessionUser = user
+        session.autoRefreshing = true
+        let sessionUser = session.user
         defer {
-            autoRefreshing = false
-            user = sessionUser
+            session.autoRefreshing = false
+            session.user = sessionUser
         }
         for view in views.sorted(by: { $0.id < $1.id }) {
             let start = Clock.nowMicros()
             do {
                 // Its own work, after the statement's: a context of its own, bounded by the
                 // session's statement_timeout.
-                let context = database.newStatementContext(cancellation: Cancellation(timeoutMilliseconds: statementTimeout))
-                try inOwnTransaction(context) {
-                    guard let current = transaction.catalog.table(id: view.id), !isFresh(current) else { return }
-                    user = security.owner(.table(view.id)) ?? Database.superuser
+                let context = session.database.newStatementContext(cancellation: Cancellation(timeoutMilliseconds: session.statementTimeout))
+                try session.inOwnTransaction(context) {
+                    guard let current = session.transaction.catalog.table(id: view.id), !isFresh(current) else { return }
+                    session.user = session.security.owner(.table(view.id)) ?? Database.superuser
                     let name = ObjectName(schema: current.schema, name: current.name)
-                    _ = try MaterializedViewRefresh(session: self, context: context)
+                    _ = try MaterializedViewRefresh(session: session, context: context)
                         .run(RefreshMaterializedView(name: name), type: "Auto")
                 }
             } catch {
                 let message = (error as? SQLError)?.message ?? "\(error)"
-                database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(currentUserID)),
-                                                 .string(view.schema), .string(view.name), .int(Int64(transaction.id)),
+                session.database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(session.currentUserID)),
+                                                 .string(view.schema), .string(view.name), .int(Int64(session.transaction.id)),
                                                  .int(start), .int(Clock.nowMicros()),
                                                  .string("Refresh failed: \(message)"), .string("Auto")]])
             }
-            user = sessionUser
+            session.user = sessionUser
         }
     }
 

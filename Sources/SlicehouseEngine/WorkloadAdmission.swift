@@ -46,11 +46,18 @@ final class WorkloadStatement: @unchecked Sendable {
     }
 }
 
-extension Session {
+/// How the session's statements pass through workload management: each statement's
+/// runtime context and WLM mode, the row sink under WLM, admission once planned, and
+/// the retries WLM asks for.
+struct WorkloadAdmission {
+    let session: Session
+
+    init(_ session: Session) { self.session = session }
+
     /// The runtime context of `statement` and how WLM is to treat it (`run` calls this
     /// where it used to make the context).
     func beginWorkload(_ statement: Statement, cancellation: Cancellation) -> WorkloadStatement {
-        let context = database.newStatementContext(cancellation: cancellation)
+        let context = session.database.newStatementContext(cancellation: cancellation)
         let mode: WorkloadStatement.Mode
         switch statement {
         case .query:
@@ -71,7 +78,7 @@ extension Session {
         var isSelect = false
         if case .query = statement { isSelect = true }
         let w = WorkloadStatement(context: context, mode: mode, isSelect: isSelect,
-                                  restartable: isSelect && !inTransactionBlock,
+                                  restartable: isSelect && !session.inTransactionBlock,
                                   timeLimited: !isCopy)
         return w
     }
@@ -79,7 +86,7 @@ extension Session {
     /// `sink` wrapped for `workload` (nil stays nil; a statement outside WLM keeps its sink).
     func workloadSink(_ sink: RowSink?, _ workload: WorkloadStatement) -> RowSink? {
         guard let sink, workload.mode != .bypass else { return sink }
-        let wrapped = WorkloadSink(inner: sink, workload: workload, manager: database.workload)
+        let wrapped = WorkloadSink(inner: sink, workload: workload, manager: session.database.workload)
         workload.sink = wrapped
         return wrapped
     }
@@ -94,20 +101,20 @@ extension Session {
         while true {
             do {
                 let result = try body()
-                if let q = workload.query, let stop = database.workload.checkAtEnd(q, mayStop: workload.isSelect) {
+                if let q = workload.query, let stop = session.database.workload.checkAtEnd(q, mayStop: workload.isSelect) {
                     throw stop
                 }
                 try workload.sink?.finish()
-                if let q = workload.query { database.workload.finish(q, error: nil, xid: transaction.id) }
+                if let q = workload.query { session.database.workload.finish(q, error: nil, xid: session.transaction.id) }
                 return result
             } catch {
                 guard let q = workload.query else { throw error }
-                if workload.restartable, database.workload.restartAfter(q, error: error) {
+                if workload.restartable, session.database.workload.restartAfter(q, error: error) {
                     // Run again: the SELECT is admitted to its new queue once planned again.
                     workload.mode = .afterPlanning
                     continue
                 }
-                database.workload.finish(q, error: error, xid: transaction.id)
+                session.database.workload.finish(q, error: error, xid: session.transaction.id)
                 throw error
             }
         }
@@ -116,7 +123,7 @@ extension Session {
     /// The planner has planned a query of the running statement: a SELECT waiting for
     /// its plan is admitted now (or bypasses WLM when it reads no user table).
     func admitPlannedQuery(_ plan: PhysicalNode, _ ctx: StatementContext, _ query: Query) throws {
-        guard !findingViewColumns, let workload = workloadStatement, workload.mode == .afterPlanning else { return }
+        guard !session.findingViewColumns, let workload = session.workloadStatement, workload.mode == .afterPlanning else { return }
         var readsUserTables = false
         var cost = 0.0
         plan.visit { node in
@@ -130,7 +137,7 @@ extension Session {
             runOutsideWorkload()
             return
         }
-        try admit(workload, shape: Session.queryShape(query), estimatedCost: cost)
+        try admit(workload, shape: WorkloadAdmission.queryShape(query), estimatedCost: cost)
     }
 
     /// The SELECT waiting for its plan runs on the leader without WLM (it reads no user
@@ -138,32 +145,32 @@ extension Session {
     /// admitted one does: STV_INFLIGHT shows it while it runs, and it is logged under
     /// the same id.
     func runOutsideWorkload() {
-        guard !findingViewColumns, let workload = workloadStatement, workload.mode == .afterPlanning else { return }
+        guard !session.findingViewColumns, let workload = session.workloadStatement, workload.mode == .afterPlanning else { return }
         workload.mode = .bypass
-        workload.context.reserveQueryID(statementQueryID ?? newQueryID(workload.context))
+        workload.context.reserveQueryID(session.statementQueryID ?? session.newQueryID(workload.context))
     }
 
     private func admit(_ workload: WorkloadStatement, shape: String?, estimatedCost: Double?) throws {
         if let q = workload.query {
             workload.mode = .admitted
-            try database.workload.readmit(q)
+            try session.database.workload.readmit(q)
             return
         }
-        let security = toolCatalog.security
-        let slots = settings["wlm_query_slot_count"].flatMap { Int($0) } ?? 1
-        let xid = openTransaction?.id
-        let holdsLocks = inTransactionBlock && xid.map { id in
-            database.store.locks.entries.contains { $0.granted && $0.holder.transaction == id }
+        let security = session.toolCatalog.security
+        let slots = session.settings["wlm_query_slot_count"].flatMap { Int($0) } ?? 1
+        let xid = session.openTransaction?.id
+        let holdsLocks = session.inTransactionBlock && xid.map { id in
+            session.database.store.locks.entries.contains { $0.granted && $0.holder.transaction == id }
         } ?? false
         var request = WLMRequest(
-            queryID: statementQueryID ?? newQueryID(workload.context), userID: security.allUsers.first { $0.name == user }?.id ?? 100,
-            process: process, xid: xid ?? 0, isSuperuser: security.isSuperuser(user),
-            userGroups: security.groups(of: user), queryGroup: settings["query_group"], slotCount: slots,
+            queryID: session.statementQueryID ?? session.newQueryID(workload.context), userID: security.allUsers.first { $0.name == session.user }?.id ?? 100,
+            process: session.process, xid: xid ?? 0, isSuperuser: security.isSuperuser(session.user),
+            userGroups: security.groups(of: session.user), queryGroup: session.settings["query_group"], slotCount: slots,
             restartable: workload.restartable, timeLimited: workload.timeLimited,
             shortQueryShape: workload.restartable ? shape : nil, estimatedCost: estimatedCost)
         request.holdsLocks = holdsLocks
         workload.mode = .admitted
-        workload.query = try database.workload.admit(request, context: workload.context)
+        workload.query = try session.database.workload.admit(request, context: workload.context)
     }
 
     /// A query's text with its constants blanked: queries of one shape share SQA's history.
