@@ -110,8 +110,6 @@ package enum IntervalFunctions {
                 }
                 return p
             }
-        default:
-            throw SQLError.internalError("unreachable function dispatch for \(fn.rawValue)")
         }
     }
 

@@ -262,8 +262,6 @@ package enum RegexFunctions {
                 out[i] = c.regex.firstMatch(in: str, options: [], range: NSRange(location: 0, length: ns.length)) != nil
             }
             return Kern.boolResult(out, validity: validity, constant: constant)
-        default:
-            throw SQLError.internalError("unreachable regex dispatch for \(fn.rawValue)")
         }
     }
 }
