@@ -5,15 +5,17 @@ import PackageDescription
 // One target per stage of a query's life, in layers; a target depends only on lower layers
 // (docs/ARCHITECTURE.md's layer table is the map; scripts/check_architecture.py checks this
 // file, the sources' imports and that table against each other):
-//   0  Types, Datagen; the C module maps CZstd, CSnappy, CZlib, CBzip2, CEdit, CPrefetch
-//   1  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet
-//   2  Workload (WLM), Storage, Plan (the planner's contract with the executor)
-//   3  Functions (built-in scalar functions and kernels), Load
-//   4  Planner, Execution (they meet only in Plan)
-//   5  Engine
-//   6  Server, Shell, SQLLogicTest, Bench (the shell reaches a server through PostgresNIO)
-//   7  Fuzz
-//   8  slicehouse (the CLI), slicehouse-libfuzzer
+//   0  Platform (threads, locks, the clock), Datagen; the C module maps CZstd, CSnappy,
+//      CZlib, CBzip2, CEdit, CPrefetch
+//   1  Types
+//   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet
+//   3  Workload (WLM), Storage, Plan (the planner's contract with the executor)
+//   4  Functions (built-in scalar functions and kernels), Load
+//   5  Planner, Execution (they meet only in Plan)
+//   6  Engine
+//   7  Server, Shell, SQLLogicTest, Bench (the shell reaches a server through PostgresNIO)
+//   8  Fuzz
+//   9  slicehouse (the CLI), slicehouse-libfuzzer
 let package = Package(
     name: "Slicehouse",
     platforms: [.macOS(.v14)],
@@ -44,21 +46,23 @@ let package = Package(
         // direct arrays and the runtime filters' wide bitmaps.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
 
+        // The platform: threads (large-stack and pool threads), locks, the clock.
+        .target(name: "SlicehousePlatform"),
         // Stage 1: types, values, vectors, chunks, errors.
-        .target(name: "SlicehouseTypes"),
+        .target(name: "SlicehouseTypes", dependencies: ["SlicehousePlatform"]),
         // Stage 1b: the runtime — one scheduler for every slice task, cancellation tokens,
         // memory reservations and spill files, per-step metrics.
-        .target(name: "SlicehouseRuntime", dependencies: ["SlicehouseTypes"]),
+        .target(name: "SlicehouseRuntime", dependencies: ["SlicehousePlatform", "SlicehouseTypes"]),
         // Workload management: WLM queues, slots and memory, query monitoring rules, short
         // query acceleration — policy over the runtime's contexts.
-        .target(name: "SlicehouseWorkload", dependencies: ["SlicehouseTypes", "SlicehouseRuntime"]),
+        .target(name: "SlicehouseWorkload", dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime"]),
         // Stage 2: lexer, AST, parser.
         .target(name: "SlicehouseSQL", dependencies: ["SlicehouseTypes"]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
         // Stage 4: storage interface + in-memory column segments per slice; codecs.
         .target(name: "SlicehouseStorage",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "CZstd", "CSnappy", "CPrefetch"]),
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "CZstd", "CSnappy", "CPrefetch"]),
         // Stage 5: leader planner (binder, logical plan, optimizer, physical plan, EXPLAIN).
         // The plan contract: what the planner hands the executor — bound expressions, the
         // physical plan, aggregate and window descriptors, scalar function declarations, the
@@ -70,24 +74,24 @@ let package = Package(
                 dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehousePlan",
                                .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SlicehousePlanner",
-                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehousePlan", "SlicehouseFunctions"]),
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseSQL", "SlicehouseCatalog", "SlicehousePlan", "SlicehouseFunctions"]),
         // Stage 6: vectorized execution on slices (kernels, operators, exchanges).
         .target(name: "SlicehouseExecution",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehousePlan", "SlicehouseFunctions", "CPrefetch"]),
         // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
         .target(name: "SlicehouseLoad",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
         .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
                                "SlicehouseStorage", "SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
                                .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
         .target(name: "SlicehouseServer",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseEngine",
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseEngine",
                                .product(name: "NIOCore", package: "swift-nio"),
                                .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -98,7 +102,7 @@ let package = Package(
         // The shell: psql's splitting, meta-commands and printing over a ShellBackend — the
         // in-process Session, or a running server through PostgresNIO (`slicehouse -h HOST`).
         .target(name: "SlicehouseShell",
-                dependencies: ["SlicehouseTypes", "SlicehouseSQL", "SlicehouseEngine",
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseSQL", "SlicehouseEngine",
                                .product(name: "PostgresNIO", package: "postgres-nio"),
                                .product(name: "NIOCore", package: "swift-nio"),
                                .product(name: "NIOPosix", package: "swift-nio")]),
@@ -108,7 +112,7 @@ let package = Package(
         .target(name: "SlicehouseBench", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"]),
         // Fuzz targets (`slicehouse fuzz`, and libFuzzer through slicehouse-libfuzzer).
         .target(name: "SlicehouseFuzz",
-                dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehouseLoad", "SlicehouseParquet", "SlicehouseEngine", "SlicehouseBench"]),
         // libFuzzer entry points; scripts/fuzz.sh builds it with -sanitize=fuzzer.
         .executableTarget(name: "slicehouse-libfuzzer", dependencies: ["SlicehouseFuzz"]),
@@ -119,8 +123,8 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),
-        .testTarget(name: "SlicehouseRuntimeTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime"]),
-        .testTarget(name: "SlicehouseWorkloadTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload"]),
+        .testTarget(name: "SlicehouseRuntimeTests", dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime"]),
+        .testTarget(name: "SlicehouseWorkloadTests", dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload"]),
         .testTarget(name: "SlicehouseDatagenTests", dependencies: ["SlicehouseDatagen"]),
         .testTarget(name: "SlicehouseBenchTests", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseBench"]),
         .testTarget(name: "SlicehouseExecutionTests",

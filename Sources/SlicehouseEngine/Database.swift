@@ -5,6 +5,7 @@ import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseRuntime
 import SlicehouseWorkload
+import SlicehousePlatform
 
 /// A database: a catalog plus the data of every table, spread over a simulated
 /// cluster of compute nodes and slices. One per data directory, shared by any number

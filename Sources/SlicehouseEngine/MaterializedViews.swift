@@ -8,6 +8,7 @@ import SlicehouseStorage
 import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehousePlatform
 
 /// Materialized views, what a session asks of them (docs/ARCHITECTURE.md, "Materialized
 /// views"): their definition at creation, what their query means now, whether they are

@@ -7,6 +7,7 @@ import SlicehouseStorage
 import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehousePlatform
 
 /// A query's one path through the engine, whichever statement runs it — SELECT (and so
 /// the server's and the shell's queries), CREATE TABLE AS, INSERT ... SELECT, UPDATE and

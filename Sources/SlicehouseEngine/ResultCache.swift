@@ -7,6 +7,7 @@ import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// The leader's result cache, as Redshift has it: the rows of a query kept, so that the
 /// same query over the same committed data is answered without running it again

@@ -8,6 +8,7 @@ import SlicehouseStorage
 import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehousePlatform
 
 /// A session runs statements one after another, each inside a storage `Transaction`:
 /// the open `BEGIN ... COMMIT` block's, or — in autocommit — one of its own that commits

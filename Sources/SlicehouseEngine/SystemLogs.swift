@@ -5,6 +5,7 @@ import SlicehouseSQL
 import SlicehouseStorage
 import SlicehouseRuntime
 import SlicehouseWorkload
+import SlicehousePlatform
 
 /// An STL log the database keeps in its `SystemLogStore` (`syslog/` in the data
 /// directory): its name, its system table id and Redshift's columns. Rows are stored in

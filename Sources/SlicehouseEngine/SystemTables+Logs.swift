@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// The STL logs (`LogTable`), read from the database's `SystemLogStore`, and the views
 /// Redshift builds on them: SVL_QLOG (STL_QUERY's summary) and SVL_STATEMENTTEXT (every

@@ -6,6 +6,7 @@ import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseExecution
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// VACUUM's state and history in one database: at most one VACUUM at a time, its
 /// progress (SVV_VACUUM_PROGRESS), and the rows of STL_VACUUM and SVV_VACUUM_SUMMARY.

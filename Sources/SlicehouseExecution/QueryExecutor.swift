@@ -6,6 +6,7 @@ import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehousePlan
 import SlicehouseFunctions
+import SlicehousePlatform
 
 /// Runs a physical plan over the cluster's slices.
 ///

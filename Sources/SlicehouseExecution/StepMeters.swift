@@ -5,6 +5,7 @@ import SlicehouseRuntime
 import SlicehousePlan
 import SlicehouseFunctions
 import SlicehouseStorage
+import SlicehousePlatform
 
 /// An operator that holds memory (sort, hash aggregate, hash join, window) reports the
 /// most it held and what it spilled, for SVL_QUERY_SUMMARY's workmem and is_diskbased.

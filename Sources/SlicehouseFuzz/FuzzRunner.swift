@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// Settings of one `slicehouse fuzz` session.
 public struct FuzzOptions: Sendable {

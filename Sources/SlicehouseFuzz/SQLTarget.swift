@@ -3,6 +3,7 @@ import SlicehouseBench
 import SlicehouseEngine
 import SlicehouseSQL
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// `sql`: the input as UTF-8 SQL text through the lexer and parser
 /// (`parseScript`), and, when it parses, every statement through the binder, planner

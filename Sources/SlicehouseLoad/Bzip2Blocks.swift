@@ -2,6 +2,7 @@
 import Dispatch
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// Parallel decompression of one large bzip2 file (Redshift splits large BZIP2 files
 /// too): bzip2 compresses in independent blocks of up to 900 kB, each starting with

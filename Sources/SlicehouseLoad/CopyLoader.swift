@@ -4,6 +4,7 @@ import Foundation
 import SlicehouseCatalog
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// COPY from local files: resolves the source, opens (and decompresses, several files
 /// at once) every file, parses them — large ones cut into ranges at record boundaries —

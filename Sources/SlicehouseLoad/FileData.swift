@@ -4,6 +4,7 @@ import Foundation
 import SlicehouseStorage
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// The bytes of one input file, memory-mapped read-only (or held in memory after
 /// decompression). Immutable once created, so ranges of it are parsed concurrently.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// How far a running COPY has got (for progress displays such as the shell's).
 public struct LoadProgress: Sendable, Equatable {

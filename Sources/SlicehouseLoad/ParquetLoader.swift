@@ -4,6 +4,7 @@ import SlicehouseCatalog
 import SlicehouseParquet
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// `COPY t FROM 'prefix' FORMAT [AS] PARQUET`: every file under the prefix is opened
 /// (mapped, footer parsed), its schema checked against the loaded columns, and its row

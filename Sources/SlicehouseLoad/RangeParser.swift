@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseCatalog
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// What parsing one byte range of one file produced.
 struct RangeOutput: Sendable {

@@ -4,6 +4,7 @@ import SlicehousePlan
 import SlicehouseFunctions
 import SlicehouseCatalog
 import SlicehouseSQL
+import SlicehousePlatform
 
 extension Binder {
     /// Bind an aggregate's argument over the aggregate's input. Subqueries in it are joined

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// Whether a running statement should stop, and why.
 ///

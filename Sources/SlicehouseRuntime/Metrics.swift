@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// What one step (operator) of a statement did on one slice.
 public struct StepMetrics: Sendable, Equatable {

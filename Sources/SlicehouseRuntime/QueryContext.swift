@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// Everything the runtime tracks for one running statement: how to stop it, how much
 /// memory it may hold and where it spills beyond that, how it competes for the worker

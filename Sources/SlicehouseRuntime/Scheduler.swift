@@ -8,6 +8,7 @@ import Darwin
 #endif
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// The worker pool that every slice task of every query, COPY, UNLOAD and VACUUM runs on.
 ///

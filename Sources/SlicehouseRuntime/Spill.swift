@@ -8,6 +8,7 @@ import Darwin
 #endif
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// Where a statement's operators write what does not fit in their memory budget: a
 /// `tmp` directory under the data directory (the system's temporary directory for an

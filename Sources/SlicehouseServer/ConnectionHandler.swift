@@ -8,7 +8,7 @@ import SlicehouseCatalog
 
 /// The event-loop side of one client connection: TLS negotiation, startup and
 /// authentication, then every message handed to the connection's `ConnectionWorker`
-/// (which runs statements on a thread of its own, so the loop never blocks).
+/// (which runs statements on the `StatementThreads` pool, so the loop never blocks).
 final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = FrontendMessage
     typealias OutboundOut = ByteBuffer
@@ -206,7 +206,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         let session = server.database.connect()
         session.authenticate(as: login.name)
         let secret = Int32.random(in: Int32.min...Int32.max)
-        server.register(session, secret: secret)
+        let worker = server.startsWorkers
+            ? ConnectionWorker(channel: context.channel, session: session, server: server,
+                               idleTimeoutSeconds: server.configuration.idleTimeoutSeconds)
+            : nil
+        server.register(session, secret: secret, worker: worker)
         var w = BackendWriter(allocator: context.channel.allocator)
         w.authentication(0)
         let status: [(String, String)] = [
@@ -227,11 +231,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         w.readyForQuery(UInt8(ascii: "I"))
         context.writeAndFlush(wrapOutboundOut(w.buffer), promise: nil)
         state = .ready
-        guard server.startsWorkers else { return }
-        let worker = ConnectionWorker(channel: context.channel, session: session, server: server,
-                                      idleTimeoutSeconds: server.configuration.idleTimeoutSeconds)
         self.worker = worker
-        worker.start()
+        worker?.start()
     }
 
     /// A FATAL ErrorResponse, then close.

@@ -6,23 +6,43 @@ import SlicehouseRuntime
 import SlicehouseSQL
 import SlicehouseEngine
 
-/// Runs one connection's statements, in order, on a thread of its own: the simple
-/// query protocol, and the extended one (Parse / Bind / Describe / Execute / Sync,
-/// named and unnamed statements and portals, row limits with PortalSuspended).
+/// Runs one connection's statements, in order: the simple query protocol, and the
+/// extended one (Parse / Bind / Describe / Execute / Sync, named and unnamed statements
+/// and portals, row limits with PortalSuspended).
+///
+/// The connection has no thread of its own. The event loop puts each message in the
+/// inbox (`enqueue`); when the connection is not already working, it submits one job to
+/// `StatementThreads` that handles the inbox's messages in order and ends when the inbox
+/// is empty (at most one job per connection runs at a time, so the session is used by
+/// one thread at a time and its messages keep their order). An idle connection costs no
+/// thread and no timer beyond the idle-session timeout, which is a task on the channel's
+/// event loop, cancelled when a message comes.
 ///
 /// Rows are encoded into DataRow messages as the query produces them and written
 /// in batches; when the client reads slower than the query runs, the channel stops
 /// being writable and the statement waits (backpressure) — so a result is never held
-/// whole. The event loop hands messages over through `enqueue` and tells of writability
-/// and of the client going away.
+/// whole — until the channel's writability event, the client going away or a
+/// CancelRequest wakes it. Between statements the connection handles no message while
+/// the channel is not writable: its job ends, and the writability event starts the next.
 final class ConnectionWorker: @unchecked Sendable {
     let channel: Channel
     let session: Session
     private let server: Server
+    private let threads: StatementThreads
+    /// Guards the inbox and the connection's state below; a writer waiting for the client
+    /// waits on it.
     private let condition = NSCondition()
     private var inbox: [FrontendMessage] = []
+    /// The client went away, sent Terminate, was terminated or idled out: no message is
+    /// handled any more, and the job that sees it ends the session.
     private var closed = false
+    /// A job for this connection is submitted or running.
+    private var working = false
+    /// The session has been ended (`finish`).
+    private var finished = false
     private let idleTimeoutSeconds: Int
+    /// The idle-session timeout's task (event loop only).
+    private var idleTimer: Scheduled<Void>?
 
     private var out: BackendWriter
     /// After an error in the extended protocol, messages are skipped until Sync.
@@ -32,6 +52,25 @@ final class ConnectionWorker: @unchecked Sendable {
 
     /// Write what has been encoded once it is this large.
     static let batchBytes = 64 << 10
+
+    /// A writer waiting for the client is woken by the channel's writability event, the
+    /// client going away and a CancelRequest. A cancellation raised inside the engine
+    /// (`pg_cancel_backend`, `pg_terminate_backend`, `statement_timeout`, a WLM rule)
+    /// signals nobody, so the waiting writer also looks at the statement this often.
+    static let cancellationCheckSeconds = 0.5
+
+    /// Times a statement waited for the client to read, times it woke from such a wait,
+    /// and whether one waits now (tests read them through `writer`).
+    private var writerWaits = 0
+    private var writerWakeups = 0
+    private var writerWaiting = false
+
+    /// How this connection's statements have waited for the client to read.
+    var writer: (waits: Int, wakeups: Int, waiting: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (writerWaits, writerWakeups, writerWaiting)
+    }
 
     struct Prepared {
         var query: String
@@ -55,21 +94,20 @@ final class ConnectionWorker: @unchecked Sendable {
         var done = false
     }
 
-    init(channel: Channel, session: Session, server: Server, idleTimeoutSeconds: Int) {
+    init(channel: Channel, session: Session, server: Server, idleTimeoutSeconds: Int,
+         threads: StatementThreads = .shared) {
         self.channel = channel
         self.session = session
         self.server = server
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.threads = threads
         out = BackendWriter(allocator: channel.allocator, capacity: 4096)
     }
 
+    /// The session is open and ReadyForQuery sent: from now on the connection is idle
+    /// until its first message. Called on the event loop.
     func start() {
-        let thread = Thread { [self] in
-            _ = try? LargeStack.run { self.loop() }
-            self.finish()
-        }
-        thread.name = "slicehouse-conn-\(session.process)"
-        thread.start()
+        armIdleTimer()
     }
 
     // MARK: Event loop side
@@ -81,93 +119,174 @@ final class ConnectionWorker: @unchecked Sendable {
     static let resumeReadingAt = 8
     private var readingPaused = false
 
+    /// A message from the client (on the event loop).
     func enqueue(_ message: FrontendMessage) {
+        idleTimer?.cancel()
+        idleTimer = nil
         condition.lock()
+        if closed {
+            condition.unlock()
+            return
+        }
         inbox.append(message)
         let pause = !readingPaused && inbox.count >= Self.pauseReadingAt
         if pause { readingPaused = true }
-        condition.broadcast()
+        let submit = takeWork()
         condition.unlock()
         if pause { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+        if submit { threads.submit { self.work() } }
     }
 
-    /// The client went away: stop the running statement and end the loop (the open
-    /// transaction rolls back when the session ends).
+    /// Whether a job should be started for the inbox now: there are messages, none is
+    /// running, and the channel can take their replies. Marks the connection working
+    /// when so. Called with the condition's lock held.
+    private func takeWork() -> Bool {
+        guard !working, !closed, !inbox.isEmpty, channel.isWritable else { return false }
+        working = true
+        return true
+    }
+
+    /// The client went away: stop the running statement and end the session (the open
+    /// transaction rolls back when it ends). On the event loop.
     func clientClosed() {
+        idleTimer?.cancel()
+        idleTimer = nil
         condition.lock()
         closed = true
+        let submit = !working
+        working = true
         condition.broadcast()
         condition.unlock()
         session.cancel(SQLError(.queryCanceled, "canceling statement because the client closed the connection"))
+        if submit { threads.submit { self.work() } }
     }
 
+    /// The channel became writable or stopped being so (on the event loop): wake a
+    /// statement waiting for the client, or start the job that waited for it.
     func writabilityChanged() {
+        condition.lock()
+        condition.broadcast()
+        let submit = takeWork()
+        condition.unlock()
+        if submit { threads.submit { self.work() } }
+    }
+
+    /// A CancelRequest for this connection's statement came (any thread): a statement
+    /// waiting for the client looks at its cancellation now.
+    func cancelRequested() {
         condition.lock()
         condition.broadcast()
         condition.unlock()
     }
 
-    // MARK: The loop
-
-    private func next() -> FrontendMessage? {
-        // Replies kept for a Sync that has not come count against the channel's bound too.
-        if out.buffer.readableBytes >= Self.batchBytes { send(flush: true) }
-        condition.lock()
-        defer { condition.unlock() }
-        let idleSince = Date()
-        while !closed {
-            if !inbox.isEmpty {
-                // Replies the client has not read are over the channel's bound: handle
-                // nothing more until it reads (what is written is flushed, so it can).
-                if channel.isWritable { break }
-                channel.flush()
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
-                continue
+    /// Close the connection when it has been idle outside a transaction for
+    /// `idleTimeoutSeconds` (on the event loop; a message cancels it).
+    private func armIdleTimer() {
+        idleTimer?.cancel()
+        idleTimer = nil
+        guard idleTimeoutSeconds > 0 else { return }
+        idleTimer = channel.eventLoop.scheduleTask(in: .seconds(Int64(idleTimeoutSeconds))) { [self] in
+            idleTimer = nil
+            condition.lock()
+            // Still idle: no message since, no job running, not in a transaction block
+            // (no job runs, so the session is not in use).
+            guard !working, !closed, inbox.isEmpty, session.transactionStatus == .idle else {
+                condition.unlock()
+                return
             }
-            if idleTimeoutSeconds > 0 && session.transactionStatus == .idle {
-                if Date().timeIntervalSince(idleSince) >= Double(idleTimeoutSeconds) {
-                    idledOut = true
-                    return nil
-                }
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
-            } else {
-                condition.wait()
-            }
+            closed = true
+            idledOut = true
+            working = true
+            condition.unlock()
+            threads.submit { self.work() }
         }
-        if closed { return nil }
-        let message = inbox.removeFirst()
-        if readingPaused && inbox.count <= Self.resumeReadingAt {
-            readingPaused = false
-            _ = channel.setOption(ChannelOptions.autoRead, value: true)
-        }
-        return message
     }
 
-    private func loop() {
-        while let m = next() {
-            handle(m)
+    // MARK: The job
+
+    /// Handle the inbox's messages in order until it is empty (then the thread goes back
+    /// to the pool), the channel is not writable (the writability event starts the next
+    /// job), or the connection closes (the session ends). Runs on a `StatementThreads`
+    /// thread; one per connection at a time.
+    private func work() {
+        while true {
+            // Replies kept for a Sync that has not come count against the channel's bound too.
+            if out.buffer.readableBytes >= Self.batchBytes { send(flush: true) }
+            condition.lock()
+            if closed {
+                condition.unlock()
+                finish()
+                return
+            }
+            guard !inbox.isEmpty, channel.isWritable else {
+                // Nothing to do, or replies the client has not read are over the channel's
+                // bound: handle nothing more until it reads (what is written is flushed, so
+                // it can). The event loop starts the next job.
+                let waiting = !inbox.isEmpty
+                // Read while this job still owns the session.
+                let idle = !waiting && idleTimeoutSeconds > 0 && session.transactionStatus == .idle
+                working = false
+                condition.unlock()
+                if waiting {
+                    channel.flush()
+                } else if idle {
+                    channel.eventLoop.execute { self.idleAfterWork() }
+                }
+                return
+            }
+            let message = inbox.removeFirst()
+            if readingPaused && inbox.count <= Self.resumeReadingAt {
+                readingPaused = false
+                _ = channel.setOption(ChannelOptions.autoRead, value: true)
+            }
+            condition.unlock()
+            handle(message)
             if session.isTerminated {
                 send(flush: true)
-                break
+                condition.lock()
+                closed = true
+                condition.unlock()
             }
         }
-        if idledOut {
-            out.report(UInt8(ascii: "E"), severity: "FATAL", code: "57P05",
-                       message: "terminating connection due to idle-session timeout")
-            send(flush: true)
-        }
+    }
+
+    /// A job ended with the inbox empty and the session idle (on the event loop): start
+    /// the idle-session timeout unless a message came meanwhile. (Should a later job have
+    /// left a transaction block open, the timeout finds it so and does nothing.)
+    private func idleAfterWork() {
+        condition.lock()
+        let idle = !working && !closed && inbox.isEmpty
+        condition.unlock()
+        if idle { armIdleTimer() }
     }
 
     /// The connection was closed for sitting idle past `idleTimeoutSeconds`.
     private var idledOut = false
 
+    /// End the session and close the channel (once, on the connection's job).
     private func finish() {
+        condition.lock()
+        let first = !finished
+        finished = true
+        let idled = idledOut
+        condition.unlock()
+        guard first else { return }
+        if idled {
+            out.report(UInt8(ascii: "E"), severity: "FATAL", code: "57P05",
+                       message: "terminating connection due to idle-session timeout")
+            send(flush: true)
+        }
         server.unregister(Int32(truncatingIfNeeded: session.process))
         session.cancel()
         statements = [:]
         portals = [:]
         session.close()
         channel.close(promise: nil)
+        let loop = channel.eventLoop
+        loop.execute {
+            self.idleTimer?.cancel()
+            self.idleTimer = nil
+        }
     }
 
     private func handle(_ message: FrontendMessage) {
@@ -469,15 +588,22 @@ final class ConnectionWorker: @unchecked Sendable {
     }
 
     /// Write the encoded rows and wait while the client is behind (the channel not
-    /// writable); stop when the statement is cancelled or the client is gone.
+    /// writable); stop when the statement is cancelled or the client is gone. The wait
+    /// ends on the channel's writability event (or the client going away, or a
+    /// CancelRequest), not by polling the channel.
     fileprivate func flushRows() throws {
         send(flush: true)
         condition.lock()
         defer { condition.unlock() }
-        while !channel.isWritable {
-            if closed { throw SQLError(.queryCanceled, "canceling statement because the client closed the connection") }
+        defer { writerWaiting = false }
+        while !closed && !channel.isWritable {
             if let e = session.runningStatementError { throw e }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+            if !writerWaiting {
+                writerWaiting = true
+                writerWaits += 1
+            }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: Self.cancellationCheckSeconds))
+            writerWakeups += 1
         }
         if closed { throw SQLError(.queryCanceled, "canceling statement because the client closed the connection") }
     }

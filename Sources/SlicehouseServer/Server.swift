@@ -6,6 +6,7 @@ import NIOSSL
 import SlicehouseCatalog
 import SlicehouseTypes
 import SlicehouseEngine
+import SlicehousePlatform
 
 /// A user who may log in, as the server sees them at authentication.
 public struct Login: Sendable, Equatable {
@@ -70,8 +71,9 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// A PostgreSQL-protocol server over one open database: every connection gets a
-/// `Session` of its own (its own transaction state) and a thread that runs its
-/// statements; the event loop only frames messages, authenticates and moves bytes.
+/// `Session` of its own (its own transaction state) and a `ConnectionWorker` whose
+/// statements run on the shared `StatementThreads` while it has messages to handle; the
+/// event loop only frames messages, authenticates, moves bytes and keeps the timers.
 public final class Server: @unchecked Sendable {
     public let database: Database
     public let configuration: ServerConfiguration
@@ -79,14 +81,14 @@ public final class Server: @unchecked Sendable {
     let sslContext: NIOSSLContext?
     private var channel: Channel?
     private let lock = Lock()
-    private var connections: [Int32: (secret: Int32, session: Session)] = [:]
+    private var connections: [Int32: (secret: Int32, session: Session, worker: ConnectionWorker?)] = [:]
     private var connectionCount = 0
     /// Connections still authenticating, in the order they came.
     private var pending: [ObjectIdentifier: (order: Int, channel: Channel)] = [:]
     private var pendingOrder = 0
     let superuserLogin: Login
     /// Tests of the login on an embedded channel (which one thread must drive) turn off
-    /// the statement threads.
+    /// the connection workers (no statement runs).
     var startsWorkers = true
 
     public init(database: Database, configuration: ServerConfiguration) throws {
@@ -208,9 +210,12 @@ public final class Server: @unchecked Sendable {
 
     public var openConnections: Int { lock.withLock { connectionCount } }
 
-    func register(_ session: Session, secret: Int32) {
-        lock.withLock { connections[Int32(truncatingIfNeeded: session.process)] = (secret, session) }
+    func register(_ session: Session, secret: Int32, worker: ConnectionWorker?) {
+        lock.withLock { connections[Int32(truncatingIfNeeded: session.process)] = (secret, session, worker) }
     }
+
+    /// The worker of the connection whose session has process id `process` (tests).
+    func worker(process: Int32) -> ConnectionWorker? { lock.withLock { connections[process]?.worker } }
 
     func unregister(_ process: Int32) { lock.withLock { connections[process] = nil } }
 
@@ -218,6 +223,10 @@ public final class Server: @unchecked Sendable {
     /// secret key (anything else is ignored, as PostgreSQL does).
     func cancel(process: Int32, secret: Int32) {
         let target = lock.withLock { connections[process] }
-        if let target, target.secret == secret { target.session.cancel() }
+        if let target, target.secret == secret {
+            target.session.cancel()
+            // A statement waiting for its client to read looks at the cancellation now.
+            target.worker?.cancelRequested()
+        }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseEngine
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// The line the shell keeps rewriting on standard error while a long COPY runs (only
 /// when standard error is a terminal): `COPY lineitem: 3.1 GB/7.6 GB read, 2,345,000 rows`.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import NIOCore
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// Watches the bytes a PostgreSQL server sends, ahead of PostgresNIO's own handlers, for
 /// what PostgresNIO keeps to itself: BackendKeyData (the process id and secret a

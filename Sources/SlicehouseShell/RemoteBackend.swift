@@ -6,6 +6,7 @@ import PostgresNIO
 import SlicehouseEngine
 import SlicehouseSQL
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// The shell's statements run by a server over PostgreSQL's protocol (`slicehouse -h HOST`),
 /// through PostgresNIO: it logs in (md5, cleartext or SCRAM-SHA-256), sends each statement

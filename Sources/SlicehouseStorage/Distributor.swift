@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseCatalog
+import SlicehousePlatform
 
 /// Orders one slice's new rows by the table's sort key: returns the permutation
 /// (the engine supplies it, from the execution layer's sorter).

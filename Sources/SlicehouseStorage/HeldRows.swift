@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// The rows a write holds until they are placed on the slices (`Distributor.place`): per
 /// column, each incoming chunk's values — selections applied, constants expanded. With

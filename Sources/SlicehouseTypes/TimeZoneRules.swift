@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SlicehousePlatform
 
 /// The UTC offset of one time zone over time, for CONVERT_TIMEZONE.
 ///

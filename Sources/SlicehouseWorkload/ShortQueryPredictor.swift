@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// Short query acceleration's guess at whether a query will be short.
 ///

@@ -1,11 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseShell
+import SlicehouseSQL
 import SlicehouseSQLLogicTest
 import XCTest
 
 /// Statement splitting and meta-command parsing.
 final class ShellSplitterTests: XCTestCase {
     typealias Event = StatementSplitter.Event
+
+    /// The shell's splitter and the whole-text one share their scanner: on scripts without
+    /// meta-commands they find the same statements.
+    func testShellAndWholeTextSplittersAgree() {
+        let scripts = [
+            "select 1; select\n  2;\nselect 3",
+            "select 'a;\nb'; select \"x;\"\n;select E'\\';'; select 4",
+            "create function f() returns int as $$\n select 1;\n$$ language sql; select f()",
+            "select a$b$c; select $1; select (1;\n2); select 3 /* c; /* d; */ ; */ + 1",
+            "select 1 -- trailing; comment\n; ;; select 2",
+            "insert into t values ('it''s; here'); select 'unterminated; still",
+        ]
+        for script in scripts {
+            let shell = StatementSplitter.split(script).compactMap { event -> String? in
+                if case .statement(let text, _) = event { return text }
+                return nil
+            }
+            XCTAssertEqual(shell, splitStatements(script), script)
+        }
+    }
 
     func testSplitsOnSemicolonsAcrossLines() {
         XCTAssertEqual(StatementSplitter.split("select 1; select\n  2;\nselect 3"), [

@@ -115,8 +115,8 @@ final class ConversionTests: XCTestCase {
     func testInvalidUTF8() throws {
         var s = StringArray()
         s.append("ok")
-        s.append(bytes: UnsafeBufferPointer(start: [0x61, 0xFF, 0x62, 0xC3], count: 4))
-        s.append(bytes: UnsafeBufferPointer(start: [0xED, 0xA0, 0x80], count: 3))  // a UTF-16 surrogate
+        [UInt8]([0x61, 0xFF, 0x62, 0xC3]).withUnsafeBufferPointer { s.append(bytes: $0) }
+        [UInt8]([0xED, 0xA0, 0x80]).withUnsafeBufferPointer { s.append(bytes: $0) }  // a UTF-16 surrogate
         let pf = try file(.varchar(10), Vector(type: .varchar(10), data: .string(s)))
         assertError(pf, as: .varchar(10), code: .invalidText, contains: "invalid UTF-8")
         XCTAssertEqual(try read(pf, as: .varchar(10), options: ParquetReadOptions(invalidCharacterReplacement: 0x3F)),

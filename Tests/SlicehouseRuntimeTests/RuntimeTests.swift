@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 import SlicehouseTypes
 @testable import SlicehouseRuntime
+import SlicehousePlatform
 
 final class SchedulerTests: XCTestCase {
     func testEveryTaskRunsOnceAndResultsKeepTheirOrder() throws {

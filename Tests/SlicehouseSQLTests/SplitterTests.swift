@@ -23,6 +23,30 @@ final class SplitterTests: XCTestCase {
         XCTAssertEqual(splitStatements(#"select name='\'; select 2"#), [#"select name='\'"#, "select 2"])
     }
 
+    /// As psql splits: a `;` inside parentheses does not end the statement, and a `$`
+    /// inside a word (`a$b`) or before a digit (`$1`) opens no dollar quote.
+    func testParenthesesAndDollarsInWords() {
+        XCTAssertEqual(splitStatements("select (1; 2); select 3"), ["select (1; 2)", "select 3"])
+        XCTAssertEqual(splitStatements("select a$b$c; select 2"), ["select a$b$c", "select 2"])
+        XCTAssertEqual(splitStatements("select $1; select $2"), ["select $1", "select $2"])
+        XCTAssertEqual(splitStatements("select 1 -- a comment; with a semicolon\n; select 2"),
+                       ["select 1 -- a comment; with a semicolon", "select 2"])
+    }
+
+    /// The scanner fed in pieces keeps its state across them.
+    func testScannerCarriesStateAcrossPieces() {
+        var scanner = SQLTextScanner()
+        XCTAssertNil(scanner.next(Array("select 'a;".utf8), from: 0))
+        XCTAssertEqual(scanner.continuationMarker, "'")
+        let found = scanner.next(Array("b'; select 2".utf8), from: 0)
+        XCTAssertEqual(found?.offset, 2)
+        XCTAssertEqual(found?.content, true)
+        XCTAssertFalse(scanner.hasContent)
+        XCTAssertNil(scanner.next(Array(" /* x;".utf8), from: 0))
+        XCTAssertEqual(scanner.continuationMarker, "*")
+        XCTAssertFalse(scanner.hasContent)
+    }
+
     func testSkipsCommentOnlyStatements() {
         XCTAssertEqual(splitStatements("-- just a comment\n; /* and */ ; select 1 -- trailing"),
                        ["select 1 -- trailing"])

@@ -4,6 +4,7 @@ import XCTest
 import SlicehouseTypes
 import SlicehouseRuntime
 @testable import SlicehouseWorkload
+import SlicehousePlatform
 
 /// Parsing and checking `wlm_json_configuration` documents, routing, memory shares.
 final class WLMConfigurationTests: XCTestCase {

@@ -3,6 +3,7 @@
 layer table agree (scripts/check_architecture.py), and the checker itself catches what it
 is there to catch."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,7 +55,7 @@ def test_a_dependency_pointing_up_fails(copy):
     pkg.write_text(text)
     r = run(str(copy))
     assert r.returncode == 1
-    assert "SlicehouseCatalog (layer 1) depends on SlicehouseStorage (layer 2)" in r.stdout
+    assert re.search(r"SlicehouseCatalog \(layer \d\) depends on SlicehouseStorage \(layer \d\)", r.stdout), r.stdout
 
 
 def test_execution_may_not_see_the_planner(copy):
@@ -66,12 +67,12 @@ def test_execution_may_not_see_the_planner(copy):
     path.write_text(path.read_text().replace("import SlicehouseTypes\n", "import SlicehouseTypes\nimport SlicehousePlanner\n", 1))
     r = run(str(copy))
     assert r.returncode == 1
-    assert "SlicehouseExecution (layer 4) depends on SlicehousePlanner (layer 4)" in r.stdout
+    assert re.search(r"SlicehouseExecution \(layer (\d)\) depends on SlicehousePlanner \(layer \1\)", r.stdout), r.stdout
 
 
 def test_a_target_missing_from_the_map_fails(copy):
     doc = copy / "docs" / "ARCHITECTURE.md"
-    doc.write_text(doc.read_text().replace(", `SlicehouseFuzz` |", " |").replace("| 7 | `SlicehouseFuzz` |", "| 7 | |"))
+    doc.write_text(re.sub(r"\| (\d) \| `SlicehouseFuzz` \|", r"| \1 | |", doc.read_text()))
     r = run(str(copy))
     assert r.returncode == 1
     assert "SlicehouseFuzz: a target of Package.swift without a row" in r.stdout

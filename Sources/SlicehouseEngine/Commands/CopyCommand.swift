@@ -6,6 +6,7 @@ import SlicehouseSQL
 import SlicehouseCatalog
 import SlicehouseLoad
 import SlicehouseStorage
+import SlicehousePlatform
 
 /// How far a running COPY has got: what a progress display shows
 /// (`COPY lineitem: 3.1 GB/7.6 GB read, 2,345,000 rows`).

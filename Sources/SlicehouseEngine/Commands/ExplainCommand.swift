@@ -7,6 +7,7 @@ import SlicehouseStorage
 import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehousePlatform
 
 /// EXPLAIN: the plan a statement's query would run, as Redshift prints it.
 ///

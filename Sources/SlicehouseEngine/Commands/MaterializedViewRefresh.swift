@@ -8,6 +8,7 @@ import SlicehouseStorage
 import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehousePlatform
 
 /// REFRESH MATERIALIZED VIEW (and each AUTO REFRESH): a view's rows brought up to date
 /// with its base tables — incrementally when the rows that changed can be told apart by

@@ -6,6 +6,7 @@ import SlicehouseSQL
 import SlicehouseLoad
 import SlicehouseExecution
 import SlicehouseParquet
+import SlicehousePlatform
 
 /// The UNLOAD statement: a query's result written to files (text, CSV, JSON or Parquet,
 /// compressed, partitioned, one file per slice or one in all) under a destination prefix,

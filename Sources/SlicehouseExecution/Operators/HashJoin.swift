@@ -54,7 +54,8 @@ public enum JoinKind: String, Sendable, Equatable {
 ///   when any key column is NULL — exact for the single-column NOT IN the planner emits.)
 ///
 /// ## Execution
-/// Build (first `next()`): the whole build side is appended into flat columns; key
+/// Build (first `next()`): the whole build side is appended into flat columns, and a
+/// `JoinHashTable` (JoinHashTable.swift) is built over them, immutable from then on; key
 /// hashes are computed a batch at a time (`Vector.hash`) and the rows are laid out
 /// bucket by bucket (a counting sort on the bucket number), so that a probe reads one
 /// contiguous run instead of chasing a chain:
@@ -78,7 +79,7 @@ public enum JoinKind: String, Sendable, Equatable {
 /// 64-bit key is unique (foreign key to primary key), a piece is matched in one pass
 /// with no rounds; when those unique keys are also narrow (under eight values per key: a
 /// dimension's surrogate keys), a direct index from key to build row replaces the hash,
-/// the bucket and the entry with one load (`buildDirectIndex`, `matchDirect`). In a table
+/// the bucket and the entry with one load (`JoinHashTable.directIndex`, `matchDirect`). In a table
 /// of 512 Ki entries or more, the first entry of the row `prefetchDistance` rows on is
 /// prefetched (`slicehouse_prefetch`) while a probe row's run is scanned, so that the
 /// cache misses overlap with the work instead of queueing; in a smaller one (and in a
@@ -103,40 +104,19 @@ public final class HashJoinOperator: Operator, MemoryHolding {
 
     // Build side.
     private var built = false
-    private var buildColumns: [Vector] = []
-    private var buildKeyColumns: [Vector] = []
-    private var buildCount = 0
-    private var bucketStart: [Int32] = []
-    private var entries: [BuildEntry] = []
-    private var bucketMask = 0
-    /// One 64-bit key, or several packed into one (`packing`): `BuildEntry.match` holds
-    /// the key value (or code) itself.
-    private var directKeys = false
-    /// Several 64-bit keys whose build-side ranges fit in 64 bits together: each row's
-    /// code (`KeyPacking`) is its key and its hash is the code's.
-    private var packing: KeyPacking?
-    /// `directKeys` and no key value occurs twice on the build side.
-    private var uniqueDirectKeys = false
-    /// Unique keys (or codes) spread over a narrow range (`buildDirectIndex`): entry
-    /// `key - directLow` is the build row + 1 of that key, 0 when none. A probe then
-    /// loads one slot instead of hashing, its bucket's start and its entry. Empty: none.
-    private var directIndex: [Int32] = []
-    private var directLow: Int64 = 0
+    /// The table built or taken from `shared` (`JoinHashTable.none` before the build and
+    /// after the output is complete).
+    private var table = JoinHashTable.none
     /// Whether this join's table had a direct index (for tests).
     private(set) var usedDirectIndex = false
-    private var buildHasNullKey = false
-    /// A single 64-bit build key whose runtime filter has a bitmap or a Bloom filter
-    /// (`RuntimeKeyFilter`): probe rows it rules out cannot match and are dropped before
-    /// hashing (for the kinds where an unmatched probe row produces nothing).
+    /// The table's key filter while it pays: probe rows it rules out cannot match and are
+    /// dropped before hashing (for the kinds where an unmatched probe row produces nothing).
     private var keyFilter: RuntimeKeyFilter?
-    /// With `packing`: the packed codes of the build rows as a bitmap or a Bloom filter.
-    /// Probe rows whose code it rules out are dropped before hashing, as `keyFilter`
-    /// drops them for a single key; it switches itself off when it keeps most rows.
+    /// With the table's `packing`: its packed codes' filter, dropping probe rows as
+    /// `keyFilter` does for a single key; it switches itself off when it keeps most rows.
     private var codeFilter: RuntimeKeyFilter?
     private(set) var codeFilterChecked = 0, codeFilterKept = 0
-    /// The join is its exact `keyFilter` alone (`keySetFilter`): a probe row it keeps has
-    /// exactly one match (inner, unique keys, no build column read) or at least one
-    /// (semi), so no table is built and no row is probed.
+    /// The join is its table's exact key filter alone (`JoinHashTable.keySetOnly`).
     private(set) var keySetOnly = false
     /// Per build row, for `right`/`full`: matched at least once.
     private var buildMatched: [Bool] = []
@@ -388,11 +368,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private func releaseTable() {
         if sharedUse { shared?.release() }
         sharedUse = false
-        buildColumns = []
-        buildKeyColumns = []
-        entries = []
-        bucketStart = []
-        directIndex = []
+        table = .none
         buildMatched = []
         keyFilter = nil
         codeFilter = nil
@@ -401,16 +377,11 @@ public final class HashJoinOperator: Operator, MemoryHolding {
 
     private let runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)]
 
-    /// Fill the runtime filter slots with the build keys of their columns (`filter`; rows
-    /// with a NULL in any key column never match, so they are left out).
-    private func publishRuntimeFilters(_ filter: (Int) -> RuntimeKeyFilter?) {
-        for (k, slot) in runtimeFilters { slot.filter = filter(k) }
-    }
 
     /// True when no probe row can produce output, so the probe side need not be read.
     private func probeCannotProduce() -> Bool {
-        if buildCount == 0 { return kind == .inner || kind == .semi || kind == .right || buildSideOnly }
-        if kind == .anti && nullAware && buildHasNullKey { return true }
+        if table.count == 0 { return kind == .inner || kind == .semi || kind == .right || buildSideOnly }
+        if kind == .anti && nullAware && table.hasNullKey { return true }
         return false
     }
 
@@ -425,8 +396,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         switch shared.claim() {
         case .own:
             try buildOwnTable()
-        case .use(let table):
-            install(table)
+        case .use(let shared):
+            install(shared)
             sharedUse = true
         case .build:
             var handedOver = false
@@ -435,7 +406,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             // A build side beyond the memory budget went to a grace join: the others
             // build (and spill) their own.
             guard grace == nil else { return }
-            shared.publish(currentTable(), heldBytes: reservation.bytes)
+            shared.publish(table, heldBytes: reservation.bytes)
             // The shared build holds the table's memory from now on.
             reservation.free()
             handedOver = true
@@ -443,40 +414,20 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
     }
 
-    /// The built table as `SharedHashBuild` hands it to the other partitions.
-    private func currentTable() -> SharedHashBuild.Table {
-        SharedHashBuild.Table(columns: buildColumns, keyColumns: buildKeyColumns, count: buildCount,
-                              bucketStart: bucketStart, entries: entries, bucketMask: bucketMask,
-                              directKeys: directKeys, packing: packing, uniqueDirectKeys: uniqueDirectKeys,
-                              directIndex: directIndex, directLow: directLow, hasNullKey: buildHasNullKey,
-                              keyFilter: keyFilter, codeFilter: codeFilter, keySetOnly: keySetOnly,
-                              published: runtimeFilters.map { ($0.buildKey, $0.slot.filter) })
-    }
-
-    /// Take a table another partition built (its arrays are shared, never written).
-    private func install(_ t: SharedHashBuild.Table) {
-        buildColumns = t.columns
-        buildKeyColumns = t.keyColumns
-        buildCount = t.count
-        bucketStart = t.bucketStart
-        entries = t.entries
-        bucketMask = t.bucketMask
-        directKeys = t.directKeys
-        packing = t.packing
-        uniqueDirectKeys = t.uniqueDirectKeys
-        directIndex = t.directIndex
-        directLow = t.directLow
-        usedDirectIndex = !t.directIndex.isEmpty
-        buildHasNullKey = t.hasNullKey
+    /// Take the table (built here, or by another partition: its arrays are shared, never
+    /// written); its runtime filters go to the scans below the probe side. (The build key
+    /// columns are the same in every partition's join of the node, so the builder's
+    /// filters are this join's by position.)
+    private func install(_ t: JoinHashTable) {
+        table = t
+        if !t.directIndex.isEmpty { usedDirectIndex = true }
         keyFilter = t.keyFilter
         codeFilter = t.codeFilter
         keySetOnly = t.keySetOnly
         codeFilterChecked = 0
         codeFilterKept = 0
-        // The build key columns are the same in every partition's join of the node, so
-        // the builder's runtime filters are this join's by position.
         for (i, (_, slot)) in runtimeFilters.enumerated() where i < t.published.count {
-            slot.filter = t.published[i].filter
+            slot.filter = t.published[i]
         }
     }
 
@@ -510,215 +461,31 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 reservation.resize(to: held)   // cannot spill: hold it anyway, counted
             }
         }
-        guard n < Int(Int32.max) else {
-            throw SQLError(.featureNotSupported, "a hash join build side of more than \(Int32.max) rows")
-        }
-        for k in buildKeys where k < 0 || k >= columns.count {
-            throw SQLError.internalError("hash join build key \(k) out of range")
-        }
-        guard buildKeys.count == probeKeys.count, !buildKeys.isEmpty else {
+        guard buildKeys.count == probeKeys.count else {
             throw SQLError.internalError("hash join with \(probeKeys.count) probe keys and \(buildKeys.count) build keys")
         }
-        buildColumns = columns
-        buildCount = n
-        buildKeyColumns = buildKeys.map { columns[$0] }
-        if tracksBuildMatches { buildMatched = [Bool](filled: false, count: n) }
-        if n == 0 {
-            for (_, slot) in runtimeFilters { slot.filter = RuntimeKeyFilter(low: 1, high: 0, bits: nil) }
-            return
-        }
-
-        // Rows with a NULL in any key column never match: keep them out of the table.
-        var keyValid = [Bool](filled: true, count: n)
-        for key in buildKeyColumns {
-            guard let validity = key.validity else { continue }
-            validity.words.withUnsafeBufferPointer { w in
-                keyValid.withUnsafeMutableBufferPointer { kv in
-                    for r in 0..<n where !OperatorKernels.bit(w, r) { kv[r] = false }
-                }
-            }
-        }
-        directKeys = buildKeyColumns.count == 1 && buildKeyColumns[0].type.physical == .int64
-        keySetOnly = false
-        var keyColumnFilter: RuntimeKeyFilter?
-        if let f = keySetFilter(keyValid: keyValid, computed: &keyColumnFilter) {
-            // No table: the filter is the join. The runtime filters are its own.
-            keySetOnly = true
-            keyFilter = f
-            packing = nil
-            bucketStart = []
-            entries = []
-            directIndex = []
-            uniqueDirectKeys = kind == .inner
-            buildHasNullKey = keyValid.contains(false)
-            publishRuntimeFilters { k in k == self.buildKeys[0] ? f : nil }
-            return
-        }
-        var matchValues: [UInt64] = []
-        var hashes: [UInt64] = []
-        packing = nil
-        if directKeys, case .int64(let values) = buildKeyColumns[0].data {
-            matchValues = values.map { UInt64(bitPattern: $0) }
-        } else if let p = KeyPacking.covering(buildKeyColumns, count: n, valid: keyValid) {
-            // Several integer keys whose ranges fit in 64 bits together: their packed code
-            // is the key, matched as a single 64-bit key is.
-            var inRange: [Bool] = []
-            let rows = (0..<Int32(truncatingIfNeeded: n)).map { $0 }
-            if p.pack(buildKeyColumns, rows: rows, codes: &matchValues, inRange: &inRange) {
-                packing = p
-                directKeys = true
-                hashes = matchValues.map { Hashing.hash($0) }
-            } else {
-                directKeys = false
-                matchValues = []
-            }
-        } else {
-            directKeys = false
-        }
-        if packing == nil {
-            for (i, key) in buildKeyColumns.enumerated() {
-                key.hash(rows: nil, count: n, into: &hashes, combine: i > 0)
-            }
-        }
-        if !directKeys { matchValues = hashes }
-        var buckets = 16
-        while buckets < n { buckets *= 2 }
-        let m = buckets - 1
-        bucketMask = m
-        var start = [Int32](filled: 0, count: buckets + 1)
-        var table = [BuildEntry](filled: BuildEntry(match: 0, row: 0), count: n)
-        let used = Self.layOut(hashes: hashes, matches: matchValues, valid: keyValid, buckets: buckets,
-                               start: &start, table: &table)
-        table.removeLast(n - used)
-        // Unique 64-bit keys (the usual foreign key -> primary key join): a probe row has
-        // at most one match, found in a single scan of its bucket run.
-        if directKeys {
-            var unique = true
-            start.withUnsafeBufferPointer { st in
-                table.withUnsafeBufferPointer { tb in
-                    for b in 0..<buckets where st[b + 1] - st[b] > 1 {
-                        let lo = Int(st[b]), hi = Int(st[b + 1])
-                        for x in lo..<hi {
-                            for y in (x + 1)..<hi where tb[x].match == tb[y].match { unique = false }
-                        }
-                        if !unique { break }
-                    }
-                }
-            }
-            uniqueDirectKeys = unique
-        }
-        buildDirectIndex(table)
-        bucketStart = start
-        entries = table
-        buildHasNullKey = used < n
-        // Build keys as a range and bitmap: the probe's prefilter (single 64-bit key) and
-        // the runtime filters handed to scans below the probe side (one per key column).
         let filterProbe = kind == .inner || kind == .semi || kind == .right || buildSideOnly
-        var byColumn: [Int: RuntimeKeyFilter] = [:]
-        if let f = keyColumnFilter { byColumn[buildKeys[0]] = f }
-        // A wide bitmap's bytes join the table's reservation (`reserveMore`; a Bloom filter
-        // when the budget refuses them) and are returned with the table.
-        func filter(_ k: Int) -> RuntimeKeyFilter? {
-            if let f = byColumn[k] { return f }
-            guard k >= 0, k < columns.count, case .int64(let values) = columns[k].data,
-                  !columns[k].isConstant, values.count >= n else { return nil }
-            let f = values.withUnsafeBufferPointer { vp in
-                keyValid.withUnsafeBufferPointer { kv in
-                    RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv, reserve: reserveMore)
-                }
-            }
-            byColumn[k] = f
-            return f
-        }
-        codeFilter = nil
-        codeFilterChecked = 0
-        codeFilterKept = 0
-        if packing != nil && used > 0 && filterProbe {
-            let f = matchValues.withUnsafeBufferPointer { mv in
-                keyValid.withUnsafeBufferPointer { kv in
-                    mv.withMemoryRebound(to: Int64.self) { codes in
-                        RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: codes[0..<n]), valid: kv, reserve: reserveMore)
-                    }
-                }
-            }
-            if f.bits != nil || f.bloom != nil { codeFilter = f }
-        }
-        if codeFilter == nil && directKeys && used > 0 && filterProbe, let f = filter(buildKeys[0]),
-           f.bits != nil || f.bloom != nil {
-            keyFilter = f
-        }
-        publishRuntimeFilters(filter)
+        install(try JoinHashTable.build(columns: columns, count: n, keys: buildKeys, keySet: keySetUse(),
+                                        filterProbe: filterProbe, filterColumns: runtimeFilters.map { $0.buildKey },
+                                        reserve: reserveMore))
+        if tracksBuildMatches { buildMatched = [Bool](filled: false, count: n) }
     }
 
-    /// Unique keys (or packed codes) spanning fewer than `directSpanPerKey` values per key,
-    /// at most `maximumDirectIndex`: the index from key to build row (`directIndex`), its
-    /// bytes reserved with the table (refused: no index). A dimension's surrogate keys are
-    /// the usual case: TPC-H's suppliers, parts and customers, TPC-DS's every dimension.
-    private func buildDirectIndex(_ table: [BuildEntry]) {
-        directIndex = []
-        directLow = 0
-        guard directKeys && uniqueDirectKeys, !table.isEmpty else { return }
-        var lo = Int64.max, hi = Int64.min
-        table.withUnsafeBufferPointer { tb in
-            for e in tb {
-                let k = Int64(bitPattern: e.match)
-                lo = min(lo, k)
-                hi = max(hi, k)
-            }
-        }
-        let (span, overflow) = hi.subtractingReportingOverflow(lo)
-        guard !overflow, span < Int64(Self.maximumDirectIndex),
-              span < Int64(table.count) * Self.directSpanPerKey else { return }
-        let slots = Int(span) + 1
-        guard reserveMore(slots * MemoryLayout<Int32>.stride) else { return }
-        var index = [Int32](filled: 0, count: slots)
-        index.withUnsafeMutableBufferPointer { ix in
-            table.withUnsafeBufferPointer { tb in
-                for e in tb { ix[Int(Int64(bitPattern: e.match) &- lo)] = e.row &+ 1 }
-            }
-        }
-        directIndex = index
-        directLow = lo
-        usedDirectIndex = true
-    }
-
-    /// The exact filter of the single 64-bit build key when it can stand for the whole
-    /// join (`keySetOnly`), else nil: an inner join whose build columns nothing above
-    /// reads and whose keys are unique, or a semi join; no residual condition, no NULL-aware
-    /// or build-row-tracking kind; a bitmap with one bit per value (`RuntimeKeyFilter`,
-    /// shift 0), whose set bits then number the distinct keys. A dimension joined only to
-    /// filter (TPC-H Q3's customers of one segment, Q21's orders of status F, TPC-DS's
-    /// dates of one year) needs no hash table.
-    /// `computed`: the key column's filter, when this computed it (whether or not it
-    /// stands for the join), for the table's own use: its bytes are reserved once.
-    private func keySetFilter(keyValid: [Bool], computed: inout RuntimeKeyFilter?) -> RuntimeKeyFilter? {
-        guard directKeys, residual == nil, !nullAware, !tracksBuildMatches,
+    /// Whether this join may be its build key set alone (`JoinHashTable.keySetOnly`):
+    /// one 64-bit key on both sides, no residual condition, no NULL-aware or
+    /// build-row-tracking kind; a semi join, or an inner join whose build columns nothing
+    /// above reads.
+    private func keySetUse() -> JoinHashTable.KeySetUse? {
+        guard residual == nil, !nullAware, !tracksBuildMatches,
               buildKeys.count == 1, probeKeys.count == 1, let probeTypes, probeKeys[0] >= 0,
               probeKeys[0] < probeTypes.count, probeTypes[probeKeys[0]].physical == .int64 else { return nil }
         switch kind {
-        case .semi: break
+        case .semi: return .semi
         case .inner:
             guard let read = buildEmitted, !read.contains(true) else { return nil }
+            return .innerUnique
         default: return nil
         }
-        let column = buildKeyColumns[0]
-        guard case .int64(let values) = column.data, !column.isConstant, values.count >= buildCount else { return nil }
-        let n = buildCount
-        let f = values.withUnsafeBufferPointer { vp in
-            keyValid.withUnsafeBufferPointer { kv in
-                RuntimeKeyFilter.of(UnsafeBufferPointer(rebasing: vp[0..<n]), valid: kv, reserve: reserveMore)
-            }
-        }
-        computed = f
-        guard let bits = f.bits, f.shift == 0, !f.isEmpty else { return nil }
-        if kind == .inner {
-            var distinct = 0
-            for w in bits { distinct &+= w.nonzeroBitCount }
-            var valid = 0
-            for v in keyValid where v { valid &+= 1 }
-            guard distinct == valid else { return nil }
-        }
-        return f
     }
 
     /// Hold `bytes` more with the table (a filter's, the direct index's); false when the
@@ -727,116 +494,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         return reservation.tryResize(to: reservation.bytes + bytes)
     }
 
-    /// A direct index takes keys spread over fewer than this many values per key (at most
-    /// 32 bytes a key, against the table's 16-byte entry and its bucket).
-    static let directSpanPerKey: Int64 = 8
-    /// The most slots of a direct index (32 MB).
-    static let maximumDirectIndex = 1 << 23
-
-    /// Counting sort of the build rows by bucket into `table`, with `start[b]` the first
-    /// entry of bucket b (`start[buckets]` = entries used). Rows keep ascending order
-    /// within a bucket. Returns the number of entries (rows with a valid key).
-    ///
-    /// A large build side is first partitioned by the top 8 bits of the bucket number
-    /// (256 sequential output streams), so that the counting and filling passes then
-    /// touch one cache-sized slice of `start` and `table` at a time instead of jumping
-    /// across the whole table for every row.
-    static func layOut(hashes: [UInt64], matches: [UInt64], valid: [Bool], buckets: Int,
-                       start: inout [Int32], table: inout [BuildEntry]) -> Int {
-        let n = hashes.count
-        let m = buckets - 1
-        let bucketBits = buckets.trailingZeroBitCount
-        if n < (1 << 16) || bucketBits <= 8 {
-            var used = 0
-            start.withUnsafeMutableBufferPointer { st in
-                hashes.withUnsafeBufferPointer { hs in
-                    valid.withUnsafeBufferPointer { kv in
-                        for r in 0..<n where kv[r] {
-                            st[Hashing.slot(hs[r], m) + 1] &+= 1
-                            used += 1
-                        }
-                        for b in 0..<buckets { st[b + 1] &+= st[b] }
-                        var fill = Array(st[0..<buckets])
-                        fill.withUnsafeMutableBufferPointer { fl in
-                            matches.withUnsafeBufferPointer { mv in
-                                table.withUnsafeMutableBufferPointer { tb in
-                                    for r in 0..<n where kv[r] {
-                                        let b = Hashing.slot(hs[r], m)
-                                        let pos = Int(fl[b])
-                                        fl[b] = Int32(truncatingIfNeeded: pos + 1)
-                                        tb[pos] = BuildEntry(match: mv[r], row: Int32(truncatingIfNeeded: r))
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            return used
-        }
-        // Partitioned: (bucket, row, match) records grouped by the bucket's top 8 bits.
-        struct Staged { var match: UInt64; var bucket: UInt32; var row: Int32 }
-        let shift = bucketBits - 8
-        var partStart = [Int](filled: 0, count: 257)
-        var used = 0
-        hashes.withUnsafeBufferPointer { hs in
-            valid.withUnsafeBufferPointer { kv in
-                partStart.withUnsafeMutableBufferPointer { ps in
-                    for r in 0..<n where kv[r] {
-                        ps[(Hashing.slot(hs[r], m) &>> shift) + 1] &+= 1
-                        used += 1
-                    }
-                    for p in 0..<256 { ps[p + 1] &+= ps[p] }
-                }
-            }
-        }
-        var staged = [Staged](filled: Staged(match: 0, bucket: 0, row: 0), count: used)
-        var cursor = Array(partStart[0..<256])
-        hashes.withUnsafeBufferPointer { hs in
-            valid.withUnsafeBufferPointer { kv in
-                matches.withUnsafeBufferPointer { mv in
-                    cursor.withUnsafeMutableBufferPointer { cu in
-                        staged.withUnsafeMutableBufferPointer { sg in
-                            for r in 0..<n where kv[r] {
-                                let b = Hashing.slot(hs[r], m)
-                                let p = b &>> shift
-                                sg[cu[p]] = Staged(match: mv[r], bucket: UInt32(truncatingIfNeeded: b),
-                                                   row: Int32(truncatingIfNeeded: r))
-                                cu[p] &+= 1
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        staged.withUnsafeBufferPointer { sg in
-            start.withUnsafeMutableBufferPointer { st in
-                // Counts in partition order: each partition's buckets are one contiguous slice.
-                for i in 0..<used { st[Int(sg[i].bucket) + 1] &+= 1 }
-                for b in 0..<buckets { st[b + 1] &+= st[b] }
-                var fill = Array(st[0..<buckets])
-                fill.withUnsafeMutableBufferPointer { fl in
-                    table.withUnsafeMutableBufferPointer { tb in
-                        for i in 0..<used {
-                            let e = sg[i]
-                            let b = Int(e.bucket)
-                            let pos = Int(fl[b])
-                            fl[b] = Int32(truncatingIfNeeded: pos + 1)
-                            tb[pos] = BuildEntry(match: e.match, row: e.row)
-                        }
-                    }
-                }
-            }
-        }
-        return used
-    }
-
     // MARK: Probe
 
     /// `chunk` without the rows `keyFilter` rules out, or nil when no row is left. Rows
     /// with a NULL key go too: for the kinds the filter is set for, they produce nothing.
     private func prefilter(_ chunk: Chunk) throws -> Chunk? {
-        if let packing, let codeFilter { return try prefilter(chunk, packing, codeFilter) }
+        if let packing = table.packing, let codeFilter { return try prefilter(chunk, packing, codeFilter) }
         guard let keyFilter else { return chunk }
         guard let k = probeKeys.first, k >= 0 && k < chunk.columns.count else {
             throw SQLError.internalError("hash join probe key out of range")
@@ -932,23 +595,23 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             }
         }
         batchActive = true
-        if buildCount == 0 || entries.isEmpty { return }
+        if table.count == 0 || table.entries.isEmpty { return }
         // The value each row matches `BuildEntry.match` with: its packed code, or its
         // single 64-bit key; else (below) its hash.
         var inRange: [Bool] = []
         var matchByValue = false
-        if let packing {
+        if let packing = table.packing {
             guard packing.pack(b.keys, rows: b.physRows, codes: &b.match, inRange: &inRange) else {
                 throw SQLError.internalError("hash join probe keys do not match the packed build keys")
             }
             matchByValue = true
-        } else if directKeys, case .int64(let values) = b.keys[0].data {
+        } else if table.directKeys, case .int64(let values) = b.keys[0].data {
             b.match = values.withUnsafeBufferPointer { vp in
                 b.physRows.map { UInt64(bitPattern: vp[Int($0)]) }
             }
             matchByValue = true
         }
-        if !directIndex.isEmpty {
+        if !table.directIndex.isEmpty {
             // Unique keys in a narrow range: the index, no hashing or buckets.
             guard matchByValue else {
                 throw SQLError.internalError("hash join direct index without 64-bit probe keys")
@@ -957,15 +620,15 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             return
         }
         var hashes: [UInt64] = []
-        if packing != nil {
+        if table.packing != nil {
             hashes = b.match.map { Hashing.hash($0) }
         } else {
             KeyHashing.hash(b.keys, rows: b.physRows, into: &hashes)
             if !matchByValue { b.match = hashes }
         }
-        let m = bucketMask
+        let m = table.bucketMask
         // First a branch-free pass (independent loads overlap), then the active list.
-        bucketStart.withUnsafeBufferPointer { st in
+        table.bucketStart.withUnsafeBufferPointer { st in
             hashes.withUnsafeBufferPointer { hs in
                 b.cursor.withUnsafeMutableBufferPointer { cur in
                     b.end.withUnsafeMutableBufferPointer { end in
@@ -983,7 +646,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 }
             }
         }
-        if uniqueDirectKeys {
+        if table.uniqueDirectKeys {
             matchUnique(&b, n)
             return
         }
@@ -1003,7 +666,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// `Chunk.capacity` pairs.
     private func matchUnique(_ b: inout ProbeBatch, _ n: Int) {
         let cursor = b.cursor, end = b.end, match = b.match
-        entries.withUnsafeBufferPointer { en in
+        table.entries.withUnsafeBufferPointer { en in
             cursor.withUnsafeBufferPointer { cur in
                 end.withUnsafeBufferPointer { end in
                     match.withUnsafeBufferPointer { mv in
@@ -1059,9 +722,9 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// branches (the loads overlap), into `cursor` (build row + 1, 0 = none); rows whose
     /// packed key is outside the build side's ranges (`inRange` false) have none.
     private func matchDirect(_ b: inout ProbeBatch, _ n: Int, inRange: [Bool]) {
-        let lo = directLow
-        let last = UInt64(directIndex.count - 1)
-        directIndex.withUnsafeBufferPointer { di in
+        let lo = table.directLow
+        let last = UInt64(table.directIndex.count - 1)
+        table.directIndex.withUnsafeBufferPointer { di in
             b.match.withUnsafeBufferPointer { mv in
                 b.cursor.withUnsafeMutableBufferPointer { cur in
                     for i in 0..<n {
@@ -1152,7 +815,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         sc.candLogical.removeAll(keepingCapacity: true)
         sc.candBuild.removeAll(keepingCapacity: true)
         var stillActive = 0
-        entries.withUnsafeBufferPointer { en in
+        table.entries.withUnsafeBufferPointer { en in
             b.match.withUnsafeBufferPointer { mv in
                 b.end.withUnsafeBufferPointer { end in
                     b.cursor.withUnsafeMutableBufferPointer { cur in
@@ -1203,14 +866,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         // Compare keys (a direct 64-bit match already compared them).
         sc.eq.removeAll(keepingCapacity: true)
         sc.eq.append(contentsOf: repeatElement(true, count: candidates))
-        if !directKeys {
+        if !table.directKeys {
             sc.candProbeRows.removeAll(keepingCapacity: true)
             for l in sc.candLogical { sc.candProbeRows.append(b.physRows[Int(l)]) }
             try sc.candProbeRows.withUnsafeBufferPointer { pr in
                 try sc.candBuild.withUnsafeBufferPointer { br in
                     try sc.eq.withUnsafeMutableBufferPointer { e in
                         for k in 0..<b.keys.count {
-                            try OperatorKernels.andEqual(b.keys[k], pr, buildKeyColumns[k], br, e)
+                            try OperatorKernels.andEqual(b.keys[k], pr, table.keyColumns[k], br, e)
                         }
                     }
                 }
@@ -1273,7 +936,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         let physRows = b.physRows
         let probeRows = b.pairLogical.map { physRows[Int($0)] }
         var columns: [Vector] = []
-        columns.reserveCapacity(b.chunk.columns.count + buildColumns.count)
+        columns.reserveCapacity(b.chunk.columns.count + table.columns.count)
         // Without output pairs only the residual's columns are gathered; the others are
         // constant NULL placeholders the residual does not read.
         let all = emitsBuildColumns
@@ -1296,7 +959,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
                 columns.append(identity ? c : OperatorKernels.gather(c, probeRows))
             }
         }
-        for (i, c) in buildColumns.enumerated() {
+        for (i, c) in table.columns.enumerated() {
             let gathered = (all && buildRead(i)) || used.contains(probeWidth + i)
             columns.append(gathered ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))
         }
@@ -1352,7 +1015,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         case .semi, .anti:
             let wantMatched = kind == .semi
             // NOT IN: a NULL probe key qualifies only against an empty build side.
-            let nullKeysQualify = kind == .anti && (!nullAware || buildCount == 0)
+            let nullKeysQualify = kind == .anti && (!nullAware || table.count == 0)
             var rows: [Int32] = []
             for i in 0..<n {
                 let qualifies = b.nullKey[i] ? nullKeysQualify : (b.matched[i] == wantMatched)
@@ -1370,14 +1033,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private func emitBuildRows() throws {
         var rows: [Int32] = []
         let want = kind == .rightSemi
-        for r in 0..<buildCount where buildMatched[r] == want { rows.append(Int32(truncatingIfNeeded: r)) }
+        for r in 0..<table.count where buildMatched[r] == want { rows.append(Int32(truncatingIfNeeded: r)) }
         if rows.isEmpty { return }
         if buildSideOnly {
             var start = 0
             while start < rows.count {
                 let end = min(rows.count, start + Chunk.capacity)
                 let part = Array(rows[start..<end])
-                let columns = buildColumns.enumerated().map { j, c in
+                let columns = table.columns.enumerated().map { j, c in
                     buildRead(j) ? OperatorKernels.gather(c, part) : Self.placeholder(c.type)
                 }
                 output.append(Chunk(columns: columns, count: part.count))
@@ -1395,20 +1058,13 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             var columns = probeTypes.enumerated().map { i, t in
                 probeRead(i) ? Vector.nulls(t, count: part.count) : Self.placeholder(t)
             }
-            for (j, c) in buildColumns.enumerated() {
+            for (j, c) in table.columns.enumerated() {
                 columns.append(buildRead(j) ? OperatorKernels.gather(c, part) : Self.placeholder(c.type))
             }
             output.append(Chunk(columns: columns, count: part.count))
             start = end
         }
     }
-}
-
-/// One build row in the bucket-ordered table.
-struct BuildEntry {
-    /// The key hash, or the key value itself for a single 64-bit key.
-    var match: UInt64
-    var row: Int32
 }
 
 /// Probe state of one piece of a probe chunk. Held by value and moved out of the
@@ -1472,37 +1128,17 @@ private struct RoundScratch {
 /// rows. The memory the table holds stays reserved until the last of the `users`
 /// partitions is done with it, when the table is dropped.
 public final class SharedHashBuild: @unchecked Sendable {
-    struct Table {
-        var columns: [Vector]
-        var keyColumns: [Vector]
-        var count: Int
-        var bucketStart: [Int32]
-        var entries: [BuildEntry]
-        var bucketMask: Int
-        var directKeys: Bool
-        var packing: KeyPacking?
-        var uniqueDirectKeys: Bool
-        var directIndex: [Int32]
-        var directLow: Int64
-        var hasNullKey: Bool
-        var keyFilter: RuntimeKeyFilter?
-        var codeFilter: RuntimeKeyFilter?
-        var keySetOnly: Bool
-        /// What the builder published into its runtime filter slots, in their order.
-        var published: [(buildKey: Int, filter: RuntimeKeyFilter?)]
-    }
-
     enum Claim {
         /// Build the table and publish it (or give up).
         case build
         /// The table another partition built.
-        case use(Table)
+        case use(JoinHashTable)
         /// Build a table of your own.
         case own
     }
 
     private enum State {
-        case open, building, built(Table), unshared
+        case open, building, built(JoinHashTable), unshared
     }
 
     private let condition = NSCondition()
@@ -1543,7 +1179,7 @@ public final class SharedHashBuild: @unchecked Sendable {
     }
 
     /// The builder's table, holding `heldBytes` of the statement's memory.
-    func publish(_ table: Table, heldBytes: Int) {
+    func publish(_ table: JoinHashTable, heldBytes: Int) {
         reservation.resize(to: heldBytes)
         condition.lock()
         state = .built(table)

@@ -4,6 +4,7 @@ import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehousePlan
 import SlicehouseFunctions
+import SlicehousePlatform
 
 /// The output of one exchange (redistribute, broadcast, gather, materialize), filled
 /// while its input stage runs and read by the stage above.

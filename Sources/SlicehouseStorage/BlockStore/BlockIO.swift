@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehousePlatform
 
 /// An immutable file of encoded blocks (one per table, slice and commit), opened
 /// on first read and read with `pread` from any thread.

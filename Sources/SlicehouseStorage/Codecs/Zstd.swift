@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CZstd
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// Zstandard compression of byte buffers (system libzstd).
 ///

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehousePlatform
 
 /// The rows of Redshift's STL logs (STL_QUERY, STL_LOAD_ERRORS, the steps behind
 /// SVL_QUERY_REPORT, ...), kept apart from user data and readable by any later process

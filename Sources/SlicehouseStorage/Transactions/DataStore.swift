@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseCatalog
+import SlicehousePlatform
 
 /// Everything committed at one moment: the catalog and every table's snapshot. A
 /// transaction reads one `DatabaseState` (its snapshot) from its first statement to

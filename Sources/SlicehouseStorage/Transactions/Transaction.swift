@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseCatalog
+import SlicehousePlatform
 
 /// One transaction: everything it has changed and not yet committed, and the snapshot
 /// it reads.

@@ -27,16 +27,16 @@ public enum LargeStack {
             let job = Job(escapable)
             guard let thread = start(job) else { return try escapable() }  // no thread: run here
             _ = pthread_join(thread, nil)
-            switch job.result {
-            case .success(let value)?:
-                guard let typed = value as? T else { throw SQLError.internalError("statement thread returned the wrong type") }
-                return typed
-            case .failure(let error)?:
-                throw error
-            case nil:
-                throw SQLError.internalError("statement thread produced no result")
-            }
+            guard let result = job.result else { throw Failure.noResult }
+            return try result.get()
         }
+    }
+
+    /// The statement's thread ended without a result (it cannot, short of the thread
+    /// being cancelled).
+    public enum Failure: Error, CustomStringConvertible {
+        case noResult
+        public var description: String { "statement thread produced no result" }
     }
 
     /// True on a thread started by `run`.
@@ -45,10 +45,10 @@ public enum LargeStack {
         return pthread_getspecific(key) != nil
     }
 
-    private final class Job: @unchecked Sendable {
-        let body: () throws -> Any
-        var result: Result<Any, Error>?
-        init<T>(_ body: @escaping () throws -> T) { self.body = { try body() } }
+    private final class Job<T>: @unchecked Sendable {
+        let body: () throws -> T
+        var result: Result<T, Error>?
+        init(_ body: @escaping () throws -> T) { self.body = body }
     }
 
     private static let marker: pthread_key_t? = {
@@ -56,11 +56,27 @@ public enum LargeStack {
         return pthread_key_create(&key, nil) == 0 ? key : nil
     }()
 
-    private static func start(_ job: Job) -> pthread_t? {
+    private static func start<T>(_ job: Job<T>) -> pthread_t? {
         PosixThread.start(stackBytes: stackBytes) {
-            if let key = LargeStack.marker { _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
-            do { job.result = .success(try job.body()) } catch { job.result = .failure(error) }
+            markThisThread()
+            job.result = Result { try job.body() }
         }
+    }
+
+    /// Start a detached thread with a large stack running `body` (a pool thread that runs
+    /// statements one after another: `run` on it calls its body directly). False when the
+    /// system refuses a thread.
+    public static func detach(_ body: @escaping () -> Void) -> Bool {
+        guard let thread = PosixThread.start(stackBytes: stackBytes, {
+            markThisThread()
+            body()
+        }) else { return false }
+        _ = pthread_detach(thread)
+        return true
+    }
+
+    private static func markThisThread() {
+        if let key = LargeStack.marker { _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
     }
 }
 
