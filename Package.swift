@@ -109,7 +109,10 @@ let package = Package(
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
         .target(name: "SlicehouseDatagen"),
         // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
-        .target(name: "SlicehouseBench", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"]),
+        .target(name: "SlicehouseBench", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"],
+                // The schemas, queries, reference answers and DuckDB scripts, read at run time
+                // (`BenchResources`): copied beside the binary as Slicehouse_SlicehouseBench.resources.
+                resources: [.copy("Resources")]),
         // Fuzz targets (`slicehouse fuzz`, and libFuzzer through slicehouse-libfuzzer).
         .target(name: "SlicehouseFuzz",
                 dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseSQL", "SlicehouseCatalog", "SlicehouseStorage",

@@ -55,6 +55,7 @@ public struct FreshProcessRun: Codable, Sendable, Equatable {
     /// Run query `number` once in this process over the data directory `directory`
     /// (what `slicehouse bench tpch-query` does). Errors come back in `error`.
     public static func run(query number: Int, directory: String, memoryBytes: Int?, cacheBytes: Int?) -> FreshProcessRun {
+        do { _ = try BenchResources.require() } catch { return .failed("\(error)") }
         guard let sql = TPCHText.query(number) else { return .failed("query \(number) does not exist") }
         let db: Database
         do {

@@ -134,6 +134,7 @@ public struct TPCDSBenchmark: Sendable {
     /// Runs everything and returns the report.
     public func run(command: String = CommandLine.arguments.joined(separator: " "),
                     events: (BenchEvent) -> Void = { _ in }) throws -> TPCHBenchReport {
+        _ = try BenchResources.require()
         let duckVersion = try preflight()
         let generation = try prepareData(events: events)
         let texts = options.queries.compactMap { n in TPCDSText.query(n).map { (number: n, sql: $0) } }

@@ -111,6 +111,7 @@ public struct TPCHBenchmark: Sendable {
     /// Runs everything and returns the report (it is also what `--output` writes).
     public func run(command: String = CommandLine.arguments.joined(separator: " "),
                     events: (BenchEvent) -> Void = { _ in }) throws -> TPCHBenchReport {
+        _ = try BenchResources.require()
         // DuckDB first, so that a missing package is reported before any work.
         let duckVersion = try preflight()
         let duck = DuckDBRunner(python: options.python)

@@ -174,7 +174,8 @@ struct BenchTPCHCommand: ParsableCommand {
 
     func run() throws {
         var options: TPCHBenchOptions
-        do { options = try self.options() } catch let e as BenchError {
+        // Before any work (generating data takes minutes): the texts the bench reads.
+        do { options = try self.options(); _ = try BenchResources.require() } catch let e as BenchError {
             printError("slicehouse bench: \(e.description)")
             throw ExitCode.failure
         }
@@ -431,7 +432,8 @@ struct BenchTPCDSCommand: ParsableCommand {
 
     func run() throws {
         let options: TPCDSBenchOptions
-        do { options = try self.options() } catch let e as BenchError {
+        // Before any work (generating data takes minutes): the texts the bench reads.
+        do { options = try self.options(); _ = try BenchResources.require() } catch let e as BenchError {
             printError("slicehouse bench: \(e.description)")
             throw ExitCode.failure
         }

@@ -113,6 +113,7 @@ struct DatagenTPCHCommand: ParsableCommand {
     /// distribution keys, so rows keep dbgen's order) and UNLOAD it as one Parquet file.
     static func writeParquet(_ tables: [TPCHTable], from staging: String, to output: String,
                              message: (String) -> Void) throws {
+        _ = try BenchResources.require()
         let schema = TPCHText.schemaSQL
             .split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
             .replacingOccurrences(of: #"\s+(DISTSTYLE ALL|DISTKEY\(\w+\)|SORTKEY\(\w+\))"#, with: "",

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Write benchmarks/tpcds/queries/qNN.sql (1...99) from DuckDB's tpcds extension
 (`SELECT query_nr, query FROM tpcds_queries()`), rewriting only what Redshift does not
-accept; then run benchmarks/embed_tpcds.py to carry them in the binary:
+accept; the bench reads them from its resources:
 
-    python3 benchmarks/tpcds/extract_queries.py && python3 benchmarks/embed_tpcds.py
+    python3 benchmarks/tpcds/extract_queries.py
 
 DuckDB's texts are already close to ANSI SQL (date arithmetic is folded into literals,
 window aggregates with ORDER BY carry a ROWS frame, CONCAT has two arguments). The
