@@ -3,6 +3,7 @@ import SlicehouseTypes
 import SlicehousePlan
 import SlicehouseCatalog
 import SlicehouseSQL
+import SlicehouseFunctions
 
 /// Aggregation state while binding one SELECT: group expressions and the
 /// aggregates found in the select list, HAVING and ORDER BY.
@@ -311,6 +312,7 @@ public final class Binder {
             switch item {
             case .wildcard(let w):
                 let rels = w.qualifier.isEmpty ? scope.relations : scope.relations.filter { $0.alias == w.qualifier.last }
+                let columns = w.qualifier.isEmpty ? scope.starColumns : rels.flatMap { $0.columns }
                 if rels.isEmpty {
                     if w.qualifier.isEmpty {
                         throw SQLError(.syntax, "SELECT * with no tables specified is not valid", line: w.location.line, column: w.location.column)
@@ -318,12 +320,10 @@ public final class Binder {
                     throw SQLError(.undefinedTable, "missing FROM-clause entry for table \"\(w.qualifier.joined(separator: "."))\"",
                                    line: w.location.line, column: w.location.column)
                 }
-                for rel in rels {
-                    for c in rel.columns {
-                        referencedColumnIDs.insert(c.column.id)
-                        exprs.append(try finishAggregate(.column(c.column.id, c.column.type), agg, w.location))
-                        names.append(c.name)
-                    }
+                for c in columns {
+                    referencedColumnIDs.insert(c.column.id)
+                    exprs.append(try finishAggregate(.column(c.column.id, c.column.type), agg, w.location))
+                    names.append(c.name)
                 }
             case .expr(let e, let alias):
                 let b = try bindExpr(e, scope, agg: agg)
@@ -754,7 +754,7 @@ public final class Binder {
             let (p, s) = try bindTableRef(item)
             try checkDuplicateAliases(scope, s, item.location)
             plan = .join(.cross, plan, p, condition: nil)
-            scope.relations += s.relations
+            scope.append(s)
         }
         return (plan, scope)
     }
@@ -906,7 +906,8 @@ public final class Binder {
             let (lp, ls) = try bindTableRef(j.left)
             let (rp, rs) = try bindTableRef(j.right)
             try checkDuplicateAliases(ls, rs, ref.location)
-            var scope = Scope(relations: ls.relations + rs.relations)
+            var scope = ls
+            scope.append(rs)
             let kind: LogicalJoinKind
             switch j.kind {
             case .inner: kind = .inner
@@ -932,25 +933,49 @@ public final class Binder {
                 condition = b
             case .using, .natural:
                 var using: [String]
-                if case .using(let n) = j.condition { using = n } else {
-                    let rnames = Set(rs.allColumns.map { $0.name })
-                    using = ls.allColumns.map { $0.name }.filter { rnames.contains($0) }
+                if case .using(let n) = j.condition { using = n.map { $0.lowercased() } } else {
+                    let rnames = Set(rs.visibleNames)
+                    using = ls.visibleNames.filter { rnames.contains($0) }
                 }
                 var conds: [BoundExpr] = []
-                for n in using {
+                var merged: [(name: String, column: PlanColumn)] = []
+                var coalesced: [(column: PlanColumn, expr: BoundExpr)] = []
+                for n in using where !merged.contains(where: { $0.name == n }) {
                     let ref1 = ColumnRef([n])
                     let a = try ls.resolve(ref1, at: ref.location), b = try rs.resolve(ref1, at: ref.location)
                     referencedColumnIDs.insert(a.id)
                     referencedColumnIDs.insert(b.id)
                     conds.append(try comparison(.equal, .column(a.id, a.type), .column(b.id, b.type)))
-                    // The right side's copy is reachable only qualified.
-                    for r in 0..<scope.relations.count where rs.relations.contains(where: { $0.alias == scope.relations[r].alias }) {
-                        scope.relations[r].columns = scope.relations[r].columns.map { c in
-                            c.name == n ? ("\u{0}" + c.name, c.column) : c
-                        }
+                    // One column of the name stands for both sides' (PostgreSQL's rule): the
+                    // side every row has a value from, or for a full join their COALESCE.
+                    switch kind {
+                    case .right:
+                        merged.append((n, b))
+                    case .full:
+                        let type = TypeRules.commonType(a.type, b.type) ?? a.type
+                        let column = newColumn(type, n)
+                        columnNames[column.id] = n
+                        let expr = BoundExpr.function(Builtins.conditional.coalesce,
+                                                      [try coerce(.column(a.id, a.type), to: type),
+                                                       try coerce(.column(b.id, b.type), to: type)], type)
+                        coalesced.append((column, expr))
+                        merged.append((n, column))
+                    default:
+                        merged.append((n, a))
                     }
+                    scope.mergedAway.insert(a.id)
+                    scope.mergedAway.insert(b.id)
                 }
+                // A side's own merged column of the name is merged again here.
+                scope.merged = merged + scope.merged.filter { m in !merged.contains { $0.name == m.name } }
                 condition = conds.isEmpty ? nil : (conds.count == 1 ? conds[0] : .and(conds))
+                if !coalesced.isEmpty {
+                    let joined = LogicalPlan.join(kind, lp, rp, condition: condition)
+                    let outputs = joined.outputs
+                    let plan = LogicalPlan.project(joined, outputs.map { .column($0.id, $0.type) } + coalesced.map { $0.expr },
+                                                   outputs: outputs + coalesced.map { $0.column })
+                    return (plan, scope)
+                }
             }
             return (.join(condition == nil && kind == .inner ? .cross : kind, lp, rp, condition: condition), scope)
         }

@@ -414,7 +414,9 @@ public struct PhysicalPlanner {
             // operators above are likelier to group or join on.
             dist = .hashed(cols.map { probe.types.count + $0 })
         }
-        if pkind == .full { dist = .random }
+        // A full join of rows on the leader (both sides gathered, above) runs once there: on
+        // every slice each would add its own copy of the unmatched rows.
+        if pkind == .full { dist = probe.distribution == .single ? .single : .random }
         if pkind == .inner && probe.distribution == .replicated {
             // Each output row carries a build row of its own slice.
             if case .hashed(let cols) = build.distribution { dist = .hashed(cols.map { probe.types.count + $0 }) } else { dist = .random }

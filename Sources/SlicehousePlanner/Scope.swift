@@ -48,8 +48,35 @@ struct ScopeRelation {
 /// The relations visible to an expression.
 struct Scope {
     var relations: [ScopeRelation] = []
+    /// The columns a JOIN ... USING (or a NATURAL JOIN) merged, one per name: reached
+    /// unqualified, and listed first by `*` (PostgreSQL's and Redshift's order). Each is the
+    /// left side's column (inner and left joins), the right side's (right joins) or their
+    /// COALESCE (full joins).
+    var merged: [(name: String, column: PlanColumn)] = []
+    /// The sides' own columns the merged ones stand for: left out of `*` and of unqualified
+    /// lookup, still reached qualified (`t2.k`) and by `t2.*`.
+    var mergedAway: Set<Int> = []
+
+    init(relations: [ScopeRelation] = []) {
+        self.relations = relations
+    }
 
     var allColumns: [PlanColumn] { relations.flatMap { $0.columns.map { $0.column } } }
+
+    /// What an unqualified `*` lists: the merged columns, then each relation's other columns.
+    var starColumns: [(name: String, column: PlanColumn)] {
+        merged + relations.flatMap { $0.columns.filter { !mergedAway.contains($0.column.id) } }
+    }
+
+    /// The names an unqualified reference reaches (NATURAL JOIN matches on them).
+    var visibleNames: [String] { starColumns.map { $0.name } }
+
+    /// `other`'s relations and merged columns added after this scope's (a FROM list, a join).
+    mutating func append(_ other: Scope) {
+        relations += other.relations
+        merged += other.merged
+        mergedAway.formUnion(other.mergedAway)
+    }
 
     func resolve(_ ref: ColumnRef, at loc: SourceLocation) throws -> PlanColumn {
         // Redshift folds even quoted identifiers to lower case (enable_case_sensitive_identifier off).
@@ -65,9 +92,10 @@ struct Scope {
             }
             return hit.column
         }
+        if let m = merged.first(where: { $0.name == name }) { return m.column }
         var found: PlanColumn?
         for rel in relations {
-            for c in rel.columns where c.name == name {
+            for c in rel.columns where c.name == name && !mergedAway.contains(c.column.id) {
                 if found != nil, found?.id != c.column.id {
                     throw SQLError(.ambiguousColumn, "column reference \"\(name)\" is ambiguous", line: loc.line, column: loc.column)
                 }
