@@ -12,6 +12,11 @@ extension Session {
         guard Session.settableParameters[s.name] != nil || Session.clientParameters.contains(s.name) else {
             throw SQLError(.undefinedObject, "unrecognized configuration parameter \"\(s.name)\"")
         }
+        if s.local && !inTransactionBlock {
+            // Its transaction is the statement itself: nothing to set (PostgreSQL's warning).
+            return StatementResult(tag: "SET", notices: ["WARNING:  SET LOCAL can only be used in transaction blocks"])
+        }
+        if inTransactionBlock { settingsBlock.willSet(s.name, local: s.local, current: settings) }
         if s.isDefault {   // SET name TO DEFAULT: as RESET
             settings[s.name] = Session.defaultSettings[s.name]
             return StatementResult(tag: "SET")
@@ -32,6 +37,9 @@ extension Session {
 
     /// `RESET name` or `RESET ALL`.
     func reset(_ name: String) -> StatementResult {
+        if inTransactionBlock {
+            if name == "all" { settingsBlock.willResetAll() } else { settingsBlock.willSet(name, local: false, current: settings) }
+        }
         if name == "all" { settings = Session.defaultSettings } else { settings[name] = Session.defaultSettings[name] }
         return StatementResult(tag: "RESET")
     }
@@ -116,4 +124,49 @@ extension Session {
         "server_encoding": "UNICODE", "client_encoding": "UTF8", "integer_datetimes": "on", "max_identifier_length": "127",
         "statement_timeout": "0", "enable_result_cache_for_session": "on",
     ]
+}
+
+/// What a transaction block does to the session's settings, as in PostgreSQL and Redshift:
+/// a ROLLBACK undoes every SET made in the block, and a SET LOCAL lasts until the block
+/// ends, committed or not — after a COMMIT the session's own value is back (the one before
+/// the SET LOCAL, or a plain SET's made later in the block).
+struct SettingsBlock {
+    /// The settings when the block began (nil outside a block).
+    private var atStart: [String: String]?
+    /// For each parameter SET LOCAL changed: the session's value to restore at COMMIT
+    /// (nil: the parameter was not set).
+    private var sessionValues: [String: String?] = [:]
+
+    /// A transaction block began with `settings`.
+    mutating func began(_ settings: [String: String]) {
+        atStart = settings
+        sessionValues = [:]
+    }
+
+    /// `name` is about to be SET (LOCAL or not) or RESET in the block, from `current`.
+    mutating func willSet(_ name: String, local: Bool, current: [String: String]) {
+        if local {
+            if sessionValues[name] == nil { sessionValues[name] = .some(current[name]) }
+        } else {
+            // A plain SET is the session's value now and after the block.
+            sessionValues.removeValue(forKey: name)
+        }
+    }
+
+    /// RESET ALL in the block: every parameter's session value is its default now.
+    mutating func willResetAll() {
+        sessionValues = [:]
+    }
+
+    /// The block ended: committed, the SET LOCAL values give way to the session's; rolled
+    /// back, the settings are the block's starting ones.
+    mutating func ended(committed: Bool, _ settings: inout [String: String]) {
+        if committed {
+            for (name, value) in sessionValues { settings[name] = value }
+        } else if let atStart {
+            settings = atStart
+        }
+        atStart = nil
+        sessionValues = [:]
+    }
 }

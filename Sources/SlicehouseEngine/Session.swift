@@ -28,6 +28,8 @@ public final class Session: @unchecked Sendable {
     let startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
     /// SET parameters (lower-case names).
     var settings: [String: String] = Session.defaultSettings
+    /// What the open transaction block undoes or restores of `settings` (Session+Settings).
+    var settingsBlock = SettingsBlock()
     static let defaultSettings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
                                                     "query_group": "unset", "timezone": "UTC"]
     var lastCopyCount = 0
@@ -72,6 +74,7 @@ public final class Session: @unchecked Sendable {
         inTransactionBlock = true
         transactionFailed = false
         implicitBlock = true
+        settingsBlock.began(settings)
         let result: T
         do {
             result = try body()
@@ -81,6 +84,7 @@ public final class Session: @unchecked Sendable {
                 inTransactionBlock = false
                 transactionFailed = false
                 transaction.rollback()
+                settingsBlock.ended(committed: false, &settings)
             }
             throw error
         }
@@ -90,8 +94,9 @@ public final class Session: @unchecked Sendable {
             if transactionFailed {
                 transactionFailed = false
                 transaction.rollback()
+                settingsBlock.ended(committed: false, &settings)
             } else {
-                try commitOrRollback()
+                try commitBlock()
             }
         }
         return result
@@ -139,6 +144,7 @@ public final class Session: @unchecked Sendable {
         inTransactionBlock = false
         transactionFailed = false
         transaction.rollback()
+        settingsBlock.ended(committed: false, &settings)
         dropTemporaryTables()
     }
 
@@ -385,6 +391,7 @@ public final class Session: @unchecked Sendable {
             transaction = database.store.begin(process: process, cancellation: context.cancellation)
             inTransactionBlock = true
             transactionFailed = false
+            settingsBlock.began(settings)
             return StatementResult(tag: "BEGIN")
         case .commit:
             guard inTransactionBlock else {
@@ -395,9 +402,10 @@ public final class Session: @unchecked Sendable {
             if transactionFailed {
                 transactionFailed = false
                 transaction.rollback()
+                settingsBlock.ended(committed: false, &settings)
                 return StatementResult(tag: "ROLLBACK")
             }
-            try commitOrRollback()
+            try commitBlock()
             return StatementResult(tag: "COMMIT")
         case .rollback:
             guard inTransactionBlock else {
@@ -407,6 +415,7 @@ public final class Session: @unchecked Sendable {
             implicitBlock = false
             transactionFailed = false
             transaction.rollback()
+            settingsBlock.ended(committed: false, &settings)
             return StatementResult(tag: "ROLLBACK")
         default:
             break
@@ -422,7 +431,7 @@ public final class Session: @unchecked Sendable {
                 // TRUNCATE commits the open transaction block (Redshift), then runs on its own.
                 inTransactionBlock = false
                 implicitBlock = false
-                try commitOrRollback()
+                try commitBlock()
             default:
                 do {
                     return try perform(statement, context)
@@ -467,6 +476,18 @@ public final class Session: @unchecked Sendable {
             transaction.rollback()
         }
         transaction = database.store.begin(process: process, cancellation: context.cancellation)
+    }
+
+    /// Commit the transaction block that just ended (its settings with it: SET LOCAL
+    /// values give way); if the commit fails, nothing of the block is kept.
+    private func commitBlock() throws {
+        do {
+            try commitOrRollback()
+        } catch {
+            settingsBlock.ended(committed: false, &settings)
+            throw error
+        }
+        settingsBlock.ended(committed: true, &settings)
     }
 
     /// Commit the current transaction; if that fails, nothing of it is kept.
