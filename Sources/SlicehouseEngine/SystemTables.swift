@@ -42,9 +42,10 @@ struct SystemTables {
                                     ("typndims", .integer)], rows)
         case "stv_slices":
             let rows = (0..<database.layout.sliceCount).map { s -> [Value] in
-                [.int(Int64(database.layout.node(ofSlice: s))), .int(Int64(s)), .int(Int64(s % database.layout.slicesPerNode)), .string("Data")]
+                // type: 'D', a data slice (Redshift's character(1); admin scripts count them).
+                [.int(Int64(database.layout.node(ofSlice: s))), .int(Int64(s)), .int(Int64(s % database.layout.slicesPerNode)), .string("D")]
             }
-            return make(-1, name, [("node", .integer), ("slice", .integer), ("localslice", .integer), ("type", .varchar(16))], rows)
+            return make(-1, name, [("node", .integer), ("slice", .integer), ("localslice", .integer), ("type", .char(1))], rows)
         case "pg_table_def":
             var rows: [[Value]] = []
             // Redshift shows the tables of the schemas on search_path only.
@@ -80,6 +81,9 @@ struct SystemTables {
                 let encs = snap.encodings ?? []
                 let encoded = encs.contains { $0 != .raw } || t.columns.contains { $0.encoding.map { $0.lowercased() != "raw" } ?? false }
                 let blocks = snap.slices.reduce(0) { $0 + $1.blockCount }
+                // "The SVV_TABLE_INFO view doesn't return any information for empty tables":
+                // a table without a block (never loaded, or vacuumed empty) is not listed.
+                if blocks == 0 { continue }
                 let bytes = snap.slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
                 let physical = snap.distribution == .all ? (snap.slices.first?.rowCount ?? 0) : snap.slices.reduce(0) { $0 + $1.rowCount }
                 let sortedRows = snap.distribution == .all ? (snap.slices.first?.sortedRows ?? 0) : snap.slices.reduce(0) { $0 + $1.sortedRows }
