@@ -47,7 +47,8 @@ extension Binder {
     /// PostgreSQL's default output column name for an unaliased expression.
     func defaultName(_ e: Expr) -> String {
         switch e.kind {
-        case .column(let ref): return ref.name
+        // Redshift folds a quoted name too (enable_case_sensitive_identifier off).
+        case .column(let ref): return ref.name.lowercased()
         case .function(let f):
             if f.syntax == .extract { return "date_part" }
             if let fn = FunctionRegistry.function(named: f.name), let name = fn.columnName { return name }
@@ -663,10 +664,13 @@ extension Binder {
             agg.aggregates.append(la)
             return .column(la.output.id, result)
         }
-        // DATEADD(day, ...), DATEDIFF(week, ...), DATE_TRUNC(month, ...): a bare date part is a string.
+        // DATEADD(day, ...), DATEDIFF(week, ...), DATE_TRUNC(month, ...): a bare date part is a
+        // string (by any of the function's names: DATE_ADD, DATE_DIFF too).
         let datePartFunctions: Set<String> = ["dateadd", "datediff", "date_part", "datepart", "date_trunc", "extract"]
+        let declaredName = FunctionRegistry.function(named: f.name)?.name ?? f.name
         var args = try f.args.enumerated().map { i, a -> BoundExpr in
-            if i == 0, datePartFunctions.contains(f.name), case .column(let ref) = a.kind, ref.parts.count == 1,
+            if i == 0, datePartFunctions.contains(f.name) || datePartFunctions.contains(declaredName),
+               case .column(let ref) = a.kind, ref.parts.count == 1,
                DateParts.canonical(ref.name) != nil {
                 return .constant(.string(ref.name), .varchar(max(1, ref.name.utf8.count)))
             }

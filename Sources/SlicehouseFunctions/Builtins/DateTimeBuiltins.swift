@@ -17,10 +17,10 @@ public struct DateTimeFamily: FunctionFamily {
     public let dateTrunc = ScalarFunction("date_trunc", arguments: 2...2, resolve: { c in
         FunctionResolution([.text, c[1] == .date ? .date : try c.timestamp(c[1])], .timestamp, constants: try c.datePart(0))
     }, kernel: { a, t, n in try DateFunctions.dateTrunc(a, resultType: t, n: n) })
-    public let dateAdd = ScalarFunction("dateadd", aliases: ["date_add"], arguments: 3...3, resolve: { c in
+    public let dateAdd = ScalarFunction("dateadd", aliases: ["date_add"], arguments: 3...3, columnName: "date_add", resolve: { c in
         FunctionResolution([.text, .bigint, try c.timestamp(c[2])], .timestamp, constants: try c.datePart(0))
     }, kernel: { a, t, n in try DateFunctions.dateAdd(a, resultType: t, n: n) })
-    public let dateDiff = ScalarFunction("datediff", aliases: ["date_diff"], arguments: 3...3, resolve: { c in
+    public let dateDiff = ScalarFunction("datediff", aliases: ["date_diff"], arguments: 3...3, columnName: "date_diff", resolve: { c in
         FunctionResolution([.text, try c.timestamp(c[1]), try c.timestamp(c[2])], .bigint, constants: try c.datePart(0))
     }, kernel: { a, t, n in try DateFunctions.dateDiff(a, resultType: t, n: n) })
     public let addMonths = ScalarFunction("add_months", arguments: 2...2, resolve: { c in
