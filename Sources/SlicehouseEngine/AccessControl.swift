@@ -150,6 +150,52 @@ struct AccessControl {
         return .bool(any)
     }
 
+    /// Every (user, object) pair `function` (`has_schema_privilege` or
+    /// `has_table_privilege`) answers true for with `privilege` (one or more privilege
+    /// words), as `user + "\u{1}" + object` — for a call whose user or object is a column
+    /// (an admin view over every user and table). An object is named as the function
+    /// accepts it: a schema by name; a table or view by `schema.name`, by `name` when the
+    /// search path finds it, and a table by its OID.
+    func privilegeKeys(_ function: String, privilege: String) throws -> [String] {
+        let isSchema = function == "has_schema_privilege"
+        var privileges: [Privilege] = []
+        for word in privilege.lowercased().split(separator: ",") {
+            let w = word.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " with grant option", with: "")
+            guard let p = Privilege(rawValue: w), (isSchema ? Privilege.schema : Privilege.table).contains(p) else {
+                throw SQLError(.invalidParameter, "unrecognized privilege type: \"\(word)\"")
+            }
+            privileges.append(p)
+        }
+        let catalog = session.transaction.catalog
+        var keys: [String] = []
+        for user in session.security.allUsers {
+            if isSchema {
+                let schemas = catalog.allSchemas.map { $0.name } + Array(Catalog.systemSchemas)
+                for schema in schemas where try privileges.contains(where: { try schemaAllows($0, schema, user.name) }) {
+                    keys.append(user.name + "\u{1}" + schema)
+                }
+                continue
+            }
+            var objects: [(SecuredObject, [String])] = []
+            for t in catalog.allTables {
+                var names = ["\(t.schema).\(t.name)".lowercased(), String(t.id)]
+                if (try? session.resolveTable(ObjectName(name: t.name)))??.id == t.id { names.append(t.name.lowercased()) }
+                objects.append((.table(t.id), names))
+            }
+            for v in catalog.allViews {
+                var names = ["\(v.schema).\(v.name)".lowercased()]
+                if let found = try? session.resolveView(ObjectName(name: v.name)), found.schema == v.schema {
+                    names.append(v.name.lowercased())
+                }
+                objects.append((.view(schema: v.schema, name: v.name.lowercased()), names))
+            }
+            for (object, names) in objects where privileges.contains(where: { session.security.has(user.name, $0, on: object) }) {
+                keys += names.map { user.name + "\u{1}" + $0 }
+            }
+        }
+        return keys
+    }
+
     /// `has_table_privilege([user,] table, privilege)`.
     func hasTablePrivilege(_ args: [Value]) throws -> Value {
         guard args.count == 2 || args.count == 3 else {

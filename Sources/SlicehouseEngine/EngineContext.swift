@@ -104,6 +104,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func privilegeKeys(_ function: String, privilege: String) throws -> [String] {
+        readsSessionState = true
+        return try session.access.privilegeKeys(function, privilege: privilege)
+    }
+
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         readsSessionState = true
         switch name {

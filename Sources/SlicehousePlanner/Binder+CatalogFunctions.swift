@@ -12,7 +12,8 @@ import SlicehouseSQL
 extension Binder {
     static let catalogFunctionNames: Set<String> = [
         "format_type", "pg_get_expr", "pg_table_is_visible", "obj_description", "col_description", "shobj_description",
-        "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "pg_get_userbyid",
+        "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
+        "pg_get_userbyid",
     ]
 
     /// The call rewritten or answered, or nil when `f` is not one of these functions.
@@ -79,21 +80,9 @@ extension Binder {
                 return .constant(.bool(false), .boolean)
             }
             return try bindExpr(Expr(.inList(f.args[0], oids, negated: false), at: loc), scope, agg: agg)
-        case "has_schema_privilege":
-            // Constant arguments: the session answers from the grants; otherwise (a catalog
-            // query over many schemas) every schema counts as usable.
+        case "has_schema_privilege", "has_table_privilege":
             try arity(2...3)
-            var values: [Value] = []
-            for a in f.args {
-                let b = try bindExpr(a, scope, agg: agg)
-                guard case .constant(let v, _) = b else {
-                    for a in f.args { _ = try bindExpr(a, scope, agg: agg) }
-                    return .constant(.bool(true), .boolean)
-                }
-                values.append(v)
-            }
-            if let (v, t) = try catalog.sessionCall("has_schema_privilege", values) { return .constant(v, t) }
-            return .constant(.bool(true), .boolean)
+            return try privilegeTest(f, scope, agg)
         case "obj_description", "col_description", "shobj_description":
             try arity(1...2)
             for a in f.args { _ = try bindExpr(a, scope, agg: agg) }
@@ -179,5 +168,46 @@ extension Binder {
         lateralAliases[ref.parts[0].lowercased()] = nil   // an alias does not name itself
         defer { lateralAliases = saved }
         return try bindExpr(e, scope, agg: agg)
+    }
+}
+
+extension Binder {
+    /// `has_schema_privilege` / `has_table_privilege([user,] object, privilege)`. With
+    /// constant arguments the session answers from the grants. With a column for the user
+    /// or the object (an admin view over every user and table), the privilege must be
+    /// constant, and the call is `user || '\x01' || object IN (...)` over every pair the
+    /// session answers true for — so each row gets its own answer, NULL when an argument is.
+    func privilegeTest(_ f: FunctionCall, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        let loc = f.args.first?.location ?? .unknown
+        let bound = try f.args.map { try bindExpr($0, scope, agg: agg) }
+        if bound.allSatisfy({ if case .constant = $0 { return true }; return false }) {
+            let values = try bound.map { try evaluateConstant($0) }
+            if let (v, t) = try catalog.sessionCall(f.name, values) { return .constant(v, t) }
+            throw SQLError(.undefinedFunction, "function \(f.name) is not available here", line: loc.line, column: loc.column)
+        }
+        guard case .constant(let privilegeValue, _) = bound[bound.count - 1] else {
+            throw SQLError(.featureNotSupported, "\(f.name)() needs a constant privilege", line: loc.line, column: loc.column)
+        }
+        if privilegeValue.isNull { return .constant(.null, .boolean) }
+        let keys = try catalog.privilegeKeys(f.name, privilege: privilegeValue.asString ?? "")
+        let userExpr: BoundExpr
+        if bound.count == 3 {
+            userExpr = try coerce(bound[0], to: .varchar(65535))
+        } else {
+            guard let (user, _) = catalog.sessionFunction("current_user") else {
+                throw SQLError.internalError("\(f.name): no current user")
+            }
+            userExpr = .constant(user, .varchar(65535))
+        }
+        // A table's OID or its name, in lower case as the grants hold names.
+        let object = try coerce(bound[bound.count - 2], to: .varchar(65535))
+        let lowered = BoundExpr.function(Builtins.strings.lower, [object], .varchar(65535))
+        let separator = BoundExpr.constant(.string("\u{1}"), .varchar(1))
+        let key = BoundExpr.function(Builtins.strings.concat, [
+            .function(Builtins.strings.concat, [.function(Builtins.strings.lower, [userExpr], .varchar(65535)), separator], .varchar(65535)),
+            lowered], .varchar(65535))
+        // No pair at all: a key no name makes (false for every row, NULL where an argument is).
+        let list = keys.isEmpty ? ["\u{2}"] : keys
+        return .inList(key, list.map { .constant(.string($0), .varchar(max(1, $0.utf8.count))) }, negated: false)
     }
 }

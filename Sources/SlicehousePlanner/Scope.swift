@@ -19,6 +19,9 @@ public protocol BinderCatalog {
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)?
     func userFunctions(named name: String) -> [UserFunction]
     func sessionTimeZone() -> String?
+    /// For `has_schema_privilege` / `has_table_privilege` over columns: every
+    /// `user + "\u{1}" + object` the function answers true for with `privilege`.
+    func privilegeKeys(_ function: String, privilege: String) throws -> [String]
 }
 
 /// What a name in a FROM clause stands for.
@@ -34,10 +37,11 @@ extension BinderCatalog {
     public func userFunctions(named name: String) -> [UserFunction] { [] }
     /// The session's `timezone` setting (nil: UTC).
     public func sessionTimeZone() -> String? { nil }
+    public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.
-public let sessionCallNames: Set<String> = ["pg_cancel_backend", "pg_terminate_backend", "has_table_privilege"]
+public let sessionCallNames: Set<String> = ["pg_cancel_backend", "pg_terminate_backend"]
 
 /// One relation in a FROM clause: its alias and its columns.
 struct ScopeRelation {
