@@ -65,8 +65,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return zone
     }
 
-    func userFunctions(named name: String) -> [UserFunction] {
-        session.userFunctions(named: name)
+    func userFunctions(named name: String, schema: String?) -> [UserFunction] {
+        session.userFunctions(named: name, schema: schema)
     }
 
     func sessionFunction(_ name: String) -> (Value, DataType)? {

@@ -53,11 +53,12 @@ extension Session {
         return try Binder(catalog: ctx, evaluateConstant: evaluateConstant).bindScalar(e)
     }
 
-    /// The SQL functions a call of `name` may mean: those of the first schema of the
-    /// search path that has any (a call is not qualified).
-    func userFunctions(named name: String) -> [UserFunction] {
+    /// The SQL functions a call of `name` may mean: those of `schema` when the call names
+    /// one (`p2b.f_dup(3)` runs p2b's whatever the search path), else those of the first
+    /// schema of the search path that has any.
+    func userFunctions(named name: String, schema: String?) -> [UserFunction] {
         let catalog = transaction.catalog
-        for s in searchPathSchemas(catalog) {
+        for s in schema.map({ [$0.lowercased()] }) ?? searchPathSchemas(catalog) {
             let defs = catalog.functions(named: name, inSchema: s).filter { !$0.isProcedure }
             if defs.isEmpty { continue }
             return defs.compactMap { def in

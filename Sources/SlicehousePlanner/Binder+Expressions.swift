@@ -633,7 +633,10 @@ extension Binder {
             return .column(out.id, .integer)
         }
         if let bound = try bindOrderedSetAggregate(f, e, scope, agg) { return bound }
-        if FunctionRegistry.function(named: f.name) == nil, !AggregateFunction.isAggregateName(f.name),
+        // A call qualified with a user schema is that schema's SQL function, even when a
+        // built-in has the name; an unqualified one is a SQL function only when none has.
+        let userSchema = f.schema.map { !Binder.builtinSchemas.contains($0.lowercased()) } ?? false
+        if userSchema || (FunctionRegistry.function(named: f.name) == nil && !AggregateFunction.isAggregateName(f.name)),
            let bound = try bindUserFunction(f, e, scope, agg) {
             return bound
         }

@@ -32,14 +32,24 @@ public struct FunctionAccess: Sendable {
 }
 
 extension Binder {
+    /// The schemas a qualified call of a built-in function may name.
+    static let builtinSchemas: Set<String> = ["pg_catalog", "information_schema"]
+
     /// `f(args)` where `f` is a SQL UDF (`CREATE FUNCTION ... LANGUAGE sql`): its body
     /// with each `$n` replaced by `CAST(argument AS parameter type)`, cast to the return
     /// type and bound where the call stands (an inline expansion: no subquery, no call
     /// per row). Overloads are chosen by argument count, then by arguments that cast to
     /// the parameters. Nil when no UDF has the name.
     func bindUserFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
-        let candidates = catalog.userFunctions(named: f.name).filter { $0.parameterTypes.count == f.args.count }
-        if candidates.isEmpty { return nil }
+        let candidates = catalog.userFunctions(named: f.name, schema: f.schema).filter { $0.parameterTypes.count == f.args.count }
+        if candidates.isEmpty {
+            // A call qualified with a user schema means that schema's function, never a
+            // built-in or another schema's of the same name.
+            if let schema = f.schema?.lowercased(), !Binder.builtinSchemas.contains(schema) {
+                throw err(.undefinedFunction, "function \(schema).\(f.name) with \(f.args.count) argument(s) does not exist", e)
+            }
+            return nil
+        }
         guard !f.star, !f.distinct, f.over == nil else { throw err(.syntax, "\(f.name) is a scalar SQL function", e) }
         userFunctionDepth += 1
         defer { userFunctionDepth -= 1 }

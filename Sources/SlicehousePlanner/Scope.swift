@@ -17,7 +17,9 @@ public protocol BinderCatalog {
     /// Session-level functions with constant arguments that act when the statement is
     /// planned (`pg_cancel_backend(pid)`, `pg_terminate_backend(pid)`), or nil.
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)?
-    func userFunctions(named name: String) -> [UserFunction]
+    /// The SQL functions a call of `name` may mean: in `schema` when the call names one,
+    /// else in the first schema of the search path that has any.
+    func userFunctions(named name: String, schema: String?) -> [UserFunction]
     func sessionTimeZone() -> String?
     /// For `has_schema_privilege` / `has_table_privilege` over columns: every
     /// `user + "\u{1}" + object` the function answers true for with `privilege`.
@@ -34,7 +36,7 @@ extension BinderCatalog {
     public func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? { nil }
     /// The SQL functions (`CREATE FUNCTION ... LANGUAGE sql`) a call of `name` may mean,
     /// found through the session's search_path.
-    public func userFunctions(named name: String) -> [UserFunction] { [] }
+    public func userFunctions(named name: String, schema: String?) -> [UserFunction] { [] }
     /// The session's `timezone` setting (nil: UTC).
     public func sessionTimeZone() -> String? { nil }
     public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
