@@ -32,8 +32,8 @@ public enum TypeRules {
         if a == .unknown { return b }
         if b == .unknown { return a }
         if leftIsUntypedLiteral && rightIsUntypedLiteral { return stringCommon(a, b) }
-        if leftIsUntypedLiteral && a.isString { return b }
-        if rightIsUntypedLiteral && b.isString { return a }
+        if leftIsUntypedLiteral && a.isString { return literalBeside(b, literal: a) }
+        if rightIsUntypedLiteral && b.isString { return literalBeside(a, literal: b) }
         if a == b { return a }
         switch (a, b) {
         case _ where a.isString && b.isString:
@@ -62,6 +62,15 @@ public enum TypeRules {
         default:
             return nil
         }
+    }
+
+    /// The type an untyped string literal takes beside `type`: `type` itself, except that a
+    /// CHAR(n) shorter than the literal becomes VARCHAR of the literal's length — the
+    /// literal is never cut to the other side's length (`nullif(char1, 'AIR')` is the
+    /// CHAR(1) value, not NULL; `greatest(char1, 'AIR')` is 'AIR').
+    static func literalBeside(_ type: DataType, literal: DataType) -> DataType {
+        if case .char(let n) = type, case .varchar(let m) = literal, m > n { return .varchar(m) }
+        return type
     }
 
     /// The common type of a list (CASE arms, COALESCE arguments, IN lists, UNION columns).
