@@ -89,10 +89,12 @@ final class ConnectionThreadsTests: XCTestCase {
         XCTAssertNil(try admin.query("create table big as select a.x * 1000 + b.x * 100 + c.x * 10 + e.x as n "
                                      + "from d a, d b, d c, d e").errorCode)
 
-        // 10,000 rows of 1,000 bytes: ten times what the channel and the sockets hold.
+        // 10,000 rows of 4,000 bytes (40 MB): several times what the channel (1 MB) and
+        // the sockets hold, however far the kernel grows the send buffer (4 MB here; with
+        // 1,000-byte rows one loaded run in three never had to wait).
         let reader = try connect(port, receiveBufferBytes: 16 << 10)
         let worker = try XCTUnwrap(server.worker(process: reader.process))
-        try reader.sendQuery("select n, repeat('x', 1000) as pad from big order by n")
+        try reader.sendQuery("select n, repeat('x', 4000) as pad from big order by n")
         XCTAssertTrue(waitUntil { worker.writer.waiting }, "the statement never waited for the client")
         let stalled = worker.writer
         sleep(2)
@@ -107,7 +109,7 @@ final class ConnectionThreadsTests: XCTestCase {
         XCTAssertNil(reply.errorCode, reply.errorMessage ?? "")
         XCTAssertEqual(reply.tags, ["SELECT 10000"])
         XCTAssertEqual(reply.rows.count, 10_000)
-        let pad = String(repeating: "x", count: 1000)
+        let pad = String(repeating: "x", count: 4000)
         for (i, row) in reply.rows.enumerated() where row != ["\(i)", pad] {
             XCTFail("row \(i) is \(row.map { $0?.prefix(20) ?? "NULL" })")
             break
@@ -118,7 +120,7 @@ final class ConnectionThreadsTests: XCTestCase {
         XCTAssertEqual(try reader.query("select count(*) from big").rows, [["10000"]])
 
         // A CancelRequest stops a statement that waits for its client.
-        try reader.sendQuery("select n, repeat('x', 1000) as pad from big order by n")
+        try reader.sendQuery("select n, repeat('x', 4000) as pad from big order by n")
         XCTAssertTrue(waitUntil { worker.writer.waiting })
         try reader.cancel(port: port)
         XCTAssertTrue(waitUntil { !worker.writer.waiting }, "the CancelRequest did not reach the waiting statement")
