@@ -168,27 +168,30 @@ struct AccessControl {
         }
         let catalog = session.transaction.catalog
         var keys: [String] = []
-        for user in session.security.allUsers {
-            if isSchema {
-                let schemas = catalog.allSchemas.map { $0.name } + Array(Catalog.systemSchemas)
+        if isSchema {
+            let schemas = catalog.allSchemas.map { $0.name } + Array(Catalog.systemSchemas)
+            for user in session.security.allUsers {
                 for schema in schemas where try privileges.contains(where: { try schemaAllows($0, schema, user.name) }) {
                     keys.append(user.name + "\u{1}" + schema)
                 }
-                continue
             }
-            var objects: [(SecuredObject, [String])] = []
-            for t in catalog.allTables {
-                var names = ["\(t.schema).\(t.name)".lowercased(), String(t.id)]
-                if (try? session.resolveTable(ObjectName(name: t.name)))??.id == t.id { names.append(t.name.lowercased()) }
-                objects.append((.table(t.id), names))
+            return keys
+        }
+        // Each object with the names it may be given, found once for every user.
+        var objects: [(SecuredObject, [String])] = []
+        for t in catalog.allTables {
+            var names = ["\(t.schema).\(t.name)".lowercased(), String(t.id)]
+            if (try? session.resolveTable(ObjectName(name: t.name)))??.id == t.id { names.append(t.name.lowercased()) }
+            objects.append((.table(t.id), names))
+        }
+        for v in catalog.allViews {
+            var names = ["\(v.schema).\(v.name)".lowercased()]
+            if let found = try? session.resolveView(ObjectName(name: v.name)), found.schema == v.schema {
+                names.append(v.name.lowercased())
             }
-            for v in catalog.allViews {
-                var names = ["\(v.schema).\(v.name)".lowercased()]
-                if let found = try? session.resolveView(ObjectName(name: v.name)), found.schema == v.schema {
-                    names.append(v.name.lowercased())
-                }
-                objects.append((.view(schema: v.schema, name: v.name.lowercased()), names))
-            }
+            objects.append((.view(schema: v.schema, name: v.name.lowercased()), names))
+        }
+        for user in session.security.allUsers {
             for (object, names) in objects where privileges.contains(where: { session.security.has(user.name, $0, on: object) }) {
                 keys += names.map { user.name + "\u{1}" + $0 }
             }
