@@ -31,6 +31,11 @@ extension Session {
         if s.name == "statement_timeout", Session.milliseconds(value) == nil {
             throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
         }
+        if s.name == "standard_conforming_strings", value.lowercased() != "off" {
+            // Every literal reads backslash escapes (Lexer.scanQuoted), as Redshift's do.
+            throw SQLError(.featureNotSupported,
+                           "standard_conforming_strings cannot be turned on: string literals read backslash escapes, as in Redshift")
+        }
         settings[s.name] = value
         return StatementResult(tag: "SET")
     }
@@ -120,7 +125,7 @@ extension Session {
 
     /// Settings that SHOW reports and SET does not change (what clients ask on connect).
     static let fixedSettings: [String: String] = [
-        "transaction_isolation": "serializable", "standard_conforming_strings": "on", "server_version": "8.0.2",
+        "transaction_isolation": "serializable", "standard_conforming_strings": "off", "server_version": "8.0.2",
         "server_encoding": "UNICODE", "client_encoding": "UTF8", "integer_datetimes": "on", "max_identifier_length": "127",
         "statement_timeout": "0", "enable_result_cache_for_session": "on",
     ]

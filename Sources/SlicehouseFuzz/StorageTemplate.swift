@@ -55,7 +55,7 @@ final class StorageTemplate: Sendable {
                 let values = types.indices.map { c -> String in
                     guard let text = FuzzSampleData.value(row: (row + part * 5) % FuzzSampleData.rowCount, column: c)
                         .formatted(as: types[c].type) else { return "NULL" }
-                    return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+                    return "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
                 }
                 return "(" + values.joined(separator: ", ") + ")"
             }

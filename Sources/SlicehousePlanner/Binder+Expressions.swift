@@ -167,6 +167,9 @@ extension Binder {
         // Strings compare byte-wise whatever their declared lengths (CHAR is stored
         // without trailing blanks): no per-row cast.
         if a.type.isString && b.type.isString { return .binary(op, a, b, .boolean) }
+        // BOOLEAN beside an integer: the integer as a boolean (0 false, else true), as Redshift compares them.
+        if a.type == .boolean && b.type.isInteger { b = try coerce(b, to: .boolean) }
+        if b.type == .boolean && a.type.isInteger { a = try coerce(a, to: .boolean) }
         let (lt, rt, _) = try TypeRules.binaryOperator(op, a.type, b.type)
         if lt == .interval {
             // Intervals compare by length (a month is 30 days, a day 24 hours), as in PostgreSQL.
@@ -387,7 +390,7 @@ extension Binder {
             let b = try bindExpr(r, scope, agg: agg)
             if Self.takesConstantInterval(b) { return try addInterval(b, iv, subtract: false, e) }
         }
-        let bop: BinaryOp
+        var bop: BinaryOp
         switch op {
         case .add: bop = .add
         case .subtract: bop = .subtract
@@ -413,6 +416,8 @@ extension Binder {
                 throw err(error.code, error.message, e)
             }
         }
+        // Redshift's `+` concatenates two strings (`first_name + ' ' + last_name`).
+        if bop == .add, a.type.isString || isStringLiteral(l), b.type.isString || isStringLiteral(r) { bop = .concat }
         if a.type == .unknown { a = .constant(.null, b.type == .unknown ? .integer : b.type) }
         if b.type == .unknown { b = .constant(.null, a.type) }
         // `ts - '1 day'`: a string with a unit or a time that reads as an interval (and
@@ -569,6 +574,10 @@ extension Binder {
             let v = try bindExpr(w.condition, scope, agg: agg)
             if let operand {
                 conds.append(try comparison(.equal, operand, v, untypedB: isStringLiteral(w.condition)))
+            } else if v.type.isInteger {
+                // Redshift takes an integer condition as true when it is not 0
+                // (`WHEN regexp_instr(...) THEN`).
+                conds.append(.binary(.notEqual, v, .constant(.int(0), v.type), .boolean))
             } else {
                 try requireBoolean(v, "CASE/WHEN", w.condition.location)
                 conds.append(try coerce(v, to: .boolean))   // an untyped NULL becomes a BOOLEAN NULL
@@ -719,6 +728,11 @@ extension Binder {
         if fn == Builtins.conditional.nullif, let firstType, firstType != .unknown, firstType != result,
            !(firstType.isString && result.isString) {
             return .cast(.function(fn, args, result), firstType)
+        }
+        // TO_TIMESTAMP reads local time and returns TIMESTAMPTZ, as Redshift's does: the
+        // kernel's TIMESTAMP is placed in the session's time zone.
+        if fn == Builtins.formatting.toTimestamp {
+            return castExpr(.function(fn, args, result), .timestamptz)
         }
         return .function(fn, args, result)
     }

@@ -16,6 +16,7 @@ public enum ExplainPrinter {
         var shared = SharedNumbers(root)
         shared.verbose = verbose
         shared.annotate = annotate
+        shared.resultNames = root.names
         emit(root, depth: 0, into: &lines, &shared)
         return lines
     }
@@ -29,6 +30,9 @@ public enum ExplainPrinter {
         var verbose = false
         /// EXPLAIN ANALYZE: what each step did.
         var annotate: ((PhysicalNode, [PhysicalNode]) -> [String])?
+        /// The statement's column names, which the first step printed outputs (the
+        /// projections and the final send to the leader above it are not printed).
+        var resultNames: [String] = []
         init(_ root: PhysicalNode) { count(root) }
         mutating func count(_ node: PhysicalNode) {
             for c in node.children {
@@ -56,8 +60,15 @@ public enum ExplainPrinter {
     static func header(_ title: String, _ node: PhysicalNode) -> String {
         let total = cost(node)
         let start = node.children.reduce(0.0) { $0 + cost($1) }
-        let leaderBase: Double = node.distribution == .single && !node.children.isEmpty ? 1_000_000_000_000 : 0
+        // Redshift prices a sort whose rows go to the leader at 10^12, and every step above
+        // it; other steps, leader or not, cost what they cost.
+        let leaderBase: Double = containsSort(node) ? 1_000_000_000_000 : 0
         return "\(title)  (cost=\(fixed2(leaderBase + start))..\(fixed2(leaderBase + total)) rows=\(Int64(node.rows.rounded())) width=\(node.width))"
+    }
+
+    static func containsSort(_ node: PhysicalNode) -> Bool {
+        if case .sort = node.kind { return true }
+        return node.children.contains { containsSort($0) }
     }
 
     /// Skip exchanges whose data movement is shown by the parent's label.
@@ -70,6 +81,12 @@ public enum ExplainPrinter {
     static func emit(_ node: PhysicalNode, depth: Int, into lines: inout [String], _ shared: inout SharedNumbers) {
         let prefix = depth == 0 ? "" : String(repeating: " ", count: 6 * (depth - 1) + 2) + "->  "
         let detailIndent = String(repeating: " ", count: depth == 0 ? 2 : 6 * depth + 2)
+        // The final send of the rows to the leader is not a step of Redshift's plans; it
+        // shows only under a Merge, where it is one (`XN Network  Send to leader`).
+        if depth == 0, case .exchange(.gather) = node.kind, !shared.isShared(node), let c = node.children.first {
+            emit(c, depth: 0, into: &lines, &shared)
+            return
+        }
         var details: [String] = []
         var children = node.children
         let title: String
@@ -172,8 +189,9 @@ public enum ExplainPrinter {
         lines.append(prefix + header(title, node))
         if shared.verbose {
             // A hash join lists the columns it produces: the ones the plan above reads.
-            let outputs = node.names.enumerated()
-                .filter { node.readOutputs.count != node.names.count || node.readOutputs[$0.offset] }
+            let names = depth == 0 && shared.resultNames.count == node.names.count ? shared.resultNames : node.names
+            let outputs = names.enumerated()
+                .filter { node.readOutputs.count != names.count || node.readOutputs[$0.offset] }
                 .map { $0.element.isEmpty || $0.element == "?column?" ? "#\($0.offset)" : $0.element }
             details.insert("Output: " + outputs.joined(separator: ", "), at: 0)
         }

@@ -247,8 +247,12 @@ public struct Lexer {
         return sawPoint ? .decimal(digits) : .integer(digits)
     }
 
-    /// A single-quoted string; `''` is a quote. With `escapes` (E'...'), backslash
-    /// sequences are resolved: `\n \t \r \b \f \\ \' \ooo \xhh \uXXXX`.
+    /// A single-quoted string; `''` is a quote. Backslash escapes are resolved as in
+    /// Redshift, whose strings are not "standard conforming": in every literal `\\` is a
+    /// backslash, `\'` a quote and `\n \t \r \b \f` control characters (so `like 'a\\_b'`
+    /// is the documented `a\_b`). A backslash before any other character stays as it is
+    /// (`'\d'`, `'\N'`, `'\1'`), so regular expressions, back-references and COPY's
+    /// `NULL AS '\N'` read as written. E'...' also resolves `\ooo \xhh \uXXXX`.
     private mutating func scanQuoted(start: SourceLocation, escapes: Bool) throws -> String {
         advance()  // opening quote
         var out: [UInt8] = []
@@ -266,13 +270,33 @@ public struct Lexer {
                 advance()
                 return String(decoding: out, as: UTF8.self)
             }
-            if escapes && b == UInt8(ascii: "\\"), let next = peek() {
+            if b == UInt8(ascii: "\\"), let next = peek() {
                 advance(2)
-                scanEscape(next, into: &out)
+                if escapes {
+                    scanEscape(next, into: &out)
+                } else {
+                    scanPlainEscape(next, into: &out)
+                }
                 continue
             }
             out.append(b)
             advance()
+        }
+    }
+
+    /// Resolve one backslash escape of a plain literal whose character `c` has been
+    /// consumed: the quote, the backslash and the control letters; otherwise both stay.
+    private func scanPlainEscape(_ c: UInt8, into out: inout [UInt8]) {
+        switch c {
+        case UInt8(ascii: "\\"), UInt8(ascii: "'"): out.append(c)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        default:
+            out.append(UInt8(ascii: "\\"))
+            out.append(c)
         }
     }
 

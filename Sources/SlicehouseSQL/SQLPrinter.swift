@@ -37,9 +37,12 @@ public func sqlTypeName(_ type: DataType) -> String {
     }
 }
 
-/// A string constant as SQL: `'it''s'`.
+/// A string constant as SQL: `'it''s'`, and a backslash doubled (`'a\\b'`), since the
+/// lexer reads backslash escapes in every literal.
 public func quoteStringLiteral(_ s: String) -> String {
-    "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+    var s = s
+    if s.contains("\\") { s = s.replacingOccurrences(of: "\\", with: "\\\\") }
+    return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
 }
 
 enum SQLPrinter {

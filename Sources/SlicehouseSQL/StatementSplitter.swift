@@ -9,14 +9,13 @@
 /// Every byte it stops at is ASCII, so a stop is always a character boundary.
 public struct SQLTextScanner: Sendable {
     private var inSingleQuote = false
-    private var singleQuoteEscapes = false
     private var inDoubleQuote = false
     private var inLineComment = false
     private var commentDepth = 0
     private var dollarTag: [UInt8]?
     private var parenDepth = 0
     /// The two bytes before the current position (a newline before the text's first).
-    private var previous: UInt8 = newline, beforePrevious: UInt8 = newline
+    private var previous: UInt8 = newline
     /// Something other than blanks and comments since the last statement ended.
     public private(set) var hasContent = false
 
@@ -64,13 +63,7 @@ public struct SQLTextScanner: Sendable {
             let next: UInt8? = i + 1 < n ? bytes[i + 1] : nil
             var width = 1
             defer {
-                if width == 1 {
-                    beforePrevious = previous
-                    previous = c
-                } else if width > 1 {
-                    beforePrevious = bytes[i + width - 2]
-                    previous = bytes[i + width - 1]
-                }
+                if width >= 1 { previous = bytes[i + width - 1] }
                 i += width
             }
             if inLineComment {
@@ -78,7 +71,9 @@ public struct SQLTextScanner: Sendable {
                 continue
             }
             if inSingleQuote {
-                if singleQuoteEscapes && c == UInt8(ascii: "\\") {
+                // A backslash escapes the next byte in every literal (Redshift's strings
+                // are not standard conforming): `'It\'s'` is one string.
+                if c == UInt8(ascii: "\\") {
                     width = min(2, n - i)
                 } else if c == UInt8(ascii: "'") {
                     if next == UInt8(ascii: "'") { width = 2 } else { inSingleQuote = false }
@@ -113,9 +108,6 @@ public struct SQLTextScanner: Sendable {
                 commentDepth = 1
                 width = 2
             case UInt8(ascii: "'"):
-                // E'...' only when the E is a word of its own (not the end of `namE'`).
-                singleQuoteEscapes = (previous == UInt8(ascii: "E") || previous == UInt8(ascii: "e"))
-                    && !Self.isIdentifierPart(beforePrevious)
                 inSingleQuote = true
                 hasContent = true
             case UInt8(ascii: "\""):
@@ -160,7 +152,6 @@ public struct SQLTextScanner: Sendable {
     public mutating func endLine() {
         inLineComment = false
         previous = Self.newline
-        beforePrevious = Self.newline
     }
 
     static let newline = UInt8(ascii: "\n")

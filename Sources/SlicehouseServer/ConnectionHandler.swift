@@ -223,7 +223,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             ("server_encoding", "UNICODE"),
             ("server_version", "8.0.2"),
             ("session_authorization", login.name),
-            ("standard_conforming_strings", "on"),
+            ("standard_conforming_strings", "off"),  // literals read backslash escapes
             ("TimeZone", "UTC"),
         ]
         for (k, v) in status { w.parameterStatus(k, v) }

@@ -369,7 +369,7 @@ public final class RemoteBackend: ShellBackend, @unchecked Sendable {
         try run(sql).textRows()
     }
 
-    private static func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+    private static func literal(_ s: String) -> String { quoteStringLiteral(s) }
 
     /// `\d`: the tables PG_TABLE_DEF knows (one row per column, grouped).
     public func listTables() throws -> StatementResult {

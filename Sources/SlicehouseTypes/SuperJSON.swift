@@ -286,3 +286,113 @@ public enum SuperJSON {
         !v.contains(0x2E) && !v.contains(0x65) && !v.contains(0x45)
     }
 }
+
+// MARK: - Equality form
+
+extension SuperJSON {
+    /// Whether the stored value `v` can differ in bytes from an equal value: it holds an
+    /// object (attribute order), a decimal point or exponent (`1.0` = `1`), `-0`, or an
+    /// escape. Conservative for arrays (any such byte anywhere).
+    @inlinable public static func mayHaveOtherSpelling(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let k = kind(v) else { return false }
+        switch k {
+        case .null, .boolean: return false
+        case .object: return true
+        case .string: return v.contains(JSONGrammar.backslash)
+        case .number, .array:
+            for c in v where c == JSONGrammar.openBrace || c == 0x2E || c == JSONGrammar.backslash || c == 0x65
+                || c == 0x45 || c == 0x2D {
+                return true
+            }
+            return false
+        }
+    }
+
+    /// `v` (a SUPER vector) with each value in its `equalityForm`; `v` itself when no
+    /// value needs it (the usual case: scalars and arrays of integers and plain strings).
+    public static func equalityForms(_ v: Vector) -> Vector {
+        guard case .string(let s) = v.data else { return v }
+        let n = s.count
+        let needed = s.bytes.withUnsafeBufferPointer { b in
+            (0..<n).contains { i in
+                mayHaveOtherSpelling(UnsafeBufferPointer(rebasing: b[Int(s.offsets[i])..<Int(s.offsets[i + 1])]))
+            }
+        }
+        guard needed else { return v }
+        var out = StringArray(reservingCount: n, bytes: s.bytes.count)
+        var buffer: [UInt8] = []
+        s.bytes.withUnsafeBufferPointer { b in
+            for i in 0..<n {
+                buffer.removeAll(keepingCapacity: true)
+                equalityForm(UnsafeBufferPointer(rebasing: b[Int(s.offsets[i])..<Int(s.offsets[i + 1])]), into: &buffer)
+                buffer.withUnsafeBufferPointer { out.append(bytes: $0) }
+            }
+        }
+        var r = v
+        r.data = .string(out)
+        return r
+    }
+
+    /// The form in which two equal SUPER values have the same bytes, for `=`, grouping,
+    /// DISTINCT and set operations: an object's attributes sorted by name (a repeated
+    /// name keeps its last value, as navigation does), strings decoded and re-escaped,
+    /// numbers without trailing fractional zeros (`1.50` is `1.5`, `1.0` is `1`). Order
+    /// is kept in what is stored and shown; only comparisons use this form.
+    public static func equalityForm(_ v: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        guard let k = kind(v) else { return }
+        switch k {
+        case .null, .boolean:
+            out.append(contentsOf: v)
+        case .number:
+            appendNumber(v, to: &out)
+        case .string:
+            if let decoded = unescaped(UnsafeBufferPointer(rebasing: v[1..<max(1, v.count - 1)])) {
+                decoded.withUnsafeBufferPointer { appendQuoted($0, to: &out) }
+            } else {
+                out.append(contentsOf: v)
+            }
+        case .array:
+            out.append(JSONGrammar.openBracket)
+            var first = true
+            forEachChild(v) { _, r in
+                if !first { out.append(JSONGrammar.comma) }
+                first = false
+                equalityForm(UnsafeBufferPointer(rebasing: v[r]), into: &out)
+            }
+            out.append(JSONGrammar.closeBracket)
+        case .object:
+            var members: [(key: [UInt8], value: Range<Int>)] = []
+            forEachChild(v) { key, r in
+                guard let key else { return }
+                let name = unescaped(UnsafeBufferPointer(rebasing: v[key])) ?? Array(v[key])
+                if let i = members.firstIndex(where: { $0.key == name }) { members.remove(at: i) }
+                members.append((name, r))
+            }
+            members.sort { $0.key.lexicographicallyPrecedes($1.key) }
+            out.append(JSONGrammar.openBrace)
+            for (i, m) in members.enumerated() {
+                if i > 0 { out.append(JSONGrammar.comma) }
+                m.key.withUnsafeBufferPointer { appendQuoted($0, to: &out) }
+                out.append(JSONGrammar.colon)
+                equalityForm(UnsafeBufferPointer(rebasing: v[m.value]), into: &out)
+            }
+            out.append(JSONGrammar.closeBrace)
+        }
+    }
+
+    /// A number's digits with trailing fractional zeros (and a bare point) removed, and
+    /// `-0` as `0`; exponent forms as written.
+    static func appendNumber(_ v: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var end = v.count
+        if v.contains(0x2E) && !v.contains(0x65) && !v.contains(0x45) {
+            while end > 0 && v[end - 1] == 0x30 { end -= 1 }
+            if end > 0 && v[end - 1] == 0x2E { end -= 1 }
+        }
+        let digits = UnsafeBufferPointer(rebasing: v[0..<end])
+        if digits.count >= 2, digits[0] == 0x2D, digits.dropFirst().allSatisfy({ $0 == 0x30 }) {
+            out.append(0x30)
+        } else {
+            out.append(contentsOf: digits)
+        }
+    }
+}

@@ -50,9 +50,12 @@ final class ShellSplitterTests: XCTestCase {
         ])
     }
 
-    func testStandardStringsDoNotUseBackslashEscapes() {
-        XCTAssertEqual(StatementSplitter.split("select 'C:\\'; select 2;"), [
-            .statement("select 'C:\\'", line: 1),
+    /// Redshift's literals are not standard conforming: a backslash escapes the next
+    /// character in every one, so `\'` does not end it and `\\` is one backslash.
+    func testBackslashEscapesInEveryLiteral() {
+        XCTAssertEqual(StatementSplitter.split("select 'C:\\\\'; select 'it\\'s;'; select 2;"), [
+            .statement("select 'C:\\\\'", line: 1),
+            .statement("select 'it\\'s;'", line: 1),
             .statement("select 2", line: 1),
         ])
         XCTAssertEqual(StatementSplitter.split("select 'it''s'; select a$b$c;"), [

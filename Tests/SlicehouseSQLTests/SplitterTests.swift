@@ -19,8 +19,9 @@ final class SplitterTests: XCTestCase {
             "select $$x;y$$, $tag$a;$tag$",
             "select 'it''s;'",
         ])
-        // A word ending in e before a quote is not an E'' string: the backslash is literal.
-        XCTAssertEqual(splitStatements(#"select name='\'; select 2"#), [#"select name='\'"#, "select 2"])
+        // A backslash escapes the next character in every literal, as Redshift reads them.
+        XCTAssertEqual(splitStatements(#"select name='\'; select 2"#), [#"select name='\'; select 2"#])
+        XCTAssertEqual(splitStatements(#"select 'C:\\'; select 'it\'s;'"#), [#"select 'C:\\'"#, #"select 'it\'s;'"#])
     }
 
     /// As psql splits: a `;` inside parentheses does not end the statement, and a `$`

@@ -506,7 +506,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
     private func fold(_ chunk: Chunk, _ layout: FoldLayout) throws {
         let physical = chunk.physicalCount
         let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
-        let keys = layout.keys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+        let keys = layout.keys.map { OperatorKernels.key(chunk.columns[$0], physicalCount: physical) }
         try groups.assign(keys, rows: rows, groupIds: &groupIds)
         let total = groups.groupCount
         // A few groups: fold the batch group by group (`GroupRuns`, built for the first
@@ -557,7 +557,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                                 spillingTo partitioner: SpillPartitioner) throws {
         let physical = chunk.physicalCount
         let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
-        let keys = layout.keys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+        let keys = layout.keys.map { OperatorKernels.key(chunk.columns[$0], physicalCount: physical) }
         try groups.find(keys, rows: rows, groupIds: &groupIds)
         var held: [Int32] = [], other: [Int32] = []
         for (k, g) in groupIds.enumerated() {

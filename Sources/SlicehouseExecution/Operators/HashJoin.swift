@@ -582,7 +582,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         defer { batch = b }
         b.reset(chunk)
         let n = chunk.count
-        b.keys = probeKeys.map { OperatorKernels.flat(chunk.columns[$0], physicalCount: chunk.physicalCount) }
+        b.keys = probeKeys.map { OperatorKernels.key(chunk.columns[$0], physicalCount: chunk.physicalCount) }
         // Which probe rows have a NULL key.
         for key in b.keys {
             guard let validity = key.validity else { continue }

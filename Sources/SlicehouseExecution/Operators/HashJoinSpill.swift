@@ -181,7 +181,7 @@ final class GraceHashJoin {
         var hashes: [UInt64] = []
         for (i, k) in keys.enumerated() {
             guard k >= 0, k < flat.columns.count else { throw SQLError.internalError("hash join key \(k) out of range") }
-            flat.columns[k].hash(rows: nil, count: rows, into: &hashes, combine: i > 0)
+            OperatorKernels.hashForm(flat.columns[k]).hash(rows: nil, count: rows, into: &hashes, combine: i > 0)
         }
         let shift = UInt64(64 - Self.bitsPerLevel * (level + 1))
         let mask = UInt64(Self.fanOut - 1)

@@ -109,7 +109,7 @@ final class JoinHashTable: @unchecked Sendable {
             throw SQLError.internalError("hash join build key \(k) out of range")
         }
         guard !keys.isEmpty else { throw SQLError.internalError("hash join without build keys") }
-        let keyColumns = keys.map { columns[$0] }
+        let keyColumns = keys.map { OperatorKernels.hashForm(columns[$0]) }
         if n == 0 {
             let empty = RuntimeKeyFilter(low: 1, high: 0, bits: nil)
             return JoinHashTable(columns: columns, keyColumns: keyColumns, count: 0,

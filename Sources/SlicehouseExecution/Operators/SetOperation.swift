@@ -105,7 +105,7 @@ public final class SetOperationOperator: Operator {
             throw SQLError.internalError("set operation input has \(chunk.columns.count) columns, expected \(types.count)")
         }
         let rows = OperatorKernels.physicalRows(chunk, cache: &rowCache)
-        let keys = chunk.columns.map { OperatorKernels.flat($0, physicalCount: chunk.physicalCount) }
+        let keys = chunk.columns.map { OperatorKernels.key($0, physicalCount: chunk.physicalCount) }
         KeyHashing.hash(keys, rows: rows, into: &hashes)
         try table.findOrInsert(keys, rows: rows, hashes: hashes, insert: insert, groupIds: &groupIds)
     }

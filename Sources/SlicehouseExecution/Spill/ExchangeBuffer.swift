@@ -100,7 +100,7 @@ final class ExchangeBuffer: @unchecked Sendable {
             // place) and gather each target's rows once.
             var hashes: [UInt64] = []
             for (k, key) in keys.enumerated() {
-                chunk.columns[key].hash(rows: chunk.selection, count: rows, into: &hashes, combine: k > 0)
+                OperatorKernels.hashForm(chunk.columns[key]).hash(rows: chunk.selection, count: rows, into: &hashes, combine: k > 0)
             }
             var target = [Int32](filled: 0, count: rows)
             var starts = [Int](filled: 0, count: n + 1)

@@ -26,7 +26,7 @@ public struct FormattingFamily: FunctionFamily {
         }
         return FunctionResolution(targets, .date)
     }, kernel: { a, t, n in try FormatFunctions.toDateTime(a, date: true, resultType: t, n: n) })
-    /// TO_TIMESTAMP(text, format) → TIMESTAMP.
+    /// TO_TIMESTAMP(text, format) → TIMESTAMPTZ (the binder places the result in the session time zone).
     public let toTimestamp = ScalarFunction("to_timestamp", arguments: 2...2, resolve: { c in
         FunctionResolution([try c.string(c[0]), try c.string(c[1])], .timestamp)
     }, kernel: { a, t, n in try FormatFunctions.toDateTime(a, date: false, resultType: t, n: n) })

@@ -14,7 +14,12 @@ package enum ComparisonKernels {
     /// `a op b` over `n` rows.
     package static func compare(_ op: BinaryOp, _ a: Vector, _ b: Vector, n: Int) throws -> Vector {
         if Kern.isConstNull(a) || Kern.isConstNull(b) { return Kern.constNull(.boolean) }
-        let (a, b) = try harmonize(a, b)
+        var (a, b) = try harmonize(a, b)
+        if a.type == .superType && b.type == .superType {
+            // Equal SUPER values may be spelled differently (attribute order, `1.0`).
+            a = SuperJSON.equalityForms(a)
+            b = SuperJSON.equalityForms(b)
+        }
         let len = Kern.length(a, b, n: n)
         let constant = a.isConstant && b.isConstant
         let validity = constant ? nil : Kern.combinedValidity(a, b)

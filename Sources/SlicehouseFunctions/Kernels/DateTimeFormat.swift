@@ -6,13 +6,13 @@ import SlicehousePlan
 ///
 /// Supported patterns (matched longest first, case-insensitively; the case of the
 /// name patterns picks the case of the output): `HH24 HH12 HH MI SS MS US AM PM A.M.
-/// P.M. YYYY YYY YY Y IYYY MONTH MON MM DAY DY DDD DD D WW IW Q CC J`, the `FM` prefix
+/// P.M. YYYY YYY YY Y IYYY MONTH MON MM DAY DY DDD DD D ID WW IW Q CC J`, the `FM` prefix
 /// (no padding / leading zeros for the next pattern), text in double quotes (literal,
 /// `\"` for a quote) and any other character (copied / skipped one-for-one).
 package struct DateTimeFormat {
     package enum Field: Equatable {
         case hh24, hh12, mi, ss, ms, us, meridiem(upper: Bool, dots: Bool)
-        case yyyy, yyy, yy, y, iyyy, cc, month(Case), mon(Case), mm, day(Case), dy(Case), ddd, dd, d, ww, iw, q, j
+        case yyyy, yyy, yy, y, iyyy, cc, month(Case), mon(Case), mm, day(Case), dy(Case), ddd, dd, d, isoDay, ww, iw, q, j
     }
     package enum Case: Equatable { case upper, capital, lower }
     package enum Token: Equatable {
@@ -56,7 +56,7 @@ package struct DateTimeFormat {
                 ("A.M.", nil), ("P.M.", nil), ("AM", nil), ("PM", nil),
                 ("IYYY", .iyyy), ("YYYY", .yyyy), ("YYY", .yyy), ("YY", .yy), ("Y", .y), ("CC", .cc),
                 ("MONTH", nil), ("MON", nil), ("MM", .mm), ("DAY", nil), ("DY", nil), ("DDD", .ddd), ("DD", .dd), ("D", .d),
-                ("WW", .ww), ("IW", .iw), ("Q", .q), ("J", .j),
+                ("WW", .ww), ("IW", .iw), ("ID", .isoDay), ("Q", .q), ("J", .j),
             ]
             var hit: (Int, Field)? = nil
             search: for (name, field) in table where matches(name) {
@@ -148,6 +148,7 @@ package struct DateTimeFormat {
                 case .ddd: Self.appendNumber(doy, width: 3, fill: fm, &out)
                 case .dd: Self.appendNumber(day, width: 2, fill: fm, &out)
                 case .d: Self.appendNumber(dow + 1, width: 1, fill: fm, &out)
+                case .isoDay: Self.appendNumber(dow == 0 ? 7 : dow, width: 1, fill: fm, &out)
                 case .ww: Self.appendNumber((doy - 1) / 7 + 1, width: 2, fill: fm, &out)
                 case .iw: Self.appendNumber(DateFunctions.isoWeek(days).week, width: 2, fill: fm, &out)
                 case .q: Self.appendNumber((month - 1) / 3 + 1, width: 1, fill: fm, &out)
@@ -218,7 +219,7 @@ package struct DateTimeFormat {
                 case .mm: month = try number(2).0
                 case .dd: day = try number(2).0
                 case .ddd: doy = try number(3).0
-                case .d, .q: _ = try number(1)
+                case .d, .isoDay, .q: _ = try number(1)
                 case .ww, .iw: _ = try number(2)
                 case .j: julian = try number(9).0
                 case .hh24: hour = try number(2).0

@@ -7,12 +7,14 @@ import SlicehouseTypes
 /// Supported: `9` (digit, blank when a leading zero), `0` (digit, zero shown), `.`/`D`
 /// (decimal point), `,`/`G` (group separator, blank before the first digit), `S`
 /// (sign `+`/`-`; anchored to the number when leading), `MI` (`-` or blank), `PR`
-/// (`<n>` for negatives), `$`/`L` (dollar sign), `FM` (no padding, trailing fraction
-/// zeros of `9` positions dropped), double-quoted text and other characters (copied).
+/// (`<n>` for negatives), `PL` (`+` or blank), `SG` (`+` or `-`), `$`/`L` (dollar sign),
+/// `TH`/`th` (ordinal suffix of the integer part), `RN`/`rn` (the value as a Roman
+/// numeral, 1 to 3999, in 15 positions), `FM` (no padding, trailing fraction zeros of
+/// `9` positions dropped), double-quoted text and other characters (copied).
 /// Without S/MI/PR one position is reserved for the sign before the first digit.
 /// A value with more integer digits than the format has is shown as `#`s.
 package struct NumberFormat {
-    package enum Tok { case digit(zero: Bool), point, group, sign, minus, currency, literal([UInt8]) }
+    package enum Tok { case digit(zero: Bool), point, group, sign, minus, plus, plusMinus, currency, ordinal(upper: Bool), literal([UInt8]) }
     package var toks: [Tok] = []
     package var fm = false
     package var pr = false
@@ -21,6 +23,10 @@ package struct NumberFormat {
     /// Index in `toks` of a leading S (before any digit), if any.
     package var leadingSign = false
     package var hasSignToken = false
+    /// PL: a `+` of its own, so no blank is reserved for the sign of a positive value.
+    package var hasPlus = false
+    /// RN / rn: the whole value as a Roman numeral (upper case for RN).
+    package var roman: Bool? = nil
 
     package init(_ f: UnsafeBufferPointer<UInt8>) {
         var i = 0
@@ -38,7 +44,7 @@ package struct NumberFormat {
                 toks.append(.point); afterPoint = true; i += 1
             case 0x2C, 0x47: // , G
                 toks.append(afterPoint ? .literal([0x2C]) : .group); i += 1
-            case 0x53: // S
+            case 0x53 where up(i + 1) != 0x47: // S
                 toks.append(.sign); hasSignToken = true
                 if !sawDigit { leadingSign = true }
                 i += 1
@@ -46,6 +52,14 @@ package struct NumberFormat {
                 toks.append(.minus); hasSignToken = true; i += 2
             case 0x50 where up(i + 1) == 0x52: // PR
                 pr = true; hasSignToken = true; i += 2
+            case 0x50 where up(i + 1) == 0x4C: // PL
+                toks.append(.plus); hasPlus = true; i += 2
+            case 0x53 where up(i + 1) == 0x47: // SG
+                toks.append(.plusMinus); hasSignToken = true; i += 2
+            case 0x52 where up(i + 1) == 0x4E: // RN
+                roman = f[i] == 0x52; i += 2
+            case 0x54 where up(i + 1) == 0x48: // TH
+                toks.append(.ordinal(upper: f[i] == 0x54)); i += 2
             case 0x46 where up(i + 1) == 0x4D: // FM
                 fm = true; i += 2
             case 0x24, 0x4C: // $ L
@@ -65,6 +79,10 @@ package struct NumberFormat {
     /// Append a value given as its sign, integer digits (ASCII, no leading zeros, empty
     /// for zero) and exactly `fracDigits` fraction digits.
     package func append(negative: Bool, int intPart: [UInt8], frac: [UInt8], to out: inout StringBuilder) {
+        if let upper = roman {
+            appendRoman(negative: negative, int: intPart, upper: upper, to: &out)
+            return
+        }
         var body: [UInt8] = []
         body.reserveCapacity(toks.count + 4)
         let overflow = intPart.count > intDigits
@@ -117,6 +135,12 @@ package struct NumberFormat {
                 body.append(negative ? 0x2D : 0x2B)
             case .minus:
                 if negative { body.append(0x2D) } else if !fm { body.append(0x20) }
+            case .plus:
+                if !negative && !(intPart.isEmpty && frac.allSatisfy { $0 == 0x30 }) { body.append(0x2B) } else if !fm { body.append(0x20) }
+            case .plusMinus:
+                body.append(negative ? 0x2D : 0x2B)
+            case .ordinal(let upper):
+                body.append(contentsOf: Self.ordinalSuffix(intPart, upper: upper))
             case .currency:
                 body.append(0x24)
             case .literal(let l):
@@ -127,7 +151,7 @@ package struct NumberFormat {
         if leadingSign {
             body.insert(negative ? 0x2D : 0x2B, at: at)
         } else if !hasSignToken {
-            if negative { body.insert(0x2D, at: at) } else if !fm { body.insert(0x20, at: at) }
+            if negative { body.insert(0x2D, at: at) } else if !fm && !hasPlus { body.insert(0x20, at: at) }
         }
         if pr {
             if negative { out.append(0x3C) } else if !fm { out.append(0x20) }
@@ -136,6 +160,32 @@ package struct NumberFormat {
         } else {
             out.append(contentsOf: body)
         }
+    }
+
+    /// `st`, `nd`, `rd` or `th` for the integer with digits `d` (11, 12 and 13 take `th`).
+    static func ordinalSuffix(_ d: [UInt8], upper: Bool) -> [UInt8] {
+        let last = d.last.map { Int($0) - 48 } ?? 0
+        let tens = d.count >= 2 ? Int(d[d.count - 2]) - 48 : 0
+        let s = tens == 1 ? "th" : (last == 1 ? "st" : last == 2 ? "nd" : last == 3 ? "rd" : "th")
+        return Array((upper ? s.uppercased() : s).utf8)
+    }
+
+    /// RN: 1 to 3999 as a Roman numeral right-aligned in 15 positions (no padding with
+    /// FM); any other value (after rounding to an integer) is 15 `#`s.
+    func appendRoman(negative: Bool, int d: [UInt8], upper: Bool, to out: inout StringBuilder) {
+        var v = 0
+        for c in d.prefix(5) { v = v * 10 + Int(c) - 48 }
+        guard !negative, d.count <= 4, (1...3999).contains(v) else {
+            out.append(contentsOf: [UInt8](filled: 0x23, count: 15))
+            return
+        }
+        let table: [(Int, String)] = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                                      (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+        var text = ""
+        for (n, r) in table { while v >= n { text += r; v -= n } }
+        if !upper { text = text.lowercased() }
+        if !fm { out.append(contentsOf: [UInt8](filled: 0x20, count: 15 - text.utf8.count)) }
+        out.append(contentsOf: Array(text.utf8))
     }
 
     /// Split an exact decimal (unscaled magnitude `digits` in ASCII, scale `scale`) into

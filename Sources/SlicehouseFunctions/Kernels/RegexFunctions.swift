@@ -41,7 +41,7 @@ package enum RegexFunctions {
                     throw SQLError(.invalidParameter, "invalid regular expression parameter: \"\(ch)\"")
                 }
             }
-            let source = anchoredSQL ? try RegexFunctions.similarToRegex(pattern, escape: escape) : unescaped(pattern)
+            let source = anchoredSQL ? try RegexFunctions.similarToRegex(pattern, escape: escape) : pattern
             let regex: NSRegularExpression
             do {
                 regex = try NSRegularExpression(pattern: source, options: options)
@@ -53,24 +53,6 @@ package enum RegexFunctions {
             entries[key] = c
             return c
         }
-    }
-
-    /// A REGEXP_* pattern as the regular expression engine reads it: Redshift takes one
-    /// level of backslash escapes off a pattern first, so `'\\d'` is `\d` (a digit) and
-    /// `'\\\\'` a literal backslash; a lone backslash stays (`'\d'` is `\d` too).
-    package static func unescaped(_ pattern: String) -> String {
-        guard pattern.contains("\\\\") else { return pattern }
-        var out = "", pending = false
-        for ch in pattern {
-            if ch == "\\" {
-                if pending { out.append("\\"); pending = false } else { pending = true }
-                continue
-            }
-            if pending { out.append("\\"); pending = false }
-            out.append(ch)
-        }
-        if pending { out.append("\\") }
-        return out
     }
 
     /// SQL SIMILAR TO pattern → an anchored ICU regular expression: `%` → `.*`, `_` → `.`,

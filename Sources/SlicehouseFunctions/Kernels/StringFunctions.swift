@@ -671,14 +671,15 @@ package enum StringKernels {
         }
     }
 
-    /// QUOTE_LITERAL: in single quotes, each quote inside doubled.
+    /// QUOTE_LITERAL: in single quotes, each quote and backslash inside doubled, so the
+    /// result reads back as the value (literals read backslash escapes).
     package static func quoteLiteral(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
         let s = try input(v)
         return try mapRows([v], n: n, resultType: resultType) { i, out in
             with(s, i) { p in
                 out.append(0x27)
                 for b in p {
-                    if b == 0x27 { out.append(0x27) }
+                    if b == 0x27 || b == 0x5C { out.append(b) }
                     out.append(b)
                 }
                 out.append(0x27)
