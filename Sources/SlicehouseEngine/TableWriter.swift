@@ -48,7 +48,13 @@ struct TableWriter {
                 return false
             }
             if tooLong {
-                throw SQLError(.stringTooLong, "value too long for type \(column.type.sqlName)")
+                // VARCHAR: blanks beyond the length are dropped, as Redshift does; any
+                // other character beyond it is an error.
+                s = try TableWriter.cutTrailingBlanks(s, limit: Int(limit), type: column.type, isNull: { v.isNull($0) })
+                trimmed = true
+            }
+            if case .char = column.type, let bad = TableWriter.firstMultibyte(s, isNull: { v.isNull($0) }) {
+                throw SQLError(.invalidParameter, "Multibyte character not supported for CHAR (Hint: try using VARCHAR). Invalid char: \(bad)")
             }
             if trimmed { v.data = .string(s) }
         case .varbyte(let n):
@@ -61,6 +67,40 @@ struct TableWriter {
         default: break
         }
         return v.retyped(column.type)
+    }
+
+    /// `s` with each value longer than `limit` bytes cut to it, when only blanks are cut;
+    /// `value too long` when a value has anything else beyond the limit.
+    static func cutTrailingBlanks(_ s: StringArray, limit: Int, type: DataType, isNull: (Int) -> Bool) throws -> StringArray {
+        var out = StringArray(reservingCount: s.count, bytes: s.bytes.count)
+        try s.bytes.withUnsafeBufferPointer { b in
+            for i in 0..<s.count {
+                let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
+                var e = en
+                if en - st > limit && !isNull(i) {
+                    guard b[(st + limit)..<en].allSatisfy({ $0 == 32 }) else {
+                        throw SQLError(.stringTooLong, "value too long for type \(type.sqlName)")
+                    }
+                    e = st + limit
+                }
+                out.append(bytes: UnsafeBufferPointer(rebasing: b[st..<e]))
+            }
+        }
+        return out
+    }
+
+    /// The first multibyte character of a non-NULL value of `s` as its bytes in hex
+    /// (`e4 b8 ad`), or nil when every value is single-byte (CHAR takes only those).
+    static func firstMultibyte(_ s: StringArray, isNull: (Int) -> Bool) -> String? {
+        guard s.bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        for i in 0..<s.count where !isNull(i) {
+            let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
+            guard let k = s.bytes[st..<en].firstIndex(where: { $0 >= 0x80 }) else { continue }
+            var e = k + 1
+            while e < en && (s.bytes[e] & 0xC0) == 0x80 { e += 1 }
+            return s.bytes[k..<e].map { String($0, radix: 16) }.joined(separator: " ")
+        }
+        return nil
     }
 
     /// Whether any element of `s` ends in a blank (a CHAR value to trim); COPY's

@@ -54,6 +54,10 @@ public final class Binder {
     public internal(set) var isDeterministic = true
     /// Inside a view's query: the schemas its unqualified names are looked up in.
     public var viewSearchPath: [String]?
+    /// CREATE VIEW ... WITH NO SCHEMA BINDING: every table or view the query names (other
+    /// than its CTEs) must name its schema, as Redshift requires; views it reads are not
+    /// held to it.
+    public var requireQualifiedNames = false
     /// Select-list aliases that WHERE and later select items may name (Redshift's lateral
     /// column aliases), while those are bound.
     var lateralAliases: [String: Expr] = [:]
@@ -264,6 +268,12 @@ public final class Binder {
             let ctx = AggregationContext()
             func index(_ ge: Expr) throws -> Int {
                 let target = try groupTarget(ge, s.items, scope)
+                // A subquery as a grouping key (often through a select-list alias) is a
+                // pattern Redshift refuses too.
+                if target.containsSubquery {
+                    throw SQLError(.featureNotSupported, Binder.unsupportedCorrelation,
+                                   line: ge.location.line, column: ge.location.column)
+                }
                 let b = try bindExpr(target, scope, agg: nil)
                 if let i = ctx.groupExprs.firstIndex(of: b) { return i }
                 ctx.groupExprs.append(b)
@@ -844,6 +854,10 @@ public final class Binder {
                 let aliasColumns = alias?.columns ?? []
                 return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
                                 columnAliases: (aliasColumns.isEmpty ? cte.columns : aliasColumns).map { $0.lowercased() })
+            }
+            if requireQualifiedNames && name.schema == nil && viewStack.isEmpty {
+                throw SQLError(.invalidObjectDefinition, "All the relation names inside should be qualified",
+                               line: ref.location.line, column: ref.location.column)
             }
             let found = try catalog.relation(name, searchPath: viewSearchPath)
             if case .view(let view) = found {

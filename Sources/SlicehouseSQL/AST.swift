@@ -663,3 +663,43 @@ public struct ParsedStatement: Sendable, Hashable {
         self.location = location
     }
 }
+
+extension Expr {
+    /// Whether `self` or an expression inside it (not inside a subquery's query)
+    /// satisfies `p`: one walk over every expression kind for the questions the binder
+    /// asks of an expression's shape.
+    public func contains(where p: (Expr) -> Bool) -> Bool {
+        if p(self) { return true }
+        func any(_ es: [Expr]) -> Bool { es.contains { $0.contains(where: p) } }
+        switch kind {
+        case .literal, .typedLiteral, .interval, .column, .parameter, .defaultValue, .exists, .subquery:
+            return false
+        case .unary(_, let a), .isNull(let a, _), .isBoolean(let a, _, _), .cast(let a, _, _),
+             .inSubquery(let a, _, _), .quantified(_, let a, _, _):
+            return a.contains(where: p)
+        case .binary(_, let a, let b), .isDistinctFrom(let a, let b, _):
+            return any([a, b])
+        case .between(let a, let l, let h, _):
+            return any([a, l, h])
+        case .inList(let a, let l, _):
+            return any([a] + l)
+        case .like(_, let a, let pattern, let escape, _):
+            return any([a, pattern] + (escape.map { [$0] } ?? []))
+        case .caseWhen(let c):
+            return any((c.operand.map { [$0] } ?? []) + c.whens.flatMap { [$0.condition, $0.result] }
+                       + (c.elseResult.map { [$0] } ?? []))
+        case .function(let f):
+            return any(f.args)
+        }
+    }
+
+    /// Whether a subquery (scalar, EXISTS, IN or ANY/ALL) stands in the expression.
+    public var containsSubquery: Bool {
+        contains { e in
+            switch e.kind {
+            case .exists, .subquery, .inSubquery, .quantified: return true
+            default: return false
+            }
+        }
+    }
+}

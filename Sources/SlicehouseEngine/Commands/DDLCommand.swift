@@ -277,6 +277,7 @@ struct DDLCommand {
         let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = path
+        binder.requireQualifiedNames = v.withNoSchemaBinding
         let outs: [PlanColumn]
         do {
             outs = try binder.bind(query: v.query).outputs
