@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: Apache-2.0
+"""amazon-redshift-utils' AdminViews and AdminScripts over a realistic workload (issue 76).
+
+One `slicehouse serve` runs the workload of redshift_utils/run.py (tables of every
+DISTSTYLE, sort keys, COPY with bad rows under MAXERROR, DELETE then VACUUM, ANALYZE, a
+user and a group with grants, views, a materialized view, a UDF, a procedure), then
+creates every AdminView in schema `admin`, selects from it, and runs every AdminScript.
+
+The ratchet: at least MIN_PASSING of the 69 files run, and every file in EXPECTED_PASS
+does (so a regression in any of them fails by name). When more files run, add them to
+EXPECTED_PASS and raise MIN_PASSING; redshift_utils/TRIAGE.md says what blocks the rest.
+Beside running, some results are checked for plausibility: the DDL names the tables'
+keys, the load-error views report the bad COPY's lines, the privilege views show the
+grants made. A check on a file that does not run yet is an expected failure (xfail)
+naming the file's error; it becomes a real check as soon as the file runs.
+"""
+import importlib.util
+import os
+
+import pytest
+
+from server_support import need
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("redshift_utils_run", os.path.join(HERE, "redshift_utils", "run.py"))
+admin_utils = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(admin_utils)
+
+TOTAL_FILES = 69
+MIN_PASSING = 23  # raise as files start to pass (issue 76 asks for 60)
+
+EXPECTED_PASS = [
+    "AdminViews/v_check_data_distribution.sql",
+    "AdminViews/v_check_wlm_query_time.sql",
+    "AdminViews/v_check_wlm_query_trend_daily.sql",
+    "AdminViews/v_check_wlm_query_trend_hourly.sql",
+    "AdminViews/v_generate_terminate_session.sql",
+    "AdminViews/v_get_cluster_restart_ts.sql",
+    "AdminViews/v_get_obj_priv_by_user.sql",
+    "AdminViews/v_get_schema_priv_by_user.sql",
+    "AdminViews/v_get_vacuum_details.sql",
+    "AdminViews/v_get_view_priv_by_user.sql",
+    "AdminViews/v_my_last_copy_errors.sql",
+    "AdminViews/v_my_last_query_summary.sql",
+    "AdminViews/v_view_dependency.sql",
+    "AdminViews/v_view_table_column_dependency.sql",
+    "AdminViews/v_wlm_queue_state.sql",
+    "AdminScripts/current_session_info.sql",
+    "AdminScripts/missing_table_stats.sql",
+    "AdminScripts/queuing_queries.sql",
+    "AdminScripts/running_queues.sql",
+    "AdminScripts/table_inspector.sql",
+    "AdminScripts/top_queries.sql",
+    "AdminScripts/wlm_apex.sql",
+    "AdminScripts/wlm_apex_hourly.sql",
+]
+
+USER = admin_utils.TEST_USER
+# What the workload leaves behind (run.py): sales holds ids 1..N_SALES and the three good
+# lines of sales_bad.txt, less those the DELETE removed (id % 10 = 0); VACUUM reclaims them.
+_SALES_IDS = list(range(1, admin_utils.N_SALES + 1)) + [admin_utils.N_SALES + k for k in (1, 3, 6)]
+SALES_DELETED = sum(1 for i in _SALES_IDS if i % 10 == 0)
+SALES_ROWS = len(_SALES_IDS) - SALES_DELETED
+WORKLOAD_TABLES = {"category", "venue", "users", "event", "sales", "scratch", "sales_by_event", "sales_2008q1",
+                   "user_notes"}
+
+
+@pytest.fixture(scope="module")
+def harness():
+    need("psycopg2")
+    h = admin_utils.Harness()
+    try:
+        h.run()
+        yield h
+    finally:
+        h.close()
+
+
+def summary(results):
+    return "\n".join(f"{'PASS' if r.ok else 'FAIL'} {f}" + ("" if r.ok else f": {r.error}")
+                     for f, r in results.items())
+
+
+def result_of(harness, relpath):
+    """The file's result; an expected failure (naming its error) while the file does not run."""
+    r = harness.results[relpath]
+    if not r.ok:
+        pytest.xfail(f"{relpath} does not run yet: {r.error}")
+    return r
+
+
+def rows_as_dicts(result):
+    return [dict(zip(result.columns, row)) for row in result.rows]
+
+
+def strip(v):
+    return v.strip() if isinstance(v, str) else v
+
+
+# -- running --------------------------------------------------------------------------
+
+def test_there_are_69_files():
+    assert len(admin_utils.all_files()) == TOTAL_FILES
+
+
+def test_the_workload_runs(harness):
+    assert harness.workload_failures == [], harness.workload_failures
+
+
+def test_the_server_survives(harness):
+    assert harness.server.alive(), summary(harness.results)
+
+
+def test_at_least_min_passing_files_run(harness):
+    passed = [f for f, r in harness.results.items() if r.ok]
+    assert len(passed) >= MIN_PASSING, summary(harness.results)
+
+
+@pytest.mark.parametrize("relpath", EXPECTED_PASS)
+def test_file_runs(harness, relpath):
+    r = harness.results[relpath]
+    assert r.ok, f"{relpath}: {r.error}\nin: {r.statement[:500]}"
+
+
+# -- plausible results ------------------------------------------------------------------
+
+def test_load_errors_report_the_bad_copy(harness):
+    r = result_of(harness, "AdminViews/v_my_last_copy_errors.sql")
+    rows = rows_as_dicts(r)
+    assert sorted(row["line_number"] for row in rows) == [2, 4, 5]
+    assert all(strip(row["filename"]).endswith("sales_bad.txt") for row in rows)
+    reasons = " ".join(strip(row["err_reason"]) for row in rows)
+    assert "Invalid digit" in reasons and "timestamp" in reasons.lower()
+
+
+def test_object_privileges_show_the_grants_to_the_user(harness):
+    r = result_of(harness, "AdminViews/v_get_obj_priv_by_user.sql")
+    mine = {(row["schemaname"], row["objectname"]): row for row in rows_as_dicts(r) if row["usename"] == USER}
+    sales = mine[("tickit", "sales")]
+    assert (sales["sel"], sales["ins"], sales["upd"], sales["del"]) == (True, False, False, False)
+    scratch = mine[("tickit", "scratch")]
+    assert (scratch["sel"], scratch["ins"], scratch["upd"]) == (True, True, False)
+
+
+def test_schema_privileges_show_usage_and_create(harness):
+    r = result_of(harness, "AdminViews/v_get_schema_priv_by_user.sql")
+    rows = {(row["schemaname"], row["usename"]): row for row in rows_as_dicts(r)}
+    assert rows[("tickit", USER)]["usg"] is True
+    assert rows[("tickit", USER)]["cre"] is True
+    assert ("admin", USER) not in rows  # no privilege on schema admin: not listed
+
+
+def test_view_privileges_list_the_workload_view(harness):
+    r = result_of(harness, "AdminViews/v_get_view_priv_by_user.sql")
+    rows = {(row["schemaname"], row["viewname"], row["usename"]) for row in rows_as_dicts(r) if row["sel"]}
+    assert ("tickit", "v_sales_by_event", USER) in rows
+
+
+def test_vacuum_details_show_the_deleted_rows(harness):
+    r = result_of(harness, "AdminViews/v_get_vacuum_details.sql")
+    sales = [row for row in rows_as_dicts(r) if strip(row["table_name"]) == "sales"]
+    assert len(sales) == 1
+    assert sales[0]["rows_deleted"] == SALES_DELETED
+    assert sales[0]["end_rows"] == SALES_ROWS
+
+
+def test_data_distribution_adds_up_to_the_tables(harness):
+    r = result_of(harness, "AdminViews/v_check_data_distribution.sql")
+    rows = rows_as_dicts(r)
+    totals = {strip(row["tablename"]): row["total_rowcount"] for row in rows if row["schemaname"] == "tickit"}
+    assert WORKLOAD_TABLES <= set(totals)
+    assert totals["sales"] == SALES_ROWS
+    assert totals["category"] == len(admin_utils.CATEGORIES)
+    assert {strip(row["diststyle"]) for row in rows if strip(row["tablename"]) == "category"} == {"EVEN"}
+
+
+def test_table_inspector_sees_keys(harness):
+    r = result_of(harness, "AdminScripts/table_inspector.sql")
+    rows = {(row["schemaname"], row["tablename"]): row for row in rows_as_dicts(r)}
+    assert {("tickit", t) for t in WORKLOAD_TABLES} <= set(rows)
+    assert rows[("tickit", "sales")]["has_dist_key"] == 1 and rows[("tickit", "sales")]["has_sort_key"] == 1
+    assert rows[("tickit", "category")]["has_dist_key"] == 0 and rows[("tickit", "category")]["has_sort_key"] == 0
+
+
+def test_sessions_show_the_users_connection(harness):
+    r = result_of(harness, "AdminScripts/current_session_info.sql")
+    assert USER in {strip(row[3]) for row in r.rows}
+    r = result_of(harness, "AdminViews/v_generate_terminate_session.sql")
+    assert any(USER == strip(row[2]) for row in r.rows)
+
+
+def test_table_ddl_names_distkeys_and_sortkeys(harness):
+    r = result_of(harness, "AdminViews/v_generate_tbl_ddl.sql")
+    ddl = {}
+    for row in rows_as_dicts(r):
+        if row["schemaname"] == "tickit":
+            ddl.setdefault(row["tablename"], []).append((row["seq"], row["ddl"]))
+    text = {t: "\n".join(d for _, d in sorted(lines)) for t, lines in ddl.items()}
+    assert WORKLOAD_TABLES <= set(text)
+    assert "CREATE TABLE IF NOT EXISTS tickit.sales" in text["sales"]
+    assert "DISTKEY (sellerid)" in text["sales"]
+    assert "SORTKEY" in text["sales"] and "saletime" in text["sales"].split("SORTKEY", 1)[1]
+    assert "DISTSTYLE ALL" in text["venue"]
+    assert "DISTSTYLE EVEN" in text["category"]
+    assert "INTERLEAVED SORTKEY" in text["event"]
+    assert "ENCODE az64" in text["venue"]
+
+
+def test_space_used_per_table_reports_the_workload(harness):
+    r = result_of(harness, "AdminViews/v_space_used_per_tbl.sql")
+    rows = {(row["schemaname"], row["tablename"]): row for row in rows_as_dicts(r)}
+    assert {("tickit", t) for t in WORKLOAD_TABLES} <= set(rows)
+    assert rows[("tickit", "sales")]["rowcount"] == SALES_ROWS
+    assert rows[("tickit", "sales")]["megabytes"] > 0
+
+
+def test_table_info_reports_the_workload(harness):
+    r = result_of(harness, "AdminScripts/table_info.sql")
+    names = {(strip(row[0]), strip(row[1])) for row in r.rows}
+    assert {("tickit", t) for t in WORKLOAD_TABLES} <= names
+
+
+def test_objects_of_a_user_to_be_dropped(harness):
+    r = result_of(harness, "AdminScripts/user_to_be_dropped_objs.sql")
+    assert ("Table", "tickit", "user_notes") in {(row[0], row[3], row[4]) for row in r.rows}
+
+
+# -- known silent differences (issue 76): these run but report wrong results ----------
+
+@pytest.mark.xfail(strict=True, reason="pg_depend is empty, so no view depends on anything (issue 76 section 1)")
+def test_view_dependency_reports_the_workload_view(harness):
+    r = result_of(harness, "AdminViews/v_view_dependency.sql")
+    pairs = {(row["src_objectname"], row["dependent_objectname"]) for row in rows_as_dicts(r)}
+    assert ("sales", "v_sales_by_event") in pairs
+
+
+@pytest.mark.xfail(strict=True, reason="STL_WLM_QUERY.total_queue_time is a few microseconds for queries "
+                                       "that never waited for a slot (Redshift: 0)")
+def test_queuing_queries_is_empty_without_queuing(harness):
+    r = result_of(harness, "AdminScripts/queuing_queries.sql")
+    assert r.rows == []
