@@ -171,6 +171,11 @@ public final class Session: @unchecked Sendable {
     /// Run one parsed statement in its transaction, and log it (STL_QUERY, STL_DDLTEXT,
     /// STL_UTILITYTEXT, ...) whether it succeeds or fails.
     func run(_ statement: Statement, text: String, sink: RowSink? = nil) throws -> StatementResult {
+        if case .prepared(.execute(let name, let arguments)) = statement {
+            // EXECUTE runs (and is logged as) the prepared statement with its arguments.
+            let inner = try PreparedSQLCommand(session: self).statement(name, arguments)
+            return try run(inner.statement, text: inner.text, sink: sink)
+        }
         let start = Clock.nowMicros()
         // What is kept or shown of the text (the logs, STV_RECENTS, STV_INFLIGHT) never
         // holds a password or credentials.
@@ -377,6 +382,8 @@ public final class Session: @unchecked Sendable {
     var procedureDepth = 0
     /// Parsed procedure bodies by their text (a procedure is parsed once per session).
     var procedureBodies: [String: PLBlock] = [:]
+    /// Statements prepared with SQL's PREPARE.
+    let preparedSQL = PreparedSQLStatements()
 
     private func runInTransaction(_ statement: Statement, _ context: QueryContext) throws -> StatementResult {
         switch statement {
@@ -591,6 +598,12 @@ public final class Session: @unchecked Sendable {
             return try SecurityCommand(session: self).run(s)
         case .refreshMaterializedView(let r):
             return try MaterializedViewRefresh(session: self, context: context).run(r)
+        case .prepared(.prepare(let name, let types, let text)):
+            return try PreparedSQLCommand(session: self).prepare(name, types, text)
+        case .prepared(.deallocate(let name)):
+            return try PreparedSQLCommand(session: self).deallocate(name)
+        case .prepared(.execute):
+            throw SQLError.internalError("EXECUTE reached perform")
         }
     }
 

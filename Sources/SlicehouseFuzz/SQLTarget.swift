@@ -220,7 +220,7 @@ final class SQLFuzzState: @unchecked Sendable {
         switch statement {
         case .copy, .unload: return nil
         case .query, .explain, .show: return Change.none
-        case .set, .reset, .begin, .commit, .rollback, .lock: return .session
+        case .set, .reset, .begin, .commit, .rollback, .lock, .prepared: return .session
         case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .merge, .comment, .createFunction, .dropFunction, .procedure, .truncate, .vacuum, .analyze,
              .createSchema, .dropSchema, .alterTable, .security, .refreshMaterializedView:
             return .database

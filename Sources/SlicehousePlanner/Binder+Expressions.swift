@@ -729,6 +729,21 @@ extension Binder {
            !(firstType.isString && result.isString) {
             return .cast(.function(fn, args, result), firstType)
         }
+        // DECODE is a CASE: each result is computed only for the rows that choose it
+        // (`decode(n, 0, 0, x / n)` divides no row by zero); NULL matches NULL.
+        if fn == Builtins.conditional.decode, args.count >= 3 {
+            let key = args[0]
+            var whens: [SlicehousePlan.WhenClause] = []
+            var k = 1
+            while k + 1 < args.count {
+                let search = args[k]
+                let matches = BoundExpr.or([.binary(.equal, key, search, .boolean),
+                                            .and([.isNull(key, negated: false), .isNull(search, negated: false)])])
+                whens.append(SlicehousePlan.WhenClause(condition: matches, result: args[k + 1]))
+                k += 2
+            }
+            return .caseWhen(whens, elseResult: k < args.count ? args[k] : nil, result)
+        }
         // TO_TIMESTAMP reads local time and returns TIMESTAMPTZ, as Redshift's does: the
         // kernel's TIMESTAMP is placed in the session's time zone.
         if fn == Builtins.formatting.toTimestamp {

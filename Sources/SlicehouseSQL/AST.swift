@@ -647,6 +647,20 @@ public indirect enum Statement: Sendable, Hashable {
     case dropSchema(DropSchema)
     case alterTable(AlterTable)
     case refreshMaterializedView(RefreshMaterializedView)
+    /// `PREPARE name [(types)] AS statement`, `EXECUTE name [(args)]`, `DEALLOCATE [PREPARE] name | ALL`.
+    case prepared(PreparedSQLStatement)
+}
+
+/// The SQL forms of prepared statements (the wire protocol's Parse / Bind are another
+/// road to the same idea).
+public enum PreparedSQLStatement: Sendable, Hashable {
+    /// `PREPARE name [(types)] AS statement`: the statement's text, with `$n` for the
+    /// parameters, is kept for EXECUTE.
+    case prepare(name: String, parameterTypes: [DataType], text: String)
+    /// `EXECUTE name [(arguments)]`.
+    case execute(name: String, arguments: [Expr])
+    /// `DEALLOCATE [PREPARE] name`; nil for `ALL`.
+    case deallocate(name: String?)
 }
 
 /// A statement together with the exact text it was parsed from.

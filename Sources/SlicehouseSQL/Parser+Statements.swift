@@ -40,6 +40,7 @@ extension Parser {
         case "create": return try parseCreate()
         case "drop": return try parseDrop()
         case "call": return .procedure(.call(try parseCall()))
+        case "prepare", "execute", "deallocate": return .prepared(try parsePreparedSQL())
         case "alter":
             if isWord("procedure", at: 1) {
                 advance(); advance()
@@ -430,5 +431,32 @@ extension Parser {
             analyze.compRows = rows
         }
         return analyze
+    }
+
+    /// `PREPARE name [(type, ...)] AS statement`, `EXECUTE name [(expr, ...)]`,
+    /// `DEALLOCATE [PREPARE] {name | ALL}`.
+    mutating func parsePreparedSQL() throws -> PreparedSQLStatement {
+        if acceptWord("deallocate") {
+            _ = acceptWord("prepare")
+            if acceptWord("all") { return .deallocate(name: nil) }
+            return .deallocate(name: try parseIdentifier().lowercased())
+        }
+        if acceptWord("execute") {
+            let name = try parseIdentifier().lowercased()
+            var arguments: [Expr] = []
+            if acceptSymbol("(") {
+                repeat { arguments.append(try parseExpr()) } while acceptSymbol(",")
+                try expectSymbol(")")
+            }
+            return .execute(name: name, arguments: arguments)
+        }
+        try expectWord("prepare")
+        let name = try parseIdentifier().lowercased()
+        var types: [DataType] = []
+        if acceptSymbol("(") { types = try parseParameterTypes() }
+        try expectWord("as")
+        let start = current
+        _ = try parseStatementBody()
+        return .prepare(name: name, parameterTypes: types, text: text(from: start.location.offset, to: previousEnd))
     }
 }
