@@ -289,6 +289,20 @@ extension Binder {
             return try bindInValue(x, q, negated: negated, e, scope, agg: agg)
         case .quantified(let op, let x, let quantifier, let q):
             return try bindQuantified(op, x, quantifier, q, e, scope, agg: agg)
+        case .quantifiedArray(let op, let x, let quantifier, let array):
+            // `x = ANY(a)` and `x <> ALL(a)` over an array's text form (the catalog's arrays).
+            guard (op == .equal && quantifier == .any) || (op == .notEqual && quantifier == .all) else {
+                throw err(.featureNotSupported, "\(op.symbol) \(quantifier.rawValue) over an array is not supported: use = ANY or <> ALL", e)
+            }
+            let value = try bindExpr(x, scope, agg: agg)
+            let text = try coerce(value, to: value.type.isString ? value.type : .varchar(TypeRules.stringLength(value.type)))
+            let arrayText = try bindExpr(array, scope, agg: agg)
+            guard arrayText.type.isString || arrayText.type == .unknown else {
+                throw err(.datatypeMismatch, "op ANY/ALL (array) requires an array on the right, not \(TypeRules.displayName(arrayText.type))", e)
+            }
+            let contains = BoundExpr.function(Builtins.internals.arrayTextContains,
+                                              [text, try coerce(arrayText, to: .text)], .boolean)
+            return quantifier == .any ? contains : .unary(.not, contains, .boolean)
         case .like(let op, let a, let p, let esc, let neg):
             if op == .similarTo {
                 var args = [try bindExpr(a, scope, agg: agg), try bindExpr(p, scope, agg: agg)]

@@ -101,6 +101,7 @@ extension Binder {
             c.elseResult = try c.elseResult.map(sub)
             out.kind = .caseWhen(c)
         case .cast(let a, let t, let syntax): out.kind = .cast(try sub(a), t, syntax)
+        case .quantifiedArray(let op, let a, let q, let array): out.kind = .quantifiedArray(op, try sub(a), q, try sub(array))
         case .function(var call):
             call.args = try call.args.map(sub)
             out.kind = .function(call)

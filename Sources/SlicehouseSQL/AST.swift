@@ -109,6 +109,8 @@ public indirect enum ExprKind: Sendable, Hashable {
     case subquery(Query)
     /// `e op ANY|SOME|ALL (subquery)`; the operator is a comparison.
     case quantified(BinaryOperator, Expr, Quantifier, Query)
+    /// `x op ANY|ALL (array)`: over an array value (a catalog array's text form).
+    case quantifiedArray(BinaryOperator, Expr, Quantifier, Expr)
     /// `CASE [operand] WHEN ... THEN ... [ELSE ...] END`.
     case caseWhen(CaseExpr)
     /// `CAST(e AS t)`, `e::t`, `CONVERT(t, e)`.
@@ -691,6 +693,8 @@ extension Expr {
         case .unary(_, let a), .isNull(let a, _), .isBoolean(let a, _, _), .cast(let a, _, _),
              .inSubquery(let a, _, _), .quantified(_, let a, _, _):
             return a.contains(where: p)
+        case .quantifiedArray(_, let a, _, let b):
+            return any([a, b])
         case .binary(_, let a, let b), .isDistinctFrom(let a, let b, _):
             return any([a, b])
         case .between(let a, let l, let h, _):

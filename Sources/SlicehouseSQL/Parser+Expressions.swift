@@ -263,6 +263,12 @@ extension Parser {
             let quantifier: Quantifier = isWord("all") ? .all : .any
             advance()
             advance()  // (
+            if !isAnyWord(["select", "with", "values"]) && !isSymbol("(") {
+                // `x = ANY (array)`: an array value, not a subquery.
+                let array = try parseExpr()
+                try expectSymbol(")")
+                return Expr(.quantifiedArray(op, left, quantifier, array), at: opToken.location)
+            }
             let query = try parseQuery()
             try expectSymbol(")")
             return Expr(.quantified(op, left, quantifier, query), at: opToken.location)

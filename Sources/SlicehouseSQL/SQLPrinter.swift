@@ -73,7 +73,7 @@ enum SQLPrinter {
         case .unary(.not, _): return Level.not
         case .unary: return Level.unary
         case .isNull, .isBoolean, .isDistinctFrom: return Level.isTest
-        case .quantified: return Level.comparison
+        case .quantified, .quantifiedArray: return Level.comparison
         case .between, .inList, .inSubquery, .like: return Level.predicate
         case .cast(_, _, .doubleColon): return Level.cast
         case .literal(let literal):
@@ -158,6 +158,9 @@ enum SQLPrinter {
         case .quantified(let op, let left, let quantifier, let q):
             return expr(left, atLeast: Level.predicate) + " " + op.symbol + " " + quantifier.rawValue
                 + " (" + query(q) + ")"
+        case .quantifiedArray(let op, let left, let quantifier, let array):
+            return expr(left, atLeast: Level.predicate) + " " + op.symbol + " " + quantifier.rawValue
+                + " (" + expr(array) + ")"
         case .caseWhen(let c):
             var s = "CASE"
             if let operand = c.operand { s += " " + expr(operand) }

@@ -49,6 +49,11 @@ private func interval(_ op: IntervalFunctions.Op) -> ScalarFunction.Kernel {
 
 /// Functions the planner builds for itself (not callable from SQL).
 public struct InternalFamily: FunctionFamily {
+    /// array_text_contains(x, a) → BOOLEAN: `x = ANY(a)` over an array in PostgreSQL's
+    /// text form (`{1,2,"a b"}`, as the catalog's `grolist` and ACL columns hold them).
+    public let arrayTextContains = ScalarFunction("array_text_contains", internal: true, arguments: 2...2, kernel: { a, t, n in
+        try StringKernels.arrayTextContains(a[0], a[1], resultType: t, n: n)
+    })
     /// A cast with assignment (INSERT/UPDATE) rules: a string longer than the target is an
     /// error instead of being truncated.
     public let assignmentCast = ScalarFunction("assignment_cast", internal: true, arguments: 1...1, kernel: { a, t, _ in

@@ -671,6 +671,68 @@ package enum StringKernels {
         }
     }
 
+    /// `x = ANY(a)` with `a` an array's text form `{e1,e2,...}`: true when an element
+    /// (unquoted, `\` escapes resolved) equals `x`'s text; false for no match; NULL when
+    /// either is NULL or there is no match and an element is NULL.
+    package static func arrayTextContains(_ x: Vector, _ a: Vector, resultType: DataType, n: Int) throws -> Vector {
+        if Kern.isConstNull(x) || Kern.isConstNull(a) { return Kern.constNull(.boolean) }
+        let xs = try input(x), arrays = try input(a)
+        let constant = x.isConstant && a.isConstant
+        let len = constant ? 1 : n
+        var validity = constant ? nil : Kern.combinedValidity([x, a])
+        var out = [Bool](filled: false, count: len)
+        var unknown: [Int] = []
+        for i in 0..<len where Kern.valid(validity, i) {
+            let needle = with(xs, i) { Array($0) }
+            var sawNull = false
+            out[i] = with(arrays, i) { p in
+                var found = false
+                forEachArrayElement(p) { e, isNull in
+                    if isNull { sawNull = true } else if e == needle { found = true }
+                }
+                return found
+            }
+            if !out[i] && sawNull { unknown.append(i) }
+        }
+        if !unknown.isEmpty {
+            var v = validity ?? Validity(allValid: len)
+            for i in unknown { v.setInvalid(i) }
+            validity = v
+        }
+        return Kern.boolResult(out, validity: validity, constant: constant)
+    }
+
+    /// Each element of an array's text form: its bytes and whether it is an unquoted NULL.
+    static func forEachArrayElement(_ p: UnsafeBufferPointer<UInt8>, _ body: ([UInt8], Bool) -> Void) {
+        var i = 0
+        while i < p.count && p[i] == 0x20 { i += 1 }
+        guard i < p.count, p[i] == 0x7B else { return }   // {
+        i += 1
+        var element: [UInt8] = [], quoted = false, inQuotes = false, any = false
+        while i < p.count {
+            let c = p[i]
+            if inQuotes {
+                if c == 0x5C, i + 1 < p.count { element.append(p[i + 1]); i += 2; continue }
+                if c == 0x22 { inQuotes = false } else { element.append(c) }
+                i += 1
+                continue
+            }
+            switch c {
+            case 0x22: inQuotes = true; quoted = true; any = true
+            case 0x2C, 0x7D:   // , }
+                if any || c == 0x2C {
+                    let isNull = !quoted && element.count == 4 && element.map({ $0 | 0x20 }) == Array("null".utf8)
+                    body(element, isNull)
+                }
+                if c == 0x7D { return }
+                element = []; quoted = false; any = false
+            case 0x20 where !any: break
+            default: element.append(c); any = true
+            }
+            i += 1
+        }
+    }
+
     /// QUOTE_LITERAL: in single quotes, each quote and backslash inside doubled, so the
     /// result reads back as the value (literals read backslash escapes).
     package static func quoteLiteral(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
