@@ -109,6 +109,13 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return try session.access.privilegeKeys(function, privilege: privilege)
     }
 
+    func viewDefinitions() -> [(oid: Int64, definition: String)] {
+        readsSessionState = true
+        return session.transaction.catalog.allViews.enumerated().map {
+            (Int64(SystemTables.viewOIDBase + $0.offset), $0.element.queryText + ";")
+        }
+    }
+
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         readsSessionState = true
         switch name {

@@ -90,6 +90,20 @@ extension Binder {
         case "pg_encoding_to_char":
             try arity(1...1)
             return .constant(.string("UTF8"), .varchar(64))
+        case "pg_get_viewdef" where !f.args.isEmpty && f.args.count <= 2:
+            // Over a column (`pg_get_viewdef(c.oid, true)` per pg_class row): a CASE over
+            // every view's oid; a constant argument is answered by the session below.
+            let first = try bindExpr(f.args[0], scope, agg: agg)
+            if case .constant = first { fallthrough }
+            guard first.type.isInteger else {
+                throw err(.featureNotSupported, "pg_get_viewdef() over a column takes a view's oid", f.args[0])
+            }
+            let whens = catalog.viewDefinitions().map {
+                SlicehouseSQL.WhenClause(condition: int(Int($0.oid)), result: lit($0.definition))
+            }
+            if whens.isEmpty { return .constant(.null, .varchar(65535)) }
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
+            return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(65535))
         default:
             // pg_get_viewdef, current_schemas: constant arguments, answered by the session.
             var values: [Value] = []

@@ -24,6 +24,8 @@ public protocol BinderCatalog {
     /// For `has_schema_privilege` / `has_table_privilege` over columns: every
     /// `user + "\u{1}" + object` the function answers true for with `privilege`.
     func privilegeKeys(_ function: String, privilege: String) throws -> [String]
+    /// For `pg_get_viewdef(oid)` over a column: every view's oid and definition.
+    func viewDefinitions() -> [(oid: Int64, definition: String)]
 }
 
 /// What a name in a FROM clause stands for.
@@ -40,6 +42,7 @@ extension BinderCatalog {
     /// The session's `timezone` setting (nil: UTC).
     public func sessionTimeZone() -> String? { nil }
     public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
+    public func viewDefinitions() -> [(oid: Int64, definition: String)] { [] }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.

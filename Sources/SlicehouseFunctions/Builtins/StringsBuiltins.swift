@@ -89,6 +89,20 @@ public struct StringFamily: FunctionFamily {
     /// QUOTE_LITERAL(s): `s` in single quotes, quotes inside doubled.
     public let quoteLiteral = ScalarFunction("quote_literal", arguments: 1...1, resolve: quoted,
                                              kernel: { a, t, n in try StringKernels.quoteLiteral(a[0], resultType: t, n: n) })
+    /// ARRAY_TO_STRING(a, sep) → VARCHAR: the elements of an array in PostgreSQL's text
+    /// form (the catalog's ACL and member lists) joined by `sep`, NULL elements left out.
+    public let arrayToString = ScalarFunction("array_to_string", arguments: 2...2, resolve: { c in
+        let t = try c.string(c[0])
+        return FunctionResolution([t, try c.string(c[1])], c.varchar(c.stringLength(t)))
+    }, kernel: { a, t, n in try StringKernels.arrayToString(a[0], a[1], resultType: t, n: n) })
+    /// ARRAY_UPPER(a, 1) / ARRAY_LOWER(a, 1) → INTEGER: the last and first index of such an
+    /// array (NULL when it is empty, or for another dimension).
+    public let arrayUpper = ScalarFunction("array_upper", arguments: 2...2, resolve: { c in
+        FunctionResolution([try c.string(c[0]), try c.integer(c[1])], .integer)
+    }, kernel: { a, t, n in try StringKernels.arrayBound(a[0], a[1], upper: true, resultType: t, n: n) })
+    public let arrayLower = ScalarFunction("array_lower", arguments: 2...2, resolve: { c in
+        FunctionResolution([try c.string(c[0]), try c.integer(c[1])], .integer)
+    }, kernel: { a, t, n in try StringKernels.arrayBound(a[0], a[1], upper: false, resultType: t, n: n) })
     /// STRTOL(s, base) → BIGINT: `s` read as an integer in base 2 to 36.
     public let strtol = ScalarFunction("strtol", arguments: 2...2, resolve: { c in
         FunctionResolution([try c.string(c[0]), try c.integer(c[1])], .bigint)

@@ -702,6 +702,41 @@ package enum StringKernels {
         return Kern.boolResult(out, validity: validity, constant: constant)
     }
 
+    /// ARRAY_TO_STRING over an array's text form.
+    package static func arrayToString(_ a: Vector, _ sep: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let arrays = try input(a), seps = try input(sep)
+        return try mapRows([a, sep], n: n, resultType: resultType) { i, out in
+            let separator = with(seps, i) { Array($0) }
+            var first = true
+            with(arrays, i) { p in
+                forEachArrayElement(p) { e, isNull in
+                    if isNull { return }
+                    if !first { out.append(contentsOf: separator) }
+                    first = false
+                    out.append(contentsOf: e)
+                }
+            }
+        }
+    }
+
+    /// ARRAY_UPPER / ARRAY_LOWER over an array's text form (one dimension).
+    package static func arrayBound(_ a: Vector, _ dim: Vector, upper: Bool, resultType: DataType, n: Int) throws -> Vector {
+        let arrays = try input(a), dims = try intInput(dim)
+        var empty: [Int] = []
+        var result = try mapRowsInt([a, dim], n: n, resultType: resultType) { i in
+            var count = 0
+            with(arrays, i) { p in forEachArrayElement(p) { _, _ in count += 1 } }
+            if count == 0 || dims[i] != 1 { empty.append(i) }
+            return upper ? Int64(count) : 1
+        }
+        if !empty.isEmpty {
+            var v = result.validity ?? Validity(allValid: result.isConstant ? 1 : n)
+            for i in empty { v.setInvalid(i) }
+            result.validity = v
+        }
+        return result
+    }
+
     /// Each element of an array's text form: its bytes and whether it is an unquoted NULL.
     static func forEachArrayElement(_ p: UnsafeBufferPointer<UInt8>, _ body: ([UInt8], Bool) -> Void) {
         var i = 0
