@@ -412,6 +412,10 @@ extension Binder {
         case .divide: bop = .divide
         case .modulo: bop = .modulo
         case .concat: bop = .concat
+        case .exponent:
+            // `a ^ b`: POWER(a, b), as in Redshift.
+            let call = Expr(.function(FunctionCall(name: "power", args: [l, r])), at: e.location)
+            return try bindExpr(call, scope, agg: agg)
         case .equal: bop = .equal
         case .notEqual: bop = .notEqual
         case .less: bop = .less
@@ -612,9 +616,37 @@ extension Binder {
         return .caseWhen(zip(conds, results).map { WhenClause(condition: $0, result: $1) }, elseResult: elseR, t)
     }
 
+    /// Redshift functions that are other SQL written shorter: DATE_PART_YEAR(d) is
+    /// `DATE_PART(year, d)` as an INTEGER; BPCHARCMP(a, b) is -1, 0 or 1 as `a` sorts
+    /// before, with or after `b` (as CHAR: trailing blanks do not count). Nil otherwise.
+    func scalarMacro(_ f: FunctionCall, _ e: Expr) -> Expr? {
+        guard f.schema == nil || f.schema == "pg_catalog", !f.distinct, !f.star else { return nil }
+        let loc = e.location
+        func lit(_ s: String) -> Expr { Expr(.literal(.string(s)), at: loc) }
+        func int(_ s: String) -> Expr { Expr(.literal(.integer(s)), at: loc) }
+        switch f.name {
+        case "date_part_year" where f.args.count == 1:
+            let part = Expr(.function(FunctionCall(name: "date_part", args: [lit("year"), f.args[0]])), at: loc)
+            return Expr(.cast(part, .integer, .cast), at: loc)
+        case "bpcharcmp" where f.args.count == 2:
+            func trimmed(_ x: Expr) -> Expr {
+                Expr(.function(FunctionCall(name: "rtrim", args: [Expr(.cast(x, .varchar(DataType.maxVarcharLength), .cast), at: loc)])), at: loc)
+            }
+            let a = trimmed(f.args[0]), b = trimmed(f.args[1])
+            return Expr(.caseWhen(CaseExpr(whens: [
+                SlicehouseSQL.WhenClause(condition: Expr(.binary(.less, a, b), at: loc), result: int("-1")),
+                SlicehouseSQL.WhenClause(condition: Expr(.binary(.greater, a, b), at: loc), result: int("1")),
+                SlicehouseSQL.WhenClause(condition: Expr(.binary(.equal, a, b), at: loc), result: int("0")),
+            ], elseResult: nil)), at: loc)
+        default:
+            return nil
+        }
+    }
+
     func bindFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
         if f.over != nil { return try bindWindowCall(f, e, scope, agg) }
         if let bound = try bindCatalogFunction(f, e, scope, agg) { return bound }
+        if let rewritten = scalarMacro(f, e) { return try bindExpr(rewritten, scope, agg: agg) }
         // `name[i]` on a PostgreSQL array shown as text (`{a,b}`, catalog columns): its
         // i-th element (1-based); on SUPER it is PartiQL's 0-based navigation.
         if f.name == "super_index", f.args.count == 2, f.schema == nil {

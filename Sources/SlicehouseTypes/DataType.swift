@@ -274,7 +274,7 @@ extension DataType {
                 throw SQLError(.invalidParameter, "length for type varbyte must be between 1 and \(maxVarbyteLength)")
             }
             return .varbyte(n)
-        case "decimal", "numeric":
+        case "decimal", "numeric", "dec":
             let p = args.count > 0 ? args[0] : 18
             let s = args.count > 1 ? args[1] : 0
             guard args.count <= 2 else { throw SQLError.syntax("too many modifiers for type \(rawName)") }
