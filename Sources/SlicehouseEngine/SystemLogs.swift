@@ -253,15 +253,17 @@ extension Database {
 
     /// Log a connection event in STL_CONNECTION_LOG (`authenticated`, `initiating session`,
     /// `disconnecting session`, `authentication failure`): the client's address and port,
-    /// the session's process id, user and authentication method, and for a disconnection
+    /// the session's process id, user and authentication method, the connection's id
+    /// (`sessionid`, which admin views join a session's events by), and for a disconnection
     /// how long the session lasted (microseconds).
     public func logConnection(event: String, remoteHost: String, remotePort: String, process: Int, user: String,
-                              authMethod: String, duration: Int64 = 0, applicationName: String = "", tls: Bool = false) {
+                              authMethod: String, sessionID: String, duration: Int64 = 0, applicationName: String = "",
+                              tls: Bool = false) {
         log(.connectionLog, [[.string(event), .int(Clock.nowMicros()), .string(remoteHost), .string(remotePort),
                               .int(Int64(process)), .string(Session.databaseName), .string(user), .string(authMethod),
                               .int(duration), .string(tls ? "TLSv1.2" : ""), .string(""), .int(1500), .string("none"),
                               .string("none"), .string(""), .string(String(applicationName.prefix(250))), .string(""),
-                              .string(""), .string(""), .int(0), .string(""), .string("off")]])
+                              .string(""), .string(""), .int(0), .string(String(sessionID.prefix(36))), .string("off")]])
     }
 
     /// Log in STL_INSERT the rows an INSERT added to each slice of table `table`: the

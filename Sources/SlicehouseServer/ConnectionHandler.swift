@@ -33,6 +33,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var authMethod = ""
     /// The client's address and port (STL_CONNECTION_LOG.remotehost, remoteport).
     private var remote = (host: "local", port: "")
+    /// The connection's id in STL_CONNECTION_LOG (`sessionid`): its events share it.
+    private let sessionID = UUID().uuidString.lowercased()
     /// The session begun, for STL_CONNECTION_LOG's `disconnecting session`: its process,
     /// user and start (microseconds since 1970).
     private var begun: (process: Int, user: String, start: Int64)?
@@ -264,7 +266,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Record a connection event in STL_CONNECTION_LOG.
     private func logConnection(_ event: String, user: String, process: Int, duration: Int64 = 0) {
         server.database.logConnection(event: event, remoteHost: remote.host, remotePort: remote.port, process: process, user: user,
-                                      authMethod: authMethod, duration: duration,
+                                      authMethod: authMethod, sessionID: sessionID, duration: duration,
                                       applicationName: parameters["application_name"] ?? "")
     }
 

@@ -121,6 +121,11 @@ def test_the_connection_log_records_each_session(tmp_path, driver):
         ]
         assert query(admin, "select count(*) from stl_connection_log where trim(event) = 'authentication failure' "
                             "and trim(username) = 'watcher'") == [(1,)]
+        # A connection's events share its sessionid (36 characters), and no other's do.
+        assert query(admin, "select count(distinct sessionid), min(length(trim(sessionid))) from stl_connection_log "
+                            "where pid = %s", (pid,)) == [(1, 36)]
+        assert query(admin, "select count(*) from stl_connection_log where sessionid = (select max(sessionid) from "
+                            "stl_connection_log where pid = %s)", (pid,)) == [(3,)]
         watcher = connect(server, user="watcher", password="Watcher123")
         assert query(watcher, "select count(*) from stl_connection_log") == [(0,)]
         watcher.close()
