@@ -16,7 +16,7 @@ import SlicehousePlanner
 /// references (`n`), as PostgreSQL records them.
 extension SystemTables {
     static let pgCatalogNames = ["pg_constraint", "pg_locks", "pg_statistic", "pg_language", "pg_database_info", "pg_index",
-                                 "pg_depend", "pg_rewrite"]
+                                 "pg_depend", "pg_rewrite", "pg_stat_activity"]
 
     static let ruleOIDBase: Int64 = 920_000_000
     static let mvRuleOIDBase: Int64 = 930_000_000
@@ -156,6 +156,18 @@ extension SystemTables {
             }
             return make(-63, name, [("relation", .integer), ("database", .integer), ("transaction", .bigint), ("pid", .integer),
                                     ("mode", .text), ("granted", .boolean)], rows)
+        case "pg_stat_activity":
+            // Every open session (PostgreSQL 8.0's columns): its statement running now, or
+            // `<IDLE>`, and when that statement began.
+            let security = transaction.catalog.security
+            let rows = database.openSessions.map { s -> [Value] in
+                let running = s.runningStatement
+                return [.int(Self.databaseOID), .string(Session.databaseName), .int(Int64(s.process)),
+                        .int(Int64(security.user(s.user)?.id ?? 1)), .string(s.user),
+                        .string(running.map { String($0.text.prefix(4000)) } ?? "<IDLE>"), running.map { .int($0.start) } ?? .null]
+            }
+            return make(-67, name, [("datid", .integer), ("datname", nameType), ("procpid", .integer), ("usesysid", .integer),
+                                    ("usename", nameType), ("current_query", .varchar(4000)), ("query_start", .timestamp)], rows)
         case "pg_statistic":
             // What ANALYZE learned of each column (null share, distinct values).
             var rows: [[Value]] = []
