@@ -156,7 +156,7 @@ let package = Package(
                                    "SlicehouseEngine", "SlicehousePlan", "SlicehouseExecution", "SlicehouseShell",
                                    "SlicehouseSQLLogicTest", "SlicehouseDatagen",
                                    "SlicehouseParquet", .product(name: "NIOCore", package: "swift-nio")],
-                    exclude: ["sql", "sqlite"]),
+                    exclude: ["sql", "sqlite", "catalog"]),
     ]
 )
 

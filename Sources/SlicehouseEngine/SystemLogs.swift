@@ -17,14 +17,16 @@ struct LogTable: Sendable {
     let columns: [(String, DataType)]
 
     /// Every log that is a system table of its own.
-    static let tables: [LogTable] = [.loadErrors, .loadCommits, .scan, .query, .queryText, .ddlText, .utilityText, .error,
-                                     .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus]
+    static let tables: [LogTable] = [.loadErrors, .loadCommits, .query, .queryText, .ddlText, .utilityText, .error,
+                                     .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus, .connectionLog,
+                                     .insert]
 
     static let loadErrors = LogTable(name: "stl_load_errors", id: -3, columns: [
         ("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp), ("session", .integer),
         ("query", .integer), ("filename", .char(256)), ("line_number", .bigint), ("colname", .char(127)),
         ("type", .char(10)), ("col_length", .char(10)), ("position", .integer), ("raw_line", .char(1024)),
-        ("raw_field_value", .char(1024)), ("err_code", .integer), ("err_reason", .char(100)),
+        ("raw_field_value", .char(1024)), ("err_code", .integer), ("err_reason", .char(100)), ("is_partial", .integer),
+        ("start_offset", .bigint), ("copy_job_id", .bigint),
     ])
 
     static let loadCommits = LogTable(name: "stl_load_commits", id: -100, columns: [
@@ -34,9 +36,11 @@ struct LogTable: Sendable {
         ("copy_job_id", .bigint),
     ])
 
-    /// One row per table a query scanned (all slices together). is_rrscan: the scan was
-    /// range-restricted (zone maps let it skip blocks); runtime_filtering: a hash join's
-    /// build keys filtered it (rows_runtime_filtered rows dropped).
+    /// One row per table a query scanned (all slices together), behind STL_SCAN (not a
+    /// table itself: STL_SCAN adds the query's user and times and its scan steps').
+    /// is_rrscan: the scan was range-restricted (zone maps let it skip blocks);
+    /// runtime_filtering: a hash join's build keys filtered it (rows_runtime_filtered rows
+    /// dropped).
     static let scan = LogTable(name: "stl_scan", id: -7, columns: [
         ("query", .integer), ("tbl", .integer), ("rows", .bigint), ("is_rrscan", .boolean), ("blocks_read", .bigint),
         ("blocks_skipped", .bigint), ("runtime_filtering", .boolean), ("rows_runtime_filtered", .bigint),
@@ -142,6 +146,25 @@ struct LogTable: Sendable {
         ("query", .bigint), ("source_query", .bigint),
     ])
 
+    /// Each connection the server authenticated, each session it began and ended, and
+    /// each failed authentication: STL_CONNECTION_LOG.
+    static let connectionLog = LogTable(name: "stl_connection_log", id: -117, columns: [
+        ("event", .char(50)), ("recordtime", .timestamp), ("remotehost", .char(45)), ("remoteport", .char(32)),
+        ("pid", .integer), ("dbname", .char(50)), ("username", .char(50)), ("authmethod", .char(32)), ("duration", .integer),
+        ("sslversion", .char(50)), ("sslcipher", .char(128)), ("mtu", .integer), ("sslcompression", .char(64)),
+        ("sslexpansion", .char(64)), ("iamauthguid", .char(36)), ("application_name", .char(250)), ("os_version", .char(64)),
+        ("driver_version", .char(64)), ("plugin_name", .char(32)), ("protocol_version", .integer), ("sessionid", .char(36)),
+        ("compression", .char(128)),
+    ])
+
+    /// The rows each INSERT statement added to each slice (its segment, step and task are
+    /// not kept: NULL).
+    static let insert = LogTable(name: "stl_insert", id: -119, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("segment", .integer), ("step", .integer),
+        ("starttime", .timestamp), ("endtime", .timestamp), ("tasknum", .integer), ("rows", .bigint), ("tbl", .integer),
+        ("inserted_mega_value", .char(1)),
+    ])
+
     static func named(_ name: String) -> LogTable? { tables.first { $0.name == name } }
 
     /// `row` with one value per column, each of the column's kind (else NULL).
@@ -226,6 +249,36 @@ extension Database {
                  .int(Int64(i)), .string(p)]
             })
         }
+    }
+
+    /// Log a connection event in STL_CONNECTION_LOG (`authenticated`, `initiating session`,
+    /// `disconnecting session`, `authentication failure`): the client's address and port,
+    /// the session's process id, user and authentication method, the connection's id
+    /// (`sessionid`, which admin views join a session's events by), and for a disconnection
+    /// how long the session lasted (microseconds).
+    public func logConnection(event: String, remoteHost: String, remotePort: String, process: Int, user: String,
+                              authMethod: String, sessionID: String, duration: Int64 = 0, applicationName: String = "",
+                              tls: Bool = false) {
+        log(.connectionLog, [[.string(event), .int(Clock.nowMicros()), .string(remoteHost), .string(remotePort),
+                              .int(Int64(process)), .string(Session.databaseName), .string(user), .string(authMethod),
+                              .int(duration), .string(tls ? "TLSv1.2" : ""), .string(""), .int(1500), .string("none"),
+                              .string("none"), .string(""), .string(String(applicationName.prefix(250))), .string(""),
+                              .string(""), .string(""), .int(0), .string(String(sessionID.prefix(36))), .string("off")]])
+    }
+
+    /// Log in STL_INSERT the rows an INSERT added to each slice of table `table`: the
+    /// difference between its snapshot before and after.
+    func logInserts(query: Int?, userID: Int, table: Int, before: TableSnapshot?, after: TableSnapshot?, start: Int64?) {
+        guard let query, let after else { return }
+        let end = Clock.nowMicros()
+        var rows: [[Value]] = []
+        for (s, d) in after.slices.enumerated() {
+            let added = d.rowCount - (before.map { s < $0.slices.count ? $0.slices[s].rowCount : 0 } ?? 0)
+            guard added > 0 else { continue }
+            rows.append([.int(Int64(userID)), .int(Int64(query)), .int(Int64(s)), .null, .null, .int(start ?? end), .int(end), .null,
+                         .int(Int64(added)), .int(Int64(table)), .string("f")])
+        }
+        log(.insert, rows)
     }
 
     /// Log an internal error (SQLSTATE class XX) in STL_ERROR.

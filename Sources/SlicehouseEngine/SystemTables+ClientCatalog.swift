@@ -20,8 +20,7 @@ extension SystemTables {
     /// System tables in pg_catalog that this file answers.
     static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
-                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas", "pg_index", "pg_depend",
-                                     "pg_rewrite",
+                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas",
                                      "pg_get_late_binding_view_cols"]
     /// `names` as a set (name lookups test it for every table a statement names).
     static let nameSet = Set(names)
@@ -172,42 +171,72 @@ extension SystemTables {
             }
             return make(-21, name, [("oid", .integer), ("nspname", nameType), ("nspowner", .integer), ("nspacl", .text)], rows)
         case "pg_class":
+            // PostgreSQL 8.0's columns with Redshift's own (relexternid .. relprojbaseid):
+            // reldiststyle is 0 EVEN, 1 KEY, 8 ALL, 9 AUTO; relacl the grants made on it.
             var rows: [[Value]] = []
             for t in visibleTables {
                 let tuples = Double(transaction.peek(t.id)?.rowCount ?? 0)
                 let owner = transaction.catalog.security.owner(.table(t.id)).map { userOID($0) } ?? 1
-                rows.append([.int(Int64(t.id)), .string(t.name), .int(Self.schemaOID(t.schema)), .int(0), .int(owner), .int(0),
-                             .int(Int64(t.id)), .int(0), .int(0), .double(tuples), .bool(false), .bool(false),
-                             .string(t.isTemporary ? "t" : "p"), .string("r"), .int(Int64(t.columns.count)), .int(0),
-                             .bool(false), .bool(false), .bool(false), .null, .null])
+                let style: Int64
+                switch t.distStyle { case .even: style = 0; case .key: style = 1; case .all: style = 8; case .auto: style = 9 }
+                let primaryKey = !t.primaryKey.isEmpty || t.columns.contains { $0.isPrimaryKey }
+                rows.append(classRow(oid: Int64(t.id), name: t.name, schema: t.schema, owner: owner, fileNode: Int64(t.id),
+                                     tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
+                                     primaryKey: primaryKey, rules: false,
+                                     acl: aclText(.table(t.id), owner: transaction.catalog.security.owner(.table(t.id)))))
             }
             for (oid, v) in viewsWithOIDs {
-                let owner = transaction.catalog.security.owner(.view(schema: v.schema, name: v.name.lowercased())).map { userOID($0) } ?? 1
-                rows.append([.int(oid), .string(v.name), .int(Self.schemaOID(v.schema)), .int(0), .int(owner), .int(0),
-                             .int(0), .int(0), .int(0), .double(0), .bool(false), .bool(false), .string("p"), .string("v"),
-                             .int(Int64(v.columns.count)), .int(0), .bool(true), .bool(false), .bool(false), .null, .null])
+                let object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+                let owner = transaction.catalog.security.owner(object).map { userOID($0) } ?? 1
+                rows.append(classRow(oid: oid, name: v.name, schema: v.schema, owner: owner, fileNode: 0, tuples: 0, kind: "v",
+                                     columns: v.columns.count, distStyle: 0, primaryKey: false, rules: true,
+                                     acl: aclText(object, owner: transaction.catalog.security.owner(object))))
             }
             return make(-40, name, [("oid", .integer), ("relname", nameType), ("relnamespace", .integer), ("reltype", .integer),
                                     ("relowner", .integer), ("relam", .integer), ("relfilenode", .integer),
                                     ("reltablespace", .integer), ("relpages", .integer), ("reltuples", .real),
-                                    ("relhasindex", .boolean), ("relisshared", .boolean), ("relpersistence", .char(1)),
-                                    ("relkind", .char(1)), ("relnatts", .smallint), ("relchecks", .smallint),
-                                    ("relhasrules", .boolean), ("relhastriggers", .boolean), ("relhassubclass", .boolean),
-                                    ("relacl", .text), ("reloptions", .text)], rows)
+                                    ("reltoastrelid", .integer), ("reltoastidxid", .integer), ("relhasindex", .boolean),
+                                    ("relisshared", .boolean), ("relkind", .char(1)), ("relnatts", .smallint),
+                                    ("relexternid", .integer), ("relisreplicated", .boolean), ("relispinned", .boolean),
+                                    ("reldiststyle", .smallint), ("relprojbaseid", .integer), ("relchecks", .smallint),
+                                    ("reltriggers", .smallint), ("relukeys", .smallint), ("relfkeys", .smallint),
+                                    ("relrefs", .smallint), ("relhasoids", .boolean), ("relhaspkey", .boolean),
+                                    ("relhasrules", .boolean), ("relhassubclass", .boolean), ("relacl", .text)], rows)
         case "pg_attribute":
+            // PostgreSQL 8.0's columns with Redshift's: attisdistkey, attsortkeyord (the
+            // column's place in the sort key, negative in an interleaved one) and
+            // attencodingtype (`encodingCode`: 0 for RAW).
+            let tables = Dictionary(visibleTables.map { (Int64($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+            var encodings: [Int64: [ColumnEncoding]] = [:]
+            for t in tables.values { encodings[Int64(t.id)] = transaction.peek(t.id)?.encodings }
             let rows = allColumns.map { c -> [Value] in
-                [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
-                 .int(Int64(c.column.type.width > 0 && !c.column.type.isString && !c.column.type.isDecimal ? c.column.type.width : -1)),
-                 .int(Int64(c.number)), .int(0), .int(-1), .int(Self.typeModifier(c.column.type)), .bool(false),
-                 .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column) != nil),
-                 .bool(false), .bool(true), .int(0), .null]
+                let i = c.number - 1
+                let t = c.kind == "r" ? tables[c.oid] : nil
+                let sortPos = t.flatMap { t in
+                    t.sortKey.firstIndex(of: i).map { t.sortKeyKind == .interleaved ? -($0 + 1) : $0 + 1 }
+                } ?? 0
+                var encoding: Int64 = 0
+                if let t {
+                    let e = encodings[c.oid].flatMap { i < $0.count ? $0[i] : nil }
+                        ?? c.column.encoding.flatMap { ColumnEncoding(sqlName: $0) }
+                        ?? (t.sortKey.first == i ? .raw : ColumnEncoding(sqlName: defaultEncoding(c.column.type)) ?? .raw)
+                    encoding = Self.encodingCode(e)
+                }
+                return [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
+                        .int(Int64(c.column.type.width > 0 && !c.column.type.isString && !c.column.type.isDecimal ? c.column.type.width : -1)),
+                        .int(Int64(c.number)), .int(0), .int(-1), .int(Self.typeModifier(c.column.type)), .bool(false),
+                        .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column) != nil),
+                        .bool(false), .bool(true), .int(0), .bool(t?.distKey == i), .bool(false), .int(Int64(sortPos)),
+                        .int(encoding), .int(0)]
             }
             return make(-41, name, [("attrelid", .integer), ("attname", nameType), ("atttypid", .integer),
                                     ("attstattarget", .integer), ("attlen", .smallint), ("attnum", .smallint),
                                     ("attndims", .integer), ("attcacheoff", .integer), ("atttypmod", .integer),
                                     ("attbyval", .boolean), ("attstorage", .char(1)), ("attalign", .char(1)),
                                     ("attnotnull", .boolean), ("atthasdef", .boolean), ("attisdropped", .boolean),
-                                    ("attislocal", .boolean), ("attinhcount", .integer), ("attacl", .text)], rows)
+                                    ("attislocal", .boolean), ("attinhcount", .integer), ("attisdistkey", .boolean),
+                                    ("attispreloaded", .boolean), ("attsortkeyord", .integer),
+                                    ("attencodingtype", .smallint), ("attencrypttype", .smallint)], rows)
         case "pg_attrdef":
             var rows: [[Value]] = []
             var n: Int64 = 0
@@ -247,38 +276,52 @@ extension SystemTables {
         case "pg_proc":
             var rows = FunctionRegistry.knownNames.enumerated().map { i, f -> [Value] in
                 [.int(Int64(5000 + i)), .string(f), .int(11), .int(1), .int(12), .bool(false), .bool(false), .bool(false),
-                 .bool(false), .string("i"), .int(0), .int(25), .string(""), .null, .string(f)]
+                 .bool(false), .string("i"), .int(0), .int(25), .string(""), .null, .string(f), .null, .null]
             }
-            // Stored procedures: language plpgsql, no return type (prorettype 0), the body as prosrc.
-            let procedures = transaction.catalog.functions.values.filter(\.isProcedure).sorted { $0.key < $1.key }
-            for (i, p) in procedures.enumerated() {
-                let arguments = p.procedure?.arguments ?? []
-                rows.append([.int(Int64(900_000 + i)), .string(p.name), .int(Self.schemaOID(p.schema)), .int(1), .int(100_356),
-                             .bool(false), .bool(p.procedure?.securityDefiner ?? false), .bool(false), .bool(false), .string("v"),
-                             .int(Int64(p.parameterTypes.count)), .int(0), .string(p.parameterTypes.joined(separator: " ")),
-                             .string("{" + arguments.map(\.name).joined(separator: ",") + "}"), .string(p.body)])
+            // SQL functions (language sql) and stored procedures (plpgsql, no return type:
+            // prorettype 0), with their bodies as prosrc and argument types as oids.
+            let functions = transaction.catalog.functions.values.sorted { $0.key < $1.key }
+            for (i, f) in functions.enumerated() {
+                let argTypes = f.parameterTypes.map { t in (try? session?.parseTypeName(t)).map { String(Self.typeOID($0)) } ?? "0" }
+                let owner = f.owner.map { userOID($0) } ?? transaction.catalog.schema(f.schema).map { userOID($0.owner) } ?? 1
+                if let p = f.procedure {
+                    rows.append([.int(Int64(900_000 + i)), .string(f.name), .int(Self.schemaOID(f.schema)), .int(owner),
+                                 .int(100_356), .bool(false), .bool(p.securityDefiner), .bool(false), .bool(false), .string("v"),
+                                 .int(Int64(f.parameterTypes.count)), .int(0), .string(argTypes.joined(separator: " ")),
+                                 .string("{" + p.arguments.map(\.name).joined(separator: ",") + "}"), .string(f.body), .null, .null])
+                } else {
+                    let result = (try? session?.parseTypeName(f.returnType)).map { Self.typeOID($0) } ?? 0
+                    let volatility: String
+                    switch f.volatility.lowercased() {
+                    case "immutable": volatility = "i"
+                    case "stable": volatility = "s"
+                    default: volatility = "v"
+                    }
+                    rows.append([.int(Int64(900_000 + i)), .string(f.name), .int(Self.schemaOID(f.schema)), .int(owner), .int(14),
+                                 .bool(false), .bool(false), .bool(false), .bool(false), .string(volatility),
+                                 .int(Int64(f.parameterTypes.count)), .int(result), .string(argTypes.joined(separator: " ")), .null,
+                                 .string(f.body), .null, .null])
+                }
             }
             return make(-44, name, [("oid", .integer), ("proname", nameType), ("pronamespace", .integer), ("proowner", .integer),
                                     ("prolang", .integer), ("proisagg", .boolean), ("prosecdef", .boolean),
                                     ("proisstrict", .boolean), ("proretset", .boolean), ("provolatile", .char(1)),
                                     ("pronargs", .smallint), ("prorettype", .integer), ("proargtypes", .text),
-                                    ("proargnames", .text), ("prosrc", .text)], rows)
+                                    ("proargnames", .text), ("prosrc", .text), ("probin", .text), ("proacl", .text)], rows)
         case "pg_settings":
             var all = Session.fixedSettings
             for (k, v) in session?.settings ?? [:] { all[k] = v }
             let rows = all.keys.sorted().map { k -> [Value] in
                 let fixed = Session.fixedSettings[k] != nil && session?.settings[k] == nil
-                return [.string(k), .string(all[k] ?? ""), .null, .string("Client Connection Defaults"), .string(""), .null,
+                return [.string(k), .string(all[k] ?? ""), .string("Client Connection Defaults"), .string(""), .null,
                         .string(fixed ? "internal" : "user"), .string("string"), .string(fixed ? "default" : "session"),
                         .null, .null]
             }
-            return make(-45, name, [("name", .text), ("setting", .text), ("unit", .text), ("category", .text),
+            return make(-45, name, [("name", .text), ("setting", .text), ("category", .text),
                                     ("short_desc", .text), ("extra_desc", .text), ("context", .text), ("vartype", .text),
                                     ("source", .text), ("min_val", .text), ("max_val", .text)], rows)
         case "pg_database":
-            return make(-46, name, [("oid", .integer), ("datname", nameType), ("datdba", .integer), ("encoding", .integer),
-                                    ("datallowconn", .boolean), ("datconnlimit", .integer), ("datacl", .text)],
-                        [[.int(16_384), .string(Session.databaseName), .int(1), .int(6), .bool(true), .int(-1), .null]])
+            return make(-46, name, Self.pgDatabaseColumns, [pgDatabaseRow])
         case "pg_tables":
             let rows = visibleTables.map { t -> [Value] in
                 [.string(t.schema), .string(t.name), .string(transaction.catalog.security.owner(.table(t.id)) ?? owner(of: t.schema)),
@@ -341,11 +384,31 @@ extension SystemTables {
                                                  ("domain_name", nameType), ("remarks", .varchar(256))],
                             rows.map { $0 + Array(repeating: Value.null, count: 10) })
             }
-            return make(-52, "columns", common + [("udt_catalog", nameType), ("udt_schema", nameType),
-                                                  ("udt_name", nameType), ("is_updatable", .varchar(3))],
+            // PostgreSQL 8.0's columns (character_octet_length after the length; the
+            // interval, character set, collation, domain, scope and dtd columns NULL),
+            // then is_updatable (a later PostgreSQL's).
+            let octets: [(String, DataType)] = [("character_octet_length", .integer)]
+            let unused: [(String, DataType)] = ["interval_type", "interval_precision", "character_set_catalog",
+                                                "character_set_schema", "character_set_name", "collation_catalog",
+                                                "collation_schema", "collation_name", "domain_catalog", "domain_schema",
+                                                "domain_name"].map { ($0, nameType) }
+            let scope: [(String, DataType)] = [("scope_catalog", nameType), ("scope_schema", nameType), ("scope_name", nameType),
+                                               ("maximum_cardinality", .integer), ("dtd_identifier", nameType),
+                                               ("is_self_referencing", .varchar(3))]
+            let udt: [(String, DataType)] = [("udt_catalog", nameType), ("udt_schema", nameType), ("udt_name", nameType)]
+            return make(-52, "columns", Array(common[..<9]) + octets + Array(common[9...]) + unused + udt + scope
+                                        + [("is_updatable", .varchar(3))],
                         zip(rows, columns).map { r, c in
-                            r + [.string(Session.databaseName), .string("pg_catalog"), .string(udtName(c.column.type)),
-                                 .string(c.kind == "r" ? "YES" : "NO")]
+                            var octetLength = Value.null
+                            if case .int(let n) = r[8] { octetLength = .int(n * 4) }
+                            var out = Array(r[..<9])
+                            out.append(octetLength)
+                            out += r[9...]
+                            out += Array(repeating: Value.null, count: unused.count)
+                            out += [.string(Session.databaseName), .string("pg_catalog"), .string(udtName(c.column.type))]
+                            out += [.null, .null, .null, .null, .string(String(c.number)), .string("NO")]
+                            out.append(.string(c.kind == "r" ? "YES" : "NO"))
+                            return out
                         })
         case "information_schema.schemata":
             let rows = schemaRows.map { s -> [Value] in
@@ -382,20 +445,6 @@ extension SystemTables {
             return make(-57, name, [("redshift_database_name", nameType), ("schemaname", nameType), ("tablename", nameType),
                                     ("columnname", nameType), ("external_type", .varchar(128)), ("columnnum", .integer),
                                     ("part_key", .integer), ("is_nullable", .varchar(128))], [])
-        case "pg_index":
-            // Redshift has no indexes (PRIMARY KEY and UNIQUE are informational).
-            return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indnatts", .smallint),
-                                    ("indisunique", .boolean), ("indisprimary", .boolean), ("indisclustered", .boolean),
-                                    ("indkey", .text), ("indexprs", .text), ("indpred", .text)], [])
-        case "pg_depend":
-            // No dependencies are tracked (views are bound at each use; see docs/DIFFERENCES.md).
-            return make(-60, name, [("classid", .integer), ("objid", .integer), ("objsubid", .integer),
-                                    ("refclassid", .integer), ("refobjid", .integer), ("refobjsubid", .integer),
-                                    ("deptype", .char(1))], [])
-        case "pg_rewrite":
-            return make(-61, name, [("oid", .integer), ("rulename", nameType), ("ev_class", .integer),
-                                    ("ev_type", .char(1)), ("is_instead", .boolean), ("ev_qual", .text),
-                                    ("ev_action", .text)], [])
         case "svv_external_schemas":
             return make(-58, name, [("esoid", .integer), ("eskind", .integer), ("schemaname", nameType),
                                     ("esowner", .integer), ("databasename", nameType), ("esoptions", .text)], [])

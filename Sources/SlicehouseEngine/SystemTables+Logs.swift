@@ -13,8 +13,9 @@ import SlicehousePlatform
 /// As in Redshift, a superuser sees every row; any other user sees only the rows with
 /// their own `userid` (`SystemTables.ownRows`, applied to every system relation).
 extension SystemTables {
-    static let logNames = LogTable.tables.map(\.name) + ["svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
-                                                          "stv_mv_info", "svv_alter_table_recommendations", "stv_exec_state"]
+    static let logNames = LogTable.tables.map(\.name) + ["stl_scan", "svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
+                                                          "stv_mv_info", "svv_alter_table_recommendations", "stv_exec_state",
+                                                          "stl_plan_info", "stl_s3client", "stv_active_cursors"]
 
     /// STV_RECENTS shows this many finished queries, the most recent.
     static let recentQueries = 100
@@ -22,6 +23,72 @@ extension SystemTables {
     func logTable(named name: String) -> (TableDef, TableSnapshot)? {
         if let t = LogTable.named(name) { return make(t.id, name, t.columns, database.logRows(t)) }
         switch name {
+        case "stl_scan":
+            // One row per table a query scanned, its slices together (slice is NULL): the
+            // query's user and times from STL_QUERY, segment, step, bytes and rows before
+            // filters from its scan step's records (SVL_QUERY_REPORT). Redshift's columns,
+            // then what Slicehouse counts of the scan: blocks read and skipped, and rows a
+            // hash join's runtime filter removed.
+            var queries: [Int64: [Value]] = [:]
+            for q in database.logRows(.query) { if let id = q[1].asInt64 { queries[id] = q } }
+            let scans = database.logRows(.scan)
+            let scanned = Set(scans.compactMap { $0[0].asInt64 })
+            var steps: [Int64: [StepRecord]] = [:]
+            for q in database.stepLog where scanned.contains(Int64(q.query)) { steps[Int64(q.query)] = q.steps }
+            let names = Dictionary(transaction.catalog.allTables.map { (Int64($0.id), $0.name) }, uniquingKeysWith: { a, _ in a })
+            let rows = scans.map { r -> [Value] in
+                let q = r[0].asInt64.flatMap { queries[$0] }
+                let table = r[1].asInt64 ?? -1
+                let mine = (r[0].asInt64.flatMap { steps[$0] } ?? []).filter {
+                    $0.label.hasPrefix("scan") && $0.label.contains("tbl=\(table) ")
+                }
+                let first = mine.first
+                let rrscan: Value = r[3] == .bool(true) ? .string("t") : r[3] == .null ? .null : .string("f")
+                return [q?[0] ?? .null, r[0], .null, first.map { .int(Int64($0.stage)) } ?? .null,
+                        first.map { .int(Int64($0.step)) } ?? .null, q?[7] ?? .null, q?[8] ?? .null, .null, r[2],
+                        first == nil ? .null : .int(Int64(mine.reduce(0) { $0 + $1.metrics.bytes })), .int(0), .int(2), r[1], rrscan,
+                        .string("f"), first == nil ? .null : .int(Int64(mine.reduce(0) { $0 + $1.metrics.rowsPreFilter })), .null,
+                        names[table].map { .string($0) } ?? .null, .string("f"), .int(0), r[4], r[5], r[6], r[7]]
+            }
+            return make(LogTable.scan.id, name, [("userid", .integer), ("query", .integer), ("slice", .integer),
+                                                 ("segment", .integer), ("step", .integer), ("starttime", .timestamp),
+                                                 ("endtime", .timestamp), ("tasknum", .integer), ("rows", .bigint),
+                                                 ("bytes", .bigint), ("fetches", .bigint), ("type", .integer), ("tbl", .integer),
+                                                 ("is_rrscan", .char(1)), ("is_delayed_scan", .char(1)),
+                                                 ("rows_pre_filter", .bigint), ("rows_pre_user_filter", .bigint),
+                                                 ("perm_table_name", .char(136)), ("is_rlf_scan", .char(1)),
+                                                 ("is_rlf_scan_reason", .integer), ("blocks_read", .bigint),
+                                                 ("blocks_skipped", .bigint), ("runtime_filtering", .boolean),
+                                                 ("rows_runtime_filtered", .bigint)], rows)
+        case "stl_plan_info":
+            // STL_EXPLAIN's steps as numbers: each step's costs, rows and bytes (rows times
+            // width) from its `(cost=a..b rows=r width=w)`; locus 1 for a step on the leader
+            // (no `XN` prefix). Redshift's plannode codes and the steps' segments are not
+            // kept: NULL.
+            let rows = database.logRows(.explain).map { e -> [Value] in
+                let text = (e[4].asString ?? "").trimmingCharacters(in: .whitespaces)
+                let figures = Self.planFigures(text)
+                return [e[0], e[1], e[2], .null, .null, .int(text.hasPrefix("XN") ? 0 : 1), .null,
+                        figures.map { .double($0.startup) } ?? .null, figures.map { .double($0.total) } ?? .null,
+                        figures.map { .int($0.rows) } ?? .null, figures.map { .int($0.rows * $0.width) } ?? .null]
+            }
+            return make(-118, name, [("userid", .integer), ("query", .integer), ("nodeid", .integer), ("segment", .integer),
+                                     ("step", .integer), ("locus", .integer), ("plannode", .integer), ("startupcost", .double),
+                                     ("totalcost", .double), ("rows", .bigint), ("bytes", .bigint)], rows)
+        case "stl_s3client":
+            // COPY reads local files, never Amazon S3: no rows.
+            return make(-122, name, [("userid", .integer), ("query", .integer), ("slice", .integer), ("recordtime", .timestamp),
+                                     ("pid", .integer), ("http_method", .char(64)), ("bucket", .char(64)), ("key", .char(256)),
+                                     ("transfer_size", .bigint), ("data_size", .bigint), ("start_time", .bigint),
+                                     ("end_time", .bigint), ("transfer_time", .bigint), ("compression_time", .bigint),
+                                     ("connect_time", .bigint), ("app_connect_time", .bigint), ("retries", .bigint),
+                                     ("request_id", .char(32)), ("extended_request_id", .char(128)), ("ip_address", .char(64)),
+                                     ("is_partial", .integer), ("start_offset", .bigint)], [])
+        case "stv_active_cursors":
+            // Slicehouse has no cursors (DECLARE): no rows.
+            return make(-123, name, [("userid", .integer), ("name", .char(256)), ("xid", .bigint), ("pid", .integer),
+                                     ("starttime", .timestamp), ("row_count", .bigint), ("byte_count", .bigint),
+                                     ("fetched_rows", .bigint)], [])
         case "svl_qlog":
             var sources: [Int64: Int64] = [:]
             for h in database.logRows(.resultCacheHits) {
@@ -159,5 +226,16 @@ extension SystemTables {
         default:
             return nil
         }
+    }
+
+    /// The figures of an EXPLAIN line's `(cost=a..b rows=r width=w)`.
+    static func planFigures(_ line: String) -> (startup: Double, total: Double, rows: Int64, width: Int64)? {
+        guard let open = line.range(of: "(cost="), let close = line[open.upperBound...].firstIndex(of: ")") else { return nil }
+        let parts = line[open.upperBound..<close].split(separator: " ")
+        guard parts.count == 3, let dots = parts[0].range(of: ".."),
+              let startup = Double(parts[0][..<dots.lowerBound]), let total = Double(parts[0][dots.upperBound...]),
+              parts[1].hasPrefix("rows="), let rows = Int64(parts[1].dropFirst(5)),
+              parts[2].hasPrefix("width="), let width = Int64(parts[2].dropFirst(6)) else { return nil }
+        return (startup, total, rows, width)
     }
 }

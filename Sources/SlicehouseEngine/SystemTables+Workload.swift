@@ -13,7 +13,7 @@ import SlicehouseWorkload
 extension SystemTables {
     static let workloadNames = ["stv_wlm_service_class_config", "stv_wlm_service_class_state", "stv_wlm_query_state",
                                 "stv_wlm_query_queue_state", "stl_wlm_query", "stv_query_metrics", "stl_query_metrics",
-                                "sys_query_history", "stv_wlm_classification_config"]
+                                "sys_query_history", "stv_wlm_classification_config", "svl_query_metrics_summary"]
 
     private static let metricColumns: [(String, DataType)] = [
         ("userid", .integer), ("service_class", .integer), ("query", .integer), ("segment", .integer),
@@ -133,8 +133,11 @@ extension SystemTables {
             return make(-209, name, [("id", .integer), ("condition", .char(128)), ("action_seq", .integer),
                                      ("action", .char(64)), ("action_service_class", .integer)], rows)
         case "sys_query_history":
-            // The columns of Redshift's SYS_QUERY_HISTORY that WLM knows, one row per
-            // query (its last run: a hopped query shows the queue it finished in).
+            // Redshift's columns, one row per query WLM ran (its last run: a hopped query
+            // shows the queue it finished in), its label, session and text from STL_QUERY;
+            // then short_query_prediction (SQA's guess, `short` or `long`). What Slicehouse
+            // does not keep (error message, bytes returned, hashes, planning and lock-wait
+            // times) is NULL; result_cache_hit is false (answers from the cache bypass WLM).
             var last: [Int: WLMHistoryRecord] = [:]
             var first: [Int: WLMHistoryRecord] = [:]
             var order: [Int] = []
@@ -142,24 +145,96 @@ extension SystemTables {
                 if first[r.query] == nil { first[r.query] = r; order.append(r.query) }
                 last[r.query] = r
             }
+            var logged: [Int: [Value]] = [:]
+            for q in database.logRows(.query) { if let id = q[1].asInt64 { logged[Int(id)] = q } }
             let rows = order.compactMap { id -> [Value]? in
                 guard let r = last[id], let f = first[id] else { return nil }
+                let q = logged[id]
+                let text = q?[6].asString ?? ""
                 let status = r.finalState == "Completed" ? "success" : "failed"
                 let accelerated = r.serviceClass == WLMConfiguration.shortQueryServiceClass
-                return [.int(Int64(r.userID)), .int(Int64(r.query)), .int(Int64(r.xid)), .string(status),
+                return [.int(Int64(r.userID)), .int(Int64(r.query)), q?[2] ?? .null, .int(Int64(r.xid)), q?[4] ?? .null,
+                        .string(Session.databaseName), .string(Self.queryType(text)), .string(status), .bool(false),
                         time(f.queueStart), time(r.end), .int(Int64(r.end.timeIntervalSince(f.queueStart) * 1_000_000)),
-                        .int(r.queueMicros), .int(r.execMicros), .int(Int64(r.live.returnRows)), .int(Int64(r.serviceClass)),
-                        .string(r.serviceClassName), priority(r.serviceClass), .string(accelerated ? "true" : "false"),
+                        .int(r.queueMicros), .int(r.execMicros), .null, .int(Int64(r.live.returnRows)), .null,
+                        q == nil ? .null : .string(text), .string("1.0.0"), .null, .string("primary"), .int(0), .null, .null,
+                        .int(Int64(r.serviceClass)), .string(r.serviceClassName), priority(r.serviceClass),
+                        .string(accelerated ? "true" : "false"), .null, .null, .null, .null,
                         f.shortQueryPredicted.map { .string($0 ? "short" : "long") } ?? .null]
             }
-            return make(-208, name, [("user_id", .integer), ("query_id", .bigint), ("transaction_id", .bigint),
-                                     ("status", .char(10)), ("start_time", .timestamp), ("end_time", .timestamp),
-                                     ("elapsed_time", .bigint), ("queue_time", .bigint), ("execution_time", .bigint),
-                                     ("returned_rows", .bigint), ("service_class_id", .integer),
-                                     ("service_class_name", .char(64)), ("query_priority", .char(20)),
-                                     ("short_query_accelerated", .char(10)), ("short_query_prediction", .char(10))], rows)
+            return make(-208, name, [("user_id", .integer), ("query_id", .bigint), ("query_label", .char(320)),
+                                     ("transaction_id", .bigint), ("session_id", .integer), ("database_name", .char(128)),
+                                     ("query_type", .char(32)), ("status", .char(10)), ("result_cache_hit", .boolean),
+                                     ("start_time", .timestamp), ("end_time", .timestamp), ("elapsed_time", .bigint),
+                                     ("queue_time", .bigint), ("execution_time", .bigint), ("error_message", .char(512)),
+                                     ("returned_rows", .bigint), ("returned_bytes", .bigint), ("query_text", .char(4000)),
+                                     ("redshift_version", .char(256)), ("usage_limit", .char(150)), ("compute_type", .char(32)),
+                                     ("compile_time", .bigint), ("planning_time", .bigint), ("lock_wait_time", .bigint),
+                                     ("service_class_id", .integer), ("service_class_name", .char(64)),
+                                     ("query_priority", .char(20)), ("short_query_accelerated", .char(10)),
+                                     ("user_query_hash", .char(40)), ("generic_query_hash", .char(40)),
+                                     ("query_hash_version", .integer), ("result_cache_query_id", .bigint),
+                                     ("short_query_prediction", .char(10))], rows)
+        case "svl_query_metrics_summary":
+            // Per query (its last run), the largest of STL_QUERY_METRICS' figures, in
+            // seconds and MB as Redshift gives them: CPU and run time, MB spilled, the
+            // longest segment and its CPU skew (the slowest slice against the average),
+            // rows scanned, joined and returned, and time queued. Blocks read, I/O skew
+            // and nested-loop and Spectrum rows are not counted: NULL (blocks read 0).
+            var stepsByQuery: [Int: [StepRecord]] = [:]
+            for q in database.stepLog { stepsByQuery[q.query] = q.steps }
+            var last: [Int: WLMHistoryRecord] = [:]
+            var order: [Int] = []
+            for r in database.wlmRuns {
+                if last[r.query] == nil { order.append(r.query) }
+                last[r.query] = r
+            }
+            let rows = order.compactMap { id -> [Value]? in
+                guard let r = last[id] else { return nil }
+                let cpu = Int64(r.live.cpuNanos / 1_000)
+                let usage = r.execMicros > 0 ? Double(cpu) * 100 / Double(r.execMicros) / Double(max(1, slices)) : 0
+                var longest: Int64 = 0
+                var skew: Value = .null
+                var stages: [Int: [Int: Int64]] = [:]
+                for st in stepsByQuery[id] ?? [] { stages[st.stage, default: [:]][st.slice, default: 0] += Int64(st.metrics.nanos / 1000) }
+                for perSlice in stages.values {
+                    let times = Array(perSlice.values)
+                    let top = times.max() ?? 0
+                    longest = max(longest, top)
+                    let average = Double(times.reduce(0, +)) / Double(max(1, times.count))
+                    if average > 0 { skew = .double(max(skew.asDouble ?? 0, (Double(top) / average * 100).rounded() / 100)) }
+                }
+                return [.int(Int64(r.userID)), .int(Int64(r.query)), .int(Int64(r.serviceClass)), .int(cpu / 1_000_000), .int(0),
+                        .int(r.execMicros / 1_000_000), .double((usage * 100).rounded() / 100), .int(Int64(r.spilledBytes >> 20)),
+                        .int(longest / 1_000_000), skew, .null, .int(Int64(r.live.scanRows)), .int(Int64(r.live.joinRows)), .null,
+                        .int(Int64(r.live.returnRows)), .null, .null, .int(r.queueMicros / 1_000_000), .string(r.serviceClassName)]
+            }
+            return make(-210, name, [("userid", .integer), ("query", .integer), ("service_class", .integer),
+                                     ("query_cpu_time", .bigint), ("query_blocks_read", .bigint),
+                                     ("query_execution_time", .bigint), ("query_cpu_usage_percent", .double),
+                                     ("query_temp_blocks_to_disk", .bigint), ("segment_execution_time", .bigint),
+                                     ("cpu_skew", .double), ("io_skew", .double), ("scan_row_count", .bigint),
+                                     ("join_row_count", .bigint), ("nested_loop_join_row_count", .bigint),
+                                     ("return_row_count", .bigint), ("spectrum_scan_row_count", .bigint),
+                                     ("spectrum_scan_size_mb", .bigint), ("query_queue_time", .bigint),
+                                     ("service_class_name", .char(64))], rows)
         default:
             return nil
+        }
+    }
+
+    /// SYS_QUERY_HISTORY.query_type of a statement's text: its first keyword (CREATE TABLE
+    /// ... AS is CTAS), OTHER for the rest.
+    static func queryType(_ text: String) -> String {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "(" }).prefix(8)
+            .map { $0.uppercased() }
+        guard let head = words.first else { return "OTHER" }
+        switch head {
+        case "SELECT", "WITH", "VALUES": return "SELECT"
+        case "INSERT", "UPDATE", "DELETE", "COPY", "UNLOAD", "MERGE": return head
+        case "CALL": return "COMMAND"
+        case "CREATE": return words.contains("AS") ? "CTAS" : "DDL"
+        default: return "OTHER"
         }
     }
 

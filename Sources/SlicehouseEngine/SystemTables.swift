@@ -15,31 +15,37 @@ struct SystemTables {
 
     static let names = ["stv_slices", "pg_table_def", "svv_table_info", "stv_tbl_perm", "stv_blocklist",
                          "stv_locks", "stv_sessions", "svv_transactions", "svv_vacuum_summary",
-                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + securityNames + queryStepNames
-        + workloadNames + logNames
+                         "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + pgCatalogNames + securityNames
+        + queryStepNames + workloadNames + logNames + diskNames
 
-    /// pg_type's rows: (oid, name, length, category) of the types clients look up.
-    static let pgTypes: [(Int64, String, Int64, String)] = [
-        (16, "bool", 1, "B"), (18, "char", 1, "S"), (19, "name", 64, "S"), (20, "int8", 8, "N"), (21, "int2", 2, "N"),
-        (23, "int4", 4, "N"), (25, "text", -1, "S"), (26, "oid", 4, "N"), (700, "float4", 4, "N"), (701, "float8", 8, "N"),
-        (705, "unknown", -2, "X"), (1042, "bpchar", -1, "S"), (1043, "varchar", -1, "S"), (1082, "date", 4, "D"),
-        (1083, "time", 8, "D"), (1114, "timestamp", 8, "D"), (1184, "timestamptz", 8, "D"), (1700, "numeric", -1, "N"),
+    /// pg_type's rows: (oid, name, length) of the types clients look up.
+    static let pgTypes: [(Int64, String, Int64)] = [
+        (16, "bool", 1), (18, "char", 1), (19, "name", 64), (20, "int8", 8), (21, "int2", 2),
+        (23, "int4", 4), (25, "text", -1), (26, "oid", 4), (700, "float4", 4), (701, "float8", 8),
+        (705, "unknown", -2), (1042, "bpchar", -1), (1043, "varchar", -1), (1082, "date", 4),
+        (1083, "time", 8), (1114, "timestamp", 8), (1184, "timestamptz", 8), (1700, "numeric", -1),
     ]
 
     func table(named raw: String) -> (TableDef, TableSnapshot)? {
         let name = raw.lowercased()
         switch name {
         case "pg_type":
+            // PostgreSQL 8.0's columns, the oid first.
             let rows = Self.pgTypes.map { t -> [Value] in
-                [.int(t.0), .string(t.1), .int(11), .int(1), .int(t.2), .bool(t.2 > 0), .string("b"), .string(t.3),
-                 .string(","), .int(0), .int(0), .int(0), .bool(false), .int(0), .int(-1), .int(0)]
+                let align = t.2 == 8 ? "d" : t.2 == 2 ? "s" : t.2 == 1 ? "c" : "i"
+                return [.int(t.0), .string(t.1), .int(11), .int(1), .int(t.2), .bool(t.2 > 0 && t.2 <= 8), .string("b"), .bool(true),
+                        .string(","), .int(0), .int(0), .string(t.1 + "in"), .string(t.1 + "out"), .string(t.1 + "recv"),
+                        .string(t.1 + "send"), .string("-"), .string(align), .string(t.2 < 0 ? "x" : "p"), .bool(false), .int(0),
+                        .int(-1), .int(0), .null, .null]
             }
             return make(-20, name, [("oid", .integer), ("typname", .varchar(64)), ("typnamespace", .integer),
                                     ("typowner", .integer), ("typlen", .smallint), ("typbyval", .boolean),
-                                    ("typtype", .char(1)), ("typcategory", .char(1)), ("typdelim", .char(1)),
-                                    ("typrelid", .integer), ("typelem", .integer), ("typarray", .integer),
+                                    ("typtype", .char(1)), ("typisdefined", .boolean), ("typdelim", .char(1)),
+                                    ("typrelid", .integer), ("typelem", .integer), ("typinput", .varchar(64)),
+                                    ("typoutput", .varchar(64)), ("typreceive", .varchar(64)), ("typsend", .varchar(64)),
+                                    ("typanalyze", .varchar(64)), ("typalign", .char(1)), ("typstorage", .char(1)),
                                     ("typnotnull", .boolean), ("typbasetype", .integer), ("typtypmod", .integer),
-                                    ("typndims", .integer)], rows)
+                                    ("typndims", .integer), ("typdefaultbin", .text), ("typdefault", .text)], rows)
         case "stv_slices":
             let rows = (0..<database.layout.sliceCount).map { s -> [Value] in
                 // type: 'D', a data slice (Redshift's character(1); admin scripts count them).
@@ -65,6 +71,7 @@ struct SystemTables {
                                    ("sortkey", .integer), ("notnull", .boolean)], rows)
         case "svv_table_info":
             var rows: [[Value]] = []
+            let capacity = diskCapacityBlocks * database.layout.nodes
             for t in transaction.catalog.allTables {
                 guard let snap = transaction.peek(t.id) else { continue }
                 let dist: String
@@ -92,52 +99,49 @@ struct SystemTables {
                 let maxVarchar = t.columns.compactMap { c -> Int? in if case .varchar(let n) = c.type { return n }; return nil }.max() ?? 0
                 let sk1enc: Value = t.sortKey.first.map { .string(encs.count > $0 ? encs[$0].displayName : "none") } ?? .null
                 let statsOff = Value.double((snap.statsOff * 100).rounded() / 100)
+                // pct_used: the table's blocks against the cluster's capacity (STV_PARTITIONS);
+                // skew_sortkey1: the largest other column's blocks against the first sort key's.
+                let pctUsed = Value.double((Double(blocks) * 100 / Double(max(1, capacity)) * 10_000).rounded() / 10_000)
+                var skewSortKey: Value = .null
+                if let key = t.sortKey.first {
+                    let perColumn = t.columns.indices.map { c in snap.slices.reduce(0) { $0 + $1.columns[c].count } }
+                    let others = perColumn.enumerated().filter { $0.offset != key }.map(\.element).max() ?? 0
+                    if perColumn[key] > 0 { skewSortKey = .double((Double(others) / Double(perColumn[key]) * 100).rounded() / 100) }
+                }
                 rows.append([.string("dev"), .string(t.schema), .int(Int64(t.id)), .string(t.name), .string(encoded ? "Y" : "N"),
                              .string(dist), t.sortKey.first.map { .string(t.columns[$0].name) } ?? .null,
-                             .int(Int64(maxVarchar)), sk1enc, .int(Int64(t.sortKey.count)), .int(Int64(blocks)),
-                             .int(Int64(bytes)), unsorted, statsOff, .int(Int64(physical)), skew, .int(Int64(snap.rowCount)),
-                             sortBenefit(t, snap)])
+                             .int(Int64(maxVarchar)), sk1enc, .int(Int64(t.sortKey.count)), .int(Int64(blocks)), pctUsed, .int(0),
+                             unsorted, statsOff, .int(Int64(physical)), skewSortKey, skew, .int(Int64(snap.rowCount)), .null,
+                             sortBenefit(t, snap), .null, .int(Int64(bytes))])
             }
+            // Redshift's columns, then size_bytes (the table's encoded bytes; size counts
+            // 1 MB blocks). risk_event and create_time are not kept: NULL.
             return make(-4, name, [("database", .varchar(128)), ("schema", .varchar(128)), ("table_id", .integer), ("table", .varchar(128)),
                                    ("encoded", .varchar(32)), ("diststyle", .varchar(128)), ("sortkey1", .varchar(128)),
                                    ("max_varchar", .integer), ("sortkey1_enc", .varchar(32)), ("sortkey_num", .integer),
-                                   ("size", .bigint), ("size_bytes", .bigint), ("unsorted", .double), ("stats_off", .double),
-                                   ("tbl_rows", .bigint), ("skew_rows", .double), ("estimated_visible_rows", .bigint),
-                                   ("vacuum_sort_benefit", .double)], rows)
+                                   ("size", .bigint), ("pct_used", .double), ("empty", .bigint), ("unsorted", .double),
+                                   ("stats_off", .double), ("tbl_rows", .bigint), ("skew_sortkey1", .double), ("skew_rows", .double),
+                                   ("estimated_visible_rows", .bigint), ("risk_event", .text), ("vacuum_sort_benefit", .double),
+                                   ("create_time", .timestamp), ("size_bytes", .bigint)], rows)
         case "stv_tbl_perm":
+            // Redshift's columns, then deleted_rows (rows marked deleted, not yet vacuumed).
             var rows: [[Value]] = []
             for t in transaction.catalog.allTables {
                 guard let snap = transaction.peek(t.id) else { continue }
+                let style = Value.int(Self.distStyleCode(t, snap))
                 for s in 0..<database.layout.sliceCount {
                     let d = snap.slices[s]
                     rows.append([.int(Int64(s)), .int(Int64(t.id)), .string(t.name), .int(Int64(d.rowCount)),
-                                 .int(Int64(d.sortedRows)), .int(Int64(d.deleted.count)), .int(Int64(d.blockCount))])
+                                 .int(Int64(d.sortedRows)), .int(t.isTemporary ? 1 : 0), .int(Self.databaseOID), .int(0), .int(0),
+                                 .int(t.isTemporary ? 0 : 1), style, .int(Int64(d.blockCount)), .int(Int64(d.deleted.count))])
                 }
             }
             return make(-5, name, [("slice", .integer), ("id", .integer), ("name", .char(72)), ("rows", .bigint),
-                                   ("sorted_rows", .bigint), ("deleted_rows", .bigint), ("blocks", .bigint)], rows)
+                                   ("sorted_rows", .bigint), ("temp", .integer), ("db_id", .integer),
+                                   ("insert_pristine", .integer), ("delete_pristine", .integer), ("backup", .integer),
+                                   ("dist_style", .integer), ("block_count", .integer), ("deleted_rows", .bigint)], rows)
         case "stv_blocklist":
-            var rows: [[Value]] = []
-            for t in transaction.catalog.allTables {
-                guard let snap = transaction.peek(t.id) else { continue }
-                for (s, d) in snap.slices.enumerated() {
-                    for (c, chain) in d.columns.enumerated() {
-                        for (k, b) in chain.enumerated() {
-                            let deleted = d.deleted.count(in: b.firstRow..<b.endRow)
-                            rows.append([.int(Int64(s)), .int(Int64(c)), .int(Int64(t.id)), .int(Int64(k)),
-                                         .int(Int64(b.zone.count)), b.zone.min.map { .int($0.blockListValue) } ?? .null,
-                                         b.zone.max.map { .int($0.blockListValue) } ?? .null,
-                                         .int(Int64(b.zone.nullCount)), .int(Int64(deleted)), .string(b.encoding.displayName),
-                                         .int(Int64(b.encodedSize)), .int(Int64(b.firstRow)),
-                                         .int(b.firstRow + b.zone.count > d.sortedRows ? 1 : 0)])
-                        }
-                    }
-                }
-            }
-            return make(-6, name, [("slice", .integer), ("col", .integer), ("tbl", .integer), ("blocknum", .integer),
-                                   ("num_values", .integer), ("minvalue", .bigint), ("maxvalue", .bigint),
-                                   ("num_nulls", .integer), ("num_deleted", .integer), ("encoding", .varchar(32)),
-                                   ("size_bytes", .integer), ("first_row", .bigint), ("unsorted", .integer)], rows)
+            return make(-6, name, Self.blockListColumns, blockListRows().map(\.values))
         case "stv_locks":
             // One row per table lock: held (granted) and waited for. Commit times are not
             // kept, so last_commit and last_update are NULL.
@@ -188,8 +192,8 @@ struct SystemTables {
             }
             return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
-            return clientCatalogTable(name) ?? securityTable(named: name) ?? queryStepTable(named: name)
-                ?? workloadTable(named: name) ?? logTable(named: name)
+            return clientCatalogTable(name) ?? pgCatalogTable(name) ?? securityTable(named: name) ?? queryStepTable(named: name)
+                ?? workloadTable(named: name) ?? logTable(named: name) ?? diskTable(named: name)
         }
     }
 
@@ -239,12 +243,14 @@ struct SystemTables {
     /// Redshift's rule for its system tables and views (STL, STV, SVL, SYS): a superuser,
     /// or a user with SYSLOG ACCESS UNRESTRICTED, sees every row; anyone else only the
     /// rows of their own user id (`userid`, or `user_id` in the SYS views).
-    /// A relation with a `query` column and no user id (STL_SCAN) shows the rows of the
+    /// A relation with a `query` column and no user id (STV_WLM_QUERY_STATE) shows the rows of the
     /// user's own queries (as STL_QUERY logs them).
     func ownRows(_ name: String, _ cols: [(String, DataType)], _ rows: [[Value]]) -> [[Value]] {
         guard let session, ["stl_", "stv_", "svl_", "sys_", "svcs_"].contains(where: { name.hasPrefix($0) }) else { return rows }
         let security = transaction.catalog.security
         if let u = security.user(session.user), u.superuser || u.syslogUnrestricted { return rows }
+        // Logins and their addresses are for superusers alone (as in Redshift).
+        if name == LogTable.connectionLog.name { return [] }
         let me = Value.int(Int64(security.user(session.user)?.id ?? -1))
         if let column = cols.firstIndex(where: { $0.0 == "userid" || $0.0 == "user_id" }) {
             return rows.filter { $0[column] == me }

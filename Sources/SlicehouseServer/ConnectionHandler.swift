@@ -29,6 +29,15 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var admitted = false
     private var parameters: [String: String] = [:]
     private var authenticationTimer: Scheduled<Void>?
+    /// How the client is asked to authenticate (STL_CONNECTION_LOG.authmethod).
+    private var authMethod = ""
+    /// The client's address and port (STL_CONNECTION_LOG.remotehost, remoteport).
+    private var remote = (host: "local", port: "")
+    /// The connection's id in STL_CONNECTION_LOG (`sessionid`): its events share it.
+    private let sessionID = UUID().uuidString.lowercased()
+    /// The session begun, for STL_CONNECTION_LOG's `disconnecting session`: its process,
+    /// user and start (microseconds since 1970).
+    private var begun: (process: Int, user: String, start: Int64)?
 
     init(server: Server) { self.server = server }
 
@@ -64,6 +73,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                                                            Array(c.md5.utf8)) {
                 return authenticated(context, login)
             }
+            logConnection("authentication failure", user: login.name, process: 0)
             fatal(context, code: "28P01", message: AuthenticationFailure.password(login.name).message)
         case .md5(let login, let salt):
             guard case .password(var body) = message, let text = try? body.readCString() else {
@@ -72,6 +82,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             if let c = login.credential, md5ResponseMatches(text, stored: c.md5, salt: salt) {
                 return authenticated(context, login)
             }
+            logConnection("authentication failure", user: login.name, process: 0)
             fatal(context, code: "28P01", message: AuthenticationFailure.password(login.name).message)
         case .scramStart(let login):
             guard case .password(let body) = message, let verifier = login.credential?.scram else {
@@ -144,6 +155,9 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 return fatal(context, code: "3D000", message: "database \"\(database)\" does not exist")
             }
             let method = server.configuration.rules.method(user: user, address: context.channel.remoteAddress)
+            authMethod = method?.rawValue ?? AuthMethod.reject.rawValue
+            let address = context.channel.remoteAddress
+            remote = (address?.ipAddress ?? "local", address?.port.map { String($0) } ?? "")
             // An unknown user, or one who cannot log in with a password (PASSWORD DISABLE,
             // VALID UNTIL passed), is challenged like everyone else and refused only after
             // answering, with the same message: a login attempt tells nothing of which users
@@ -205,6 +219,9 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         let session = server.database.connect()
         session.authenticate(as: login.name)
+        logConnection("authenticated", user: login.name, process: session.process)
+        logConnection("initiating session", user: login.name, process: session.process)
+        begun = (session.process, login.name, Self.nowMicros())
         let secret = Int32.random(in: Int32.min...Int32.max)
         let worker = server.startsWorkers
             ? ConnectionWorker(channel: context.channel, session: session, server: server,
@@ -246,7 +263,20 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(w.buffer)).whenComplete { _ in context.close(promise: nil) }
     }
 
+    /// Record a connection event in STL_CONNECTION_LOG.
+    private func logConnection(_ event: String, user: String, process: Int, duration: Int64 = 0) {
+        server.database.logConnection(event: event, remoteHost: remote.host, remotePort: remote.port, process: process, user: user,
+                                      authMethod: authMethod, sessionID: sessionID, duration: duration,
+                                      applicationName: parameters["application_name"] ?? "")
+    }
+
+    private static func nowMicros() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
+
     func channelInactive(context: ChannelHandlerContext) {
+        if let b = begun {
+            begun = nil
+            logConnection("disconnecting session", user: b.user, process: b.process, duration: Self.nowMicros() - b.start)
+        }
         state = .closed
         authenticationTimer?.cancel()
         server.authenticationEnded(self)

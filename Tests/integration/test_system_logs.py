@@ -95,3 +95,40 @@ def test_a_restarted_server_shows_what_its_clients_ran(tmp_path, driver):
         conn.close()
     finally:
         server.stop()
+
+
+def test_the_connection_log_records_each_session(tmp_path, driver):
+    """STL_CONNECTION_LOG (issue 76): the server logs each login, the session it begins
+    and its end (with how long it lasted) and each failed login, with the client's
+    address; only superusers read it."""
+    from server_support import connect, run as query, wait_until
+    server = Server(tmp_path / "data")
+    try:
+        first = connect(server)
+        pid = query(first, "select pg_backend_pid()")[0][0]
+        query(first, "create user watcher password 'Watcher123'")
+        first.close()
+        with pytest.raises(driver.OperationalError):
+            connect(server, user="watcher", password="Wrong1234")
+        admin = connect(server)
+        sql = ("select trim(event), trim(username), trim(remotehost), trim(dbname), duration > 0, trim(authmethod) <> '' "
+               "from stl_connection_log where pid = %s order by recordtime, event")
+        assert wait_until(lambda: len(query(admin, sql, (pid,))) == 3)
+        assert query(admin, sql, (pid,)) == [
+            ("authenticated", USER, "127.0.0.1", "dev", False, True),
+            ("initiating session", USER, "127.0.0.1", "dev", False, True),
+            ("disconnecting session", USER, "127.0.0.1", "dev", True, True),
+        ]
+        assert query(admin, "select count(*) from stl_connection_log where trim(event) = 'authentication failure' "
+                            "and trim(username) = 'watcher'") == [(1,)]
+        # A connection's events share its sessionid (36 characters), and no other's do.
+        assert query(admin, "select count(distinct sessionid), min(length(trim(sessionid))) from stl_connection_log "
+                            "where pid = %s", (pid,)) == [(1, 36)]
+        assert query(admin, "select count(*) from stl_connection_log where sessionid = (select max(sessionid) from "
+                            "stl_connection_log where pid = %s)", (pid,)) == [(3,)]
+        watcher = connect(server, user="watcher", password="Watcher123")
+        assert query(watcher, "select count(*) from stl_connection_log") == [(0,)]
+        watcher.close()
+        admin.close()
+    finally:
+        server.stop()

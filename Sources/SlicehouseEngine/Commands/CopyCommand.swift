@@ -146,7 +146,7 @@ struct CopyCommand {
          .int(Int64(query)),
          .string(e.file), .int(Int64(e.line)), .string(e.column), .string(e.columnType), .string(String(e.columnLength)),
          .int(Int64(e.position)), .string(String(e.rawLine.prefix(1024))), .string(String(e.rawFieldValue.prefix(1024))),
-         .int(Int64(e.code.rawValue)), .string(String(e.reason.prefix(100)))]
+         .int(Int64(e.code.rawValue)), .string(String(e.reason.prefix(100))), .int(0), .int(0), .int(0)]
     }
 
     /// STL_LOAD_COMMITS' rows: one per file the COPY loaded.

@@ -84,8 +84,11 @@ struct DMLCommand {
             chunks = result
         }
         let full = try writer.completeRows(table, targets: targets, provided: chunks)
+        let before = session.transaction.peek(table.id)
         try writer.append(full, to: table)
         let n = full.reduce(0) { $0 + $1.count }
+        session.database.logInserts(query: session.statementQueryID, userID: session.currentUserID, table: table.id, before: before,
+                                    after: session.transaction.peek(table.id), start: session.runningStatement?.start)
         return StatementResult(tag: "INSERT 0 \(n)")
     }
 

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: Apache-2.0
+import SlicehouseTypes
+import SlicehouseCatalog
+import SlicehouseStorage
+import SlicehouseSQL
+import SlicehousePlanner
+
+/// PostgreSQL 8.0's catalogs of constraints, dependencies, rules, locks, statistics and
+/// languages, as Redshift inherits them, built from the reading statement's catalog.
+///
+/// Identifiers: a view's rewrite rule (`_RETURN`) is `ruleOIDBase` + the view's position
+/// among the views; a materialized view's is `mvRuleOIDBase` + its table id. pg_depend
+/// names those rules (classid pg_rewrite, 2618) as depending on their view (`i`) and on
+/// the tables, columns and views their query reads (`n`), and each constraint
+/// (pg_constraint, 2606) on its table's columns (`a`) and a foreign key on the table it
+/// references (`n`), as PostgreSQL records them.
+extension SystemTables {
+    static let pgCatalogNames = ["pg_constraint", "pg_locks", "pg_statistic", "pg_language", "pg_database_info", "pg_index",
+                                 "pg_depend", "pg_rewrite", "pg_stat_activity"]
+
+    static let ruleOIDBase: Int64 = 920_000_000
+    static let mvRuleOIDBase: Int64 = 930_000_000
+    static let constraintOIDBase: Int64 = 800_000_000
+    /// pg_class, pg_rewrite and pg_constraint's own oids (PostgreSQL's).
+    static let pgClassOID: Int64 = 1259, pgRewriteOID: Int64 = 2618, pgConstraintOID: Int64 = 2606
+    /// The database's oid (pg_database, pg_database_info, STV_TBL_PERM.db_id).
+    static let databaseOID: Int64 = 16_384
+
+    /// pg_language's rows: (oid, name, procedural, trusted). SQL functions are `sql`,
+    /// stored procedures `plpgsql`, built-in functions `internal`.
+    static let languages: [(Int64, String, Bool, Bool)] = [
+        (12, "internal", false, false), (13, "c", false, false), (14, "sql", false, true), (100_356, "plpgsql", true, true),
+    ]
+
+    /// A view's or materialized view's rewrite rule: its oid, the relation's, and the query.
+    struct Rule {
+        var oid: Int64
+        var relation: Int64
+        var queryText: String
+        /// The tables and views the query reads directly, each with the columns it names
+        /// (nil: a late-binding view, which holds nothing back).
+        var reads: [(object: RelationAccess.Object, columns: [Int])]?
+    }
+
+    /// Every view's and materialized view's rule, in oid order.
+    func rules(bindingReads: Bool) -> [Rule] {
+        var out: [Rule] = []
+        for (i, v) in transaction.catalog.allViews.enumerated() {
+            let reads = bindingReads && !v.lateBinding ? directReads(v.queryText, searchPath: v.searchPath) : nil
+            out.append(Rule(oid: Self.ruleOIDBase + Int64(i), relation: Int64(Self.viewOIDBase + i), queryText: v.queryText,
+                            reads: reads))
+        }
+        for t in transaction.catalog.allTables.sorted(by: { $0.id < $1.id }) {
+            guard let mv = t.materializedView else { continue }
+            let reads = bindingReads ? directReads(mv.queryText, searchPath: mv.searchPath) : nil
+            out.append(Rule(oid: Self.mvRuleOIDBase + Int64(t.id), relation: Int64(t.id), queryText: mv.queryText, reads: reads))
+        }
+        return out
+    }
+
+    /// The tables and views `queryText` names itself (not those inside the views it
+    /// reads), with the column numbers it references; nil when it does not bind.
+    private func directReads(_ queryText: String, searchPath: [String]) -> [(object: RelationAccess.Object, columns: [Int])]? {
+        guard let session, !session.findingViewColumns else { return nil }
+        session.findingViewColumns = true
+        defer { session.findingViewColumns = false }
+        guard let stmts = try? parseStatements(queryText), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
+        let binder = Binder(catalog: StatementContext(database: database, session: session), evaluateConstant: evaluateConstant)
+        binder.viewSearchPath = searchPath
+        guard (try? binder.bind(query: q)) != nil else { return nil }
+        // System tables (negative ids) are not catalog objects of their own here.
+        return binder.relationAccesses().filter { a in
+            guard a.access.enclosingView == nil else { return false }
+            if case .table(let t) = a.access.object { return t.id >= 0 }
+            return true
+        }.map { ($0.access.object, $0.columns) }
+    }
+
+    /// The oid pg_class gives a view.
+    private func viewOID(_ v: ViewDef) -> Int64? {
+        transaction.catalog.allViews.firstIndex { $0.qualifiedName == v.qualifiedName }.map { Int64(Self.viewOIDBase + $0) }
+    }
+
+    /// One informational constraint of a table.
+    struct Constraint {
+        var oid: Int64
+        var name: String
+        var kind: String
+        var table: TableDef
+        var columns: [Int]
+        var referenced: TableDef?
+        var referencedColumns: [Int]
+    }
+
+    /// Every visible table's PRIMARY KEY, UNIQUE and REFERENCES constraints, with
+    /// PostgreSQL's default names (as DROP CONSTRAINT takes them).
+    func constraints() -> [Constraint] {
+        var out: [Constraint] = []
+        let catalog = transaction.catalog
+        let own = session?.temporarySchema
+        for t in catalog.allTables.sorted(by: { $0.id < $1.id }) where !t.isTemporary || t.schema == own {
+            func add(_ name: String, _ kind: String, _ cols: [Int], _ ref: TableDef? = nil, _ refCols: [Int] = []) {
+                out.append(Constraint(oid: Self.constraintOIDBase + Int64(out.count), name: name, kind: kind, table: t,
+                                      columns: cols, referenced: ref, referencedColumns: refCols))
+            }
+            let primary = t.primaryKey.isEmpty ? t.columns.indices.filter { t.columns[$0].isPrimaryKey } : t.primaryKey
+            if !primary.isEmpty { add("\(t.name)_pkey", "p", primary) }
+            var unique = t.uniqueKeys
+            for i in t.columns.indices where t.columns[i].isUnique && !unique.contains([i]) { unique.append([i]) }
+            for key in unique {
+                add("\(t.name)_\(key.map { t.columns[$0].name }.joined(separator: "_"))_key", "u", key)
+            }
+            for (i, c) in t.columns.enumerated() {
+                guard let target = c.references else { continue }
+                let ref = catalog.table(QualifiedName(schema: t.schema, name: target.lowercased()))
+                    ?? catalog.table(QualifiedName(schema: Catalog.publicSchema, name: target.lowercased()))
+                let refPrimary = ref.map { r in
+                    r.primaryKey.isEmpty ? r.columns.indices.filter { r.columns[$0].isPrimaryKey } : r.primaryKey
+                }
+                add("\(t.name)_\(c.name)_fkey", "f", [i], ref, refPrimary ?? [])
+            }
+        }
+        return out
+    }
+
+    /// `{1,2}`: a column list as PostgreSQL prints an int2[] (1-based column numbers).
+    private static func arrayText(_ cols: [Int]) -> Value { .string("{" + cols.map { String($0 + 1) }.joined(separator: ",") + "}") }
+
+    /// The system table `name` of this file, or nil.
+    func pgCatalogTable(_ name: String) -> (TableDef, TableSnapshot)? {
+        let nameType = DataType.varchar(128)
+        switch name {
+        case "pg_constraint":
+            let rows = constraints().map { c -> [Value] in
+                let fk = c.kind == "f"
+                return [.int(c.oid), .string(c.name), .int(Self.schemaOID(c.table.schema)), .string(c.kind), .bool(false),
+                        .bool(false), .int(Int64(c.table.id)), .int(0), .int(Int64(c.referenced?.id ?? 0)),
+                        .string(fk ? "a" : " "), .string(fk ? "a" : " "), .string(fk ? "u" : " "), Self.arrayText(c.columns),
+                        fk && !c.referencedColumns.isEmpty ? Self.arrayText(c.referencedColumns) : .null, .null, .null]
+            }
+            return make(-62, name, [("oid", .integer), ("conname", nameType), ("connamespace", .integer), ("contype", .char(1)),
+                                    ("condeferrable", .boolean), ("condeferred", .boolean), ("conrelid", .integer),
+                                    ("contypid", .integer), ("confrelid", .integer), ("confupdtype", .char(1)),
+                                    ("confdeltype", .char(1)), ("confmatchtype", .char(1)), ("conkey", .text),
+                                    ("confkey", .text), ("conbin", .text), ("consrc", .text)], rows)
+        case "pg_locks":
+            // The lock manager's table locks (one exclusive lock per writing transaction,
+            // held or waited for), then each open transaction's lock on its own id.
+            var rows = database.store.locks.entries.map { e -> [Value] in
+                [.int(Int64(e.table)), .int(Self.databaseOID), .int(Int64(e.holder.transaction)), .int(Int64(e.holder.process)),
+                 .string("AccessExclusiveLock"), .bool(e.granted)]
+            }
+            for s in database.openSessions {
+                guard let t = s.openTransaction else { continue }
+                rows.append([.null, .null, .int(Int64(t.id)), .int(Int64(s.process)), .string("ExclusiveLock"), .bool(true)])
+            }
+            return make(-63, name, [("relation", .integer), ("database", .integer), ("transaction", .bigint), ("pid", .integer),
+                                    ("mode", .text), ("granted", .boolean)], rows)
+        case "pg_stat_activity":
+            // Every open session (PostgreSQL 8.0's columns): its statement running now, or
+            // `<IDLE>`, and when that statement began.
+            let security = transaction.catalog.security
+            let rows = database.openSessions.map { s -> [Value] in
+                let running = s.runningStatement
+                return [.int(Self.databaseOID), .string(Session.databaseName), .int(Int64(s.process)),
+                        .int(Int64(security.user(s.user)?.id ?? 1)), .string(s.user),
+                        .string(running.map { String($0.text.prefix(4000)) } ?? "<IDLE>"), running.map { .int($0.start) } ?? .null]
+            }
+            return make(-67, name, [("datid", .integer), ("datname", nameType), ("procpid", .integer), ("usesysid", .integer),
+                                    ("usename", nameType), ("current_query", .varchar(4000)), ("query_start", .timestamp)], rows)
+        case "pg_statistic":
+            // What ANALYZE learned of each column (null share, distinct values).
+            var rows: [[Value]] = []
+            let own = session?.temporarySchema
+            for t in transaction.catalog.allTables.sorted(by: { $0.id < $1.id }) where !t.isTemporary || t.schema == own {
+                guard let analyzed = transaction.peek(t.id)?.analyzed else { continue }
+                for (i, c) in t.columns.enumerated() {
+                    guard let s = analyzed.columns[i] else { continue }
+                    let width = c.type.width > 0 && !c.type.isString && !c.type.isDecimal ? c.type.width : -1
+                    rows.append([.int(Int64(t.id)), .int(Int64(i + 1)), .double(s.nullFraction), .int(Int64(width)),
+                                 .double(s.distinct.rounded()), .int(0), .int(0), .int(0), .int(0), .int(0), .int(0), .int(0),
+                                 .int(0), .null, .null, .null, .null, .null, .null, .null, .null])
+                }
+            }
+            return make(-64, name, [("starelid", .integer), ("staattnum", .smallint), ("stanullfrac", .real),
+                                    ("stawidth", .integer), ("stadistinct", .real), ("stakind1", .smallint),
+                                    ("stakind2", .smallint), ("stakind3", .smallint), ("stakind4", .smallint),
+                                    ("staop1", .integer), ("staop2", .integer), ("staop3", .integer), ("staop4", .integer),
+                                    ("stanumbers1", .text), ("stanumbers2", .text), ("stanumbers3", .text),
+                                    ("stanumbers4", .text), ("stavalues1", .text), ("stavalues2", .text),
+                                    ("stavalues3", .text), ("stavalues4", .text)], rows)
+        case "pg_language":
+            let rows = Self.languages.map { l -> [Value] in
+                [.int(l.0), .string(l.1), .bool(l.2), .bool(l.3), .int(0), .int(0), .null]
+            }
+            return make(-65, name, [("oid", .integer), ("lanname", nameType), ("lanispl", .boolean), ("lanpltrusted", .boolean),
+                                    ("lanplcallfoid", .integer), ("lanvalidator", .integer), ("lanacl", .text)], rows)
+        case "pg_database_info":
+            return make(-66, name, Array(Self.pgDatabaseColumns.dropFirst()) + [("datid", .integer), ("datconnlimit", .text)],
+                        [Array(pgDatabaseRow.dropFirst()) + [.int(Self.databaseOID), .string("UNLIMITED")]])
+        case "pg_index":
+            // Redshift has no indexes (PRIMARY KEY and UNIQUE are informational).
+            return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indkey", .text), ("indclass", .text),
+                                    ("indnatts", .smallint), ("indisunique", .boolean), ("indisprimary", .boolean),
+                                    ("indisclustered", .boolean), ("indexprs", .text), ("indpred", .text)], [])
+        case "pg_depend":
+            var rows: [[Value]] = []
+            func dep(_ classID: Int64, _ obj: Int64, _ refObj: Int64, _ refSub: Int, _ type: String) {
+                rows.append([.int(classID), .int(obj), .int(0), .int(Self.pgClassOID), .int(refObj), .int(Int64(refSub)),
+                             .string(type)])
+            }
+            for r in rules(bindingReads: true) {
+                dep(Self.pgRewriteOID, r.oid, r.relation, 0, "i")
+                for read in r.reads ?? [] {
+                    switch read.object {
+                    case .table(let t):
+                        if read.columns.isEmpty { dep(Self.pgRewriteOID, r.oid, Int64(t.id), 0, "n") }
+                        for c in read.columns { dep(Self.pgRewriteOID, r.oid, Int64(t.id), c + 1, "n") }
+                    case .view(let v):
+                        if let oid = viewOID(v) { dep(Self.pgRewriteOID, r.oid, oid, 0, "n") }
+                    }
+                }
+            }
+            for c in constraints() {
+                for col in c.columns { dep(Self.pgConstraintOID, c.oid, Int64(c.table.id), col + 1, "a") }
+                guard let ref = c.referenced else { continue }
+                if c.referencedColumns.isEmpty { dep(Self.pgConstraintOID, c.oid, Int64(ref.id), 0, "n") }
+                for col in c.referencedColumns { dep(Self.pgConstraintOID, c.oid, Int64(ref.id), col + 1, "n") }
+            }
+            return make(-60, name, [("classid", .integer), ("objid", .integer), ("objsubid", .integer),
+                                    ("refclassid", .integer), ("refobjid", .integer), ("refobjsubid", .integer),
+                                    ("deptype", .char(1))], rows)
+        case "pg_rewrite":
+            // Each view's and materialized view's `_RETURN` rule (ON SELECT DO INSTEAD).
+            let rows = rules(bindingReads: false).map { r -> [Value] in
+                [.int(r.oid), .string("_RETURN"), .int(r.relation), .int(-1), .string("1"), .bool(true), .string("<>"),
+                 .string(r.queryText)]
+            }
+            return make(-61, name, [("oid", .integer), ("rulename", nameType), ("ev_class", .integer), ("ev_attr", .smallint),
+                                    ("ev_type", .char(1)), ("is_instead", .boolean), ("ev_qual", .text),
+                                    ("ev_action", .text)], rows)
+        default:
+            return nil
+        }
+    }
+
+    /// pg_database's columns (PostgreSQL 8.0's, the oid first) and its one row.
+    static let pgDatabaseColumns: [(String, DataType)] = [
+        ("oid", .integer), ("datname", .varchar(128)), ("datdba", .integer), ("encoding", .integer), ("datistemplate", .boolean),
+        ("datallowconn", .boolean), ("datlastsysoid", .integer), ("datvacuumxid", .bigint), ("datfrozenxid", .bigint),
+        ("dattablespace", .integer), ("datconfig", .text), ("datacl", .text),
+    ]
+    var pgDatabaseRow: [Value] {
+        [.int(Self.databaseOID), .string(Session.databaseName), .int(1), .int(6), .bool(false), .bool(true), .int(Self.databaseOID - 1),
+         .int(0), .int(0), .int(1663), .null, .null]
+    }
+
+    /// One pg_class row (Redshift's columns; relukeys, relfkeys and relrefs are unused, as
+    /// in PostgreSQL 8.0).
+    func classRow(oid: Int64, name: String, schema: String, owner: Int64, fileNode: Int64, tuples: Double, kind: String,
+                          columns: Int, distStyle: Int64, primaryKey: Bool, rules: Bool, acl: Value) -> [Value] {
+        [.int(oid), .string(name), .int(Self.schemaOID(schema)), .int(0), .int(owner), .int(0), .int(fileNode), .int(0),
+         .int(0), .double(tuples), .int(0), .int(0), .bool(false), .bool(false), .string(kind), .int(Int64(columns)), .int(0),
+         .bool(false), .bool(false), .int(distStyle), .int(0), .int(0), .int(0), .int(0), .int(0), .int(0), .bool(false),
+         .bool(primaryKey), .bool(rules), .bool(false), acl]
+    }
+
+    /// An object's ACL as PostgreSQL prints an aclitem[] (`relacl`): NULL until a grant is
+    /// made on it, then the owner's privileges and each grantee's, `grantee=letters/grantor`
+    /// (`group g=...`, `role r=...`, `=...` for PUBLIC; `*` after a letter it may grant).
+    func aclText(_ object: SecuredObject, owner: String?) -> Value {
+        let entries = transaction.catalog.security.entries.filter { $0.object == object }
+        guard !entries.isEmpty else { return .null }
+        // In PostgreSQL's order of the letters (INSERT, SELECT, UPDATE, DELETE, ...).
+        let order: [Privilege] = [.insert, .select, .update, .delete, .drop, .references, .alter, .truncate, .create, .usage]
+        func letters(_ privileges: Set<Privilege>, _ grantable: Set<Privilege>) -> String {
+            order.filter { privileges.contains($0) }
+                .map { grantable.contains($0) ? "\($0.aclLetter)*" : "\($0.aclLetter)" }.joined()
+        }
+        var items: [String] = []
+        if let owner { items.append("\(owner)=\(letters(Set(Privilege.table), []))/\(owner)") }
+        for e in entries {
+            let who: String
+            switch e.grantee {
+            case .user(let n): who = n
+            case .group(let n): who = "group " + n
+            case .role(let n): who = "role " + n
+            case .public: who = ""
+            }
+            items.append("\(who)=\(letters(e.privileges, e.grantable))/\(e.grantor)")
+        }
+        return .string("{" + items.joined(separator: ",") + "}")
+    }
+
+    /// pg_attribute.attencodingtype of an encoding: 0 for RAW ("none"), then Slicehouse's
+    /// numbering of the others (see docs/DIFFERENCES.md).
+    static func encodingCode(_ e: ColumnEncoding) -> Int64 {
+        switch e {
+        case .raw: return 0
+        case .bytedict: return 1
+        case .delta: return 2
+        case .delta32k: return 3
+        case .lzo: return 4
+        case .mostly8: return 5
+        case .mostly16: return 6
+        case .mostly32: return 7
+        case .runlength: return 8
+        case .text255: return 9
+        case .text32k: return 10
+        case .zstd: return 11
+        case .az64: return 12
+        }
+    }
+}
