@@ -92,7 +92,7 @@ struct TableWriter {
     /// The first multibyte character of a non-NULL value of `s` as its bytes in hex
     /// (`e4 b8 ad`), or nil when every value is single-byte (CHAR takes only those).
     static func firstMultibyte(_ s: StringArray, isNull: (Int) -> Bool) -> String? {
-        guard s.bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        guard hasNonASCII(s.bytes) else { return nil }
         for i in 0..<s.count where !isNull(i) {
             let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
             guard let k = s.bytes[st..<en].firstIndex(where: { $0 >= 0x80 }) else { continue }
@@ -101,6 +101,32 @@ struct TableWriter {
             return s.bytes[k..<e].map { String($0, radix: 16) }.joined(separator: " ")
         }
         return nil
+    }
+
+    /// Whether a byte of `bytes` has its high bit set, eight bytes at a time (COPY runs
+    /// every CHAR column through this).
+    static func hasNonASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            let n = raw.count
+            var acc: UInt64 = 0
+            var i = 0
+            while i + 32 <= n {
+                acc |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+                i += 32
+            }
+            while i + 8 <= n {
+                acc |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < n {
+                acc |= UInt64(raw[i])
+                i += 1
+            }
+            return acc & 0x8080_8080_8080_8080 != 0
+        }
     }
 
     /// Whether any element of `s` ends in a blank (a CHAR value to trim); COPY's
