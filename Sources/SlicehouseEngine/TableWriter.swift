@@ -103,8 +103,8 @@ struct TableWriter {
         return nil
     }
 
-    /// Whether a byte of `bytes` has its high bit set, eight bytes at a time (COPY runs
-    /// every CHAR column through this).
+    /// Whether a byte of `bytes` has its high bit set, eight bytes at a time (every CHAR
+    /// column a COPY loads passes through here too, after the loader's own check).
     static func hasNonASCII(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
             let n = raw.count

@@ -63,7 +63,7 @@ public struct SQLTextScanner: Sendable {
             let next: UInt8? = i + 1 < n ? bytes[i + 1] : nil
             var width = 1
             defer {
-                if width >= 1 { previous = bytes[i + width - 1] }
+                previous = bytes[i + width - 1]
                 i += width
             }
             if inLineComment {

@@ -41,9 +41,8 @@ final class PreparedSQLStatements {
 struct PreparedSQLCommand {
     let session: Session
 
+    /// `text` is one statement: the parser read it as PREPARE's body.
     func prepare(_ name: String, _ types: [DataType], _ text: String) throws -> StatementResult {
-        let statements = try parseScript(text)
-        guard statements.count == 1 else { throw SQLError(.syntax, "cannot insert multiple commands into a prepared statement") }
         try session.preparedSQL.add(name, .init(parameterTypes: types, text: text))
         return StatementResult(tag: "PREPARE")
     }
