@@ -60,6 +60,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func sessionDayFirst() -> Bool {
+        guard let style = session.settings["datestyle"]?.uppercased() else { return false }
+        return style.contains("DMY") || style.contains("EURO") && !style.contains("NONEURO")
+    }
+
     func sessionTimeZone() -> String? {
         guard let zone = session.settings["timezone"], zone.uppercased() != "UTC" else { return nil }
         return zone

@@ -209,7 +209,7 @@ struct MaterializedViewRewrite {
                 f.args[i] = m
             }
             return make(.function(f))
-        case .inSubquery, .exists, .subquery, .quantified, .quantifiedArray, .defaultValue:
+        case .inSubquery, .exists, .subquery, .quantified, .quantifiedArray, .defaultValue, .row:
             return nil
         }
     }

@@ -31,6 +31,16 @@ extension Session {
         if s.name == "statement_timeout", Session.milliseconds(value) == nil {
             throw SQLError(.invalidParameter, "invalid value for parameter \"statement_timeout\": \"\(value)\"")
         }
+        if s.name == "datestyle" {
+            // `ISO, MDY`: an output style (ISO, Postgres, SQL, German) and a field order
+            // (MDY, DMY, YMD), either or both. Only the order changes what is read;
+            // values are shown in ISO style whatever the setting (DIFFERENCES.md).
+            let words = value.uppercased().split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+            let known: Set<String> = ["ISO", "POSTGRES", "SQL", "GERMAN", "MDY", "DMY", "YMD", "EURO", "EUROPEAN", "US", "NONEURO", "NONEUROPEAN"]
+            guard !words.isEmpty, words.allSatisfy(known.contains) else {
+                throw SQLError(.invalidParameter, "invalid value for parameter \"datestyle\": \"\(value)\"")
+            }
+        }
         if s.name == "standard_conforming_strings", value.lowercased() != "off" {
             // Every literal reads backslash escapes (Lexer.scanQuoted), as Redshift's do.
             throw SQLError(.featureNotSupported,

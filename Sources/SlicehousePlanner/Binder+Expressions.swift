@@ -35,6 +35,7 @@ extension Binder {
         case .binary(_, let a, let b), .isDistinctFrom(let a, let b, _): return containsAggregate(a) || containsAggregate(b)
         case .between(let a, let l, let h, _): return containsAggregate(a) || containsAggregate(l) || containsAggregate(h)
         case .inList(let a, let l, _): return containsAggregate(a) || l.contains(where: containsAggregate)
+        case .row(let items): return items.contains(where: containsAggregate)
         case .like(_, let a, let p, _, _): return containsAggregate(a) || containsAggregate(p)
         case .caseWhen(let c):
             return (c.operand.map(containsAggregate) ?? false)
@@ -70,6 +71,9 @@ extension Binder {
             case .real: return "float4"
             case .boolean: return "bool"
             case .timestamp: return "timestamp"
+            case .timestamptz: return "timestamptz"
+            case .time: return "time"
+            case .timetz: return "timetz"
             default: return "?column?"
             }
         case .caseWhen: return "case"
@@ -109,6 +113,10 @@ extension Binder {
         let s = e.type
         let zoned = (t == .timestamptz && (s.isString || s == .timestamp || s == .date || s == .superType))
             || (s == .timestamptz && (t == .timestamp || t == .date || t == .time || t.isString))
+        if s.isString && (t == .date || t == .timestamp || t == .timestamptz) && catalog.sessionDayFirst() {
+            // DATESTYLE DMY: `01-02-2008` is the first of February.
+            return .function(Builtins.intervals.castDayFirst, [e, .constant(.string(catalog.sessionTimeZone() ?? "UTC"), .text)], t)
+        }
         if zoned, let zone = catalog.sessionTimeZone() {
             return .function(Builtins.intervals.castInZone, [e, .constant(.string(zone), .text)], t)
         }
@@ -261,6 +269,7 @@ extension Binder {
             let both = BoundExpr.and([ge, le])
             return neg ? .unary(.not, both, .boolean) : both
         case .inList(let a, let list, let neg):
+            if let row = rowElements(a) { return try bindExpr(try rowInList(row, list, negated: neg, e), scope, agg: agg) }
             let ba = try bindExpr(a, scope, agg: agg)
             var items = try list.map { try bindExpr($0, scope, agg: agg) }
             var t = ba.type
@@ -340,6 +349,8 @@ extension Binder {
             return try bindFunction(f, e, scope, agg)
         case .defaultValue:
             throw err(.syntax, "DEFAULT is not allowed in this context", e)
+        case .row:
+            throw err(.featureNotSupported, Binder.rowValueRefusal, e)
         }
     }
 
@@ -381,6 +392,9 @@ extension Binder {
     }
 
     func bindBinary(_ op: BinaryOperator, _ l: Expr, _ r: Expr, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr {
+        if rowElements(l) != nil || rowElements(r) != nil {
+            return try bindExpr(try rowComparison(op, l, r, e), scope, agg: agg)
+        }
         if let regex = try bindRegexOperator(op, l, r, e, scope, agg) { return regex }
         switch op {
         case .and, .or:

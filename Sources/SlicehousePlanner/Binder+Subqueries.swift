@@ -81,6 +81,13 @@ extension Binder {
     /// `x [NOT] IN (q)` as a value, with SQL's NULLs: TRUE when some row equals x; else
     /// NULL when q has rows and x or some row's value is NULL; else FALSE.
     func bindInValue(_ x: Expr, _ q: Query, negated: Bool, _ e: Expr, _ scope: Scope, agg: AggregationContext?) throws -> BoundExpr {
+        if let row = rowElements(x) {
+            let xs = try row.map { try finishAggregate(try bindExpr($0, scope, agg: agg), agg, $0.location) }
+            let (plan, correlated) = try bindSubquery(q, outer: scope)
+            _ = try rowSubqueryEqualities(xs, plan, e)
+            let v = try rowInValue(xs, plan, correlated: correlated, e, agg: agg)
+            return negated ? .unary(.not, v, .boolean) : v
+        }
         let bx = try finishAggregate(try bindExpr(x, scope, agg: agg), agg, x.location)
         let (plan, correlated) = try bindSubquery(q, outer: scope)
         guard plan.outputs.count == 1 else { throw err(.syntax, "subquery has too many columns", e) }
@@ -423,6 +430,18 @@ extension Binder {
             return .predicate(negated ? .unary(.not, mark, .boolean) : mark)
         case .inSubquery(let x, let q, let notIn):
             let neg = negated != notIn
+            if let row = rowElements(x) {
+                let xs = try row.map { try finishAggregate(try bindExpr($0, scope, agg: agg), agg, $0.location) }
+                let (sub, correlated) = try bindSubquery(q, outer: scope)
+                let (stripped, preds) = extractCorrelated(sub, outerIDs: correlated)
+                if !neg && !referencesAny(stripped, correlated) {
+                    let eqs = try rowSubqueryEqualities(xs, sub, e)
+                    return .joined(.join(.semi, plan, stripped, condition: .and(eqs + preds)))
+                }
+                _ = try rowSubqueryEqualities(xs, sub, e)
+                let value = try rowInValue(xs, sub, correlated: correlated, c, agg: agg)
+                return .predicate(neg ? .unary(.not, value, .boolean) : value)
+            }
             let bx = try finishAggregate(try bindExpr(x, scope, agg: agg), agg, x.location)
             let (sub, correlated) = try bindSubquery(q, outer: scope)
             guard sub.outputs.count == 1 else { throw err(.syntax, "subquery has too many columns", e) }

@@ -93,6 +93,7 @@ extension Binder {
         case .isDistinctFrom(let a, let b, let neg): out.kind = .isDistinctFrom(try sub(a), try sub(b), negated: neg)
         case .between(let a, let l, let h, let neg): out.kind = .between(try sub(a), low: try sub(l), high: try sub(h), negated: neg)
         case .inList(let a, let list, let neg): out.kind = .inList(try sub(a), try list.map(sub), negated: neg)
+        case .row(let items): out.kind = .row(try items.map(sub))
         case .like(let op, let a, let p, let esc, let neg):
             out.kind = .like(op, try sub(a), pattern: try sub(p), escape: try esc.map(sub), negated: neg)
         case .caseWhen(var c):

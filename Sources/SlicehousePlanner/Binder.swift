@@ -266,8 +266,23 @@ public final class Binder {
         }
         if !groupBy.isEmpty || usesAggregates || s.having != nil {
             let ctx = AggregationContext()
+            let positions = starPositions(s.items, scope)
             func index(_ ge: Expr) throws -> Int {
-                let target = try groupTarget(ge, s.items, scope)
+                // A position that names a column of a `*` (`SELECT *, count(*) ... GROUP BY 1, 2`).
+                if let positions, case .literal(.integer(let text)) = ge.kind, let k = Int(text),
+                   k >= 1, k <= positions.count, case .right(let column) = positions[k - 1] {
+                    let b = BoundExpr.column(column.column.id, column.column.type)
+                    if let i = ctx.groupExprs.firstIndex(of: b) { return i }
+                    ctx.groupExprs.append(b)
+                    ctx.groupOutputs.append(newColumn(b.type, column.name))
+                    return ctx.groupExprs.count - 1
+                }
+                let target = try groupTarget(ge, positions.map { ps in ps.map { p -> SelectItem in
+                    switch p {
+                    case .left(let item): return item
+                    case .right: return .expr(Expr(.literal(.null)), alias: nil)
+                    }
+                } } ?? s.items, scope)
                 // A subquery as a grouping key (often through a select-list alias) is a
                 // pattern Redshift refuses too.
                 if target.containsSubquery {
@@ -700,6 +715,20 @@ public final class Binder {
         return false
     }
 
+    /// The select list by output position when it holds a `*`: each item, or a column a
+    /// `*` stands for; nil without a `*`.
+    func starPositions(_ items: [SelectItem], _ scope: Scope) -> [Either<SelectItem, StarColumn>]? {
+        guard items.contains(where: { if case .wildcard = $0 { return true }; return false }) else { return nil }
+        var out: [Either<SelectItem, StarColumn>] = []
+        for item in items {
+            guard case .wildcard(let w) = item else { out.append(.left(item)); continue }
+            let columns = w.qualifier.isEmpty ? scope.starColumns
+                : scope.relations.filter { $0.alias == w.qualifier.last }.flatMap { $0.columns }
+            out += columns.map { .right(StarColumn(column: $0.column, name: $0.name)) }
+        }
+        return out
+    }
+
     /// GROUP BY item: an output position or alias names a select-list expression.
     func groupTarget(_ e: Expr, _ items: [SelectItem], _ scope: Scope) throws -> Expr {
         switch e.kind {
@@ -1118,4 +1147,16 @@ extension Binder {
         }
         return .values(rows, outputs: [newColumn(type, "generate_series")])
     }
+}
+
+/// One of two kinds of value.
+enum Either<L, R> {
+    case left(L)
+    case right(R)
+}
+
+/// An input column a select list's `*` stands for, with its output name.
+struct StarColumn {
+    var column: PlanColumn
+    var name: String
 }

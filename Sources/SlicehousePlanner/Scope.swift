@@ -21,6 +21,8 @@ public protocol BinderCatalog {
     /// else in the first schema of the search path that has any.
     func userFunctions(named name: String, schema: String?) -> [UserFunction]
     func sessionTimeZone() -> String?
+    /// Whether the session's DATESTYLE reads `01-02-2008` day first (DMY).
+    func sessionDayFirst() -> Bool
     /// For `has_schema_privilege` / `has_table_privilege` over columns: every
     /// `user + "\u{1}" + object` the function answers true for with `privilege`.
     func privilegeKeys(_ function: String, privilege: String) throws -> [String]
@@ -41,6 +43,7 @@ extension BinderCatalog {
     public func userFunctions(named name: String, schema: String?) -> [UserFunction] { [] }
     /// The session's `timezone` setting (nil: UTC).
     public func sessionTimeZone() -> String? { nil }
+    public func sessionDayFirst() -> Bool { false }
     public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
     public func viewDefinitions() -> [(oid: Int64, definition: String)] { [] }
 }

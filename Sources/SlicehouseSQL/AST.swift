@@ -121,6 +121,9 @@ public indirect enum ExprKind: Sendable, Hashable {
     /// The `DEFAULT` keyword. The parser only produces it as a value in
     /// `INSERT ... VALUES` rows and in `UPDATE ... SET c = DEFAULT`.
     case defaultValue
+    /// A row value `(a, b, ...)` of two or more expressions: the binder takes it only
+    /// in `=` / `<>` against another row, `IN ((..), (..))` and `IN (subquery)`.
+    case row([Expr])
 }
 
 /// A constant. Numbers keep their text so the binder can type them exactly
@@ -155,6 +158,8 @@ public struct IntervalLiteral: Sendable, Hashable {
 /// A column reference; `parts` are the dotted names as written (1 to 4 of them).
 public struct ColumnRef: Sendable, Hashable {
     public var parts: [String]
+    /// Written `t.c(+)`: an Oracle-style outer join's mark (`OuterJoinMarkers`).
+    @IgnoredInComparison public var outerJoinMarker: Bool = false
 
     public init(_ parts: [String]) { self.parts = parts }
     public init(table: String? = nil, _ name: String) {
@@ -701,6 +706,8 @@ extension Expr {
             return any([a, l, h])
         case .inList(let a, let l, _):
             return any([a] + l)
+        case .row(let items):
+            return any(items)
         case .like(_, let a, let pattern, let escape, _):
             return any([a, pattern] + (escape.map { [$0] } ?? []))
         case .caseWhen(let c):

@@ -44,6 +44,16 @@ extension Parser {
         }
         advance()
         let inner = try parseExpr()
+        if isSymbol(",") {
+            // A row value `(a, b, ...)`.
+            var items = [inner]
+            while isSymbol(",") {
+                advance()
+                items.append(try parseExpr())
+            }
+            try expectSymbol(")")
+            return Expr(.row(items), at: token.location)
+        }
         try expectSymbol(")")
         // `(expr)[i]`, `(expr).attribute`: PartiQL navigation on a SUPER value, or an
         // element of a PostgreSQL array shown as text (`super_index` in the binder).
@@ -163,6 +173,13 @@ extension Parser {
         while isSymbol(".") {
             advance()
             parts.append(try parseLabel())
+        }
+        if isSymbol("(") && isSymbol("+", at: 1) && isSymbol(")", at: 2) {
+            // `t.c(+)`: the column of an Oracle-style outer join (OuterJoinMarkers).
+            advance(); advance(); advance()
+            var ref = ColumnRef(parts)
+            ref.outerJoinMarker = true
+            return Expr(.column(ref), at: start.location)
         }
         if isSymbol("(") {
             guard parts.count <= 2, let name = parts.last else { throw syntaxError(at: start) }

@@ -204,7 +204,7 @@ extension Parser {
 
     // MARK: - SELECT
 
-    /// `SELECT [ALL|DISTINCT] [TOP n] items [FROM] [WHERE] [GROUP BY] [HAVING] [QUALIFY]`.
+    /// `SELECT [ALL|DISTINCT] [TOP n] [DISTINCT] items [FROM] [WHERE] [GROUP BY] [HAVING] [QUALIFY]`.
     private mutating func parseSelect() throws -> Select {
         let start = advance()  // SELECT
         var select = Select(items: [], location: start.location)
@@ -217,6 +217,8 @@ extension Parser {
             advance()
             let token = advance()
             select.top = Expr(.literal(.integer(n)), at: token.location)
+            // Redshift takes `TOP n DISTINCT` as well as `DISTINCT TOP n`.
+            if !select.distinct && acceptWord("distinct") { select.distinct = true }
         }
         select.items = try parseSelectItems()
         if isWord("exclude") && (isSymbol("(", at: 1) || isIdentifier(at: 1)) {
@@ -244,7 +246,10 @@ extension Parser {
             select.from = [TableRef(.function(call, alias: nil), at: e.location)]
             select.items = [.expr(Expr(.column(ColumnRef("generate_series")), at: e.location), alias: alias)]
         }
-        if acceptWord("where") { select.whereClause = try parseExpr() }
+        if acceptWord("where") {
+            select.whereClause = try parseExpr()
+            try OuterJoinMarkers.rewrite(&select)
+        }
         if acceptWords("group", "by") { select.groupBy = try parseGroupBy() }
         if acceptWord("having") { select.having = try parseExpr() }
         if acceptWord("qualify") { select.qualify = try parseExpr() }

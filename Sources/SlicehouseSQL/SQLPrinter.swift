@@ -177,6 +177,8 @@ enum SQLPrinter {
             return function(call)
         case .defaultValue:
             return "DEFAULT"
+        case .row(let items):
+            return "(" + items.map { expr($0) }.joined(separator: ", ") + ")"
         }
     }
 

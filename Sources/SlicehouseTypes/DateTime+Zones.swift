@@ -34,11 +34,11 @@ extension DateTime {
             }
             digits += 1
         }
-        guard i > 0, digits == 2 || digits == 4, t[i - 1] == 43 || t[i - 1] == 45 else { return (t, nil) }
+        guard i > 0, digits == 1 || digits == 2 || digits == 4, t[i - 1] == 43 || t[i - 1] == 45 else { return (t, nil) }
         // A '-' after the date's digits belongs to the date: the offset must follow a time.
         let sign = i - 1
         guard t.prefix(sign).contains(58) else { return (t, nil) }
-        let hours = v.0 * 10 + v.1
+        let hours = digits == 1 ? v.0 : v.0 * 10 + v.1
         let minutes = digits == 4 ? v.2 * 10 + v.3 : 0
         guard hours <= 15, minutes < 60 else { return (t, nil) }
         var offset = (hours * 60 + minutes) * 60 * microsPerSecond

@@ -42,16 +42,20 @@ public enum DateTime {
 
     // MARK: Parsing (bytes, no allocation)
 
-    /// Parse `YYYY-MM-DD` (also `YYYY/MM/DD`, `YYYYMMDD`, optional surrounding blanks).
-    public static func parseDate(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    /// Parse `YYYY-MM-DD` (also `YYYY/MM/DD`, `YYYYMMDD`, `MM-DD-YYYY`, `M/D/YYYY`, or
+    /// with `dayFirst` `DD-MM-YYYY`; optional surrounding blanks).
+    public static func parseDate(_ b: UnsafeBufferPointer<UInt8>) -> Int64? { parseDate(b, dayFirst: false) }
+
+    public static func parseDate(_ b: UnsafeBufferPointer<UInt8>, dayFirst: Bool) -> Int64? {
         var i = 0, n = b.count
         while i < n && b[i] == 32 { i += 1 }
         while n > i && b[n - 1] == 32 { n -= 1 }
-        guard let (days, end) = parseDatePart(b, i, n), end == n else { return nil }
+        guard let (days, end) = parseDatePart(b, i, n, dayFirst: dayFirst), end == n else { return nil }
         return days
     }
 
-    @usableFromInline static func parseDatePart(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ n: Int) -> (Int64, Int)? {
+    @usableFromInline static func parseDatePart(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ n: Int,
+                                                dayFirst: Bool = false) -> (Int64, Int)? {
         var i = start
         func num(_ maxDigits: Int) -> (Int64, Int)? {
             var v: Int64 = 0, d = 0
@@ -69,20 +73,31 @@ public enum DateTime {
             let sep = b[i]; i += 1
             guard let (m, _) = num(2), i < n, b[i] == sep else { return nil }
             i += 1
-            guard let (d, _) = num(2) else { return nil }
-            month = m; day = d
+            guard let (last, lastDigits) = num(4) else { return nil }
+            if yd <= 2 && lastDigits == 4 {
+                // `12-31-2008`, `8/2/2003`: month first (DATESTYLE MDY, Redshift's
+                // default), or day first under DMY.
+                year = last
+                (month, day) = dayFirst ? (m, y) : (y, m)
+            } else {
+                guard lastDigits <= 2 else { return nil }
+                month = m; day = last
+            }
         }
         guard month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) else { return nil }
         return (days(year: year, month: month, day: day), i)
     }
 
-    /// Parse `YYYY-MM-DD[ T]HH:MI:SS[.ffffff]`, a bare date, or `epoch`.
-    public static func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    /// Parse `YYYY-MM-DD[ T]HH:MI:SS[.ffffff]` (the date in any form `parseDate` reads), a
+    /// bare date, or `epoch`.
+    public static func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>) -> Int64? { parseTimestamp(b, dayFirst: false) }
+
+    public static func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, dayFirst: Bool) -> Int64? {
         if b.count >= 5, b.count <= 16, isEpochWord(b) { return 0 }
         var i = 0, n = b.count
         while i < n && b[i] == 32 { i += 1 }
         while n > i && b[n - 1] == 32 { n -= 1 }
-        guard let (days, end) = parseDatePart(b, i, n) else { return nil }
+        guard let (days, end) = parseDatePart(b, i, n, dayFirst: dayFirst) else { return nil }
         i = end
         var micros: Int64 = 0
         if i < n {
@@ -132,11 +147,23 @@ public enum DateTime {
         var i = n
         while i > 0 && ((b[i - 1] >= 48 && b[i - 1] <= 57) || b[i - 1] == 58) { i -= 1 }
         let digits = n - i
-        guard i > 0, digits >= 2, digits <= 5, b[i - 1] == 43 || b[i - 1] == 45 else { return nil }
+        guard i > 0, digits >= 1, digits <= 5, b[i - 1] == 43 || b[i - 1] == 45 else { return nil }
         // A '-' right after the date's digits would be part of the date: need a time or a blank before it.
         let before = i - 1
         guard before > 0, b[before - 1] == 32 || b.prefix(before).contains(58) else { return nil }
         return parse(UnsafeBufferPointer(rebasing: b[0..<before]))
+    }
+
+    /// The date of `b` read as a date or as a timestamp (`2020-01-05 10:11:12` is
+    /// 2020-01-05, as PostgreSQL and Redshift read a DATE).
+    public static func parseDateOfTimestamp(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        parseDateOfTimestamp(b, dayFirst: false)
+    }
+
+    public static func parseDateOfTimestamp(_ b: UnsafeBufferPointer<UInt8>, dayFirst: Bool) -> Int64? {
+        if let d = parseDate(b, dayFirst: dayFirst) { return d }
+        guard let t = parseTimestamp(b, dayFirst: dayFirst) else { return nil }
+        return t >= 0 ? t / microsPerDay : -((-t + microsPerDay - 1) / microsPerDay)
     }
 
     public static func parseDate(_ s: String) -> Int64? {

@@ -234,6 +234,18 @@ final class ExpressionTests: XCTestCase {
 
     func testDefaultOnlyWhereAllowed() {
         assertSyntaxError("SELECT DEFAULT", "syntax error at or near \"DEFAULT\"", line: 1, column: 8)
-        assertSyntaxError("SELECT (1, 2)", "syntax error at or near \",\"", line: 1, column: 10)
+        assertSyntaxError("SELECT (1, 2,)", "syntax error at or near \")\"", line: 1, column: 14)
+    }
+
+    func testRowValuesAndOuterJoinMarks() throws {
+        // `(a, b)` is a row value (the binder takes it in = / <> and IN only).
+        let row = try parseExpression("(a, 1 + 2)")
+        guard case .row(let items) = row.kind else { return XCTFail("not a row: \(row)") }
+        XCTAssertEqual(items.count, 2)
+        // `t.c(+)` is a marked column, equal to the unmarked one.
+        let marked = try parseExpression("b.y(+)")
+        guard case .column(let ref) = marked.kind else { return XCTFail("not a column: \(marked)") }
+        XCTAssertTrue(ref.outerJoinMarker)
+        XCTAssertEqual(marked, try parseExpression("b.y"))
     }
 }

@@ -41,6 +41,37 @@ public struct IntervalFamily: FunctionFamily {
         let zone = a[1].value(at: 0).asString.flatMap { TimeZoneRules.rule(named: $0) }
         return try ExtendedCasts.cast(a[0], to: t, assignment: false, zone: zone)
     })
+    /// cast_day_first(text, zone) → DATE, TIMESTAMP or TIMESTAMPTZ: text read with the day
+    /// before the month (`01-02-2008` is 1 February), as under DATESTYLE DMY; a
+    /// TIMESTAMPTZ without an offset is local time in `zone`.
+    public let castDayFirst = ScalarFunction("cast_day_first", internal: true, arguments: 2...2, kernel: { a, t, n in
+        let zone = a[1].value(at: 0).asString.flatMap { TimeZoneRules.rule(named: $0) }
+        let v = a[0]
+        var out = Vector(type: t, capacity: n)
+        for i in 0..<(v.isConstant ? 1 : n) {
+            guard let text = v.value(at: i).asString else { out.appendNull(); continue }
+            var s = text
+            let parsed: Int64? = s.withUTF8 { b in
+                switch t {
+                case .date:
+                    return DateTime.withoutZone(b, { DateTime.parseDateOfTimestamp($0, dayFirst: true) })
+                        ?? DateTime.parseDateOfTimestamp(b, dayFirst: true)
+                case .timestamp:
+                    return DateTime.parseTimestamp(b, dayFirst: true)
+                        ?? DateTime.withoutZone(b, { DateTime.parseTimestamp($0, dayFirst: true) })
+                default:
+                    let (local, offset) = DateTime.splitOffset(b)
+                    guard let ts = DateTime.parseTimestamp(local, dayFirst: true) else { return nil }
+                    if let offset { return ts &- offset }
+                    return zone?.toUTC(local: ts) ?? ts
+                }
+            }
+            guard let parsed else { throw ExtendedCasts.invalid(t, text) }
+            out.append(.int(parsed))
+        }
+        out.isConstant = v.isConstant
+        return out
+    })
 }
 
 private func interval(_ op: IntervalFunctions.Op) -> ScalarFunction.Kernel {

@@ -66,6 +66,23 @@ public struct SemiStructuredFamily: FunctionFamily {
     public let arrayMake = ScalarFunction("array", arguments: 0...Int.max, resolve: { c in
         FunctionResolution(try c.argTypes.map { try c.superValue($0) }, .superType)
     }, kernel: semi(.arrayMake))
+    /// ARRAY_CONCAT(array1, array2) → SUPER: the elements of both, in order.
+    public let arrayConcat = ScalarFunction("array_concat", arguments: 2...2, resolve: { c in
+        FunctionResolution([try c.superValue(c[0]), try c.superValue(c[1])], .superType)
+    }, kernel: semi(.arrayConcat))
+    /// ARRAY_FLATTEN(array) → SUPER: the elements of its element arrays, one level down.
+    public let arrayFlatten = ScalarFunction("array_flatten", arguments: 1...1, resolve: { c in
+        FunctionResolution([try c.superValue(c[0])], .superType)
+    }, kernel: semi(.arrayFlatten))
+    /// SUBARRAY(array, start, length) → SUPER: `length` elements from 0-based `start`.
+    public let subarray = ScalarFunction("subarray", arguments: 3...3, resolve: { c in
+        FunctionResolution([try c.superValue(c[0]), .integer, .integer], .superType)
+    }, kernel: semi(.subarray))
+    /// SPLIT_TO_ARRAY(text [, delimiter]) → SUPER: the text's parts between delimiters
+    /// (`,` when none is given) as an array of strings.
+    public let splitToArray = ScalarFunction("split_to_array", arguments: 1...2, resolve: { c in
+        FunctionResolution(c.argTypes.map { _ in DataType.varchar(DataType.maxVarcharLength) }, .superType)
+    }, kernel: semi(.splitToArray))
     /// OBJECT(key, value, ...) → SUPER.
     public let objectMake = ScalarFunction("object", arguments: 0...Int.max, resolve: { c in
         guard c.count % 2 == 0 else { throw c.noSuch() }

@@ -409,7 +409,7 @@ package enum CastKernels {
             case .date:
                 var out = [Int64](filled: 0, count: rows)
                 for i in 0..<rows where Kern.valid(validity, i) {
-                    guard let d = DateTime.parseDate(value(i)) ?? DateTime.withoutZone(value(i), DateTime.parseDate) else {
+                    guard let d = DateTime.parseDateOfTimestamp(value(i)) ?? DateTime.withoutZone(value(i), DateTime.parseDateOfTimestamp) else {
                         throw invalidText(target, value(i))
                     }
                     out[i] = d

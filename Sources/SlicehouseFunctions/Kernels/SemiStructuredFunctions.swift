@@ -17,6 +17,7 @@ package enum SemiStructuredFunctions {
         case isArray, isObject, isScalar, isBoolean, isNumber, isInteger, isSmallint, isBigint
         case isDecimal, isFloat, isFp, isVarchar, isChar, getArrayLength, arrayMake, objectMake
         case toVarbyte, fromVarbyte, hllCardinality
+        case arrayConcat, arrayFlatten, subarray, splitToArray
     }
 
     package static func evaluate(_ fn: Op, _ args: [Vector], resultType t: DataType, n: Int) throws -> Vector {
@@ -107,6 +108,99 @@ package enum SemiStructuredFunctions {
                     appendSuper(a, i, to: &out)
                 }
                 out.append(JSONGrammar.closeBracket)
+            }
+        case .arrayConcat:
+            return try mapStrings(args, n: n, resultType: t) { i, out in
+                out.append(JSONGrammar.openBracket)
+                var first = true
+                for a in args {
+                    try text(a, i) { p in
+                        guard p.first == JSONGrammar.openBracket else {
+                            throw SQLError(.invalidParameter, "array_concat: argument is not an array: \(preview(p))")
+                        }
+                        SuperJSON.forEachChild(p) { _, r in
+                            if !first { out.append(JSONGrammar.comma) }
+                            first = false
+                            out.append(contentsOf: p[r])
+                        }
+                    }
+                }
+                out.append(JSONGrammar.closeBracket)
+                return true
+            }
+        case .arrayFlatten:
+            return try mapStrings(args, n: n, resultType: t) { i, out in
+                try text(args[0], i) { p in
+                    guard p.first == JSONGrammar.openBracket else { return false }
+                    out.append(JSONGrammar.openBracket)
+                    var first = true
+                    SuperJSON.forEachChild(p) { _, r in
+                        let element = UnsafeBufferPointer(rebasing: p[r])
+                        if element.first == JSONGrammar.openBracket {
+                            SuperJSON.forEachChild(element) { _, inner in
+                                if !first { out.append(JSONGrammar.comma) }
+                                first = false
+                                out.append(contentsOf: element[inner])
+                            }
+                        } else {
+                            if !first { out.append(JSONGrammar.comma) }
+                            first = false
+                            out.append(contentsOf: element)
+                        }
+                    }
+                    out.append(JSONGrammar.closeBracket)
+                    return true
+                }
+            }
+        case .subarray:
+            return try mapStrings(args, n: n, resultType: t) { i, out in
+                guard let start = args[1].value(at: args[1].isConstant ? 0 : i).asInt64,
+                      let length = args[2].value(at: args[2].isConstant ? 0 : i).asInt64 else { return false }
+                return try text(args[0], i) { p in
+                    guard p.first == JSONGrammar.openBracket else { return false }
+                    out.append(JSONGrammar.openBracket)
+                    var k: Int64 = 0
+                    var first = true
+                    SuperJSON.forEachChild(p) { _, r in
+                        defer { k += 1 }
+                        guard k >= start && k - start < length else { return }
+                        if !first { out.append(JSONGrammar.comma) }
+                        first = false
+                        out.append(contentsOf: p[r])
+                    }
+                    out.append(JSONGrammar.closeBracket)
+                    return true
+                }
+            }
+        case .splitToArray:
+            var delimiter: [UInt8] = [UInt8(ascii: ",")]
+            return try mapStrings(args, n: n, resultType: t) { i, out in
+                if args.count > 1 { delimiter = try text(args[1], i) { Array($0) } }
+                return try text(args[0], i) { p in
+                    out.append(JSONGrammar.openBracket)
+                    var start = 0, k = 0, first = true
+                    func part(_ end: Int) {
+                        if !first { out.append(JSONGrammar.comma) }
+                        first = false
+                        SuperJSON.appendQuoted(UnsafeBufferPointer(rebasing: p[start..<end]), to: &out)
+                    }
+                    if delimiter.isEmpty {
+                        part(p.count)
+                    } else {
+                        while k + delimiter.count <= p.count {
+                            if p[k] == delimiter[0] && p[k..<(k + delimiter.count)].elementsEqual(delimiter) {
+                                part(k)
+                                k += delimiter.count
+                                start = k
+                            } else {
+                                k += 1
+                            }
+                        }
+                        part(p.count)
+                    }
+                    out.append(JSONGrammar.closeBracket)
+                    return true
+                }
             }
         case .objectMake:
             return try build(args, n: n, resultType: t) { i, out in
