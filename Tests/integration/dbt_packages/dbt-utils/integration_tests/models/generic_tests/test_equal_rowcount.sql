@@ -1,0 +1,9 @@
+with data as (
+
+    select * from {{ ref('data_test_equal_rowcount') }}
+
+)
+
+select
+    field
+from data
