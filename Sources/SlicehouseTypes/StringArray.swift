@@ -146,3 +146,59 @@ extension StringArray {
         self.offsets = offsets
     }
 }
+
+// MARK: - Trailing blanks
+
+/// Redshift compares character strings without their trailing blanks (`'abc' = 'abc  '`,
+/// VARCHAR as CHAR): comparisons, grouping, DISTINCT, set operations, joins and the
+/// placement of rows by a DISTKEY see a value up to its last non-blank byte, while the
+/// value stored and shown (and LENGTH) keeps them.
+extension StringArray {
+    /// Whether any of the first `count` elements ends with a blank: one byte read per
+    /// element, so the kernels below keep their byte-wise fast paths when none does.
+    @inlinable public func hasTrailingBlank(count n: Int) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            offsets.withUnsafeBufferPointer { o in
+                var found = false
+                for i in 0..<min(n, o.count - 1) {
+                    let e = Int(o[i + 1])
+                    found = found || (e > Int(o[i]) && b[e - 1] == 32)
+                }
+                return found
+            }
+        }
+    }
+
+    /// The first `count` elements without their trailing blanks.
+    public func trimmingTrailingBlanks(count n: Int) -> StringArray {
+        var out = StringArray(reservingCount: n, bytes: bytes.count)
+        bytes.withUnsafeBufferPointer { b in
+            for i in 0..<n {
+                let s = Int(offsets[i])
+                let e = trimmedEnd(b, s, Int(offsets[i + 1]))
+                out.append(bytes: UnsafeBufferPointer(rebasing: b[s..<e]))
+            }
+        }
+        return out
+    }
+}
+
+/// The end of the bytes `s..<e` of `b` without their trailing blanks.
+@inlinable public func trimmedEnd(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Int {
+    var e = e
+    while e > s && b[e - 1] == 32 { e -= 1 }
+    return e
+}
+
+extension Vector {
+    /// A string vector as it is compared and hashed: without trailing blanks when any of
+    /// its values has some (`StringArray.hasTrailingBlank`), else itself.
+    public func withoutTrailingBlanks() -> Vector {
+        guard case .string(let s) = data, type.isString || type == .unknown else { return self }
+        let n = isConstant ? min(1, s.count) : s.count
+        guard s.hasTrailingBlank(count: n) else { return self }
+        var v = self
+        v.data = .string(s.trimmingTrailingBlanks(count: s.count))
+        return v
+    }
+}
