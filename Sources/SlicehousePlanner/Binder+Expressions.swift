@@ -337,8 +337,16 @@ extension Binder {
             return .like(ba, pattern: bp, caseInsensitive: op == .ilike, negated: neg, escape: escape)
         case .caseWhen(let c):
             return try bindCase(c, e, scope, agg)
-        case .cast(let a, let t, _):
+        case .cast(let a, var t, _):
             let b = try bindExpr(a, scope, agg: agg)
+            if t == .unsizedVarchar {
+                // VARCHAR / TEXT without a length in an expression: as long as the operand.
+                switch b.type {
+                case .varchar(let n), .char(let n): t = .varchar(min(n, DataType.maxVarcharLength))
+                case .unknown: t = .text
+                default: t = .varchar(min(TypeRules.stringLength(b.type), DataType.maxVarcharLength))
+                }
+            }
             if b.type == t { return b }
             guard TypeRules.canCast(b.type, t) || b.type == .unknown else {
                 throw err(.datatypeMismatch, "cannot cast type \(TypeRules.displayName(b.type)) to \(TypeRules.displayName(t))", e)

@@ -349,7 +349,7 @@ extension Parser {
             }
             return Expr(.interval(IntervalLiteral(value: text, qualifier: qualifier)), at: operand.location)
         }
-        let type = try parseDataType()
+        let type = try parseCastType()
         // A `::` cast is located at its operand, a CAST(...) at its keyword.
         return Expr(.cast(operand, type, syntax), at: syntax == .doubleColon ? operand.location : token.location)
     }

@@ -139,7 +139,7 @@ extension Parser {
     private mutating func parseConvertCall() throws -> Expr {
         let token = advance()  // CONVERT
         try expectSymbol("(")
-        let type = try parseDataType()
+        let type = try parseCastType()
         try expectSymbol(",")
         let operand = try parseExpr()
         try expectSymbol(")")

@@ -52,6 +52,22 @@ extension Parser {
         }
     }
 
+    /// The type of a CAST, `::` or CONVERT: as `parseDataType`, except that VARCHAR or TEXT
+    /// without a length is `DataType.unsizedVarchar`, whose length the binder takes from
+    /// the operand (Redshift: "if used in an expression, the size of the output is
+    /// determined using the input expression"), where a column's is 256.
+    mutating func parseCastType() throws -> DataType {
+        let unsized: Bool
+        switch current.word {
+        case "varchar", "nvarchar", "text": unsized = !isSymbol("(", at: 1)
+        case "character", "char":
+            unsized = peek().word == "varying" && !isSymbol("(", at: 2)
+        default: unsized = false
+        }
+        let type = try parseDataType()
+        return unsized ? DataType.unsizedVarchar : type
+    }
+
     /// `(n[, m])`; `MAX` is the largest length of a character type.
     private mutating func parseTypeModifiers(for name: String) throws -> [Int] {
         guard acceptSymbol("(") else { return [] }

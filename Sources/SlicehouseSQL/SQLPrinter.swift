@@ -31,7 +31,7 @@ public func sqlTypeName(_ type: DataType) -> String {
     switch type {
     case .decimal(let p, let s): return "numeric(\(p),\(s))"
     case .char(let n): return "char(\(n))"
-    case .varchar(let n): return "varchar(\(n))"
+    case .varchar(let n): return type == .unsizedVarchar ? "varchar" : "varchar(\(n))"
     case .timestamp: return "timestamp"
     default: return type.sqlName
     }

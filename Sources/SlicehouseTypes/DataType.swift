@@ -55,6 +55,9 @@ public enum DataType: Hashable, Sendable {
     public static let defaultDecimal = DataType.decimal(precision: 18, scale: 0)
     /// TEXT and a bare VARCHAR mean VARCHAR(256).
     public static let text = DataType.varchar(256)
+    /// The target of a CAST to VARCHAR or TEXT without a length (`Parser.parseCastType`):
+    /// the binder gives it the operand's length. Never the type of a value or a column.
+    public static let unsizedVarchar = DataType.varchar(maxVarcharLength + 1)
     public static let maxVarcharLength = 65535
     public static let maxCharLength = 4096
     /// VARBYTE without a length is VARBYTE(64000); at most 1,024,000 bytes.
