@@ -116,6 +116,21 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func objectOID(_ kind: String, _ text: String) throws -> Int64 {
+        readsSessionState = true
+        return try system.objectOID(kind, text)
+    }
+
+    func objectNames(_ kind: String) -> [(oid: Int64, name: String)] {
+        readsSessionState = true
+        return system.objectNames(kind)
+    }
+
+    func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] {
+        readsSessionState = true
+        return system.descriptions
+    }
+
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         readsSessionState = true
         switch name {
