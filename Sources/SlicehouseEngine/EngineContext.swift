@@ -131,6 +131,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return system.descriptions
     }
 
+    func constraintDefinitions() -> [(oid: Int64, definition: String)] {
+        readsSessionState = true
+        return system.constraintDefinitions()
+    }
+
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         readsSessionState = true
         switch name {

@@ -14,7 +14,7 @@ extension Binder {
         "format_type", "pg_get_expr", "pg_table_is_visible", "obj_description", "col_description", "shobj_description",
         "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
         "pg_get_userbyid", "format_encoding", "regclass", "regproc", "regprocedure", "regclassout", "regprocout",
-        "regprocedureout", "textin", "slice_num",
+        "regprocedureout", "textin", "slice_num", "pg_get_constraintdef",
     ]
 
     /// pg_attribute.attencodingtype's codes, each at its position: `format_encoding(code)`
@@ -108,6 +108,20 @@ extension Binder {
             // An oid that names nothing prints as the number, as in PostgreSQL.
             let whens = catalog.objectNames(kind).map { SlicehouseSQL.WhenClause(condition: int(Int($0.oid)), result: lit($0.name)) }
             let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: text(f.args[0]))), at: loc)
+            return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(65535))
+        case "pg_get_constraintdef":
+            // A CASE over every constraint's oid (pg_constraint's rows); NULL for another oid.
+            try arity(1...2)
+            let oid = try bindExpr(f.args[0], scope, agg: agg)
+            guard oid.type.isInteger || oid.type == .unknown else {
+                throw err(.undefinedFunction, "function pg_get_constraintdef(\(oid.type.sqlName)) does not exist", e)
+            }
+            if f.args.count == 2 { _ = try bindExpr(f.args[1], scope, agg: agg) }
+            let whens = catalog.constraintDefinitions().map {
+                SlicehouseSQL.WhenClause(condition: int(Int($0.oid)), result: lit($0.definition))
+            }
+            if whens.isEmpty { return .constant(.null, .varchar(65535)) }
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
             return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(65535))
         case "slice_num":
             // The slice the row's data is on (its row id's high bits); without a table, the

@@ -35,6 +35,8 @@ public protocol BinderCatalog {
     func objectNames(_ kind: String) -> [(oid: Int64, name: String)]
     /// COMMENT ON's texts, as pg_description holds them (obj_description, col_description).
     func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)]
+    /// For `pg_get_constraintdef(oid)`: every pg_constraint row's oid and definition.
+    func constraintDefinitions() -> [(oid: Int64, definition: String)]
 }
 
 /// What a name in a FROM clause stands for.
@@ -57,6 +59,7 @@ extension BinderCatalog {
     }
     public func objectNames(_ kind: String) -> [(oid: Int64, name: String)] { [] }
     public func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] { [] }
+    public func constraintDefinitions() -> [(oid: Int64, definition: String)] { [] }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.
