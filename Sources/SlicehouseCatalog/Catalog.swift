@@ -209,6 +209,8 @@ public struct Catalog: Sendable {
             try dropView(name)
             security.forget(.view(schema: name.schema, name: name.name))
             comments[CommentKey.view(name)] = nil
+            let columns = CommentKey.viewColumn(name, 0).dropLast()
+            for key in comments.keys where key.hasPrefix(columns) { comments[key] = nil }
         case .createSchema(let s): try createSchema(s)
         case .dropSchema(let name):
             try dropSchema(name)
@@ -317,6 +319,8 @@ public enum CommentKey {
     public static func table(_ id: Int) -> String { "table:\(id)" }
     public static func column(_ id: Int, _ column: Int) -> String { "column:\(id):\(column)" }
     public static func view(_ name: QualifiedName) -> String { "view:\(name.schema).\(name.name)" }
+    /// A view's column, by its position (0-based) among the view's columns.
+    public static func viewColumn(_ name: QualifiedName, _ column: Int) -> String { "viewcolumn:\(name.schema).\(name.name):\(column)" }
     public static func schema(_ name: String) -> String { "schema:\(name.lowercased())" }
     public static let database = "database"
 }

@@ -121,6 +121,26 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func objectOID(_ kind: String, _ text: String) throws -> Int64 {
+        readsSessionState = true
+        return try system.objectOID(kind, text)
+    }
+
+    func objectNames(_ kind: String) -> [(oid: Int64, name: String)] {
+        readsSessionState = true
+        return system.objectNames(kind)
+    }
+
+    func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] {
+        readsSessionState = true
+        return system.descriptions
+    }
+
+    func constraintDefinitions() -> [(oid: Int64, definition: String)] {
+        readsSessionState = true
+        return system.constraintDefinitions()
+    }
+
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         readsSessionState = true
         switch name {

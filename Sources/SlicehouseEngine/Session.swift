@@ -444,6 +444,7 @@ public final class Session: @unchecked Sendable {
                     return try perform(statement, context)
                 } catch {
                     transactionFailed = true
+                    noteConflict(error)
                     throw error
                 }
             }
@@ -453,11 +454,18 @@ public final class Session: @unchecked Sendable {
         do {
             result = try perform(statement, context)
         } catch {
+            noteConflict(error)
             transaction.rollback()
             throw error
         }
         try commitOrRollback()
         return result
+    }
+
+    /// A serializable isolation violation (error 1023) goes to STL_TR_CONFLICT.
+    private func noteConflict(_ error: Error) {
+        guard let e = error as? SQLError, e.code == .serializationFailure else { return }
+        database.logConflict(e, xid: transaction.id, process: process, transactionStart: transaction.startTime)
     }
 
     /// Run `body` in a transaction of its own, committed at its end (rolled back when it
@@ -499,12 +507,16 @@ public final class Session: @unchecked Sendable {
 
     /// Commit the current transaction; if that fails, nothing of it is kept.
     private func commitOrRollback() throws {
+        let start = Clock.nowMicros()
+        let wrote = transaction.hasWrites
         do {
             try transaction.commit()
         } catch {
+            noteConflict(error)
             transaction.rollback()
             throw error
         }
+        if wrote { database.logCommit(xid: transaction.id, start: start, end: Clock.nowMicros()) }
     }
 
     /// A table of the running statement's transaction (`relation ... does not exist`

@@ -19,7 +19,7 @@ struct LogTable: Sendable {
     /// Every log that is a system table of its own.
     static let tables: [LogTable] = [.loadErrors, .loadCommits, .query, .queryText, .ddlText, .utilityText, .error,
                                      .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus, .connectionLog,
-                                     .insert]
+                                     .insert, .delete, .trConflict, .commitStats]
 
     static let loadErrors = LogTable(name: "stl_load_errors", id: -3, columns: [
         ("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp), ("session", .integer),
@@ -165,6 +165,32 @@ struct LogTable: Sendable {
         ("inserted_mega_value", .char(1)),
     ])
 
+    /// The rows each DELETE and UPDATE marked deleted on each slice (segment, step and task
+    /// not kept: NULL).
+    static let delete = LogTable(name: "stl_delete", id: -126, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("segment", .integer), ("step", .integer),
+        ("starttime", .timestamp), ("endtime", .timestamp), ("tasknum", .integer), ("rows", .bigint), ("tbl", .integer),
+    ])
+
+    /// Each transaction rolled back by a serializable isolation violation (error 1023) and
+    /// the table it met the conflict on. Superusers only, as in Redshift.
+    static let trConflict = LogTable(name: "stl_tr_conflict", id: -127, columns: [
+        ("xact_id", .bigint), ("process_id", .bigint), ("xact_start_ts", .timestamp), ("abort_time", .timestamp),
+        ("table_id", .bigint),
+    ])
+
+    /// Each commit of a transaction that changed something: one row for the leader (node
+    /// -1) and one per compute node, with the commit's start and end (the phases between
+    /// are not timed apart: each phase's time is the commit's end). Superusers only.
+    static let commitStats = LogTable(name: "stl_commit_stats", id: -128, columns: [
+        ("xid", .bigint), ("node", .integer), ("startqueue", .timestamp), ("startwork", .timestamp),
+        ("endflush", .timestamp), ("endstage", .timestamp), ("endlocal", .timestamp), ("startglobal", .timestamp),
+        ("endtime", .timestamp), ("queuelen", .bigint), ("permblocks", .bigint), ("newblocks", .bigint),
+        ("dirtyblocks", .bigint), ("headers", .bigint), ("numxids", .integer), ("oldestxid", .bigint),
+        ("extwritelatency", .bigint), ("metadatawritten", .integer), ("tombstonedblocks", .bigint),
+        ("tossedblocks", .bigint), ("batched_by", .bigint),
+    ])
+
     static func named(_ name: String) -> LogTable? { tables.first { $0.name == name } }
 
     /// `row` with one value per column, each of the column's kind (else NULL).
@@ -279,6 +305,39 @@ extension Database {
                          .int(Int64(added)), .int(Int64(table)), .string("f")])
         }
         log(.insert, rows)
+    }
+
+    /// Log in STL_DELETE the rows a DELETE or UPDATE marked deleted on each slice of table
+    /// `table`: the difference between its snapshot before and after.
+    func logDeletes(query: Int?, userID: Int, table: Int, before: TableSnapshot, after: TableSnapshot, start: Int64?) {
+        guard let query else { return }
+        let end = Clock.nowMicros()
+        var rows: [[Value]] = []
+        for (s, d) in after.slices.enumerated() {
+            let marked = d.deleted.count - (s < before.slices.count ? before.slices[s].deleted.count : 0)
+            guard marked > 0 else { continue }
+            rows.append([.int(Int64(userID)), .int(Int64(query)), .int(Int64(s)), .null, .null, .int(start ?? end), .int(end), .null,
+                         .int(Int64(marked)), .int(Int64(table))])
+        }
+        log(.delete, rows)
+    }
+
+    /// Log a commit in STL_COMMIT_STATS: the leader's row and each compute node's.
+    func logCommit(xid: Int, start: Int64, end: Int64) {
+        let rows = ([-1] + Array(0..<layout.nodes)).map { node -> [Value] in
+            [.int(Int64(xid)), .int(Int64(node)), .int(start), .int(start), .int(end), .int(end), .int(end), .int(end), .int(end),
+             .int(0), .null, .null, .null, .null, .null, .null, .null, .null, .null, .null, .null]
+        }
+        log(.commitStats, rows)
+    }
+
+    /// Log in STL_TR_CONFLICT a transaction rolled back by error 1023 (`e`), whose detail
+    /// names the table (`Serializable isolation violation on table - 100234, ...`).
+    func logConflict(_ e: SQLError, xid: Int, process: Int, transactionStart: Int64) {
+        guard e.code == .serializationFailure, let detail = e.detail,
+              let r = detail.range(of: "on table - ") else { return }
+        let table = Int64(detail[r.upperBound...].prefix { $0.isNumber }) ?? 0
+        log(.trConflict, [[.int(Int64(xid)), .int(Int64(process)), .int(transactionStart), .int(Clock.nowMicros()), .int(table)]])
     }
 
     /// Log an internal error (SQLSTATE class XX) in STL_ERROR.

@@ -81,6 +81,42 @@ extension SystemTables {
         transaction.catalog.allViews.enumerated().map { (Int64(Self.viewOIDBase + $0.offset), $0.element) }
     }
 
+    /// COMMENT ON's texts as pg_description holds them: tables and their columns (pg_class,
+    /// 1259), views and their columns, schemas (pg_namespace, 2615) and the database
+    /// (pg_database, 1262).
+    var descriptions: [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] {
+        var rows: [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] = []
+        let comments = transaction.catalog.comments
+        for t in visibleTables {
+            if let c = comments[CommentKey.table(t.id)] { rows.append((Int64(t.id), 1259, 0, c)) }
+            for i in t.columns.indices {
+                if let c = comments[CommentKey.column(t.id, i)] {
+                    rows.append((Int64(t.id), 1259, Int64(i + 1), c))
+                }
+            }
+        }
+        for (oid, v) in viewsWithOIDs {
+            if let c = comments[CommentKey.view(v.qualifiedName)] { rows.append((oid, 1259, 0, c)) }
+            let prefix = CommentKey.viewColumn(v.qualifiedName, 0).dropLast()
+            for (key, c) in comments.sorted(by: { $0.key < $1.key }) where key.hasPrefix(prefix) {
+                if let i = Int(key.dropFirst(prefix.count)) { rows.append((oid, 1259, Int64(i + 1), c)) }
+            }
+        }
+        for schema in transaction.catalog.allSchemas {
+            if let c = comments[CommentKey.schema(schema.name)] {
+                rows.append((Self.schemaOID(schema.name), 2615, 0, c))
+            }
+        }
+        if let c = comments[CommentKey.database] { rows.append((16_384, 1262, 0, c)) }
+        return rows
+    }
+
+    /// A view's column names (lower case): its column list, else its query's output names.
+    func viewColumnNames(_ v: ViewDef) -> [String] {
+        let names = columns(of: v)?.map(\.name) ?? v.columns
+        return names.map { $0.lowercased() }
+    }
+
     /// A view's columns (names and types), by binding its query; nil when it does not bind
     /// (a table it reads was dropped) or while another view's columns are being found.
     private func columns(of view: ViewDef) -> [(name: String, type: DataType)]? {
@@ -250,27 +286,7 @@ extension SystemTables {
             return make(-42, name, [("oid", .integer), ("adrelid", .integer), ("adnum", .smallint), ("adbin", .text),
                                     ("adsrc", .text)], rows)
         case "pg_description":
-            // COMMENT ON's texts: tables and their columns (pg_class, 1259), views, schemas
-            // (pg_namespace, 2615) and the database (pg_database, 1262).
-            var rows: [[Value]] = []
-            let comments = transaction.catalog.comments
-            for t in visibleTables {
-                if let c = comments[CommentKey.table(t.id)] { rows.append([.int(Int64(t.id)), .int(1259), .int(0), .string(c)]) }
-                for i in t.columns.indices {
-                    if let c = comments[CommentKey.column(t.id, i)] {
-                        rows.append([.int(Int64(t.id)), .int(1259), .int(Int64(i + 1)), .string(c)])
-                    }
-                }
-            }
-            for (oid, v) in viewsWithOIDs {
-                if let c = comments[CommentKey.view(v.qualifiedName)] { rows.append([.int(oid), .int(1259), .int(0), .string(c)]) }
-            }
-            for schema in transaction.catalog.allSchemas {
-                if let c = comments[CommentKey.schema(schema.name)] {
-                    rows.append([.int(Self.schemaOID(schema.name)), .int(2615), .int(0), .string(c)])
-                }
-            }
-            if let c = comments[CommentKey.database] { rows.append([.int(16_384), .int(1262), .int(0), .string(c)]) }
+            let rows = descriptions.map { d -> [Value] in [.int(d.objoid), .int(d.classoid), .int(d.objsubid), .string(d.text)] }
             return make(-43, name, [("objoid", .integer), ("classoid", .integer), ("objsubid", .integer),
                                     ("description", .text)], rows)
         case "pg_proc":

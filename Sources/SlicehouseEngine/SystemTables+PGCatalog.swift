@@ -16,7 +16,7 @@ import SlicehousePlanner
 /// references (`n`), as PostgreSQL records them.
 extension SystemTables {
     static let pgCatalogNames = ["pg_constraint", "pg_locks", "pg_statistic", "pg_language", "pg_database_info", "pg_index",
-                                 "pg_depend", "pg_rewrite", "pg_stat_activity"]
+                                 "pg_depend", "pg_rewrite", "pg_stat_activity", "pg_library", "pg_conf"]
 
     static let ruleOIDBase: Int64 = 920_000_000
     static let mvRuleOIDBase: Int64 = 930_000_000
@@ -123,6 +123,32 @@ extension SystemTables {
         return out
     }
 
+    /// `pg_get_constraintdef(oid)`: each constraint as PostgreSQL prints it (`PRIMARY KEY
+    /// (id)`, `UNIQUE (a, b)`, `FOREIGN KEY (venueid) REFERENCES venue(venueid)`; the
+    /// referenced table schema-qualified when its schema is not on search_path).
+    func constraintDefinitions() -> [(oid: Int64, definition: String)] {
+        let path = session.map { $0.searchPathSchemas(transaction.catalog) + [$0.temporarySchema] } ?? [Catalog.publicSchema]
+        func names(_ t: TableDef, _ cols: [Int]) -> String {
+            cols.filter { $0 < t.columns.count }.map { Self.quotedIdentifier(t.columns[$0].name) }.joined(separator: ", ")
+        }
+        return constraints().map { c in
+            switch c.kind {
+            case "p": return (c.oid, "PRIMARY KEY (\(names(c.table, c.columns)))")
+            case "u": return (c.oid, "UNIQUE (\(names(c.table, c.columns)))")
+            default:
+                var text = "FOREIGN KEY (\(names(c.table, c.columns))) REFERENCES "
+                if let r = c.referenced {
+                    let table = Self.quotedIdentifier(r.name)
+                    text += (path.contains(r.schema) ? table : Self.quotedIdentifier(r.schema) + "." + table)
+                    if !c.referencedColumns.isEmpty { text += "(\(names(r, c.referencedColumns)))" }
+                } else {
+                    text += "?"
+                }
+                return (c.oid, text)
+            }
+        }
+    }
+
     /// `{1,2}`: a column list as PostgreSQL prints an int2[] (1-based column numbers).
     private static func arrayText(_ cols: [Int]) -> Value { .string("{" + cols.map { String($0 + 1) }.joined(separator: ",") + "}") }
 
@@ -198,6 +224,15 @@ extension SystemTables {
         case "pg_database_info":
             return make(-66, name, Array(Self.pgDatabaseColumns.dropFirst()) + [("datid", .integer), ("datconnlimit", .text)],
                         [Array(pgDatabaseRow.dropFirst()) + [.int(Self.databaseOID), .string("UNLIMITED")]])
+        case "pg_conf":
+            // Redshift's undocumented key/value settings; `pg_class_backup_<db>_<table>`
+            // keys mark BACKUP NO tables, which Slicehouse does not keep (every table is
+            // backed up): no rows.
+            return make(-130, name, [("key", .text), ("value", .text)], [])
+        case "pg_library":
+            // User-defined libraries (CREATE LIBRARY, for Python UDFs): Slicehouse has none.
+            return make(-129, name, [("name", .varchar(128)), ("language_oid", .integer), ("file_store_id", .integer),
+                                     ("owner", .integer)], [])
         case "pg_index":
             // Redshift has no indexes (PRIMARY KEY and UNIQUE are informational).
             return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indkey", .text), ("indclass", .text),
@@ -293,22 +328,9 @@ extension SystemTables {
     }
 
     /// pg_attribute.attencodingtype of an encoding: 0 for RAW ("none"), then Slicehouse's
-    /// numbering of the others (see docs/DIFFERENCES.md).
+    /// numbering of the others (see docs/DIFFERENCES.md), the positions of
+    /// `Binder.encodingNames` (what `format_encoding` answers).
     static func encodingCode(_ e: ColumnEncoding) -> Int64 {
-        switch e {
-        case .raw: return 0
-        case .bytedict: return 1
-        case .delta: return 2
-        case .delta32k: return 3
-        case .lzo: return 4
-        case .mostly8: return 5
-        case .mostly16: return 6
-        case .mostly32: return 7
-        case .runlength: return 8
-        case .text255: return 9
-        case .text32k: return 10
-        case .zstd: return 11
-        case .az64: return 12
-        }
+        Int64(Binder.encodingNames.firstIndex(of: e == .raw ? "none" : e.sqlName) ?? 0)
     }
 }

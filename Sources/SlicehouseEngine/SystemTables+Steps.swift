@@ -13,8 +13,14 @@ import SlicehouseRuntime
 /// and a segment, so `stm` and `seg` (`segment`) both give the stage. Steps count from
 /// the bottom of their stage. The leader's steps are on slice -1. Times are in
 /// microseconds; a step's time is its own, its inputs' excluded.
+///
+/// STL_DIST and STL_BCAST are the same records' exchange steps: each slice's part of a
+/// redistribution (`dist`) or a broadcast (`bcast`), the rows and bytes it sent.
 extension SystemTables {
-    static let queryStepNames = ["svl_query_summary", "svl_query_report"]
+    static let queryStepNames = ["svl_query_summary", "svl_query_report", "stl_dist", "stl_bcast"]
+
+    /// Rows one packet of STL_DIST / STL_BCAST carries: an exchange sends a chunk at a time.
+    static let rowsPerPacket = Chunk.capacity
 
     func queryStepTable(named name: String) -> (TableDef, TableSnapshot)? {
         func flag(_ b: Bool) -> Value { .string(b ? "t" : "f") }
@@ -72,6 +78,24 @@ extension SystemTables {
                                     ("elapsed_time", .bigint), ("rows", .bigint), ("bytes", .bigint), ("label", .char(256)),
                                     ("is_diskbased", .char(1)), ("workmem", .bigint), ("is_rrscan", .char(1)),
                                     ("is_delayed_scan", .char(1)), ("rows_pre_filter", .bigint)], rows)
+        case "stl_dist", "stl_bcast":
+            // Redshift's columns: the step's slice, segment (the stage) and step, the query's
+            // times, rows and bytes sent; packets counts the chunks sent (up to 2,048 rows each).
+            let label = name == "stl_dist" ? "dist" : "bcast"
+            var rows: [[Value]] = []
+            for q in database.stepLog {
+                for r in q.steps where r.label == label && r.slice >= 0 {
+                    let m = r.metrics
+                    let packets = (m.rows + Self.rowsPerPacket - 1) / Self.rowsPerPacket
+                    rows.append([.int(Int64(q.userID)), .int(Int64(q.query)), .int(Int64(r.slice)), .int(Int64(r.stage)),
+                                 .int(Int64(r.step)), .int(q.start), .int(q.end), .int(0), .int(Int64(m.rows)),
+                                 .int(Int64(m.bytes)), .int(Int64(packets))])
+                }
+            }
+            return make(name == "stl_dist" ? -124 : -125, name,
+                        [("userid", .integer), ("query", .integer), ("slice", .integer), ("segment", .integer),
+                         ("step", .integer), ("starttime", .timestamp), ("endtime", .timestamp), ("tasknum", .integer),
+                         ("rows", .bigint), ("bytes", .bigint), ("packets", .integer)], rows)
         default:
             return nil
         }

@@ -251,6 +251,8 @@ struct SystemTables {
         if let u = security.user(session.user), u.superuser || u.syslogUnrestricted { return rows }
         // Logins and their addresses are for superusers alone (as in Redshift).
         if name == LogTable.connectionLog.name { return [] }
+        // So are commits and transaction conflicts (STL_COMMIT_STATS, STL_TR_CONFLICT).
+        if name == LogTable.commitStats.name || name == LogTable.trConflict.name { return [] }
         let me = Value.int(Int64(security.user(session.user)?.id ?? -1))
         if let column = cols.firstIndex(where: { $0.0 == "userid" || $0.0 == "user_id" }) {
             return rows.filter { $0[column] == me }

@@ -23,7 +23,8 @@ struct TableWriter {
         var v = v.flattened(count: rows)
         if column.notNull, v.hasNulls {
             for i in 0..<rows where v.isNull(i) {
-                throw SQLError(.notNullViolation, "null value in column \"\(column.name)\" violates not-null constraint")
+                // Redshift's wording (its error 8007), the column's name unquoted.
+                throw SQLError(.notNullViolation, "Cannot insert a NULL value into column \(column.name)")
             }
         }
         switch column.type {

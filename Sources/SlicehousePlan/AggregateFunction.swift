@@ -14,6 +14,8 @@ public enum AggregateFunction: String, Sendable, Equatable {
     case hllCreateSketch
     /// HLL_COMBINE(sketch): the union of the sketches (HLLSKETCH).
     case hllCombine
+    /// BIT_AND(x), BIT_OR(x): the bitwise AND / OR of a group's integers (of x's type).
+    case bitAnd = "bit_and", bitOr = "bit_or"
 
     /// Ordered-set aggregates see all of a group's values at once, so they run in one
     /// phase, after the rows of each group have been brought to one slice.

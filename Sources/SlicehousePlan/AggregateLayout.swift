@@ -13,6 +13,7 @@ public enum HashAggregateLayout {
         case .countStar, .count: return [.bigint]
         case .sum: return [agg.resultType]
         case .min, .max: return [agg.argumentType ?? agg.resultType]
+        case .bitAnd, .bitOr: return [agg.resultType]
         case .approximateCountDistinct, .hllCreateSketch, .hllCombine: return [sketchType]
         case .percentileCont, .percentileDisc, .listagg: return []  // single phase only
         case .avg:

@@ -36,7 +36,8 @@ import SlicehouseTypes
 extension AggregateFunction {
 
     /// The SQL names of the aggregates `resolve` knows (lower case).
-    public static let aggregateNames: Set<String> = ["count", "sum", "avg", "min", "max", "hll", "hll_create_sketch", "hll_combine"]
+    public static let aggregateNames: Set<String> = ["count", "sum", "avg", "min", "max", "hll", "hll_create_sketch", "hll_combine",
+                                                     "bit_and", "bit_or"]
 
     /// The ordered-set aggregates and LISTAGG (lower case); the binder resolves them
     /// with `percentileResultType` and `listaggResultType`.
@@ -118,6 +119,11 @@ extension AggregateFunction {
             let fn: AggregateFunction = lname == "min" ? .min : .max
             let arg = t == .unknown ? DataType.text : t
             return (fn, arg, arg)
+        case "bit_and", "bit_or":
+            // INT, INT2 or INT8 in, the same type out.
+            let arg = t == .unknown ? DataType.integer : t
+            guard arg.isInteger else { throw noSuch() }
+            return (lname == "bit_and" ? .bitAnd : .bitOr, arg, arg)
         case "sum", "avg":
             let isSum = lname == "sum"
             let fn: AggregateFunction = isSum ? .sum : .avg

@@ -7,14 +7,20 @@ import SlicehouseSQL
 /// The catalog functions drivers and tools call in their metadata queries, written as
 /// expressions the binder already knows: `format_type(oid, typmod)`, `pg_get_expr(expr,
 /// relation)`, `pg_table_is_visible(oid)`, `obj_description` / `col_description` /
-/// `shobj_description` (no comments are kept: NULL), `pg_get_viewdef(oid)` (constant: the
+/// `shobj_description` (COMMENT ON's texts), `pg_get_viewdef(oid)` (constant: the
 /// session answers), `current_schemas(bool)`.
 extension Binder {
     static let catalogFunctionNames: Set<String> = [
         "format_type", "pg_get_expr", "pg_table_is_visible", "obj_description", "col_description", "shobj_description",
         "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
-        "pg_get_userbyid",
+        "pg_get_userbyid", "format_encoding", "regclass", "regproc", "regprocedure", "regclassout", "regprocout",
+        "regprocedureout", "textin", "slice_num", "pg_get_constraintdef",
     ]
+
+    /// pg_attribute.attencodingtype's codes, each at its position: `format_encoding(code)`
+    /// names them (0 is RAW, shown as Redshift shows it, "none").
+    public static let encodingNames = ["none", "bytedict", "delta", "delta32k", "lzo", "mostly8", "mostly16", "mostly32",
+                                       "runlength", "text255", "text32k", "zstd", "az64"]
 
     /// The call rewritten or answered, or nil when `f` is not one of these functions.
     func bindCatalogFunction(_ f: FunctionCall, _ e: Expr, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
@@ -64,6 +70,70 @@ extension Binder {
             let unknown = bin(.concat, bin(.concat, lit("unknown (OID="), text(f.args[0])), lit(")"))
             let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: unknown)), at: loc)
             return try bindExpr(expr, scope, agg: agg)
+        case "format_encoding":
+            // The encoding's name for pg_attribute.attencodingtype; NULL for a code that
+            // names none.
+            try arity(1...1)
+            let code = try bindExpr(f.args[0], scope, agg: agg)
+            guard code.type.isInteger || code.type == .unknown else {
+                throw err(.undefinedFunction, "function format_encoding(\(code.type.sqlName)) does not exist", e)
+            }
+            let whens = Binder.encodingNames.enumerated().map { SlicehouseSQL.WhenClause(condition: int($0.offset), result: lit($0.element)) }
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
+            return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(64))
+        case "regclass", "regproc", "regprocedure", "regclassout", "regprocout", "regprocedureout":
+            // PostgreSQL's object identifier types without a type of their own: a name
+            // (text) in gives its oid; an oid in gives the name as the type prints it
+            // (`regprocedureout(oid::regprocedure)` is that text too).
+            try arity(1...1)
+            let kind = f.name.hasSuffix("out") ? String(f.name.dropLast(3)) : f.name
+            let arg = try bindExpr(f.args[0], scope, agg: agg)
+            if arg.type.isString || arg.type == .unknown {
+                if f.name.hasSuffix("out") { return try coerce(arg, to: .varchar(65535)) }
+                guard case .constant = arg else {
+                    throw err(.featureNotSupported, "\(kind) input takes a constant name", f.args[0])
+                }
+                let v = try evaluateConstant(try coerce(arg, to: .varchar(65535)))
+                guard case .string(let text) = v else { return .constant(.null, .integer) }
+                do {
+                    return .constant(.int(try catalog.objectOID(kind, text)), .integer)
+                } catch var error as SQLError {
+                    if error.line == nil { error.line = loc.line; error.column = loc.column }
+                    throw error
+                }
+            }
+            guard arg.type.isInteger else {
+                throw err(.datatypeMismatch, "cannot cast type \(arg.type.sqlName) to \(kind)", f.args[0])
+            }
+            // An oid that names nothing prints as the number, as in PostgreSQL.
+            let whens = catalog.objectNames(kind).map { SlicehouseSQL.WhenClause(condition: int(Int($0.oid)), result: lit($0.name)) }
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: text(f.args[0]))), at: loc)
+            return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(65535))
+        case "pg_get_constraintdef":
+            // A CASE over every constraint's oid (pg_constraint's rows); NULL for another oid.
+            try arity(1...2)
+            let oid = try bindExpr(f.args[0], scope, agg: agg)
+            guard oid.type.isInteger || oid.type == .unknown else {
+                throw err(.undefinedFunction, "function pg_get_constraintdef(\(oid.type.sqlName)) does not exist", e)
+            }
+            if f.args.count == 2 { _ = try bindExpr(f.args[1], scope, agg: agg) }
+            let whens = catalog.constraintDefinitions().map {
+                SlicehouseSQL.WhenClause(condition: int(Int($0.oid)), result: lit($0.definition))
+            }
+            if whens.isEmpty { return .constant(.null, .varchar(65535)) }
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
+            return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(65535))
+        case "slice_num":
+            // The slice the row's data is on (its row id's high bits); without a table, the
+            // leader's code 10000, as in Redshift.
+            try arity(0...0)
+            guard let rowID = sliceNumberColumn else { return .constant(.int(10_000), .integer) }
+            let slice = BoundExpr.function(Builtins.math.shiftRight, [.column(rowID.id, .bigint), .constant(.int(40), .bigint)], .bigint)
+            return .cast(slice, .integer)
+        case "textin":
+            // PostgreSQL's text input function: its argument (a regprocedureout's cstring) as text.
+            try arity(1...1)
+            return try coerce(try bindExpr(f.args[0], scope, agg: agg), to: .varchar(65535))
         case "pg_get_expr":
             try arity(2...3)
             return try bindExpr(f.args[0], scope, agg: agg)
@@ -84,9 +154,36 @@ extension Binder {
             try arity(2...3)
             return try privilegeTest(f, scope, agg)
         case "obj_description", "col_description", "shobj_description":
-            try arity(1...2)
+            // COMMENT ON's texts (pg_description): col_description(table oid, column
+            // number); obj_description(oid [, catalog]) and shobj_description(oid, catalog)
+            // of the object itself (objsubid 0). NULL when there is none.
+            try arity(f.name == "obj_description" ? 1...2 : 2...2)
             for a in f.args { _ = try bindExpr(a, scope, agg: agg) }
-            return .constant(.null, .varchar(256))
+            let classes: [String: Int64] = ["pg_class": 1259, "pg_namespace": 2615, "pg_database": 1262]
+            var wanted: Int64? = nil
+            if f.name != "col_description", f.args.count == 2 {
+                let b = try bindExpr(f.args[1], scope, agg: agg)
+                guard case .constant = b, case .string(let catalogName) = try evaluateConstant(try coerce(b, to: .varchar(128))) else {
+                    throw err(.featureNotSupported, "\(f.name)() takes a constant catalog name", f.args[1])
+                }
+                let lower = catalogName.lowercased()
+                wanted = classes[lower.hasPrefix("pg_catalog.") ? String(lower.dropFirst("pg_catalog.".count)) : lower] ?? -1
+            }
+            var whens: [SlicehouseSQL.WhenClause] = []
+            for d in catalog.descriptions() {
+                if f.name == "col_description" {
+                    guard d.classoid == 1259, d.objsubid > 0 else { continue }
+                    whens.append(SlicehouseSQL.WhenClause(condition: bin(.and, bin(.equal, f.args[0], int(Int(d.objoid))),
+                                                                      bin(.equal, f.args[1], int(Int(d.objsubid)))),
+                                                       result: lit(d.text)))
+                } else {
+                    guard d.objsubid == 0, wanted.map({ $0 == d.classoid }) ?? true else { continue }
+                    whens.append(SlicehouseSQL.WhenClause(condition: bin(.equal, f.args[0], int(Int(d.objoid))), result: lit(d.text)))
+                }
+            }
+            if whens.isEmpty { return .constant(.null, .varchar(256)) }
+            return try coerce(try bindExpr(Expr(.caseWhen(CaseExpr(whens: whens, elseResult: nil)), at: loc), scope, agg: agg),
+                              to: .varchar(256))
         case "pg_encoding_to_char":
             try arity(1...1)
             return .constant(.string("UTF8"), .varchar(64))

@@ -11,14 +11,24 @@ extension Binder {
     static let derivedAggregates: Set<String> = ["stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
                                                  "bool_and", "bool_or", "any_value"]
 
-    func derivedAggregate(_ f: FunctionCall, _ e: Expr, argumentType: DataType? = nil) throws -> Expr {
+    /// The variance family as window functions (`STDDEV_SAMP(x) OVER (...)`, Redshift's
+    /// window forms of STDDEV, VARIANCE, ...): the same sums, each over the call's window.
+    static let derivedWindowFunctions: Set<String> = ["stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"]
+
+    /// `f` in terms of the built-in aggregates; with `over`, each of them a window call
+    /// over that window.
+    func derivedAggregate(_ f: FunctionCall, _ e: Expr, argumentType: DataType? = nil, over: WindowSpec? = nil) throws -> Expr {
         guard f.args.count == 1, !f.star else {
             throw err(.undefinedFunction, "function \(f.name) takes exactly one argument", e)
         }
         if f.distinct { throw err(.featureNotSupported, "DISTINCT is not supported for \(f.name)", e) }
         let loc = e.location
         let x = f.args[0]
-        func call(_ name: String, _ args: [Expr]) -> Expr { Expr(.function(FunctionCall(name: name, args: args)), at: loc) }
+        func call(_ name: String, _ args: [Expr]) -> Expr {
+            var c = FunctionCall(name: name, args: args)
+            if ["count", "sum", "min", "max"].contains(name) { c.over = over }
+            return Expr(.function(c), at: loc)
+        }
         func bin(_ op: BinaryOperator, _ a: Expr, _ b: Expr) -> Expr { Expr(.binary(op, a, b), at: loc) }
         func int(_ n: Int) -> Expr { Expr(.literal(.integer(String(n))), at: loc) }
         switch f.name {

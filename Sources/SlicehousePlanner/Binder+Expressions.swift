@@ -670,14 +670,27 @@ extension Binder {
         if let bound = try bindCatalogFunction(f, e, scope, agg) { return bound }
         if let rewritten = scalarMacro(f, e) { return try bindExpr(rewritten, scope, agg: agg) }
         // `name[i]` on a PostgreSQL array shown as text (`{a,b}`, catalog columns): its
-        // i-th element (1-based); on SUPER it is PartiQL's 0-based navigation.
+        // i-th element (1-based); on an oidvector / int2vector shown as text (`23 1043`,
+        // pg_proc.proargtypes) the i-th from 0, as PostgreSQL subscripts those; NULL past
+        // either end. On SUPER it is PartiQL's 0-based navigation.
         if f.name == "super_index", f.args.count == 2, f.schema == nil {
             let base = try bindExpr(f.args[0], scope, agg: agg)
             if base.type.isString {
-                let elements = BoundExpr.function(Builtins.strings.btrim, [base, .constant(.string("{}"), .text)], base.type)
-                let index = try coerce(try bindExpr(f.args[1], scope, agg: agg), to: .integer)
-                let element = BoundExpr.function(Builtins.strings.splitPart, [elements, .constant(.string(","), .text), index], base.type)
-                return .function(Builtins.conditional.nullif, [element, .constant(.string(""), base.type)], base.type)
+                let loc = e.location
+                func call(_ name: String, _ args: [Expr]) -> Expr { Expr(.function(FunctionCall(name: name, args: args)), at: loc) }
+                func lit(_ s: String) -> Expr { Expr(.literal(.string(s)), at: loc) }
+                func int(_ k: Int) -> Expr { Expr(.literal(.integer(String(k))), at: loc) }
+                func bin(_ op: BinaryOperator, _ a: Expr, _ b: Expr) -> Expr { Expr(.binary(op, a, b), at: loc) }
+                let text = f.args[0], index = f.args[1]
+                let arrayElement = call("nullif", [call("split_part", [call("btrim", [text, lit("{}")]), lit(","), index]), lit("")])
+                let vectorElement = call("nullif", [call("split_part", [call("btrim", [text]), lit(" "), bin(.add, index, int(1))]), lit("")])
+                let expr = Expr(.caseWhen(CaseExpr(whens: [
+                    SlicehouseSQL.WhenClause(condition: bin(.equal, call("left", [text, int(1)]), lit("{")),
+                                             result: Expr(.caseWhen(CaseExpr(whens: [SlicehouseSQL.WhenClause(
+                                                condition: bin(.greaterOrEqual, index, int(1)), result: arrayElement)])), at: loc)),
+                    SlicehouseSQL.WhenClause(condition: bin(.greaterOrEqual, index, int(0)), result: vectorElement),
+                ])), at: loc)
+                return try coerce(try bindExpr(expr, scope, agg: agg), to: base.type)
             }
         }
         if f.args.isEmpty, !f.star, let (v, t) = catalog.sessionFunction(f.name) {

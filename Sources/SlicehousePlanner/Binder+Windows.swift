@@ -29,6 +29,14 @@ extension Binder {
         if AggregateFunction.orderedSetNames.contains(f.name) {
             return try bindOrderedSetWindow(f, over, e, scope, agg, collector)
         }
+        if Binder.derivedWindowFunctions.contains(f.name) {
+            // STDDEV / VARIANCE and their _SAMP / _POP forms: COUNT and SUM over the window.
+            if f.distinct { throw err(.featureNotSupported, "DISTINCT is not supported in window functions", e) }
+            let savedPending = pendingSubqueries
+            let argType = f.args.count == 1 && !f.star ? (try? bindExpr(f.args[0], scope, agg: agg))?.type : nil
+            pendingSubqueries = savedPending
+            return try bindExpr(try derivedAggregate(f, e, argumentType: argType, over: over), scope, agg: agg)
+        }
         guard var kind = Self.windowKinds[f.name] else {
             throw err(.undefinedFunction, "function \(f.name) is not a window function", e)
         }

@@ -77,6 +77,9 @@ public final class Binder {
     var qualifyAliases: [String: BoundExpr] = [:]
     /// Output columns of scalar subqueries (allowed in aggregating select lists).
     var scalarOutputIDs: Set<Int> = []
+    /// The row id column (`slice << 40 | row`) of the SELECT being bound, when its
+    /// expressions call SLICE_NUM(): the slice of each row of its first table.
+    var sliceNumberColumn: PlanColumn?
     /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
     let evaluateConstant: (BoundExpr) throws -> Value
 
@@ -216,6 +219,7 @@ public final class Binder {
     // MARK: - SELECT
 
     func bindSelect(_ s: Select, orderBy: [OrderItem]) throws -> LogicalPlan {
+        var s = s
         let savedPending = pendingSubqueries
         pendingSubqueries = []
         let savedCollector = windowCollector
@@ -225,6 +229,17 @@ public final class Binder {
             windowCollector = savedCollector
         }
         var (plan, scope) = try bindFrom(s.from)
+        let savedSliceNumber = sliceNumberColumn
+        sliceNumberColumn = nil
+        defer { sliceNumberColumn = savedSliceNumber }
+        if !s.from.isEmpty, Binder.callsSliceNum(s, orderBy) {
+            guard let (withRowIDs, column) = addRowIDColumn(plan) else {
+                throw SQLError(.featureNotSupported, "SLICE_NUM() gives the slice of a table's rows: name the table in FROM",
+                               line: s.location.line, column: s.location.column)
+            }
+            plan = withRowIDs
+            sliceNumberColumn = column
+        }
         let savedAliases = lateralAliases
         lateralAliases = [:]
         defer { lateralAliases = savedAliases }
@@ -245,6 +260,7 @@ public final class Binder {
             plan = try applyPendingScalars(plan)
             if !preds.isEmpty { plan = .filter(plan, preds.count == 1 ? preds[0] : .and(preds)) }
         }
+        if !s.from.isEmpty { (plan, scope) = try bindSeriesItems(&s, plan, scope) }
 
         // Aggregation?
         let usesAggregates = s.items.contains { if case .expr(let e, _) = $0 { return containsAggregate(e) }; return false }
@@ -1063,6 +1079,111 @@ extension Binder {
 }
 
 extension Binder {
+    /// `SELECT generate_series(1, c) AS i, ... FROM ...` (a set-returning function in the
+    /// select list): each row of the FROM clause (after WHERE) once per value of its own
+    /// series, as PostgreSQL runs it. Redshift runs this on the leader only, over catalog
+    /// tables: a FROM clause that reads a user table is refused with Redshift's error.
+    /// The series is an array per row, unnested; the select item becomes its element.
+    func bindSeriesItems(_ s: inout Select, _ plan: LogicalPlan, _ scope: Scope) throws -> (LogicalPlan, Scope) {
+        var plan = plan, scope = scope
+        for (k, item) in s.items.enumerated() {
+            guard case .expr(let e, let alias) = item, case .function(let call) = e.kind, call.name == "generate_series",
+                  call.schema == nil || call.schema == "pg_catalog", call.over == nil, !call.star, !call.distinct else { continue }
+            guard call.args.count == 2 || call.args.count == 3 else {
+                throw err(.undefinedFunction, "function generate_series with \(call.args.count) arguments does not exist", e)
+            }
+            if Binder.readsUserTable(plan) {
+                throw SQLError(.featureNotSupported,
+                               "Specified types or functions (one per INFO message) not supported on Redshift tables.",
+                               line: e.location.line, column: e.location.column,
+                               detail: "generate_series runs on the leader node only: over catalog tables, or in FROM with constant arguments")
+            }
+            var args: [BoundExpr] = []
+            var type = DataType.integer
+            for a in call.args {
+                let b = try bindExpr(a, scope, agg: nil)
+                switch b.type {
+                case .smallint, .integer, .unknown: break
+                case .bigint: type = .bigint
+                default:
+                    throw err(.undefinedFunction, "function generate_series(\(TypeRules.displayName(b.type))) does not exist: its arguments are integers", a)
+                }
+                args.append(try coerce(b, to: .bigint))
+            }
+            let array = BoundExpr.function(Builtins.internals.seriesArray, args, .superType)
+            let name = "?series\(k)?"
+            let element = newColumn(.superType, "generate_series")
+            columnNames[element.id] = "generate_series"
+            plan = .unnest(plan, array: array, element: element, position: nil)
+            scope.relations.append(ScopeRelation(alias: name, columns: [("generate_series", element)]))
+            let value = Expr(.cast(Expr(.column(ColumnRef(table: name, "generate_series")), at: e.location), type, .cast), at: e.location)
+            s.items[k] = .expr(value, alias: alias ?? "generate_series")
+        }
+        return (plan, scope)
+    }
+
+    /// The hidden column a scan yields each row's id in (`slice << 40 | row`; the scan
+    /// operator knows it by this name, SlicehouseStorage's `rowIDColumnName`).
+    static let rowIDColumnName = "__rowid"
+
+    /// Whether a SELECT's expressions call SLICE_NUM().
+    static func callsSliceNum(_ s: Select, _ orderBy: [OrderItem]) -> Bool {
+        func calls(_ e: Expr) -> Bool {
+            switch e.kind {
+            case .function(let f): return (f.name == "slice_num" && f.args.isEmpty) || f.args.contains(where: calls)
+            case .unary(_, let a), .isNull(let a, _), .isBoolean(let a, _, _), .cast(let a, _, _): return calls(a)
+            case .binary(_, let a, let b), .isDistinctFrom(let a, let b, _): return calls(a) || calls(b)
+            case .between(let a, let l, let h, _): return calls(a) || calls(l) || calls(h)
+            case .inList(let a, let l, _): return calls(a) || l.contains(where: calls)
+            case .like(_, let a, let p, _, _): return calls(a) || calls(p)
+            case .caseWhen(let c):
+                return (c.operand.map(calls) ?? false) || c.whens.contains { calls($0.condition) || calls($0.result) }
+                    || (c.elseResult.map(calls) ?? false)
+            default: return false
+            }
+        }
+        let items = s.items.contains { if case .expr(let e, _) = $0 { return calls(e) }; return false }
+        return items || (s.whereClause.map(calls) ?? false) || (s.having.map(calls) ?? false) || orderBy.contains { calls($0.expr) }
+    }
+
+    /// `plan` with its first user table's scan also yielding row ids, and that column; nil
+    /// when the FROM clause reads no table directly (only derived tables, or none).
+    func addRowIDColumn(_ plan: LogicalPlan) -> (LogicalPlan, PlanColumn)? {
+        switch plan {
+        case .scan(let table, let alias, let columns, let outputs, let filters) where table.id >= 0:
+            var t = table
+            if let i = t.columns.firstIndex(where: { $0.name == Binder.rowIDColumnName }),
+               let k = columns.firstIndex(of: i) {
+                return (plan, outputs[k])
+            }
+            t.columns.append(ColumnDef(name: Binder.rowIDColumnName, type: .bigint))
+            let column = newColumn(.bigint, Binder.rowIDColumnName)
+            return (.scan(table: t, alias: alias, columns: columns + [t.columns.count - 1], outputs: outputs + [column],
+                          filters: filters), column)
+        case .filter(let p, let e):
+            return addRowIDColumn(p).map { (.filter($0.0, e), $0.1) }
+        case .join(let kind, let l, let r, let c):
+            if let (l2, column) = addRowIDColumn(l) { return (.join(kind, l2, r, condition: c), column) }
+            guard !kind.keepsLeftOnly, let (r2, column) = addRowIDColumn(r) else { return nil }
+            return (.join(kind, l, r2, condition: c), column)
+        case .unnest(let p, let a, let e, let i):
+            return addRowIDColumn(p).map { (.unnest($0.0, array: a, element: e, position: i), $0.1) }
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the plan reads a user table (system tables have negative ids).
+    static func readsUserTable(_ plan: LogicalPlan) -> Bool {
+        var found = false
+        func visit(_ p: LogicalPlan) -> LogicalPlan {
+            if case .scan(let table, _, _, _, _) = p, table.id >= 0 { found = true }
+            return p.mapChildren(visit)
+        }
+        _ = visit(plan)
+        return found
+    }
+
     /// The most rows `generate_series` makes (it runs on the leader, as in Redshift).
     static let seriesMaxRows = 1_000_000
 

@@ -28,6 +28,17 @@ public protocol BinderCatalog {
     func privilegeKeys(_ function: String, privilege: String) throws -> [String]
     /// For `pg_get_viewdef(oid)` over a column: every view's oid and definition.
     func viewDefinitions() -> [(oid: Int64, definition: String)]
+    /// `'name'::regclass` (`kind` "regclass"), `'f'::regproc`, `'f(integer)'::regprocedure`:
+    /// the oid the text names, or an error naming what does not exist.
+    func objectOID(_ kind: String, _ text: String) throws -> Int64
+    /// `oid::regclass` (and regproc, regprocedure) over a column: every object's oid and its
+    /// text as PostgreSQL prints the type (a relation's name; a function's, with its
+    /// argument types for regprocedure).
+    func objectNames(_ kind: String) -> [(oid: Int64, name: String)]
+    /// COMMENT ON's texts, as pg_description holds them (obj_description, col_description).
+    func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)]
+    /// For `pg_get_constraintdef(oid)`: every pg_constraint row's oid and definition.
+    func constraintDefinitions() -> [(oid: Int64, definition: String)]
 }
 
 /// What a name in a FROM clause stands for.
@@ -46,6 +57,12 @@ extension BinderCatalog {
     public func sessionDayFirst() -> Bool { false }
     public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
     public func viewDefinitions() -> [(oid: Int64, definition: String)] { [] }
+    public func objectOID(_ kind: String, _ text: String) throws -> Int64 {
+        throw SQLError(.undefinedObject, "\(kind) \"\(text)\" does not exist")
+    }
+    public func objectNames(_ kind: String) -> [(oid: Int64, name: String)] { [] }
+    public func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] { [] }
+    public func constraintDefinitions() -> [(oid: Int64, definition: String)] { [] }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.

@@ -338,6 +338,9 @@ extension Parser {
         }
     }
 
+    /// The object identifier types a cast to becomes a call of the type's function.
+    static let objectIdentifierTypes: Set<String> = ["regclass", "regproc", "regprocedure"]
+
     /// The type after `::` or `AS` in a cast. `'1 day'::interval` becomes an interval literal.
     mutating func parseCastTarget(_ operand: Expr, syntax: CastSyntax, at token: Token) throws -> Expr {
         if isWord("interval") {
@@ -348,6 +351,14 @@ extension Parser {
                 return Expr(.cast(operand, .interval, syntax), at: syntax == .doubleColon ? operand.location : typeToken.location)
             }
             return Expr(.interval(IntervalLiteral(value: text, qualifier: qualifier)), at: operand.location)
+        }
+        if case .word(let w) = current.kind, Parser.objectIdentifierTypes.contains(w) {
+            // `x::regclass`, `x::regproc`, `x::regprocedure`: PostgreSQL's object identifier
+            // types, as the function-style cast `regclass(x)` the binder answers (a name in,
+            // its oid out; an oid in, its name out).
+            let typeToken = advance()
+            return Expr(.function(FunctionCall(name: w, args: [operand])),
+                        at: syntax == .doubleColon ? operand.location : typeToken.location)
         }
         let type = try parseCastType()
         // A `::` cast is located at its operand, a CAST(...) at its keyword.

@@ -133,8 +133,14 @@ extension DateTime {
     }
 
     public static func parseTimeTZ(_ s: String) -> Int64? {
-        var s = s
-        return s.withUTF8 { parseTimeTZ($0) }
+        var text = s
+        if let v = text.withUTF8({ parseTimeTZ($0) }) { return v }
+        // `13:24:55 PST`: a time zone abbreviation (a fixed offset) after the time.
+        guard let space = s.lastIndex(of: " "),
+              let offset = TimeZoneRules.abbreviations[s[s.index(after: space)...].lowercased()] else { return nil }
+        var time = String(s[..<space])
+        guard let local = time.withUTF8({ parseTimeOfDay($0) }) else { return nil }
+        return floorMod(local &- offset, microsPerDay)
     }
 
     /// `hh:mm:ss[.ffffff]`.

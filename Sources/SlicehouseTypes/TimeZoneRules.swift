@@ -126,14 +126,25 @@ public enum TimeZoneRules {
         return table(tz, name: name)
     }
 
-    /// `NAME±h[:mm[:ss]]` or `±h[:mm[:ss]]` (POSIX: positive means west of UTC).
+    /// POSIX-style `STDoffset` (positive hours west of UTC): `NAME±h[:mm[:ss]]`,
+    /// `NAMEh` (`EST5`) or `±h[:mm[:ss]]`. As in Redshift's CONVERT_TIMEZONE examples, the
+    /// name is only a label — any letters, also with `/`, `_` or spaces (`NEWZONE +2`,
+    /// `America/Los_Angeles+2`: two hours west, whatever the name's own rules). A name
+    /// followed by a daylight-saving part (`EST5EDT`) is not a fixed offset: nil.
     static func posixOffset(_ key: String) -> Int64? {
-        let letters = key.prefix(while: { $0.isLetter })
-        var rest = key.dropFirst(letters.count)
-        guard letters.isEmpty || letters.count >= 3, let signChar = rest.first, signChar == "+" || signChar == "-" else {
+        let label = key.prefix(while: { $0.isLetter || $0 == "/" || $0 == "_" || $0 == " " })
+        let letters = label.filter { $0.isLetter }.count
+        var rest = key.dropFirst(label.count)
+        guard letters == 0 || letters >= 3, let first = rest.first else { return nil }
+        let west: Bool
+        if first == "+" || first == "-" {
+            west = first == "+"
+            rest = rest.dropFirst()
+        } else if first.isASCII && first.isNumber && letters > 0 {
+            west = true   // `EST5`: an unsigned offset is west
+        } else {
             return nil
         }
-        rest = rest.dropFirst()
         let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var total: Int64 = 0
@@ -144,7 +155,7 @@ public enum TimeZoneRules {
             total += v * scales[k]
         }
         guard total <= 15 * hour else { return nil }
-        return signChar == "+" ? -total : total
+        return west ? -total : total
     }
 
     private static func foundationZone(_ name: String, _ key: String) -> TimeZone? {

@@ -67,6 +67,9 @@ private func referenceValue(_ agg: BoundAggregate, _ rows: [Row]) -> Value {
         let r = s % c
         if r.magnitude * 2 >= c.magnitude { q += s < 0 ? -1 : 1 }
         return .int128(q)
+    case .bitAnd, .bitOr:
+        guard let first = values.first?.asInt64 else { return .null }
+        return .int(values.dropFirst().reduce(first) { agg.function == .bitAnd ? $0 & ($1.asInt64 ?? 0) : $0 | ($1.asInt64 ?? 0) })
     case .percentileCont, .percentileDisc, .listagg, .approximateCountDistinct, .hllCreateSketch, .hllCombine:
         return .null  // OrderedSetAggregateTests has their references
     }
@@ -116,6 +119,9 @@ let mixedAggregates: [BoundAggregate] = {
     }
     for c in [1, 5, 6, 7] {
         a += [agg(.count, c, t), agg(.min, c, t), agg(.max, c, t)]
+    }
+    for c in [2, 9] {
+        a += [agg(.bitAnd, c, t), agg(.bitOr, c, t)]
     }
     return a
 }()
@@ -430,6 +436,7 @@ enum HashAggregateLayoutMirror {
         case .countStar, .count: return [.bigint]
         case .sum: return [agg.resultType]
         case .min, .max: return [agg.argumentType ?? agg.resultType]
+        case .bitAnd, .bitOr: return [agg.resultType]
         case .approximateCountDistinct, .hllCreateSketch, .hllCombine: return [.varchar(65535)]
         case .percentileCont, .percentileDisc, .listagg: return []
         case .avg:

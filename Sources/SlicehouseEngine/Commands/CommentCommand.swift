@@ -31,8 +31,13 @@ struct CommentCommand {
                     throw SQLError(.undefinedColumn, "column \"\(column.lowercased())\" of relation \"\(t.name)\" does not exist")
                 }
                 key = CommentKey.column(t.id, i)
-            } else if try session.resolveView(name) != nil {
-                throw SQLError(.featureNotSupported, "comments on the columns of views are not kept")
+            } else if let v = try session.resolveView(name) {
+                try requireViewOwner(v)
+                let system = SystemTables(database: session.database, transaction: session.transaction, session: session)
+                guard let i = system.viewColumnNames(v).firstIndex(of: column.lowercased()) else {
+                    throw SQLError(.undefinedColumn, "column \"\(column.lowercased())\" of relation \"\(v.name)\" does not exist")
+                }
+                key = CommentKey.viewColumn(v.qualifiedName, i)
             } else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }

@@ -110,6 +110,8 @@ struct DMLCommand {
         if marked == 0 { return StatementResult(tag: "DELETE 0") }
         try writeDeleteFiles(&next, from: base, table: table)
         session.transaction.stage(table.id, next)
+        session.database.logDeletes(query: session.statementQueryID, userID: session.currentUserID, table: table.id,
+                                    before: base, after: next, start: session.runningStatement?.start)
         return StatementResult(tag: "DELETE \(marked)")
     }
 
@@ -194,8 +196,15 @@ struct DMLCommand {
         if marked == 0 { return StatementResult(tag: "UPDATE 0") }
         let full = try writer.completeRows(table, targets: Array(0..<table.columns.count), provided: newRows)
         try writeDeleteFiles(&next, from: base, table: table)
+        let deleted = next
         next = try writer.placeRows(full, onto: next, of: table, sink: session.transaction.newSink())
         session.transaction.stage(table.id, next)
+        // An UPDATE deletes the old versions and inserts the new (STL_DELETE and STL_INSERT).
+        let start = session.runningStatement?.start
+        session.database.logDeletes(query: session.statementQueryID, userID: session.currentUserID, table: table.id,
+                                    before: base, after: deleted, start: start)
+        session.database.logInserts(query: session.statementQueryID, userID: session.currentUserID, table: table.id,
+                                    before: deleted, after: next, start: start)
         return StatementResult(tag: "UPDATE \(marked)")
     }
 

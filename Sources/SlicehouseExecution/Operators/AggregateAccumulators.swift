@@ -955,6 +955,55 @@ final class BoolMinMaxAccumulator: Accumulator {
     func results(_ range: Range<Int>) throws -> Vector { core.result(range) }
 }
 
+// MARK: - BIT_AND / BIT_OR
+
+/// BIT_AND or BIT_OR of integers: per group the bits so far and whether a value was seen
+/// (NULL for a group of NULLs). A partial state is the result itself.
+final class BitAccumulator: Accumulator {
+    private let isAnd: Bool
+    private let type: DataType
+    private var values: [Int64] = []
+    private var seen: [Bool] = []
+
+    init(isAnd: Bool, type: DataType) { self.isAnd = isAnd; self.type = type }
+
+    var memoryBytes: Int { arrayBytes(values) + arrayBytes(seen) }
+    func grow(to n: Int) { growArray(&values, to: n, 0); growArray(&seen, to: n, false) }
+
+    private func fold(_ v: Vector, _ groups: [Int32], _ rows: [Int32]) throws {
+        guard case .int64(let input) = v.data else { throw stateMismatch("\(isAnd ? "BIT_AND" : "BIT_OR") argument") }
+        let isAnd = self.isAnd
+        values.withUnsafeMutableBufferPointer { cur in
+            seen.withUnsafeMutableBufferPointer { sn in
+                input.withUnsafeBufferPointer { vp in
+                    forEachValid(v, groups, rows) { g, r in
+                        let x = vp[r]
+                        cur[g] = !sn[g] ? x : (isAnd ? cur[g] & x : cur[g] | x)
+                        sn[g] = true
+                    }
+                }
+            }
+        }
+    }
+
+    func update(groups: [Int32], rows: [Int32], input: Vector?) throws {
+        guard let input else { throw stateMismatch("BIT_AND/BIT_OR argument") }
+        try fold(input, groups, rows)
+    }
+
+    func merge(groups: [Int32], rows: [Int32], states: [Vector]) throws {
+        guard states.count == 1 else { throw stateMismatch("BIT_AND/BIT_OR state") }
+        try fold(states[0], groups, rows)
+    }
+
+    func partialStates(_ range: Range<Int>) -> [Vector] { [result(range)] }
+    func results(_ range: Range<Int>) throws -> Vector { result(range) }
+
+    private func result(_ range: Range<Int>) -> Vector {
+        Vector(type: type, data: .int64(Array(values[range])), validity: OperatorKernels.validity(from: seen, range))
+    }
+}
+
 // MARK: - MIN/MAX of strings
 
 /// MIN or MAX of CHAR/VARCHAR: each group's current extreme lives in a byte arena
@@ -1214,6 +1263,12 @@ enum AccumulatorFactory {
             }
             // MIN/MAX(DISTINCT x) = MIN/MAX(x).
             return acc
+        case .bitAnd, .bitOr:
+            guard argType.physical == .int64 else {
+                throw SQLError.internalError("\(agg.function.sqlName) of \(argType)")
+            }
+            // Duplicates change neither AND nor OR: BIT_AND/BIT_OR(DISTINCT x) = BIT_AND/BIT_OR(x).
+            return BitAccumulator(isAnd: agg.function == .bitAnd, type: agg.resultType)
         }
         guard agg.distinct else { return acc }
         guard mode == .single else {

@@ -17,11 +17,25 @@ public struct DateTimeFamily: FunctionFamily {
     public let dateTrunc = ScalarFunction("date_trunc", arguments: 2...2, resolve: { c in
         FunctionResolution([.text, c[1] == .date ? .date : try c.timestamp(c[1])], .timestamp, constants: try c.datePart(0))
     }, kernel: { a, t, n in try DateFunctions.dateTrunc(a, resultType: t, n: n) })
+    /// DATEADD(part, n, x) → TIMESTAMP, or TIME / TIMETZ for a TIME / TIMETZ (wrapping
+    /// around midnight; hours and smaller parts only).
     public let dateAdd = ScalarFunction("dateadd", aliases: ["date_add"], arguments: 3...3, columnName: "date_add", resolve: { c in
-        FunctionResolution([.text, .bigint, try c.timestamp(c[2])], .timestamp, constants: try c.datePart(0))
+        if c[2] == .time || c[2] == .timetz {
+            return FunctionResolution([.text, .bigint, c[2]], c[2], constants: try c.datePart(0))
+        }
+        return FunctionResolution([.text, .bigint, try c.timestamp(c[2])], .timestamp, constants: try c.datePart(0))
     }, kernel: { a, t, n in try DateFunctions.dateAdd(a, resultType: t, n: n) })
+    /// DATEDIFF(part, a, b) → BIGINT: the part's boundaries crossed from a to b, of two
+    /// timestamps (or dates) or of two TIMEs / TIMETZs.
     public let dateDiff = ScalarFunction("datediff", aliases: ["date_diff"], arguments: 3...3, columnName: "date_diff", resolve: { c in
-        FunctionResolution([.text, try c.timestamp(c[1]), try c.timestamp(c[2])], .bigint, constants: try c.datePart(0))
+        let times: [DataType] = [.time, .timetz]
+        if times.contains(c[1]) || times.contains(c[2]) {
+            // Both times (a string literal is read as the other's type); TIMETZ wins over TIME.
+            let t: DataType = c[1] == .timetz || c[2] == .timetz ? .timetz : .time
+            for x in [c[1], c[2]] where !(times.contains(x) || x == .unknown || x.isString) { throw c.noSuch() }
+            return FunctionResolution([.text, t, t], .bigint, constants: try c.datePart(0))
+        }
+        return FunctionResolution([.text, try c.timestamp(c[1]), try c.timestamp(c[2])], .bigint, constants: try c.datePart(0))
     }, kernel: { a, t, n in try DateFunctions.dateDiff(a, resultType: t, n: n) })
     public let addMonths = ScalarFunction("add_months", arguments: 2...2, resolve: { c in
         FunctionResolution([try c.timestamp(c[0]), .integer], .timestamp)

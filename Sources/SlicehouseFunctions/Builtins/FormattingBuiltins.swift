@@ -50,6 +50,12 @@ public struct HashFamily: FunctionFamily {
     public let sha2 = ScalarFunction("sha2", arguments: 2...2, resolve: { c in
         FunctionResolution([try c.string(c[0]), try c.integer(c[1])], .varchar(128))
     }, kernel: { a, t, n in try HashFunctions.sha2(a, resultType: t, n: n) })
+    /// CHECKSUM(x) → INTEGER, of a VARCHAR, an integer or a DECIMAL (HashFunctions.checksum).
+    public let checksum = ScalarFunction("checksum", arguments: 1...1, resolve: { c in
+        let t = c[0] == .unknown ? DataType.text : c[0]
+        guard t.isString || t.isInteger || t.isDecimal else { throw c.noSuch() }
+        return FunctionResolution([t], .integer)
+    }, kernel: { a, t, n in try HashFunctions.checksum(a[0], resultType: t, n: n) })
     /// FNV_HASH(value [, seed]) → BIGINT (64-bit FNV-1a over the value's text form).
     public let fnvHash = ScalarFunction("fnv_hash", arguments: 1...2, resolve: { c in
         guard c[0] != .boolean else { throw c.noSuch() }

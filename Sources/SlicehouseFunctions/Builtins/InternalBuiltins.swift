@@ -85,6 +85,42 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextContains = ScalarFunction("array_text_contains", internal: true, arguments: 2...2, kernel: { a, t, n in
         try StringKernels.arrayTextContains(a[0], a[1], resultType: t, n: n)
     })
+    /// ?series_array?(start, stop [, step]) → SUPER: the integers from `start` to `stop` by
+    /// `step` as an array, per row: `generate_series` in a select list over catalog rows
+    /// (each row once per value, through the unnest operator). NULL for a NULL argument.
+    public let seriesArray = ScalarFunction("?series_array?", internal: true, arguments: 2...3, kernel: { a, t, n in
+        var out = Vector(type: t, capacity: n)
+        var text: [UInt8] = []
+        for i in 0..<n {
+            var args: [Int64] = []
+            for v in a {
+                guard case .int(let x) = v.value(at: v.isConstant ? 0 : i) else { break }
+                args.append(x)
+            }
+            guard args.count == a.count else { out.appendNull(); continue }
+            let start = args[0], stop = args[1], step = args.count == 3 ? args[2] : 1
+            guard step != 0 else { throw SQLError(.invalidParameter, "step size cannot equal zero") }
+            text.removeAll(keepingCapacity: true)
+            text.append(UInt8(ascii: "["))
+            var v = start, count = 0
+            while step > 0 ? v <= stop : v >= stop {
+                count += 1
+                guard count <= InternalFamily.seriesMaxValues else {
+                    throw SQLError(.invalidParameter, "generate_series makes at most \(InternalFamily.seriesMaxValues) rows")
+                }
+                if count > 1 { text.append(UInt8(ascii: ",")) }
+                text.append(contentsOf: String(v).utf8)
+                let (next, overflow) = v.addingReportingOverflow(step)
+                if overflow { break }
+                v = next
+            }
+            text.append(UInt8(ascii: "]"))
+            out.append(.string(String(decoding: text, as: UTF8.self)))
+        }
+        return out
+    })
+    /// The most values one row's generate_series makes.
+    public static let seriesMaxValues = 1_000_000
     /// A cast with assignment (INSERT/UPDATE) rules: a string longer than the target is an
     /// error instead of being truncated.
     public let assignmentCast = ScalarFunction("assignment_cast", internal: true, arguments: 1...1, kernel: { a, t, _ in

@@ -290,10 +290,52 @@ package enum DateFunctions {
 
     package static let timestampOutOfRange = SQLError(.datetimeOverflow, "timestamp out of range")
 
+    /// A TIME's (or TIMETZ's) unit for DATEADD / DATEDIFF: hours and smaller parts only.
+    static func timeUnit(_ p: Part) throws -> Int64 {
+        switch p {
+        case .hour: return microsPerHour
+        case .minute: return microsPerMinute
+        case .second: return 1_000_000
+        case .millisecond: return 1_000
+        case .microsecond: return 1
+        default: throw SQLError(.invalidParameter, "date part \"\(p.rawValue)\" is not supported for a time value")
+        }
+    }
+
+    /// DATEADD over TIME / TIMETZ (microseconds of the day): wraps around midnight.
+    static func timeAdd(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let (pv, kv, tv) = (args[0], args[1], args[2])
+        let k = try Kern.int64s(kv), t = try Kern.int64s(tv)
+        let len = Kern.length(pv, kv, tv, n: n)
+        let (cp, rowParts) = try parts(pv, len)
+        let constantUnit = try cp.map(timeUnit)
+        let day = DateTime.microsPerDay
+        return try StringKernels.mapRowsInt(args, n: n, resultType: resultType) { i in
+            guard let unit = try constantUnit ?? rowParts[i].map(timeUnit) else { return 0 }
+            // (k mod a day's units) keeps the product in range for any k.
+            let steps = floorMod(k[kv.isConstant ? 0 : i], day / unit)
+            return floorMod(t[tv.isConstant ? 0 : i] + steps * unit, day)
+        }
+    }
+
+    /// DATEDIFF over TIMEs / TIMETZs: the unit's boundaries crossed from a to b.
+    static func timeDiff(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let (pv, av, bv) = (args[0], args[1], args[2])
+        let a = try Kern.int64s(av), b = try Kern.int64s(bv)
+        let len = Kern.length(pv, av, bv, n: n)
+        let (cp, rowParts) = try parts(pv, len)
+        let constantUnit = try cp.map(timeUnit)
+        return try StringKernels.mapRowsInt(args, n: n, resultType: resultType) { i in
+            guard let unit = try constantUnit ?? rowParts[i].map(timeUnit) else { return 0 }
+            return floorDiv(b[bv.isConstant ? 0 : i], unit) - floorDiv(a[av.isConstant ? 0 : i], unit)
+        }
+    }
+
     package static func dateAdd(_ args: [Vector], resultType: DataType, n: Int) throws -> Vector {
         guard args.count == 3 else { throw SQLError.internalError("dateadd takes 3 arguments") }
         let (pv, kv, tv) = (args[0], args[1], args[2])
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
+        if tv.type == .time || tv.type == .timetz { return try timeAdd(args, resultType: resultType, n: n) }
         let len = Kern.length(pv, kv, tv, n: n)
         let constant = pv.isConstant && kv.isConstant && tv.isConstant
         let validity = constant ? nil : Kern.combinedValidity(args)
@@ -327,6 +369,7 @@ package enum DateFunctions {
         guard args.count == 3 else { throw SQLError.internalError("datediff takes 3 arguments") }
         let (pv, av, bv) = (args[0], args[1], args[2])
         if args.contains(where: Kern.isConstNull) { return Kern.constNull(resultType) }
+        if av.type == .time || av.type == .timetz { return try timeDiff(args, resultType: resultType, n: n) }
         let len = Kern.length(pv, av, bv, n: n)
         let constant = pv.isConstant && av.isConstant && bv.isConstant
         let validity = constant ? nil : Kern.combinedValidity(args)

@@ -129,6 +129,31 @@ package enum HashFunctions {
         return r
     }
 
+    /// CHECKSUM(x) → INTEGER: an integer is its own checksum and a DECIMAL its unscaled
+    /// digits (Redshift's example: commission 109.20 gives 10920), folded into 32 bits
+    /// when wider; text hashes to 32 bits (FNV-1a folded: Redshift's text checksum is
+    /// undocumented, see docs/DIFFERENCES.md).
+    package static func checksum(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        @inline(__always) func fold(_ x: Int64) -> Int64 {
+            Int64(Int32(exactly: x) ?? Int32(truncatingIfNeeded: x ^ (x >> 32)))
+        }
+        switch v.data {
+        case .int64(let a):
+            return try StringKernels.mapRowsInt([v], n: n, resultType: resultType) { i in fold(a[i]) }
+        case .int128(let a):
+            return try StringKernels.mapRowsInt([v], n: n, resultType: resultType) { i in
+                let x = a[i]
+                return fold(Int64(exactly: x) ?? (Int64(truncatingIfNeeded: x) ^ Int64(truncatingIfNeeded: x >> 64)))
+            }
+        default:
+            let s = try StringKernels.input(v)
+            return try StringKernels.mapRowsInt([v], n: n, resultType: resultType) { i in
+                let h = StringKernels.with(s, i) { Digest.fnv1a($0) }
+                return Int64(Int32(truncatingIfNeeded: h ^ (h >> 32)))
+            }
+        }
+    }
+
     /// FNV_HASH(value [, seed]): 64-bit FNV-1a over the value's text form (integers and
     /// decimals as their decimal text, dates/timestamps in ISO form), as BIGINT. The
     /// seed, when given, replaces the offset basis (Redshift chains hashes this way).

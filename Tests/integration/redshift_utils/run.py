@@ -372,7 +372,10 @@ def run_script(session, relpath):
     base = os.path.basename(relpath)
     if base in PREPARED and any(st.lower().startswith("prepare") for st in statements):
         _run(result, session, f"execute {PREPARED[base]}('{TEST_USER}')")
+        columns, rows = result.columns, result.rows
         _run(result, session, f"deallocate {PREPARED[base]}")
+        if result.ok:  # the file's result is the EXECUTE's rows, not DEALLOCATE's
+            result.columns, result.rows = columns, rows
     return result
 
 
