@@ -122,8 +122,7 @@ extension Vector {
                 for k in 0..<n {
                     let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
                     if isNull(i) { put(k, Hashing.nullHash); continue }
-                    // Without trailing blanks: `'abc'` and `'abc '` are equal (StringArray.hasTrailingBlank).
-                    let st = Int(s.offsets[i]), en = trimmedEnd(bp, st, Int(s.offsets[i + 1]))
+                    let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
                     put(k, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st))
                 }
             }

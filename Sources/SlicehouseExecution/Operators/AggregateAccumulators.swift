@@ -1162,8 +1162,8 @@ final class DistinctAccumulator: Accumulator {
         if n == 0 { return }
         let groupVector = Vector(type: .bigint, data: .int64(groups.map { Int64($0) }))
         let values = OperatorKernels.gather(input, rows)
-        // SUPER values equal in content are one value, strings equal but for trailing blanks too.
-        let keys = [groupVector, OperatorKernels.hashForm(values)]
+        // SUPER values equal in content are one value (`SuperJSON.equalityForms`).
+        let keys = [groupVector, values.type == .superType ? SuperJSON.equalityForms(values) : values]
         let local = OperatorKernels.identity(n, cache: &identityCache)
         KeyHashing.hash(keys, rows: local, into: &hashes)
         let firsts = try seenPairs.findOrInsert(keys, rows: local, hashes: hashes, insert: true, groupIds: &pairIds)

@@ -74,17 +74,16 @@ enum OperatorKernels {
 
     /// A grouping or set-operation key column: flat, and SUPER values in the form where
     /// equal values have equal bytes (`SuperJSON.equalityForms`), so `{"a":1,"b":2}` and
-    /// `{"b":2,"a":1}` are one group; strings without trailing blanks (`'abc'` and
-    /// `'abc '` are one group). Other types are `flat`'s.
+    /// `{"b":2,"a":1}` are one group. Other types are `flat`'s.
     static func key(_ v: Vector, physicalCount: Int) -> Vector {
         hashForm(flat(v, physicalCount: physicalCount))
     }
 
-    /// `v` as it is hashed and matched as a key: SUPER values in their equality form, strings
-    /// without trailing blanks (also where rows are sent to slices or spill partitions by a
-    /// key's hash, so that equal values meet), other types as they are.
+    /// `v` as it is hashed and matched as a key: SUPER values in their equality form
+    /// (also where rows are sent to slices or spill partitions by a key's hash, so that
+    /// equal values meet), other types as they are.
     static func hashForm(_ v: Vector) -> Vector {
-        v.type == .superType ? SuperJSON.equalityForms(v) : v.withoutTrailingBlanks()
+        v.type == .superType ? SuperJSON.equalityForms(v) : v
     }
 
     // MARK: - Gather

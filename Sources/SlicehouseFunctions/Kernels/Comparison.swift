@@ -8,8 +8,7 @@ import SlicehousePlan
 /// Ordering: integers/decimals/dates/timestamps numerically (operands have the
 /// same type, so the same scale); doubles with PostgreSQL's NaN rule (NaN equals
 /// NaN and sorts above every other value; -0 equals 0); booleans false < true;
-/// strings by unsigned bytes without their trailing blanks (`'abc' = 'abc  '`, as Redshift
-/// compares VARCHAR and CHAR; CHAR values are stored without them).
+/// strings by unsigned bytes (CHAR values are stored without trailing blanks).
 package enum ComparisonKernels {
 
     /// `a op b` over `n` rows.
@@ -20,10 +19,6 @@ package enum ComparisonKernels {
             // Equal SUPER values may be spelled differently (attribute order, `1.0`).
             a = SuperJSON.equalityForms(a)
             b = SuperJSON.equalityForms(b)
-        } else if a.type != .superType && b.type != .superType {
-            // Trailing blanks are insignificant in comparisons, VARCHAR as CHAR.
-            a = a.withoutTrailingBlanks()
-            b = b.withoutTrailingBlanks()
         }
         let len = Kern.length(a, b, n: n)
         let constant = a.isConstant && b.isConstant
@@ -263,9 +258,8 @@ package enum ComparisonKernels {
             return selectOrdered(NaturalOrder<Int128>.self, op, x, y[0], validity, selection, count)
         case (.double(let x), .double(let y)):
             return selectOrdered(DoubleOrder.self, op, x, y[0], validity, selection, count)
-        case (.string(let x), .string(let y)) where column.type != .superType:
-            // Trailing blanks are insignificant: the constant's are dropped, the rows' in the predicates.
-            let c = y.withBytes(0) { p in Array(p[..<trimmedEnd(p, 0, p.count)]) }
+        case (.string(let x), .string(let y)):
+            let c = y.withBytes(0) { Array($0) }
             if op == .equal { return selectStrings(x, validity, selection, count, BytesEqual(value: c, negated: false)) }
             if op == .notEqual { return selectStrings(x, validity, selection, count, BytesEqual(value: c, negated: true)) }
             return selectStrings(x, validity, selection, count, BytesCompare(value: c, op: op))
@@ -448,7 +442,6 @@ package struct BytesEqual: BytesPredicate {
     package let value: [UInt8]
     package let negated: Bool
     @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-        let p = p.count > value.count && p[p.count - 1] == 32 ? UnsafeBufferPointer(rebasing: p[..<trimmedEnd(p, 0, p.count)]) : p
         if p.count != value.count { return negated }
         guard p.count > 0, let b = p.baseAddress else { return !negated }
         let eq = value.withUnsafeBufferPointer { v in v.baseAddress.map { equalBytes($0, b, p.count) } ?? false }
@@ -461,8 +454,7 @@ package struct BytesCompare: BytesPredicate {
     package let value: [UInt8]
     package let op: BinaryOp
     @inline(__always) package func test(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-        let n = p.count > 0 && p[p.count - 1] == 32 ? trimmedEnd(p, 0, p.count) : p.count
-        let c = value.withUnsafeBufferPointer { compareBytes(p.baseAddress, n, $0.baseAddress, $0.count) }
+        let c = value.withUnsafeBufferPointer { compareBytes(p.baseAddress, p.count, $0.baseAddress, $0.count) }
         return ComparisonKernels.holds(op, c)
     }
 }

@@ -38,8 +38,7 @@ package enum ConditionalKernels {
                 case .double(let a): doubles.append(a[0])
                 case .bool(let a): if a[0] { bools.hasTrue = true } else { bools.hasFalse = true }
                 case .string(let a):
-                    // Trailing blanks are insignificant (ComparisonKernels): dropped here and from each value tested.
-                    let bytes = a.withBytes(0) { p in Array(p[..<(v.type == .superType ? p.count : trimmedEnd(p, 0, p.count))]) }
+                    let bytes = a.withBytes(0) { Array($0) }
                     let h = bytes.withUnsafeBufferPointer { Hashing.hash(bytes: $0.baseAddress, count: $0.count) }
                     strings[h, default: []].append(bytes)
                     if let small = smallStrings {
@@ -50,7 +49,6 @@ package enum ConditionalKernels {
         }
 
         @inline(__always) func contains(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-            let p = p.count > 0 && p[p.count - 1] == 32 ? UnsafeBufferPointer(rebasing: p[..<trimmedEnd(p, 0, p.count)]) : p
             if let small = smallStrings {
                 for b in small where b.count == p.count {
                     if b.withUnsafeBufferPointer({ Self.equal($0, p) }) { return true }
@@ -74,8 +72,6 @@ package enum ConditionalKernels {
     /// `v [NOT] IN (items)` where every item is a constant vector.
     package static func inList(_ v: Vector, items: [Vector], negated: Bool, n: Int) throws -> Vector {
         if Kern.isConstNull(v) { return Kern.constNull(.boolean) }
-        // Trailing blanks are insignificant (the set's strings have none).
-        let v = v.type == .superType ? v : v.withoutTrailingBlanks()
         let set = try ConstantSet(items, type: v.type)
         let len = v.isConstant ? 1 : n
         let found: [Bool]
@@ -123,8 +119,6 @@ package enum ConditionalKernels {
     package static func selectIn(column: Vector, items: [Vector], negated: Bool, selection: [Int32]?, count: Int) throws -> [Int32]? {
         let set = try ConstantSet(items, type: column.type)
         if negated && set.hasNull { return [] }     // x NOT IN (..., NULL) is never TRUE
-        // Trailing blanks are insignificant (the set's strings have none); rows keep their places.
-        let column = column.type == .superType ? column : column.withoutTrailingBlanks()
         switch column.data {
         case .int64(let x):
             let small = Array(set.ints)

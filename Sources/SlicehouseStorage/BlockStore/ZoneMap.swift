@@ -238,19 +238,6 @@ public struct ZoneMap: Sendable, Equatable {
 
     /// Whether `x op c` can hold for some x with lo <= x <= hi (hi nil: unbounded).
     static func mayHold(_ op: ZoneOp, _ c: ZoneBound, _ lo: ZoneBound, _ hi: ZoneBound?) -> Bool {
-        var c = c, lo = lo
-        if case .bytes(let x) = c, x.last == 32 {
-            // Strings compare without their trailing blanks (ComparisonKernels).
-            var n = x.count
-            while n > 0 && x[n - 1] == 32 { n -= 1 }
-            c = .bytes(Array(x[..<n]))
-        }
-        if case .bytes(let x) = lo, let k = x.firstIndex(where: { $0 <= 32 }) {
-            // A value without its trailing blanks may sort below the block's minimum
-            // (`'ab'` of `'ab '` below a minimum `'ab\t'`), never below the minimum's
-            // bytes before its first blank or control byte.
-            lo = .bytes(Array(x[..<k]))
-        }
         // c < lo: no x equals or is below c; c > hi: no x equals or is above c.
         let belowMin = compare(c, lo, truncatedIsMax: false) < 0
         let aboveMax = hi.map { compare(c, $0, truncatedIsMax: true) > 0 } ?? false

@@ -148,14 +148,12 @@ public enum EncodedPredicate {
         case (.double(let a), .int(let c)): let c = Double(c); return a.map { op.holds(cmpDouble($0, c)) }
         case (.bool(let a), .bool(let c)): return a.map { op.holds(cmp($0 ? 1 : 0, c ? 1 : 0)) }
         case (.string(let s), .string(let c)):
-            // Without trailing blanks on either side, as ComparisonKernels compares strings.
             var c = c
             return c.withUTF8 { cb in
-                let cn = trimmedEnd(cb, 0, cb.count)
-                return s.bytes.withUnsafeBufferPointer { sb in
+                s.bytes.withUnsafeBufferPointer { sb in
                     (0..<s.count).map { k in
-                        let st = Int(s.offsets[k]), len = trimmedEnd(sb, st, Int(s.offsets[k + 1])) - st
-                        return op.holds(compareBytes(sb.baseAddress.map { $0 + st }, len, cb.baseAddress, cn))
+                        let st = Int(s.offsets[k]), len = Int(s.offsets[k + 1]) - st
+                        return op.holds(compareBytes(sb.baseAddress.map { $0 + st }, len, cb.baseAddress, cb.count))
                     }
                 }
             }
