@@ -65,11 +65,13 @@ public enum TypeRules {
     }
 
     /// The type an untyped string literal takes beside `type`: `type` itself, except that a
-    /// CHAR(n) shorter than the literal becomes VARCHAR of the literal's length — the
-    /// literal is never cut to the other side's length (`nullif(char1, 'AIR')` is the
-    /// CHAR(1) value, not NULL; `greatest(char1, 'AIR')` is 'AIR').
+    /// CHAR(n) or VARCHAR(n) shorter than the literal becomes VARCHAR of the literal's
+    /// length — the literal is never cut to the other side's length (`nullif(char1, 'AIR')`
+    /// is the CHAR(1) value, not NULL; `greatest(char1, 'AIR')` is 'AIR';
+    /// `coalesce(varchar1, '_null_')` is '_null_', as dbt's surrogate keys write it).
     static func literalBeside(_ type: DataType, literal: DataType) -> DataType {
         if case .char(let n) = type, case .varchar(let m) = literal, m > n { return .varchar(m) }
+        if case .varchar(let n) = type, case .varchar(let m) = literal, m > n { return .varchar(m) }
         return type
     }
 

@@ -117,12 +117,13 @@ final class ExpressionTests: XCTestCase {
     func testCasts() throws {
         XCTAssertEqual(try selectExpr("CAST(a AS DECIMAL(15,2))"), Expr(.cast(col("a"), .decimal(precision: 15, scale: 2), .cast)))
         XCTAssertEqual(try selectExpr("a::int"), Expr(.cast(col("a"), .integer, .doubleColon)))
+        // VARCHAR or TEXT without a length in a cast takes its operand's length (the binder's).
         XCTAssertEqual(try selectExpr("a::text::varchar(10)"),
-                       Expr(.cast(Expr(.cast(col("a"), .text, .doubleColon)), .varchar(10), .doubleColon)))
+                       Expr(.cast(Expr(.cast(col("a"), .unsizedVarchar, .doubleColon)), .varchar(10), .doubleColon)))
         XCTAssertEqual(try selectExpr("CONVERT(bigint, a)"), Expr(.cast(col("a"), .bigint, .convert)))
         XCTAssertEqual(try selectExpr("a::DOUBLE PRECISION"), Expr(.cast(col("a"), .double, .doubleColon)))
         XCTAssertEqual(try selectExpr("a::CHARACTER VARYING(30)"), Expr(.cast(col("a"), .varchar(30), .doubleColon)))
-        XCTAssertEqual(try selectExpr("a::char varying"), Expr(.cast(col("a"), .varchar(256), .doubleColon)))
+        XCTAssertEqual(try selectExpr("a::char varying"), Expr(.cast(col("a"), .unsizedVarchar, .doubleColon)))
         XCTAssertEqual(try selectExpr("a::TIMESTAMP WITHOUT TIME ZONE"), Expr(.cast(col("a"), .timestamp, .doubleColon)))
         XCTAssertEqual(try selectExpr("a::varchar(max)"), Expr(.cast(col("a"), .varchar(65535), .doubleColon)))
         XCTAssertEqual(try selectExpr("a::char(max)"), Expr(.cast(col("a"), .char(4096), .doubleColon)))
