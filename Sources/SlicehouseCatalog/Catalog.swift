@@ -9,11 +9,12 @@ public struct SchemaDef: Sendable, Equatable, Codable {
     public init(name: String, owner: String) { self.name = name; self.owner = owner }
 }
 
-/// A relation's name within the database: schema and name, both lower-case.
+/// A relation's name within the database: schema and name, as the parser gave them
+/// (lower case unless quoted with enable_case_sensitive_identifier on).
 public struct QualifiedName: Sendable, Hashable, CustomStringConvertible {
     public var schema: String
     public var name: String
-    public init(schema: String, name: String) { self.schema = schema.lowercased(); self.name = name.lowercased() }
+    public init(schema: String, name: String) { self.schema = schema; self.name = name }
     public var description: String { "\(schema).\(name)" }
 }
 
@@ -21,8 +22,9 @@ public struct QualifiedName: Sendable, Hashable, CustomStringConvertible {
 ///
 /// A transaction works on its own copy (the catalog of its snapshot with its own
 /// changes applied); a commit replays the transaction's `CatalogChange`s onto the
-/// latest committed catalog. Names are stored lower-case (unquoted identifiers fold
-/// to lower case, as in Redshift). `public` always exists; a session's temporary
+/// latest committed catalog. Names are stored and compared as the parser gives them:
+/// unquoted identifiers fold to lower case, and quoted ones too unless the session has
+/// enable_case_sensitive_identifier on (`ParseOptions`), as in Redshift. `public` always exists; a session's temporary
 /// tables live in its own `pg_temp_<process>` schema, which is not registered.
 public struct Catalog: Sendable {
     private var schemas: [String: SchemaDef] = [Catalog.publicSchema: SchemaDef(name: Catalog.publicSchema, owner: "rdsdb")]
@@ -72,7 +74,7 @@ public struct Catalog: Sendable {
             }
         } else {
             for t in ts { security.setOwner(.table(t.id), Security.bootstrapSuperuser) }
-            for v in vs { security.setOwner(.view(schema: v.schema, name: v.name.lowercased()), Security.bootstrapSuperuser) }
+            for v in vs { security.setOwner(.view(schema: v.schema, name: v.name), Security.bootstrapSuperuser) }
         }
     }
 
@@ -97,7 +99,7 @@ public struct Catalog: Sendable {
 
     // MARK: - Schemas
 
-    public func schema(_ name: String) -> SchemaDef? { schemas[name.lowercased()] }
+    public func schema(_ name: String) -> SchemaDef? { schemas[name] }
 
     public var allSchemas: [SchemaDef] { schemas.values.sorted { $0.name < $1.name } }
 
@@ -110,7 +112,7 @@ public struct Catalog: Sendable {
 
     /// Drop an empty schema (the session drops its objects first for CASCADE).
     public mutating func dropSchema(_ name: String) throws {
-        let n = name.lowercased()
+        let n = name
         guard schemas[n] != nil else { throw SQLError(.invalidSchemaName, "Schema \"\(n)\" does not exist") }
         if tables.keys.contains(where: { $0.schema == n }) || views.keys.contains(where: { $0.schema == n }) {
             throw SQLError(.dependentObjectsStillExist, "cannot drop schema \(n) because other objects depend on it",
@@ -121,7 +123,7 @@ public struct Catalog: Sendable {
 
     /// The tables and views of a schema.
     public func objects(inSchema name: String) -> (tables: [TableDef], views: [ViewDef]) {
-        let n = name.lowercased()
+        let n = name
         return (tables.values.filter { $0.schema == n }.sorted { $0.name < $1.name },
                 views.values.filter { $0.schema == n }.sorted { $0.name < $1.name })
     }
@@ -214,7 +216,7 @@ public struct Catalog: Sendable {
         case .createSchema(let s): try createSchema(s)
         case .dropSchema(let name):
             try dropSchema(name)
-            security.forget(.schema(name.lowercased()))
+            security.forget(.schema(name))
             comments[CommentKey.schema(name)] = nil
         case .security(let change): try change.apply(&security)
         case .comment(let key, let text):
@@ -243,7 +245,7 @@ public struct Catalog: Sendable {
 
     /// The SQL functions called `name` in `schema`.
     public func functions(named name: String, inSchema schema: String) -> [FunctionDef] {
-        functions.values.filter { $0.name == name.lowercased() && $0.schema == schema.lowercased() }
+        functions.values.filter { $0.name == name && $0.schema == schema }
             .sorted { $0.key < $1.key }
     }
 }
@@ -261,7 +263,7 @@ public struct FunctionDef: Sendable, Codable, Equatable {
     public var volatility: String
 
     public init(schema: String, name: String, parameterTypes: [String], returnType: String, body: String, volatility: String) {
-        self.schema = schema.lowercased(); self.name = name.lowercased(); self.parameterTypes = parameterTypes
+        self.schema = schema; self.name = name; self.parameterTypes = parameterTypes
         self.returnType = returnType; self.body = body; self.volatility = volatility
     }
 
@@ -321,7 +323,7 @@ public enum CommentKey {
     public static func view(_ name: QualifiedName) -> String { "view:\(name.schema).\(name.name)" }
     /// A view's column, by its position (0-based) among the view's columns.
     public static func viewColumn(_ name: QualifiedName, _ column: Int) -> String { "viewcolumn:\(name.schema).\(name.name):\(column)" }
-    public static func schema(_ name: String) -> String { "schema:\(name.lowercased())" }
+    public static func schema(_ name: String) -> String { "schema:\(name)" }
     public static let database = "database"
 }
 

@@ -40,6 +40,9 @@ public struct UserDef: Codable, Sendable, Equatable {
     public var connectionLimit: Int?
     /// SYSLOG ACCESS UNRESTRICTED.
     public var syslogUnrestricted: Bool
+    /// `ALTER USER name SET parameter TO value`: the values the user's sessions start
+    /// with (nil in catalogs written before, and when there are none).
+    public var settings: [String: String]?
 
     public init(id: Int, name: String, superuser: Bool = false, createDB: Bool = false, password: PasswordCredential?,
                 validUntil: Int64? = nil, connectionLimit: Int? = nil, syslogUnrestricted: Bool = false) {
@@ -440,7 +443,7 @@ public struct Security: Codable, Sendable, Equatable {
             acl[i].privileges.formUnion(privileges)
             acl[i].grantable.formUnion(grantable)
         } else {
-            for c in columns { acl[i].columns[c.lowercased(), default: []].formUnion(privileges) }
+            for c in columns { acl[i].columns[c, default: []].formUnion(privileges) }
         }
     }
 
@@ -455,7 +458,7 @@ public struct Security: Codable, Sendable, Equatable {
                     for c in acl[i].columns.keys { acl[i].columns[c]?.subtract(privileges) }
                 }
             } else if !grantOptionOnly {
-                for c in columns { acl[i].columns[c.lowercased()]?.subtract(privileges) }
+                for c in columns { acl[i].columns[c]?.subtract(privileges) }
             }
         }
         acl.removeAll { $0.isEmpty && $0.grantable.isEmpty }

@@ -75,8 +75,7 @@ public struct TableDef: Sendable, Equatable {
     public var qualifiedName: QualifiedName { QualifiedName(schema: schema, name: name) }
 
     public func columnIndex(_ name: String) -> Int? {
-        let n = name.lowercased()
-        return columns.firstIndex { $0.name == n }
+        columns.firstIndex { $0.name == name }
     }
 }
 
@@ -103,10 +102,13 @@ public struct ViewDef: Sendable, Equatable {
     public var searchPath: [String]
     /// `WITH NO SCHEMA BINDING` (a late-binding view).
     public var lateBinding: Bool
+    /// Whether `enable_case_sensitive_identifier` was on when the view was made: its text
+    /// is always read as it was then (a quoted name keeps its case, or is folded).
+    public var caseSensitiveIdentifiers: Bool
     public init(schema: String = "public", name: String, columns: [String], queryText: String,
-                searchPath: [String] = ["public"], lateBinding: Bool = false) {
-        self.schema = schema.lowercased(); self.name = name; self.columns = columns; self.queryText = queryText
-        self.searchPath = searchPath; self.lateBinding = lateBinding
+                searchPath: [String] = ["public"], lateBinding: Bool = false, caseSensitiveIdentifiers: Bool = false) {
+        self.schema = schema; self.name = name; self.columns = columns; self.queryText = queryText
+        self.searchPath = searchPath; self.lateBinding = lateBinding; self.caseSensitiveIdentifiers = caseSensitiveIdentifiers
     }
     public var qualifiedName: QualifiedName { QualifiedName(schema: schema, name: name) }
 }

@@ -53,7 +53,7 @@ struct AccessControl {
     }
 
     private func schemaAllows(_ privilege: Privilege, _ schema: String, _ who: String) throws -> Bool {
-        let s = schema.lowercased()
+        let s = schema
         if Catalog.systemSchemas.contains(s) || Catalog.isTemporarySchema(s) { return true }
         if session.transaction.catalog.schema(s)?.owner == who { return true }
         return session.security.has(who, privilege, on: .schema(s))
@@ -64,7 +64,7 @@ struct AccessControl {
         let sec = session.security
         if sec.has(who, privilege, on: object) { return }
         let granted = sec.granted(to: who, on: object)
-        if !columns.isEmpty, columns.allSatisfy({ granted.columns[$0.lowercased()]?.contains(privilege) ?? false }) { return }
+        if !columns.isEmpty, columns.allSatisfy({ granted.columns[$0]?.contains(privilege) ?? false }) { return }
         if columns.isEmpty, anyColumn, granted.columns.values.contains(where: { $0.contains(privilege) }) { return }
         throw Self.permissionDenied("relation \(name)")
     }
@@ -92,12 +92,12 @@ struct AccessControl {
         try session.authorizeFunctionCalls(binder)
         let sec = session.security
         for (access, columns) in binder.relationAccesses() {
-            let who = access.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? session.user
+            let who = access.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name)) } ?? session.user
             if sec.isSuperuser(who) { continue }
             switch access.object {
             case .view(let v):
                 try requireUsage(ofSchema: v.schema, as: who)
-                try requirePrivilege(.select, on: .view(schema: v.schema, name: v.name.lowercased()), name: v.name, as: who)
+                try requirePrivilege(.select, on: .view(schema: v.schema, name: v.name), name: v.name, as: who)
             case .table(let t):
                 guard t.id >= 0 else { continue }
                 if !t.isTemporary { try requireUsage(ofSchema: t.schema, as: who) }
@@ -119,7 +119,7 @@ struct AccessControl {
     /// The securable object `name` means (a table or a view).
     func objectOf(_ name: ObjectName) throws -> (object: SecuredObject, table: TableDef?) {
         if let t = try session.resolveTable(name) { return (.table(t.id), t) }
-        if let v = try session.resolveView(name) { return (.view(schema: v.schema, name: v.name.lowercased()), nil) }
+        if let v = try session.resolveView(name) { return (.view(schema: v.schema, name: v.name), nil) }
         throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
     }
 
@@ -133,7 +133,9 @@ struct AccessControl {
         if args.contains(where: { $0.isNull }) { return .null }
         let texts = args.map { $0.asString ?? "" }
         let who = args.count == 3 ? texts[0].lowercased() : session.user
-        let schema = texts[texts.count - 2].lowercased()
+        let schemaText = texts[texts.count - 2]
+        let schema = SystemTables.identifierParts(schemaText, caseSensitive: session.parseOptions.caseSensitiveIdentifiers)
+            .first ?? schemaText
         guard session.security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
         guard session.transaction.catalog.schema(schema) != nil || Catalog.systemSchemas.contains(schema)
             || Catalog.isTemporarySchema(schema) else {
@@ -189,7 +191,7 @@ struct AccessControl {
             if let found = try? session.resolveView(ObjectName(name: v.name)), found.schema == v.schema {
                 names.append(v.name.lowercased())
             }
-            objects.append((.view(schema: v.schema, name: v.name.lowercased()), names))
+            objects.append((.view(schema: v.schema, name: v.name), names))
         }
         for user in session.security.allUsers {
             for (object, names) in objects where privileges.contains(where: { session.security.has(user.name, $0, on: object) }) {
@@ -213,12 +215,12 @@ struct AccessControl {
             }
         }
         let who = args.count == 3 ? text(args[0]).lowercased() : session.user
-        let table = text(args[args.count - 2]).lowercased()
+        let table = text(args[args.count - 2])
         let privilegeText = text(args[args.count - 1]).lowercased()
         guard session.security.user(who) != nil else { throw SQLError(.undefinedObject, "user \"\(who)\" does not exist") }
-        let parts = table.split(separator: ".").map(String.init)
-        let name = parts.count >= 2 ? ObjectName(schema: parts[parts.count - 2], name: parts[parts.count - 1])
-            : ObjectName(name: table)
+        let parts = SystemTables.identifierParts(table, caseSensitive: session.parseOptions.caseSensitiveIdentifiers)
+        guard let last = parts.last, parts.count <= 3 else { throw SQLError(.invalidText, "invalid name syntax: \"\(table)\"") }
+        let name = parts.count >= 2 ? ObjectName(schema: parts[parts.count - 2], name: last) : ObjectName(name: last)
         let object = try objectOf(name).object
         var any = false
         for word in privilegeText.split(separator: ",") {

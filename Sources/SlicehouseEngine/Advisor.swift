@@ -134,7 +134,7 @@ extension Session {
             }
         }
         return order.compactMap { text in
-            guard let seen = byText[text], let parsed = try? MaterializedViews.parseStoredQuery(text) else { return nil }
+            guard let seen = byText[text], let parsed = try? MaterializedViews.parseStoredQuery(text, options: parseOptions) else { return nil }
             return (seen.query, seen.runs, text, parsed)
         }
     }

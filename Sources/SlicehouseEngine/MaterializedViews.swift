@@ -61,7 +61,7 @@ struct MaterializedViews {
     /// its result depends on the time or the session (GETDATE, RANDOM, CURRENT_USER, ...):
     /// no rewrite can stand for such a query.
     func materializedViewMeaning(_ mv: MaterializedViewDef) -> String? {
-        guard let q = try? MaterializedViews.parseStoredQuery(mv.queryText) else { return nil }
+        guard let q = try? MaterializedViews.parseStoredQuery(mv.queryText, options: session.parseOptions) else { return nil }
         let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = mv.searchPath
@@ -70,7 +70,7 @@ struct MaterializedViews {
         for (access, _) in binder.relationAccesses() {
             switch access.object {
             case .table(let t): parts.append("table \(t.id)")
-            case .view(let v): parts.append("view \(v.schema).\(v.name.lowercased()) \(v.queryText)")
+            case .view(let v): parts.append("view \(v.schema).\(v.name) \(v.queryText)")
             }
         }
         for call in binder.functionCalls {
@@ -109,7 +109,7 @@ struct MaterializedViews {
         for def in views.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
             // The view's names must mean what the query's mean: the same search path.
             guard let mv = def.materializedView, mv.searchPath == path, isFresh(def),
-                  let viewQuery = try? MaterializedViews.parseStoredQuery(mv.queryText),
+                  let viewQuery = try? MaterializedViews.parseStoredQuery(mv.queryText, options: session.parseOptions),
                   let rewrite = MaterializedViewRewrite(view: ObjectName(schema: def.schema, name: def.name),
                                                         columns: def.columns.map(\.name), query: viewQuery),
                   let rewritten = rewrite.rewrite(q, names: outputs.map(\.name), types: outputs.map(\.type)) else { continue }
@@ -133,7 +133,7 @@ struct MaterializedViews {
     /// The view's query as it binds now, if REFRESH can fold appended rows into it: how its
     /// columns combine, and the tables it reads (each once).
     func incrementalShape(_ mv: MaterializedViewDef) -> (shape: IncrementalRefresh, tables: Set<Int>)? {
-        guard let query = try? MaterializedViews.parseStoredQuery(mv.queryText) else { return nil }
+        guard let query = try? MaterializedViews.parseStoredQuery(mv.queryText, options: session.parseOptions) else { return nil }
         let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = mv.searchPath
@@ -191,8 +191,11 @@ struct MaterializedViews {
         }
     }
 
-    static func parseStoredQuery(_ text: String) throws -> Query? {
-        guard let s = try parseStatements(text).first, case .query(let q) = s else { return nil }
+    /// A stored query's text (a materialized view's, one the advisor logged), read as the
+    /// session reads SQL now (Redshift re-reads a materialized view's text at each refresh,
+    /// with the refreshing session's enable_case_sensitive_identifier).
+    static func parseStoredQuery(_ text: String, options: ParseOptions) throws -> Query? {
+        guard let s = try parseStatements(text, options: options).first, case .query(let q) = s else { return nil }
         return q
     }
 }

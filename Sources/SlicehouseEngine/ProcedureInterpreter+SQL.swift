@@ -46,7 +46,8 @@ extension ProcedureInterpreter {
     }
 
     func parseOne(_ text: String, parameters: [ParameterValue]?) throws -> Statement {
-        let parsed = try parameters.map { try parseScript(text, parameters: $0) } ?? parseScript(text)
+        let options = session.parseOptions
+        let parsed = try parameters.map { try parseScript(text, parameters: $0, options: options) } ?? parseScript(text, options: options)
         guard parsed.count == 1, let s = parsed.first else {
             throw SQLError(.syntax, parsed.isEmpty ? "no SQL statement to run" : "cannot run several SQL statements at once in a procedure")
         }

@@ -14,7 +14,7 @@ extension Session {
     func authorizeFunctionCalls(_ binder: Binder) throws {
         let sec = security
         for call in binder.functionCalls {
-            let who = call.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name.lowercased())) } ?? user
+            let who = call.enclosingView.flatMap { sec.owner(.view(schema: $0.schema, name: $0.name)) } ?? user
             guard let f = transaction.catalog.functions[call.key] else { continue }
             if sec.isSuperuser(who) || f.owner == who { continue }
             guard let executors = f.executors else { continue }   // PUBLIC, the default
@@ -35,7 +35,7 @@ extension Session {
     func functionBody(_ text: String, name: String) throws -> Expr {
         let statements: [Statement]
         do {
-            statements = try parseStatements(text)
+            statements = try parseStatements(text, options: parseOptions)
         } catch let e as SQLError {
             throw SQLError(.syntax, "in the body of function \(name): \(e.message)")
         }
@@ -58,7 +58,7 @@ extension Session {
     /// schema of the search path that has any.
     func userFunctions(named name: String, schema: String?) -> [UserFunction] {
         let catalog = transaction.catalog
-        for s in schema.map({ [$0.lowercased()] }) ?? searchPathSchemas(catalog) {
+        for s in schema.map({ [$0] }) ?? searchPathSchemas(catalog) {
             let defs = catalog.functions(named: name, inSchema: s).filter { !$0.isProcedure }
             if defs.isEmpty { continue }
             return defs.compactMap { def in

@@ -25,12 +25,18 @@ extension Session {
     /// The session's temporary schema, where its temporary tables live.
     var temporarySchema: String { "pg_temp_\(process)" }
 
-    /// search_path's entries as written (lower-case, quotes removed; `$user` kept).
+    /// search_path's entries as written (quotes removed; `$user` kept): an unquoted entry
+    /// in lower case, a double-quoted one as written (SET keeps the quotes only while
+    /// enable_case_sensitive_identifier is on).
     var searchPathEntries: [String] {
         let text = settings["search_path"] ?? "$user, public"
         return text.split(separator: ",").compactMap { part -> String? in
             var p = part.trimmingCharacters(in: .whitespaces)
-            if p.count >= 2, let f = p.first, f == "'" || f == "\"", p.last == f { p = String(p.dropFirst().dropLast()) }
+            if p.count >= 2, p.first == "\"", p.last == "\"" {
+                p = String(p.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+                return p.isEmpty ? nil : p
+            }
+            if p.count >= 2, p.first == "'", p.last == "'" { p = String(p.dropFirst().dropLast()) }
             return p.isEmpty ? nil : p.lowercased()
         }
     }
@@ -47,29 +53,28 @@ extension Session {
 
     /// A name's database part must be this database (Redshift's error otherwise).
     func checkDatabase(_ name: ObjectName) throws {
-        if let d = name.database, d.lowercased() != Session.databaseName {
+        if let d = name.database, d != Session.databaseName {
             throw SQLError(.featureNotSupported, "cross-database reference to database \"\(d)\" is not supported")
         }
     }
 
     /// The schema a qualified name's schema part means (`pg_temp`: the session's own).
     func schemaNamed(_ s: String) -> String {
-        let l = s.lowercased()
-        return l == "pg_temp" ? temporarySchema : l
+        s == "pg_temp" ? temporarySchema : s
     }
 
     /// The table, view or system view `name` stands for, or nil. `path`: the schemas to
     /// search for an unqualified name (a view's own); nil: the session's search_path.
     func lookup(_ name: ObjectName, in catalog: Catalog, path: [String]? = nil) throws -> NamedObject? {
         try checkDatabase(name)
-        let n = name.name.lowercased()
+        let n = name.name
         func find(_ q: QualifiedName) -> NamedObject? {
             if let t = catalog.table(q) { return .table(t) }
             if let v = catalog.view(q) { return .view(v) }
             return nil
         }
         if let s = name.schema {
-            switch s.lowercased() {
+            switch s {
             case "pg_catalog": return SystemTables.nameSet.contains(n) ? .system(n) : nil
             case "information_schema":
                 return SystemTables.informationSchemaNames.contains(n) ? .system("information_schema." + n) : nil
@@ -101,7 +106,7 @@ extension Session {
     /// existing schema of search_path.
     func creationName(_ name: ObjectName, temporary: Bool = false, in catalog: Catalog) throws -> QualifiedName {
         try checkDatabase(name)
-        let n = name.name.lowercased()
+        let n = name.name
         if let s = name.schema {
             let schema = schemaNamed(s)
             if temporary && schema != temporarySchema {
@@ -111,7 +116,7 @@ extension Session {
                 throw SQLError(.insufficientPrivilege, "permission denied to create \"\(schema).\(n)\"")
             }
             if schema != temporarySchema && catalog.schema(schema) == nil {
-                throw SQLError(.invalidSchemaName, "schema \"\(s.lowercased())\" does not exist")
+                throw SQLError(.invalidSchemaName, "schema \"\(s)\" does not exist")
             }
             return QualifiedName(schema: schema, name: n)
         }

@@ -18,10 +18,21 @@ extension Session {
         }
         if inTransactionBlock { settingsBlock.willSet(s.name, local: s.local, current: settings) }
         if s.isDefault {   // SET name TO DEFAULT: as RESET
-            settings[s.name] = Session.defaultSettings[s.name]
+            settings[s.name] = defaultSetting(s.name)
             return StatementResult(tag: "SET")
         }
-        let value = s.values.map { $0.text }.joined(separator: ", ")
+        settings[s.name] = try settingValue(s)
+        return StatementResult(tag: "SET")
+    }
+
+    /// The text a SET of `s` stores, checked as the parameter needs.
+    func settingValue(_ s: SetStatement) throws -> String {
+        let value = s.values.map { v -> String in
+            // search_path names schemas: a quoted name keeps its case (and its quotes, as
+            // PostgreSQL shows it) only while enable_case_sensitive_identifier is on.
+            guard s.name == "search_path", case .identifier(let name) = v else { return v.text }
+            return parseOptions.caseSensitiveIdentifiers ? quoteIdentifierIfNeeded(name) : name.lowercased()
+        }.joined(separator: ", ")
         if s.name == "timezone", !s.values.isEmpty, TimeZoneRules.rule(named: value) == nil {
             throw SQLError(.invalidParameter, "invalid value for parameter \"timezone\": \"\(value)\"")
         }
@@ -46,8 +57,44 @@ extension Session {
             throw SQLError(.featureNotSupported,
                            "standard_conforming_strings cannot be turned on: string literals read backslash escapes, as in Redshift")
         }
-        settings[s.name] = value
-        return StatementResult(tag: "SET")
+        if Session.booleanParameters.contains(s.name), Session.boolean(value) == nil {
+            throw SQLError(.invalidParameter, "parameter \"\(s.name)\" requires a Boolean value")
+        }
+        return value
+    }
+
+    /// A parameter's value before any SET in this session: the user's own default
+    /// (`ALTER USER ... SET`), else the database's.
+    func defaultSetting(_ name: String) -> String? {
+        database.user(named: sessionUser)?.settings?[name] ?? Session.defaultSettings[name]
+    }
+
+    /// Every parameter's value before any SET in this session (`defaultSetting`).
+    var defaultSettings: [String: String] {
+        Session.defaultSettings.merging(database.user(named: sessionUser)?.settings ?? [:]) { _, user in user }
+    }
+
+    /// Start from the logged-in user's own defaults (at connection, `ALTER USER ... SET`).
+    func applyUserSettings() {
+        settings = defaultSettings
+    }
+
+    /// What the session's settings make of SQL text: its statements are parsed with these.
+    public var parseOptions: ParseOptions {
+        ParseOptions(caseSensitiveIdentifiers: Session.boolean(settings["enable_case_sensitive_identifier"] ?? "off") ?? false)
+    }
+
+    /// Parameters whose value is a Boolean (SET checks it; `boolean` reads it).
+    static let booleanParameters: Set<String> = ["enable_case_sensitive_identifier", "enable_case_sensitive_super_attribute"]
+
+    /// A Boolean setting's value as PostgreSQL reads it (`on`, `true`, `yes`, `1`, and
+    /// their opposites, in any case), or nil.
+    static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "on", "true", "t", "yes", "y", "1": return true
+        case "off", "false", "f", "no", "n", "0": return false
+        default: return nil
+        }
     }
 
     /// `RESET name` or `RESET ALL`.
@@ -55,7 +102,7 @@ extension Session {
         if inTransactionBlock {
             if name == "all" { settingsBlock.willResetAll() } else { settingsBlock.willSet(name, local: false, current: settings) }
         }
-        if name == "all" { settings = Session.defaultSettings } else { settings[name] = Session.defaultSettings[name] }
+        if name == "all" { settings = defaultSettings } else { settings[name] = defaultSetting(name) }
         return StatementResult(tag: "RESET")
     }
 

@@ -112,6 +112,7 @@ public final class Session: @unchecked Sendable {
     public func authenticate(as name: String) {
         sessionUser = name
         user = name
+        applyUserSettings()
     }
 
     /// The running statement's cancellation (nil between statements), and whether the
@@ -137,6 +138,7 @@ public final class Session: @unchecked Sendable {
         self.process = process
         transaction = database.store.begin(process: process, cancellation: .none)
         transaction.rollback()
+        applyUserSettings()
     }
 
     /// The client is gone: roll back an open transaction block (its locks go with it).
@@ -161,9 +163,9 @@ public final class Session: @unchecked Sendable {
     /// deep statement tree never overflows the caller's stack.
     public func execute(_ sql: String) throws -> [StatementResult] {
         try LargeStack.run {
-            let statements = try parseScript(sql)
+            var script = try ScriptStatements(sql, session: self)
             var results: [StatementResult] = []
-            for s in statements { results.append(try run(s.statement, text: s.text)) }
+            while let s = try script.next(self) { results.append(try run(s.statement, text: s.text)) }
             return results
         }
     }
@@ -350,12 +352,17 @@ public final class Session: @unchecked Sendable {
 
     /// Parse a client's SQL into statements (`$n` left as parameters).
     public func parse(_ sql: String) throws -> [ParsedStatement] {
-        try LargeStack.run { try parseScript(sql) }
+        try LargeStack.run { try parseScript(sql, options: parseOptions) }
+    }
+
+    /// Parse a client's SQL into statements run one after another (`ScriptStatements`).
+    public func script(_ sql: String) throws -> ScriptStatements {
+        try LargeStack.run { try ScriptStatements(sql, session: self) }
     }
 
     /// Parse a client's SQL with `$n` replaced by bound values.
     public func parse(_ sql: String, parameters: [ParameterValue]) throws -> [ParsedStatement] {
-        try LargeStack.run { try parseScript(sql, parameters: parameters) }
+        try LargeStack.run { try parseScript(sql, parameters: parameters, options: parseOptions) }
     }
 
     /// Where the session stands, as ReadyForQuery reports it: idle, in a transaction
@@ -643,5 +650,34 @@ public final class Session: @unchecked Sendable {
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         let b = try binder.bindScalar(e)
         return try binder.coerce(b, to: type)
+    }
+}
+
+/// A script's statements, handed out one at a time. All are parsed at once, as the
+/// session's settings read SQL then; when a statement changes that (SET
+/// enable_case_sensitive_identifier), the statements after it are parsed again.
+public struct ScriptStatements {
+    private let source: [UInt8]
+    private var pending: ArraySlice<ParsedStatement>
+    private var options: ParseOptions
+    /// How many statements the script held when parsed.
+    public let count: Int
+
+    init(_ sql: String, session: Session) throws {
+        source = Array(sql.utf8)
+        options = session.parseOptions
+        pending = try parseScript(sql, options: options)[...]
+        count = pending.count
+    }
+
+    /// The next statement, or nil at the end.
+    public mutating func next(_ session: Session) throws -> ParsedStatement? {
+        if session.parseOptions != options, let first = pending.first {
+            options = session.parseOptions
+            let offset = first.location.offset
+            guard offset >= 0, offset <= source.count else { return pending.popFirst() }
+            pending = try parseScript(String(decoding: source[offset...], as: UTF8.self), options: options)[...]
+        }
+        return pending.popFirst()
     }
 }

@@ -111,10 +111,9 @@ extension SystemTables {
         return rows
     }
 
-    /// A view's column names (lower case): its column list, else its query's output names.
+    /// A view's column names: its column list, else its query's output names.
     func viewColumnNames(_ v: ViewDef) -> [String] {
-        let names = columns(of: v)?.map(\.name) ?? v.columns
-        return names.map { $0.lowercased() }
+        columns(of: v)?.map(\.name) ?? v.columns
     }
 
     /// A view's columns (names and types), by binding its query; nil when it does not bind
@@ -123,7 +122,7 @@ extension SystemTables {
         guard let session, !session.findingViewColumns else { return nil }
         session.findingViewColumns = true
         defer { session.findingViewColumns = false }
-        guard let stmts = try? parseStatements(view.queryText), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
+        guard let q = try? view.parsedQuery() else { return nil }
         let ctx = StatementContext(database: database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = view.searchPath
@@ -222,7 +221,7 @@ extension SystemTables {
                                      acl: aclText(.table(t.id), owner: transaction.catalog.security.owner(.table(t.id)))))
             }
             for (oid, v) in viewsWithOIDs {
-                let object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+                let object = SecuredObject.view(schema: v.schema, name: v.name)
                 let owner = transaction.catalog.security.owner(object).map { userOID($0) } ?? 1
                 rows.append(classRow(oid: oid, name: v.name, schema: v.schema, owner: owner, fileNode: 0, tuples: 0, kind: "v",
                                      columns: v.columns.count, distStyle: 0, primaryKey: false, rules: true,
@@ -349,7 +348,7 @@ extension SystemTables {
         case "pg_views":
             let rows = transaction.catalog.allViews.map { v -> [Value] in
                 [.string(v.schema), .string(v.name),
-                 .string(transaction.catalog.security.owner(.view(schema: v.schema, name: v.name.lowercased())) ?? owner(of: v.schema)),
+                 .string(transaction.catalog.security.owner(.view(schema: v.schema, name: v.name)) ?? owner(of: v.schema)),
                  .string(v.queryText + ";")]
             }
             return make(-48, name, [("schemaname", nameType), ("viewname", nameType), ("viewowner", nameType),

@@ -75,9 +75,10 @@ extension SystemTables {
     func objectOID(_ kind: String, _ text: String) throws -> Int64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let oid = Int64(trimmed) { return oid }   // an oid's digits stand for themselves
+        let caseSensitive = session?.parseOptions.caseSensitiveIdentifiers ?? false
         switch kind {
         case "regclass":
-            let parts = Self.identifierParts(trimmed)
+            let parts = Self.identifierParts(trimmed, caseSensitive: caseSensitive)
             guard !parts.isEmpty, parts.count <= 2, let session else {
                 throw SQLError(.invalidText, "invalid name syntax: \"\(text)\"")
             }
@@ -95,7 +96,7 @@ extension SystemTables {
             }
             throw SQLError(.undefinedTable, "relation \"\(text)\" does not exist")
         case "regproc":
-            let parts = Self.identifierParts(trimmed)
+            let parts = Self.identifierParts(trimmed, caseSensitive: caseSensitive)
             let matches = procedureOIDs().filter { p in
                 p.name == parts.last && (parts.count == 1 || p.schema == parts.first)
             }
@@ -109,7 +110,7 @@ extension SystemTables {
             guard let open = trimmed.firstIndex(of: "("), trimmed.hasSuffix(")") else {
                 throw SQLError(.invalidText, "expected a left parenthesis: \"\(text)\"")
             }
-            let parts = Self.identifierParts(String(trimmed[..<open]).trimmingCharacters(in: .whitespaces))
+            let parts = Self.identifierParts(String(trimmed[..<open]).trimmingCharacters(in: .whitespaces), caseSensitive: caseSensitive)
             let inside = trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]
             var types: [DataType] = []
             for t in Self.splitArguments(String(inside)) {
@@ -129,8 +130,10 @@ extension SystemTables {
         }
     }
 
-    /// `a.b` / `"A".b` as its parts (quoted parts kept as written, others lower-cased).
-    static func identifierParts(_ s: String) -> [String] {
+    /// `a.b` / `"A".b` as its parts, read as the parser reads names: unquoted parts in
+    /// lower case, quoted ones as written while enable_case_sensitive_identifier is on
+    /// (`caseSensitive`) and in lower case otherwise.
+    static func identifierParts(_ s: String, caseSensitive: Bool) -> [String] {
         var parts: [String] = []
         var current = ""
         var quoted = false, wasQuoted = false
@@ -145,12 +148,12 @@ extension SystemTables {
             } else if c == "\"" {
                 quoted = true; wasQuoted = true
             } else if c == "." {
-                parts.append(wasQuoted ? current : current.lowercased()); current = ""; wasQuoted = false
+                parts.append(wasQuoted && caseSensitive ? current : current.lowercased()); current = ""; wasQuoted = false
             } else {
                 current.append(c)
             }
         }
-        if !current.isEmpty || wasQuoted { parts.append(wasQuoted ? current : current.lowercased()) }
+        if !current.isEmpty || wasQuoted { parts.append(wasQuoted && caseSensitive ? current : current.lowercased()) }
         return parts.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 

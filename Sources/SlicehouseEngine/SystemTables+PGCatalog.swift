@@ -46,13 +46,13 @@ extension SystemTables {
     func rules(bindingReads: Bool) -> [Rule] {
         var out: [Rule] = []
         for (i, v) in transaction.catalog.allViews.enumerated() {
-            let reads = bindingReads && !v.lateBinding ? directReads(v.queryText, searchPath: v.searchPath) : nil
+            let reads = bindingReads && !v.lateBinding ? directReads(v.queryText, searchPath: v.searchPath, options: v.parseOptions) : nil
             out.append(Rule(oid: Self.ruleOIDBase + Int64(i), relation: Int64(Self.viewOIDBase + i), queryText: v.queryText,
                             reads: reads))
         }
         for t in transaction.catalog.allTables.sorted(by: { $0.id < $1.id }) {
             guard let mv = t.materializedView else { continue }
-            let reads = bindingReads ? directReads(mv.queryText, searchPath: mv.searchPath) : nil
+            let reads = bindingReads ? directReads(mv.queryText, searchPath: mv.searchPath, options: session?.parseOptions ?? .standard) : nil
             out.append(Rule(oid: Self.mvRuleOIDBase + Int64(t.id), relation: Int64(t.id), queryText: mv.queryText, reads: reads))
         }
         return out
@@ -60,11 +60,11 @@ extension SystemTables {
 
     /// The tables and views `queryText` names itself (not those inside the views it
     /// reads), with the column numbers it references; nil when it does not bind.
-    private func directReads(_ queryText: String, searchPath: [String]) -> [(object: RelationAccess.Object, columns: [Int])]? {
+    private func directReads(_ queryText: String, searchPath: [String], options: ParseOptions) -> [(object: RelationAccess.Object, columns: [Int])]? {
         guard let session, !session.findingViewColumns else { return nil }
         session.findingViewColumns = true
         defer { session.findingViewColumns = false }
-        guard let stmts = try? parseStatements(queryText), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
+        guard let stmts = try? parseStatements(queryText, options: options), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
         let binder = Binder(catalog: StatementContext(database: database, session: session), evaluateConstant: evaluateConstant)
         binder.viewSearchPath = searchPath
         guard (try? binder.bind(query: q)) != nil else { return nil }
@@ -112,8 +112,8 @@ extension SystemTables {
             }
             for (i, c) in t.columns.enumerated() {
                 guard let target = c.references else { continue }
-                let ref = catalog.table(QualifiedName(schema: t.schema, name: target.lowercased()))
-                    ?? catalog.table(QualifiedName(schema: Catalog.publicSchema, name: target.lowercased()))
+                let ref = catalog.table(QualifiedName(schema: t.schema, name: target))
+                    ?? catalog.table(QualifiedName(schema: Catalog.publicSchema, name: target))
                 let refPrimary = ref.map { r in
                     r.primaryKey.isEmpty ? r.columns.indices.filter { r.columns[$0].isPrimaryKey } : r.primaryKey
                 }

@@ -15,8 +15,10 @@ extension SystemTables {
         switch name {
         case "pg_user":
             let rows = sec.allUsers.map { u -> [Value] in
-                [.string(u.name), .int(Int64(u.id)), .bool(u.createDB), .bool(u.superuser), .bool(u.superuser),
-                 .string("********"), until(u), .null]
+                // useconfig: `ALTER USER ... SET`'s values as PostgreSQL lists them (`{name=value,...}`).
+                let config = (u.settings ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                return [.string(u.name), .int(Int64(u.id)), .bool(u.createDB), .bool(u.superuser), .bool(u.superuser),
+                        .string("********"), until(u), config.isEmpty ? .null : .string("{" + config.joined(separator: ",") + "}")]
             }
             return make(-80, name, [("usename", .varchar(128)), ("usesysid", .integer), ("usecreatedb", .boolean),
                                     ("usesuper", .boolean), ("usecatupd", .boolean), ("passwd", .varchar(128)),

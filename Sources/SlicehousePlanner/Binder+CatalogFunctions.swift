@@ -264,7 +264,7 @@ extension Binder {
         for item in items {
             guard case .expr(let e, let alias?) = item else { continue }
             if case .function(let f) = e.kind, f.over != nil { continue }
-            out[alias.lowercased()] = out[alias.lowercased()] ?? e
+            out[alias] = out[alias] ?? e
         }
         return out
     }
@@ -274,9 +274,9 @@ extension Binder {
     /// (Redshift's lateral column alias, as redshift_connector's metadata queries use it).
     /// Nil otherwise.
     func bindLateralAlias(_ ref: ColumnRef, _ scope: Scope, _ agg: AggregationContext?) throws -> BoundExpr? {
-        guard ref.parts.count == 1, let e = lateralAliases[ref.parts[0].lowercased()], !containsAggregate(e) else { return nil }
+        guard ref.parts.count == 1, let e = lateralAliases[ref.parts[0]], !containsAggregate(e) else { return nil }
         let saved = lateralAliases
-        lateralAliases[ref.parts[0].lowercased()] = nil   // an alias does not name itself
+        lateralAliases[ref.parts[0]] = nil   // an alias does not name itself
         defer { lateralAliases = saved }
         return try bindExpr(e, scope, agg: agg)
     }

@@ -48,8 +48,8 @@ extension Binder {
     /// PostgreSQL's default output column name for an unaliased expression.
     func defaultName(_ e: Expr) -> String {
         switch e.kind {
-        // Redshift folds a quoted name too (enable_case_sensitive_identifier off).
-        case .column(let ref): return ref.name.lowercased()
+        // Folded or not as the session's enable_case_sensitive_identifier says (the parser).
+        case .column(let ref): return ref.name
         case .function(let f):
             if f.syntax == .extract { return "date_part" }
             if let fn = FunctionRegistry.function(named: f.name), let name = fn.columnName { return name }
@@ -207,7 +207,7 @@ extension Binder {
                 if e.location.line > 0 { referencedColumnIDs.insert(c.id) }
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
-                if ref.parts.count == 1, let aliased = qualifyAliases[ref.parts[0].lowercased()] { return aliased }
+                if ref.parts.count == 1, let aliased = qualifyAliases[ref.parts[0]] { return aliased }
                 if let aliased = try bindLateralAlias(ref, scope, agg) { return aliased }
                 // A correlated reference to an enclosing query's column.
                 for (level, outer) in outerScopes.reversed().enumerated() {

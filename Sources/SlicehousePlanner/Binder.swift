@@ -99,7 +99,7 @@ public final class Binder {
         if let with = query.with {
             var frame = CTEFrame(recursive: with.recursive)
             for (position, cte) in with.ctes.enumerated() {
-                let name = cte.name.lowercased()
+                let name = cte.name
                 guard frame.entries[name] == nil else {
                     throw SQLError(.duplicateAlias, "WITH query name \"\(name)\" specified more than once",
                                    line: cte.location.line, column: cte.location.column)
@@ -369,9 +369,9 @@ public final class Binder {
             case .expr(let e, let alias):
                 let b = try bindExpr(e, scope, agg: agg)
                 exprs.append(try finishAggregate(b, agg, e.location))
-                names.append(alias?.lowercased() ?? defaultName(e))
+                names.append(alias ?? defaultName(e))
                 // Later items may name this one's alias (Redshift's lateral column alias).
-                if let alias, lateralAliases[alias.lowercased()] == nil { lateralAliases[alias.lowercased()] = e }
+                if let alias, lateralAliases[alias] == nil { lateralAliases[alias] = e }
             }
         }
         lateralAliases = [:]
@@ -448,7 +448,7 @@ public final class Binder {
         }
         if !s.exclude.isEmpty {
             // EXCLUDE: the named output columns are left out (after ORDER BY, which may use them).
-            let excluded = Set(s.exclude.map { $0.lowercased() })
+            let excluded = Set(s.exclude)
             let outs = plan.outputs
             for name in excluded where !outs.contains(where: { $0.name == name }) {
                 throw SQLError(.undefinedColumn, "column \"\(name)\" named in EXCLUDE does not exist")
@@ -821,7 +821,7 @@ public final class Binder {
     func bindUnnest(_ item: TableRef, _ plan: LogicalPlan, _ scope: Scope) throws -> (LogicalPlan, ScopeRelation)? {
         guard case .table(let name, let alias) = item.kind else { return nil }
         let parts = name.parts
-        guard let head = parts.first?.lowercased(), let relation = scope.relations.first(where: { $0.alias == head }) else {
+        guard let head = parts.first, let relation = scope.relations.first(where: { $0.alias == head }) else {
             return nil
         }
         // `FROM ..., c.orders o, o.items it` and also `..., c.grid g, g x`: a bare name that
@@ -837,14 +837,14 @@ public final class Binder {
             }
             return nil
         }
-        let elementName = (alias?.name ?? name.name).lowercased()
+        let elementName = alias?.name ?? name.name
         let element = newColumn(.superType, elementName)
         columnNames[element.id] = elementName
         var columns: [(name: String, column: PlanColumn)] = [(elementName, element)]
         var position: PlanColumn? = nil
         // An array's positions are integers; an object's attribute names (UNPIVOT) text,
         // kept even without AT (the operator tells the two apart by this column's type).
-        if let at = alias?.position?.lowercased() ?? (unpivot ? "?attribute?" : nil) {
+        if let at = alias?.position ?? (unpivot ? "?attribute?" : nil) {
             let p = newColumn(unpivot ? .varchar(DataType.maxVarcharLength) : .integer, at)
             columnNames[p.id] = at
             position = p
@@ -880,15 +880,15 @@ public final class Binder {
         switch ref.kind {
         case .function(let call, let alias):
             let plan = try generateSeries(call, ref)
-            let name = alias?.name.lowercased() ?? "generate_series"
-            let column = alias?.columns.first?.lowercased() ?? name
+            let name = alias?.name ?? "generate_series"
+            let column = alias?.columns.first ?? name
             return relation(plan, alias: name, columnAliases: [column])
         case .table(let name, let alias):
             if alias?.position != nil || alias?.unpivot == true {
                 throw SQLError(.syntax, "AT and UNPIVOT apply to a SUPER value of an earlier FROM item (`c.orders AS o AT i`), not to \(name.description)",
                                line: ref.location.line, column: ref.location.column)
             }
-            if name.schema == nil, let (cte, f, position) = try lookupCTE(name.name.lowercased(), location: ref.location) {
+            if name.schema == nil, let (cte, f, position) = try lookupCTE(name.name, location: ref.location) {
                 // Bind the CTE's query where it is referenced, seeing only what it may see:
                 // the enclosing WITH lists and the siblings before it.
                 let saved = cteStack
@@ -897,8 +897,8 @@ public final class Binder {
                 defer { cteStack = saved }
                 let plan = try bind(query: cte.query)
                 let aliasColumns = alias?.columns ?? []
-                return relation(plan, alias: (alias?.name ?? cte.name).lowercased(),
-                                columnAliases: (aliasColumns.isEmpty ? cte.columns : aliasColumns).map { $0.lowercased() })
+                return relation(plan, alias: alias?.name ?? cte.name,
+                                columnAliases: aliasColumns.isEmpty ? cte.columns : aliasColumns)
             }
             if requireQualifiedNames && name.schema == nil && viewStack.isEmpty {
                 throw SQLError(.invalidObjectDefinition, "All the relation names inside should be qualified",
@@ -908,7 +908,7 @@ public final class Binder {
             if case .view(let view) = found {
                 // A view met again inside its own expansion is a cycle (late-binding views
                 // can make one); a long chain of distinct views is only deep.
-                if viewStack.contains(where: { $0.schema == view.schema && $0.name.lowercased() == view.name.lowercased() }) {
+                if viewStack.contains(where: { $0.schema == view.schema && $0.name == view.name }) {
                     throw SQLError(.invalidObjectDefinition, "infinite recursion detected: view \"\(view.name)\" refers to itself")
                 }
                 guard viewDepth < Self.maxViewDepth else {
@@ -918,8 +918,7 @@ public final class Binder {
                 }
                 let query: Query
                 do {
-                    let stmts = try parseStatements(view.queryText)
-                    guard stmts.count == 1, case .query(let q) = stmts[0] else {
+                    guard let q = try view.parsedQuery() else {
                         throw SQLError.internalError("view \(view.name) does not hold a query")
                     }
                     query = q
@@ -935,18 +934,18 @@ public final class Binder {
                 defer { cteStack = saved; viewSearchPath = savedPath }
                 let plan = try bind(query: query)
                 let aliasColumns = alias?.columns ?? []
-                return relation(plan, alias: (alias?.name ?? view.name).lowercased(),
-                                columnAliases: (aliasColumns.isEmpty ? view.columns : aliasColumns).map { $0.lowercased() })
+                return relation(plan, alias: alias?.name ?? view.name,
+                                columnAliases: aliasColumns.isEmpty ? view.columns : aliasColumns)
             }
             guard case .table(let table) = found else {
-                throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist",
+                throw SQLError(.undefinedTable, "relation \"\(name.messageName)\" does not exist",
                                line: ref.location.line, column: ref.location.column)
             }
-            let relAlias = alias?.name.lowercased() ?? table.name
+            let relAlias = alias?.name ?? table.name
             var cols: [(String, PlanColumn)] = []
             for (i, c) in table.columns.enumerated() {
                 let aliasColumns = alias?.columns ?? []
-                let n = aliasColumns.count > i ? aliasColumns[i].lowercased() : c.name
+                let n = aliasColumns.count > i ? aliasColumns[i] : c.name
                 let pc = newColumn(c.type, n)
                 columnNames[pc.id] = n
                 cols.append((n, pc))
@@ -960,7 +959,7 @@ public final class Binder {
             // Redshift accepts a derived table without an alias (redshift_connector's
             // get_columns sends one); its columns are then reached unqualified.
             guard let alias else { return relation(plan, alias: "?subquery?", columnAliases: []) }
-            return relation(plan, alias: alias.name.lowercased(), columnAliases: alias.columns.map { $0.lowercased() })
+            return relation(plan, alias: alias.name, columnAliases: alias.columns)
         case .join(let j):
             let (lp, ls) = try bindTableRef(j.left)
             let (rp, rs) = try bindTableRef(j.right)
@@ -992,7 +991,7 @@ public final class Binder {
                 condition = b
             case .using, .natural:
                 var using: [String]
-                if case .using(let n) = j.condition { using = n.map { $0.lowercased() } } else {
+                if case .using(let n) = j.condition { using = n } else {
                     let rnames = Set(rs.visibleNames)
                     using = ls.visibleNames.filter { rnames.contains($0) }
                 }

@@ -108,9 +108,9 @@ struct Scope {
     }
 
     func resolve(_ ref: ColumnRef, at loc: SourceLocation) throws -> PlanColumn {
-        // Redshift folds even quoted identifiers to lower case (enable_case_sensitive_identifier off).
-        let name = ref.name.lowercased()
-        if let table = ref.table?.lowercased() {
+        // Names come folded as the session's enable_case_sensitive_identifier says (the parser).
+        let name = ref.name
+        if let table = ref.table {
             guard let rel = relations.first(where: { $0.alias == table }) else {
                 throw SQLError(.undefinedTable, "missing FROM-clause entry for table \"\(table)\"",
                                line: loc.line, column: loc.column)

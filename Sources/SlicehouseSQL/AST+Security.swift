@@ -78,6 +78,9 @@ public struct GrantStatement: Sendable, Hashable {
 public enum SecurityStatement: Sendable, Hashable {
     case createUser(name: String, UserOptions)
     case alterUser(name: String, UserOptions)
+    /// `ALTER USER name SET parameter {TO | =} value` (the user's sessions start with it)
+    /// and `ALTER USER name RESET parameter | ALL` (`SET ... TO DEFAULT` too: no values).
+    case alterUserSetting(name: String, SetStatement)
     case renameUser(name: String, to: String)
     case dropUser(names: [String], ifExists: Bool)
     case createGroup(name: String, users: [String])

@@ -35,6 +35,10 @@ public struct ObjectName: Sendable, Hashable, CustomStringConvertible {
     public var parts: [String] { [database, schema].compactMap { $0 } + [name] }
 
     public var description: String { parts.map(quoteIdentifierIfNeeded).joined(separator: ".") }
+
+    /// The parts joined by dots, unquoted: how PostgreSQL's messages name a relation
+    /// (`relation "Sales.Orders" does not exist`).
+    public var messageName: String { parts.joined(separator: ".") }
 }
 
 /// An alias on a FROM item: `AS x` or `AS x (a, b)`.

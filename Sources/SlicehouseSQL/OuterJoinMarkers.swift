@@ -20,8 +20,8 @@ enum OuterJoinMarkers {
         var names: [String] = []
         for item in select.from {
             switch item.kind {
-            case .table(let name, let alias): names.append((alias?.name ?? name.name).lowercased())
-            case .subquery(_, let alias?), .function(_, let alias?): names.append(alias.name.lowercased())
+            case .table(let name, let alias): names.append((alias?.name ?? name.name))
+            case .subquery(_, let alias?), .function(_, let alias?): names.append(alias.name)
             default:
                 throw fail("the (+) operator cannot be used with a JOIN clause in the FROM list", item.location)
             }
@@ -33,7 +33,7 @@ enum OuterJoinMarkers {
             if refs.isEmpty { kept.append(c); continue }
             var relation: String?
             for ref in refs {
-                guard let table = ref.table?.lowercased() else {
+                guard let table = ref.table else {
                     throw fail("a column marked with (+) must be qualified with its table's name or alias", c.location)
                 }
                 guard names.contains(table) else {
@@ -97,7 +97,7 @@ enum OuterJoinMarkers {
     static func qualifiers(_ e: Expr) -> Set<String> {
         var out = Set<String>()
         _ = e.contains { x in
-            if case .column(let ref) = x.kind, let t = ref.table { out.insert(t.lowercased()) }
+            if case .column(let ref) = x.kind, let t = ref.table { out.insert(t) }
             return false
         }
         return out

@@ -99,6 +99,11 @@ extension Parser {
         if acceptWord("user") {
             let name = try parsePrincipalName()
             if acceptWords("rename", "to") { return .security(.renameUser(name: name, to: try parsePrincipalName())) }
+            if acceptWord("set") { return .security(.alterUserSetting(name: name, try parseSet(after: true))) }
+            if acceptWord("reset") {
+                let parameter = acceptWord("all") ? "all" : try parseParameterName()
+                return .security(.alterUserSetting(name: name, SetStatement(name: parameter, values: [], local: false)))
+            }
             return .security(.alterUser(name: name, try parseUserOptions()))
         }
         if acceptWord("group") {
@@ -225,7 +230,7 @@ extension Parser {
         if acceptWord("all") {
             _ = acceptWord("privileges")
             var item = PrivilegeItem(name: "all")
-            if isSymbol("(") { item.columns = try parseParenthesizedIdentifiers().map { $0.lowercased() } }
+            if isSymbol("(") { item.columns = try parseParenthesizedIdentifiers() }
             return [item]
         }
         var items: [PrivilegeItem] = []
@@ -233,7 +238,7 @@ extension Parser {
             guard let w = currentWord, Self.privilegeWords.contains(w) else { throw syntaxError(at: current) }
             advance()
             var item = PrivilegeItem(name: w == "temporary" ? "temp" : w)
-            if isSymbol("(") { item.columns = try parseParenthesizedIdentifiers().map { $0.lowercased() } }
+            if isSymbol("(") { item.columns = try parseParenthesizedIdentifiers() }
             items.append(item)
         } while acceptSymbol(",")
         return items

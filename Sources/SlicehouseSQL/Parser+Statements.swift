@@ -364,16 +364,19 @@ extension Parser {
         case .word(let w) where !negative:
             advance()
             return .identifier(w)
-        case .quotedIdentifier(let s) where !negative:
+        case .quotedIdentifier where !negative:
+            // A setting's value keeps the case it was written in, whatever
+            // enable_case_sensitive_identifier says (a time zone name, a query group).
+            let raw = rawQuotedIdentifier(current)
             advance()
-            return .identifier(s)
+            return .identifier(raw)
         default:
             throw syntaxError(at: current)
         }
     }
 
     /// A configuration parameter name (`query_group`, `ALL`, `a.b`), lower-cased.
-    private mutating func parseParameterName() throws -> String {
+    mutating func parseParameterName() throws -> String {
         var name = try parseLabel()
         while acceptSymbol(".") { name += "." + (try parseLabel()) }
         return name

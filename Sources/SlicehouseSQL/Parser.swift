@@ -9,15 +9,31 @@ import SlicehouseTypes
 // names are resolved while parsing, so an unknown or malformed type is reported
 // with `DataType.named`'s error at the type's position.
 
+/// How a session's settings change what its text means to the parser.
+public struct ParseOptions: Sendable, Hashable {
+    /// `enable_case_sensitive_identifier`: a double-quoted identifier keeps its case.
+    /// Off (Redshift's default), quoted identifiers are folded to lower case as unquoted
+    /// ones are, so every name the parser gives the stages after it is already in the
+    /// form the catalog keeps: nothing after the parser folds a name again.
+    public var caseSensitiveIdentifiers: Bool
+
+    public init(caseSensitiveIdentifiers: Bool = false) {
+        self.caseSensitiveIdentifiers = caseSensitiveIdentifiers
+    }
+
+    /// Redshift's defaults.
+    public static let standard = ParseOptions()
+}
+
 /// Parse `;`-separated SQL statements. Empty statements are skipped.
-public func parseStatements(_ sql: String) throws -> [Statement] {
-    try parseScript(sql).map(\.statement)
+public func parseStatements(_ sql: String, options: ParseOptions = .standard) throws -> [Statement] {
+    try parseScript(sql, options: options).map(\.statement)
 }
 
 /// Parse `;`-separated SQL statements, keeping each statement's source text
 /// (for EXPLAIN, STL_QUERY and error messages).
-public func parseScript(_ sql: String) throws -> [ParsedStatement] {
-    var parser = try Parser(sql)
+public func parseScript(_ sql: String, options: ParseOptions = .standard) throws -> [ParsedStatement] {
+    var parser = try Parser(sql, options: options)
     return try parser.parseScript()
 }
 
@@ -34,8 +50,9 @@ public struct ParameterValue: Sendable, Hashable {
 /// `'text'`, `'text'::type` when the client gave a type, `NULL` or `NULL::type` —
 /// before parsing, so a parameter stands wherever a literal may. A `$n` beyond the
 /// list is an error (`there is no parameter $n`).
-public func parseScript(_ sql: String, parameters: [ParameterValue]) throws -> [ParsedStatement] {
-    var parser = try Parser(sql, parameters: parameters)
+public func parseScript(_ sql: String, parameters: [ParameterValue],
+                        options: ParseOptions = .standard) throws -> [ParsedStatement] {
+    var parser = try Parser(sql, parameters: parameters, options: options)
     return try parser.parseScript()
 }
 
@@ -49,8 +66,8 @@ public func parameterCount(_ sql: String) throws -> Int {
 }
 
 /// Parse exactly one statement (a trailing `;` is allowed).
-public func parseStatement(_ sql: String) throws -> Statement {
-    var parser = try Parser(sql)
+public func parseStatement(_ sql: String, options: ParseOptions = .standard) throws -> Statement {
+    var parser = try Parser(sql, options: options)
     let all = try parser.parseScript()
     guard let first = all.first else {
         throw parser.syntaxError(at: parser.current)
@@ -62,8 +79,8 @@ public func parseStatement(_ sql: String) throws -> Statement {
 }
 
 /// Parse a single expression, e.g. a stored column DEFAULT.
-public func parseExpression(_ sql: String) throws -> Expr {
-    var parser = try Parser(sql)
+public func parseExpression(_ sql: String, options: ParseOptions = .standard) throws -> Expr {
+    var parser = try Parser(sql, options: options)
     let expr = try parser.parseExpr()
     try parser.expectEnd()
     return expr
@@ -125,11 +142,16 @@ struct Parser {
     /// For each token: is it a reserved word? (Computed once; checked often.)
     let reserved: [Bool]
 
-    init(_ sql: String, parameters: [ParameterValue]? = nil) throws {
+    init(_ sql: String, parameters: [ParameterValue]? = nil, options: ParseOptions = .standard) throws {
         let bytes = Array(sql.utf8)
         source = bytes
         var lexer = Lexer(bytes: bytes)
         var tokens = try lexer.tokenize()
+        if !options.caseSensitiveIdentifiers {
+            for i in tokens.indices {
+                if case .quotedIdentifier(let s) = tokens[i].kind { tokens[i].kind = .quotedIdentifier(s.lowercased()) }
+            }
+        }
         if let parameters { tokens = try Parser.substitute(parameters, into: tokens) }
         tokens = Parser.foldQualifiedOperators(tokens)
         self.tokens = tokens
@@ -329,6 +351,14 @@ struct Parser {
         default:
             throw syntaxError(at: current)
         }
+    }
+
+    /// A quoted identifier's text as written (case kept, `""` read as `"`), whether or
+    /// not the parse folded it.
+    func rawQuotedIdentifier(_ token: Token) -> String {
+        let start = token.location.offset + 1, end = token.endOffset - 1
+        guard start <= end, end <= source.count else { return "" }
+        return String(decoding: source[start..<end], as: UTF8.self).replacingOccurrences(of: "\"\"", with: "\"")
     }
 
     /// True if the token `offset` ahead can be an identifier.

@@ -340,10 +340,10 @@ final class ConnectionWorker: @unchecked Sendable {
 
     private func simpleQuery(_ sql: String) {
         do {
-            let parsed = try session.parse(sql)
-            if parsed.isEmpty { out.empty("I") }
+            var script = try session.script(sql)
+            if script.count == 0 { out.empty("I") }
             let runAll = {
-                for st in parsed {
+                while let st = try script.next(self.session) {
                     let sink = WireSink(worker: self, formats: [], describe: true)
                     let result = try self.session.run(st, sink: sink)
                     self.complete(result)
@@ -351,7 +351,7 @@ final class ConnectionWorker: @unchecked Sendable {
                 }
             }
             // Several statements in one Query are one implicit transaction (PostgreSQL, Redshift).
-            if parsed.count > 1 { try session.implicitTransaction(runAll) } else { try runAll() }
+            if script.count > 1 { try session.implicitTransaction(runAll) } else { try runAll() }
         } catch {
             report(error, query: sql)
         }

@@ -43,7 +43,16 @@ final class ExpressionTests: XCTestCase {
     func testColumnReferences() throws {
         XCTAssertEqual(try selectExpr("a"), col("a"))
         XCTAssertEqual(try selectExpr("T.A"), col("t", "a"))
-        XCTAssertEqual(try selectExpr(#"s."T".a"#), col("s", "T", "a"))
+        // A quoted name is folded too unless enable_case_sensitive_identifier is on.
+        XCTAssertEqual(try selectExpr(#"s."T".a"#), col("s", "t", "a"))
+        let sensitive = try parseStatement(#"select s."T".a, "B" as "C""#, options: ParseOptions(caseSensitiveIdentifiers: true))
+        guard case .query(let q) = sensitive, case .select(let s) = q.body, s.items.count == 2,
+              case .expr(let first, _) = s.items[0], case .expr(let second, let alias) = s.items[1] else {
+            return XCTFail("expected a SELECT of two items")
+        }
+        XCTAssertEqual(first, col("s", "T", "a"))
+        XCTAssertEqual(second, col("B"))
+        XCTAssertEqual(alias, "C")
         let ref = ColumnRef(["s", "t", "a"])
         XCTAssertEqual(ref.name, "a")
         XCTAssertEqual(ref.table, "t")

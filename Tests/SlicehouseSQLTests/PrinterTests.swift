@@ -5,11 +5,12 @@ import SlicehouseTypes
 
 final class PrinterTests: XCTestCase {
     /// `sql` parses, prints as `expected`, and the printed text parses to the same tree.
-    private func assertPrints(_ sql: String, _ expected: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertPrints(_ sql: String, _ expected: String, options: ParseOptions = .standard,
+                              file: StaticString = #filePath, line: UInt = #line) {
         do {
-            let e = try parseExpression(sql)
+            let e = try parseExpression(sql, options: options)
             XCTAssertEqual(e.description, expected, file: file, line: line)
-            XCTAssertEqual(try parseExpression(e.description), e, "round trip", file: file, line: line)
+            XCTAssertEqual(try parseExpression(e.description, options: options), e, "round trip", file: file, line: line)
         } catch {
             XCTFail("\(error)", file: file, line: line)
         }
@@ -30,7 +31,9 @@ final class PrinterTests: XCTestCase {
         assertPrints("-(1::int)", "-1::integer")
         assertPrints("(a + 1)::text", "(a + 1)::varchar")
         assertPrints("'it''s'", "'it''s'")
-        assertPrints("\"Mixed Case\".\"order\"", "\"Mixed Case\".\"order\"")
+        // Quoted names keep their case only with enable_case_sensitive_identifier on.
+        assertPrints("\"Mixed Case\".\"order\"", "\"mixed case\".\"order\"")
+        assertPrints("\"Mixed Case\".\"order\"", "\"Mixed Case\".\"order\"", options: ParseOptions(caseSensitiveIdentifiers: true))
         assertPrints("date '1998-12-01' - interval '90' day", "DATE '1998-12-01' - INTERVAL '90' DAY")
         assertPrints("cast(x as decimal(12, 2))", "CAST(x AS numeric(12,2))")
         assertPrints("convert(int, x)", "CONVERT(integer, x)")
@@ -106,11 +109,12 @@ final class PrinterTests: XCTestCase {
             ("(SELECT max(x) FROM t)", "max"), ("(SELECT x AS y FROM t)", "y"), ("EXISTS (SELECT 1)", "exists"),
             ("row_number() OVER ()", "row_number"), ("current_date", "date"), ("SYSDATE", "timestamp"),
             ("current_user", "current_user"), ("getdate()", "getdate"), ("-a", "?column?"),
-            ("INTERVAL '1 day'", "interval"), ("\"MiXed\"", "MiXed"),
+            ("INTERVAL '1 day'", "interval"), ("\"MiXed\"", "mixed"),
         ]
         for (sql, name) in cases {
             XCTAssertEqual(defaultColumnName(try parseExpression(sql)), name, sql)
         }
+        XCTAssertEqual(defaultColumnName(try parseExpression("\"MiXed\"", options: ParseOptions(caseSensitiveIdentifiers: true))), "MiXed")
     }
 
     func testTypeNamesPrintParsably() throws {

@@ -22,7 +22,7 @@ final class QueryTests: XCTestCase {
 
     func testSelectWithoutFrom() throws {
         let s = try select("SELECT 1, 'a' AS \"Name\"")
-        XCTAssertEqual(s.items, [item(int("1")), item(str("a"), "Name")])
+        XCTAssertEqual(s.items, [item(int("1")), item(str("a"), "name")])   // enable_case_sensitive_identifier off
         XCTAssertEqual(s.from, [])
     }
 

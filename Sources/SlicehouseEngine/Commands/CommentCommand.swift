@@ -28,14 +28,14 @@ struct CommentCommand {
             if let t = try session.resolveTable(name) {
                 try session.access.requireOwner(of: t, or: .alter)
                 guard let i = t.columnIndex(column) else {
-                    throw SQLError(.undefinedColumn, "column \"\(column.lowercased())\" of relation \"\(t.name)\" does not exist")
+                    throw SQLError(.undefinedColumn, "column \"\(column)\" of relation \"\(t.name)\" does not exist")
                 }
                 key = CommentKey.column(t.id, i)
             } else if let v = try session.resolveView(name) {
                 try requireViewOwner(v)
                 let system = SystemTables(database: session.database, transaction: session.transaction, session: session)
-                guard let i = system.viewColumnNames(v).firstIndex(of: column.lowercased()) else {
-                    throw SQLError(.undefinedColumn, "column \"\(column.lowercased())\" of relation \"\(v.name)\" does not exist")
+                guard let i = system.viewColumnNames(v).firstIndex(of: column) else {
+                    throw SQLError(.undefinedColumn, "column \"\(column)\" of relation \"\(v.name)\" does not exist")
                 }
                 key = CommentKey.viewColumn(v.qualifiedName, i)
             } else {
@@ -44,12 +44,12 @@ struct CommentCommand {
         case .schema(let name):
             let s = session.schemaNamed(name)
             guard let def = session.transaction.catalog.schema(s) else {
-                throw SQLError(.invalidSchemaName, "schema \"\(name.lowercased())\" does not exist")
+                throw SQLError(.invalidSchemaName, "schema \"\(name)\" does not exist")
             }
             if !session.isSuperuser && def.owner != session.user { throw AccessControl.permissionDenied("schema \(s)") }
             key = CommentKey.schema(s)
         case .database(let name):
-            guard name.lowercased() == Session.databaseName else {
+            guard name == Session.databaseName else {
                 throw SQLError(.invalidCatalogName, "database \"\(name)\" does not exist")
             }
             try session.access.requireSuperuser("comment on the database")
@@ -64,7 +64,7 @@ struct CommentCommand {
 
     /// The owner of a view (or a superuser) only.
     private func requireViewOwner(_ v: ViewDef) throws {
-        let object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+        let object = SecuredObject.view(schema: v.schema, name: v.name)
         if !session.isSuperuser, session.security.owner(object) != session.user, !session.security.granted(to: session.user, on: object).table.contains(.alter) {
             throw SQLError(.insufficientPrivilege, "must be owner of relation \(v.name)")
         }

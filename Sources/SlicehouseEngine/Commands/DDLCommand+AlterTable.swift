@@ -50,7 +50,7 @@ extension DDLCommand {
 
         func column(_ name: String) throws -> Int {
             guard let i = next.columnIndex(name) else {
-                throw SQLError(.undefinedColumn, "column \"\(name.lowercased())\" of relation \"\(t.name)\" does not exist")
+                throw SQLError(.undefinedColumn, "column \"\(name)\" of relation \"\(t.name)\" does not exist")
             }
             return i
         }
@@ -58,7 +58,7 @@ extension DDLCommand {
         for a in actions {
             switch a {
             case .addColumn(let d):
-                let name = d.name.lowercased()
+                let name = d.name
                 try session.checkIdentifier(name)
                 if next.columnIndex(name) != nil {
                     throw SQLError(.duplicateColumn, "column \"\(name)\" of relation \"\(t.name)\" already exists")
@@ -230,11 +230,11 @@ extension DDLCommand {
                     guard try session.resolveTable(target.table) != nil else {
                         throw SQLError(.undefinedTable, "relation \"\(target.table.description)\" does not exist")
                     }
-                    if key.count == 1 { next.columns[key[0]].references = target.table.name.lowercased() }
+                    if key.count == 1 { next.columns[key[0]].references = target.table.name }
                 }
 
             case .dropConstraint(let name, _):
-                let n = name.lowercased()
+                let n = name
                 if n == "\(t.name)_pkey", !next.primaryKey.isEmpty {
                     for i in next.primaryKey { next.columns[i].isPrimaryKey = false }
                     next.primaryKey = []
@@ -384,7 +384,7 @@ extension DDLCommand {
 
     /// The tables and views `view` reads, with the columns of each (nil when it does not bind).
     private func boundAccesses(_ view: ViewDef) -> [(access: RelationAccess, columns: [Int])]? {
-        guard let stmts = try? parseStatements(view.queryText), stmts.count == 1, case .query(let q) = stmts[0] else { return nil }
+        guard let q = try? view.parsedQuery() else { return nil }
         let ctx = StatementContext(database: session.database, session: session)
         let binder = Binder(catalog: ctx, evaluateConstant: evaluateConstant)
         binder.viewSearchPath = view.searchPath

@@ -44,7 +44,7 @@ struct DDLCommand {
         var queryContext: StatementContext? = nil
 
         func index(_ col: String) throws -> Int {
-            guard let i = columns.firstIndex(where: { $0.name == col.lowercased() }) else {
+            guard let i = columns.firstIndex(where: { $0.name == col }) else {
                 throw SQLError(.undefinedColumn, "column \"\(col)\" named in key does not exist")
             }
             return i
@@ -56,8 +56,7 @@ struct DDLCommand {
             guard defs.count <= Session.maxColumns else {
                 throw SQLError(.invalidParameter, "tables can have at most \(Session.maxColumns) columns")
             }
-            for var d in defs {
-                d.name = d.name.lowercased()
+            for d in defs {
                 try session.checkIdentifier(d.name)
                 if columns.contains(where: { $0.name == d.name }) {
                     throw SQLError(.duplicateColumn, "column \"\(d.name)\" specified more than once",
@@ -125,7 +124,7 @@ struct DDLCommand {
                 throw SQLError(.syntax, "CREATE TABLE AS specifies \(names.count) column names, but the query returns \(cols.count)")
             }
             for (i, rc) in cols.enumerated() {
-                let n = (names.isEmpty ? rc.name : names[i]).lowercased()
+                let n = (names.isEmpty ? rc.name : names[i])
                 if columns.contains(where: { $0.name == n }) {
                     throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
                 }
@@ -210,7 +209,7 @@ struct DDLCommand {
         for n in d.names {
             guard let def = try session.resolveTable(n) else {
                 if d.ifExists {
-                    notices.append("NOTICE:  table \"\(n.name.lowercased())\" does not exist, skipping")
+                    notices.append("NOTICE:  table \"\(n.name)\" does not exist, skipping")
                     continue
                 }
                 if try session.resolveView(n) != nil {
@@ -242,7 +241,7 @@ struct DDLCommand {
         for n in d.names {
             guard let v = try session.resolveView(n) else {
                 if d.ifExists {
-                    notices.append("NOTICE:  view \"\(n.name.lowercased())\" does not exist, skipping")
+                    notices.append("NOTICE:  view \"\(n.name)\" does not exist, skipping")
                     continue
                 }
                 if try session.resolveTable(n) != nil {
@@ -251,7 +250,7 @@ struct DDLCommand {
                 }
                 throw SQLError(.undefinedTable, "view \"\(n.name.lowercased())\" does not exist")
             }
-            let object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+            let object = SecuredObject.view(schema: v.schema, name: v.name)
             if !session.isSuperuser, session.security.owner(object) != session.user, !session.security.granted(to: session.user, on: object).table.contains(.drop) {
                 throw SQLError(.insufficientPrivilege, "must be owner of relation \(v.name)")
             }
@@ -284,8 +283,9 @@ struct DDLCommand {
         } catch let e as SQLError where v.withNoSchemaBinding && (e.code == .undefinedTable || e.code == .undefinedColumn) {
             // A late-binding view is bound when it is used: the relations it reads may
             // not exist yet (Redshift).
-            try registerView(ViewDef(schema: qualified.schema, name: name, columns: v.columns.map { $0.lowercased() },
-                                     queryText: v.queryText, searchPath: path, lateBinding: true),
+            try registerView(ViewDef(schema: qualified.schema, name: name, columns: v.columns,
+                                     queryText: v.queryText, searchPath: path, lateBinding: true,
+                                     caseSensitiveIdentifiers: session.parseOptions.caseSensitiveIdentifiers),
                              orReplace: v.orReplace)
             return StatementResult(tag: "CREATE VIEW")
         }
@@ -293,11 +293,12 @@ struct DDLCommand {
             throw SQLError(.syntax, "CREATE VIEW specifies \(v.columns.count) column names, but the query returns \(outs.count)")
         }
         var seen = Set<String>()
-        for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n.lowercased()).inserted {
+        for n in (v.columns.isEmpty ? outs.map { $0.name } : v.columns) where !seen.insert(n).inserted {
             throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
         }
-        try registerView(ViewDef(schema: qualified.schema, name: name, columns: v.columns.map { $0.lowercased() },
-                                 queryText: v.queryText, searchPath: path, lateBinding: v.withNoSchemaBinding),
+        try registerView(ViewDef(schema: qualified.schema, name: name, columns: v.columns,
+                                 queryText: v.queryText, searchPath: path, lateBinding: v.withNoSchemaBinding,
+                                 caseSensitiveIdentifiers: session.parseOptions.caseSensitiveIdentifiers),
                          orReplace: v.orReplace)
         return StatementResult(tag: "CREATE VIEW")
     }
@@ -306,7 +307,7 @@ struct DDLCommand {
     /// its owner (or a superuser) may replace it.
     private func registerView(_ view: ViewDef, orReplace: Bool) throws {
         try session.access.requireCreate(inSchema: view.schema)
-        let object = SecuredObject.view(schema: view.schema, name: view.name.lowercased())
+        let object = SecuredObject.view(schema: view.schema, name: view.name)
         let replacing = session.transaction.catalog.view(view.qualifiedName) != nil
         if orReplace, replacing, !session.isSuperuser, session.security.owner(object) != session.user {
             throw SQLError(.insufficientPrivilege, "must be owner of relation \(view.name)")
@@ -345,7 +346,7 @@ extension DDLCommand {
     }
 
     func createSchema(_ c: CreateSchema) throws -> StatementResult {
-        let name = c.name.lowercased()
+        let name = c.name
         try session.checkIdentifier(name)
         if name.hasPrefix("pg_") {
             throw SQLError(.invalidParameter, "unacceptable schema name \"\(name)\"",
@@ -369,7 +370,7 @@ extension DDLCommand {
     func dropSchemas(_ d: DropSchema) throws -> StatementResult {
         var notices: [String] = []
         for raw in d.names {
-            let name = raw.lowercased()
+            let name = raw
             // `public` may be dropped like any schema (as in Redshift); the system ones not.
             if Catalog.systemSchemas.contains(name) || Catalog.isTemporarySchema(name) {
                 throw SQLError(.insufficientPrivilege, "cannot drop schema \(name) because it is required by the database system")
@@ -386,7 +387,7 @@ extension DDLCommand {
             }
             let (tables, views) = session.transaction.catalog.objects(inSchema: name)
             // SQL functions and stored procedures in the schema go with it too.
-            let routines = session.transaction.catalog.functions.values.filter { $0.schema == name.lowercased() }
+            let routines = session.transaction.catalog.functions.values.filter { $0.schema == name }
             if !tables.isEmpty || !views.isEmpty || !routines.isEmpty {
                 guard d.cascade else {
                     throw SQLError(.dependentObjectsStillExist, "cannot drop schema \(name) because other objects depend on it",
@@ -436,7 +437,7 @@ extension DDLCommand {
             }
             switch a.action {
             case .rename(let new):
-                try session.checkIdentifier(new.lowercased())
+                try session.checkIdentifier(new)
                 let target = QualifiedName(schema: t.schema, name: new)
                 if session.transaction.catalog.hasRelation(target) {
                     throw SQLError(.duplicateTable, "relation \"\(target.name)\" already exists")
@@ -445,7 +446,7 @@ extension DDLCommand {
             case .setSchema(let s):
                 let schema = session.schemaNamed(s)
                 guard session.transaction.catalog.schema(schema) != nil else {
-                    throw SQLError(.invalidSchemaName, "schema \"\(s.lowercased())\" does not exist")
+                    throw SQLError(.invalidSchemaName, "schema \"\(s)\" does not exist")
                 }
                 let target = QualifiedName(schema: schema, name: t.name)
                 if session.transaction.catalog.hasRelation(target) {
@@ -454,9 +455,9 @@ extension DDLCommand {
                 try session.transaction.renameTable(t.qualifiedName, to: target)
             case .renameColumn(let old, let new):
                 guard let i = t.columnIndex(old) else {
-                    throw SQLError(.undefinedColumn, "column \"\(old.lowercased())\" does not exist")
+                    throw SQLError(.undefinedColumn, "column \"\(old)\" does not exist")
                 }
-                let n = new.lowercased()
+                let n = new
                 try session.checkIdentifier(n)
                 if t.columnIndex(n) != nil {
                     throw SQLError(.duplicateColumn, "column \"\(n)\" of relation \"\(t.name)\" already exists")
@@ -471,16 +472,16 @@ extension DDLCommand {
             }
         case .view(let v):
             if case .owner(let u) = a.action { return try SecurityCommand(session: session).run(.alterOwner(.tables([a.name]), to: u.lowercased())) }
-            let object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+            let object = SecuredObject.view(schema: v.schema, name: v.name)
             let owner = session.security.owner(object)
             if !session.isSuperuser, owner != session.user, !session.security.granted(to: session.user, on: object).table.contains(.alter) {
                 throw SQLError(.insufficientPrivilege, "must be owner of relation \(v.name)")
             }
             switch a.action {
             case .rename(let new):
-                try session.checkIdentifier(new.lowercased())
+                try session.checkIdentifier(new)
                 var renamed = v
-                renamed.name = new.lowercased()
+                renamed.name = new
                 if session.transaction.catalog.hasRelation(renamed.qualifiedName) {
                     throw SQLError(.duplicateTable, "relation \"\(renamed.name)\" already exists")
                 }
@@ -490,7 +491,7 @@ extension DDLCommand {
             case .setSchema(let s):
                 let schema = session.schemaNamed(s)
                 guard session.transaction.catalog.schema(schema) != nil else {
-                    throw SQLError(.invalidSchemaName, "schema \"\(s.lowercased())\" does not exist")
+                    throw SQLError(.invalidSchemaName, "schema \"\(s)\" does not exist")
                 }
                 var moved = v
                 moved.schema = schema
@@ -508,7 +509,7 @@ extension DDLCommand {
                 throw SQLError(.syntax, "this ALTER TABLE action applies to tables, and \"\(v.name)\" is a view")
             }
         case .system:
-            throw SQLError(.insufficientPrivilege, "permission denied: \"\(a.name.name.lowercased())\" is a system catalog")
+            throw SQLError(.insufficientPrivilege, "permission denied: \"\(a.name.name)\" is a system catalog")
         case nil:
             throw SQLError(.undefinedTable, "relation \"\(a.name.description)\" does not exist")
         }
@@ -518,7 +519,7 @@ extension DDLCommand {
     /// A view renamed or moved (dropped and created again) keeps its owner.
     private func keepOwner(_ owner: String?, of view: ViewDef) throws {
         guard let owner else { return }
-        let object = SecuredObject.view(schema: view.schema, name: view.name.lowercased())
+        let object = SecuredObject.view(schema: view.schema, name: view.name)
         try session.transaction.changeSecurity(SecurityChange { $0.setOwner(object, owner) })
     }
 }

@@ -57,7 +57,7 @@ struct FunctionCommand {
     }
 
     func dropFunction(_ d: DropFunction) throws -> StatementResult {
-        let name = d.name.name.lowercased()
+        let name = d.name.name
         let schemas = d.name.schema.map { [session.schemaNamed($0)] } ?? session.searchPathSchemas(session.transaction.catalog)
         var found: [FunctionDef] = []
         for s in schemas {
@@ -101,7 +101,7 @@ struct FunctionCommand {
             throw SQLError(.invalidGrantOperation, "invalid privilege type for function (EXECUTE or ALL)")
         }
         for r in references {
-            let name = r.name.name.lowercased()
+            let name = r.name.name
             let schemas = r.name.schema.map { [session.schemaNamed($0)] } ?? session.searchPathSchemas(session.transaction.catalog)
             var found: [FunctionDef] = []
             for s in schemas {

@@ -24,7 +24,7 @@ struct MaterializedViewRefresh {
     func run(_ r: RefreshMaterializedView, type: String = "Manual") throws -> StatementResult {
         let start = Clock.nowMicros()
         guard let found = try session.resolveTable(r.name), let mv = found.materializedView else {
-            throw SQLError(.undefinedTable, "materialized view \"\(r.name.name.lowercased())\" does not exist",
+            throw SQLError(.undefinedTable, "materialized view \"\(r.name.name)\" does not exist",
                            line: r.location.line, column: r.location.column)
         }
         try session.access.requireOwner(of: found)
@@ -212,7 +212,7 @@ struct MaterializedViewRefresh {
         }
         let sql = "select \(items.joined(separator: ", ")) from \(quoteIdentifierIfNeeded(def.schema)).\(quoteIdentifierIfNeeded(def.name))"
             + (keys.isEmpty ? "" : " group by \(keys.joined(separator: ", "))")
-        guard let query = try MaterializedViews.parseStoredQuery(sql) else { throw SQLError.internalError("materialized view merge") }
+        guard let query = try MaterializedViews.parseStoredQuery(sql, options: ParseOptions(caseSensitiveIdentifiers: true)) else { throw SQLError.internalError("materialized view merge") }
         let ctx = StatementContext(database: session.database, session: session)
         ctx.override(def.id, with: rows)
         return try QueryRunner(session, ctx, context).run(query).1
@@ -256,7 +256,7 @@ struct MaterializedViewRefresh {
     }
 
     private func bindStoredQuery(_ mv: MaterializedViewDef, _ ctx: StatementContext) throws -> (Query, LogicalPlan) {
-        guard let q = try MaterializedViews.parseStoredQuery(mv.queryText) else {
+        guard let q = try MaterializedViews.parseStoredQuery(mv.queryText, options: session.parseOptions) else {
             throw SQLError(.internalError, "the query of a materialized view is not a query")
         }
         return (q, try QueryRunner.bind(q, session: session, scope: ctx, viewSearchPath: mv.searchPath).1)

@@ -72,7 +72,7 @@ struct PreparedSQLCommand {
             values.append(ParameterValue(text: value == .null ? nil : (value.asString ?? value.formatted(as: bound.type)),
                                          type: type))
         }
-        let parsed = try parseScript(entry.text, parameters: values)
+        let parsed = try parseScript(entry.text, parameters: values, options: session.parseOptions)
         guard parsed.count == 1, let first = parsed.first else {
             throw SQLError.internalError("prepared statement \"\(name)\" does not hold one statement")
         }

@@ -42,7 +42,7 @@ struct ProcedureCommand {
         guard c.parameters.count <= 32 else { throw SQLError(.invalidParameter, "a procedure can have at most 32 arguments") }
         var seen: Set<String> = []
         for p in c.parameters {
-            if let n = p.name?.lowercased(), !seen.insert(n).inserted {
+            if let n = p.name, !seen.insert(n).inserted {
                 throw SQLError(.invalidParameter, "parameter name \"\(n)\" used more than once")
             }
         }
@@ -72,7 +72,7 @@ struct ProcedureCommand {
     /// The procedures `reference` may mean: those of the first schema (of its own, or of
     /// the search path) that has any, filtered by the input types when they were given.
     func procedures(matching reference: ProcedureReference) -> [FunctionDef] {
-        let name = reference.name.name.lowercased()
+        let name = reference.name.name
         let schemas = reference.name.schema.map { [session.schemaNamed($0)] } ?? session.searchPathSchemas(session.transaction.catalog)
         for s in schemas {
             var found = session.transaction.catalog.functions(named: name, inSchema: s).filter(\.isProcedure)
@@ -90,7 +90,7 @@ struct ProcedureCommand {
         let found = procedures(matching: reference)
         guard let p = found.first else { return nil }
         guard found.count == 1 else {
-            throw SQLError(.ambiguousFunction, "procedure name \"\(reference.name.name.lowercased())\" is not unique",
+            throw SQLError(.ambiguousFunction, "procedure name \"\(reference.name.name)\" is not unique",
                            hint: "Specify the argument list to select the procedure unambiguously.")
         }
         return p
@@ -98,7 +98,7 @@ struct ProcedureCommand {
 
     func procedureDoesNotExist(_ reference: ProcedureReference) -> SQLError {
         let types = (reference.inputTypes ?? []).map { $0.sqlName }.joined(separator: ", ")
-        return SQLError(.undefinedFunction, "procedure \(reference.name.name.lowercased())(\(types)) does not exist")
+        return SQLError(.undefinedFunction, "procedure \(reference.name.name)(\(types)) does not exist")
     }
 
     func requireProcedureOwner(_ p: FunctionDef) throws {
@@ -112,7 +112,7 @@ struct ProcedureCommand {
         guard let p = try uniqueProcedure(d.procedure) else {
             if d.ifExists {
                 return StatementResult(tag: "DROP PROCEDURE",
-                                       notices: ["NOTICE:  procedure \(d.procedure.name.name.lowercased()) does not exist, skipping"])
+                                       notices: ["NOTICE:  procedure \(d.procedure.name.name) does not exist, skipping"])
             }
             throw procedureDoesNotExist(d.procedure)
         }
@@ -126,8 +126,8 @@ struct ProcedureCommand {
         try requireProcedureOwner(p)
         var changed = p
         if let rename {
-            try session.checkIdentifier(rename.lowercased())
-            changed.name = rename.lowercased()
+            try session.checkIdentifier(rename)
+            changed.name = rename
             if session.transaction.catalog.functions[changed.key] != nil {
                 throw SQLError(.duplicateObject, "procedure \(changed.key) already exists in schema \"\(p.schema)\"")
             }
@@ -227,7 +227,7 @@ struct ProcedureCommand {
         let candidates = procedures(matching: reference).filter { $0.parameterTypes.count == values.count }
         let argumentList = values.map { $0.1 == .unknown ? "unknown" : $0.1.sqlName }.joined(separator: ", ")
         func missing() -> SQLError {
-            SQLError(.undefinedFunction, "procedure \(c.name.name.lowercased())(\(argumentList)) does not exist",
+            SQLError(.undefinedFunction, "procedure \(c.name.name)(\(argumentList)) does not exist",
                      hint: "No procedure matches the given name and argument types. You may need to add explicit type casts.")
         }
         // Overloads: the one whose types match the arguments' best (the same type, then the
@@ -260,7 +260,7 @@ struct ProcedureCommand {
         guard let top = best.map(\.2).max() else { throw missing() }
         let chosen = best.filter { $0.2 == top }
         guard chosen.count == 1, let (def, inputTypes, _) = chosen.first, let attributes = def.procedure else {
-            throw SQLError(.ambiguousFunction, "procedure \(c.name.name.lowercased())(\(argumentList)) is not unique",
+            throw SQLError(.ambiguousFunction, "procedure \(c.name.name)(\(argumentList)) is not unique",
                            hint: "Could not choose a best candidate procedure. You may need to add explicit type casts.")
         }
         return (def, attributes, inputTypes, values)

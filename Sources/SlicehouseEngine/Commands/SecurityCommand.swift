@@ -54,6 +54,23 @@ struct SecurityCommand {
             let changed = u
             try session.transaction.changeSecurity(SecurityChange { $0.replaceUser(changed) })
             return StatementResult(tag: "ALTER USER")
+        case .alterUserSetting(let name, let s):
+            guard var u = session.security.user(name) else { throw SQLError(.undefinedObject, "user \"\(name)\" does not exist") }
+            // A user may set its own defaults; another user's are a superuser's to set.
+            if name != session.user { try session.access.requireSuperuser("alter users") }
+            var settings = u.settings ?? [:]
+            if s.name == "all" && s.values.isEmpty {
+                settings = [:]
+            } else {
+                guard Session.settableParameters[s.name] != nil || Session.clientParameters.contains(s.name) else {
+                    throw SQLError(.undefinedObject, "unrecognized configuration parameter \"\(s.name)\"")
+                }
+                settings[s.name] = s.isDefault ? nil : try session.settingValue(s)
+            }
+            u.settings = settings.isEmpty ? nil : settings
+            let changed = u
+            try session.transaction.changeSecurity(SecurityChange { $0.replaceUser(changed) })
+            return StatementResult(tag: "ALTER USER")
         case .renameUser(let old, let new):
             try session.access.requireSuperuser("rename users")
             try checkPrincipalName(new)
@@ -175,7 +192,7 @@ struct SecurityCommand {
             case .schemas(let names):
                 try session.access.requireSuperuser("change a schema's owner")
                 for n in names {
-                    try session.transaction.changeSecurity(SecurityChange { $0.setOwner(.schema(n.lowercased()), newOwner) })
+                    try session.transaction.changeSecurity(SecurityChange { $0.setOwner(.schema(n), newOwner) })
                 }
                 return StatementResult(tag: "ALTER SCHEMA")
             default:
@@ -271,17 +288,17 @@ struct SecurityCommand {
         case .allTablesInSchema(let schemas):
             let catalog = session.transaction.catalog
             for s in schemas {
-                for t in catalog.allTables where t.schema.lowercased() == s.lowercased() && !t.isTemporary {
+                for t in catalog.allTables where t.schema == s && !t.isTemporary {
                     objects.append((.table(t.id), t.name))
                 }
                 // Views count as tables here, as in Redshift.
-                for v in catalog.allViews where v.schema == s.lowercased() {
-                    objects.append((.view(schema: v.schema, name: v.name.lowercased()), v.name))
+                for v in catalog.allViews where v.schema == s {
+                    objects.append((.view(schema: v.schema, name: v.name), v.name))
                 }
             }
         case .schemas(let schemas):
             onSchema = true
-            for s in schemas { objects.append((.schema(s.lowercased()), s)) }
+            for s in schemas { objects.append((.schema(s), s)) }
         case .database:
             return   // CREATE / TEMP / USAGE on the database: every user has them here
         case .procedures(let references):

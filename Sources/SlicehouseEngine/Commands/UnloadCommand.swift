@@ -30,7 +30,7 @@ struct UnloadCommand {
         }
         if prefix.hasPrefix("file://") { prefix.removeFirst("file://".count) }
         guard !prefix.isEmpty else { throw SQLError(.invalidParameter, "UNLOAD needs a destination") }
-        let stmts = try parseStatements(u.query)
+        let stmts = try parseStatements(u.query, options: session.parseOptions)
         guard stmts.count == 1, case .query(let q) = stmts[0] else {
             throw SQLError(.syntax, "UNLOAD needs exactly one SELECT statement")
         }

@@ -182,13 +182,17 @@ public struct ManifestView: Codable, Sendable {
     public var schema: String?
     public var searchPath: [String]?
     public var lateBinding: Bool?
+    /// Absent unless the view was made with enable_case_sensitive_identifier on.
+    public var caseSensitiveIdentifiers: Bool?
     public init(_ v: ViewDef) {
         name = v.name; columns = v.columns; query = v.queryText; schema = v.schema; searchPath = v.searchPath
         lateBinding = v.lateBinding ? true : nil
+        caseSensitiveIdentifiers = v.caseSensitiveIdentifiers ? true : nil
     }
     public var def: ViewDef {
         ViewDef(schema: schema ?? Catalog.publicSchema, name: name, columns: columns, queryText: query,
-                searchPath: searchPath ?? [Catalog.publicSchema], lateBinding: lateBinding ?? false)
+                searchPath: searchPath ?? [Catalog.publicSchema], lateBinding: lateBinding ?? false,
+                caseSensitiveIdentifiers: caseSensitiveIdentifiers ?? false)
     }
 }
 

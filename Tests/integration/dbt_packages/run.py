@@ -4,7 +4,9 @@
 
     python3 Tests/integration/dbt_packages/run.py --bin .build/release/slicehouse [--project dbt-utils]
 
-For each project: starts `slicehouse serve` on a fresh data directory, copies the
+For each project: starts `slicehouse serve` on a fresh data directory (with
+`ALTER USER awsuser SET enable_case_sensitive_identifier TO true`, as upstream's Redshift
+cluster has the parameter on), copies the
 vendored package (and, for audit-helper, the vendored dbt-utils it depends on) to a
 scratch folder, writes a Redshift profile (target `redshift`, as upstream's own
 profiles.yml names it), and runs what upstream's CI runs for Redshift:
@@ -233,6 +235,11 @@ def run_project(name, bin_path=None, workdir=None, dbt=None, build=False, thread
     run.project_dir = prepare(project, workdir)
     server = server_support.Server(os.path.join(workdir, f"data-{name}"))
     try:
+        # Upstream's Redshift CI cluster runs with enable_case_sensitive_identifier on in
+        # its parameter group (dbt-utils PR #792); a user's own default stands in for it.
+        conn = server_support.connect(server)
+        server_support.run(conn, f"alter user {server_support.USER} set enable_case_sensitive_identifier to true")
+        conn.close()
         with open(os.path.join(run.project_dir, "profiles.yml"), "w") as f:
             f.write(profile_yaml(project, server.port, server_support.USER, server_support.PASSWORD,
                                  threads or project.threads))
