@@ -60,6 +60,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
+    func sessionParseOptions() -> ParseOptions { session.parseOptions }
+
     func sessionDayFirst() -> Bool {
         guard let style = session.settings["datestyle"]?.uppercased() else { return false }
         return style.contains("DMY") || style.contains("EURO") && !style.contains("NONEURO")

@@ -245,6 +245,7 @@ extension Binder {
                 throw err(.featureNotSupported, "operator ~ is not supported", e)
             }
         case .binary(let op, let l, let r):
+            if let (a, b) = Binder.objectIdentifierOperands(op, l, r) { return try bindBinary(op, a, b, e, scope, agg) }
             return try bindBinary(op, l, r, e, scope, agg)
         case .isNull(let a, let neg):
             return .isNull(try bindExpr(a, scope, agg: agg), negated: neg)
@@ -860,5 +861,28 @@ final class StatementClock: @unchecked Sendable {
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+}
+
+extension Binder {
+    /// `c.oid::regclass = 't'::regclass` (and regproc, regprocedure): PostgreSQL compares
+    /// the two as oids. Here an oid cast to one of these types gives its name and a name
+    /// its oid, so the oid's side is compared bare: `c.oid = 't'::regclass`. Nil for any
+    /// other comparison.
+    static func objectIdentifierOperands(_ op: BinaryOperator, _ l: Expr, _ r: Expr) -> (Expr, Expr)? {
+        guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else { return nil }
+        func cast(_ e: Expr) -> (kind: String, argument: Expr)? {
+            guard case .function(let f) = e.kind, f.schema == nil, f.over == nil, f.args.count == 1,
+                  ["regclass", "regproc", "regprocedure"].contains(f.name) else { return nil }
+            return (f.name, f.args[0])
+        }
+        func isName(_ e: Expr) -> Bool {
+            if case .literal(.string) = e.kind { return true }
+            return false
+        }
+        guard let a = cast(l), let b = cast(r), a.kind == b.kind else { return nil }
+        if isName(b.argument) && !isName(a.argument) { return (a.argument, r) }
+        if isName(a.argument) && !isName(b.argument) { return (l, b.argument) }
+        return nil
     }
 }

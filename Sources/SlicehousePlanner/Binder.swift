@@ -918,7 +918,9 @@ public final class Binder {
                 }
                 let query: Query
                 do {
-                    guard let q = try view.parsedQuery() else {
+                    // A late-binding view is read as the querying session reads SQL
+                    // (Redshift); a schema-binding one as when it was made.
+                    guard let q = try view.parsedQuery(options: view.lateBinding ? catalog.sessionParseOptions() : nil) else {
                         throw SQLError.internalError("view \(view.name) does not hold a query")
                     }
                     query = q

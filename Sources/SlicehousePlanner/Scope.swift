@@ -23,6 +23,8 @@ public protocol BinderCatalog {
     func sessionTimeZone() -> String?
     /// Whether the session's DATESTYLE reads `01-02-2008` day first (DMY).
     func sessionDayFirst() -> Bool
+    /// How the session reads SQL text (a late-binding view's is read so).
+    func sessionParseOptions() -> ParseOptions
     /// For `has_schema_privilege` / `has_table_privilege` over columns: every
     /// `user + "\u{1}" + object` the function answers true for with `privilege`.
     func privilegeKeys(_ function: String, privilege: String) throws -> [String]
@@ -55,6 +57,7 @@ extension BinderCatalog {
     /// The session's `timezone` setting (nil: UTC).
     public func sessionTimeZone() -> String? { nil }
     public func sessionDayFirst() -> Bool { false }
+    public func sessionParseOptions() -> ParseOptions { .standard }
     public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
     public func viewDefinitions() -> [(oid: Int64, definition: String)] { [] }
     public func objectOID(_ kind: String, _ text: String) throws -> Int64 {
