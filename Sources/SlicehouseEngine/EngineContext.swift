@@ -62,6 +62,10 @@ final class StatementContext: BinderCatalog, PlannerContext {
 
     func sessionParseOptions() -> ParseOptions { session.parseOptions }
 
+    func sessionCaseSensitiveSuperAttributes() -> Bool {
+        Session.boolean(session.settings["enable_case_sensitive_super_attribute"] ?? "off") ?? false
+    }
+
     func sessionDayFirst() -> Bool {
         guard let style = session.settings["datestyle"]?.uppercased() else { return false }
         return style.contains("DMY") || style.contains("EURO") && !style.contains("NONEURO")

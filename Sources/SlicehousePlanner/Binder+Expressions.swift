@@ -355,6 +355,10 @@ extension Binder {
             if b.type == .unknown { return .constant(.null, t) }
             return castExpr(b, t)
         case .function(let f):
+            if f.name == "super_field", f.schema == nil, f.args.count == 2, case .literal(.string(let name)) = f.args[1].kind {
+                let base = try bindExpr(f.args[0], scope, agg: agg)
+                if base.type == .superType { return superField(base, name) }
+            }
             return try bindFunction(f, e, scope, agg)
         case .defaultValue:
             throw err(.syntax, "DEFAULT is not allowed in this context", e)
@@ -491,12 +495,21 @@ extension Binder {
             let prefix = Expr(.column(ColumnRef(Array(ref.parts[0..<k]))), at: e.location)
             guard let base = try? bindExpr(prefix, scope, agg: agg), base.type == .superType else { continue }
             var path = base
-            for name in ref.parts[k...] {
-                path = .function(Builtins.semiStructured.superField, [path, .constant(.string(name), .text)], .superType)
-            }
+            for name in ref.parts[k...] { path = superField(path, name) }
             return path
         }
         return nil
+    }
+
+    /// `base.name`: with enable_case_sensitive_super_attribute off (Redshift's default), a
+    /// name the parser folded (every name, unless enable_case_sensitive_identifier is on
+    /// and it was quoted with an upper-case letter) matches attributes ignoring case.
+    func superField(_ base: BoundExpr, _ name: String) -> BoundExpr {
+        let ignoringCase = !catalog.sessionCaseSensitiveSuperAttributes()
+            && (!catalog.sessionParseOptions().caseSensitiveIdentifiers || name == name.lowercased())
+        var args: [BoundExpr] = [base, .constant(.string(name), .text)]
+        if ignoringCase { args.append(.constant(.bool(true), .boolean)) }
+        return .function(Builtins.semiStructured.superField, args, .superType)
     }
 
     /// Whether `x ± INTERVAL '...'` can take the constant-interval path (`interval_add`).

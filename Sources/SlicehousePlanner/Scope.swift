@@ -25,6 +25,8 @@ public protocol BinderCatalog {
     func sessionDayFirst() -> Bool
     /// How the session reads SQL text (a late-binding view's is read so).
     func sessionParseOptions() -> ParseOptions
+    /// enable_case_sensitive_super_attribute: SUPER navigation matches names exactly.
+    func sessionCaseSensitiveSuperAttributes() -> Bool
     /// For `has_schema_privilege` / `has_table_privilege` over columns: every
     /// `user + "\u{1}" + object` the function answers true for with `privilege`.
     func privilegeKeys(_ function: String, privilege: String) throws -> [String]
@@ -58,6 +60,7 @@ extension BinderCatalog {
     public func sessionTimeZone() -> String? { nil }
     public func sessionDayFirst() -> Bool { false }
     public func sessionParseOptions() -> ParseOptions { .standard }
+    public func sessionCaseSensitiveSuperAttributes() -> Bool { false }
     public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
     public func viewDefinitions() -> [(oid: Int64, definition: String)] { [] }
     public func objectOID(_ kind: String, _ text: String) throws -> Int64 {

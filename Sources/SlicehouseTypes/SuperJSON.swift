@@ -180,6 +180,34 @@ public enum SuperJSON {
         return found
     }
 
+    /// `member`, and when no key equals `key`, the last whose letters equal `key`'s
+    /// ignoring ASCII case (`enable_case_sensitive_super_attribute` off: `c.name` finds
+    /// `"Name"`, and an exact `"name"` first).
+    public static func memberIgnoringCase(_ v: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard v.count >= 2, v[0] == JSONGrammar.openBrace, v[1] != JSONGrammar.closeBrace else { return nil }
+        var p = 1
+        var exact: Range<Int>? = nil, folded: Range<Int>? = nil
+        while p < v.count {
+            let ke = stringEnd(v, p)
+            let stored = UnsafeBufferPointer(rebasing: v[(p + 1)..<max(p + 1, ke - 1)])
+            let vs = ke + 1
+            let ve = skip(v, vs)
+            if keyEquals(stored, key) {
+                exact = vs..<ve
+            } else if exact == nil, !stored.contains(JSONGrammar.backslash), stored.count == key.count,
+                      zip(stored, key).allSatisfy({ asciiLower($0) == asciiLower($1) }) {
+                folded = vs..<ve
+            }
+            guard ve < v.count, v[ve] == JSONGrammar.comma else { break }
+            p = ve + 1
+        }
+        return exact ?? folded
+    }
+
+    @inline(__always) private static func asciiLower(_ b: UInt8) -> UInt8 {
+        b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
+    }
+
     /// Whether the stored key contents `stored` (escapes as written) equal `key`.
     static func keyEquals(_ stored: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
         if !stored.contains(JSONGrammar.backslash) { return stored.elementsEqual(key) }

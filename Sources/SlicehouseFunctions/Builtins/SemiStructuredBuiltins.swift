@@ -90,10 +90,11 @@ public struct SemiStructuredFamily: FunctionFamily {
         for i in 0..<c.count { targets.append(i % 2 == 0 ? try c.string(c[i]) : try c.superValue(c[i])) }
         return FunctionResolution(targets, .superType)
     }, kernel: semi(.objectMake))
-    /// PartiQL navigation `s.attribute` (arguments: the SUPER value and the attribute name).
-    public let superField = ScalarFunction("super_field", arguments: 2...2, resolve: { c in
+    /// PartiQL navigation `s.attribute` (arguments: the SUPER value, the attribute name,
+    /// and optionally a constant true to match the name ignoring ASCII case).
+    public let superField = ScalarFunction("super_field", arguments: 2...3, resolve: { c in
         guard c[0] == .superType || c[0] == .unknown else { throw c.noSuch() }
-        return FunctionResolution([.superType, .text], .superType)
+        return FunctionResolution(c.count == 3 ? [.superType, .text, .boolean] : [.superType, .text], .superType)
     }, kernel: semi(.superField))
     /// PartiQL navigation `s[index]` (arguments: the SUPER value and a 0-based index).
     public let superIndex = ScalarFunction("super_index", arguments: 2...2, resolve: { c in

@@ -82,9 +82,13 @@ package enum SemiStructuredFunctions {
         case .superField:
             guard args[1].isConstant else { return try navigate(args, resultType: t, n: n) }
             let key = Array((args[1].value(at: 0).asString ?? "").utf8)
+            // A third argument true: match the attribute's name ignoring ASCII case.
+            let ignoringCase = args.count == 3 && args[2].isConstant && args[2].value(at: 0) == .bool(true)
             return try mapStrings([args[0]], n: n, resultType: t) { i, out in
                 try text(args[0], i) { p in
-                    guard let r = key.withUnsafeBufferPointer({ SuperJSON.member(p, key: $0) }) else { return false }
+                    guard let r = key.withUnsafeBufferPointer({
+                        ignoringCase ? SuperJSON.memberIgnoringCase(p, key: $0) : SuperJSON.member(p, key: $0)
+                    }) else { return false }
                     out.append(contentsOf: p[r])
                     return !isJSONNull(p[r])
                 }
