@@ -15,6 +15,7 @@ extension Binder {
         "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
         "pg_get_userbyid", "format_encoding", "regclass", "regproc", "regprocedure", "regclassout", "regprocout",
         "regprocedureout", "textin", "slice_num", "pg_get_constraintdef", "aclcontains", "makeaclitem", "aclitem", "_aclitem",
+        "?array_text_element?",
     ]
 
     /// pg_attribute.attencodingtype's codes, each at its position: `format_encoding(code)`
@@ -144,6 +145,13 @@ extension Binder {
                 throw err(.invalidText, "invalid input syntax for type aclitem[]: \"\(s)\"", f.args[0])
             }
             return .constant(.string(ACLItem.arrayText(items.map(\.text))), .varchar(DataType.maxVarcharLength))
+        case "?array_text_element?":
+            // `a[i]` over an array's text (the subscript's rewrite, Binder.bindFunction).
+            try arity(2...2)
+            let long = DataType.varchar(DataType.maxVarcharLength)
+            let array = try coerce(try bindExpr(f.args[0], scope, agg: agg), to: long)
+            let index = try coerce(try bindExpr(f.args[1], scope, agg: agg), to: .bigint)
+            return .function(Builtins.internals.arrayTextElement, [array, index], long)
         case "aclcontains":
             // aclcontains(aclitem[], aclitem): whether an item of the array has the second's
             // grantee and grantor and at least its privileges (PostgreSQL 8.0's).

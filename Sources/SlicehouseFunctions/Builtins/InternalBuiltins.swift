@@ -85,6 +85,11 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextContains = ScalarFunction("array_text_contains", internal: true, arguments: 2...2, kernel: { a, t, n in
         try StringKernels.arrayTextContains(a[0], a[1], resultType: t, n: n)
     })
+    /// ?array_text_element?(a, i) → VARCHAR: `a[i]` over an array in PostgreSQL's text
+    /// form, the element from 1 without its quotes; NULL past either end.
+    public let arrayTextElement = ScalarFunction("?array_text_element?", internal: true, arguments: 2...2, kernel: { a, t, n in
+        try StringKernels.arrayElement(a[0], a[1], resultType: t, n: n)
+    })
     /// ?aclcontains?(acl, item) → BOOLEAN: PostgreSQL's `aclcontains` over the aclitem
     /// texts (the binder's `aclcontains`).
     public let aclContains = ScalarFunction("?aclcontains?", internal: true, arguments: 2...2, kernel: { a, t, n in
