@@ -101,7 +101,8 @@ public enum Privilege: String, Codable, Sendable, CaseIterable, Comparable {
     /// What `ALL [PRIVILEGES]` means on a schema.
     public static let schema: [Privilege] = [.create, .usage]
 
-    /// PostgreSQL's one-letter ACL code (`relacl`).
+    /// Redshift's one-letter ACL code (`relacl`; PG_DEFAULT_ACL's page lists them:
+    /// TRUNCATE is `P`, ALTER `A`, DROP `D`).
     public var aclLetter: Character {
         switch self {
         case .select: return "r"
@@ -111,7 +112,7 @@ public enum Privilege: String, Codable, Sendable, CaseIterable, Comparable {
         case .drop: return "D"
         case .references: return "x"
         case .alter: return "A"
-        case .truncate: return "t"
+        case .truncate: return "P"
         case .create: return "C"
         case .usage: return "U"
         }

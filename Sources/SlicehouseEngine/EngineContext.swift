@@ -157,6 +157,9 @@ final class StatementContext: BinderCatalog, PlannerContext {
         case "pg_user_ids":
             let users = session.security.allUsers.map { "\($0.id)=\($0.name)" }
             return (.string(users.joined(separator: ",")), .text)
+        case "pg_group_ids":
+            let groups = session.security.allGroups.map { "\($0.id)=\($0.name)" }
+            return (.string(groups.joined(separator: ",")), .text)
         case "current_schemas":
             guard args.count == 1 else { throw SQLError(.undefinedFunction, "function current_schemas takes one argument (a boolean)") }
             if args[0].isNull { return (.null, .varchar(256)) }

@@ -18,7 +18,7 @@ import SlicehousePlanner
 /// the others.
 extension SystemTables {
     /// System tables in pg_catalog that this file answers.
-    static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
+    static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attribute_info", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
                                      "svv_external_tables", "svv_external_columns", "svv_external_schemas",
                                      "pg_get_late_binding_view_cols"]
@@ -202,9 +202,11 @@ extension SystemTables {
         switch name {
         case "pg_namespace":
             let rows = schemaRows.map { s -> [Value] in
-                [.int(Self.schemaOID(s.name)), .string(s.name), .int(userOID(s.owner)), .null]
+                [.int(Self.schemaOID(s.name)), .string(s.name), .int(userOID(s.owner)),
+                 aclText(.schema(s.name.lowercased()), owner: s.owner)]
             }
-            return make(-21, name, [("oid", .integer), ("nspname", nameType), ("nspowner", .integer), ("nspacl", .text)], rows)
+            return make(-21, name, [("oid", .integer), ("nspname", nameType), ("nspowner", .integer), ("nspacl", Self.aclType)],
+                        rows)
         case "pg_class":
             // PostgreSQL 8.0's columns with Redshift's own (relexternid .. relprojbaseid):
             // reldiststyle is 0 EVEN, 1 KEY, 8 ALL, 9 AUTO; relacl the grants made on it.
@@ -236,11 +238,15 @@ extension SystemTables {
                                     ("reldiststyle", .smallint), ("relprojbaseid", .integer), ("relchecks", .smallint),
                                     ("reltriggers", .smallint), ("relukeys", .smallint), ("relfkeys", .smallint),
                                     ("relrefs", .smallint), ("relhasoids", .boolean), ("relhaspkey", .boolean),
-                                    ("relhasrules", .boolean), ("relhassubclass", .boolean), ("relacl", .text)], rows)
-        case "pg_attribute":
+                                    ("relhasrules", .boolean), ("relhassubclass", .boolean), ("relacl", Self.aclType)], rows)
+        case "pg_attribute", "pg_attribute_info":
             // PostgreSQL 8.0's columns with Redshift's: attisdistkey, attsortkeyord (the
             // column's place in the sort key, negative in an interleaved one) and
-            // attencodingtype (`encodingCode`: 0 for RAW).
+            // attencodingtype (`encodingCode`: 0 for RAW). PG_ATTRIBUTE_INFO adds attacl,
+            // the column-level grants.
+            let info = name == "pg_attribute_info"
+            let attacl: [(String, DataType)] = info ? [("attacl", Self.aclType)] : []
+            let views = Dictionary(viewsWithOIDs.map { ($0.oid, $0.view) }, uniquingKeysWith: { a, _ in a })
             let tables = Dictionary(visibleTables.map { (Int64($0.id), $0) }, uniquingKeysWith: { a, _ in a })
             var encodings: [Int64: [ColumnEncoding]] = [:]
             for t in tables.values { encodings[Int64(t.id)] = transaction.peek(t.id)?.encodings }
@@ -257,21 +263,32 @@ extension SystemTables {
                         ?? (t.sortKey.first == i ? .raw : ColumnEncoding(sqlName: defaultEncoding(c.column.type)) ?? .raw)
                     encoding = Self.encodingCode(e)
                 }
-                return [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
+                var row: [Value] = [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
                         .int(Int64(c.column.type.width > 0 && !c.column.type.isString && !c.column.type.isDecimal ? c.column.type.width : -1)),
                         .int(Int64(c.number)), .int(0), .int(-1), .int(Self.typeModifier(c.column.type)), .bool(false),
                         .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column) != nil),
                         .bool(false), .bool(true), .int(0), .bool(t?.distKey == i), .bool(false), .int(Int64(sortPos)),
                         .int(encoding), .int(0)]
+                if info {
+                    var object: SecuredObject? = nil
+                    if c.kind == "r" {
+                        object = SecuredObject.table(Int(c.oid))
+                    } else if let v = views[c.oid] {
+                        object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+                    }
+                    row.append(object.map { columnACLText($0, column: c.column.name,
+                                                          owner: transaction.catalog.security.owner($0)) } ?? .null)
+                }
+                return row
             }
-            return make(-41, name, [("attrelid", .integer), ("attname", nameType), ("atttypid", .integer),
+            return make(info ? -212 : -41, name, [("attrelid", .integer), ("attname", nameType), ("atttypid", .integer),
                                     ("attstattarget", .integer), ("attlen", .smallint), ("attnum", .smallint),
                                     ("attndims", .integer), ("attcacheoff", .integer), ("atttypmod", .integer),
                                     ("attbyval", .boolean), ("attstorage", .char(1)), ("attalign", .char(1)),
                                     ("attnotnull", .boolean), ("atthasdef", .boolean), ("attisdropped", .boolean),
                                     ("attislocal", .boolean), ("attinhcount", .integer), ("attisdistkey", .boolean),
                                     ("attispreloaded", .boolean), ("attsortkeyord", .integer),
-                                    ("attencodingtype", .smallint), ("attencrypttype", .smallint)], rows)
+                                    ("attencodingtype", .smallint), ("attencrypttype", .smallint)] + attacl, rows)
         case "pg_attrdef":
             var rows: [[Value]] = []
             var n: Int64 = 0
@@ -298,12 +315,14 @@ extension SystemTables {
             let functions = transaction.catalog.functions.values.sorted { $0.key < $1.key }
             for (i, f) in functions.enumerated() {
                 let argTypes = f.parameterTypes.map { t in (try? session?.parseTypeName(t)).map { String(Self.typeOID($0)) } ?? "0" }
+                let ownerName = f.procedure?.owner ?? f.owner ?? transaction.catalog.schema(f.schema)?.owner ?? "rdsdb"
                 let owner = f.owner.map { userOID($0) } ?? transaction.catalog.schema(f.schema).map { userOID($0.owner) } ?? 1
+                let acl = functionACLText(f, owner: ownerName)
                 if let p = f.procedure {
                     rows.append([.int(Int64(900_000 + i)), .string(f.name), .int(Self.schemaOID(f.schema)), .int(owner),
                                  .int(100_356), .bool(false), .bool(p.securityDefiner), .bool(false), .bool(false), .string("v"),
                                  .int(Int64(f.parameterTypes.count)), .int(0), .string(argTypes.joined(separator: " ")),
-                                 .string("{" + p.arguments.map(\.name).joined(separator: ",") + "}"), .string(f.body), .null, .null])
+                                 .string("{" + p.arguments.map(\.name).joined(separator: ",") + "}"), .string(f.body), .null, acl])
                 } else {
                     let result = (try? session?.parseTypeName(f.returnType)).map { Self.typeOID($0) } ?? 0
                     let volatility: String
@@ -315,14 +334,14 @@ extension SystemTables {
                     rows.append([.int(Int64(900_000 + i)), .string(f.name), .int(Self.schemaOID(f.schema)), .int(owner), .int(14),
                                  .bool(false), .bool(false), .bool(false), .bool(false), .string(volatility),
                                  .int(Int64(f.parameterTypes.count)), .int(result), .string(argTypes.joined(separator: " ")), .null,
-                                 .string(f.body), .null, .null])
+                                 .string(f.body), .null, acl])
                 }
             }
             return make(-44, name, [("oid", .integer), ("proname", nameType), ("pronamespace", .integer), ("proowner", .integer),
                                     ("prolang", .integer), ("proisagg", .boolean), ("prosecdef", .boolean),
                                     ("proisstrict", .boolean), ("proretset", .boolean), ("provolatile", .char(1)),
                                     ("pronargs", .smallint), ("prorettype", .integer), ("proargtypes", .text),
-                                    ("proargnames", .text), ("prosrc", .text), ("probin", .text), ("proacl", .text)], rows)
+                                    ("proargnames", .text), ("prosrc", .text), ("probin", .text), ("proacl", Self.aclType)], rows)
         case "pg_settings":
             var all = Session.fixedSettings
             for (k, v) in session?.settings ?? [:] { all[k] = v }

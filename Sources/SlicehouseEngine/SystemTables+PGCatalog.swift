@@ -4,6 +4,7 @@ import SlicehouseCatalog
 import SlicehouseStorage
 import SlicehouseSQL
 import SlicehousePlanner
+import SlicehouseFunctions
 
 /// PostgreSQL 8.0's catalogs of constraints, dependencies, rules, locks, statistics and
 /// languages, as Redshift inherits them, built from the reading statement's catalog.
@@ -16,7 +17,7 @@ import SlicehousePlanner
 /// references (`n`), as PostgreSQL records them.
 extension SystemTables {
     static let pgCatalogNames = ["pg_constraint", "pg_locks", "pg_statistic", "pg_language", "pg_database_info", "pg_index",
-                                 "pg_depend", "pg_rewrite", "pg_stat_activity", "pg_library", "pg_conf"]
+                                 "pg_depend", "pg_rewrite", "pg_stat_activity", "pg_library", "pg_conf", "pg_default_acl"]
 
     static let ruleOIDBase: Int64 = 920_000_000
     static let mvRuleOIDBase: Int64 = 930_000_000
@@ -229,6 +230,10 @@ extension SystemTables {
             // keys mark BACKUP NO tables, which Slicehouse does not keep (every table is
             // backed up): no rows.
             return make(-130, name, [("key", .text), ("value", .text)], [])
+        case "pg_default_acl":
+            // ALTER DEFAULT PRIVILEGES (Redshift's columns, PostgreSQL's hidden oid first).
+            return make(-211, name, [("oid", .integer), ("defacluser", .integer), ("defaclnamespace", .integer),
+                                     ("defaclobjtype", .char(1)), ("defaclacl", Self.aclType)], defaultACLRows())
         case "pg_library":
             // User-defined libraries (CREATE LIBRARY, for Python UDFs): Slicehouse has none.
             return make(-129, name, [("name", .varchar(128)), ("language_oid", .integer), ("file_store_id", .integer),
@@ -300,32 +305,151 @@ extension SystemTables {
          .bool(primaryKey), .bool(rules), .bool(false), acl]
     }
 
-    /// An object's ACL as PostgreSQL prints an aclitem[] (`relacl`): NULL until a grant is
-    /// made on it, then the owner's privileges and each grantee's, `grantee=letters/grantor`
-    /// (`group g=...`, `role r=...`, `=...` for PUBLIC; `*` after a letter it may grant).
+    /// Redshift's privilege letters in their bitmask order (PG_DEFAULT_ACL's page:
+    /// `arwdRxtXUCTDPA`): INSERT, SELECT, UPDATE, DELETE, RULE, REFERENCES, TRIGGER,
+    /// EXECUTE, USAGE, CREATE, TEMP, DROP, TRUNCATE, ALTER.
+    static let aclLetterOrder: [Character] = Array("arwdRxtXUCTDPA")
+    /// What an owner holds of each kind of object, as its ACL's first item prints it.
+    static let ownerLettersRelation = "arwdRxtDPA", ownerLettersSchema = "UC", ownerLettersFunction = "X"
+
+    /// The letters of `privileges` in Redshift's order, `*` after each grantable one. ALL
+    /// on a table (every table privilege) carries RULE and TRIGGER too, as Redshift's does.
+    static func aclLetters(_ privileges: Set<Privilege>, _ grantable: Set<Privilege>) -> String {
+        var held: [Character: Bool] = [:]
+        for p in privileges { held[p.aclLetter] = grantable.contains(p) }
+        if Set(Privilege.table).isSubset(of: privileges) {
+            let all = Set(Privilege.table).isSubset(of: grantable)
+            held["R"] = all
+            held["t"] = all
+        }
+        return aclLetterOrder.compactMap { c in held[c].map { $0 ? "\(c)*" : "\(c)" } }.joined()
+    }
+
+    /// A user or group name as an aclitem prints it: double-quoted (quotes doubled) unless
+    /// it is letters, digits and underscores (PostgreSQL's `putid`).
+    static func aclName(_ name: String) -> String {
+        let safe = !name.isEmpty && name.unicodeScalars.allSatisfy { c in
+            c.isASCII ? (c.properties.isAlphabetic || (c.value >= 48 && c.value <= 57) || c == "_") : c.properties.isAlphabetic
+        }
+        if safe { return name }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// One aclitem's text: `grantee=letters/grantor`, `group g=...` / `role r=...` for a
+    /// group or role, `=...` for PUBLIC.
+    static func aclItem(_ grantee: Grantee, _ letters: String, grantor: String) -> String {
+        let who: String
+        switch grantee {
+        case .user(let n): who = aclName(n)
+        case .group(let n): who = "group " + aclName(n)
+        case .role(let n): who = "role " + aclName(n)
+        case .public: who = ""
+        }
+        return "\(who)=\(letters)/\(aclName(grantor))"
+    }
+
+    /// An aclitem[]'s text, as PostgreSQL's array output writes it.
+    static func aclArray(_ items: [String]) -> String { ACLItem.arrayText(items) }
+
+    /// An object's ACL as Redshift prints an aclitem[] (pg_class.relacl,
+    /// pg_namespace.nspacl): NULL until a grant is made on it, then the owner's privileges
+    /// and each grantee's table-level ones, `grantee=letters/grantor`.
     func aclText(_ object: SecuredObject, owner: String?) -> Value {
         let entries = transaction.catalog.security.entries.filter { $0.object == object }
         guard !entries.isEmpty else { return .null }
-        // In PostgreSQL's order of the letters (INSERT, SELECT, UPDATE, DELETE, ...).
-        let order: [Privilege] = [.insert, .select, .update, .delete, .drop, .references, .alter, .truncate, .create, .usage]
-        func letters(_ privileges: Set<Privilege>, _ grantable: Set<Privilege>) -> String {
-            order.filter { privileges.contains($0) }
-                .map { grantable.contains($0) ? "\($0.aclLetter)*" : "\($0.aclLetter)" }.joined()
-        }
+        let ownerLetters: String
+        if case .schema = object { ownerLetters = Self.ownerLettersSchema } else { ownerLetters = Self.ownerLettersRelation }
         var items: [String] = []
-        if let owner { items.append("\(owner)=\(letters(Set(Privilege.table), []))/\(owner)") }
-        for e in entries {
-            let who: String
-            switch e.grantee {
-            case .user(let n): who = n
-            case .group(let n): who = "group " + n
-            case .role(let n): who = "role " + n
-            case .public: who = ""
-            }
-            items.append("\(who)=\(letters(e.privileges, e.grantable))/\(e.grantor)")
+        if let owner { items.append(Self.aclItem(.user(owner), ownerLetters, grantor: owner)) }
+        for e in entries where !e.privileges.isEmpty {
+            items.append(Self.aclItem(e.grantee, Self.aclLetters(e.privileges, e.grantable), grantor: grantor(e, owner: owner)))
         }
-        return .string("{" + items.joined(separator: ",") + "}")
+        return .string(Self.aclArray(items))
     }
+
+    /// Who an item names as its grantor: a superuser's grant on another user's object is
+    /// recorded as the owner's, as PostgreSQL records it (`=UC/rdsdb` on schema public).
+    func grantor(_ e: ACLEntry, owner: String?) -> String {
+        guard let owner, owner != e.grantor, transaction.catalog.security.isSuperuser(e.grantor) else { return e.grantor }
+        return owner
+    }
+
+    /// A column's ACL (PG_ATTRIBUTE_INFO.attacl): the column-level grants made on it
+    /// (SELECT r, UPDATE w), NULL when there are none.
+    func columnACLText(_ object: SecuredObject, column: String, owner: String?) -> Value {
+        let name = column.lowercased()
+        var items: [String] = []
+        for e in transaction.catalog.security.entries where e.object == object {
+            guard let privileges = e.columns[name], !privileges.isEmpty else { continue }
+            items.append(Self.aclItem(e.grantee, Self.aclLetters(privileges, []), grantor: grantor(e, owner: owner)))
+        }
+        return items.isEmpty ? .null : .string(Self.aclArray(items))
+    }
+
+    /// A function's or procedure's ACL (pg_proc.proacl), EXECUTE being `X`. A SQL
+    /// function's is NULL while EXECUTE is PUBLIC's by default (nobody granted or revoked
+    /// it); a procedure's always names its owner (EXECUTE is the owner's alone until
+    /// granted). Grants are recorded as the owner's, as PostgreSQL records a superuser's.
+    func functionACLText(_ f: FunctionDef, owner: String) -> Value {
+        let executors: [String]
+        if let p = f.procedure {
+            executors = p.executors ?? []
+        } else {
+            guard let e = f.executors else { return .null }
+            executors = e
+        }
+        var items = [Self.aclItem(.user(owner), Self.ownerLettersFunction, grantor: owner)]
+        for e in executors {
+            let parts = e.split(separator: ":", maxSplits: 1).map(String.init)
+            let grantee: Grantee
+            switch (parts.first ?? "", parts.count == 2 ? parts[1] : "") {
+            case ("public", _): grantee = .public
+            case ("user", let n): grantee = .user(n)
+            case ("group", let n): grantee = .group(n)
+            case ("role", let n): grantee = .role(n)
+            default: continue
+            }
+            if grantee == .user(owner) { continue }
+            items.append(Self.aclItem(grantee, Self.ownerLettersFunction, grantor: owner))
+        }
+        return .string(Self.aclArray(items))
+    }
+
+    /// PG_DEFAULT_ACL's rows (ALTER DEFAULT PRIVILEGES, for tables: `defaclobjtype` r), one
+    /// per user and schema (0 for none), the grantees' privileges granted by that user; a
+    /// user-wide row (no schema) starts with the owner's own, which it stands in for.
+    /// A user who is not a superuser sees only their own rows, as in Redshift.
+    func defaultACLRows() -> [[Value]] {
+        let sec = transaction.catalog.security
+        var order: [String] = []
+        var groups: [String: (owner: String, schema: String?, items: [String])] = [:]
+        for d in sec.defaultPrivileges where !d.privileges.isEmpty {
+            let key = d.owner.lowercased() + "\u{0}" + (d.schema?.lowercased() ?? "")
+            if groups[key] == nil {
+                order.append(key)
+                let own = d.schema == nil ? [Self.aclItem(.user(d.owner), Self.ownerLettersRelation, grantor: d.owner)] : []
+                groups[key] = (d.owner, d.schema?.lowercased(), own)
+            }
+            groups[key]?.items.append(Self.aclItem(d.grantee, Self.aclLetters(d.privileges, d.grantable), grantor: d.owner))
+        }
+        let me = session.map { $0.user }
+        let everything = me.map { sec.isSuperuser($0) } ?? true
+        var rows: [[Value]] = []
+        for (i, key) in order.enumerated() {
+            guard let g = groups[key] else { continue }
+            if !everything, g.owner.lowercased() != me?.lowercased() { continue }
+            rows.append([.int(Self.defaultACLOIDBase + Int64(i)), .int(userOID(g.owner)),
+                         .int(g.schema.map { Self.schemaOID($0) } ?? 0), .string("r"), .string(Self.aclArray(g.items))])
+        }
+        return rows
+    }
+
+    /// The type of the aclitem[] columns: their text (PostgreSQL's array output), as long
+    /// as a VARCHAR can be.
+    static let aclType = DataType.varchar(DataType.maxVarcharLength)
+
+    /// PG_DEFAULT_ACL's row oids: this + the row's position.
+    static let defaultACLOIDBase: Int64 = 940_000_000
 
     /// pg_attribute.attencodingtype of an encoding: 0 for RAW ("none"), then Slicehouse's
     /// numbering of the others (see docs/DIFFERENCES.md), the positions of

@@ -14,7 +14,8 @@ extension Binder {
         "format_type", "pg_get_expr", "pg_table_is_visible", "obj_description", "col_description", "shobj_description",
         "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
         "pg_get_userbyid", "format_encoding", "regclass", "regproc", "regprocedure", "regclassout", "regprocout",
-        "regprocedureout", "textin", "slice_num", "pg_get_constraintdef",
+        "regprocedureout", "textin", "slice_num", "pg_get_constraintdef", "aclcontains", "makeaclitem", "aclitem", "_aclitem",
+        "?array_text_element?",
     ]
 
     /// pg_attribute.attencodingtype's codes, each at its position: `format_encoding(code)`
@@ -123,6 +124,78 @@ extension Binder {
             if whens.isEmpty { return .constant(.null, .varchar(65535)) }
             let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
             return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(65535))
+        case "aclitem", "_aclitem":
+            // `x::aclitem` / `x::aclitem[]`: the text, which a constant must spell as one
+            // (`'{}'::aclitem[]`, `'alice=r/bob'::aclitem`), printed as PostgreSQL would.
+            try arity(1...1)
+            let arg = try bindExpr(f.args[0], scope, agg: agg)
+            guard arg.type.isString || arg.type == .unknown else {
+                throw err(.datatypeMismatch, "cannot cast type \(arg.type.sqlName) to \(f.name == "aclitem" ? "aclitem" : "aclitem[]")", f.args[0])
+            }
+            let text = try coerce(arg, to: .varchar(DataType.maxVarcharLength))
+            guard case .constant = arg else { return text }
+            guard case .string(let s) = try evaluateConstant(text) else { return .constant(.null, .varchar(DataType.maxVarcharLength)) }
+            if f.name == "aclitem" {
+                guard let item = ACLItem.parse(s) else {
+                    throw err(.invalidText, "invalid input syntax for type aclitem: \"\(s)\"", f.args[0])
+                }
+                return .constant(.string(item.text), .varchar(DataType.maxVarcharLength))
+            }
+            guard let items = ACLItem.parseArray(s) else {
+                throw err(.invalidText, "invalid input syntax for type aclitem[]: \"\(s)\"", f.args[0])
+            }
+            return .constant(.string(ACLItem.arrayText(items.map(\.text))), .varchar(DataType.maxVarcharLength))
+        case "?array_text_element?":
+            // `a[i]` over an array's text (the subscript's rewrite, Binder.bindFunction).
+            try arity(2...2)
+            let long = DataType.varchar(DataType.maxVarcharLength)
+            let array = try coerce(try bindExpr(f.args[0], scope, agg: agg), to: long)
+            let index = try coerce(try bindExpr(f.args[1], scope, agg: agg), to: .bigint)
+            return .function(Builtins.internals.arrayTextElement, [array, index], long)
+        case "aclcontains":
+            // aclcontains(aclitem[], aclitem): whether an item of the array has the second's
+            // grantee and grantor and at least its privileges (PostgreSQL 8.0's).
+            try arity(2...2)
+            let acl = try bindExpr(f.args[0], scope, agg: agg), item = try bindExpr(f.args[1], scope, agg: agg)
+            for a in [acl, item] where !(a.type.isString || a.type == .unknown) {
+                throw err(.undefinedFunction, "function aclcontains(\(acl.type.sqlName), \(item.type.sqlName)) does not exist", e)
+            }
+            let long = DataType.varchar(DataType.maxVarcharLength)
+            return .function(Builtins.internals.aclContains, [try coerce(acl, to: long), try coerce(item, to: long)], .boolean)
+        case "makeaclitem":
+            // makeaclitem(user id, group id, grantor id, privilege, grant option): PostgreSQL
+            // 8.0's, a user's item, a group's, or PUBLIC's when both ids are 0. The ids'
+            // names are looked up here (users as pg_get_userbyid, groups as pg_group).
+            try arity(5...5)
+            func names(_ call: String, _ id: Expr, extra: [(Int, String)]) throws -> Expr {
+                var whens = extra.map { SlicehouseSQL.WhenClause(condition: int($0.0), result: lit($0.1)) }
+                if let (list, _) = try catalog.sessionCall(call, []), case .string(let text) = list {
+                    for pair in text.split(separator: ",") {
+                        let parts = pair.split(separator: "=", maxSplits: 1)
+                        if parts.count == 2, let n = Int(parts[0]) {
+                            whens.append(SlicehouseSQL.WhenClause(condition: int(n), result: lit(String(parts[1]))))
+                        }
+                    }
+                }
+                if whens.isEmpty { return Expr(.literal(.null), at: loc) }
+                return Expr(.caseWhen(CaseExpr(operand: id, whens: whens, elseResult: nil)), at: loc)
+            }
+            let long = DataType.varchar(DataType.maxVarcharLength)
+            var args: [BoundExpr] = []
+            for (i, a) in f.args.enumerated() {
+                let b = try bindExpr(a, scope, agg: agg)
+                let ok = i == 3 ? (b.type.isString || b.type == .unknown) : i == 4 ? (b.type == .boolean || b.type == .unknown)
+                    : (b.type.isInteger || b.type == .unknown)
+                guard ok else {
+                    throw err(.undefinedFunction, "function makeaclitem: argument \(i + 1) cannot be \(b.type.sqlName)", a)
+                }
+                args.append(try coerce(b, to: i == 3 ? long : i == 4 ? .boolean : .bigint))
+            }
+            let userName = try names("pg_user_ids", f.args[0], extra: [(1, "rdsdb")])
+            let groupName = try names("pg_group_ids", f.args[1], extra: [])
+            let grantorName = try names("pg_user_ids", f.args[2], extra: [(1, "rdsdb")])
+            for n in [userName, groupName, grantorName] { args.append(try coerce(try bindExpr(n, scope, agg: agg), to: long)) }
+            return .function(Builtins.internals.makeACLItem, args, long)
         case "slice_num":
             // The slice the row's data is on (its row id's high bits); without a table, the
             // leader's code 10000, as in Redshift.

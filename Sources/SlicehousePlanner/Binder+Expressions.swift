@@ -696,7 +696,7 @@ extension Binder {
                 func int(_ k: Int) -> Expr { Expr(.literal(.integer(String(k))), at: loc) }
                 func bin(_ op: BinaryOperator, _ a: Expr, _ b: Expr) -> Expr { Expr(.binary(op, a, b), at: loc) }
                 let text = f.args[0], index = f.args[1]
-                let arrayElement = call("nullif", [call("split_part", [call("btrim", [text, lit("{}")]), lit(","), index]), lit("")])
+                let arrayElement = call("?array_text_element?", [text, index])
                 let vectorElement = call("nullif", [call("split_part", [call("btrim", [text]), lit(" "), bin(.add, index, int(1))]), lit("")])
                 let expr = Expr(.caseWhen(CaseExpr(whens: [
                     SlicehouseSQL.WhenClause(condition: bin(.equal, call("left", [text, int(1)]), lit("{")),

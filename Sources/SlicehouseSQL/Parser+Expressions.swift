@@ -360,6 +360,18 @@ extension Parser {
             return Expr(.function(FunctionCall(name: w, args: [operand])),
                         at: syntax == .doubleColon ? operand.location : typeToken.location)
         }
+        if case .word("aclitem") = current.kind {
+            // `x::aclitem` / `x::aclitem[]`: PostgreSQL's ACL item and its array, kept as
+            // their text; the binder's `aclitem` / `_aclitem` check a constant's syntax.
+            let typeToken = advance()
+            var name = "aclitem"
+            if isSymbol("["), isSymbol("]", at: 1) {
+                _ = advance(); _ = advance()
+                name = "_aclitem"
+            }
+            return Expr(.function(FunctionCall(name: name, args: [operand])),
+                        at: syntax == .doubleColon ? operand.location : typeToken.location)
+        }
         let type = try parseCastType()
         // A `::` cast is located at its operand, a CAST(...) at its keyword.
         return Expr(.cast(operand, type, syntax), at: syntax == .doubleColon ? operand.location : token.location)

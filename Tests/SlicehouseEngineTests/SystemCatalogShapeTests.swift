@@ -13,7 +13,7 @@ final class SystemCatalogShapeTests: XCTestCase {
     /// not show it): Slicehouse has no hidden columns, so `oid` comes first, visibly.
     static let leadingOID: [String: String] = Dictionary(uniqueKeysWithValues: [
         "pg_type", "pg_namespace", "pg_class", "pg_attrdef", "pg_proc", "pg_database", "pg_rewrite", "pg_constraint",
-        "pg_language",
+        "pg_language", "pg_default_acl",
     ].map { ($0, "PostgreSQL's hidden oid column is an ordinary first column (Slicehouse has no hidden columns)") })
 
     /// Columns Slicehouse shows after Redshift's (the relation's name, the columns in order,

@@ -53,6 +53,22 @@ final class SchemaStatementTests: XCTestCase {
         XCTAssertEqual(inner.name, "current_schemas")
     }
 
+    func testAclitemCastsAreCalls() throws {
+        // `x::aclitem[]` is the call `_aclitem(x)` (the brackets are the type's, not a
+        // subscript), `x::aclitem` and CAST(x AS aclitem[]) likewise.
+        for (sql, name) in [("select '{}'::aclitem[]", "_aclitem"), ("select cast(a as aclitem[])", "_aclitem"),
+                            ("select 'u=r/o'::aclitem", "aclitem")] {
+            guard case .query(let q) = try parseStatement(sql), case .select(let s) = q.body,
+                  case .expr(let e, _) = s.items[0], case .function(let f) = e.kind else { return XCTFail("not a call: \(sql)") }
+            XCTAssertEqual(f.name, name, sql)
+            XCTAssertEqual(f.args.count, 1, sql)
+        }
+        guard case .query(let q) = try parseStatement("select a::aclitem[] = '{}'::aclitem[]"), case .select(let s) = q.body,
+              case .expr(let e, _) = s.items[0], case .binary(.equal, let l, let r) = e.kind,
+              case .function(let lf) = l.kind, case .function(let rf) = r.kind else { return XCTFail("not a comparison of calls") }
+        XCTAssertEqual([lf.name, rf.name], ["_aclitem", "_aclitem"])
+    }
+
     func testFunctionInFromWithColumnDefinitions() throws {
         guard case .query(let q) = try parseStatement(
             "select * from pg_get_late_binding_view_cols() cols(view_schema name, view_name name, col_num int)"),

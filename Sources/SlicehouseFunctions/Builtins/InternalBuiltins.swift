@@ -85,6 +85,21 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextContains = ScalarFunction("array_text_contains", internal: true, arguments: 2...2, kernel: { a, t, n in
         try StringKernels.arrayTextContains(a[0], a[1], resultType: t, n: n)
     })
+    /// ?array_text_element?(a, i) → VARCHAR: `a[i]` over an array in PostgreSQL's text
+    /// form, the element from 1 without its quotes; NULL past either end.
+    public let arrayTextElement = ScalarFunction("?array_text_element?", internal: true, arguments: 2...2, kernel: { a, t, n in
+        try StringKernels.arrayElement(a[0], a[1], resultType: t, n: n)
+    })
+    /// ?aclcontains?(acl, item) → BOOLEAN: PostgreSQL's `aclcontains` over the aclitem
+    /// texts (the binder's `aclcontains`).
+    public let aclContains = ScalarFunction("?aclcontains?", internal: true, arguments: 2...2, kernel: { a, t, n in
+        try ACLKernels.aclContains(a, resultType: t, n: n)
+    })
+    /// ?makeaclitem?(user id, group id, grantor id, privileges, grant option, user name,
+    /// group name, grantor name) → the aclitem's text (the binder's `makeaclitem`).
+    public let makeACLItem = ScalarFunction("?makeaclitem?", internal: true, arguments: 8...8, kernel: { a, t, n in
+        try ACLKernels.makeACLItem(a, resultType: t, n: n)
+    })
     /// ?series_array?(start, stop [, step]) → SUPER: the integers from `start` to `stop` by
     /// `step` as an array, per row: `generate_series` in a select list over catalog rows
     /// (each row once per value, through the unnest operator). NULL for a NULL argument.

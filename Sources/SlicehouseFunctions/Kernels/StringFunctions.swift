@@ -737,6 +737,29 @@ package enum StringKernels {
         return result
     }
 
+    /// `a[i]` over an array's text form: its i-th element (from 1), quotes and escapes
+    /// removed; NULL past either end, for a NULL element or a NULL argument.
+    package static func arrayElement(_ a: Vector, _ index: Vector, resultType: DataType, n: Int) throws -> Vector {
+        var out = Vector(type: resultType, capacity: n)
+        for i in 0..<n {
+            guard case .string(let s) = a.value(at: a.isConstant ? 0 : i),
+                  let k = index.value(at: index.isConstant ? 0 : i).asInt64, k >= 1 else {
+                out.append(.null)
+                continue
+            }
+            var found: Value = .null
+            var position: Int64 = 0
+            Array(s.utf8).withUnsafeBufferPointer { p in
+                forEachArrayElement(p) { e, isNull in
+                    position += 1
+                    if position == k { found = isNull ? .null : .string(String(decoding: e, as: UTF8.self)) }
+                }
+            }
+            out.append(found)
+        }
+        return out
+    }
+
     /// Each element of an array's text form: its bytes and whether it is an unquoted NULL.
     static func forEachArrayElement(_ p: UnsafeBufferPointer<UInt8>, _ body: ([UInt8], Bool) -> Void) {
         var i = 0
