@@ -203,7 +203,7 @@ extension SystemTables {
         case "pg_namespace":
             let rows = schemaRows.map { s -> [Value] in
                 [.int(Self.schemaOID(s.name)), .string(s.name), .int(userOID(s.owner)),
-                 aclText(.schema(s.name.lowercased()), owner: s.owner)]
+                 aclText(.schema(s.name), owner: s.owner)]
             }
             return make(-21, name, [("oid", .integer), ("nspname", nameType), ("nspowner", .integer), ("nspacl", Self.aclType)],
                         rows)
@@ -274,7 +274,7 @@ extension SystemTables {
                     if c.kind == "r" {
                         object = SecuredObject.table(Int(c.oid))
                     } else if let v = views[c.oid] {
-                        object = SecuredObject.view(schema: v.schema, name: v.name.lowercased())
+                        object = SecuredObject.view(schema: v.schema, name: v.name)
                     }
                     row.append(object.map { columnACLText($0, column: c.column.name,
                                                           owner: transaction.catalog.security.owner($0)) } ?? .null)

@@ -377,7 +377,7 @@ extension SystemTables {
     /// A column's ACL (PG_ATTRIBUTE_INFO.attacl): the column-level grants made on it
     /// (SELECT r, UPDATE w), NULL when there are none.
     func columnACLText(_ object: SecuredObject, column: String, owner: String?) -> Value {
-        let name = column.lowercased()
+        let name = column
         var items: [String] = []
         for e in transaction.catalog.security.entries where e.object == object {
             guard let privileges = e.columns[name], !privileges.isEmpty else { continue }
