@@ -23,13 +23,16 @@ public struct NameUses: Sendable {
         public var hasAlias: Bool
     }
 
-    /// A column reference bound to a table's column (`column`: its number). `unaliasedItem`:
-    /// the reference is a whole select item without an alias (so its name is the output's).
+    /// A column reference: the table's column it reads (`column`: its number; both nil for
+    /// a view's or a derived table's column), whether it is a whole select item without an
+    /// alias (so its name is the output's), and the alias of the FROM item it was found in
+    /// (nil when none: a full join's merged USING column).
     public struct ColumnUse: Sendable, Hashable {
         public var offset: Int
-        public var table: Int
-        public var column: Int
+        public var table: Int?
+        public var column: Int?
         public var unaliasedItem: Bool
+        public var qualifier: String?
     }
 
     public var relations: [RelationUse]
@@ -39,8 +42,9 @@ public struct NameUses: Sendable {
 /// What the binder notes while `recordsNameUses` is set.
 struct NameUseRecorder {
     var relations: [NameUses.RelationUse] = []
-    /// Column references as offsets and the plan column each was bound to.
-    var columns: [(offset: Int, planColumn: Int)] = []
+    /// Column references as offsets, the plan column each was bound to and the alias of
+    /// the FROM item it came from.
+    var columns: [(offset: Int, planColumn: Int, qualifier: String?)] = []
     /// Offsets of column references that are whole select items without an alias.
     var unaliasedItems: Set<Int> = []
 }
@@ -54,9 +58,10 @@ extension Binder {
         nameUseRecorder?.relations.append(NameUses.RelationUse(offset: ref.location.offset, relation: relation, hasAlias: hasAlias))
     }
 
-    func noteColumnUse(_ e: Expr, planColumn: Int) {
+    func noteColumnUse(_ e: Expr, planColumn: Int, in scope: Scope) {
         guard inOwnText, e.location.line > 0 else { return }
-        nameUseRecorder?.columns.append((e.location.offset, planColumn))
+        let qualifier = scope.relations.first { r in r.columns.contains { $0.column.id == planColumn } }?.alias
+        nameUseRecorder?.columns.append((e.location.offset, planColumn, qualifier))
     }
 
     func noteSelectItem(_ e: Expr, alias: String?) {
@@ -66,7 +71,8 @@ extension Binder {
 
     /// The names the bound text used (nil unless `recordsNameUses` was set before binding):
     /// each column reference mapped through the tables the text itself names to a table's
-    /// column; references to other columns (a view's, a derived table's) are left out.
+    /// column, where it reads one. A reference bound more than once (a CTE named twice)
+    /// counts once.
     public func nameUses() -> NameUses? {
         guard let r = nameUseRecorder else { return nil }
         var tableColumn: [Int: (table: Int, column: Int)] = [:]
@@ -74,12 +80,13 @@ extension Binder {
             guard case .table(let t) = a.object else { continue }
             for (k, id) in a.columnIDs.enumerated() { tableColumn[id] = (t.id, k) }
         }
-        var seen = Set<NameUses.ColumnUse>()
+        var seen = Set<Int>()
         var columns: [NameUses.ColumnUse] = []
-        for (offset, id) in r.columns {
-            guard let (t, k) = tableColumn[id] else { continue }
-            let use = NameUses.ColumnUse(offset: offset, table: t, column: k, unaliasedItem: r.unaliasedItems.contains(offset))
-            if seen.insert(use).inserted { columns.append(use) }
+        for (offset, id, qualifier) in r.columns where seen.insert(offset).inserted {
+            let read = tableColumn[id]
+            columns.append(NameUses.ColumnUse(offset: offset, table: read?.table, column: read?.column,
+                                              unaliasedItem: r.unaliasedItems.contains(offset),
+                                              qualifier: qualifier == "?subquery?" ? nil : qualifier))
         }
         var relations: [NameUses.RelationUse] = []
         for use in r.relations where !relations.contains(use) { relations.append(use) }

@@ -180,12 +180,26 @@ extension DDLCommand {
                 if !use.hasAlias && written != new.name { text += " AS " + quoteIdentifierIfNeeded(written) }
                 edits.append((tokens[first].location.offset, tokens[last].endOffset, text))
             }
-        case .column(let table, let column, let from, let to):
-            for use in f.uses.columns where use.table == table && use.column == column {
-                guard let parts = dottedName(at: use.offset), let last = parts.last, identifier(last) == from else { return nil }
-                var text = quoteIdentifierIfNeeded(to)
+        case .column: break
+        }
+        // The renamed column's references; when qualifying, every bare column reference
+        // takes its FROM item's alias too (a new column name may make another ambiguous).
+        for use in f.uses.columns {
+            var renamedHere: (from: String, to: String)? = nil
+            if case .column(let table, let column, let from, let to) = renamed, use.table == table, use.column == column {
+                renamedHere = (from, to)
+            }
+            let qualifyHere = qualify && use.qualifier != nil
+            guard renamedHere != nil || qualifyHere else { continue }
+            guard let parts = dottedName(at: use.offset), let last = parts.last else { return nil }
+            let prefix = qualifyHere && parts.count == 1 ? quoteIdentifierIfNeeded(use.qualifier ?? "") + "." : ""
+            if let (from, to) = renamedHere {
+                guard identifier(last) == from else { return nil }
+                var text = prefix + quoteIdentifierIfNeeded(to)
                 if use.unaliasedItem { text += " AS " + quoteIdentifierIfNeeded(from) }
                 edits.append((tokens[last].location.offset, tokens[last].endOffset, text))
+            } else if !prefix.isEmpty {
+                edits.append((tokens[last].location.offset, tokens[last].location.offset, prefix))
             }
         }
         var bytes = Array(f.text.utf8)
