@@ -197,7 +197,7 @@ final class SchemaStorageTests: XCTestCase {
             let s = try Database(directory: dir).connect()
             XCTAssertEqual(try rows(s, defs), expected)
             XCTAssertEqual(try rows(s, "select a from x"), [["1"]])
-            XCTAssertEqual(try rows(s, "select has_table_privilege('reader', 'y_old', 'select')"), [["true"]])
+            XCTAssertEqual(try rows(s, "select has_table_privilege('reader', 'y_old', 'select')"), [["t"]])
             XCTAssertEqual(try rows(s, "select obj_description(c.oid) from pg_class c where c.relname = 'y_old'"), [["the y"]])
         }
     }

@@ -18,7 +18,7 @@ import SlicehousePlanner
 /// to (`NameUses`); nested views need nothing, since each names its neighbour only. The
 /// edited text is bound again after the rename and kept only when it reads the same
 /// objects and columns with the same output types; a text that cannot be rewritten so
-/// (a renamed column that a USING list names, one that becomes ambiguous) is left as it
+/// (a renamed column that a USING list or a NATURAL join names) is left as it
 /// was. Late-binding views hold nothing and keep following names.
 extension DDLCommand {
     /// An object a rename gives a new name.
