@@ -100,10 +100,11 @@ extension DDLCommand {
             let catalog = session.transaction.catalog
             switch f.object {
             case .view(let name):
-                guard var v = catalog.view(name) else { continue }
-                v.queryText = rewritten.text
-                v.columns = rewritten.columns
-                try session.transaction.createView(v, orReplace: true)
+                guard let v = catalog.view(name) else { continue }
+                var redefined = v
+                redefined.queryText = rewritten.text
+                redefined.columns = rewritten.columns
+                try session.transaction.redefineView(v, as: redefined)
             case .materializedView(let id):
                 guard var t = catalog.table(id: id), t.materializedView != nil else { continue }
                 t.materializedView?.queryText = rewritten.text
