@@ -206,13 +206,10 @@ public struct Catalog: Sendable {
             tables[new.qualifiedName] = new
         case .createView(let v, let orReplace): try createView(v, orReplace: orReplace)
         case .redefineView(let old, let new):
-            // Only onto the definition it was made from: a view another transaction
-            // replaced or dropped meanwhile fails the commit rather than be undone.
-            guard old.qualifiedName == new.qualifiedName, views[old.qualifiedName] == old else {
-                throw SQLError(.serializationFailure, "view \"\(old.name)\" was changed by another transaction",
-                               detail: "A rename rewrote the view's query while another transaction changed or dropped it.")
-            }
-            views[new.qualifiedName] = new
+            // Only onto the definition it was made from: a view another transaction dropped
+            // or changed meanwhile (CREATE OR REPLACE, a concurrent rename's rewrite) keeps
+            // what that one made of it, neither brought back nor undone.
+            if old.qualifiedName == new.qualifiedName, views[old.qualifiedName] == old { views[new.qualifiedName] = new }
         case .dropView(let name):
             try dropView(name)
             security.forget(.view(schema: name.schema, name: name.name))
@@ -342,7 +339,7 @@ public enum CatalogChange: Sendable {
     case renameTable(TableDef, TableDef)
     case createView(ViewDef, orReplace: Bool)
     /// A view's query (or column list) rewritten in place, from the first definition to the
-    /// second (a rename of what it reads).
+    /// second (a rename of what it reads); nothing when the view is no longer the first.
     case redefineView(ViewDef, ViewDef)
     case dropView(QualifiedName)
     case createSchema(SchemaDef)
