@@ -207,6 +207,11 @@ public struct Catalog: Sendable {
             }
             tables[new.qualifiedName] = new
         case .createView(let v, let orReplace): try createView(v, orReplace: orReplace)
+        case .redefineView(let old, let new):
+            // Only onto the definition it was made from: a view another transaction dropped
+            // or changed meanwhile (CREATE OR REPLACE, a concurrent rename's rewrite) keeps
+            // what that one made of it, neither brought back nor undone.
+            if old.qualifiedName == new.qualifiedName, views[old.qualifiedName] == old { views[new.qualifiedName] = new }
         case .dropView(let name):
             try dropView(name)
             security.forget(.view(schema: name.schema, name: name.name))
@@ -335,6 +340,9 @@ public enum CatalogChange: Sendable {
     /// `ALTER TABLE ... RENAME TO` / `SET SCHEMA`: the same table (same id and rows) under a new name.
     case renameTable(TableDef, TableDef)
     case createView(ViewDef, orReplace: Bool)
+    /// A view's query (or column list) rewritten in place, from the first definition to the
+    /// second (a rename of what it reads); nothing when the view is no longer the first.
+    case redefineView(ViewDef, ViewDef)
     case dropView(QualifiedName)
     case createSchema(SchemaDef)
     case dropSchema(String)
@@ -348,7 +356,7 @@ public enum CatalogChange: Sendable {
 
     /// Whether the change touches views or schemas (what a commit record then carries whole).
     public var changesViews: Bool {
-        switch self { case .createView, .dropView: return true; default: return false }
+        switch self { case .createView, .redefineView, .dropView: return true; default: return false }
     }
     public var changesSchemas: Bool {
         switch self { case .createSchema, .dropSchema: return true; default: return false }

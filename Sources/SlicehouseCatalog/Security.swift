@@ -426,6 +426,14 @@ public struct Security: Codable, Sendable, Equatable {
         acl.removeAll { $0.object == object }
     }
 
+    /// An object known by its name (a view) renamed: its owner and grants go with it.
+    public mutating func rename(_ old: SecuredObject, to new: SecuredObject) {
+        guard old != new else { return }
+        if let o = owners.removeValue(forKey: old) { owners[new] = o }
+        acl.removeAll { $0.object == new }
+        for i in acl.indices where acl[i].object == old { acl[i].object = new }
+    }
+
     /// Forget every object `exists` says is gone.
     public mutating func prune(_ exists: (SecuredObject) -> Bool) {
         for o in owners.keys where !exists(o) { owners[o] = nil }

@@ -205,6 +205,7 @@ extension Binder {
                 // References the engine writes itself (UPDATE's unchanged columns) have no
                 // place in the text and do not count as the user reading the column.
                 if e.location.line > 0 { referencedColumnIDs.insert(c.id) }
+                noteColumnUse(e, planColumn: c.id, in: scope)
                 return .column(c.id, c.type)
             } catch let error as SQLError where error.code == .undefinedColumn || error.code == .undefinedTable {
                 if ref.parts.count == 1, let aliased = qualifyAliases[ref.parts[0]] { return aliased }
@@ -217,6 +218,7 @@ extension Binder {
                         correlatedIDs.insert(c.id)
                         columnTypes[c.id] = c.type
                         referencedColumnIDs.insert(c.id)
+                        noteColumnUse(e, planColumn: c.id, in: outer)
                         return .column(c.id, c.type)
                     }
                 }

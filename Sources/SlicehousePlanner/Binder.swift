@@ -58,6 +58,13 @@ public final class Binder {
     /// than its CTEs) must name its schema, as Redshift requires; views it reads are not
     /// held to it.
     public var requireQualifiedNames = false
+    /// Set to note where the statement's own text names relations and columns
+    /// (`nameUses()`), before binding.
+    public var recordsNameUses: Bool {
+        get { nameUseRecorder != nil }
+        set { nameUseRecorder = newValue ? (nameUseRecorder ?? NameUseRecorder()) : nil }
+    }
+    var nameUseRecorder: NameUseRecorder?
     /// Select-list aliases that WHERE and later select items may name (Redshift's lateral
     /// column aliases), while those are bound.
     var lateralAliases: [String: Expr] = [:]
@@ -367,6 +374,7 @@ public final class Binder {
                     names.append(c.name)
                 }
             case .expr(let e, let alias):
+                noteSelectItem(e, alias: alias)
                 let b = try bindExpr(e, scope, agg: agg)
                 exprs.append(try finishAggregate(b, agg, e.location))
                 names.append(alias ?? defaultName(e))
@@ -925,6 +933,7 @@ public final class Binder {
                     }
                     query = q
                 }
+                noteRelationUse(ref, .view(view.qualifiedName), hasAlias: alias != nil)
                 accesses.append(RelationAccess(object: .view(view), enclosingView: viewStack.last, columnIDs: []))
                 viewDepth += 1
                 viewStack.append(view)
@@ -952,6 +961,7 @@ public final class Binder {
                 columnNames[pc.id] = n
                 cols.append((n, pc))
             }
+            noteRelationUse(ref, .table(table.id), hasAlias: alias != nil)
             accesses.append(RelationAccess(object: .table(table), enclosingView: viewStack.last, columnIDs: cols.map { $0.1.id }))
             let plan = LogicalPlan.scan(table: table, alias: relAlias, columns: Array(0..<table.columns.count),
                                         outputs: cols.map { $0.1 }, filters: [])

@@ -166,6 +166,42 @@ final class SchemaStorageTests: XCTestCase {
         XCTAssertEqual(try rows(again, q), expected.filter { $0[2] != "one row per order" })
     }
 
+    /// A rename rewrites the views that read the renamed object in the same transaction:
+    /// the rewritten texts, and a renamed view's grants and comments, survive a reopen
+    /// from the commit log and from a checkpointed manifest; a rolled-back rename rewrites
+    /// nothing.
+    func testViewsFollowingRenamesSurviveReopen() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("""
+                create user reader password 'Reader123x';
+                create table t (a int);
+                insert into t values (1);
+                create view y as select a from t;
+                create view x as select a from y;
+                grant select on y to reader;
+                comment on view y is 'the y';
+                alter table t rename to t_old;
+                create table t (a int);
+                insert into t values (5);
+                alter view y rename to y_old;
+                alter table t_old rename column a to b;
+                begin;
+                alter table t_old rename to t_gone;
+                rollback;
+                """)
+        }
+        let defs = "select viewname, definition from pg_views where schemaname = 'public' order by 1"
+        let expected: [[String?]] = [["x", "select a from y_old AS y;"], ["y_old", "select b AS a from t_old AS t;"]]
+        for _ in 0..<2 {   // the second open reads the manifest the first one checkpointed
+            let s = try Database(directory: dir).connect()
+            XCTAssertEqual(try rows(s, defs), expected)
+            XCTAssertEqual(try rows(s, "select a from x"), [["1"]])
+            XCTAssertEqual(try rows(s, "select has_table_privilege('reader', 'y_old', 'select')"), [["t"]])
+            XCTAssertEqual(try rows(s, "select obj_description(c.oid) from pg_class c where c.relname = 'y_old'"), [["the y"]])
+        }
+    }
+
     /// SQL functions are catalog changes: they survive a reopen from the commit log and
     /// from a checkpointed manifest, and a rolled-back CREATE FUNCTION leaves nothing.
     func testSQLFunctionsSurviveReopen() throws {

@@ -442,7 +442,10 @@ extension DDLCommand {
                 if session.transaction.catalog.hasRelation(target) {
                     throw SQLError(.duplicateTable, "relation \"\(target.name)\" already exists")
                 }
+                let renamed = Renamed.table(id: t.id, from: t.qualifiedName, to: target)
+                let followers = renameFollowers(of: renamed)
                 try session.transaction.renameTable(t.qualifiedName, to: target)
+                try follow(renamed, followers)
             case .setSchema(let s):
                 let schema = session.schemaNamed(s)
                 guard session.transaction.catalog.schema(schema) != nil else {
@@ -452,7 +455,10 @@ extension DDLCommand {
                 if session.transaction.catalog.hasRelation(target) {
                     throw SQLError(.duplicateTable, "relation \"\(t.name)\" already exists in schema \"\(schema)\"")
                 }
+                let renamed = Renamed.table(id: t.id, from: t.qualifiedName, to: target)
+                let followers = renameFollowers(of: renamed)
                 try session.transaction.renameTable(t.qualifiedName, to: target)
+                try follow(renamed, followers)
             case .renameColumn(let old, let new):
                 guard let i = t.columnIndex(old) else {
                     throw SQLError(.undefinedColumn, "column \"\(old)\" does not exist")
@@ -462,9 +468,12 @@ extension DDLCommand {
                 if t.columnIndex(n) != nil {
                     throw SQLError(.duplicateColumn, "column \"\(n)\" of relation \"\(t.name)\" already exists")
                 }
-                var renamed = t
-                renamed.columns[i].name = n
-                try session.transaction.redefineTable(t.qualifiedName, as: renamed)
+                var redefined = t
+                redefined.columns[i].name = n
+                let renamed = Renamed.column(table: t.id, column: i, from: t.columns[i].name, to: n)
+                let followers = renameFollowers(of: renamed)
+                try session.transaction.redefineTable(t.qualifiedName, as: redefined)
+                try follow(renamed, followers)
             case .owner:
                 break
             default:
@@ -485,9 +494,7 @@ extension DDLCommand {
                 if session.transaction.catalog.hasRelation(renamed.qualifiedName) {
                     throw SQLError(.duplicateTable, "relation \"\(renamed.name)\" already exists")
                 }
-                try session.transaction.dropView(v.qualifiedName)
-                try session.transaction.createView(renamed, orReplace: false)
-                try keepOwner(owner, of: renamed)
+                try renameView(v, to: renamed)
             case .setSchema(let s):
                 let schema = session.schemaNamed(s)
                 guard session.transaction.catalog.schema(schema) != nil else {
@@ -498,9 +505,7 @@ extension DDLCommand {
                 if session.transaction.catalog.hasRelation(moved.qualifiedName) {
                     throw SQLError(.duplicateTable, "relation \"\(v.name)\" already exists in schema \"\(schema)\"")
                 }
-                try session.transaction.dropView(v.qualifiedName)
-                try session.transaction.createView(moved, orReplace: false)
-                try keepOwner(owner, of: moved)
+                try renameView(v, to: moved)
             case .renameColumn(let old, let new):
                 throw SQLError(.featureNotSupported, "renaming column \"\(old)\" of a view to \"\(new)\" is not supported")
             case .owner:
@@ -516,10 +521,25 @@ extension DDLCommand {
         return StatementResult(tag: tag, notices: notices)
     }
 
-    /// A view renamed or moved (dropped and created again) keeps its owner.
-    private func keepOwner(_ owner: String?, of view: ViewDef) throws {
-        guard let owner else { return }
-        let object = SecuredObject.view(schema: view.schema, name: view.name)
-        try session.transaction.changeSecurity(SecurityChange { $0.setOwner(object, owner) })
+    /// A view renamed or moved: dropped and created again under its new name, with its
+    /// owner, grants and comments, and the views that read it rewritten to follow it.
+    private func renameView(_ v: ViewDef, to new: ViewDef) throws {
+        let renamed = Renamed.view(v.qualifiedName, to: new.qualifiedName)
+        let followers = renameFollowers(of: renamed)
+        let comments = session.transaction.catalog.comments
+        let oldObject = SecuredObject.view(schema: v.schema, name: v.name)
+        let newObject = SecuredObject.view(schema: new.schema, name: new.name)
+        try session.transaction.changeSecurity(SecurityChange { $0.rename(oldObject, to: newObject) })
+        try session.transaction.dropView(v.qualifiedName)
+        try session.transaction.createView(new, orReplace: false)
+        if let text = comments[CommentKey.view(v.qualifiedName)] {
+            try session.transaction.setComment(CommentKey.view(new.qualifiedName), text)
+        }
+        let columns = String(CommentKey.viewColumn(v.qualifiedName, 0).dropLast())
+        for (key, text) in comments.sorted(by: { $0.key < $1.key }) where key.hasPrefix(columns) {
+            guard let i = Int(key.dropFirst(columns.count)) else { continue }
+            try session.transaction.setComment(CommentKey.viewColumn(new.qualifiedName, i), text)
+        }
+        try follow(renamed, followers)
     }
 }

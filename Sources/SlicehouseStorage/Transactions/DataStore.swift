@@ -253,7 +253,7 @@ public final class DataStore: @unchecked Sendable {
                 case .createTable(let def): changed.insert(def.id)
                 case .dropTable(let def): changed.insert(def.id); next.snapshots[def.id] = nil
                 case .renameTable(let def, _): changed.insert(def.id)
-                case .createView, .dropView, .createSchema, .dropSchema, .security, .comment, .createFunction, .dropFunction: break
+                case .createView, .redefineView, .dropView, .createSchema, .dropSchema, .security, .comment, .createFunction, .dropFunction: break
                 }
             }
             for (id, snap) in t.pending where next.catalog.table(id: id) != nil {

@@ -253,6 +253,12 @@ public final class Transaction: @unchecked Sendable {
         }
     }
 
+    /// Rewrite view `old`'s definition as `new` (same name); the commit replays it only onto
+    /// `old` (`CatalogChange.redefineView`).
+    public func redefineView(_ old: ViewDef, as new: ViewDef) throws {
+        try applyCatalogChange(.redefineView(old, new))
+    }
+
     public func dropView(_ name: QualifiedName) throws {
         try lock.withLock {
             startLocked()
