@@ -18,7 +18,59 @@ public struct QualifiedName: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(schema).\(name)" }
 }
 
-/// The catalog: schemas, and table and view definitions by (schema, name), as one value.
+/// A database of the cluster (`CREATE DATABASE`): what pg_database and
+/// SVV_REDSHIFT_DATABASES list. Its objects are in `Catalog`.
+public struct DatabaseDef: Sendable, Equatable, Codable {
+    public var name: String
+    /// Its oid (pg_database).
+    public var id: Int
+    public var owner: String
+    /// `CONNECTION LIMIT n` (nil: UNLIMITED).
+    public var connectionLimit: Int?
+    /// `COLLATE CASE_INSENSITIVE` (kept and shown; names and values still compare as written).
+    public var caseInsensitive: Bool?
+    /// `ISOLATION LEVEL SNAPSHOT` (kept and shown; every database is serializable).
+    public var snapshotIsolation: Bool?
+    public init(name: String, id: Int, owner: String, connectionLimit: Int? = nil) {
+        self.name = name; self.id = id; self.owner = owner; self.connectionLimit = connectionLimit
+    }
+}
+
+/// One database's objects (`Catalog` shows one database's at a time).
+public struct ObjectSpace: Sendable, Equatable {
+    var schemas: [String: SchemaDef]
+    var tables: [QualifiedName: TableDef] = [:]
+    var views: [QualifiedName: ViewDef] = [:]
+    var comments: [String: String] = [:]
+    var functions: [String: FunctionDef] = [:]
+
+    /// A new database's: only `public`, owned by `owner`.
+    static func initial(owner: String) -> ObjectSpace {
+        ObjectSpace(schemas: [Catalog.publicSchema: SchemaDef(name: Catalog.publicSchema, owner: owner)])
+    }
+
+    /// What a data directory keeps of a database other than the default one (its tables
+    /// are kept with the others, each naming its database).
+    public struct Saved: Sendable, Equatable {
+        public var database: DatabaseDef
+        public var schemas: [SchemaDef]
+        public var views: [ViewDef]
+        public var comments: [String: String]
+        public var functions: [FunctionDef]
+        public init(database: DatabaseDef, schemas: [SchemaDef], views: [ViewDef], comments: [String: String],
+                    functions: [FunctionDef]) {
+            self.database = database; self.schemas = schemas; self.views = views; self.comments = comments
+            self.functions = functions
+        }
+    }
+}
+
+/// The catalog: databases, their schemas, and table and view definitions by (schema,
+/// name), as one value.
+///
+/// The value shows one database's objects (`database`, chosen with `use(database:)`):
+/// every lookup below is in that database, as a session connected to it sees it. The
+/// other databases' objects wait in `elsewhere`; users and table ids are the cluster's.
 ///
 /// A transaction works on its own copy (the catalog of its snapshot with its own
 /// changes applied); a commit replays the transaction's `CatalogChange`s onto the
@@ -34,18 +86,153 @@ public struct Catalog: Sendable {
     public private(set) var nextTableID = 100_000
     /// Users, groups, roles, owners and privileges.
     public private(set) var security = Security.initial()
+    /// The database whose objects this value shows.
+    public private(set) var database = Catalog.defaultDatabase
+    /// Every other database's objects.
+    private var elsewhere: [String: ObjectSpace] = [:]
+    /// Every database of the cluster, by name.
+    private var databaseDefs: [String: DatabaseDef] = [Catalog.defaultDatabase: Catalog.defaultDatabaseDef]
 
     public static let publicSchema = "public"
     /// Schemas that hold the system tables and views (never user objects).
     public static let systemSchemas: Set<String> = ["pg_catalog", "information_schema"]
+    /// The database every cluster starts with, which cannot be dropped (Redshift's `dev`).
+    public static let defaultDatabase = Security.defaultDatabase
+    /// Its oid (pg_database), as before there were other databases.
+    public static let defaultDatabaseDef = DatabaseDef(name: defaultDatabase, id: 16_384, owner: "rdsdb")
 
     public init() {}
+
+    // MARK: - Databases
+
+    /// Every database, by name.
+    public var allDatabases: [DatabaseDef] { databaseDefs.values.sorted { $0.name < $1.name } }
+
+    public func databaseDef(_ name: String) -> DatabaseDef? { databaseDefs[name] }
+
+    /// Show database `name`'s objects. A database that does not exist (dropped since a
+    /// session chose it) shows nothing, and leaves nothing behind when left.
+    public mutating func use(database name: String) {
+        guard name != database else { return }
+        let keep = databaseDefs[database] != nil
+        if keep {
+            elsewhere[database] = ObjectSpace(schemas: schemas, tables: tables, views: views, comments: comments, functions: functions)
+        }
+        let next = elsewhere.removeValue(forKey: name) ?? ObjectSpace(schemas: [:])
+        schemas = next.schemas; tables = next.tables; views = next.views; comments = next.comments; functions = next.functions
+        database = name
+        security.use(database: name, keepingCurrent: keep)
+    }
+
+    /// This catalog showing database `name` (nil when there is none).
+    public func using(database name: String) -> Catalog? {
+        guard databaseDefs[name] != nil else { return nil }
+        var c = self
+        c.use(database: name)
+        return c
+    }
+
+    /// The table with id `id` in whichever database holds it (storage: ids are the cluster's).
+    public func tableInAnyDatabase(id: Int) -> TableDef? {
+        table(id: id) ?? elsewhere.values.lazy.compactMap { $0.tables.values.first { $0.id == id } }.first
+    }
+
+    /// Every table of every database (storage, VACUUM).
+    public var tablesOfEveryDatabase: [TableDef] {
+        allTables + elsewhere.keys.sorted().flatMap { k in
+            (elsewhere[k]?.tables.values.map { $0 } ?? []).sorted { ($0.schema, $0.name) < ($1.schema, $1.name) }
+        }
+    }
+
+    /// The tables of database `name`.
+    public func tables(inDatabase name: String) -> [TableDef] {
+        name == database ? allTables : (elsewhere[name]?.tables.values.sorted { ($0.schema, $0.name) < ($1.schema, $1.name) } ?? [])
+    }
+
+    /// What a data directory keeps of every database but the default one.
+    public var savedDatabases: [ObjectSpace.Saved] {
+        var c = self
+        return allDatabases.filter { $0.name != Catalog.defaultDatabase }.map { d in
+            c.use(database: d.name)
+            return ObjectSpace.Saved(database: d, schemas: c.allSchemas, views: c.allViews,
+                                     comments: c.comments, functions: c.functions.values.sorted { $0.key < $1.key })
+        }
+    }
+
+    /// The default database's definition as kept (its owner or connection limit changed).
+    public var savedDefaultDatabase: DatabaseDef? {
+        let d = databaseDefs[Catalog.defaultDatabase]
+        return d == Catalog.defaultDatabaseDef ? nil : d
+    }
+
+    private mutating func createDatabase(_ d: DatabaseDef) throws {
+        if databaseDefs[d.name] != nil { throw SQLError(.duplicateDatabase, "database \"\(d.name)\" already exists") }
+        databaseDefs[d.name] = d
+        let space = ObjectSpace.initial(owner: d.owner)
+        if d.name == database {   // shown while it did not exist (dropped under a session using it)
+            schemas = space.schemas; tables = space.tables; views = space.views; comments = space.comments
+            functions = space.functions
+        } else {
+            elsewhere[d.name] = space
+        }
+        security.createDatabase(d.name, owner: d.owner)
+    }
+
+    private mutating func dropDatabase(_ name: String) throws {
+        guard databaseDefs[name] != nil else { throw SQLError(.invalidCatalogName, "database \"\(name)\" does not exist") }
+        if name == database || name == Catalog.defaultDatabase {
+            throw SQLError(.objectInUse, "cannot drop the currently open database")
+        }
+        databaseDefs[name] = nil
+        elsewhere[name] = nil
+        security.dropDatabase(name)
+    }
+
+    private mutating func alterDatabase(_ name: String, _ new: DatabaseDef) throws {
+        guard databaseDefs[name] != nil else { throw SQLError(.invalidCatalogName, "database \"\(name)\" does not exist") }
+        if new.name != name {
+            if databaseDefs[new.name] != nil { throw SQLError(.duplicateDatabase, "database \"\(new.name)\" already exists") }
+            if name == database || name == Catalog.defaultDatabase {
+                throw SQLError(.featureNotSupported, "current database may not be renamed")
+            }
+            if let space = elsewhere.removeValue(forKey: name) {
+                elsewhere[new.name] = ObjectSpace(schemas: space.schemas,
+                                                  tables: space.tables.mapValues { var t = $0; t.database = new.name; return t },
+                                                  views: space.views, comments: space.comments, functions: space.functions)
+            }
+            security.renameDatabase(name, to: new.name)
+        }
+        databaseDefs[name] = nil
+        databaseDefs[new.name] = new
+    }
 
     /// A persisted catalog (tables keep their ids). `schemas` nil: a data directory written
     /// before schemas existed (only `public`, plus every schema its objects name). `security`
     /// nil: one written before users existed, whose tables and views are the superuser's.
-    public init(tables ts: [TableDef], views vs: [ViewDef], nextTableID n: Int, schemas ss: [SchemaDef]? = nil,
-                security sec: Security? = nil, comments cs: [String: String]? = nil, functions fs: [FunctionDef]? = nil) {
+    ///
+    /// `databases`: every other database's objects (their tables are among `ts`, each
+    /// naming its database), and the default database's own definition when it changed.
+    public init(tables allTables: [TableDef], views vs: [ViewDef], nextTableID n: Int, schemas ss: [SchemaDef]? = nil,
+                security sec: Security? = nil, comments cs: [String: String]? = nil, functions fs: [FunctionDef]? = nil,
+                databases: [ObjectSpace.Saved] = [], defaultDatabase: DatabaseDef? = nil) {
+        if let defaultDatabase { databaseDefs[Catalog.defaultDatabase] = defaultDatabase }
+        for d in databases {
+            databaseDefs[d.database.name] = d.database
+            var space = ObjectSpace(schemas: [:], comments: d.comments)
+            for s in d.schemas { space.schemas[s.name] = s }
+            for v in d.views { space.views[v.qualifiedName] = v }
+            for f in d.functions { space.functions[f.key] = f }
+            elsewhere[d.database.name] = space
+        }
+        var ts: [TableDef] = []
+        for t in allTables {
+            if let db = t.database, db != Catalog.defaultDatabase {
+                elsewhere[db]?.tables[t.qualifiedName] = t
+            } else {
+                ts.append(t)
+            }
+        }
+        nextTableID = max(nextTableID, (allTables.map { $0.id }.max() ?? 0) + 1)
         if let cs { comments = cs }
         for f in fs ?? [] { functions[f.key] = f }
         if let ss {
@@ -64,14 +251,20 @@ public struct Catalog: Sendable {
         if let sec {
             security = sec
             // TEMP tables' owners and grants outlive them in the saved copy: forget them.
-            let ids = Set(ts.map { $0.id }), viewNames = Set(vs.map { $0.qualifiedName })
-            security.prune { object in
-                switch object {
-                case .table(let id): return ids.contains(id)
-                case .view(let schema, let name): return viewNames.contains(QualifiedName(schema: schema, name: name))
-                case .schema: return true
+            let ids = Set(allTables.map { $0.id })
+            for db in [Catalog.defaultDatabase] + databases.map(\.database.name) {
+                let viewNames = db == Catalog.defaultDatabase ? Set(vs.map { $0.qualifiedName })
+                    : Set(elsewhere[db]?.views.keys.map { $0 } ?? [])
+                security.use(database: db)
+                security.prune { object in
+                    switch object {
+                    case .table(let id): return ids.contains(id)
+                    case .view(let schema, let name): return viewNames.contains(QualifiedName(schema: schema, name: name))
+                    case .schema: return true
+                    }
                 }
             }
+            security.use(database: Catalog.defaultDatabase)
         } else {
             for t in ts { security.setOwner(.table(t.id), Security.bootstrapSuperuser) }
             for v in vs { security.setOwner(.view(schema: v.schema, name: v.name), Security.bootstrapSuperuser) }
@@ -156,6 +349,8 @@ public struct Catalog: Sendable {
         let key = def.qualifiedName
         try checkSchema(key.schema)
         if hasRelation(key) { throw SQLError(.duplicateTable, "relation \"\(def.name)\" already exists") }
+        var def = def
+        def.database = database == Catalog.defaultDatabase ? nil : database
         tables[key] = def
         nextTableID = max(nextTableID, def.id + 1)
     }
@@ -205,6 +400,8 @@ public struct Catalog: Sendable {
                 tables[old.qualifiedName] = t
                 throw SQLError(.duplicateTable, "relation \"\(new.name)\" already exists")
             }
+            var new = new
+            new.database = t.database
             tables[new.qualifiedName] = new
         case .createView(let v, let orReplace): try createView(v, orReplace: orReplace)
         case .redefineView(let old, let new):
@@ -235,6 +432,9 @@ public struct Catalog: Sendable {
         case .dropFunction(let key):
             guard functions[key] != nil else { throw SQLError(.undefinedFunction, "function \(key) does not exist") }
             functions[key] = nil
+        case .createDatabase(let d): try createDatabase(d)
+        case .dropDatabase(let name): try dropDatabase(name)
+        case .alterDatabase(let name, let new): try alterDatabase(name, new)
         }
     }
 
@@ -353,6 +553,12 @@ public enum CatalogChange: Sendable {
     case createFunction(FunctionDef, orReplace: Bool)
     /// By `FunctionDef.key`.
     case dropFunction(String)
+    /// CREATE DATABASE: a database with only `public`.
+    case createDatabase(DatabaseDef)
+    /// DROP DATABASE: the database and every object in it.
+    case dropDatabase(String)
+    /// ALTER DATABASE: its new definition (RENAME TO, OWNER TO, CONNECTION LIMIT).
+    case alterDatabase(String, DatabaseDef)
 
     /// Whether the change touches views or schemas (what a commit record then carries whole).
     public var changesViews: Bool {
@@ -361,4 +567,15 @@ public enum CatalogChange: Sendable {
     public var changesSchemas: Bool {
         switch self { case .createSchema, .dropSchema: return true; default: return false }
     }
+    /// Whether the change adds, drops or alters a database.
+    public var changesDatabases: Bool {
+        switch self { case .createDatabase, .dropDatabase, .alterDatabase: return true; default: return false }
+    }
+}
+
+/// A change and the database it was made in (`Catalog.use(database:)`).
+public struct ScopedCatalogChange: Sendable {
+    public var database: String
+    public var change: CatalogChange
+    public init(database: String, change: CatalogChange) { self.database = database; self.change = change }
 }

@@ -165,17 +165,136 @@ public struct DefaultPrivilege: Codable, Sendable, Equatable {
     }
 }
 
+/// One database's owners, grants and default privileges (`Security` keeps one for each
+/// database of the cluster; users, groups and roles are the cluster's).
+public struct ObjectGrants: Codable, Sendable, Equatable {
+    /// Owners of tables, views and schemas (user names).
+    var owners: [SecuredObject: String] = [:]
+    var acl: [ACLEntry] = []
+    var defaults: [DefaultPrivilege] = []
+
+    /// A new database's: the `public` schema, owned by `owner`, usable and open for
+    /// creating by everyone, as in Redshift.
+    static func initial(owner: String) -> ObjectGrants {
+        var g = ObjectGrants()
+        g.acl.append(ACLEntry(object: .schema("public"), grantee: .public, privileges: [.create, .usage], grantor: owner))
+        g.owners[.schema("public")] = owner
+        return g
+    }
+}
+
 /// Users, groups, roles, owners and privileges: the part of the catalog that decides
 /// who may do what. Kept whole in the manifest and in a commit record when it changes.
+///
+/// Users, groups and roles belong to the cluster; owners and grants to one database
+/// each. Like `Catalog`, the value shows one database's grants at a time (`database`,
+/// chosen with `use(database:)`); the others wait in `elsewhere`.
 public struct Security: Codable, Sendable, Equatable {
     public private(set) var users: [String: UserDef] = [:]
     public private(set) var groups: [String: GroupDef] = [:]
     public private(set) var roles: [String: RoleDef] = [:]
-    /// Owners of tables, views and schemas (user names).
-    public private(set) var owners: [SecuredObject: String] = [:]
-    public private(set) var acl: [ACLEntry] = []
-    public private(set) var defaults: [DefaultPrivilege] = []
+    /// The current database's owners, grants and default privileges.
+    private var grants = ObjectGrants()
+    private var owners: [SecuredObject: String] {
+        get { grants.owners }
+        _modify { yield &grants.owners }
+    }
+    private var acl: [ACLEntry] {
+        get { grants.acl }
+        _modify { yield &grants.acl }
+    }
+    private var defaults: [DefaultPrivilege] {
+        get { grants.defaults }
+        _modify { yield &grants.defaults }
+    }
+    /// Every other database's.
+    private var elsewhere: [String: ObjectGrants] = [:]
+    /// The database whose grants this value shows.
+    public private(set) var database = Security.defaultDatabase
     public private(set) var nextID = 101
+
+    /// The database every cluster starts with (Redshift's `dev`).
+    public static let defaultDatabase = "dev"
+
+    /// Show `name`'s grants (a database without any yet starts with none).
+    /// `keepingCurrent` false: the database shown now no longer exists; its grants go.
+    public mutating func use(database name: String, keepingCurrent: Bool = true) {
+        guard name != database else { return }
+        if keepingCurrent { elsewhere[database] = grants }
+        grants = elsewhere.removeValue(forKey: name) ?? ObjectGrants()
+        database = name
+    }
+
+    /// A new database: its `public` schema owned by `owner` and open to everyone.
+    public mutating func createDatabase(_ name: String, owner: String) {
+        if name == database { grants = .initial(owner: owner) } else { elsewhere[name] = .initial(owner: owner) }
+    }
+
+    /// A dropped database's owners and grants go with it.
+    public mutating func dropDatabase(_ name: String) {
+        if name == database { grants = ObjectGrants() } else { elsewhere[name] = nil }
+    }
+
+    /// A renamed database keeps its owners and grants.
+    public mutating func renameDatabase(_ old: String, to new: String) {
+        guard old != new else { return }
+        if old == database {
+            database = new
+        } else if let g = elsewhere.removeValue(forKey: old) {
+            elsewhere[new] = g
+        }
+    }
+
+    /// Every database's grants (the current one's included), by database name.
+    private var everyDatabase: [String: ObjectGrants] {
+        var all = elsewhere
+        all[database] = grants
+        return all
+    }
+
+    /// Apply `body` to every database's grants.
+    private mutating func forEveryDatabase(_ body: (inout ObjectGrants) -> Void) {
+        body(&grants)
+        for k in Array(elsewhere.keys) { body(&elsewhere[k, default: ObjectGrants()]) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case users, groups, roles, owners, acl, defaults, nextID, databases
+    }
+
+    /// The default database's grants at the top level (as before there were databases),
+    /// every other database's under `databases`.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(users, forKey: .users)
+        try c.encode(groups, forKey: .groups)
+        try c.encode(roles, forKey: .roles)
+        var all = everyDatabase
+        let main = all.removeValue(forKey: Self.defaultDatabase) ?? ObjectGrants()
+        try c.encode(main.owners, forKey: .owners)
+        try c.encode(main.acl, forKey: .acl)
+        try c.encode(main.defaults, forKey: .defaults)
+        try c.encode(nextID, forKey: .nextID)
+        if !all.isEmpty { try c.encode(all, forKey: .databases) }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        users = try c.decode([String: UserDef].self, forKey: .users)
+        groups = try c.decode([String: GroupDef].self, forKey: .groups)
+        roles = try c.decode([String: RoleDef].self, forKey: .roles)
+        grants = ObjectGrants(owners: try c.decode([SecuredObject: String].self, forKey: .owners),
+                              acl: try c.decode([ACLEntry].self, forKey: .acl),
+                              defaults: try c.decode([DefaultPrivilege].self, forKey: .defaults))
+        nextID = try c.decode(Int.self, forKey: .nextID)
+        elsewhere = try c.decodeIfPresent([String: ObjectGrants].self, forKey: .databases) ?? [:]
+    }
+
+    /// Equal when every database's grants are (whichever database each shows).
+    public static func == (a: Security, b: Security) -> Bool {
+        a.users == b.users && a.groups == b.groups && a.roles == b.roles && a.nextID == b.nextID
+            && a.everyDatabase == b.everyDatabase
+    }
 
     /// The superuser every database starts with (Redshift's default admin user).
     public static let bootstrapSuperuser = "awsuser"
@@ -185,8 +304,7 @@ public struct Security: Codable, Sendable, Equatable {
     public static func initial(superuser: String = bootstrapSuperuser) -> Security {
         var s = Security()
         s.users[superuser] = UserDef(id: 100, name: superuser, superuser: true, createDB: true, password: nil)
-        s.acl.append(ACLEntry(object: .schema("public"), grantee: .public, privileges: [.create, .usage], grantor: superuser))
-        s.owners[.schema("public")] = superuser
+        s.grants = .initial(owner: superuser)
         return s
     }
 
@@ -281,14 +399,16 @@ public struct Security: Codable, Sendable, Equatable {
             roles[k]?.users = r.users.map { $0 == old ? new : $0 }
             if r.owner == old { roles[k]?.owner = new }
         }
-        for (o, owner) in owners where owner == old { owners[o] = new }
-        for i in acl.indices {
-            if acl[i].grantee == .user(old) { acl[i].grantee = .user(new) }
-            if acl[i].grantor == old { acl[i].grantor = new }
-        }
-        for i in defaults.indices {
-            if defaults[i].owner == old { defaults[i].owner = new }
-            if defaults[i].grantee == .user(old) { defaults[i].grantee = .user(new) }
+        forEveryDatabase { g in
+            for (o, owner) in g.owners where owner == old { g.owners[o] = new }
+            for i in g.acl.indices {
+                if g.acl[i].grantee == .user(old) { g.acl[i].grantee = .user(new) }
+                if g.acl[i].grantor == old { g.acl[i].grantor = new }
+            }
+            for i in g.defaults.indices {
+                if g.defaults[i].owner == old { g.defaults[i].owner = new }
+                if g.defaults[i].grantee == .user(old) { g.defaults[i].grantee = .user(new) }
+            }
         }
     }
 
@@ -300,11 +420,17 @@ public struct Security: Codable, Sendable, Equatable {
             throw SQLError(.dependentObjectsStillExist, "user \"\(name)\" cannot be dropped because the user owns some object",
                            detail: "owner of \(objectName(owned.key))")
         }
+        for (db, g) in elsewhere.sorted(by: { $0.key < $1.key }) where g.owners.values.contains(name) {
+            throw SQLError(.dependentObjectsStillExist, "user \"\(name)\" cannot be dropped because the user owns some object",
+                           detail: "owner of objects in database \(db)")
+        }
         users[name] = nil
         for (k, g) in groups { groups[k]?.members = g.members.filter { $0 != name } }
         for (k, r) in roles { roles[k]?.users = r.users.filter { $0 != name } }
-        acl.removeAll { $0.grantee == .user(name) }
-        defaults.removeAll { $0.owner == name || $0.grantee == .user(name) }
+        forEveryDatabase { g in
+            g.acl.removeAll { $0.grantee == .user(name) }
+            g.defaults.removeAll { $0.owner == name || $0.grantee == .user(name) }
+        }
     }
 
     public mutating func createGroup(_ name: String, members: [String]) throws {
@@ -327,15 +453,19 @@ public struct Security: Codable, Sendable, Equatable {
         groups[old] = nil
         g.name = new
         groups[new] = g
-        for i in acl.indices where acl[i].grantee == .group(old) { acl[i].grantee = .group(new) }
-        for i in defaults.indices where defaults[i].grantee == .group(old) { defaults[i].grantee = .group(new) }
+        forEveryDatabase { g in
+            for i in g.acl.indices where g.acl[i].grantee == .group(old) { g.acl[i].grantee = .group(new) }
+            for i in g.defaults.indices where g.defaults[i].grantee == .group(old) { g.defaults[i].grantee = .group(new) }
+        }
     }
 
     public mutating func dropGroup(_ name: String) throws {
         guard groups[name] != nil else { throw SQLError(.undefinedObject, "group \"\(name)\" does not exist") }
         groups[name] = nil
-        acl.removeAll { $0.grantee == .group(name) }
-        defaults.removeAll { $0.grantee == .group(name) }
+        forEveryDatabase { g in
+            g.acl.removeAll { $0.grantee == .group(name) }
+            g.defaults.removeAll { $0.grantee == .group(name) }
+        }
     }
 
     public mutating func createRole(_ name: String, owner: String) throws {
@@ -352,8 +482,10 @@ public struct Security: Codable, Sendable, Equatable {
         guard roles[name] != nil else { throw SQLError(.undefinedObject, "role \"\(name)\" does not exist") }
         roles[name] = nil
         for (k, r) in roles { roles[k]?.roles = r.roles.filter { $0 != name } }
-        acl.removeAll { $0.grantee == .role(name) }
-        defaults.removeAll { $0.grantee == .role(name) }
+        forEveryDatabase { g in
+            g.acl.removeAll { $0.grantee == .role(name) }
+            g.defaults.removeAll { $0.grantee == .role(name) }
+        }
     }
 
     /// Roles every database has without CREATE ROLE (PostgreSQL's predefined roles that

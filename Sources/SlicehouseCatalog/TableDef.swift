@@ -61,6 +61,8 @@ public struct TableDef: Sendable, Equatable {
     public var uniqueKeys: [[Int]]
     /// Set when the table is a materialized view's: the query it holds the rows of.
     public var materializedView: MaterializedViewDef?
+    /// The database it belongs to (nil: the default database, `dev`). The catalog sets it.
+    public var database: String?
 
     public init(id: Int, schema: String = "public", name: String, columns: [ColumnDef],
                 distStyle: DistStyle = .auto, distKey: Int? = nil, sortKey: [Int] = [],

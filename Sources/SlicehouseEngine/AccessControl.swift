@@ -52,11 +52,19 @@ struct AccessControl {
         throw Self.permissionDenied("schema \(schema)")
     }
 
-    private func schemaAllows(_ privilege: Privilege, _ schema: String, _ who: String) throws -> Bool {
+    private func schemaAllows(_ privilege: Privilege, _ schema: String, _ who: String, in other: Catalog? = nil) throws -> Bool {
         let s = schema
         if Catalog.systemSchemas.contains(s) || Catalog.isTemporarySchema(s) { return true }
-        if session.transaction.catalog.schema(s)?.owner == who { return true }
-        return session.security.has(who, privilege, on: .schema(s))
+        let catalog = other ?? session.transaction.catalog
+        if catalog.schema(s)?.owner == who { return true }
+        return catalog.security.has(who, privilege, on: .schema(s))
+    }
+
+    /// The catalog of the database `table` belongs to, when that is not the one in use (a
+    /// query's three-part name): its grants decide who reads the table.
+    private func otherDatabase(of table: TableDef) -> Catalog? {
+        let db = table.database ?? Catalog.defaultDatabase
+        return db == session.databaseName || table.id < 0 ? nil : session.transaction.catalog.using(database: db)
     }
 
     func requirePrivilege(_ privilege: Privilege, on object: SecuredObject, name: String, columns: [String] = [],
@@ -100,8 +108,19 @@ struct AccessControl {
                 try requirePrivilege(.select, on: .view(schema: v.schema, name: v.name), name: v.name, as: who)
             case .table(let t):
                 guard t.id >= 0 else { continue }
-                if !t.isTemporary { try requireUsage(ofSchema: t.schema, as: who) }
                 let names = columns.filter { $0 < t.columns.count }.map { t.columns[$0].name }.filter { $0 != rowIDColumnName }
+                if let other = otherDatabase(of: t) {
+                    // Another database's table: USAGE on its schema and SELECT on it there.
+                    if other.security.isSuperuser(who) { continue }
+                    guard try schemaAllows(.usage, t.schema, who, in: other) else { throw Self.permissionDenied("schema \(t.schema)") }
+                    let sec = other.security
+                    if sec.has(who, .select, on: .table(t.id)) { continue }
+                    let granted = sec.granted(to: who, on: .table(t.id)).columns
+                    if names.isEmpty ? granted.values.contains(where: { $0.contains(.select) })
+                        : names.allSatisfy({ granted[$0]?.contains(.select) ?? false }) { continue }
+                    throw Self.permissionDenied("relation \(t.name)")
+                }
+                if !t.isTemporary { try requireUsage(ofSchema: t.schema, as: who) }
                 // The target of a DELETE or UPDATE (it shows the row-id column) is read only
                 // where the statement names its columns: `DELETE FROM t` needs no SELECT.
                 if names.isEmpty, t.columns.last?.name == rowIDColumnName { continue }

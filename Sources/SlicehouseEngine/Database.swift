@@ -21,6 +21,8 @@ public final class Database: @unchecked Sendable {
     /// The superuser every database starts with (Redshift's default admin user name);
     /// the shell, opening the directory itself, runs as this user.
     public static let superuser = "awsuser"
+    /// The database every cluster starts with, and a connection's unless it names another.
+    public static let defaultDatabase = Catalog.defaultDatabase
     public var directory: String? { store.directory }
     let store: DataStore
     let layout: SliceLayout
@@ -178,14 +180,28 @@ public final class Database: @unchecked Sendable {
     }
 
     /// A new session (one per connection / shell).
-    public func connect() -> Session {
-        let s = lock.withLock { () -> Session in
+    public func connect() -> Session { open(Catalog.defaultDatabase) }
+
+    /// A new session connected to database `name` of the cluster (a client's startup
+    /// `database`, the shell's `-d`): `database "x" does not exist` (3D000) when there is
+    /// none, and Redshift's refusal when its CONNECTION LIMIT is reached.
+    public func connect(to name: String) throws -> Session {
+        guard let def = store.current.catalog.databaseDef(name) else {
+            throw SQLError(.invalidCatalogName, "database \"\(name)\" does not exist")
+        }
+        if let limit = def.connectionLimit, openSessions.filter({ $0.connectedDatabase == name }).count >= limit {
+            throw SQLError(.tooManyConnections, "too many connections for database \"\(name)\"")
+        }
+        return open(name)
+    }
+
+    private func open(_ name: String) -> Session {
+        lock.withLock { () -> Session in
             nextProcess += 1
-            let s = Session(database: self, process: nextProcess)
+            let s = Session(database: self, process: nextProcess, connectedTo: name)
             sessions[s.process] = WeakSession(session: s)
             return s
         }
-        return s
     }
 
     /// The open session with process id `process` (`pg_cancel_backend`, CancelRequest).

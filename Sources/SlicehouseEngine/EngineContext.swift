@@ -43,7 +43,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
     func override(_ id: Int, with snapshot: TableSnapshot) { snapshots[id] = snapshot }
 
     func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation? {
-        switch try session.lookup(name, in: session.transaction.catalog, path: searchPath) {
+        switch try session.lookup(name, in: session.transaction.catalog, path: searchPath, acrossDatabases: true) {
         case .table(var t):
             if snapshots[t.id] == nil { snapshots[t.id] = try session.transaction.snapshot(of: t) }
             if t.id == rowIDTable { t.columns.append(ColumnDef(name: rowIDColumnName, type: .bigint)) }
@@ -101,7 +101,7 @@ final class StatementContext: BinderCatalog, PlannerContext {
             return (.int(Int64(id)), .integer)
         case "timeofday":
             return (.string(Session.timeOfDay(Date())), .varchar(64))
-        case "current_database": return (.string(Session.databaseName), .varchar(128))
+        case "current_database": return (.string(session.databaseName), .varchar(128))
         case "current_schema": return (session.currentSchema.map { .string($0) } ?? .null, .varchar(128))
         case "slicehouse_advise":
             // The key advisor's report on the logged workload (`Session.adviseKeys`).

@@ -159,7 +159,7 @@ struct MaterializedViews {
     /// SVL_MV_REFRESH_STATUS and never fails the statement.
     func autoRefreshMaterializedViews() {
         guard !session.autoRefreshing else { return }
-        let views = session.database.committedCatalog.allTables.filter { $0.materializedView?.autoRefresh == true }
+        let views = session.committedCatalog.allTables.filter { $0.materializedView?.autoRefresh == true }
         if views.isEmpty { return }
         session.autoRefreshing = true
         let sessionUser = session.user
@@ -182,7 +182,7 @@ struct MaterializedViews {
                 }
             } catch {
                 let message = (error as? SQLError)?.message ?? "\(error)"
-                session.database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(session.currentUserID)),
+                session.database.log(.mvRefreshStatus, [[.string(session.databaseName), .int(Int64(session.currentUserID)),
                                                  .string(view.schema), .string(view.name), .int(Int64(session.transaction.id)),
                                                  .int(start), .int(Clock.nowMicros()),
                                                  .string("Refresh failed: \(message)"), .string("Auto")]])

@@ -11,9 +11,6 @@ import SlicehouseCatalog
 /// Redshift), then each existing schema of `search_path` in order. A database part
 /// must name this database (`dev`).
 extension Session {
-    /// The database name (`current_database()`).
-    static let databaseName = "dev"
-
     /// What a name stands for.
     enum NamedObject {
         case table(TableDef)
@@ -51,10 +48,12 @@ extension Session {
         return out
     }
 
-    /// A name's database part must be this database (Redshift's error otherwise).
+    /// A name's database part must be the database in use, for anything but reading a
+    /// table (`lookup(_:in:path:acrossDatabases:)`).
     func checkDatabase(_ name: ObjectName) throws {
-        if let d = name.database, d != Session.databaseName {
-            throw SQLError(.featureNotSupported, "cross-database reference to database \"\(d)\" is not supported")
+        if let d = name.database, d != databaseName {
+            throw SQLError(.featureNotSupported, "cross-database reference to database \"\(d)\" is not supported",
+                           detail: "Only a query may read a table of another database; connect to \(d) (or USE \(d)) to change it.")
         }
     }
 
@@ -65,7 +64,10 @@ extension Session {
 
     /// The table, view or system view `name` stands for, or nil. `path`: the schemas to
     /// search for an unqualified name (a view's own); nil: the session's search_path.
-    func lookup(_ name: ObjectName, in catalog: Catalog, path: [String]? = nil) throws -> NamedObject? {
+    ///
+    /// `acrossDatabases`: a name may name a table of another database (a query's reads).
+    func lookup(_ name: ObjectName, in catalog: Catalog, path: [String]? = nil, acrossDatabases: Bool = false) throws -> NamedObject? {
+        if acrossDatabases, let d = name.database, d != databaseName { return try lookup(name, inDatabase: d, catalog) }
         try checkDatabase(name)
         let n = name.name
         func find(_ q: QualifiedName) -> NamedObject? {
@@ -167,11 +169,14 @@ extension Session {
     /// their own. Nothing happens when it has none.
     func dropTemporaryTables() {
         let schema = temporarySchema
-        let mine = database.store.current.catalog.allTables.filter { $0.schema == schema }
+        let mine = database.store.current.catalog.tablesOfEveryDatabase.filter { $0.schema == schema }
         if mine.isEmpty { return }
         let t = database.store.begin(process: process, cancellation: .none)   // the session is ending
         do {
-            for def in mine { try t.dropTable(def.qualifiedName) }
+            for def in mine {
+                t.use(database: def.database ?? Catalog.defaultDatabase)
+                try t.dropTable(def.qualifiedName)
+            }
             try t.commit()
         } catch {
             t.rollback()

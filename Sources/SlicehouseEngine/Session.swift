@@ -23,6 +23,15 @@ import SlicehousePlatform
 /// runs it (`Commands/`: a query to `QueryRunner`, COPY to `CopyCommand`, ...).
 public final class Session: @unchecked Sendable {
     public let database: Database
+    /// The database of the cluster the session connected to (`current_database()`), and
+    /// the one `USE` chose since (nil: none); see Session+Databases.swift.
+    public let connectedDatabase: String
+    var usedDatabase: String? {
+        get { runningLock.withLock { usedDatabaseName } }
+        set { runningLock.withLock { usedDatabaseName = newValue } }
+    }
+    /// Read by other sessions (DROP DATABASE, STV_SESSIONS): under `runningLock`.
+    private var usedDatabaseName: String?
     /// The session's process id (`pg_backend_pid()`, STV_SESSIONS, STV_LOCKS).
     public let process: Int
     let startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
@@ -70,7 +79,7 @@ public final class Session: @unchecked Sendable {
     public func implicitTransaction<T>(_ body: () throws -> T) throws -> T {
         if inTransactionBlock { return try body() }
         // Each statement in it gives the block its own cancellation (`beginStatement`).
-        transaction = database.store.begin(process: process, cancellation: .none)
+        transaction = beginTransaction(.none)
         inTransactionBlock = true
         transactionFailed = false
         implicitBlock = true
@@ -133,9 +142,10 @@ public final class Session: @unchecked Sendable {
     /// What the running query's steps have done so far, or nil between queries.
     var runningStepRecords: [StepRecord]? { runningLock.withLock { runningSteps }?.steps }
 
-    init(database: Database, process: Int) {
+    init(database: Database, process: Int, connectedTo name: String = Catalog.defaultDatabase) {
         self.database = database
         self.process = process
+        connectedDatabase = name
         transaction = database.store.begin(process: process, cancellation: .none)
         transaction.rollback()
         applyUserSettings()
@@ -242,7 +252,7 @@ public final class Session: @unchecked Sendable {
         // The id of a query that succeeded is pg_last_query_id()'s.
         if kind == .query && error == nil, let query { lastQueryID = query }
         database.logStatement(kind, text: text, query: query, userID: currentUserID, xid: transaction.id,
-                              process: process, label: label, start: start, end: Clock.nowMicros(),
+                              process: process, database: databaseName, label: label, start: start, end: Clock.nowMicros(),
                               failed: error != nil)
     }
 
@@ -402,7 +412,7 @@ public final class Session: @unchecked Sendable {
             if inTransactionBlock {
                 return StatementResult(tag: "BEGIN", notices: ["WARNING:  there is already a transaction in progress"])
             }
-            transaction = database.store.begin(process: process, cancellation: context.cancellation)
+            transaction = beginTransaction(context.cancellation)
             inTransactionBlock = true
             transactionFailed = false
             settingsBlock.began(settings)
@@ -441,6 +451,10 @@ public final class Session: @unchecked Sendable {
             switch statement {
             case .vacuum:
                 throw SQLError(.activeTransaction, "VACUUM cannot run inside a transaction block")
+            case .database(.create):
+                throw SQLError(.activeTransaction, "CREATE DATABASE cannot run inside a transaction block")
+            case .database(.drop):
+                throw SQLError(.activeTransaction, "DROP DATABASE cannot run inside a transaction block")
             case .truncate:
                 // TRUNCATE commits the open transaction block (Redshift), then runs on its own.
                 inTransactionBlock = false
@@ -456,7 +470,7 @@ public final class Session: @unchecked Sendable {
                 }
             }
         }
-        transaction = database.store.begin(process: process, cancellation: context.cancellation)
+        transaction = beginTransaction(context.cancellation)
         let result: StatementResult
         do {
             result = try perform(statement, context)
@@ -478,7 +492,7 @@ public final class Session: @unchecked Sendable {
     /// Run `body` in a transaction of its own, committed at its end (rolled back when it
     /// throws). Outside a transaction block only.
     func inOwnTransaction<T>(_ context: QueryContext, _ body: () throws -> T) throws -> T {
-        transaction = database.store.begin(process: process, cancellation: context.cancellation)
+        transaction = beginTransaction(context.cancellation)
         do {
             let result = try body()
             try commitOrRollback()
@@ -497,7 +511,7 @@ public final class Session: @unchecked Sendable {
         } else {
             transaction.rollback()
         }
-        transaction = database.store.begin(process: process, cancellation: context.cancellation)
+        transaction = beginTransaction(context.cancellation)
     }
 
     /// Commit the transaction block that just ended (its settings with it: SET LOCAL
@@ -623,12 +637,14 @@ public final class Session: @unchecked Sendable {
             return try PreparedSQLCommand(session: self).deallocate(name)
         case .prepared(.execute):
             throw SQLError.internalError("EXECUTE reached perform")
+        case .database(let d):
+            return try DatabaseCommand(session: self).run(d)
         }
     }
 
     /// The catalog for tools outside a statement (`\dt`, `\d`): the block's view inside
     /// a transaction block, the latest committed one otherwise.
-    var toolCatalog: Catalog { inTransactionBlock ? transaction.catalog : database.store.current.catalog }
+    var toolCatalog: Catalog { inTransactionBlock ? transaction.catalog : committedCatalog }
 
     // MARK: - Queries (QueryRunner runs them)
 

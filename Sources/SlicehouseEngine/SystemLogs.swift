@@ -225,7 +225,8 @@ enum StatementKind: String, Sendable {
             self = .query
         case .createTable(let c):
             if case .query = c.source { self = .query } else { self = .ddl }
-        case .createView, .dropView, .dropTable, .createSchema, .dropSchema, .alterTable:
+        case .createView, .dropView, .dropTable, .createSchema, .dropSchema, .alterTable,
+             .database(.create), .database(.drop), .database(.alter):
             self = .ddl
         default:
             self = .utility
@@ -258,13 +259,13 @@ extension Database {
     /// Log a finished statement: its text in STL_QUERY / STL_QUERYTEXT (with `query`,
     /// the id it ran as), STL_DDLTEXT or STL_UTILITYTEXT.
     func logStatement(_ kind: StatementKind, text: String, query: Int?, userID: Int, xid: Int, process: Int,
-                      label: String?, start: Int64, end: Int64, failed: Bool) {
+                      database: String, label: String?, start: Int64, end: Int64, failed: Bool) {
         let pieces = Self.textPieces(text)
         switch kind {
         case .query:
             guard let query else { return }
             log(.query, [[.int(Int64(userID)), .int(Int64(query)), .string(label ?? "default"), .int(Int64(xid)),
-                          .int(Int64(process)), .string(Session.databaseName), .string(String(text.prefix(4000))),
+                          .int(Int64(process)), .string(database), .string(String(text.prefix(4000))),
                           .int(start), .int(end), .int(failed ? 1 : 0), .int(0), .int(0)]])
             log(.queryText, pieces.enumerated().map { i, p -> [Value] in
                 [.int(Int64(userID)), .int(Int64(xid)), .int(Int64(process)), .int(Int64(query)), .int(Int64(i)), .string(p)]
@@ -284,9 +285,9 @@ extension Database {
     /// how long the session lasted (microseconds).
     public func logConnection(event: String, remoteHost: String, remotePort: String, process: Int, user: String,
                               authMethod: String, sessionID: String, duration: Int64 = 0, applicationName: String = "",
-                              tls: Bool = false) {
+                              tls: Bool = false, database: String = Database.defaultDatabase) {
         log(.connectionLog, [[.string(event), .int(Clock.nowMicros()), .string(remoteHost), .string(remotePort),
-                              .int(Int64(process)), .string(Session.databaseName), .string(user), .string(authMethod),
+                              .int(Int64(process)), .string(database), .string(user), .string(authMethod),
                               .int(duration), .string(tls ? "TLSv1.2" : ""), .string(""), .int(1500), .string("none"),
                               .string("none"), .string(""), .string(String(applicationName.prefix(250))), .string(""),
                               .string(""), .string(""), .int(0), .string(String(sessionID.prefix(36))), .string("off")]])

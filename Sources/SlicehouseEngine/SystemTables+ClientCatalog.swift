@@ -355,7 +355,7 @@ extension SystemTables {
                                     ("short_desc", .text), ("extra_desc", .text), ("context", .text), ("vartype", .text),
                                     ("source", .text), ("min_val", .text), ("max_val", .text)], rows)
         case "pg_database":
-            return make(-46, name, Self.pgDatabaseColumns, [pgDatabaseRow])
+            return make(-46, name, Self.pgDatabaseColumns, pgDatabaseRows)
         case "pg_tables":
             let rows = visibleTables.map { t -> [Value] in
                 [.string(t.schema), .string(t.name), .string(transaction.catalog.security.owner(.table(t.id)) ?? owner(of: t.schema)),
@@ -375,11 +375,11 @@ extension SystemTables {
         case "svv_tables", "information_schema.tables":
             var rows: [[Value]] = []
             for t in visibleTables {
-                rows.append([.string(Session.databaseName), .string(t.schema), .string(t.name),
+                rows.append([.string(databaseName), .string(t.schema), .string(t.name),
                              .string(t.isTemporary ? "LOCAL TEMPORARY" : "BASE TABLE")])
             }
             for v in transaction.catalog.allViews {
-                rows.append([.string(Session.databaseName), .string(v.schema), .string(v.name), .string("VIEW")])
+                rows.append([.string(databaseName), .string(v.schema), .string(v.name), .string("VIEW")])
             }
             if name == "svv_tables" {
                 return make(-49, name, [("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType),
@@ -400,7 +400,7 @@ extension SystemTables {
             let columns = allColumns
             let rows = columns.map { c -> [Value] in
                 let t = c.column.type
-                return [.string(Session.databaseName), .string(c.schema), .string(c.relation), .string(c.column.name),
+                return [.string(databaseName), .string(c.schema), .string(c.relation), .string(c.column.name),
                         .int(Int64(c.number)), opt(Self.defaultText(c.column)), .string(c.column.notNull ? "NO" : "YES"),
                         .string(Self.dataTypeName(t)), lengthValue(t), precisionValue(t), radixValue(t), scaleValue(t),
                         datetimePrecision(t)]
@@ -439,14 +439,14 @@ extension SystemTables {
                             out.append(octetLength)
                             out += r[9...]
                             out += Array(repeating: Value.null, count: unused.count)
-                            out += [.string(Session.databaseName), .string("pg_catalog"), .string(udtName(c.column.type))]
+                            out += [.string(databaseName), .string("pg_catalog"), .string(udtName(c.column.type))]
                             out += [.null, .null, .null, .null, .string(String(c.number)), .string("NO")]
                             out.append(.string(c.kind == "r" ? "YES" : "NO"))
                             return out
                         })
         case "information_schema.schemata":
             let rows = schemaRows.map { s -> [Value] in
-                [.string(Session.databaseName), .string(s.name), .string(s.owner), .null, .null, .null, .null]
+                [.string(databaseName), .string(s.name), .string(s.owner), .null, .null, .null, .null]
             }
             return make(-53, "schemata", [("catalog_name", nameType), ("schema_name", nameType), ("schema_owner", nameType),
                                           ("default_character_set_catalog", nameType),
@@ -454,7 +454,7 @@ extension SystemTables {
                                           ("default_character_set_name", nameType), ("sql_path", .varchar(256))], rows)
         case "information_schema.views":
             let rows = transaction.catalog.allViews.map { v -> [Value] in
-                [.string(Session.databaseName), .string(v.schema), .string(v.name), .string(v.queryText + ";"),
+                [.string(databaseName), .string(v.schema), .string(v.name), .string(v.queryText + ";"),
                  .string("NONE"), .string("NO"), .string("NO")]
             }
             return make(-54, "views", [("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType),

@@ -84,7 +84,7 @@ extension SystemTables {
             // STV_BLOCKLIST's blocks with their table's name and database (Redshift's columns).
             let picked = [0, 1, 2, 3, 4, 6, 7] + Array(8...17)
             let rows = blockListRows().map { r -> [Value] in
-                [.int(Self.databaseOID), .string(r.table.name)] + picked.map { r.values[$0] }
+                [.int(databaseOID), .string(r.table.name)] + picked.map { r.values[$0] }
             }
             return make(-120, name, [("db_id", .integer), ("name", .char(72))] + picked.map { Self.blockListColumns[$0] }, rows)
         case "stv_partitions":

@@ -141,7 +141,7 @@ extension SystemTables {
                 let stale = !(state?.isCurrent { catalog.table(id: $0) == nil ? nil : transaction.peek($0) } ?? false)
                 let incremental = session.map { MaterializedViews($0).canRefreshIncrementally(mv) } ?? false
                 let owner = catalog.security.owner(.table(def.id)) ?? ""
-                rows.append([.string(Session.databaseName), .string(def.schema), .string(def.name),
+                rows.append([.string(databaseName), .string(def.schema), .string(def.name),
                              .int(Int64(state?.xid ?? 0)), .string(stale ? "t" : "f"), .string(owner),
                              .int(incremental ? 1 : 0), .string(mv.autoRefresh ? "t" : "f"), .string("t")])
             }
@@ -155,7 +155,7 @@ extension SystemTables {
             if let session, let advice = try? session.adviseKeys() {
                 for (group, change) in advice.changes.enumerated() {
                     for ddl in change.ddl {
-                        rows.append([.string(ddl.contains("SORTKEY") ? "sortkey" : "diststyle"), .string(Session.databaseName),
+                        rows.append([.string(ddl.contains("SORTKEY") ? "sortkey" : "diststyle"), .string(databaseName),
                                      .int(Int64(change.tableID)), .int(Int64(group)), .string(ddl), .string("f"),
                                      .string(change.reason)])
                     }
@@ -210,14 +210,14 @@ extension SystemTables {
             for s in database.openSessions {
                 guard let r = s.runningStatement else { continue }
                 rows.append([.int(Int64(s.currentUserID)), .string("Running"), .int(r.start), .int(now - r.start),
-                             .string(s.user), .string(Session.databaseName), .string(String(r.text.prefix(600))),
+                             .string(s.user), .string(s.databaseName), .string(String(r.text.prefix(600))),
                              .int(Int64(s.process))])
             }
             for q in database.logRows(.query).suffix(Self.recentQueries).reversed() {
                 let user = q[0].asInt64.flatMap { users[$0] }
                 let duration: Value = q[7].asInt64.flatMap { s in q[8].asInt64.map { .int($0 - s) } } ?? .null
                 rows.append([q[0], .string("Done"), q[7], duration, user.map { .string($0) } ?? .null,
-                             .string(Session.databaseName), .string(String((q[6].asString ?? "").prefix(600))), q[4]])
+                             q[5], .string(String((q[6].asString ?? "").prefix(600))), q[4]])
             }
             let columns: [(String, DataType)] = [("userid", .integer), ("status", .char(20)), ("starttime", .timestamp),
                                                  ("duration", .bigint), ("user_name", .char(50)), ("db_name", .char(50)),

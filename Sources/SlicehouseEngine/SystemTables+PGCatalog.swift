@@ -24,8 +24,9 @@ extension SystemTables {
     static let constraintOIDBase: Int64 = 800_000_000
     /// pg_class, pg_rewrite and pg_constraint's own oids (PostgreSQL's).
     static let pgClassOID: Int64 = 1259, pgRewriteOID: Int64 = 2618, pgConstraintOID: Int64 = 2606
-    /// The database's oid (pg_database, pg_database_info, STV_TBL_PERM.db_id).
-    static let databaseOID: Int64 = 16_384
+    /// The oid of the database the statement names objects in (pg_database,
+    /// pg_database_info, STV_TBL_PERM.db_id).
+    var databaseOID: Int64 { Int64(transaction.catalog.databaseDef(databaseName)?.id ?? Catalog.defaultDatabaseDef.id) }
 
     /// pg_language's rows: (oid, name, procedural, trusted). SQL functions are `sql`,
     /// stored procedures `plpgsql`, built-in functions `internal`.
@@ -174,7 +175,7 @@ extension SystemTables {
             // The lock manager's table locks (one exclusive lock per writing transaction,
             // held or waited for), then each open transaction's lock on its own id.
             var rows = database.store.locks.entries.map { e -> [Value] in
-                [.int(Int64(e.table)), .int(Self.databaseOID), .int(Int64(e.holder.transaction)), .int(Int64(e.holder.process)),
+                [.int(Int64(e.table)), .int(databaseOID), .int(Int64(e.holder.transaction)), .int(Int64(e.holder.process)),
                  .string("AccessExclusiveLock"), .bool(e.granted)]
             }
             for s in database.openSessions {
@@ -189,7 +190,7 @@ extension SystemTables {
             let security = transaction.catalog.security
             let rows = database.openSessions.map { s -> [Value] in
                 let running = s.runningStatement
-                return [.int(Self.databaseOID), .string(Session.databaseName), .int(Int64(s.process)),
+                return [.int(Int64(transaction.catalog.databaseDef(s.databaseName)?.id ?? 0)), .string(s.databaseName), .int(Int64(s.process)),
                         .int(Int64(security.user(s.user)?.id ?? 1)), .string(s.user),
                         .string(running.map { String($0.text.prefix(4000)) } ?? "<IDLE>"), running.map { .int($0.start) } ?? .null]
             }
@@ -224,7 +225,10 @@ extension SystemTables {
                                     ("lanplcallfoid", .integer), ("lanvalidator", .integer), ("lanacl", .text)], rows)
         case "pg_database_info":
             return make(-66, name, Array(Self.pgDatabaseColumns.dropFirst()) + [("datid", .integer), ("datconnlimit", .text)],
-                        [Array(pgDatabaseRow.dropFirst()) + [.int(Self.databaseOID), .string("UNLIMITED")]])
+                        pgDatabaseRows.map { row in
+                            let d = transaction.catalog.databaseDef(row[1].asString ?? "")
+                            return Array(row.dropFirst()) + [row[0], .string(d?.connectionLimit.map(String.init) ?? "UNLIMITED")]
+                        })
         case "pg_conf":
             // Redshift's undocumented key/value settings; `pg_class_backup_<db>_<table>`
             // keys mark BACKUP NO tables, which Slicehouse does not keep (every table is
@@ -290,9 +294,13 @@ extension SystemTables {
         ("datallowconn", .boolean), ("datlastsysoid", .integer), ("datvacuumxid", .bigint), ("datfrozenxid", .bigint),
         ("dattablespace", .integer), ("datconfig", .text), ("datacl", .text),
     ]
-    var pgDatabaseRow: [Value] {
-        [.int(Self.databaseOID), .string(Session.databaseName), .int(1), .int(6), .bool(false), .bool(true), .int(Self.databaseOID - 1),
-         .int(0), .int(0), .int(1663), .null, .null]
+    /// One row a database of the cluster, its owner's user id in `datdba` (1, rdsdb's, for `dev`).
+    var pgDatabaseRows: [[Value]] {
+        let security = transaction.catalog.security
+        return transaction.catalog.allDatabases.sorted { $0.id < $1.id }.map { d in
+            [.int(Int64(d.id)), .string(d.name), .int(Int64(security.user(d.owner)?.id ?? 1)), .int(6), .bool(false), .bool(true),
+             .int(Int64(Catalog.defaultDatabaseDef.id) - 1), .int(0), .int(0), .int(1663), .null, .null]
+        }
     }
 
     /// One pg_class row (Redshift's columns; relukeys, relfkeys and relrefs are unused, as
@@ -354,8 +362,8 @@ extension SystemTables {
     /// An object's ACL as Redshift prints an aclitem[] (pg_class.relacl,
     /// pg_namespace.nspacl): NULL until a grant is made on it, then the owner's privileges
     /// and each grantee's table-level ones, `grantee=letters/grantor`.
-    func aclText(_ object: SecuredObject, owner: String?) -> Value {
-        let entries = transaction.catalog.security.entries.filter { $0.object == object }
+    func aclText(_ object: SecuredObject, owner: String?, in security: Security? = nil) -> Value {
+        let entries = (security ?? transaction.catalog.security).entries.filter { $0.object == object }
         guard !entries.isEmpty else { return .null }
         let ownerLetters: String
         if case .schema = object { ownerLetters = Self.ownerLettersSchema } else { ownerLetters = Self.ownerLettersRelation }

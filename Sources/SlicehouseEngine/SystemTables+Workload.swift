@@ -154,7 +154,7 @@ extension SystemTables {
                 let status = r.finalState == "Completed" ? "success" : "failed"
                 let accelerated = r.serviceClass == WLMConfiguration.shortQueryServiceClass
                 return [.int(Int64(r.userID)), .int(Int64(r.query)), q?[2] ?? .null, .int(Int64(r.xid)), q?[4] ?? .null,
-                        .string(Session.databaseName), .string(Self.queryType(text)), .string(status), .bool(false),
+                        .string(databaseName), .string(Self.queryType(text)), .string(status), .bool(false),
                         time(f.queueStart), time(r.end), .int(Int64(r.end.timeIntervalSince(f.queueStart) * 1_000_000)),
                         .int(r.queueMicros), .int(r.execMicros), .null, .int(Int64(r.live.returnRows)), .null,
                         q == nil ? .null : .string(text), .string("1.0.0"), .null, .string("primary"), .int(0), .null, .null,

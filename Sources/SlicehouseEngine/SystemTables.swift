@@ -16,7 +16,7 @@ struct SystemTables {
     static let names = ["stv_slices", "pg_table_def", "svv_table_info", "stv_tbl_perm", "stv_blocklist",
                          "stv_locks", "stv_sessions", "svv_transactions", "svv_vacuum_summary",
                          "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + pgCatalogNames + securityNames
-        + queryStepNames + workloadNames + logNames + diskNames
+        + queryStepNames + workloadNames + logNames + diskNames + databaseNames
 
     /// pg_type's rows: (oid, name, length) of the types clients look up.
     static let pgTypes: [(Int64, String, Int64)] = [
@@ -132,7 +132,7 @@ struct SystemTables {
                 for s in 0..<database.layout.sliceCount {
                     let d = snap.slices[s]
                     rows.append([.int(Int64(s)), .int(Int64(t.id)), .string(t.name), .int(Int64(d.rowCount)),
-                                 .int(Int64(d.sortedRows)), .int(t.isTemporary ? 1 : 0), .int(Self.databaseOID), .int(0), .int(0),
+                                 .int(Int64(d.sortedRows)), .int(t.isTemporary ? 1 : 0), .int(databaseOID), .int(0), .int(0),
                                  .int(t.isTemporary ? 0 : 1), style, .int(Int64(d.blockCount)), .int(Int64(d.deleted.count))])
                 }
             }
@@ -154,7 +154,7 @@ struct SystemTables {
                                    ("lock_owner_end_ts", .timestamp), ("lock_status", .varchar(22))], rows)
         case "stv_sessions":
             let rows = database.openSessions.map { s -> [Value] in
-                [.int(s.startTime), .int(Int64(s.process)), .string(s.user), .string("dev"), .int(0)]
+                [.int(s.startTime), .int(Int64(s.process)), .string(s.user), .string(s.databaseName), .int(0)]
             }
             return make(-9, name, [("starttime", .timestamp), ("process", .integer), ("user_name", .char(50)),
                                    ("db_name", .char(50)), ("timeout_sec", .integer)], rows)
@@ -192,8 +192,10 @@ struct SystemTables {
             }
             return make(-13, name, [("table_name", .text), ("status", .text), ("time_remaining_estimate", .text)], rows)
         default:
-            return clientCatalogTable(name) ?? pgCatalogTable(name) ?? securityTable(named: name) ?? queryStepTable(named: name)
-                ?? workloadTable(named: name) ?? logTable(named: name) ?? diskTable(named: name)
+            if let t = clientCatalogTable(name) ?? pgCatalogTable(name) ?? securityTable(named: name) ?? queryStepTable(named: name) {
+                return t
+            }
+            return workloadTable(named: name) ?? logTable(named: name) ?? diskTable(named: name) ?? databaseTable(named: name)
         }
     }
 

@@ -118,10 +118,11 @@ struct Vacuumer: Sendable {
     /// The work runs as `context`'s (a statement's, or the background vacuum's own); its
     /// cancellation stops the lock wait and the work between pieces, and is what is thrown
     /// then. `isCancelled` is the background vacuum's reason to give up.
-    func vacuum(_ name: QualifiedName, mode: TableVacuum.Mode, threshold: Int, process: Int, background: Bool,
+    func vacuum(_ name: QualifiedName, in database: String, mode: TableVacuum.Mode, threshold: Int, process: Int, background: Bool,
                 context: QueryContext, isCancelled: @escaping @Sendable () -> Bool) throws {
         let cancellation = context.cancellation
         let t = store.begin(process: process, cancellation: cancellation)
+        t.use(database: database)
         defer { t.rollback() }
         let lockCancel: () -> SQLError? = background ? { SQLError(.objectInUse, "table is in use") } : { cancellation.error }
         let (def, snap) = try t.beginWrite(name, reads: true, isCancelled: lockCancel)
@@ -258,7 +259,7 @@ final class AutoVacuum: @unchecked Sendable {
     /// Vacuum the tables over the threshold, one at a time, while the database stays idle.
     private func pass(_ vacuumer: Vacuumer, _ activity: Activity) {
         let state = vacuumer.store.current
-        let due = state.catalog.allTables.filter { t in
+        let due = state.catalog.tablesOfEveryDatabase.filter { t in
             guard let snap = state.snapshots[t.id], vacuumer.store.damage(of: t.id) == nil else { return false }
             let c = TableVacuum.Counts(snap)
             return c.deleted >= Self.minimumDeletedRows && Double(c.deleted) >= Double(c.rows) * Self.deletedFraction
@@ -272,7 +273,7 @@ final class AutoVacuum: @unchecked Sendable {
             do {
                 // Its own context: no statement's budget or cancellation; it yields through
                 // `isCancelled`.
-                try vacuumer.vacuum(t.qualifiedName, mode: .deleteOnly, threshold: 100, process: Self.process, background: true,
+                try vacuumer.vacuum(t.qualifiedName, in: t.database ?? Catalog.defaultDatabase, mode: .deleteOnly, threshold: 100, process: Self.process, background: true,
                                     context: QueryContext(), isCancelled: { [weak self] in
                     (self?.isStopping ?? true) || log.backgroundShouldYield || locks.hasWaiters(table: t.id)
                 })

@@ -660,6 +660,8 @@ public indirect enum Statement: Sendable, Hashable {
     case refreshMaterializedView(RefreshMaterializedView)
     /// `PREPARE name [(types)] AS statement`, `EXECUTE name [(args)]`, `DEALLOCATE [PREPARE] name | ALL`.
     case prepared(PreparedSQLStatement)
+    /// CREATE / DROP / ALTER DATABASE, USE (AST+Databases.swift).
+    case database(DatabaseStatement)
 }
 
 /// The SQL forms of prepared statements (the wire protocol's Parse / Bind are another

@@ -37,11 +37,19 @@ extension Parser {
                                                 source: .query(columnNames: [], query), location: selectIntoLocation))
             }
             return .query(query)
-        case "create": return try parseCreate()
-        case "drop": return try parseDrop()
+        case "create":
+            if isWord("database", at: 1) { advance(); return try parseCreateDatabase() }
+            return try parseCreate()
+        case "drop":
+            if isWord("database", at: 1) { advance(); return try parseDropDatabase() }
+            return try parseDrop()
+        case "use":
+            advance()
+            return .database(.use(try parseIdentifier()))
         case "call": return .procedure(.call(try parseCall()))
         case "prepare", "execute", "deallocate": return .prepared(try parsePreparedSQL())
         case "alter":
+            if isWord("database", at: 1) { advance(); return try parseAlterDatabase() }
             if isWord("procedure", at: 1) {
                 advance(); advance()
                 return .procedure(try parseAlterProcedure())
@@ -104,11 +112,13 @@ extension Parser {
         case "reset":
             advance()
             if acceptWords("session", "authorization") { return .security(.setSessionAuthorization(nil)) }
+            if acceptWord("use") { return .database(.use(nil)) }
             return .reset(try parseParameterName())
         case "show":
             advance()
             if acceptWord("procedure") { return .procedure(.show(try parseProcedureReference())) }
             if acceptWords("time", "zone") { return .show("timezone") }
+            if acceptWord("use") { return .database(.showUse) }
             if acceptWords("transaction", "isolation", "level") { return .show("transaction_isolation") }
             return .show(try parseParameterName())
         case "refresh":

@@ -150,10 +150,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             // User names are case-insensitive, as Redshift folds them: folded once, here,
             // before the host rules, the catalog and the superuser's bootstrap see it.
             let user = given.lowercased()
+            // Whether it exists is told only after authentication (`authenticated`), as in PostgreSQL.
             let database = params["database"].flatMap { $0.isEmpty ? nil : $0 } ?? user
-            guard database == server.configuration.databaseName else {
-                return fatal(context, code: "3D000", message: "database \"\(database)\" does not exist")
-            }
             let method = server.configuration.rules.method(user: user, address: context.channel.remoteAddress)
             authMethod = method?.rawValue ?? AuthMethod.reject.rawValue
             let address = context.channel.remoteAddress
@@ -217,7 +215,14 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         if let limit = login.connectionLimit, server.database.sessionCount(user: login.name) >= limit {
             return fatal(context, code: "53300", message: "too many connections for role \"\(login.name)\"")
         }
-        let session = server.database.connect()
+        let session: Session
+        do {
+            session = try server.database.connect(to: parameters["database"].flatMap { $0.isEmpty ? nil : $0 } ?? login.name)
+        } catch let e as SQLError {
+            return fatal(context, code: e.code.rawValue, message: e.message)
+        } catch {
+            return fatal(context, code: "XX000", message: "\(error)")
+        }
         session.authenticate(as: login.name)
         logConnection("authenticated", user: login.name, process: session.process)
         logConnection("initiating session", user: login.name, process: session.process)
@@ -267,7 +272,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private func logConnection(_ event: String, user: String, process: Int, duration: Int64 = 0) {
         server.database.logConnection(event: event, remoteHost: remote.host, remotePort: remote.port, process: process, user: user,
                                       authMethod: authMethod, sessionID: sessionID, duration: duration,
-                                      applicationName: parameters["application_name"] ?? "")
+                                      applicationName: parameters["application_name"] ?? "",
+                                      database: parameters["database"].flatMap { $0.isEmpty ? nil : $0 } ?? user)
     }
 
     private static func nowMicros() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000_000).rounded()) }

@@ -41,8 +41,6 @@ public struct Login: Sendable, Equatable {
 public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 5439
-    /// The database name clients connect to (Redshift's default is `dev`).
-    public var databaseName = "dev"
     /// The superuser created with the database.
     public var superuser = "awsuser"
     /// The superuser's password; nil allows only trusted (loopback) logins.

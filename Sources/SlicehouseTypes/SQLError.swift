@@ -38,6 +38,7 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case inFailedTransaction = "25P02"
         case activeTransaction = "25001"
         case objectInUse = "55006"
+        case duplicateDatabase = "42P04"
         case queryCanceled = "57014"
         case adminShutdown = "57P01"
         case insufficientPrivilege = "42501"

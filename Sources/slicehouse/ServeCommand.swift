@@ -51,9 +51,6 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Close a connection idle this many seconds outside a transaction (0: never).")
     var idleTimeout = 0
 
-    @Option(name: .customLong("database-name"), help: "The database name clients connect to.")
-    var databaseName = "dev"
-
     @Option(name: .customLong("nodes"), help: "Compute nodes of a newly created database.")
     var nodes = 2
 
@@ -107,7 +104,6 @@ struct ServeCommand: ParsableCommand {
         configuration.port = port
         configuration.superuser = user
         configuration.superuserPassword = password
-        configuration.databaseName = databaseName
         configuration.maxConnections = maxConnections
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.tlsCertificate = tlsCert
@@ -155,7 +151,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         // The first line says where the server listens (tests read the port from it).
-        let banner = "slicehouse: listening on \(address), database \"\(databaseName)\" in \(directory ?? "memory")"
+        let banner = "slicehouse: listening on \(address), database \"\(Database.defaultDatabase)\" in \(directory ?? "memory")"
             + (password == nil ? " (loopback logins without a password)" : "")
             + (tlsCert != nil ? ", TLS available" : "")
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))

@@ -66,7 +66,7 @@ struct ShellCommand: ParsableCommand {
     @Option(name: [.customShort("U"), .customLong("username")], help: ArgumentHelp("User name on the server (default awsuser).", valueName: "user"))
     var user: String?
 
-    @Option(name: [.customShort("d"), .customLong("dbname")], help: ArgumentHelp("Database name on the server (default dev).", valueName: "name"))
+    @Option(name: [.customShort("d"), .customLong("dbname")], help: ArgumentHelp("The database to connect to (default dev).", valueName: "name"))
     var databaseName: String?
 
     @Option(name: [.customShort("D"), .customLong("data")],
@@ -153,8 +153,8 @@ struct ShellCommand: ParsableCommand {
             banner = "slicehouse (Slicehouse, server \(target.host):\(target.port), database \(target.database))"
             description = connection.connectionDescription
         } else {
-            if port != nil || user != nil || databaseName != nil {
-                printError("slicehouse: error: -p, -U and -d name a server: give its host with -h")
+            if port != nil || user != nil {
+                printError("slicehouse: error: -p and -U name a server: give its host with -h")
                 throw ExitCode(2)
             }
             let directory = resolvedDirectory()
@@ -170,15 +170,22 @@ struct ShellCommand: ParsableCommand {
                 printError("slicehouse: error: cannot open database \(directory.map { "in \"\($0)\"" } ?? "in memory"): \(reason)")
                 throw ExitCode(2)
             }
-            let local = database.connect()
+            let local: Session
+            do {
+                local = try database.connect(to: databaseName ?? Database.defaultDatabase)
+            } catch {
+                printError("slicehouse: error: \(ErrorReport.message(of: error))")
+                throw ExitCode(2)
+            }
             backend = local
             cancel = { [weak local] in local?.cancelRunning() ?? false }
             let layout = "\(database.cluster.nodes) node\(database.cluster.nodes == 1 ? "" : "s") × "
                 + "\(database.cluster.slicesPerNode) slice\(database.cluster.slicesPerNode == 1 ? "" : "s") per node"
             banner = "slicehouse (Slicehouse, \(layout))"
+            let named = local.connectedDatabase == Database.defaultDatabase ? "" : " \"\(local.connectedDatabase)\""
             description = directory.map {
-                "You are connected to the Slicehouse database in \"\($0)\" (\(layout))."
-            } ?? "You are connected to an in-memory Slicehouse database (\(layout))."
+                "You are connected to the Slicehouse database\(named) in \"\($0)\" (\(layout))."
+            } ?? "You are connected to an in-memory Slicehouse database\(named) (\(layout))."
         }
         defer { remote?.close() }
 

@@ -49,7 +49,7 @@ struct CommentCommand {
             if !session.isSuperuser && def.owner != session.user { throw AccessControl.permissionDenied("schema \(s)") }
             key = CommentKey.schema(s)
         case .database(let name):
-            guard name == Session.databaseName else {
+            guard name == session.databaseName else {
                 throw SQLError(.invalidCatalogName, "database \"\(name)\" does not exist")
             }
             try session.access.requireSuperuser("comment on the database")

@@ -50,7 +50,7 @@ struct MaterializedViewRefresh {
             try recompute(def, mv, replacing: current, meaning: meaning)
             status = "Refresh successfully recomputed MV from scratch"
         }
-        session.database.log(.mvRefreshStatus, [[.string(Session.databaseName), .int(Int64(session.currentUserID)),
+        session.database.log(.mvRefreshStatus, [[.string(session.databaseName), .int(Int64(session.currentUserID)),
                                                  .string(def.schema), .string(def.name), .int(Int64(session.transaction.id)),
                                                  .int(start), .int(Clock.nowMicros()), .string(status), .string(type)]])
         let done: String

@@ -83,6 +83,11 @@ struct SecurityCommand {
                     sec.replaceUser(u)
                 }
             })
+            // The databases it owns follow it.
+            for var d in session.transaction.catalog.allDatabases where d.owner == old {
+                d.owner = new
+                try session.transaction.alterDatabase(d.name, d)
+            }
             return StatementResult(tag: "ALTER USER", notices: ["NOTICE:  MD5 password cleared because of user rename"])
         case .dropUser(let names, let ifExists):
             try session.access.requireSuperuser("drop users")
@@ -97,6 +102,10 @@ struct SecurityCommand {
                     throw SQLError(.objectInUse, "user \"\(n)\" cannot be dropped because it is connected")
                 }
                 let catalog = session.transaction.catalog
+                if let owned = catalog.allDatabases.first(where: { $0.owner == n }) {
+                    throw SQLError(.dependentObjectsStillExist, "user \"\(n)\" cannot be dropped because the user owns some object",
+                                   detail: "owner of database \(owned.name)")
+                }
                 try session.transaction.changeSecurity(SecurityChange { try $0.dropUser(n, objectName: { catalog.objectName($0) }) })
             }
             return StatementResult(tag: "DROP USER", notices: notices)

@@ -30,8 +30,9 @@ struct VacuumCommand {
             names = [def.qualifiedName]
         } else {
             // Without a table name: the tables this user owns (all of them for a superuser).
-            let sec = database.store.current.catalog.security
-            names = database.store.current.catalog.allTables.filter { !$0.isTemporary || $0.schema == session.temporarySchema }
+            let committed = session.committedCatalog
+            let sec = committed.security
+            names = committed.allTables.filter { !$0.isTemporary || $0.schema == session.temporarySchema }
                 .filter { sec.isSuperuser(user) || sec.owner(.table($0.id)) == user }
                 .sorted { $0.id < $1.id }.map { $0.qualifiedName }
         }
@@ -43,10 +44,10 @@ struct VacuumCommand {
         defer { database.vacuumLog.end(token) }
         for n in names {
             // A table dropped since the list was made is skipped, as Redshift does.
-            if v.table == nil && database.store.current.catalog.table(n) == nil { continue }
+            if v.table == nil && session.committedCatalog.table(n) == nil { continue }
             // Cancel, pg_cancel_backend and statement_timeout stop it between pieces of work.
             try context.cancellation.check()
-            try database.vacuumer.vacuum(n, mode: mode, threshold: v.toPercent ?? TableVacuum.defaultThreshold,
+            try database.vacuumer.vacuum(n, in: session.transaction.database, mode: mode, threshold: v.toPercent ?? TableVacuum.defaultThreshold,
                                          process: session.process, background: false, context: context,
                                          isCancelled: { false })
         }

@@ -23,11 +23,18 @@ public struct Manifest: Codable, Sendable {
     public var comments: [String: String]?
     /// SQL functions (nil in directories written before them).
     public var functions: [FunctionDef]?
+    /// Every database but the default one, with its schemas, views, comments and functions
+    /// (its tables are in `tables`, each naming it); nil when there is none.
+    public var databases: [ManifestDatabase]?
+    /// The default database's definition, when its owner or connection limit changed.
+    public var defaultDatabase: DatabaseDef?
 
     public init(generation: UInt64, nextTableID: Int, tables: [ManifestTable], views: [ManifestView],
                 schemas: [SchemaDef]? = nil, security: Security? = nil, comments: [String: String]? = nil,
-                functions: [FunctionDef]? = nil) {
+                functions: [FunctionDef]? = nil, databases: [ManifestDatabase]? = nil, defaultDatabase: DatabaseDef? = nil) {
         self.functions = functions
+        self.databases = databases
+        self.defaultDatabase = defaultDatabase
         self.generation = generation; self.nextTableID = nextTableID; self.tables = tables; self.views = views
         self.schemas = schemas
         self.security = security
@@ -196,6 +203,23 @@ public struct ManifestView: Codable, Sendable {
     }
 }
 
+/// A database other than the default one, as a manifest or commit record keeps it.
+public struct ManifestDatabase: Codable, Sendable {
+    public var database: DatabaseDef
+    public var schemas: [SchemaDef]
+    public var views: [ManifestView]
+    public var comments: [String: String]
+    public var functions: [FunctionDef]
+    public init(_ d: ObjectSpace.Saved) {
+        database = d.database; schemas = d.schemas; views = d.views.map(ManifestView.init)
+        comments = d.comments; functions = d.functions
+    }
+    public var saved: ObjectSpace.Saved {
+        ObjectSpace.Saved(database: database, schemas: schemas, views: views.map { $0.def }, comments: comments,
+                          functions: functions)
+    }
+}
+
 public struct ManifestMaterializedView: Codable, Sendable {
     public var query: String
     public var searchPath: [String]
@@ -329,11 +353,13 @@ public struct ManifestTable: Codable, Sendable {
     public var refreshState: MaterializedViewState?
     /// `TableSnapshot.reorganizations` (absent when 0).
     public var reorganizations: Int?
+    /// The database it belongs to (absent: the default one).
+    public var database: String?
 
     /// Describe a table and its snapshot. Blocks held in memory cannot be named: only
     /// file-backed snapshots are written to a manifest.
     public init(def: TableDef, snapshot: TableSnapshot, identityNext: [Int: Int64]) throws {
-        id = def.id; schema = def.schema; name = def.name
+        id = def.id; schema = def.schema; name = def.name; database = def.database
         columns = def.columns.map(ManifestColumn.init)
         distStyle = def.distStyle.rawValue; distKey = def.distKey; sortKey = def.sortKey
         sortKeyKind = def.sortKeyKind.rawValue; primaryKey = def.primaryKey; uniqueKeys = def.uniqueKeys
@@ -425,9 +451,11 @@ public struct ManifestTable: Codable, Sendable {
             throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged")
         }
         try validate()
-        return TableDef(id: id, schema: schema, name: name, columns: try columns.map { try $0.def() },
-                        distStyle: ds, distKey: distKey, sortKey: sortKey, sortKeyKind: sk,
-                        primaryKey: primaryKey, uniqueKeys: uniqueKeys, materializedView: materializedView?.def)
+        var def = TableDef(id: id, schema: schema, name: name, columns: try columns.map { try $0.def() },
+                           distStyle: ds, distKey: distKey, sortKey: sortKey, sortKeyKind: sk,
+                           primaryKey: primaryKey, uniqueKeys: uniqueKeys, materializedView: materializedView?.def)
+        def.database = database
+        return def
     }
 
     /// The snapshot this entry describes, reading delete bitmaps through `readDeletes`.

@@ -21,6 +21,10 @@ struct CommitRecord: Codable, Sendable {
     var comments: [String: String]? = nil
     /// Every SQL function, when the commit changed any (nil: unchanged; absent in older logs).
     var functions: [FunctionDef]? = nil
+    /// Every database but the default one, when the commit changed any of them (nil: unchanged).
+    var databases: [ManifestDatabase]? = nil
+    /// The default database's definition, when the commit changed databases.
+    var defaultDatabase: DatabaseDef? = nil
 }
 
 /// `wal.log`: one record per commit since the last checkpoint, so that a commit writes

@@ -247,16 +247,23 @@ public final class DataStore: @unchecked Sendable {
             var next = latest
             next.sequence += 1
             var changed = Set<Int>()
-            for change in t.changes {
+            for scoped in t.changes {
+                let change = scoped.change
+                next.catalog.use(database: scoped.database)
+                if case .dropDatabase(let name) = change {
+                    for def in next.catalog.tables(inDatabase: name) { changed.insert(def.id); next.snapshots[def.id] = nil }
+                }
                 try next.catalog.apply(change)
                 switch change {
                 case .createTable(let def): changed.insert(def.id)
                 case .dropTable(let def): changed.insert(def.id); next.snapshots[def.id] = nil
                 case .renameTable(let def, _): changed.insert(def.id)
-                case .createView, .redefineView, .dropView, .createSchema, .dropSchema, .security, .comment, .createFunction, .dropFunction: break
+                case .createView, .redefineView, .dropView, .createSchema, .dropSchema, .security, .comment, .createFunction,
+                     .dropFunction, .createDatabase, .dropDatabase, .alterDatabase: break
                 }
             }
-            for (id, snap) in t.pending where next.catalog.table(id: id) != nil {
+            next.catalog.use(database: Catalog.defaultDatabase)
+            for (id, snap) in t.pending where next.catalog.tableInAnyDatabase(id: id) != nil {
                 next.snapshots[id] = snap
                 changed.insert(id)
             }
@@ -264,12 +271,13 @@ public final class DataStore: @unchecked Sendable {
                 next.versions[id] = next.sequence
                 next.writers[id] = t.id
             }
-            let dropped = changed.filter { next.catalog.table(id: $0) == nil }
+            let dropped = changed.filter { next.catalog.tableInAnyDatabase(id: $0) == nil }
             let droppedDamage: [String] = lock.withLock { dropped.flatMap { damaged[$0]?.entry.fileNames ?? [] } }
             if let directory {
                 for sink in t.sinks { try sink.sync() }
-                try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.changesViews },
-                            schemasChanged: t.changes.contains { $0.changesSchemas },
+                let elsewhere = t.changes.contains { $0.database != Catalog.defaultDatabase || $0.change.changesDatabases }
+                try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.change.changesViews },
+                            schemasChanged: t.changes.contains { $0.change.changesSchemas }, databasesChanged: elsewhere,
                             securityChanged: next.catalog.security != latest.catalog.security,
                             commentsChanged: next.catalog.comments != latest.catalog.comments,
                             functionsChanged: next.catalog.functions != latest.catalog.functions, directory: directory)
@@ -295,7 +303,7 @@ public final class DataStore: @unchecked Sendable {
     /// the log has grown past `CommitLog.checkpointBytes` — a checkpoint: the whole
     /// manifest rewritten and the log emptied.
     private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, schemasChanged: Bool,
-                         securityChanged: Bool, commentsChanged: Bool, functionsChanged: Bool,
+                         databasesChanged: Bool, securityChanged: Bool, commentsChanged: Bool, functionsChanged: Bool,
                          directory: String) throws {
         guard let log, !log.needsCheckpoint, log.size < CommitLog.checkpointBytes else {
             try writeManifest(next, directory: directory)
@@ -306,7 +314,7 @@ public final class DataStore: @unchecked Sendable {
         let (identities, nextID) = lock.withLock { (identityNext, nextTableID) }
         var tables: [ManifestTable] = [], dropped: [Int] = []
         for id in changed.sorted() {
-            if let def = next.catalog.table(id: id) {
+            if let def = next.catalog.tableInAnyDatabase(id: id) {
                 guard !def.isTemporary, let snap = next.snapshots[id] else { continue }
                 tables.append(try ManifestTable(def: def, snapshot: snap, identityNext: identities[id] ?? [:]))
             } else {
@@ -318,13 +326,15 @@ public final class DataStore: @unchecked Sendable {
                                     schemas: schemasChanged ? next.catalog.allSchemas : nil,
                                     security: securityChanged ? next.catalog.security : nil,
                                     comments: commentsChanged ? next.catalog.comments : nil,
-                                    functions: functionsChanged ? next.catalog.functions.values.sorted { $0.key < $1.key } : nil))
+                                    functions: functionsChanged ? next.catalog.functions.values.sorted { $0.key < $1.key } : nil,
+                                    databases: databasesChanged ? next.catalog.savedDatabases.map(ManifestDatabase.init) : nil,
+                                    defaultDatabase: databasesChanged ? next.catalog.databaseDef(Catalog.defaultDatabase) : nil))
     }
 
     private func writeManifest(_ s: DatabaseState, directory: String) throws {
         var tables: [ManifestTable] = []
         let (damagedNow, identities, nextID) = lock.withLock { (damaged, identityNext, nextTableID) }
-        for def in s.catalog.allTables where !def.isTemporary {
+        for def in s.catalog.tablesOfEveryDatabase where !def.isTemporary {
             if let d = damagedNow[def.id] {
                 tables.append(d.entry)  // kept as it was until it is dropped
                 continue
@@ -335,7 +345,9 @@ public final class DataStore: @unchecked Sendable {
         let m = Manifest(generation: s.sequence, nextTableID: max(nextID, s.catalog.nextTableID), tables: tables,
                          views: s.catalog.allViews.map(ManifestView.init), schemas: s.catalog.allSchemas,
                          security: s.catalog.security, comments: s.catalog.comments,
-                         functions: s.catalog.functions.values.sorted { $0.key < $1.key })
+                         functions: s.catalog.functions.values.sorted { $0.key < $1.key },
+                         databases: s.catalog.savedDatabases.map(ManifestDatabase.init),
+                         defaultDatabase: s.catalog.savedDefaultDatabase)
         try DurableFiles.replace((directory as NSString).appendingPathComponent(Manifest.fileName), with: try m.fileBytes())
     }
 
@@ -419,6 +431,7 @@ public final class DataStore: @unchecked Sendable {
         var security = m.security
         var comments = m.comments
         var functions = m.functions
+        var databases = m.databases ?? [], defaultDatabase = m.defaultDatabase
         for r in CommitLog.records(logBytes, path: logPath).records where r.sequence > generation {
             guard r.sequence == generation + 1 else { break }
             let replaced = Set(r.tables.map { $0.id }).union(r.dropped)
@@ -428,6 +441,7 @@ public final class DataStore: @unchecked Sendable {
             if let sec = r.security { security = sec }
             if let c = r.comments { comments = c }
             if let f = r.functions { functions = f }
+            if let d = r.databases { databases = d; defaultDatabase = r.defaultDatabase }
             nextID = max(nextID, r.nextTableID)
             generation = r.sequence
         }
@@ -438,7 +452,7 @@ public final class DataStore: @unchecked Sendable {
         for t in entries {
             // Ids key every per-table structure and names the catalog: each must be unique.
             guard t.id >= 0, ids.insert(t.id).inserted,
-                  names.insert(t.schema.lowercased() + "." + t.name.lowercased()).inserted else {
+                  names.insert((t.database ?? "") + "." + t.schema + "." + t.name).inserted else {
                 throw SQLError(.ioError, "manifest \"\(manifestPath)\" is inconsistent: table \"\(t.name)\" (id \(t.id)) is"
                     + " listed twice or has a negative id. Nothing was changed or deleted.")
             }
@@ -459,7 +473,8 @@ public final class DataStore: @unchecked Sendable {
             }
         }
         let catalog = Catalog(tables: defs, views: views.map { $0.def }, nextTableID: nextID, schemas: schemas,
-                              security: security, comments: comments, functions: functions)
+                              security: security, comments: comments, functions: functions,
+                              databases: databases.map { $0.saved }, defaultDatabase: defaultDatabase)
         state = DatabaseState(sequence: generation, catalog: catalog, snapshots: snapshots)
         nextTableID = catalog.nextTableID
         // Leftovers: files under slice*/ that the valid manifest does not name.

@@ -36,7 +36,9 @@ public final class Transaction: @unchecked Sendable {
 
     private var base: DatabaseState?
     private var view = Catalog()
-    private(set) var changes: [CatalogChange] = []
+    private(set) var changes: [ScopedCatalogChange] = []
+    /// The database whose objects `view` shows (`use(database:)`).
+    private var scope = Catalog.defaultDatabase
     private(set) var pending: [Int: TableSnapshot] = [:]
     /// Version of each committed table this transaction has read (what commit checks).
     private(set) var reads: [Int: UInt64] = [:]
@@ -76,19 +78,39 @@ public final class Transaction: @unchecked Sendable {
             let s = isFinished ? store.current : store.takeSnapshot(for: id)
             base = s
             view = s.catalog
+            view.use(database: scope)
+        }
+    }
+
+    /// A catalog change made here, in the database the transaction is in.
+    private func record(_ change: CatalogChange) {
+        changes.append(ScopedCatalogChange(database: view.database, change: change))
+    }
+
+    /// The database whose objects names find, and where catalog changes are made: the
+    /// session's (its connection's, or the last `USE`).
+    public var database: String { lock.withLock { scope } }
+
+    /// Name objects in database `name` (which the caller checked exists) from now on.
+    public func use(database name: String) {
+        lock.withLock {
+            scope = name
+            if base != nil { view.use(database: name) }
         }
     }
 
     /// The table `name` as this transaction sees it (or would see it, before its first
     /// statement: the latest committed one), without taking the snapshot.
     public func resolve(_ name: QualifiedName) -> TableDef? {
-        lock.withLock { base == nil ? store.current.catalog.table(name) : view.table(name) }
+        lock.withLock { base == nil ? store.current.catalog.using(database: scope)?.table(name) : view.table(name) }
     }
 
     /// The catalog as this transaction sees it.
     public var catalog: Catalog { lock.withLock { startLocked(); return view } }
 
-    func tableName(_ id: Int) -> String? { lock.withLock { view.table(id: id)?.name ?? base?.catalog.table(id: id)?.name } }
+    func tableName(_ id: Int) -> String? {
+        lock.withLock { view.tableInAnyDatabase(id: id)?.name ?? base?.catalog.tableInAnyDatabase(id: id)?.name }
+    }
 
     /// The rows of `table` as this transaction sees them (its own changes included),
     /// recorded as read. Throws for a quarantined table.
@@ -141,12 +163,12 @@ public final class Transaction: @unchecked Sendable {
             if let e = store.damage(of: def.id) { throw e }
             guard let b = base else { throw SQLError.internalError("transaction without a snapshot") }
             let latest = store.current
-            guard let committed = latest.catalog.table(id: def.id), committed == def, let snap = latest.snapshots[def.id] else {
+            guard let committed = latest.catalog.tableInAnyDatabase(id: def.id), committed == def, let snap = latest.snapshots[def.id] else {
                 throw Self.conflict(table: def.id, name: def.name, transaction: id, other: latest.writers[def.id])
             }
             // A write after a stale read can never commit: fail now rather than at COMMIT.
             for (t, seen) in reads where t != def.id && (latest.versions[t] ?? 0) != seen {
-                throw Self.conflict(table: t, name: view.table(id: t)?.name, transaction: id, other: latest.writers[t])
+                throw Self.conflict(table: t, name: view.tableInAnyDatabase(id: t)?.name, transaction: id, other: latest.writers[t])
             }
             let version = latest.versions[def.id] ?? 0
             if version != (b.versions[def.id] ?? 0) || (reads[def.id].map { $0 != version } ?? false) {
@@ -228,7 +250,7 @@ public final class Transaction: @unchecked Sendable {
         d.id = store.allocateTableID()
         try lock.withLock {
             try view.create(d)
-            changes.append(.createTable(d))
+            record(.createTable(d))
             created.insert(d.id)
             pending[d.id] = .empty(layout: store.layout, columnCount: d.columns.count, distStyle: d.distStyle, distKey: d.distKey)
         }
@@ -240,7 +262,7 @@ public final class Transaction: @unchecked Sendable {
         let def = try lockTable(name)
         try lock.withLock {
             try view.drop(def.qualifiedName)
-            changes.append(.dropTable(def))
+            record(.dropTable(def))
             pending[def.id] = nil
         }
     }
@@ -249,7 +271,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             startLocked()
             try view.createView(v, orReplace: orReplace)
-            changes.append(.createView(v, orReplace: orReplace))
+            record(.createView(v, orReplace: orReplace))
         }
     }
 
@@ -263,7 +285,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             startLocked()
             try view.dropView(name)
-            changes.append(.dropView(name))
+            record(.dropView(name))
         }
     }
 
@@ -278,7 +300,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             let change = CatalogChange.renameTable(def, renamed)
             try view.apply(change)
-            changes.append(change)
+            record(change)
         }
     }
 
@@ -290,7 +312,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             let change = CatalogChange.renameTable(def, new)
             try view.apply(change)
-            changes.append(change)
+            record(change)
         }
     }
 
@@ -303,11 +325,29 @@ public final class Transaction: @unchecked Sendable {
         try applyCatalogChange(.dropFunction(key))
     }
 
+    /// CREATE DATABASE, DROP DATABASE (with everything in it), ALTER DATABASE.
+    public func createDatabase(_ d: DatabaseDef) throws { try applyCatalogChange(.createDatabase(d)) }
+
+    public func dropDatabase(_ name: String) throws {
+        // Its tables' locks, as DROP TABLE takes them: a writer in the database goes first.
+        for def in catalog.tables(inDatabase: name) {
+            let statement = cancellation
+            try store.locks.acquire(table: def.id, owner: LockManager.Owner(transaction: id, process: process, startTime: startTime),
+                                    isCancelled: { statement.error })
+        }
+        lock.withLock {
+            for def in view.tables(inDatabase: name) { pending[def.id] = nil }
+        }
+        try applyCatalogChange(.dropDatabase(name))
+    }
+
+    public func alterDatabase(_ name: String, _ new: DatabaseDef) throws { try applyCatalogChange(.alterDatabase(name, new)) }
+
     private func applyCatalogChange(_ change: CatalogChange) throws {
         try lock.withLock {
             startLocked()
             try view.apply(change)
-            changes.append(change)
+            record(change)
         }
     }
 
@@ -317,7 +357,7 @@ public final class Transaction: @unchecked Sendable {
             startLocked()
             let change = CatalogChange.comment(key: key, text: text)
             try view.apply(change)
-            changes.append(change)
+            record(change)
         }
     }
 
@@ -325,7 +365,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             startLocked()
             try view.createSchema(s)
-            changes.append(.createSchema(s))
+            record(.createSchema(s))
         }
     }
 
@@ -334,7 +374,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             startLocked()
             try view.dropSchema(name)
-            changes.append(.dropSchema(name))
+            record(.dropSchema(name))
         }
     }
 
@@ -344,7 +384,7 @@ public final class Transaction: @unchecked Sendable {
         try lock.withLock {
             startLocked()
             try view.apply(.security(change))
-            changes.append(.security(change))
+            record(.security(change))
         }
     }
 
