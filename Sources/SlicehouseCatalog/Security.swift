@@ -566,6 +566,13 @@ public struct Security: Codable, Sendable, Equatable {
         for i in acl.indices where acl[i].object == old { acl[i].object = new }
     }
 
+    /// ALTER SCHEMA ... RENAME TO: the schema's owner, grants and default privileges follow
+    /// it (its tables' are by id; its views' follow each view as it moves).
+    public mutating func renameSchema(_ old: String, to new: String) {
+        rename(.schema(old), to: .schema(new))
+        for i in defaults.indices where defaults[i].schema == old { defaults[i].schema = new }
+    }
+
     /// Forget every object `exists` says is gone.
     public mutating func prune(_ exists: (SecuredObject) -> Bool) {
         for o in owners.keys where !exists(o) { owners[o] = nil }

@@ -623,7 +623,7 @@ public final class Session: @unchecked Sendable {
             return try VacuumCommand(session: self, context: context).run(v)
         case .analyze(let a):
             return try AnalyzeCommand(session: self, context: context).run(a)
-        case .createSchema, .dropSchema, .alterTable:
+        case .createSchema, .dropSchema, .alterSchema, .alterTable:
             return try DDLCommand(session: self, context: context).schemaStatement(statement)
         case .lock(let names):
             return try lock(names)

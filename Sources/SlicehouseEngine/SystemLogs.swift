@@ -225,7 +225,7 @@ enum StatementKind: String, Sendable {
             self = .query
         case .createTable(let c):
             if case .query = c.source { self = .query } else { self = .ddl }
-        case .createView, .dropView, .dropTable, .createSchema, .dropSchema, .alterTable,
+        case .createView, .dropView, .dropTable, .createSchema, .dropSchema, .alterSchema, .alterTable,
              .database(.create), .database(.drop), .database(.alter):
             self = .ddl
         default:

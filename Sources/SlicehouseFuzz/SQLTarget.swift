@@ -222,7 +222,7 @@ final class SQLFuzzState: @unchecked Sendable {
         case .query, .explain, .show: return Change.none
         case .set, .reset, .begin, .commit, .rollback, .lock, .prepared: return .session
         case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .merge, .comment, .createFunction, .dropFunction, .procedure, .truncate, .vacuum, .analyze,
-             .createSchema, .dropSchema, .alterTable, .security, .refreshMaterializedView:
+             .createSchema, .dropSchema, .alterSchema, .alterTable, .security, .refreshMaterializedView:
             return .database
         }
     }

@@ -517,6 +517,23 @@ public struct Analyze: Sendable, Hashable {
     }
 }
 
+/// `ALTER SCHEMA name RENAME TO new` or `ALTER SCHEMA name QUOTA {n [MB | GB | TB] | UNLIMITED}`
+/// (`ALTER SCHEMA name OWNER TO user` is a security statement).
+public struct AlterSchema: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        case rename(String)
+        /// QUOTA: accepted, not kept.
+        case quota
+    }
+    public var name: String
+    public var action: Action
+    @IgnoredInComparison public var location: SourceLocation
+
+    public init(name: String, action: Action, location: SourceLocation = .unknown) {
+        self.name = name; self.action = action; self.location = location
+    }
+}
+
 /// `CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION user] [QUOTA ...]` or
 /// `CREATE SCHEMA AUTHORIZATION user` (the schema is named after the user).
 public struct CreateSchema: Sendable, Hashable {

@@ -656,6 +656,7 @@ public indirect enum Statement: Sendable, Hashable {
     case security(SecurityStatement)
     case createSchema(CreateSchema)
     case dropSchema(DropSchema)
+    case alterSchema(AlterSchema)
     case alterTable(AlterTable)
     case refreshMaterializedView(RefreshMaterializedView)
     /// `PREPARE name [(types)] AS statement`, `EXECUTE name [(args)]`, `DEALLOCATE [PREPARE] name | ALL`.

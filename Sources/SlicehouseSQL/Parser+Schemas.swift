@@ -28,6 +28,22 @@ extension Parser {
         return CreateSchema(name: schemaName, ifNotExists: ifNotExists, authorization: authorization, location: start.location)
     }
 
+    /// After ALTER: `SCHEMA name {RENAME TO new | QUOTA {n [MB | GB | TB] | UNLIMITED}}`.
+    mutating func parseAlterSchema() throws -> AlterSchema {
+        let start = current
+        try expectWord("schema")
+        let name = try parseIdentifier()
+        if acceptWords("rename", "to") {
+            return AlterSchema(name: name, action: .rename(try parseIdentifier()), location: start.location)
+        }
+        try expectWord("quota")
+        if !acceptWord("unlimited") {
+            _ = try parseInteger()
+            _ = acceptWord("mb") || acceptWord("gb") || acceptWord("tb")
+        }
+        return AlterSchema(name: name, action: .quota, location: start.location)
+    }
+
     /// After DROP: `SCHEMA [IF EXISTS] a, b [CASCADE | RESTRICT]`.
     mutating func parseDropSchema(start: Token) throws -> DropSchema {
         try expectWord("schema")

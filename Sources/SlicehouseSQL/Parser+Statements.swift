@@ -50,6 +50,10 @@ extension Parser {
         case "prepare", "execute", "deallocate": return .prepared(try parsePreparedSQL())
         case "alter":
             if isWord("database", at: 1) { advance(); return try parseAlterDatabase() }
+            if isWord("schema", at: 1), isWord("rename", at: 3) || isWord("quota", at: 3) {
+                advance()
+                return .alterSchema(try parseAlterSchema())
+            }
             if isWord("procedure", at: 1) {
                 advance(); advance()
                 return .procedure(try parseAlterProcedure())

@@ -340,6 +340,7 @@ extension DDLCommand {
         switch statement {
         case .createSchema(let c): return try createSchema(c)
         case .dropSchema(let d): return try dropSchemas(d)
+        case .alterSchema(let a): return try alterSchema(a)
         case .alterTable(let a): return try alterTable(a)
         default: throw SQLError.internalError("not a schema statement")
         }
@@ -451,14 +452,7 @@ extension DDLCommand {
                 guard session.transaction.catalog.schema(schema) != nil else {
                     throw SQLError(.invalidSchemaName, "schema \"\(s)\" does not exist")
                 }
-                let target = QualifiedName(schema: schema, name: t.name)
-                if session.transaction.catalog.hasRelation(target) {
-                    throw SQLError(.duplicateTable, "relation \"\(t.name)\" already exists in schema \"\(schema)\"")
-                }
-                let renamed = Renamed.table(id: t.id, from: t.qualifiedName, to: target)
-                let followers = renameFollowers(of: renamed)
-                try session.transaction.renameTable(t.qualifiedName, to: target)
-                try follow(renamed, followers)
+                try moveTable(t, toSchema: schema)
             case .renameColumn(let old, let new):
                 guard let i = t.columnIndex(old) else {
                     throw SQLError(.undefinedColumn, "column \"\(old)\" does not exist")
@@ -521,9 +515,21 @@ extension DDLCommand {
         return StatementResult(tag: tag, notices: notices)
     }
 
+    /// ALTER TABLE ... SET SCHEMA: the same table in `schema`, the views that read it following.
+    func moveTable(_ t: TableDef, toSchema schema: String) throws {
+        let target = QualifiedName(schema: schema, name: t.name)
+        if session.transaction.catalog.hasRelation(target) {
+            throw SQLError(.duplicateTable, "relation \"\(t.name)\" already exists in schema \"\(schema)\"")
+        }
+        let renamed = Renamed.table(id: t.id, from: t.qualifiedName, to: target)
+        let followers = renameFollowers(of: renamed)
+        try session.transaction.renameTable(t.qualifiedName, to: target)
+        try follow(renamed, followers)
+    }
+
     /// A view renamed or moved: dropped and created again under its new name, with its
     /// owner, grants and comments, and the views that read it rewritten to follow it.
-    private func renameView(_ v: ViewDef, to new: ViewDef) throws {
+    func renameView(_ v: ViewDef, to new: ViewDef) throws {
         let renamed = Renamed.view(v.qualifiedName, to: new.qualifiedName)
         let followers = renameFollowers(of: renamed)
         let comments = session.transaction.catalog.comments
