@@ -27,10 +27,12 @@ python_modules() {
         python3 -m pip install --quiet pytest pexpect >&2 \
             || echo "setup-system: could not install pytest and pexpect; the shell's terminal tests cannot run" >&2
     fi
-    # The server's real clients (Tests/integration/test_server_*.py).
-    if ! python3 -c "import psycopg2, psycopg, pg8000, redshift_connector, sqlalchemy, sqlalchemy_redshift" >/dev/null 2>&1; then
+    # The server's real clients (Tests/integration/test_server_*.py). SQLAlchemy 2.0:
+    # sqlalchemy-redshift 1.0's column reflection calls PGDialect._reflect_type as 2.0
+    # has it (2.1 changed its arguments).
+    if ! python3 -c "import psycopg2, psycopg, pg8000, redshift_connector, sqlalchemy, sqlalchemy_redshift, sys; sys.exit(0 if sqlalchemy.__version__.startswith('2.0.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet psycopg2-binary 'psycopg[binary]' pg8000 redshift_connector \
-            'sqlalchemy>=2,<2.2' sqlalchemy-redshift >&2 \
+            'sqlalchemy>=2,<2.1' sqlalchemy-redshift >&2 \
             || echo "setup-system: could not install the Python PostgreSQL clients; the server's client tests cannot run" >&2
     fi
     # dbt (Tests/integration/test_dbt.py): 1.10 is the last dbt-core whose install

@@ -158,8 +158,11 @@ extension SystemTables {
         return out
     }
 
-    private static func defaultText(_ c: ColumnDef) -> String? {
-        if let id = c.identity { return "\"identity\"(\(id.seed), \(id.step))" }
+    /// A column's default as pg_attrdef and information_schema show it: an IDENTITY column's
+    /// is Redshift's `"identity"(table oid, column index, 'seed,step'::text)`, which
+    /// clients parse (sqlalchemy-redshift reads the seed and step from it).
+    private static func defaultText(_ c: ColumnDef, table: Int64, index: Int) -> String? {
+        if let id = c.identity { return "\"identity\"(\(table), \(index), '\(id.seed),\(id.step)'::text)" }
         return c.defaultSQL
     }
 
@@ -250,7 +253,9 @@ extension SystemTables {
             let tables = Dictionary(visibleTables.map { (Int64($0.id), $0) }, uniquingKeysWith: { a, _ in a })
             var encodings: [Int64: [ColumnEncoding]] = [:]
             for t in tables.values { encodings[Int64(t.id)] = transaction.peek(t.id)?.encodings }
-            let rows = allColumns.map { c -> [Value] in
+            // A late-binding view's columns are not known until it is read: Redshift lists
+            // none (pg_get_late_binding_view_cols() gives them).
+            let rows = allColumns.filter { !($0.kind == "v" && views[$0.oid]?.lateBinding == true) }.map { c -> [Value] in
                 let i = c.number - 1
                 let t = c.kind == "r" ? tables[c.oid] : nil
                 let sortPos = t.flatMap { t in
@@ -266,7 +271,7 @@ extension SystemTables {
                 var row: [Value] = [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
                         .int(Int64(c.column.type.width > 0 && !c.column.type.isString && !c.column.type.isDecimal ? c.column.type.width : -1)),
                         .int(Int64(c.number)), .int(0), .int(-1), .int(Self.typeModifier(c.column.type)), .bool(false),
-                        .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column) != nil),
+                        .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column, table: c.oid, index: i) != nil),
                         .bool(false), .bool(true), .int(0), .bool(t?.distKey == i), .bool(false), .int(Int64(sortPos)),
                         .int(encoding), .int(0)]
                 if info {
@@ -294,7 +299,7 @@ extension SystemTables {
             var n: Int64 = 0
             for t in visibleTables {
                 for (i, c) in t.columns.enumerated() {
-                    guard let d = Self.defaultText(c) else { continue }
+                    guard let d = Self.defaultText(c, table: Int64(t.id), index: i) else { continue }
                     n += 1
                     rows.append([.int(700_000 + n), .int(Int64(t.id)), .int(Int64(i + 1)), .string(d), .string(d)])
                 }
@@ -401,7 +406,7 @@ extension SystemTables {
             let rows = columns.map { c -> [Value] in
                 let t = c.column.type
                 return [.string(databaseName), .string(c.schema), .string(c.relation), .string(c.column.name),
-                        .int(Int64(c.number)), opt(Self.defaultText(c.column)), .string(c.column.notNull ? "NO" : "YES"),
+                        .int(Int64(c.number)), opt(Self.defaultText(c.column, table: c.oid, index: c.number - 1)), .string(c.column.notNull ? "NO" : "YES"),
                         .string(Self.dataTypeName(t)), lengthValue(t), precisionValue(t), radixValue(t), scaleValue(t),
                         datetimePrecision(t)]
             }

@@ -413,8 +413,8 @@ extension Binder {
         if let regex = try bindRegexOperator(op, l, r, e, scope, agg) { return regex }
         switch op {
         case .and, .or:
-            let a = try coerce(try bindExpr(l, scope, agg: agg), to: .boolean)
-            let b = try coerce(try bindExpr(r, scope, agg: agg), to: .boolean)
+            let a = try coerce(try condition(try bindExpr(l, scope, agg: agg), op == .and ? "AND" : "OR", l.location), to: .boolean)
+            let b = try coerce(try condition(try bindExpr(r, scope, agg: agg), op == .and ? "AND" : "OR", r.location), to: .boolean)
             func parts(_ x: BoundExpr) -> [BoundExpr] {
                 if op == .and, case .and(let p) = x { return p }
                 if op == .or, case .or(let p) = x { return p }
@@ -630,13 +630,9 @@ extension Binder {
             let v = try bindExpr(w.condition, scope, agg: agg)
             if let operand {
                 conds.append(try comparison(.equal, operand, v, untypedB: isStringLiteral(w.condition)))
-            } else if v.type.isInteger {
-                // Redshift takes an integer condition as true when it is not 0
-                // (`WHEN regexp_instr(...) THEN`).
-                conds.append(.binary(.notEqual, v, .constant(.int(0), v.type), .boolean))
             } else {
-                try requireBoolean(v, "CASE/WHEN", w.condition.location)
-                conds.append(try coerce(v, to: .boolean))   // an untyped NULL becomes a BOOLEAN NULL
+                // An untyped NULL becomes a BOOLEAN NULL.
+                conds.append(try coerce(try condition(v, "CASE/WHEN", w.condition.location), to: .boolean))
             }
         }
         var results = try c.whens.map { try bindExpr($0.result, scope, agg: agg) }

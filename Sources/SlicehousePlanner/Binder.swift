@@ -260,9 +260,7 @@ public final class Binder {
                 case .predicate(let p): preds.append(p); continue
                 case nil: break
                 }
-                let pred = try bindExpr(c, scope, agg: nil)
-                try requireBoolean(pred, "WHERE", c.location)
-                preds.append(pred)
+                preds.append(try condition(try bindExpr(c, scope, agg: nil), "WHERE", c.location))
             }
             plan = try applyPendingScalars(plan)
             if !preds.isEmpty { plan = .filter(plan, preds.count == 1 ? preds[0] : .and(preds)) }
@@ -770,6 +768,14 @@ public final class Binder {
         default:
             return e
         }
+    }
+
+    /// A condition: a boolean, or — as Redshift takes one — an integer, true when it is not
+    /// 0 (`WHERE 1 AND ...`, `WHEN regexp_instr(...) THEN`).
+    func condition(_ e: BoundExpr, _ clause: String, _ loc: SourceLocation) throws -> BoundExpr {
+        if e.type.isInteger { return .binary(.notEqual, e, .constant(.int(0), e.type), .boolean) }
+        try requireBoolean(e, clause, loc)
+        return e
     }
 
     func requireBoolean(_ e: BoundExpr, _ clause: String, _ loc: SourceLocation) throws {

@@ -79,6 +79,7 @@ extension Parser {
         case "trim" where call: return try parseTrim()
         case "interval" where isStringToken(at: 1): return try parseIntervalLiteral()
         case "approximate" where peek().word != nil && isSymbol("(", at: 2): return try parseApproximateCall()
+        case "array" where isSymbol("[", at: 1): return try parseArrayConstructor()
         default: break
         }
         if Keywords.parameterlessFunctions.contains(word) && !call { return parseKeywordFunction(word) }
@@ -87,6 +88,29 @@ extension Parser {
             throw syntaxError(at: token)
         }
         return try parseNameExpression()
+    }
+
+    /// `ARRAY[a, b, ...]`, PostgreSQL's array constructor as catalog queries use it
+    /// (`array[1::smallint]` beside pg_constraint.conkey): the array's text form, as the
+    /// catalog's arrays are kept (`{1,2}`; a NULL element is `NULL`).
+    private mutating func parseArrayConstructor() throws -> Expr {
+        let token = advance()   // ARRAY
+        try expectSymbol("[")
+        var items: [Expr] = []
+        if !isSymbol("]") {
+            repeat { items.append(try parseExpr()) } while acceptSymbol(",")
+        }
+        try expectSymbol("]")
+        let at = token.location
+        func text(_ s: String) -> Expr { Expr(.literal(.string(s)), at: at) }
+        var out = text("{")
+        for (i, item) in items.enumerated() {
+            if i > 0 { out = Expr(.binary(.concat, out, text(",")), at: at) }
+            let element = Expr(.function(FunctionCall(name: "coalesce", args: [
+                Expr(.cast(item, DataType.unsizedVarchar, .doubleColon), at: at), text("NULL")])), at: at)
+            out = Expr(.binary(.concat, out, element), at: at)
+        }
+        return Expr(.binary(.concat, out, text("}")), at: at)
     }
 
     private func isStringToken(at offset: Int) -> Bool {
