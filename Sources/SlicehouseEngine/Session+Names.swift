@@ -8,8 +8,9 @@ import SlicehouseCatalog
 /// schema (`pg_temp` is the session's own temporary schema; `pg_catalog` and
 /// `information_schema` hold the system views), an unqualified one in the session's
 /// temporary schema, then the system views (pg_catalog, searched first as in
-/// Redshift), then each existing schema of `search_path` in order. A database part
-/// must name this database (`dev`).
+/// Redshift), then each existing schema of `search_path` in order, all in the database
+/// the session uses (Session+Databases.swift). A database part must name that database,
+/// except where a query reads a table (`acrossDatabases`).
 extension Session {
     /// What a name stands for.
     enum NamedObject {

@@ -253,6 +253,10 @@ public final class DataStore: @unchecked Sendable {
                 if case .dropDatabase(let name) = change {
                     for def in next.catalog.tables(inDatabase: name) { changed.insert(def.id); next.snapshots[def.id] = nil }
                 }
+                if case .alterDatabase(let name, let new) = change, new.name != name {
+                    // Its tables are kept under the database's name: written again under the new one.
+                    for def in next.catalog.tables(inDatabase: name) { changed.insert(def.id) }
+                }
                 try next.catalog.apply(change)
                 switch change {
                 case .createTable(let def): changed.insert(def.id)

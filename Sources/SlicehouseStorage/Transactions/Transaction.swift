@@ -249,6 +249,7 @@ public final class Transaction: @unchecked Sendable {
         var d = def
         d.id = store.allocateTableID()
         try lock.withLock {
+            d.database = view.database == Catalog.defaultDatabase ? nil : view.database   // as the catalog records it
             try view.create(d)
             record(.createTable(d))
             created.insert(d.id)
