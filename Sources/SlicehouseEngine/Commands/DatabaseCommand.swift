@@ -39,9 +39,9 @@ struct DatabaseCommand {
         if Self.reserved.contains(c.name) {
             throw SQLError(.duplicateDatabase, "database \"\(c.name)\" already exists")
         }
-        let owner = c.owner ?? session.user
-        guard security.user(owner) != nil else { throw SQLError(.undefinedObject, "user \"\(owner)\" does not exist") }
-        if c.owner != nil, owner != session.user, !security.isSuperuser(session.user) {
+        let given = c.owner ?? session.user
+        guard let owner = security.user(given)?.name else { throw SQLError(.undefinedObject, "user \"\(given)\" does not exist") }
+        if owner != session.user, !security.isSuperuser(session.user) {
             throw SQLError(.insufficientPrivilege, "permission denied: must be superuser to create a database for another user")
         }
         var def = DatabaseDef(name: c.name, id: (catalog.allDatabases.map(\.id).max() ?? 16_384) + 1, owner: owner,
@@ -120,8 +120,8 @@ struct DatabaseCommand {
             guard session.isSuperuser else {
                 throw SQLError(.insufficientPrivilege, "permission denied: must be superuser to change the owner of a database")
             }
-            guard catalog.security.user(owner) != nil else { throw SQLError(.undefinedObject, "user \"\(owner)\" does not exist") }
-            d.owner = owner
+            guard let user = catalog.security.user(owner) else { throw SQLError(.undefinedObject, "user \"\(owner)\" does not exist") }
+            d.owner = user.name
         case .connectionLimit(let limit):
             try requireOwner(d)
             d.connectionLimit = limit
