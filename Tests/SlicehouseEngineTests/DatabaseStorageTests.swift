@@ -79,16 +79,8 @@ final class DatabaseStorageTests: XCTestCase {
     }
 
     func testDatabasesSurviveReopenFromTheCommitLog() throws {
-        let crashed = dir + "-crashed"
+        let crashed = try crashCopy(of: dir) { try make() }
         defer { try? FileManager.default.removeItem(atPath: crashed) }
-        do {
-            let open = try make()
-            try FileManager.default.copyItem(atPath: dir, toPath: crashed)
-            withExtendedLifetime(open) {}
-        }
-        let log = (crashed as NSString).appendingPathComponent("wal.log")
-        XCTAssertGreaterThan((try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0, 0,
-                             "the commits are in the log")
         try check(try Database(directory: crashed))
     }
 
@@ -111,14 +103,12 @@ final class DatabaseStorageTests: XCTestCase {
         try make()
         // A copy taken while the database is open is what a crash leaves: the manifest,
         // and the rename only in the commit log.
-        let crashed = dir + "-crashed"
-        defer { try? FileManager.default.removeItem(atPath: crashed) }
-        do {
+        let crashed = try crashCopy(of: dir) {
             let db = try Database(directory: dir)
             _ = try db.connect().execute("alter database sales rename to revenue")
-            try FileManager.default.copyItem(atPath: dir, toPath: crashed)
-            withExtendedLifetime(db) {}
+            return db
         }
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
         for directory in [crashed, crashed, dir] {   // the log replayed, then the checkpoint it left; a clean close
             let db = try Database(directory: directory)
             let s = try db.connect(to: "revenue")
