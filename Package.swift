@@ -29,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The self-signed certificate `serve` makes when given none.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // System libraries through module maps.
@@ -95,7 +98,9 @@ let package = Package(
                                .product(name: "NIOCore", package: "swift-nio"),
                                .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                               .product(name: "Crypto", package: "swift-crypto")]),
+                               .product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "X509", package: "swift-certificates"),
+                               .product(name: "SwiftASN1", package: "swift-asn1")]),
         // sqllogictest runner (used by the CLI and the test suite).
         .target(name: "SlicehouseSQLLogicTest",
                 dependencies: ["SlicehouseTypes", "SlicehouseEngine", .product(name: "Crypto", package: "swift-crypto")]),

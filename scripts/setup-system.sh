@@ -35,11 +35,23 @@ python_modules() {
             'sqlalchemy>=2,<2.1' sqlalchemy-redshift >&2 \
             || echo "setup-system: could not install the Python PostgreSQL clients; the server's client tests cannot run" >&2
     fi
+    # pandas' read_sql and to_sql through sqlalchemy-redshift (test_sqlalchemy_inspector.py).
+    if ! python3 -c "import pandas" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'pandas>=2.2,<4' >&2 \
+            || echo "setup-system: could not install pandas; its round trips cannot run" >&2
+    fi
     # dbt (Tests/integration/test_dbt.py): 1.10 is the last dbt-core whose install
     # fetches nothing outside the package registry.
     if ! python3 -c "import dbt.adapters.redshift, dbt.version, sys; sys.exit(0 if dbt.version.__version__.startswith('1.10.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'dbt-core==1.10.*' 'dbt-redshift==1.9.*' >&2 \
             || echo "setup-system: could not install dbt-core 1.10 and dbt-redshift 1.9; the dbt test will be skipped" >&2
+    fi
+    # dbt-redshift's own functional tests (Tests/integration/dbt_redshift) run on
+    # dbt-tests-adapter's fixtures: 1.11.0 is the release of the adapter's 1.9 line. Its
+    # requirements are dbt's, installed above; --no-deps keeps pip from moving dbt-core.
+    if ! python3 -c "import dbt.tests.fixtures.project, freezegun" >/dev/null 2>&1; then
+        python3 -m pip install --quiet --no-deps 'dbt-tests-adapter==1.11.0' 'freezegun>=1.5,<2' >&2 \
+            || echo "setup-system: could not install dbt-tests-adapter; dbt-redshift's functional tests cannot run" >&2
     fi
     # dbt-redshift's install may pull scramp back to 1.4, which pg8000 refuses; every client
     # here works with 1.5.

@@ -177,8 +177,19 @@ struct AccessControl {
     /// (an admin view over every user and table). An object is named as the function
     /// accepts it: a schema by name; a table or view by `schema.name`, by `name` when the
     /// search path finds it, and a table by its OID.
-    func privilegeKeys(_ function: String, privilege: String) throws -> [String] {
+    func privilegeKeys(_ function: String, privilege: String, object: String? = nil) throws -> [String] {
         let isSchema = function == "has_schema_privilege"
+        // One object named as the call names it (`"dev"."s"."t"`, `s.t`, an oid, a system
+        // view), the user a column: each user's own answer, keyed by the name as written.
+        if let object {
+            var keys: [String] = []
+            for user in session.security.allUsers {
+                let args: [Value] = [.string(user.name), .string(object), .string(privilege)]
+                let answer = isSchema ? try hasSchemaPrivilege(args) : try hasTablePrivilege(args)
+                if answer == .bool(true) { keys.append(user.name + "\u{1}" + object.lowercased()) }
+            }
+            return keys
+        }
         var privileges: [Privilege] = []
         for word in privilege.lowercased().split(separator: ",") {
             let w = word.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " with grant option", with: "")
@@ -240,14 +251,23 @@ struct AccessControl {
         let parts = SystemTables.identifierParts(table, caseSensitive: session.parseOptions.caseSensitiveIdentifiers)
         guard let last = parts.last, parts.count <= 3 else { throw SQLError(.invalidText, "invalid name syntax: \"\(table)\"") }
         let name = parts.count >= 2 ? ObjectName(schema: parts[parts.count - 2], name: last) : ObjectName(name: last)
-        let object = try objectOf(name).object
+        // A system table or view (dbt asks about SVV_TABLE_INFO before it reads it):
+        // everyone may SELECT it, and the rows it shows depend on who asks; the other
+        // privileges only a superuser has.
+        let isSystem: Bool
+        if case .system = try session.lookup(name, in: session.transaction.catalog) { isSystem = true } else { isSystem = false }
+        let object = isSystem ? nil : try objectOf(name).object
         var any = false
         for word in privilegeText.split(separator: ",") {
             let w = word.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " with grant option", with: "")
             guard let p = Privilege(rawValue: w), Privilege.table.contains(p) else {
                 throw SQLError(.invalidParameter, "unrecognized privilege type: \"\(word)\"")
             }
-            if session.security.has(who, p, on: object) { any = true }
+            if let object {
+                if session.security.has(who, p, on: object) { any = true }
+            } else if p == .select || session.security.user(who)?.superuser == true {
+                any = true
+            }
         }
         return .bool(any)
     }

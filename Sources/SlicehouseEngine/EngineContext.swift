@@ -115,9 +115,9 @@ final class StatementContext: BinderCatalog, PlannerContext {
         }
     }
 
-    func privilegeKeys(_ function: String, privilege: String) throws -> [String] {
+    func privilegeKeys(_ function: String, privilege: String, object: String?) throws -> [String] {
         readsSessionState = true
-        return try session.access.privilegeKeys(function, privilege: privilege)
+        return try session.access.privilegeKeys(function, privilege: privilege, object: object)
     }
 
     func viewDefinitions() -> [(oid: Int64, definition: String)] {

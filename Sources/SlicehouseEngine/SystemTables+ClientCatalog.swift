@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
@@ -81,6 +82,43 @@ extension SystemTables {
         transaction.catalog.allViews.enumerated().map { (Int64(Self.viewOIDBase + $0.offset), $0.element) }
     }
 
+    /// A materialized view shows itself as Redshift shows one: a view (relkind 'v', its oid
+    /// the table id; in pg_views and information_schema.views with its CREATE statement)
+    /// whose rows are kept in a table named `mv_tbl__<name>__0` (in pg_class and
+    /// pg_attribute, with the distribution and sort key: dbt reads them there).
+    static let materializedViewTableOIDBase = 800_000_000
+
+    static func materializedViewTableName(_ t: TableDef) -> String { "mv_tbl__\(t.name)__0" }
+
+    /// The CREATE MATERIALIZED VIEW statement pg_views shows, rebuilt from what the
+    /// catalog keeps (BACKUP is not kept: always YES).
+    func materializedViewDefinition(_ t: TableDef) -> String {
+        guard let mv = t.materializedView else { return "" }
+        var query = mv.queryText.trimmingCharacters(in: .whitespacesAndNewlines)
+        while query.hasSuffix(";") { query = String(query.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) }
+        if query.hasPrefix("("), query.hasSuffix(")") {
+            query = String(query.dropFirst().dropLast()).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var lines = ["create materialized view \(t.name)", "    backup yes"]
+        switch t.distStyle {
+        case .even: lines.append("    diststyle even")
+        case .all: lines.append("    diststyle all")
+        case .auto: lines.append("    diststyle auto")
+        case .key:
+            lines.append("    diststyle key")
+            if let k = t.distKey { lines.append("    distkey (\(t.columns[k].name))") }
+        }
+        if !t.sortKey.isEmpty {
+            let kind = t.sortKeyKind == .interleaved ? "interleaved " : ""
+            lines.append("    \(kind)sortkey (\(t.sortKey.map { t.columns[$0].name }.joined(separator: ", ")))")
+        }
+        lines.append("    auto refresh \(mv.autoRefresh ? "yes" : "no")")
+        lines.append("as (")
+        lines.append("    " + query)
+        lines.append(");")
+        return lines.joined(separator: "\n")
+    }
+
     /// COMMENT ON's texts as pg_description holds them: tables and their columns (pg_class,
     /// 1259), views and their columns, schemas (pg_namespace, 2615) and the database
     /// (pg_database, 1262).
@@ -148,7 +186,8 @@ extension SystemTables {
     private var allColumns: [(schema: String, relation: String, oid: Int64, kind: String, number: Int, column: ColumnDef)] {
         var out: [(String, String, Int64, String, Int, ColumnDef)] = []
         for t in visibleTables {
-            for (i, c) in t.columns.enumerated() { out.append((t.schema, t.name, Int64(t.id), "r", i + 1, c)) }
+            let kind = t.materializedView == nil ? "r" : "v"
+            for (i, c) in t.columns.enumerated() { out.append((t.schema, t.name, Int64(t.id), kind, i + 1, c)) }
         }
         for (oid, v) in viewsWithOIDs {
             for (i, c) in (columns(of: v) ?? []).enumerated() {
@@ -220,10 +259,19 @@ extension SystemTables {
                 let style: Int64
                 switch t.distStyle { case .even: style = 0; case .key: style = 1; case .all: style = 8; case .auto: style = 9 }
                 let primaryKey = !t.primaryKey.isEmpty || t.columns.contains { $0.isPrimaryKey }
+                let acl = aclText(.table(t.id), owner: transaction.catalog.security.owner(.table(t.id)))
+                if t.materializedView != nil {
+                    rows.append(classRow(oid: Int64(t.id), name: t.name, schema: t.schema, owner: owner, fileNode: 0, tuples: 0,
+                                         kind: "v", columns: t.columns.count, distStyle: 0, primaryKey: false, rules: true, acl: acl))
+                    let oid = Int64(Self.materializedViewTableOIDBase + t.id)
+                    rows.append(classRow(oid: oid, name: Self.materializedViewTableName(t), schema: t.schema, owner: owner,
+                                         fileNode: oid, tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
+                                         primaryKey: false, rules: false, acl: acl))
+                    continue
+                }
                 rows.append(classRow(oid: Int64(t.id), name: t.name, schema: t.schema, owner: owner, fileNode: Int64(t.id),
                                      tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
-                                     primaryKey: primaryKey, rules: false,
-                                     acl: aclText(.table(t.id), owner: transaction.catalog.security.owner(.table(t.id)))))
+                                     primaryKey: primaryKey, rules: false, acl: acl, temporary: t.isTemporary))
             }
             for (oid, v) in viewsWithOIDs {
                 let object = SecuredObject.view(schema: v.schema, name: v.name)
@@ -241,7 +289,8 @@ extension SystemTables {
                                     ("reldiststyle", .smallint), ("relprojbaseid", .integer), ("relchecks", .smallint),
                                     ("reltriggers", .smallint), ("relukeys", .smallint), ("relfkeys", .smallint),
                                     ("relrefs", .smallint), ("relhasoids", .boolean), ("relhaspkey", .boolean),
-                                    ("relhasrules", .boolean), ("relhassubclass", .boolean), ("relacl", Self.aclType)], rows)
+                                    ("relhasrules", .boolean), ("relhassubclass", .boolean), ("relacl", Self.aclType),
+                                    ("relpersistence", .char(1))], rows)
         case "pg_attribute", "pg_attribute_info":
             // PostgreSQL 8.0's columns with Redshift's: attisdistkey, attsortkeyord (the
             // column's place in the sort key, negative in an interleaved one) and
@@ -250,12 +299,25 @@ extension SystemTables {
             let info = name == "pg_attribute_info"
             let attacl: [(String, DataType)] = info ? [("attacl", Self.aclType)] : []
             let views = Dictionary(viewsWithOIDs.map { ($0.oid, $0.view) }, uniquingKeysWith: { a, _ in a })
-            let tables = Dictionary(visibleTables.map { (Int64($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+            // Tables by their oid: a materialized view's under its table's (mv_tbl__...).
+            var tables: [Int64: TableDef] = [:]
             var encodings: [Int64: [ColumnEncoding]] = [:]
-            for t in tables.values { encodings[Int64(t.id)] = transaction.peek(t.id)?.encodings }
+            var backing: [(schema: String, relation: String, oid: Int64, kind: String, number: Int, column: ColumnDef)] = []
+            for t in visibleTables {
+                let oid = Int64(t.materializedView == nil ? t.id : Self.materializedViewTableOIDBase + t.id)
+                if tables[oid] == nil { tables[oid] = t }
+                encodings[oid] = transaction.peek(t.id)?.encodings
+                if t.materializedView != nil {
+                    for (i, c) in t.columns.enumerated() {
+                        backing.append((t.schema, Self.materializedViewTableName(t), oid, "r", i + 1, c))
+                    }
+                }
+            }
+            let materializedViews = Dictionary(visibleTables.filter { $0.materializedView != nil }.map { (Int64($0.id), $0) },
+                                               uniquingKeysWith: { a, _ in a })
             // A late-binding view's columns are not known until it is read: Redshift lists
             // none (pg_get_late_binding_view_cols() gives them).
-            let rows = allColumns.filter { !($0.kind == "v" && views[$0.oid]?.lateBinding == true) }.map { c -> [Value] in
+            let rows = (allColumns + backing).filter { !($0.kind == "v" && views[$0.oid]?.lateBinding == true) }.map { c -> [Value] in
                 let i = c.number - 1
                 let t = c.kind == "r" ? tables[c.oid] : nil
                 let sortPos = t.flatMap { t in
@@ -277,7 +339,9 @@ extension SystemTables {
                 if info {
                     var object: SecuredObject? = nil
                     if c.kind == "r" {
-                        object = SecuredObject.table(Int(c.oid))
+                        object = tables[c.oid].map { SecuredObject.table($0.id) }
+                    } else if let t = materializedViews[c.oid] {
+                        object = SecuredObject.table(t.id)
                     } else if let v = views[c.oid] {
                         object = SecuredObject.view(schema: v.schema, name: v.name)
                     }
@@ -362,18 +426,25 @@ extension SystemTables {
         case "pg_database":
             return make(-46, name, Self.pgDatabaseColumns, pgDatabaseRows)
         case "pg_tables":
+            // A materialized view's rows are in its table (mv_tbl__<name>__0), listed here.
             let rows = visibleTables.map { t -> [Value] in
-                [.string(t.schema), .string(t.name), .string(transaction.catalog.security.owner(.table(t.id)) ?? owner(of: t.schema)),
+                let tableName = t.materializedView == nil ? t.name : Self.materializedViewTableName(t)
+                return [.string(t.schema), .string(tableName), .string(transaction.catalog.security.owner(.table(t.id)) ?? owner(of: t.schema)),
                  .null, .bool(false), .bool(false), .bool(false)]
             }
             return make(-47, name, [("schemaname", nameType), ("tablename", nameType), ("tableowner", nameType),
                                     ("tablespace", nameType), ("hasindexes", .boolean), ("hasrules", .boolean),
                                     ("hastriggers", .boolean)], rows)
         case "pg_views":
-            let rows = transaction.catalog.allViews.map { v -> [Value] in
+            var rows = transaction.catalog.allViews.map { v -> [Value] in
                 [.string(v.schema), .string(v.name),
                  .string(transaction.catalog.security.owner(.view(schema: v.schema, name: v.name)) ?? owner(of: v.schema)),
                  .string(v.queryText + ";")]
+            }
+            for t in visibleTables where t.materializedView != nil {
+                rows.append([.string(t.schema), .string(t.name),
+                             .string(transaction.catalog.security.owner(.table(t.id)) ?? owner(of: t.schema)),
+                             .string(materializedViewDefinition(t))])
             }
             return make(-48, name, [("schemaname", nameType), ("viewname", nameType), ("viewowner", nameType),
                                     ("definition", .text)], rows)
@@ -381,7 +452,7 @@ extension SystemTables {
             var rows: [[Value]] = []
             for t in visibleTables {
                 rows.append([.string(databaseName), .string(t.schema), .string(t.name),
-                             .string(t.isTemporary ? "LOCAL TEMPORARY" : "BASE TABLE")])
+                             .string(t.materializedView != nil ? "VIEW" : t.isTemporary ? "LOCAL TEMPORARY" : "BASE TABLE")])
             }
             for v in transaction.catalog.allViews {
                 rows.append([.string(databaseName), .string(v.schema), .string(v.name), .string("VIEW")])
@@ -458,9 +529,13 @@ extension SystemTables {
                                           ("default_character_set_schema", nameType),
                                           ("default_character_set_name", nameType), ("sql_path", .varchar(256))], rows)
         case "information_schema.views":
-            let rows = transaction.catalog.allViews.map { v -> [Value] in
+            var rows = transaction.catalog.allViews.map { v -> [Value] in
                 [.string(databaseName), .string(v.schema), .string(v.name), .string(v.queryText + ";"),
                  .string("NONE"), .string("NO"), .string("NO")]
+            }
+            for t in visibleTables where t.materializedView != nil {
+                rows.append([.string(databaseName), .string(t.schema), .string(t.name), .string(materializedViewDefinition(t)),
+                             .string("NONE"), .string("NO"), .string("NO")])
             }
             return make(-54, "views", [("table_catalog", nameType), ("table_schema", nameType), ("table_name", nameType),
                                        ("view_definition", .varchar(65535)), ("check_option", .varchar(32)),

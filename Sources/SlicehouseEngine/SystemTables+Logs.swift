@@ -15,7 +15,8 @@ import SlicehousePlatform
 extension SystemTables {
     static let logNames = LogTable.tables.map(\.name) + ["stl_scan", "svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
                                                           "stv_mv_info", "svv_alter_table_recommendations", "stv_exec_state",
-                                                          "stl_plan_info", "stl_s3client", "stv_active_cursors"]
+                                                          "stl_plan_info", "stl_s3client", "stv_active_cursors", "sys_query_detail",
+                                                          "svv_mv_info"]
 
     /// STV_RECENTS shows this many finished queries, the most recent.
     static let recentQueries = 100
@@ -60,6 +61,66 @@ extension SystemTables {
                                                  ("is_rlf_scan_reason", .integer), ("blocks_read", .bigint),
                                                  ("blocks_skipped", .bigint), ("runtime_filtering", .boolean),
                                                  ("rows_runtime_filtered", .bigint)], rows)
+        case "sys_query_detail":
+            // One row per step that touched a permanent table: each INSERT's and COPY's
+            // insert step (STL_INSERT) and each DELETE's and UPDATE's delete step
+            // (STL_DELETE), their slices summed, and each scan (STL_SCAN). dbt's source
+            // freshness reads a table's last insert here. Redshift's columns through
+            // output_rows, then blocks_read and is_active; streams and segments are not
+            // kept apart (NULL). The rows of a DISTSTYLE ALL table are counted once (each
+            // node's slice holds a copy).
+            var queries: [Int64: [Value]] = [:]
+            for q in database.logRows(.query) { if let id = q[1].asInt64 { queries[id] = q } }
+            let names = Dictionary(transaction.catalog.allTables.map { (Int64($0.id), $0.name) }, uniquingKeysWith: { a, _ in a })
+            func micros(_ start: Value, _ end: Value) -> Value {
+                guard let s = start.asInt64, let e = end.asInt64 else { return .null }
+                return .int(e - s)
+            }
+            var rows: [[Value]] = []
+            for (step, log) in [("insert", LogTable.insert), ("delete", LogTable.delete)] {
+                // (query, table) -> (user, first start, last end, rows), in the log's order
+                var order: [[Int64]] = []
+                var merged: [[Int64]: (user: Value, start: Value, end: Value, rows: Int64, most: Int64)] = [:]
+                for r in database.logRows(log) {
+                    guard let query = r[1].asInt64, let table = r[9].asInt64 else { continue }
+                    let key = [query, table]
+                    let n = r[8].asInt64 ?? 0
+                    if var m = merged[key] {
+                        if let s = r[5].asInt64, let ms = m.start.asInt64, s < ms { m.start = r[5] }
+                        if let e = r[6].asInt64, let me = m.end.asInt64, e > me { m.end = r[6] }
+                        m.rows += n
+                        m.most = max(m.most, n)
+                        merged[key] = m
+                    } else {
+                        merged[key] = (r[0], r[5], r[6], n, n)
+                        order.append(key)
+                    }
+                }
+                for key in order {
+                    guard let m = merged[key] else { continue }
+                    let copies = transaction.catalog.table(id: Int(key[1])).flatMap { transaction.peek($0.id) }?.distribution == .all
+                    let n = copies ? m.most : m.rows
+                    rows.append([m.user, .int(key[0]), .int(1), .null, .null, .null, .string(step), .int(key[1]),
+                                 names[key[1]].map { .string($0) } ?? .null, .string("f"), m.start, m.end,
+                                 micros(m.start, m.end), .null, .null, .int(n), .null, .int(n), .null, .string("f")])
+                }
+            }
+            for r in database.logRows(.scan) {
+                guard let query = r[0].asInt64, let table = r[1].asInt64 else { continue }
+                let q = queries[query]
+                let start = q?[7] ?? .null, end = q?[8] ?? .null
+                rows.append([q?[0] ?? .null, .int(query), .int(1), .null, .null, .null, .string("scan"), .int(table),
+                             names[table].map { .string($0) } ?? .null,
+                             .string(r[3] == .bool(true) ? "t" : "f"), start, end, micros(start, end), .null, .null, .null,
+                             .null, r[2], r[4], .string("f")])
+            }
+            return make(-225, name, [("user_id", .integer), ("query_id", .bigint), ("child_query_sequence", .integer),
+                                     ("stream_id", .integer), ("segment_id", .integer), ("step_id", .integer),
+                                     ("step_name", .text), ("table_id", .integer), ("table_name", .char(136)),
+                                     ("is_rrscan", .char(1)), ("start_time", .timestamp), ("end_time", .timestamp),
+                                     ("duration", .bigint), ("alert", .text), ("input_bytes", .bigint), ("input_rows", .bigint),
+                                     ("output_bytes", .bigint), ("output_rows", .bigint), ("blocks_read", .bigint),
+                                     ("is_active", .char(1))], rows)
         case "stl_plan_info":
             // STL_EXPLAIN's steps as numbers: each step's costs, rows and bytes (rows times
             // width) from its `(cost=a..b rows=r width=w)`; locus 1 for a step on the leader
@@ -131,8 +192,9 @@ extension SystemTables {
                                                  ("workmem", .bigint), ("num_parts", .integer), ("is_rrscan", .char(1)),
                                                  ("is_delayed_scan", .char(1))]
             return make(-116, name, columns, rows)
-        case "stv_mv_info":
+        case "stv_mv_info", "svv_mv_info":
             // Every materialized view: stale when a base table changed since its last refresh.
+            // SVV_MV_INFO shows the same in other columns (dbt reads autorefresh there).
             let catalog = transaction.catalog
             var rows: [[Value]] = []
             for def in catalog.allTables.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
@@ -144,6 +206,12 @@ extension SystemTables {
                 rows.append([.string(databaseName), .string(def.schema), .string(def.name),
                              .int(Int64(state?.xid ?? 0)), .string(stale ? "t" : "f"), .string(owner),
                              .int(incremental ? 1 : 0), .string(mv.autoRefresh ? "t" : "f"), .string("t")])
+            }
+            if name == "svv_mv_info" {
+                return make(-226, name, [("database_name", .char(128)), ("schema_name", .char(128)), ("user_name", .char(128)),
+                                         ("name", .char(128)), ("is_stale", .char(1)), ("state", .integer),
+                                         ("autorefresh", .char(1)), ("autorewrite", .char(1))],
+                            rows.map { [$0[0], $0[1], $0[5], $0[2], $0[4], $0[6], $0[7], $0[8]] })
             }
             return make(-114, name, [("db_name", .char(128)), ("schema", .char(128)), ("name", .char(128)),
                                      ("updated_upto_xid", .bigint), ("is_stale", .char(1)),

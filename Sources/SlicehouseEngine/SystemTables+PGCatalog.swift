@@ -305,12 +305,16 @@ extension SystemTables {
 
     /// One pg_class row (Redshift's columns; relukeys, relfkeys and relrefs are unused, as
     /// in PostgreSQL 8.0).
+    /// One pg_class row. The last column, relpersistence ('p', or 't' for a temporary
+    /// table), is PostgreSQL 9.1's, past Redshift's: SQLAlchemy 2's PostgreSQL reflection
+    /// (pandas' to_sql with if_exists='replace') filters on it.
     func classRow(oid: Int64, name: String, schema: String, owner: Int64, fileNode: Int64, tuples: Double, kind: String,
-                          columns: Int, distStyle: Int64, primaryKey: Bool, rules: Bool, acl: Value) -> [Value] {
+                          columns: Int, distStyle: Int64, primaryKey: Bool, rules: Bool, acl: Value,
+                          temporary: Bool = false) -> [Value] {
         [.int(oid), .string(name), .int(Self.schemaOID(schema)), .int(0), .int(owner), .int(0), .int(fileNode), .int(0),
          .int(0), .double(tuples), .int(0), .int(0), .bool(false), .bool(false), .string(kind), .int(Int64(columns)), .int(0),
          .bool(false), .bool(false), .int(distStyle), .int(0), .int(0), .int(0), .int(0), .int(0), .int(0), .bool(false),
-         .bool(primaryKey), .bool(rules), .bool(false), acl]
+         .bool(primaryKey), .bool(rules), .bool(false), acl, .string(temporary ? "t" : "p")]
     }
 
     /// Redshift's privilege letters in their bitmask order (PG_DEFAULT_ACL's page:

@@ -108,7 +108,7 @@ struct SystemTables {
                     let others = perColumn.enumerated().filter { $0.offset != key }.map(\.element).max() ?? 0
                     if perColumn[key] > 0 { skewSortKey = .double((Double(others) / Double(perColumn[key]) * 100).rounded() / 100) }
                 }
-                rows.append([.string("dev"), .string(t.schema), .int(Int64(t.id)), .string(t.name), .string(encoded ? "Y" : "N"),
+                rows.append([.string(databaseName), .string(t.schema), .int(Int64(t.id)), .string(t.name), .string(encoded ? "Y" : "N"),
                              .string(dist), t.sortKey.first.map { .string(t.columns[$0].name) } ?? .null,
                              .int(Int64(maxVarchar)), sk1enc, .int(Int64(t.sortKey.count)), .int(Int64(blocks)), pctUsed, .int(0),
                              unsorted, statsOff, .int(Int64(physical)), skewSortKey, skew, .int(Int64(snap.rowCount)), .null,

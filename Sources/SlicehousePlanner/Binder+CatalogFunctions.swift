@@ -3,6 +3,7 @@ import SlicehouseTypes
 import SlicehousePlan
 import SlicehouseFunctions
 import SlicehouseSQL
+import SlicehouseCatalog
 
 /// The catalog functions drivers and tools call in their metadata queries, written as
 /// expressions the binder already knows: `format_type(oid, typmod)`, `pg_get_expr(expr,
@@ -370,10 +371,33 @@ extension Binder {
             throw SQLError(.undefinedFunction, "function \(f.name) is not available here", line: loc.line, column: loc.column)
         }
         guard case .constant(let privilegeValue, _) = bound[bound.count - 1] else {
-            throw SQLError(.featureNotSupported, "\(f.name)() needs a constant privilege", line: loc.line, column: loc.column)
+            // The privilege from a column (dbt's grant listing crosses pg_user with a
+            // list of privilege words): `CASE lower(trim(p)) WHEN 'select' THEN
+            // f(user, object, 'select') ... END`, each branch with a constant privilege.
+            let words = f.name == "has_schema_privilege" ? Privilege.schema : Privilege.table
+            let privilegeArg = f.args[f.args.count - 1]
+            let operand = Expr(.function(FunctionCall(name: "lower", args: [
+                Expr(.function(FunctionCall(name: "btrim", args: [privilegeArg])), at: privilegeArg.location)])),
+                               at: privilegeArg.location)
+            let whens = words.map { p -> SlicehouseSQL.WhenClause in
+                var call = f
+                call.args[call.args.count - 1] = Expr(.literal(.string(p.rawValue)), at: privilegeArg.location)
+                return SlicehouseSQL.WhenClause(condition: Expr(.literal(.string(p.rawValue))), result: Expr(.function(call), at: loc))
+            }
+            return try bindExpr(Expr(.caseWhen(CaseExpr(operand: operand, whens: whens)), at: loc), scope, agg: agg)
         }
         if privilegeValue.isNull { return .constant(.null, .boolean) }
-        let keys = try catalog.privilegeKeys(f.name, privilege: privilegeValue.asString ?? "")
+        // A constant object is looked up once, by the name as written (dbt's grant listing
+        // names it `"db"."schema"."table"`); else every object under each of its names.
+        var constantObject: String? = nil
+        if case .constant(let v, _) = bound[bound.count - 2] {
+            if v.isNull { return .constant(.null, .boolean) }
+            switch v {
+            case .int(let i): constantObject = String(i)
+            default: constantObject = v.asString
+            }
+        }
+        let keys = try catalog.privilegeKeys(f.name, privilege: privilegeValue.asString ?? "", object: constantObject)
         let userExpr: BoundExpr
         if bound.count == 3 {
             userExpr = try coerce(bound[0], to: .varchar(65535))

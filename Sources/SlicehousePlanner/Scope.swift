@@ -28,8 +28,10 @@ public protocol BinderCatalog {
     /// enable_case_sensitive_super_attribute: SUPER navigation matches names exactly.
     func sessionCaseSensitiveSuperAttributes() -> Bool
     /// For `has_schema_privilege` / `has_table_privilege` over columns: every
-    /// `user + "\u{1}" + object` the function answers true for with `privilege`.
-    func privilegeKeys(_ function: String, privilege: String) throws -> [String]
+    /// `user + "\u{1}" + object` the function answers true for with `privilege` — over
+    /// every object, or (`object` given: the user alone is a column) that one, keyed by
+    /// its text as written, in lower case.
+    func privilegeKeys(_ function: String, privilege: String, object: String?) throws -> [String]
     /// For `pg_get_viewdef(oid)` over a column: every view's oid and definition.
     func viewDefinitions() -> [(oid: Int64, definition: String)]
     /// `'name'::regclass` (`kind` "regclass"), `'f'::regproc`, `'f(integer)'::regprocedure`:
@@ -61,7 +63,7 @@ extension BinderCatalog {
     public func sessionDayFirst() -> Bool { false }
     public func sessionParseOptions() -> ParseOptions { .standard }
     public func sessionCaseSensitiveSuperAttributes() -> Bool { false }
-    public func privilegeKeys(_ function: String, privilege: String) throws -> [String] { [] }
+    public func privilegeKeys(_ function: String, privilege: String, object: String?) throws -> [String] { [] }
     public func viewDefinitions() -> [(oid: Int64, definition: String)] { [] }
     public func objectOID(_ kind: String, _ text: String) throws -> Int64 {
         throw SQLError(.undefinedObject, "\(kind) \"\(text)\" does not exist")

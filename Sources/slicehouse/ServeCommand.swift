@@ -39,11 +39,14 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("hba-file"), help: ArgumentHelp("Per-host authentication rules.", valueName: "file"))
     var hbaFile: String?
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS (default: server.crt in the data directory, a self-signed certificate made on the first start).", valueName: "file"))
     var tlsCert: String?
 
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS (default: server.key in the data directory).", valueName: "file"))
     var tlsKey: String?
+
+    @Flag(name: .customLong("no-tls"), help: "Offer no TLS (clients must use sslmode=disable or prefer).")
+    var noTLS = false
 
     @Option(name: .customLong("max-connections"), help: "Most client connections at once (Redshift's 500).")
     var maxConnections = 500
@@ -76,6 +79,7 @@ struct ServeCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard !noTLS || tlsCert == nil else { throw ValidationError("--no-tls and --tls-cert contradict each other") }
         guard nodes >= 1 && nodes <= 128, slicesPerNode >= 1 && slicesPerNode <= 64 else {
             throw ValidationError("--nodes must be 1 to 128 and --slices-per-node 1 to 64")
         }
@@ -106,8 +110,6 @@ struct ServeCommand: ParsableCommand {
         configuration.superuserPassword = password
         configuration.maxConnections = maxConnections
         configuration.idleTimeoutSeconds = idleTimeout
-        configuration.tlsCertificate = tlsCert
-        configuration.tlsKey = tlsKey
         configuration.eventLoopThreads = 2
         if let hbaFile {
             do {
@@ -132,6 +134,21 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         database.serverFileDirectories = copyDirectories
+        // TLS: the operator's certificate, else the data directory's self-signed one (made
+        // now on the first start); none in memory or with --no-tls.
+        var tls: (certificate: String, key: String)? = tlsCert.flatMap { c in tlsKey.map { (c, $0) } }
+        var selfSigned = false
+        if tls == nil, !noTLS, let directory {
+            do {
+                tls = try SelfSignedCertificate.ensure(inDirectory: directory, host: host)
+                selfSigned = true
+            } catch {
+                printError("slicehouse serve: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        configuration.tlsCertificate = tls?.certificate
+        configuration.tlsKey = tls?.key
         if let wlmFile {
             do {
                 try database.useWLMConfigurationFile(wlmFile)
@@ -153,7 +170,7 @@ struct ServeCommand: ParsableCommand {
         // The first line says where the server listens (tests read the port from it).
         let banner = "slicehouse: listening on \(address), database \"\(Database.defaultDatabase)\" in \(directory ?? "memory")"
             + (password == nil ? " (loopback logins without a password)" : "")
-            + (tlsCert != nil ? ", TLS available" : "")
+            + (tls.map { selfSigned ? ", TLS with the self-signed certificate \($0.certificate)" : ", TLS available" } ?? "")
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         signal(SIGPIPE, SIG_IGN)
         // SIGHUP re-reads the WLM configuration (as PostgreSQL reloads its settings); it is

@@ -12,6 +12,10 @@ import re
 import pexpect
 import pytest
 
+# dbt-redshift's own functional suite is run by dbt_redshift/run.py in a process of its
+# own (test_dbt_redshift_suite.py), with its own conftest and pytest plugins.
+collect_ignore = ["dbt_redshift"]
+
 BIN = os.environ.get("SLICEHOUSE_BIN", "/tmp/shbin/slicehouse")
 TIMEOUT = 20          # seconds for any single expectation
 ROWS, COLS = 40, 120

@@ -116,3 +116,35 @@ def test_autoload(engine):
         c.commit()
         rows = c.execute(sa.select(t.c.id, t.c.region).order_by(t.c.id)).all()
     assert [tuple(r) for r in rows] == [(1, "east"), (2, "west"), (3, "north")]
+
+
+def test_pandas_round_trips(engine):
+    """pandas' to_sql (replace, then append) and read_sql through sqlalchemy-redshift, as
+    notebooks and BI extracts use them: the values come back as written."""
+    try:
+        import pandas as pd
+    except ImportError:
+        if CI:
+            raise
+        pytest.skip("pandas is not installed")
+    frame = pd.DataFrame({"id": [1, 2, 3], "name": ["ann", "bob", None], "score": [1.5, 2.25, -3.0],
+                          "day": pd.to_datetime(["2024-01-01", "2024-02-29", "2024-12-31"])})
+    assert frame.to_sql("scores", engine, schema="sales", if_exists="replace", index=False) == 3
+    back = pd.read_sql("select id, name, score, day from sales.scores order by id", engine)
+    assert back["id"].tolist() == [1, 2, 3]
+    assert back["name"].tolist()[:2] == ["ann", "bob"] and back["name"].isna().tolist() == [False, False, True]
+    assert back["score"].tolist() == [1.5, 2.25, -3.0]
+    assert [str(d.date()) for d in back["day"]] == ["2024-01-01", "2024-02-29", "2024-12-31"]
+    # The table pandas made is a table the Inspector describes.
+    insp = sa.inspect(engine)
+    assert "scores" in insp.get_table_names(schema="sales")
+    assert [c["name"] for c in insp.get_columns("scores", schema="sales")] == ["id", "name", "score", "day"]
+    # append adds rows; replace starts over.
+    more = pd.DataFrame({"id": [4], "name": ["dee"], "score": [0.5], "day": pd.to_datetime(["2025-06-01"])})
+    more.to_sql("scores", engine, schema="sales", if_exists="append", index=False)
+    assert pd.read_sql("select count(*) as n, sum(id) as s from sales.scores", engine).iloc[0].tolist() == [4, 10]
+    frame.head(1).to_sql("scores", engine, schema="sales", if_exists="replace", index=False)
+    assert pd.read_sql_table("scores", engine, schema="sales")["id"].tolist() == [1]
+    # A parameterised read.
+    got = pd.read_sql(sa.text("select id from sales.orders where id >= :lo order by id"), engine, params={"lo": 2})
+    assert got["id"].tolist() == [2, 3]

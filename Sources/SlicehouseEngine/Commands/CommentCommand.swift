@@ -19,6 +19,13 @@ struct CommentCommand {
             try session.access.requireOwner(of: t, or: .alter)
             key = CommentKey.table(t.id)
         case .view(let name):
+            // A materialized view is a view to COMMENT ON VIEW (as in Redshift; dbt comments
+            // on one so), kept with its table.
+            if let t = try session.resolveTable(name), t.materializedView != nil {
+                try session.access.requireOwner(of: t, or: .alter)
+                key = CommentKey.table(t.id)
+                break
+            }
             guard let v = try session.resolveView(name) else {
                 throw SQLError(.undefinedTable, "relation \"\(name.description)\" does not exist")
             }

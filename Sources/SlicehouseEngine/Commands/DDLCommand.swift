@@ -181,6 +181,11 @@ struct DDLCommand {
             let full = try writer.completeRows(created, targets: Array(0..<columns.count), provided: chunks)
             try writer.append(full, to: created)
             let n = chunks.reduce(0) { $0 + $1.count }
+            // A CTAS writes its rows through an insert step, as Redshift logs it (STL_INSERT,
+            // SYS_QUERY_DETAIL: dbt's source freshness reads a table's last insert there).
+            session.database.logInserts(query: session.statementQueryID, userID: session.currentUserID, table: created.id,
+                                        before: nil, after: session.transaction.peek(created.id),
+                                        start: session.runningStatement?.start)
             if materialized != nil, let ctx = queryContext, var snap = session.transaction.peek(created.id) {
                 // Where the base tables stood: the first REFRESH folds in what is appended after.
                 snap.refreshState = MaterializedViews(session).refreshState(ctx, excluding: created.id,

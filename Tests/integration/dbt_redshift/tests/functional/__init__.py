@@ -1,0 +1,1 @@
+# supports namespacing during test discovery

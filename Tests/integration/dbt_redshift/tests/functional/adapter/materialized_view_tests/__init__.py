@@ -1,0 +1,1 @@
+# provides namespacing for test discovery
