@@ -384,7 +384,12 @@ extension Binder {
                 call.args[call.args.count - 1] = Expr(.literal(.string(p.rawValue)), at: privilegeArg.location)
                 return SlicehouseSQL.WhenClause(condition: Expr(.literal(.string(p.rawValue))), result: Expr(.function(call), at: loc))
             }
-            return try bindExpr(Expr(.caseWhen(CaseExpr(operand: operand, whens: whens)), at: loc), scope, agg: agg)
+            // Any other word: PostgreSQL's error (NULL for NULL), raised when a row has it.
+            let cases = try bindExpr(Expr(.caseWhen(CaseExpr(operand: operand, whens: whens)), at: loc), scope, agg: agg)
+            guard case .caseWhen(let ws, nil, let type) = cases else { return cases }
+            let other = BoundExpr.function(Builtins.internals.unrecognizedPrivilege,
+                                           [try coerce(bound[bound.count - 1], to: .varchar(65535))], .boolean)
+            return .caseWhen(ws, elseResult: other, type)
         }
         if privilegeValue.isNull { return .constant(.null, .boolean) }
         // A constant object is looked up once, by the name as written (dbt's grant listing

@@ -32,6 +32,9 @@ final class SystemCatalogShapeTests: XCTestCase {
         "information_schema.tables": (["is_insertable_into", "is_typed", "commit_action"],
                                       "columns of a later PostgreSQL's information_schema that clients ask for"),
         "information_schema.columns": (["is_updatable"], "a later PostgreSQL's column that clients ask for"),
+        "sys_query_detail": (["blocks_read", "is_active"],
+                             "blocks a scan read (STL_SCAN's count) and whether the step still runs, of the columns the "
+                             + "documentation lists after output_rows (docs/DIFFERENCES.md)"),
         "pg_class": (["relpersistence"], "PostgreSQL 9.1's column that SQLAlchemy 2's reflection filters on (pandas' to_sql)"),
     ]
 

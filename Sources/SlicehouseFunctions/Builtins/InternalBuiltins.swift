@@ -136,6 +136,19 @@ public struct InternalFamily: FunctionFamily {
     })
     /// The most values one row's generate_series makes.
     public static let seriesMaxValues = 1_000_000
+    /// ?unrecognized_privilege?(p) → BOOLEAN: `has_table_privilege` / `has_schema_privilege`
+    /// with the privilege from a column, for a value that is no privilege word: PostgreSQL's
+    /// error; NULL for NULL.
+    public let unrecognizedPrivilege = ScalarFunction("?unrecognized_privilege?", internal: true, arguments: 1...1,
+                                                      kernel: { a, t, n in
+        var out = Vector(type: t, capacity: n)
+        for i in 0..<n {
+            let v = a[0].value(at: a[0].isConstant ? 0 : i)
+            if v.isNull { out.appendNull(); continue }
+            throw SQLError(.invalidParameter, "unrecognized privilege type: \"\(v.asString ?? "")\"")
+        }
+        return out
+    })
     /// A cast with assignment (INSERT/UPDATE) rules: a string longer than the target is an
     /// error instead of being truncated.
     public let assignmentCast = ScalarFunction("assignment_cast", internal: true, arguments: 1...1, kernel: { a, t, _ in
