@@ -108,8 +108,11 @@ def test_the_connection_log_records_each_session(tmp_path, driver):
         pid = query(first, "select pg_backend_pid()")[0][0]
         query(first, "create user watcher password 'Watcher123'")
         first.close()
+        # One attempt: with sslmode=prefer (the default) libpq tries again without TLS after
+        # a failed login over TLS, and the server rightly logs both.
         with pytest.raises(driver.OperationalError):
-            connect(server, user="watcher", password="Wrong1234")
+            driver.connect(host=server.host, port=server.port, user="watcher", password="Wrong1234", dbname="dev",
+                           sslmode="require")
         admin = connect(server)
         sql = ("select trim(event), trim(username), trim(remotehost), trim(dbname), duration > 0, trim(authmethod) <> '' "
                "from stl_connection_log where pid = %s order by recordtime, event")
