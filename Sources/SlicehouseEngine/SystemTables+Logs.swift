@@ -195,10 +195,21 @@ extension SystemTables {
         case "stv_mv_info", "svv_mv_info":
             // Every materialized view: stale when a base table changed since its last refresh.
             // SVV_MV_INFO shows the same in other columns (dbt reads autorefresh there).
+            // A superuser (or SYSLOG ACCESS UNRESTRICTED) sees every one; another user those
+            // whose schema they may use (STV_MV_INFO) or that they own (SVV_MV_INFO).
             let catalog = transaction.catalog
+            let viewer = session.flatMap { catalog.security.user($0.user) }
+            let seesAll = session == nil || viewer.map { $0.superuser || $0.syslogUnrestricted } ?? false
             var rows: [[Value]] = []
             for def in catalog.allTables.sorted(by: { ($0.schema, $0.name) < ($1.schema, $1.name) }) {
                 guard let mv = def.materializedView else { continue }
+                if !seesAll, let session {
+                    if name == "svv_mv_info" {
+                        guard catalog.security.owner(.table(def.id)) == session.user else { continue }
+                    } else if (try? session.access.requireUsage(ofSchema: def.schema, as: session.user)) == nil {
+                        continue
+                    }
+                }
                 let state = transaction.peek(def.id)?.refreshState
                 let stale = !(state?.isCurrent { catalog.table(id: $0) == nil ? nil : transaction.peek($0) } ?? false)
                 let incremental = session.map { MaterializedViews($0).canRefreshIncrementally(mv) } ?? false
