@@ -96,7 +96,7 @@ extension SystemTables {
         guard let mv = t.materializedView else { return "" }
         var query = mv.queryText.trimmingCharacters(in: .whitespacesAndNewlines)
         while query.hasSuffix(";") { query = String(query.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) }
-        if query.hasPrefix("("), query.hasSuffix(")") {
+        if Self.isWrappedInParentheses(query) {
             query = String(query.dropFirst().dropLast()).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         var lines = ["create materialized view \(t.name)", "    backup yes"]
@@ -117,6 +117,30 @@ extension SystemTables {
         lines.append("    " + query)
         lines.append(");")
         return lines.joined(separator: "\n")
+    }
+
+    /// Whether `text`'s first parenthesis closes at its last character (`(select 1)`, not
+    /// `(select 1) union (select 2)`), parentheses inside quotes aside.
+    static func isWrappedInParentheses(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.first == UInt8(ascii: "("), bytes.last == UInt8(ascii: ")") else { return false }
+        var depth = 0
+        var quote: UInt8? = nil
+        for (i, b) in bytes.enumerated() {
+            if let q = quote {
+                if b == q { quote = nil }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""): quote = b
+            case UInt8(ascii: "("): depth += 1
+            case UInt8(ascii: ")"):
+                depth -= 1
+                if depth == 0 { return i == bytes.count - 1 }
+            default: break
+            }
+        }
+        return false
     }
 
     /// COMMENT ON's texts as pg_description holds them: tables and their columns (pg_class,
