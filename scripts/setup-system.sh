@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3
-          postgresql-client libpostgresql-jdbc-java openssl)
+          postgresql-client postgresql-15 libpostgresql-jdbc-java openssl)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "setup-system: the Swift toolchain (6.1 or later) is not on PATH; see https://www.swift.org/install/" >&2

@@ -147,6 +147,11 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return system.constraintDefinitions()
     }
 
+    func catalogValues(_ function: String) -> [(oid: Int64, value: Value)] {
+        readsSessionState = true
+        return system.catalogValues(function)
+    }
+
     func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? {
         readsSessionState = true
         switch name {

@@ -22,7 +22,7 @@ extension SystemTables {
     static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attribute_info", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
                                      "svv_external_tables", "svv_external_columns", "svv_external_schemas",
-                                     "pg_get_late_binding_view_cols"]
+                                     "pg_get_late_binding_view_cols", "pg_collation"]
     /// `names` as a set (name lookups test it for every table a statement names).
     static let nameSet = Set(names)
     /// Views of information_schema (reached only as `information_schema.name`).
@@ -43,6 +43,19 @@ extension SystemTables {
             return 200_000 + Int64(h % 10_000_000)
         }
     }
+
+    /// pg_attribute.attstorage as PostgreSQL's types have it: numeric 'm' (main), the
+    /// character types 'x' (extended), the fixed-width types 'p' (plain).
+    static func storageCode(_ t: DataType) -> String {
+        if t.isDecimal { return "m" }
+        switch t { case .varbyte, .superType, .hllsketch: return "x"; default: break }
+        if t.isString { return "x" }
+        return "p"
+    }
+
+    /// The collation of a column of type `t` (pg_attribute.attcollation, pg_type.typcollation):
+    /// the default one (100) for the character types, none (0) for the others.
+    static func collationOID(_ t: DataType) -> Int64 { t.isString ? 100 : 0 }
 
     /// A user's id as pg_user shows it (rdsdb, the system's own user, is 1).
     func userOID(_ name: String) -> Int64 { Int64(transaction.catalog.security.user(name)?.id ?? 1) }
@@ -72,7 +85,7 @@ extension SystemTables {
 
     /// The relations of the reading statement's catalog that this session may see: every
     /// table and view but other sessions' temporary tables.
-    private var visibleTables: [TableDef] {
+    var visibleTables: [TableDef] {
         let own = session?.temporarySchema
         return transaction.catalog.allTables.filter { !$0.isTemporary || $0.schema == own }
     }
@@ -276,7 +289,14 @@ extension SystemTables {
         case "pg_class":
             // PostgreSQL 8.0's columns with Redshift's own (relexternid .. relprojbaseid):
             // reldiststyle is 0 EVEN, 1 KEY, 8 ALL, 9 AUTO; relacl the grants made on it.
+            // Then later PostgreSQL's that clients read: relpersistence (SQLAlchemy),
+            // relhastriggers, reloftype and reloptions (psql's `\\d`; no typed tables or
+            // storage parameters here).
             var rows: [[Value]] = []
+            // relhastriggers as PostgreSQL sets it: on both tables of a foreign key (its
+            // checks are triggers there; psql shows a table's foreign keys only then).
+            var triggered = Set<Int>()
+            for c in constraints() { if let r = c.referenced { triggered.insert(c.table.id); triggered.insert(r.id) } }
             for t in visibleTables {
                 let tuples = Double(transaction.peek(t.id)?.rowCount ?? 0)
                 let owner = transaction.catalog.security.owner(.table(t.id)).map { userOID($0) } ?? 1
@@ -295,7 +315,8 @@ extension SystemTables {
                 }
                 rows.append(classRow(oid: Int64(t.id), name: t.name, schema: t.schema, owner: owner, fileNode: Int64(t.id),
                                      tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
-                                     primaryKey: primaryKey, rules: false, acl: acl, temporary: t.isTemporary))
+                                     primaryKey: primaryKey, rules: false, acl: acl, temporary: t.isTemporary,
+                                     triggers: triggered.contains(t.id)))
             }
             for (oid, v) in viewsWithOIDs {
                 let object = SecuredObject.view(schema: v.schema, name: v.name)
@@ -314,7 +335,8 @@ extension SystemTables {
                                     ("reltriggers", .smallint), ("relukeys", .smallint), ("relfkeys", .smallint),
                                     ("relrefs", .smallint), ("relhasoids", .boolean), ("relhaspkey", .boolean),
                                     ("relhasrules", .boolean), ("relhassubclass", .boolean), ("relacl", Self.aclType),
-                                    ("relpersistence", .char(1))], rows)
+                                    ("relpersistence", .char(1)), ("relhastriggers", .boolean), ("reloftype", .integer),
+                                    ("reloptions", .text)], rows)
         case "pg_attribute", "pg_attribute_info":
             // PostgreSQL 8.0's columns with Redshift's: attisdistkey, attsortkeyord (the
             // column's place in the sort key, negative in an interleaved one) and
@@ -357,7 +379,7 @@ extension SystemTables {
                 var row: [Value] = [.int(c.oid), .string(c.column.name), .int(Self.typeOID(c.column.type)), .int(-1),
                         .int(Int64(c.column.type.width > 0 && !c.column.type.isString && !c.column.type.isDecimal ? c.column.type.width : -1)),
                         .int(Int64(c.number)), .int(0), .int(-1), .int(Self.typeModifier(c.column.type)), .bool(false),
-                        .string("p"), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column, table: c.oid, index: i) != nil),
+                        .string(Self.storageCode(c.column.type)), .string("i"), .bool(c.column.notNull), .bool(Self.defaultText(c.column, table: c.oid, index: i) != nil),
                         .bool(false), .bool(true), .int(0), .bool(t?.distKey == i), .bool(false), .int(Int64(sortPos)),
                         .int(encoding), .int(0)]
                 if info {
@@ -372,6 +394,7 @@ extension SystemTables {
                     row.append(object.map { columnACLText($0, column: c.column.name,
                                                           owner: transaction.catalog.security.owner($0)) } ?? .null)
                 }
+                row.append(.int(Self.collationOID(c.column.type)))
                 return row
             }
             return make(info ? -212 : -41, name, [("attrelid", .integer), ("attname", nameType), ("atttypid", .integer),
@@ -381,7 +404,19 @@ extension SystemTables {
                                     ("attnotnull", .boolean), ("atthasdef", .boolean), ("attisdropped", .boolean),
                                     ("attislocal", .boolean), ("attinhcount", .integer), ("attisdistkey", .boolean),
                                     ("attispreloaded", .boolean), ("attsortkeyord", .integer),
-                                    ("attencodingtype", .smallint), ("attencrypttype", .smallint)] + attacl, rows)
+                                    ("attencodingtype", .smallint), ("attencrypttype", .smallint)] + attacl
+                                    // PostgreSQL 9.1's, which psql's `\\d` reads.
+                                    + [("attcollation", .integer)], rows)
+        case "pg_collation":
+            // PostgreSQL 9.1's collations, which psql's `\\d` joins to: text compares by its
+            // bytes here, so the default is C's.
+            let rows: [[Value]] = [(100, "default"), (950, "C"), (951, "POSIX")].map { oid, name in
+                [.int(oid), .string(name), .int(11), .int(1), .string("c"), .int(-1),
+                 .string(name == "default" ? "" : name), .string(name == "default" ? "" : name)]
+            }
+            return make(-227, name, [("oid", .integer), ("collname", nameType), ("collnamespace", .integer),
+                                     ("collowner", .integer), ("collprovider", .char(1)), ("collencoding", .integer),
+                                     ("collcollate", nameType), ("collctype", nameType)], rows)
         case "pg_attrdef":
             var rows: [[Value]] = []
             var n: Int64 = 0
@@ -434,7 +469,9 @@ extension SystemTables {
                                     ("prolang", .integer), ("proisagg", .boolean), ("prosecdef", .boolean),
                                     ("proisstrict", .boolean), ("proretset", .boolean), ("provolatile", .char(1)),
                                     ("pronargs", .smallint), ("prorettype", .integer), ("proargtypes", .text),
-                                    ("proargnames", .text), ("prosrc", .text), ("probin", .text), ("proacl", Self.aclType)], rows)
+                                    ("proargnames", .text), ("prosrc", .text), ("probin", .text), ("proacl", Self.aclType),
+                                    // PostgreSQL 8.4's, which psql's `\\df` reads (no window functions are user-made).
+                                    ("proiswindow", .boolean)], rows.map { $0 + [.bool(false)] })
         case "pg_settings":
             var all = Session.fixedSettings
             for (k, v) in session?.settings ?? [:] { all[k] = v }
@@ -448,7 +485,10 @@ extension SystemTables {
                                     ("short_desc", .text), ("extra_desc", .text), ("context", .text), ("vartype", .text),
                                     ("source", .text), ("min_val", .text), ("max_val", .text)], rows)
         case "pg_database":
-            return make(-46, name, Self.pgDatabaseColumns, pgDatabaseRows)
+            // Redshift's columns, then PostgreSQL 8.4's collation and ctype (psql's `\\l`
+            // reads them): Slicehouse compares text by its bytes, the C locale.
+            return make(-46, name, Self.pgDatabaseColumns + [("datcollate", .varchar(128)), ("datctype", .varchar(128))],
+                        pgDatabaseRows.map { $0 + [.string("C"), .string("C")] })
         case "pg_tables":
             // A materialized view's rows are in its table (mv_tbl__<name>__0), listed here.
             let rows = visibleTables.map { t -> [Value] in

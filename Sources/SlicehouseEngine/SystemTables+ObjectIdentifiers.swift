@@ -30,6 +30,83 @@ extension SystemTables {
         return out
     }
 
+    /// The types REGTYPE knows: pg_type's, then PostgreSQL's pseudo-types a catalog query
+    /// may name (`'pg_catalog.trigger'::regtype` in psql's `\\df`), each with the name
+    /// REGTYPE prints (format_type's).
+    static let regtypeNames: [(oid: Int64, typname: String, printed: String)] = {
+        let printed: [String: String] = [
+            "bool": "boolean", "char": "\"char\"", "int8": "bigint", "int2": "smallint", "int4": "integer",
+            "float4": "real", "float8": "double precision", "bpchar": "character", "varchar": "character varying",
+            "time": "time without time zone", "timestamp": "timestamp without time zone",
+            "timestamptz": "timestamp with time zone",
+        ]
+        let pseudo: [(Int64, String)] = [(2249, "record"), (2275, "cstring"), (2276, "any"), (2277, "anyarray"),
+                                          (2278, "void"), (2279, "trigger"), (2280, "language_handler"),
+                                          (2281, "internal"), (2283, "anyelement")]
+        return pgTypes.map { (oid: $0.0, typname: $0.1, printed: printed[$0.1] ?? $0.1) }
+            + pseudo.map { (oid: $0.0, typname: $0.1, printed: $0.1) }
+    }()
+
+    /// For the catalog functions of one oid (`Binder.bindCatalogFunction`): every object's
+    /// value of `function` — pg_get_function_result / _arguments /
+    /// _identity_arguments (a SQL function's or procedure's types as PostgreSQL prints
+    /// them), pg_table_size / pg_relation_size / pg_total_relation_size (a table's
+    /// encoded bytes: Redshift keeps no heap, index or TOAST). An oid not listed is NULL.
+    func catalogValues(_ function: String) -> [(oid: Int64, value: Value)] {
+        switch function {
+        case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments":
+            let functions = transaction.catalog.functions.values.sorted { $0.key < $1.key }
+            return functions.enumerated().map { i, f in
+                let oid = Int64(900_000 + i)
+                func typeName(_ t: String) -> String {
+                    (try? session?.parseTypeName(t)).flatMap { $0 }.map(Self.dataTypeName) ?? t
+                }
+                if function == "pg_get_function_result" {
+                    return (oid, f.procedure == nil ? .string(typeName(f.returnType)) : .null)
+                }
+                let arguments: [String]
+                if let p = f.procedure {
+                    arguments = p.arguments.compactMap { a in
+                        let mode = a.mode.uppercased()
+                        if function == "pg_get_function_identity_arguments" && mode == "OUT" { return nil }
+                        let prefix = mode == "IN" || mode.isEmpty ? "" : mode + " "
+                        return prefix + (a.name.isEmpty ? "" : a.name + " ") + typeName(a.type)
+                    }
+                } else {
+                    arguments = f.parameterTypes.map(typeName)
+                }
+                return (oid, .string(arguments.joined(separator: ", ")))
+            }
+        case "pg_function_is_visible":
+            // Whether a bare name finds the function: the built-ins always (pg_catalog is
+            // searched first), a SQL function or procedure when its schema is the first on
+            // the search_path that has one of its name.
+            let path = session.map { $0.searchPathSchemas(transaction.catalog) } ?? [Catalog.publicSchema]
+            let procedures = procedureOIDs()
+            return procedures.map { p in
+                if p.schema == "pg_catalog" { return (p.oid, .bool(true)) }
+                let first = path.first { s in procedures.contains { $0.schema == s && $0.name == p.name } }
+                return (p.oid, .bool(first == p.schema))
+            }
+        case "pg_get_ruledef":
+            // A view's `_RETURN` rule as PostgreSQL prints it.
+            let names = Dictionary(objectNames("regclass").map { ($0.oid, $0.name) }, uniquingKeysWith: { a, _ in a })
+            return rules(bindingReads: false).map { r in
+                let text = r.queryText.hasSuffix(";") ? String(r.queryText.dropLast()) : r.queryText
+                return (r.oid, .string("CREATE RULE \"_RETURN\" AS\n    ON SELECT TO \(names[r.relation] ?? String(r.relation)) DO INSTEAD  \(text);"))
+            }
+        case "pg_table_size", "pg_relation_size", "pg_total_relation_size":
+            return visibleTables.map { t in
+                let bytes = transaction.peek(t.id).map { snap in
+                    snap.slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
+                } ?? 0
+                return (Int64(t.id), .int(Int64(bytes)))
+            }
+        default:
+            return []
+        }
+    }
+
     /// `name` as PostgreSQL prints an identifier: in double quotes unless it is a plain
     /// lower-case name.
     static func quotedIdentifier(_ name: String) -> String {
@@ -60,6 +137,10 @@ extension SystemTables {
             return out
         case "regproc":
             return procedureOIDs().map { (oid: $0.oid, name: printedName($0.name, schema: $0.schema)) }
+        case "regtype":
+            return Self.regtypeNames.map { (oid: $0.oid, name: $0.printed) }
+        case "regnamespace":
+            return transaction.catalog.allSchemas.map { (oid: Self.schemaOID($0.name), name: Self.quotedIdentifier($0.name)) }
         default:
             // regprocedure: the name and its argument types (format_type's names, without
             // modifiers); a built-in's argument types are not kept, its name alone.
@@ -95,6 +176,20 @@ extension SystemTables {
                 break
             }
             throw SQLError(.undefinedTable, "relation \"\(text)\" does not exist")
+        case "regtype":
+            // A type's name as pg_type has it (`int4`) or as SQL writes it (`integer`,
+            // `character varying`), optionally in pg_catalog.
+            var name = trimmed.lowercased()
+            if name.hasPrefix("pg_catalog.") { name.removeFirst("pg_catalog.".count) }
+            if let t = Self.regtypeNames.first(where: { $0.typname == name || $0.printed == name }) { return t.oid }
+            if let session, let parsed = try? session.parseTypeName(name) { return Self.typeOID(parsed) }
+            throw SQLError(.undefinedObject, "type \"\(text)\" does not exist")
+        case "regnamespace":
+            let parts = Self.identifierParts(trimmed, caseSensitive: caseSensitive)
+            guard parts.count == 1, let name = parts.first, transaction.catalog.schema(name) != nil || name == "pg_catalog" else {
+                throw SQLError(.invalidSchemaName, "schema \"\(text)\" does not exist")
+            }
+            return Self.schemaOID(name)
         case "regproc":
             let parts = Self.identifierParts(trimmed, caseSensitive: caseSensitive)
             let matches = procedureOIDs().filter { p in

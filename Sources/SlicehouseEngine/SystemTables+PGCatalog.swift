@@ -17,7 +17,8 @@ import SlicehouseFunctions
 /// references (`n`), as PostgreSQL records them.
 extension SystemTables {
     static let pgCatalogNames = ["pg_constraint", "pg_locks", "pg_statistic", "pg_language", "pg_database_info", "pg_index",
-                                 "pg_depend", "pg_rewrite", "pg_stat_activity", "pg_library", "pg_conf", "pg_default_acl"]
+                                 "pg_depend", "pg_rewrite", "pg_stat_activity", "pg_library", "pg_conf", "pg_default_acl",
+                                 "pg_inherits", "pg_trigger"]
 
     static let ruleOIDBase: Int64 = 920_000_000
     static let mvRuleOIDBase: Int64 = 930_000_000
@@ -274,6 +275,16 @@ extension SystemTables {
             return make(-60, name, [("classid", .integer), ("objid", .integer), ("objsubid", .integer),
                                     ("refclassid", .integer), ("refobjid", .integer), ("refobjsubid", .integer),
                                     ("deptype", .char(1))], rows)
+        case "pg_inherits":
+            // Table inheritance (psql's `\\d` asks for parents and children): none in Redshift.
+            return make(-228, name, [("inhrelid", .integer), ("inhparent", .integer), ("inhseqno", .integer)], [])
+        case "pg_trigger":
+            // Redshift has no triggers; PostgreSQL 9.0's columns, which psql's `\\d` reads.
+            return make(-229, name, [("oid", .integer), ("tgrelid", .integer), ("tgname", nameType), ("tgfoid", .integer),
+                                     ("tgtype", .smallint), ("tgenabled", .char(1)), ("tgisinternal", .boolean),
+                                     ("tgconstrrelid", .integer), ("tgconstrindid", .integer), ("tgconstraint", .integer),
+                                     ("tgdeferrable", .boolean), ("tginitdeferred", .boolean), ("tgnargs", .smallint),
+                                     ("tgattr", .text), ("tgargs", .text)], [])
         case "pg_rewrite":
             // Each view's and materialized view's `_RETURN` rule (ON SELECT DO INSTEAD).
             let rows = rules(bindingReads: false).map { r -> [Value] in
@@ -310,11 +321,11 @@ extension SystemTables {
     /// (pandas' to_sql with if_exists='replace') filters on it.
     func classRow(oid: Int64, name: String, schema: String, owner: Int64, fileNode: Int64, tuples: Double, kind: String,
                           columns: Int, distStyle: Int64, primaryKey: Bool, rules: Bool, acl: Value,
-                          temporary: Bool = false) -> [Value] {
+                          temporary: Bool = false, triggers: Bool = false) -> [Value] {
         [.int(oid), .string(name), .int(Self.schemaOID(schema)), .int(0), .int(owner), .int(0), .int(fileNode), .int(0),
          .int(0), .double(tuples), .int(0), .int(0), .bool(false), .bool(false), .string(kind), .int(Int64(columns)), .int(0),
          .bool(false), .bool(false), .int(distStyle), .int(0), .int(0), .int(0), .int(0), .int(0), .int(0), .bool(false),
-         .bool(primaryKey), .bool(rules), .bool(false), acl, .string(temporary ? "t" : "p")]
+         .bool(primaryKey), .bool(rules), .bool(false), acl, .string(temporary ? "t" : "p"), .bool(triggers), .int(0), .null]
     }
 
     /// Redshift's privilege letters in their bitmask order (PG_DEFAULT_ACL's page:

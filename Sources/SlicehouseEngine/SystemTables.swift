@@ -36,7 +36,7 @@ struct SystemTables {
                 return [.int(t.0), .string(t.1), .int(11), .int(1), .int(t.2), .bool(t.2 > 0 && t.2 <= 8), .string("b"), .bool(true),
                         .string(","), .int(0), .int(0), .string(t.1 + "in"), .string(t.1 + "out"), .string(t.1 + "recv"),
                         .string(t.1 + "send"), .string("-"), .string(align), .string(t.2 < 0 ? "x" : "p"), .bool(false), .int(0),
-                        .int(-1), .int(0), .null, .null]
+                        .int(-1), .int(0), .null, .null, .int(["text", "bpchar", "varchar", "name"].contains(t.1) ? 100 : 0)]
             }
             return make(-20, name, [("oid", .integer), ("typname", .varchar(64)), ("typnamespace", .integer),
                                     ("typowner", .integer), ("typlen", .smallint), ("typbyval", .boolean),
@@ -45,7 +45,9 @@ struct SystemTables {
                                     ("typoutput", .varchar(64)), ("typreceive", .varchar(64)), ("typsend", .varchar(64)),
                                     ("typanalyze", .varchar(64)), ("typalign", .char(1)), ("typstorage", .char(1)),
                                     ("typnotnull", .boolean), ("typbasetype", .integer), ("typtypmod", .integer),
-                                    ("typndims", .integer), ("typdefaultbin", .text), ("typdefault", .text)], rows)
+                                    ("typndims", .integer), ("typdefaultbin", .text), ("typdefault", .text),
+                                    // PostgreSQL 9.1's, which psql's `\\d` reads.
+                                    ("typcollation", .integer)], rows)
         case "stv_slices":
             let rows = (0..<database.layout.sliceCount).map { s -> [Value] in
                 // type: 'D', a data slice (Redshift's character(1); admin scripts count them).

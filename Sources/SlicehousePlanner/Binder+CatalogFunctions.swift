@@ -16,7 +16,10 @@ extension Binder {
         "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
         "pg_get_userbyid", "format_encoding", "regclass", "regproc", "regprocedure", "regclassout", "regprocout",
         "regprocedureout", "textin", "slice_num", "pg_get_constraintdef", "aclcontains", "makeaclitem", "aclitem", "_aclitem",
-        "?array_text_element?",
+        "?array_text_element?", "regtype", "regnamespace", "regtypeout", "regnamespaceout",
+        "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
+        "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_get_ruledef",
+        "pg_function_is_visible", "pg_type_is_visible", "pg_get_triggerdef", "pg_get_indexdef",
     ]
 
     /// pg_attribute.attencodingtype's codes, each at its position: `format_encoding(code)`
@@ -83,7 +86,36 @@ extension Binder {
             let whens = Binder.encodingNames.enumerated().map { SlicehouseSQL.WhenClause(condition: int($0.offset), result: lit($0.element)) }
             let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
             return try coerce(try bindExpr(expr, scope, agg: agg), to: .varchar(64))
-        case "regclass", "regproc", "regprocedure", "regclassout", "regprocout", "regprocedureout":
+        case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
+             "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_get_ruledef",
+             "pg_function_is_visible", "pg_get_triggerdef", "pg_get_indexdef":
+            // A CASE over every object the catalog has a value for; NULL for another oid.
+            // (the second argument of pg_get_ruledef and pg_get_triggerdef, pretty printing,
+            // changes nothing here; Redshift has no triggers or indexes: always NULL.)
+            try arity(f.name == "pg_get_indexdef" ? 1...3 : f.name.hasPrefix("pg_get_") && f.name.hasSuffix("def") ? 1...2 : 1...1)
+            for a in f.args.dropFirst() { _ = try bindExpr(a, scope, agg: agg) }
+            let oid = try bindExpr(f.args[0], scope, agg: agg)
+            guard oid.type.isInteger || oid.type == .unknown else {
+                throw err(.undefinedFunction, "function \(f.name)(\(oid.type.sqlName)) does not exist", e)
+            }
+            let type: DataType = f.name.hasSuffix("_size") ? .bigint : f.name.hasSuffix("_visible") ? .boolean : .varchar(65535)
+            // Redshift keeps no indexes: pg_indexes_size is 0 for every table.
+            let values = f.name == "pg_indexes_size" ? catalog.catalogValues("pg_table_size").map { ($0.oid, Value.int(0)) }
+                : catalog.catalogValues(f.name).map { ($0.oid, $0.value) }
+            func literal(_ v: Value) -> Expr {
+                switch v {
+                case .int(let n): return int(Int(n))
+                case .string(let s): return lit(s)
+                case .bool(let b): return Expr(.literal(.boolean(b)), at: loc)
+                default: return Expr(.literal(.null), at: loc)
+                }
+            }
+            let whens = values.map { SlicehouseSQL.WhenClause(condition: int(Int($0.0)), result: literal($0.1)) }
+            if whens.isEmpty { return .constant(.null, type) }
+            let expr = Expr(.caseWhen(CaseExpr(operand: f.args[0], whens: whens, elseResult: nil)), at: loc)
+            return try coerce(try bindExpr(expr, scope, agg: agg), to: type)
+        case "regclass", "regproc", "regprocedure", "regtype", "regnamespace",
+             "regclassout", "regprocout", "regprocedureout", "regtypeout", "regnamespaceout":
             // PostgreSQL's object identifier types without a type of their own: a name
             // (text) in gives its oid; an oid in gives the name as the type prints it
             // (`regprocedureout(oid::regprocedure)` is that text too).
@@ -211,6 +243,14 @@ extension Binder {
         case "pg_get_expr":
             try arity(2...3)
             return try bindExpr(f.args[0], scope, agg: agg)
+        case "pg_type_is_visible":
+            // Every type is pg_catalog's, which every search path sees.
+            try arity(1...1)
+            let oid = try bindExpr(f.args[0], scope, agg: agg)
+            guard oid.type.isInteger || oid.type == .unknown else {
+                throw err(.undefinedFunction, "function pg_type_is_visible(\(oid.type.sqlName)) does not exist", e)
+            }
+            return try bindExpr(Expr(.isNull(f.args[0], negated: true), at: loc), scope, agg: agg)
         case "pg_table_is_visible":
             // Whether the relation would be found by its bare name: its oid among those
             // the session lists (search_path order, the temporary schema first).

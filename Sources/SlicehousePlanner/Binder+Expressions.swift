@@ -884,7 +884,7 @@ extension Binder {
         guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else { return nil }
         func cast(_ e: Expr) -> (kind: String, argument: Expr)? {
             guard case .function(let f) = e.kind, f.schema == nil, f.over == nil, f.args.count == 1,
-                  ["regclass", "regproc", "regprocedure"].contains(f.name) else { return nil }
+                  ["regclass", "regproc", "regprocedure", "regtype", "regnamespace"].contains(f.name) else { return nil }
             return (f.name, f.args[0])
         }
         func isName(_ e: Expr) -> Bool {

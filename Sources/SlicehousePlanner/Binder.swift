@@ -892,6 +892,8 @@ public final class Binder {
 
     func bindTableRef(_ ref: TableRef) throws -> (LogicalPlan, Scope) {
         switch ref.kind {
+        case .function(let call, let alias) where call.name == "unnest":
+            return try unnestFunction(call, alias: alias, ref)
         case .function(let call, let alias):
             let plan = try generateSeries(call, ref)
             let name = alias?.name ?? "generate_series"
@@ -1207,6 +1209,36 @@ extension Binder {
     /// `generate_series(start, stop [, step])` over integers: the values from `start` to
     /// `stop` by `step` (default 1; a negative step counts down), as rows of one column
     /// of the arguments' type. The arguments must be constants.
+    /// `unnest(array) [AS] x [(c)]` in FROM: a row per element of an array — in
+    /// PostgreSQL's text form (the catalog's arrays: pg_class.reloptions, ACLs), each
+    /// element a VARCHAR, or a SUPER array, each element a SUPER. The argument may read
+    /// the enclosing query's columns (psql's `array(select ... from unnest(tc.reloptions) x)`):
+    /// the decorrelation unnests each outer row's own array.
+    func unnestFunction(_ call: FunctionCall, alias: TableAlias?, _ ref: TableRef) throws -> (LogicalPlan, Scope) {
+        guard call.args.count == 1, !call.star, !call.distinct, call.schema == nil || call.schema == "pg_catalog" else {
+            throw SQLError(.undefinedFunction, "function unnest with \(call.args.count) arguments does not exist",
+                           line: ref.location.line, column: ref.location.column)
+        }
+        let argument = try bindExpr(call.args[0], Scope(relations: []), agg: nil)
+        let name = alias?.name ?? "unnest"
+        let columnName = alias?.columns.first ?? name
+        let element = newColumn(.superType, columnName)
+        if argument.type == .superType {
+            let plan = LogicalPlan.unnest(.values([[]], outputs: []), array: argument, element: element, position: nil)
+            return relation(plan, alias: name, columnAliases: [columnName])
+        }
+        guard argument.type.isString || argument.type == .unknown else {
+            throw SQLError(.undefinedFunction, "function unnest(\(TypeRules.displayName(argument.type))) does not exist: it takes an array",
+                           line: call.args[0].location.line, column: call.args[0].location.column)
+        }
+        let long = DataType.varchar(DataType.maxVarcharLength)
+        let array = BoundExpr.function(Builtins.internals.arrayTextToSuper, [try coerce(argument, to: long)], .superType)
+        let unnested = LogicalPlan.unnest(.values([[]], outputs: []), array: array, element: element, position: nil)
+        let text = newColumn(long, columnName)
+        let plan = LogicalPlan.project(unnested, [try coerce(.column(element.id, .superType), to: long)], outputs: [text])
+        return relation(plan, alias: name, columnAliases: [columnName])
+    }
+
     func generateSeries(_ call: FunctionCall, _ ref: TableRef) throws -> LogicalPlan {
         guard call.name == "generate_series", call.args.count == 2 || call.args.count == 3, !call.star, !call.distinct else {
             throw SQLError(.undefinedFunction, "function \(call.name) with \(call.args.count) arguments does not exist in FROM",

@@ -45,6 +45,9 @@ public protocol BinderCatalog {
     func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)]
     /// For `pg_get_constraintdef(oid)`: every pg_constraint row's oid and definition.
     func constraintDefinitions() -> [(oid: Int64, definition: String)]
+    /// For a catalog function of one oid over a column (`pg_get_function_result`,
+    /// `pg_table_size`, ...): every object's oid and the function's value for it.
+    func catalogValues(_ function: String) -> [(oid: Int64, value: Value)]
 }
 
 /// What a name in a FROM clause stands for.
@@ -71,6 +74,7 @@ extension BinderCatalog {
     public func objectNames(_ kind: String) -> [(oid: Int64, name: String)] { [] }
     public func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] { [] }
     public func constraintDefinitions() -> [(oid: Int64, definition: String)] { [] }
+    public func catalogValues(_ function: String) -> [(oid: Int64, value: Value)] { [] }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.

@@ -339,10 +339,14 @@ extension Parser {
     }
 
     /// The object identifier types a cast to becomes a call of the type's function.
-    static let objectIdentifierTypes: Set<String> = ["regclass", "regproc", "regprocedure"]
+    static let objectIdentifierTypes: Set<String> = ["regclass", "regproc", "regprocedure", "regtype", "regnamespace"]
 
     /// The type after `::` or `AS` in a cast. `'1 day'::interval` becomes an interval literal.
     mutating func parseCastTarget(_ operand: Expr, syntax: CastSyntax, at token: Token) throws -> Expr {
+        if isWord("pg_catalog") && isSymbol(".", at: 1) {
+            // `x::pg_catalog.regtype`: the built-in types are pg_catalog's.
+            _ = advance(); _ = advance()
+        }
         if isWord("interval") {
             let typeToken = advance()
             let qualifier = try parseIntervalQualifier()

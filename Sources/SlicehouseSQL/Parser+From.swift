@@ -77,9 +77,10 @@ extension Parser {
         }
         guard isSymbol("(") else {
             let name = try parseObjectName()
-            if isSymbol("("), name.name.lowercased() == "generate_series", name.schema == nil || name.schema?.lowercased() == "pg_catalog" {
-                // generate_series(start, stop [, step]) as a table.
-                let call = try parseFunctionCall(name: "generate_series", schema: nil)
+            if isSymbol("("), ["generate_series", "unnest"].contains(name.name.lowercased()),
+               name.schema == nil || name.schema?.lowercased() == "pg_catalog" {
+                // generate_series(start, stop [, step]) and unnest(array) as tables.
+                let call = try parseFunctionCall(name: name.name.lowercased(), schema: nil)
                 return TableRef(.function(call, alias: try parseTableAlias()), at: start.location)
             }
             if isSymbol("("), isSymbol(")", at: 1) {

@@ -80,6 +80,7 @@ extension Parser {
         case "interval" where isStringToken(at: 1): return try parseIntervalLiteral()
         case "approximate" where peek().word != nil && isSymbol("(", at: 2): return try parseApproximateCall()
         case "array" where isSymbol("[", at: 1): return try parseArrayConstructor()
+        case "array" where call && (peek(2).word == "select" || peek(2).word == "with"): return try parseArraySubquery()
         default: break
         }
         if Keywords.parameterlessFunctions.contains(word) && !call { return parseKeywordFunction(word) }
@@ -111,6 +112,36 @@ extension Parser {
             out = Expr(.binary(.concat, out, element), at: at)
         }
         return Expr(.binary(.concat, out, text("}")), at: at)
+    }
+
+    /// `ARRAY(SELECT ...)`, PostgreSQL's array of a one-column query's values (psql's
+    /// `\d+` builds reloptions with one): as ARRAY[...], the array's text form, read as a
+    /// scalar subquery over the query — `'{' || LISTAGG(element, ',') || '}'`, `{}` when it
+    /// has no rows. The elements come in the order the query's ORDER BY gives (LISTAGG's
+    /// WITHIN GROUP), otherwise in no set order; NULL values are left out.
+    private mutating func parseArraySubquery() throws -> Expr {
+        let token = advance()   // ARRAY
+        let query = try parseParenthesizedQuery()
+        let at = token.location
+        func text(_ s: String) -> Expr { Expr(.literal(.string(s)), at: at) }
+        let element = Expr(.column(ColumnRef(["?array?", "?element?"])), at: at)
+        // NULL values are left out: the aggregate cannot tell one from the no-row marker
+        // of a correlated subquery's outer join.
+        let elementText = Expr(.cast(element, DataType.unsizedVarchar, .doubleColon), at: at)
+        var inner = query
+        let order = inner.orderBy.compactMap { item -> OrderItem? in
+            // ORDER BY of the first column (by position or as the only output) orders the
+            // elements; other keys are not visible outside the derived table.
+            if case .literal(.integer("1")) = item.expr.kind { var o = item; o.expr = element; return o }
+            return nil
+        }
+        if inner.limit == nil && inner.offset == nil { inner.orderBy = [] }
+        let aggregate = Expr(.function(FunctionCall(name: "listagg", args: [elementText, text(",")], withinGroup: order)), at: at)
+        let body = Expr(.binary(.concat, Expr(.binary(.concat, text("{"), Expr(.function(FunctionCall(
+            name: "coalesce", args: [aggregate, text("")])), at: at)), at: at), text("}")), at: at)
+        let from = TableRef(.subquery(inner, alias: TableAlias(name: "?array?", columns: ["?element?"])), at: at)
+        let select = Select(items: [.expr(body, alias: "array")], from: [from], location: at)
+        return Expr(.subquery(Query(body: .select(select), location: at)), at: at)
     }
 
     private func isStringToken(at offset: Int) -> Bool {

@@ -16,6 +16,15 @@ extension Parser {
         default: throw syntaxError(at: current)
         }
         advance()
+        if name == "pg_catalog", acceptSymbol(".") {
+            // `x::pg_catalog.int4`: the built-in types live in pg_catalog (psql qualifies them).
+            switch current.kind {
+            case .word(let w): name = w
+            case .quotedIdentifier(let s): name = s
+            default: throw syntaxError(at: current)
+            }
+            advance()
+        }
         switch name {
         case "double":
             if acceptWord("precision") { name = "double precision" }

@@ -35,12 +35,21 @@ final class SystemCatalogShapeTests: XCTestCase {
         "sys_query_detail": (["blocks_read", "is_active"],
                              "blocks a scan read (STL_SCAN's count) and whether the step still runs, of the columns the "
                              + "documentation lists after output_rows (docs/DIFFERENCES.md)"),
-        "pg_class": (["relpersistence"], "PostgreSQL 9.1's column that SQLAlchemy 2's reflection filters on (pandas' to_sql)"),
+        "pg_class": (["relpersistence", "relhastriggers", "reloftype", "reloptions"],
+                     "later PostgreSQL's columns that SQLAlchemy 2's reflection filters on (pandas' to_sql) and psql's \\d reads"),
+        "pg_attribute": (["attcollation"], "PostgreSQL 9.1's column that psql's \\d reads"),
+        "pg_attribute_info": (["attcollation"], "PostgreSQL 9.1's column that psql's \\d reads"),
+        "pg_type": (["typcollation"], "PostgreSQL 9.1's column that psql's \\d reads"),
+        "pg_proc": (["proiswindow"], "PostgreSQL 8.4's column that psql's \\df reads"),
+        "pg_database": (["datcollate", "datctype"], "PostgreSQL 8.4's columns that psql's \\l reads (the C locale)"),
     ]
 
     /// Relations Slicehouse has that Redshift does not document (name: why).
     static let slicehouseOnly: [String: String] = [
         "pg_conf": "Redshift's undocumented key/value table, read by the admin view v_generate_tbl_ddl (key, value)",
+        "pg_collation": "PostgreSQL 9.1's collations, which psql's \\d joins to (default, C, POSIX)",
+        "pg_inherits": "PostgreSQL's table inheritance, which psql's \\d asks for (empty: Redshift has none)",
+        "pg_trigger": "PostgreSQL 9.0's triggers, which psql's \\d asks for (empty: Redshift has none)",
     ]
 
     /// Columns whose type deliberately differs from the documented one ("relation.column": why).

@@ -90,6 +90,11 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextElement = ScalarFunction("?array_text_element?", internal: true, arguments: 2...2, kernel: { a, t, n in
         try StringKernels.arrayElement(a[0], a[1], resultType: t, n: n)
     })
+    /// ?array_text_to_super?(a) → SUPER: an array in PostgreSQL's text form as a SUPER
+    /// array of its elements' texts (`unnest(a)` in FROM iterates over it).
+    public let arrayTextToSuper = ScalarFunction("?array_text_to_super?", internal: true, arguments: 1...1, kernel: { a, t, n in
+        try StringKernels.arrayTextToSuper(a[0], resultType: t, n: n)
+    })
     /// ?aclcontains?(acl, item) → BOOLEAN: PostgreSQL's `aclcontains` over the aclitem
     /// texts (the binder's `aclcontains`).
     public let aclContains = ScalarFunction("?aclcontains?", internal: true, arguments: 2...2, kernel: { a, t, n in

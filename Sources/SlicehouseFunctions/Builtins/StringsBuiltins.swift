@@ -107,6 +107,11 @@ public struct StringFamily: FunctionFamily {
     public let strtol = ScalarFunction("strtol", arguments: 2...2, resolve: { c in
         FunctionResolution([try c.string(c[0]), try c.integer(c[1])], .bigint)
     }, kernel: { a, t, n in try StringKernels.strtol(a, resultType: t, n: n) })
+    /// PG_SIZE_PRETTY(bytes) → VARCHAR: a size in bytes, kB, MB, GB, TB or PB as PostgreSQL
+    /// prints it (psql's `\dt+` shows table sizes with it).
+    public let sizePretty = ScalarFunction("pg_size_pretty", arguments: 1...1, resolve: { c in
+        FunctionResolution([.bigint], .varchar(32))
+    }, kernel: { a, t, n in try StringKernels.sizePretty(a[0], resultType: t, n: n) })
 }
 
 private let sameLength: ScalarFunction.Resolver = { c in

@@ -719,6 +719,39 @@ package enum StringKernels {
         }
     }
 
+    /// An array's text form (`{a,"b c",NULL}`) as a SUPER array of strings
+    /// (`["a","b c",null]`): what `unnest` in FROM iterates over.
+    package static func arrayTextToSuper(_ a: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let arrays = try input(a)
+        return try mapRows([a], n: n, resultType: resultType) { i, out in
+            out.append(0x5B)   // [
+            var first = true
+            with(arrays, i) { p in
+                forEachArrayElement(p) { e, isNull in
+                    if !first { out.append(0x2C) }
+                    first = false
+                    if isNull { out.append(contentsOf: "null".utf8); return }
+                    out.append(0x22)
+                    for b in e {
+                        switch b {
+                        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                        case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                        case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                        case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                        case 0..<0x20:
+                            let hex = Array("0123456789abcdef".utf8)
+                            out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+                        default: out.append(b)
+                        }
+                    }
+                    out.append(0x22)
+                }
+            }
+            out.append(0x5D)   // ]
+        }
+    }
+
     /// ARRAY_UPPER / ARRAY_LOWER over an array's text form (one dimension).
     package static func arrayBound(_ a: Vector, _ dim: Vector, upper: Bool, resultType: DataType, n: Int) throws -> Vector {
         let arrays = try input(a), dims = try intInput(dim)
@@ -841,6 +874,27 @@ package enum StringKernels {
                 return value
             }
         }
+    }
+
+    /// PostgreSQL 15's pg_size_pretty: bytes below 10 kB, then each larger unit while the
+    /// value (rounded half away from zero) stays below 20 of the next, up to PB.
+    package static func sizePretty(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let k = try intInput(v)
+        return try mapRows([v], n: n, resultType: resultType) { i, out in
+            out.append(contentsOf: prettySize(k[i]).utf8)
+        }
+    }
+
+    package static func prettySize(_ bytes: Int64) -> String {
+        let limit: Int64 = 10 * 1024, limit2 = limit * 2 - 1
+        func halfRounded(_ x: Int64) -> Int64 { (x + (x > 0 ? 1 : -1)) / 2 }
+        if bytes.magnitude < UInt64(limit) { return "\(bytes) bytes" }
+        var size = bytes / 512   // one extra bit for rounding
+        for unit in ["kB", "MB", "GB", "TB"] {
+            if size.magnitude < UInt64(limit2) { return "\(halfRounded(size)) \(unit)" }
+            size /= 1024
+        }
+        return "\(halfRounded(size)) PB"
     }
 
     package static func chr(_ v: Vector, resultType: DataType, n: Int) throws -> Vector {
