@@ -147,6 +147,34 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return system.constraintDefinitions()
     }
 
+    func sessionSignal(_ function: String) -> ScalarFunction.Kernel? {
+        guard function == "pg_cancel_backend" || function == "pg_terminate_backend" else { return nil }
+        readsSessionState = true
+        // The signalling user as the statement is bound; each row's process is looked up
+        // and signalled as the statement runs (Session.cancel / terminate are thread-safe).
+        let database = self.database, caller = session, user = session.user, superuser = session.isSuperuser
+        let cancel = function == "pg_cancel_backend"
+        return { args, type, n in
+            var out = Vector(type: type, capacity: n)
+            for i in 0..<n {
+                guard let pid = args[0].value(at: args[0].isConstant ? 0 : i).asInt64 else { out.append(.null); continue }
+                guard let target = database.session(process: Int(pid)) else { out.append(.int(0)); continue }
+                if target.sessionUser != user && !superuser {
+                    throw SQLError(.insufficientPrivilege,
+                                   "permission denied to \(cancel ? "cancel the query of" : "terminate") process \(pid): it belongs to another user",
+                                   hint: "Only superusers and the session's own user may signal it.")
+                }
+                if cancel {
+                    if target !== caller { target.cancel() }
+                } else {
+                    target.terminate()
+                }
+                out.append(.int(1))
+            }
+            return out
+        }
+    }
+
     func catalogValues(_ function: String) -> [(oid: Int64, value: Value)] {
         readsSessionState = true
         return system.catalogValues(function)

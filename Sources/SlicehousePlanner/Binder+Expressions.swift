@@ -713,7 +713,15 @@ extension Binder {
             for a in f.args {
                 let b = try bindExpr(a, scope, agg: nil)
                 guard case .constant = b else {
-                    throw err(.featureNotSupported, "\(f.name)() takes constant arguments", a)
+                    // Over a column (`SELECT pg_cancel_backend(procpid) FROM
+                    // pg_stat_activity WHERE ...`, as BI tools stop a query): each row's
+                    // process is signalled when the statement runs.
+                    guard f.args.count == 1, b.type.isInteger || b.type == .unknown,
+                          let kernel = catalog.sessionSignal(f.name) else {
+                        throw err(.featureNotSupported, "\(f.name)() takes constant arguments", a)
+                    }
+                    let signal = ScalarFunction(f.name, internal: true, arguments: 1...1, volatility: .volatile, kernel: kernel)
+                    return .function(signal, [try coerce(b, to: .bigint)], .integer)
                 }
                 values.append(try evaluateConstant(b))
             }

@@ -48,6 +48,10 @@ public protocol BinderCatalog {
     /// For a catalog function of one oid over a column (`pg_get_function_result`,
     /// `pg_table_size`, ...): every object's oid and the function's value for it.
     func catalogValues(_ function: String) -> [(oid: Int64, value: Value)]
+    /// `pg_cancel_backend(x)` / `pg_terminate_backend(x)` over a column: a kernel that
+    /// signals each row's process when the statement runs (as the constant form does when
+    /// it is bound), or nil where sessions cannot be signalled.
+    func sessionSignal(_ function: String) -> ScalarFunction.Kernel?
 }
 
 /// What a name in a FROM clause stands for.
@@ -75,6 +79,7 @@ extension BinderCatalog {
     public func descriptions() -> [(objoid: Int64, classoid: Int64, objsubid: Int64, text: String)] { [] }
     public func constraintDefinitions() -> [(oid: Int64, definition: String)] { [] }
     public func catalogValues(_ function: String) -> [(oid: Int64, value: Value)] { [] }
+    public func sessionSignal(_ function: String) -> ScalarFunction.Kernel? { nil }
 }
 
 /// The functions `BinderCatalog.sessionCall` answers.

@@ -113,6 +113,52 @@ def test_pg_cancel_backend(server):
     other.close()
 
 
+def test_pg_cancel_backend_over_a_column(server):
+    # Superset's Stop button: `SELECT pg_cancel_backend(procpid) FROM pg_stat_activity
+    # WHERE procpid = '<pid>'` signals each row's process as the statement runs.
+    victim, other, vcur, ocur, pid = victim_and_other(server)
+    answers = []
+
+    def cancel():
+        ocur.execute("select pg_cancel_backend(procpid) from pg_stat_activity where procpid = %s", (str(pid),))
+        answers.extend(r[0] for r in ocur.fetchall())
+
+    err, took = run_and_cancel_after(vcur, cancel)
+    assert err.pgcode == "57014" and took < 1.0, (err, took)
+    assert answers == [1]
+    vcur.execute("select 1")
+    assert vcur.fetchone()[0] == 1
+    # No matching row signals nothing.
+    ocur.execute("select pg_cancel_backend(procpid) from pg_stat_activity where procpid = -1")
+    assert ocur.fetchall() == []
+    victim.close()
+    other.close()
+
+
+def test_pg_cancel_backend_over_a_column_needs_the_owner(server):
+    # A user who is not a superuser may not signal another user's process, whichever form.
+    admin = connect(server)
+    admin.autocommit = True
+    acur = admin.cursor()
+    acur.execute("create user signaller password 'Signal1er'")
+    acur.execute("select pg_backend_pid()")
+    pid = acur.fetchone()[0]
+    mallory = psycopg2.connect(host=server.host, port=server.port, user="signaller", password="Signal1er", dbname="dev")
+    mallory.autocommit = True
+    mcur = mallory.cursor()
+    with pytest.raises(psycopg2.Error) as e:
+        mcur.execute("select pg_cancel_backend(procpid) from pg_stat_activity where procpid = %s", (pid,))
+    assert e.value.pgcode == "42501" and "belongs to another user" in str(e.value)
+    with pytest.raises(psycopg2.Error) as e:
+        mcur.execute("select pg_terminate_backend(procpid) from pg_stat_activity where procpid = %s", (pid,))
+    assert e.value.pgcode == "42501"
+    acur.execute("select 1")   # the superuser's session is untouched
+    assert acur.fetchone() == (1,)
+    mallory.close()
+    acur.execute("drop user signaller")
+    admin.close()
+
+
 def test_pg_terminate_backend(server):
     victim, other, vcur, ocur, pid = victim_and_other(server)
     err, took = run_and_cancel_after(vcur, lambda: ocur.execute("select pg_terminate_backend(%s)", (pid,)))
