@@ -5,8 +5,10 @@
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
 
-packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3
-          postgresql-client postgresql-15 libpostgresql-jdbc-java openssl)
+# python3-venv, chromium and chromium-driver: Apache Superset's venv and the browser that
+# renders its chart screenshots (Tests/integration/test_superset.py).
+packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3 python3-venv
+          postgresql-client postgresql-15 libpostgresql-jdbc-java openssl chromium chromium-driver)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "setup-system: the Swift toolchain (6.1 or later) is not on PATH; see https://www.swift.org/install/" >&2
@@ -76,6 +78,20 @@ python_modules() {
                 || python3 -m pip install --quiet 'duckdb-extension-tpcds>=1.5,<1.6' >&2 \
                 || echo "setup-system: could not install duckdb-extension-tpcds; bench tpcds will not run" >&2
         fi
+    fi
+    # Apache Superset 6.1.0 (Tests/integration/test_superset.py) in a venv of its own: it
+    # requires SQLAlchemy 1.4 and the clients above 2.0. Its PyPI package has three packaging
+    # bugs, hence the last three: rich and cachetools are imported but not declared (every
+    # `superset` command prints a traceback without rich; without cachetools the Redshift
+    # engine spec does not load), and flask-caching is declared >=2.1,<3 but 2.4 and later
+    # pass Superset's metadata cache an argument it does not take (TypeError at app start).
+    superset_venv="${SLICEHOUSE_SUPERSET_VENV:-$HOME/.cache/slicehouse/superset-venv}"
+    if ! "$superset_venv/bin/python" -c "import sqlalchemy_redshift, psycopg2, cachetools, rich, sys; from importlib.metadata import version; sys.exit(0 if version('apache-superset') == '6.1.0' and version('flask-caching') == '2.3.1' else 1)" >/dev/null 2>&1; then
+        { python3 -m venv "$superset_venv" \
+            && "$superset_venv/bin/python" -m pip install --quiet --upgrade pip \
+            && "$superset_venv/bin/python" -m pip install --quiet 'apache-superset==6.1.0' sqlalchemy-redshift \
+                psycopg2-binary rich cachetools 'flask-caching==2.3.1'; } >&2 \
+            || echo "setup-system: could not install Apache Superset 6.1.0 in $superset_venv; the Superset test cannot run" >&2
     fi
 }
 

@@ -184,7 +184,7 @@ extension Session {
     static let fixedSettings: [String: String] = [
         "transaction_isolation": "serializable", "standard_conforming_strings": "off", "server_version": "8.0.2",
         "server_encoding": "UNICODE", "client_encoding": "UTF8", "integer_datetimes": "on", "max_identifier_length": "127",
-        "statement_timeout": "0", "enable_result_cache_for_session": "on",
+        "statement_timeout": "0", "enable_result_cache_for_session": "on", "max_index_keys": "32",
     ]
 }
 

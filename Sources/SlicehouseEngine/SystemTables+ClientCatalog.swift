@@ -22,7 +22,7 @@ extension SystemTables {
     static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attribute_info", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
                                      "svv_external_tables", "svv_external_columns", "svv_external_schemas",
-                                     "pg_get_late_binding_view_cols", "pg_collation"]
+                                     "pg_get_late_binding_view_cols", "pg_collation", "pg_am"]
     /// `names` as a set (name lookups test it for every table a statement names).
     static let nameSet = Set(names)
     /// Views of information_schema (reached only as `information_schema.name`).
@@ -295,8 +295,11 @@ extension SystemTables {
             var rows: [[Value]] = []
             // relhastriggers as PostgreSQL sets it: on both tables of a foreign key (its
             // checks are triggers there; psql shows a table's foreign keys only then).
-            var triggered = Set<Int>()
-            for c in constraints() { if let r = c.referenced { triggered.insert(c.table.id); triggered.insert(r.id) } }
+            var triggered = Set<Int>(), indexed = Set<Int>()
+            for c in constraints() {
+                if let r = c.referenced { triggered.insert(c.table.id); triggered.insert(r.id) }
+                if c.kind == "p" || c.kind == "u" { indexed.insert(c.table.id) }
+            }
             for t in visibleTables {
                 let tuples = Double(transaction.peek(t.id)?.rowCount ?? 0)
                 let owner = transaction.catalog.security.owner(.table(t.id)).map { userOID($0) } ?? 1
@@ -313,10 +316,21 @@ extension SystemTables {
                                          primaryKey: false, rules: false, acl: acl))
                     continue
                 }
-                rows.append(classRow(oid: Int64(t.id), name: t.name, schema: t.schema, owner: owner, fileNode: Int64(t.id),
-                                     tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
-                                     primaryKey: primaryKey, rules: false, acl: acl, temporary: t.isTemporary,
-                                     triggers: triggered.contains(t.id)))
+                var row = classRow(oid: Int64(t.id), name: t.name, schema: t.schema, owner: owner, fileNode: Int64(t.id),
+                                   tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
+                                   primaryKey: primaryKey, rules: false, acl: acl, temporary: t.isTemporary,
+                                   triggers: triggered.contains(t.id))
+                row[12] = .bool(indexed.contains(t.id))   // relhasindex: a key's index (pg_index)
+                rows.append(row)
+            }
+            for i in constraintIndexes(constraints()) {
+                let t = i.constraint.table
+                let owner = transaction.catalog.security.owner(.table(t.id)).map { userOID($0) } ?? 1
+                var row = classRow(oid: i.oid, name: i.constraint.name, schema: t.schema, owner: owner, fileNode: 0, tuples: 0,
+                                   kind: "i", columns: i.constraint.columns.count, distStyle: 0, primaryKey: false, rules: false,
+                                   acl: .null, temporary: t.isTemporary)
+                row[5] = .int(403)   // relam: btree
+                rows.append(row)
             }
             for (oid, v) in viewsWithOIDs {
                 let object = SecuredObject.view(schema: v.schema, name: v.name)
@@ -357,6 +371,13 @@ extension SystemTables {
                     for (i, c) in t.columns.enumerated() {
                         backing.append((t.schema, Self.materializedViewTableName(t), oid, "r", i + 1, c))
                     }
+                }
+            }
+            // A key's index has its key columns, numbered from 1 (pgjdbc's getIndexInfo).
+            for i in constraintIndexes(constraints()) {
+                let t = i.constraint.table
+                for (k, column) in i.constraint.columns.enumerated() where column < t.columns.count {
+                    backing.append((t.schema, i.constraint.name, i.oid, "i", k + 1, t.columns[column]))
                 }
             }
             let materializedViews = Dictionary(visibleTables.filter { $0.materializedView != nil }.map { (Int64($0.id), $0) },
@@ -407,6 +428,11 @@ extension SystemTables {
                                     ("attencodingtype", .smallint), ("attencrypttype", .smallint)] + attacl
                                     // PostgreSQL 9.1's, which psql's `\\d` reads.
                                     + [("attcollation", .integer)], rows)
+        case "pg_am":
+            // The one access method the keys' indexes name (pg_class.relam): btree.
+            return make(-230, name, [("oid", .integer), ("amname", nameType), ("amcanunique", .boolean),
+                                     ("amcanmulticol", .boolean), ("amcanorder", .boolean)],
+                        [[.int(403), .string("btree"), .bool(true), .bool(true), .bool(true)]])
         case "pg_collation":
             // PostgreSQL 9.1's collations, which psql's `\\d` joins to: text compares by its
             // bytes here, so the default is C's.

@@ -88,6 +88,15 @@ extension SystemTables {
                 let first = path.first { s in procedures.contains { $0.schema == s && $0.name == p.name } }
                 return (p.oid, .bool(first == p.schema))
             }
+        case "pg_get_indexdef":
+            // A key's index as PostgreSQL prints its CREATE statement.
+            return constraintIndexes(constraints()).map { i in
+                let t = i.constraint.table
+                let columns = i.constraint.columns.filter { $0 < t.columns.count }.map { Self.quotedIdentifier(t.columns[$0].name) }
+                return (i.oid, .string("CREATE UNIQUE INDEX \(Self.quotedIdentifier(i.constraint.name)) ON "
+                                       + "\(Self.quotedIdentifier(t.schema)).\(Self.quotedIdentifier(t.name)) USING btree ("
+                                       + columns.joined(separator: ", ") + ")"))
+            }
         case "pg_get_ruledef":
             // A view's `_RETURN` rule as PostgreSQL prints it.
             let names = Dictionary(objectNames("regclass").map { ($0.oid, $0.name) }, uniquingKeysWith: { a, _ in a })
@@ -123,6 +132,16 @@ extension SystemTables {
         return schema == "pg_catalog" || path.contains(schema) ? bare : Self.quotedIdentifier(schema) + "." + bare
     }
 
+    /// PostgreSQL's own oids of its catalog tables, which `'pg_constraint'::regclass`
+    /// gives (pg_depend's classid and refclassid hold them: pgjdbc's getImportedKeys
+    /// compares them so). Other system relations answer their negative table ids.
+    static let catalogRelationOIDs: [String: Int64] = [
+        "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259, "pg_database": 1262,
+        "pg_am": 2601, "pg_attrdef": 2604, "pg_constraint": 2606, "pg_depend": 2608, "pg_description": 2609,
+        "pg_index": 2610, "pg_inherits": 2611, "pg_language": 2612, "pg_namespace": 2615, "pg_rewrite": 2618,
+        "pg_trigger": 2620, "pg_collation": 3456,
+    ]
+
     /// Every object's oid and printed text for `kind` (regclass, regproc, regprocedure).
     func objectNames(_ kind: String) -> [(oid: Int64, name: String)] {
         switch kind {
@@ -134,6 +153,7 @@ extension SystemTables {
             out += transaction.catalog.allViews.enumerated().map {
                 (oid: Int64(Self.viewOIDBase + $0.offset), name: printedName($0.element.name, schema: $0.element.schema))
             }
+            out += Self.catalogRelationOIDs.sorted { $0.value < $1.value }.map { (oid: $0.value, name: $0.key) }
             return out
         case "regproc":
             return procedureOIDs().map { (oid: $0.oid, name: printedName($0.name, schema: $0.schema)) }
@@ -171,6 +191,7 @@ extension SystemTables {
                     return Int64(Self.viewOIDBase + i)
                 }
             case .system(let n):
+                if let oid = Self.catalogRelationOIDs[n.lowercased()] { return oid }
                 if let (def, _) = table(named: n) { return Int64(def.id) }
             case nil:
                 break

@@ -95,6 +95,30 @@ extension SystemTables {
         var referencedColumns: [Int]
     }
 
+    /// The index PostgreSQL builds for a PRIMARY KEY or UNIQUE constraint, as the catalog
+    /// shows it for one (pg_class relkind 'i', pg_index): Redshift builds none, but its
+    /// leader catalog lists them, and JDBC's getPrimaryKeys / getImportedKeys and psql's
+    /// `\\d` find keys through them. Its oid is `indexOIDBase` + the constraint's position.
+    struct ConstraintIndex {
+        var oid: Int64
+        var constraint: Constraint
+        var isPrimary: Bool { constraint.kind == "p" }
+    }
+    static let indexOIDBase: Int64 = 850_000_000
+
+    func constraintIndexes(_ all: [Constraint]) -> [ConstraintIndex] {
+        all.filter { $0.kind == "p" || $0.kind == "u" }.map {
+            ConstraintIndex(oid: Self.indexOIDBase + ($0.oid - Self.constraintOIDBase), constraint: $0)
+        }
+    }
+
+    /// The index a foreign key's referenced columns are the key of (pg_depend's and
+    /// pg_constraint.conindid's link from the foreign key to it), if any.
+    func referencedIndex(_ c: Constraint, _ indexes: [ConstraintIndex]) -> ConstraintIndex? {
+        guard c.kind == "f", let ref = c.referenced else { return nil }
+        return indexes.first { $0.constraint.table.id == ref.id && $0.constraint.columns == c.referencedColumns }
+    }
+
     /// Every visible table's PRIMARY KEY, UNIQUE and REFERENCES constraints, with
     /// PostgreSQL's default names (as DROP CONSTRAINT takes them).
     func constraints() -> [Constraint] {
@@ -115,7 +139,14 @@ extension SystemTables {
             }
             for (i, c) in t.columns.enumerated() {
                 guard let target = c.references else { continue }
-                let ref = catalog.table(QualifiedName(schema: t.schema, name: target))
+                // `schema.table` when the REFERENCES named a schema; else the table's own
+                // schema, then public.
+                var qualified: TableDef? = nil
+                if let dot = target.firstIndex(of: ".") {
+                    qualified = catalog.table(QualifiedName(schema: String(target[..<dot]),
+                                                            name: String(target[target.index(after: dot)...])))
+                }
+                let ref = qualified ?? catalog.table(QualifiedName(schema: t.schema, name: target))
                     ?? catalog.table(QualifiedName(schema: Catalog.publicSchema, name: target))
                 let refPrimary = ref.map { r in
                     r.primaryKey.isEmpty ? r.columns.indices.filter { r.columns[$0].isPrimaryKey } : r.primaryKey
@@ -160,18 +191,25 @@ extension SystemTables {
         let nameType = DataType.varchar(128)
         switch name {
         case "pg_constraint":
-            let rows = constraints().map { c -> [Value] in
+            let all = constraints()
+            let indexes = constraintIndexes(all)
+            let own = Dictionary(indexes.map { ($0.constraint.oid, $0.oid) }, uniquingKeysWith: { a, _ in a })
+            let rows = all.map { c -> [Value] in
                 let fk = c.kind == "f"
+                // conindid (PostgreSQL 9.0's, psql's `\\d` joins on it): a key's own index,
+                // the referenced key's for a foreign key.
+                let index = fk ? referencedIndex(c, indexes)?.oid ?? 0 : own[c.oid] ?? 0
                 return [.int(c.oid), .string(c.name), .int(Self.schemaOID(c.table.schema)), .string(c.kind), .bool(false),
                         .bool(false), .int(Int64(c.table.id)), .int(0), .int(Int64(c.referenced?.id ?? 0)),
                         .string(fk ? "a" : " "), .string(fk ? "a" : " "), .string(fk ? "u" : " "), Self.arrayText(c.columns),
-                        fk && !c.referencedColumns.isEmpty ? Self.arrayText(c.referencedColumns) : .null, .null, .null]
+                        fk && !c.referencedColumns.isEmpty ? Self.arrayText(c.referencedColumns) : .null, .null, .null,
+                        .int(index)]
             }
             return make(-62, name, [("oid", .integer), ("conname", nameType), ("connamespace", .integer), ("contype", .char(1)),
                                     ("condeferrable", .boolean), ("condeferred", .boolean), ("conrelid", .integer),
                                     ("contypid", .integer), ("confrelid", .integer), ("confupdtype", .char(1)),
                                     ("confdeltype", .char(1)), ("confmatchtype", .char(1)), ("conkey", .text),
-                                    ("confkey", .text), ("conbin", .text), ("consrc", .text)], rows)
+                                    ("confkey", .text), ("conbin", .text), ("consrc", .text), ("conindid", .integer)], rows)
         case "pg_locks":
             // The lock manager's table locks (one exclusive lock per writing transaction,
             // held or waited for), then each open transaction's lock on its own id.
@@ -244,14 +282,24 @@ extension SystemTables {
             return make(-129, name, [("name", .varchar(128)), ("language_oid", .integer), ("file_store_id", .integer),
                                      ("owner", .integer)], [])
         case "pg_index":
-            // Redshift has no indexes (PRIMARY KEY and UNIQUE are informational).
+            // A PRIMARY KEY's or UNIQUE constraint's index (informational: nothing is built
+            // or enforced). indkey is an int2vector's text (`1 3`); then PostgreSQL 8.2's
+            // indisvalid, which psql's `\\d` reads.
+            let rows = constraintIndexes(constraints()).map { i -> [Value] in
+                let keys = i.constraint.columns.map { String($0 + 1) }
+                return [.int(i.oid), .int(Int64(i.constraint.table.id)), .string(keys.joined(separator: " ")),
+                        .string(Array(repeating: "0", count: keys.count).joined(separator: " ")), .int(Int64(keys.count)),
+                        .bool(true), .bool(i.isPrimary), .bool(false), .null, .null, .bool(true)]
+            }
             return make(-59, name, [("indexrelid", .integer), ("indrelid", .integer), ("indkey", .text), ("indclass", .text),
                                     ("indnatts", .smallint), ("indisunique", .boolean), ("indisprimary", .boolean),
-                                    ("indisclustered", .boolean), ("indexprs", .text), ("indpred", .text)], [])
+                                    ("indisclustered", .boolean), ("indexprs", .text), ("indpred", .text),
+                                    ("indisvalid", .boolean)], rows)
         case "pg_depend":
             var rows: [[Value]] = []
-            func dep(_ classID: Int64, _ obj: Int64, _ refObj: Int64, _ refSub: Int, _ type: String) {
-                rows.append([.int(classID), .int(obj), .int(0), .int(Self.pgClassOID), .int(refObj), .int(Int64(refSub)),
+            func dep(_ classID: Int64, _ obj: Int64, _ refObj: Int64, _ refSub: Int, _ type: String,
+                     refClass: Int64 = Self.pgClassOID) {
+                rows.append([.int(classID), .int(obj), .int(0), .int(refClass), .int(refObj), .int(Int64(refSub)),
                              .string(type)])
             }
             for r in rules(bindingReads: true) {
@@ -266,7 +314,13 @@ extension SystemTables {
                     }
                 }
             }
-            for c in constraints() {
+            let all = constraints()
+            let indexes = constraintIndexes(all)
+            // A key's index belongs to its constraint (internal); a foreign key depends on
+            // the referenced key's index, as pgjdbc's getImportedKeys looks it up.
+            for i in indexes { dep(Self.pgClassOID, i.oid, i.constraint.oid, 0, "i", refClass: Self.pgConstraintOID) }
+            for c in all {
+                if let i = referencedIndex(c, indexes) { dep(Self.pgConstraintOID, c.oid, i.oid, 0, "n") }
                 for col in c.columns { dep(Self.pgConstraintOID, c.oid, Int64(c.table.id), col + 1, "a") }
                 guard let ref = c.referenced else { continue }
                 if c.referencedColumns.isEmpty { dep(Self.pgConstraintOID, c.oid, Int64(ref.id), 0, "n") }

@@ -1138,6 +1138,53 @@ extension Binder {
             let value = Expr(.cast(Expr(.column(ColumnRef(table: name, "generate_series")), at: e.location), type, .cast), at: e.location)
             s.items[k] = .expr(value, alias: alias ?? "generate_series")
         }
+        // information_schema._pg_expandarray(a), PostgreSQL's set-returning function of
+        // pgjdbc's key metadata (getPrimaryKeys over pg_index.indkey): a row per element
+        // with its value `x` and position `n`, here a SUPER object {"x": .., "n": ..}
+        // (so `(_pg_expandarray(a)).n` navigates it). Calls with the same argument run in
+        // lockstep, one row per element for them all, as PostgreSQL runs equal-length
+        // set-returning functions; on the leader only, as generate_series.
+        var expansions: [Expr: (name: String, element: PlanColumn)] = [:]
+        func expand(_ e: Expr) throws -> Expr {
+            guard case .function(var call) = e.kind, call.over == nil else { return e }
+            guard call.name == "_pg_expandarray", call.schema == nil || call.schema == "information_schema" else {
+                call.args = try call.args.map(expand)
+                return Expr(.function(call), at: e.location)
+            }
+            guard call.args.count == 1, !call.star, !call.distinct else {
+                throw err(.undefinedFunction, "function _pg_expandarray with \(call.args.count) arguments does not exist", e)
+            }
+            let argument = call.args[0]
+            if let known = expansions[argument] {
+                return Expr(.column(ColumnRef(table: known.name, "_pg_expandarray")), at: e.location)
+            }
+            if Binder.readsUserTable(plan) {
+                throw SQLError(.featureNotSupported,
+                               "Specified types or functions (one per INFO message) not supported on Redshift tables.",
+                               line: e.location.line, column: e.location.column,
+                               detail: "_pg_expandarray runs on the leader node only, over catalog tables")
+            }
+            let bound = try bindExpr(argument, scope, agg: nil)
+            guard bound.type.isString || bound.type == .unknown else {
+                throw err(.undefinedFunction, "function _pg_expandarray(\(TypeRules.displayName(bound.type))) does not exist", e)
+            }
+            let array = BoundExpr.function(Builtins.internals.expandArray,
+                                           [try coerce(bound, to: .varchar(DataType.maxVarcharLength))], .superType)
+            let name = "?expand\(expansions.count)?"
+            let element = newColumn(.superType, "_pg_expandarray")
+            columnNames[element.id] = "_pg_expandarray"
+            plan = .unnest(plan, array: array, element: element, position: nil)
+            scope.relations.append(ScopeRelation(alias: name, columns: [("_pg_expandarray", element)]))
+            expansions[argument] = (name, element)
+            return Expr(.column(ColumnRef(table: name, "_pg_expandarray")), at: e.location)
+        }
+        for (k, item) in s.items.enumerated() {
+            guard case .expr(let e, let alias) = item else { continue }
+            let rewritten = try expand(e)
+            if rewritten != e {
+                s.items[k] = .expr(rewritten, alias: alias)
+            }
+        }
         return (plan, scope)
     }
 
@@ -1206,9 +1253,6 @@ extension Binder {
     /// The most rows `generate_series` makes (it runs on the leader, as in Redshift).
     static let seriesMaxRows = 1_000_000
 
-    /// `generate_series(start, stop [, step])` over integers: the values from `start` to
-    /// `stop` by `step` (default 1; a negative step counts down), as rows of one column
-    /// of the arguments' type. The arguments must be constants.
     /// `unnest(array) [AS] x [(c)]` in FROM: a row per element of an array — in
     /// PostgreSQL's text form (the catalog's arrays: pg_class.reloptions, ACLs), each
     /// element a VARCHAR, or a SUPER array, each element a SUPER. The argument may read
@@ -1239,6 +1283,9 @@ extension Binder {
         return relation(plan, alias: name, columnAliases: [columnName])
     }
 
+    /// `generate_series(start, stop [, step])` over integers: the values from `start` to
+    /// `stop` by `step` (default 1; a negative step counts down), as rows of one column
+    /// of the arguments' type. The arguments must be constants.
     func generateSeries(_ call: FunctionCall, _ ref: TableRef) throws -> LogicalPlan {
         guard call.name == "generate_series", call.args.count == 2 || call.args.count == 3, !call.star, !call.distinct else {
             throw SQLError(.undefinedFunction, "function \(call.name) with \(call.args.count) arguments does not exist in FROM",

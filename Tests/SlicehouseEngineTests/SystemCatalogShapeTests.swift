@@ -40,6 +40,8 @@ final class SystemCatalogShapeTests: XCTestCase {
         "pg_attribute": (["attcollation"], "PostgreSQL 9.1's column that psql's \\d reads"),
         "pg_attribute_info": (["attcollation"], "PostgreSQL 9.1's column that psql's \\d reads"),
         "pg_type": (["typcollation"], "PostgreSQL 9.1's column that psql's \\d reads"),
+        "pg_index": (["indisvalid"], "PostgreSQL 8.2's column that psql's \\d reads"),
+        "pg_constraint": (["conindid"], "PostgreSQL 9.0's column that psql's \\d joins on"),
         "pg_proc": (["proiswindow"], "PostgreSQL 8.4's column that psql's \\df reads"),
         "pg_database": (["datcollate", "datctype"], "PostgreSQL 8.4's columns that psql's \\l reads (the C locale)"),
     ]
@@ -48,6 +50,7 @@ final class SystemCatalogShapeTests: XCTestCase {
     static let slicehouseOnly: [String: String] = [
         "pg_conf": "Redshift's undocumented key/value table, read by the admin view v_generate_tbl_ddl (key, value)",
         "pg_collation": "PostgreSQL 9.1's collations, which psql's \\d joins to (default, C, POSIX)",
+        "pg_am": "PostgreSQL's index access methods, which pgjdbc's getIndexInfo joins to (btree, the keys' indexes')",
         "pg_inherits": "PostgreSQL's table inheritance, which psql's \\d asks for (empty: Redshift has none)",
         "pg_trigger": "PostgreSQL 9.0's triggers, which psql's \\d asks for (empty: Redshift has none)",
     ]

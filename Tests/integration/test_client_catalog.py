@@ -13,8 +13,11 @@ from server_support import CI, PASSWORD, USER, Server, need
 
 SETUP = [
     "create schema sales",
-    "create table sales.orders (id integer not null, amount decimal(10,2) default 0, note varchar(40))",
+    "create table sales.orders (id integer not null, amount decimal(10,2) default 0, note varchar(40), primary key (id))",
     "create table public.orders (id bigint)",
+    "create schema shop",
+    "create table shop.lines (order_id integer references sales.orders(id), line smallint, sku char(8), "
+    "primary key (order_id, line), unique (sku))",
     "create view sales.big_orders as select id, amount from sales.orders where amount > 100",
     "insert into sales.orders values (1, 150.00, 'a'), (2, 50.00, 'b')",
 ]
@@ -44,7 +47,8 @@ def test_psycopg_catalog_queries(server):
     assert cur.fetchall() == [("public",), ("sales",)]
     cur.execute("select c.relname, c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace "
                 "where n.nspname = 'sales' order by 1")
-    assert cur.fetchall() == [("big_orders", "v"), ("orders", "r")]
+    # A key's index is listed as PostgreSQL lists it (relkind 'i').
+    assert cur.fetchall() == [("big_orders", "v"), ("orders", "r"), ("orders_pkey", "i")]
     cur.execute("select a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attnum "
                 "from pg_attribute a join pg_class c on c.oid = a.attrelid "
                 "join pg_namespace n on n.oid = c.relnamespace "
@@ -79,11 +83,12 @@ def test_redshift_connector_metadata(server):
     schemas = [r[0] for r in cur.get_schemas()]
     assert "sales" in schemas and "public" in schemas
     tables = cur.get_tables(schema_pattern="sales", table_name_pattern="%")
-    assert sorted((r[1], r[2], r[3]) for r in tables) == [("sales", "big_orders", "VIEW"), ("sales", "orders", "TABLE")]
+    assert sorted((r[1], r[2], r[3]) for r in tables) == [("sales", "big_orders", "VIEW"), ("sales", "orders", "TABLE"),
+                                                          ("sales", "orders_pkey", "INDEX")]
     cols = cur.get_columns(schema_pattern="sales", tablename_pattern="orders")
     assert [(r[3], r[5]) for r in cols] == [("id", "int4"), ("amount", "numeric"), ("note", "varchar")]
     pk = cur.get_primary_keys(schema="sales", table="orders")
-    assert list(pk) == []
+    assert [(r[1], r[2], r[3], r[4], r[5]) for r in pk] == [("sales", "orders", "id", 1, "orders_pkey")]
     conn.close()
 
 
@@ -107,6 +112,20 @@ public class CatalogScenario {
             }
             try (ResultSet rs = md.getColumns(null, "sales", "orders", "%")) {
                 while (rs.next()) out.add("column " + rs.getString("COLUMN_NAME") + " " + rs.getString("TYPE_NAME") + " " + rs.getInt("DATA_TYPE") + " " + rs.getInt("COLUMN_SIZE") + " " + rs.getString("IS_NULLABLE"));
+            }
+            for (String t : new String[] {"sales.orders", "shop.lines"}) {
+                try (ResultSet rs = md.getPrimaryKeys(null, t.split("[.]")[0], t.split("[.]")[1])) {
+                    while (rs.next()) out.add("pk " + rs.getString("TABLE_NAME") + " " + rs.getString("COLUMN_NAME") + " " + rs.getInt("KEY_SEQ") + " " + rs.getString("PK_NAME"));
+                }
+            }
+            try (ResultSet rs = md.getImportedKeys(null, "shop", "lines")) {
+                while (rs.next()) out.add("imported " + rs.getString("FKTABLE_NAME") + "." + rs.getString("FKCOLUMN_NAME") + " -> " + rs.getString("PKTABLE_SCHEM") + "." + rs.getString("PKTABLE_NAME") + "." + rs.getString("PKCOLUMN_NAME") + " " + rs.getInt("KEY_SEQ") + " " + rs.getString("FK_NAME") + " " + rs.getString("PK_NAME"));
+            }
+            try (ResultSet rs = md.getExportedKeys(null, "sales", "orders")) {
+                while (rs.next()) out.add("exported " + rs.getString("PKTABLE_NAME") + "." + rs.getString("PKCOLUMN_NAME") + " <- " + rs.getString("FKTABLE_NAME") + "." + rs.getString("FKCOLUMN_NAME"));
+            }
+            try (ResultSet rs = md.getIndexInfo(null, "shop", "lines", true, false)) {
+                while (rs.next()) out.add("index " + rs.getString("INDEX_NAME") + " " + rs.getString("COLUMN_NAME") + " " + rs.getInt("ORDINAL_POSITION") + " " + rs.getBoolean("NON_UNIQUE"));
             }
             for (String s : out) System.out.println(s);
         }
@@ -133,6 +152,14 @@ def test_jdbc_database_metadata(server, tmp_path):
         "column id int4 4 10 NO",
         "column amount numeric 2 10 YES",
         "column note varchar 12 40 YES",
+        "pk orders id 1 orders_pkey",
+        "pk lines order_id 1 lines_pkey",
+        "pk lines line 2 lines_pkey",
+        "imported lines.order_id -> sales.orders.id 1 lines_order_id_fkey orders_pkey",
+        "exported orders.id <- lines.order_id",
+        "index lines_pkey order_id 1 false",
+        "index lines_pkey line 2 false",
+        "index lines_sku_key sku 1 false",
     ], r.stdout + r.stderr
 
 

@@ -230,7 +230,7 @@ extension DDLCommand {
                     guard try session.resolveTable(target.table) != nil else {
                         throw SQLError(.undefinedTable, "relation \"\(target.table.description)\" does not exist")
                     }
-                    if key.count == 1 { next.columns[key[0]].references = target.table.name }
+                    if key.count == 1 { next.columns[key[0]].references = Self.referenceText(target) }
                 }
 
             case .dropConstraint(let name, _):

@@ -64,7 +64,7 @@ struct DDLCommand {
                 }
                 var col = ColumnDef(name: d.name, type: d.type, notNull: d.notNull || d.primaryKey,
                                     encoding: d.encoding, isPrimaryKey: d.primaryKey, isUnique: d.unique,
-                                    references: d.references.map { $0.table.name })
+                                    references: d.references.map(Self.referenceText))
                 if let id = d.identity {
                     guard d.type == .integer || d.type == .bigint || d.type == .smallint else {
                         throw SQLError(.datatypeMismatch, "IDENTITY column \"\(d.name)\" must be SMALLINT, INTEGER or BIGINT")
@@ -340,6 +340,12 @@ struct DDLCommand {
 }
 
 extension DDLCommand {
+    /// What a column keeps of its REFERENCES target: the table's name, schema-qualified
+    /// when written so (`sales.orders`), so a key into another schema is found again.
+    static func referenceText(_ target: ForeignKeyTarget) -> String {
+        target.table.schema.map { "\($0).\(target.table.name)" } ?? target.table.name
+    }
+
     /// CREATE SCHEMA, DROP SCHEMA, ALTER TABLE / VIEW.
     func schemaStatement(_ statement: Statement) throws -> StatementResult {
         switch statement {

@@ -95,6 +95,12 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextToSuper = ScalarFunction("?array_text_to_super?", internal: true, arguments: 1...1, kernel: { a, t, n in
         try StringKernels.arrayTextToSuper(a[0], resultType: t, n: n)
     })
+    /// ?expand_array?(a) → SUPER: an array's elements with their positions, as
+    /// `information_schema._pg_expandarray` returns them (`[{"x":1,"n":1},{"x":3,"n":2}]`);
+    /// `a` is an array's text form (`{1,3}`) or an int2vector's (`1 3`).
+    public let expandArray = ScalarFunction("?expand_array?", internal: true, arguments: 1...1, kernel: { a, t, n in
+        try StringKernels.expandArray(a[0], resultType: t, n: n)
+    })
     /// ?aclcontains?(acl, item) → BOOLEAN: PostgreSQL's `aclcontains` over the aclitem
     /// texts (the binder's `aclcontains`).
     public let aclContains = ScalarFunction("?aclcontains?", internal: true, arguments: 2...2, kernel: { a, t, n in

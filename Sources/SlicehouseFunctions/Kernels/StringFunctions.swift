@@ -731,25 +731,66 @@ package enum StringKernels {
                     if !first { out.append(0x2C) }
                     first = false
                     if isNull { out.append(contentsOf: "null".utf8); return }
-                    out.append(0x22)
-                    for b in e {
-                        switch b {
-                        case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                        case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-                        case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-                        case 0x09: out.append(contentsOf: [0x5C, 0x74])
-                        case 0..<0x20:
-                            let hex = Array("0123456789abcdef".utf8)
-                            out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
-                        default: out.append(b)
-                        }
-                    }
-                    out.append(0x22)
+                    appendJSONString(e, to: &out)
                 }
             }
             out.append(0x5D)   // ]
         }
+    }
+
+    /// `_pg_expandarray`'s rows as a SUPER array of `{"x": element, "n": position}`
+    /// objects: an element that reads as an integer is a number, any other a string. The
+    /// input is an array's text form (`{1,3}`) or an int2vector's, numbers apart (`1 3`).
+    package static func expandArray(_ a: Vector, resultType: DataType, n: Int) throws -> Vector {
+        let arrays = try input(a)
+        return try mapRows([a], n: n, resultType: resultType) { i, out in
+            var elements: [(bytes: [UInt8], isNull: Bool)] = []
+            with(arrays, i) { p in
+                var k = 0
+                while k < p.count && p[k] == 0x20 { k += 1 }
+                if k < p.count && p[k] == 0x7B {
+                    forEachArrayElement(p) { e, isNull in elements.append((e, isNull)) }
+                } else {
+                    for word in p.split(separator: 0x20) { elements.append((Array(word), false)) }
+                }
+            }
+            out.append(0x5B)
+            for (position, e) in elements.enumerated() {
+                if position > 0 { out.append(0x2C) }
+                out.append(contentsOf: "{\"x\":".utf8)
+                let digits = e.bytes.first == 0x2D ? e.bytes.dropFirst() : e.bytes[...]
+                let isInteger = !digits.isEmpty && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+                    && !(digits.count > 1 && digits.first == 0x30)   // JSON numbers have no leading zero
+                if e.isNull {
+                    out.append(contentsOf: "null".utf8)
+                } else if isInteger {
+                    out.append(contentsOf: e.bytes)
+                } else {
+                    appendJSONString(e.bytes, to: &out)
+                }
+                out.append(contentsOf: ",\"n\":\(position + 1)}".utf8)
+            }
+            out.append(0x5D)
+        }
+    }
+
+    /// `bytes` as a JSON string, quoted and escaped.
+    static func appendJSONString(_ bytes: [UInt8], to out: inout StringBuilder) {
+        out.append(0x22)
+        for b in bytes {
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
     }
 
     /// ARRAY_UPPER / ARRAY_LOWER over an array's text form (one dimension).
