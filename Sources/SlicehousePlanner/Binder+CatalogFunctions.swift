@@ -89,9 +89,9 @@ extension Binder {
         case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
              "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_get_ruledef",
              "pg_function_is_visible", "pg_get_triggerdef", "pg_get_indexdef":
-            // A CASE over every object the catalog has a value for; NULL for another oid.
-            // (the second argument of pg_get_ruledef and pg_get_triggerdef, pretty printing,
-            // changes nothing here; Redshift has no triggers or indexes: always NULL.)
+            // A CASE over every object the catalog has a value for; NULL for another oid
+            // (pg_get_triggerdef always: there are no triggers). The further arguments —
+            // pretty printing, pg_get_indexdef's column number — change nothing here.
             try arity(f.name == "pg_get_indexdef" ? 1...3 : f.name.hasPrefix("pg_get_") && f.name.hasSuffix("def") ? 1...2 : 1...1)
             for a in f.args.dropFirst() { _ = try bindExpr(a, scope, agg: agg) }
             let oid = try bindExpr(f.args[0], scope, agg: agg)
