@@ -130,8 +130,8 @@ extension Parser {
         let elementText = Expr(.cast(element, DataType.unsizedVarchar, .doubleColon), at: at)
         var inner = query
         let order = inner.orderBy.compactMap { item -> OrderItem? in
-            // ORDER BY of the first column (by position or as the only output) orders the
-            // elements; other keys are not visible outside the derived table.
+            // `ORDER BY 1` orders the elements; other keys are not visible outside the
+            // derived table (its further columns, if any, are not part of the array).
             if case .literal(.integer("1")) = item.expr.kind { var o = item; o.expr = element; return o }
             return nil
         }
