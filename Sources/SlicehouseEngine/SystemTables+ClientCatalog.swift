@@ -103,6 +103,11 @@ extension SystemTables {
 
     static func materializedViewTableName(_ t: TableDef) -> String { "mv_tbl__\(t.name)__0" }
 
+    /// The internal columns Redshift keeps in a materialized view's table, after the view's
+    /// own (their types are not documented: Slicehouse shows BIGINT and INTEGER).
+    static let materializedViewInternalColumns = [ColumnDef(name: "padb_internal_txn_id_col", type: .bigint),
+                                                  ColumnDef(name: "padb_internal_txn_seq_col", type: .integer)]
+
     /// The CREATE MATERIALIZED VIEW statement pg_views shows, rebuilt from what the
     /// catalog keeps (BACKUP is not kept: always YES).
     func materializedViewDefinition(_ t: TableDef) -> String {
@@ -312,7 +317,8 @@ extension SystemTables {
                                          kind: "v", columns: t.columns.count, distStyle: 0, primaryKey: false, rules: true, acl: acl))
                     let oid = Int64(Self.materializedViewTableOIDBase + t.id)
                     rows.append(classRow(oid: oid, name: Self.materializedViewTableName(t), schema: t.schema, owner: owner,
-                                         fileNode: oid, tuples: tuples, kind: "r", columns: t.columns.count, distStyle: style,
+                                         fileNode: oid, tuples: tuples, kind: "r",
+                                         columns: t.columns.count + Self.materializedViewInternalColumns.count, distStyle: style,
                                          primaryKey: false, rules: false, acl: acl))
                     continue
                 }
@@ -370,6 +376,11 @@ extension SystemTables {
                 if t.materializedView != nil {
                     for (i, c) in t.columns.enumerated() {
                         backing.append((t.schema, Self.materializedViewTableName(t), oid, "r", i + 1, c))
+                    }
+                    // Redshift's own bookkeeping columns of the table after the view's
+                    // (`SELECT *` from the view never shows them; dbt's catalog counts them).
+                    for (k, extra) in Self.materializedViewInternalColumns.enumerated() {
+                        backing.append((t.schema, Self.materializedViewTableName(t), oid, "r", t.columns.count + k + 1, extra))
                     }
                 }
             }

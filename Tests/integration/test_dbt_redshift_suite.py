@@ -26,11 +26,7 @@ dbt_redshift = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(dbt_redshift)
 
 # test -> why it fails
-KNOWN_FAILURES = {
-    "tests/functional/adapter/catalog_tests/test_get_catalog.py::TestGetCatalog::test_get_one_catalog_by_schemas":
-        "counts 17 catalog columns: Redshift's mv_tbl__<name>__0 table has two internal columns besides the "
-        "materialized view's three, which Slicehouse does not model (docs/DIFFERENCES.md)",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 # Upstream's own @pytest.mark.skip (flaky, or waiting for dbt-core changes).
 UPSTREAM_SKIPS = [
@@ -52,6 +48,7 @@ EXPECTED_PASS = [
     "tests/functional/adapter/backup_tests/test_backup_table.py::TestBackupTableSyntax::test_backup_predicate_precedes_secondary_predicates[syntax_with_distkey-diststyle key distkey]",
     "tests/functional/adapter/backup_tests/test_backup_table.py::TestBackupTableSyntax::test_backup_predicate_precedes_secondary_predicates[syntax_with_sortkey-compound sortkey]",
     "tests/functional/adapter/catalog_tests/test_get_catalog.py::TestGetCatalog::test_get_one_catalog_by_relations",
+    "tests/functional/adapter/catalog_tests/test_get_catalog.py::TestGetCatalog::test_get_one_catalog_by_schemas",
     "tests/functional/adapter/catalog_tests/test_relation_types.py::TestCatalogRelationTypes::test_relation_types_populate_correctly[model.test.my_materialized_view-MATERIALIZED VIEW]",
     "tests/functional/adapter/catalog_tests/test_relation_types.py::TestCatalogRelationTypes::test_relation_types_populate_correctly[model.test.my_table-BASE TABLE]",
     "tests/functional/adapter/catalog_tests/test_relation_types.py::TestCatalogRelationTypes::test_relation_types_populate_correctly[model.test.my_view-VIEW]",
