@@ -106,9 +106,7 @@ extension SystemTables {
             }
         case "pg_table_size", "pg_relation_size", "pg_total_relation_size":
             return visibleTables.map { t in
-                let bytes = transaction.peek(t.id).map { snap in
-                    snap.slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
-                } ?? 0
+                let bytes = transaction.peek(t.id)?.encodedBytes ?? 0
                 return (Int64(t.id), .int(Int64(bytes)))
             }
         default:

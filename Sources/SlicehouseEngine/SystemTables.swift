@@ -93,7 +93,7 @@ struct SystemTables {
                 // "The SVV_TABLE_INFO view doesn't return any information for empty tables":
                 // a table without a block (never loaded, or vacuumed empty) is not listed.
                 if blocks == 0 { continue }
-                let bytes = snap.slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
+                let bytes = snap.encodedBytes
                 let physical = snap.distribution == .all ? (snap.slices.first?.rowCount ?? 0) : snap.slices.reduce(0) { $0 + $1.rowCount }
                 let sortedRows = snap.distribution == .all ? (snap.slices.first?.sortedRows ?? 0) : snap.slices.reduce(0) { $0 + $1.sortedRows }
                 let unsorted: Value = t.sortKey.isEmpty ? .null

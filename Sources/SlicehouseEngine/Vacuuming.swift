@@ -128,7 +128,7 @@ struct Vacuumer: Sendable {
         let (def, snap) = try t.beginWrite(name, reads: true, isCancelled: lockCancel)
         let plan = TableVacuum.plan(snap, table: def, mode: mode, threshold: threshold)
         let before = TableVacuum.Counts(snap)
-        let bytes = snap.slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
+        let bytes = snap.encodedBytes
         let prefix = background ? "[VacuumBG] " : ""
         let started = Date()
         func event(_ status: String, _ c: TableVacuum.Counts) -> VacuumLog.Event {

@@ -238,6 +238,12 @@ public struct TableSnapshot: Sendable {
 
     public func rowCount(slice: Int) -> Int { slices[slice].liveRows }
 
+    /// The encoded bytes of every block of every slice (SVV_TABLE_INFO's size_bytes,
+    /// pg_table_size, VACUUM's report).
+    public var encodedBytes: Int {
+        slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
+    }
+
     /// The snapshot with only the rows at or past `counts[s]` on each slice visible (the
     /// rest marked deleted): what was appended since a snapshot of `counts` rows.
     public func onlyRows(appendedAfter counts: [Int]) -> TableSnapshot {

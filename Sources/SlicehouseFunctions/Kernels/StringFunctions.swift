@@ -774,23 +774,11 @@ package enum StringKernels {
         }
     }
 
-    /// `bytes` as a JSON string, quoted and escaped.
+    /// `bytes` as a JSON string, quoted and escaped (SuperJSON's quoting).
     static func appendJSONString(_ bytes: [UInt8], to out: inout StringBuilder) {
-        out.append(0x22)
-        for b in bytes {
-            switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: out.append(b)
-            }
-        }
-        out.append(0x22)
+        var quoted: [UInt8] = []
+        bytes.withUnsafeBufferPointer { SuperJSON.appendQuoted($0, to: &quoted) }
+        out.append(contentsOf: quoted)
     }
 
     /// ARRAY_UPPER / ARRAY_LOWER over an array's text form (one dimension).
