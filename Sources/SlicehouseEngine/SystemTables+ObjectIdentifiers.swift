@@ -39,6 +39,7 @@ extension SystemTables {
             "float4": "real", "float8": "double precision", "bpchar": "character", "varchar": "character varying",
             "time": "time without time zone", "timestamp": "timestamp without time zone",
             "timestamptz": "timestamp with time zone",
+            "_int2": "smallint[]", "_int4": "integer[]", "_int8": "bigint[]",
         ]
         let pseudo: [(Int64, String)] = [(2249, "record"), (2275, "cstring"), (2276, "any"), (2277, "anyarray"),
                                           (2278, "void"), (2279, "trigger"), (2280, "language_handler"),

@@ -208,8 +208,8 @@ extension SystemTables {
             return make(-62, name, [("oid", .integer), ("conname", nameType), ("connamespace", .integer), ("contype", .char(1)),
                                     ("condeferrable", .boolean), ("condeferred", .boolean), ("conrelid", .integer),
                                     ("contypid", .integer), ("confrelid", .integer), ("confupdtype", .char(1)),
-                                    ("confdeltype", .char(1)), ("confmatchtype", .char(1)), ("conkey", .text),
-                                    ("confkey", .text), ("conbin", .text), ("consrc", .text), ("conindid", .integer)], rows)
+                                    ("confdeltype", .char(1)), ("confmatchtype", .char(1)), ("conkey", .array(.smallint)),
+                                    ("confkey", .array(.smallint)), ("conbin", .text), ("consrc", .text), ("conindid", .integer)], rows)
         case "pg_locks":
             // The lock manager's table locks (one exclusive lock per writing transaction,
             // held or waited for), then each open transaction's lock on its own id.

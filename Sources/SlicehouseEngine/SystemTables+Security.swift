@@ -28,7 +28,7 @@ extension SystemTables {
                 let ids = g.members.compactMap { sec.user($0)?.id }.map(String.init).joined(separator: ",")
                 return [.string(g.name), .int(Int64(g.id)), .string("{\(ids)}")]
             }
-            return make(-81, name, [("groname", .varchar(128)), ("grosysid", .integer), ("grolist", .varchar(4096))], rows)
+            return make(-81, name, [("groname", .varchar(128)), ("grosysid", .integer), ("grolist", .array(.integer))], rows)
         case "pg_roles":
             var rows = sec.allUsers.map { u -> [Value] in
                 [.string(u.name), .bool(u.superuser), .bool(true), .bool(u.superuser), .bool(u.createDB), .bool(u.superuser),

@@ -24,7 +24,11 @@ struct SystemTables {
         (23, "int4", 4), (25, "text", -1), (26, "oid", 4), (700, "float4", 4), (701, "float8", 8),
         (705, "unknown", -2), (1042, "bpchar", -1), (1043, "varchar", -1), (1082, "date", 4),
         (1083, "time", 8), (1114, "timestamp", 8), (1184, "timestamptz", 8), (1700, "numeric", -1),
+        (1005, "_int2", -1), (1007, "_int4", -1), (1016, "_int8", -1),
     ]
+
+    /// pg_type.typelem of the array types above (their elements' oids).
+    static let arrayElementOIDs: [Int64: Int64] = [1005: 21, 1007: 23, 1016: 20]
 
     func table(named raw: String) -> (TableDef, TableSnapshot)? {
         let name = raw.lowercased()
@@ -34,8 +38,11 @@ struct SystemTables {
             let rows = Self.pgTypes.map { t -> [Value] in
                 let align = t.2 == 8 ? "d" : t.2 == 2 ? "s" : t.2 == 1 ? "c" : "i"
                 return [.int(t.0), .string(t.1), .int(11), .int(1), .int(t.2), .bool(t.2 > 0 && t.2 <= 8), .string("b"), .bool(true),
-                        .string(","), .int(0), .int(0), .string(t.1 + "in"), .string(t.1 + "out"), .string(t.1 + "recv"),
-                        .string(t.1 + "send"), .string("-"), .string(align), .string(t.2 < 0 ? "x" : "p"), .bool(false), .int(0),
+                        .string(","), .int(0), .int(Self.arrayElementOIDs[t.0] ?? 0),
+                        .string(Self.arrayElementOIDs[t.0] == nil ? t.1 + "in" : "array_in"),
+                        .string(Self.arrayElementOIDs[t.0] == nil ? t.1 + "out" : "array_out"),
+                        .string(Self.arrayElementOIDs[t.0] == nil ? t.1 + "recv" : "array_recv"),
+                        .string(Self.arrayElementOIDs[t.0] == nil ? t.1 + "send" : "array_send"), .string("-"), .string(align), .string(t.2 < 0 ? "x" : "p"), .bool(false), .int(0),
                         .int(-1), .int(0), .null, .null, .int(["text", "bpchar", "varchar", "name"].contains(t.1) ? 100 : 0)]
             }
             return make(-20, name, [("oid", .integer), ("typname", .varchar(64)), ("typnamespace", .integer),

@@ -34,7 +34,7 @@ enum FuzzSampleData {
         case .interval: return .int128(IntervalValue(months: r, days: -r, micros: r * 1_001).packed ?? 0)
         case .superType: return .string(row % 2 == 0 ? "{\"a\":[\(row),\"x\"]}" : "\(row)")
         case .varbyte: return .string(String(repeating: "ab", count: row % 4))
-        case .hllsketch: return .null
+        case .hllsketch, .array: return .null
         case .unknown: return .null
         }
     }

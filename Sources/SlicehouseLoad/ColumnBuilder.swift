@@ -93,8 +93,8 @@ struct ColumnBuilder: ~Copyable {
         case .superType: kind = .superJSON
         case .varbyte(let n): kind = .varbyte(maxBytes: n)
         case .hllsketch: kind = .sketch
-        case .unknown:
-            throw SQLError(.datatypeMismatch, "COPY cannot load column \"\(def.name)\" of unknown type")
+        case .unknown, .array:
+            throw SQLError(.datatypeMismatch, "COPY cannot load column \"\(def.name)\" of type \(def.type.sqlName)")
         }
         let physical = def.type.physical
         ints = GrowableBuffer(capacity: physical == .int64 ? reserve : 0)

@@ -71,8 +71,8 @@ struct ColumnLayout {
         case .timestamptz:
             storage = .int64; physical = .int64
             logical = .timestamp(unit: .micros, adjustedToUTC: true); converted = .timestampMicros
-        case .superType, .hllsketch:
-            // The value's JSON text.
+        case .superType, .hllsketch, .array:
+            // The value's JSON text (an array's PostgreSQL text).
             storage = .string; physical = .byteArray; logical = .string; converted = .utf8
         case .time, .timetz, .interval, .varbyte:
             throw ParquetError.unsupported("writing a \(type.sqlName) column to Parquet")

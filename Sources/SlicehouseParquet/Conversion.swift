@@ -159,7 +159,7 @@ struct ConversionPlan {
             case .int96: route = .int96(toDate: false)
             default: throw incompatible
             }
-        case .unknown, .time, .timetz, .interval, .superType, .varbyte, .hllsketch:
+        case .unknown, .time, .timetz, .interval, .superType, .varbyte, .hllsketch, .array:
             throw incompatible
         }
     }

@@ -21,7 +21,7 @@ public enum TypeRules {
     /// - char with char → char(max), other string mixes → varchar(max);
     /// - date with timestamp → timestamp;
     /// - `.unknown` (an untyped NULL) joins anything;
-    /// - a string with a number, date, timestamp → the non-string type (Redshift converts
+    /// - a string with a number, date, timestamp or catalog array → the non-string type (Redshift converts
     ///   the string implicitly; see also `leftIsUntypedLiteral`);
     /// - an untyped string literal (`leftIsUntypedLiteral` / `rightIsUntypedLiteral`)
     ///   takes the other side's type whatever it is (PostgreSQL's unknown-literal rule),
@@ -48,9 +48,9 @@ public enum TypeRules {
             return .timetz
         case (.varbyte(let x), .varbyte(let y)):
             return .varbyte(max(x, y))
-        case _ where a.isString && (b.isNumeric || b.isTemporal || b.isTextInput):
+        case _ where a.isString && (b.isNumeric || b.isTemporal || b.isTextInput || b.isArray):
             return b
-        case _ where b.isString && (a.isNumeric || a.isTemporal || a.isTextInput):
+        case _ where b.isString && (a.isNumeric || a.isTemporal || a.isTextInput || a.isArray):
             return a
         // SUPER meets a scalar type as that type (PartiQL's dynamic typing: a SUPER value
         // of another kind becomes NULL).
@@ -153,7 +153,7 @@ public enum TypeRules {
         case .time: return 15
         case .timetz: return 21
         case .interval: return 48
-        case .superType, .hllsketch: return DataType.maxVarcharLength
+        case .superType, .hllsketch, .array: return DataType.maxVarcharLength
         case .varbyte(let n): return min(2 * n, DataType.maxVarcharLength)
         case .unknown: return 256
         }
@@ -173,7 +173,8 @@ public enum TypeRules {
         case _ where from.isDateTimeFamily && to.isDateTimeFamily: return timeCast(from, to)
         case (.interval, .time), (.time, .interval): return true
         case (.varbyte, .varbyte): return true
-        case (.superType, _): return to != .hllsketch && !to.isVarbyte && to != .interval
+        case (.array, .array): return true
+        case (.superType, _): return to != .hllsketch && !to.isVarbyte && to != .interval && !to.isArray
         case (_, .superType): return from.isNumeric || from == .boolean || from.isString
         case (.hllsketch, _), (_, .hllsketch): return false
         default: return false
@@ -208,6 +209,7 @@ public enum TypeRules {
         case (.date, .timestamptz), (.timestamp, .timestamptz), (.timestamptz, .timestamp), (.time, .timetz), (.timetz, .time):
             return true
         case (.varbyte, .varbyte): return true
+        case _ where from.isString && to.isArray: return true
         case (.superType, _): return to.isSuperScalarTarget
         case (_, .superType): return from.isNumeric || from == .boolean || from.isString
         default: return false

@@ -16,7 +16,7 @@ extension Binder {
         "pg_get_viewdef", "current_schemas", "pg_encoding_to_char", "has_schema_privilege", "has_table_privilege",
         "pg_get_userbyid", "format_encoding", "regclass", "regproc", "regprocedure", "regclassout", "regprocout",
         "regprocedureout", "textin", "slice_num", "pg_get_constraintdef", "aclcontains", "makeaclitem", "aclitem", "_aclitem",
-        "?array_text_element?", "regtype", "regnamespace", "regtypeout", "regnamespaceout",
+        "?array_text_element?", "?array?", "regtype", "regnamespace", "regtypeout", "regnamespaceout",
         "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
         "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size", "pg_get_ruledef",
         "pg_function_is_visible", "pg_type_is_visible", "pg_get_triggerdef", "pg_get_indexdef",
@@ -54,7 +54,8 @@ extension Binder {
             let names: [(Int, String)] = [(16, "boolean"), (18, "\"char\""), (19, "name"), (20, "bigint"), (21, "smallint"),
                                           (23, "integer"), (25, "text"), (26, "oid"), (700, "real"), (701, "double precision"),
                                           (705, "unknown"), (1082, "date"), (1083, "time without time zone"),
-                                          (1114, "timestamp without time zone"), (1184, "timestamp with time zone")]
+                                          (1114, "timestamp without time zone"), (1184, "timestamp with time zone"),
+                                          (1005, "smallint[]"), (1007, "integer[]"), (1016, "bigint[]")]
             var whens = names.map { SlicehouseSQL.WhenClause(condition: int($0.0), result: lit($0.1)) }
             whens.append(SlicehouseSQL.WhenClause(condition: int(1043), result: sized("character varying", text(inner))))
             whens.append(SlicehouseSQL.WhenClause(condition: int(1042), result: sized("character", text(inner))))
@@ -178,6 +179,19 @@ extension Binder {
                 throw err(.invalidText, "invalid input syntax for type aclitem[]: \"\(s)\"", f.args[0])
             }
             return .constant(.string(ACLItem.arrayText(items.map(\.text))), .varchar(DataType.maxVarcharLength))
+        case "?array?":
+            // ARRAY[e1, e2, ...] (Parser.parseArrayConstructor): an integer array when every
+            // element is an integer (or NULL), as `array[1::smallint]` beside
+            // pg_constraint.conkey is; otherwise the array's text.
+            let items = try f.args.map { try bindExpr($0, scope, agg: agg) }
+            var element: DataType = .unknown
+            for item in items {
+                guard let t = TypeRules.commonType(element, item.type) else { element = .text; break }
+                element = t
+            }
+            let type: DataType = ArrayElement(element).map { .array($0) } ?? .varchar(DataType.maxVarcharLength)
+            let texts = items.map { $0.type.isString ? $0 : BoundExpr.cast($0, .varchar(TypeRules.stringLength($0.type))) }
+            return .function(Builtins.internals.arrayConstruct, texts, type)
         case "?array_text_element?":
             // `a[i]` over an array's text (the subscript's rewrite, Binder.bindFunction).
             try arity(2...2)

@@ -309,7 +309,7 @@ extension Binder {
             let value = try bindExpr(x, scope, agg: agg)
             let text = try coerce(value, to: value.type.isString ? value.type : .varchar(TypeRules.stringLength(value.type)))
             let arrayText = try bindExpr(array, scope, agg: agg)
-            guard arrayText.type.isString || arrayText.type == .unknown else {
+            guard arrayText.type.isString || arrayText.type.isArray || arrayText.type == .unknown else {
                 throw err(.datatypeMismatch, "op ANY/ALL (array) requires an array on the right, not \(TypeRules.displayName(arrayText.type))", e)
             }
             let contains = BoundExpr.function(Builtins.internals.arrayTextContains,
@@ -687,6 +687,13 @@ extension Binder {
         // either end. On SUPER it is PartiQL's 0-based navigation.
         if f.name == "super_index", f.args.count == 2, f.schema == nil {
             let base = try bindExpr(f.args[0], scope, agg: agg)
+            if case .array(let element) = base.type {
+                // An integer array's element, as that integer type (1-based; NULL past either end).
+                let index = try coerce(try bindExpr(f.args[1], scope, agg: agg), to: .bigint)
+                let long = DataType.varchar(DataType.maxVarcharLength)
+                let text = BoundExpr.function(Builtins.internals.arrayTextElement, [.cast(base, long), index], long)
+                return .cast(text, element.type)
+            }
             if base.type.isString {
                 let loc = e.location
                 func call(_ name: String, _ args: [Expr]) -> Expr { Expr(.function(FunctionCall(name: name, args: args)), at: loc) }

@@ -92,8 +92,8 @@ extension Parser {
     }
 
     /// `ARRAY[a, b, ...]`, PostgreSQL's array constructor as catalog queries use it
-    /// (`array[1::smallint]` beside pg_constraint.conkey): the array's text form, as the
-    /// catalog's arrays are kept (`{1,2}`; a NULL element is `NULL`).
+    /// (`array[1::smallint]` beside pg_constraint.conkey): the binder's `?array?`, an
+    /// integer array or the array's text form (`{1,2}`; a NULL element is `NULL`).
     private mutating func parseArrayConstructor() throws -> Expr {
         let token = advance()   // ARRAY
         try expectSymbol("[")
@@ -102,16 +102,7 @@ extension Parser {
             repeat { items.append(try parseExpr()) } while acceptSymbol(",")
         }
         try expectSymbol("]")
-        let at = token.location
-        func text(_ s: String) -> Expr { Expr(.literal(.string(s)), at: at) }
-        var out = text("{")
-        for (i, item) in items.enumerated() {
-            if i > 0 { out = Expr(.binary(.concat, out, text(",")), at: at) }
-            let element = Expr(.function(FunctionCall(name: "coalesce", args: [
-                Expr(.cast(item, DataType.unsizedVarchar, .doubleColon), at: at), text("NULL")])), at: at)
-            out = Expr(.binary(.concat, out, element), at: at)
-        }
-        return Expr(.binary(.concat, out, text("}")), at: at)
+        return Expr(.function(FunctionCall(name: "?array?", args: items)), at: token.location)
     }
 
     /// `ARRAY(SELECT ...)`, PostgreSQL's array of a one-column query's values (psql's

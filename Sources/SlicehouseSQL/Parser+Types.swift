@@ -74,6 +74,11 @@ extension Parser {
         default: unsized = false
         }
         let type = try parseDataType()
+        // `::smallint[]`: the catalog's integer arrays (pg_constraint.conkey's type).
+        if isSymbol("["), isSymbol("]", at: 1), let element = ArrayElement(type) {
+            advance(); advance()
+            return .array(element)
+        }
         return unsized ? DataType.unsizedVarchar : type
     }
 

@@ -231,11 +231,51 @@ struct RowEncoder {
         case (.bool(let a), _): out.writeInteger(Int32(1)); out.writeInteger(UInt8(a[r] ? 1 : 0))
         case (.int64(let a), .decimal(_, let scale)): writeNumeric(Int128(a[r]), scale: scale, &out)
         case (.int128(let a), .decimal(_, let scale)): writeNumeric(a[r], scale: scale, &out)
+        case (.string(let s), .array(let element)): writeArray(s, r, element, &out)
         default:
             // Strings (and anything else) in binary are their text bytes.
             var scratch: [UInt8] = []
             writeText(v, r, type, &out, &scratch)
         }
+    }
+
+    /// An integer array's binary form (PostgreSQL's array_send) from its text (`{1,NULL,3}`,
+    /// canonical: the catalog and ArrayCasts write it): dimensions, a NULL flag, the element
+    /// type, then the length and lower bound (1) of the one dimension, then each element.
+    private func writeArray(_ s: StringArray, _ r: Int, _ element: ArrayElement, _ out: inout ByteBuffer) {
+        var values: [Int64?] = []
+        s.withBytes(r) { p in
+            let inner = p.drop(while: { $0 != UInt8(ascii: "{") }).dropFirst().prefix(while: { $0 != UInt8(ascii: "}") })
+            for item in inner.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+                let text = String(decoding: item, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                values.append(Int64(text))   // NULL (or anything unreadable) is NULL
+            }
+        }
+        let width: Int32
+        switch element {
+        case .smallint: width = 2
+        case .integer: width = 4
+        case .bigint: width = 8
+        }
+        let lengthAt = out.writerIndex
+        out.writeInteger(Int32(0))
+        out.writeInteger(Int32(values.isEmpty ? 0 : 1))
+        out.writeInteger(Int32(values.contains(where: { $0 == nil }) ? 1 : 0))
+        out.writeInteger(element.type.typeOID)
+        if !values.isEmpty {
+            out.writeInteger(Int32(values.count))
+            out.writeInteger(Int32(1))
+        }
+        for v in values {
+            guard let v else { out.writeInteger(Int32(-1)); continue }
+            out.writeInteger(width)
+            switch element {
+            case .smallint: out.writeInteger(Int16(truncatingIfNeeded: v))
+            case .integer: out.writeInteger(Int32(truncatingIfNeeded: v))
+            case .bigint: out.writeInteger(v)
+            }
+        }
+        out.setInteger(Int32(out.writerIndex - lengthAt - 4), at: lengthAt)
     }
 
     /// NUMERIC's binary form of `unscaled / 10^scale`.

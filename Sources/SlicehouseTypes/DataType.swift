@@ -22,6 +22,7 @@
 /// | SUPER                           | string   | one JSON value in compact text (`SuperJSON`) |
 /// | VARBYTE(n)                      | string   | the bytes as lower-case hexadecimal text |
 /// | HLLSKETCH                       | string   | the sketch in Redshift's JSON form     |
+/// | SMALLINT[], INTEGER[], BIGINT[] | string   | PostgreSQL's array text (`{1,2}`)      |
 public enum DataType: Hashable, Sendable {
     case smallint
     case integer
@@ -48,6 +49,10 @@ public enum DataType: Hashable, Sendable {
     case varbyte(Int)
     /// HLLSKETCH: a HyperLogLog sketch.
     case hllsketch
+    /// A one-dimensional array of integers, as the leader's catalog keeps them
+    /// (pg_constraint.conkey is SMALLINT[]; `ARRAY[1::smallint]`). Only catalog queries
+    /// make one: no table column has this type (Redshift's compute nodes have none).
+    case array(ArrayElement)
     /// The type of an untyped NULL literal before coercion.
     case unknown
 
@@ -73,7 +78,7 @@ public enum DataType: Hashable, Sendable {
         case .interval: return .int128
         case .real, .double: return .double
         case .boolean: return .bool
-        case .char, .varchar, .superType, .varbyte, .hllsketch: return .string
+        case .char, .varchar, .superType, .varbyte, .hllsketch, .array: return .string
         case .unknown: return .int64
         }
     }
@@ -89,6 +94,7 @@ public enum DataType: Hashable, Sendable {
     }
     public var isTemporal: Bool { self == .date || self == .timestamp || self == .timestamptz }
     public var isVarbyte: Bool { if case .varbyte = self { return true }; return false }
+    public var isArray: Bool { if case .array = self { return true }; return false }
     /// DATE, TIMESTAMP, TIMESTAMPTZ, TIME or TIMETZ.
     public var isDateTimeFamily: Bool {
         switch self { case .date, .timestamp, .timestamptz, .time, .timetz: return true; default: return false }
@@ -153,6 +159,7 @@ public enum DataType: Hashable, Sendable {
         case .superType: return "super"
         case .varbyte(let n): return "varbyte(\(n))"
         case .hllsketch: return "hllsketch"
+        case .array(let e): return e.type.sqlName + "[]"
         case .unknown: return "unknown"
         }
     }
@@ -168,7 +175,7 @@ public enum DataType: Hashable, Sendable {
         case .decimal(let p, _): return p > 18 ? 16 : 8
         case .boolean: return 1
         case .char(let n), .varchar(let n), .varbyte(let n): return n
-        case .superType, .hllsketch: return 64
+        case .superType, .hllsketch, .array: return 64
         case .unknown: return 0
         }
     }
@@ -197,6 +204,7 @@ extension DataType {
         case .superType: return 4000
         case .varbyte: return 6551
         case .hllsketch: return 2935
+        case .array(let e): return e.arrayOID
         case .unknown: return 705
         }
     }
@@ -222,7 +230,39 @@ extension DataType {
         case .superType: return "super"
         case .varbyte: return "varbyte"
         case .hllsketch: return "hllsketch"
+        case .array(let e): return "_" + e.type.internalName
         case .unknown: return "unknown"
+        }
+    }
+}
+
+/// The element type of an `array` (PostgreSQL's int2[], int4[], int8[]).
+public enum ArrayElement: Hashable, Sendable, CaseIterable {
+    case smallint, integer, bigint
+
+    public init?(_ t: DataType) {
+        switch t {
+        case .smallint: self = .smallint
+        case .integer: self = .integer
+        case .bigint: self = .bigint
+        default: return nil
+        }
+    }
+
+    public var type: DataType {
+        switch self {
+        case .smallint: return .smallint
+        case .integer: return .integer
+        case .bigint: return .bigint
+        }
+    }
+
+    /// pg_type's oid of the array type (`_int2` 1005, `_int4` 1007, `_int8` 1016).
+    public var arrayOID: Int32 {
+        switch self {
+        case .smallint: return 1005
+        case .integer: return 1007
+        case .bigint: return 1016
         }
     }
 }

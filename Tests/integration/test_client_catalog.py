@@ -73,7 +73,28 @@ def test_psycopg_catalog_queries(server):
     assert "sales.orders" in cur.fetchone()[0]
     cur.execute("select setting from pg_settings where name = 'search_path'")
     assert cur.fetchone() == ("$user, public",)
+    # The catalog's int2[] columns reach the driver as arrays (OID 1005): lists in Python.
+    cur.execute("select c.conname, c.conkey, c.confkey from pg_constraint c join pg_class t on t.oid = c.conrelid "
+                "where t.relname = 'lines' order by 1")
+    assert cur.fetchall() == [("lines_order_id_fkey", [1], [1]), ("lines_pkey", [1, 2], None),
+                              ("lines_sku_key", [3], None)]
+    assert cur.description[1].type_code == 1005
+    cur.execute("select array[1::smallint, null, 3], '{ 7 , 8 }'::int[], array[]::bigint[]")
+    assert cur.fetchone() == ([1, None, 3], [7, 8], [])
     conn.close()
+
+
+def test_psycopg3_binary_arrays(server):
+    # psycopg 3 asks for binary results: an int2[] in PostgreSQL's binary array form.
+    psycopg = need("psycopg")
+    with psycopg.connect(host=server.host, port=server.port, user=USER, password=PASSWORD, dbname="dev") as conn:
+        cur = conn.cursor(binary=True)
+        cur.execute("select c.conkey, array[5::bigint, null], array[]::int[] from pg_constraint c "
+                    "join pg_class t on t.oid = c.conrelid where t.relname = 'lines' and c.contype = 'p'")
+        assert cur.fetchone() == ([1, 2], [5, None], [])
+        cur = conn.cursor()
+        cur.execute("select '{1,2}'::smallint[]")
+        assert cur.fetchone() == ([1, 2],)
 
 
 def test_redshift_connector_metadata(server):

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """SQLAlchemy's Inspector through sqlalchemy-redshift, as BI tools browse a database
 (issue 77): schemas, tables, views and their definitions, columns with types, defaults,
-identity, encodings and comments, table options (DISTSTYLE, DISTKEY, SORTKEY), primary
-and foreign keys, and a Table autoloaded from the catalog. Values are checked, not only
+identity, encodings and comments, table options (DISTSTYLE, DISTKEY, SORTKEY), primary,
+foreign and unique keys, and a Table autoloaded from the catalog. Values are checked, not only
 the absence of errors.
 """
 import os
@@ -36,7 +36,8 @@ def engine(tmp_path_factory):
             "create table sales.orders (id int primary key, region varchar(10) default 'east' encode zstd,"
             " amount decimal(10,2), note varchar(20)) diststyle key distkey(id) sortkey(id)",
             "create table sales.items (item_id int, order_id int references sales.orders(id), qty smallint not null)",
-            "create table sales.codes (code char(3), label varchar(30) not null, n bigint identity(1,1)) diststyle all",
+            "create table sales.codes (code char(3), label varchar(30) not null, n bigint identity(1,1), unique (label, code))"
+            " diststyle all",
             "create table sales.events (ts timestamp, kind varchar(10)) diststyle even compound sortkey(ts, kind)",
             "create view sales.big as select id from sales.orders where amount > 10",
             "create view sales.lb as select id, region from sales.orders with no schema binding",
@@ -103,6 +104,10 @@ def test_keys(engine):
         "name": "items_order_id_fkey", "constrained_columns": ["order_id"], "referred_schema": "sales",
         "referred_table": "orders", "referred_columns": ["id"]}]
     assert insp.get_indexes("orders", schema="sales") == []
+    # pg_constraint.conkey is an int2[] (psycopg2 reads a list), in the constraint's column order.
+    assert insp.get_unique_constraints("codes", schema="sales") == [
+        {"name": "codes_label_code_key", "column_names": ["label", "code"]}]
+    assert insp.get_unique_constraints("orders", schema="sales") == []
 
 
 def test_autoload(engine):

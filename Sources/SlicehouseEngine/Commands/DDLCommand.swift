@@ -128,6 +128,10 @@ struct DDLCommand {
                 if columns.contains(where: { $0.name == n }) {
                     throw SQLError(.duplicateColumn, "column \"\(n)\" specified more than once")
                 }
+                // The catalog's arrays are the leader's: no table column has one (Redshift's wording).
+                if rc.type.isArray {
+                    throw SQLError(.featureNotSupported, "Column \"\(n)\" has unsupported type \"\(rc.type.sqlName)\".")
+                }
                 columns.append(ColumnDef(name: n, type: rc.type == .unknown ? .text : rc.type))
             }
             ctasRows = (cols, chunks)

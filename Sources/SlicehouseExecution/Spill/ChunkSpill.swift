@@ -76,6 +76,7 @@ public enum ChunkSpill {
         case .varbyte(let n): return (17, Int32(truncatingIfNeeded: n), 0)
         case .hllsketch: return (18, 0, 0)
         case .unknown: return (19, 0, 0)
+        case .array(let e): return (20, Int32(truncatingIfNeeded: ArrayElement.allCases.firstIndex(of: e) ?? 0), 0)
         }
     }
 
@@ -100,6 +101,7 @@ public enum ChunkSpill {
         case 17: return .varbyte(Int(a))
         case 18: return .hllsketch
         case 19: return .unknown
+        case 20 where Int(a) >= 0 && Int(a) < ArrayElement.allCases.count: return .array(ArrayElement.allCases[Int(a)])
         default: throw corrupt("type tag \(tag)")
         }
     }

@@ -85,6 +85,11 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextContains = ScalarFunction("array_text_contains", internal: true, arguments: 2...2, kernel: { a, t, n in
         try StringKernels.arrayTextContains(a[0], a[1], resultType: t, n: n)
     })
+    /// ?array?(e1, e2, ...) → an array's text form (`{1,2,NULL}`): `ARRAY[e1, e2, ...]`
+    /// with its elements already cast to text (the binder's `?array?`).
+    public let arrayConstruct = ScalarFunction("?array_construct?", internal: true, arguments: 0...Int.max, kernel: { a, t, n in
+        try StringKernels.arrayConstruct(a, resultType: t, n: n)
+    })
     /// ?array_text_element?(a, i) → VARCHAR: `a[i]` over an array in PostgreSQL's text
     /// form, the element from 1 without its quotes; NULL past either end.
     public let arrayTextElement = ScalarFunction("?array_text_element?", internal: true, arguments: 2...2, kernel: { a, t, n in

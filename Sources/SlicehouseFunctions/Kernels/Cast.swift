@@ -13,7 +13,8 @@ import SlicehousePlan
 ///   CHAR values are stored without trailing blanks;
 /// - CHAR/VARCHAR → numbers, dates, timestamps, booleans: parsed, with
 ///   `invalid input syntax for type integer: "abc"` (22P02) on bad text;
-/// - DATE ↔ TIMESTAMP; BOOLEAN ↔ integers.
+/// - DATE ↔ TIMESTAMP; BOOLEAN ↔ integers;
+/// - the catalog's integer arrays ↔ text (`ArrayCasts`).
 package enum CastKernels {
 
     /// Cast every stored value of `v` to `target` (a constant stays constant).
@@ -23,6 +24,9 @@ package enum CastKernels {
         if source == target { return v }
         if source == .unknown {
             return v.isConstant ? Kern.constNull(target) : Vector.nulls(target, count: v.count)
+        }
+        if ArrayCasts.handles(source, target) {
+            return try ArrayCasts.cast(v, to: target, assignment: assignment)
         }
         if ExtendedCasts.handles(source, target) {
             return try ExtendedCasts.cast(v, to: target, assignment: assignment)

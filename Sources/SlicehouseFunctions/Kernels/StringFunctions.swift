@@ -209,7 +209,7 @@ package enum StringKernels {
 
     /// Strings as string inputs (the registry casts other types to VARCHAR; casts here are defensive).
     package static func input(_ v: Vector) throws -> StringInput {
-        if v.type.isString { return try StringInput(v) }
+        if v.type.isString || v.type.isArray { return try StringInput(v) }
         return try StringInput(CastKernels.cast(v, to: .varchar(TypeRules.stringLength(v.type))))
     }
     package static func intInput(_ v: Vector) throws -> IntInput {
@@ -700,6 +700,41 @@ package enum StringKernels {
             validity = v
         }
         return Kern.boolResult(out, validity: validity, constant: constant)
+    }
+
+    /// `ARRAY[e1, e2, ...]`'s text form from its elements' texts: `{1,2,NULL}`, an element
+    /// quoted (`"a b"`, `\` before `"` and `\`) when it is empty, reads as NULL or holds
+    /// a blank, comma, brace, quote or backslash. Never NULL itself.
+    package static func arrayConstruct(_ elements: [Vector], resultType: DataType, n: Int) throws -> Vector {
+        let constant = elements.allSatisfy { $0.isConstant }
+        let len = constant ? 1 : n
+        let inputs = try elements.map { Kern.isConstNull($0) ? nil : try input($0) }
+        var out = StringBuilder(rows: len, bytes: len * (2 + 4 * elements.count))
+        for i in 0..<len {
+            out.append(0x7B)
+            for (k, e) in elements.enumerated() {
+                if k > 0 { out.append(0x2C) }
+                guard let s = inputs[k], !e.isNull(e.isConstant ? 0 : i) else {
+                    out.append(contentsOf: "NULL".utf8)
+                    continue
+                }
+                with(s, i) { p in
+                    let special: Set<UInt8> = [0x20, 0x2C, 0x7B, 0x7D, 0x22, 0x5C, 0x09, 0x0A]
+                    let quote = p.isEmpty || p.contains(where: special.contains)
+                        || (p.count == 4 && p.map({ $0 | 0x20 }) == Array("null".utf8))
+                    if !quote { out.append(p); return }
+                    out.append(0x22)
+                    for b in p {
+                        if b == 0x22 || b == 0x5C { out.append(0x5C) }
+                        out.append(b)
+                    }
+                    out.append(0x22)
+                }
+            }
+            out.append(0x7D)
+            out.finishRow()
+        }
+        return Kern.result(resultType, .string(out.array), validity: nil, constant: constant)
     }
 
     /// ARRAY_TO_STRING over an array's text form.

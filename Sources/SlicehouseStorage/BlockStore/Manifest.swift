@@ -276,6 +276,7 @@ public struct ManifestColumn: Codable, Sendable {
         case .superType: return ("super", nil, nil)
         case .varbyte(let n): return ("varbyte", n, nil)
         case .hllsketch: return ("hllsketch", nil, nil)
+        case .array(let e): return (e.type.internalName + "[]", nil, nil)
         case .unknown: return ("unknown", nil, nil)
         }
     }
@@ -301,6 +302,9 @@ public struct ManifestColumn: Codable, Sendable {
         case "varbyte": return .varbyte(p ?? DataType.defaultVarbyteLength)
         case "hllsketch": return .hllsketch
         case "unknown": return .unknown
+        case "int2[]": return .array(.smallint)
+        case "int4[]": return .array(.integer)
+        case "int8[]": return .array(.bigint)
         default: throw SQLError(.ioError, "manifest names an unknown column type \"\(s)\"")
         }
     }
