@@ -259,7 +259,9 @@ final class StatementContext: BinderCatalog, PlannerContext {
             s.distinct = max(1, min(s.distinct, rows))
             return s
         }
-        return TableStatistics(rows: snap.rowCount, placement: placement, columns: columns)
+        let strings = table.columns.indices.filter { table.columns[$0].type.physical == .string }
+        return TableStatistics(rows: snap.rowCount, placement: placement, columns: columns,
+                               blankEnded: Set(strings.filter { snap.mayEndInBlank(column: $0) }))
     }
 }
 

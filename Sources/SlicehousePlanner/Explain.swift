@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
 import SlicehousePlan
+import SlicehouseFunctions
 
 /// Renders a physical plan the way Redshift's EXPLAIN does:
 /// `XN <operator>  (cost=a..b rows=n width=w)` lines with `->` children and
@@ -248,6 +249,8 @@ public enum ExplainPrinter {
         case .like(let x, let p, let ci, let n, _):
             return "(\(d(x)) \(n ? "!" : "")\(ci ? "~~*" : "~~") \(d(p)))"
         case .function(let f, let args, _):
+            // Redshift compares VARCHAR values without trailing blanks and shows no call for it.
+            if f === Builtins.internals.withoutTrailingBlanks, args.count == 1 { return d(args[0]) }
             return "\(f.name)(" + args.map(d).joined(separator: ", ") + ")"
         }
     }

@@ -121,7 +121,7 @@ extension Optimizer {
             var left = 1.0, right = 1.0, found = false
             var leftKey = false, rightKey = false
             for p in conjuncts(c) {
-                guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p else { continue }
+                guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p.withoutSignificanceCalls else { continue }
                 let (lc, rc) = lids.contains(x) ? (x, y) : (y, x)
                 guard let sl = ls[lc], let sr = rs[rc] else { continue }
                 left *= max(1, sl.distinct)
@@ -169,7 +169,7 @@ extension Optimizer {
             let lids = Set(l.outputIDs)
             var lJoinedOnKey = false, rJoinedOnKey = false
             for p in conjuncts(c) {
-                guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p else { continue }
+                guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p.withoutSignificanceCalls else { continue }
                 let (lc, rc) = lids.contains(x) ? (x, y) : (y, x)
                 if lk.contains(lc) { lJoinedOnKey = true }
                 if rk.contains(rc) { rJoinedOnKey = true }

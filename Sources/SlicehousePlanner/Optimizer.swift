@@ -61,6 +61,7 @@ public struct Optimizer {
         p = mergeScalarAggregates(p)
         p = existenceJoins(p)
         p = distinctExistenceInputs(p)
+        p = trailingBlanksInsignificant(p)
         return p
     }
 
@@ -547,7 +548,7 @@ public struct Optimizer {
         var byRead: [Int: (product: Double, key: Double?)] = [:]
         var product = 1.0
         for e in exprs {
-            guard case .column(let id, _) = e, let s = stats[id] else { return .infinity }
+            guard case .column(let id, _) = e.withoutSignificanceCalls, let s = stats[id] else { return .infinity }
             let d = max(1, s.distinct) + (s.nullFraction > 0 ? 1 : 0)
             guard let origin = origins[id] else { product *= d; continue }
             var entry = byRead[origin.read] ?? (1, nil)
@@ -623,7 +624,7 @@ public struct Optimizer {
         if ls.isEmpty || rs.isEmpty { return nil }
         var best: Double? = nil
         for p in conjuncts(condition) {
-            guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p else { continue }
+            guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = p.withoutSignificanceCalls else { continue }
             let pair = ls[x].flatMap { sx in rs[y].map { (sx, $0) } } ?? ls[y].flatMap { sy in rs[x].map { (sy, $0) } }
             guard let (sl, sr) = pair else { continue }
             let d = max(min(sl.distinct, a), min(sr.distinct, b), 1)
@@ -657,7 +658,7 @@ public struct Optimizer {
         let sides = [left, right].filter(isTableRead).map { ($0, columnStatistics($0), tableRows($0)) }
         if sides.isEmpty { return false }
         for c in conjuncts(condition) {
-            guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = c else { continue }
+            guard case .binary(.equal, .column(let x, _), .column(let y, _), _) = c.withoutSignificanceCalls else { continue }
             for (side, stats, rows) in sides {
                 for id in [x, y] where side.outputIDs.contains(id) {
                     if let s = stats[id], s.distinct >= 0.9 * rows { return true }

@@ -805,6 +805,7 @@ public func conjuncts(_ e: BoundExpr?) -> [BoundExpr] {
 /// otherwise.
 public enum Selectivity {
     public static func of(_ filters: [BoundExpr], _ stats: [Int: ColumnStatistics] = [:]) -> Double {
+        let filters = filters.map(\.withoutSignificanceCalls)
         if stats.isEmpty { return filters.reduce(1.0) { $0 * of($1, stats) } }
         // A lower and an upper bound on one analyzed column are one range
         // (`d_month_seq BETWEEN 1200 AND 1211` keeps 12 of 2,400 months, not a quarter of

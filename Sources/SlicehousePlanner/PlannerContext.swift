@@ -15,8 +15,12 @@ public struct TableStatistics: Sendable, Equatable {
     public var placement: TablePlacement
     /// By column number, for analyzed columns (empty before ANALYZE).
     public var columns: [Int: ColumnStatistics]
-    public init(rows: Int, placement: TablePlacement, columns: [Int: ColumnStatistics] = [:]) {
-        self.rows = rows; self.placement = placement; self.columns = columns
+    /// String columns (by number) some value of which may end in a blank: the others are
+    /// compared as they are where Redshift ignores trailing blanks
+    /// (`Optimizer.trailingBlanksInsignificant`). Every string column, when not known.
+    public var blankEnded: Set<Int>?
+    public init(rows: Int, placement: TablePlacement, columns: [Int: ColumnStatistics] = [:], blankEnded: Set<Int>? = nil) {
+        self.rows = rows; self.placement = placement; self.columns = columns; self.blankEnded = blankEnded
     }
 
     /// Statistics of a scan's output columns (`columns[i]` of the table is `ids[i]`).

@@ -240,6 +240,13 @@ public struct TableSnapshot: Sendable {
 
     /// The encoded bytes of every block of every slice (SVV_TABLE_INFO's size_bytes,
     /// pg_table_size, VACUUM's report).
+    /// Whether a value of string column `column` may end in a blank (some block's zone
+    /// map says so, or does not know): the planner compares a column none of whose values
+    /// does as it is, without taking its trailing blanks off.
+    public func mayEndInBlank(column: Int) -> Bool {
+        slices.contains { s in column < s.columns.count && s.columns[column].contains { $0.zone.blankEnded } }
+    }
+
     public var encodedBytes: Int {
         slices.reduce(0) { $0 + $1.columns.reduce(0) { $0 + $1.reduce(0) { $0 + $1.encodedSize } } }
     }

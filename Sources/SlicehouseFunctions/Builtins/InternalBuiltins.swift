@@ -85,6 +85,12 @@ public struct InternalFamily: FunctionFamily {
     public let arrayTextContains = ScalarFunction("array_text_contains", internal: true, arguments: 2...2, kernel: { a, t, n in
         try StringKernels.arrayTextContains(a[0], a[1], resultType: t, n: n)
     })
+    /// ?significant?(s) → s without its trailing blanks: what a VARCHAR comparison, grouping
+    /// or join key on the compute nodes reads (`Optimizer.trailingBlanksInsignificant`).
+    /// EXPLAIN shows its argument alone.
+    public let withoutTrailingBlanks = ScalarFunction("?significant?", internal: true, arguments: 1...1, kernel: { a, _, n in
+        try StringKernels.withoutTrailingBlanks(a[0], n: n)
+    })
     /// ?array?(e1, e2, ...) → an array's text form (`{1,2,NULL}`): `ARRAY[e1, e2, ...]`
     /// with its elements already cast to text (the binder's `?array?`).
     public let arrayConstruct = ScalarFunction("?array_construct?", internal: true, arguments: 0...Int.max, kernel: { a, t, n in

@@ -485,6 +485,37 @@ package enum StringKernels {
         }
     }
 
+    /// The values without their trailing blanks (ASCII spaces), as Redshift's compute nodes
+    /// compare, group and join VARCHAR values (`Optimizer.trailingBlanksInsignificant`):
+    /// `v` itself when no value ends in a blank, which is what a scan of real data finds.
+    package static func withoutTrailingBlanks(_ v: Vector, n: Int) throws -> Vector {
+        guard case .string(let s) = v.data else { return v }
+        let rows = min(v.isConstant ? 1 : n, s.offsets.count - 1)
+        var blankEnded = false
+        s.offsets.withUnsafeBufferPointer { o in
+            s.bytes.withUnsafeBufferPointer { b in
+                for i in 0..<rows {
+                    let e = Int(o[i + 1])
+                    if e > Int(o[i]) && b[e - 1] == 32 { blankEnded = true; break }
+                }
+            }
+        }
+        if !blankEnded { return v }
+        var out = StringBuilder(rows: rows, bytes: s.bytes.count)
+        s.offsets.withUnsafeBufferPointer { o in
+            s.bytes.withUnsafeBufferPointer { b in
+                for i in 0..<rows {
+                    let start = Int(o[i])
+                    var e = Int(o[i + 1])
+                    while e > start && b[e - 1] == 32 { e -= 1 }
+                    if e > start { out.append(UnsafeBufferPointer(rebasing: b[start..<e])) }
+                    out.finishRow()
+                }
+            }
+        }
+        return Vector(type: v.type, data: .string(out.array), validity: v.validity, isConstant: v.isConstant)
+    }
+
     // MARK: - Padding, repetition, reversal
 
     /// LPAD/RPAD(s, length [, fill]): characters; a longer s is truncated to `length`.

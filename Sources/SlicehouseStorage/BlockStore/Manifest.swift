@@ -321,6 +321,9 @@ public struct ManifestBlock: Codable, Sendable {
     public var z: Int
     public var lo: String?
     public var hi: String?
+    /// Strings: whether a value may end in a blank (`ZoneMap.blankEnded`); absent in
+    /// manifests written before it was kept, which read as "may".
+    public var tb: Bool?
 }
 
 public struct ManifestSlice: Codable, Sendable {
@@ -381,13 +384,15 @@ public struct ManifestTable: Codable, Sendable {
         reorganizations = snapshot.reorganizations == 0 ? nil : snapshot.reorganizations
         self.identityNext = identityNext
         slices = try snapshot.slices.map { s in
-            ManifestSlice(rows: s.rowCount, sorted: s.sortedRows, columns: try s.columns.map { chain in
-                try chain.map { b in
+            ManifestSlice(rows: s.rowCount, sorted: s.sortedRows, columns: try s.columns.enumerated().map { c, chain in
+                let isString = c < def.columns.count && def.columns[c].type.physical == .string
+                return try chain.map { b in
                     guard case .file(let file, let offset, let length) = b.payload else {
                         throw SQLError.internalError("block of table \(def.name) is not in a file")
                     }
                     return ManifestBlock(f: file.name, o: offset, l: length, e: b.encoding.rawValue, r: b.firstRow,
-                                         n: b.zone.count, z: b.zone.nullCount, lo: b.zone.min?.encoded, hi: b.zone.max?.encoded)
+                                         n: b.zone.count, z: b.zone.nullCount, lo: b.zone.min?.encoded, hi: b.zone.max?.encoded,
+                                         tb: isString ? b.zone.blankEnded : nil)
                 }
             }, deletes: s.deleteFile)
         }
@@ -478,7 +483,7 @@ public struct ManifestTable: Codable, Sendable {
                 try chain.map { b -> BlockRef in
                     guard let e = ColumnEncoding(rawValue: b.e) else { throw SQLError(.ioError, "manifest names an unknown encoding \"\(b.e)\"") }
                     let zone = ZoneMap(count: b.n, nullCount: b.z, min: b.lo.flatMap(ZoneBound.init(encoded:)),
-                                       max: b.hi.flatMap(ZoneBound.init(encoded:)))
+                                       max: b.hi.flatMap(ZoneBound.init(encoded:)), blankEnded: b.tb ?? true)
                     return BlockRef(uid: BlockIDs.make(), payload: .file(files(b.f), offset: b.o, length: b.l),
                                     encoding: e, firstRow: b.r, zone: zone)
                 }

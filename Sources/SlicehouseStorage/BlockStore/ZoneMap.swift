@@ -101,9 +101,14 @@ public struct ZoneMap: Sendable, Equatable {
     public var nullCount: Int
     public var min: ZoneBound?
     public var max: ZoneBound?
+    /// Strings: whether some value may end in a blank (ASCII space). Redshift's compute
+    /// nodes compare VARCHAR values without their trailing blanks; a column none of whose
+    /// blocks holds such a value is compared as it is (`TableSnapshot.mayEndInBlank`).
+    public var blankEnded: Bool
 
-    public init(count: Int, nullCount: Int, min: ZoneBound?, max: ZoneBound?) {
+    public init(count: Int, nullCount: Int, min: ZoneBound?, max: ZoneBound?, blankEnded: Bool = false) {
         self.count = count; self.nullCount = nullCount; self.min = min; self.max = max
+        self.blankEnded = blankEnded
     }
 
     /// Zone map of rows [start, start+count) of a flat vector.
@@ -155,6 +160,7 @@ public struct ZoneMap: Sendable, Equatable {
             // first 16 bytes alone: two big-endian words (zero padded) and the prefix
             // length, which breaks ties between "ab" and "ab\0".
             var lo: Int? = nil, hi: Int? = nil
+            var blankEnded = false
             s.offsets.withUnsafeBufferPointer { o in
                 s.bytes.withUnsafeBufferPointer { b in
                     guard let base = b.baseAddress else {
@@ -193,7 +199,9 @@ public struct ZoneMap: Sendable, Equatable {
                     var lk: UInt128 = 0, hk: UInt128 = 0, ln = 0, hn = 0
                     var lw: UInt64 = 0, hw: UInt64 = 0
                     for i in start..<(start + count) where valid(i) {
-                        let n = Swift.min(Int(o[i + 1] &- o[i]), ZoneBound.stringPrefix)
+                        let end = Int(o[i + 1])
+                        if end > Int(o[i]) && b[end - 1] == 32 { blankEnded = true }
+                        let n = Swift.min(end &- Int(o[i]), ZoneBound.stringPrefix)
                         let p = UnsafeRawPointer(base + Int(o[i]))
                         let w0 = firstWord(p, n)
                         if w0 > lw && w0 < hw { continue }
@@ -213,7 +221,7 @@ public struct ZoneMap: Sendable, Equatable {
                 let a = Int(s.offsets[i]), b = Int(s.offsets[i + 1])
                 return .bytes(Array(s.bytes[a..<Swift.min(b, a + ZoneBound.stringPrefix)]))
             }
-            return ZoneMap(count: count, nullCount: nulls, min: prefix(lo), max: prefix(hi))
+            return ZoneMap(count: count, nullCount: nulls, min: prefix(lo), max: prefix(hi), blankEnded: blankEnded)
         }
     }
 
