@@ -8,7 +8,7 @@ import PackageDescription
 //   0  Platform (threads, locks, the clock), Datagen; the C module maps CZstd, CSnappy,
 //      CZlib, CBzip2, CEdit, CPrefetch
 //   1  Types
-//   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet
+//   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet, AWS (SigV4, S3 addresses, credentials)
 //   3  Workload (WLM), Storage, Plan (the planner's contract with the executor)
 //   4  Functions (built-in scalar functions and kernels), Load
 //   5  Planner, Execution (they meet only in Plan)
@@ -61,6 +61,9 @@ let package = Package(
         .target(name: "SlicehouseWorkload", dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime"]),
         // Stage 2: lexer, AST, parser.
         .target(name: "SlicehouseSQL", dependencies: ["SlicehouseTypes"]),
+        // Stage 2: AWS — Signature Version 4, s3:// addresses and endpoints, how a statement's
+        // credentials and IAM roles become keys (COPY and UNLOAD over S3, the Glue catalog).
+        .target(name: "SlicehouseAWS", dependencies: ["SlicehouseTypes", .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
         // Stage 4: storage interface + in-memory column segments per slice; codecs.
@@ -143,6 +146,7 @@ let package = Package(
         .testTarget(name: "SlicehouseWindowTests",
                     dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehousePlan", "SlicehousePlanner", "SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseTypes", "SlicehouseSQL"]),
+        .testTarget(name: "SlicehouseAWSTests", dependencies: ["SlicehouseAWS"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
         .testTarget(name: "SlicehouseLoadTests",
