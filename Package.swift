@@ -32,6 +32,8 @@ let package = Package(
         // The self-signed certificate `serve` makes when given none.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // S3 (and the Glue catalog) over HTTP: TLS, keep-alive, a connection pool.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // System libraries through module maps.
@@ -63,7 +65,10 @@ let package = Package(
         .target(name: "SlicehouseSQL", dependencies: ["SlicehouseTypes"]),
         // Stage 2: AWS — Signature Version 4, s3:// addresses and endpoints, how a statement's
         // credentials and IAM roles become keys (COPY and UNLOAD over S3, the Glue catalog).
-        .target(name: "SlicehouseAWS", dependencies: ["SlicehouseTypes", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "SlicehouseAWS", dependencies: ["SlicehouseTypes", .product(name: "Crypto", package: "swift-crypto"),
+                                                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                     .product(name: "NIOCore", package: "swift-nio"),
+                                                     .product(name: "NIOHTTP1", package: "swift-nio")]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
         // Stage 4: storage interface + in-memory column segments per slice; codecs.

@@ -61,6 +61,11 @@ python_modules() {
         python3 -m pip install --quiet 'scramp>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install scramp 1.5; the pg8000 test may fail" >&2
     fi
+    # A local S3-compatible server for the S3 client's tests (moto's), and boto3 beside it.
+    if ! python3 -c "import moto.server, boto3" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'moto[server]>=5.0,<6' boto3 >&2 \
+            || echo "setup-system: could not install moto[server]; the S3 tests cannot run" >&2
+    fi
     if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install duckdb 1.5; Parquet interop tests will be skipped" >&2

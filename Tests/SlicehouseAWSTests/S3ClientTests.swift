@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+import XCTest
+import Foundation
+@testable import SlicehouseAWS
+
+/// The S3 client against a real S3-compatible server: moto's (`moto_server`, which
+/// scripts/setup-system.sh installs), started on a loopback port for these tests. Objects
+/// written, read whole and by range, listed across pages, uploaded in parts (and a part
+/// upload aborted), deleted; S3's errors in Redshift's words.
+final class S3ClientTests: XCTestCase {
+    nonisolated(unsafe) static var server: Process?
+    nonisolated(unsafe) static var port = 0
+
+    override class func setUp() {
+        super.setUp()
+        guard let python = ["/usr/bin/env"].first else { return }
+        for candidate in 0..<5 {
+            let port = 20_000 + Int.random(in: 0..<20_000) + candidate
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: python)
+            p.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            do { try p.run() } catch { return }
+            // Up when it answers on the port (moto takes a second or two to import).
+            for _ in 0..<100 {
+                if Self.accepts(port) { server = p; Self.port = port; return }
+                if !p.isRunning { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            p.terminate()
+        }
+    }
+
+    override class func tearDown() {
+        server?.terminate()
+        server?.waitUntilExit()
+        super.tearDown()
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = in_port_t(UInt16(port).bigEndian)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    func client(region: String = "us-east-1") throws -> S3Client {
+        guard Self.server != nil else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("moto's server did not start (pip install 'moto[server]')") }
+            throw XCTSkip("moto's server is not installed")
+        }
+        let endpoint = try S3Endpoint.resolve(region: region, environment: ["AWS_ENDPOINT_URL_S3": "http://127.0.0.1:\(Self.port)"])
+        return S3Client(endpoint: endpoint, credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
+                        attempts: 2, requestTimeout: .seconds(30))
+    }
+
+    func testObjectsListingsAndRanges() throws {
+        let s3 = try client()
+        try s3.createBucket("objects")
+        let bucket = S3Location(bucket: "objects", key: "")
+        let text = Array("a|b|c\n1|2|3\n".utf8)
+        try s3.put(bucket.sibling("tickit/sales_1.txt"), body: text)
+        XCTAssertEqual(try s3.get(bucket.sibling("tickit/sales_1.txt")), text)
+        XCTAssertEqual(try s3.get(bucket.sibling("tickit/sales_1.txt"), range: 2..<5), Array("b|c".utf8))
+        XCTAssertEqual(try s3.size(bucket.sibling("tickit/sales_1.txt")), text.count)
+        // A key that needs encoding.
+        try s3.put(bucket.sibling("tickit/a b+c=d.txt"), body: [1, 2, 3])
+        XCTAssertEqual(try s3.get(bucket.sibling("tickit/a b+c=d.txt")), [1, 2, 3])
+        // Listing pages of 7: 25 objects under the prefix, in key order, and nothing else.
+        for i in 0..<23 { try s3.put(bucket.sibling(String(format: "tickit/part_%03d", i)), body: Array(repeating: UInt8(i), count: i)) }
+        try s3.put(bucket.sibling("other/x"), body: [0])
+        let listed = try s3.list(bucket.sibling("tickit/"), pageSize: 7)
+        XCTAssertEqual(listed.count, 25)
+        XCTAssertEqual(listed.map(\.key), listed.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        XCTAssertEqual(listed.first { $0.key == "tickit/part_022" }?.size, 22)
+        XCTAssertEqual(try s3.list(bucket.sibling("tickit/part_01")).count, 10)
+        XCTAssertEqual(try s3.list(bucket.sibling("nothing/")), [])
+        try s3.delete(bucket.sibling("other/x"))
+        XCTAssertEqual(try s3.list(bucket.sibling("other/")), [])
+    }
+
+    func testMultipartUploadAndAbort() throws {
+        let s3 = try client(region: "eu-west-1")
+        try s3.createBucket("parts")
+        let target = S3Location(bucket: "parts", key: "unload/lineitem_000.parquet")
+        let first = [UInt8](repeating: 7, count: 5 * 1024 * 1024), last = Array("tail".utf8)
+        let id = try s3.startMultipartUpload(target)
+        let etags = [try s3.uploadPart(target, uploadID: id, number: 1, body: first),
+                     try s3.uploadPart(target, uploadID: id, number: 2, body: last)]
+        try s3.completeMultipartUpload(target, uploadID: id, etags: etags)
+        XCTAssertEqual(try s3.size(target), first.count + last.count)
+        XCTAssertEqual(try s3.get(target, range: first.count - 2..<first.count + 4), [7, 7] + Array("tail".utf8))
+        // An aborted upload leaves no object.
+        let other = target.sibling("unload/aborted")
+        let aborted = try s3.startMultipartUpload(other)
+        _ = try s3.uploadPart(other, uploadID: aborted, number: 1, body: last)
+        try s3.abortMultipartUpload(other, uploadID: aborted)
+        XCTAssertEqual(try s3.list(other), [])
+    }
+
+    func testErrorsInRedshiftsWords() throws {
+        let s3 = try client()
+        XCTAssertThrowsError(try s3.get(S3Location(bucket: "no-such-bucket", key: "x"))) { e in
+            XCTAssertTrue("\(e)".contains("The specified bucket does not exist"), "\(e)")
+            XCTAssertTrue("\(e)".contains("Status 404"), "\(e)")
+            XCTAssertTrue("\(e)".contains("s3://no-such-bucket/x"), "\(e)")
+            XCTAssertFalse("\(e)".contains("testing"), "no key in an error: \(e)")
+        }
+        try s3.createBucket("errors")
+        XCTAssertThrowsError(try s3.get(S3Location(bucket: "errors", key: "missing.csv"))) { e in
+            XCTAssertTrue("\(e)".contains("NoSuchKey"), "\(e)")
+        }
+        // Nothing listens: the connection fails after its tries, naming what it was for.
+        let dead = S3Client(endpoint: S3Endpoint(scheme: "http", host: "127.0.0.1", port: 9, pathStyle: true, region: "us-east-1"),
+                            credentials: AWSCredentials(accessKeyID: "k", secretAccessKey: "s"), attempts: 2, requestTimeout: .seconds(5))
+        XCTAssertThrowsError(try dead.get(S3Location(bucket: "errors", key: "x"))) { e in
+            XCTAssertTrue("\(e)".contains("read s3://errors/x"), "\(e)")
+        }
+    }
+
+    func testAmzDate() {
+        XCTAssertEqual(S3Client.amzDate(Date(timeIntervalSince1970: 1_369_353_600)), "20130524T000000Z")
+    }
+}
