@@ -189,8 +189,13 @@ extension Binder {
                 guard let t = TypeRules.commonType(element, item.type) else { element = .text; break }
                 element = t
             }
-            let type: DataType = ArrayElement(element).map { .array($0) } ?? .varchar(DataType.maxVarcharLength)
-            let texts = items.map { $0.type.isString ? $0 : BoundExpr.cast($0, .varchar(TypeRules.stringLength($0.type))) }
+            let integers = ArrayElement(element)
+            let type: DataType = integers.map { .array($0) } ?? .varchar(DataType.maxVarcharLength)
+            // Each element as the element type first (`array[1, 'a']` fails as in PostgreSQL), then as text.
+            let texts = try items.map { item -> BoundExpr in
+                let typed = integers == nil ? item : try coerce(item, to: element)
+                return typed.type.isString ? typed : BoundExpr.cast(typed, .varchar(TypeRules.stringLength(typed.type)))
+            }
             return .function(Builtins.internals.arrayConstruct, texts, type)
         case "?array_text_element?":
             // `a[i]` over an array's text (the subscript's rewrite, Binder.bindFunction).

@@ -155,7 +155,15 @@ def test_pg_cancel_backend_over_a_column_needs_the_owner(server):
     acur.execute("select 1")   # the superuser's session is untouched
     assert acur.fetchone() == (1,)
     mallory.close()
-    acur.execute("drop user signaller")
+    # The server sees the disconnect a moment after the client closes: until then the user
+    # is connected and cannot be dropped.
+    def dropped():
+        try:
+            acur.execute("drop user signaller")
+            return True
+        except psycopg2.errors.ObjectInUse:
+            return False
+    assert wait_until(dropped)
     admin.close()
 
 

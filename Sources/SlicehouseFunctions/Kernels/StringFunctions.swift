@@ -741,6 +741,9 @@ package enum StringKernels {
         let len = constant ? 1 : n
         let inputs = try elements.map { Kern.isConstNull($0) ? nil : try input($0) }
         var out = StringBuilder(rows: len, bytes: len * (2 + 4 * elements.count))
+        // Bytes that make an element quoted: blank, tab, newline, comma, braces, quote, backslash.
+        var special = [Bool](filled: false, count: 256)
+        for b: UInt8 in [0x20, 0x09, 0x0A, 0x2C, 0x7B, 0x7D, 0x22, 0x5C] { special[Int(b)] = true }
         for i in 0..<len {
             out.append(0x7B)
             for (k, e) in elements.enumerated() {
@@ -750,9 +753,9 @@ package enum StringKernels {
                     continue
                 }
                 with(s, i) { p in
-                    let special: Set<UInt8> = [0x20, 0x2C, 0x7B, 0x7D, 0x22, 0x5C, 0x09, 0x0A]
-                    let quote = p.isEmpty || p.contains(where: special.contains)
-                        || (p.count == 4 && p.map({ $0 | 0x20 }) == Array("null".utf8))
+                    let readsAsNull = p.count == 4 && (p[0] | 0x20) == 0x6E && (p[1] | 0x20) == 0x75
+                        && (p[2] | 0x20) == 0x6C && (p[3] | 0x20) == 0x6C
+                    let quote = p.isEmpty || readsAsNull || p.contains { special[Int($0)] }
                     if !quote { out.append(p); return }
                     out.append(0x22)
                     for b in p {
