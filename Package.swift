@@ -90,15 +90,16 @@ let package = Package(
         .target(name: "SlicehouseExecution",
                 dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
                                "SlicehousePlan", "SlicehouseFunctions", "CPrefetch"]),
-        // Stage 7: COPY (and later UNLOAD): file parsing straight into vectors.
+        // Stage 7: COPY: local files and S3 objects parsed straight into vectors.
         .target(name: "SlicehouseLoad",
-                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet", "CZlib", "CBzip2"]),
+                dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage", "SlicehouseParquet",
+                               "SlicehouseAWS", "CZlib", "CBzip2"]),
         .target(name: "SlicehouseParquet", dependencies: ["SlicehouseTypes", "CZlib", "CZstd", "CSnappy"]),
         // Stage 8: database, sessions, statement dispatch, system tables.
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
                                "SlicehouseStorage", "SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
-                               .product(name: "Crypto", package: "swift-crypto")]),
+                               "SlicehouseAWS", .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
         .target(name: "SlicehouseServer",
@@ -151,12 +152,14 @@ let package = Package(
         .testTarget(name: "SlicehouseWindowTests",
                     dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehousePlan", "SlicehousePlanner", "SlicehouseExecution"]),
         .testTarget(name: "SlicehouseSQLTests", dependencies: ["SlicehouseTypes", "SlicehouseSQL"]),
-        .testTarget(name: "SlicehouseAWSTests", dependencies: ["SlicehouseAWS"]),
+        // Test helpers several test targets share (moto's S3 server for the S3 tests).
+        .target(name: "SlicehouseTestSupport", dependencies: ["SlicehouseAWS"], path: "Tests/SlicehouseTestSupport"),
+        .testTarget(name: "SlicehouseAWSTests", dependencies: ["SlicehouseAWS", "SlicehouseTestSupport"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
         .testTarget(name: "SlicehouseLoadTests",
                     dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
-                                   "SlicehouseLoad", "SlicehouseParquet"],
+                                   "SlicehouseLoad", "SlicehouseParquet", "SlicehouseAWS", "SlicehouseTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SlicehouseParquetTests", dependencies: ["SlicehouseTypes", "SlicehouseParquet"]),
         .testTarget(name: "SlicehouseFuzzTests", dependencies: ["SlicehouseFuzz"]),

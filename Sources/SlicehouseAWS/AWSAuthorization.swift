@@ -84,6 +84,10 @@ public enum AWSAuthorization: Sendable, Equatable {
 /// A role the map does not name takes the keys of 2 or 3: on a laptop every role is the
 /// developer's own keys, as a local endpoint accepts any. Statements' own keys
 /// (`CREDENTIALS`, `ACCESS_KEY_ID`) are used as given.
+///
+/// Who may use a role (`credentials(for:user:superuser:)`): a superuser any; another user
+/// only a role whose map entry lists them in `"users"` (`["*"]`: everyone). The server's
+/// own keys (2 and 3) are a superuser's alone.
 public struct AWSCredentialResolver: Sendable {
     public var roleMapPath: String?
     public var environment: [String: String]
@@ -95,23 +99,53 @@ public struct AWSCredentialResolver: Sendable {
     public static let roleMapFile = "iam_roles.json"
 
     public func credentials(for authorization: AWSAuthorization?) throws -> AWSCredentials {
+        try credentials(for: authorization, user: nil, superuser: true)
+    }
+
+    /// The keys for `user`'s statement, refused when the user may not use them (see the
+    /// type's comment).
+    public func credentials(for authorization: AWSAuthorization?, user: String?, superuser: Bool) throws -> AWSCredentials {
         switch authorization {
         case .keys(let c): return c
         case .role(let arn):
-            if let mapped = try mappedRole(arn) { return mapped }
+            if let entry = try mapEntry(arn) {
+                let users = entry["users"] as? [String] ?? []
+                guard superuser || users.contains("*") || users.contains(where: { $0 == user }) else {
+                    throw Self.refused(user, "may not assume IAM role \(arn): the role map does not list the user")
+                }
+                return try mappedRole(arn, entry)
+            }
+            guard superuser else {
+                throw Self.refused(user, "may not assume IAM role \(arn): only a superuser may use a role the role map does not name")
+            }
             return try ambient(because: "IAM role \(arn)")
         case nil:
+            guard superuser else {
+                throw Self.refused(user, "must give IAM_ROLE or CREDENTIALS: only a superuser may use the server's own AWS credentials")
+            }
             return try ambient(because: "a statement without IAM_ROLE or CREDENTIALS")
         }
     }
 
-    func mappedRole(_ arn: String) throws -> AWSCredentials? {
+    static func refused(_ user: String?, _ why: String) -> SQLError {
+        SQLError(.insufficientPrivilege, "permission denied: user \"\(user ?? "")\" \(why) (\(roleMapFile) in the data directory)")
+    }
+
+    func mapEntry(_ arn: String) throws -> [String: Any]? {
         guard let path = roleMapPath, FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path),
               let map = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw SQLError(.invalidParameter, "the IAM role map \(path) is not a JSON object")
+            throw SQLError(.invalidParameter, "the IAM role map \(Self.roleMapFile) is not a JSON object")
         }
-        guard let entry = map[arn] as? [String: Any] else { return nil }
+        return map[arn] as? [String: Any]
+    }
+
+    func mappedRole(_ arn: String) throws -> AWSCredentials? {
+        guard let entry = try mapEntry(arn) else { return nil }
+        return try mappedRole(arn, entry)
+    }
+
+    func mappedRole(_ arn: String, _ entry: [String: Any]) throws -> AWSCredentials {
         if let profile = entry["profile"] as? String {
             guard let c = try sharedProfile(profile) else {
                 throw SQLError(.invalidParameter, "IAM role \(arn) maps to profile \(profile), which the shared credentials file does not have")
@@ -119,7 +153,7 @@ public struct AWSCredentialResolver: Sendable {
             return c
         }
         guard let id = entry["access_key_id"] as? String, let secret = entry["secret_access_key"] as? String else {
-            throw SQLError(.invalidParameter, "IAM role \(arn) in \(path) needs access_key_id and secret_access_key, or a profile")
+            throw SQLError(.invalidParameter, "IAM role \(arn) in \(Self.roleMapFile) needs access_key_id and secret_access_key, or a profile")
         }
         return AWSCredentials(accessKeyID: id, secretAccessKey: secret, sessionToken: entry["session_token"] as? String)
     }

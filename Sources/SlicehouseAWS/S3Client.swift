@@ -221,6 +221,12 @@ public enum S3Error: Error, CustomStringConvertible, Sendable {
         return status >= 500 || code == "SlowDown" || code == "RequestTimeout" || status == 429
     }
 
+    /// The object (or bucket) does not exist.
+    public var isMissing: Bool {
+        guard case .service(let status, let code, _, _) = self else { return false }
+        return status == 404 || code == "NoSuchKey"
+    }
+
     public var description: String {
         switch self {
         case .service(let status, let code, let message, let object):

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import SlicehouseCatalog
 import SlicehouseTypes
+import SlicehouseAWS
 import SlicehouseRuntime
 import SlicehousePlatform
 
@@ -36,11 +37,11 @@ public enum CopyLoader {
     ///   or truncated compressed files, a bad FIXEDWIDTH spec or JSONPaths file, I/O).
     public static func load(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                             source: String, options: CopyOptions,
-                            tuning: CopyTuning = CopyTuning(), access: LocalFileAccess = .unrestricted,
+                            tuning: CopyTuning = CopyTuning(), inputs: CopyInputs = CopyInputs(),
                             progress: LoadProgressHandler? = nil, context: QueryContext) throws -> CopyResult {
         var chunks: [Chunk] = []
         var result = try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
-                                tuning: tuning, access: access, progress: progress,
+                                tuning: tuning, inputs: inputs, progress: progress,
                                 mergePieces: false, context: context) { chunks.append(contentsOf: $0) }
         // Parquet's chunks are cut from row groups as they are; text ranges' small tails merge.
         result.chunks = options.format == .parquet ? chunks : mergeSmallChunks(chunks, target: tuning.chunkRows)
@@ -68,39 +69,40 @@ public enum CopyLoader {
     /// Returns what `load` returns, with no chunks.
     public static func stream(table: String, columns: [ColumnDef], columnList: [String]? = nil,
                               source: String, options: CopyOptions, tuning: CopyTuning = CopyTuning(),
-                              access: LocalFileAccess = .unrestricted, progress: LoadProgressHandler? = nil,
+                              inputs: CopyInputs = CopyInputs(), progress: LoadProgressHandler? = nil,
                               context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         try stream(table: table, columns: columns, columnList: columnList, source: source, options: options,
-                   tuning: tuning, access: access, progress: progress, mergePieces: true, context: context,
+                   tuning: tuning, inputs: inputs, progress: progress, mergePieces: true, context: context,
                    consume: consume)
     }
 
     static func stream(table: String, columns: [ColumnDef], columnList: [String]?, source: String,
-                       options: CopyOptions, tuning: CopyTuning, access: LocalFileAccess, progress: LoadProgressHandler?,
+                       options: CopyOptions, tuning: CopyTuning, inputs: CopyInputs, progress: LoadProgressHandler?,
                        mergePieces: Bool, context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
         if options.format == .parquet {
-            let paths = try CopySource.resolve(source, manifest: options.manifest, access: access)
-            return try ParquetLoader.stream(table: table, targets: targets, indices: indices, paths: paths,
+            let objects = try CopySource.resolve(source, manifest: options.manifest, inputs: inputs)
+            return try ParquetLoader.stream(table: table, targets: targets, indices: indices, objects: objects, inputs: inputs,
                                             options: options, tuning: tuning, progress: progress, context: context,
                                             consume: consume)
         }
-        let jsonMap = try jsonFieldMap(options, targets: targets, access: access)
+        let jsonMap = try jsonFieldMap(options, targets: targets, inputs: inputs)
         // Fail on unloadable column types or a mismatched FIXEDWIDTH spec before
         // touching any data file.
         _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1, jsonMap: jsonMap)
 
-        let paths = try CopySource.resolve(source, manifest: options.manifest, access: access)
+        let objects = try CopySource.resolve(source, manifest: options.manifest, inputs: inputs)
         let reservation = MemoryReservation(context.memory)
         defer { reservation.free() }
-        var files = FileQueue(paths: paths, compression: options.compression, workers: tuning.workers, context: context)
+        let piece = tuning.piece
+        var files = FileQueue(objects: objects, compression: options.compression, workers: tuning.workers, inputs: inputs,
+                              segmentBytes: min(piece, 64 << 20), context: context)
         // Plain files' sizes are known now; a compressed file counts its inflated size once open.
         let reporter = LoadProgressReporter(totalBytes: files.knownBytes, handler: progress)
 
         // Cut files into ranges: several per worker and piece, and at most 16 MB, so the
         // workers finish a piece within a small range of each other.
-        let piece = tuning.piece
         let rangeBytes = tuning.rangeBytes
             ?? min(max(min(files.knownBytes / (tuning.workers * 8), piece / (tuning.workers * 4)), 1 << 20), 16 << 20)
         let planner = RangePlanner(options: options, columnCount: targets.count)
@@ -114,15 +116,16 @@ public enum CopyLoader {
 
         var queue: [PlannedRange] = []
         var queued = 0
-        /// Inflated bytes held in memory by the open files, by file index.
+        /// Input bytes held in memory by the open inputs (inflated, or fetched), by serial.
         var inflated: [Int: Int] = [:]
+        var serial = 0
         var rejected: [LoadError] = []
         var rejectedCount = 0
         var rowCount = 0
         var totalBytes = 0
         var lineBase = 0
         var currentFile = -1
-        var fileLines = [Int](repeating: 0, count: paths.count)
+        var fileLines = [Int](repeating: 0, count: objects.count)
         // The last piece's checked rows, not yet consumed, and their bytes.
         var pending: [Chunk]? = nil
         var pendingHeld = 0
@@ -131,9 +134,10 @@ public enum CopyLoader {
             // Fill the next piece: ranges in file order, opening files as needed.
             while queued < piece, let opened = try files.next() {
                 for file in opened {
-                    totalBytes += file.data.bytes.count
-                    if file.data.heldBytes > 0 { inflated[file.index] = file.data.heldBytes }
-                    reporter.adjustTotal(by: file.data.bytes.count - file.rawBytes)
+                    serial += 1
+                    totalBytes += file.newBytes
+                    if file.data.heldBytes > 0 { inflated[serial] = file.data.heldBytes }
+                    reporter.adjustTotal(by: file.newBytes - file.rawBytes)
                     // Finding the cuts reads a little at every range, yet an inflated file's
                     // mapping was measured to become resident whole while they were found
                     // (`FileData.releaseAround`). Its pages leave the process as the planner
@@ -142,11 +146,15 @@ public enum CopyLoader {
                     // not its inflated size.
                     let data = file.data
                     let inflatedFile = data.temporary != nil
-                    let plan = planner.plan(data.bytes, rangeBytes: rangeBytes,
+                    let plan = planner.plan(data.bytes, rangeBytes: rangeBytes, first: file.first, last: file.last,
                                             done: inflatedFile ? { data.releaseAround($0, $1) } : nil)
                     if inflatedFile { data.release(0, data.bytes.count) }
+                    if !file.last {
+                        files.carry(file.index, UnsafeBufferPointer(rebasing: data.bytes[plan.end...]))
+                    }
                     for i in 0..<(plan.cuts.count - 1) where plan.cuts[i] < plan.cuts[i + 1] || plan.cuts.count == 2 {
-                        queue.append(PlannedRange(file: file.data, index: file.index, headerNewlines: plan.headerNewlines,
+                        queue.append(PlannedRange(file: file.data, index: file.index, serial: serial,
+                                                  headerNewlines: plan.headerNewlines,
                                                   start: plan.cuts[i], end: plan.cuts[i + 1]))
                         queued += plan.cuts[i + 1] - plan.cuts[i]
                     }
@@ -163,7 +171,7 @@ public enum CopyLoader {
             queued -= bytes
             // The inflated files this piece or a later one still reads stay reserved.
             if !inflated.isEmpty {
-                let live = Set(tasks.map(\.index)).union(queue.map(\.index))
+                let live = Set(tasks.map(\.serial)).union(queue.map(\.serial))
                 inflated = inflated.filter { live.contains($0.key) }
             }
             let inflatedBytes = inflated.values.reduce(0, +)
@@ -254,7 +262,7 @@ public enum CopyLoader {
         reservation.resize(to: 0)
 
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,
-                          rejectedCount: rejectedCount, files: paths, bytesRead: totalBytes, fileLines: fileLines)
+                          rejectedCount: rejectedCount, files: objects.map(\.name), bytesRead: totalBytes, fileLines: fileLines)
     }
 
     /// A byte range of a file, to be parsed.
@@ -262,6 +270,8 @@ public enum CopyLoader {
         let file: FileData
         /// The file's place in the load order.
         let index: Int
+        /// The opened input (file or segment) it is cut from.
+        let serial: Int
         /// `\n` bytes of the file's skipped header.
         let headerNewlines: Int
         let start: Int
@@ -287,14 +297,16 @@ public enum CopyLoader {
     /// The JSON field map for `options.json` (nil for other formats): the loaded
     /// columns' names for `'auto'`, or the compiled JSONPaths file.
     static func jsonFieldMap(_ options: CopyOptions, targets: [ColumnDef],
-                             access: LocalFileAccess = .unrestricted) throws -> JSONFieldMap? {
+                             inputs: CopyInputs = CopyInputs()) throws -> JSONFieldMap? {
         guard options.format == .json, let mapping = options.json else { return nil }
         switch mapping {
         case .auto(let ignoreCase):
             return JSONFieldMap.auto(columns: targets, ignoreCase: ignoreCase)
         case .paths(let file):
-            if access != .unrestricted { _ = try access.authorizeRead(file) }
-            guard let paths = try JSONPathsFile.load(file, columnCount: targets.count) else {
+            guard let bytes = try inputs.smallFile(file) else {
+                throw SQLError(.loadError, "JSONPaths file '\(file)' does not exist or cannot be read")
+            }
+            guard let paths = try JSONPathsFile.compile(Data(bytes), name: file, columnCount: targets.count) else {
                 // Redshift: a file whose object is not named "jsonpaths" means 'auto'.
                 return JSONFieldMap.auto(columns: targets, ignoreCase: false)
             }
@@ -357,41 +369,190 @@ public enum CopyLoader {
     }
 }
 
-/// The files of a COPY, opened in load order as the pieces reach them: a plain file one
-/// at a time (it is only mapped), compressed ones up to `workers` at once (each is
-/// inflated into memory by one thread).
+/// One input opened for parsing: a whole file, or a piece of an S3 object read piece by
+/// piece (`first`: it holds the object's start and header; `last`: its end).
+struct OpenedInput {
+    var data: FileData
+    /// The input's place in the load order.
+    var index: Int
+    /// Bytes of the input this piece adds (on disk or on S3; compressed inputs: their
+    /// compressed size), and of the piece once decompressed.
+    var rawBytes: Int
+    var newBytes: Int
+    var first = true
+    var last = true
+}
+
+/// The inputs of a COPY, opened in load order as the pieces reach them.
+///
+/// - A plain local file is only mapped, one at a time; compressed ones are inflated up to
+///   `workers` at once (each by one thread).
+/// - An S3 object is read by ranged GETs, several at once (`S3ParallelRead`), a
+///   *segment* of about `segmentBytes` at a time: its ranges are parsed while the next
+///   segment is fetched, so no object is downloaded whole before parsing begins and a COPY
+///   holds about two segments of input whatever the objects' sizes. Small objects are
+///   fetched up to `lookahead` at once. A segment's unparsed end (the record it cuts) is
+///   handed back (`carry`) and goes in front of the next segment of the same object.
+/// - A compressed S3 object is fetched whole (by ranges, in parallel), then inflated like
+///   a local file.
 struct FileQueue {
-    let paths: [String]
+    let objects: [CopyObject]
     let compression: CopyOptions.Compression
     let workers: Int
+    let inputs: CopyInputs
     let context: QueryContext
+    let segmentBytes: Int
+    static let lookahead = 8
     private var nextIndex = 0
-    /// Sizes of the files on disk.
-    let rawSizes: [Int]
 
-    init(paths: [String], compression: CopyOptions.Compression, workers: Int, context: QueryContext) {
-        self.context = context
-        self.paths = paths
-        self.compression = compression
-        self.workers = max(1, workers)
-        rawSizes = paths.map { p in
-            var st = stat()
-            return stat(p, &st) == 0 ? Int(st.st_size) : 0
+    /// S3 reads started and not yet handed out, in load order.
+    private var pending: [PendingRead] = []
+    /// Where the next read to start is: an object, and an offset in it.
+    private var readIndex = 0
+    private var readOffset = 0
+    /// The unparsed end of the last segment handed out, and its object.
+    private var carried: (index: Int, bytes: [UInt8])? = nil
+
+    final class PendingRead {
+        let index: Int
+        let offset: Int
+        let read: S3ParallelRead
+        let last: Bool
+        init(index: Int, offset: Int, read: S3ParallelRead, last: Bool) {
+            self.index = index; self.offset = offset; self.read = read; self.last = last
         }
     }
 
+    init(objects: [CopyObject], compression: CopyOptions.Compression, workers: Int, inputs: CopyInputs = CopyInputs(),
+         segmentBytes: Int = 64 << 20, context: QueryContext) {
+        self.context = context
+        self.objects = objects
+        self.compression = compression
+        self.workers = max(1, workers)
+        self.inputs = inputs
+        self.segmentBytes = max(1 << 16, segmentBytes)
+    }
+
     /// Bytes of input known before opening anything (compressed files: their size on disk).
-    var knownBytes: Int { rawSizes.reduce(0, +) }
+    var knownBytes: Int { objects.reduce(0) { $0 + $1.size } }
+
+    /// Bytes of the objects on S3, from their listing.
+    var s3Bytes: Int {
+        objects.reduce(0) { sum, o in if case .s3 = o.place { return sum + o.size } else { return sum } }
+    }
+
+    /// The unparsed end of the segment just handed out, for the next segment of its object.
+    mutating func carry(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
+        carried = bytes.isEmpty ? nil : (index, Array(bytes))
+    }
 
     /// The next file or files, or nil when all are open.
-    mutating func next() throws -> [(data: FileData, index: Int, rawBytes: Int)]? {
-        guard nextIndex < paths.count else { return nil }
-        let count = compression == .none ? 1 : min(workers, paths.count - nextIndex)
-        let range = nextIndex..<(nextIndex + count)
-        nextIndex += count
-        let opened = try FileData.openAll(Array(paths[range]), compression: compression,
-                                          workers: paths.count == 1 ? workers : min(workers, count), context: context)
-        return zip(range, opened).map { (data: $1, index: $0, rawBytes: rawSizes[$0]) }
+    mutating func next() throws -> [OpenedInput]? {
+        if let head = pending.first {
+            return [try takeSegment(head)]
+        }
+        guard nextIndex < objects.count else { return nil }
+        if case .s3 = objects[nextIndex].place {
+            if compression == .none {
+                try startReads()
+                guard let head = pending.first else { return nil }
+                return [try takeSegment(head)]
+            }
+            return try openCompressedS3()
+        }
+        // Local files: one plain file, or up to `workers` compressed ones (stopping at an S3 object).
+        var end = nextIndex + 1
+        if compression != .none {
+            while end < objects.count && end - nextIndex < workers, case .local = objects[end].place { end += 1 }
+        }
+        let range = nextIndex..<end
+        nextIndex = end
+        readIndex = max(readIndex, end)
+        let paths = range.map { objects[$0].name }
+        let opened = try FileData.openAll(paths, compression: compression,
+                                          workers: objects.count == 1 ? workers : min(workers, range.count), context: context)
+        return zip(range, opened).map {
+            OpenedInput(data: $1, index: $0, rawBytes: objects[$0].size, newBytes: $1.bytes.count)
+        }
+    }
+
+    /// Wait for the first pending read, hand it out (after the carried bytes of its object),
+    /// and start the reads that follow it.
+    private mutating func takeSegment(_ head: PendingRead) throws -> OpenedInput {
+        pending.removeFirst()
+        try startReads()
+        try Self.wait(head.read, context)
+        let object = objects[head.index]
+        var carry: [UInt8] = []
+        if let c = carried, c.index == head.index { carry = c.bytes }
+        carried = nil
+        if head.last { nextIndex = max(nextIndex, head.index + 1) }
+        let data = FileData.fetched(path: object.name, head.read, carry: carry)
+        return OpenedInput(data: data, index: head.index, rawBytes: head.read.buffer.count,
+                           newBytes: head.read.buffer.count, first: head.offset == 0, last: head.last)
+    }
+
+    /// Start reads of the S3 objects ahead, uncompressed ones segment by segment, until a
+    /// segment's bytes are in flight beyond the one handed out next, or `lookahead`
+    /// reads, or a local object is next.
+    private mutating func startReads() throws {
+        readIndex = max(readIndex, nextIndex)
+        while pending.count < Self.lookahead, readIndex < objects.count {
+            let inFlight = pending.reduce(0) { $0 + $1.read.buffer.count }
+            guard inFlight < segmentBytes else { break }
+            guard case .s3(let location) = objects[readIndex].place else { break }
+            let client = try inputs.s3Client(for: objects[readIndex].name)
+            let size = objects[readIndex].size
+            let count = min(segmentBytes, max(0, size - readOffset))
+            let read = S3ParallelRead(client: client, location: location, offset: readOffset, count: count,
+                                      headroom: readOffset == 0 ? 0 : 1 << 20)
+            read.start()
+            let last = readOffset + count >= size
+            pending.append(PendingRead(index: readIndex, offset: readOffset, read: read, last: last))
+            if last {
+                readIndex += 1
+                readOffset = 0
+            } else {
+                readOffset += count
+            }
+        }
+    }
+
+    /// Wait for `read` (giving up when the statement is cancelled or times out); S3's
+    /// failure becomes the statement's.
+    static func wait(_ read: S3ParallelRead, _ context: QueryContext) throws {
+        do {
+            try read.wait(stop: { context.cancellation.error })
+        } catch let e as S3Error {
+            throw e.sqlError
+        }
+    }
+
+    /// The next compressed S3 objects (up to `workers`, stopping at a local one), each
+    /// fetched whole by ranges and inflated, several at once.
+    private mutating func openCompressedS3() throws -> [OpenedInput] {
+        var end = nextIndex
+        var reads: [(index: Int, read: S3ParallelRead)] = []
+        while end < objects.count && end - nextIndex < workers, case .s3(let location) = objects[end].place {
+            let client = try inputs.s3Client(for: objects[end].name)
+            let read = S3ParallelRead(client: client, location: location, offset: 0, count: objects[end].size)
+            read.start()
+            reads.append((end, read))
+            end += 1
+        }
+        nextIndex = end
+        readIndex = max(readIndex, end)
+        for r in reads { try Self.wait(r.read, context) }
+        let names = reads.map { objects[$0.index].name }
+        let raws = reads.map { $0.read }
+        let opened = try FileData.inflateAll(reads.count, compression: compression, workers: workers, context: context) {
+            [compression, context] i, w in
+            try FileData.inflate(FileData.fetched(path: names[i], raws[i], carry: []), compression: compression,
+                                 workers: w, context: context)
+        }
+        return zip(reads, opened).map {
+            OpenedInput(data: $1, index: $0.index, rawBytes: objects[$0.index].size, newBytes: $1.bytes.count)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehouseAWS
 
 /// The data-format and load parameters of one COPY, parsed from the statement's
 /// option list (dg:r_COPY).
@@ -26,7 +27,8 @@ public struct CopyOptions: Sendable, Equatable {
     public enum JSONMapping: Sendable, Equatable {
         /// Top-level keys name the columns (exact match, or ignoring ASCII case).
         case auto(ignoreCase: Bool)
-        /// A JSONPaths file (local path) lists one JSONPath expression per loaded column.
+        /// A JSONPaths file (a local path, or an `s3://` address) lists one JSONPath
+        /// expression per loaded column.
         case paths(file: String)
         /// `noshred`: each whole document into the one SUPER column loaded.
         case noshred
@@ -81,6 +83,11 @@ public struct CopyOptions: Sendable, Equatable {
     /// SUPER columns (or as their JSON text into VARCHAR columns).
     public var serializeToJSON = false
     public var statUpdate: String? = nil
+    /// Who the COPY acts as on AWS (IAM_ROLE, CREDENTIALS, ACCESS_KEY_ID …), nil when the
+    /// statement says nothing; used only for `s3://` addresses.
+    public var authorization: AWSAuthorization? = nil
+    /// `REGION 'us-west-2'`: the region of the bucket (and its endpoint).
+    public var region: String? = nil
 
     /// The parameters Redshift accepts with `FORMAT PARQUET` besides the format itself
     /// (dg:copy-usage_notes-copy-from-columnar); the credential parameters are accepted
@@ -109,6 +116,7 @@ public struct CopyOptions: Sendable, Equatable {
     /// `featureNotSupported` when the load runs (LZOP) or here (formats).
     public init(options: [(name: String, value: String?)]) throws {
         var seen = Set<String>()
+        var credentialParameters: [(name: String, value: String?)] = []
         /// Options as written (upper case), for PARQUET's list of allowed parameters.
         var written: [String] = []
         var delimiterSet = false, quoteSet = false
@@ -215,9 +223,12 @@ public struct CopyOptions: Sendable, Equatable {
             case "STATUPDATE": statUpdate = value ?? "ON"
             case "COMPROWS":
                 _ = try Self.count(try required(), option: name, max: Int.max)
-            case "IAM_ROLE", "CREDENTIALS", "WITH CREDENTIALS", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY",
-                 "SESSION_TOKEN", "REGION", "MASTER_SYMMETRIC_KEY", "ENCRYPTED", "READRATIO":
-                // Only meaningful for S3/DynamoDB; accepted and ignored with local files.
+            case "IAM_ROLE", "CREDENTIALS", "WITH CREDENTIALS", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY", "SESSION_TOKEN":
+                credentialParameters.append((name: name, value: value))
+            case "REGION":
+                region = try required()
+            case "MASTER_SYMMETRIC_KEY", "ENCRYPTED", "READRATIO":
+                // Client-side encryption and DynamoDB: accepted and ignored.
                 break
             case "PARQUET":
                 try noValue()
@@ -231,6 +242,8 @@ public struct CopyOptions: Sendable, Equatable {
                 throw SQLError(.syntax, "unknown COPY option \(rawName)")
             }
         }
+
+        authorization = try AWSAuthorization.from(credentialParameters)
 
         // Cross-option rules (Redshift's own).
         func forbid(_ options: [String], with formatName: String) throws {
@@ -287,6 +300,10 @@ public struct CopyOptions: Sendable, Equatable {
         let path = String(raw.trimmingBlanks)
         guard !path.isEmpty else {
             throw SQLError(.invalidParameter, "COPY JSON needs 'auto', 'auto ignorecase' or the path of a JSONPaths file")
+        }
+        if path.lowercased().hasPrefix("s3://") {
+            guard S3Location(path) != nil else { throw S3Location.invalid(path) }
+            return .paths(file: path)
         }
         return .paths(file: try CopySource.localPath(path))
     }

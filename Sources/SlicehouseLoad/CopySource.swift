@@ -1,39 +1,145 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SlicehouseTypes
+import SlicehouseAWS
+import SlicehousePlatform
 
-/// Turns a COPY `FROM '...'` source into the list of local files to load.
+/// One input of a COPY: a local file or an S3 object, and its size (from the listing).
+public struct CopyObject: Sendable, Equatable {
+    public enum Place: Sendable, Equatable {
+        case local(String)
+        case s3(S3Location)
+    }
+    public var place: Place
+    public var size: Int
+
+    public init(_ place: Place, size: Int) { self.place = place; self.size = size }
+
+    /// How STL_LOAD_COMMITS, STL_LOAD_ERRORS and error messages name it: the path, or `s3://bucket/key`.
+    public var name: String {
+        switch place {
+        case .local(let path): return path
+        case .s3(let location): return location.description
+        }
+    }
+}
+
+/// What a COPY may read: local files as `access` allows, and S3 objects through the client
+/// `s3` makes from the statement's credentials (made when an `s3://` address is first met,
+/// so a local COPY never needs credentials; nil refuses `s3://`).
+public struct CopyInputs: Sendable {
+    public var access: LocalFileAccess
+    public var s3: S3Connection?
+    /// Objects per page of an S3 listing (nil: S3's 1,000; tests make it small).
+    public var listPageSize: Int?
+
+    public init(access: LocalFileAccess = .unrestricted, s3: S3Connection? = nil, listPageSize: Int? = nil) {
+        self.access = access; self.s3 = s3; self.listPageSize = listPageSize
+    }
+
+    /// The S3 client, for `what` (an `s3://` address, named in the refusal).
+    func s3Client(for what: String) throws -> S3Client {
+        guard let s3 else {
+            throw SQLError.unsupported("reading Amazon S3 ('\(what)') here: no S3 access was set up for this statement")
+        }
+        return try s3.client()
+    }
+
+    /// The bytes of a small file a COPY reads whole — a manifest, a JSONPaths file — local
+    /// (as `access` allows) or on S3; nil when it does not exist.
+    func smallFile(_ source: String) throws -> [UInt8]? {
+        if source.lowercased().hasPrefix("s3://") {
+            guard let location = S3Location(source) else { throw S3Location.invalid(source) }
+            do {
+                return try s3Client(for: source).get(location)
+            } catch let e as S3Error {
+                if e.isMissing { return nil }
+                throw e.sqlError
+            }
+        }
+        let path = try CopySource.localPath(source)
+        if access != .unrestricted { _ = try access.authorizeRead(path) }
+        return FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+}
+
+/// The S3 client of one statement, made once, when first needed.
+public final class S3Connection: @unchecked Sendable {
+    private let make: @Sendable () throws -> S3Client
+    private let lock = Lock()
+    private var made: S3Client?
+
+    public init(_ make: @escaping @Sendable () throws -> S3Client) { self.make = make }
+
+    public func client() throws -> S3Client {
+        try lock.withLock {
+            if let made { return made }
+            let c = try make()
+            made = c
+            return c
+        }
+    }
+}
+
+/// Turns a COPY `FROM '...'` source into the list of inputs to load.
 ///
-/// Like an S3 key prefix, a local source is a *path prefix*: every regular file whose
-/// full path starts with it is loaded (`/data/lineitem.tbl` also matches
-/// `/data/lineitem.tbl.1`; `/data/part` matches `part.tbl` and `partsupp.tbl`; a
-/// matching directory contributes every file below it), sorted by path.
-/// `file://` URLs are accepted; `s3://` and other remote schemes are not (yet).
+/// An `s3://bucket/prefix` source is a *key prefix*, as in Redshift: every object whose
+/// key starts with it is loaded, in key order (keys ending in `/`, the folders consoles
+/// make, are left out). A local source is a *path prefix* in the same way:
+/// every regular file whose full path starts with it is loaded (`/data/lineitem.tbl`
+/// also matches `/data/lineitem.tbl.1`; `/data/part` matches `part.tbl` and
+/// `partsupp.tbl`; a matching directory contributes every file below it), sorted by path.
+/// `file://` URLs are accepted. With MANIFEST the source is the manifest, local or on S3,
+/// and its entries may be either.
 public enum CopySource {
-    /// The files named by `source` (a prefix, or a manifest when `manifest` is set), each
-    /// one `access` lets the statement read (the prefix is judged before anything under it
-    /// is listed, and every file it matches, or the manifest names, after its links are
+    /// The inputs named by `source` (a prefix, or a manifest when `manifest` is set), each
+    /// local one checked against `inputs.access` (the prefix is judged before anything under
+    /// it is listed, and every file it matches, or the manifest names, after its links are
     /// followed: one refused file refuses the COPY).
     public static func resolve(_ source: String, manifest: Bool = false,
-                               access: LocalFileAccess = .unrestricted) throws -> [String] {
+                               inputs: CopyInputs) throws -> [CopyObject] {
+        if manifest {
+            guard let bytes = try inputs.smallFile(source) else {
+                throw SQLError(.loadError, "Manifest file '\(source)' does not exist or cannot be read")
+            }
+            return try ManifestReader.objects(bytes, source: source, inputs: inputs)
+        }
+        if source.lowercased().hasPrefix("s3://") {
+            guard let location = S3Location(source) else { throw S3Location.invalid(source) }
+            let listed: [S3Object]
+            do {
+                listed = try inputs.s3Client(for: source).list(location, pageSize: inputs.listPageSize)
+            } catch let e as S3Error {
+                throw e.sqlError
+            }
+            let objects = listed.filter { !$0.key.hasSuffix("/") }
+                .map { CopyObject(.s3(location.sibling($0.key)), size: $0.size) }
+            guard !objects.isEmpty else {
+                throw SQLError(.loadError, "The specified S3 prefix '\(location.key)' does not exist")
+            }
+            return objects
+        }
+        return try resolve(source, access: inputs.access).map { CopyObject(.local($0), size: fileSize($0)) }
+    }
+
+    /// The local files matching `source`, each one `access` lets the statement read.
+    public static func resolve(_ source: String, access: LocalFileAccess = .unrestricted) throws -> [String] {
         let path = try localPath(source)
         let checked = access != .unrestricted
-        let files: [String]
-        if manifest {
-            if checked { _ = try access.authorizeRead(path) }
-            files = try ManifestReader.files(manifestPath: path, source: source)
-        } else {
-            if checked { _ = try access.authorizeReadPrefix(path) }
-            files = try matchPrefix(path)
-            guard !files.isEmpty else {
-                throw SQLError(.loadError,
-                               "The specified local path prefix '\(source)' does not match any file")
-            }
+        if checked { _ = try access.authorizeReadPrefix(path) }
+        let files = try matchPrefix(path)
+        guard !files.isEmpty else {
+            throw SQLError(.loadError, "The specified local path prefix '\(source)' does not match any file")
         }
         if checked {
             for f in files { _ = try access.authorizeRead(f) }
         }
         return files
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 
     /// Strip a `file://` scheme; reject remote schemes with a clear message.
@@ -48,7 +154,7 @@ public enum CopySource {
             return rest.removingPercentEncoding ?? rest
         }
         if lower.hasPrefix("s3://") {
-            throw SQLError.unsupported("COPY from Amazon S3 ('\(source)') — Slicehouse loads local paths and file:// URLs for now")
+            throw SQLError.internalError("'\(source)' is an S3 address, not a local path")
         }
         if let colon = lower.range(of: "://") {
             let scheme = lower[..<colon.lowerBound]

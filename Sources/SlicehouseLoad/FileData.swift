@@ -5,6 +5,7 @@ import SlicehouseStorage
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehousePlatform
+import SlicehouseAWS
 
 /// The bytes of one input file, memory-mapped read-only (or held in memory after
 /// decompression). Immutable once created, so ranges of it are parsed concurrently.
@@ -14,16 +15,36 @@ final class FileData: @unchecked Sendable {
     private let mapping: UnsafeMutableRawPointer?
     private let mappedLength: Int
     private let owned: UnsafeMutableBufferPointer<UInt8>?
-    /// Bytes of inflated input held in memory (0 for a mapped file): what a COPY reserves
-    /// for the file while its ranges are being parsed.
-    var heldBytes: Int { owned?.count ?? 0 }
+    /// Bytes of input held in memory (inflated, or fetched from S3; 0 for a mapped file):
+    /// what a COPY reserves for the file while its ranges are being parsed.
+    var heldBytes: Int { owned?.count ?? keeper?.storage.count ?? 0 }
     /// The temporary file an inflated input was written to, while it is mapped.
     let temporary: SpillFile?
+    /// What holds the bytes of a piece of an S3 object (the read that fetched them).
+    private let keeper: S3ParallelRead?
 
     private init(path: String, bytes: UnsafeBufferPointer<UInt8>, mapping: UnsafeMutableRawPointer?,
-                 mappedLength: Int, owned: UnsafeMutableBufferPointer<UInt8>?, temporary: SpillFile? = nil) {
+                 mappedLength: Int, owned: UnsafeMutableBufferPointer<UInt8>?, temporary: SpillFile? = nil,
+                 keeper: S3ParallelRead? = nil) {
         self.path = path; self.bytes = bytes; self.mapping = mapping
-        self.mappedLength = mappedLength; self.owned = owned; self.temporary = temporary
+        self.mappedLength = mappedLength; self.owned = owned; self.temporary = temporary; self.keeper = keeper
+    }
+
+    /// Bytes an S3 read fetched, after `carry` (the unparsed end of the piece before): the
+    /// carry goes into the read's headroom when it fits, else both are copied together.
+    static func fetched(path: String, _ read: S3ParallelRead, carry: [UInt8]) -> FileData {
+        if carry.count <= read.headroom, let base = read.storage.baseAddress {
+            let start = base + (read.headroom - carry.count)
+            carry.withUnsafeBytes { c in
+                if let cb = c.baseAddress { start.copyMemory(from: cb, byteCount: c.count) }
+            }
+            let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self),
+                                            count: carry.count + read.buffer.count)
+            return FileData(path: path, bytes: bytes, mapping: nil, mappedLength: 0, owned: nil, keeper: read)
+        }
+        var all = carry
+        all.append(contentsOf: UnsafeRawBufferPointer(read.buffer))
+        return owning(path: path, all)
     }
 
     /// The inflated bytes of `path`, written to `file`, mapped read-only.
@@ -69,7 +90,13 @@ final class FileData: @unchecked Sendable {
     /// `context`'s spill space; the decompression runs as `context`'s work.
     static func open(_ path: String, compression: CopyOptions.Compression, workers: Int = 1,
                      context: QueryContext) throws -> FileData {
-        let raw = try mapFile(path)
+        try inflate(try mapFile(path), compression: compression, workers: workers, context: context)
+    }
+
+    /// `raw`'s bytes decompressed as `compression` says (`raw` itself for none).
+    static func inflate(_ raw: FileData, compression: CopyOptions.Compression, workers: Int = 1,
+                        context: QueryContext) throws -> FileData {
+        let path = raw.path
         let drain = InflateDrain(context: context)
         switch compression {
         case .none:
@@ -118,15 +145,23 @@ final class FileData: @unchecked Sendable {
     /// that order is thrown.
     static func openAll(_ paths: [String], compression: CopyOptions.Compression, workers: Int,
                         context: QueryContext) throws -> [FileData] {
-        if compression == .none || paths.count <= 1 || workers <= 1 {
-            return try paths.map { try open($0, compression: compression, workers: paths.count == 1 ? workers : 1,
-                                            context: context) }
+        try inflateAll(paths.count, compression: compression, workers: workers, context: context) { i, w in
+            try open(paths[i], compression: compression, workers: w, context: context)
         }
-        let slots = OpenSlots(count: paths.count)
-        parallelFor(min(workers, paths.count), context: context) { _ in
+    }
+
+    /// `count` inputs made by `make(i, workers)`, up to `workers` at once when they are
+    /// compressed, in index order; the first failure in that order is thrown.
+    static func inflateAll(_ count: Int, compression: CopyOptions.Compression, workers: Int, context: QueryContext,
+                           make: @escaping @Sendable (Int, Int) throws -> FileData) throws -> [FileData] {
+        if compression == .none || count <= 1 || workers <= 1 {
+            return try (0..<count).map { try make($0, count == 1 ? workers : 1) }
+        }
+        let slots = OpenSlots(count: count)
+        parallelFor(min(workers, count), context: context) { _ in
             while let i = slots.next() {
                 do {
-                    slots.set(i, .success(try open(paths[i], compression: compression, context: context)))
+                    slots.set(i, .success(try make(i, 1)))
                 } catch {
                     slots.set(i, .failure(error))
                 }

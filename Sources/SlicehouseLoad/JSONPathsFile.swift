@@ -20,6 +20,11 @@ enum JSONPathsFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SQLError(.loadError, "JSONPaths file '\(path)' does not exist or cannot be read")
         }
+        return try compile(data, name: path, columnCount: columnCount)
+    }
+
+    /// `load` for a file's bytes (a JSONPaths file on S3); `path` names it in errors.
+    static func compile(_ data: Data, name path: String, columnCount: Int) throws -> [[JSONFieldMap.Step]]? {
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])

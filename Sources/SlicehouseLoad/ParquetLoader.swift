@@ -2,6 +2,7 @@
 import Dispatch
 import SlicehouseCatalog
 import SlicehouseParquet
+import SlicehouseAWS
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehousePlatform
@@ -23,10 +24,11 @@ enum ParquetLoader {
     /// Decode the row groups piece by piece (`CopyTuning.pieceBytes` of column chunks, at
     /// least one row group per worker), each piece's groups in parallel, handing each
     /// piece's rows to `consume` in file order (see `CopyLoader.stream`).
-    static func stream(table: String, targets: [ColumnDef], indices: [Int], paths: [String],
+    static func stream(table: String, targets: [ColumnDef], indices: [Int], objects: [CopyObject], inputs: CopyInputs,
                        options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
                        context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
-        let files = try openAll(paths, table: table, workers: tuning.workers, context: context)
+        let paths = objects.map(\.name)
+        let files = try openAll(objects, table: table, inputs: inputs, workers: tuning.workers, context: context)
         for file in files {
             try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord,
                             serializeToJSON: options.serializeToJSON)
@@ -119,13 +121,24 @@ enum ParquetLoader {
     // MARK: - Files and schemas
 
     /// Open every file, several at once; the first failure in path order is thrown.
-    static func openAll(_ paths: [String], table: String, workers: Int, context: QueryContext) throws -> [ParquetFile] {
+    static func openAll(_ objects: [CopyObject], table: String, inputs: CopyInputs, workers: Int,
+                        context: QueryContext) throws -> [ParquetFile] {
+        let paths = objects.map(\.name)
         let slots = Slots<ParquetFile>(count: paths.count)
         let next = LoadControl()
         let work = { @Sendable () -> Void in
             while let i = next.takeRange(paths.count) {
                 do {
-                    slots.set(i, .success(try ParquetFile(path: paths[i])))
+                    switch objects[i].place {
+                    case .local(let path):
+                        slots.set(i, .success(try ParquetFile(path: path)))
+                    case .s3(let location):
+                        let source = S3ParquetSource(client: try inputs.s3Client(for: paths[i]), location: location,
+                                                     size: objects[i].size, context: context)
+                        slots.set(i, .success(try ParquetFile(source: source)))
+                    }
+                } catch let e as S3Error {
+                    slots.set(i, .failure(e.sqlError))
                 } catch {
                     slots.set(i, .failure(error))
                 }
@@ -140,7 +153,7 @@ enum ParquetLoader {
             case .success(let f)?:
                 files.append(f)
             case .failure(let error)?:
-                guard let e = error as? SQLError, e.code != .ioError else { throw error }
+                guard let e = error as? SQLError, e.code != .ioError, !e.message.hasPrefix("S3") else { throw error }
                 // Not Parquet, truncated, corrupt footer, encrypted, ...
                 let prefix = "Parquet file '\(path)': "
                 let reason = e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message
@@ -322,4 +335,21 @@ final class Slots<T: Sendable>: @unchecked Sendable {
     init(count: Int) { slots = Array(repeating: nil, count: count) }
     func set(_ i: Int, _ value: Result<T, any Error>) { lock.withLock { slots[i] = value } }
     func get(_ i: Int) -> Result<T, any Error>? { lock.withLock { slots[i] } }
+}
+
+/// A Parquet object on S3, read by ranges: the footer when the file is opened, each row
+/// group's column chunks when it is decoded (`ParquetFile(source:)`), by several ranged
+/// GETs at once; a read gives up when the statement is cancelled.
+struct S3ParquetSource: ParquetByteSource {
+    let client: S3Client
+    let location: S3Location
+    let size: Int
+    let context: QueryContext
+    var name: String { location.description }
+
+    func read(offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws {
+        let read = S3ParallelRead(client: client, location: location, offset: offset, count: buffer.count)
+        try FileQueue.wait({ read.start(); return read }(), context)
+        if let d = buffer.baseAddress, let s = read.buffer.baseAddress { d.copyMemory(from: s, byteCount: buffer.count) }
+    }
 }

@@ -95,6 +95,22 @@ public struct ParquetFile: Sendable {
         try self.init(bytes: FileBytes(bytes: bytes), name: name)
     }
 
+    /// Open a file read by ranges (an S3 object): only its footer is read now, and each
+    /// row group's column chunks when it is decoded (and let go after).
+    public init(source: any ParquetByteSource) throws {
+        let bytes = try FileBytes(source: source)
+        let n = source.size
+        if n >= 12 {
+            // The footer's usual size at once; a longer one with a second read.
+            let tail = min(n, 64 << 10)
+            try bytes.fetch((n - tail)..<n)
+            let length = Int(bytes.buffer.loadUnaligned(fromByteOffset: n - 8, as: UInt32.self).littleEndian)
+            if length + 8 > tail, length <= n - 12 { try bytes.fetch((n - 8 - length)..<(n - tail)) }
+            try bytes.fetch(0..<4)
+        }
+        try self.init(bytes: bytes, name: source.name)
+    }
+
     private init(bytes: FileBytes, name: String) throws {
         self.path = name
         self.bytes = bytes
@@ -187,6 +203,10 @@ public struct ParquetFile: Sendable {
             throw SQLError.internalError("readRowGroup: \(columns.count) columns but \(types.count) types")
         }
         let group = metadata.rowGroups[index]
+        // A file read by ranges: this group's column chunks, fetched for the decode and let go after.
+        let span = bytes.source == nil ? nil : Self.span(of: group, fileSize: bytes.buffer.count)
+        if let span { try bytes.fetch(span) }   // its failure (S3's) is the statement's, as it is
+        defer { if let span { bytes.release(span) } }
         let scratch = DecodeScratch()
         var out: [Vector] = []
         out.reserveCapacity(columns.count)
@@ -210,6 +230,23 @@ public struct ParquetFile: Sendable {
             }
         }
         return out
+    }
+
+    /// The bytes from the first column chunk of `group` to the end of its last (inside the
+    /// file; a chunk that points outside is reported when it is decoded).
+    static func span(of group: RowGroup, fileSize: Int) -> Range<Int>? {
+        var lo = Int64.max, hi = Int64.min
+        for c in group.columns {
+            guard let m = c.metaData else { continue }
+            var start = m.dataPageOffset
+            if let d = m.dictionaryPageOffset, d > 0, d < start { start = d }
+            let (end, overflow) = start.addingReportingOverflow(m.totalCompressedSize)
+            guard start >= 0, !overflow else { continue }
+            lo = min(lo, start); hi = max(hi, end)
+        }
+        guard lo < hi else { return nil }
+        let a = Int(clamping: lo), b = Int(clamping: min(hi, Int64(fileSize)))
+        return a < b ? a..<b : nil
     }
 
     /// Rows in the row groups before `index`.

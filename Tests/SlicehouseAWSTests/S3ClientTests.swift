@@ -2,63 +2,27 @@
 import XCTest
 import Foundation
 @testable import SlicehouseAWS
+import SlicehouseTestSupport
 
 /// The S3 client against a real S3-compatible server: moto's (`moto_server`, which
 /// scripts/setup-system.sh installs), started on a loopback port for these tests. Objects
 /// written, read whole and by range, listed across pages, uploaded in parts (and a part
 /// upload aborted), deleted; S3's errors in Redshift's words.
 final class S3ClientTests: XCTestCase {
-    nonisolated(unsafe) static var server: Process?
-    nonisolated(unsafe) static var port = 0
+    nonisolated(unsafe) static var server: MotoServer?
 
     override class func setUp() {
         super.setUp()
-        guard let python = ["/usr/bin/env"].first else { return }
-        for candidate in 0..<5 {
-            let port = 20_000 + Int.random(in: 0..<20_000) + candidate
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: python)
-            p.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            do { try p.run() } catch { return }
-            // Up when it answers on the port (moto takes a second or two to import).
-            for _ in 0..<100 {
-                if Self.accepts(port) { server = p; Self.port = port; return }
-                if !p.isRunning { break }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            p.terminate()
-        }
+        server = MotoServer.start()
     }
 
     override class func tearDown() {
-        server?.terminate()
-        server?.waitUntilExit()
+        server?.stop()
         super.tearDown()
     }
 
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = in_port_t(UInt16(port).bigEndian)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
     func client(region: String = "us-east-1") throws -> S3Client {
-        guard Self.server != nil else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("moto's server did not start (pip install 'moto[server]')") }
-            throw XCTSkip("moto's server is not installed")
-        }
-        let endpoint = try S3Endpoint.resolve(region: region, environment: ["AWS_ENDPOINT_URL_S3": "http://127.0.0.1:\(Self.port)"])
-        return S3Client(endpoint: endpoint, credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
-                        attempts: 2, requestTimeout: .seconds(30))
+        try MotoServer.client(Self.server, region: region)
     }
 
     func testObjectsListingsAndRanges() throws {

@@ -144,7 +144,8 @@ final class JSONTests: XCTestCase {
         let other = try d.write("other.json", "{\"paths\": [\"$.zzz\"]}")
         XCTAssertEqual(rows(try loadText("{\"id\": 4}", columns: cols, options: opts(("json", other)), in: d)),
                        [[.int(4), .null, .null]])
-        XCTAssertEqual(expectSQLError { try opts(("json", "s3://bucket/paths.json")) }?.code, .featureNotSupported)
+        XCTAssertEqual(try opts(("json", "s3://bucket/paths.json")).json, .paths(file: "s3://bucket/paths.json"))
+        XCTAssertEqual(expectSQLError { try opts(("json", "s3://Bad_Bucket/paths.json")) }?.code, .invalidParameter)
     }
 
     // MARK: - Errors

@@ -108,7 +108,12 @@ final class LocalFileAccessTests: XCTestCase {
         let manifest = root + "/share/m.manifest"
         FileManager.default.createFile(atPath: manifest, contents: Data(
             "{\"entries\": [{\"url\": \"file://\(root)/outside/secret.txt\", \"mandatory\": true}]}".utf8))
-        assertRefused(try CopySource.resolve(manifest, manifest: true, access: user).joined())
-        XCTAssertEqual(try CopySource.resolve(manifest, manifest: true, access: superuser), [root + "/outside/secret.txt"])
+        assertRefused(try CopySource.resolve(manifest, manifest: true, inputs: CopyInputs(access: user)).map(\.name).joined())
+        XCTAssertEqual(try CopySource.resolve(manifest, manifest: true, inputs: CopyInputs(access: superuser)).map(\.name),
+                       [root + "/outside/secret.txt"])
+        // One that names a file that does not exist is refused just the same (nothing is said of what exists).
+        FileManager.default.createFile(atPath: manifest, contents: Data(
+            "{\"entries\": [{\"url\": \"file://\(root)/outside/none.txt\", \"mandatory\": false}]}".utf8))
+        assertRefused(try CopySource.resolve(manifest, manifest: true, inputs: CopyInputs(access: user)).map(\.name).joined())
     }
 }

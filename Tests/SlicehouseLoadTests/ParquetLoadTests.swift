@@ -5,6 +5,7 @@ import SlicehouseCatalog
 import SlicehouseParquet
 import SlicehouseTypes
 import XCTest
+import SlicehouseAWS
 import SlicehouseRuntime
 
 /// `CopyLoader` with `FORMAT PARQUET`: options, chunking, parallel order, progress.
@@ -15,8 +16,10 @@ final class ParquetLoadTests: XCTestCase {
         XCTAssertEqual(try opts(("PARQUET", nil)).format, .parquet)
         XCTAssertEqual(try opts(("FORMAT", "parquet")).format, .parquet)
         let o = try opts(("PARQUET", nil), ("ACCEPTINVCHARS", "^"), ("FILLRECORD", nil), ("MANIFEST", nil),
-                         ("EXPLICIT_IDS", nil), ("STATUPDATE", "OFF"), ("IAM_ROLE", "arn"), ("CREDENTIALS", "x"))
+                         ("EXPLICIT_IDS", nil), ("STATUPDATE", "OFF"), ("ACCESS_KEY_ID", "AKID"), ("SECRET_ACCESS_KEY", "s"))
         XCTAssertEqual(o.acceptInvalidChars, UInt8(ascii: "^"))
+        XCTAssertEqual(o.authorization, .keys(AWSCredentials(accessKeyID: "AKID", secretAccessKey: "s")))
+        XCTAssertEqual(try opts(("PARQUET", nil), ("IAM_ROLE", "arn:aws:iam::1:role/r")).authorization, .role("arn:aws:iam::1:role/r"))
         XCTAssertTrue(o.fillRecord && o.manifest)
     }
 

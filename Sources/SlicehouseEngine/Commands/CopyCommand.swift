@@ -82,7 +82,9 @@ struct CopyCommand {
             result = try CopyLoader.stream(table: table.name, columns: table.columns,
                                            columnList: c.columns.isEmpty ? nil : c.columns,
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
-                                           access: database.serverFiles.access(for: session.user, in: session.security),
+                                           inputs: CopyInputs(access: database.serverFiles.access(for: session.user, in: session.security),
+                                                              s3: S3Access(session: session).connection(
+                                                                authorization: options.authorization, region: options.region)),
                                            progress: progress, context: context) { chunks in
                 guard let appender else { return }
                 let rows = try writer.completeRows(def, targets: targets, provided: chunks)

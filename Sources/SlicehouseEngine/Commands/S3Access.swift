@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SlicehouseAWS
+import SlicehouseLoad
+import SlicehouseTypes
+
+/// How a COPY or UNLOAD reaches S3: the endpoint the environment names, and keys for the
+/// statement's authorization — as long as the session's user may use them.
+///
+/// Who may use which keys (Redshift governs roles with `GRANT ASSUMEROLE`; here the
+/// operator's role map does, see docs/DIFFERENCES.md):
+/// - keys written in the statement (`CREDENTIALS 'aws_access_key_id=…'`,
+///   `ACCESS_KEY_ID`): anyone — they are the user's own;
+/// - an IAM role the role map (`iam_roles.json` in the data directory) names: a superuser,
+///   or a user the entry's `"users"` list names (`"*"`: every user);
+/// - a role the map does not name, or a statement without credentials: the server's own
+///   keys (its environment, `~/.aws/credentials`), for superusers only.
+struct S3Access {
+    let session: Session
+
+    /// The statement's S3 connection, made when an `s3://` address is first met.
+    func connection(authorization: AWSAuthorization?, region: String?) -> S3Connection {
+        let user = session.user
+        let superuser = session.isSuperuser
+        let roleMap = session.database.directory.map {
+            ($0 as NSString).appendingPathComponent(AWSCredentialResolver.roleMapFile)
+        }
+        return S3Connection {
+            let environment = ProcessInfo.processInfo.environment
+            let resolver = AWSCredentialResolver(roleMapPath: roleMap, environment: environment)
+            let credentials = try resolver.credentials(for: authorization, user: user, superuser: superuser)
+            let endpoint = try S3Endpoint.resolve(region: region, environment: environment)
+            return S3Client(endpoint: endpoint, credentials: credentials)
+        }
+    }
+}
