@@ -61,10 +61,15 @@ python_modules() {
         python3 -m pip install --quiet 'scramp>=1.5,<1.6' >&2 \
             || echo "setup-system: could not install scramp 1.5; the pg8000 test may fail" >&2
     fi
-    # A local S3-compatible server for the S3 client's tests (moto's), and boto3 beside it.
+    # A local S3-compatible server for the S3 tests (moto's), and the clients that put and
+    # read objects beside COPY and UNLOAD: boto3 and the AWS CLI.
     if ! python3 -c "import moto.server, boto3" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'moto[server]>=5.0,<6' boto3 >&2 \
             || echo "setup-system: could not install moto[server]; the S3 tests cannot run" >&2
+    fi
+    if ! command -v aws >/dev/null 2>&1; then
+        python3 -m pip install --quiet awscli >&2 \
+            || echo "setup-system: could not install the AWS CLI; its S3 test will be skipped" >&2
     fi
     if ! python3 -c "import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith('1.5.') else 1)" >/dev/null 2>&1; then
         python3 -m pip install --quiet 'duckdb>=1.5,<1.6' >&2 \
@@ -82,6 +87,15 @@ python_modules() {
             python3 -m pip install --quiet "duckdb-extension-tpcds==$duckdb_version" "duckdb==$duckdb_version" >&2 2>/dev/null \
                 || python3 -m pip install --quiet 'duckdb-extension-tpcds>=1.5,<1.6' >&2 \
                 || echo "setup-system: could not install duckdb-extension-tpcds; bench tpcds will not run" >&2
+        fi
+    fi
+    # DuckDB's httpfs extension: DuckDB reads the Parquet UNLOAD writes to the local S3
+    # server (Tests/integration/test_s3_unload.py), pinned to the installed duckdb as above.
+    if ! python3 -c "import duckdb, duckdb_extension_httpfs, os, sys; sys.exit(0 if os.path.exists(os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), 'extensions', 'v' + duckdb.__version__, 'httpfs.duckdb_extension')) else 1)" >/dev/null 2>&1; then
+        duckdb_version="$(python3 -c "import duckdb, sys; sys.stdout.write(duckdb.__version__)" 2>/dev/null || true)"
+        if [ -n "$duckdb_version" ]; then
+            python3 -m pip install --quiet "duckdb-extension-httpfs==$duckdb_version" >&2 \
+                || echo "setup-system: could not install duckdb-extension-httpfs; DuckDB will not read UNLOAD's S3 files" >&2
         fi
     fi
     # Apache Superset 6.1.0 (Tests/integration/test_superset.py) in a venv of its own: it

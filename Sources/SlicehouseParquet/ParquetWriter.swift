@@ -52,8 +52,19 @@ public final class ParquetWriter {
     static let batchRows = 4096
 
     /// Create (or truncate) the file at `path` and write its header.
-    public init(path: String, columns: [(name: String, type: DataType)], compression: ParquetCompression = .snappy,
-                rowGroupBytes: Int = 32 << 20) throws {
+    public convenience init(path: String, columns: [(name: String, type: DataType)], compression: ParquetCompression = .snappy,
+                            rowGroupBytes: Int = 32 << 20) throws {
+        guard !columns.isEmpty else {
+            throw SQLError(.invalidParameter, "Parquet file '\(path)': a Parquet file needs at least one column")
+        }
+        try self.init(output: try LocalParquetOutput(path: path), name: path, columns: columns, compression: compression,
+                      rowGroupBytes: rowGroupBytes)
+    }
+
+    /// Write a file to `output` (an S3 upload, say); `name` stands for it in errors.
+    public init(output: any ParquetOutput, name: String, columns: [(name: String, type: DataType)],
+                compression: ParquetCompression = .snappy, rowGroupBytes: Int = 32 << 20) throws {
+        let path = name
         self.path = path
         self.compression = compression
         self.rowGroupBytes = max(rowGroupBytes, 1)
@@ -66,7 +77,7 @@ public final class ParquetWriter {
         } catch {
             throw SQLError.parquet(error, file: path)
         }
-        sink = try OutputSink(path: path)
+        sink = OutputSink(output)
         do {
             try sink.write(ParquetFile.magic)
         } catch {
@@ -105,6 +116,9 @@ public final class ParquetWriter {
             if bufferedBytes >= rowGroupBytes { try flushRowGroup() }
         }
     }
+
+    /// Bytes of the file written so far (its size once closed).
+    public var bytesWritten: Int64 { sink.offset }
 
     /// Bytes of rows buffered for the next row group.
     public var bufferedBytes: Int { writers.reduce(0) { $0 + $1.bufferedBytes } }
@@ -169,43 +183,31 @@ public final class ParquetWriter {
     }
 }
 
-/// A buffered, append-only output file.
-final class OutputSink {
+/// Where a Parquet writer's bytes go, in order: a local file (`LocalParquetOutput`), or
+/// anything else that takes appended bytes — UNLOAD's upload of an S3 object.
+public protocol ParquetOutput: AnyObject {
+    /// Append `bytes` (the writer hands over about 1 MB at a time).
+    func write(_ bytes: [UInt8]) throws
+    /// Every byte has been written: the file is complete.
+    func close() throws
+    /// Stop without completing (the writer failed); what was written is the caller's to remove.
+    func abandon()
+}
+
+/// A local file, created (or truncated) when opened.
+public final class LocalParquetOutput: ParquetOutput {
     let path: String
     private var fd: Int32
-    private var buffer: [UInt8] = []
-    /// Bytes written so far (buffered included): the file offset of the next write.
-    private(set) var offset: Int64 = 0
-    static let bufferSize = 1 << 20
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw SQLError(.ioError, "could not create Parquet file '\(path)': \(String(cString: strerror(errno)))")
         }
-        buffer.reserveCapacity(Self.bufferSize)
     }
 
-    func write(_ bytes: [UInt8]) throws {
-        offset += Int64(bytes.count)
-        if buffer.count + bytes.count > Self.bufferSize {
-            try drain()
-            if bytes.count >= Self.bufferSize {
-                try writeAll(bytes)
-                return
-            }
-        }
-        buffer.append(contentsOf: bytes)
-    }
-
-    private func drain() throws {
-        if buffer.isEmpty { return }
-        try writeAll(buffer)
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    private func writeAll(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
@@ -220,19 +222,59 @@ final class OutputSink {
         }
     }
 
-    func close() throws {
-        try drain()
+    public func close() throws {
         guard fd >= 0 else { return }
         let r = systemClose(fd)
         fd = -1
         if r != 0 { throw ParquetError("close failed: \(String(cString: strerror(errno)))", code: .ioError) }
     }
 
-    /// Close without flushing (the file is left incomplete).
-    func abandon() {
+    public func abandon() {
         if fd >= 0 { _ = systemClose(fd) }
         fd = -1
     }
+
+    deinit { abandon() }
+}
+
+/// A buffered, append-only output: what the writer writes, in pieces of about 1 MB.
+final class OutputSink {
+    private let output: any ParquetOutput
+    private var buffer: [UInt8] = []
+    /// Bytes written so far (buffered included): the file offset of the next write.
+    private(set) var offset: Int64 = 0
+    static let bufferSize = 1 << 20
+
+    init(_ output: any ParquetOutput) {
+        self.output = output
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        offset += Int64(bytes.count)
+        if buffer.count + bytes.count > Self.bufferSize {
+            try drain()
+            if bytes.count >= Self.bufferSize {
+                try output.write(bytes)
+                return
+            }
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    private func drain() throws {
+        if buffer.isEmpty { return }
+        try output.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        try drain()
+        try output.close()
+    }
+
+    /// Stop without flushing (the file is left incomplete).
+    func abandon() { output.abandon() }
 }
 
 // The C library's write/close, named apart from the methods above.

@@ -193,7 +193,7 @@ final class ParquetCopyTests: XCTestCase {
         }
         XCTAssertEqual(try count(s, "select count(*) from dst"), "0")
         // Accepted: ACCEPTINVCHARS, MANIFEST, EXPLICIT_IDS, STATUPDATE, credentials.
-        _ = try s.execute("copy dst from '\(p)' format as parquet acceptinvchars '?' explicit_ids statupdate on credentials 'x'")
+        _ = try s.execute("copy dst from '\(p)' format as parquet acceptinvchars '?' explicit_ids statupdate on credentials 'aws_access_key_id=AKID;aws_secret_access_key=s'")
         try assertSameRows(s)
     }
 

@@ -90,6 +90,48 @@ final class UnloadTests: XCTestCase {
         XCTAssertThrowsError(try s.execute("unload ('select i from src') to 's3://bucket/x'"))
     }
 
+    /// ALLOWOVERWRITE replaces a file of the same name (it once appended to it), and an
+    /// UNLOAD that fails removes the files it wrote.
+    func testOverwriteReplacesAndAFailureLeavesNothing() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("o_").path
+        _ = try s.execute("unload ('select i from src where i = 1') to '\(p)' parallel off")
+        _ = try s.execute("unload ('select i from src where i = 4') to '\(p)' parallel off allowoverwrite")
+        XCTAssertEqual(try String(contentsOfFile: p + "000", encoding: .utf8), "4\n")
+        // 393,216 rows in order (one copy, sorted): 12 MB of text has gone to the file by
+        // the time row 390,000 fails.
+        _ = try s.execute("create table w as select i from src")
+        for _ in 0..<12 { _ = try s.execute("insert into w select * from w") }
+        _ = try s.execute("""
+            create table w3 (n int) diststyle all sortkey(n);
+            insert into w3 select row_number() over (order by a.i, b.i) from w a, (select i from w limit 16) b;
+            """)
+        let f = dir.appendingPathComponent("fail").path + "/"
+        XCTAssertThrowsError(try s.execute("unload ('select repeat(''x'', 40), 1 / (n - 390000) from w3') to '\(f)' parallel off")) { e in
+            XCTAssertTrue("\(e)".contains("division by zero"), "\(e)")
+        }
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: f)) ?? [], [])
+        // The same UNLOAD without the failure writes them.
+        _ = try s.execute("unload ('select repeat(''x'', 40), n from w3') to '\(f)' parallel off")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: f), ["000"])
+    }
+
+    func testParquetPartitionBy() throws {
+        let s = try session()
+        let p = dir.appendingPathComponent("pqparts").path + "/"
+        _ = try s.execute("unload ('select t, i from src') to '\(p)' format parquet partition by (t)")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: p).sorted()
+        XCTAssertEqual(folders, ["t=__HIVE_DEFAULT_PARTITION__", "t=f", "t=t"])
+        var ids: [Value] = []
+        for f in try FileManager.default.contentsOfDirectory(atPath: p + "t=t") {
+            let file = try ParquetFile(path: p + "t=t/" + f)
+            XCTAssertEqual(file.columns.map(\.name), ["i"])
+            let v = try file.readAll(columns: [0], as: [.integer])[0]
+            for r in 0..<v.count { ids.append(v.value(at: r)) }
+        }
+        XCTAssertEqual(ids.sorted { "\($0)" < "\($1)" }, [.int(1), .int(4), .int(6)])
+    }
+
     func testPartitionBy() throws {
         let s = try session()
         let p = dir.appendingPathComponent("parts").path + "/"

@@ -20,8 +20,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 class Server:
-    def __init__(self, data_dir, password=PASSWORD, args=()):
+    def __init__(self, data_dir, password=PASSWORD, args=(), env_extra=None):
         env = {k: v for k, v in os.environ.items() if not k.startswith("SLICEHOUSE_")}
+        env.update(env_extra or {})
         if password is not None:
             env["SLICEHOUSE_PASSWORD"] = password
         self.argv = [BIN, "serve", "-D", str(data_dir), "--port", "0"] + list(args)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseTypes
+import SlicehouseAWS
 import SlicehouseStorage
 
 /// UNLOAD parameters (Redshift's names and defaults).
@@ -32,6 +33,10 @@ public struct UnloadOptions: Sendable, Equatable {
     /// Parquet compression (Snappy unless ZSTD or none is asked for).
     public var parquetCompression: String = "snappy"
     public var rowGroupSize = 32 * 1024 * 1024
+    /// Who the UNLOAD acts as on AWS (IAM_ROLE, CREDENTIALS, ACCESS_KEY_ID …); for `s3://` only.
+    public var authorization: AWSAuthorization? = nil
+    /// `REGION 'us-west-2'`: the bucket's region.
+    public var region: String? = nil
 
     public init() {}
 
@@ -46,6 +51,7 @@ public struct UnloadOptions: Sendable, Equatable {
     public init(options: [(name: String, args: [String])]) throws {
         var seen = Set<String>()
         var compressionSet = false
+        var credentialParameters: [(name: String, value: String?)] = []
         for (rawName, args) in options {
             let name = rawName.lowercased()
             guard seen.insert(name).inserted else {
@@ -114,12 +120,17 @@ public struct UnloadOptions: Sendable, Equatable {
             case "rowgroupsize":
                 guard let n = Double(try value()) else { throw SQLError(.invalidParameter, "invalid ROWGROUPSIZE") }
                 rowGroupSize = Int(n * ((args.count > 1 && args[1].lowercased() == "gb") ? 1024 * 1024 * 1024 : 1024 * 1024))
-            case "iam_role", "credentials", "region", "encrypted", "kms_key_id", "access_key_id", "secret_access_key", "session_token":
-                break   // AWS settings: accepted, meaningless for local files
+            case "iam_role", "credentials", "access_key_id", "secret_access_key", "session_token":
+                credentialParameters.append((name: name.uppercased(), value: args.first))
+            case "region":
+                region = try value()
+            case "encrypted", "kms_key_id":
+                break   // server-side encryption: accepted, the store's business
             default:
                 throw SQLError(.syntax, "unknown UNLOAD option \(name.uppercased())")
             }
         }
+        authorization = try AWSAuthorization.from(credentialParameters)
         if format == .parquet {
             if delimiterSet || header || addQuotes || escape || !nullString.isEmpty || !fixedWidth.isEmpty {
                 throw SQLError(.invalidParameter, "PARQUET cannot be used with DELIMITER, HEADER, ADDQUOTES, ESCAPE, NULL AS or FIXEDWIDTH")

@@ -10,20 +10,23 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 
-/// One file an UNLOAD wrote: its path, its size on disk and its rows (the manifest's
-/// `content_length` and `record_count`).
+/// One file an UNLOAD wrote: its path (or `s3://` address), its size and its rows (the
+/// manifest's `content_length` and `record_count`).
 public struct UnloadedFile: Sendable, Equatable {
     public let path: String
     public let bytes: Int
     public let rows: Int
     /// The slice whose rows the file holds (0 with PARALLEL OFF).
     public let slice: Int
+    /// What a manifest names it by (`file:///…`, `s3://…`).
+    public let url: String
 
-    public init(path: String, bytes: Int, rows: Int, slice: Int = 0) {
+    public init(path: String, bytes: Int, rows: Int, slice: Int = 0, url: String? = nil) {
         self.path = path
         self.bytes = bytes
         self.rows = rows
         self.slice = slice
+        self.url = url ?? path
     }
 }
 
@@ -40,9 +43,8 @@ public struct UnloadedFile: Sendable, Equatable {
 /// next part, with the header again when HEADER is on. When all buffers together pass
 /// `maxBufferedBytes` (many partition folders), every buffer is written out.
 ///
-/// A file is opened for each write and closed after it, so any number of partition
-/// folders needs no more open files than one. The buffers are reserved from the
-/// statement's memory (by force: they are small and bounded).
+/// The files go to an `UnloadStore` (local files, S3 objects). The buffers are reserved
+/// from the statement's memory (by force: they are small and bounded).
 public final class UnloadWriter {
     /// Formatted bytes a file set buffers before compressing and writing them.
     public let flushBytes: Int
@@ -54,7 +56,7 @@ public final class UnloadWriter {
         let folder: String
         var part = 0
         var buffer: [UInt8] = []
-        /// The current file's path once its first bytes are written, else "".
+        /// The current file's name (under the prefix) once its first bytes are written, else "".
         var path = ""
         /// Text written to the current file (before compression), not counting `buffer`.
         var textBytes = 0
@@ -65,7 +67,7 @@ public final class UnloadWriter {
         init(slice: Int, folder: String) { self.slice = slice; self.folder = folder }
     }
 
-    private let prefix: String
+    private let store: any UnloadStore
     private let formatter: UnloadFormatter
     private let options: UnloadOptions
     private let reservation: MemoryReservation?
@@ -76,15 +78,15 @@ public final class UnloadWriter {
     public private(set) var rowCount = 0
 
     /// - Parameters:
-    ///   - prefix: the destination prefix (a folder prefix ends in "/").
+    ///   - store: where the files go (under the destination prefix).
     ///   - formatter: formats the columns that go in the files.
     ///   - reservation: the statement's memory the buffers are counted in, if any.
     ///   - flushBytes, maxBufferedBytes: the buffer sizes (smaller ones in tests).
-    public init(prefix: String, formatter: UnloadFormatter, reservation: MemoryReservation?,
+    public init(store: any UnloadStore, formatter: UnloadFormatter, reservation: MemoryReservation?,
                 flushBytes: Int = 4 << 20, maxBufferedBytes: Int = 32 << 20) {
         self.flushBytes = max(1, flushBytes)
         self.maxBufferedBytes = max(1, maxBufferedBytes)
-        self.prefix = prefix
+        self.store = store
         self.formatter = formatter
         self.options = formatter.options
         self.reservation = reservation
@@ -138,41 +140,15 @@ public final class UnloadWriter {
 
     private func fileName(_ s: FileSet) -> String {
         let name = options.parallel ? String(format: "%04d_part_%02d", s.slice, s.part) : String(format: "%03d", s.part)
-        return prefix + s.folder + name + options.fileSuffix
+        return s.folder + name + options.fileSuffix
     }
 
     /// Compress the set's buffer and append it to its current file (created on its first write).
     private func flush(_ s: FileSet, evenIfEmpty: Bool = false) throws {
         if s.buffer.isEmpty && !evenIfEmpty { return }
-        if s.path.isEmpty {
-            s.path = fileName(s)
-            let folder = (s.path as NSString).deletingLastPathComponent
-            if !folder.isEmpty {
-                do {
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                } catch {
-                    throw SQLError(.ioError, "could not create unload folder '\(folder)': \(error.localizedDescription)")
-                }
-            }
-        }
+        if s.path.isEmpty { s.path = fileName(s) }
         let bytes = try formatter.compress(s.buffer)
-        let fd = open(s.path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else {
-            throw SQLError(.ioError, "could not write unload file '\(s.path)': \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, base + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    throw SQLError(.ioError, "could not write unload file '\(s.path)': \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
-        }
+        try store.append(bytes, to: s.path)
         s.textBytes += s.buffer.count
         s.diskBytes += bytes.count
         buffered -= s.buffer.count
@@ -183,7 +159,9 @@ public final class UnloadWriter {
     private func endFile(_ s: FileSet) throws {
         try flush(s)
         guard !s.path.isEmpty else { return }
-        s.files.append(UnloadedFile(path: s.path, bytes: s.diskBytes, rows: s.rows, slice: s.slice))
+        try store.finish(s.path)
+        s.files.append(UnloadedFile(path: store.displayName(s.path), bytes: s.diskBytes, rows: s.rows, slice: s.slice,
+                                    url: store.url(s.path)))
         s.part += 1
         s.path = ""
         s.textBytes = 0

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: Apache-2.0
+"""moto's S3 server on a free loopback port, for the tests of COPY and UNLOAD over S3,
+and the environment that points slicehouse, boto3 and the AWS CLI at it."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from server_support import CI
+
+KEY_ID = "AKIDSLICEHOUSETEST"
+SECRET = "s3cr3t-Key-n0t-for-logs"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Moto:
+    def __init__(self):
+        try:
+            import moto.server  # noqa: F401
+        except ImportError:
+            if CI:
+                raise
+            pytest.skip("moto[server] is not installed (scripts/setup-system.sh installs it)")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.time() + 30
+        while time.time() < end:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("moto's server did not start")
+
+    def env(self):
+        """What the server (and the AWS CLI) are given: the endpoint and the ambient keys."""
+        return {"AWS_ENDPOINT_URL": self.url, "AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET,
+                "AWS_REGION": "us-east-1"}
+
+    def client(self):
+        import boto3
+        return boto3.client("s3", endpoint_url=self.url, aws_access_key_id=KEY_ID,
+                            aws_secret_access_key=SECRET, region_name="us-east-1")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
