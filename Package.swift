@@ -9,7 +9,7 @@ import PackageDescription
 //      CZlib, CBzip2, CEdit, CPrefetch
 //   1  Types
 //   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet, AWS (SigV4, S3 addresses, credentials)
-//   3  Workload (WLM), Storage, Plan (the planner's contract with the executor)
+//   3  Workload (WLM), Storage, Plan (the planner's contract with the executor), TestSupport (the tests' moto server)
 //   4  Functions (built-in scalar functions and kernels), Load
 //   5  Planner, Execution (they meet only in Plan)
 //   6  Engine
@@ -123,7 +123,8 @@ let package = Package(
         // TPC-H data generator (dbgen byte for byte; `slicehouse datagen tpch`).
         .target(name: "SlicehouseDatagen"),
         // TPC-H benchmark runner (`slicehouse bench tpch`; DuckDB side by side).
-        .target(name: "SlicehouseBench", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen"],
+        .target(name: "SlicehouseBench", dependencies: ["SlicehouseTypes", "SlicehouseEngine", "SlicehouseRuntime", "SlicehouseDatagen",
+                                                       "SlicehouseAWS"],
                 // The schemas, queries, reference answers and DuckDB scripts, read at run time
                 // (`BenchResources`): copied beside the binary as Slicehouse_SlicehouseBench.resources.
                 resources: [.copy("Resources")]),

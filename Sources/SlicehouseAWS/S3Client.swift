@@ -27,14 +27,30 @@ public final class S3Client: Sendable {
     let client: HTTPClient
     public let attempts: Int
     public let requestTimeout: TimeAmount
+    /// Asked every 50 ms while a request is under way or a retry waits: an error (the
+    /// statement was cancelled, or ran past its timeout) abandons the request and is thrown.
+    public let stop: @Sendable () -> Error?
 
     public init(endpoint: S3Endpoint, credentials: AWSCredentials, attempts: Int = 4,
-                requestTimeout: TimeAmount = .seconds(120), client: HTTPClient = .shared) {
+                requestTimeout: TimeAmount = .seconds(120), client: HTTPClient = .shared,
+                stop: @escaping @Sendable () -> Error? = { nil }) {
         self.endpoint = endpoint
         self.signer = SigV4Signer(credentials: credentials, region: endpoint.region, service: "s3")
         self.client = client
         self.attempts = max(1, attempts)
         self.requestTimeout = requestTimeout
+        self.stop = stop
+    }
+
+    /// The same client without `stop`: for clean-up that must run after the statement was
+    /// cancelled (aborting its uploads, deleting what it wrote).
+    public var unstoppable: S3Client {
+        S3Client(endpoint: endpoint, signer: signer, attempts: attempts, requestTimeout: requestTimeout, client: client)
+    }
+
+    private init(endpoint: S3Endpoint, signer: SigV4Signer, attempts: Int, requestTimeout: TimeAmount, client: HTTPClient) {
+        self.endpoint = endpoint; self.signer = signer; self.client = client
+        self.attempts = attempts; self.requestTimeout = requestTimeout; self.stop = { nil }
     }
 
     // MARK: - Calls
@@ -155,17 +171,25 @@ public final class S3Client: Sendable {
                 _ = error
             } catch let error as S3Error {
                 throw error
+            } catch let stopped as Stopped {
+                throw stopped.error
             } catch {
                 // The connection failed or stalled: another try may get through.
                 if attempt >= attempts { throw S3Error.connection("\(what): \(Self.describe(error))") }
             }
             attempt += 1
-            Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1.5))
+            let until = Date().addingTimeInterval(delay * Double.random(in: 0.5...1.5))
+            while Date() < until {
+                if let e = stop() { throw e }
+                Thread.sleep(forTimeInterval: min(0.05, max(0, until.timeIntervalSinceNow)))
+            }
             delay = min(delay * 2, 5)
         }
     }
 
     enum Retry: Error { case again(S3Error) }
+    /// The statement stopped the request (`stop`'s error).
+    struct Stopped: Error { let error: Error }
 
     func sendOnce(_ method: String, _ location: S3Location, query: [(String, String)], headers: [(String, String)],
                   body: [UInt8]?) throws -> Answer {
@@ -182,10 +206,33 @@ public final class S3Client: Sendable {
         var r = try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: h,
                                        body: body.map { .bytes($0) })
         if body == nil && (method == "PUT" || method == "POST") { r.body = .bytes([UInt8]()) }
-        let response = try client.execute(request: r, deadline: .now() + requestTimeout).wait()
+        let response = try wait(client.execute(request: r, deadline: .now() + requestTimeout))
         var bytes: [UInt8] = []
         if var b = response.body { bytes = b.readBytes(length: b.readableBytes) ?? [] }
         return Answer(status: Int(response.status.code), headers: response.headers, body: bytes)
+    }
+
+    /// The future's value, asking `stop` every 50 ms (a stopped request is left to finish
+    /// or time out on its own; its answer is dropped).
+    func wait(_ future: EventLoopFuture<HTTPClient.Response>) throws -> HTTPClient.Response {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        future.whenComplete { result in
+            box.set(result)
+            done.signal()
+        }
+        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if let e = stop() { throw Stopped(error: e) }
+        }
+        guard let result = box.get() else { throw S3Error.unreadable("a request ended without an answer") }
+        return try result.get()
+    }
+
+    final class ResultBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var result: Result<HTTPClient.Response, Error>?
+        func set(_ r: Result<HTTPClient.Response, Error>) { lock.withLock { result = r } }
+        func get() -> Result<HTTPClient.Response, Error>? { lock.withLock { result } }
     }
 
     static func amzDate(_ date: Date) -> String {

@@ -14,6 +14,11 @@ public struct TPCHBenchOptions: Sendable {
     public var cluster: ClusterConfig
     /// Where the generated .tbl files are cached.
     public var dataDirectory: String
+    /// `--data s3://bucket/prefix/`: the .tbl files are put there (once, in objects of
+    /// about 16 MB) and Slicehouse's COPY reads them from S3 — the endpoint and keys the
+    /// environment names — while the same COPYs from the local files are timed beside
+    /// them. `dataDirectory` stays the local cache (DuckDB reads it).
+    public var s3Data: String?
     /// The Slicehouse data directory to load into; nil: a temporary one, removed afterwards.
     /// A given directory must be missing or empty, and is kept.
     public var databaseDirectory: String?

@@ -2,6 +2,7 @@
 import Foundation
 import SlicehouseDatagen
 import SlicehouseEngine
+import SlicehouseAWS
 import SlicehouseTypes
 
 /// What the runner reports while it works (the CLI shows steps as lines and progress
@@ -127,6 +128,7 @@ public struct TPCHBenchmark: Sendable {
             generation.seconds = previous
         }
 
+        if let s3 = options.s3Data { try uploadToS3(s3, events: events) }
         // Both engines load from the page cache: DuckDB reads the files after
         // Slicehouse, so the files are read once here, before either timed load.
         warmPageCache(events: events)
@@ -138,6 +140,15 @@ public struct TPCHBenchmark: Sendable {
             (slicehouse, results, runNotes) = try runSlicehouse(events: events)
         }
         notes += runNotes
+        if let s3 = options.s3Data {
+            // The same COPYs from the local files, in this run, for the ratio.
+            let scratch = Self.temporaryDirectory("local-load")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let local = try loadSlicehouse(into: scratch, events: events).1
+            let fromS3 = slicehouse.load.totalSeconds
+            notes.append(String(format: "Slicehouse loaded from %@ in %.2f s; the same COPYs from the local files took %.2f s (%.2f×)",
+                                s3, fromS3, local.totalSeconds, local.totalSeconds > 0 ? fromS3 / local.totalSeconds : 0))
+        }
 
         // Answers: the reference files, else DuckDB's results.
         var duckFigures: EngineFigures?
@@ -196,6 +207,59 @@ public struct TPCHBenchmark: Sendable {
         return report
     }
 
+    /// Put the .tbl files under the `s3://` prefix `s3`, each cut at line ends into objects
+    /// of about 16 MB (`lineitem.tbl.000`, `lineitem.tbl.001`, …: split, as Redshift's
+    /// guide asks of load files, so that the objects load in parallel), through the
+    /// endpoint and keys the environment names. A table whose upload finished before (its
+    /// marker object `_uploaded/<table>-<size>` is there) is left as it is.
+    func uploadToS3(_ s3: String, events: (BenchEvent) -> Void) throws {
+        guard let prefix = S3Location(s3) else { throw BenchError.invalidOption("--data: not an s3:// prefix: \(s3)") }
+        let environment = ProcessInfo.processInfo.environment
+        let client: S3Client
+        do {
+            let credentials = try AWSCredentialResolver(roleMapPath: nil, environment: environment).credentials(for: nil)
+            client = S3Client(endpoint: try S3Endpoint.resolve(region: nil, environment: environment), credentials: credentials)
+        } catch {
+            throw BenchError.io("--data \(s3): \(Self.message(error))")
+        }
+        let present: Set<String>
+        do {
+            present = Set(try client.list(prefix.sibling(prefix.key + "_uploaded/")).map(\.key))
+        } catch let e as S3Error {
+            throw BenchError.io("--data \(s3): \(e)")
+        }
+        let objectBytes = 16 << 20
+        for table in TPCHText.tables {
+            let path = (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let marker = prefix.key + "_uploaded/\(table)-\(size)"
+            if present.contains(marker) { continue }
+            events(.progress("putting \(table).tbl under \(s3)"))
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw BenchError.io("cannot read \(path)") }
+            defer { try? handle.close() }
+            do {
+                var pending: [UInt8] = []
+                var part = 0
+                func put(_ bytes: ArraySlice<UInt8>) throws {
+                    try client.put(prefix.sibling(prefix.key + "\(table).tbl." + String(format: "%03d", part)), body: Array(bytes))
+                    part += 1
+                }
+                while let data = try handle.read(upToCount: 8 << 20), !data.isEmpty {
+                    pending.append(contentsOf: data)
+                    while pending.count >= objectBytes,
+                          let end = pending[objectBytes...].firstIndex(of: 10) ?? (pending.count > 4 * objectBytes ? pending.count - 1 : nil) {
+                        try put(pending[...end])
+                        pending.removeFirst(end + 1)
+                    }
+                }
+                if !pending.isEmpty || part == 0 { try put(pending[...]) }
+                try client.put(prefix.sibling(marker), body: [])
+            } catch let e as S3Error {
+                throw BenchError.io("putting \(path) under \(s3) failed: \(e)")
+            }
+        }
+    }
+
     /// The layout of a reused `--db` (the database keeps the one it was created with).
     private var reusableCluster: ClusterConfig? {
         reusableDatabase.map { ClusterConfig(nodes: $0.nodes, slicesPerNode: $0.slicesPerNode) }
@@ -228,7 +292,7 @@ public struct TPCHBenchmark: Sendable {
         defer { if temporary { try? fm.removeItem(atPath: directory) } }
 
         let resetWorks = MemoryProbe.resetPeak()
-        let (db, load) = try loadSlicehouse(into: directory, events: events)
+        let (db, load) = try loadSlicehouse(into: directory, s3Source: options.s3Data, events: events)
         let session = db.connect()
         let size = Self.diskUsage(directory)
         // Every query runs several times: from the result cache the runs after the first
@@ -286,9 +350,11 @@ public struct TPCHBenchmark: Sendable {
         return (figures, results, notes)
     }
 
-    /// Create a database in `directory` with the schema and COPY every table into it.
-    /// The caller closes the database by letting go of it.
-    func loadSlicehouse(into directory: String, events: (BenchEvent) -> Void) throws -> (Database, LoadFigures) {
+    /// Create a database in `directory` with the schema and COPY every table into it (from
+    /// `s3Source` when given, else the local files). The caller closes the database by
+    /// letting go of it.
+    func loadSlicehouse(into directory: String, s3Source: String? = nil,
+                        events: (BenchEvent) -> Void) throws -> (Database, LoadFigures) {
         events(.step("loading into Slicehouse (\(options.cluster.sliceCount) slices) in \(directory)"))
         let db: Database
         do {
@@ -305,7 +371,8 @@ public struct TPCHBenchmark: Sendable {
             throw BenchError.load("creating the schema failed: \(Self.message(error))")
         }
         for table in TPCHText.tables {
-            let path = (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
+            let path = s3Source.map { "\($0)\(table).tbl." }
+                ?? (options.dataDirectory as NSString).appendingPathComponent("\(table).tbl")
             events(.progress("COPY \(table)"))
             let start = ContinuousClock.now
             let result: [StatementResult]
@@ -355,7 +422,7 @@ public struct TPCHBenchmark: Sendable {
         } else {
             MemoryProbe.resetPeak()
             // The database closes (and lets go of the directory) at the end of this scope.
-            load = try loadSlicehouse(into: directory, events: events).1
+            load = try loadSlicehouse(into: directory, s3Source: options.s3Data, events: events).1
             size = Self.diskUsage(directory)
             try recordLoad(in: directory, load: load, size: size)
         }

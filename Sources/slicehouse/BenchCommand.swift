@@ -53,7 +53,10 @@ struct BenchTPCHCommand: ParsableCommand {
             help: ArgumentHelp("Slices per node (overrides --slices' choice).", valueName: "N"))
     var slicesPerNode: Int?
 
-    @Option(name: .customLong("data"), help: ArgumentHelp("Cache of the generated .tbl files.", valueName: "dir"))
+    @Option(name: .customLong("data"),
+            help: ArgumentHelp("Cache of the generated .tbl files; or an s3:// prefix Slicehouse loads them from (the "
+                               + "files are put there first), timed beside the same load from local files.",
+                               valueName: "dir"))
     var data: String?
 
     @Option(name: .customLong("db"),
@@ -129,7 +132,9 @@ struct BenchTPCHCommand: ParsableCommand {
         var cluster = TPCHBenchOptions.cluster(slices: slices ?? TPCHBenchOptions.defaultSlices())
         if let nodes { cluster.nodes = nodes }
         if let slicesPerNode { cluster.slicesPerNode = slicesPerNode }
-        var o = TPCHBenchOptions(scaleFactor: scaleFactor, cluster: cluster, dataDirectory: data.map(Self.expand))
+        let s3 = data.map { $0.lowercased().hasPrefix("s3://") } ?? false
+        var o = TPCHBenchOptions(scaleFactor: scaleFactor, cluster: cluster, dataDirectory: s3 ? nil : data.map(Self.expand))
+        if s3 { o.s3Data = data.map { $0.hasSuffix("/") ? $0 : $0 + "/" } }
         o.queries = try TPCHBenchOptions.parseQueries(queries)
         o.runs = runs
         o.databaseDirectory = db.map(Self.expand)

@@ -31,7 +31,18 @@ def moto():
 @pytest.fixture(scope="module")
 def conn(moto, tmp_path_factory):
     s = Server(tmp_path_factory.mktemp("data"), env_extra=moto.env())
-    c = connect(s)
+    try:
+        c = connect(s)
+        setup(c)
+    except BaseException:
+        s.stop()
+        raise
+    yield c
+    c.close()
+    s.stop()
+
+
+def setup(c):
     run(c, "create table events (id int, year smallint, kind varchar(12), amount decimal(12,2), at timestamp)")
     run(c, "create temp table digits (d int)")
     run(c, "insert into digits values (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)")
@@ -39,9 +50,6 @@ def conn(moto, tmp_path_factory):
            "n * 0.25, timestamp '2024-01-01 00:00:00' + n * interval '1 minute' "
            "from (select 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d as n "
            "from digits a, digits b, digits c, digits e, digits f where f.d < 2) s")
-    yield c
-    c.close()
-    s.stop()
 
 
 def keys(moto, prefix):

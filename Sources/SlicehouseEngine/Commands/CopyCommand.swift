@@ -83,7 +83,7 @@ struct CopyCommand {
                                            columnList: c.columns.isEmpty ? nil : c.columns,
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
                                            inputs: CopyInputs(access: database.serverFiles.access(for: session.user, in: session.security),
-                                                              s3: S3Access(session: session).connection(
+                                                              s3: S3Access(session: session, context: context).connection(
                                                                 authorization: options.authorization, region: options.region)),
                                            progress: progress, context: context) { chunks in
                 guard let appender else { return }

@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseAWS
 import SlicehouseLoad
 import SlicehouseTypes
+import SlicehouseRuntime
 
 /// How a COPY or UNLOAD reaches S3: the endpoint the environment names, and keys for the
 /// statement's authorization — as long as the session's user may use them.
@@ -17,6 +18,8 @@ import SlicehouseTypes
 ///   keys (its environment, `~/.aws/credentials`), for superusers only.
 struct S3Access {
     let session: Session
+    /// The statement's: its cancellation and timeout stop the requests under way.
+    let context: QueryContext
 
     /// The statement's S3 connection, made when an `s3://` address is first met.
     func connection(authorization: AWSAuthorization?, region: String?) -> S3Connection {
@@ -25,12 +28,14 @@ struct S3Access {
         let roleMap = session.database.directory.map {
             ($0 as NSString).appendingPathComponent(AWSCredentialResolver.roleMapFile)
         }
+        let context = self.context
         return S3Connection {
             let environment = ProcessInfo.processInfo.environment
             let resolver = AWSCredentialResolver(roleMapPath: roleMap, environment: environment)
             let credentials = try resolver.credentials(for: authorization, user: user, superuser: superuser)
             let endpoint = try S3Endpoint.resolve(region: region, environment: environment)
-            return S3Client(endpoint: endpoint, credentials: credentials)
+            let cancellation = context.cancellation
+            return S3Client(endpoint: endpoint, credentials: credentials, stop: { cancellation.error })
         }
     }
 }

@@ -46,7 +46,7 @@ struct UnloadCommand {
         let store: any UnloadStore
         if prefix.lowercased().hasPrefix("s3://") {
             guard let location = S3Location(prefix) else { throw S3Location.invalid(prefix) }
-            let client = try S3Access(session: session).connection(authorization: options.authorization,
+            let client = try S3Access(session: session, context: context).connection(authorization: options.authorization,
                                                                    region: options.region).client()
             store = S3UnloadStore(client: client, prefix: location)
         } else {

@@ -217,6 +217,8 @@ public final class S3UnloadStore: UnloadStore, @unchecked Sendable {
 
     public func abort() {
         group.wait()
+        // Runs after a cancellation too: the clean-up's requests are not stopped by it.
+        let client = self.client.unstoppable
         for u in uploads.values {
             if let id = u.id { try? client.abortMultipartUpload(u.location, uploadID: id) }
         }
