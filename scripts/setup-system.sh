@@ -98,6 +98,14 @@ python_modules() {
                 || echo "setup-system: could not install duckdb-extension-httpfs; DuckDB will not read UNLOAD's S3 files" >&2
         fi
     fi
+    # dlt 1.31 with its Redshift destination and S3 staging (Tests/integration/test_s3_dlt.py)
+    # in a venv of its own: it moves botocore, sqlglot and setuptools to versions of its own.
+    dlt_venv="${SLICEHOUSE_DLT_VENV:-$HOME/.cache/slicehouse/dlt-venv}"
+    if ! "$dlt_venv/bin/python" -c "import dlt, s3fs, psycopg2, pyarrow, sys; sys.exit(0 if dlt.__version__ == '1.31.0' else 1)" >/dev/null 2>&1; then
+        { python3 -m venv "$dlt_venv" \
+            && "$dlt_venv/bin/python" -m pip install --quiet 'dlt[redshift,s3]==1.31.0' psycopg2-binary pyarrow >&2; } \
+            || echo "setup-system: could not install dlt in $dlt_venv; the dlt test cannot run" >&2
+    fi
     # Apache Superset 6.1.0 (Tests/integration/test_superset.py) in a venv of its own: it
     # requires SQLAlchemy 1.4 and the clients above 2.0. Its PyPI package has three packaging
     # bugs, hence the last three: rich and cachetools are imported but not declared (every

@@ -17,7 +17,7 @@ struct LogTable: Sendable {
     let columns: [(String, DataType)]
 
     /// Every log that is a system table of its own.
-    static let tables: [LogTable] = [.loadErrors, .loadCommits, .query, .queryText, .ddlText, .utilityText, .error,
+    static let tables: [LogTable] = [.loadErrors, .loadCommits, .fileScan, .query, .queryText, .ddlText, .utilityText, .error,
                                      .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus, .connectionLog,
                                      .insert, .delete, .trConflict, .commitStats]
 
@@ -34,6 +34,15 @@ struct LogTable: Sendable {
         ("byte_offset", .integer), ("lines_scanned", .integer), ("errors", .integer), ("curtime", .timestamp),
         ("status", .integer), ("file_format", .char(16)), ("is_partial", .integer), ("start_offset", .bigint),
         ("copy_job_id", .bigint),
+    ])
+
+    /// One row per file a COPY read: its bytes (before decompression), the time spent
+    /// parsing it (summed over its ranges), when that began, and whether it was cut into
+    /// ranges (`is_partial`).
+    static let fileScan = LogTable(name: "stl_file_scan", id: -131, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("name", .char(90)), ("lines", .bigint),
+        ("bytes", .bigint), ("loadtime", .bigint), ("curtime", .timestamp), ("is_partial", .integer),
+        ("start_offset", .bigint),
     ])
 
     /// One row per table a query scanned (all slices together), behind STL_SCAN (not a

@@ -126,6 +126,7 @@ public enum CopyLoader {
         var lineBase = 0
         var currentFile = -1
         var fileLines = [Int](repeating: 0, count: objects.count)
+        var fileScans = objects.map { o -> FileScan in var f = FileScan(); f.bytes = o.size; return f }
         // The last piece's checked rows, not yet consumed, and their bytes.
         var pending: [Chunk]? = nil
         var pendingHeld = 0
@@ -187,7 +188,10 @@ public enum CopyLoader {
                         results.set(i, RangeOutput(complete: false))
                         continue
                     }
-                    let out = parser.run(t.file, start: t.start, end: t.end, rangeIndex: i, control: control)
+                    let began = Clock.nowMicros()
+                    var out = parser.run(t.file, start: t.start, end: t.end, rangeIndex: i, control: control)
+                    out.startMicros = began
+                    out.micros = Clock.nowMicros() - began
                     if t.file.temporary != nil {
                         t.file.releaseAround(t.start, t.end)
                     } else {
@@ -247,6 +251,7 @@ public enum CopyLoader {
                     // Header lines skipped, then every record loaded or rejected.
                     if fileLines[t.index] == 0 { fileLines[t.index] = t.headerNewlines }
                     fileLines[t.index] += out.rows + out.errors.count + out.uncountedErrors
+                    fileScans[t.index].add(start: out.startMicros, micros: out.micros)
                 }
                 rowCount += out.rows
                 for c in out.chunks { held += chunkBytes(c) }
@@ -262,7 +267,8 @@ public enum CopyLoader {
         reservation.resize(to: 0)
 
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: rejected,
-                          rejectedCount: rejectedCount, files: objects.map(\.name), bytesRead: totalBytes, fileLines: fileLines)
+                          rejectedCount: rejectedCount, files: objects.map(\.name), bytesRead: totalBytes, fileLines: fileLines,
+                          fileScans: fileScans)
     }
 
     /// A byte range of a file, to be parsed.

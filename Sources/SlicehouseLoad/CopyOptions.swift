@@ -255,7 +255,10 @@ public struct CopyOptions: Sendable, Equatable {
         switch format {
         case .parquet:
             // Redshift's own wording for a parameter columnar COPY does not take.
-            for o in written where o != "PARQUET" && o != "FORMAT" && !Self.parquetParameters.contains(o) {
+            // MAXERROR 0 changes nothing (any error fails a columnar COPY), and clients send it:
+            // dlt's Redshift destination ends every COPY with it, Parquet's too.
+            for o in written where o != "PARQUET" && o != "FORMAT" && !Self.parquetParameters.contains(o)
+                && !(o == "MAXERROR" && maxError == 0) {
                 let shown = o == "NULL" ? "NULL AS" : o
                 throw SQLError(.invalidParameter, "\(shown) argument is not supported for PARQUET based COPY")
             }

@@ -29,12 +29,34 @@ public struct CopyResult: Sendable {
     public var bytesRead: Int
     /// For each of `files`: the lines read from it (header lines included; Parquet: its rows).
     public var fileLines: [Int]
+    /// For each of `files`: how it was read (STL_FILE_SCAN).
+    public var fileScans: [FileScan]
 
     public init(chunks: [Chunk], columnIndices: [Int], rowCount: Int, rejected: [LoadError],
-                rejectedCount: Int, files: [String], bytesRead: Int, fileLines: [Int] = []) {
+                rejectedCount: Int, files: [String], bytesRead: Int, fileLines: [Int] = [], fileScans: [FileScan] = []) {
         self.chunks = chunks; self.columnIndices = columnIndices; self.rowCount = rowCount
         self.rejected = rejected; self.rejectedCount = rejectedCount; self.files = files; self.bytesRead = bytesRead
         self.fileLines = fileLines.count == files.count ? fileLines : Array(repeating: 0, count: files.count)
+        self.fileScans = fileScans.count == files.count ? fileScans : Array(repeating: FileScan(), count: files.count)
+    }
+}
+
+/// How one input of a COPY was read: its bytes (on disk or on S3, before decompression),
+/// the time spent parsing it (summed over its ranges, which run on several workers), when
+/// the first of them started, and how many ranges it was cut into.
+public struct FileScan: Sendable, Equatable {
+    public var bytes = 0
+    public var micros: Int64 = 0
+    /// Microseconds since the epoch (`Clock.nowMicros`); 0 when nothing was parsed.
+    public var startMicros: Int64 = 0
+    public var ranges = 0
+
+    public init() {}
+
+    mutating func add(start: Int64, micros: Int64) {
+        if startMicros == 0 || start < startMicros { startMicros = start }
+        self.micros += micros
+        ranges += 1
     }
 }
 

@@ -38,6 +38,7 @@ enum ParquetLoader {
         var tasks: [(file: Int, group: Int, bytes: Int)] = []
         var totalBytes = 0
         var fileRows = [Int](repeating: 0, count: paths.count)
+        var fileScans = objects.map { o -> FileScan in var f = FileScan(); f.bytes = o.size; return f }
         for (f, file) in files.enumerated() {
             for g in 0..<file.rowGroupCount {
                 let bytes = groupBytes(file, g, columns: min(file.columns.count, targets.count))
@@ -72,8 +73,11 @@ enum ParquetLoader {
                     let t = wave[i]
                     let file = files[t.file]
                     do {
-                        let out = try readGroup(file, t.group, table: table, targets: targets, options: readOptions,
+                        let began = Clock.nowMicros()
+                        var out = try readGroup(file, t.group, table: table, targets: targets, options: readOptions,
                                                 chunkRows: chunkRows)
+                        out.startMicros = began
+                        out.micros = Clock.nowMicros() - began
                         results.set(i, .success(out))
                         reporter.add(bytes: t.bytes, rows: out.rows)
                     } catch {
@@ -95,7 +99,10 @@ enum ParquetLoader {
             for i in wave.indices {
                 switch results.get(i) {
                 case .success(let out)?:
-                    if wave[i].file < fileRows.count { fileRows[wave[i].file] += out.rows }
+                    if wave[i].file < fileRows.count {
+                        fileRows[wave[i].file] += out.rows
+                        fileScans[wave[i].file].add(start: out.startMicros, micros: out.micros)
+                    }
                     chunks.append(contentsOf: out.chunks)
                     for c in out.chunks { held += CopyLoader.chunkBytes(c) }
                     rowCount += out.rows
@@ -110,12 +117,14 @@ enum ParquetLoader {
             reservation.resize(to: 0)
         }
         return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: [],
-                          rejectedCount: 0, files: paths, bytesRead: totalBytes, fileLines: fileRows)
+                          rejectedCount: 0, files: paths, bytesRead: totalBytes, fileLines: fileRows, fileScans: fileScans)
     }
 
     struct GroupOutput: Sendable {
         var chunks: [Chunk]
         var rows: Int
+        var startMicros: Int64 = 0
+        var micros: Int64 = 0
     }
 
     // MARK: - Files and schemas

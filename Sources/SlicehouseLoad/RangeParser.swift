@@ -15,6 +15,9 @@ struct RangeOutput: Sendable {
     var uncountedErrors = 0
     /// False when parsing stopped early (this or an earlier range failed the COPY).
     var complete = true
+    /// When parsing began (`Clock.nowMicros`) and how long it took.
+    var startMicros: Int64 = 0
+    var micros: Int64 = 0
 }
 
 /// Shared state of one COPY's workers: the next range to take and the earliest range

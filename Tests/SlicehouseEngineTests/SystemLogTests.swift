@@ -62,6 +62,12 @@ final class SystemLogTests: XCTestCase {
             """), [[copyID, file, "2", "a", "1207", "x|two"], [copyID, file, "4", "b", "1203", "4"]])
         XCTAssertEqual(try rows(s, "select query, trim(name), trim(filename), lines_scanned, status, trim(file_format) from stl_load_commits"),
                        [[copyID, "t", file, "4", "1", "Text"]])
+        // STL_FILE_SCAN: the file, its lines and bytes, one range (not partial), parsed after the COPY began.
+        XCTAssertEqual(try rows(s, "select query, trim(name), lines, bytes, is_partial, start_offset, loadtime >= 0 from stl_file_scan"),
+                       [[copyID, String(file.prefix(90)), "4", "22", "0", "0", "t"]])
+        XCTAssertEqual(try rows(s, """
+            select count(*) from stl_file_scan f join stl_query q on f.query = q.query where f.curtime >= q.starttime
+            """), [["1"]])
         XCTAssertEqual(try rows(s, "select aborted, trim(querytxt) from stl_query where query = \(copyID ?? "0")"),
                        [["0", "copy t from '\(file)' delimiter '|' maxerror 10"]])
     }

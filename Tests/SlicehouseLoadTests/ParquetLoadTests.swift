@@ -33,6 +33,8 @@ final class ParquetLoadTests: XCTestCase {
                 XCTAssertTrue(message.hasSuffix("argument is not supported for PARQUET based COPY"), message)
             }
         }
+        // MAXERROR 0 is what dlt sends with every Parquet COPY: accepted, as it changes nothing.
+        XCTAssertEqual(try opts(("PARQUET", nil), ("MAXERROR", "0")).maxError, 0)
         XCTAssertThrowsError(try opts(("PARQUET", nil), ("NULL", "x"))) { e in
             XCTAssertEqual((e as? SQLError)?.message, "NULL AS argument is not supported for PARQUET based COPY")
         }

@@ -71,6 +71,16 @@ def test_a_redshift_load_script_runs_unchanged(moto, conn):
     files = run(conn, "select trim(filename), lines_scanned from stl_load_commits "
                       "where query = pg_last_copy_id() order by 1")
     assert files == [(f"s3://{BUCKET}/tickit/sales_part_00.gz", 3000), (f"s3://{BUCKET}/tickit/sales_part_01.gz", 2000)]
+    sizes = {o["Key"]: o["Size"] for o in moto.client().list_objects_v2(Bucket=BUCKET, Prefix="tickit/sales_")["Contents"]}
+    scans = run(conn, "select trim(name), lines, bytes from stl_file_scan where query = pg_last_copy_id() order by 1")
+    assert scans == [(f"s3://{BUCKET}/{k}", n, sizes[k]) for k, n in
+                     [("tickit/sales_part_00.gz", 3000), ("tickit/sales_part_01.gz", 2000)]]
+    # STATUPDATE and COMPUPDATE as load scripts write them.
+    run(conn, SALES_DDL.format("sales2"))
+    run(conn, f"COPY sales2 FROM 's3://{BUCKET}/tickit/sales_' IAM_ROLE '{ROLE}' DELIMITER '\\t' GZIP "
+              "COMPUPDATE OFF STATUPDATE ON")
+    assert run(conn, "select count(*) from sales2") == [(5000,)]
+    assert run(conn, "select stats_off from svv_table_info where \"table\" = 'sales2'") == [(0,)]
 
 
 def test_every_text_format_and_compression(moto, conn, tmp_path):

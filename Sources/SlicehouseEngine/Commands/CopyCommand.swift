@@ -161,6 +161,12 @@ struct CopyCommand {
         }
         let now = Clock.nowMicros()
         let userID = session.currentUserID
+        session.database.log(.fileScan, result.files.enumerated().map { i, file -> [Value] in
+            let scan = result.fileScans[i]
+            return [.int(Int64(userID)), .int(Int64(query)), .int(0), .string(String(file.prefix(90))),
+                    .int(Int64(result.fileLines[i])), .int(Int64(scan.bytes)), .int(scan.micros),
+                    .int(scan.startMicros == 0 ? now : scan.startMicros), .int(scan.ranges > 1 ? 1 : 0), .int(0)]
+        })
         session.database.log(.loadCommits, result.files.enumerated().map { i, file -> [Value] in
             [.int(Int64(userID)), .int(Int64(query)), .int(0), .string(table.name), .string(file), .int(0),
              .int(Int64(result.fileLines[i])), .int(0), .int(now), .int(1), .string(format), .int(0), .int(0), .int(0)]
