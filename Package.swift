@@ -137,7 +137,7 @@ let package = Package(
         // Stage 10: the command-line tool (shell, -c/-f, serve, sqllogictest subcommand).
         .executableTarget(name: "slicehouse",
                           dependencies: ["SlicehouseEngine", "SlicehouseRuntime", "SlicehouseShell", "SlicehouseSQLLogicTest", "SlicehouseDatagen", "SlicehouseBench", "CEdit",
-                                         "SlicehouseFuzz", "SlicehouseServer",
+                                         "SlicehouseFuzz", "SlicehouseServer", "SlicehouseAWS",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "SlicehouseTypesTests", dependencies: ["SlicehouseTypes"]),

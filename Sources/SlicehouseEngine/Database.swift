@@ -60,6 +60,14 @@ public final class Database: @unchecked Sendable {
     private var sessions: [Int: WeakSession] = [:]
     private var copyLimits: (pieceBytes: Int?, runBytes: Int?, gatherRows: Int?) = (nil, nil, nil)
     private var openedDirectories: [String] = []
+    private var s3EndpointURL: String?
+
+    /// The S3 endpoint COPY and UNLOAD use (`serve --s3-endpoint`), ahead of the
+    /// environment's `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`; nil: the environment's.
+    public var s3Endpoint: String? {
+        get { lock.withLock { s3EndpointURL } }
+        set { lock.withLock { s3EndpointURL = newValue } }
+    }
 
     /// The directories every user may COPY from and UNLOAD to (`serve --copy-dir`; none
     /// unless set): a local stand-in for the buckets a Redshift user's IAM role reaches.

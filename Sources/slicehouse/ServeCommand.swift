@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import SlicehouseAWS
 import SlicehouseEngine
 import SlicehouseServer
 
@@ -72,7 +73,16 @@ struct ServeCommand: ParsableCommand {
             help: ArgumentHelp("A directory every user may COPY from and UNLOAD to (repeatable). Without one only superusers and holders of pg_read_server_files / pg_write_server_files use server files; nobody reaches the data directory.", valueName: "dir"))
     var copyDirectories: [String] = []
 
+    @Option(name: .customLong("s3-endpoint"),
+            help: ArgumentHelp("The S3-compatible endpoint COPY and UNLOAD use for s3:// addresses, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS's regional endpoint).", valueName: "url"))
+    var s3Endpoint: String?
+
     func validate() throws {
+        if let s3Endpoint {
+            do { _ = try S3Endpoint.parse(s3Endpoint, region: "us-east-1") } catch {
+                throw ValidationError("invalid --s3-endpoint \"\(s3Endpoint)\" (expected http://host[:port] or https://host[:port])")
+            }
+        }
         if let memory, Database.parseMemorySize(memory) == nil {
             throw ValidationError("invalid --memory \"\(memory)\" (expected a size such as 4GB, 512MB or a number of bytes)")
         }
@@ -134,6 +144,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         database.serverFileDirectories = copyDirectories
+        database.s3Endpoint = s3Endpoint
         // TLS: the operator's certificate, else the data directory's self-signed one (made
         // now on the first start); none in memory or with --no-tls.
         var tls: (certificate: String, key: String)? = tlsCert.flatMap { c in tlsKey.map { (c, $0) } }

@@ -30,7 +30,9 @@ def moto():
 
 @pytest.fixture(scope="module")
 def conn(moto, tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("data"), env_extra=moto.env())
+    # The endpoint as a server option (the keys from the environment).
+    env = {k: v for k, v in moto.env().items() if k != "AWS_ENDPOINT_URL"}
+    s = Server(tmp_path_factory.mktemp("data"), args=["--s3-endpoint", moto.url], env_extra=env)
     try:
         c = connect(s)
         setup(c)

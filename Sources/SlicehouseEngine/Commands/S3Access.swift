@@ -5,8 +5,8 @@ import SlicehouseLoad
 import SlicehouseTypes
 import SlicehouseRuntime
 
-/// How a COPY or UNLOAD reaches S3: the endpoint the environment names, and keys for the
-/// statement's authorization — as long as the session's user may use them.
+/// How a COPY or UNLOAD reaches S3: the endpoint `serve --s3-endpoint` or the environment
+/// names, and keys for the statement's authorization — as long as the session's user may use them.
 ///
 /// Who may use which keys (Redshift governs roles with `GRANT ASSUMEROLE`; here the
 /// operator's role map does, see docs/DIFFERENCES.md):
@@ -29,8 +29,10 @@ struct S3Access {
             ($0 as NSString).appendingPathComponent(AWSCredentialResolver.roleMapFile)
         }
         let context = self.context
+        let configured = session.database.s3Endpoint
         return S3Connection {
-            let environment = ProcessInfo.processInfo.environment
+            var environment = ProcessInfo.processInfo.environment
+            if let configured { environment["AWS_ENDPOINT_URL_S3"] = configured }
             let resolver = AWSCredentialResolver(roleMapPath: roleMap, environment: environment)
             let credentials = try resolver.credentials(for: authorization, user: user, superuser: superuser)
             let endpoint = try S3Endpoint.resolve(region: region, environment: environment)
