@@ -140,11 +140,6 @@ public struct AWSCredentialResolver: Sendable {
         return map[arn] as? [String: Any]
     }
 
-    func mappedRole(_ arn: String) throws -> AWSCredentials? {
-        guard let entry = try mapEntry(arn) else { return nil }
-        return try mappedRole(arn, entry)
-    }
-
     func mappedRole(_ arn: String, _ entry: [String: Any]) throws -> AWSCredentials {
         if let profile = entry["profile"] as? String {
             guard let c = try sharedProfile(profile) else {

@@ -95,9 +95,4 @@ public final class S3ParallelRead: @unchecked Sendable {
         if let failure = lock.withLock({ failure }) { throw failure }
     }
 
-    /// `start` then `wait`.
-    public func read(stop: () -> Error?) throws {
-        start()
-        try wait(stop: stop)
-    }
 }

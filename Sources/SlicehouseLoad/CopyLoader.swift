@@ -442,11 +442,6 @@ struct FileQueue {
     /// Bytes of input known before opening anything (compressed files: their size on disk).
     var knownBytes: Int { objects.reduce(0) { $0 + $1.size } }
 
-    /// Bytes of the objects on S3, from their listing.
-    var s3Bytes: Int {
-        objects.reduce(0) { sum, o in if case .s3 = o.place { return sum + o.size } else { return sum } }
-    }
-
     /// The unparsed end of the segment just handed out, for the next segment of its object.
     mutating func carry(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
         carried = bytes.isEmpty ? nil : (index, Array(bytes))

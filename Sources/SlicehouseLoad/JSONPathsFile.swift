@@ -15,15 +15,8 @@ enum JSONPathsFile {
     /// Longest path accepted (steps after `$`).
     static let maxSteps = 64
 
-    /// The compiled paths of `path`, or nil when the file asks for `'auto'` behaviour.
-    static func load(_ path: String, columnCount: Int) throws -> [[JSONFieldMap.Step]]? {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SQLError(.loadError, "JSONPaths file '\(path)' does not exist or cannot be read")
-        }
-        return try compile(data, name: path, columnCount: columnCount)
-    }
-
-    /// `load` for a file's bytes (a JSONPaths file on S3); `path` names it in errors.
+    /// The compiled paths of a JSONPaths file's bytes (local or on S3; `path` names it in
+    /// errors), or nil when the file asks for `'auto'` behaviour.
     static func compile(_ data: Data, name path: String, columnCount: Int) throws -> [[JSONFieldMap.Step]]? {
         let root: Any
         do {
