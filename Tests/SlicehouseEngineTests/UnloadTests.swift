@@ -116,6 +116,29 @@ final class UnloadTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: f), ["000"])
     }
 
+    /// Parquet files end at MAXFILESIZE (counted in written row groups) and the next part begins.
+    func testParquetFilesEndAtMaxFileSize() throws {
+        let s = try session()
+        _ = try s.execute("create table w as select i from src")
+        for _ in 0..<16 { _ = try s.execute("insert into w select * from w") }
+        let p = dir.appendingPathComponent("big_").path
+        _ = try s.execute("""
+            unload ('select md5(n::varchar) as h, n from (select row_number() over () as n from w) s')
+            to '\(p)' format parquet maxfilesize 5 mb rowgroupsize 1 mb parallel off
+            """)
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("big_") }.sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 2, "\(files)")
+        XCTAssertEqual(files, (0..<files.count).map { String(format: "big_%03d.parquet", $0) })
+        var rows = 0
+        for f in files {
+            let path = dir.appendingPathComponent(f).path
+            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            XCTAssertLessThan(size, 5 * 1024 * 1024 + 2 * 1024 * 1024, f)
+            rows += Int(try ParquetFile(path: path).numRows)
+        }
+        XCTAssertEqual(rows, 6 << 16)
+    }
+
     func testParquetPartitionBy() throws {
         let s = try session()
         let p = dir.appendingPathComponent("pqparts").path + "/"

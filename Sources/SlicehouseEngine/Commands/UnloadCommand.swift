@@ -147,10 +147,11 @@ struct UnloadCommand {
         try store.write(Array(json.utf8), to: "manifest")
     }
 
-    /// PARQUET: one file per slice and partition folder
-    /// (`<prefix>[<folder>]<slice>_part_00.parquet`), Snappy unless ZSTD/GZIP is asked
-    /// for; each writer holds at most one row group (ROWGROUPSIZE) of rows, reserved from
-    /// the statement's memory.
+    /// PARQUET: files per slice and partition folder
+    /// (`<prefix>[<folder>]<slice>_part_<nn>.parquet`), the next part begun once a file's
+    /// row groups reach MAXFILESIZE; Snappy unless ZSTD/GZIP is asked for; each writer
+    /// holds at most one row group (ROWGROUPSIZE) of rows, reserved from the statement's
+    /// memory.
     private func unloadParquet(_ run: ((Int, String, Chunk) throws -> Void) throws -> Void, store: any UnloadStore,
                                names: [String], types: [DataType], options: UnloadOptions,
                                reservation: MemoryReservation) throws -> [UnloadedFile] {
@@ -160,35 +161,61 @@ struct UnloadCommand {
         case "gzip": compression = .gzip
         default: compression = .snappy
         }
-        /// Writers by slice and folder, in the order they were opened.
-        var writers: [(slice: Int, folder: String, name: String, writer: ParquetWriter)] = []
+        /// File sets by slice and folder, in the order they were opened: the part being
+        /// written (nil after a file ended at MAXFILESIZE, until the set's next rows).
+        var sets: [(slice: Int, folder: String, part: Int, name: String, writer: ParquetWriter?)] = []
         var index: [String: Int] = [:]
-        func writer(_ slice: Int, _ folder: String) throws -> ParquetWriter {
+        /// Files ended, with their set's place for the final order.
+        var ended: [(set: Int, file: UnloadedFile)] = []
+        func fileName(_ slice: Int, _ folder: String, _ part: Int) -> String {
+            folder + (options.parallel ? String(format: "%04d_part_%02d", slice, part) : String(format: "%03d", part))
+                + options.fileSuffix
+        }
+        func open(_ slice: Int, _ folder: String, _ part: Int) throws -> (String, ParquetWriter) {
+            let name = fileName(slice, folder, part)
+            return (name, try ParquetWriter(output: store.parquetOutput(name), name: store.displayName(name),
+                                            columns: Array(zip(names, types)), compression: compression,
+                                            rowGroupBytes: options.rowGroupSize))
+        }
+        /// The writer of `slice`'s file in `folder`, opened when needed.
+        func writer(_ slice: Int, _ folder: String) throws -> (Int, ParquetWriter) {
             let key = "\(slice)/\(folder)"
-            if let i = index[key] { return writers[i].writer }
-            let name = folder + (options.parallel ? String(format: "%04d_part_00", slice) : "000") + options.fileSuffix
-            let w = try ParquetWriter(output: store.parquetOutput(name), name: store.displayName(name),
-                                      columns: Array(zip(names, types)), compression: compression,
-                                      rowGroupBytes: options.rowGroupSize)
-            index[key] = writers.count
-            writers.append((slice, folder, name, w))
-            return w
+            if let i = index[key] {
+                if let w = sets[i].writer { return (i, w) }
+                let (name, w) = try open(slice, folder, sets[i].part + 1)
+                sets[i].part += 1
+                sets[i].name = name
+                sets[i].writer = w
+                return (i, w)
+            }
+            let (name, w) = try open(slice, folder, 0)
+            index[key] = sets.count
+            sets.append((slice, folder, 0, name, w))
+            return (sets.count - 1, w)
+        }
+        func end(_ i: Int) throws {
+            guard let w = sets[i].writer else { return }
+            try w.close()
+            ended.append((i, UnloadedFile(path: store.displayName(sets[i].name), bytes: Int(w.bytesWritten),
+                                          rows: Int(w.rowCount), slice: sets[i].slice, url: store.url(sets[i].name))))
+            sets[i].writer = nil
         }
         try run { slice, folder, chunk in
             if chunk.count == 0 { return }
-            try writer(slice, folder).append(chunk)
-            reservation.resize(to: writers.reduce(0) { $0 + $1.writer.bufferedBytes })
+            let (i, w) = try writer(slice, folder)
+            try w.append(chunk)
+            // A file ends once its row groups reach MAXFILESIZE (the one being filled can
+            // take it past by up to ROWGROUPSIZE); the set's next rows start the next part.
+            if w.bytesWritten >= Int64(options.maxFileSize) { try end(i) }
+            reservation.resize(to: sets.reduce(0) { $0 + ($1.writer?.bufferedBytes ?? 0) })
         }
-        if writers.isEmpty { _ = try writer(0, "") }
-        var written: [UnloadedFile] = []
-        for (slice, _, name, w) in writers.enumerated().sorted(by: { ($0.element.slice, $0.offset) < ($1.element.slice, $1.offset) })
-            .map({ $0.element }) {
-            try w.close()
-            written.append(UnloadedFile(path: store.displayName(name), bytes: Int(w.bytesWritten), rows: Int(w.rowCount),
-                                        slice: slice, url: store.url(name)))
-        }
+        if sets.isEmpty { _ = try writer(0, "") }
+        for i in sets.indices { try end(i) }
         reservation.resize(to: 0)
-        return written
+        // In slice order, then the order the sets were opened, then part order.
+        return ended.enumerated().sorted { a, b in
+            (sets[a.element.set].slice, a.element.set, a.offset) < (sets[b.element.set].slice, b.element.set, b.offset)
+        }.map { $0.element.file }
     }
 
     /// STL_UNLOAD_LOG: one row per file the UNLOAD wrote.
