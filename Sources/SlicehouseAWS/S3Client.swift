@@ -86,6 +86,16 @@ public final class S3Client: Sendable {
         return try send("GET", location, headers: headers, what: "read \(location)").body
     }
 
+    /// Bytes `range` of the object written straight into `destination` (at least
+    /// `range.count` bytes) as they arrive, with no copy of the body on the way: how COPY
+    /// reads the parts of a large object. Returns the bytes written, which a short answer
+    /// makes fewer than asked for. After a stop or a failure nothing more is written.
+    public func get(_ location: S3Location, range: Range<Int>, into destination: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard !range.isEmpty else { return 0 }
+        let headers = [("range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
+        return try send("GET", location, headers: headers, sink: destination, what: "read \(location)").written
+    }
+
     /// The object's size (HEAD).
     public func size(_ location: S3Location) throws -> Int {
         let r = try send("HEAD", location, what: "read \(location)")
@@ -149,20 +159,24 @@ public final class S3Client: Sendable {
 
     // MARK: - Requests
 
-    struct Answer {
+    struct Answer: Sendable {
         var status: Int
         var headers: HTTPHeaders
+        /// The body, or (for a successful answer written to a sink) nothing.
         var body: [UInt8]
+        /// Bytes of a successful answer written to the sink.
+        var written = 0
     }
 
-    /// Sign and send one request, trying again as the type's comment says.
+    /// Sign and send one request, trying again as the type's comment says. With a `sink`,
+    /// a successful answer's body is written there instead of being returned.
     func send(_ method: String, _ location: S3Location, query: [(String, String)] = [], headers: [(String, String)] = [],
-              body: [UInt8]? = nil, what: String) throws -> Answer {
+              body: [UInt8]? = nil, sink: UnsafeMutableRawBufferPointer? = nil, what: String) throws -> Answer {
         var delay = 0.1
         var attempt = 1
         while true {
             do {
-                let answer = try sendOnce(method, location, query: query, headers: headers, body: body)
+                let answer = try sendOnce(method, location, query: query, headers: headers, body: body, sink: sink)
                 if (200..<300).contains(answer.status) || (answer.status == 304) { return answer }
                 let error = S3Error.from(status: answer.status, body: answer.body, object: location.description)
                 if attempt < attempts, error.isTransient { throw Retry.again(error) }
@@ -192,7 +206,7 @@ public final class S3Client: Sendable {
     struct Stopped: Error { let error: Error }
 
     func sendOnce(_ method: String, _ location: S3Location, query: [(String, String)], headers: [(String, String)],
-                  body: [UInt8]?) throws -> Answer {
+                  body: [UInt8]?, sink: UnsafeMutableRawBufferPointer? = nil) throws -> Answer {
         let host = endpoint.hostHeader(bucket: location.bucket)
         let path = endpoint.path(bucket: location.bucket, key: location.key)
         let payload = body ?? []
@@ -206,33 +220,90 @@ public final class S3Client: Sendable {
         var r = try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: h,
                                        body: body.map { .bytes($0) })
         if body == nil && (method == "PUT" || method == "POST") { r.body = .bytes([UInt8]()) }
-        let response = try wait(client.execute(request: r, deadline: .now() + requestTimeout))
-        var bytes: [UInt8] = []
-        if var b = response.body { bytes = b.readBytes(length: b.readableBytes) ?? [] }
-        return Answer(status: Int(response.status.code), headers: response.headers, body: bytes)
+        let receiver = BodyReceiver(sink: sink)
+        let task = client.execute(request: r, delegate: receiver, deadline: .now() + requestTimeout)
+        return try wait(task, receiver)
     }
 
-    /// The future's value, asking `stop` every 50 ms (a stopped request is left to finish
-    /// or time out on its own; its answer is dropped).
-    func wait(_ future: EventLoopFuture<HTTPClient.Response>) throws -> HTTPClient.Response {
+    /// The task's answer, asking `stop` every 50 ms. A stopped request is cancelled, and its
+    /// receiver detached first, so no byte of it lands in the sink after this returns.
+    func wait(_ task: HTTPClient.Task<Answer>, _ receiver: BodyReceiver) throws -> Answer {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox()
-        future.whenComplete { result in
+        task.futureResult.whenComplete { result in
             box.set(result)
             done.signal()
         }
         while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-            if let e = stop() { throw Stopped(error: e) }
+            if let e = stop() {
+                receiver.detach()
+                task.cancel()
+                throw Stopped(error: e)
+            }
         }
         guard let result = box.get() else { throw S3Error.unreadable("a request ended without an answer") }
-        return try result.get()
+        do {
+            return try result.get()
+        } catch {
+            receiver.detach()
+            throw error
+        }
     }
 
     final class ResultBox: @unchecked Sendable {
         private let lock = NSLock()
-        private var result: Result<HTTPClient.Response, Error>?
-        func set(_ r: Result<HTTPClient.Response, Error>) { lock.withLock { result = r } }
-        func get() -> Result<HTTPClient.Response, Error>? { lock.withLock { result } }
+        private var result: Result<Answer, Error>?
+        func set(_ r: Result<Answer, Error>) { lock.withLock { result = r } }
+        func get() -> Result<Answer, Error>? { lock.withLock { result } }
+    }
+
+    /// Takes an answer as it arrives: its head, then its body — into the sink when there is
+    /// one and the status is 2xx (an error's body, S3's XML, is always kept), else into an
+    /// array. Called on an event loop; `detach` (from the waiting thread) ends all writes.
+    final class BodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
+        typealias Response = Answer
+        private let lock = NSLock()
+        private let sink: UnsafeMutableRawBufferPointer?
+        private var detached = false
+        private var status = 0
+        private var headers = HTTPHeaders()
+        private var body: [UInt8] = []
+        private var written = 0
+
+        init(sink: UnsafeMutableRawBufferPointer?) { self.sink = sink }
+
+        func detach() { lock.withLock { detached = true } }
+
+        func didReceiveHead(task: HTTPClient.Task<Answer>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            lock.withLock {
+                status = Int(head.status.code)
+                headers = head.headers
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<Answer>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            lock.withLock {
+                guard !detached else { return }
+                buffer.withUnsafeReadableBytes { src in
+                    if let sink, (200..<300).contains(status) {
+                        let n = min(src.count, sink.count - written)
+                        if n > 0, let d = sink.baseAddress, let s = src.baseAddress {
+                            (d + written).copyMemory(from: s, byteCount: n)
+                        }
+                        // More than asked for counts too, so the caller sees the answer was wrong.
+                        written += src.count
+                    } else {
+                        body.append(contentsOf: src)
+                    }
+                }
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<Answer>) throws -> Answer {
+            lock.withLock { Answer(status: status, headers: headers, body: body, written: written) }
+        }
     }
 
     static func amzDate(_ date: Date) -> String {

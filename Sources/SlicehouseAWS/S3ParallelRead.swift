@@ -68,12 +68,10 @@ public final class S3ParallelRead: @unchecked Sendable {
             guard let part else { break }
             let lo = part * partBytes, hi = min(buffer.count, lo + partBytes)
             do {
-                let bytes = try client.get(location, range: (offset + lo)..<(offset + hi))
-                guard bytes.count == hi - lo else {
-                    throw S3Error.unreadable("\(location): asked for bytes \(offset + lo)-\(offset + hi - 1), got \(bytes.count) bytes")
-                }
-                bytes.withUnsafeBytes { src in
-                    if let s = src.baseAddress, let d = buffer.baseAddress { (d + lo).copyMemory(from: s, byteCount: src.count) }
+                let written = try client.get(location, range: (offset + lo)..<(offset + hi),
+                                             into: UnsafeMutableRawBufferPointer(rebasing: buffer[lo..<hi]))
+                guard written == hi - lo else {
+                    throw S3Error.unreadable("\(location): asked for bytes \(offset + lo)-\(offset + hi - 1), got \(written) bytes")
                 }
             } catch {
                 lock.withLock { if failure == nil { failure = error } }
@@ -84,6 +82,12 @@ public final class S3ParallelRead: @unchecked Sendable {
             return running == 0
         }
         if last { done.signal() }
+    }
+
+    /// Fetch no more parts (those in flight finish into memory nobody reads): the reader
+    /// gave up on this read.
+    public func cancel() {
+        lock.withLock { if failure == nil { failure = S3Error.unreadable("\(location): the read was given up") } }
     }
 
     /// Block until every part is in (or one failed, or `stop` gives an error to throw).

@@ -98,6 +98,7 @@ public enum CopyLoader {
         let piece = tuning.piece
         var files = FileQueue(objects: objects, compression: options.compression, workers: tuning.workers, inputs: inputs,
                               segmentBytes: min(piece, 64 << 20), context: context)
+        defer { files.close() }
         // Plain files' sizes are known now; a compressed file counts its inflated size once open.
         let reporter = LoadProgressReporter(totalBytes: files.knownBytes, handler: progress)
 
@@ -399,8 +400,10 @@ struct OpenedInput {
 ///   holds about two segments of input whatever the objects' sizes. Small objects are
 ///   fetched up to `lookahead` at once. A segment's unparsed end (the record it cuts) is
 ///   handed back (`carry`) and goes in front of the next segment of the same object.
-/// - A compressed S3 object is fetched whole (by ranges, in parallel), then inflated like
-///   a local file.
+/// - A compressed S3 object up to `segmentBytes` is fetched whole (by ranges, in
+///   parallel; up to `workers` such objects at once), then inflated like a local file. A
+///   larger one is streamed (`S3InflatingRead`): fetched chunk by chunk, inflated as it
+///   arrives, and handed out in segments of inflated bytes, with the same carry.
 struct FileQueue {
     let objects: [CopyObject]
     let compression: CopyOptions.Compression
@@ -418,6 +421,8 @@ struct FileQueue {
     private var readOffset = 0
     /// The unparsed end of the last segment handed out, and its object.
     private var carried: (index: Int, bytes: [UInt8])? = nil
+    /// The compressed object being streamed, and whether its first segment is still to come.
+    private var streaming: (index: Int, read: S3InflatingRead, first: Bool)? = nil
 
     final class PendingRead {
         let index: Int
@@ -447,17 +452,37 @@ struct FileQueue {
         carried = bytes.isEmpty ? nil : (index, Array(bytes))
     }
 
+    /// Stop the reads under way (the COPY is over, or failed): their threads fetch no more.
+    mutating func close() {
+        for p in pending { p.read.cancel() }
+        pending = []
+        streaming?.read.cancel()
+        streaming = nil
+    }
+
     /// The next file or files, or nil when all are open.
     mutating func next() throws -> [OpenedInput]? {
+        if let s = streaming {
+            return try takeInflated(s)
+        }
         if let head = pending.first {
             return [try takeSegment(head)]
         }
         guard nextIndex < objects.count else { return nil }
-        if case .s3 = objects[nextIndex].place {
+        if case .s3(let location) = objects[nextIndex].place {
             if compression == .none {
                 try startReads()
                 guard let head = pending.first else { return nil }
                 return [try takeSegment(head)]
+            }
+            if objects[nextIndex].size > segmentBytes {
+                let read = S3InflatingRead(client: try inputs.s3Client(for: objects[nextIndex].name), location: location,
+                                           size: objects[nextIndex].size, compression: compression,
+                                           path: objects[nextIndex].name, segmentBytes: segmentBytes)
+                read.start()
+                let s = (index: nextIndex, read: read, first: true)
+                streaming = s
+                return try takeInflated(s)
             }
             return try openCompressedS3()
         }
@@ -491,6 +516,29 @@ struct FileQueue {
         let data = FileData.fetched(path: object.name, head.read, carry: carry)
         return OpenedInput(data: data, index: head.index, rawBytes: head.read.buffer.count,
                            newBytes: head.read.buffer.count, first: head.offset == 0, last: head.last)
+    }
+
+    /// The next segment of the object being streamed, after the carried bytes: none when
+    /// it is an empty last segment with nothing carried.
+    private mutating func takeInflated(_ s: (index: Int, read: S3InflatingRead, first: Bool)) throws -> [OpenedInput] {
+        let segment = try s.read.next(stop: { [context] in context.cancellation.error })
+        var carry: [UInt8] = []
+        if let c = carried, c.index == s.index { carry = c.bytes }
+        carried = nil
+        if segment.last {
+            streaming = nil
+            nextIndex = max(nextIndex, s.index + 1)
+            readIndex = max(readIndex, nextIndex)
+        } else {
+            streaming = (s.index, s.read, false)
+        }
+        if segment.last && segment.count == 0 && carry.isEmpty && !s.first {
+            segment.storage.deallocate()
+            return []
+        }
+        let data = FileData.inflated(path: objects[s.index].name, segment, carry: carry)
+        return [OpenedInput(data: data, index: s.index, rawBytes: segment.compressedBytes, newBytes: segment.count,
+                            first: s.first, last: segment.last)]
     }
 
     /// Start reads of the S3 objects ahead, uncompressed ones segment by segment, until a
@@ -534,7 +582,8 @@ struct FileQueue {
     private mutating func openCompressedS3() throws -> [OpenedInput] {
         var end = nextIndex
         var reads: [(index: Int, read: S3ParallelRead)] = []
-        while end < objects.count && end - nextIndex < workers, case .s3(let location) = objects[end].place {
+        while end < objects.count && end - nextIndex < workers, case .s3(let location) = objects[end].place,
+              objects[end].size <= segmentBytes {
             let client = try inputs.s3Client(for: objects[end].name)
             let read = S3ParallelRead(client: client, location: location, offset: 0, count: objects[end].size)
             read.start()

@@ -47,6 +47,26 @@ final class FileData: @unchecked Sendable {
         return owning(path: path, all)
     }
 
+    /// A segment of a streamed compressed object (`S3InflatingRead`), after `carry`: the
+    /// segment's memory becomes this file's, and the carry goes into its headroom when it
+    /// fits, else both are copied together.
+    static func inflated(path: String, _ segment: S3InflatingRead.Segment, carry: [UInt8]) -> FileData {
+        let storage = UnsafeMutableBufferPointer(start: segment.storage.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                 count: segment.storage.count)
+        if carry.count <= segment.headroom, let base = storage.baseAddress {
+            let start = base + (segment.headroom - carry.count)
+            carry.withUnsafeBufferPointer { c in
+                if let cb = c.baseAddress { start.update(from: cb, count: c.count) }
+            }
+            return FileData(path: path, bytes: UnsafeBufferPointer(start: start, count: carry.count + segment.count),
+                            mapping: nil, mappedLength: 0, owned: storage)
+        }
+        var all = carry
+        all.append(contentsOf: UnsafeBufferPointer(rebasing: storage[segment.headroom..<(segment.headroom + segment.count)]))
+        segment.storage.deallocate()
+        return owning(path: path, all)
+    }
+
     /// The inflated bytes of `path`, written to `file`, mapped read-only.
     static func mapping(path: String, _ file: SpillFile) throws -> FileData {
         guard let p = try file.mapReadOnly() else { return owning(path: path, []) }

@@ -6,6 +6,7 @@ import SlicehouseCatalog
 @testable import SlicehouseLoad
 import SlicehouseParquet
 import SlicehouseRuntime
+import SlicehouseStorage
 import SlicehouseTestSupport
 import SlicehouseTypes
 
@@ -128,6 +129,46 @@ final class S3CopyTests: XCTestCase {
         XCTAssertEqual(remote.rowCount, 5_001)
         XCTAssertEqual(rows(remote).prefix(5_000).map { $0 },
                        rows(try loadLocal(bytes, columns: columns, options: try opts(("ESCAPE", nil)))))
+    }
+
+    /// Compressed objects bigger than a segment are streamed: fetched in chunks, inflated as
+    /// they arrive and parsed segment by segment (64 KB here), and load as the local file.
+    func testLargeCompressedObjectsAreStreamed() throws {
+        var s = "id|name|v\n"
+        for i in 0..<60_000 { s += "\(i)|\(String(repeating: "q", count: i * 7 % 61))\(i * 7919 % 100_003)|\(i)\n" }
+        let plain = Array(s.utf8)
+        let o = try opts(("IGNOREHEADER", "1"))
+        let local = try loadLocal(plain, columns: columns, options: o)
+        func compress(_ name: String, _ bytes: [UInt8]) throws -> [UInt8] {
+            switch name {
+            case "GZIP": return try GzipCodec.compress(bytes)
+            case "BZIP2": return try Bzip2Codec.compress(bytes)
+            default: return try ZstdCodec.compress(bytes)
+            }
+        }
+        for name in ["GZIP", "BZIP2", "ZSTD"] {
+            let packed = try compress(name, plain)
+            XCTAssertGreaterThan(packed.count, 3 << 16, "\(name): several chunks")
+            try put("big\(name)/a", packed)
+            try put("big\(name)/b", try compress(name, Array("hdr\n60000|z|1\n".utf8)))
+            let remote = try load("s3://loads/big\(name)/", columns: columns, options: try opts(("IGNOREHEADER", "1"), (name, nil)))
+            XCTAssertEqual(remote.rowCount, 60_001, name)
+            XCTAssertEqual(Array(rows(remote).prefix(60_000)), rows(local), name)
+            XCTAssertEqual(remote.fileLines, [60_001, 2], name)
+        }
+        // A rejected row deep in a streamed object is named by its line in the inflated file.
+        let bad = plain + Array("oops|x|1\n".utf8)
+        try put("badgz/a.gz", try GzipCodec.compress(bad))
+        let e = expectLoadError {
+            try self.load("s3://loads/badgz/", columns: self.columns, options: try opts(("GZIP", nil), ("IGNOREHEADER", "1")))
+        }
+        XCTAssertEqual(e?.file, "s3://loads/badgz/a.gz")
+        XCTAssertEqual(e?.line, 60_002)
+        // A truncated object fails the COPY, naming it.
+        let packed = try GzipCodec.compress(plain)
+        try put("cutgz/a.gz", Array(packed.prefix(packed.count - 1000)))
+        let cut = expectSQLError { try self.load("s3://loads/cutgz/", columns: self.columns, options: try opts(("GZIP", nil), ("IGNOREHEADER", "1"))) }
+        XCTAssertTrue(cut?.message.contains("invalid or truncated gzip data in file 's3://loads/cutgz/a.gz'") ?? false, "\(String(describing: cut))")
     }
 
     func testParquetByRangedReads() throws {

@@ -3,7 +3,8 @@ import Foundation
 import XCTest
 import SlicehouseAWS
 
-/// moto's S3 server (`python3 -m moto.server`, which scripts/setup-system.sh installs),
+/// moto's S3 server (`Tests/integration/moto_s3_server.py`: moto, which scripts/setup-system.sh
+/// installs, with ranged GETs that read only their range),
 /// started on a random loopback port for a test class and stopped after it. Where it is
 /// missing, tests skip — except under CI (`CI=true`), where that is a failure.
 public final class MotoServer: @unchecked Sendable {
@@ -18,7 +19,7 @@ public final class MotoServer: @unchecked Sendable {
             let port = 20_000 + Int.random(in: 0..<20_000) + candidate
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
+            p.arguments = ["python3", launcher, "-H", "127.0.0.1", "-p", String(port)]
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             do { try p.run() } catch { return nil }
@@ -36,6 +37,12 @@ public final class MotoServer: @unchecked Sendable {
     public func stop() {
         process.terminate()
         process.waitUntilExit()
+    }
+
+    /// Tests/integration/moto_s3_server.py, found from this file's place in the checkout.
+    static var launcher: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("integration/moto_s3_server.py").path
     }
 
     /// `http://127.0.0.1:port`.

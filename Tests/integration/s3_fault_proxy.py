@@ -29,6 +29,10 @@ class FaultProxy:
         self.plan = lambda method, path, query, headers, n: None
         self.count = 0
         self.injected = []
+        # Ranged GETs relayed: their Range headers, and the most under way at once.
+        self.ranges = []
+        self.inflight = 0
+        self.max_inflight = 0
         self.lock = threading.Lock()
         proxy = self
 
@@ -66,12 +70,23 @@ class FaultProxy:
                     self.end_headers()
                     self.wfile.write(text)
                     return
-                upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
-                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection",)}
-                upstream.request(self.command, self.path, body=body, headers=headers)
-                r = upstream.getresponse()
-                data = r.read()
-                upstream.close()
+                ranged = self.command == "GET" and self.headers.get("Range")
+                if ranged:
+                    with proxy.lock:
+                        proxy.ranges.append(self.headers.get("Range"))
+                        proxy.inflight += 1
+                        proxy.max_inflight = max(proxy.max_inflight, proxy.inflight)
+                try:
+                    upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
+                    headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection",)}
+                    upstream.request(self.command, self.path, body=body, headers=headers)
+                    r = upstream.getresponse()
+                    data = r.read()
+                    upstream.close()
+                finally:
+                    if ranged:
+                        with proxy.lock:
+                            proxy.inflight -= 1
                 self.send_response(r.status)
                 for k, v in r.getheaders():
                     if k.lower() not in ("connection", "transfer-encoding", "content-length", "server", "date"):

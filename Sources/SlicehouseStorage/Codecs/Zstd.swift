@@ -216,6 +216,54 @@ public enum ZstdCodec {
         }
     }
 
+    /// A decoder fed its input piece by piece (an S3 object's ranges as they arrive), which
+    /// hands on output as it is produced: `decompressStream` for input that is not all in
+    /// memory at once. Concatenated frames are one stream.
+    public final class StreamDecoder {
+        private let dctx: OpaquePointer
+        private let piece: UnsafeMutableRawBufferPointer
+        private var lastHint = 0
+        private var fed = 0
+
+        public init() throws {
+            guard let d = ZSTD_createDCtx() else { throw SQLError(.ioError, "zstd: out of memory") }
+            dctx = d
+            piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        }
+
+        deinit {
+            ZSTD_freeDCtx(dctx)
+            piece.deallocate()
+        }
+
+        /// Decode the next bytes of the input; `emit` gets the output in pieces of at most 1 MiB.
+        public func feed(_ src: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+            guard src.count > 0 else { return }
+            fed += src.count
+            var input = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
+            while true {
+                var output = ZSTD_outBuffer(dst: piece.baseAddress, size: piece.count, pos: 0)
+                let before = input.pos
+                let hint = ZSTD_decompressStream(dctx, &output, &input)
+                if ZSTD_isError(hint) != 0 {
+                    throw SQLError(.ioError, "zstd: corrupt input (\(errorName(hint)))")
+                }
+                lastHint = hint
+                if output.pos > 0 { try emit(UnsafeRawBufferPointer(rebasing: piece[0..<output.pos])) }
+                if input.pos == input.size && output.pos < piece.count { break }
+                if input.pos == before && output.pos == 0 {
+                    throw SQLError(.ioError, "zstd: decoder made no progress (corrupt input)")
+                }
+            }
+        }
+
+        /// The input ended: throws when it was empty or ended inside a frame.
+        public func finish() throws {
+            guard fed > 0 else { throw SQLError(.ioError, "zstd: empty input is not a zstd frame") }
+            if lastHint != 0 { throw SQLError(.ioError, "zstd: truncated input (frame incomplete)") }
+        }
+    }
+
     static func errorName(_ code: Int) -> String {
         guard let p = ZSTD_getErrorName(code) else { return "error \(code)" }
         return String(cString: p)
