@@ -30,27 +30,31 @@ public final class S3Client: Sendable {
     /// Asked every 50 ms while a request is under way or a retry waits: an error (the
     /// statement was cancelled, or ran past its timeout) abandons the request and is thrown.
     public let stop: @Sendable () -> Error?
+    /// Where every try of every request is recorded (STL_S3CLIENT, STL_S3CLIENT_ERROR).
+    public let log: S3RequestLog?
 
     public init(endpoint: S3Endpoint, credentials: AWSCredentials, attempts: Int = 4,
                 requestTimeout: TimeAmount = .seconds(120), client: HTTPClient = .shared,
-                stop: @escaping @Sendable () -> Error? = { nil }) {
+                log: S3RequestLog? = nil, stop: @escaping @Sendable () -> Error? = { nil }) {
         self.endpoint = endpoint
         self.signer = SigV4Signer(credentials: credentials, region: endpoint.region, service: "s3")
         self.client = client
         self.attempts = max(1, attempts)
         self.requestTimeout = requestTimeout
+        self.log = log
         self.stop = stop
     }
 
     /// The same client without `stop`: for clean-up that must run after the statement was
     /// cancelled (aborting its uploads, deleting what it wrote).
     public var unstoppable: S3Client {
-        S3Client(endpoint: endpoint, signer: signer, attempts: attempts, requestTimeout: requestTimeout, client: client)
+        S3Client(endpoint: endpoint, signer: signer, attempts: attempts, requestTimeout: requestTimeout, client: client, log: log)
     }
 
-    private init(endpoint: S3Endpoint, signer: SigV4Signer, attempts: Int, requestTimeout: TimeAmount, client: HTTPClient) {
+    private init(endpoint: S3Endpoint, signer: SigV4Signer, attempts: Int, requestTimeout: TimeAmount, client: HTTPClient,
+                 log: S3RequestLog?) {
         self.endpoint = endpoint; self.signer = signer; self.client = client
-        self.attempts = attempts; self.requestTimeout = requestTimeout; self.stop = { nil }
+        self.attempts = attempts; self.requestTimeout = requestTimeout; self.log = log; self.stop = { nil }
     }
 
     // MARK: - Calls
@@ -174,11 +178,29 @@ public final class S3Client: Sendable {
               body: [UInt8]? = nil, sink: UnsafeMutableRawBufferPointer? = nil, what: String) throws -> Answer {
         var delay = 0.1
         var attempt = 1
+        let range = headers.first { $0.0 == "range" }.flatMap { Self.rangeStart($0.1) }
         while true {
+            let began = Self.nowMicros()
+            /// Records this try: `answer` when one came, `failure` when it failed.
+            func record(_ answer: Answer?, _ failure: String?) {
+                guard let log else { return }
+                let size = answer.map { sink != nil && (200..<300).contains($0.status) ? $0.written : $0.body.count } ?? 0
+                log.append(S3RequestRecord(
+                    method: method, bucket: location.bucket, key: location.key,
+                    transferSize: method == "GET" || method == "HEAD" ? size : (body?.count ?? 0),
+                    startMicros: began, endMicros: Self.nowMicros(), retries: attempt - 1,
+                    requestID: answer?.headers.first(name: "x-amz-request-id") ?? "",
+                    extendedRequestID: answer?.headers.first(name: "x-amz-id-2") ?? "",
+                    isPartial: range != nil, startOffset: range ?? 0, error: failure))
+            }
             do {
                 let answer = try sendOnce(method, location, query: query, headers: headers, body: body, sink: sink)
-                if (200..<300).contains(answer.status) || (answer.status == 304) { return answer }
+                if (200..<300).contains(answer.status) || (answer.status == 304) {
+                    record(answer, nil)
+                    return answer
+                }
                 let error = S3Error.from(status: answer.status, body: answer.body, object: location.description)
+                record(answer, error.description)
                 if attempt < attempts, error.isTransient { throw Retry.again(error) }
                 throw error
             } catch Retry.again(let error) {
@@ -186,9 +208,11 @@ public final class S3Client: Sendable {
             } catch let error as S3Error {
                 throw error
             } catch let stopped as Stopped {
+                record(nil, "\(what): stopped (\(stopped.error))")
                 throw stopped.error
             } catch {
                 // The connection failed or stalled: another try may get through.
+                record(nil, "\(what): \(Self.describe(error))")
                 if attempt >= attempts { throw S3Error.connection("\(what): \(Self.describe(error))") }
             }
             attempt += 1
@@ -304,6 +328,14 @@ public final class S3Client: Sendable {
         func didFinishRequest(task: HTTPClient.Task<Answer>) throws -> Answer {
             lock.withLock { Answer(status: status, headers: headers, body: body, written: written) }
         }
+    }
+
+    static func nowMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+
+    /// The first byte of a `bytes=a-b` range.
+    static func rangeStart(_ spec: String) -> Int? {
+        guard spec.hasPrefix("bytes=") else { return nil }
+        return Int(spec.dropFirst(6).prefix { $0 != "-" })
     }
 
     static func amzDate(_ date: Date) -> String {

@@ -17,7 +17,7 @@ struct LogTable: Sendable {
     let columns: [(String, DataType)]
 
     /// Every log that is a system table of its own.
-    static let tables: [LogTable] = [.loadErrors, .loadCommits, .fileScan, .query, .queryText, .ddlText, .utilityText, .error,
+    static let tables: [LogTable] = [.loadErrors, .loadCommits, .fileScan, .s3Client, .s3ClientError, .query, .queryText, .ddlText, .utilityText, .error,
                                      .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus, .connectionLog,
                                      .insert, .delete, .trConflict, .commitStats]
 
@@ -43,6 +43,24 @@ struct LogTable: Sendable {
         ("userid", .integer), ("query", .integer), ("slice", .integer), ("name", .char(90)), ("lines", .bigint),
         ("bytes", .bigint), ("loadtime", .bigint), ("curtime", .timestamp), ("is_partial", .integer),
         ("start_offset", .bigint),
+    ])
+
+    /// One row per S3 request a COPY or UNLOAD made that succeeded (`retries`: the failed
+    /// tries it took); times in microseconds since 2000-01-01.
+    static let s3Client = LogTable(name: "stl_s3client", id: -122, columns: [
+        ("userid", .integer), ("query", .integer), ("slice", .integer), ("recordtime", .timestamp), ("pid", .integer),
+        ("http_method", .char(64)), ("bucket", .char(64)), ("key", .char(256)), ("transfer_size", .bigint),
+        ("data_size", .bigint), ("start_time", .bigint), ("end_time", .bigint), ("transfer_time", .bigint),
+        ("compression_time", .bigint), ("connect_time", .bigint), ("app_connect_time", .bigint), ("retries", .bigint),
+        ("request_id", .char(32)), ("extended_request_id", .char(128)), ("ip_address", .char(64)),
+        ("is_partial", .integer), ("start_offset", .bigint),
+    ])
+
+    /// One row per try of an S3 request that failed (tried again, or failing the statement).
+    static let s3ClientError = LogTable(name: "stl_s3client_error", id: -132, columns: [
+        ("userid", .integer), ("query", .integer), ("sliceid", .integer), ("recordtime", .timestamp), ("pid", .integer),
+        ("http_method", .char(64)), ("bucket", .char(64)), ("key", .char(256)), ("error", .char(1024)),
+        ("is_partial", .integer), ("start_offset", .bigint),
     ])
 
     /// One row per table a query scanned (all slices together), behind STL_SCAN (not a

@@ -15,7 +15,7 @@ import SlicehousePlatform
 extension SystemTables {
     static let logNames = LogTable.tables.map(\.name) + ["stl_scan", "svl_qlog", "svl_statementtext", "stv_inflight", "stv_recents",
                                                           "stv_mv_info", "svv_alter_table_recommendations", "stv_exec_state",
-                                                          "stl_plan_info", "stl_s3client", "stv_active_cursors", "sys_query_detail",
+                                                          "stl_plan_info", "stv_active_cursors", "sys_query_detail",
                                                           "svv_mv_info"]
 
     /// STV_RECENTS shows this many finished queries, the most recent.
@@ -136,15 +136,6 @@ extension SystemTables {
             return make(-118, name, [("userid", .integer), ("query", .integer), ("nodeid", .integer), ("segment", .integer),
                                      ("step", .integer), ("locus", .integer), ("plannode", .integer), ("startupcost", .double),
                                      ("totalcost", .double), ("rows", .bigint), ("bytes", .bigint)], rows)
-        case "stl_s3client":
-            // COPY reads local files, never Amazon S3: no rows.
-            return make(-122, name, [("userid", .integer), ("query", .integer), ("slice", .integer), ("recordtime", .timestamp),
-                                     ("pid", .integer), ("http_method", .char(64)), ("bucket", .char(64)), ("key", .char(256)),
-                                     ("transfer_size", .bigint), ("data_size", .bigint), ("start_time", .bigint),
-                                     ("end_time", .bigint), ("transfer_time", .bigint), ("compression_time", .bigint),
-                                     ("connect_time", .bigint), ("app_connect_time", .bigint), ("retries", .bigint),
-                                     ("request_id", .char(32)), ("extended_request_id", .char(128)), ("ip_address", .char(64)),
-                                     ("is_partial", .integer), ("start_offset", .bigint)], [])
         case "stv_active_cursors":
             // Slicehouse has no cursors (DECLARE): no rows.
             return make(-123, name, [("userid", .integer), ("name", .char(256)), ("xid", .bigint), ("pid", .integer),

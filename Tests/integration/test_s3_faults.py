@@ -78,6 +78,14 @@ def test_transient_faults_are_ridden_out(conn, proxy):
     run(conn, "create table t (id int, label varchar(30))")
     run(conn, f"copy t from 's3://{BUCKET}/data/part_' iam_role default")
     assert run(conn, "select count(*), count(distinct id), min(id), max(id) from t") == [(3 * ROWS, 3 * ROWS, 0, 3 * ROWS - 1)]
+    # Each failed try is in STL_S3CLIENT_ERROR, and the request that then succeeded in
+    # STL_S3CLIENT with its retries.
+    copy = run(conn, "select pg_last_copy_id()")[0][0]
+    errors = run(conn, f"select trim(http_method), trim(key), trim(error) from stl_s3client_error where query = {copy}")
+    assert len(errors) >= len(proxy.injected) - 1 > 0, (errors, proxy.injected)
+    assert any("SlowDown" in e for _, _, e in errors), errors
+    assert run(conn, f"select count(*) > 0, sum(retries) > 0 from stl_s3client where query = {copy} and http_method = 'GET'") \
+        == [(True, True)]
     kinds = {k for k, _, _ in proxy.injected}
     assert {RESET, SLOWDOWN, TRUNCATE, ERROR500} <= kinds, proxy.injected
 

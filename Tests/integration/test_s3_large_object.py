@@ -88,6 +88,14 @@ def test_a_1_gb_object_loads_through_parallel_ranged_gets(setup):
         assert max(hi - lo + 1 for lo, hi in spans) <= 8 << 20
         assert sum(hi - lo + 1 for lo, hi in spans) == 1 << 30
         assert proxy.max_inflight >= 4
+        # STL_S3CLIENT shows the same GETs: partial reads, at their offsets, covering the object.
+        gets = run(conn, "select is_partial, start_offset, transfer_size, transfer_time >= 0, end_time >= start_time "
+                         "from stl_s3client where query = pg_last_copy_id() and http_method = 'GET' and trim(key) = 'big/lines.tbl' "
+                         "order by start_offset")
+        assert len(gets) == len(spans)
+        assert all(g[0] == 1 and g[3] and g[4] for g in gets), gets[:3]
+        assert [g[1] for g in gets] == sorted(lo for lo, _ in spans)
+        assert sum(g[2] for g in gets) == 1 << 30
         # The object was never held whole: the server's peak during the COPY stays far
         # below its size (about 370 MiB for the same COPY from a local file, 480-570 MiB
         # from S3 here: two 64 MiB segments more).

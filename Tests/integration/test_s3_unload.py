@@ -29,19 +29,20 @@ def moto():
 
 
 @pytest.fixture(scope="module")
-def conn(moto, tmp_path_factory):
+def server(moto, tmp_path_factory):
     # The endpoint as a server option (the keys from the environment).
     env = {k: v for k, v in moto.env().items() if k != "AWS_ENDPOINT_URL"}
     s = Server(tmp_path_factory.mktemp("data"), args=["--s3-endpoint", moto.url], env_extra=env)
-    try:
-        c = connect(s)
-        setup(c)
-    except BaseException:
-        s.stop()
-        raise
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def conn(server):
+    c = connect(server)
+    setup(c)
     yield c
     c.close()
-    s.stop()
 
 
 def setup(c):
@@ -168,3 +169,39 @@ def test_a_large_file_goes_up_in_parts_and_a_failed_unload_leaves_nothing(moto, 
     assert keys(moto, "fail/") == []
     uploads = moto.client().list_multipart_uploads(Bucket=BUCKET).get("Uploads", [])
     assert [u for u in uploads if u["Key"].startswith("fail/")] == []
+
+
+def test_who_may_unload_where(moto, server, conn):
+    """An ordinary user unloads with keys of their own, never with the server's, and only
+    what they may SELECT; the keys stay out of the statement log."""
+    run(conn, "create user analyst password 'An4lyst-pass'")
+    run(conn, "grant select on events to analyst")
+    run(conn, "create table payroll (name varchar(20), salary int)")
+    run(conn, "insert into payroll values ('ceo', 1000000)")
+    bob = connect(server, "analyst", "An4lyst-pass")
+    mine = f"credentials 'aws_access_key_id={KEY_ID};aws_secret_access_key={SECRET}'"
+
+    def refused(sql, words):
+        with pytest.raises(psycopg2.Error) as e:
+            run(bob, sql)
+        assert e.value.pgcode == "42501", str(e.value)
+        assert words in str(e.value), str(e.value)
+
+    try:
+        refused(f"unload ('select * from events') to 's3://{BUCKET}/bob/a_' iam_role default", "only a superuser")
+        refused(f"unload ('select * from events') to 's3://{BUCKET}/bob/b_' iam_role '{ROLE}'",
+                "only a superuser may use a role the role map does not name")
+        refused(f"unload ('select * from events') to 's3://{BUCKET}/bob/c_'", "must give IAM_ROLE or CREDENTIALS")
+        refused(f"unload ('select * from payroll') to 's3://{BUCKET}/bob/d_' {mine}", "payroll")
+        assert keys(moto, "bob/") == []
+        run(bob, f"unload ('select id from events where id <= 10') to 's3://{BUCKET}/bob/mine_' {mine} parallel off")
+        assert keys(moto, "bob/") == ["bob/mine_000"]
+        assert sorted(int(x) for x in body(moto, "bob/mine_000").split()) == list(range(1, 11))
+        # Bob sees his own requests in STL_S3CLIENT (the PUT of his file), and only his.
+        mine_rows = run(bob, "select distinct userid, trim(http_method), trim(key) from stl_s3client where trim(key) like 'bob/%'")
+        assert [(m, k) for _, m, k in mine_rows] == [("PUT", "bob/mine_000")], mine_rows
+        assert run(bob, "select count(distinct userid) from stl_s3client") == [(1,)]
+        texts = [t for (t,) in run(conn, "select querytxt from stl_query where querytxt ilike '%unload%bob/%'")]
+        assert texts and all(SECRET not in t and KEY_ID not in t for t in texts), texts
+    finally:
+        bob.close()

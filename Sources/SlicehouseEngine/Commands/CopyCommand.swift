@@ -46,6 +46,8 @@ struct CopyCommand {
         try session.access.requirePrivilege(.insert, on: table)
         let options = try CopyOptions(options: c.options.map { (name: $0.name, value: $0.stringValue) })
         let queryID = session.newQueryID(context)
+        let s3 = S3Access(session: session, context: context)
+        defer { s3.logRequests(query: queryID) }
         let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let result: CopyResult
         var progress: LoadProgressHandler? = nil
@@ -83,7 +85,7 @@ struct CopyCommand {
                                            columnList: c.columns.isEmpty ? nil : c.columns,
                                            source: c.source, options: options, tuning: CopyTuning(pieceBytes: database.copyPieceBytes),
                                            inputs: CopyInputs(access: database.serverFiles.access(for: session.user, in: session.security),
-                                                              s3: S3Access(session: session, context: context).connection(
+                                                              s3: s3.connection(
                                                                 authorization: options.authorization, region: options.region)),
                                            progress: progress, context: context) { chunks in
                 guard let appender else { return }

@@ -44,10 +44,13 @@ struct UnloadCommand {
         }
         if !partCols.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
         let store: any UnloadStore
+        var s3: S3Access? = nil
+        defer { s3?.logRequests(query: session.statementQueryID ?? 0) }
         if prefix.lowercased().hasPrefix("s3://") {
             guard let location = S3Location(prefix) else { throw S3Location.invalid(prefix) }
-            let client = try S3Access(session: session, context: context).connection(authorization: options.authorization,
-                                                                   region: options.region).client()
+            let access = S3Access(session: session, context: context)
+            s3 = access
+            let client = try access.connection(authorization: options.authorization, region: options.region).client()
             store = S3UnloadStore(client: client, prefix: location)
         } else {
             if prefix.hasPrefix("file://") { prefix.removeFirst("file://".count) }
