@@ -235,7 +235,7 @@ public final class S3Client: Sendable {
         let path = endpoint.path(bucket: location.bucket, key: location.key)
         let payload = body ?? []
         let request = SigV4Signer.Request(method: method, host: host, path: path, query: query, headers: headers,
-                                          payloadHash: SigV4Signer.payloadHash(payload))
+                                          payloadHash: Self.payloadHash(payload, scheme: endpoint.scheme))
         let signed = signer.sign(request, amzDate: Self.amzDate(Date()))
         let queryText = request.canonicalQuery
         let url = "\(endpoint.scheme)://\(host)\(path)\(queryText.isEmpty ? "" : "?" + queryText)"
@@ -328,6 +328,14 @@ public final class S3Client: Sendable {
         func didFinishRequest(task: HTTPClient.Task<Answer>) throws -> Answer {
             lock.withLock { Answer(status: status, headers: headers, body: body, written: written) }
         }
+    }
+
+    /// The body's SHA-256 for the signature — except a large body sent over TLS, which is
+    /// signed as `UNSIGNED-PAYLOAD` (S3 accepts it; TLS keeps the body whole, and an
+    /// UNLOAD's parts are not hashed twice over on the way out), as the AWS SDKs do.
+    static func payloadHash(_ payload: [UInt8], scheme: String) -> String {
+        if scheme == "https" && payload.count >= 1 << 20 { return "UNSIGNED-PAYLOAD" }
+        return SigV4Signer.payloadHash(payload)
     }
 
     static func nowMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }

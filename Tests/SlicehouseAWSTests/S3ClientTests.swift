@@ -89,6 +89,41 @@ final class S3ClientTests: XCTestCase {
         }
     }
 
+    /// Large bodies over TLS go as UNSIGNED-PAYLOAD; small ones, and any over plain HTTP,
+    /// carry their SHA-256.
+    func testPayloadHashes() {
+        let big = [UInt8](repeating: 7, count: 1 << 20), small = Array("abc".utf8)
+        XCTAssertEqual(S3Client.payloadHash(big, scheme: "https"), "UNSIGNED-PAYLOAD")
+        XCTAssertEqual(S3Client.payloadHash(big, scheme: "http"), SigV4Signer.payloadHash(big))
+        XCTAssertEqual(S3Client.payloadHash(small, scheme: "https"),
+                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    /// Every try of every request is in the client's log: a ranged GET with its offset, a
+    /// missing object as an error naming the key.
+    func testRequestsAreLogged() throws {
+        let base = try MotoServer.client(Self.server)
+        let log = S3RequestLog()
+        let c = S3Client(endpoint: base.endpoint, credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
+                         attempts: 2, log: log)
+        try? c.createBucket("logged")
+        let o = S3Location(bucket: "logged", key: "dir/o.bin")
+        try c.put(o, body: [UInt8](repeating: 1, count: 1000))
+        var buf = [UInt8](repeating: 0, count: 100)
+        let n = try buf.withUnsafeMutableBytes { try c.get(o, range: 200..<300, into: $0) }
+        XCTAssertEqual(n, 100)
+        XCTAssertThrowsError(try c.get(S3Location(bucket: "logged", key: "missing")))
+        let r = log.records.filter { $0.bucket == "logged" && !$0.key.isEmpty }
+        XCTAssertEqual(r.map(\.method), ["PUT", "GET", "GET"])
+        XCTAssertEqual(r[0].transferSize, 1000)
+        XCTAssertEqual([r[1].isPartial, r[2].isPartial], [true, false])
+        XCTAssertEqual(r[1].startOffset, 200)
+        XCTAssertEqual(r[1].transferSize, 100)
+        XCTAssertNil(r[1].error)
+        XCTAssertTrue(r[2].error?.contains("NoSuchKey") ?? false, "\(r[2])")
+        XCTAssertTrue(r.allSatisfy { $0.endMicros >= $0.startMicros && $0.retries == 0 })
+    }
+
     func testAmzDate() {
         XCTAssertEqual(S3Client.amzDate(Date(timeIntervalSince1970: 1_369_353_600)), "20130524T000000Z")
     }

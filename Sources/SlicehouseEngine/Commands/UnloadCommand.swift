@@ -117,6 +117,8 @@ struct UnloadCommand {
                 format = "Text"
             }
             if options.manifest { try writeManifest(store, written, options, names: names, types: types) }
+            // The files an S3 store completes in the background are all in place.
+            try store.settle()
             logUnload(written, format: format, start: start)
             let rows = written.reduce(0) { $0 + $1.rows }
             return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(rows) record(s) unloaded successfully."])
