@@ -163,71 +163,40 @@ public final class S3Client: Sendable {
 
     // MARK: - Requests
 
-    struct Answer: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        /// The body, or (for a successful answer written to a sink) nothing.
-        var body: [UInt8]
-        /// Bytes of a successful answer written to the sink.
-        var written = 0
+    typealias Answer = AWSTransport.Answer
+
+    /// The transport this client's requests go through.
+    var transport: AWSTransport {
+        AWSTransport(client: client, attempts: attempts, requestTimeout: requestTimeout, stop: stop)
     }
 
     /// Sign and send one request, trying again as the type's comment says. With a `sink`,
     /// a successful answer's body is written there instead of being returned.
     func send(_ method: String, _ location: S3Location, query: [(String, String)] = [], headers: [(String, String)] = [],
               body: [UInt8]? = nil, sink: UnsafeMutableRawBufferPointer? = nil, what: String) throws -> Answer {
-        var delay = 0.1
-        var attempt = 1
         let range = headers.first { $0.0 == "range" }.flatMap { Self.rangeStart($0.1) }
-        while true {
-            let began = Self.nowMicros()
-            /// Records this try: `answer` when one came, `failure` when it failed.
-            func record(_ answer: Answer?, _ failure: String?) {
+        let log = self.log
+        return try transport.retrying(
+            what: what,
+            once: { try sendOnce(method, location, query: query, headers: headers, body: body, sink: sink) },
+            judge: { answer in
+                if (200..<300).contains(answer.status) || answer.status == 304 { return nil }
+                let e = S3Error.from(status: answer.status, body: answer.body, object: location.description)
+                return (e, e.isTransient)
+            },
+            connectionError: { S3Error.connection($0) },
+            record: { attempt, began, answer, failure in
                 guard let log else { return }
                 let size = answer.map { sink != nil && (200..<300).contains($0.status) ? $0.written : $0.body.count } ?? 0
                 log.append(S3RequestRecord(
                     method: method, bucket: location.bucket, key: location.key,
                     transferSize: method == "GET" || method == "HEAD" ? size : (body?.count ?? 0),
-                    startMicros: began, endMicros: Self.nowMicros(), retries: attempt - 1,
+                    startMicros: began, endMicros: AWSTransport.nowMicros(), retries: attempt - 1,
                     requestID: answer?.headers.first(name: "x-amz-request-id") ?? "",
                     extendedRequestID: answer?.headers.first(name: "x-amz-id-2") ?? "",
                     isPartial: range != nil, startOffset: range ?? 0, error: failure))
-            }
-            do {
-                let answer = try sendOnce(method, location, query: query, headers: headers, body: body, sink: sink)
-                if (200..<300).contains(answer.status) || (answer.status == 304) {
-                    record(answer, nil)
-                    return answer
-                }
-                let error = S3Error.from(status: answer.status, body: answer.body, object: location.description)
-                record(answer, error.description)
-                if attempt < attempts, error.isTransient { throw Retry.again(error) }
-                throw error
-            } catch Retry.again(let error) {
-                _ = error
-            } catch let error as S3Error {
-                throw error
-            } catch let stopped as Stopped {
-                record(nil, "\(what): stopped (\(stopped.error))")
-                throw stopped.error
-            } catch {
-                // The connection failed or stalled: another try may get through.
-                record(nil, "\(what): \(Self.describe(error))")
-                if attempt >= attempts { throw S3Error.connection("\(what): \(Self.describe(error))") }
-            }
-            attempt += 1
-            let until = Date().addingTimeInterval(delay * Double.random(in: 0.5...1.5))
-            while Date() < until {
-                if let e = stop() { throw e }
-                Thread.sleep(forTimeInterval: min(0.05, max(0, until.timeIntervalSinceNow)))
-            }
-            delay = min(delay * 2, 5)
-        }
+            })
     }
-
-    enum Retry: Error { case again(S3Error) }
-    /// The statement stopped the request (`stop`'s error).
-    struct Stopped: Error { let error: Error }
 
     func sendOnce(_ method: String, _ location: S3Location, query: [(String, String)], headers: [(String, String)],
                   body: [UInt8]?, sink: UnsafeMutableRawBufferPointer? = nil) throws -> Answer {
@@ -244,90 +213,7 @@ public final class S3Client: Sendable {
         var r = try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: h,
                                        body: body.map { .bytes($0) })
         if body == nil && (method == "PUT" || method == "POST") { r.body = .bytes([UInt8]()) }
-        let receiver = BodyReceiver(sink: sink)
-        let task = client.execute(request: r, delegate: receiver, deadline: .now() + requestTimeout)
-        return try wait(task, receiver)
-    }
-
-    /// The task's answer, asking `stop` every 50 ms. A stopped request is cancelled, and its
-    /// receiver detached first, so no byte of it lands in the sink after this returns.
-    func wait(_ task: HTTPClient.Task<Answer>, _ receiver: BodyReceiver) throws -> Answer {
-        let done = DispatchSemaphore(value: 0)
-        let box = ResultBox()
-        task.futureResult.whenComplete { result in
-            box.set(result)
-            done.signal()
-        }
-        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-            if let e = stop() {
-                receiver.detach()
-                task.cancel()
-                throw Stopped(error: e)
-            }
-        }
-        guard let result = box.get() else { throw S3Error.unreadable("a request ended without an answer") }
-        do {
-            return try result.get()
-        } catch {
-            receiver.detach()
-            throw error
-        }
-    }
-
-    final class ResultBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var result: Result<Answer, Error>?
-        func set(_ r: Result<Answer, Error>) { lock.withLock { result = r } }
-        func get() -> Result<Answer, Error>? { lock.withLock { result } }
-    }
-
-    /// Takes an answer as it arrives: its head, then its body — into the sink when there is
-    /// one and the status is 2xx (an error's body, S3's XML, is always kept), else into an
-    /// array. Called on an event loop; `detach` (from the waiting thread) ends all writes.
-    final class BodyReceiver: HTTPClientResponseDelegate, @unchecked Sendable {
-        typealias Response = Answer
-        private let lock = NSLock()
-        private let sink: UnsafeMutableRawBufferPointer?
-        private var detached = false
-        private var status = 0
-        private var headers = HTTPHeaders()
-        private var body: [UInt8] = []
-        private var written = 0
-
-        init(sink: UnsafeMutableRawBufferPointer?) { self.sink = sink }
-
-        func detach() { lock.withLock { detached = true } }
-
-        func didReceiveHead(task: HTTPClient.Task<Answer>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-            lock.withLock {
-                status = Int(head.status.code)
-                headers = head.headers
-            }
-            return task.eventLoop.makeSucceededVoidFuture()
-        }
-
-        func didReceiveBodyPart(task: HTTPClient.Task<Answer>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-            lock.withLock {
-                guard !detached else { return }
-                buffer.withUnsafeReadableBytes { src in
-                    if let sink, (200..<300).contains(status) {
-                        let n = min(src.count, sink.count - written)
-                        if n > 0, let d = sink.baseAddress, let s = src.baseAddress {
-                            (d + written).copyMemory(from: s, byteCount: n)
-                        }
-                        // More than asked for counts too, so the caller sees the answer was wrong.
-                        written += src.count
-                    } else {
-                        body.append(contentsOf: src)
-                    }
-                }
-            }
-            return task.eventLoop.makeSucceededVoidFuture()
-        }
-
-        func didFinishRequest(task: HTTPClient.Task<Answer>) throws -> Answer {
-            lock.withLock { Answer(status: status, headers: headers, body: body, written: written) }
-        }
+        return try transport.exchange(r, sink: sink)
     }
 
     /// The body's SHA-256 for the signature — except a large body sent over TLS, which is
@@ -337,8 +223,6 @@ public final class S3Client: Sendable {
         if scheme == "https" && payload.count >= 1 << 20 { return "UNSIGNED-PAYLOAD" }
         return SigV4Signer.payloadHash(payload)
     }
-
-    static func nowMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
 
     /// The first byte of a `bytes=a-b` range.
     static func rangeStart(_ spec: String) -> Int? {
@@ -354,10 +238,6 @@ public final class S3Client: Sendable {
         return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 
-    static func describe(_ error: Error) -> String {
-        if let e = error as? HTTPClientError { return "\(e)" }
-        return "\(error)"
-    }
 }
 
 /// An S3 failure, as Redshift words it.

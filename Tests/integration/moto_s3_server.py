@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """moto's S3 server, as the tests and benchmarks start it.
 
 Usage: python3 Tests/integration/moto_s3_server.py -H 127.0.0.1 -p PORT
