@@ -9,7 +9,7 @@ import PackageDescription
 //      CZlib, CBzip2, CEdit, CPrefetch
 //   1  Types
 //   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet, AWS (SigV4, S3 addresses, credentials)
-//   3  Workload (WLM), Storage, Plan (the planner's contract with the executor), TestSupport (the tests' moto server)
+//   3  Workload (WLM), Storage, Plan (the planner's contract with the executor), Lake (external catalogs), TestSupport (the tests' moto server)
 //   4  Functions (built-in scalar functions and kernels), Load
 //   5  Planner, Execution (they meet only in Plan)
 //   6  Engine
@@ -69,6 +69,9 @@ let package = Package(
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOCore", package: "swift-nio"),
                                                      .product(name: "NIOHTTP1", package: "swift-nio")]),
+        // The lake (Redshift Spectrum): external catalogs — the Glue Data Catalog, or one kept in
+        // the data directory — behind one seam.
+        .target(name: "SlicehouseLake", dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseAWS"]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
         // Stage 4: storage interface + in-memory column segments per slice; codecs.
@@ -156,6 +159,7 @@ let package = Package(
         // Test helpers several test targets share (moto's S3 server for the S3 tests).
         .target(name: "SlicehouseTestSupport", dependencies: ["SlicehouseAWS"], path: "Tests/SlicehouseTestSupport"),
         .testTarget(name: "SlicehouseAWSTests", dependencies: ["SlicehouseAWS", "SlicehouseTestSupport"]),
+        .testTarget(name: "SlicehouseLakeTests", dependencies: ["SlicehouseLake", "SlicehouseAWS", "SlicehouseTestSupport"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
         .testTarget(name: "SlicehouseLoadTests",
