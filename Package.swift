@@ -159,7 +159,7 @@ let package = Package(
         // Test helpers several test targets share (moto's S3 server for the S3 tests).
         .target(name: "SlicehouseTestSupport", dependencies: ["SlicehouseAWS"], path: "Tests/SlicehouseTestSupport"),
         .testTarget(name: "SlicehouseAWSTests", dependencies: ["SlicehouseAWS", "SlicehouseTestSupport"]),
-        .testTarget(name: "SlicehouseLakeTests", dependencies: ["SlicehouseLake", "SlicehouseAWS", "SlicehouseTestSupport"]),
+        .testTarget(name: "SlicehouseLakeTests", dependencies: ["SlicehouseLake", "SlicehouseAWS", "SlicehouseTypes", "SlicehouseTestSupport"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
         .testTarget(name: "SlicehouseLoadTests",
