@@ -220,7 +220,7 @@ public final class S3Client: Sendable {
     /// signed as `UNSIGNED-PAYLOAD` (S3 accepts it; TLS keeps the body whole, and an
     /// UNLOAD's parts are not hashed twice over on the way out), as the AWS SDKs do.
     static func payloadHash(_ payload: [UInt8], scheme: String) -> String {
-        if scheme == "https" && payload.count >= 1 << 20 { return "UNSIGNED-PAYLOAD" }
+        if scheme == "https" && payload.count >= 1 << 20 { return SigV4Signer.unsignedPayload }
         return SigV4Signer.payloadHash(payload)
     }
 

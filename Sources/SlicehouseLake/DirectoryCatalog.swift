@@ -70,10 +70,7 @@ public final class DirectoryCatalog: ExternalCatalog, @unchecked Sendable {
     }
 
     public func createTable(_ database: String, _ table: GlueTable) throws {
-        let d = try Self.checked(database)
-        var t = table
-        t.name = try Self.checked(table.name)
-        t.databaseName = d
+        let (d, t) = try Self.checked(database, table)
         try lock.withLock {
             try requireDatabase(d)
             guard try read(GlueTable.self, tableFile(d, t.name)) == nil else {
@@ -84,10 +81,7 @@ public final class DirectoryCatalog: ExternalCatalog, @unchecked Sendable {
     }
 
     public func updateTable(_ database: String, _ table: GlueTable) throws {
-        let d = try Self.checked(database)
-        var t = table
-        t.name = try Self.checked(table.name)
-        t.databaseName = d
+        let (d, t) = try Self.checked(database, table)
         try lock.withLock {
             guard try read(GlueTable.self, tableFile(d, t.name)) != nil else {
                 throw ExternalCatalogError.noTable(database: d, table: t.name)
@@ -165,6 +159,14 @@ public final class DirectoryCatalog: ExternalCatalog, @unchecked Sendable {
             throw ExternalCatalogError.invalidName(name)
         }
         return n
+    }
+
+    /// The database's name checked, and the table with its names checked and its database set.
+    static func checked(_ database: String, _ table: GlueTable) throws -> (String, GlueTable) {
+        var t = table
+        t.databaseName = try checked(database)
+        t.name = try checked(table.name)
+        return (t.databaseName ?? "", t)
     }
 
     private func directory(_ database: String) -> String { root + "/" + database }

@@ -7,27 +7,9 @@ import SlicehouseTestSupport
 /// The Glue Data Catalog client against moto's Glue API (the same server as its S3):
 /// databases, tables with their storage descriptors and partition keys, partitions
 /// registered in batches and read back page by page and by expression, and Glue's errors.
-final class GlueClientTests: XCTestCase {
-    nonisolated(unsafe) static var server: MotoServer?
+final class GlueClientTests: MotoTestCase {
 
-    override class func setUp() {
-        super.setUp()
-        server = MotoServer.start()
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
-
-    func client() throws -> GlueClient {
-        guard let server = Self.server else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("moto's server did not start") }
-            throw XCTSkip("moto's server is not installed")
-        }
-        return try GlueClient.resolve(region: "us-east-1", credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
-                                      environment: ["AWS_ENDPOINT_URL_GLUE": server.url])
-    }
+    func client() throws -> GlueClient { try MotoServer.glue(Self.server) }
 
     func clicks(_ name: String) -> GlueTable {
         GlueTable(name: name, storageDescriptor: GlueStorageDescriptor(

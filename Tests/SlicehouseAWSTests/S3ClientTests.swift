@@ -8,18 +8,7 @@ import SlicehouseTestSupport
 /// scripts/setup-system.sh installs), started on a loopback port for these tests. Objects
 /// written, read whole and by range, listed across pages, uploaded in parts (and a part
 /// upload aborted), deleted; S3's errors in Redshift's words.
-final class S3ClientTests: XCTestCase {
-    nonisolated(unsafe) static var server: MotoServer?
-
-    override class func setUp() {
-        super.setUp()
-        server = MotoServer.start()
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
+final class S3ClientTests: MotoTestCase {
 
     func client(region: String = "us-east-1") throws -> S3Client {
         try MotoServer.client(Self.server, region: region)

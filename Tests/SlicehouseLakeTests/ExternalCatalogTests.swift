@@ -8,19 +8,7 @@ import SlicehouseTestSupport
 /// The two external catalogs behave alike: the same calls, the same answers and the same
 /// errors from the Glue Data Catalog (moto's Glue API) and from a directory. The directory
 /// catalog refuses names that would reach outside its root.
-final class ExternalCatalogTests: XCTestCase {
-    nonisolated(unsafe) static var server: MotoServer?
-    nonisolated(unsafe) static var glueRun = 0
-
-    override class func setUp() {
-        super.setUp()
-        server = MotoServer.start()
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
+final class ExternalCatalogTests: MotoTestCase {
 
     func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "lake-\(UUID().uuidString)"
@@ -29,15 +17,7 @@ final class ExternalCatalogTests: XCTestCase {
         return path
     }
 
-    func glue() throws -> GlueCatalog {
-        guard let server = Self.server else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("moto's server did not start") }
-            throw XCTSkip("moto's server is not installed")
-        }
-        return GlueCatalog(client: try GlueClient.resolve(region: "us-east-1",
-                                                          credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
-                                                          environment: ["AWS_ENDPOINT_URL_GLUE": server.url]))
-    }
+    func glue() throws -> GlueCatalog { GlueCatalog(client: try MotoServer.glue(Self.server)) }
 
     func sales(_ name: String, location: String = "s3://lake/sales/") -> GlueTable {
         GlueTable(name: name, storageDescriptor: GlueStorageDescriptor(

@@ -15,19 +15,8 @@ import SlicehouseTypes
 /// newlines, escapes and JSON documents straddle their ends), compressed objects, Parquet
 /// by ranged reads, prefixes listed over several pages, manifests and JSONPaths on S3,
 /// and S3's errors.
-final class S3CopyTests: XCTestCase {
-    nonisolated(unsafe) static var server: MotoServer?
+final class S3CopyTests: MotoTestCase {
     nonisolated(unsafe) static var bucketMade = false
-
-    override class func setUp() {
-        super.setUp()
-        server = MotoServer.start()
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
 
     func client() throws -> S3Client {
         let c = try MotoServer.client(Self.server)

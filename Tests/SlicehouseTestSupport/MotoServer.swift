@@ -48,12 +48,24 @@ public final class MotoServer: @unchecked Sendable {
     /// `http://127.0.0.1:port`.
     public var url: String { "http://127.0.0.1:\(port)" }
 
-    /// A client of `server`, or a skip (a failure under CI) when there is none.
-    public static func client(_ server: MotoServer?, region: String = "us-east-1") throws -> S3Client {
+    /// `server`, or a skip (a failure under CI) when there is none.
+    public static func require(_ server: MotoServer?) throws -> MotoServer {
         guard let server else {
             if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("moto's server did not start (pip install 'moto[server]')") }
             throw XCTSkip("moto's server is not installed")
         }
+        return server
+    }
+
+    /// A Glue Data Catalog client of `server` (moto serves Glue beside S3).
+    public static func glue(_ server: MotoServer?, region: String = "us-east-1") throws -> GlueClient {
+        try GlueClient.resolve(region: region, credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
+                               environment: ["AWS_ENDPOINT_URL_GLUE": try require(server).url])
+    }
+
+    /// An S3 client of `server`, or a skip (a failure under CI) when there is none.
+    public static func client(_ server: MotoServer?, region: String = "us-east-1") throws -> S3Client {
+        let server = try require(server)
         let endpoint = try S3Endpoint.resolve(region: region, environment: ["AWS_ENDPOINT_URL_S3": server.url])
         return S3Client(endpoint: endpoint, credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
                         attempts: 2, requestTimeout: .seconds(30))
@@ -70,5 +82,22 @@ public final class MotoServer: @unchecked Sendable {
         return withUnsafePointer(to: &a) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+    }
+}
+
+/// A test class run against one moto server, started before its first test and stopped
+/// after its last.
+open class MotoTestCase: XCTestCase {
+    public nonisolated(unsafe) static var server: MotoServer?
+
+    override open class func setUp() {
+        super.setUp()
+        server = MotoServer.start()
+    }
+
+    override open class func tearDown() {
+        server?.stop()
+        server = nil
+        super.tearDown()
     }
 }
