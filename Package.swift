@@ -102,7 +102,7 @@ let package = Package(
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
                                "SlicehouseStorage", "SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
-                               "SlicehouseAWS", .product(name: "Crypto", package: "swift-crypto")]),
+                               "SlicehouseAWS", "SlicehouseLake", .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
         .target(name: "SlicehouseServer",

@@ -6,7 +6,31 @@ public struct SchemaDef: Sendable, Equatable, Codable {
     public var name: String
     /// The user who created it (or was named in `AUTHORIZATION`).
     public var owner: String
-    public init(name: String, owner: String) { self.name = name; self.owner = owner }
+    /// Set for an external schema (`CREATE EXTERNAL SCHEMA`): where its tables are catalogued.
+    public var external: ExternalSchemaDef?
+    public init(name: String, owner: String, external: ExternalSchemaDef? = nil) {
+        self.name = name; self.owner = owner; self.external = external
+    }
+}
+
+/// An external schema: a database of an external catalog, and how it is reached. Its tables
+/// are the catalog's, read when a statement names them (nothing of them is kept here).
+public struct ExternalSchemaDef: Sendable, Equatable, Codable {
+    public enum Catalog: String, Sendable, Equatable, Codable {
+        /// The AWS Glue Data Catalog (its endpoint from the server's settings or environment).
+        case glue
+        /// The catalog kept in the data directory (`lake/`), for use without AWS.
+        case directory
+    }
+    /// The catalog's database (`DATABASE 'db'`).
+    public var database: String
+    public var catalog: Catalog
+    public var region: String?
+    /// `IAM_ROLE` as written (`default`, or role ARNs): how the schema's tables and files are read.
+    public var iamRole: String?
+    public init(database: String, catalog: Catalog, region: String? = nil, iamRole: String? = nil) {
+        self.database = database; self.catalog = catalog; self.region = region; self.iamRole = iamRole
+    }
 }
 
 /// A relation's name within the database: schema and name, as the parser gave them

@@ -63,6 +63,9 @@ public struct TableDef: Sendable, Equatable {
     public var materializedView: MaterializedViewDef?
     /// The database it belongs to (nil: the default database, `dev`). The catalog sets it.
     public var database: String?
+    /// Set for an external table (Redshift Spectrum), found in an external schema's catalog
+    /// when a statement names it; such a table is never in `Catalog`.
+    public var external: ExternalTableDef?
 
     public init(id: Int, schema: String = "public", name: String, columns: [ColumnDef],
                 distStyle: DistStyle = .auto, distKey: Int? = nil, sortKey: [Int] = [],
@@ -113,4 +116,32 @@ public struct ViewDef: Sendable, Equatable {
         self.searchPath = searchPath; self.lateBinding = lateBinding; self.caseSensitiveIdentifiers = caseSensitiveIdentifiers
     }
     public var qualifiedName: QualifiedName { QualifiedName(schema: schema, name: name) }
+}
+
+/// What the planner knows of an external table. Its columns (`TableDef.columns`) are the
+/// data columns, then the partition columns, then the pseudo-columns `$path` and `$size`
+/// (reached by name, never listed by `*`). Its rows are read from its files when the
+/// statement runs (the engine's external scan).
+public struct ExternalTableDef: Sendable, Equatable {
+    /// The external schema's catalog database.
+    public var catalogDatabase: String
+    /// `LOCATION`: an `s3://` or `file://` folder (or a manifest).
+    public var location: String
+    /// As EXPLAIN and SVV_EXTERNAL_TABLES name it: PARQUET, TEXTFILE, JSON, ICEBERG.
+    public var formatName: String
+    /// How many of the columns before the pseudo-columns are partition columns.
+    public var partitionColumns: Int
+    /// The pseudo-columns at the end (`$path`, `$size`).
+    public var pseudoColumns: Int
+    /// The `numRows` table property (nil: not set; the planner then assumes a large table).
+    public var numRows: Double?
+
+    public init(catalogDatabase: String, location: String, formatName: String, partitionColumns: Int,
+                pseudoColumns: Int = 2, numRows: Double? = nil) {
+        self.catalogDatabase = catalogDatabase; self.location = location; self.formatName = formatName
+        self.partitionColumns = partitionColumns; self.pseudoColumns = pseudoColumns; self.numRows = numRows
+    }
+
+    /// The names of the pseudo-columns, in order.
+    public static let pseudoColumnNames = ["$path", "$size"]
 }

@@ -107,6 +107,8 @@ struct AccessControl {
                 try requireUsage(ofSchema: v.schema, as: who)
                 try requirePrivilege(.select, on: .view(schema: v.schema, name: v.name), name: v.name, as: who)
             case .table(let t):
+                // An external table: USAGE on its external schema is what lets one read it.
+                if t.external != nil { try requireUsage(ofSchema: t.schema, as: who); continue }
                 guard t.id >= 0 else { continue }
                 let names = columns.filter { $0 < t.columns.count }.map { t.columns[$0].name }.filter { $0 != rowIDColumnName }
                 if let other = otherDatabase(of: t) {

@@ -61,6 +61,7 @@ public final class Database: @unchecked Sendable {
     private var copyLimits: (pieceBytes: Int?, runBytes: Int?, gatherRows: Int?) = (nil, nil, nil)
     private var openedDirectories: [String] = []
     private var s3EndpointURL: String?
+    private var glueEndpointURL: String?
 
     /// The S3 endpoint COPY and UNLOAD use (`serve --s3-endpoint`), ahead of the
     /// environment's `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`; nil: the environment's.
@@ -68,6 +69,22 @@ public final class Database: @unchecked Sendable {
         get { lock.withLock { s3EndpointURL } }
         set { lock.withLock { s3EndpointURL = newValue } }
     }
+
+    /// The Glue Data Catalog endpoint external schemas use (`serve --glue-endpoint`), ahead of
+    /// the environment's `AWS_ENDPOINT_URL_GLUE` / `AWS_ENDPOINT_URL`; nil: the environment's.
+    public var glueEndpoint: String? {
+        get { lock.withLock { glueEndpointURL } }
+        set { lock.withLock { glueEndpointURL = newValue } }
+    }
+
+    /// Where the data directory's own external catalog keeps its databases (`lake/`); an
+    /// in-memory database keeps them in a temporary directory of its own, removed with it.
+    var lakeDirectory: String {
+        if let directory { return (directory as NSString).appendingPathComponent("lake") }
+        return memoryLakeDirectory
+    }
+    private let memoryLakeDirectory = (NSTemporaryDirectory() as NSString)
+        .appendingPathComponent("slicehouse-lake-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
 
     /// The directories every user may COPY from and UNLOAD to (`serve --copy-dir`; none
     /// unless set): a local stand-in for the buckets a Redshift user's IAM role reaches.
@@ -165,7 +182,10 @@ public final class Database: @unchecked Sendable {
                                 activity: activity)
     }
 
-    deinit { autoVacuum?.stop() }
+    deinit {
+        autoVacuum?.stop()
+        if directory == nil { try? FileManager.default.removeItem(atPath: memoryLakeDirectory) }
+    }
 
     /// A size as `--memory` takes it (`4GB`, `512MB`, bytes), or nil.
     public static func parseMemorySize(_ text: String) -> Int? { MemoryPool.parseSize(text) }

@@ -7,6 +7,7 @@ import SlicehouseStorage
 import SlicehousePlan
 import SlicehousePlanner
 import SlicehouseExecution
+import SlicehouseRuntime
 
 /// The view of the database one statement plans and runs against: the catalog,
 /// system tables, and a snapshot of every table taken when the statement started.
@@ -30,6 +31,9 @@ final class StatementContext: BinderCatalog, PlannerContext {
 
     var sliceCount: Int { database.layout.sliceCount }
 
+    /// The rows the planner assumes of an external table whose `numRows` is not set.
+    static let externalRowsAssumed: Double = 1_000_000_000
+
     /// DELETE / UPDATE: this table also shows its hidden row-id column.
     var rowIDTable: Int?
     /// Set when the statement reads a system table or a session's state (CURRENT_USER,
@@ -42,8 +46,65 @@ final class StatementContext: BinderCatalog, PlannerContext {
     /// before the statement is bound.
     func override(_ id: Int, with snapshot: TableSnapshot) { snapshots[id] = snapshot }
 
+    /// The external tables the statement names, by their (negative, per-statement) ids;
+    /// their rows are read once the plan is made (`ExternalScans`).
+    private(set) var externalTables: [Int: ExternalTable] = [:]
+    private var externalIDs: [QualifiedName: Int] = [:]
+    /// What the statement's external scans did (SVL_S3QUERY_SUMMARY).
+    private(set) var externalScans: [ExternalScans.Summary] = []
+    /// The statement's S3 access for external tables (its requests go to STL_S3CLIENT).
+    private var s3: S3Access?
+
+    /// Whether table `id` has its rows for this statement.
+    func hasSnapshot(_ id: Int) -> Bool { snapshots[id] != nil }
+
+    func noteExternalScan(_ summary: ExternalScans.Summary) { externalScans.append(summary) }
+
+    func s3Access(_ context: QueryContext) -> S3Access {
+        if let s3 { return s3 }
+        let made = S3Access(session: session, context: context)
+        s3 = made
+        return made
+    }
+
+    /// The statement's S3 requests into STL_S3CLIENT, as query `query`.
+    func logS3Requests(query: Int) { s3?.logRequests(query: query) }
+
+    /// The external table `name` means, when it names none of the database's own: in its
+    /// schema when qualified, else in the first external schema of the search path that has
+    /// it. The table is looked up in the schema's catalog once per statement.
+    private func externalRelation(_ name: ObjectName, searchPath: [String]?) throws -> TableDef? {
+        guard name.database == nil || name.database == session.databaseName else { return nil }
+        let catalog = session.transaction.catalog
+        let schemas: [SchemaDef]
+        if let s = name.schema {
+            guard let def = catalog.schema(s), def.external != nil else { return nil }
+            schemas = [def]
+        } else {
+            schemas = (searchPath ?? session.searchPathSchemas(catalog)).compactMap { catalog.schema($0) }
+                .filter { $0.external != nil }
+        }
+        for schema in schemas {
+            guard let external = schema.external else { continue }
+            let key = QualifiedName(schema: schema.name, name: name.name)
+            if let id = externalIDs[key], let known = externalTables[id] { return known.def }
+            // Binding has no runtime context yet: the catalog's own timeouts bound the lookup.
+            let lake = LakeAccess(session: session, context: QueryContext())
+            let source = try lake.catalog(external)
+            guard let glue = try LakeAccess.mapped({ try source.table(external.database, name.name) }) else { continue }
+            let id = -1_000_000 - externalTables.count
+            let table = try ExternalTable(schema: schema, external: external, glue: glue, id: id)
+            externalTables[id] = table
+            externalIDs[key] = id
+            return table.def
+        }
+        return nil
+    }
+
     func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation? {
-        switch try session.lookup(name, in: session.transaction.catalog, path: searchPath, acrossDatabases: true) {
+        let found = try session.lookup(name, in: session.transaction.catalog, path: searchPath, acrossDatabases: true)
+        if found == nil, let external = try externalRelation(name, searchPath: searchPath) { return .table(external) }
+        switch found {
         case .table(var t):
             if snapshots[t.id] == nil { snapshots[t.id] = try session.transaction.snapshot(of: t) }
             if t.id == rowIDTable { t.columns.append(ColumnDef(name: rowIDColumnName, type: .bigint)) }
@@ -245,6 +306,10 @@ final class StatementContext: BinderCatalog, PlannerContext {
     }
 
     private func computeStatistics(_ table: TableDef) -> TableStatistics {
+        if let external = table.external, snapshots[table.id] == nil {
+            // Redshift plans an external table without `numRows` as the larger side of a join.
+            return TableStatistics(rows: Int(external.numRows ?? Self.externalRowsAssumed), placement: .even)
+        }
         guard let snap = snapshots[table.id] else { return TableStatistics(rows: 0, placement: .even) }
         let placement: TablePlacement
         switch snap.distribution {

@@ -99,6 +99,8 @@ struct QueryRunner {
     @discardableResult
     func execute(_ physical: PhysicalNode, _ delivery: Delivery, returnsRows: Bool = true,
                  logged: Bool = true) throws -> Execution {
+        // The external tables' rows, read for this plan (Spectrum's S3 scan).
+        try ExternalScans(session: session, scope: scope, context: context).prepare(physical)
         let executor = QueryExecutor(layout: database.layout, snapshots: scope.snapshots, cache: database.cache,
                                      context: context)
         session.setRunningSteps(executor.steps)
@@ -147,6 +149,7 @@ struct QueryRunner {
         let query = session.newQueryID(context)
         session.lastQueryID = query
         database.recordScans(query: query, executor.counters)
+        scope.logS3Requests(query: query)
         let userID = session.currentUserID
         session.lastSpilledBytes = context.memory.spilledBytes
         let steps = executor.steps.steps
@@ -219,7 +222,8 @@ struct QueryRunner {
     /// or reads no table at all.
     private func reusableResult(_ q: Query, _ binder: Binder,
                                 _ logical: LogicalPlan) -> (key: ResultCache.Key, dependencies: ResultCache.Dependencies)? {
-        guard binder.isDeterministic, !scope.readsSessionState else { return nil }
+        // External tables change outside the database: their rows are never kept.
+        guard binder.isDeterministic, !scope.readsSessionState, scope.externalTables.isEmpty else { return nil }
         var tables: [Int: UInt64] = [:]
         for id in scope.snapshots.keys {
             guard id >= 0, let version = session.transaction.readVersion(of: id) else { return nil }

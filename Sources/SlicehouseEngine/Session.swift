@@ -639,6 +639,8 @@ public final class Session: @unchecked Sendable {
             throw SQLError.internalError("EXECUTE reached perform")
         case .database(let d):
             return try DatabaseCommand(session: self).run(d)
+        case .external(let e):
+            return try ExternalCommand(session: self, context: context).run(e)
         }
     }
 

@@ -37,8 +37,10 @@ final class ScanOperator: Operator {
 /// filter's column positions to table columns. Only comparisons where the column and
 /// the constant share their representation (same physical kind, same decimal scale)
 /// qualify; everything else is left to the filter.
-enum ZonePredicates {
-    static func extract(_ filter: BoundExpr?, columns: [Int], types: [DataType]) -> [ZonePredicate] {
+public enum ZonePredicates {
+    /// The filter's simple predicates (a column against constants) as zone predicates, by
+    /// position in `columns`.
+    public static func extract(_ filter: BoundExpr?, columns: [Int], types: [DataType]) -> [ZonePredicate] {
         var out: [ZonePredicate] = []
         for c in conjuncts(filter) {
             if let p = predicate(c, columns: columns, types: types) { out.append(p) }

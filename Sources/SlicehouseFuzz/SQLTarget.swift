@@ -218,7 +218,7 @@ final class SQLFuzzState: @unchecked Sendable {
     /// What running `statement` may change; nil for statements the target does not run.
     private static func effect(of statement: Statement) -> Change? {
         switch statement {
-        case .copy, .unload, .database: return nil
+        case .copy, .unload, .database, .external: return nil
         case .query, .explain, .show: return Change.none
         case .set, .reset, .begin, .commit, .rollback, .lock, .prepared: return .session
         case .createTable, .dropTable, .createView, .dropView, .insert, .update, .delete, .merge, .comment, .createFunction, .dropFunction, .procedure, .truncate, .vacuum, .analyze,

@@ -79,10 +79,21 @@ public enum CopyLoader {
     static func stream(table: String, columns: [ColumnDef], columnList: [String]?, source: String,
                        options: CopyOptions, tuning: CopyTuning, inputs: CopyInputs, progress: LoadProgressHandler?,
                        mergePieces: Bool, context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+        try stream(table: table, columns: columns, columnList: columnList,
+                   objects: { try CopySource.resolve(source, manifest: options.manifest, inputs: inputs) },
+                   options: options, tuning: tuning, inputs: inputs, progress: progress, mergePieces: mergePieces,
+                   context: context, consume: consume)
+    }
+
+    /// `stream` over the inputs `objects` gives (asked once, after the column list and the
+    /// options are checked).
+    static func stream(table: String, columns: [ColumnDef], columnList: [String]?, objects resolveObjects: () throws -> [CopyObject],
+                       options: CopyOptions, tuning: CopyTuning, inputs: CopyInputs, progress: LoadProgressHandler?,
+                       mergePieces: Bool, context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         let indices = try resolveColumns(table: table, columns: columns, columnList: columnList)
         let targets = indices.map { columns[$0] }
         if options.format == .parquet {
-            let objects = try CopySource.resolve(source, manifest: options.manifest, inputs: inputs)
+            let objects = try resolveObjects()
             return try ParquetLoader.stream(table: table, targets: targets, indices: indices, objects: objects, inputs: inputs,
                                             options: options, tuning: tuning, progress: progress, context: context,
                                             consume: consume)
@@ -92,7 +103,7 @@ public enum CopyLoader {
         // touching any data file.
         _ = try RangeParser(table: table, targets: targets, options: options, chunkRows: 1, jsonMap: jsonMap)
 
-        let objects = try CopySource.resolve(source, manifest: options.manifest, inputs: inputs)
+        let objects = try resolveObjects()
         let reservation = MemoryReservation(context.memory)
         defer { reservation.free() }
         let piece = tuning.piece

@@ -31,6 +31,9 @@ public struct CopyResult: Sendable {
     public var fileLines: [Int]
     /// For each of `files`: how it was read (STL_FILE_SCAN).
     public var fileScans: [FileScan]
+    /// Parquet row groups left unread because their statistics rule out every row asked for
+    /// (an external table's scan).
+    public var rowGroupsSkipped = 0
 
     public init(chunks: [Chunk], columnIndices: [Int], rowCount: Int, rejected: [LoadError],
                 rejectedCount: Int, files: [String], bytesRead: Int, fileLines: [Int] = [], fileScans: [FileScan] = []) {

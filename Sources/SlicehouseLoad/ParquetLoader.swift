@@ -27,21 +27,53 @@ enum ParquetLoader {
     static func stream(table: String, targets: [ColumnDef], indices: [Int], objects: [CopyObject], inputs: CopyInputs,
                        options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
                        context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
+        try stream(table: table, targets: targets, indices: indices, objects: objects, inputs: inputs, options: options,
+                   tuning: tuning, mapping: .position, progress: progress, context: context) { tagged in
+            try consume(tagged.map(\.chunk))
+        }
+    }
+
+    /// How the file's columns meet the loaded ones.
+    enum Mapping {
+        /// COPY's: by position (see the type's notes).
+        case position
+        /// An external table's: by name, ignoring case; a column the file lacks reads as
+        /// NULL, the file's other columns are not read. `keep` decides, from the file's
+        /// footer, whether a row group is read at all (row-group pruning); `chunkRows`
+        /// may exceed `Chunk.capacity` (the rows become blocks, not pipeline chunks).
+        case name(keep: (@Sendable (ParquetFile, Int, [Int?]) -> Bool)?, chunkRows: Int)
+    }
+
+    /// `stream` with each chunk's object (its index in `objects`) beside it.
+    static func stream(table: String, targets: [ColumnDef], indices: [Int], objects: [CopyObject], inputs: CopyInputs,
+                       options: CopyOptions, tuning: CopyTuning, mapping: Mapping, progress: LoadProgressHandler?,
+                       context: QueryContext, consume: ([(object: Int, chunk: Chunk)]) throws -> Void) throws -> CopyResult {
         let paths = objects.map(\.name)
         let files = try openAll(objects, table: table, inputs: inputs, workers: tuning.workers, context: context)
+        var fileMaps: [[Int?]] = []
         for file in files {
-            try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord,
-                            serializeToJSON: options.serializeToJSON)
+            switch mapping {
+            case .position:
+                try checkSchema(file, table: table, targets: targets, fillRecord: options.fillRecord,
+                                serializeToJSON: options.serializeToJSON)
+                let present = min(file.columns.count, targets.count)
+                fileMaps.append(targets.indices.map { $0 < present ? $0 : nil })
+            case .name:
+                fileMaps.append(try mapByName(file, table: table, targets: targets))
+            }
         }
+        let maps = fileMaps
 
         // One task per row group, in file order.
         var tasks: [(file: Int, group: Int, bytes: Int)] = []
         var totalBytes = 0
         var fileRows = [Int](repeating: 0, count: paths.count)
         var fileScans = objects.map { o -> FileScan in var f = FileScan(); f.bytes = o.size; return f }
+        var skipped = 0
         for (f, file) in files.enumerated() {
             for g in 0..<file.rowGroupCount {
-                let bytes = groupBytes(file, g, columns: min(file.columns.count, targets.count))
+                if case .name(let keep?, _) = mapping, !keep(file, g, maps[f]) { skipped += 1; continue }
+                let bytes = groupBytes(file, g, columns: maps[f].compactMap { $0 })
                 tasks.append((f, g, bytes))
                 let (sum, overflow) = totalBytes.addingReportingOverflow(bytes)
                 totalBytes = overflow ? .max : sum   // sizes come from the footer: do not trust them to add up
@@ -49,7 +81,8 @@ enum ParquetLoader {
         }
         let readOptions = ParquetReadOptions(truncateColumns: false,
                                              invalidCharacterReplacement: options.acceptInvalidChars)
-        let chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity))
+        let chunkRows: Int
+        if case .name(_, let rows) = mapping { chunkRows = max(1, rows) } else { chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity)) }
         let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
         let reservation = MemoryReservation(context.memory)
         defer { reservation.free() }
@@ -74,8 +107,8 @@ enum ParquetLoader {
                     let file = files[t.file]
                     do {
                         let began = Clock.nowMicros()
-                        var out = try readGroup(file, t.group, table: table, targets: targets, options: readOptions,
-                                                chunkRows: chunkRows)
+                        var out = try readGroup(file, t.group, table: table, targets: targets, map: maps[t.file],
+                                                options: readOptions, chunkRows: chunkRows)
                         out.startMicros = began
                         out.micros = Clock.nowMicros() - began
                         results.set(i, .success(out))
@@ -94,7 +127,7 @@ enum ParquetLoader {
             }
 
             // Assemble in file order; the first failing row group (in file order) fails the COPY.
-            var chunks: [Chunk] = []
+            var chunks: [(object: Int, chunk: Chunk)] = []
             var held = 0
             for i in wave.indices {
                 switch results.get(i) {
@@ -103,7 +136,7 @@ enum ParquetLoader {
                         fileRows[wave[i].file] += out.rows
                         fileScans[wave[i].file].add(start: out.startMicros, micros: out.micros)
                     }
-                    chunks.append(contentsOf: out.chunks)
+                    chunks.append(contentsOf: out.chunks.map { (wave[i].file, $0) })
                     for c in out.chunks { held += CopyLoader.chunkBytes(c) }
                     rowCount += out.rows
                 case .failure(let error)?:
@@ -116,8 +149,10 @@ enum ParquetLoader {
             if !chunks.isEmpty { try consume(chunks) }
             reservation.resize(to: 0)
         }
-        return CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: [],
-                          rejectedCount: 0, files: paths, bytesRead: totalBytes, fileLines: fileRows, fileScans: fileScans)
+        var result = CopyResult(chunks: [], columnIndices: indices, rowCount: rowCount, rejected: [],
+                                rejectedCount: 0, files: paths, bytesRead: totalBytes, fileLines: fileRows, fileScans: fileScans)
+        result.rowGroupsSkipped = skipped
+        return result
     }
 
     struct GroupOutput: Sendable {
@@ -204,11 +239,32 @@ enum ParquetLoader {
         }
     }
 
+    /// Each target's column in the file by name (ignoring case), nil when the file has none
+    /// of that name; a column found must be flat and convertible to the target's type.
+    static func mapByName(_ file: ParquetFile, table: String, targets: [ColumnDef]) throws -> [Int?] {
+        var byName: [String: Int] = [:]
+        for (i, c) in file.columns.enumerated() where byName[c.name.lowercased()] == nil { byName[c.name.lowercased()] = i }
+        return try targets.enumerated().map { k, target -> Int? in
+            guard let i = byName[target.name.lowercased()] else { return nil }
+            let column = file.columns[i]
+            if column.isNested {
+                throw columnError(table: table, file: file.path, target: target, position: k, code: .incompatibleColumnarSchema,
+                                  reason: "incompatible Parquet schema: column \"\(column.name)\" is nested (a list, map or struct)")
+            }
+            if let problem = column.conversionProblem(to: target.type) {
+                throw columnError(table: table, file: file.path, target: target, position: k, code: .incompatibleColumnarSchema,
+                                  reason: "incompatible Parquet schema: \(problem)")
+            }
+            return i
+        }
+    }
+
     /// Compressed bytes of the column chunks a COPY reads from row group `g`.
-    static func groupBytes(_ file: ParquetFile, _ g: Int, columns: Int) -> Int {
+    static func groupBytes(_ file: ParquetFile, _ g: Int, columns: [Int]) -> Int {
         var n: Int64 = 0
-        for c in file.rowGroups[g].columns.prefix(columns) {
-            let (sum, overflow) = n.addingReportingOverflow(max(0, c?.compressedSize ?? 0))
+        let chunks = file.rowGroups[g].columns
+        for i in columns where i < chunks.count {
+            let (sum, overflow) = n.addingReportingOverflow(max(0, chunks[i]?.compressedSize ?? 0))
             n = overflow ? .max : sum
         }
         return Int(clamping: n)
@@ -218,19 +274,28 @@ enum ParquetLoader {
 
     /// Decode one row group into chunks (NULL vectors for FILLRECORD's missing columns),
     /// checking NOT NULL and CHAR's single-byte rule.
-    static func readGroup(_ file: ParquetFile, _ g: Int, table: String, targets: [ColumnDef],
+    static func readGroup(_ file: ParquetFile, _ g: Int, table: String, targets: [ColumnDef], map: [Int?],
                           options: ParquetReadOptions, chunkRows: Int) throws -> GroupOutput {
         let rows = file.rowGroups[g].numRows
         if rows == 0 { return GroupOutput(chunks: [], rows: 0) }
-        let present = min(file.columns.count, targets.count)
-        var vectors: [Vector]
+        let read = targets.indices.filter { map[$0] != nil }
+        var decoded: [Vector]
         do {
-            vectors = try file.decodeRowGroup(g, columns: Array(0..<present), as: targets.prefix(present).map { $0.type },
+            decoded = try file.decodeRowGroup(g, columns: read.map { map[$0] ?? 0 }, as: read.map { targets[$0].type },
                                               options: options)
         } catch let e as ParquetReadError {
-            throw loadError(e, table: table, targets: targets, columns: file.columns)
+            // The reader numbers the file's columns: name the target that column loads into.
+            let k = e.columnIndex.flatMap { ci in targets.indices.first { map[$0] == ci } }
+            let named = ParquetReadError(file: e.file, column: e.column, columnIndex: k, row: e.row, value: e.value,
+                                         code: e.code, reason: e.reason, detail: e.detail)
+            throw loadError(named, table: table, targets: targets, columns: file.columns)
         }
-        for k in present..<targets.count { vectors.append(Vector.nulls(targets[k].type, count: rows)) }
+        var vectors: [Vector] = []
+        vectors.reserveCapacity(targets.count)
+        var next = 0
+        for k in targets.indices {
+            if map[k] != nil { vectors.append(decoded[next]); next += 1 } else { vectors.append(Vector.nulls(targets[k].type, count: rows)) }
+        }
         let firstRow = file.firstRow(ofRowGroup: g)
         for (k, v) in vectors.enumerated() {
             if targets[k].notNull, let validity = v.validity, let r = firstNull(validity, rows) {
@@ -247,6 +312,7 @@ enum ParquetLoader {
                 throw e
             }
         }
+        if chunkRows >= rows { return GroupOutput(chunks: [Chunk(columns: vectors, count: rows)], rows: rows) }
         var chunks: [Chunk] = []
         chunks.reserveCapacity((rows + chunkRows - 1) / chunkRows)
         var start = 0

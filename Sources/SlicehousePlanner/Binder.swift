@@ -358,7 +358,7 @@ public final class Binder {
             switch item {
             case .wildcard(let w):
                 let rels = w.qualifier.isEmpty ? scope.relations : scope.relations.filter { $0.alias == w.qualifier.last }
-                let columns = w.qualifier.isEmpty ? scope.starColumns : rels.flatMap { $0.columns }
+                let columns = w.qualifier.isEmpty ? scope.starColumns : rels.flatMap { $0.starColumns }
                 if rels.isEmpty {
                     if w.qualifier.isEmpty {
                         throw SQLError(.syntax, "SELECT * with no tables specified is not valid", line: w.location.line, column: w.location.column)
@@ -745,7 +745,7 @@ public final class Binder {
         for item in items {
             guard case .wildcard(let w) = item else { out.append(.left(item)); continue }
             let columns = w.qualifier.isEmpty ? scope.starColumns
-                : scope.relations.filter { $0.alias == w.qualifier.last }.flatMap { $0.columns }
+                : scope.relations.filter { $0.alias == w.qualifier.last }.flatMap { $0.starColumns }
             out += columns.map { .right(StarColumn(column: $0.column, name: $0.name)) }
         }
         return out
@@ -973,7 +973,10 @@ public final class Binder {
             accesses.append(RelationAccess(object: .table(table), enclosingView: viewStack.last, columnIDs: cols.map { $0.1.id }))
             let plan = LogicalPlan.scan(table: table, alias: relAlias, columns: Array(0..<table.columns.count),
                                         outputs: cols.map { $0.1 }, filters: [])
-            return (plan, Scope(relations: [ScopeRelation(alias: relAlias, columns: cols)]))
+            // An external table's pseudo-columns are named, never listed by `*`.
+            let pseudo = table.external.map { table.columns.count - $0.pseudoColumns..<table.columns.count } ?? 0..<0
+            return (plan, Scope(relations: [ScopeRelation(alias: relAlias, columns: cols,
+                                                          hidden: Set(pseudo.map { cols[$0].1.id }))]))
         case .subquery(let q, let alias):
             let plan = try bind(query: q)
             // Redshift accepts a derived table without an alias (redshift_connector's

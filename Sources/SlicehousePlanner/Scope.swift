@@ -89,6 +89,14 @@ public let sessionCallNames: Set<String> = ["pg_cancel_backend", "pg_terminate_b
 struct ScopeRelation {
     var alias: String
     var columns: [(name: String, column: PlanColumn)]
+    /// Columns reached only by name, never listed by `*` (an external table's `$path`
+    /// and `$size`): their plan column ids.
+    var hidden: Set<Int> = []
+
+    /// What `*` and `alias.*` list of it.
+    var starColumns: [(name: String, column: PlanColumn)] {
+        hidden.isEmpty ? columns : columns.filter { !hidden.contains($0.column.id) }
+    }
 }
 
 /// The relations visible to an expression.
@@ -111,7 +119,7 @@ struct Scope {
 
     /// What an unqualified `*` lists: the merged columns, then each relation's other columns.
     var starColumns: [(name: String, column: PlanColumn)] {
-        merged + relations.flatMap { $0.columns.filter { !mergedAway.contains($0.column.id) } }
+        merged + relations.flatMap { $0.starColumns.filter { !mergedAway.contains($0.column.id) } }
     }
 
     /// The names an unqualified reference reaches (NATURAL JOIN matches on them).

@@ -550,17 +550,21 @@ public struct CreateSchema: Sendable, Hashable {
     }
 }
 
-/// `DROP SCHEMA [IF EXISTS] a, b [CASCADE | RESTRICT]`.
+/// `DROP SCHEMA [IF EXISTS] a, b [DROP EXTERNAL DATABASE] [CASCADE | RESTRICT]`.
 public struct DropSchema: Sendable, Hashable {
     public var names: [String]
     public var ifExists: Bool
     public var cascade: Bool
+    /// An external schema's catalog database goes too, with its tables.
+    public var dropExternalDatabase: Bool
     @IgnoredInComparison public var location: SourceLocation
 
-    public init(names: [String], ifExists: Bool = false, cascade: Bool = false, location: SourceLocation = .unknown) {
+    public init(names: [String], ifExists: Bool = false, cascade: Bool = false, dropExternalDatabase: Bool = false,
+                location: SourceLocation = .unknown) {
         self.names = names
         self.ifExists = ifExists
         self.cascade = cascade
+        self.dropExternalDatabase = dropExternalDatabase
         self.location = location
     }
 }
@@ -603,6 +607,16 @@ public struct AlterTable: Sendable, Hashable {
         case several([Action])
         /// `ALTER MATERIALIZED VIEW v AUTO REFRESH YES|NO`.
         case autoRefresh(Bool)
+        /// External tables: `ADD [IF NOT EXISTS] PARTITION (k='v', …) LOCATION '…' [PARTITION …]`.
+        case addPartitions([PartitionSpec], ifNotExists: Bool)
+        /// External tables: `DROP PARTITION (k='v', …)`.
+        case dropPartition(PartitionSpec)
+        /// External tables: `SET LOCATION '…'`, or a partition's (`PARTITION (…) SET LOCATION '…'`).
+        case setLocation(String, partition: PartitionSpec?)
+        /// External tables: `SET TABLE PROPERTIES ('k'='v', …)`.
+        case setTableProperties([KeyValue])
+        /// External tables: `SET FILE FORMAT word`.
+        case setFileFormat(String)
     }
     public var name: ObjectName
     public var isView: Bool

@@ -663,6 +663,8 @@ public indirect enum Statement: Sendable, Hashable {
     case prepared(PreparedSQLStatement)
     /// CREATE / DROP / ALTER DATABASE, USE (AST+Databases.swift).
     case database(DatabaseStatement)
+    /// CREATE EXTERNAL SCHEMA / TABLE (AST+External.swift).
+    case external(ExternalStatement)
 }
 
 /// The SQL forms of prepared statements (the wire protocol's Parse / Bind are another

@@ -19,6 +19,7 @@ extension Parser {
         if isWord("view") { return .createView(try parseCreateView(start: start, orReplace: false)) }
         if let s = try parseCreatePrincipal() { return s }
         if isWord("schema") { return .createSchema(try parseCreateSchema(start: start)) }
+        if acceptWord("external") { return try parseCreateExternal(start: start) }
         _ = acceptWord("local")
         let temporary = acceptWord("temp") || acceptWord("temporary")
         guard isWord("table") else { throw syntaxError(at: current) }

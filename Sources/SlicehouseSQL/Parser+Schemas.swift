@@ -44,15 +44,17 @@ extension Parser {
         return AlterSchema(name: name, action: .quota, location: start.location)
     }
 
-    /// After DROP: `SCHEMA [IF EXISTS] a, b [CASCADE | RESTRICT]`.
+    /// After DROP: `SCHEMA [IF EXISTS] a, b [DROP EXTERNAL DATABASE] [CASCADE | RESTRICT]`.
     mutating func parseDropSchema(start: Token) throws -> DropSchema {
         try expectWord("schema")
         let ifExists = acceptWords("if", "exists")
         var names = [try parseIdentifier()]
         while acceptSymbol(",") { names.append(try parseIdentifier()) }
+        let dropDatabase = acceptWords("drop", "external", "database")
         var cascade = false
         if acceptWord("cascade") { cascade = true } else { _ = acceptWord("restrict") }
-        return DropSchema(names: names, ifExists: ifExists, cascade: cascade, location: start.location)
+        return DropSchema(names: names, ifExists: ifExists, cascade: cascade, dropExternalDatabase: dropDatabase,
+                          location: start.location)
     }
 
     /// `ALTER TABLE|VIEW name RENAME TO new | RENAME [COLUMN] a TO b | SET SCHEMA s | OWNER TO u`,
@@ -115,7 +117,9 @@ extension Parser {
             _ = acceptWord("restrict")
             return false
         }
+        if let action = try parseExternalSetAction() { return action }
         if acceptWord("add") {
+            if let action = try parseAddPartitions() { return action }
             if isWord("constraint") || isWord("primary") || isWord("unique") || isWord("foreign") {
                 return .addConstraint(try parseTableConstraint())
             }
@@ -123,6 +127,7 @@ extension Parser {
             return .addColumn(try parseColumnDefinition())
         }
         if acceptWord("drop") {
+            if acceptWord("partition") { return .dropPartition(PartitionSpec(values: try parsePartitionValues())) }
             if acceptWord("constraint") {
                 let name = try parseIdentifier()
                 return .dropConstraint(name, cascade: cascade())

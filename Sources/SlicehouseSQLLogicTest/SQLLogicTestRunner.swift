@@ -178,6 +178,9 @@ public struct SQLLogicTestRunner {
         }
     }
 
+    /// What a script writes for its own scratch directory.
+    public static let testDirectoryMarker = "__TEST_DIR__"
+
     /// Run a parsed script against `executor`.
     public func run(_ script: SQLLogicTestScript, executor first: any SQLExecutor) -> SQLLogicTestSummary {
         var summary = SQLLogicTestSummary()
@@ -187,6 +190,19 @@ public struct SQLLogicTestRunner {
         var skipping = false
         var labels: [String: (hash: String, line: Int)] = [:]
         let file = script.path
+        // `__TEST_DIR__` in SQL: a directory of the file's own, made when first named and
+        // removed when the file is done (DuckDB's convention).
+        var testDirectory: String?
+        defer { if let testDirectory { try? FileManager.default.removeItem(atPath: testDirectory) } }
+        func substituted(_ sql: String) -> String {
+            guard sql.contains(Self.testDirectoryMarker) else { return sql }
+            if testDirectory == nil {
+                let dir = (NSTemporaryDirectory() as NSString).appendingPathComponent("slicehouse-slt-\(UUID().uuidString)")
+                try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                testDirectory = dir
+            }
+            return sql.replacingOccurrences(of: Self.testDirectoryMarker, with: testDirectory ?? "")
+        }
 
         records: for record in script.records {
             let excluded = record.isExcluded(forEngines: engineNames)
@@ -226,9 +242,11 @@ public struct SQLLogicTestRunner {
             }
             let failure: SQLLogicTestFailure?
             switch record.kind {
-            case .statement(let statement):
+            case .statement(var statement):
+                statement.sql = substituted(statement.sql)
                 failure = runStatement(statement, line: record.line, file: file, executor: executor)
-            case .query(let query):
+            case .query(var query):
+                query.sql = substituted(query.sql)
                 failure = runQuery(query, line: record.line, file: file, executor: executor, labels: &labels)
             default:
                 failure = nil

@@ -61,3 +61,23 @@ class Moto:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+def duckdb_on(moto):
+    """A DuckDB connection that reads moto's S3 through httpfs (the oracle for answers
+    on the same objects)."""
+    from server_support import need
+    duckdb = need("duckdb")
+    try:
+        import duckdb_extension_httpfs
+    except ImportError:
+        if CI:
+            raise
+        pytest.skip("duckdb-extension-httpfs is not installed")
+    ext = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions", "v" + duckdb.__version__,
+                       "httpfs.duckdb_extension")
+    con = duckdb.connect()
+    con.execute(f"LOAD '{ext}'")
+    con.execute(f"CREATE SECRET (TYPE s3, KEY_ID '{KEY_ID}', SECRET '{SECRET}', REGION 'us-east-1', "
+                f"ENDPOINT '127.0.0.1:{moto.port}', URL_STYLE 'path', USE_SSL false)")
+    return con

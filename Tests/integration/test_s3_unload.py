@@ -12,7 +12,7 @@ import os
 import pytest
 
 from server_support import CI, Server, connect, need, run
-from s3_support import KEY_ID, SECRET, Moto
+from s3_support import KEY_ID, SECRET, Moto, duckdb_on
 
 psycopg2 = pytest.importorskip("psycopg2") if not CI else __import__("psycopg2")
 
@@ -105,19 +105,7 @@ def test_parquet_partitioned_read_by_duckdb_pyarrow_and_copy(moto, conn):
                       [float(a) for a in table["amount"].to_pylist()], table["year"].to_pylist()))
     assert rows == want
 
-    duckdb = need("duckdb")
-    try:
-        import duckdb_extension_httpfs
-    except ImportError:
-        if CI:
-            raise
-        pytest.skip("duckdb-extension-httpfs is not installed")
-    ext = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions", "v" + duckdb.__version__,
-                       "httpfs.duckdb_extension")
-    con = duckdb.connect()
-    con.execute(f"LOAD '{ext}'")
-    con.execute(f"CREATE SECRET (TYPE s3, KEY_ID '{KEY_ID}', SECRET '{SECRET}', REGION 'us-east-1', "
-                f"ENDPOINT '127.0.0.1:{moto.port}', URL_STYLE 'path', USE_SSL false)")
+    con = duckdb_on(moto)
     got = con.execute(f"SELECT id, kind, amount::double, year FROM read_parquet('s3://{BUCKET}/pq/events/*/*.parquet') "
                       "ORDER BY id").fetchall()
     assert [tuple(r) for r in got] == want

@@ -251,6 +251,9 @@ extension DDLCommand {
 
             case .rename, .renameColumn, .setSchema, .owner, .appendFrom, .several, .autoRefresh:
                 throw SQLError(.syntax, "this ALTER TABLE action cannot be combined with others")
+            case .addPartitions, .dropPartition, .setLocation, .setTableProperties, .setFileFormat:
+                throw SQLError(.wrongObjectType, "\"\(t.name)\" is not an external table",
+                               hint: "Partitions, locations, table properties and file formats belong to external tables.")
             }
         }
         if rebuild {

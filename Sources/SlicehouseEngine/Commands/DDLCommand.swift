@@ -216,6 +216,10 @@ struct DDLCommand {
     func dropTables(_ d: DropStatement) throws -> StatementResult {
         var notices: [String] = []
         for n in d.names {
+            if !d.materialized, let external = try ExternalCommand(session: session, context: context).dropTableIfExternal(n, ifExists: d.ifExists) {
+                notices += external
+                continue
+            }
             guard let def = try session.resolveTable(n) else {
                 if d.ifExists {
                     notices.append("NOTICE:  table \"\(n.name)\" does not exist, skipping")
@@ -401,6 +405,9 @@ extension DDLCommand {
             if !session.isSuperuser && session.transaction.catalog.schema(name)?.owner != session.user {
                 throw SQLError(.insufficientPrivilege, "must be owner of schema \(name)")
             }
+            if let schema = session.transaction.catalog.schema(name), let external = schema.external {
+                notices += try ExternalCommand(session: session, context: context).dropSchema(schema, external, d)
+            }
             let (tables, views) = session.transaction.catalog.objects(inSchema: name)
             // SQL functions and stored procedures in the schema go with it too.
             let routines = session.transaction.catalog.functions.values.filter { $0.schema == name }
@@ -422,6 +429,9 @@ extension DDLCommand {
 
     func alterTable(_ a: AlterTable) throws -> StatementResult {
         let tag = a.isView ? "ALTER VIEW" : "ALTER TABLE"
+        if !a.isView, !a.isMaterializedView, let done = try ExternalCommand(session: session, context: context).alterIfExternal(a) {
+            return done
+        }
         var notices: [String] = []
         let found = try session.lookup(a.name, in: session.transaction.catalog)
         switch found {

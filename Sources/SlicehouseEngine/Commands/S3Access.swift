@@ -29,9 +29,12 @@ struct S3Access {
     }
 
     /// The statement's S3 connection, made when an `s3://` address is first met.
-    func connection(authorization: AWSAuthorization?, region: String?) -> S3Connection {
+    /// `delegated`: the authorization was judged when it was set up, by whoever set it up
+    /// (an external schema's IAM role, judged at CREATE EXTERNAL SCHEMA), and is used now
+    /// for anyone the schema's USAGE lets in — as Redshift uses a schema's role.
+    func connection(authorization: AWSAuthorization?, region: String?, delegated: Bool = false) -> S3Connection {
         let user = session.user
-        let superuser = session.isSuperuser
+        let superuser = delegated || session.isSuperuser
         let roleMap = session.database.directory.map {
             ($0 as NSString).appendingPathComponent(AWSCredentialResolver.roleMapFile)
         }

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+import SlicehouseAWS
+import SlicehouseCatalog
+import SlicehouseLake
+import SlicehouseLoad
+import SlicehouseTypes
+
+/// An external table as a statement found it in its schema's catalog: the catalog's
+/// definition, the `TableDef` the planner sees (data columns, partition columns, `$path`,
+/// `$size`) and how its files are read.
+struct ExternalTable: Sendable {
+    let schema: SchemaDef
+    let external: ExternalSchemaDef
+    let glue: GlueTable
+    let def: TableDef
+    /// The data columns (the files' columns): `def.columns[0..<dataColumns]`.
+    let dataColumns: Int
+    /// The partition keys' names, in order (`def.columns[dataColumns...]`).
+    let partitionKeys: [String]
+
+    init(schema: SchemaDef, external: ExternalSchemaDef, glue: GlueTable, id: Int) throws {
+        self.schema = schema
+        self.external = external
+        self.glue = glue
+        let sd = glue.storageDescriptor
+        func columns(_ list: [GlueColumn]) throws -> [ColumnDef] {
+            try list.map { c in
+                do {
+                    return ColumnDef(name: c.name.lowercased(), type: try HiveTypes.dataType(c.type, column: c.name))
+                } catch let e as SQLError {
+                    throw SQLError(e.code, "External table \"\(schema.name).\(glue.name)\": \(e.message)")
+                }
+            }
+        }
+        let data = try columns(sd?.columns ?? [])
+        let partitions = try columns(glue.partitionKeys ?? [])
+        dataColumns = data.count
+        partitionKeys = partitions.map(\.name)
+        let pseudo = [ColumnDef(name: ExternalTableDef.pseudoColumnNames[0], type: .varchar(512)),
+                      ColumnDef(name: ExternalTableDef.pseudoColumnNames[1], type: .bigint)]
+        var def = TableDef(id: id, schema: schema.name, name: glue.name.lowercased(), columns: data + partitions + pseudo,
+                           distStyle: .even)
+        def.external = ExternalTableDef(catalogDatabase: external.database, location: sd?.location ?? "",
+                                        formatName: Self.formatName(glue), partitionColumns: partitions.count,
+                                        numRows: glue.parameters?["numRows"].flatMap { Double($0) }
+                                            ?? glue.parameters?["numrows"].flatMap { Double($0) })
+        self.def = def
+    }
+
+    var location: String { glue.storageDescriptor?.location ?? "" }
+
+    /// Whether the table is an Apache Iceberg table (Glue's `table_type` parameter).
+    static func isIceberg(_ t: GlueTable) -> Bool {
+        (t.parameters?["table_type"] ?? t.parameters?["TABLE_TYPE"])?.uppercased() == "ICEBERG"
+    }
+
+    /// How EXPLAIN and SVV_EXTERNAL_TABLES name the files' format.
+    static func formatName(_ t: GlueTable) -> String {
+        if isIceberg(t) { return "ICEBERG" }
+        let sd = t.storageDescriptor
+        let serde = (sd?.serdeInfo?.serializationLibrary ?? "").lowercased()
+        let input = (sd?.inputFormat ?? "").lowercased()
+        let classification = (t.parameters?["classification"] ?? "").lowercased()
+        if serde.contains("parquet") || input.contains("parquet") || classification == "parquet" { return "PARQUET" }
+        if serde.contains("json") || classification == "json" { return "JSON" }
+        if serde.contains("orc") || input.contains("orc") { return "ORC" }
+        if serde.contains("avro") || input.contains("avro") { return "AVRO" }
+        if input.contains("rcfile") { return "RCFILE" }
+        if input.contains("sequencefile") { return "SEQUENCEFILE" }
+        return "TEXTFILE"
+    }
+
+    /// How the files are read (the SerDe's options as COPY's).
+    func format() throws -> ExternalFileReader.Format {
+        let name = def.external?.formatName ?? "TEXTFILE"
+        let where_ = "external table \"\(schema.name).\(def.name)\""
+        switch name {
+        case "PARQUET":
+            return .parquet
+        case "TEXTFILE", "JSON":
+            let sd = glue.storageDescriptor
+            let serde = (sd?.serdeInfo?.serializationLibrary ?? "").lowercased()
+            let params = sd?.serdeInfo?.parameters ?? [:]
+            var options: [(name: String, value: String?)] = []
+            if name == "JSON" {
+                options.append(("JSON", "auto ignorecase"))
+            } else if serde.contains("opencsvserde") {
+                options.append(("CSV", nil))
+                options.append(("DELIMITER", params["separatorChar"] ?? ","))
+                options.append(("QUOTE", params["quoteChar"] ?? "\""))
+            } else {
+                let delimiter = params["field.delim"] ?? params["serialization.format"].flatMap { $0.count == 1 && !$0.first!.isNumber ? $0 : nil }
+                options.append(("DELIMITER", delimiter ?? "\u{1}"))
+                options.append(("NULL", glue.parameters?["serialization.null.format"] ?? params["serialization.null.format"] ?? "\\N"))
+            }
+            // Hive reads a short line's missing fields as NULL.
+            if name != "JSON" { options.append(("FILLRECORD", nil)) }
+            let skip = glue.parameters?["skip.header.line.count"] ?? params["skip.header.line.count"]
+            if let skip, let n = Int(skip), n > 0 { options.append(("IGNOREHEADER", String(n))) }
+            do {
+                return .text(try CopyOptions(options: options))
+            } catch let e as SQLError {
+                throw SQLError(e.code, "\(where_): \(e.message)")
+            }
+        case "ICEBERG":
+            throw SQLError.unsupported("reading the Apache Iceberg \(where_)")
+        default:
+            throw SQLError.unsupported("reading \(name) files (\(where_)): Slicehouse reads PARQUET, TEXTFILE (delimited and OpenCSVSerde) and JSON external tables")
+        }
+    }
+}
