@@ -102,8 +102,37 @@ final class StatementContext: BinderCatalog, PlannerContext {
     }
 
     func relation(_ name: ObjectName, searchPath: [String]?) throws -> CatalogRelation? {
-        let found = try session.lookup(name, in: session.transaction.catalog, path: searchPath, acrossDatabases: true)
+        let catalog = session.transaction.catalog
+        var path = searchPath
+        if name.schema == nil {
+            // An external schema on the search path is searched in its place: the schemas
+            // before it first, then its catalog.
+            let full = searchPath ?? session.searchPathSchemas(catalog)
+            if let k = full.firstIndex(where: { catalog.schema($0)?.external != nil }) {
+                if let found = try session.lookup(name, in: catalog, path: Array(full[..<k]), acrossDatabases: true) {
+                    return try relation(found)
+                }
+                for s in full[k...] {
+                    if catalog.schema(s)?.external != nil {
+                        if let external = try externalRelation(ObjectName(schema: s, name: name.name), searchPath: nil) {
+                            return .table(external)
+                        }
+                    } else if let found = try session.lookup(name, in: catalog, path: [s], acrossDatabases: true) {
+                        return try relation(found)
+                    }
+                }
+                return nil
+            }
+            path = full
+        }
+        let found = try session.lookup(name, in: catalog, path: path, acrossDatabases: true)
         if found == nil, let external = try externalRelation(name, searchPath: searchPath) { return .table(external) }
+        guard let found else { return nil }
+        return try relation(found)
+    }
+
+    /// What a name the database's own catalog resolved stands for in this statement.
+    private func relation(_ found: Session.NamedObject) throws -> CatalogRelation? {
         switch found {
         case .table(var t):
             if snapshots[t.id] == nil { snapshots[t.id] = try session.transaction.snapshot(of: t) }
@@ -116,8 +145,6 @@ final class StatementContext: BinderCatalog, PlannerContext {
             guard let (def, snap) = system.table(named: n) else { return nil }
             snapshots[def.id] = snap
             return .table(def)
-        case nil:
-            return nil
         }
     }
 

@@ -150,6 +150,7 @@ struct QueryRunner {
         session.lastQueryID = query
         database.recordScans(query: query, executor.counters)
         scope.logS3Requests(query: query)
+        ExternalScans.log(scope.externalScans, query: query, session: session)
         let userID = session.currentUserID
         session.lastSpilledBytes = context.memory.spilledBytes
         let steps = executor.steps.steps

@@ -19,7 +19,30 @@ struct LogTable: Sendable {
     /// Every log that is a system table of its own.
     static let tables: [LogTable] = [.loadErrors, .loadCommits, .fileScan, .s3Client, .s3ClientError, .query, .queryText, .ddlText, .utilityText, .error,
                                      .unloadLog, .explain, .alertEventLog, .vacuum, .wlmRuleAction, .mvRefreshStatus, .connectionLog,
-                                     .insert, .delete, .trConflict, .commitStats]
+                                     .insert, .delete, .trConflict, .commitStats, .s3QuerySummary, .s3Partition]
+
+    /// One row per external table a query scanned (Redshift Spectrum's S3 scan): what it read
+    /// from S3 (or local files) and what it handed the slices. Times are the scan's own.
+    static let s3QuerySummary = LogTable(name: "svl_s3query_summary", id: -140, columns: [
+        ("userid", .integer), ("query", .integer), ("xid", .bigint), ("pid", .integer), ("segment", .integer),
+        ("step", .integer), ("starttime", .timestamp), ("endtime", .timestamp), ("elapsed", .integer),
+        ("aborted", .integer), ("external_table_name", .char(136)), ("file_format", .char(16)),
+        ("is_partitioned", .char(1)), ("is_rrscan", .char(1)), ("is_nested", .char(1)), ("s3_scanned_rows", .bigint),
+        ("s3_scanned_bytes", .bigint), ("s3query_returned_rows", .bigint), ("s3query_returned_bytes", .bigint),
+        ("files", .integer), ("files_max", .integer), ("files_avg", .integer), ("splits", .integer),
+        ("splits_max", .integer), ("splits_avg", .integer), ("total_split_size", .bigint), ("max_split_size", .bigint),
+        ("avg_split_size", .bigint), ("total_retries", .integer), ("max_retries", .integer),
+        ("max_request_duration", .integer), ("avg_request_duration", .double), ("max_request_parallelism", .integer),
+        ("avg_request_parallelism", .double), ("total_slowdown_count", .bigint), ("max_slowdown_count", .integer),
+    ])
+
+    /// One row per partitioned external table a query scanned: its partitions, and how many
+    /// the query's predicates left to read.
+    static let s3Partition = LogTable(name: "svl_s3partition", id: -141, columns: [
+        ("query", .integer), ("segment", .integer), ("node", .integer), ("slice", .integer), ("starttime", .timestamp),
+        ("endtime", .timestamp), ("duration", .bigint), ("total_partitions", .integer), ("qualified_partitions", .integer),
+        ("assigned_partitions", .integer), ("assignment", .char(1)),
+    ])
 
     static let loadErrors = LogTable(name: "stl_load_errors", id: -3, columns: [
         ("userid", .integer), ("slice", .integer), ("tbl", .integer), ("starttime", .timestamp), ("session", .integer),

@@ -21,7 +21,6 @@ extension SystemTables {
     /// System tables in pg_catalog that this file answers.
     static let clientCatalogNames = ["pg_class", "pg_attribute", "pg_attribute_info", "pg_attrdef", "pg_description", "pg_proc", "pg_settings",
                                      "pg_database", "pg_tables", "pg_views", "svv_tables", "svv_columns",
-                                     "svv_external_tables", "svv_external_columns", "svv_external_schemas",
                                      "pg_get_late_binding_view_cols", "pg_collation", "pg_am"]
     /// `names` as a set (name lookups test it for every table a statement names).
     static let nameSet = Set(names)
@@ -650,19 +649,6 @@ extension SystemTables {
             }
             return make(-55, name, [("view_schema", nameType), ("view_name", nameType), ("col_name", nameType),
                                     ("col_type", .varchar(128)), ("col_num", .integer)], rows)
-        case "svv_external_tables":
-            return make(-56, name, [("redshift_database_name", nameType), ("schemaname", nameType), ("tablename", nameType),
-                                    ("location", .varchar(128)), ("input_format", .varchar(128)),
-                                    ("output_format", .varchar(128)), ("serialization_lib", .varchar(128)),
-                                    ("serde_parameters", .varchar(128)), ("compressed", .integer),
-                                    ("parameters", .varchar(128)), ("tabletype", .varchar(128))], [])
-        case "svv_external_columns":
-            return make(-57, name, [("redshift_database_name", nameType), ("schemaname", nameType), ("tablename", nameType),
-                                    ("columnname", nameType), ("external_type", .varchar(128)), ("columnnum", .integer),
-                                    ("part_key", .integer), ("is_nullable", .varchar(128))], [])
-        case "svv_external_schemas":
-            return make(-58, name, [("esoid", .integer), ("eskind", .integer), ("schemaname", nameType),
-                                    ("esowner", .integer), ("databasename", nameType), ("esoptions", .text)], [])
         default:
             return nil
         }

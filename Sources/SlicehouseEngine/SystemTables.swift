@@ -16,7 +16,7 @@ struct SystemTables {
     static let names = ["stv_slices", "pg_table_def", "svv_table_info", "stv_tbl_perm", "stv_blocklist",
                          "stv_locks", "stv_sessions", "svv_transactions", "svv_vacuum_summary",
                          "svv_vacuum_progress", "pg_type", "pg_namespace"] + clientCatalogNames + pgCatalogNames + securityNames
-        + queryStepNames + workloadNames + logNames + diskNames + databaseNames
+        + queryStepNames + workloadNames + logNames + diskNames + databaseNames + lakeNames
 
     /// pg_type's rows: (oid, name, length) of the types clients look up.
     static let pgTypes: [(Int64, String, Int64)] = [
@@ -205,6 +205,7 @@ struct SystemTables {
                 return t
             }
             return workloadTable(named: name) ?? logTable(named: name) ?? diskTable(named: name) ?? databaseTable(named: name)
+                ?? lakeTable(named: name)
         }
     }
 

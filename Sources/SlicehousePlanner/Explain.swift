@@ -101,6 +101,12 @@ public enum ExplainPrinter {
             shared.numbers[ObjectIdentifier(node)] = n
             details.append("Shared Subplan \(n): computed once, read by \(shared.parents[ObjectIdentifier(node)] ?? 0) parents")
         }
+        // An external table's scan (and a partial aggregate right above it) is the
+        // Spectrum layer's: Redshift's S3 plan shape.
+        if details.isEmpty, let (scan, aggregate) = externalScan(node) {
+            emitExternal(scan, aggregate: aggregate, depth: depth, into: &lines, shared)
+            return
+        }
         switch node.kind {
         case .scan(let table, _, let filter, let mode):
             title = "XN Seq Scan on \(table.name)"
@@ -218,6 +224,71 @@ public enum ExplainPrinter {
             return
         }
         for c in children { emit(c, depth: depth + 1, into: &lines, &shared) }
+    }
+
+    /// `node` as the Spectrum layer's work: an external table's scan, or a partial
+    /// aggregate whose input is one (through projections).
+    static func externalScan(_ node: PhysicalNode) -> (scan: PhysicalNode, aggregate: PhysicalNode?)? {
+        func scanBelow(_ n: PhysicalNode) -> PhysicalNode? {
+            switch n.kind {
+            case .scan(let t, _, _, _): return t.external == nil ? nil : n
+            case .project: return n.children.first.flatMap(scanBelow)
+            default: return nil
+            }
+        }
+        switch node.kind {
+        case .scan(let t, _, _, _) where t.external != nil:
+            return (node, nil)
+        case .aggregate(_, _, let phase) where phase == .partial:
+            return node.children.first.flatMap(scanBelow).map { ($0, node) }
+        default:
+            return nil
+        }
+    }
+
+    /// `XN S3 Query Scan t` over `S3 [Hash]Aggregate` (when pushed down) over
+    /// `S3 Seq Scan schema.t location:"…" format:…` with its filter; a partitioned table's
+    /// under `XN Partition Loop`, beside the scan of its partitions' values
+    /// (`XN Seq Scan PartitionInfo of schema.t`) with the filter's partition conjuncts.
+    static func emitExternal(_ scan: PhysicalNode, aggregate: PhysicalNode?, depth: Int, into lines: inout [String],
+                             _ shared: SharedNumbers) {
+        guard case .scan(let table, let columns, let filter, _) = scan.kind, let external = table.external else { return }
+        func prefix(_ d: Int) -> String { d == 0 ? "" : String(repeating: " ", count: 6 * (d - 1) + 2) + "->  " }
+        func indent(_ d: Int) -> String { String(repeating: " ", count: d == 0 ? 2 : 6 * d + 2) }
+        let top = aggregate ?? scan
+        var d = depth
+        let dataColumns = table.columns.count - external.pseudoColumns - external.partitionColumns
+        let partitionPositions = Set(columns.indices.filter {
+            columns[$0] >= dataColumns && columns[$0] < dataColumns + external.partitionColumns
+        })
+        let parts = conjuncts(filter)
+        let onPartitions = parts.filter { !$0.referencedColumns.isEmpty && $0.referencedColumns.isSubset(of: partitionPositions) }
+        if external.partitionColumns > 0 {
+            lines.append(prefix(d) + header("XN Partition Loop", top))
+            lines.append(prefix(d + 1) + "XN Seq Scan PartitionInfo of \(table.schema).\(table.name)  (cost=0.00..0.01 rows=1 width=4)")
+            if let f = BoundExpr.conjunction(onPartitions) {
+                lines.append(indent(d + 1) + "Filter: \(describe(f, scan.names))")
+            }
+            d += 1
+        }
+        lines.append(prefix(d) + header("XN S3 Query Scan \(table.name)", top))
+        d += 1
+        if let aggregate, case .aggregate(let groups, _, _) = aggregate.kind {
+            lines.append(prefix(d) + header(groups.isEmpty ? "S3 Aggregate" : "S3 HashAggregate", aggregate))
+            for a in shared.annotate?(aggregate, []) ?? [] { lines.append(indent(d) + a) }
+            d += 1
+        }
+        lines.append(prefix(d) + header("S3 Seq Scan \(table.schema).\(table.name) location:\"\(external.location)\" format:\(external.formatName)", scan))
+        let rest = parts.filter { c in !onPartitions.contains(c) }
+        if let f = BoundExpr.conjunction(rest) { lines.append(indent(d) + "Filter: \(describe(f, scan.names))") }
+        if !scan.runtimeFilterTargets.isEmpty {
+            var keys: [String] = []
+            for t in scan.runtimeFilterTargets where t.column < scan.names.count && !keys.contains(scan.names[t.column]) {
+                keys.append(scan.names[t.column])
+            }
+            lines.append(indent(d) + "Runtime Filter: \(keys.joined(separator: ", ")) (from hash join build keys)")
+        }
+        for a in shared.annotate?(scan, []) ?? [] { lines.append(indent(d) + a) }
     }
 
     /// SQL-like text of an expression over columns named `names`.

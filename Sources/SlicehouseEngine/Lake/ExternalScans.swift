@@ -72,8 +72,40 @@ struct ExternalScans {
         var bytes = 0
         var rows = 0
         var rowGroupsSkipped = 0
+        var partitioned = false
+        /// Bytes of the rows handed to the slices (decoded).
+        var returnedBytes = 0
+        var largestFile = 0
         var startMicros: Int64 = 0
         var endMicros: Int64 = 0
+    }
+
+    /// The scans into SVL_S3QUERY_SUMMARY and (partitioned tables) SVL_S3PARTITION.
+    static func log(_ scans: [Summary], query: Int, session: Session) {
+        guard !scans.isEmpty else { return }
+        let user = Int64(session.currentUserID), xid = Int64(session.transaction.id), pid = Int64(session.process)
+        var summary: [[Value]] = [], partitions: [[Value]] = []
+        for s in scans {
+            let slices = max(1, session.database.layout.sliceCount)
+            let elapsed = s.endMicros - s.startMicros
+            let returned = Int64(s.returnedBytes)
+            summary.append([.int(user), .int(Int64(query)), .int(xid), .int(pid), .int(0), .int(0),
+                            .int(s.startMicros), .int(s.endMicros), .int(elapsed), .int(0),
+                            .string("\(s.schema).\(s.table)"), .string(s.format), .string(s.partitioned ? "t" : "f"),
+                            .string(s.rowGroupsSkipped > 0 ? "t" : "f"), .string("f"),
+                            .int(Int64(s.rows)), .int(Int64(s.bytes)), .int(Int64(s.rows)), .int(returned),
+                            .int(Int64(s.files)), .int(Int64((s.files + slices - 1) / slices)), .int(Int64(s.files / slices)),
+                            .int(Int64(s.files)), .int(Int64((s.files + slices - 1) / slices)), .int(Int64(s.files / slices)),
+                            .int(Int64(s.bytes)), .int(Int64(s.largestFile)), .int(Int64(s.files == 0 ? 0 : s.bytes / s.files)),
+                            .int(0), .int(0), .int(0), .double(0), .int(0), .double(0), .int(0), .int(0)])
+            if s.partitioned {
+                partitions.append([.int(Int64(query)), .int(0), .int(0), .int(0), .int(s.startMicros), .int(s.endMicros),
+                                   .int(elapsed), .int(Int64(s.partitions)), .int(Int64(s.qualifiedPartitions)),
+                                   .int(Int64(s.qualifiedPartitions)), .string("D")])
+            }
+        }
+        session.database.log(.s3QuerySummary, summary)
+        if !partitions.isEmpty { session.database.log(.s3Partition, partitions) }
     }
 
     // MARK: - One table
@@ -94,6 +126,7 @@ struct ExternalScans {
         if table.partitionKeys.isEmpty {
             parts = [Part(location: table.location, values: [])]
         } else {
+            summary.partitioned = true
             let catalog = try lake.catalog(table.external)
             let registered = try LakeAccess.mapped { try catalog.partitions(table.external.database, table.glue.name) }
             summary.partitions = registered.count
@@ -113,6 +146,7 @@ struct ExternalScans {
         var groupValues: [[Value]] = []
         for part in parts {
             let objects = try list(part.location, inputs, table)
+            for o in objects { summary.largestFile = max(summary.largestFile, o.size) }
             if perObject {
                 for o in objects { groups.append([o]); groupValues.append(part.values) }
             } else if !objects.isEmpty {
@@ -128,6 +162,7 @@ struct ExternalScans {
         let targets = dataColumns.map { def.columns[$0] }
         let keep = parquetTest(uses, table, dataColumns)
         var builder = SnapshotBuilder(columnCount: def.columns.count, slices: session.database.layout.sliceCount)
+        var returned = 0
         let read = try readFiles(table, targets: targets, groups: groups, format: format, keep: keep, inputs: inputs) { g, chunk in
             var columns: [Int: Vector] = [:]
             for (k, c) in dataColumns.enumerated() where wanted.contains(c) { columns[c] = chunk.columns[k] }
@@ -143,7 +178,9 @@ struct ExternalScans {
                 }
             }
             builder.add(columns, count: chunk.count)
+            returned += columns.values.reduce(0) { $0 + $1.memoryBytes }
         }
+        summary.returnedBytes = returned
         summary.files = read.files
         summary.bytes = read.bytes
         summary.rows = read.rows
