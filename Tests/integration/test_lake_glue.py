@@ -181,6 +181,31 @@ def test_create_external_table_is_seen_by_glue(moto, conn):
     assert "events" not in [t["Name"] for t in glue_client(moto).get_tables(DatabaseName="salesdb")["TableList"]]
 
 
+def test_what_slicehouse_writes_duckdb_and_glue_read(moto, conn):
+    # CREATE EXTERNAL TABLE AS and INSERT INTO write Hive-partitioned Parquet to S3 and
+    # register the table and its partitions in Glue.
+    run(conn, f"create external table spectrum.big_sales partitioned by (month) stored as parquet "
+              f"location 's3://{BUCKET}/written/big_sales/' as "
+              f"select id, customer, amount, month from spectrum.sales where amount > 200")
+    run(conn, f"insert into spectrum.big_sales select id + 100000, customer, amount, '2025-01' from spectrum.sales "
+              f"where month = '2024-01' and day = 1")
+    ours = run(conn, "select id, customer, amount, month from spectrum.big_sales order by id")
+    con = duckdb_on(moto)
+    theirs = con.execute(f"select id, customer, amount, month from read_parquet('s3://{BUCKET}/written/big_sales/*/*.parquet', "
+                         f"hive_partitioning = true) order by id").fetchall()
+    assert ours and [tuple(r) for r in theirs] == ours
+    want = con.execute(f"select count(*) from read_parquet('s3://{BUCKET}/sales/*/part-*.parquet', hive_partitioning = true) "
+                       f"where amount > 200").fetchall()[0][0]
+    assert len([r for r in ours if r[3] != "2025-01"]) == want
+    glue = glue_client(moto)
+    parts = glue.get_partitions(DatabaseName="salesdb", TableName="big_sales")["Partitions"]
+    assert sorted(p["Values"][0] for p in parts) == sorted({r[3] for r in ours})
+    assert all(p["StorageDescriptor"]["Location"] == f"s3://{BUCKET}/written/big_sales/month={p['Values'][0]}/" for p in parts)
+    t = glue.get_table(DatabaseName="salesdb", Name="big_sales")["Table"]
+    assert [c["Name"] for c in t["StorageDescriptor"]["Columns"]] == ["id", "customer", "amount"]
+    run(conn, "drop table spectrum.big_sales")
+
+
 def test_usage_on_the_external_schema_is_what_lets_a_user_read(conn, server):
     run(conn, "create user reader password 'Reader-pw1'")
     reader = connect(server, user="reader", password="Reader-pw1")

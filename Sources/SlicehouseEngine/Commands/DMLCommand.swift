@@ -20,6 +20,7 @@ struct DMLCommand {
     // MARK: - INSERT
 
     func insert(_ ins: Insert) throws -> StatementResult {
+        if let external = try ExternalCommand(session: session, context: context).insertIfExternal(ins) { return external }
         let writer = TableWriter(session: session, context: context)
         if try session.resolveTable(ins.table) == nil, case .system = try session.lookup(ins.table, in: session.transaction.catalog) {
             throw SQLError(.featureNotSupported, "cannot insert into system table \"\(ins.table.name)\"")

@@ -23,14 +23,28 @@ struct UnloadCommand {
     /// files, or S3 objects, named as Redshift names its S3 objects. A failure removes
     /// every file the UNLOAD wrote (and aborts its uploads): it leaves nothing behind.
     func run(_ u: Unload) throws -> StatementResult {
-        let database = session.database
-        let start = Clock.nowMicros()
         let options = try UnloadOptions(options: u.options.map { (name: $0.name, args: $0.args.map { $0.text }) })
-        var prefix = u.destination
         let stmts = try parseStatements(u.query, options: session.parseOptions)
         guard stmts.count == 1, case .query(let q) = stmts[0] else {
             throw SQLError(.syntax, "UNLOAD needs exactly one SELECT statement")
         }
+        return try write(q, to: u.destination, options: options).result
+    }
+
+    /// What `write` wrote: the statement's answer, the query's columns and the files.
+    struct Written {
+        var result: StatementResult
+        var columns: [(name: String, type: DataType)]
+        var files: [UnloadedFile]
+    }
+
+    /// The query's result written under `destination` as `options` say: UNLOAD's work,
+    /// which INSERT into an external table (and CREATE EXTERNAL TABLE AS) also does.
+    /// `delegated`: the S3 authorization was judged before (an external schema's role).
+    func write(_ q: Query, to destination: String, options: UnloadOptions, delegated: Bool = false) throws -> Written {
+        let database = session.database
+        let start = Clock.nowMicros()
+        var prefix = destination
         let ctx = StatementContext(database: database, session: session)
         let runner = QueryRunner(session, ctx, context)
         let (physical, outputs) = try runner.plan(q)
@@ -50,7 +64,8 @@ struct UnloadCommand {
             guard let location = S3Location(prefix) else { throw S3Location.invalid(prefix) }
             let access = S3Access(session: session, context: context)
             s3 = access
-            let client = try access.connection(authorization: options.authorization, region: options.region).client()
+            let client = try access.connection(authorization: options.authorization, region: options.region,
+                                               delegated: delegated).client()
             store = S3UnloadStore(client: client, prefix: location)
         } else {
             if prefix.hasPrefix("file://") { prefix.removeFirst("file://".count) }
@@ -121,7 +136,8 @@ struct UnloadCommand {
             try store.settle()
             logUnload(written, format: format, start: start)
             let rows = written.reduce(0) { $0 + $1.rows }
-            return StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(rows) record(s) unloaded successfully."])
+            return Written(result: StatementResult(tag: "UNLOAD", notices: ["UNLOAD completed, \(rows) record(s) unloaded successfully."]),
+                           columns: Array(zip(names, types)), files: written)
         } catch {
             store.abort()
             throw error
@@ -173,7 +189,8 @@ struct UnloadCommand {
         /// Files ended, with their set's place for the final order.
         var ended: [(set: Int, file: UnloadedFile)] = []
         func fileName(_ slice: Int, _ folder: String, _ part: Int) -> String {
-            folder + (options.parallel ? String(format: "%04d_part_%02d", slice, part) : String(format: "%03d", part))
+            folder + options.fileNamePrefix
+                + (options.parallel ? String(format: "%04d_part_%02d", slice, part) : String(format: "%03d", part))
                 + options.fileSuffix
         }
         func open(_ slice: Int, _ folder: String, _ part: Int) throws -> (String, ParquetWriter) {

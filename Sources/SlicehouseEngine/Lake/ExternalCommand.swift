@@ -112,12 +112,16 @@ struct ExternalCommand {
         }
         try outsideBlock("CREATE EXTERNAL TABLE")
         try requireOwner(schema)
-        guard c.query == nil else {
-            throw SQLError.unsupported("CREATE EXTERNAL TABLE AS")
-        }
         let name = c.name.name.lowercased()
         try session.checkIdentifier(name)
         try DirectoryCatalogNames.check(name)
+        if c.query != nil {
+            var properties: [String: String] = ["EXTERNAL": "TRUE"]
+            for p in c.properties { properties[p.key] = p.value }
+            return try ExternalWrite(session: session, context: context)
+                .createTableAs(c, schema: schema, external: external, location: try checkedLocation(c.location, writing: true),
+                               name: name, properties: properties, command: self)
+        }
         var seen = Set<String>()
         func column(_ d: ColumnDefinition) throws -> GlueColumn {
             let n = d.name.lowercased()
@@ -145,6 +149,14 @@ struct ExternalCommand {
             throw LakeAccess.sqlError(error)
         }
         return StatementResult(tag: "CREATE EXTERNAL TABLE")
+    }
+
+    /// INSERT INTO a name in an external schema; nil when the name is not in one.
+    func insertIfExternal(_ ins: Insert) throws -> StatementResult? {
+        guard ins.table.schema != nil, let (schema, external) = externalSchema(of: ins.table) else { return nil }
+        try outsideBlock("INSERT INTO an external table")
+        try requireOwner(schema)
+        return try ExternalWrite(session: session, context: context).insert(ins, schema: schema, external: external, command: self)
     }
 
     /// DROP TABLE of a name in an external schema; nil when the name is not in one.
@@ -241,8 +253,9 @@ struct ExternalCommand {
     // MARK: - Definitions
 
     /// A table's or partition's location as kept: an `s3://` or `file://` folder, ending in
-    /// `/`. A local folder must be one the user may read.
-    func checkedLocation(_ raw: String) throws -> String {
+    /// `/`. A local folder must be one the user may read (and write, for CREATE EXTERNAL
+    /// TABLE AS: UNLOAD judges the files it writes again).
+    func checkedLocation(_ raw: String, writing: Bool = false) throws -> String {
         var location = raw.trimmingCharacters(in: .whitespaces)
         let lower = location.lowercased()
         if lower.hasPrefix("s3://") {
@@ -251,7 +264,7 @@ struct ExternalCommand {
             if location.hasPrefix("/") { location = "file://" + location }
             let access = session.database.serverFiles.access(for: session.user, in: session.security)
             let path = String(location.dropFirst("file://".count))
-            if access != .unrestricted { _ = try access.authorizeReadPrefix(path.hasSuffix("/") ? path : path + "/") }
+            if access != .unrestricted && !writing { _ = try access.authorizeReadPrefix(path.hasSuffix("/") ? path : path + "/") }
         } else {
             throw SQLError(.invalidParameter, "LOCATION must be an s3:// or file:// folder: '\(raw)'")
         }

@@ -29,6 +29,10 @@ public struct UnloadOptions: Sendable, Equatable {
     public var maxFileSize = 6_200 * 1024 * 1024
     public var extension_: String? = nil
     public var partitionBy: [String] = []
+    /// Put before every file's name (not an UNLOAD parameter: INSERT into an external table
+    /// names its files uniquely, `<date>_<time>_<microseconds>_<query>_`, in folders that
+    /// hold earlier files).
+    public var fileNamePrefix = ""
     public var partitionInclude = false
     /// Parquet compression (Snappy unless ZSTD or none is asked for).
     public var parquetCompression: String = "snappy"

@@ -140,7 +140,7 @@ public final class UnloadWriter {
 
     private func fileName(_ s: FileSet) -> String {
         let name = options.parallel ? String(format: "%04d_part_%02d", s.slice, s.part) : String(format: "%03d", s.part)
-        return s.folder + name + options.fileSuffix
+        return s.folder + options.fileNamePrefix + name + options.fileSuffix
     }
 
     /// Compress the set's buffer and append it to its current file (created on its first write).
