@@ -54,6 +54,15 @@ final class StatementContext: BinderCatalog, PlannerContext {
     private(set) var externalScans: [ExternalScans.Summary] = []
     /// The statement's S3 access for external tables (its requests go to STL_S3CLIENT).
     private var s3: S3Access?
+    /// The statement's memory the external tables' rows hold (released with the statement).
+    private var externalReservation: MemoryReservation?
+
+    func externalMemory(_ context: QueryContext) -> MemoryReservation {
+        if let externalReservation { return externalReservation }
+        let made = MemoryReservation(context.memory)
+        externalReservation = made
+        return made
+    }
 
     /// Whether table `id` has its rows for this statement.
     func hasSnapshot(_ id: Int) -> Bool { snapshots[id] != nil }

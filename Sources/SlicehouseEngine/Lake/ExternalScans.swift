@@ -52,11 +52,15 @@ struct ExternalScans {
         }
         visit(plan)
         let lake = LakeAccess(session: session, context: context, s3: scope.s3Access(context))
+        // The rows read are held until the statement ends: counted in its memory, so the
+        // operators above them spill sooner (the scan itself never waits for room).
+        let held = scope.externalMemory(context)
         for (id, list) in uses.sorted(by: { $0.key > $1.key }) {
             guard let table = scope.externalTables[id], !scope.hasSnapshot(id) else { continue }
             let (snapshot, summary) = try read(table, list, lake)
             scope.override(id, with: snapshot)
             scope.noteExternalScan(summary)
+            held.resize(to: held.bytes + summary.returnedBytes)
         }
     }
 
