@@ -106,12 +106,7 @@ public enum CopySource {
         }
         if source.lowercased().hasPrefix("s3://") {
             guard let location = S3Location(source) else { throw S3Location.invalid(source) }
-            let listed: [S3Object]
-            do {
-                listed = try inputs.s3Client(for: source).list(location, pageSize: inputs.listPageSize)
-            } catch let e as S3Error {
-                throw e.sqlError
-            }
+            let listed = try listS3(location, source: source, inputs: inputs)
             let objects = listed.filter { !$0.key.hasSuffix("/") }
                 .map { CopyObject(.s3(location.sibling($0.key)), size: $0.size) }
             guard !objects.isEmpty else {
@@ -120,6 +115,15 @@ public enum CopySource {
             return objects
         }
         return try resolve(source, access: inputs.access).map { CopyObject(.local($0), size: fileSize($0)) }
+    }
+
+    /// The objects under the key prefix `location` (`source` names it in errors).
+    static func listS3(_ location: S3Location, source: String, inputs: CopyInputs) throws -> [S3Object] {
+        do {
+            return try inputs.s3Client(for: source).list(location, pageSize: inputs.listPageSize)
+        } catch let e as S3Error {
+            throw e.sqlError
+        }
     }
 
     /// The local files matching `source`, each one `access` lets the statement read.

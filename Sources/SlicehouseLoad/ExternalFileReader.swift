@@ -102,13 +102,8 @@ public enum ExternalFileReader {
         if !folder.hasSuffix("/") { folder += "/" }
         if folder.lowercased().hasPrefix("s3://") {
             guard let prefix = S3Location(folder) else { throw S3Location.invalid(location) }
-            let listed: [S3Object]
-            do {
-                listed = try inputs.s3Client(for: location).list(prefix, pageSize: inputs.listPageSize)
-            } catch let e as S3Error {
-                throw e.sqlError
-            }
-            return listed.filter { isDataFile(String($0.key.dropFirst(prefix.key.count))) }
+            return try CopySource.listS3(prefix, source: location, inputs: inputs)
+                .filter { isDataFile(String($0.key.dropFirst(prefix.key.count))) }
                 .map { CopyObject(.s3(prefix.sibling($0.key)), size: $0.size) }
         }
         let path = try CopySource.localPath(folder)

@@ -365,14 +365,19 @@ extension DDLCommand {
         }
     }
 
-    func createSchema(_ c: CreateSchema) throws -> StatementResult {
-        let name = c.name
+    /// Refuse a name no new schema may have; whether a schema of that name exists already.
+    static func checkNewSchemaName(_ name: String, _ session: Session) throws -> Bool {
         try session.checkIdentifier(name)
         if name.hasPrefix("pg_") {
             throw SQLError(.invalidParameter, "unacceptable schema name \"\(name)\"",
                            detail: "The prefix \"pg_\" is reserved for system schemas.")
         }
-        if session.transaction.catalog.schema(name) != nil || Catalog.systemSchemas.contains(name) {
+        return session.transaction.catalog.schema(name) != nil || Catalog.systemSchemas.contains(name)
+    }
+
+    func createSchema(_ c: CreateSchema) throws -> StatementResult {
+        let name = c.name
+        if try Self.checkNewSchemaName(name, session) {
             if c.ifNotExists {
                 return StatementResult(tag: "CREATE SCHEMA", notices: ["NOTICE:  Schema \"\(name)\" already exists, skipping"])
             }

@@ -33,12 +33,7 @@ struct ExternalCommand {
 
     func createSchema(_ c: CreateExternalSchema) throws -> StatementResult {
         let name = c.name
-        try session.checkIdentifier(name)
-        if name.hasPrefix("pg_") {
-            throw SQLError(.invalidParameter, "unacceptable schema name \"\(name)\"",
-                           detail: "The prefix \"pg_\" is reserved for system schemas.")
-        }
-        if session.transaction.catalog.schema(name) != nil || Catalog.systemSchemas.contains(name) {
+        if try DDLCommand.checkNewSchemaName(name, session) {
             if c.ifNotExists {
                 return StatementResult(tag: "CREATE SCHEMA", notices: ["INFO:  External schema \"\(name)\" already exists"])
             }

@@ -89,7 +89,9 @@ struct ExternalTable: Sendable {
                 options.append(("DELIMITER", params["separatorChar"] ?? ","))
                 options.append(("QUOTE", params["quoteChar"] ?? "\""))
             } else {
-                let delimiter = params["field.delim"] ?? params["serialization.format"].flatMap { $0.count == 1 && !$0.first!.isNumber ? $0 : nil }
+                // Hive's `serialization.format` is the delimiter too, unless it is a digit (a format code).
+                let format = params["serialization.format"].flatMap { f in f.count == 1 && !(f.first?.isNumber ?? true) ? f : nil }
+                let delimiter = params["field.delim"] ?? format
                 options.append(("DELIMITER", delimiter ?? "\u{1}"))
                 options.append(("NULL", glue.parameters?["serialization.null.format"] ?? params["serialization.null.format"] ?? "\\N"))
             }

@@ -63,37 +63,27 @@ enum ParquetZones {
         }
     }
 
+    /// A PLAIN-encoded statistic of 4 or 8 bytes, little-endian, as its bits.
+    private static func bits(_ bytes: [UInt8], width: Int) -> UInt64? {
+        guard bytes.count == width else { return nil }
+        var v: UInt64 = 0
+        for (i, b) in bytes.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+        return v
+    }
+
     private static func integer(_ bytes: [UInt8], _ physical: ParquetPhysicalType) -> Int64? {
         switch physical {
-        case .int32:
-            guard bytes.count == 4 else { return nil }
-            var v: UInt32 = 0
-            for (i, b) in bytes.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-            return Int64(Int32(bitPattern: v))
-        case .int64:
-            guard bytes.count == 8 else { return nil }
-            var v: UInt64 = 0
-            for (i, b) in bytes.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
-            return Int64(bitPattern: v)
-        default:
-            return nil
+        case .int32: return bits(bytes, width: 4).map { Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: $0))) }
+        case .int64: return bits(bytes, width: 8).map { Int64(bitPattern: $0) }
+        default: return nil
         }
     }
 
     private static func floating(_ bytes: [UInt8], _ physical: ParquetPhysicalType) -> Double? {
         switch physical {
-        case .float:
-            guard bytes.count == 4 else { return nil }
-            var v: UInt32 = 0
-            for (i, b) in bytes.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-            return Double(Float(bitPattern: v))
-        case .double:
-            guard bytes.count == 8 else { return nil }
-            var v: UInt64 = 0
-            for (i, b) in bytes.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
-            return Double(bitPattern: v)
-        default:
-            return nil
+        case .float: return bits(bytes, width: 4).map { Double(Float(bitPattern: UInt32(truncatingIfNeeded: $0))) }
+        case .double: return bits(bytes, width: 8).map { Double(bitPattern: $0) }
+        default: return nil
         }
     }
 }
