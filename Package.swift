@@ -6,9 +6,10 @@ import PackageDescription
 // (docs/ARCHITECTURE.md's layer table is the map; scripts/check_architecture.py checks this
 // file, the sources' imports and that table against each other):
 //   0  Platform (threads, locks, the clock), Datagen; the C module maps CZstd, CSnappy,
-//      CZlib, CBzip2, CEdit, CPrefetch
+//      CZlib, CBzip2, CEdit, CPrefetch, CAvro
 //   1  Types
-//   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet, AWS (SigV4, S3 addresses, credentials)
+//   2  Runtime (worker pool, contexts, memory), SQL, Catalog, Parquet, AWS (SigV4, S3 addresses, credentials),
+//      Iceberg (table metadata, Avro manifests, scan planning)
 //   3  Workload (WLM), Storage, Plan (the planner's contract with the executor), Lake (external catalogs), TestSupport (the tests' moto server)
 //   4  Functions (built-in scalar functions and kernels), Load
 //   5  Planner, Execution (they meet only in Plan)
@@ -50,6 +51,9 @@ let package = Package(
         // Header only: the cache-line prefetch hint of the hash join's probes, the group index's
         // direct arrays and the runtime filters' wide bitmaps.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        // Apache Avro's C library: Iceberg's manifest lists and manifests.
+        .systemLibrary(name: "CAvro", path: "Sources/CAvro",
+                       providers: [.apt(["libavro-dev"])]),
 
         // The platform: threads (large-stack and pool threads), locks, the clock.
         .target(name: "SlicehousePlatform"),
@@ -71,6 +75,8 @@ let package = Package(
                                                      .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The lake (Redshift Spectrum): external catalogs — the Glue Data Catalog, or one kept in
         // the data directory — behind one seam.
+        // Apache Iceberg tables: metadata files, Avro manifests, snapshots planned into data and delete files.
+        .target(name: "SlicehouseIceberg", dependencies: ["SlicehouseTypes", "CAvro"]),
         .target(name: "SlicehouseLake", dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseAWS"]),
         // Stage 3: catalog (tables, columns, distribution, sort keys).
         .target(name: "SlicehouseCatalog", dependencies: ["SlicehouseTypes"]),
@@ -102,7 +108,7 @@ let package = Package(
         .target(name: "SlicehouseEngine",
                 dependencies: ["SlicehousePlatform", "SlicehouseTypes", "SlicehouseRuntime", "SlicehouseWorkload", "SlicehouseSQL", "SlicehouseCatalog",
                                "SlicehouseStorage", "SlicehousePlan", "SlicehouseFunctions", "SlicehousePlanner", "SlicehouseExecution", "SlicehouseLoad", "SlicehouseParquet",
-                               "SlicehouseAWS", "SlicehouseLake", .product(name: "Crypto", package: "swift-crypto")]),
+                               "SlicehouseAWS", "SlicehouseLake", "SlicehouseIceberg", .product(name: "Crypto", package: "swift-crypto")]),
         // Stage 9: the server — PostgreSQL's wire protocol (v3) on swift-nio, TLS, authentication,
         // one Session per connection.
         .target(name: "SlicehouseServer",
@@ -159,6 +165,7 @@ let package = Package(
         // Test helpers several test targets share (moto's S3 server for the S3 tests).
         .target(name: "SlicehouseTestSupport", dependencies: ["SlicehouseAWS"], path: "Tests/SlicehouseTestSupport"),
         .testTarget(name: "SlicehouseAWSTests", dependencies: ["SlicehouseAWS", "SlicehouseTestSupport"]),
+        .testTarget(name: "SlicehouseIcebergTests", dependencies: ["SlicehouseIceberg", "SlicehouseTypes"], exclude: ["fixtures"]),
         .testTarget(name: "SlicehouseLakeTests", dependencies: ["SlicehouseLake", "SlicehouseAWS", "SlicehouseTypes", "SlicehouseTestSupport"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
         .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),

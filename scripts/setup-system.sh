@@ -7,8 +7,11 @@ set -euo pipefail
 
 # python3-venv, chromium and chromium-driver: Apache Superset's venv and the browser that
 # renders its chart screenshots (Tests/integration/test_superset.py).
-packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev python3 python3-venv
-          postgresql-client postgresql-15 libpostgresql-jdbc-java openssl chromium chromium-driver)
+# libavro-dev: Apache Avro's C library, which reads Iceberg's manifests (SlicehouseIceberg).
+# default-jre-headless: the Java runtime of Apache Spark's local mode (test_lake_spark.py).
+packages=(libzstd-dev libsnappy-dev libedit-dev libbz2-dev zlib1g-dev libavro-dev python3 python3-venv
+          postgresql-client postgresql-15 libpostgresql-jdbc-java openssl chromium chromium-driver
+          default-jre-headless)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "setup-system: the Swift toolchain (6.1 or later) is not on PATH; see https://www.swift.org/install/" >&2
@@ -97,6 +100,28 @@ python_modules() {
             python3 -m pip install --quiet "duckdb-extension-httpfs==$duckdb_version" >&2 \
                 || echo "setup-system: could not install duckdb-extension-httpfs; DuckDB will not read UNLOAD's S3 files" >&2
         fi
+    fi
+    # Apache Iceberg tables in moto's Glue (Tests/integration/test_lake_iceberg.py): pyiceberg
+    # writes them (pyiceberg-core for its partition transforms); DuckDB's iceberg extension,
+    # with the avro extension it loads manifests with, is the oracle. Pinned to the installed
+    # duckdb as above.
+    if ! python3 -c "import pyiceberg.catalog.glue, pyiceberg_core, sys; from importlib.metadata import version; sys.exit(0 if version('pyiceberg').startswith('0.12.') else 1)" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'pyiceberg[glue,pyarrow,pyiceberg-core]==0.12.*' >&2 \
+            || echo "setup-system: could not install pyiceberg; the Iceberg tests cannot run" >&2
+    fi
+    for extension in iceberg avro; do
+        if ! python3 -c "import duckdb, duckdb_extension_$extension, os, sys; sys.exit(0 if os.path.exists(os.path.join(os.path.dirname(duckdb_extension_$extension.__file__), 'extensions', 'v' + duckdb.__version__, '$extension.duckdb_extension')) else 1)" >/dev/null 2>&1; then
+            duckdb_version="$(python3 -c "import duckdb, sys; sys.stdout.write(duckdb.__version__)" 2>/dev/null || true)"
+            if [ -n "$duckdb_version" ]; then
+                python3 -m pip install --quiet "duckdb-extension-$extension==$duckdb_version" >&2 \
+                    || echo "setup-system: could not install duckdb-extension-$extension; DuckDB will not check the Iceberg answers" >&2
+            fi
+        fi
+    done
+    # Apache Spark in local mode (Tests/integration/test_lake_spark.py) on the Java runtime above.
+    if ! python3 -c "import pyspark, sys; sys.exit(0 if pyspark.__version__.startswith('4.') else 1)" >/dev/null 2>&1; then
+        python3 -m pip install --quiet 'pyspark>=4,<5' >&2 \
+            || echo "setup-system: could not install pyspark; the Spark test cannot run" >&2
     fi
     # dlt 1.31 with its Redshift destination and S3 staging (Tests/integration/test_s3_dlt.py)
     # in a venv of its own: it moves botocore, sqlglot and setuptools to versions of its own.

@@ -102,7 +102,10 @@ final class StatementContext: BinderCatalog, PlannerContext {
             let source = try lake.catalog(external)
             guard let glue = try LakeAccess.mapped({ try source.table(external.database, name.name) }) else { continue }
             let id = -1_000_000 - externalTables.count
-            let table = try ExternalTable(schema: schema, external: external, glue: glue, id: id)
+            let inputs = lake.inputs(external)
+            let table = try ExternalTable(schema: schema, external: external, glue: glue, id: id) {
+                try LakeAccess.object($0, inputs: inputs)
+            }
             externalTables[id] = table
             externalIDs[key] = id
             return table.def

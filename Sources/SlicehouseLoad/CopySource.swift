@@ -47,7 +47,7 @@ public struct CopyInputs: Sendable {
 
     /// The bytes of a small file a COPY reads whole — a manifest, a JSONPaths file — local
     /// (as `access` allows) or on S3; nil when it does not exist.
-    func smallFile(_ source: String) throws -> [UInt8]? {
+    public func smallFile(_ source: String) throws -> [UInt8]? {
         if source.lowercased().hasPrefix("s3://") {
             guard let location = S3Location(source) else { throw S3Location.invalid(source) }
             do {

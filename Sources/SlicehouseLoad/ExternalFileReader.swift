@@ -16,7 +16,9 @@ import SlicehouseTypes
 public enum ExternalFileReader {
     /// How the files hold rows.
     public enum Format: Sendable {
-        case parquet
+        /// Parquet, columns found by name — or, with `fieldIDs` (one per column: an Iceberg
+        /// table's), by the files' field ids when they carry them.
+        case parquet(fieldIDs: [Int]? = nil)
         /// Delimited text, CSV or JSON: COPY's reading with these options.
         case text(CopyOptions)
     }
@@ -38,24 +40,25 @@ public enum ExternalFileReader {
 
     /// Read `groups` of objects (an external table's partitions, or single objects when a
     /// query asks for `$path`) into chunks of `columns`, handed to `consume` with their
-    /// group's index, in no particular order across groups. `table` names the table in errors.
+    /// group's index and (Parquet) the position of its first row in its file (-1 for text),
+    /// in no particular order across groups. `table` names the table in errors.
     public static func read(table: String, columns: [ColumnDef], groups: [[CopyObject]], format: Format,
                             keepRowGroup: RowGroupTest? = nil, inputs: CopyInputs, context: QueryContext,
-                            consume: (Int, Chunk) throws -> Void) throws -> Summary {
+                            consume: (_ group: Int, _ firstRow: Int64, _ chunk: Chunk) throws -> Void) throws -> Summary {
         var summary = Summary()
         let objects = groups.flatMap { $0 }
         if objects.isEmpty { return summary }
         switch format {
-        case .parquet:
+        case .parquet(let ids):
             var groupOf: [Int] = []
             for (g, objs) in groups.enumerated() { groupOf += Array(repeating: g, count: objs.count) }
             var options = CopyOptions()
             options.format = .parquet
             let result = try ParquetLoader.stream(table: table, targets: columns, indices: Array(columns.indices),
                                                   objects: objects, inputs: inputs, options: options, tuning: CopyTuning(),
-                                                  mapping: .name(keep: keepRowGroup, chunkRows: 1 << 17), progress: nil,
-                                                  context: context) { tagged in
-                for (object, chunk) in tagged { try consume(groupOf[object], chunk) }
+                                                  mapping: .name(keep: keepRowGroup, chunkRows: 1 << 17, fieldIDs: ids),
+                                                  progress: nil, context: context) { pieces in
+                for p in pieces { try consume(groupOf[p.object], p.firstRow, p.chunk) }
             }
             summary.files = objects.count
             summary.bytes = result.bytesRead
@@ -72,7 +75,7 @@ public enum ExternalFileReader {
                     let result = try CopyLoader.stream(table: table, columns: columns, columnList: nil, objects: { list },
                                                        options: options, tuning: CopyTuning(), inputs: inputs, progress: nil,
                                                        mergePieces: true, context: context) { chunks in
-                        for c in chunks { try consume(g, c) }
+                        for c in chunks { try consume(g, -1, c) }
                     }
                     summary.files += list.count
                     summary.bytes += list.reduce(0) { $0 + $1.size }
@@ -119,6 +122,18 @@ public enum ExternalFileReader {
             out.append(CopyObject(.local(file), size: CopySource.fileSize(file)))
         }
         return out
+    }
+
+    /// One file named by its address (an Iceberg manifest's data or delete file): `s3://`
+    /// or a local path (`file://`), checked against `inputs.access`.
+    public static func object(_ address: String, size: Int, inputs: CopyInputs) throws -> CopyObject {
+        if address.lowercased().hasPrefix("s3://") {
+            guard let location = S3Location(address) else { throw S3Location.invalid(address) }
+            return CopyObject(.s3(location), size: size)
+        }
+        let path = try CopySource.localPath(address)
+        if inputs.access != .unrestricted { _ = try inputs.access.authorizeRead(path) }
+        return CopyObject(.local(path), size: size > 0 ? size : CopySource.fileSize(path))
     }
 
     /// Whether a path below a table's folder names a data file (no part of it hidden).

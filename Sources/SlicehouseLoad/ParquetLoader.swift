@@ -28,8 +28,8 @@ enum ParquetLoader {
                        options: CopyOptions, tuning: CopyTuning, progress: LoadProgressHandler?,
                        context: QueryContext, consume: ([Chunk]) throws -> Void) throws -> CopyResult {
         try stream(table: table, targets: targets, indices: indices, objects: objects, inputs: inputs, options: options,
-                   tuning: tuning, mapping: .position, progress: progress, context: context) { tagged in
-            try consume(tagged.map(\.chunk))
+                   tuning: tuning, mapping: .position, progress: progress, context: context) { pieces in
+            try consume(pieces.map(\.chunk))
         }
     }
 
@@ -41,13 +41,24 @@ enum ParquetLoader {
         /// NULL, the file's other columns are not read. `keep` decides, from the file's
         /// footer, whether a row group is read at all (row-group pruning); `chunkRows`
         /// may exceed `Chunk.capacity` (the rows become blocks, not pipeline chunks).
-        case name(keep: (@Sendable (ParquetFile, Int, [Int?]) -> Bool)?, chunkRows: Int)
+        /// With `fieldIDs` (an Iceberg table's, one per target), a file whose schema
+        /// carries field ids is matched by id instead — renamed columns keep their data,
+        /// a column added after the file was written reads NULL.
+        case name(keep: (@Sendable (ParquetFile, Int, [Int?]) -> Bool)?, chunkRows: Int, fieldIDs: [Int]? = nil)
     }
 
-    /// `stream` with each chunk's object (its index in `objects`) beside it.
+    /// One piece of a file's rows: its object (the index in `objects`), the position of its
+    /// first row in the file, and the rows.
+    struct Piece {
+        var object: Int
+        var firstRow: Int64
+        var chunk: Chunk
+    }
+
+    /// `stream` with each chunk's object and its first row's position beside it.
     static func stream(table: String, targets: [ColumnDef], indices: [Int], objects: [CopyObject], inputs: CopyInputs,
                        options: CopyOptions, tuning: CopyTuning, mapping: Mapping, progress: LoadProgressHandler?,
-                       context: QueryContext, consume: ([(object: Int, chunk: Chunk)]) throws -> Void) throws -> CopyResult {
+                       context: QueryContext, consume: ([Piece]) throws -> Void) throws -> CopyResult {
         let paths = objects.map(\.name)
         let files = try openAll(objects, table: table, inputs: inputs, workers: tuning.workers, context: context)
         var fileMaps: [[Int?]] = []
@@ -58,6 +69,8 @@ enum ParquetLoader {
                                 serializeToJSON: options.serializeToJSON)
                 let present = min(file.columns.count, targets.count)
                 fileMaps.append(targets.indices.map { $0 < present ? $0 : nil })
+            case .name(_, _, let ids?) where file.columns.contains(where: { $0.fieldID != nil }):
+                fileMaps.append(try mapByFieldID(file, table: table, targets: targets, ids: ids))
             case .name:
                 fileMaps.append(try mapByName(file, table: table, targets: targets))
             }
@@ -72,7 +85,7 @@ enum ParquetLoader {
         var skipped = 0
         for (f, file) in files.enumerated() {
             for g in 0..<file.rowGroupCount {
-                if case .name(let keep?, _) = mapping, !keep(file, g, maps[f]) { skipped += 1; continue }
+                if case .name(let keep?, _, _) = mapping, !keep(file, g, maps[f]) { skipped += 1; continue }
                 let bytes = groupBytes(file, g, columns: maps[f].compactMap { $0 })
                 tasks.append((f, g, bytes))
                 let (sum, overflow) = totalBytes.addingReportingOverflow(bytes)
@@ -82,7 +95,7 @@ enum ParquetLoader {
         let readOptions = ParquetReadOptions(truncateColumns: false,
                                              invalidCharacterReplacement: options.acceptInvalidChars)
         let chunkRows: Int
-        if case .name(_, let rows) = mapping { chunkRows = max(1, rows) } else { chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity)) }
+        if case .name(_, let rows, _) = mapping { chunkRows = max(1, rows) } else { chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity)) }
         let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
         let reservation = MemoryReservation(context.memory)
         defer { reservation.free() }
@@ -127,7 +140,7 @@ enum ParquetLoader {
             }
 
             // Assemble in file order; the first failing row group (in file order) fails the COPY.
-            var chunks: [(object: Int, chunk: Chunk)] = []
+            var chunks: [Piece] = []
             var held = 0
             for i in wave.indices {
                 switch results.get(i) {
@@ -136,7 +149,11 @@ enum ParquetLoader {
                         fileRows[wave[i].file] += out.rows
                         fileScans[wave[i].file].add(start: out.startMicros, micros: out.micros)
                     }
-                    chunks.append(contentsOf: out.chunks.map { (wave[i].file, $0) })
+                    var row = files[wave[i].file].firstRow(ofRowGroup: wave[i].group)
+                    for c in out.chunks {
+                        chunks.append(Piece(object: wave[i].file, firstRow: row, chunk: c))
+                        row &+= Int64(c.count)
+                    }
                     for c in out.chunks { held += CopyLoader.chunkBytes(c) }
                     rowCount += out.rows
                 case .failure(let error)?:
@@ -244,8 +261,23 @@ enum ParquetLoader {
     static func mapByName(_ file: ParquetFile, table: String, targets: [ColumnDef]) throws -> [Int?] {
         var byName: [String: Int] = [:]
         for (i, c) in file.columns.enumerated() where byName[c.name.lowercased()] == nil { byName[c.name.lowercased()] = i }
-        return try targets.enumerated().map { k, target -> Int? in
-            guard let i = byName[target.name.lowercased()] else { return nil }
+        return try checkedMap(file, table: table, targets: targets) { _, target in byName[target.name.lowercased()] }
+    }
+
+    /// The file column carrying each target's field id (Iceberg's column identity).
+    static func mapByFieldID(_ file: ParquetFile, table: String, targets: [ColumnDef], ids: [Int]) throws -> [Int?] {
+        var byID: [Int: Int] = [:]
+        for (i, c) in file.columns.enumerated() {
+            if let id = c.fieldID, byID[Int(id)] == nil { byID[Int(id)] = i }
+        }
+        return try checkedMap(file, table: table, targets: targets) { k, _ in k < ids.count ? byID[ids[k]] : nil }
+    }
+
+    /// The file column `find` names for each target, checked to be flat and convertible.
+    private static func checkedMap(_ file: ParquetFile, table: String, targets: [ColumnDef],
+                                   find: (Int, ColumnDef) -> Int?) throws -> [Int?] {
+        try targets.enumerated().map { k, target -> Int? in
+            guard let i = find(k, target) else { return nil }
             let column = file.columns[i]
             if column.isNested {
                 throw columnError(table: table, file: file.path, target: target, position: k, code: .incompatibleColumnarSchema,

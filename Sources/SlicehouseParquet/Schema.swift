@@ -40,6 +40,8 @@ public struct ParquetColumn: Sendable, CustomStringConvertible {
     /// SUPER); nil when it cannot be read that way (`nestedProblem` says why).
     let nested: NestedColumnSchema?
     let nestedProblem: String?
+    /// The schema element's field id (Iceberg's column identity), when the writer gave one.
+    public internal(set) var fieldID: Int32? = nil
 
     public var description: String {
         if isNested { return "\(name) (nested)" }
@@ -139,7 +141,7 @@ public struct ParquetSchema: Sendable {
                 logicalType: e.resolvedLogicalType,
                 leafIndex: firstLeaf,
                 maxDefinitionLevel: repetition == .required ? 0 : 1,
-                nested: nested, nestedProblem: nestedProblem))
+                nested: nested, nestedProblem: nestedProblem, fieldID: e.fieldID))
         }
         guard i == elements.count else {
             throw ParquetError.corrupt("schema has \(elements.count - i) elements outside the root")

@@ -115,6 +115,7 @@ struct ExternalScans {
     // MARK: - One table
 
     func read(_ table: ExternalTable, _ uses: [Use], _ lake: LakeAccess) throws -> (TableSnapshot, Summary) {
+        if let metadata = table.iceberg { return try readIceberg(table, metadata, uses, lake) }
         let start = SlicehousePlatform.Clock.nowMicros()
         let def = table.def
         let wanted = Set(uses.flatMap(\.columns))
@@ -167,7 +168,7 @@ struct ExternalScans {
         let keep = parquetTest(uses, table, dataColumns)
         var builder = SnapshotBuilder(columnCount: def.columns.count, slices: session.database.layout.sliceCount)
         var returned = 0
-        let read = try readFiles(table, targets: targets, groups: groups, format: format, keep: keep, inputs: inputs) { g, chunk in
+        let read = try readFiles(table, targets: targets, groups: groups, format: format, keep: keep, inputs: inputs) { g, _, chunk in
             var columns: [Int: Vector] = [:]
             for (k, c) in dataColumns.enumerated() where wanted.contains(c) { columns[c] = chunk.columns[k] }
             for c in partitionRange where wanted.contains(c) {
@@ -201,9 +202,9 @@ struct ExternalScans {
         return try ExternalFileReader.list(location, inputs: inputs)
     }
 
-    private func readFiles(_ table: ExternalTable, targets: [ColumnDef], groups: [[CopyObject]],
+    func readFiles(_ table: ExternalTable, targets: [ColumnDef], groups: [[CopyObject]],
                            format: ExternalFileReader.Format, keep: ExternalFileReader.RowGroupTest?, inputs: CopyInputs,
-                           consume: (Int, Chunk) throws -> Void) throws -> ExternalFileReader.Summary {
+                           consume: (Int, Int64, Chunk) throws -> Void) throws -> ExternalFileReader.Summary {
         do {
             return try ExternalFileReader.read(table: "\(table.schema.name).\(table.def.name)", columns: targets, groups: groups,
                                                format: format, keepRowGroup: keep, inputs: inputs, context: context,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import SlicehouseAWS
 import SlicehouseCatalog
+import SlicehouseIceberg
 import SlicehouseLake
 import SlicehouseLoad
 import SlicehouseTypes
@@ -17,14 +18,47 @@ struct ExternalTable: Sendable {
     let dataColumns: Int
     /// The partition keys' names, in order (`def.columns[dataColumns...]`).
     let partitionKeys: [String]
+    /// An Apache Iceberg table's metadata as of this statement (its columns are the current
+    /// schema's, its files the current snapshot's); nil for a Hive-style table.
+    let iceberg: IcebergMetadata?
 
-    init(schema: SchemaDef, external: ExternalSchemaDef, glue: GlueTable, id: Int) throws {
+    /// The table as the catalog describes it; an Iceberg table's metadata file is read
+    /// with `read` (so each statement sees the table's current snapshot).
+    init(schema: SchemaDef, external: ExternalSchemaDef, glue: GlueTable, id: Int,
+         read: (String) throws -> [UInt8]) throws {
+        if Self.isIceberg(glue) {
+            let parameters = glue.parameters ?? [:]
+            guard let location = parameters["metadata_location"] ?? parameters["METADATA_LOCATION"], !location.isEmpty else {
+                throw SQLError(.invalidParameter, "Iceberg table \"\(schema.name).\(glue.name)\" has no metadata_location in the catalog")
+            }
+            do {
+                let metadata = try IcebergMetadata(json: try read(location), name: location)
+                try self.init(schema: schema, external: external, glue: glue, id: id, iceberg: metadata)
+            } catch let e as IcebergError {
+                throw e.sqlError
+            }
+        } else {
+            try self.init(schema: schema, external: external, glue: glue, id: id, iceberg: nil)
+        }
+    }
+
+    private init(schema: SchemaDef, external: ExternalSchemaDef, glue: GlueTable, id: Int, iceberg: IcebergMetadata?) throws {
         self.schema = schema
         self.external = external
         self.glue = glue
-        let sd = glue.storageDescriptor
+        self.iceberg = iceberg
+        var sd = glue.storageDescriptor
+        if let iceberg {
+            // An Iceberg table's columns are its metadata's current schema (by field id), not Glue's copy.
+            sd = sd ?? GlueStorageDescriptor()
+            sd?.columns = iceberg.fields.map { GlueColumn(name: $0.name, type: "string") }
+            if (sd?.location ?? "").isEmpty { sd?.location = iceberg.location }
+        }
         func columns(_ list: [GlueColumn]) throws -> [ColumnDef] {
-            try list.map { c in
+            if let iceberg, list.count == iceberg.fields.count {
+                return iceberg.fields.map { ColumnDef(name: $0.name.lowercased(), type: $0.type.dataType) }
+            }
+            return try list.map { c in
                 do {
                     return ColumnDef(name: c.name.lowercased(), type: try HiveTypes.dataType(c.type, column: c.name))
                 } catch let e as SQLError {
@@ -33,7 +67,8 @@ struct ExternalTable: Sendable {
             }
         }
         let data = try columns(sd?.columns ?? [])
-        let partitions = try columns(glue.partitionKeys ?? [])
+        // Iceberg's partitioning is hidden: no partition columns.
+        let partitions = iceberg == nil ? try columns(glue.partitionKeys ?? []) : []
         dataColumns = data.count
         partitionKeys = partitions.map(\.name)
         let pseudo = [ColumnDef(name: ExternalTableDef.pseudoColumnNames[0], type: .varchar(512)),
@@ -47,7 +82,10 @@ struct ExternalTable: Sendable {
         self.def = def
     }
 
-    var location: String { glue.storageDescriptor?.location ?? "" }
+    var location: String { def.external?.location ?? glue.storageDescriptor?.location ?? "" }
+
+    /// The Iceberg field id of each data column (nil for a Hive-style table).
+    var fieldIDs: [Int]? { iceberg.map { $0.fields.map(\.id) } }
 
     /// Whether the table is an Apache Iceberg table (Glue's `table_type` parameter).
     static func isIceberg(_ t: GlueTable) -> Bool {
@@ -76,7 +114,9 @@ struct ExternalTable: Sendable {
         let where_ = "external table \"\(schema.name).\(def.name)\""
         switch name {
         case "PARQUET":
-            return .parquet
+            return .parquet()
+        case "ICEBERG" where iceberg != nil:
+            return .parquet(fieldIDs: fieldIDs)
         case "TEXTFILE", "JSON":
             let sd = glue.storageDescriptor
             let serde = (sd?.serdeInfo?.serializationLibrary ?? "").lowercased()

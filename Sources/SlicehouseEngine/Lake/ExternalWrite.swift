@@ -67,7 +67,11 @@ struct ExternalWrite {
         guard let glue = try LakeAccess.mapped({ try catalog.table(external.database, name) }) else {
             throw SQLError(.undefinedTable, "External table \"\(schema.name).\(name)\" does not exist")
         }
-        let table = try ExternalTable(schema: schema, external: external, glue: glue, id: -1)
+        let lake = LakeAccess(session: session, context: context)
+        let inputs = lake.inputs(external)
+        let table = try ExternalTable(schema: schema, external: external, glue: glue, id: -1) {
+            try LakeAccess.object($0, inputs: inputs)
+        }
         guard table.def.external?.formatName == "PARQUET" else {
             throw SQLError.unsupported("INSERT into a \(table.def.external?.formatName ?? "") external table (PARQUET tables take rows)")
         }

@@ -87,6 +87,24 @@ struct LakeAccess {
                    s3: s3.connection(authorization: Self.authorization(schema), region: schema.region, delegated: true))
     }
 
+    /// A whole small object of the lake (an Iceberg metadata file, manifest list or
+    /// manifest) by its address, read with `inputs`.
+    static func object(_ address: String, inputs: CopyInputs) throws -> [UInt8] {
+        guard let bytes = try inputs.smallFile(normalizedAddress(address)) else {
+            throw SQLError(.loadError, "Spectrum Scan Error: '\(address)' does not exist")
+        }
+        return bytes
+    }
+
+    /// Spark's and Hadoop's names for S3 (`s3a://`, `s3n://`) as `s3://`.
+    static func normalizedAddress(_ address: String) -> String {
+        let lower = address.lowercased()
+        for scheme in ["s3a://", "s3n://"] where lower.hasPrefix(scheme) {
+            return "s3://" + address.dropFirst(scheme.count)
+        }
+        return address
+    }
+
     /// A catalog error in SQL's words.
     static func sqlError(_ error: Error) -> Error {
         if let e = error as? ExternalCatalogError { return e.sqlError }
