@@ -146,8 +146,10 @@ public enum CopySource {
         return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 
-    /// Strip a `file://` scheme; reject remote schemes with a clear message.
-    static func localPath(_ source: String) throws -> String {
+    /// Strip a `file://` scheme; reject remote schemes with a clear message. A COPY's
+    /// `file://` URL is percent-decoded; a `literal` one (an external table's location, as
+    /// Hive, Glue and Spark keep them: `region=n%2Fa` is the folder's real name) is not.
+    static func localPath(_ source: String, literal: Bool = false) throws -> String {
         let lower = source.lowercased()
         if lower.hasPrefix("file://") {
             var rest = String(source.dropFirst(7))
@@ -155,7 +157,7 @@ public enum CopySource {
             guard rest.hasPrefix("/") else {
                 throw SQLError(.invalidParameter, "file:// URL must name an absolute path: '\(source)'")
             }
-            return rest.removingPercentEncoding ?? rest
+            return literal ? rest : (rest.removingPercentEncoding ?? rest)
         }
         if lower.hasPrefix("s3://") {
             throw SQLError.internalError("'\(source)' is an S3 address, not a local path")

@@ -109,7 +109,7 @@ public enum ExternalFileReader {
                 .filter { isDataFile(String($0.key.dropFirst(prefix.key.count))) }
                 .map { CopyObject(.s3(prefix.sibling($0.key)), size: $0.size) }
         }
-        let path = try CopySource.localPath(folder)
+        let path = try CopySource.localPath(folder, literal: true)
         let checked = inputs.access != .unrestricted
         if checked { _ = try inputs.access.authorizeReadPrefix(path) }
         var isDirectory: ObjCBool = false
@@ -131,7 +131,7 @@ public enum ExternalFileReader {
             guard let location = S3Location(address) else { throw S3Location.invalid(address) }
             return CopyObject(.s3(location), size: size)
         }
-        let path = try CopySource.localPath(address)
+        let path = try CopySource.localPath(address, literal: true)
         if inputs.access != .unrestricted { _ = try inputs.access.authorizeRead(path) }
         return CopyObject(.local(path), size: size > 0 ? size : CopySource.fileSize(path))
     }

@@ -3,6 +3,7 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 import SlicehouseSQL
+import SlicehouseLake
 import SlicehouseLoad
 import SlicehouseExecution
 import SlicehouseParquet
@@ -84,7 +85,6 @@ struct UnloadCommand {
         defer { reservation.free() }
         /// Runs the query, handing each chunk to `write` with its slice (PARALLEL ON) or 0,
         /// split by partition folder ("" without PARTITION BY), with the file's columns.
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_. :"))
         func run(_ write: (Int, String, Chunk) throws -> Void) throws {
             let split = { (slice: Int, chunk: Chunk) throws -> Void in
                 let c = chunk.compacted()
@@ -97,8 +97,12 @@ struct UnloadCommand {
                 var folders: [String] = []
                 for r in 0..<c.count {
                     let folder = partCols.map { i -> String in
-                        let v = c.columns[i].value(at: r).formatted(as: types[i]) ?? "__HIVE_DEFAULT_PARTITION__"
-                        return names[i] + "=" + (v.addingPercentEncoding(withAllowedCharacters: allowed) ?? v)
+                        // Hive's folder names (what Spark, Athena and Glue read back): its few
+                        // special characters as %XX, everything else — UTF-8 text too — as it is.
+                        guard let v = c.columns[i].value(at: r).formatted(as: types[i]) else {
+                            return names[i] + "=" + HivePartitionPath.nullValue
+                        }
+                        return names[i] + "=" + HivePartitionPath.escape(v)
                     }.joined(separator: "/") + "/"
                     if rowsByFolder[folder] == nil { folders.append(folder) }
                     rowsByFolder[folder, default: []].append(Int32(r))

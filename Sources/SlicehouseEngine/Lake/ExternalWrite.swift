@@ -94,10 +94,30 @@ struct ExternalWrite {
             throw SQLError.internalError("the rows of an INSERT into an external table could not be read")
         }
         let location = glue.storageDescriptor?.location ?? ""
+        try checkPartitionLocations(glue, location: location, catalog: catalog, database: external.database, table: table)
         let written = try write(wrapped, location: location, partitionKeys: table.partitionKeys, external: external)
         try register(written.files, table: glue, location: location, catalog: catalog, database: external.database)
         let rows = written.files.reduce(0) { $0 + $1.rows }
         return StatementResult(tag: "INSERT 0 \(rows)")
+    }
+
+    /// INSERT writes each row under `<location>/key=value/`: a partition registered
+    /// elsewhere (ALTER TABLE … ADD PARTITION … LOCATION) would not see the rows written for
+    /// it, so such a table is refused before anything is written.
+    private func checkPartitionLocations(_ glue: GlueTable, location: String, catalog: any ExternalCatalog,
+                                         database: String, table: ExternalTable) throws {
+        guard !table.partitionKeys.isEmpty else { return }
+        let base = location.hasSuffix("/") ? location : location + "/"
+        let keys = table.partitionKeys
+        for p in try LakeAccess.mapped({ try catalog.partitions(database, glue.name) }) {
+            let values = p.values.map { $0 == HivePartitionPath.nullValue ? nil : $0 }
+            let expected = base + HivePartitionPath.path(keys: keys, values: values)
+            var actual = p.storageDescriptor?.location ?? ""
+            if !actual.hasSuffix("/") { actual += "/" }
+            if actual != expected {
+                throw SQLError.unsupported("INSERT into external table \"\(table.schema.name).\(table.def.name)\": its partition (\(p.values.joined(separator: ", "))) is at '\(actual)', not under the table's location as '\(expected)' (rows are written under the table's location)")
+            }
+        }
     }
 
     private func requireParquet(_ f: ExternalFileFormat) throws {
