@@ -329,3 +329,31 @@ def test_v2_position_and_equality_delete_files(conn, catalog, moto):
     if con is not None:
         location = catalog.load_table("lake.mor").metadata_location
         assert [r[0] for r in con.execute(f"select id from iceberg_scan('{location}') order by id").fetchall()] == sorted(want)
+
+
+def test_parquet_slicehouse_writes_is_added_to_an_iceberg_table(conn, catalog, moto):
+    """The other direction: Parquet written by CREATE EXTERNAL TABLE AS and INSERT INTO is
+    registered in an Iceberg table by pyiceberg (`add_files`), which reads it row for row,
+    and Slicehouse reads that Iceberg table to the same rows."""
+    run(conn, "create table local_src (id bigint, name varchar(20), price decimal(10,2), day date)")
+    run(conn, "insert into local_src values " + ", ".join(
+        f"({n}, 'n{n}', {n * 1.25:.2f}, '2024-03-01'::date + {n % 40})" for n in range(1, 251)))
+    run(conn, f"create external table ice.written stored as parquet location 's3://{BUCKET}/written/' "
+              f"as select id, name, price, day from local_src where id <= 200")
+    run(conn, "insert into ice.written select id, name, price, day from local_src where id > 200")
+    keys = [o["Key"] for o in moto.client().list_objects_v2(Bucket=BUCKET, Prefix="written/")["Contents"]]
+    assert keys and all(k.endswith(".parquet") for k in keys)
+
+    import pyarrow.parquet as pq
+    first = catalog.load_table("lake.orders").io.new_input(f"s3://{BUCKET}/{keys[0]}")
+    with first.open() as f:
+        arrow_schema = pq.read_schema(f)
+    t = catalog.create_table("lake.adopted", schema=arrow_schema, properties={"format-version": "2"})
+    t.add_files([f"s3://{BUCKET}/{k}" for k in keys])
+    t = catalog.load_table("lake.adopted")
+    want = arrow_rows(t, ["id", "name", "price", "day"])
+    assert len(want) == 250
+    local = run(conn, "select id, name, price, day from local_src order by id")
+    assert [tuple(r) for r in local] == want
+    got = run(conn, "select id, name, price, day from ice.adopted order by id")
+    assert [tuple(r) for r in got] == want
