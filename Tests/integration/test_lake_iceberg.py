@@ -357,3 +357,71 @@ def test_parquet_slicehouse_writes_is_added_to_an_iceberg_table(conn, catalog, m
     assert [tuple(r) for r in local] == want
     got = run(conn, "select id, name, price, day from ice.adopted order by id")
     assert [tuple(r) for r in got] == want
+
+
+def _spoiled_table(catalog, name, rows=50):
+    data = orders_arrow(1, rows)
+    t = catalog.create_table(f"lake.{name}", schema=data.schema, properties={"format-version": "2"})
+    t.append(data)
+    t = catalog.load_table(f"lake.{name}")
+    return t, t.inspect.files().to_pylist()[0]["file_path"]
+
+
+def _error(conn, sql):
+    with pytest.raises(psycopg2.Error) as e:
+        run(conn, sql)
+    assert run(conn, "select 1") == [(1,)]    # the session goes on
+    return str(e.value)
+
+
+def test_manifests_that_lie_are_clear_errors(conn, catalog, moto):
+    s3 = moto.client()
+    key = lambda address: address.removeprefix(f"s3://{BUCKET}/")   # noqa: E731
+
+    # A data file the manifest names is gone.
+    t, path = _spoiled_table(catalog, "gone")
+    s3.delete_object(Bucket=BUCKET, Key=key(path))
+    message = _error(conn, "select count(*) from ice.gone")
+    assert "Spectrum Scan Error" in message or "S3" in message
+    assert path in message, message
+
+    # The data file is not the size the manifest says (replaced by a smaller valid file):
+    # an error naming it, never rows read from the wrong place.
+    import pyarrow.parquet as pq
+    t, path = _spoiled_table(catalog, "resized")
+    small = io.BytesIO()
+    pq.write_table(orders_arrow(1, 3), small)
+    s3.put_object(Bucket=BUCKET, Key=key(path), Body=small.getvalue())
+    message = _error(conn, "select count(*), sum(id) from ice.resized")
+    assert path in message, message
+
+    # A data file whose columns are not the table's types (id is text).
+    import pyarrow as pa
+    t, path = _spoiled_table(catalog, "retyped")
+    size = s3.head_object(Bucket=BUCKET, Key=key(path))["ContentLength"]
+    schema = pa.schema([pa.field("id", pa.string(), metadata={b"PARQUET:field_id": b"1"})])
+    body = None
+    for pad in range(0, 4 * size):     # the manifest's size kept: one value padded to fit
+        wrong = io.BytesIO()
+        pq.write_table(pa.table({"id": pa.array(["x" * pad] + ["x"] * 49)}, schema=schema), wrong,
+                       compression="NONE", use_dictionary=False, write_statistics=False)
+        if len(wrong.getvalue()) == size:
+            body = wrong.getvalue()
+            break
+    assert body is not None
+    s3.put_object(Bucket=BUCKET, Key=key(path), Body=body)
+    message = _error(conn, "select sum(id) from ice.retyped")
+    assert path in message and "incompatible" in message.lower(), message
+
+    # A manifest the manifest list names is gone.
+    t, _ = _spoiled_table(catalog, "nomanifest")
+    manifest = t.current_snapshot().manifests(t.io)[0].manifest_path
+    s3.delete_object(Bucket=BUCKET, Key=key(manifest))
+    message = _error(conn, "select count(*) from ice.nomanifest")
+    assert manifest in message and "does not exist" in message, message
+
+    # The metadata file the catalog points at is not JSON.
+    t, _ = _spoiled_table(catalog, "badmeta")
+    s3.put_object(Bucket=BUCKET, Key=key(t.metadata_location), Body=b"{not json")
+    message = _error(conn, "select count(*) from ice.badmeta")
+    assert t.metadata_location in message, message
