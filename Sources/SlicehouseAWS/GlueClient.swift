@@ -255,14 +255,21 @@ public final class GlueClient: Sendable {
 
     /// The table's partitions, page after page; `expression` (Glue's partition predicate,
     /// `year = '2024' AND month > '06'`) narrows them on Glue's side.
-    public func getPartitions(database: String, table: String, expression: String? = nil) throws -> [GluePartition] {
-        struct In: Encodable { let DatabaseName: String; let TableName: String; let Expression: String?; let NextToken: String? }
+    /// With `excludeColumnSchema`, Glue leaves each partition's column list out (a smaller
+    /// answer, when only values and locations are wanted).
+    public func getPartitions(database: String, table: String, expression: String? = nil,
+                              excludeColumnSchema: Bool = false) throws -> [GluePartition] {
+        struct In: Encodable {
+            let DatabaseName: String; let TableName: String; let Expression: String?; let NextToken: String?
+            let ExcludeColumnSchema: Bool?
+        }
         struct Out: Decodable { let Partitions: [GluePartition]?; let NextToken: String? }
         var out: [GluePartition] = []
         var token: String? = nil
         repeat {
             let page = try call("GetPartitions", In(DatabaseName: database, TableName: table, Expression: expression,
-                                                    NextToken: token), Out.self)
+                                                    NextToken: token, ExcludeColumnSchema: excludeColumnSchema ? true : nil),
+                                Out.self)
             out += page.Partitions ?? []
             token = page.NextToken.flatMap { $0.isEmpty ? nil : $0 }
         } while token != nil

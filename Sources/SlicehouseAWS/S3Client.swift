@@ -9,7 +9,9 @@ import SlicehouseTypes
 public struct S3Object: Sendable, Equatable {
     public var key: String
     public var size: Int
-    public init(key: String, size: Int) { self.key = key; self.size = size }
+    /// The listing's ETag: it changes when the object is written again.
+    public var etag: String?
+    public init(key: String, size: Int, etag: String? = nil) { self.key = key; self.size = size; self.etag = etag }
 }
 
 /// The S3 API calls COPY and UNLOAD make, signed with Signature Version 4 and sent through
@@ -45,6 +47,10 @@ public final class S3Client: Sendable {
         self.stop = stop
     }
 
+    /// Who the client is to S3 — the endpoint and the access key — so that what one
+    /// identity read is never handed to another (`ExternalFileCache`).
+    public var identity: String { "\(endpoint.scheme)://\(endpoint.host):\(endpoint.port ?? 0)|\(signer.credentials.accessKeyID)" }
+
     /// The same client without `stop`: for clean-up that must run after the statement was
     /// cancelled (aborting its uploads, deleting what it wrote).
     public var unstoppable: S3Client {
@@ -73,7 +79,7 @@ public final class S3Client: Sendable {
             for contents in xml.elements("Contents") {
                 let fields = XMLFields(contents)
                 guard let key = fields.first("Key") else { continue }
-                out.append(S3Object(key: key, size: Int(fields.first("Size") ?? "") ?? 0))
+                out.append(S3Object(key: key, size: Int(fields.first("Size") ?? "") ?? 0, etag: fields.first("ETag")))
             }
             token = xml.first("IsTruncated") == "true" ? xml.first("NextContinuationToken") : nil
         } while token != nil
@@ -281,20 +287,42 @@ public enum S3Error: Error, CustomStringConvertible, Sendable {
 /// The text of named elements of an S3 XML answer, which is flat enough for this: no
 /// attributes are needed, and the entities are XML's five and numeric references.
 struct XMLFields {
-    let text: String
-    init(_ bytes: [UInt8]) { text = String(decoding: bytes, as: UTF8.self) }
-    init(_ text: String) { self.text = text }
+    /// The document's UTF-8 bytes (searched byte by byte: a listing of 1,000 objects is
+    /// scanned many times, and Foundation's string search is slow at it).
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ text: String) { self.bytes = Array(text.utf8) }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The inner text of each `<name>...</name>`, in order (not unescaped: nested XML).
     func elements(_ name: String) -> [String] {
         var out: [String] = []
-        var rest = text[...]
-        let open = "<\(name)>", close = "</\(name)>"
-        while let a = rest.range(of: open), let b = rest[a.upperBound...].range(of: close) {
-            out.append(String(rest[a.upperBound..<b.lowerBound]))
-            rest = rest[b.upperBound...]
+        let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
+        bytes.withUnsafeBufferPointer { p in
+            var i = 0
+            while let a = Self.find(open, in: p, from: i), let b = Self.find(close, in: p, from: a + open.count) {
+                out.append(String(decoding: UnsafeBufferPointer(rebasing: p[(a + open.count)..<b]), as: UTF8.self))
+                i = b + close.count
+            }
         }
         return out
+    }
+
+    /// Where `needle` next starts in `p` at or after `start`.
+    private static func find(_ needle: [UInt8], in p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let first = needle.first, needle.count <= p.count else { return nil }
+        var i = start
+        let last = p.count - needle.count
+        while i <= last {
+            if p[i] == first {
+                var k = 1
+                while k < needle.count && p[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// The unescaped text of the first `<name>`.

@@ -18,6 +18,8 @@ public struct TPCHBenchReport: Codable, Sendable {
     public var warmup = true
     /// Every run was a fresh process over the data directory (`bench tpch --from-disk`).
     public var fromDisk: Bool? = nil
+    /// Every table was read as Parquet external tables under this S3 prefix (`--external`).
+    public var external: String? = nil
     public var queries: [Int]
     public var dataDirectory: String
     public var generation: GenerationFigures

@@ -19,6 +19,17 @@ public struct DuckDBRunner: Sendable {
         var tables: [String]
         var schema: [String]
         var queries: [SpecQuery]
+        var external: External?
+    }
+
+    /// `bench tpch --external`: DuckDB reads views over Parquet on S3 (httpfs) instead of
+    /// loading the .tbl files. The keys come from the environment the script inherits.
+    public struct External: Encodable, Sendable {
+        public var endpoint: String
+        public var useSSL: Bool
+        public var region: String
+        /// Each table's CREATE VIEW.
+        public var views: [String: String]
     }
     struct SpecQuery: Encodable { var number: Int; var sql: String }
 
@@ -68,7 +79,7 @@ public struct DuckDBRunner: Sendable {
     /// and run `queries` (a warm-up when `warmup`, then `runs` timed runs; with `runs` 0 and
     /// no warm-up each query runs once, for its answer).
     public func run(dataDirectory: String, workDirectory: String, threads: Int, runs: Int, warmup: Bool,
-                    queries: [(number: Int, sql: String)]) throws -> Output {
+                    external: External? = nil, queries: [(number: Int, sql: String)]) throws -> Output {
         let fm = FileManager.default
         do {
             try fm.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
@@ -80,7 +91,7 @@ public struct DuckDBRunner: Sendable {
         let spec = Spec(data: dataDirectory, database: (workDirectory as NSString).appendingPathComponent("tpch.duckdb"),
                         threads: threads, runs: runs, warmup: warmup, tables: TPCHText.tables,
                         schema: TPCHText.schemaStatements,
-                        queries: queries.map { SpecQuery(number: $0.number, sql: $0.sql) })
+                        queries: queries.map { SpecQuery(number: $0.number, sql: $0.sql) }, external: external)
         do {
             try Data(TPCHText.duckDBScript.utf8).write(to: URL(fileURLWithPath: script))
             try JSONEncoder().encode(spec).write(to: URL(fileURLWithPath: specPath))

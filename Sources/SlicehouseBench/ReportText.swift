@@ -14,6 +14,7 @@ public enum ReportText {
         out.append(title)
         out.append("\(report.runs) timed run\(report.runs == 1 ? "" : "s") per query after one warm-up"
                    + (report.fromDisk == true ? ", each run a fresh Slicehouse process reading the data directory" : "")
+                   + (report.external.map { ", every table an external table of Parquet under \($0) (both engines)" } ?? "")
                    + "; times in ms; \(report.environment.build) build")
         out.append("data: \(report.dataDirectory) (" + (report.generation.cached ? "cached" : "generated in \(seconds(report.generation.seconds))") + ")")
         out.append("")

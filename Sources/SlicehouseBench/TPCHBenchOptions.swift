@@ -39,6 +39,12 @@ public struct TPCHBenchOptions: Sendable {
     /// alternating with this scale factor's (smaller, larger, smaller, ...), and the report
     /// gives each query's growth between the two from those interleaved runs.
     public var scaleDatabaseDirectory: String?
+    /// `--external`: the queries read every table as a Hive-partitioned Parquet external
+    /// table under `externalLocation` on the environment's S3 endpoint (written there once),
+    /// and DuckDB reads the same objects through httpfs.
+    public var external = false
+    /// Where `--external` keeps the Parquet (nil: s3://slicehouse-bench/tpch-sfN-parquet/).
+    public var externalLocation: String?
     /// Run DuckDB on the same files and report ratios.
     public var compareDuckDB = false
     /// Without `compareDuckDB`, at a scale factor without reference answers, check the

@@ -50,6 +50,9 @@ public struct TPCHBenchmark: Sendable {
                 }
             }
         }
+        if options.external && (options.fromDisk || options.s3Data != nil) {
+            throw BenchError.invalidOption("--external runs in one process from local .tbl files: not with --from-disk or --data s3://")
+        }
         if options.fromDisk && options.executable == nil {
             throw BenchError.invalidOption("--from-disk needs the slicehouse binary to start each query's process")
         }
@@ -134,7 +137,9 @@ public struct TPCHBenchmark: Sendable {
         warmPageCache(events: events)
         var slicehouse: EngineFigures, results: [Int: ResultText], runNotes: [String]
         var scaling: ScalingFigures?
-        if options.fromDisk {
+        if options.external {
+            (slicehouse, results, runNotes) = try runExternal(events: events)
+        } else if options.fromDisk {
             (slicehouse, results, runNotes, scaling) = try runFromDisk(events: events)
         } else {
             (slicehouse, results, runNotes) = try runSlicehouse(events: events)
@@ -169,6 +174,7 @@ public struct TPCHBenchmark: Sendable {
             defer { try? FileManager.default.removeItem(atPath: work) }
             let output = try duck.run(dataDirectory: options.dataDirectory, workDirectory: work, threads: options.threads,
                                       runs: timed ? options.runs : 0, warmup: timed,
+                                      external: options.external ? try duckDBExternal() : nil,
                                       queries: options.queries.compactMap { n in TPCHText.query(n).map { (n, $0) } })
             var figures = Self.figures(output)
             if answerScale == nil {
@@ -203,6 +209,7 @@ public struct TPCHBenchmark: Sendable {
             generation: generation, answerReference: reference, slicehouse: slicehouse, duckdb: duckFigures,
             notes: notes)
         report.fromDisk = options.fromDisk
+        report.external = options.external ? externalLocation : nil
         report.scaling = scaling
         return report
     }
@@ -214,14 +221,7 @@ public struct TPCHBenchmark: Sendable {
     /// marker object `_uploaded/<table>-<size>` is there) is left as it is.
     func uploadToS3(_ s3: String, events: (BenchEvent) -> Void) throws {
         guard let prefix = S3Location(s3) else { throw BenchError.invalidOption("--data: not an s3:// prefix: \(s3)") }
-        let environment = ProcessInfo.processInfo.environment
-        let client: S3Client
-        do {
-            let credentials = try AWSCredentialResolver(roleMapPath: nil, environment: environment).credentials(for: nil)
-            client = S3Client(endpoint: try S3Endpoint.resolve(region: nil, environment: environment), credentials: credentials)
-        } catch {
-            throw BenchError.io("--data \(s3): \(Self.message(error))")
-        }
+        let client = try Self.ambientS3Client(what: "--data \(s3)")
         let present: Set<String>
         do {
             present = Set(try client.list(prefix.sibling(prefix.key + "_uploaded/")).map(\.key))
@@ -304,6 +304,13 @@ public struct TPCHBenchmark: Sendable {
             notes.append(String(format: "queries ran with --memory %.2f MB: operators beyond it spill to disk",
                                 Double(limit) / 1_048_576))
         }
+        let (figures, results) = runQueries(session, load: load, size: size, resetWorks: resetWorks, notes: &notes, events: events)
+        return (figures, results, notes)
+    }
+
+    /// Run the queries (a warm-up, then the timed runs) in `session`.
+    func runQueries(_ session: Session, load: LoadFigures, size: Int64, resetWorks: Bool, notes: inout [String],
+                    events: (BenchEvent) -> Void) -> (EngineFigures, [Int: ResultText]) {
         var queries: [QueryFigures] = []
         var results: [Int: ResultText] = [:]
         var peak = load.peakRSSBytes
@@ -347,8 +354,9 @@ public struct TPCHBenchmark: Sendable {
         let figures = EngineFigures(engine: "Slicehouse", version: nil, threads: options.threads, load: load,
                                     sizeBytes: size, memoryKind: MemoryProbe.kind(resetWorks: resetWorks),
                                     peakRSSBytes: peak, queries: queries)
-        return (figures, results, notes)
+        return (figures, results)
     }
+
 
     /// Create a database in `directory` with the schema and COPY every table into it (from
     /// `s3Source` when given, else the local files). The caller closes the database by

@@ -145,8 +145,10 @@ public struct IcebergScanPlan: Sendable {
         let sequence = entry["sequence_number"]?.long ?? (version >= 2 ? m.sequenceNumber : 0)
         let records = d["record_count"]?.long ?? 0
         guard records >= 0 else { throw IcebergError.badFile(m.path, "a negative record_count for '\(path)'") }
+        let size = d["file_size_in_bytes"]?.long ?? 0
+        guard size > 0 else { throw IcebergError.badFile(m.path, "file_size_in_bytes \(size) for '\(path)'") }
         return IcebergDataFile(content: content, path: path, format: d["file_format"]?.string ?? "PARQUET",
-                               recordCount: records, size: d["file_size_in_bytes"]?.long ?? 0,
+                               recordCount: records, size: size,
                                specID: m.specID, partition: partition,
                                valueCounts: counts("value_counts"), nullCounts: counts("null_value_counts"),
                                lowerBounds: bounds("lower_bounds"), upperBounds: bounds("upper_bounds"),

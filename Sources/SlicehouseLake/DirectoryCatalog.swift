@@ -106,7 +106,7 @@ public final class DirectoryCatalog: ExternalCatalog, @unchecked Sendable {
 
     // MARK: Partitions
 
-    public func partitions(_ database: String, _ table: String) throws -> [GluePartition] {
+    public func partitions(_ database: String, _ table: String, columns: Bool) throws -> [GluePartition] {
         let d = try Self.checked(database), t = try Self.checked(table)
         return try lock.withLock {
             try requireTable(d, t)

@@ -22,12 +22,21 @@ public protocol ExternalCatalog: Sendable {
     /// Replace the table's definition (ALTER TABLE … SET LOCATION, table properties).
     func updateTable(_ database: String, _ table: GlueTable) throws
     func dropTable(_ database: String, _ name: String) throws
-    /// The table's partitions, in no particular order.
-    func partitions(_ database: String, _ table: String) throws -> [GluePartition]
+    /// The table's partitions, in no particular order. Without `columns`, a catalog may
+    /// leave each partition's column list out (what a scan needs is its values and location;
+    /// Glue's `ExcludeColumnSchema`).
+    func partitions(_ database: String, _ table: String, columns: Bool) throws -> [GluePartition]
     /// Register partitions; one already registered is an error unless `ignoreExisting`.
     func addPartitions(_ database: String, _ table: String, _ partitions: [GluePartition], ignoreExisting: Bool) throws
     /// Forget the partitions with these values (missing ones are ignored).
     func dropPartitions(_ database: String, _ table: String, _ values: [[String]]) throws
+}
+
+extension ExternalCatalog {
+    /// The table's partitions with everything the catalog keeps of them.
+    public func partitions(_ database: String, _ table: String) throws -> [GluePartition] {
+        try partitions(database, table, columns: true)
+    }
 }
 
 /// A catalog failure, in the words Redshift uses for external schemas and tables.
@@ -105,9 +114,9 @@ public struct GlueCatalog: ExternalCatalog {
         try mapped(missing: .noTable(database: database, table: name)) { try client.deleteTable(database: database, name: name) }
     }
 
-    public func partitions(_ database: String, _ table: String) throws -> [GluePartition] {
+    public func partitions(_ database: String, _ table: String, columns: Bool) throws -> [GluePartition] {
         try mapped(missing: .noTable(database: database, table: table)) {
-            try client.getPartitions(database: database, table: table)
+            try client.getPartitions(database: database, table: table, excludeColumnSchema: !columns)
         }
     }
 

@@ -12,8 +12,10 @@ public struct CopyObject: Sendable, Equatable {
     }
     public var place: Place
     public var size: Int
+    /// The object's version as its listing gave it (S3's ETag), when known.
+    public var version: String?
 
-    public init(_ place: Place, size: Int) { self.place = place; self.size = size }
+    public init(_ place: Place, size: Int, version: String? = nil) { self.place = place; self.size = size; self.version = version }
 
     /// How STL_LOAD_COMMITS, STL_LOAD_ERRORS and error messages name it: the path, or `s3://bucket/key`.
     public var name: String {
@@ -32,9 +34,12 @@ public struct CopyInputs: Sendable {
     public var s3: S3Connection?
     /// Objects per page of an S3 listing (nil: S3's 1,000; tests make it small).
     public var listPageSize: Int?
+    /// Where Parquet byte ranges read from S3 are kept between statements (external tables).
+    public var fileCache: ExternalFileCache?
 
-    public init(access: LocalFileAccess = .unrestricted, s3: S3Connection? = nil, listPageSize: Int? = nil) {
-        self.access = access; self.s3 = s3; self.listPageSize = listPageSize
+    public init(access: LocalFileAccess = .unrestricted, s3: S3Connection? = nil, listPageSize: Int? = nil,
+                fileCache: ExternalFileCache? = nil) {
+        self.access = access; self.s3 = s3; self.listPageSize = listPageSize; self.fileCache = fileCache
     }
 
     /// The S3 client, for `what` (an `s3://` address, named in the refusal).

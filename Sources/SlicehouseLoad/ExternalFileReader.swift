@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import Foundation
 import SlicehouseAWS
 import SlicehouseCatalog
 import SlicehouseParquet
 import SlicehouseRuntime
+import SlicehouseStorage
 import SlicehouseTypes
 
 /// An external table's files read for a query (Redshift Spectrum's S3 scan), with the
@@ -40,11 +42,12 @@ public enum ExternalFileReader {
 
     /// Read `groups` of objects (an external table's partitions, or single objects when a
     /// query asks for `$path`) into chunks of `columns`, handed to `consume` with their
-    /// group's index and (Parquet) the position of its first row in its file (-1 for text),
+    /// group's index, (Parquet) the position of its first row in its file (-1 for text) and,
+    /// when the external file cache knows them, its columns' zone maps,
     /// in no particular order across groups. `table` names the table in errors.
     public static func read(table: String, columns: [ColumnDef], groups: [[CopyObject]], format: Format,
                             keepRowGroup: RowGroupTest? = nil, inputs: CopyInputs, context: QueryContext,
-                            consume: (_ group: Int, _ firstRow: Int64, _ chunk: Chunk) throws -> Void) throws -> Summary {
+                            consume: (_ group: Int, _ firstRow: Int64, _ chunk: Chunk, _ zones: [ZoneMap]?) throws -> Void) throws -> Summary {
         var summary = Summary()
         let objects = groups.flatMap { $0 }
         if objects.isEmpty { return summary }
@@ -58,7 +61,7 @@ public enum ExternalFileReader {
                                                   objects: objects, inputs: inputs, options: options, tuning: CopyTuning(),
                                                   mapping: .name(keep: keepRowGroup, chunkRows: 1 << 17, fieldIDs: ids),
                                                   progress: nil, context: context) { pieces in
-                for p in pieces { try consume(groupOf[p.object], p.firstRow, p.chunk) }
+                for p in pieces { try consume(groupOf[p.object], p.firstRow, p.chunk, p.zones) }
             }
             summary.files = objects.count
             summary.bytes = result.bytesRead
@@ -75,7 +78,7 @@ public enum ExternalFileReader {
                     let result = try CopyLoader.stream(table: table, columns: columns, columnList: nil, objects: { list },
                                                        options: options, tuning: CopyTuning(), inputs: inputs, progress: nil,
                                                        mergePieces: true, context: context) { chunks in
-                        for c in chunks { try consume(g, -1, c) }
+                        for c in chunks { try consume(g, -1, c, nil) }
                     }
                     summary.files += list.count
                     summary.bytes += list.reduce(0) { $0 + $1.size }
@@ -100,14 +103,14 @@ public enum ExternalFileReader {
     /// subfolders too, except those Spectrum leaves out — names starting with `.`, `_` or
     /// `#` or ending with `~`, and folder markers. A folder that does not exist holds none.
     /// Local files are checked against `inputs.access`.
-    public static func list(_ location: String, inputs: CopyInputs) throws -> [CopyObject] {
+    public static func list(_ location: String, inputs: CopyInputs, listing: Listing? = nil) throws -> [CopyObject] {
         var folder = location
         if !folder.hasSuffix("/") { folder += "/" }
         if folder.lowercased().hasPrefix("s3://") {
             guard let prefix = S3Location(folder) else { throw S3Location.invalid(location) }
-            return try CopySource.listS3(prefix, source: location, inputs: inputs)
+            return try (listing?.objects() ?? CopySource.listS3(prefix, source: location, inputs: inputs))
                 .filter { isDataFile(String($0.key.dropFirst(prefix.key.count))) }
-                .map { CopyObject(.s3(prefix.sibling($0.key)), size: $0.size) }
+                .map { CopyObject(.s3(prefix.sibling($0.key)), size: $0.size, version: $0.etag) }
         }
         let path = try CopySource.localPath(folder, literal: true)
         let checked = inputs.access != .unrestricted
@@ -122,6 +125,69 @@ public enum ExternalFileReader {
             out.append(CopyObject(.local(file), size: CopySource.fileSize(file)))
         }
         return out
+    }
+
+    /// The data files of several partitions' `locations` (as `list`), one list per location.
+    /// When many of them lie in folders under the table's own `tableLocation` on S3, the
+    /// table's folder is listed once (a page per 1,000 objects) instead of each partition's
+    /// — a query that reads most of a table's partitions pays a few requests, not one per
+    /// partition.
+    ///
+    /// `listing`, when given, is the table folder's listing made beforehand (`Listing`,
+    /// started while the catalog was asked for the partitions).
+    public static func list(_ locations: [String], tableLocation: String, inputs: CopyInputs,
+                            listing: Listing? = nil) throws -> [[CopyObject]] {
+        func folder(_ s: String) -> String { s.hasSuffix("/") ? s : s + "/" }
+        let base = folder(tableLocation)
+        let under = locations.allSatisfy { folder($0).hasPrefix(base) && folder($0) != base }
+        guard locations.count >= 8, under, base.lowercased().hasPrefix("s3://"), let prefix = S3Location(base) else {
+            return try locations.map { try list($0, inputs: inputs) }
+        }
+        let all = try listing?.objects() ?? CopySource.listS3(prefix, source: base, inputs: inputs)
+        // Each object to the partition whose folder is the longest prefix of its key.
+        var slots: [String: Int] = [:]
+        for (i, l) in locations.enumerated() {
+            guard let loc = S3Location(folder(l)), loc.bucket == prefix.bucket else { return try locations.map { try list($0, inputs: inputs) } }
+            slots[loc.key] = i
+        }
+        var out = [[CopyObject]](repeating: [], count: locations.count)
+        for o in all {
+            var end = o.key.endIndex
+            while let slash = o.key[..<end].lastIndex(of: "/") {
+                let folderKey = String(o.key[...slash])
+                if let i = slots[folderKey] {
+                    if isDataFile(String(o.key.dropFirst(folderKey.count))) {
+                        out[i].append(CopyObject(.s3(prefix.sibling(o.key)), size: o.size, version: o.etag))
+                    }
+                    break
+                }
+                end = slash
+            }
+        }
+        return out
+    }
+
+    /// An S3 folder's listing made on a thread of its own, so that it overlaps other
+    /// requests (the catalog's partitions, other tables' listings); `objects()` waits for it.
+    public final class Listing: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result<[S3Object], Error> = .success([])
+
+        /// Start listing `location` (an `s3://` folder); nil for a local one.
+        public init?(_ location: String, inputs: CopyInputs) {
+            let folder = location.hasSuffix("/") ? location : location + "/"
+            guard folder.lowercased().hasPrefix("s3://"), let prefix = S3Location(folder) else { return nil }
+            DispatchQueue.global().async { [self] in
+                result = Result { try CopySource.listS3(prefix, source: location, inputs: inputs) }
+                done.signal()
+            }
+        }
+
+        public func objects() throws -> [S3Object] {
+            done.wait()
+            done.signal()   // later callers do not wait
+            return try result.get()
+        }
     }
 
     /// One file named by its address (an Iceberg manifest's data or delete file): `s3://`

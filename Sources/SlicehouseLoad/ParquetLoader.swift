@@ -5,6 +5,7 @@ import SlicehouseParquet
 import SlicehouseAWS
 import SlicehouseTypes
 import SlicehouseRuntime
+import SlicehouseStorage
 import SlicehousePlatform
 
 /// `COPY t FROM 'prefix' FORMAT [AS] PARQUET`: every file under the prefix is opened
@@ -53,6 +54,8 @@ enum ParquetLoader {
         var object: Int
         var firstRow: Int64
         var chunk: Chunk
+        /// Each column's zone map, when known (see `GroupOutput.zones`).
+        var zones: [ZoneMap]? = nil
     }
 
     /// `stream` with each chunk's object and its first row's position beside it.
@@ -76,6 +79,18 @@ enum ParquetLoader {
             }
         }
         let maps = fileMaps
+        // External tables' S3 files: decoded columns are kept by the file's identity and version.
+        var keys: [String?] = Array(repeating: nil, count: objects.count)
+        var usedCache: ExternalFileCache?
+        if case .name = mapping, let cache = inputs.fileCache {
+            usedCache = cache
+            for (i, o) in objects.enumerated() {
+                guard case .s3(let location) = o.place, let client = try? inputs.s3Client(for: o.name) else { continue }
+                keys[i] = "\(client.identity)|\(location)|\(o.size)|\(o.version ?? "")"
+            }
+        }
+        let fileKeys = keys
+        let fileCache = usedCache
 
         // One task per row group, in file order.
         var tasks: [(file: Int, group: Int, bytes: Int)] = []
@@ -121,7 +136,8 @@ enum ParquetLoader {
                     do {
                         let began = Clock.nowMicros()
                         var out = try readGroup(file, t.group, table: table, targets: targets, map: maps[t.file],
-                                                options: readOptions, chunkRows: chunkRows)
+                                                options: readOptions, chunkRows: chunkRows,
+                                                cache: fileCache.flatMap { c in fileKeys[t.file].map { (c, $0) } })
                         out.startMicros = began
                         out.micros = Clock.nowMicros() - began
                         results.set(i, .success(out))
@@ -151,7 +167,8 @@ enum ParquetLoader {
                     }
                     var row = files[wave[i].file].firstRow(ofRowGroup: wave[i].group)
                     for c in out.chunks {
-                        chunks.append(Piece(object: wave[i].file, firstRow: row, chunk: c))
+                        chunks.append(Piece(object: wave[i].file, firstRow: row, chunk: c,
+                                            zones: out.chunks.count == 1 ? out.zones : nil))
                         row &+= Int64(c.count)
                     }
                     for c in out.chunks { held += CopyLoader.chunkBytes(c) }
@@ -175,6 +192,9 @@ enum ParquetLoader {
     struct GroupOutput: Sendable {
         var chunks: [Chunk]
         var rows: Int
+        /// With the external file cache and the row group as one chunk: each column's zone
+        /// map (kept with the decoded column, so a later query need not compute it).
+        var zones: [ZoneMap]? = nil
         var startMicros: Int64 = 0
         var micros: Int64 = 0
     }
@@ -195,7 +215,8 @@ enum ParquetLoader {
                         slots.set(i, .success(try ParquetFile(path: path)))
                     case .s3(let location):
                         let source = S3ParquetSource(client: try inputs.s3Client(for: paths[i]), location: location,
-                                                     size: objects[i].size, context: context)
+                                                     size: objects[i].size, context: context, cache: inputs.fileCache,
+                                                     version: objects[i].version)
                         slots.set(i, .success(try ParquetFile(source: source)))
                     }
                 } catch let e as S3Error {
@@ -307,14 +328,33 @@ enum ParquetLoader {
     /// Decode one row group into chunks (NULL vectors for FILLRECORD's missing columns),
     /// checking NOT NULL and CHAR's single-byte rule.
     static func readGroup(_ file: ParquetFile, _ g: Int, table: String, targets: [ColumnDef], map: [Int?],
-                          options: ParquetReadOptions, chunkRows: Int) throws -> GroupOutput {
+                          options: ParquetReadOptions, chunkRows: Int,
+                          cache: (ExternalFileCache, file: String)? = nil) throws -> GroupOutput {
         let rows = file.rowGroups[g].numRows
         if rows == 0 { return GroupOutput(chunks: [], rows: 0) }
-        let read = targets.indices.filter { map[$0] != nil }
+        var read = targets.indices.filter { map[$0] != nil }
+        // Columns an earlier query decoded (external tables' files, by version).
+        var cached: [Int: (Vector, ZoneMap)] = [:]
+        func key(_ k: Int) -> ExternalFileCache.VectorKey? {
+            guard let cache, let column = map[k] else { return nil }
+            return ExternalFileCache.VectorKey(file: cache.file, group: g, column: column, type: targets[k].type)
+        }
+        if let cache {
+            for k in read { if let key = key(k), let v = cache.0.vector(key), v.0.count == rows { cached[k] = v } }
+            read = read.filter { cached[$0] == nil }
+        }
         var decoded: [Vector]
         do {
-            decoded = try file.decodeRowGroup(g, columns: read.map { map[$0] ?? 0 }, as: read.map { targets[$0].type },
-                                              options: options)
+            decoded = read.isEmpty ? [] : try file.decodeRowGroup(g, columns: read.map { map[$0] ?? 0 },
+                                                                  as: read.map { targets[$0].type }, options: options)
+            if let cache {
+                for (i, k) in read.enumerated() {
+                    guard let key = key(k) else { continue }
+                    let zone = ZoneMap.compute(decoded[i], start: 0, count: rows)
+                    cached[k] = (decoded[i], zone)
+                    cache.0.put(key, decoded[i], zone: zone)
+                }
+            }
         } catch let e as ParquetReadError {
             // The reader numbers the file's columns: name the target that column loads into.
             let k = e.columnIndex.flatMap { ci in targets.indices.first { map[$0] == ci } }
@@ -326,7 +366,13 @@ enum ParquetLoader {
         vectors.reserveCapacity(targets.count)
         var next = 0
         for k in targets.indices {
-            if map[k] != nil { vectors.append(decoded[next]); next += 1 } else { vectors.append(Vector.nulls(targets[k].type, count: rows)) }
+            if let v = cached[k] {
+                vectors.append(v.0)
+            } else if map[k] != nil {
+                vectors.append(decoded[next]); next += 1
+            } else {
+                vectors.append(Vector.nulls(targets[k].type, count: rows))
+            }
         }
         let firstRow = file.firstRow(ofRowGroup: g)
         for (k, v) in vectors.enumerated() {
@@ -344,7 +390,15 @@ enum ParquetLoader {
                 throw e
             }
         }
-        if chunkRows >= rows { return GroupOutput(chunks: [Chunk(columns: vectors, count: rows)], rows: rows) }
+        if chunkRows >= rows {
+            var out = GroupOutput(chunks: [Chunk(columns: vectors, count: rows)], rows: rows)
+            if cache != nil {
+                out.zones = targets.indices.map { k in
+                    cached[k]?.1 ?? ZoneMap.compute(vectors[k], start: 0, count: rows)
+                }
+            }
+            return out
+        }
         var chunks: [Chunk] = []
         chunks.reserveCapacity((rows + chunkRows - 1) / chunkRows)
         var start = 0
@@ -452,11 +506,28 @@ struct S3ParquetSource: ParquetByteSource {
     let location: S3Location
     let size: Int
     let context: QueryContext
+    /// External tables' reads are kept (`ExternalFileCache`), by the object's version.
+    var cache: ExternalFileCache? = nil
+    var version: String? = nil
     var name: String { location.description }
 
     func read(offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws {
+        let key = cache.map { _ in
+            ExternalFileCache.Key(identity: client.identity, object: location.description, size: size, version: version,
+                                  offset: offset, count: buffer.count)
+        }
+        if let cache, let key, let bytes = cache.get(key), bytes.count == buffer.count {
+            // (Only the footer is kept — the ranges that reach the file's last 8 bytes, its
+            // length and magic number — and the few bytes of the magic number at the start.
+            // Column chunks are kept decoded, by ParquetLoader.)
+            bytes.withUnsafeBytes { if let d = buffer.baseAddress, let s = $0.baseAddress { d.copyMemory(from: s, byteCount: buffer.count) } }
+            return
+        }
         let read = S3ParallelRead(client: client, location: location, offset: offset, count: buffer.count)
         try FileQueue.wait({ read.start(); return read }(), context)
         if let d = buffer.baseAddress, let s = read.buffer.baseAddress { d.copyMemory(from: s, byteCount: buffer.count) }
+        if let cache, let key, offset + buffer.count >= size - 8 || buffer.count <= 64 {
+            cache.put(key, Array(UnsafeRawBufferPointer(buffer)))
+        }
     }
 }

@@ -96,6 +96,17 @@ struct BenchTPCHCommand: ParsableCommand {
     @Option(name: .customLong("compare"), help: ArgumentHelp("Run another engine side by side: duckdb.", valueName: "engine"))
     var compare: String?
 
+    @Flag(name: .customLong("external"),
+          help: ArgumentHelp("Query the eight tables as Hive-partitioned Parquet external tables on the S3 endpoint of "
+                             + "AWS_ENDPOINT_URL (written there once; lineitem and orders partitioned by month); "
+                             + "DuckDB reads the same objects through httpfs."))
+    var external = false
+
+    @Option(name: .customLong("external-location"),
+            help: ArgumentHelp("Where --external keeps the Parquet (default s3://slicehouse-bench/tpch-sfN-parquet/).",
+                               valueName: "s3://bucket/prefix/"))
+    var externalLocation: String?
+
     @Option(name: .customLong("chart"),
             help: ArgumentHelp("Write an SVG chart of the per-query times (with --compare, default "
                                + "~/.slicehouse/bench/tpch-sfN.svg).", valueName: "chart.svg"))
@@ -152,6 +163,8 @@ struct BenchTPCHCommand: ParsableCommand {
             o.cacheBytes = bytes
         }
         o.fromDisk = fromDisk
+        o.external = external
+        o.externalLocation = externalLocation.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         o.scaleDatabaseDirectory = scaleDB.map(Self.expand)
         o.executable = Bundle.main.executablePath
         return o

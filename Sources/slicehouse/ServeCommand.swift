@@ -77,10 +77,15 @@ struct ServeCommand: ParsableCommand {
             help: ArgumentHelp("The S3-compatible endpoint COPY and UNLOAD use for s3:// addresses, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS's regional endpoint).", valueName: "url"))
     var s3Endpoint: String?
 
+    @Option(name: .customLong("glue-endpoint"),
+            help: ArgumentHelp("The AWS Glue Data Catalog endpoint external schemas use, e.g. http://127.0.0.1:5000 (default: AWS_ENDPOINT_URL_GLUE, AWS_ENDPOINT_URL; without any, external schemas keep their catalog in the data directory).", valueName: "url"))
+    var glueEndpoint: String?
+
     func validate() throws {
-        if let s3Endpoint {
-            do { _ = try S3Endpoint.parse(s3Endpoint, region: "us-east-1") } catch {
-                throw ValidationError("invalid --s3-endpoint \"\(s3Endpoint)\" (expected http://host[:port] or https://host[:port])")
+        for (option, value) in [("--s3-endpoint", s3Endpoint), ("--glue-endpoint", glueEndpoint)] {
+            guard let value else { continue }
+            do { _ = try S3Endpoint.parse(value, region: "us-east-1") } catch {
+                throw ValidationError("invalid \(option) \"\(value)\" (expected http://host[:port] or https://host[:port])")
             }
         }
         if let memory, Database.parseMemorySize(memory) == nil {
@@ -145,6 +150,7 @@ struct ServeCommand: ParsableCommand {
         }
         database.serverFileDirectories = copyDirectories
         database.s3Endpoint = s3Endpoint
+        database.glueEndpoint = glueEndpoint
         // TLS: the operator's certificate, else the data directory's self-signed one (made
         // now on the first start); none in memory or with --no-tls.
         var tls: (certificate: String, key: String)? = tlsCert.flatMap { c in tlsKey.map { (c, $0) } }

@@ -10,6 +10,10 @@ ranged GET and then slices the copy, so reading a 1 GB object in 8 MB ranges
 moves 128 GB inside the server (about 19 MB/s here) — real S3 and every
 S3-compatible store serve a range in time proportional to the range. Nothing
 else about moto's S3 API (listing, multipart, errors, signatures) is changed.
+
+And one addition to moto's Glue: GetPartitions honours `ExcludeColumnSchema`, as
+Glue's API documents it (each partition's column list left out of the answer); moto
+ignores the parameter and always sends the columns.
 """
 
 import sys
@@ -88,6 +92,25 @@ def _handle_range_header(self, request, response_headers, response_content):
 
 
 s3_responses.S3Response._handle_range_header = _handle_range_header
+
+from moto.core.responses import ActionResult
+from moto.glue import responses as glue_responses
+
+_plain_get_partitions = glue_responses.GlueResponse.get_partitions
+
+
+def _get_partitions(self):
+    result = _plain_get_partitions(self)
+    if self.parameters.get("ExcludeColumnSchema") and isinstance(result, ActionResult):
+        partitions = result.result.get("Partitions", []) if isinstance(result.result, dict) else []
+        for p in partitions:
+            # A copy: moto's answer shares the stored partition's dictionaries.
+            if isinstance(p.get("StorageDescriptor"), dict):
+                p["StorageDescriptor"] = {k: v for k, v in p["StorageDescriptor"].items() if k != "Columns"}
+    return result
+
+
+glue_responses.GlueResponse.get_partitions = _get_partitions
 
 if __name__ == "__main__":
     from moto.server import main

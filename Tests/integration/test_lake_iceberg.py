@@ -57,7 +57,8 @@ def server(moto, tmp_path_factory):
     data = tmp_path_factory.mktemp("data")
     (data / "iam_roles.json").write_text(
         f'{{"{ROLE}": {{"access_key_id": "{KEY_ID}", "secret_access_key": "{SECRET}", "users": ["*"]}}}}')
-    s = Server(data, env_extra={"AWS_ENDPOINT_URL": moto.url, "AWS_REGION": "us-east-1"})
+    # The endpoints as an operator gives them on the command line (no AWS_ENDPOINT_URL).
+    s = Server(data, args=("--s3-endpoint", moto.url, "--glue-endpoint", moto.url), env_extra={"AWS_REGION": "us-east-1"})
     yield s
     s.stop()
 

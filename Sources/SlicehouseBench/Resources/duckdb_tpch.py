@@ -10,8 +10,11 @@ the binary works without the checkout) with a spec file:
 
 SPEC holds: data (directory of <table>.tbl), database (DuckDB file to create), threads,
 runs, warmup (bool), tables (load order), schema (Redshift CREATE TABLE statements; the
-DISTSTYLE/DISTKEY/SORTKEY attributes are removed for DuckDB) and queries
-([{"number": 1, "sql": "..."}]). By hand, from a checkout:
+DISTSTYLE/DISTKEY/SORTKEY attributes are removed for DuckDB), queries
+([{"number": 1, "sql": "..."}]) and, for `bench tpch --external`, external ({endpoint,
+useSSL, region, views}): instead of loading, httpfs is loaded (the duckdb-extension-httpfs
+package's file, else INSTALL), an S3 secret made from the environment's keys and each
+table created as a view over the Parquet objects. By hand, from a checkout:
 
     python3 benchmarks/duckdb_tpch.py DATA_DIR [--runs 3] [--queries 1,3,5] [--threads N]
 
@@ -78,6 +81,23 @@ def duckdb_schema(statement):
     return s.rstrip(";").strip()
 
 
+def load_httpfs(con):
+    """DuckDB's httpfs: the duckdb-extension-httpfs package's file when installed (no
+    network needed), else INSTALL from DuckDB's repository."""
+    import duckdb
+    try:
+        import duckdb_extension_httpfs
+        path = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions",
+                            "v" + duckdb.__version__, "httpfs.duckdb_extension")
+        if os.path.exists(path):
+            con.execute("LOAD '" + path.replace("'", "''") + "'")
+            return
+    except ImportError:
+        pass
+    con.execute("INSTALL httpfs")
+    con.execute("LOAD httpfs")
+
+
 def du(path):
     total = 0
     for p in (path, path + ".wal"):
@@ -107,7 +127,19 @@ def run(spec):
 
     load = {}
     started = time.perf_counter()
+    external = spec.get("external")
+    if external:
+        load_httpfs(con)
+        key, secret = os.environ.get("AWS_ACCESS_KEY_ID", ""), os.environ.get("AWS_SECRET_ACCESS_KEY", "")
+        con.execute("CREATE SECRET (TYPE s3, KEY_ID ?, SECRET ?, ENDPOINT ?, URL_STYLE 'path', USE_SSL ?, REGION ?)",
+                    [key, secret, external["endpoint"], bool(external["useSSL"]), external["region"]])
     for table in spec.get("tables", TABLES):
+        if external:
+            t = time.perf_counter()
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+            con.execute(external["views"][table])
+            load[table] = time.perf_counter() - t
+            continue
         path = os.path.join(data, table + ".tbl").replace("'", "''")
         t = time.perf_counter()
         con.execute(f"COPY {table} FROM '{path}' (DELIMITER '|')")

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import Foundation
 import SlicehouseAWS
 import SlicehouseCatalog
@@ -55,9 +56,32 @@ struct ExternalScans {
         // The rows read are held until the statement ends: counted in its memory, so the
         // operators above them spill sooner (the scan itself never waits for room).
         let held = scope.externalMemory(context)
+        // Every table's S3 folder listed at once, each on a thread of its own, while the
+        // tables are taken one by one (their catalog calls, their reads): a table without
+        // partitions is listed whole anyway, and so is a partitioned one no scan filters
+        // by a partition column (it reads every partition: one listing of its folder).
+        var listings: [Int: ExternalFileReader.Listing] = [:]
+        for (id, list) in uses {
+            guard let table = scope.externalTables[id], table.iceberg == nil, !scope.hasSnapshot(id) else { continue }
+            let partitionColumns = Set(table.dataColumns..<(table.dataColumns + table.partitionKeys.count))
+            let filtered = list.contains { use in
+                guard let filter = use.filter else { return false }
+                return filter.referencedColumns.contains { $0 < use.columns.count && partitionColumns.contains(use.columns[$0]) }
+            }
+            if !filtered { listings[id] = ExternalFileReader.Listing(table.location, inputs: lake.inputs(table.external)) }
+        }
+        // And every partitioned table's partitions asked of the catalog at once.
+        var partitions: [Int: Pending<[GluePartition]>] = [:]
+        for id in uses.keys {
+            guard let table = scope.externalTables[id], table.iceberg == nil, !table.partitionKeys.isEmpty,
+                  !scope.hasSnapshot(id) else { continue }
+            let catalog = try lake.catalog(table.external)
+            let database = table.external.database, name = table.glue.name
+            partitions[id] = Pending { try LakeAccess.mapped { try catalog.partitions(database, name, columns: false) } }
+        }
         for (id, list) in uses.sorted(by: { $0.key > $1.key }) {
             guard let table = scope.externalTables[id], !scope.hasSnapshot(id) else { continue }
-            let (snapshot, summary) = try read(table, list, lake)
+            let (snapshot, summary) = try read(table, list, lake, listing: listings[id], partitions: partitions[id])
             scope.override(id, with: snapshot)
             scope.noteExternalScan(summary)
             held.resize(to: held.bytes + summary.returnedBytes)
@@ -114,7 +138,8 @@ struct ExternalScans {
 
     // MARK: - One table
 
-    func read(_ table: ExternalTable, _ uses: [Use], _ lake: LakeAccess) throws -> (TableSnapshot, Summary) {
+    func read(_ table: ExternalTable, _ uses: [Use], _ lake: LakeAccess, listing: ExternalFileReader.Listing? = nil,
+              partitions pending: Pending<[GluePartition]>? = nil) throws -> (TableSnapshot, Summary) {
         if let metadata = table.iceberg { return try readIceberg(table, metadata, uses, lake) }
         let start = SlicehousePlatform.Clock.nowMicros()
         let def = table.def
@@ -132,8 +157,15 @@ struct ExternalScans {
             parts = [Part(location: table.location, values: [])]
         } else {
             summary.partitioned = true
-            let catalog = try lake.catalog(table.external)
-            let registered = try LakeAccess.mapped { try catalog.partitions(table.external.database, table.glue.name) }
+            let registered: [GluePartition]
+            if let pending {
+                registered = try pending.value()
+            } else {
+                let catalog = try lake.catalog(table.external)
+                registered = try LakeAccess.mapped {
+                    try catalog.partitions(table.external.database, table.glue.name, columns: false)
+                }
+            }
             summary.partitions = registered.count
             for p in registered {
                 let values = try partitionValues(p.values, table)
@@ -149,8 +181,17 @@ struct ExternalScans {
         let perObject = wanted.contains(pathColumn) || wanted.contains(sizeColumn)
         var groups: [[CopyObject]] = []
         var groupValues: [[Value]] = []
-        for part in parts {
-            let objects = try list(part.location, inputs, table)
+        for part in parts where part.location.isEmpty {
+            _ = try list(part.location, inputs, table)   // the error: a partition without a location
+        }
+        let listed: [[CopyObject]]
+        if table.partitionKeys.isEmpty, let only = parts.first {
+            listed = [try ExternalFileReader.list(only.location, inputs: inputs, listing: listing)]
+        } else {
+            listed = try ExternalFileReader.list(parts.map(\.location), tableLocation: table.location, inputs: inputs,
+                                                 listing: listing)
+        }
+        for (part, objects) in zip(parts, listed) {
             for o in objects { summary.largestFile = max(summary.largestFile, o.size) }
             if perObject {
                 for o in objects { groups.append([o]); groupValues.append(part.values) }
@@ -168,9 +209,13 @@ struct ExternalScans {
         let keep = parquetTest(uses, table, dataColumns)
         var builder = SnapshotBuilder(columnCount: def.columns.count, slices: session.database.layout.sliceCount)
         var returned = 0
-        let read = try readFiles(table, targets: targets, groups: groups, format: format, keep: keep, inputs: inputs) { g, _, chunk in
+        let read = try readFiles(table, targets: targets, groups: groups, format: format, keep: keep, inputs: inputs) { g, _, chunk, zones in
             var columns: [Int: Vector] = [:]
-            for (k, c) in dataColumns.enumerated() where wanted.contains(c) { columns[c] = chunk.columns[k] }
+            var known: [Int: ZoneMap] = [:]
+            for (k, c) in dataColumns.enumerated() where wanted.contains(c) {
+                columns[c] = chunk.columns[k]
+                if let zones, k < zones.count { known[c] = zones[k] }
+            }
             for c in partitionRange where wanted.contains(c) {
                 columns[c] = Self.filled(groupValues[g][c - table.dataColumns], type: def.columns[c].type, count: chunk.count)
             }
@@ -182,7 +227,7 @@ struct ExternalScans {
                     columns[sizeColumn] = Self.filled(.int(Int64(object.size)), type: .bigint, count: chunk.count)
                 }
             }
-            builder.add(columns, count: chunk.count)
+            builder.add(columns, count: chunk.count, zones: known)
             returned += columns.values.reduce(0) { $0 + $1.memoryBytes }
         }
         summary.returnedBytes = returned
@@ -204,7 +249,7 @@ struct ExternalScans {
 
     func readFiles(_ table: ExternalTable, targets: [ColumnDef], groups: [[CopyObject]],
                            format: ExternalFileReader.Format, keep: ExternalFileReader.RowGroupTest?, inputs: CopyInputs,
-                           consume: (Int, Int64, Chunk) throws -> Void) throws -> ExternalFileReader.Summary {
+                           consume: (Int, Int64, Chunk, [ZoneMap]?) throws -> Void) throws -> ExternalFileReader.Summary {
         do {
             return try ExternalFileReader.read(table: "\(table.schema.name).\(table.def.name)", columns: targets, groups: groups,
                                                format: format, keepRowGroup: keep, inputs: inputs, context: context,
@@ -333,6 +378,27 @@ struct ExternalScans {
     }
 }
 
+/// A value worked out on a thread of its own (a catalog call that overlaps others);
+/// `value()` waits for it.
+final class Pending<T: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<T, Error>?
+
+    init(_ work: @escaping @Sendable () throws -> T) {
+        DispatchQueue.global().async { [self] in
+            result = Result { try work() }
+            done.signal()
+        }
+    }
+
+    func value() throws -> T {
+        done.wait()
+        done.signal()
+        guard let result else { throw SQLError.internalError("a catalog call ended without an answer") }
+        return try result.get()
+    }
+}
+
 /// Decoded rows gathered into a table snapshot: each added piece becomes one block per
 /// column on the next slice in turn.
 struct SnapshotBuilder {
@@ -345,7 +411,8 @@ struct SnapshotBuilder {
         self.slices = Array(repeating: SliceData(columnCount: columnCount), count: max(1, slices))
     }
 
-    mutating func add(_ columns: [Int: Vector], count: Int) {
+    /// Add a piece; `zones` are the zone maps of those of its columns that are known already.
+    mutating func add(_ columns: [Int: Vector], count: Int, zones: [Int: ZoneMap] = [:]) {
         guard count > 0 else { return }
         let s = next
         next = (next + 1) % slices.count
@@ -353,7 +420,7 @@ struct SnapshotBuilder {
         var data = slices[s]
         for (c, v) in columns where c < columnCount {
             data.columns[c].append(BlockRef(uid: BlockIDs.make(), payload: .vector(v), encoding: .raw, firstRow: first,
-                                            zone: ZoneMap.compute(v, start: 0, count: count)))
+                                            zone: zones[c] ?? ZoneMap.compute(v, start: 0, count: count)))
         }
         data.rowCount += count
         data.sortedRows = data.rowCount

@@ -109,7 +109,7 @@ struct ExternalWrite {
         guard !table.partitionKeys.isEmpty else { return }
         let base = location.hasSuffix("/") ? location : location + "/"
         let keys = table.partitionKeys
-        for p in try LakeAccess.mapped({ try catalog.partitions(database, glue.name) }) {
+        for p in try LakeAccess.mapped({ try catalog.partitions(database, glue.name, columns: false) }) {
             let values = p.values.map { $0 == HivePartitionPath.nullValue ? nil : $0 }
             let expected = base + HivePartitionPath.path(keys: keys, values: values)
             var actual = p.storageDescriptor?.location ?? ""

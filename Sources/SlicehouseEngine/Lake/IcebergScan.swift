@@ -71,9 +71,10 @@ extension ExternalScans {
         var deleted = 0
         let position = readColumns.enumerated().reduce(into: [Int: Int]()) { $0[$1.element] = $1.offset }
         let read = try readFiles(table, targets: targets, groups: groups, format: .parquet(fieldIDs: ids), keep: keep,
-                                 inputs: inputs) { g, firstRow, chunk in
+                                 inputs: inputs) { g, firstRow, chunk, zones in
             let task = plan.tasks[g]
             var chunk = chunk
+            var zones = zones
             if !task.positionDeletes.isEmpty || !task.equalityDeletes.isEmpty {
                 let path = task.file.path
                 let sets = task.positionDeletes.compactMap { positions[$0]?[path] }
@@ -91,10 +92,15 @@ extension ExternalScans {
                 if kept.count < chunk.count {
                     deleted += chunk.count - kept.count
                     chunk = Chunk(columns: chunk.columns.map { $0.gather(kept) }, count: kept.count)
+                    zones = nil
                 }
             }
             var columns: [Int: Vector] = [:]
-            for (k, c) in readColumns.enumerated() where wanted.contains(c) { columns[c] = chunk.columns[k] }
+            var known: [Int: ZoneMap] = [:]
+            for (k, c) in readColumns.enumerated() where wanted.contains(c) {
+                columns[c] = chunk.columns[k]
+                if let zones, k < zones.count { known[c] = zones[k] }
+            }
             if let object = groups[g].first {
                 if wanted.contains(pathColumn) {
                     columns[pathColumn] = Self.filled(.string(task.file.path), type: def.columns[pathColumn].type, count: chunk.count)
@@ -103,7 +109,7 @@ extension ExternalScans {
                     columns[sizeColumn] = Self.filled(.int(Int64(object.size)), type: .bigint, count: chunk.count)
                 }
             }
-            builder.add(columns, count: chunk.count)
+            builder.add(columns, count: chunk.count, zones: known)
             returned += columns.values.reduce(0) { $0 + $1.memoryBytes }
         }
         summary.returnedBytes = returned
@@ -142,7 +148,7 @@ extension ExternalScans {
         }
         var out: [Int: [String: Set<Int64>]] = [:]
         _ = try readFiles(table, targets: targets, groups: groups, format: .parquet(fieldIDs: [2_147_483_546, 2_147_483_545]),
-                          keep: nil, inputs: inputs) { g, _, chunk in
+                          keep: nil, inputs: inputs) { g, _, chunk, _ in
             let k = used[g]
             for i in 0..<chunk.count {
                 guard case .string(let path) = chunk.columns[0].value(at: i), case .int(let pos) = chunk.columns[1].value(at: i) else {
@@ -178,7 +184,7 @@ extension ExternalScans {
                                                        inputs: inputs)
             var keys = Set<[Value]>()
             _ = try readFiles(table, targets: columns.map { table.def.columns[$0] }, groups: [[object]],
-                              format: .parquet(fieldIDs: file.equalityIDs), keep: nil, inputs: inputs) { _, _, chunk in
+                              format: .parquet(fieldIDs: file.equalityIDs), keep: nil, inputs: inputs) { _, _, chunk, _ in
                 for i in 0..<chunk.count { keys.insert(chunk.columns.map { $0.value(at: i) }) }
             }
             out[k] = EqualityDelete(columns: columns, keys: keys)

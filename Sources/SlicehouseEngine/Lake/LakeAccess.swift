@@ -84,7 +84,8 @@ struct LakeAccess {
     /// What the schema's tables' files are read with.
     func inputs(_ schema: ExternalSchemaDef) -> CopyInputs {
         CopyInputs(access: session.database.serverFiles.access(for: session.user, in: session.security),
-                   s3: s3.connection(authorization: Self.authorization(schema), region: schema.region, delegated: true))
+                   s3: s3.connection(authorization: Self.authorization(schema), region: schema.region, delegated: true),
+                   fileCache: ExternalFileCache.shared)
     }
 
     /// A whole small object of the lake (an Iceberg metadata file, manifest list or
