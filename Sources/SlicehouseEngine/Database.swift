@@ -158,6 +158,7 @@ public final class Database: @unchecked Sendable {
         resultCache = ResultCache(pool: pool)
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
+        store.onBlocksRetired { [cache] in cache.forget($0) }
         // Opened after the store, which refuses a directory another process has open.
         // In memory, each log keeps at most `memoryLogBytes`.
         var retention = logRetention

@@ -473,6 +473,7 @@ public final class Session: @unchecked Sendable {
         transaction = beginTransaction(context.cancellation)
         let result: StatementResult
         do {
+            try DMLCommand(session: self, context: context).lockTargetBeforeSnapshot(statement)
             result = try perform(statement, context)
         } catch {
             noteConflict(error)

@@ -3,13 +3,15 @@ import Foundation
 import SlicehouseTypes
 import SlicehouseCatalog
 import SlicehouseStorage
+import SlicehouseLoad
 
 /// The views of where tables' blocks are: STV_BLOCKLIST (one row per block), SVV_DISKUSAGE
 /// (the same blocks with their table's name and database) and STV_PARTITIONS (each node's
 /// disk: one partition a node, its capacity that of the file system holding the data
-/// directory, or of memory for a database without one, shared by the nodes).
+/// directory, or of memory for a database without one, shared by the nodes); and
+/// STV_BLOCK_CACHE, Slicehouse's own: what the process's caches hold.
 extension SystemTables {
-    static let diskNames = ["svv_diskusage", "stv_partitions"]
+    static let diskNames = ["svv_diskusage", "stv_partitions", "stv_block_cache"]
 
     /// STV_BLOCKLIST's columns: Redshift's, then what Slicehouse knows of each block
     /// (its NULLs, rows marked deleted, encoding, encoded size and first row).
@@ -105,6 +107,23 @@ extension SystemTables {
                                      ("reads", .bigint), ("writes", .bigint), ("seek_forward", .integer),
                                      ("seek_back", .integer), ("is_san", .integer), ("failed", .integer), ("mbps", .integer),
                                      ("mount", .char(256))], rows)
+        case "stv_block_cache":
+            // Slicehouse's own: the decoded-block cache (blocks of table versions a snapshot
+            // can still read) beside the encoded bytes of every table's current blocks, and
+            // the external file cache (Parquet footers and row groups read from S3).
+            var dataBytes = 0
+            for t in database.store.current.catalog.tablesOfEveryDatabase {
+                guard let snap = database.store.current.snapshots[t.id] else { continue }
+                for d in snap.slices { for chain in d.columns { for b in chain { dataBytes += b.encodedSize } } }
+            }
+            let cache = database.cache, external = ExternalFileCache.shared
+            let rows: [[Value]] = [
+                [.string("blocks"), .int(Int64(cache.capacityBytes)), .int(Int64(cache.usedBytes)), .int(Int64(cache.blockCount)),
+                 .int(Int64(cache.retiredBlocks)), .int(Int64(dataBytes))],
+                [.string("external files"), .int(Int64(external.capacity)), .int(Int64(external.bytes)), .null, .null, .null],
+            ]
+            return make(-122, name, [("cache", .varchar(32)), ("capacity_bytes", .bigint), ("used_bytes", .bigint),
+                                     ("blocks", .bigint), ("retired_blocks", .bigint), ("data_bytes", .bigint)], rows)
         default:
             return nil
         }

@@ -17,6 +17,34 @@ struct DMLCommand {
     let session: Session
     let context: QueryContext
 
+    // MARK: - Locks before the snapshot
+
+    /// The table whose rows a statement changes (INSERT, UPDATE, DELETE, MERGE, COPY).
+    static func target(of statement: Statement) -> ObjectName? {
+        switch statement {
+        case .insert(let i): return i.table
+        case .update(let u): return u.table
+        case .delete(let d): return d.table
+        case .merge(let m): return m.target
+        case .copy(let c): return c.table
+        default: return nil
+        }
+    }
+
+    /// Locks first, snapshot after: a statement outside a transaction block that changes a
+    /// table's rows takes that table's lock before its transaction's snapshot, so a writer
+    /// it waited for has committed before it reads. Redshift serializes such statements
+    /// with the lock; were the snapshot older than the lock, an autocommit DELETE or UPDATE
+    /// that waited would fail with 1023 for a conflict the wait had already resolved.
+    /// A name that is not a table here (a view, a system or external table, a missing one)
+    /// takes no lock: the statement reports it as it would.
+    func lockTargetBeforeSnapshot(_ statement: Statement) throws {
+        guard !session.transaction.hasSnapshot, let name = Self.target(of: statement),
+              case .table(let table)? = try? session.lookup(name, in: session.transaction.catalogBeforeSnapshot),
+              table.materializedView == nil else { return }
+        try session.transaction.lockTable(table.qualifiedName)
+    }
+
     // MARK: - INSERT
 
     func insert(_ ins: Insert) throws -> StatementResult {

@@ -281,6 +281,28 @@ public final class BlockCache: @unchecked Sendable {
     /// Bytes the cache holds now.
     public var usedBytes: Int { lock.withLock { used } }
 
+    /// Blocks the cache holds now.
+    public var blockCount: Int { lock.withLock { entries.count } }
+
+    /// Blocks dropped because no snapshot could read them any more (`forget`).
+    public var retiredBlocks: Int { lock.withLock { retired } }
+    private var retired = 0
+
+    /// Drop `uids`, blocks of table versions no snapshot can read any more: a cache that
+    /// kept superseded versions until they aged out would fill with them under a stream
+    /// of small writes, each of which supersedes a tail block.
+    public func forget(_ uids: [UInt64]) {
+        lock.withLock {
+            for uid in uids {
+                decodedOnce[uid] = nil
+                guard let e = entries.removeValue(forKey: uid) else { continue }
+                used -= e.bytes
+                pool?.release(e.bytes)
+                retired += 1
+            }
+        }
+    }
+
     /// The budget: `SLICEHOUSE_CACHE_MB`, else a quarter of physical memory up to 4 GB.
     public static func defaultCapacity() -> Int {
         if let s = ProcessInfo.processInfo.environment["SLICEHOUSE_CACHE_MB"], let mb = Int(s), mb >= 0 { return mb << 20 }

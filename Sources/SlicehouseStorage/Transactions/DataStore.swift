@@ -51,8 +51,12 @@ public final class DataStore: @unchecked Sendable {
     private var damaged: [Int: DamagedTable] = [:]
     /// Snapshot sequence of every transaction that has taken one.
     private var active: [Int: UInt64] = [:]
-    /// Files the commit `sequence` stopped naming; removed once no snapshot older than it remains.
-    private var garbage: [(sequence: UInt64, files: [String])] = []
+    /// Files and blocks the commit `sequence` stopped naming; the files are removed and the
+    /// blocks forgotten by the block cache once no snapshot older than it remains.
+    private var garbage: [(sequence: UInt64, files: [String], blocks: [UInt64])] = []
+    /// Told the blocks no snapshot can read any more (the block cache drops them), outside
+    /// the store's lock.
+    private var blocksRetired: (@Sendable ([UInt64]) -> Void)?
     private var lockFD: Int32 = -1
     /// `wal.log`: each commit's record (nil in memory).
     private var log: CommitLog?
@@ -171,22 +175,30 @@ public final class DataStore: @unchecked Sendable {
         }
     }
 
-    /// The transaction is over: forget its snapshot and remove the files nobody needs now.
+    /// Call `body` with the blocks of each superseded table version once no snapshot can
+    /// read them (the block cache forgets them, so it holds only what can still be read).
+    public func onBlocksRetired(_ body: @escaping @Sendable ([UInt64]) -> Void) {
+        lock.withLock { blocksRetired = body }
+    }
+
+    /// The transaction is over: forget its snapshot, remove the files nobody needs now and
+    /// retire the blocks nobody can read.
     func end(_ transaction: Int) {
         locks.releaseAll(transaction)
-        let doomed: [String] = lock.withLock {
+        let (doomed, retired, tell) = lock.withLock { () -> ([String], [UInt64], (@Sendable ([UInt64]) -> Void)?) in
             active[transaction] = nil
             let oldest = active.values.min() ?? state.sequence
-            var out: [String] = []
+            var files: [String] = [], blocks: [UInt64] = []
             garbage.removeAll { g in
-                if g.sequence <= oldest { out += g.files; return true }
+                if g.sequence <= oldest { files += g.files; blocks += g.blocks; return true }
                 return false
             }
-            return out
+            return (files, blocks, blocksRetired)
         }
         if let directory {
             for f in doomed { unlink((directory as NSString).appendingPathComponent(f)) }
         }
+        if !retired.isEmpty { tell?(retired) }
     }
 
     /// A table id never used before in this database.
@@ -292,13 +304,19 @@ public final class DataStore: @unchecked Sendable {
             var unreferenced = Set(droppedDamage).union(t.sinks.flatMap { $0.fileNames }).union(t.writtenFiles)
             for id in changed { if let old = latest.snapshots[id] { unreferenced.formUnion(old.fileNames) } }
             for id in changed { if let new = next.snapshots[id] { unreferenced.subtract(new.fileNames) } }
+            // Blocks of the versions this commit superseded that the new versions do not keep.
+            var retired = Set<UInt64>()
+            for id in changed { if let old = latest.snapshots[id] { retired.formUnion(old.blockIDs) } }
+            for id in changed { if let new = next.snapshots[id] { retired.subtract(new.blockIDs) } }
             lock.withLock {
                 state = next
                 for id in dropped {
                     damaged[id] = nil
                     identityNext[id] = nil
                 }
-                if !unreferenced.isEmpty { garbage.append((next.sequence, unreferenced.sorted())) }
+                if !unreferenced.isEmpty || !retired.isEmpty {
+                    garbage.append((next.sequence, unreferenced.sorted(), Array(retired)))
+                }
             }
         }
     }
@@ -541,6 +559,13 @@ extension TableSnapshot {
             }
             if let d = s.deleteFile { out.insert(d) }
         }
+        return out
+    }
+
+    /// Every block's id (the block cache's key).
+    var blockIDs: Set<UInt64> {
+        var out = Set<UInt64>()
+        for s in slices { for chain in s.columns { for b in chain { out.insert(b.uid) } } }
         return out
     }
 }

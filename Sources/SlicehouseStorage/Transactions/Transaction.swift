@@ -108,6 +108,20 @@ public final class Transaction: @unchecked Sendable {
     /// The catalog as this transaction sees it.
     public var catalog: Catalog { lock.withLock { startLocked(); return view } }
 
+    /// The catalog as this transaction sees it, or, before its first statement, as it
+    /// would see it (the latest committed one) without taking the snapshot: where a
+    /// statement finds the tables whose locks it takes before its snapshot.
+    public var catalogBeforeSnapshot: Catalog {
+        lock.withLock {
+            if base != nil { return view }
+            let c = store.current.catalog
+            return c.using(database: scope) ?? c
+        }
+    }
+
+    /// Whether the snapshot has been taken (the transaction has run a statement).
+    public var hasSnapshot: Bool { lock.withLock { base != nil } }
+
     func tableName(_ id: Int) -> String? {
         lock.withLock { view.tableInAnyDatabase(id: id)?.name ?? base?.catalog.tableInAnyDatabase(id: id)?.name }
     }
