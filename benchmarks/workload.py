@@ -14,7 +14,17 @@ Markdown table (benchmarks/README.md keeps the figures).
 
 The long clients loop over TPC-H Q1, Q3, Q9, Q13, Q18 and Q21; the short clients look
 up one order or one customer by its key (a single block on the sort key).
+
+Closed loop (the default): CLIENTS - LONG_CLIENTS short clients issue lookups back to
+back, so the lookups' rate is whatever the server answers, and a faster answer brings
+the next lookup sooner. Open loop (`--rates 20,100,500`): lookups arrive at a fixed rate
+per second (evenly spaced), whatever the server does, beside LONG_CLIENTS long clients;
+a pool of `--short-connections` connections serves them, and a lookup's latency is
+counted from when it was due, so time spent waiting for a free connection counts too
+(no coordinated omission). Each rate runs under each layout; the table then shows the
+rate asked and the rate achieved.
 """
+import queue
 import argparse
 import json
 import os
@@ -113,7 +123,7 @@ def percentile(values, p):
     return s[k]
 
 
-def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf):
+def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf, rate=None, short_connections=32):
     work = tempfile.mkdtemp(prefix="workload-")
     wlm_file = os.path.join(work, "wlm.json")
     with open(wlm_file, "w") as f:
@@ -125,7 +135,10 @@ def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf):
     short_latencies, long_done, errors = [], [], []
     lock = threading.Lock()
     stop_at = time.time() + seconds
-    start_barrier = threading.Barrier(clients)
+    shorts = short_connections if rate else clients - long_clients
+    start_barrier = threading.Barrier(long_clients + shorts + (1 if rate else 0))
+    due = queue.Queue()
+    issued, dropped = [0], [0]
 
     def long_client(i):
         try:
@@ -148,6 +161,36 @@ def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf):
             with lock:
                 errors.append(f"long client {i}: {e}")
 
+    def next_lookup():
+        """When the next lookup was due (None: stop). Open loop: from the queue; lookups
+        still waiting 5 s after the end are dropped (the rate was more than the server
+        could serve) and counted."""
+        if not rate:
+            return time.time() if time.time() < stop_at else None
+        while True:
+            t = due.get()
+            if t is None or time.time() <= stop_at + 5:
+                return t
+            with lock:
+                dropped[0] += 1
+
+    def arrivals():
+        start_barrier.wait()
+        start = time.time()
+        k = 0
+        while True:
+            t = start + k / rate
+            if t >= stop_at:
+                break
+            delay = t - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            due.put(t)
+            k += 1
+        issued[0] = k
+        for _ in range(shorts):
+            due.put(None)
+
     def short_client(i):
         try:
             conn = server.connect()
@@ -155,8 +198,10 @@ def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf):
             cur.execute("set query_group to 'short'")
             rnd = random.Random(i)
             start_barrier.wait()
-            while time.time() < stop_at:
-                t = time.time()
+            while True:
+                t = next_lookup()
+                if t is None:
+                    break
                 if rnd.random() < 0.5:
                     cur.execute("select o_orderstatus, o_totalprice from orders where o_orderkey = %s",
                                 (rnd.randrange(1, orders // 4) * 4 + 1,))
@@ -172,7 +217,9 @@ def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf):
                 errors.append(f"short client {i}: {e}")
 
     threads = [threading.Thread(target=long_client if i < long_clients else short_client, args=(i,))
-               for i in range(clients)]
+               for i in range(long_clients + shorts)]
+    if rate:
+        threads.append(threading.Thread(target=arrivals))
     for t in threads:
         t.start()
     for t in threads:
@@ -181,6 +228,9 @@ def run_layout(bin_, db, name, layout, clients, long_clients, seconds, sf):
     shutil.rmtree(work, ignore_errors=True)
     return {
         "layout": name,
+        "rate": rate,
+        "achieved": len(short_latencies) / seconds,
+        "dropped": dropped[0],
         "short_count": len(short_latencies),
         "p50": percentile(short_latencies, 50),
         "p95": percentile(short_latencies, 95),
@@ -201,6 +251,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--layouts", help="comma-separated layout numbers (1-based) to run; default all")
     ap.add_argument("--json", help="write the results as JSON")
+    ap.add_argument("--rates", help="open loop: comma-separated lookup rates per second (e.g. 20,100,500)")
+    ap.add_argument("--short-connections", type=int, default=32,
+                    help="open loop: connections serving the lookups (default 32)")
     args = ap.parse_args()
     db = args.db or os.path.expanduser(f"~/.slicehouse/bench/workload-sf{args.sf:g}")
     prepare(args.bin, args.sf, db)
@@ -208,17 +261,28 @@ def main():
     if args.layouts:
         names = [names[int(x) - 1] for x in args.layouts.split(",")]
     results = []
-    for name in names:
-        print(f"running: {name} ({args.clients} clients, {args.long_clients} long, {args.seconds:g} s)", file=sys.stderr)
-        r = run_layout(args.bin, db, name, LAYOUTS[name], args.clients, args.long_clients, args.seconds, args.sf)
-        for e in r["errors"][:5]:
-            print("  error:", e, file=sys.stderr)
-        results.append(r)
-    print(f"| layout | short lookups | p50 ms | p95 ms | p99 ms | long queries/min |")
-    print(f"|---|---:|---:|---:|---:|---:|")
-    for r in results:
-        print(f"| {r['layout']} | {r['short_count']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | "
-              f"{r['long_per_min']:.1f} |")
+    rates = [float(x) for x in args.rates.split(",")] if args.rates else [None]
+    for rate in rates:
+        for name in names:
+            what = f"{rate:g} lookups/s open loop" if rate else f"{args.clients} clients"
+            print(f"running: {name} ({what}, {args.long_clients} long, {args.seconds:g} s)", file=sys.stderr)
+            r = run_layout(args.bin, db, name, LAYOUTS[name], args.clients, args.long_clients, args.seconds, args.sf,
+                           rate=rate, short_connections=args.short_connections)
+            for e in r["errors"][:5]:
+                print("  error:", e, file=sys.stderr)
+            results.append(r)
+    if args.rates:
+        print(f"| lookups/s asked | served/s | dropped | layout | p50 ms | p95 ms | p99 ms | long queries/min |")
+        print(f"|---:|---:|---:|---|---:|---:|---:|---:|")
+        for r in results:
+            print(f"| {r['rate']:g} | {r['achieved']:.1f} | {r['dropped']} | {r['layout']} | {r['p50']:.1f} | "
+                  f"{r['p95']:.1f} | {r['p99']:.1f} | {r['long_per_min']:.1f} |")
+    else:
+        print(f"| layout | short lookups | p50 ms | p95 ms | p99 ms | long queries/min |")
+        print(f"|---|---:|---:|---:|---:|---:|")
+        for r in results:
+            print(f"| {r['layout']} | {r['short_count']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | "
+                  f"{r['long_per_min']:.1f} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -112,8 +112,9 @@ extension SystemTables {
             // can still read) beside the encoded bytes of every table's current blocks, and
             // the external file cache (Parquet footers and row groups read from S3).
             var dataBytes = 0
-            for t in database.store.current.catalog.tablesOfEveryDatabase {
-                guard let snap = database.store.current.snapshots[t.id] else { continue }
+            let committed = database.store.current
+            for t in committed.catalog.tablesOfEveryDatabase {
+                guard let snap = committed.snapshots[t.id] else { continue }
                 for d in snap.slices { for chain in d.columns { for b in chain { dataBytes += b.encodedSize } } }
             }
             let cache = database.cache, external = ExternalFileCache.shared

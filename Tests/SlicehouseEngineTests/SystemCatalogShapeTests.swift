@@ -53,6 +53,7 @@ final class SystemCatalogShapeTests: XCTestCase {
         "pg_am": "PostgreSQL's index access methods, which pgjdbc's getIndexInfo joins to (btree, the keys' indexes')",
         "pg_inherits": "PostgreSQL's table inheritance, which psql's \\d asks for (empty: Redshift has none)",
         "pg_trigger": "PostgreSQL 9.0's triggers, which psql's \\d asks for (empty: Redshift has none)",
+        "stv_block_cache": "Slicehouse's own: what the decoded-block cache and the external file cache hold",
     ]
 
     /// Columns whose type deliberately differs from the documented one ("relation.column": why).
