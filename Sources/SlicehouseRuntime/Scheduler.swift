@@ -23,7 +23,10 @@ import SlicehousePlatform
 /// (`priority >= urgentPriority`) — has a space of its own: `urgentReserve` more tasks
 /// may run beyond `concurrency` for it, so a point lookup starts at once instead of
 /// waiting for a long query's slice task to end (the cores are then shared for the
-/// short while it runs).
+/// short while it runs). Among them, the shortest (`instantPriority`: SQA predicts a few
+/// milliseconds) go first and may start whenever fewer than `concurrency` instant tasks
+/// run, whatever else runs, so a lookup does not wait behind a 200 ms query that SQA also
+/// let through (and a lone instant query takes no more places than an urgent one).
 ///
 /// A task may itself start a batch (a COPY's file task splitting blocks). It runs its
 /// own batch's tasks while any are unstarted, then waits; while it waits — and while any
@@ -42,6 +45,8 @@ public final class Scheduler: @unchecked Sendable {
     public let urgentReserve: Int
     /// The priority from which a batch is urgent (WLM's short query acceleration).
     public static let urgentPriority = 10
+    /// The priority from which an urgent batch is instant (SQA predicts it a few ms).
+    public static let instantPriority = 12
     /// Each worker's stack: operators are built and expressions evaluated recursively.
     static let stackBytes = 64 << 20
 
@@ -55,6 +60,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Tasks running and not waiting.
     private var active = 0
     private var runningPerClass: [Int: Int] = [:]
+    /// Tasks of instant batches running.
+    private var instantRunning = 0
     private var completed = 0
 
     public init(concurrency: Int) {
@@ -157,6 +164,8 @@ public final class Scheduler: @unchecked Sendable {
             if let (batch, i) = takeTask() {
                 active += 1
                 runningPerClass[batch.serviceClass, default: 0] += 1
+                let instant = batch.context.priority >= Scheduler.instantPriority
+                if instant { instantRunning += 1 }
                 unlock()
                 let cpuStart = Scheduler.threadCPUNanos()
                 batch.body(i)
@@ -164,6 +173,7 @@ public final class Scheduler: @unchecked Sendable {
                 lock()
                 active -= 1
                 runningPerClass[batch.serviceClass, default: 1] -= 1
+                if instant { instantRunning -= 1 }
                 completed += 1
                 batch.unfinished -= 1
                 if batch.unfinished == 0 {
@@ -186,11 +196,13 @@ public final class Scheduler: @unchecked Sendable {
     /// tasks running, then the oldest batch. Called with the mutex held.
     private func takeTask() -> (Batch, Int)? {
         guard !pending.isEmpty else { return nil }
-        let urgentOnly: Bool
+        let minimum: Int
         if active < concurrency {
-            urgentOnly = false
+            minimum = Int.min
         } else if active < concurrency + urgentReserve {
-            urgentOnly = true
+            minimum = Scheduler.urgentPriority
+        } else if instantRunning < concurrency {
+            minimum = Scheduler.instantPriority
         } else {
             return nil
         }
@@ -199,7 +211,7 @@ public final class Scheduler: @unchecked Sendable {
         var bestRunning = Int.max
         for k in pending.indices {
             let p = pending[k].context.priority
-            if urgentOnly && p < Scheduler.urgentPriority { continue }
+            if p < minimum { continue }
             let r = runningPerClass[pending[k].serviceClass] ?? 0
             if p > bestPriority || (p == bestPriority && r < bestRunning) {
                 best = k
@@ -222,15 +234,18 @@ public final class Scheduler: @unchecked Sendable {
     /// Wake (or start) as many workers as there are unstarted tasks and free cores.
     /// Called with the mutex held.
     private func wakeWorkers() {
-        var unstarted = 0, urgent = 0
+        var unstarted = 0, urgent = 0, instant = 0
         for b in pending {
             let n = b.count - b.next
             unstarted += n
             if b.context.priority >= Scheduler.urgentPriority { urgent += n }
+            if b.context.priority >= Scheduler.instantPriority { instant += n }
         }
         let regular = min(unstarted, max(0, concurrency - active))
-        let extra = min(max(0, urgent - regular), max(0, concurrency + urgentReserve - max(active, concurrency)))
-        let want = regular + extra
+        let urgentCap = concurrency + urgentReserve
+        let extra = min(max(0, urgent - regular), max(0, urgentCap - max(active, concurrency)))
+        let instantExtra = min(max(0, instant - regular - extra), max(0, concurrency - instantRunning))
+        let want = regular + extra + instantExtra
         guard want > 0 else { return }
         if idle >= want {
             for _ in 0..<want { pthread_cond_signal(workAvailable) }

@@ -18,6 +18,9 @@ public final class ShortQueryPredictor: @unchecked Sendable {
         public var source: String
         /// The shape's average execution time in milliseconds, when there was history.
         public var averageMilliseconds: Double?
+        /// The shape's shortest execution time in milliseconds, when there was history:
+        /// what it takes without contention (the average grows with the load).
+        public var minimumMilliseconds: Double? = nil
         public var estimatedCost: Double
     }
 
@@ -30,7 +33,7 @@ public final class ShortQueryPredictor: @unchecked Sendable {
     private let lock = Lock()
     private var limit: Double = 1_000_000
     /// Average execution time (ms, exponentially weighted) and run count by shape.
-    private var history: [String: (average: Double, runs: Int)] = [:]
+    private var history: [String: (average: Double, runs: Int, minimum: Double)] = [:]
     /// Shapes kept at most (the oldest half goes when full: a bound, not an LRU).
     static let maxShapes = 4_096
     private var order: [String] = []
@@ -41,7 +44,7 @@ public final class ShortQueryPredictor: @unchecked Sendable {
         lock.withLock {
             if let shape, let h = history[shape] {
                 return Prediction(isShort: h.average < Double(shortLimitMilliseconds) / 2, source: "history",
-                                  averageMilliseconds: h.average, estimatedCost: estimatedCost)
+                                  averageMilliseconds: h.average, minimumMilliseconds: h.minimum, estimatedCost: estimatedCost)
             }
             return Prediction(isShort: estimatedCost < limit, source: "plan", averageMilliseconds: nil,
                               estimatedCost: estimatedCost)
@@ -52,14 +55,14 @@ public final class ShortQueryPredictor: @unchecked Sendable {
     public func record(shape: String, milliseconds: Double) {
         lock.withLock {
             if let h = history[shape] {
-                history[shape] = (h.average * 0.7 + milliseconds * 0.3, h.runs + 1)
+                history[shape] = (h.average * 0.7 + milliseconds * 0.3, h.runs + 1, min(h.minimum, milliseconds))
                 return
             }
             if order.count >= Self.maxShapes {
                 for s in order.prefix(Self.maxShapes / 2) { history[s] = nil }
                 order.removeFirst(Self.maxShapes / 2)
             }
-            history[shape] = (milliseconds, 1)
+            history[shape] = (milliseconds, 1, milliseconds)
             order.append(shape)
         }
     }

@@ -309,11 +309,26 @@ public final class WorkloadManager: @unchecked Sendable {
         condition.unlock()
         q.context.serviceClass = q.serviceClass
         q.context.memory.budget = slotBytes.multipliedReportingOverflow(by: q.slots).overflow ? Int.max : slotBytes * q.slots
-        // SQA runs ahead of queued work on the cores too; the superuser queue next.
-        q.context.priority = admittedQueue.kind == .shortQuery ? Scheduler.urgentPriority : (admittedQueue.kind == .superuser ? 5 : 0)
+        // SQA runs ahead of queued work on the cores too (the shortest first); the
+        // superuser queue next.
+        q.context.priority = admittedQueue.kind == .shortQuery ? Self.shortQueryPriority(q.prediction)
+            : (admittedQueue.kind == .superuser ? 5 : 0)
         q.context.reserveQueryID(q.queryID)
         if startMonitor { startMonitorThread() }
     }
+
+    /// The scheduler priority of a query SQA admitted: instant when it is predicted to take
+    /// a few milliseconds (its shape's shortest run under `instantMilliseconds` — the
+    /// shortest, since contention stretches every run — or, without history, a plan under
+    /// `instantCost` rows), so that a lookup runs ahead of the heavier queries SQA also
+    /// lets through; urgent otherwise.
+    static func shortQueryPriority(_ p: ShortQueryPredictor.Prediction?) -> Int {
+        guard let p else { return Scheduler.urgentPriority }
+        let instant = p.minimumMilliseconds.map { $0 < instantMilliseconds } ?? (p.estimatedCost < instantCost)
+        return instant ? Scheduler.instantPriority : Scheduler.urgentPriority
+    }
+    static let instantMilliseconds = 10.0
+    static let instantCost = 10_000.0
 
     // MARK: - Running and finishing
 

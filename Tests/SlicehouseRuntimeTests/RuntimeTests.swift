@@ -77,6 +77,32 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(ordinary.value, 2)
     }
 
+    func testInstantWorkRunsBeyondTheUrgentReserve() {
+        let scheduler = Scheduler(concurrency: 1)
+        let gate = DispatchSemaphore(value: 0), urgentGate = DispatchSemaphore(value: 0)
+        let busy = Thread { scheduler.run(2, context: QueryContext()) { _ in gate.wait() } }
+        busy.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        let heavy = Thread {
+            scheduler.run(2, context: QueryContext(priority: Scheduler.urgentPriority)) { _ in urgentGate.wait() }
+        }
+        heavy.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        // The core and the urgent reserve are both taken; a batch SQA predicts to take a
+        // few milliseconds still runs, while more urgent work waits for a place.
+        let done = Counter()
+        scheduler.run(3, context: QueryContext(priority: Scheduler.instantPriority)) { _ in done.add(1) }
+        XCTAssertEqual(done.value, 3)
+        let urgent = Counter()
+        let waiting = Thread { scheduler.run(2, context: QueryContext(priority: Scheduler.urgentPriority)) { _ in urgent.add(1) } }
+        waiting.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(urgent.value, 0, "urgent work waits while the urgent reserve is taken")
+        urgentGate.signal(); urgentGate.signal(); gate.signal(); gate.signal()
+        while !(busy.isFinished && heavy.isFinished && waiting.isFinished) { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(urgent.value, 2)
+    }
+
     func testBlockingGivesTheCoreToAnotherTask() {
         let scheduler = Scheduler(concurrency: 1)
         let gate = DispatchSemaphore(value: 0)
