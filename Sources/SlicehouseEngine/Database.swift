@@ -31,6 +31,10 @@ public final class Database: @unchecked Sendable {
     /// The rows of recent queries, for the same queries over unchanged tables (the
     /// leader's result cache).
     let resultCache: ResultCache
+    /// SELECT plans kept for the next run of the same query.
+    let planCache = PlanCache()
+    /// Statement trees of recently sent texts.
+    let parseCache = ParseCache()
     /// The memory all statements of this database draw their budgets from (`--memory`).
     public let memory: MemoryPool
     /// Where statements spill what does not fit their budget: `tmp` in the data
@@ -167,7 +171,8 @@ public final class Database: @unchecked Sendable {
                                                  segmentBytes: retention.segmentBytes)
         }
         logs = SystemLogStore(directory: directory.map { ($0 as NSString).appendingPathComponent(Database.logDirectoryName) },
-                              retention: retention, now: logClock)
+                              retention: retention, writeBehindMicros: directory == nil ? 0 : Self.logWriteBehindMicros,
+                              now: logClock)
         queryCounter = logs.reserved(.query)
         reservedQueryIDs = queryCounter
         store.reserveTransactionIDs(after: logs.reserved(.transaction)) { [logs] in logs.reserve(.transaction, through: $0) }
@@ -185,6 +190,7 @@ public final class Database: @unchecked Sendable {
 
     deinit {
         autoVacuum?.stop()
+        logs.flush()
         if directory == nil { try? FileManager.default.removeItem(atPath: memoryLakeDirectory) }
     }
 
@@ -282,6 +288,9 @@ public final class Database: @unchecked Sendable {
     public static let logDirectoryName = "syslog"
     /// The most bytes one log of an in-memory database keeps.
     static let memoryLogBytes = 8 << 20
+    /// How long a data directory's system-log rows may wait in memory before they are
+    /// written together (`SystemLogStore.writeBehindMicros`).
+    static let logWriteBehindMicros: Int64 = 200_000
 
     /// Log what a query scanned (STL_SCAN).
     func recordScans(query: Int, _ counters: [Int: ScanCounters]) {

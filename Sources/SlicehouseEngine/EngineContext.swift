@@ -247,6 +247,8 @@ final class StatementContext: BinderCatalog, PlannerContext {
         return system.constraintDefinitions()
     }
 
+    func statementParameters() -> [ParameterValue]? { session.statementParameters }
+
     func sessionSignal(_ function: String) -> ScalarFunction.Kernel? {
         guard function == "pg_cancel_backend" || function == "pg_terminate_backend" else { return nil }
         readsSessionState = true

@@ -83,6 +83,12 @@ struct MaterializedViews {
     }
 
     /// `SET mv_enable_aqmv_for_session` (on unless turned off).
+    /// Whether a query might be answered from a materialized view: rewriting is on and
+    /// a materialized view exists (a plan made without one is then not kept).
+    var mayRewrite: Bool {
+        rewritesWithMaterializedViews && session.transaction.catalog.allTables.contains { $0.materializedView != nil }
+    }
+
     var rewritesWithMaterializedViews: Bool {
         guard let value = session.settings["mv_enable_aqmv_for_session"]?.lowercased() else { return true }
         return !["off", "false", "0", "no", "f", "n"].contains(value)

@@ -98,7 +98,7 @@ struct QueryRunner {
     /// query of its own (a materialized view's refresh).
     @discardableResult
     func execute(_ physical: PhysicalNode, _ delivery: Delivery, returnsRows: Bool = true,
-                 logged: Bool = true) throws -> Execution {
+                 logged: Bool = true, explain: [String]? = nil) throws -> Execution {
         // The external tables' rows, read for this plan (Spectrum's S3 scan).
         try ExternalScans(session: session, scope: scope, context: context).prepare(physical)
         let executor = QueryExecutor(layout: database.layout, snapshots: scope.snapshots, cache: database.cache,
@@ -126,7 +126,7 @@ struct QueryRunner {
                 try sink(slice, chunk)
             }
         }
-        if logged { record(executor, plan: physical, start: start) }
+        if logged { record(executor, plan: physical, explain: explain, start: start) }
         return Execution(chunks: chunks, rows: rows, executor: executor)
     }
 
@@ -145,7 +145,7 @@ struct QueryRunner {
     /// Give the query its id and log what it scanned (STL_SCAN), what each of its steps
     /// did on each slice (SVL_QUERY_SUMMARY, SVL_QUERY_REPORT), its plan (STL_EXPLAIN) and
     /// what in its run suggests a better design (STL_ALERT_EVENT_LOG).
-    private func record(_ executor: QueryExecutor, plan: PhysicalNode, start: Int64) {
+    private func record(_ executor: QueryExecutor, plan: PhysicalNode, explain: [String]?, start: Int64) {
         let query = session.newQueryID(context)
         session.lastQueryID = query
         database.recordScans(query: query, executor.counters)
@@ -155,7 +155,7 @@ struct QueryRunner {
         session.lastSpilledBytes = context.memory.spilledBytes
         let steps = executor.steps.steps
         database.recordSteps(QuerySteps(query: query, userID: userID, start: start, end: Clock.nowMicros(), steps: steps))
-        database.logExplain(ExplainPrinter.render(plan), query: query, userID: userID)
+        database.logExplain(explain ?? ExplainPrinter.render(plan), query: query, userID: userID)
         let alerts = QueryAlerts.find(plan: plan, steps: steps, scans: executor.counters, snapshots: scope.snapshots)
         let process = session.process, xid = session.transaction.id
         database.log(.alertEventLog, alerts.map { a -> [Value] in
@@ -168,10 +168,16 @@ struct QueryRunner {
     // MARK: - SELECT
 
     /// Run the query of a SELECT statement: from the result cache when it can, else over
-    /// a fresh materialized view that answers it, else over the base tables; its rows go
-    /// to `sink` as they are produced when there is one, and are then kept in the cache
-    /// if they may be reused.
+    /// a fresh materialized view that answers it, else over the base tables — with the
+    /// plan kept from an earlier run of the same query when there is one (`PlanCache`);
+    /// its rows go to `sink` as they are produced when there is one, and are then kept
+    /// in the result cache if they may be reused.
     func select(_ q: Query, sink: RowSink?) throws -> StatementResult {
+        let cacheKey = planCacheKey(q)
+        if let (key, revision) = cacheKey, let entry = database.planCache.lookup(key, revision: revision),
+           let result = try selectPlanned(entry, key: key, q, sink: sink) {
+            return result
+        }
         let (binder, logical) = try bind(q)
         let reuse = session.resultCacheEnabled ? reusableResult(q, binder, logical) : nil
         let columns = logical.outputs.map { ResultColumn(name: $0.name, type: $0.type) }
@@ -181,11 +187,55 @@ struct QueryRunner {
         // A fresh materialized view that can answer it is read instead of the base tables.
         var runner = self
         var (runLogical, runQuery) = (logical, q)
-        if let r = MaterializedViews(session).rewriteWithMaterializedView(q, outputs: logical.outputs) {
+        let rewrite = MaterializedViews(session).rewriteWithMaterializedView(q, outputs: logical.outputs)
+        if let r = rewrite {
             (runLogical, runQuery) = (r.logical, r.query)
             runner = QueryRunner(session, r.context, context)
         }
         let physical = try runner.plan(runLogical, runQuery)
+        var explain: [String]?
+        if let (key, revision) = cacheKey, rewrite == nil, binder.isDeterministic, let tables = plannedTables() {
+            let lines = ExplainPrinter.render(physical)
+            explain = lines
+            database.planCache.store(key, PlanCache.Entry(revision: revision, plan: physical, outputs: logical.outputs,
+                                                          tables: tables, explain: lines,
+                                                          resultPlan: reuse == nil ? nil : logical))
+        }
+        return try runner.run(physical, columns: columns, reuse: reuse, explain: explain, sink: sink)
+    }
+
+    /// Run a SELECT with a plan the cache kept: take the snapshots of the tables it reads
+    /// (recorded as read, as binding would), answer from the result cache when it can,
+    /// else admit the plan and run it. Nil when a table changed past what the plan was
+    /// made for (the entry is dropped and the query planned again).
+    private func selectPlanned(_ entry: PlanCache.Entry, key: PlanCache.Key, _ q: Query,
+                               sink: RowSink?) throws -> StatementResult? {
+        for t in entry.tables {
+            let snapshot = try session.transaction.snapshot(of: t.def)
+            guard PlanCache.stillValid(t, snapshot) else {
+                database.planCache.discard(key)
+                return nil
+            }
+            scope.override(t.def.id, with: snapshot)
+        }
+        let columns = entry.outputs.map { ResultColumn(name: $0.name, type: $0.type) }
+        var reuse: (key: ResultCache.Key, dependencies: ResultCache.Dependencies)?
+        if session.resultCacheEnabled, let plan = entry.resultPlan, let tables = readVersions() {
+            reuse = (ResultCache.Key(query: q, parameters: session.statementParameters, settings: key.settings),
+                     ResultCache.Dependencies(plan: plan, tables: tables))
+            if let reuse, let hit = database.resultCache.lookup(reuse.key, reuse.dependencies) {
+                return try answerFromCache(hit, sink: sink)
+            }
+        }
+        try WorkloadAdmission(session).admitPlannedQuery(entry.plan, scope, q)
+        return try run(entry.plan, columns: columns, reuse: reuse, explain: entry.explain, sink: sink)
+    }
+
+    /// Execute a SELECT's plan, streaming to `sink` or collecting, and keep its rows in the
+    /// result cache under `reuse` when they fit.
+    private func run(_ physical: PhysicalNode, columns: [ResultColumn],
+                     reuse: (key: ResultCache.Key, dependencies: ResultCache.Dependencies)?,
+                     explain: [String]?, sink: RowSink?) throws -> StatementResult {
         var result: StatementResult
         var kept: [Chunk]?
         if let sink {
@@ -194,18 +244,18 @@ struct QueryRunner {
             var keptBytes = 0
             let limit = database.resultCache.maxEntryBytes
             try sink.start(columns)
-            let n = try runner.execute(physical, .stream { chunk in
+            let n = try execute(physical, .stream { chunk in
                 if keep != nil {
                     keptBytes += chunk.memoryBytes
                     if keptBytes > limit { keep = nil } else { keep?.append(chunk.compacted()) }
                 }
                 try sink.rows(chunk)
-            }).rows
+            }, explain: explain).rows
             result = StatementResult(tag: "SELECT \(n)", columns: columns)
             result.streamed = true
             kept = keep
         } else {
-            let chunks = try runner.execute(physical, .collect).chunks
+            let chunks = try execute(physical, .collect, explain: explain).chunks
             let n = chunks.reduce(0) { $0 + $1.count }
             result = StatementResult(tag: "SELECT \(n)", columns: columns, chunks: chunks)
             kept = chunks
@@ -217,6 +267,45 @@ struct QueryRunner {
         return result
     }
 
+    /// What the running SELECT's plan is found under in the plan cache, and the catalog
+    /// revision it must have been made under; nil when plans are not kept for it (the
+    /// transaction changed the catalog, or the session is inside a stored procedure or
+    /// the advisor's replay, whose queries carry their own state).
+    private func planCacheKey(_ q: Query) -> (PlanCache.Key, UInt64)? {
+        guard session.procedureDepth == 0, !session.advising, !session.findingViewColumns,
+              let revision = session.transaction.catalogRevision else { return nil }
+        let temporary = session.madeTemporaryTables ? session.process : 0
+        return (PlanCache.Key(query: q, parameters: session.statementParameters, user: session.user,
+                              database: session.databaseName, settings: session.resultCacheSettings,
+                              temporaryOwner: temporary), revision)
+    }
+
+    /// The tables a just-planned query read, as the plan cache keeps them; nil when its
+    /// plan may not be kept: it read a system table, session state or an external table,
+    /// planning warned, or a materialized view might answer it another time.
+    private func plannedTables() -> [PlanCache.Table]? {
+        guard !scope.readsSessionState, scope.externalTables.isEmpty, session.pendingNotices.isEmpty,
+              !MaterializedViews(session).mayRewrite else { return nil }
+        let catalog = session.transaction.catalog
+        var tables: [PlanCache.Table] = []
+        for (id, snapshot) in scope.snapshots.sorted(by: { $0.key < $1.key }) {
+            guard id >= 0, let def = catalog.tableInAnyDatabase(id: id) else { return nil }
+            tables.append(PlanCache.Table(def: def, analyzedAt: snapshot.analyzed?.time, liveRows: snapshot.rowCount))
+        }
+        return tables
+    }
+
+    /// The committed version of every table the query reads, or nil when one is not a
+    /// committed table this transaction left unchanged (its result may not be reused).
+    private func readVersions() -> [Int: UInt64]? {
+        var tables: [Int: UInt64] = [:]
+        for id in scope.snapshots.keys {
+            guard id >= 0, let version = session.transaction.readVersion(of: id) else { return nil }
+            tables[id] = version
+        }
+        return tables.isEmpty ? nil : tables
+    }
+
     /// The key and dependencies under which the result of `q` (bound to `logical`) may be
     /// kept and found, or nil when it may not be reused: it reads system tables or session
     /// state, calls a function of time or chance, reads a table this transaction changed,
@@ -225,14 +314,9 @@ struct QueryRunner {
                                 _ logical: LogicalPlan) -> (key: ResultCache.Key, dependencies: ResultCache.Dependencies)? {
         // External tables change outside the database: their rows are never kept.
         guard binder.isDeterministic, !scope.readsSessionState, scope.externalTables.isEmpty else { return nil }
-        var tables: [Int: UInt64] = [:]
-        for id in scope.snapshots.keys {
-            guard id >= 0, let version = session.transaction.readVersion(of: id) else { return nil }
-            tables[id] = version
-        }
         // A query of constants alone runs on the leader as fast as it is found.
-        if tables.isEmpty { return nil }
-        return (ResultCache.Key(query: q, settings: session.resultCacheSettings),
+        guard let tables = readVersions() else { return nil }
+        return (ResultCache.Key(query: q, parameters: session.statementParameters, settings: session.resultCacheSettings),
                 ResultCache.Dependencies(plan: logical, tables: tables))
     }
 

@@ -39,6 +39,8 @@ final class ResultCache: @unchecked Sendable {
     /// What an entry is found by.
     struct Key: Hashable, Sendable {
         var query: Query
+        /// The values bound to the query's `$n` (a prepared statement's Bind), if any.
+        var parameters: [ParameterValue]?
         /// The session settings that can change a query's meaning (`name=value;...`).
         var settings: String
     }

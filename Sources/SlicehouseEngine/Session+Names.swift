@@ -121,9 +121,13 @@ extension Session {
             if schema != temporarySchema && catalog.schema(schema) == nil {
                 throw SQLError(.invalidSchemaName, "schema \"\(s)\" does not exist")
             }
+            if schema == temporarySchema { madeTemporaryTables = true }
             return QualifiedName(schema: schema, name: n)
         }
-        if temporary { return QualifiedName(schema: temporarySchema, name: n) }
+        if temporary {
+            madeTemporaryTables = true
+            return QualifiedName(schema: temporarySchema, name: n)
+        }
         guard let first = searchPathSchemas(catalog).first else {
             throw SQLError(.invalidSchemaName, "no schema has been selected to create in")
         }

@@ -27,10 +27,12 @@ extension Session {
 
     /// The settings a cached result is found under, `name=value;` in name order.
     var resultCacheSettings: String {
+        if let memo = resultCacheSettingsMemo { return memo }
         var out = ""
         for key in settings.keys.sorted() where !Session.settingsOutsideResultCacheKey.contains(key) {
             out += key + "=" + (settings[key] ?? "") + ";"
         }
+        resultCacheSettingsMemo = out
         return out
     }
 }

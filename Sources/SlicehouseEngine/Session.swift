@@ -36,7 +36,11 @@ public final class Session: @unchecked Sendable {
     public let process: Int
     let startTime = Int64(Date().timeIntervalSince1970 * 1_000_000)
     /// SET parameters (lower-case names).
-    var settings: [String: String] = Session.defaultSettings
+    var settings: [String: String] = Session.defaultSettings {
+        didSet { resultCacheSettingsMemo = nil }
+    }
+    /// `resultCacheSettings` as last computed (nil: the settings changed since).
+    var resultCacheSettingsMemo: String?
     /// What the open transaction block undoes or restores of `settings` (Session+Settings).
     var settingsBlock = SettingsBlock()
     static let defaultSettings: [String: String] = ["datestyle": "ISO, MDY", "search_path": "$user, public",
@@ -186,7 +190,7 @@ public final class Session: @unchecked Sendable {
         if case .prepared(.execute(let name, let arguments)) = statement {
             // EXECUTE runs (and is logged as) the prepared statement with its arguments.
             let inner = try PreparedSQLCommand(session: self).statement(name, arguments)
-            return try run(inner.statement, text: inner.text, sink: sink)
+            return try withParameters(inner.parameters) { try run(inner.statement, text: inner.text, sink: sink) }
         }
         let start = Clock.nowMicros()
         // What is kept or shown of the text (the logs, STV_RECENTS, STV_INFLIGHT) never
@@ -306,32 +310,49 @@ public final class Session: @unchecked Sendable {
     /// rows handed to `sink` as they are produced (`StatementResult.chunks` stays empty
     /// then). On a thread with a large stack, as `execute`.
     public func run(_ statement: ParsedStatement, sink: RowSink?) throws -> StatementResult {
-        try LargeStack.run { try run(statement.statement, text: statement.text, sink: sink) }
+        try LargeStack.run {
+            try withParameters(statement.parameters) { try run(statement.statement, text: statement.text, sink: sink) }
+        }
+    }
+
+    /// The values bound to the running client statement's `$n` (nil: none); the binder
+    /// reads them through `StatementContext.statementParameters()`.
+    private(set) var statementParameters: [ParameterValue]?
+
+    private func withParameters<T>(_ parameters: [ParameterValue]?, _ body: () throws -> T) rethrows -> T {
+        let outer = statementParameters
+        statementParameters = parameters
+        defer { statementParameters = outer }
+        return try body()
     }
 
     /// The columns `statement` returns, without running it (the extended protocol's
     /// Describe), or nil when it returns no rows.
     public func describe(_ statement: ParsedStatement) throws -> [ResultColumn]? {
         try LargeStack.run {
-            switch statement.statement {
-            case .query(let q):
-                // Planned outside any statement: nothing runs (so it has no statement's
-                // context to run in) and nothing is admitted.
-                let ctx = StatementContext(database: database, session: self)
-                let (_, outputs) = try QueryRunner(self, ctx, .system).plan(q)
-                return outputs.map { ResultColumn(name: $0.name, type: $0.type) }
-            case .explain:
-                return [ResultColumn(name: "QUERY PLAN", type: .text)]
-            case .procedure(.call(let c)):
-                return try ProcedureCommand(session: self).callColumns(c)
-            case .procedure(.show):
-                return [ResultColumn(name: "Stored Procedure Definition", type: .text)]
-            case .show(let name):
-                if name == "all" { return [ResultColumn(name: "name", type: .text), ResultColumn(name: "setting", type: .text)] }
-                return [ResultColumn(name: name, type: .text)]
-            default:
-                return nil
-            }
+            try withParameters(statement.parameters) { try describeColumns(statement) }
+        }
+    }
+
+    private func describeColumns(_ statement: ParsedStatement) throws -> [ResultColumn]? {
+        switch statement.statement {
+        case .query(let q):
+            // Bound outside any statement (as PostgreSQL analyses at Parse): nothing is
+            // planned, admitted or run; the columns are the bound query's.
+            let ctx = StatementContext(database: database, session: self)
+            let (_, logical) = try QueryRunner.bind(q, session: self, scope: ctx)
+            return logical.outputs.map { ResultColumn(name: $0.name, type: $0.type) }
+        case .explain:
+            return [ResultColumn(name: "QUERY PLAN", type: .text)]
+        case .procedure(.call(let c)):
+            return try ProcedureCommand(session: self).callColumns(c)
+        case .procedure(.show):
+            return [ResultColumn(name: "Stored Procedure Definition", type: .text)]
+        case .show(let name):
+            if name == "all" { return [ResultColumn(name: "name", type: .text), ResultColumn(name: "setting", type: .text)] }
+            return [ResultColumn(name: name, type: .text)]
+        default:
+            return nil
         }
     }
 
@@ -362,7 +383,7 @@ public final class Session: @unchecked Sendable {
 
     /// Parse a client's SQL into statements (`$n` left as parameters).
     public func parse(_ sql: String) throws -> [ParsedStatement] {
-        try LargeStack.run { try parseScript(sql, options: parseOptions) }
+        try LargeStack.run { try database.parseCache.parse(sql, options: parseOptions) }
     }
 
     /// Parse a client's SQL into statements run one after another (`ScriptStatements`).
@@ -399,6 +420,9 @@ public final class Session: @unchecked Sendable {
     var procedureDepth = 0
     /// Parsed procedure bodies by their text (a procedure is parsed once per session).
     var procedureBodies: [String: PLBlock] = [:]
+    /// The session has made a temporary table (its names may mean its own tables: its
+    /// queries' plans are kept apart from other sessions', `PlanCache.Key`).
+    var madeTemporaryTables = false
     /// Statements prepared with SQL's PREPARE.
     let preparedSQL = PreparedSQLStatements()
 
@@ -685,7 +709,7 @@ public struct ScriptStatements {
     init(_ sql: String, session: Session) throws {
         source = Array(sql.utf8)
         options = session.parseOptions
-        pending = try parseScript(sql, options: options)[...]
+        pending = try session.database.parseCache.parse(sql, options: options)[...]
         count = pending.count
     }
 

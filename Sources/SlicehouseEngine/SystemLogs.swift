@@ -296,6 +296,8 @@ extension Database {
 
     /// Redshift cuts statement texts into rows of 200 characters (newlines shown as `\n`).
     static func textPieces(_ text: String) -> [String] {
+        // Most statements are one short line: no character to count or replace.
+        if text.utf8.count <= 200, !text.utf8.contains(UInt8(ascii: "\n")) { return [text] }
         let flat = String(text.prefix(maxLoggedText)).replacingOccurrences(of: "\n", with: "\\n")
         var pieces: [String] = []
         var rest = Substring(flat)
@@ -315,7 +317,7 @@ extension Database {
         case .query:
             guard let query else { return }
             log(.query, [[.int(Int64(userID)), .int(Int64(query)), .string(label ?? "default"), .int(Int64(xid)),
-                          .int(Int64(process)), .string(database), .string(String(text.prefix(4000))),
+                          .int(Int64(process)), .string(database), .string(text.utf8.count <= 4000 ? text : String(text.prefix(4000))),
                           .int(start), .int(end), .int(failed ? 1 : 0), .int(0), .int(0)]])
             log(.queryText, pieces.enumerated().map { i, p -> [Value] in
                 [.int(Int64(userID)), .int(Int64(xid)), .int(Int64(process)), .int(Int64(query)), .int(Int64(i)), .string(p)]

@@ -9,9 +9,9 @@ import SlicehouseLoad
 /// (the same blocks with their table's name and database) and STV_PARTITIONS (each node's
 /// disk: one partition a node, its capacity that of the file system holding the data
 /// directory, or of memory for a database without one, shared by the nodes); and
-/// STV_BLOCK_CACHE, Slicehouse's own: what the process's caches hold.
+/// STV_BLOCK_CACHE and STV_PLAN_CACHE, Slicehouse's own: what the process's caches hold.
 extension SystemTables {
-    static let diskNames = ["svv_diskusage", "stv_partitions", "stv_block_cache"]
+    static let diskNames = ["svv_diskusage", "stv_partitions", "stv_block_cache", "stv_plan_cache"]
 
     /// STV_BLOCKLIST's columns: Redshift's, then what Slicehouse knows of each block
     /// (its NULLs, rows marked deleted, encoding, encoded size and first row).
@@ -125,6 +125,15 @@ extension SystemTables {
             ]
             return make(-122, name, [("cache", .varchar(32)), ("capacity_bytes", .bigint), ("used_bytes", .bigint),
                                      ("blocks", .bigint), ("retired_blocks", .bigint), ("data_bytes", .bigint)], rows)
+        case "stv_plan_cache":
+            // Slicehouse's own: the SELECT plans kept for the next run of the same query
+            // (`PlanCache`): found, not found, dropped as stale (a catalog change, ANALYZE,
+            // the rows grown past what they were planned for), and kept now.
+            let c = database.planCache.counters
+            let rows: [[Value]] = [[.int(Int64(c.entries)), .int(Int64(database.planCache.capacity)), .int(Int64(c.hits)),
+                                    .int(Int64(c.misses)), .int(Int64(c.stale))]]
+            return make(-231, name, [("entries", .bigint), ("capacity", .bigint), ("hits", .bigint), ("misses", .bigint),
+                                     ("stale", .bigint)], rows)
         default:
             return nil
         }

@@ -227,7 +227,11 @@ extension Binder {
                 throw error
             }
         case .parameter(let n):
-            throw err(.undefinedParameter, "there is no parameter $\(n)", e)
+            // A bound value stands where its `$n` is, as the literal it is.
+            guard let parameters, n >= 1, n <= parameters.count else {
+                throw err(.undefinedParameter, "there is no parameter $\(n)", e)
+            }
+            return try bindExpr(parameters[n - 1].expression(at: e.location), scope, agg: agg)
         case .unary(let op, let a):
             switch op {
             case .plus: return try bindExpr(a, scope, agg: agg)

@@ -90,9 +90,13 @@ public final class Binder {
     /// Evaluates constant expressions (injected by the engine; used for LIMIT and literals).
     let evaluateConstant: (BoundExpr) throws -> Value
 
+    /// The values of the statement's `$n`, or nil when it has none (`$n` is then an error).
+    public var parameters: [ParameterValue]?
+
     public init(catalog: BinderCatalog, evaluateConstant: @escaping (BoundExpr) throws -> Value) {
         self.catalog = catalog
         self.evaluateConstant = evaluateConstant
+        parameters = catalog.statementParameters()
     }
 
     func newColumn(_ type: DataType, _ name: String) -> PlanColumn {

@@ -52,6 +52,9 @@ public protocol BinderCatalog {
     /// signals each row's process when the statement runs (as the constant form does when
     /// it is bound), or nil where sessions cannot be signalled.
     func sessionSignal(_ function: String) -> ScalarFunction.Kernel?
+    /// The values bound to the running statement's `$n` (the extended protocol's Bind),
+    /// or nil when it has none.
+    func statementParameters() -> [ParameterValue]?
 }
 
 /// What a name in a FROM clause stands for.
@@ -61,6 +64,7 @@ public enum CatalogRelation {
 }
 
 extension BinderCatalog {
+    public func statementParameters() -> [ParameterValue]? { nil }
     public func sessionCall(_ name: String, _ args: [Value]) throws -> (Value, DataType)? { nil }
     /// The SQL functions (`CREATE FUNCTION ... LANGUAGE sql`) a call of `name` may mean,
     /// found through the session's search_path.

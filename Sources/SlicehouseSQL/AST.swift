@@ -686,11 +686,30 @@ public struct ParsedStatement: Sendable, Hashable {
     public var text: String
     /// Where the statement starts in the parsed input.
     public var location: SourceLocation
+    /// The values a client bound to the statement's `$n` (the extended protocol's Bind),
+    /// or nil when none were: the binder reads `$n` as `parameters[n - 1]`
+    /// (`ParameterValue.expression`), so a prepared statement's tree is bound again with
+    /// new values and never re-parsed.
+    public var parameters: [ParameterValue]?
 
-    public init(statement: Statement, text: String, location: SourceLocation) {
+    public init(statement: Statement, text: String, location: SourceLocation, parameters: [ParameterValue]? = nil) {
         self.statement = statement
         self.text = text
         self.location = location
+        self.parameters = parameters
+    }
+}
+
+extension Statement {
+    /// Whether the statement's `$n` may be left in its tree and read by the binder from the
+    /// values bound to it (`ParsedStatement.parameters`): queries, EXPLAIN and the DML
+    /// statements, which bind every expression they hold. The others (a COPY's options, a
+    /// SET's value, a CALL's arguments) take their values written into the text as literals.
+    public var bindsParameterValues: Bool {
+        switch self {
+        case .query, .explain, .insert, .update, .delete: return true
+        default: return false
+        }
     }
 }
 

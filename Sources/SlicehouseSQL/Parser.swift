@@ -44,6 +44,29 @@ public struct ParameterValue: Sendable, Hashable {
     public var text: String?
     public var type: DataType?
     public init(text: String?, type: DataType?) { self.text = text; self.type = type }
+
+    /// The value as the expression the binder reads in place of its `$n`: the same tree
+    /// the parser makes of the literal `Parser.substitute` writes for it — `'text'`,
+    /// `'text'::type` when the client gave a type, `NULL` or `NULL::type`, an interval
+    /// literal, and SUPER and VARBYTE text through `json_parse` and `to_varbyte`.
+    public func expression(at location: SourceLocation) -> Expr {
+        guard let text else {
+            let null = Expr(.literal(.null), at: location)
+            guard let type else { return null }
+            return Expr(.cast(null, type, .doubleColon), at: location)
+        }
+        let string = Expr(.literal(.string(text)), at: location)
+        guard let type else { return string }
+        if type == .superType {
+            return Expr(.function(FunctionCall(name: "json_parse", args: [string])), at: location)
+        }
+        if type.isVarbyte {
+            return Expr(.function(FunctionCall(name: "to_varbyte", args: [string, Expr(.literal(.string("hex")), at: location)])),
+                        at: location)
+        }
+        if type == .interval { return Expr(.interval(IntervalLiteral(value: text)), at: location) }
+        return Expr(.cast(string, type, .doubleColon), at: location)
+    }
 }
 
 /// Parse `sql` with `$1 ... $n` replaced by `parameters`: each becomes a literal —

@@ -62,7 +62,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         case .closed:
             return
         case .ready:
-            worker?.enqueue(message)
+            worker?.receive(message)
         case .startup:
             startup(context, message)
         case .cleartext(let login):
@@ -277,6 +277,12 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private static func nowMicros() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
+
+    /// The messages of one read are in the inbox: one job handles them.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if case .ready = state { worker?.readComplete() }
+        context.fireChannelReadComplete()
+    }
 
     func channelInactive(context: ChannelHandlerContext) {
         if let b = begun {

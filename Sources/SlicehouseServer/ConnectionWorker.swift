@@ -119,8 +119,17 @@ final class ConnectionWorker: @unchecked Sendable {
     static let resumeReadingAt = 8
     private var readingPaused = false
 
-    /// A message from the client (on the event loop).
+    /// A message from the client (on the event loop), handled at once.
     func enqueue(_ message: FrontendMessage) {
+        receive(message)
+        readComplete()
+    }
+
+    /// A message from the client (on the event loop), put in the inbox; the job that
+    /// handles it starts at `readComplete`, so the messages of one read (a prepared
+    /// statement's Bind, Describe, Execute and Sync) are handled by one job, not a job
+    /// (and a thread woken) each.
+    func receive(_ message: FrontendMessage) {
         idleTimer?.cancel()
         idleTimer = nil
         condition.lock()
@@ -131,9 +140,16 @@ final class ConnectionWorker: @unchecked Sendable {
         inbox.append(message)
         let pause = !readingPaused && inbox.count >= Self.pauseReadingAt
         if pause { readingPaused = true }
-        let submit = takeWork()
         condition.unlock()
         if pause { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+    }
+
+    /// The client's bytes read so far are decoded (on the event loop): start the job for
+    /// the inbox unless one runs.
+    func readComplete() {
+        condition.lock()
+        let submit = takeWork()
+        condition.unlock()
         if submit { threads.submit { self.work() } }
     }
 
@@ -392,9 +408,14 @@ final class ConnectionWorker: @unchecked Sendable {
         // A query is bound and planned now, as PostgreSQL analyses it at Parse: an unknown
         // table or column fails the Parse, and no statement of that name is left behind.
         var columns: [ResultColumn]?
-        if parsed.first != nil {
+        if var statement = parsed.first {
             let nulls = oids.map { ParameterValue(text: nil, type: WireType.parameterType($0)) }
-            if let bound = try session.parse(query, parameters: nulls).first { columns = try session.describe(bound) }
+            if statement.statement.bindsParameterValues {
+                statement.parameters = nulls
+                columns = try session.describe(statement)
+            } else if let bound = try session.parse(query, parameters: nulls).first {
+                columns = try session.describe(bound)
+            }
         }
         statements[name] = Prepared(query: query, statement: parsed.first, parameterTypes: oids, columns: columns)
         out.empty("1")
@@ -436,12 +457,26 @@ final class ConnectionWorker: @unchecked Sendable {
             parameters.append(ParameterValue(text: text, type: Self.parameterType(oid, text)))
         }
         var bound: ParsedStatement?
-        if p.statement != nil {
-            bound = try session.parse(p.query, parameters: parameters).first
+        var columns: [ResultColumn]?
+        if var statement = p.statement {
+            if statement.statement.bindsParameterValues {
+                // The tree Parse made, with the values beside it: the binder reads each
+                // `$n` as its typed value; the text is not parsed again.
+                statement.parameters = parameters
+                bound = statement
+                // Parse found the columns with the same parameter types: Describe need not
+                // bind again (a NUMERIC value's own precision may change a column's type).
+                if parameters.indices.allSatisfy({ parameters[$0].type == WireType.parameterType(p.parameterTypes[$0]) }) {
+                    columns = p.columns
+                }
+            } else {
+                bound = try session.parse(p.query, parameters: parameters).first
+            }
         }
-        portals[portal] = Portal(statement: bound, query: p.query, resultFormats: resultFormats)
+        portals[portal] = Portal(statement: bound, query: p.query, resultFormats: resultFormats, columns: columns)
         out.empty("2")
     }
+
 
     /// A parameter's type: its OID's, with a NUMERIC given the precision and scale its
     /// text needs (so no digit is rounded away).

@@ -54,6 +54,7 @@ final class SystemCatalogShapeTests: XCTestCase {
         "pg_inherits": "PostgreSQL's table inheritance, which psql's \\d asks for (empty: Redshift has none)",
         "pg_trigger": "PostgreSQL 9.0's triggers, which psql's \\d asks for (empty: Redshift has none)",
         "stv_block_cache": "Slicehouse's own: what the decoded-block cache and the external file cache hold",
+        "stv_plan_cache": "Slicehouse's own: the SELECT plans kept for the next run of the same query",
     ]
 
     /// Columns whose type deliberately differs from the documented one ("relation.column": why).

@@ -50,6 +50,49 @@ final class SystemLogStoreTests: XCTestCase {
         XCTAssertEqual(segments("stl_query").count, 1, "a later process appends to the same segment")
     }
 
+    private func bytesOnDisk(_ log: String) -> Int {
+        segments(log).reduce(0) { total, f in
+            let size = (try? FileManager.default.attributesOfItem(atPath: root + "/" + log + "/" + f)[.size] as? NSNumber)?.intValue
+            return total + (size ?? 0)
+        }
+    }
+
+    func testWriteBehindKeepsRowsInMemoryUntilTheyAreReadOrFlushed() {
+        let clock = FakeClock()
+        let s = SystemLogStore(directory: root, retention: .standard, writeBehindMicros: 3_600_000_000, now: { clock.now() })
+        s.append("stl_query", [[.int(1)]])
+        s.append("stl_query", [[.int(2)]])
+        s.append("stl_scan", [[.int(3)]])
+        // Not written yet: another store on the directory (a later process) sees nothing.
+        XCTAssertEqual(bytesOnDisk("stl_query"), 0)
+        XCTAssertEqual(store(clock).rows("stl_query"), [])
+        // A read of the log writes its rows first, in order; the other log still waits.
+        XCTAssertEqual(s.rows("stl_query"), [[.int(1)], [.int(2)]])
+        XCTAssertGreaterThan(bytesOnDisk("stl_query"), 0)
+        XCTAssertEqual(store(clock).rows("stl_query"), [[.int(1)], [.int(2)]])
+        XCTAssertEqual(bytesOnDisk("stl_scan"), 0)
+        s.flush()
+        XCTAssertEqual(store(clock).rows("stl_scan"), [[.int(3)]])
+        // Rows older than the wait are written by the next append; so are 32 KB of rows.
+        s.append("stl_query", [[.int(4)]])
+        clock.micros += 3_600_000_001
+        s.append("stl_query", [[.int(5)]])
+        XCTAssertEqual(store(clock).rows("stl_query").count, 4)
+        let big = String(repeating: "x", count: 1000)
+        for i in 0..<40 { s.append("stl_scan", [[.int(Int64(i)), .string(big)]]) }
+        XCTAssertGreaterThan(store(clock).rows("stl_scan").count, 1)
+    }
+
+    func testWriteBehindRowsReachTheFileOnTheirOwnWithinTheWait() {
+        let clock = FakeClock()
+        let s = SystemLogStore(directory: root, retention: .standard, writeBehindMicros: 50_000, now: { clock.now() })
+        s.append("stl_query", [[.int(1)]])
+        let deadline = Date().addingTimeInterval(10)
+        while bytesOnDisk("stl_query") == 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(store(clock).rows("stl_query"), [[.int(1)]], "the scheduled flush wrote the row")
+        withExtendedLifetime(s) {}
+    }
+
     func testMemoryStoreKeepsRowsWithoutAnyFile() {
         let clock = FakeClock()
         let s = SystemLogStore(directory: nil, retention: .standard, now: { clock.now() })

@@ -10,6 +10,10 @@ final class PreparedSQLStatements {
     struct Entry {
         let parameterTypes: [DataType]
         let text: String
+        /// The statement as parsed at PREPARE (`$n` left in it), when EXECUTE binds the
+        /// values in its tree (`Statement.bindsParameterValues`); nil: EXECUTE parses the
+        /// text with the values written in.
+        var parsed: ParsedStatement? = nil
     }
     private(set) var entries: [String: Entry] = [:]
 
@@ -43,7 +47,11 @@ struct PreparedSQLCommand {
 
     /// `text` is one statement: the parser read it as PREPARE's body.
     func prepare(_ name: String, _ types: [DataType], _ text: String) throws -> StatementResult {
-        try session.preparedSQL.add(name, .init(parameterTypes: types, text: text))
+        var entry = PreparedSQLStatements.Entry(parameterTypes: types, text: text)
+        if let parsed = try parseScript(text, options: session.parseOptions).first, parsed.statement.bindsParameterValues {
+            entry.parsed = parsed
+        }
+        try session.preparedSQL.add(name, entry)
         return StatementResult(tag: "PREPARE")
     }
 
@@ -71,6 +79,11 @@ struct PreparedSQLCommand {
             let value = try evaluateConstant(bound)
             values.append(ParameterValue(text: value == .null ? nil : (value.asString ?? value.formatted(as: bound.type)),
                                          type: type))
+        }
+        if var parsed = entry.parsed {
+            // The tree PREPARE parsed, the values beside it for the binder.
+            parsed.parameters = values
+            return parsed
         }
         let parsed = try parseScript(entry.text, parameters: values, options: session.parseOptions)
         guard parsed.count == 1, let first = parsed.first else {

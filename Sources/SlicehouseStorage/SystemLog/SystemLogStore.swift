@@ -32,6 +32,13 @@ import SlicehousePlatform
 /// process are kept in memory instead.
 ///
 /// A database without a directory keeps the same segments in memory, under the same limits.
+///
+/// With `writeBehindMicros` above 0 (a database's store), appended frames wait in memory
+/// and reach the segment file together — when `writeBehindBytes` of them wait, when the
+/// oldest has waited that long (a flush is scheduled then), before any read of the log
+/// and when the store goes away — so a short statement's six or so log rows cost one
+/// write, not one system call each. A process killed meanwhile loses at most that much
+/// of its log, never user data.
 public final class SystemLogStore: @unchecked Sendable {
     public struct Retention: Sendable, Equatable {
         /// How long rows are kept (Redshift keeps its logs for about a week).
@@ -56,6 +63,12 @@ public final class SystemLogStore: @unchecked Sendable {
     public let directory: String?
     public let retention: Retention
     private let now: @Sendable () -> Int64
+    /// How long appended frames may wait in memory (0: written at once).
+    public let writeBehindMicros: Int64
+    /// Frames waiting at most before they are written.
+    static let writeBehindBytes = 32 << 10
+    /// A flush of the waiting frames is scheduled.
+    private var flushScheduled = false
     private let lock = Lock()
     private var logs: [String: Log] = [:]
     private var failures = 0
@@ -74,11 +87,15 @@ public final class SystemLogStore: @unchecked Sendable {
     /// - directory: where the logs live (created when the first row is written), or nil
     ///   to keep them in memory.
     /// - now: the clock rows are stamped with and retention is measured by (tests set it).
-    public init(directory: String?, retention: Retention = .standard,
+    /// - writeBehindMicros: how long appended rows may wait in memory before they are
+    ///   written (0: at once).
+    public init(directory: String?, retention: Retention = .standard, writeBehindMicros: Int64 = 0,
                 now: @escaping @Sendable () -> Int64 = { Clock.nowMicros() }) {
         self.directory = directory
         self.retention = retention
+        self.writeBehindMicros = max(0, writeBehindMicros)
         self.now = now
+        if self.writeBehindMicros > 0 { Self.flushAtExit(self) }
         if let directory,
            let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(Self.idsFile),
                                   encoding: .utf8) {
@@ -92,7 +109,48 @@ public final class SystemLogStore: @unchecked Sendable {
     }
 
     deinit {
+        for (name, log) in logs { writePending(log, named: name) }
         for log in logs.values where log.fd >= 0 { close(log.fd) }
+    }
+
+    /// The stores with rows waiting in memory that the process's exit writes out (a
+    /// server's SIGTERM and a shell's end return through `exit`; SIGKILL loses at most
+    /// `writeBehindMicros` of rows).
+    private static let exitFlushLock = Lock()
+    nonisolated(unsafe) private static var exitFlushes: [WeakStore] = []
+    nonisolated(unsafe) private static var exitHandlerInstalled = false
+
+    private struct WeakStore { weak var store: SystemLogStore? }
+
+    private static func flushAtExit(_ store: SystemLogStore) {
+        exitFlushLock.withLock {
+            exitFlushes.removeAll { $0.store == nil }
+            exitFlushes.append(WeakStore(store: store))
+            if !exitHandlerInstalled {
+                exitHandlerInstalled = true
+                atexit {
+                    let stores = SystemLogStore.exitFlushLock.withLock { SystemLogStore.exitFlushes.compactMap(\.store) }
+                    for s in stores { s.flush() }
+                }
+            }
+        }
+    }
+
+    /// Write every frame waiting in memory (`writeBehindMicros`).
+    public func flush() {
+        lock.withLock {
+            flushScheduled = false
+            for (name, log) in logs { writePending(log, named: name) }
+        }
+    }
+
+    /// Write the log's waiting frames to its segment. Called with the lock held.
+    private func writePending(_ log: Log, named name: String) {
+        guard !log.pending.isEmpty else { return }
+        let bytes = log.pending, time = log.pendingTime
+        log.pending = []
+        write(bytes, time: time, to: log, named: name)
+        trim(log, named: name, now: now())
     }
 
     /// Writes to the logs' files that failed (those rows were kept in memory instead).
@@ -133,10 +191,27 @@ public final class SystemLogStore: @unchecked Sendable {
     /// Append rows encoded as `frames` to log `name`.
     public func append(_ name: String, _ frames: LogFrames) {
         guard !frames.bytes.isEmpty else { return }
-        lock.withLock {
+        let schedule = lock.withLock { () -> Bool in
             let log = open(name)
-            write(frames.bytes, time: frames.time, to: log, named: name)
-            trim(log, named: name, now: frames.time)
+            guard writeBehindMicros > 0 else {
+                write(frames.bytes, time: frames.time, to: log, named: name)
+                trim(log, named: name, now: frames.time)
+                return false
+            }
+            if log.pending.isEmpty { log.pendingTime = frames.time }
+            log.pending.append(contentsOf: frames.bytes)
+            if log.pending.count >= Self.writeBehindBytes || frames.time &- log.pendingTime >= writeBehindMicros {
+                writePending(log, named: name)
+                return false
+            }
+            if flushScheduled { return false }
+            flushScheduled = true
+            return true
+        }
+        if schedule {
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .microseconds(Int(writeBehindMicros))) {
+                [weak self] in self?.flush()
+            }
         }
     }
 
@@ -146,6 +221,7 @@ public final class SystemLogStore: @unchecked Sendable {
     public func rows(_ name: String) -> [[Value]] {
         let (segments, cutoff) = lock.withLock { () -> ([SegmentSource], Int64) in
             let log = open(name)
+            writePending(log, named: name)
             let segments = log.segments.map { s -> SegmentSource in s.data.map { .bytes($0) } ?? .file(path(name, s) ?? "") }
             return (segments, now() &- retention.maxAgeMicros)
         }
@@ -176,6 +252,9 @@ public final class SystemLogStore: @unchecked Sendable {
         var fd: Int32 = -1
         /// Writing the files failed: this process keeps the log's new rows in memory.
         var inMemory = false
+        /// Frames appended and not yet written (`writeBehindMicros`), and the time of the first.
+        var pending: [UInt8] = []
+        var pendingTime: Int64 = 0
     }
 
     private struct Segment {

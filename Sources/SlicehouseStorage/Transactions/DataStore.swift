@@ -18,6 +18,9 @@ public struct DatabaseState: Sendable {
     /// theirs), and the transaction that made it: what conflict checks compare.
     public var versions: [Int: UInt64]
     public var writers: [Int: Int]
+    /// Commits that changed the catalog since the store was opened (DDL, GRANT/REVOKE, a
+    /// view or function): what a plan made against the catalog is valid for (`PlanCache`).
+    public var catalogRevision: UInt64 = 0
 
     public init(sequence: UInt64, catalog: Catalog, snapshots: [Int: TableSnapshot]) {
         self.sequence = sequence; self.catalog = catalog; self.snapshots = snapshots
@@ -258,6 +261,7 @@ public final class DataStore: @unchecked Sendable {
             guard t.hasWrites else { return }
             var next = latest
             next.sequence += 1
+            if !t.changes.isEmpty { next.catalogRevision += 1 }
             var changed = Set<Int>()
             for scoped in t.changes {
                 let change = scoped.change

@@ -35,7 +35,10 @@ public final class Transaction: @unchecked Sendable {
     private let lock = Lock()
 
     private var base: DatabaseState?
-    private var view = Catalog()
+    /// The catalog it sees (set when the snapshot is taken; until then an empty one,
+    /// shared: a transaction begins for every statement, and making a catalog is not free).
+    private var view = Transaction.noCatalog
+    private static let noCatalog = Catalog()
     private(set) var changes: [ScopedCatalogChange] = []
     /// The database whose objects `view` shows (`use(database:)`).
     private var scope = Catalog.defaultDatabase
@@ -116,6 +119,16 @@ public final class Transaction: @unchecked Sendable {
             if base != nil { return view }
             let c = store.current.catalog
             return c.using(database: scope) ?? c
+        }
+    }
+
+    /// The committed catalog revision this transaction reads (`DatabaseState.catalogRevision`),
+    /// or nil when it has changed the catalog itself: a plan made under one revision is
+    /// valid under the same one only.
+    public var catalogRevision: UInt64? {
+        lock.withLock {
+            startLocked()
+            return changes.isEmpty ? base?.catalogRevision : nil
         }
     }
 
