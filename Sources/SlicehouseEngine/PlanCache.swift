@@ -56,9 +56,8 @@ final class PlanCache: @unchecked Sendable {
         var tables: [Table]
         /// STL_EXPLAIN's lines for the plan.
         var explain: [String]
-        /// The bound plan, when the query's result may be kept in the result cache (what
-        /// the result cache compares entries by).
-        var resultPlan: LogicalPlan?
+        /// The bound plan (what the result cache compares its entries by).
+        var logical: LogicalPlan
         var lastUse: UInt64 = 0
     }
 

@@ -198,8 +198,7 @@ struct QueryRunner {
             let lines = ExplainPrinter.render(physical)
             explain = lines
             database.planCache.store(key, PlanCache.Entry(revision: revision, plan: physical, outputs: logical.outputs,
-                                                          tables: tables, explain: lines,
-                                                          resultPlan: reuse == nil ? nil : logical))
+                                                          tables: tables, explain: lines, logical: logical))
         }
         return try runner.run(physical, columns: columns, reuse: reuse, explain: explain, sink: sink)
     }
@@ -220,9 +219,11 @@ struct QueryRunner {
         }
         let columns = entry.outputs.map { ResultColumn(name: $0.name, type: $0.type) }
         var reuse: (key: ResultCache.Key, dependencies: ResultCache.Dependencies)?
-        if session.resultCacheEnabled, let plan = entry.resultPlan, let tables = readVersions() {
+        // A kept plan depends on the tables alone (what `plannedTables` checked), so its
+        // rows may be reused as `reusableResult` would allow.
+        if session.resultCacheEnabled, let tables = readVersions() {
             reuse = (ResultCache.Key(query: q, parameters: session.statementParameters, settings: key.settings),
-                     ResultCache.Dependencies(plan: plan, tables: tables))
+                     ResultCache.Dependencies(plan: entry.logical, tables: tables))
             if let reuse, let hit = database.resultCache.lookup(reuse.key, reuse.dependencies) {
                 return try answerFromCache(hit, sink: sink)
             }

@@ -405,8 +405,9 @@ final class ConnectionWorker: @unchecked Sendable {
         let count = max(types.count, try parameterCount(query))
         guard count <= Int(Int16.max) else { throw SQLError(.protocolViolation, "too many parameters") }
         let oids = types + [Int32](filled: 0, count: count - types.count)
-        // A query is bound and planned now, as PostgreSQL analyses it at Parse: an unknown
-        // table or column fails the Parse, and no statement of that name is left behind.
+        // A query is bound now, as PostgreSQL analyses it at Parse: an unknown table or
+        // column fails the Parse, and no statement of that name is left behind. (It is
+        // planned at its first Execute; a repeat finds that plan in the plan cache.)
         var columns: [ResultColumn]?
         if var statement = parsed.first {
             let nulls = oids.map { ParameterValue(text: nil, type: WireType.parameterType($0)) }
