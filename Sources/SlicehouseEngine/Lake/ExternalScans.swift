@@ -220,12 +220,8 @@ struct ExternalScans {
                 columns[c] = Self.filled(groupValues[g][c - table.dataColumns], type: def.columns[c].type, count: chunk.count)
             }
             if perObject, let object = groups[g].first {
-                if wanted.contains(pathColumn) {
-                    columns[pathColumn] = Self.filled(.string(Self.url(object)), type: def.columns[pathColumn].type, count: chunk.count)
-                }
-                if wanted.contains(sizeColumn) {
-                    columns[sizeColumn] = Self.filled(.int(Int64(object.size)), type: .bigint, count: chunk.count)
-                }
+                Self.fillPseudoColumns(&columns, def: def, wanted: wanted, path: Self.url(object), size: object.size,
+                                       count: chunk.count)
             }
             builder.add(columns, count: chunk.count, zones: known)
             returned += columns.values.reduce(0) { $0 + $1.memoryBytes }
@@ -354,6 +350,19 @@ struct ExternalScans {
     }
 
     /// `count` copies of `value` as a vector of `type`.
+    /// `$path` and `$size` (the table's last two columns), when read, for `count` rows of
+    /// one object.
+    static func fillPseudoColumns(_ columns: inout [Int: Vector], def: TableDef, wanted: Set<Int>, path: String,
+                                  size: Int, count: Int) {
+        let pathColumn = def.columns.count - 2, sizeColumn = def.columns.count - 1
+        if wanted.contains(pathColumn) {
+            columns[pathColumn] = filled(.string(path), type: def.columns[pathColumn].type, count: count)
+        }
+        if wanted.contains(sizeColumn) {
+            columns[sizeColumn] = filled(.int(Int64(size)), type: .bigint, count: count)
+        }
+    }
+
     static func filled(_ value: Value, type: DataType, count n: Int) -> Vector {
         if case .null = value { return Vector.nulls(type, count: n) }
         var one = Vector(type: type, capacity: 1)

@@ -25,7 +25,6 @@ extension ExternalScans {
         let def = table.def
         let inputs = lake.inputs(table.external)
         let wanted = Set(uses.flatMap(\.columns))
-        let pathColumn = def.columns.count - 2, sizeColumn = def.columns.count - 1
         var summary = Summary(schema: table.schema.name, table: def.name, location: table.location, format: "ICEBERG")
 
         // The scans' predicates on data columns, per scan (one scan without any: no pruning).
@@ -102,12 +101,8 @@ extension ExternalScans {
                 if let zones, k < zones.count { known[c] = zones[k] }
             }
             if let object = groups[g].first {
-                if wanted.contains(pathColumn) {
-                    columns[pathColumn] = Self.filled(.string(task.file.path), type: def.columns[pathColumn].type, count: chunk.count)
-                }
-                if wanted.contains(sizeColumn) {
-                    columns[sizeColumn] = Self.filled(.int(Int64(object.size)), type: .bigint, count: chunk.count)
-                }
+                Self.fillPseudoColumns(&columns, def: def, wanted: wanted, path: task.file.path, size: object.size,
+                                       count: chunk.count)
             }
             builder.add(columns, count: chunk.count, zones: known)
             returned += columns.values.reduce(0) { $0 + $1.memoryBytes }
