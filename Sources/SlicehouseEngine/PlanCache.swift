@@ -70,9 +70,9 @@ final class PlanCache: @unchecked Sendable {
     private let lock = Lock()
     private var entries: [Key: Entry] = [:]
     private var clock: UInt64 = 0
-    private(set) var hits = 0
-    private(set) var misses = 0
-    private(set) var stale = 0
+    private var hits = 0
+    private var misses = 0
+    private var stale = 0
 
     init(capacity: Int = 4096) { self.capacity = max(1, capacity) }
 
@@ -128,12 +128,8 @@ final class PlanCache: @unchecked Sendable {
         return now <= planned * rowDrift && planned <= now * rowDrift
     }
 
-    var count: Int { lock.withLock { entries.count } }
-
     /// Hits, misses, stale entries dropped, entries now.
     var counters: (hits: Int, misses: Int, stale: Int, entries: Int) {
         lock.withLock { (hits, misses, stale, entries.count) }
     }
-
-    func removeAll() { lock.withLock { entries.removeAll() } }
 }
