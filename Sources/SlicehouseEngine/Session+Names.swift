@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SlicehousePlatform
 import SlicehouseTypes
 import SlicehouseSQL
 import SlicehouseCatalog
@@ -26,9 +27,27 @@ extension Session {
     /// search_path's entries as written (quotes removed; `$user` kept): an unquoted entry
     /// in lower case, a double-quoted one as written (SET keeps the quotes only while
     /// enable_case_sensitive_identifier is on).
-    var searchPathEntries: [String] {
-        let text = settings["search_path"] ?? "$user, public"
-        return text.split(separator: ",").compactMap { part -> String? in
+    var searchPathEntries: [String] { SearchPathEntries.parse(settings["search_path"] ?? "$user, public") }
+}
+
+/// search_path texts parsed into their entries, kept per text (every statement that names
+/// a table reads them, and `trimmingCharacters` is not cheap).
+enum SearchPathEntries {
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var memo: [String: [String]] = [:]
+
+    static func parse(_ text: String) -> [String] {
+        if let known = lock.withLock({ memo[text] }) { return known }
+        let entries = split(text)
+        lock.withLock {
+            if memo.count >= 256 { memo.removeAll() }
+            memo[text] = entries
+        }
+        return entries
+    }
+
+    private static func split(_ text: String) -> [String] {
+        text.split(separator: ",").compactMap { part -> String? in
             var p = part.trimmingCharacters(in: .whitespaces)
             if p.count >= 2, p.first == "\"", p.last == "\"" {
                 p = String(p.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
@@ -38,6 +57,9 @@ extension Session {
             return p.isEmpty ? nil : p.lowercased()
         }
     }
+}
+
+extension Session {
 
     /// The schemas of search_path that exist, in order (`$user` is the session's user).
     func searchPathSchemas(_ catalog: Catalog) -> [String] {

@@ -223,7 +223,7 @@ struct TableWriter {
         return try Distributor.append(chunks, to: base, table: table, layout: database.layout, sink: sink,
                                sorter: TableWriter.sorter(for: table), blockBytes: database.blockBytes,
                                readBlock: { [cache = database.cache] b, t in try cache.vector(b, type: t) },
-                               context: context,
+                               tailBuffer: true, context: context,
                                existing: { snap, slice in
             try SliceScanner.readAll([(slice, snap.slices[slice])], types: table.columns.map { $0.type },
                                      cache: database.cache)

@@ -138,7 +138,15 @@ struct Vacuumer: Sendable {
                                    reclaimableRows: c.deleted, reclaimableMB: reclaimable, isRecluster: mode == .recluster)
         }
         log.record(event(plan.status, before))
-        guard plan.runs else { return }
+        guard plan.runs else {
+            // Nothing to sort or reclaim: the rows of the tail buffer still go to block files.
+            let sink = t.newSink()
+            if let folded = try TableVacuum.foldHeld(snap, table: def, sink: sink) {
+                t.stageReorganized(def.id, folded)
+                try t.commit()
+            }
+            return
+        }
         let phase = plan.sort == nil ? "delete" : (plan.sort == .merge ? "merge" : "sort")
         log.setProgress(VacuumLog.Progress(table: def.name, status: "Vacuum: initialize \(def.name)", started: started,
                                            fraction: 0, running: true))
@@ -158,7 +166,8 @@ struct Vacuumer: Sendable {
             throw cancellation.error ?? error
         }
         try cancellation.check()
-        t.stageReorganized(def.id, next)
+        // Blocks the rewrite kept as they were may include the tail buffer's: to files too.
+        t.stageReorganized(def.id, try TableVacuum.foldHeld(next, table: def, sink: sink) ?? next)
         try t.commit()
         let after = TableVacuum.Counts(next)
         log.record(event("Finished", after))

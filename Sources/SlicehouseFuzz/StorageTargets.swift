@@ -28,7 +28,7 @@ enum StorageFuzzTargets {
         dictionary: ["{", "}", "[", "]", ":", ",", "\"", "null", "true", "false", "-1", "0", "9223372036854775807",
                      "\"formatVersion\"", "\"generation\"", "\"tables\"", "\"views\"", "\"slices\"", "\"columns\"",
                      "\"deletes\"", "\"rows\"", "\"sorted\"", "\"f\"", "\"o\"", "\"l\"", "\"e\"", "\"r\"", "\"n\"", "\"z\"",
-                     "\"lo\"", "\"hi\"", "\"placement\"", "\"key:0\"", "\"all\"", "\"even\"", "\"encodings\"",
+                     "\"lo\"", "\"hi\"", "\"d\"", "\"placement\"", "\"key:0\"", "\"all\"", "\"even\"", "\"encodings\"",
                      "\"distKey\"", "\"sortKey\"", "\"type\"", "\"precision\"", "\"scale\"", "\"varchar\"", "\"decimal\"",
                      "\"char\"", "\"identityNext\"", "\"bytedict\"", "\"runlength\"", "\"az64\"", "\"zstd\"", "\"query\""],
         seeds: { StorageTemplate.shared.map { [$0.manifestJSON, $0.manifestFile] } ?? [] },

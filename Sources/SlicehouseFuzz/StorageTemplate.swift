@@ -10,8 +10,9 @@ import SlicehouseTypes
 /// copy of it with one file replaced.
 ///
 /// Layout: 1 node × 2 slices, 1 KB blocks (so columns have several blocks); table
-/// `m` holds every column type in a different encoding, loaded by three INSERTs with
-/// some rows deleted afterwards; table `n` is DISTSTYLE ALL; view `mv` reads `m`.
+/// `m` holds every column type in a different encoding, loaded by three INSERTs (written
+/// to block files by a VACUUM) with some rows deleted afterwards; table `n` is DISTSTYLE
+/// ALL, with one row in its tail buffer (blocks inside the manifest); view `mv` reads `m`.
 final class StorageTemplate: Sendable {
     /// The template directory (never opened as a database again: copies are).
     let directory: String
@@ -61,9 +62,14 @@ final class StorageTemplate: Sendable {
             }
             out.append("INSERT INTO m VALUES " + rows.joined(separator: ", "))
         }
+        // Small appends stay in the tail buffer (blocks inside the manifest): VACUUM writes
+        // them to block files, and one row of n stays held (a block with `d`).
+        out.append("VACUUM m")
         out.append("DELETE FROM m WHERE i32 % 3000 = 0 OR flag")
         out.append("CREATE TABLE n (k integer ENCODE runlength, v varchar(8) ENCODE bytedict) DISTSTYLE ALL")
         out.append("INSERT INTO n VALUES (1, 'a'), (1, 'a'), (2, NULL), (NULL, 'zz')")
+        out.append("VACUUM n")
+        out.append("INSERT INTO n VALUES (3, 'held')")
         out.append("CREATE VIEW mv AS SELECT i32, name FROM m WHERE day > '2000-01-01'")
         return out
     }
@@ -131,6 +137,7 @@ final class StorageTemplate: Sendable {
                 for c in manifest.tables[t].slices[s].columns.indices {
                     for b in manifest.tables[t].slices[s].columns[c].indices {
                         let block = manifest.tables[t].slices[s].columns[c][b]
+                        if block.d != nil { continue }   // a tail-buffer block: its bytes are in the manifest
                         if oldContents[block.f] == nil {
                             oldContents[block.f] = FuzzScratch.read((directory as NSString).appendingPathComponent(block.f)) ?? []
                         }

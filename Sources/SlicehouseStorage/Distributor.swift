@@ -38,6 +38,20 @@ public enum Distributor {
     /// Sorted slices of at least this many new rows are gathered through a `ReorderPlan`.
     static let reorderPlanMinRows = 1 << 12
 
+    /// The tail buffer of a table on disk: the rows of small appends (single-row INSERTs)
+    /// are kept, per slice and column, as one encoded block held in memory at the end of
+    /// the column's chain, written into the commit record (`ManifestBlock.d`) instead of
+    /// a block file of its own, so that such a commit writes and syncs only `wal.log`. A
+    /// slice's held blocks stay within about this many bytes (shared by its columns); the
+    /// append that would pass it writes the held rows, with the small block before them,
+    /// into a block file (as does any larger append, COPY and VACUUM).
+    public static let tailBufferSliceBytes = 8192
+    /// The most rows one held block keeps.
+    static let tailBufferMaxRows = 4096
+
+    /// The most encoded bytes of one held block of a table of `columns` columns.
+    static func tailBufferBlockBytes(columns: Int) -> Int { max(512, tailBufferSliceBytes / max(columns, 1)) }
+
     /// Slice of each row for DISTSTYLE KEY: hash of the key value modulo the slice count.
     public static func slices(forKey key: Vector, count n: Int, sliceCount: Int) -> [Int32] {
         var hashes: [UInt64] = []
@@ -56,16 +70,19 @@ public enum Distributor {
     ///   small (`mergesIntoTail`) has that block re-encoded together with the new rows and
     ///   replaced, so that many small appends (single-row INSERTs) grow one block instead of
     ///   adding one per statement. Row numbers do not change, only block boundaries.
+    /// - `tailBuffer`: with a sink that writes files and `readBlock`, a few new rows of a
+    ///   (slice, column) join its held block (`tailBufferSliceBytes`) instead of a file.
     /// - `context`: the statement's (its slices' tasks run as its work).
     public static func append(_ chunks: [Chunk], to snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
                               sink: BlockSink, sorter: SortPermutation?, blockBytes: Int = defaultBlockBytes,
                               readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)? = nil,
+                              tailBuffer: Bool = false,
                               context: QueryContext,
                               existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
         var tails: ColumnTails? = nil
         return try place(HeldRows(chunks, types: table.columns.map { $0.type }), onto: snapshot, table: table,
                          layout: layout, sink: sink, sorter: sorter, blockBytes: blockBytes, readBlock: readBlock,
-                         tails: &tails, final: true, context: context, existing: existing)
+                         tailBuffer: tailBuffer, tails: &tails, final: true, context: context, existing: existing)
     }
 
     /// The rows of each (slice, column) that a streaming append has placed but not yet
@@ -94,7 +111,7 @@ public enum Distributor {
     /// table's call is one sorted run: the slice's rows of this call in sort-key order.
     static func place(_ held: HeldRows, onto snapshot: TableSnapshot, table: TableDef, layout: SliceLayout,
                       sink: BlockSink, sorter: SortPermutation?, blockBytes: Int,
-                      readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?,
+                      readBlock: (@Sendable (BlockRef, DataType) throws -> Vector)?, tailBuffer: Bool = false,
                       tails: inout ColumnTails?, final: Bool, gatherRows: Int = ReorderPlan.pieceRows,
                       context: QueryContext,
                       existing: (TableSnapshot, Int) throws -> [Chunk]) throws -> TableSnapshot {
@@ -199,6 +216,10 @@ public enum Distributor {
         let columnTasksLeft = ResultSlots<Int>(count: types.count, initial: 0)
         for c in types.indices { columnTasksLeft.set(c, tasksLeft[c]) }
         let keepTails = carried != nil && !final
+        // On disk, blocks held in memory are the tail buffer's (`tailBufferSliceBytes`).
+        let onDisk = !sink.keepsBlocksInMemory
+        let buffering = tailBuffer && onDisk && carried == nil && final
+        let heldBlockBytes = tailBufferBlockBytes(columns: types.count)
         let encoded = ResultSlots<Result<EncodedColumn, Error>?>(count: work.count, initial: nil)
         parallelFor(work.count, context: context) { t in
             let (s, c) = work[t]
@@ -224,7 +245,7 @@ public enum Distributor {
                                                        sink: sink, targetBytes: blockBytes, maxRows: maxRows(table),
                                                        rowsPerBlock: wide ? 0 : carried?.rowsPerBlock[s][c] ?? 0)
                     if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
-                    return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
+                    return EncodedColumn(blocks: blocks, replaces: 0, tail: nil, rowsPerBlock: 0)
                 }
                 if let p = plan, types[c].isString, wide, standsAlone(p) {
                     // A wide string column is gathered and encoded piece by piece: an
@@ -253,7 +274,7 @@ public enum Distributor {
                                                   blockBytes: blockBytes)
                     if coded[c] == nil { rows.release(c) }
                     if columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
-                    return EncodedColumn(blocks: blocks, replacesLast: false, tail: nil, rowsPerBlock: 0)
+                    return EncodedColumn(blocks: blocks, replaces: 0, tail: nil, rowsPerBlock: 0)
                 }
                 var v: Vector
                 switch order {
@@ -274,7 +295,8 @@ public enum Distributor {
                 }
                 if order != nil, columnTasksLeft.update(c, { $0 - 1 }) == 0 { rows.drop(c) }
                 var first = base.slices[s].rowCount, count = order?.count ?? 0
-                var replacesLast = false
+                var replaces = 0
+                let chain = base.slices[s].columns[c]
                 if let tail = carried?.rows[s][c] {
                     // Rows of the previous flush not yet in a block: they come first.
                     var merged = tail
@@ -282,14 +304,44 @@ public enum Distributor {
                     v = merged
                     first -= tail.count
                     count += tail.count
-                } else if let readBlock, let last = base.slices[s].columns[c].last,
-                   mergesIntoTail(last, newRows: count, blockBytes: blockBytes, maxRows: maxRows(table)) {
-                    var merged = try readBlock(last, types[c]).flattened(count: last.rowCount)
-                    merged.append(v, rows: count)
-                    v = merged
-                    first = last.firstRow
-                    count += last.rowCount
-                    replacesLast = true
+                } else if let readBlock {
+                    let held = onDisk ? chain.last.flatMap { $0.isHeld ? $0 : nil } : nil
+                    if buffering, count > 0, count + (held?.rowCount ?? 0) <= tailBufferMaxRows {
+                        // The tail buffer: the held rows and the new ones as one block kept in memory
+                        // (written into the commit record), unless that block would be too big.
+                        var joined = v, from = first, n = count
+                        if let held {
+                            joined = try readBlock(held, types[c]).flattened(count: held.rowCount)
+                            joined.append(v, rows: count)
+                            from = held.firstRow
+                            n += held.rowCount
+                        }
+                        var rowsPerBlock = tailBufferMaxRows
+                        let (kept, _) = try encodeBlocks(joined, count: n, firstRow: from, encoding: encodings[c], table: table.id,
+                                                         slice: s, sink: MemoryBlockSink(), targetBytes: heldBlockBytes,
+                                                         maxRows: tailBufferMaxRows, rowsPerBlock: &rowsPerBlock, keepTail: false)
+                        if kept.count == 1, kept[0].encodedSize <= heldBlockBytes {
+                            return EncodedColumn(blocks: kept, replaces: held == nil ? 0 : 1, tail: nil, rowsPerBlock: 0)
+                        }
+                    }
+                    // Into a block file: a small last block is re-encoded with the new rows; on
+                    // disk a held last block and the small block before it are.
+                    var merged: [Vector] = []
+                    while replaces < chain.count, replaces < (onDisk ? 2 : 1) {
+                        let b = chain[chain.count - 1 - replaces]
+                        guard mergesIntoTail(b, newRows: count, blockBytes: blockBytes, maxRows: maxRows(table)) else { break }
+                        merged.insert(try readBlock(b, types[c]).flattened(count: b.rowCount), at: 0)
+                        first = b.firstRow
+                        count += b.rowCount
+                        replaces += 1
+                        if !(onDisk && b.isHeld) { break }
+                    }
+                    if !merged.isEmpty {
+                        var all = merged[0]
+                        for m in merged.dropFirst() { all.append(m, rows: m.count) }
+                        all.append(v, rows: v.count)
+                        v = all
+                    }
                 }
                 var rowsPerBlock = carried?.rowsPerBlock[s][c] ?? 0
                 let (blocks, written) = try encodeBlocks(v, count: count, firstRow: first, encoding: encodings[c],
@@ -297,17 +349,17 @@ public enum Distributor {
                                                          maxRows: maxRows(table),
                                                          rowsPerBlock: &rowsPerBlock, keepTail: keepTails)
                 let tail: Vector? = written < count ? v.slice(written, count - written) : nil
-                return EncodedColumn(blocks: blocks, replacesLast: replacesLast, tail: tail, rowsPerBlock: rowsPerBlock)
+                return EncodedColumn(blocks: blocks, replaces: replaces, tail: tail, rowsPerBlock: rowsPerBlock)
             })
         }
         var blocks = [[[BlockRef]]](repeating: [[BlockRef]](repeating: [], count: types.count), count: layout.sliceCount)
-        var replaces = [[Bool]](repeating: [Bool](filled: false, count: types.count), count: layout.sliceCount)
+        var replaces = [[Int]](repeating: [Int](filled: 0, count: types.count), count: layout.sliceCount)
         var next = carried
         for (t, result) in encoded.values.enumerated() {
             guard let result else { throw SQLError.internalError("slice \(work[t].slice) column \(work[t].column) produced no blocks") }
             let e = try result.get()
             let (s, c) = work[t]
-            (blocks[s][c], replaces[s][c]) = (e.blocks, e.replacesLast)
+            (blocks[s][c], replaces[s][c]) = (e.blocks, e.replaces)
             if next != nil {
                 next?.rows[s][c] = e.tail
                 next?.rowsPerBlock[s][c] = e.rowsPerBlock
@@ -322,8 +374,17 @@ public enum Distributor {
             var data = base.slices[s]
             let wasEmpty = data.rowCount == 0
             for c in types.indices {
-                if replaces[s][c] { data.columns[c].removeLast() }
+                data.columns[c].removeLast(replaces[s][c])
                 data.columns[c].append(contentsOf: blocks[s][c])
+                if onDisk, !blocks[s][c].isEmpty {
+                    // Only a column's last block may be held: an earlier one (the new rows went
+                    // to a file without it) is written to the file as it is.
+                    let chain = data.columns[c]
+                    for i in chain.indices.dropLast() where chain[i].isHeld {
+                        guard case .memory(let bytes) = chain[i].payload else { continue }
+                        data.columns[c][i].payload = try sink.write(table: table.id, slice: s, bytes: bytes.bytes)
+                    }
+                }
             }
             data.rowCount += added
             if added > 0 && (table.sortKey.isEmpty || wasEmpty) { data.sortedRows = data.rowCount }
@@ -389,7 +450,8 @@ public enum Distributor {
     /// One (slice, column)'s result of a flush.
     struct EncodedColumn: Sendable {
         var blocks: [BlockRef]
-        var replacesLast: Bool
+        /// How many of the column's last blocks the new ones replace (re-encoded with them).
+        var replaces: Int
         /// Rows left for the next flush (`keepTail`).
         var tail: Vector?
         var rowsPerBlock: Int

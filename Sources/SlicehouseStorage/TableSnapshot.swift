@@ -43,6 +43,13 @@ public struct BlockRef: Sendable {
         self.uid = uid; self.payload = payload; self.encoding = encoding; self.firstRow = firstRow; self.zone = zone
     }
 
+    /// Whether its encoded bytes are held in memory: in a database on disk, a block of
+    /// the tail buffer (`Distributor.tailBufferSliceBytes`), kept in the commit record.
+    public var isHeld: Bool {
+        if case .memory = payload { return true }
+        return false
+    }
+
     /// Encoded size in bytes.
     public var encodedSize: Int {
         switch payload {

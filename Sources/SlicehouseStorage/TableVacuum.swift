@@ -184,6 +184,24 @@ public enum TableVacuum {
         return next
     }
 
+    /// `snap` with the blocks of its tail buffer (`Distributor.tailBufferSliceBytes`) written
+    /// to `sink`'s files as they are, or nil when it holds none (or `sink` keeps blocks in
+    /// memory: a database without a directory). Same rows, same block boundaries.
+    public static func foldHeld(_ snap: TableSnapshot, table: TableDef, sink: BlockSink) throws -> TableSnapshot? {
+        guard !sink.keepsBlocksInMemory else { return nil }
+        var next = snap, folded = false
+        for s in snap.slices.indices {
+            for c in snap.slices[s].columns.indices {
+                for (i, b) in snap.slices[s].columns[c].enumerated() {
+                    guard case .memory(let held) = b.payload else { continue }
+                    next.slices[s].columns[c][i].payload = try sink.write(table: table.id, slice: s, bytes: held.bytes)
+                    folded = true
+                }
+            }
+        }
+        return folded ? next : nil
+    }
+
     /// One slice's new rows: `rows[i]` is the old row number of new row `i`; rows before
     /// `prefix` keep their numbers.
     struct SliceOrder: Sendable {

@@ -22,6 +22,8 @@ final class DamagedDirectoryTests: XCTestCase {
                                  (4, '2020-04-01', 'four'), (5, '2020-05-01', null), (6, '2020-06-01', 'six');
             create table b (y int) diststyle even;
             insert into b values (10), (20), (30), (40);
+            vacuum a;
+            vacuum b;
             delete from b where y = 20;
             create view v as select x from a where x > 2;
             """)
@@ -199,6 +201,43 @@ final class DamagedDirectoryTests: XCTestCase {
             XCTAssertEqual(try value(s, "select count(*) from b"), "3")
             try original.write(to: URL(fileURLWithPath: path(file)))
         }
+    }
+
+    /// A block of the tail buffer lives in the manifest (`d`, base64): a damaged one is an
+    /// error naming its table (impossible base64 or length at open; a checksum that fails
+    /// when the block is read, with the table and column), and the other tables work.
+    func testADamagedHeldBlockIsAnError() throws {
+        do {
+            let s = try Database(directory: dir).connect()
+            _ = try s.execute("create table c (z int, w varchar(10)) diststyle even; insert into c values (7, 'seven')")
+        }
+        let original = Array(try XCTUnwrap(try contents()[Manifest.fileName]))
+        let m = try Manifest.decode(original, path: "m")
+        let t = try XCTUnwrap(m.tables.firstIndex { $0.name == "c" })
+        let s = try XCTUnwrap(m.tables[t].slices.firstIndex { !$0.columns[1].isEmpty })
+        let held = try XCTUnwrap(m.tables[t].slices[s].columns[1].first?.d)
+        var bytes = try XCTUnwrap(Data(base64Encoded: held))
+        bytes[bytes.count - 1] ^= 0x10
+        let cases: [(String, (inout Manifest) -> Void)] = [
+            ("tail-buffer block", { $0.tables[t].slices[s].columns[1][0].d = "!!!!" }),
+            ("tail-buffer block", { $0.tables[t].slices[s].columns[1][0].l += 3 }),
+            ("tail-buffer block", { $0.tables[t].slices[s].columns[1][0].f = "slice0/x.blk" }),
+            ("column \"w\"", { $0.tables[t].slices[s].columns[1][0].d = bytes.base64EncodedString() }),
+        ]
+        for (why, damage) in cases {
+            var damaged = m
+            damage(&damaged)
+            try Data(try damaged.fileBytes()).write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+            // Impossible entries are refused at open, a failing checksum when the block is read.
+            XCTAssertThrowsError(try Database(directory: dir).connect().execute("select max(w) from c"), why) { e in
+                XCTAssertTrue("\(e)".contains(why), "\(why): \(e)")
+                XCTAssertTrue("\(e)".contains("\"c\""), "\(why): \(e)")
+            }
+        }
+        XCTAssertEqual(try value(try Database(directory: dir).connect(), "select count(*) from v"), "4",
+                       "the other tables work beside a held block that fails its checksum")
+        try Data(original).write(to: URL(fileURLWithPath: path(Manifest.fileName)))
+        XCTAssertEqual(try value(try Database(directory: dir).connect(), "select max(w) from c"), "seven")
     }
 
     func testAFormatOneManifestStillOpensAndIsRewrittenWithAChecksum() throws {

@@ -99,6 +99,9 @@ final class StorageTests: XCTestCase {
         }
         // An interrupted statement's block file and manifest temp file.
         let stray = (dir as NSString).appendingPathComponent("slice0/t999_g77.blk")
+        // (Two single-row INSERTs write no block file: the slice's directory may not exist yet.)
+        try FileManager.default.createDirectory(atPath: (dir as NSString).appendingPathComponent("slice0"),
+                                                withIntermediateDirectories: true)
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: stray))
         try Data("{".utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("manifest.json.tmp")))
         let s = try Database(directory: dir).connect()

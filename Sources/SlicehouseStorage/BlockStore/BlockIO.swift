@@ -458,6 +458,8 @@ public protocol BlockSink: AnyObject, Sendable {
     var fileNames: [String] { get }
     /// Remove what was written (the statement failed).
     func discard()
+    /// Whether the blocks it writes stay in memory (a database without a directory).
+    var keepsBlocksInMemory: Bool { get }
 }
 
 /// Keeps blocks in memory (a database without a directory).
@@ -467,6 +469,7 @@ public final class MemoryBlockSink: BlockSink, @unchecked Sendable {
     public func sync() throws {}
     public var fileNames: [String] { [] }
     public func discard() {}
+    public var keepsBlocksInMemory: Bool { true }
 }
 
 /// Appends blocks to one new file per (table, slice) under `slice<N>/` of the data
@@ -486,6 +489,7 @@ public final class FileBlockSink: BlockSink, @unchecked Sendable {
     deinit { for (_, f) in open { close(f.fd) } }
 
     public var fileNames: [String] { lock.withLock { names } }
+    public var keepsBlocksInMemory: Bool { false }
 
     /// The block's place in its file is reserved under the lock; the bytes are written
     /// outside it (`pwrite` at that offset), so slices encoded in parallel do not wait

@@ -43,11 +43,25 @@ public struct Manifest: Codable, Sendable {
 
     public static let fileName = "manifest.json"
 
-    /// The manifest's own JSON.
+    /// The manifest's own JSON (`ManifestJSON`: what `JSONEncoder` with sorted keys would write).
     public func encoded() throws -> [UInt8] {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys]
-        return Array(try e.encode(self))
+        var out = ManifestJSON(capacity: 1 << 16)
+        out.beginObject()
+        if let c = comments { out.key("comments"); try out.encoded(c) }
+        if let d = databases { out.key("databases"); try out.encoded(d) }
+        if let d = defaultDatabase { out.key("defaultDatabase"); try out.encoded(d) }
+        out.key("formatVersion"); out.int(formatVersion)
+        if let f = functions { out.key("functions"); try out.encoded(f) }
+        out.key("generation"); out.int(generation)
+        out.key("nextTableID"); out.int(nextTableID)
+        if let s = schemas { out.key("schemas"); try out.encoded(s) }
+        if let s = security { out.key("security"); try out.encoded(s) }
+        out.key("tables"); out.beginArray()
+        for t in tables { try t.write(&out) }
+        out.endArray()
+        out.key("views"); try out.encoded(views)
+        out.endObject()
+        return out.bytes
     }
 
     private static let envelopeHead = Array(#"{"checksum":""#.utf8)
@@ -324,6 +338,10 @@ public struct ManifestBlock: Codable, Sendable {
     /// Strings: whether a value may end in a blank (`ZoneMap.blankEnded`); absent in
     /// manifests written before it was kept, which read as "may".
     public var tb: Bool?
+    /// A block of the tail buffer (`Distributor.tailBufferSliceBytes`): its encoded bytes,
+    /// base64, kept in the manifest (or the commit record) itself instead of a block file;
+    /// `f` is empty and `o` 0 then. Absent for blocks in files.
+    public var d: String?
 }
 
 public struct ManifestSlice: Codable, Sendable {
@@ -363,8 +381,8 @@ public struct ManifestTable: Codable, Sendable {
     /// The database it belongs to (absent: the default one).
     public var database: String?
 
-    /// Describe a table and its snapshot. Blocks held in memory cannot be named: only
-    /// file-backed snapshots are written to a manifest.
+    /// Describe a table and its snapshot: blocks in files by their place, the tail
+    /// buffer's blocks (encoded bytes held in memory) by their bytes.
     public init(def: TableDef, snapshot: TableSnapshot, identityNext: [Int: Int64]) throws {
         id = def.id; schema = def.schema; name = def.name; database = def.database
         columns = def.columns.map(ManifestColumn.init)
@@ -387,12 +405,17 @@ public struct ManifestTable: Codable, Sendable {
             ManifestSlice(rows: s.rowCount, sorted: s.sortedRows, columns: try s.columns.enumerated().map { c, chain in
                 let isString = c < def.columns.count && def.columns[c].type.physical == .string
                 return try chain.map { b in
-                    guard case .file(let file, let offset, let length) = b.payload else {
-                        throw SQLError.internalError("block of table \(def.name) is not in a file")
+                    let (f, o, l, d): (String, Int, Int, String?)
+                    switch b.payload {
+                    case .file(let file, let offset, let length): (f, o, l, d) = (file.name, offset, length, nil)
+                    case .memory(let held):
+                        // A tail-buffer block: its bytes travel in the record.
+                        (f, o, l, d) = ("", 0, held.bytes.count, ManifestJSON.base64(held.bytes))
+                    case .vector: throw SQLError.internalError("block of table \(def.name) is neither in a file nor encoded")
                     }
-                    return ManifestBlock(f: file.name, o: offset, l: length, e: b.encoding.rawValue, r: b.firstRow,
+                    return ManifestBlock(f: f, o: o, l: l, e: b.encoding.rawValue, r: b.firstRow,
                                          n: b.zone.count, z: b.zone.nullCount, lo: b.zone.min?.encoded, hi: b.zone.max?.encoded,
-                                         tb: isString ? b.zone.blankEnded : nil)
+                                         tb: isString ? b.zone.blankEnded : nil, d: d)
                 }
             }, deletes: s.deleteFile)
         }
@@ -434,7 +457,13 @@ public struct ManifestTable: Codable, Sendable {
             if let d = s.deletes, !Self.isDataFileName(d) { throw damaged("deleted-row file \"\(d)\"") }
             for chain in s.columns {
                 for b in chain {
-                    guard Self.isDataFileName(b.f) else { throw damaged("block file \"\(b.f)\"") }
+                    if let d = b.d {
+                        guard b.f.isEmpty, b.o == 0, b.l <= Self.maxInlineBlockBytes, d.utf8.count == (b.l + 2) / 3 * 4 else {
+                            throw damaged("tail-buffer block of \(b.l) bytes")
+                        }
+                    } else {
+                        guard Self.isDataFileName(b.f) else { throw damaged("block file \"\(b.f)\"") }
+                    }
                     guard b.o >= 0, b.l > 0, b.l <= Self.maxBlockBytes, b.o <= Int.max - b.l, b.r >= 0, b.n > 0, b.n <= Int.max - b.r else {
                         throw damaged("block at \(b.o) of \(b.l) bytes in \"\(b.f)\"")
                     }
@@ -446,6 +475,9 @@ public struct ManifestTable: Codable, Sendable {
     /// No block is anywhere near this long (they aim at about 1 MB); a larger length is damage,
     /// not an allocation to attempt.
     public static let maxBlockBytes = 1 << 30
+    /// A tail-buffer block is never larger than this (`Distributor.tailBufferSliceBytes`
+    /// bounds it far lower).
+    public static let maxInlineBlockBytes = 1 << 20
 
     /// `sliceN/name`: a file under one slice directory, nothing that leaves the data directory.
     static func isDataFileName(_ f: String) -> Bool {
@@ -484,8 +516,17 @@ public struct ManifestTable: Codable, Sendable {
                     guard let e = ColumnEncoding(rawValue: b.e) else { throw SQLError(.ioError, "manifest names an unknown encoding \"\(b.e)\"") }
                     let zone = ZoneMap(count: b.n, nullCount: b.z, min: b.lo.flatMap(ZoneBound.init(encoded:)),
                                        max: b.hi.flatMap(ZoneBound.init(encoded:)), blankEnded: b.tb ?? true)
-                    return BlockRef(uid: BlockIDs.make(), payload: .file(files(b.f), offset: b.o, length: b.l),
-                                    encoding: e, firstRow: b.r, zone: zone)
+                    let payload: BlockPayload
+                    if let d = b.d {
+                        guard let bytes = Data(base64Encoded: d), bytes.count == b.l else {
+                            throw SQLError(.ioError, "manifest entry of table \"\(name)\" is damaged (a tail-buffer block is not"
+                                + " \(b.l) bytes of base64)")
+                        }
+                        payload = .memory(EncodedBytes(Array(bytes)))
+                    } else {
+                        payload = .file(files(b.f), offset: b.o, length: b.l)
+                    }
+                    return BlockRef(uid: BlockIDs.make(), payload: payload, encoding: e, firstRow: b.r, zone: zone)
                 }
             }
             // Every column's blocks must cover rows 0..<rows without gaps (the scanner relies on it).
@@ -518,7 +559,7 @@ public struct ManifestTable: Codable, Sendable {
     public var fileNames: Set<String> {
         var out = Set<String>()
         for s in slices {
-            for chain in s.columns { for b in chain { out.insert(b.f) } }
+            for chain in s.columns { for b in chain where b.d == nil { out.insert(b.f) } }
             if let d = s.deletes { out.insert(d) }
         }
         return out

@@ -27,6 +27,29 @@ struct CommitRecord: Codable, Sendable {
     var defaultDatabase: DatabaseDef? = nil
 }
 
+extension CommitRecord {
+    /// The record's JSON (`ManifestJSON`: what `JSONEncoder` with sorted keys would write).
+    func encoded() throws -> [UInt8] {
+        var out = ManifestJSON()
+        out.beginObject()
+        if let c = comments { out.key("comments"); try out.encoded(c) }
+        if let d = databases { out.key("databases"); try out.encoded(d) }
+        if let d = defaultDatabase { out.key("defaultDatabase"); try out.encoded(d) }
+        out.key("dropped"); out.ints(dropped)
+        if let f = functions { out.key("functions"); try out.encoded(f) }
+        out.key("nextTableID"); out.int(nextTableID)
+        if let s = schemas { out.key("schemas"); try out.encoded(s) }
+        if let s = security { out.key("security"); try out.encoded(s) }
+        out.key("sequence"); out.int(sequence)
+        out.key("tables"); out.beginArray()
+        for t in tables { try t.write(&out) }
+        out.endArray()
+        if let v = views { out.key("views"); try out.encoded(v) }
+        out.endObject()
+        return out.bytes
+    }
+}
+
 /// `wal.log`: one record per commit since the last checkpoint, so that a commit writes
 /// what it changed instead of the whole manifest.
 ///
@@ -76,9 +99,7 @@ final class CommitLog: @unchecked Sendable {
 
     /// Append `record` and make it durable.
     func append(_ record: CommitRecord) throws {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys]
-        let payload = Array(try e.encode(record))
+        let payload = try record.encoded()
         var bytes = Self.magic
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: payload.withUnsafeBytes { storageChecksum($0) }.littleEndian) { bytes.append(contentsOf: $0) }
