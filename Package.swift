@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "SlicehouseIcebergTests", dependencies: ["SlicehouseIceberg", "SlicehouseTypes"], exclude: ["fixtures"]),
         .testTarget(name: "SlicehouseLakeTests", dependencies: ["SlicehouseLake", "SlicehouseAWS", "SlicehouseTypes", "SlicehouseTestSupport"]),
         .testTarget(name: "SlicehousePlannerTests", dependencies: ["SlicehousePlan", "SlicehousePlanner", "SlicehouseCatalog", "SlicehouseTypes"]),
-        .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseStorage"]),
+        .testTarget(name: "SlicehouseStorageTests", dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage"]),
         .testTarget(name: "SlicehouseLoadTests",
                     dependencies: ["SlicehouseTypes", "SlicehouseRuntime", "SlicehouseCatalog", "SlicehouseStorage",
                                    "SlicehouseLoad", "SlicehouseParquet", "SlicehouseAWS", "SlicehouseTestSupport"],
