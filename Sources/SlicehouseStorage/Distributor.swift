@@ -306,7 +306,13 @@ public enum Distributor {
                     count += tail.count
                 } else if let readBlock {
                     let held = onDisk ? chain.last.flatMap { $0.isHeld ? $0 : nil } : nil
-                    if buffering, count > 0, count + (held?.rowCount ?? 0) <= tailBufferMaxRows {
+                    // Worth trying only for a few rows, and when the held rows' size per row says
+                    // they would fit (else the encoding is done twice).
+                    let fits = held.map { h in
+                        h.encodedSize * (h.rowCount + count) <= heldBlockBytes * h.rowCount * 5 / 4
+                    } ?? true
+                    if buffering, count > 0, count <= tailBufferMaxRows / 4, fits,
+                       count + (held?.rowCount ?? 0) <= tailBufferMaxRows {
                         // The tail buffer: the held rows and the new ones as one block kept in memory
                         // (written into the commit record), unless that block would be too big.
                         var joined = v, from = first, n = count

@@ -27,6 +27,10 @@ final class TPCHTests: XCTestCase {
 
     func testAll22KeyedOneSlice() throws { try runQueries(.keyed, ClusterConfig(nodes: 1, slicesPerNode: 1), Array(1...22)) }
     func testAll22KeyedFourSlices() throws { try runQueries(.keyed, ClusterConfig(nodes: 2, slicesPerNode: 2), Array(1...22)) }
+    /// 64 slices on this machine's cores (docs/SCALING.md): the same answers.
+    func testAll22EvenSixtyFourSlices() throws {
+        try runQueries(.even, ClusterConfig(nodes: 16, slicesPerNode: 4), Array(1...22))
+    }
 
     /// On demand: SF 0.1 files in $SLICEHOUSE_TPCH_SF01 (e.g. `tpchgen-cli tbl -s 0.1 --output-dir DIR`).
     func testAll22ScaleFactor01() throws {

@@ -23,6 +23,37 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(counter.value, 48)
     }
 
+    /// More slices than cores (a 64-slice cluster simulated on 2 cores; a pool sized for
+    /// 16 and for 64 cores): every task runs once, never more at a time than the pool's
+    /// concurrency, the pool does run that many, and slice tasks that start batches of
+    /// their own (a COPY's files, then their blocks) finish without a thread per task.
+    func testMoreSlicesThanCoresRunAtMostThePoolsConcurrency() {
+        for concurrency in [2, 16, 64] {
+            let scheduler = Scheduler(concurrency: concurrency)
+            let running = Counter(), done = Counter()
+            let peak = Peak()
+            let slices = concurrency * 8
+            scheduler.run(slices, context: QueryContext()) { _ in
+                running.add(1)
+                peak.observe(running.value)
+                Thread.sleep(forTimeInterval: 0.002)
+                running.add(-1)
+                done.add(1)
+            }
+            XCTAssertEqual(done.value, slices, "\(concurrency) cores")
+            XCTAssertLessThanOrEqual(peak.value, concurrency, "\(concurrency) cores: more tasks at once than the pool allows")
+            XCTAssertGreaterThan(peak.value, concurrency / 2, "\(concurrency) cores: the pool did not run its tasks side by side")
+
+            let nested = Counter()
+            scheduler.run(slices, context: QueryContext()) { _ in
+                scheduler.run(4, context: QueryContext()) { _ in nested.add(1) }
+            }
+            XCTAssertEqual(nested.value, slices * 4)
+            XCTAssertLessThanOrEqual(scheduler.threadCount, scheduler.maxThreads)
+            XCTAssertLessThan(scheduler.threadCount, slices * 4, "a thread per task")
+        }
+    }
+
     func testTheFirstErrorIsThrownAndLaterTasksDoNotStart() {
         let started = Counter()
         XCTAssertThrowsError(try parallelMap(10_000, context: QueryContext()) { i -> Int in
@@ -226,6 +257,14 @@ final class Counter: @unchecked Sendable {
     private let lock = Lock()
     private var n = 0
     func add(_ k: Int) { lock.withLock { n += k } }
+    var value: Int { lock.withLock { n } }
+}
+
+/// The largest value observed.
+final class Peak: @unchecked Sendable {
+    private let lock = Lock()
+    private var n = 0
+    func observe(_ v: Int) { lock.withLock { n = max(n, v) } }
     var value: Int { lock.withLock { n } }
 }
 
