@@ -333,6 +333,7 @@ public enum Distributor {
                     // Into a block file: a small last block is re-encoded with the new rows; on
                     // disk a held last block and the small block before it are.
                     var merged: [Vector] = []
+                    let newRows = count
                     while replaces < chain.count, replaces < (onDisk ? 2 : 1) {
                         let b = chain[chain.count - 1 - replaces]
                         guard mergesIntoTail(b, newRows: count, blockBytes: blockBytes, maxRows: maxRows(table)) else { break }
@@ -345,7 +346,7 @@ public enum Distributor {
                     if !merged.isEmpty {
                         var all = merged[0]
                         for m in merged.dropFirst() { all.append(m, rows: m.count) }
-                        all.append(v, rows: v.count)
+                        all.append(v, rows: newRows)
                         v = all
                     }
                 }
