@@ -69,8 +69,16 @@ final class ManifestJSONTests: XCTestCase {
     func testManifestAndRecordRoundTrip() throws {
         let t = try JSONDecoder().decode(ManifestTable.self, from: Data(Self.table.utf8))
         let schema = SchemaDef(name: "s\"1", owner: "alice")
+        let function = FunctionDef(schema: "public", name: "twice", parameterTypes: ["integer"], returnType: "integer",
+                                   body: "select $1 * 2", volatility: "stable")
+        let sales = DatabaseDef(name: "sales", id: 7, owner: "alice", connectionLimit: 4)
+        let database = ManifestDatabase(ObjectSpace.Saved(database: sales, schemas: [schema], views: [],
+                                                          comments: ["k": "v"], functions: [function]))
+        // Every field set: a field added later must be added here (and to `encoded()`), or this fails.
         let m = Manifest(generation: 12, nextTableID: 100002, tables: [t, t], views: [], schemas: [schema],
-                         comments: ["table:1": "a \"comment\"\n"])
+                         security: Security(), comments: ["table:1": "a \"comment\"\n"], functions: [function],
+                         databases: [database], defaultDatabase: DatabaseDef(name: "dev", id: 1, owner: "rdsdb"))
+        XCTAssertEqual(nilFields(m), [])
         let body = try m.encoded()
         let back = try JSONDecoder().decode(Manifest.self, from: Data(body))
         XCTAssertEqual(try reference(back), try reference(m))
@@ -78,7 +86,9 @@ final class ManifestJSONTests: XCTestCase {
         XCTAssertEqual(try reference(try Manifest.decode(try m.fileBytes(), path: "manifest.json")), try reference(m))
 
         let r = CommitRecord(sequence: 9, nextTableID: 100003, tables: [t], dropped: [5, 6], views: [],
-                             schemas: [schema], comments: [:])
+                             schemas: [schema], security: Security(), comments: [:], functions: [function],
+                             databases: [database], defaultDatabase: sales)
+        XCTAssertEqual(nilFields(r), [])
         let decoded = try JSONDecoder().decode(CommitRecord.self, from: Data(try r.encoded()))
         XCTAssertEqual(try reference(decoded), try reference(r))
         let empty = CommitRecord(sequence: 1, nextTableID: 1, tables: [], dropped: [], views: nil)
