@@ -60,14 +60,11 @@ struct Analyzer: Sendable {
     }
 
     /// Statistics gathered from the rows of a load as they go by: COPY into an empty
-    /// table (Redshift's STATUPDATE default) counts the NULLs, minimum and maximum of
-    /// every value it stores, with no second pass over the table. Distinct counts come
-    /// from every value of the first `exactRows` rows, then from a sample (every third
-    /// 64-bit value, every tenth string or other value: hashing every value of a big
-    /// load would add a tenth to its time), estimated as `ColumnPartial.distinct` says.
-    /// The columns are counted in parallel, as the load's (`context`'s) work.
+    /// table (Redshift's STATUPDATE default) counts the NULLs, minimum and maximum and the
+    /// distinct-value sketch of every value it stores, with no second pass over the table:
+    /// the same statistics ANALYZE would find after the load. The columns are counted in
+    /// parallel, as the load's (`context`'s) work.
     final class LoadStatistics {
-        static let exactRows = 1 << 16
         private(set) var partials: [ColumnPartial]
         let context: QueryContext
 
@@ -84,12 +81,7 @@ struct Analyzer: Sendable {
             partials = try parallelMap(before.count, context: context) { c in
                 var p = before[c]
                 for chunk in live where c < chunk.columns.count {
-                    let column = chunk.columns[c].flattened(count: chunk.count)
-                    if p.rows + chunk.count <= Self.exactRows {
-                        p.add(column, count: chunk.count)
-                    } else {
-                        p.addSampled(column, count: chunk.count, every: column.type.physical == .int64 ? 3 : 10)
-                    }
+                    p.add(chunk.columns[c].flattened(count: chunk.count), count: chunk.count)
                 }
                 return p
             }
@@ -105,69 +97,60 @@ struct Analyzer: Sendable {
     struct ColumnPartial: Sendable {
         var sketch = DistinctSketch()
         var rows = 0, nulls = 0
-        /// Non-NULL values the sketch was offered (all of them, unless `addSampled`).
-        var sampled = 0
         var low: Double?, high: Double?
 
         /// Count every row of `v`'s first `count`.
         mutating func add(_ v: Vector, count: Int) {
-            let nullsBefore = nulls
             addRange(v, count: count)
             sketch.add(v, count: count)
-            sampled += count - (nulls - nullsBefore)
         }
 
-        /// Count `v`'s first `count` rows, offering only every `every`-th value to the
-        /// sketch (NULLs, minimum and maximum still see every row).
-        mutating func addSampled(_ v: Vector, count: Int, every: Int) {
-            addRange(v, count: count)
-            sampled += sketch.addSample(v, count: count, every: every)
-        }
-
-        /// The estimated distinct non-NULL values. Exact-sketch counts when every value was
-        /// offered; from a sample of `s` of the `n` values with `u` distinct, `u` plus the
-        /// values the sample missed, taking the share of values seen once in the sample
-        /// as (u/s)² (Good–Turing; the estimate DuckDB makes of its sampled appends): a
-        /// key column (u = s) scales to n, a column whose values repeat stays near u.
+        /// The estimated distinct non-NULL values: the sketch's estimate, at most the
+        /// non-NULL rows.
         var distinct: Double {
             let n = Double(max(0, rows - nulls))
-            let u = sketch.estimate.rounded()
-            let s = Double(sampled)
-            if s <= 0 || s >= n { return min(n, u) }
-            let seen = min(u, s)
-            let once = (seen / s) * (seen / s) * seen
-            return min(n, (seen + once / s * (n - s)).rounded())
+            return min(n, sketch.estimate.rounded())
         }
 
         private mutating func addRange(_ v: Vector, count: Int) {
             rows += count
-            if let validity = v.validity { for i in 0..<count where !validity.isValid(i) { nulls += 1 } }
+            if v.isConstant {
+                if let validity = v.validity, count > 0, !validity.isValid(0) { nulls += count; return }
+            } else if let validity = v.validity {
+                nulls += validity.nullCount(min(count, validity.words.count << 6))
+            }
             func extend(_ x: Double) {
                 if low.map({ x < $0 }) ?? true { low = x }
                 if high.map({ x > $0 }) ?? true { high = x }
             }
             let validity = v.validity
+            let n = v.isConstant ? min(count, 1) : count
             switch v.data {
             case .int64(let a):
-                var lo = Int64.max, hi = Int64.min, any = false
-                if let validity {
-                    for i in 0..<min(count, a.count) where validity.isValid(i) {
-                        lo = Swift.min(lo, a[i]); hi = Swift.max(hi, a[i]); any = true
+                var lo = Int64.max, hi = Int64.min
+                a.withUnsafeBufferPointer { p in
+                    let m = min(n, p.count)
+                    if let words = validity?.words, !v.isConstant {
+                        // NULL rows take the identity of each side: no branch per row.
+                        words.withUnsafeBufferPointer { w in
+                            for i in 0..<min(m, w.count << 6) {
+                                let valid = (w[i >> 6] >> UInt64(i & 63)) & 1 != 0
+                                lo = Swift.min(lo, valid ? p[i] : .max)
+                                hi = Swift.max(hi, valid ? p[i] : .min)
+                            }
+                        }
+                    } else {
+                        // No NULLs (a load's columns, mostly): a loop that vectorizes.
+                        for x in p.prefix(m) { lo = Swift.min(lo, x); hi = Swift.max(hi, x) }
                     }
-                } else {
-                    // No NULLs (a load's columns, mostly): a loop that vectorizes.
-                    a.withUnsafeBufferPointer { p in
-                        for x in p.prefix(count) { lo = Swift.min(lo, x); hi = Swift.max(hi, x) }
-                    }
-                    any = min(count, a.count) > 0
                 }
-                if any { extend(Double(lo)); extend(Double(hi)) }
+                if lo <= hi { extend(Double(lo)); extend(Double(hi)) }
             case .double(let a):
                 // Infinities are left out of the range (it is stored as JSON, and they would
                 // make every range predicate look like it keeps nothing or everything).
-                for i in 0..<min(count, a.count) where (validity?.isValid(i) ?? true) && a[i].isFinite { extend(a[i]) }
+                for i in 0..<min(n, a.count) where (validity?.isValid(i) ?? true) && a[i].isFinite { extend(a[i]) }
             case .int128(let a):
-                for i in 0..<min(count, a.count) where validity?.isValid(i) ?? true { extend(Double(a[i])) }
+                for i in 0..<min(n, a.count) where validity?.isValid(i) ?? true { extend(Double(a[i])) }
             case .bool, .string:
                 break
             }
@@ -175,7 +158,7 @@ struct Analyzer: Sendable {
 
         mutating func merge(_ o: ColumnPartial) {
             sketch.merge(o.sketch)
-            rows += o.rows; nulls += o.nulls; sampled += o.sampled
+            rows += o.rows; nulls += o.nulls
             if let l = o.low { low = min(low ?? l, l) }
             if let h = o.high { high = max(high ?? h, h) }
         }

@@ -237,7 +237,9 @@ struct TableWriter {
         if table.sortKey.isEmpty { return nil }
         let key = table.sortKey
         if table.sortKeyKind == .compound || key.count == 1 {
-            return { cols, n in sortPermutation(columns: cols, keys: key.map { SortKey(column: $0) }, count: n) }
+            return { cols, n in
+                presorted(cols, keys: key, count: n) ?? sortPermutation(columns: cols, keys: key.map { SortKey(column: $0) }, count: n)
+            }
         }
         return { cols, n in
             let bits = 64 / key.count
@@ -256,6 +258,36 @@ struct TableWriter {
             }
             let zv = Vector(type: .bigint, data: .int64(z.map { Int64(bitPattern: $0 ^ (1 << 63)) }))
             return sortPermutation(columns: [zv], keys: [SortKey(column: 0)], count: n)
+        }
+    }
+
+    /// The identity order when the rows are already in compound sort-key order (their
+    /// key columns 64-bit values without NULLs, non-decreasing key by key): data exported
+    /// or generated in date order is common, and so is an incremental load of a day's
+    /// rows. Nil when they are not, or the key columns are of other kinds.
+    static func presorted(_ cols: [Vector], keys: [Int], count n: Int) -> [Int32]? {
+        var arrays: [[Int64]] = []
+        for k in keys {
+            guard k >= 0, k < cols.count, !cols[k].isConstant, cols[k].validity == nil,
+                  case .int64(let a) = cols[k].data, a.count >= n else { return nil }
+            arrays.append(a)
+        }
+        guard n > 1, let first = arrays.first else { return n <= 1 ? (n == 1 ? [0] : []) : nil }
+        let sorted = first.withUnsafeBufferPointer { a -> Bool in
+            for i in 1..<n where a[i - 1] >= a[i] {
+                if a[i - 1] > a[i] { return false }
+                // Equal on the first key: the next keys decide.
+                for next in arrays.dropFirst() {
+                    if next[i - 1] < next[i] { break }
+                    if next[i - 1] > next[i] { return false }
+                }
+            }
+            return true
+        }
+        guard sorted else { return nil }
+        return [Int32](unsafeUninitializedCapacity: n) { out, done in
+            for i in 0..<n { out[i] = Int32(truncatingIfNeeded: i) }
+            done = n
         }
     }
 

@@ -110,7 +110,9 @@ enum ParquetLoader {
         let readOptions = ParquetReadOptions(truncateColumns: false,
                                              invalidCharacterReplacement: options.acceptInvalidChars)
         let chunkRows: Int
-        if case .name(_, let rows, _) = mapping { chunkRows = max(1, rows) } else { chunkRows = max(1, min(tuning.chunkRows, Chunk.capacity)) }
+        // A COPY's chunks are as big as a text load's, or a whole row group up to twice that
+        // (DuckDB writes 122,880 rows a group): cutting a group copies every value once more.
+        if case .name(_, let rows, _) = mapping { chunkRows = max(1, rows) } else { chunkRows = max(1, tuning.chunkRows * 2) }
         let reporter = LoadProgressReporter(totalBytes: totalBytes, handler: progress)
         let reservation = MemoryReservation(context.memory)
         defer { reservation.free() }

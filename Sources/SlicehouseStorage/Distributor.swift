@@ -176,6 +176,11 @@ public enum Distributor {
                     return column(c, r)
                 }
                 let perm = sorter(keyed, r.count)
+                // Rows already in order (presorted input): gathered in their own order.
+                if Self.isIdentity(perm, count: r.count) {
+                    orders.set(s, .refs(r))
+                    return
+                }
                 if r.count >= reorderPlanMinRows, let p = ReorderPlan(chunk: r.chunk, row: r.row, order: perm) {
                     orders.set(s, .plan(p))
                     return
@@ -198,10 +203,10 @@ public enum Distributor {
         }
         let base = snap
         let work = tasks
-        // Integer columns without NULLs are gathered by plans straight from their narrowed
-        // parts; every other gathering widens its column once (held for its slices).
+        // Integer columns are gathered by plans straight from their narrowed parts (their
+        // NULLs beside); every other gathering widens its column once (held for its slices).
         // Strings held as dictionary codes are gathered as their codes, then expanded.
-        let narrowInts = types.indices.map { rows.narrow && rows.intParts($0) != nil }
+        let narrowInts = types.indices.map { rows.narrow && rows.intParts($0, nulls: true) != nil }
         let coded = types.indices.map { rows.narrow ? rows.codeParts($0) : nil }
         var tasksLeft = [Int](filled: 0, count: types.count)
         for (s, c) in tasks {
@@ -279,8 +284,8 @@ public enum Distributor {
                 var v: Vector
                 switch order {
                 case .plan(let p)?:
-                    if narrowInts[c], let parts = rows.intParts(c) {
-                        v = p.gather(ints: parts, type: types[c])
+                    if narrowInts[c], let (parts, validities) = rows.intParts(c, nulls: true) {
+                        v = p.gather(ints: parts, type: types[c], validities: validities)
                     } else if let (parts, dictionary) = coded[c] {
                         let codes = try gatherCodes(p, parts, column: c)
                         v = Vector(type: types[c], data: .string(HeldRows.Part.expand(codes: codes, dictionary: dictionary)))
@@ -401,6 +406,15 @@ public enum Distributor {
     }
 
     /// A column's dictionary codes (`HeldRows.codeParts`) in the plan's order, a byte each.
+    /// Whether `perm` is `0..<count` in order.
+    static func isIdentity(_ perm: [Int32], count: Int) -> Bool {
+        guard perm.count == count else { return false }
+        return perm.withUnsafeBufferPointer { p in
+            for i in 0..<count where p[i] != Int32(truncatingIfNeeded: i) { return false }
+            return true
+        }
+    }
+
     static func gatherCodes(_ plan: ReorderPlan, _ parts: [ReorderPlan.IntPart], column c: Int) throws -> [UInt8] {
         let bytes = try parts.map { part -> [UInt8] in
             guard case .narrow(0, 1, let b) = part else {

@@ -349,22 +349,33 @@ final class HeldRows: @unchecked Sendable {
     /// Column `c`'s parts for `ReorderPlan.gather(ints:)`, narrowed ones as they are; nil
     /// when the column is not 64-bit integers or has NULLs.
     func intParts(_ c: Int) -> [ReorderPlan.IntPart]? {
+        guard let (parts, validities) = intParts(c, nulls: true), validities.allSatisfy({ $0 == nil }) else { return nil }
+        return parts
+    }
+
+    /// Column `c`'s parts for `ReorderPlan.gather(ints:validities:)` and each part's NULLs
+    /// (nil: none); nil when the column is not 64-bit integers.
+    func intParts(_ c: Int, nulls: Bool) -> (parts: [ReorderPlan.IntPart], validities: [Validity?])? {
         guard types[c].physical == .int64 else { return nil }
         let parts = lock.withLock { columns[c] }
         var out: [ReorderPlan.IntPart] = []
+        var validities: [Validity?] = []
         out.reserveCapacity(parts.count)
+        validities.reserveCapacity(parts.count)
         for part in parts {
             guard case .piece(let p) = part else { return nil }
             switch p {
             case .narrow(let base, let width, _, let bytes, let validity):
-                guard validity == nil else { return nil }
+                guard nulls || validity == nil else { return nil }
                 out.append(.narrow(base: base, width: width, bytes: bytes))
+                validities.append(validity)
             case .wide(let v):
-                guard v.validity == nil, !v.isConstant, case .int64(let a) = v.data else { return nil }
+                guard nulls || v.validity == nil, !v.isConstant, case .int64(let a) = v.data else { return nil }
                 out.append(.wide(a))
+                validities.append(v.validity)
             }
         }
-        return out
+        return (out, validities)
     }
 
     /// Column `c`'s parts as 1-byte codes for `ReorderPlan.gather(ints:)`, with the

@@ -24,7 +24,13 @@ public enum Hashing {
     }
     /// Bytes hashed 8 at a time.
     @inlinable public static func hash(bytes p: UnsafePointer<UInt8>?, count n: Int) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(n)
+        hash(bytes: p, count: n, seed: 0)
+    }
+    /// `hash(bytes:count:)` of another family: a different `seed` gives hashes unrelated to
+    /// the unseeded ones (a distinct-value sketch of a slice's rows, whose unseeded hashes
+    /// share the bits that chose the slice).
+    @inlinable public static func hash(bytes p: UnsafePointer<UInt8>?, count n: Int, seed: UInt64) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(n) ^ seed
         guard let p, n > 0 else { return hash(h) }
         var i = 0
         let raw = UnsafeRawPointer(p)

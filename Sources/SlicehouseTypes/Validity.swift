@@ -42,6 +42,24 @@ public struct Validity: Sendable, Equatable {
         return count - valid
     }
 
+    /// Valid rows among `start..<start+count`; rows past the words count as valid.
+    public func validCount(from start: Int, count: Int) -> Int {
+        var valid = 0
+        words.withUnsafeBufferPointer { words in
+            var i = start
+            let end = start + count
+            while i < end {
+                let wi = i >> 6, bit = i & 63
+                let take = Swift.min(64 - bit, end - i)
+                var word = wi < words.count ? words[wi] >> UInt64(bit) : ~0
+                if take < 64 { word &= (1 << UInt64(take)) &- 1 }
+                valid += word.nonzeroBitCount
+                i += take
+            }
+        }
+        return valid
+    }
+
     /// AND of two optional bitmaps (nil = all valid).
     public static func and(_ a: Validity?, _ b: Validity?) -> Validity? {
         guard let a else { return b }

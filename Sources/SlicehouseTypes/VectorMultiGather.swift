@@ -13,11 +13,27 @@ extension Vector {
         let anyNulls = parts.contains { $0.validity != nil }
         var validity: Validity? = nil
         if anyNulls {
+            // Each part's words through a table of base pointers (nil: no NULLs), so a row
+            // costs a load and a test, without reference counting.
             var v = Validity(allValid: n)
             var sawNull = false
-            let validities = parts.map { $0.validity }
-            for i in 0..<n {
-                if let pv = validities[Int(chunk[i])], !pv.isValid(Int(row[i])) { v.setInvalid(i); sawNull = true }
+            let wordArrays = parts.map { $0.validity?.words ?? [] }
+            withExtendedLifetime(wordArrays) {
+                let (bases, counts) = basePointers(wordArrays)
+                v.words.withUnsafeMutableBufferPointer { out in
+                    chunk.withUnsafeBufferPointer { c in
+                        row.withUnsafeBufferPointer { r in
+                            for i in 0..<n {
+                                let ci = Int(c[i]), ri = Int(r[i])
+                                guard ci >= 0, ci < bases.count, let b = bases[ci], ri >= 0, ri >> 6 < counts[ci] else { continue }
+                                if (b[ri >> 6] >> UInt64(ri & 63)) & 1 == 0 {
+                                    out[i >> 6] &= ~(1 << UInt64(i & 63))
+                                    sawNull = true
+                                }
+                            }
+                        }
+                    }
+                }
             }
             if sawNull { validity = v }
         }

@@ -166,10 +166,13 @@ public struct ReorderPlan: Sendable {
     /// physical type. The same values as `Vector.gather(from:type:chunk:row:)` with
     /// `orderedReferences`.
     public func gather(from parts: [Vector], type: DataType) -> Vector {
-        if parts.contains(where: { $0.validity != nil }) {
+        if parts.contains(where: { $0.isConstant }) {
             let refs = orderedReferences
             return Vector.gather(from: parts, type: type, chunk: refs.chunk, row: refs.row)
         }
+        // Values at NULL rows are gathered like any other (they are what the parts hold
+        // there); the NULLs themselves by `gatherValidity`.
+        let validity = gatherValidity(parts.map(\.validity), rows: parts.map(\.count))
         let data: VectorData
         switch type.physical {
         case .int64:
@@ -184,7 +187,55 @@ public struct ReorderPlan: Sendable {
             let arrays = parts.map { p -> StringArray in if case .string(let a) = p.data { return a }; return StringArray() }
             data = .string(gatherShortStrings(arrays) ?? gatherStrings(arrays))
         }
-        return Vector(type: type, data: data)
+        return Vector(type: type, data: data, validity: validity)
+    }
+
+    /// The NULLs of the output rows, from parts whose NULLs are `validities` (nil: none)
+    /// and whose row counts are `rows`; nil when no output row is NULL. Windowed as the
+    /// values are: a byte per source row into its window, then each window's bytes to
+    /// their rows' bits. A reference outside its part is valid (as `Vector.gather` has it).
+    public func gatherValidity(_ validities: [Validity?], rows: [Int]) -> Validity? {
+        let n = count
+        guard n > 0, validities.contains(where: { $0 != nil }) else { return nil }
+        var anyNull = false
+        let windowed = [UInt8].building(capacity: n, placeholder: 1) { buf, done in
+            guard let w = buf.baseAddress else { done = 0; return }
+            row.withUnsafeBufferPointer { r in
+                slot.withUnsafeBufferPointer { s in
+                    forEachRun { ci, refs in
+                        guard ci >= 0, ci < validities.count, ci < rows.count, let v = validities[ci] else {
+                            for j in refs { w[Int(s[j])] = 1 }
+                            return
+                        }
+                        let partRows = min(rows[ci], v.words.count << 6)
+                        v.words.withUnsafeBufferPointer { words in
+                            for j in refs {
+                                let ri = Int(r[j])
+                                var bit: UInt8 = 1
+                                if UInt(bitPattern: ri) < UInt(partRows) {
+                                    bit = UInt8(truncatingIfNeeded: words[ri >> 6] >> UInt64(ri & 63)) & 1
+                                }
+                                w[Int(s[j])] = bit
+                            }
+                        }
+                    }
+                }
+            }
+            done = n
+        }
+        var out = Validity(allValid: n)
+        out.words.withUnsafeMutableBufferPointer { words in
+            windowed.withUnsafeBufferPointer { w in
+                target.withUnsafeBufferPointer { t in
+                    for k in 0..<n where w[k] == 0 {
+                        let i = Int(t[k])
+                        words[i >> 6] &= ~(1 << UInt64(i & 63))
+                        anyNull = true
+                    }
+                }
+            }
+        }
+        return anyNull ? out : nil
     }
 
     /// A 64-bit integer column's part: its values, or their unsigned differences of
@@ -204,9 +255,10 @@ public struct ReorderPlan: Sendable {
         }
     }
 
-    /// `gather(from:type:)` of a 64-bit integer column without NULLs whose parts may be
-    /// narrowed: values are widened as they are read, so no wide copy of the parts is made.
-    public func gather(ints parts: [IntPart], type: DataType) -> Vector {
+    /// `gather(from:type:)` of a 64-bit integer column whose parts may be narrowed: values
+    /// are widened as they are read, so no wide copy of the parts is made. `validities`:
+    /// each part's NULLs (nil: none), or empty for a column without NULLs.
+    public func gather(ints parts: [IntPart], type: DataType, validities: [Validity?] = []) -> Vector {
         let n = count
         if n == 0 { return Vector(type: type, data: .int64([])) }
         // Per part: its bytes, the width of a value, the value added and the row count.
@@ -256,7 +308,8 @@ public struct ReorderPlan: Sendable {
                 done = n
             }
         }
-        return Vector(type: type, data: .int64(placeWindowed(windowed)))
+        let validity = validities.isEmpty ? nil : gatherValidity(validities, rows: rows)
+        return Vector(type: type, data: .int64(placeWindowed(windowed)), validity: validity)
     }
 
     /// One-byte values (a COPY's held dictionary codes) in output order, as bytes.

@@ -5,10 +5,10 @@ import SlicehouseTypes
 import SlicehousePlan
 @testable import SlicehouseExecution
 import SlicehouseRuntime
+import SlicehouseFunctions
 
-/// The statistics COPY gathers as it loads (`Analyzer.LoadStatistics`): exact counts for
-/// small loads, a sample and the Good–Turing estimate for big ones, and the sketch's
-/// sampling at its edges.
+/// The statistics COPY gathers as it loads (`Analyzer.LoadStatistics`): NULLs, range and
+/// a distinct-value sketch of every value, as ANALYZE counts them; the sketch's fast paths.
 final class LoadStatisticsTests: XCTestCase {
 
     /// `rows` values of `value(i)` in chunks of `chunk` rows, one column each.
@@ -44,7 +44,6 @@ final class LoadStatisticsTests: XCTestCase {
     func testSmallLoadsAreCountedWhole() throws {
         let p = try load(1000) { Int64($0) }
         XCTAssertEqual(p.rows, 1000)
-        XCTAssertEqual(p.sampled, 1000)
         assertNear(p.distinct, 1000, within: 0.02, "1,000 distinct values")
         XCTAssertEqual(p.low, 0)
         XCTAssertEqual(p.high, 999)
@@ -53,77 +52,114 @@ final class LoadStatisticsTests: XCTestCase {
         XCTAssertEqual(try load(0) { Int64($0) }.distinct, 0)
     }
 
-    func testSampledKeyColumnScalesToItsRows() throws {
+    /// Every value of a big load is offered to the sketch: its estimate is the one ANALYZE
+    /// makes of the same values, whatever their pattern.
+    func testBigLoadsOfferEveryValue() throws {
         let p = try load(400_000) { Int64($0) * 7 }
-        XCTAssertLessThan(p.sampled, 200_000, "a big load is sampled")
         XCTAssertEqual(p.rows, 400_000)
         XCTAssertEqual(p.high, Double(399_999 * 7), "minimum and maximum see every row")
-        assertNear(p.distinct, 400_000, within: 0.05, "a key")
+        assertNear(p.distinct, 400_000, within: 0.03, "a key")
         let names = try strings(300_000) { "customer#\($0)" }
-        assertNear(names.distinct, 300_000, within: 0.05, "string keys")
-    }
-
-    func testSampledRepeatingColumnsStayNearTheirValues() throws {
-        assertNear(try load(400_000) { Int64($0 % 7) }.distinct, 7, within: 0.15, "7 values")
-        assertNear(try load(400_000) { Int64(($0 &* 2_654_435_761) % 20_000) }.distinct, 20_000, within: 0.1,
+        assertNear(names.distinct, 300_000, within: 0.03, "string keys")
+        assertNear(try load(400_000) { Int64($0 % 7) }.distinct, 7, within: 0, "7 values")
+        assertNear(try load(400_000) { Int64(($0 &* 2_654_435_761) % 20_000) }.distinct, 20_000, within: 0.03,
                    "20,000 values spread over the load")
-        assertNear(try strings(300_000) { "mode \($0 % 5)" }.distinct, 5, within: 0.2, "5 strings")
+        assertNear(try strings(300_000) { "mode \($0 % 5)" }.distinct, 5, within: 0, "5 strings")
+        // Values repeated in runs (a line item's order key): a sample would see most once.
+        assertNear(try load(400_000) { Int64($0 / 4) }.distinct, 100_000, within: 0.03, "runs of four")
+        // The same values, offered in any chunking, make the same sketch as ANALYZE's.
+        var whole = Analyzer.ColumnPartial()
+        whole.add(Vector(type: .bigint, data: .int64((0..<400_000).map { Int64($0 / 4) })), count: 400_000)
+        XCTAssertEqual(try load(400_000, chunk: 4_096) { Int64($0 / 4) }.distinct, whole.distinct)
     }
 
-    /// Values repeated in runs (a line item's order key) are sampled every third row: the
-    /// sample sees most of them once, so the estimate runs high, but within a small factor.
-    func testClusteredRepeatsAreEstimatedWithinAFactor() throws {
-        let p = try load(400_000) { Int64($0 / 4) }
-        XCTAssertGreaterThan(p.distinct, 100_000 * 0.5)
-        XCTAssertLessThan(p.distinct, 100_000 * 2.5)
-    }
-
-    func testNullsAreCountedAndNotSampled() throws {
-        let stats = Analyzer.LoadStatistics(columns: 1, context: QueryContext())
+    func testNullsAreCountedAndNotOffered() throws {
+        let stats = Analyzer.LoadStatistics(columns: 2, context: QueryContext())
         for c in 0..<4 {
             let n = 50_000
             var validity = Validity(allValid: n)
             for i in stride(from: 0, to: n, by: 2) { validity.setInvalid(i) }
-            let v = Vector(type: .bigint, data: .int64((0..<n).map { Int64(c * n + $0) }), validity: validity)
-            try stats.add([Chunk(columns: [v], count: n)])
+            // NULL rows hold values outside the others' range: they must count for nothing.
+            let ints = (0..<n).map { $0 % 2 == 0 ? Int64(-1_000_000 - $0) : Int64(c * n + $0) }
+            let v = Vector(type: .bigint, data: .int64(ints), validity: validity)
+            let s = Vector(type: .varchar(20), data: .string(StringArray((0..<n).map { $0 % 2 == 0 ? "null \($0)" : "v\(c * n + $0)" })),
+                           validity: validity)
+            try stats.add([Chunk(columns: [v, s], count: n)])
         }
         let p = stats.partials[0]
         XCTAssertEqual(p.rows, 200_000)
         XCTAssertEqual(p.nulls, 100_000)
-        assertNear(p.distinct, 100_000, within: 0.05, "the odd rows")
+        XCTAssertEqual(p.low, 1)
+        XCTAssertEqual(p.high, 199_999)
+        assertNear(p.distinct, 100_000, within: 0.03, "the odd rows")
+        XCTAssertEqual(stats.partials[1].nulls, 100_000)
+        assertNear(stats.partials[1].distinct, 100_000, within: 0.03, "the odd rows' strings")
+        // Every row NULL: no range, nothing distinct.
+        let none = Analyzer.LoadStatistics(columns: 1, context: QueryContext())
+        try none.add([Chunk(columns: [Vector(type: .bigint, data: .int64([5, 6, 7]), validity: Validity(allNull: 3))], count: 3)])
+        XCTAssertNil(none.partials[0].low)
+        XCTAssertEqual(none.partials[0].nulls, 3)
+        XCTAssertEqual(none.partials[0].distinct, 0)
     }
 
-    func testSketchSampleOffersEveryKthValue() {
-        var sketch = DistinctSketch()
-        let v = Vector(type: .bigint, data: .int64(Array(0..<10)))
-        XCTAssertEqual(sketch.addSample(v, count: 10, every: 3), 4)     // rows 0, 3, 6, 9
-        XCTAssertEqual(sketch.estimate.rounded(), 4)
-        XCTAssertEqual(sketch.addSample(v, count: 0, every: 3), 0)
-        XCTAssertEqual(sketch.addSample(v, count: 1, every: 5), 1)
-        XCTAssertEqual(sketch.addSample(v, count: 10, every: 0), 10, "every is at least 1")
-        var validity = Validity(allValid: 10)
-        validity.setInvalid(3)
-        let nulls = Vector(type: .bigint, data: .int64(Array(0..<10)), validity: validity)
-        XCTAssertEqual(DistinctSketch().addingSample(nulls, count: 10, every: 3), 9, "with NULLs: every non-NULL value")
-        let s = Vector(type: .varchar(4), data: .string(StringArray(["a", "b", "a", "c", "a"])))
-        var strings = DistinctSketch()
-        XCTAssertEqual(strings.addSample(s, count: 5, every: 2), 3)      // a, a, a
-        XCTAssertEqual(strings.estimate.rounded(), 1)
+    /// The sketch's fast paths (64-bit, 128-bit, strings, narrow ranges marked in a bitmap)
+    /// skip NULL rows whatever they hold, and make the sketch the values alone make.
+    func testSketchFastPathsSkipNullsAndAgree() {
+        func sketch(_ vectors: [Vector]) -> Double {
+            var s = DistinctSketch()
+            for v in vectors { s.add(v, count: v.count) }
+            return s.estimate
+        }
+        let n = 20_000
+        var validity = Validity(allValid: n)
+        for i in stride(from: 0, to: n, by: 3) { validity.setInvalid(i) }
+        let valid = (0..<n).filter { $0 % 3 != 0 }
+        // Each kind: its values with NULLs in every third row (holding other values), and
+        // the non-NULL values alone.
+        let ints: (Int) -> Int64 = { Int64($0 * 13) }
+        let narrow: (Int) -> Int64 = { Int64($0 % 997) - 500 }
+        let wide: (Int) -> Int128 = { Int128($0) << 70 }
+        let text: (Int) -> String = { "value \($0 % 5_000)" }
+        let short: (Int) -> String = { "v\($0 % 7)" }
+        func pair(_ f: @escaping (Int) -> Int64, null: Int64) -> (Vector, Vector) {
+            (Vector(type: .bigint, data: .int64((0..<n).map { $0 % 3 == 0 ? null : f($0) }), validity: validity),
+             Vector(type: .bigint, data: .int64(valid.map(f))))
+        }
+        func pair(_ f: @escaping (Int) -> String) -> (Vector, Vector) {
+            (Vector(type: .varchar(20), data: .string(StringArray((0..<n).map { $0 % 3 == 0 ? "NULL row" : f($0) })), validity: validity),
+             Vector(type: .varchar(20), data: .string(StringArray(valid.map(f)))))
+        }
+        let pairs: [(String, Vector, Vector)] = [
+            ("64-bit", pair(ints, null: 1).0, pair(ints, null: 1).1),
+            ("narrow, NULLs far outside", pair(narrow, null: .min).0, pair(narrow, null: .min).1),
+            ("narrow, NULLs inside", pair(narrow, null: 600).0, pair(narrow, null: 600).1),
+            ("128-bit", Vector(type: .decimal(precision: 30, scale: 2), data: .int128((0..<n).map { $0 % 3 == 0 ? 7 : wide($0) }), validity: validity),
+             Vector(type: .decimal(precision: 30, scale: 2), data: .int128(valid.map(wide)))),
+            ("strings", pair(text).0, pair(text).1),
+            ("short strings", pair(short).0, pair(short).1),
+        ]
+        for (what, withNulls, alone) in pairs {
+            XCTAssertEqual(sketch([withNulls]), sketch([alone]), what)
+        }
+        // A narrow range marked in a bitmap (span within 4× the rows) makes the sketch of
+        // its values hashed one by one (each vector's span beyond 4× its rows).
+        let repeated = Vector(type: .bigint, data: .int64((0..<n).map { Int64($0 % 1_000) }))
+        let spread = stride(from: 0, to: 1_000, by: 100).map { start in
+            Vector(type: .bigint, data: .int64((start..<start + 100).map { Int64(($0 * 7) % 1_000) }))
+        }
+        XCTAssertEqual(sketch([repeated]), sketch(spread))
+        assertNear(sketch([repeated]), 1_000, within: 0.02, "1,000 values")
+        // A constant vector counts as its value (hashed as a flat one would be).
+        let constant = Vector.constant(.int(42), type: .bigint)
+        XCTAssertEqual(sketch([Vector(type: .bigint, data: .int64([42, 42, 42])), constant]).rounded(), 1)
     }
 
     func testEstimateAtItsEdges() {
         var p = Analyzer.ColumnPartial()
         XCTAssertEqual(p.distinct, 0, "nothing seen")
         p.rows = 100
-        XCTAssertEqual(p.distinct, 0, "rows but no sample")
+        XCTAssertEqual(p.distinct, 0, "rows but no values offered")
         p.nulls = 100
         XCTAssertEqual(p.distinct, 0, "every row NULL")
-    }
-}
-
-private extension DistinctSketch {
-    func addingSample(_ v: Vector, count: Int, every: Int) -> Int {
-        var copy = self
-        return copy.addSample(v, count: count, every: every)
     }
 }

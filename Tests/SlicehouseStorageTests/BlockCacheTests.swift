@@ -52,6 +52,21 @@ final class BlockCacheTests: XCTestCase {
     }
 
     /// A cache of 0 bytes keeps nothing however often a block is read.
+    /// Blocks a load wrote count as read once by the load's statement: the next
+    /// statement's first read keeps them; the load's own statement does not.
+    func testBlocksALoadWroteAreKeptFromTheNextStatementsRead() throws {
+        let cache = BlockCache(capacityBytes: 1 << 20)
+        let a = try block(Array(0..<1000)), b = try block(Array(0..<1000))
+        cache.noteWritten([a.uid])
+        _ = try cache.vector(a, type: .bigint)
+        XCTAssertEqual(cache.usedBytes, 0, "the loading statement itself keeps nothing")
+        cache.beginStatement()
+        _ = try cache.vector(a, type: .bigint)
+        XCTAssertEqual(cache.blockCount, 1, "the next statement's first read keeps it")
+        _ = try cache.vector(b, type: .bigint)
+        XCTAssertEqual(cache.blockCount, 1, "a block no load wrote waits for its second read")
+    }
+
     func testAZeroCacheKeepsNothing() throws {
         let cache = BlockCache(capacityBytes: 0)
         let a = try block([1, 2, 3])

@@ -202,7 +202,7 @@ final class ReorderPlanTests: XCTestCase {
         }))
     }
 
-    func testNullsGoThroughThePlainGather() throws {
+    func testNullsAreGatheredWithTheirRows() throws {
         var validity = Validity(allValid: 4)
         validity.setInvalid(2)
         let v = Vector(type: .bigint, data: .int64([10, 11, 12, 13]), validity: validity)
@@ -210,6 +210,43 @@ final class ReorderPlanTests: XCTestCase {
         let got = plan.gather(from: [v], type: .bigint)
         XCTAssertEqual(got.data, .int64([12, 10, 13, 11]))
         XCTAssertEqual((0..<4).map { got.validity?.isValid($0) ?? true }, [false, true, true, true])
+    }
+
+    /// NULLs in some parts (every kind, across windows; a part without NULLs beside them):
+    /// the windowed gather's values and NULLs are the plain gather's, and the narrow
+    /// integer gather with the parts' NULLs beside them gives the same.
+    func testNullsMatchThePlainGatherForEveryKind() throws {
+        var rng = Rng(state: 17)
+        let sizes = [3000, 1, 5000, 4096, 700]
+        var vectors = parts(sizes, rng: &rng)
+        for (p, n) in sizes.enumerated() where p != 2 {
+            var validity = Validity(allValid: n)
+            for r in 0..<n where rng.below(5) == 0 { validity.setInvalid(r) }
+            vectors[p] = vectors[p].map { Vector(type: $0.type, data: $0.data, validity: validity) }
+        }
+        let plan = try randomPlan(sizes, rng: &rng)
+        let refs = plan.orderedReferences
+        for k in vectors[0].indices {
+            let column = vectors.map { $0[k] }
+            let want = Vector.gather(from: column, type: column[0].type, chunk: refs.chunk, row: refs.row)
+            let got = plan.gather(from: column, type: column[0].type)
+            XCTAssertEqual(got.data, want.data, "column \(k)")
+            XCTAssertNotNil(got.validity)
+            XCTAssertEqual((0..<got.count).map { got.validity?.isValid($0) ?? true },
+                           (0..<want.count).map { want.validity?.isValid($0) ?? true }, "column \(k)")
+        }
+        let ints = vectors.map { $0[0] }
+        let narrow: [ReorderPlan.IntPart] = ints.map { v in
+            if case .int64(let a) = v.data { return .wide(a) }
+            return .wide([])
+        }
+        let got = plan.gather(ints: narrow, type: .bigint, validities: ints.map(\.validity))
+        let want = plan.gather(from: ints, type: .bigint)
+        XCTAssertEqual(got.data, want.data)
+        XCTAssertEqual(got.validity, want.validity)
+        // No NULL among the rows gathered: no bitmap.
+        let plain = vectors.map { Vector(type: .bigint, data: $0[0].data) }
+        XCTAssertNil(plan.gatherValidity(plain.map(\.validity), rows: plain.map(\.count)))
     }
 
     func testRejectsAnOrderThatIsNotAPermutation() {

@@ -95,7 +95,11 @@ struct CopyCommand {
             }
             if let appender {
                 var loaded = try appender.finish()
-                if let statistics { loaded.analyzed = statistics.analyzed(loaded) }
+                if let statistics {
+                    loaded.analyzed = statistics.analyzed(loaded)
+                    // The table was empty: every block is new.
+                    database.cache.noteWritten(loaded.slices.flatMap { $0.columns.flatMap { $0.map(\.uid) } })
+                }
                 transaction.stage(def.id, loaded)
             }
         } catch let e as LoadError {

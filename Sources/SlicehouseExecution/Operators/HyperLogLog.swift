@@ -229,12 +229,25 @@ struct HyperLogLogGroups {
 public struct DistinctSketch: Sendable {
     private var registers = [UInt8](filled: 0, count: HyperLogLog.registerCount)
     private var hashes: [UInt64] = []
+    /// A bitmap of the values present among a vector's, for `addFlat`'s narrow ranges.
+    private var present: [UInt64] = []
+    /// The widest range of 64-bit values (max − min) that `addFlat` marks in a bitmap
+    /// before hashing: 2^20 bits, 128 KB.
+    static let bitmapSpan: Int64 = 1 << 20
 
     public init() {}
 
+    /// The seed of the sketch's own hashes (`addFlat`): one mix a value, unrelated to the
+    /// unseeded hashes that place rows on slices (a slice's values share those hashes'
+    /// low bits, which a register's rank reads).
+    static let seed: UInt64 = 0x5851_F42D_4C95_7F2D
+
     /// Offer the first `count` values of `v` (NULLs are skipped).
     public mutating func add(_ v: Vector, count: Int) {
-        if v.validity == nil && !v.isConstant && addFlat(v, count: count, every: 1) != nil { return }
+        // Every value of a kind `addFlat` takes is hashed there (a constant flattened
+        // first), so a value offered twice is hashed alike.
+        if v.isConstant, count > 0, addFlat(v.flattened(count: count), count: count) { return }
+        if !v.isConstant && addFlat(v, count: count) { return }
         v.hash(rows: nil, count: count, into: &hashes, combine: false)
         let validity = v.validity
         registers.withUnsafeMutableBufferPointer { r in
@@ -247,54 +260,119 @@ public struct DistinctSketch: Sendable {
         }
     }
 
-    /// Offer every `every`-th of the first `count` values of `v` (rows 0, every, 2·every, ...)
-    /// when it is flat, without NULLs, and of 64-bit values or strings; otherwise every
-    /// non-NULL value. Returns how many values were offered.
-    public mutating func addSample(_ v: Vector, count: Int, every: Int) -> Int {
-        if v.validity == nil && !v.isConstant, let offered = addFlat(v, count: count, every: max(1, every)) {
-            return offered
-        }
-        add(v, count: count)
-        guard let validity = v.validity else { return count }
-        var valid = 0
-        for i in 0..<count where validity.isValid(v.isConstant ? 0 : i) { valid += 1 }
-        return valid
-    }
-
-    /// `add` for a flat vector without NULLs of 64-bit values or strings (every `k`-th
-    /// value): each value is hashed (as `Vector.hash` does) straight into its register,
-    /// with no array of hashes and no NULL test per row. Returns how many values were
-    /// offered; nil (nothing done) for other vectors.
-    private mutating func addFlat(_ v: Vector, count: Int, every k: Int) -> Int? {
-        @inline(__always) func offer(_ r: UnsafeMutableBufferPointer<UInt8>, _ hash: UInt64) {
-            let h = HyperLogLog.remix(hash)
-            let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h)
+    /// `add` for a flat vector of 64-bit values, 128-bit values or strings: each value is
+    /// hashed once, seeded (`seed`), straight into its register, with no array of hashes
+    /// and no branch per NULL (a NULL's rank is masked to 0, which changes no register).
+    /// Returns false (nothing done) for other vectors.
+    private mutating func addFlat(_ v: Vector, count: Int) -> Bool {
+        @inline(__always) func offer(_ r: UnsafeMutableBufferPointer<UInt8>, _ h: UInt64, _ keep: UInt8) {
+            let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h) & (0 &- keep)
             r[reg] = max(r[reg], rank)
+        }
+        let seed = Self.seed
+        @inline(__always) func hash(_ x: Int64) -> UInt64 { Hashing.hash(UInt64(bitPattern: x) ^ seed) }
+        @inline(__always) func hash(_ x: Int128) -> UInt64 {
+            Hashing.hash(UInt64(truncatingIfNeeded: x) ^ Hashing.hash(UInt64(truncatingIfNeeded: x >> 64) ^ seed))
+        }
+        // The NULL bits, when they cover the rows (else every row counts as valid).
+        let words = v.validity?.words ?? []
+        @inline(__always) func each(_ n: Int, _ body: (Int, UInt8) -> Void) {
+            if words.isEmpty {
+                for i in 0..<n { body(i, 1) }
+                return
+            }
+            words.withUnsafeBufferPointer { w in
+                let covered = min(n, w.count << 6)
+                for i in 0..<covered { body(i, UInt8(truncatingIfNeeded: w[i >> 6] >> UInt64(i & 63)) & 1) }
+                for i in covered..<max(n, covered) { body(i, 1) }
+            }
         }
         switch v.data {
         case .int64(let a):
             let n = min(count, a.count)
-            registers.withUnsafeMutableBufferPointer { r in
-                a.withUnsafeBufferPointer { p in
-                    for i in Swift.stride(from: 0, to: n, by: k) { offer(r, Hashing.hash(p[i])) }
+            // A register keeps the largest rank of the values offered, so offering a value
+            // twice changes nothing: values in a narrow range (dates, quantities, small
+            // keys) are marked in a bitmap and each one present is hashed once.
+            var lo = Int64.max, hi = Int64.min
+            a.withUnsafeBufferPointer { p in
+                each(n) { i, keep in
+                    lo = Swift.min(lo, keep != 0 ? p[i] : .max)
+                    hi = Swift.max(hi, keep != 0 ? p[i] : .min)
                 }
             }
-            return n <= 0 ? 0 : (n - 1) / k + 1
+            if lo > hi { return true }   // every row NULL
+            let (span, overflow) = hi.subtractingReportingOverflow(lo)
+            if !overflow, span < Self.bitmapSpan, Int(span) <= 4 * n {
+                let words = (Int(span) + 64) >> 6
+                var single: UInt64 = 0
+                // Successive values of a narrow range land on the same few words: four
+                // copies of the bitmap (row i marks copy i % 4) keep each OR from waiting
+                // on the one before it; one word lives in a register.
+                let copies = words == 1 ? 0 : words <= 1024 ? 4 : 1
+                if present.count < words * copies { present = [UInt64](filled: 0, count: words * copies) }
+                present.withUnsafeMutableBufferPointer { bits in
+                    a.withUnsafeBufferPointer { p in
+                        // A NULL row sets no bit (its value may lie outside the range).
+                        if copies == 0 {
+                            each(n) { i, keep in
+                                single |= UInt64(keep) &<< (UInt64(truncatingIfNeeded: p[i] &- lo) & 63)
+                            }
+                        } else {
+                            let mask = copies - 1
+                            each(n) { i, keep in
+                                let d = keep != 0 ? Int(truncatingIfNeeded: p[i] &- lo) : 0
+                                bits[(i & mask) &* words &+ (d >> 6)] |= UInt64(keep) &<< UInt64(d & 63)
+                            }
+                        }
+                    }
+                    registers.withUnsafeMutableBufferPointer { r in
+                        for w in 0..<words {
+                            var word = single
+                            if copies > 0 {
+                                word = 0
+                                for k in 0..<copies {
+                                    word |= bits[k * words + w]
+                                    bits[k * words + w] = 0
+                                }
+                            }
+                            while word != 0 {
+                                let d = w << 6 | word.trailingZeroBitCount
+                                word &= word &- 1
+                                offer(r, hash(lo &+ Int64(d)), 1)
+                            }
+                        }
+                    }
+                }
+                return true
+            }
+            registers.withUnsafeMutableBufferPointer { r in
+                a.withUnsafeBufferPointer { p in
+                    each(n) { i, keep in offer(r, hash(p[i]), keep) }
+                }
+            }
+            return true
+        case .int128(let a):
+            registers.withUnsafeMutableBufferPointer { r in
+                a.withUnsafeBufferPointer { p in
+                    each(min(count, p.count)) { i, keep in offer(r, hash(p[i]), keep) }
+                }
+            }
+            return true
         case .string(let s):
-            let n = min(count, s.offsets.count - 1)
+            guard s.offsets.count > 0 else { return true }
             registers.withUnsafeMutableBufferPointer { r in
                 s.bytes.withUnsafeBufferPointer { bp in
                     s.offsets.withUnsafeBufferPointer { off in
-                        for i in Swift.stride(from: 0, to: n, by: k) {
+                        each(min(count, off.count - 1)) { i, keep in
                             let st = Int(off[i]), en = Int(off[i + 1])
-                            offer(r, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st))
+                            offer(r, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st, seed: seed), keep)
                         }
                     }
                 }
             }
-            return n <= 0 ? 0 : (n - 1) / k + 1
+            return true
         default:
-            return nil
+            return false
         }
     }
 

@@ -369,6 +369,19 @@ public final class BlockCache: @unchecked Sendable {
         lock.withLock { epoch &+= 1 }
     }
 
+    /// Blocks a load (a COPY) has just written count as decoded once, by this statement:
+    /// the next statement that reads them keeps them, as it would had the load been
+    /// followed by ANALYZE (which the load's own statistics make unnecessary). Freshly
+    /// loaded rows are the likeliest to be read next.
+    public func noteWritten(_ uids: [UInt64]) {
+        lock.withLock {
+            for uid in uids where entries[uid] == nil {
+                if decodedOnce.count >= Self.maxRemembered { break }
+                decodedOnce[uid] = epoch
+            }
+        }
+    }
+
     /// Whether an earlier statement decoded `uid` (it is now to be kept); remembers it
     /// otherwise.
     private func secondTouch(_ uid: UInt64) -> Bool {

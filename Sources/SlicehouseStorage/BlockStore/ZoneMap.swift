@@ -116,18 +116,23 @@ public struct ZoneMap: Sendable, Equatable {
         var nulls = 0
         let validity = v.validity
         @inline(__always) func valid(_ i: Int) -> Bool { validity?.isValid(i) ?? true }
-        if let validity {
-            for i in start..<(start + count) where !validity.isValid(i) { nulls += 1 }
-        }
+        if let validity { nulls = count - validity.validCount(from: start, count: count) }
         if nulls == count { return ZoneMap(count: count, nullCount: nulls, min: nil, max: nil) }
         switch v.data {
         case .int64(let a):
             var lo = Int64.max, hi = Int64.min
             a.withUnsafeBufferPointer { p in
-                if validity == nil {
-                    for i in start..<(start + count) { let x = p[i]; if x < lo { lo = x }; if x > hi { hi = x } }
+                if let validity {
+                    // A NULL row takes each side's identity: no branch per row.
+                    validity.words.withUnsafeBufferPointer { w in
+                        for i in start..<(start + count) {
+                            let ok = (i >> 6) >= w.count || (w[i >> 6] >> UInt64(i & 63)) & 1 != 0
+                            lo = Swift.min(lo, ok ? p[i] : .max)
+                            hi = Swift.max(hi, ok ? p[i] : .min)
+                        }
+                    }
                 } else {
-                    for i in start..<(start + count) where valid(i) { let x = p[i]; if x < lo { lo = x }; if x > hi { hi = x } }
+                    for i in start..<(start + count) { let x = p[i]; if x < lo { lo = x }; if x > hi { hi = x } }
                 }
             }
             return ZoneMap(count: count, nullCount: nulls, min: .int(lo), max: .int(hi))

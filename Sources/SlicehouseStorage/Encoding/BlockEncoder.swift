@@ -156,35 +156,31 @@ public enum BlockEncoder {
     }
 
     static func countValid(_ val: Validity, _ start: Int, _ count: Int) -> Int {
-        var valid = 0
-        val.words.withUnsafeBufferPointer { words in
-            var i = start
-            let end = start + count
-            while i < end {
-                let wi = i >> 6, bit = i & 63
-                let take = min(64 - bit, end - i)
-                var word = wi < words.count ? words[wi] >> UInt64(bit) : ~0
-                if take < 64 { word &= (1 << UInt64(take)) &- 1 }
-                valid += word.nonzeroBitCount
-                i += take
-            }
-        }
-        return valid
+        val.validCount(from: start, count: count)
     }
 
+    /// Rows `start..<start+count`'s bits, a byte per 8 rows (bits past `count` are 0; rows
+    /// past the words are valid), 64 rows at a time.
     static func writeBitmap(_ val: Validity, _ start: Int, _ count: Int, into w: inout EncodingWriter) {
         w.extend((count + 7) >> 3) { p in
             val.words.withUnsafeBufferPointer { words in
-                for k in 0..<((count + 7) >> 3) {
-                    var byte: UInt8 = 0
-                    for b in 0..<8 {
-                        let i = k * 8 + b
-                        guard i < count else { break }
-                        let r = start + i
-                        let valid = (r >> 6) >= words.count || (words[r >> 6] >> UInt64(r & 63)) & 1 == 1
-                        if valid { byte |= 1 << UInt8(b) }
+                @inline(__always) func word(_ i: Int) -> UInt64 { i < words.count ? words[i] : ~0 }
+                var k = 0
+                while k < count {
+                    let r = start + k
+                    let shift = UInt64(r & 63)
+                    var bits = word(r >> 6) >> shift
+                    if shift != 0 { bits |= word((r >> 6) + 1) << (64 - shift) }
+                    let left = count - k
+                    if left < 64 { bits &= (1 << UInt64(left)) &- 1 }
+                    if left >= 64 {
+                        p.storeBytes(of: bits.littleEndian, toByteOffset: k >> 3, as: UInt64.self)
+                    } else {
+                        for b in 0..<((left + 7) >> 3) {
+                            p.storeBytes(of: UInt8(truncatingIfNeeded: bits >> UInt64(8 * b)), toByteOffset: (k >> 3) + b, as: UInt8.self)
+                        }
                     }
-                    p.storeBytes(of: byte, toByteOffset: k, as: UInt8.self)
+                    k += 64
                 }
             }
         }
@@ -550,19 +546,42 @@ extension VectorData {
 extension Vector {
     /// The non-NULL values of rows `start..<start+count`.
     func denseValues(validity val: Validity, start: Int, count: Int) -> DenseValues {
-        @inline(__always) func valid(_ i: Int) -> Bool {
-            let r = start + i
-            return (r >> 6) >= val.words.count || (val.words[r >> 6] >> UInt64(r & 63)) & 1 == 1
-        }
+        let valid = val.validCount(from: start, count: count)
         switch data {
-        case .int64(let a): return .int64((0..<count).compactMap { valid($0) ? a[start + $0] : nil })
-        case .int128(let a): return .int128((0..<count).compactMap { valid($0) ? a[start + $0] : nil })
-        case .double(let a): return .double((0..<count).compactMap { valid($0) ? a[start + $0] : nil })
-        case .bool(let a): return .bool((0..<count).compactMap { valid($0) ? a[start + $0] : nil })
+        case .int64(let a): return .int64(Self.compact(a, val, start, count, valid))
+        case .int128(let a): return .int128(Self.compact(a, val, start, count, valid))
+        case .double(let a): return .double(Self.compact(a, val, start, count, valid))
+        case .bool(let a): return .bool(Self.compact(a, val, start, count, valid))
         case .string(let a):
-            var s = StringArray(reservingCount: count, bytes: a.bytes.count)
-            for i in 0..<count where valid(i) { s.append(from: a, start + i) }
+            var s = StringArray(reservingCount: valid, bytes: a.bytes.count)
+            val.words.withUnsafeBufferPointer { words in
+                for i in 0..<count {
+                    let r = start + i
+                    if (r >> 6) >= words.count || (words[r >> 6] >> UInt64(r & 63)) & 1 == 1 { s.append(from: a, r) }
+                }
+            }
             return .string(s)
+        }
+    }
+
+    /// The `valid` values of `a`'s rows `start..<start+count` whose bits are set, without a
+    /// branch per row: every value is written at the next place, which advances by its bit.
+    private static func compact<T>(_ a: [T], _ val: Validity, _ start: Int, _ count: Int, _ valid: Int) -> [T] {
+        guard count > 0, start >= 0, start + count <= a.count else { return [] }
+        return [T](unsafeUninitializedCapacity: count) { out, done in
+            guard let o = out.baseAddress else { done = 0; return }
+            var k = 0
+            a.withUnsafeBufferPointer { src in
+                val.words.withUnsafeBufferPointer { words in
+                    for i in 0..<count {
+                        let r = start + i
+                        let bit = (r >> 6) >= words.count ? 1 : Int((words[r >> 6] >> UInt64(r & 63)) & 1)
+                        (o + k).initialize(to: src[r])
+                        k &+= bit
+                    }
+                }
+            }
+            done = min(k, valid)
         }
     }
 }
