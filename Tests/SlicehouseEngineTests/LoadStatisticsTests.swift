@@ -5,7 +5,6 @@ import SlicehouseTypes
 import SlicehousePlan
 @testable import SlicehouseExecution
 import SlicehouseRuntime
-import SlicehouseFunctions
 
 /// The statistics COPY gathers as it loads (`Analyzer.LoadStatistics`): NULLs, range and
 /// a distinct-value sketch of every value, as ANALYZE counts them; the sketch's fast paths.
