@@ -101,8 +101,9 @@ struct Analyzer: Sendable {
 
         /// Count every row of `v`'s first `count`.
         mutating func add(_ v: Vector, count: Int) {
-            addRange(v, count: count)
-            sketch.add(v, count: count)
+            // The sketch finds a flat integer column's range on its way.
+            let found = sketch.addReturningRange(v, count: count)
+            addRange(v, count: count, known: found)
         }
 
         /// The estimated distinct non-NULL values: the sketch's estimate, at most the
@@ -112,7 +113,8 @@ struct Analyzer: Sendable {
             return min(n, sketch.estimate.rounded())
         }
 
-        private mutating func addRange(_ v: Vector, count: Int) {
+        /// `known`: the non-NULL values' range, when the sketch found it.
+        private mutating func addRange(_ v: Vector, count: Int, known: DistinctSketch.OfferedRange = .unknown) {
             rows += count
             if v.isConstant {
                 if let validity = v.validity, count > 0, !validity.isValid(0) { nulls += count; return }
@@ -122,6 +124,15 @@ struct Analyzer: Sendable {
             func extend(_ x: Double) {
                 if low.map({ x < $0 }) ?? true { low = x }
                 if high.map({ x > $0 }) ?? true { high = x }
+            }
+            switch known {
+            case .values(let low, let high):
+                extend(Double(low)); extend(Double(high))
+                return
+            case .empty:
+                return
+            case .unknown:
+                break
             }
             let validity = v.validity
             let n = v.isConstant ? min(count, 1) : count

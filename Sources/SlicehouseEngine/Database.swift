@@ -163,6 +163,10 @@ public final class Database: @unchecked Sendable {
         store = try DataStore(directory: directory, layout: SliceLayout(nodes: cluster.nodes, slicesPerNode: cluster.slicesPerNode))
         layout = store.layout
         store.onBlocksRetired { [cache] in cache.forget($0) }
+        if cacheBytes == nil && BlockCache.environmentCapacity() == nil {
+            // A default-sized cache follows what the database holds (`BlockCache.followData`).
+            cache.followData { [weak store] in store?.currentDataBytes ?? 0 }
+        }
         // Opened after the store, which refuses a directory another process has open.
         // In memory, each log keeps at most `memoryLogBytes`.
         var retention = logRetention

@@ -46,6 +46,12 @@ final class LoadStatisticsTests: XCTestCase {
         assertNear(p.distinct, 1000, within: 0.02, "1,000 distinct values")
         XCTAssertEqual(p.low, 0)
         XCTAssertEqual(p.high, 999)
+        // 128-bit values (a wide DECIMAL): their range is counted too.
+        let wide = Analyzer.LoadStatistics(columns: 1, context: QueryContext())
+        try wide.add([Chunk(columns: [Vector(type: .decimal(precision: 30, scale: 2), data: .int128([5, -3, 7]))], count: 3)])
+        XCTAssertEqual(wide.partials[0].low, -3)
+        XCTAssertEqual(wide.partials[0].high, 7)
+        XCTAssertEqual(wide.partials[0].distinct, 3)
         let one = try load(1) { _ in 42 }
         XCTAssertEqual(one.distinct, 1)
         XCTAssertEqual(try load(0) { Int64($0) }.distinct, 0)

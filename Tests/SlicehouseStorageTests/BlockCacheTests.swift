@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import XCTest
+import Foundation
 import SlicehouseTypes
 import SlicehouseRuntime
 @testable import SlicehouseStorage
@@ -7,6 +8,17 @@ import SlicehouseRuntime
 /// The decoded-block cache keeps a block from its second decoding on, so a scan that
 /// reads a table once does not fill it.
 final class BlockCacheTests: XCTestCase {
+    /// A value shared with a closure the cache calls.
+    final class Locked: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Int
+        init(_ v: Int) { stored = v }
+        var value: Int {
+            get { lock.lock(); defer { lock.unlock() }; return stored }
+            set { lock.lock(); stored = newValue; lock.unlock() }
+        }
+    }
+
     func block(_ values: [Int64]) throws -> BlockRef {
         let v = Vector(type: .bigint, data: .int64(values))
         let encoding = ColumnEncoding.raw
@@ -65,6 +77,31 @@ final class BlockCacheTests: XCTestCase {
         XCTAssertEqual(cache.blockCount, 1, "the next statement's first read keeps it")
         _ = try cache.vector(b, type: .bigint)
         XCTAssertEqual(cache.blockCount, 1, "a block no load wrote waits for its second read")
+    }
+
+    /// A cache following the data keeps at most twice its encoded bytes, at least 64 MB,
+    /// never more than its configured capacity; the size is asked again after a second.
+    func testAFollowingCacheIsSizedFromTheData() throws {
+        let cache = BlockCache(capacityBytes: 1 << 30)
+        XCTAssertEqual(cache.capacityBytes, 1 << 30)
+        let data = Locked(0)
+        cache.followData { data.value }
+        XCTAssertEqual(cache.capacityBytes, BlockCache.followedMinimum, "little data: the minimum")
+        data.value = 300 << 20
+        XCTAssertEqual(cache.capacityBytes, BlockCache.followedMinimum, "asked at most once a second")
+        Thread.sleep(forTimeInterval: 1.1)
+        XCTAssertEqual(cache.capacityBytes, 600 << 20, "twice the data's bytes")
+        data.value = 8 << 30
+        Thread.sleep(forTimeInterval: 1.1)
+        XCTAssertEqual(cache.capacityBytes, 1 << 30, "at most the configured capacity")
+        // What it holds follows: a block past the capacity is not kept.
+        let small = BlockCache(capacityBytes: 1 << 30)
+        small.followData { 0 }
+        let a = try block(Array(0..<1000))
+        small.noteWritten([a.uid])
+        small.beginStatement()
+        _ = try small.vector(a, type: .bigint)
+        XCTAssertEqual(small.blockCount, 1)
     }
 
     func testAZeroCacheKeepsNothing() throws {

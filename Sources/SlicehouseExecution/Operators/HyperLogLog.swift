@@ -244,10 +244,26 @@ public struct DistinctSketch: Sendable {
 
     /// Offer the first `count` values of `v` (NULLs are skipped).
     public mutating func add(_ v: Vector, count: Int) {
+        _ = addReturningRange(v, count: count)
+    }
+
+    /// The range of the values a sketch was offered, when it found it on its way.
+    public enum OfferedRange: Sendable, Equatable {
+        /// Not found (not a flat vector of 64-bit values).
+        case unknown
+        /// Every row was NULL.
+        case empty
+        /// The smallest and largest non-NULL value.
+        case values(low: Int64, high: Int64)
+    }
+
+    /// `add`, and for a flat vector of 64-bit values the range of its non-NULL values,
+    /// which the sketch finds on its way (a caller counting it needs no pass of its own).
+    public mutating func addReturningRange(_ v: Vector, count: Int) -> OfferedRange {
         // Every value of a kind `addFlat` takes is hashed there (a constant flattened
         // first), so a value offered twice is hashed alike.
-        if v.isConstant, count > 0, addFlat(v.flattened(count: count), count: count) { return }
-        if !v.isConstant && addFlat(v, count: count) { return }
+        if v.isConstant, count > 0, addFlat(v.flattened(count: count), count: count) { return .unknown }
+        if !v.isConstant, let range = addFlatReturningRange(v, count: count) { return range }
         v.hash(rows: nil, count: count, into: &hashes, combine: false)
         let validity = v.validity
         registers.withUnsafeMutableBufferPointer { r in
@@ -258,6 +274,7 @@ public struct DistinctSketch: Sendable {
                 if r[reg] < rank { r[reg] = rank }
             }
         }
+        return .unknown
     }
 
     /// `add` for a flat vector of 64-bit values, 128-bit values or strings: each value is
@@ -265,6 +282,12 @@ public struct DistinctSketch: Sendable {
     /// and no branch per NULL (a NULL's rank is masked to 0, which changes no register).
     /// Returns false (nothing done) for other vectors.
     private mutating func addFlat(_ v: Vector, count: Int) -> Bool {
+        addFlatReturningRange(v, count: count) != nil
+    }
+
+    /// `addFlat`: nil when the vector is not of a kind it takes; for 64-bit values the
+    /// range of the non-NULL ones; for others `.unknown`.
+    private mutating func addFlatReturningRange(_ v: Vector, count: Int) -> OfferedRange? {
         @inline(__always) func offer(_ r: UnsafeMutableBufferPointer<UInt8>, _ h: UInt64, _ keep: UInt8) {
             let reg = HyperLogLog.register(h), rank = HyperLogLog.rank(h) & (0 &- keep)
             r[reg] = max(r[reg], rank)
@@ -300,7 +323,7 @@ public struct DistinctSketch: Sendable {
                     hi = Swift.max(hi, keep != 0 ? p[i] : .min)
                 }
             }
-            if lo > hi { return true }   // every row NULL
+            if lo > hi { return .empty }   // every row NULL
             let (span, overflow) = hi.subtractingReportingOverflow(lo)
             if !overflow, span < Self.bitmapSpan, Int(span) <= 4 * n {
                 let words = (Int(span) + 64) >> 6
@@ -343,23 +366,23 @@ public struct DistinctSketch: Sendable {
                         }
                     }
                 }
-                return true
+                return .values(low: lo, high: hi)
             }
             registers.withUnsafeMutableBufferPointer { r in
                 a.withUnsafeBufferPointer { p in
                     each(n) { i, keep in offer(r, hash(p[i]), keep) }
                 }
             }
-            return true
+            return .values(low: lo, high: hi)
         case .int128(let a):
             registers.withUnsafeMutableBufferPointer { r in
                 a.withUnsafeBufferPointer { p in
                     each(min(count, p.count)) { i, keep in offer(r, hash(p[i]), keep) }
                 }
             }
-            return true
+            return .unknown
         case .string(let s):
-            guard s.offsets.count > 0 else { return true }
+            guard s.offsets.count > 0 else { return .unknown }
             registers.withUnsafeMutableBufferPointer { r in
                 s.bytes.withUnsafeBufferPointer { bp in
                     s.offsets.withUnsafeBufferPointer { off in
@@ -370,9 +393,9 @@ public struct DistinctSketch: Sendable {
                     }
                 }
             }
-            return true
+            return .unknown
         default:
-            return false
+            return nil
         }
     }
 

@@ -272,10 +272,44 @@ public final class BlockCache: @unchecked Sendable {
     }
 
     /// The most the cache keeps now: its configured capacity, or less under its share of
-    /// the pool's limit.
+    /// the pool's limit, or less when it follows the data (`followData`).
     public var capacityBytes: Int {
-        guard let poolShare, poolShare > 0, let limit = pool?.limit else { return configuredCapacity }
-        return min(configuredCapacity, limit / poolShare)
+        var capacity = configuredCapacity
+        if let poolShare, poolShare > 0, let limit = pool?.limit { capacity = min(capacity, limit / poolShare) }
+        if let followed = followedCapacity() { capacity = min(capacity, followed) }
+        return capacity
+    }
+
+    /// A cache following the data keeps at most twice the bytes its database's blocks
+    /// take, encoded (about what they take decoded, integers narrowed)...
+    public static let followedFactor = 2
+    /// ... and never less than this (64 MB).
+    public static let followedMinimum = 64 << 20
+    private let sizing = Lock()
+    private var dataBytes: (@Sendable () -> Int)?
+    private var followed: (capacity: Int, at: ContinuousClock.Instant)?
+
+    /// Size the cache from the data: at most twice the bytes `bytes` reports (the encoded
+    /// size of every table's current blocks), at least `followedMinimum`, asked again at
+    /// most once a second. A default-sized database's cache does this, so a small
+    /// database is served from a small cache (its decoded blocks would otherwise fill
+    /// the default's gigabytes) and a big one gets up to the configured capacity.
+    public func followData(_ bytes: @escaping @Sendable () -> Int) {
+        sizing.withLock {
+            dataBytes = bytes
+            followed = nil
+        }
+    }
+
+    private func followedCapacity() -> Int? {
+        let (source, last) = sizing.withLock { (dataBytes, followed) }
+        guard let source else { return nil }
+        let now = ContinuousClock.now
+        if let last, now - last.at < .seconds(1) { return last.capacity }
+        // Asked outside the locks: the source reads the committed state.
+        let capacity = max(Self.followedMinimum, source().multipliedReportingOverflow(by: Self.followedFactor).partialValue)
+        sizing.withLock { followed = (capacity, now) }
+        return capacity
     }
 
     /// Bytes the cache holds now.
@@ -305,8 +339,13 @@ public final class BlockCache: @unchecked Sendable {
 
     /// The budget: `SLICEHOUSE_CACHE_MB`, else a quarter of physical memory up to 4 GB.
     public static func defaultCapacity() -> Int {
+        environmentCapacity() ?? Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
+    }
+
+    /// `SLICEHOUSE_CACHE_MB`'s capacity, when set.
+    public static func environmentCapacity() -> Int? {
         if let s = ProcessInfo.processInfo.environment["SLICEHOUSE_CACHE_MB"], let mb = Int(s), mb >= 0 { return mb << 20 }
-        return Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
+        return nil
     }
 
     /// The decoded values of `block` as one vector (writes that re-encode a block).

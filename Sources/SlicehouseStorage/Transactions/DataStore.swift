@@ -142,6 +142,12 @@ public final class DataStore: @unchecked Sendable {
     /// The latest committed state.
     public var current: DatabaseState { lock.withLock { state } }
 
+    /// The encoded bytes of every committed table's current blocks (an ALL table's one
+    /// copy per slice counted as it is stored).
+    public var currentDataBytes: Int {
+        current.snapshots.values.reduce(0) { $0 + $1.encodedBytes }
+    }
+
     /// A new transaction of the process (session) `process`; its snapshot is taken at its first statement.
     public func begin(process: Int, cancellation: Cancellation) -> Transaction {
         let (id, reserve) = lock.withLock { () -> (Int, (@Sendable (Int) -> Void, Int)?) in
