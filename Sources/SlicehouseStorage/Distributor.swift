@@ -405,7 +405,6 @@ public enum Distributor {
         return snap
     }
 
-    /// A column's dictionary codes (`HeldRows.codeParts`) in the plan's order, a byte each.
     /// Whether `perm` is `0..<count` in order.
     static func isIdentity(_ perm: [Int32], count: Int) -> Bool {
         guard perm.count == count else { return false }
@@ -415,6 +414,7 @@ public enum Distributor {
         }
     }
 
+    /// A column's dictionary codes (`HeldRows.codeParts`) in the plan's order, a byte each.
     static func gatherCodes(_ plan: ReorderPlan, _ parts: [ReorderPlan.IntPart], column c: Int) throws -> [UInt8] {
         let bytes = try parts.map { part -> [UInt8] in
             guard case .narrow(0, 1, let b) = part else {
