@@ -154,6 +154,26 @@ final class LoadStatisticsTests: XCTestCase {
         }
         XCTAssertEqual(sketch([repeated]), sketch(spread))
         assertNear(sketch([repeated]), 1_000, within: 0.02, "1,000 values")
+        // Short strings already offered are not hashed again (a memo of their bytes): values
+        // of every length up to 20 that differ in one byte anywhere, repeated and
+        // shuffled, make the sketch of each value offered once.
+        var distinct: [String] = []
+        for length in 0...20 {
+            for position in 0..<max(length, 1) {
+                for c in ["a", "b", "é"] {
+                    var chars = Array(repeating: "x", count: length)
+                    if length > 0 { chars[position] = c }
+                    distinct.append(chars.joined())
+                }
+            }
+        }
+        distinct = Array(Set(distinct)).sorted()
+        var rng = SystemRandomNumberGenerator()
+        let repeats = (0..<5).flatMap { _ in distinct }.shuffled(using: &rng)
+        XCTAssertEqual(sketch([Vector(type: .varchar(40), data: .string(StringArray(repeats)))]),
+                       sketch([Vector(type: .varchar(40), data: .string(StringArray(distinct)))]))
+        assertNear(sketch([Vector(type: .varchar(40), data: .string(StringArray(repeats)))]), Double(distinct.count),
+                   within: 0.03, "\(distinct.count) strings")
         // A constant vector counts as its value (hashed as a flat one would be).
         let constant = Vector.constant(.int(42), type: .bigint)
         XCTAssertEqual(sketch([Vector(type: .bigint, data: .int64([42, 42, 42])), constant]).rounded(), 1)

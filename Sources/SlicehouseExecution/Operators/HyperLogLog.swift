@@ -231,6 +231,11 @@ public struct DistinctSketch: Sendable {
     private var hashes: [UInt64] = []
     /// A bitmap of the values present among a vector's, for `addFlat`'s narrow ranges.
     private var present: [UInt64] = []
+    /// Short strings already offered (`memoSlots` entries of three words: the value's
+    /// first and last 8 bytes, its length), so a low-cardinality column hashes each of its
+    /// values about once.
+    private var memo: [UInt64] = []
+    static let memoSlots = 256
     /// The widest range of 64-bit values (max − min) that `addFlat` marks in a bitmap
     /// before hashing: 2^20 bits, 128 KB.
     static let bitmapSpan: Int64 = 1 << 20
@@ -383,12 +388,27 @@ public struct DistinctSketch: Sendable {
             return .unknown
         case .string(let s):
             guard s.offsets.count > 0 else { return .unknown }
+            if memo.isEmpty { memo = [UInt64](filled: .max, count: Self.memoSlots * 3) }
             registers.withUnsafeMutableBufferPointer { r in
-                s.bytes.withUnsafeBufferPointer { bp in
-                    s.offsets.withUnsafeBufferPointer { off in
-                        each(min(count, off.count - 1)) { i, keep in
-                            let st = Int(off[i]), en = Int(off[i + 1])
-                            offer(r, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st, seed: seed), keep)
+                memo.withUnsafeMutableBufferPointer { m in
+                    s.bytes.withUnsafeBufferPointer { bp in
+                        s.offsets.withUnsafeBufferPointer { off in
+                            each(min(count, off.count - 1)) { i, keep in
+                                let st = Int(off[i]), len = Int(off[i + 1]) - st
+                                let p = bp.baseAddress.map { $0 + st }
+                                guard keep != 0 else { return }
+                                // A value of at most 16 bytes is said exactly by its first and
+                                // last 8 (overlapping inside it) and its length: one offered
+                                // before changes no register and is not hashed again.
+                                if len <= 16, let p, st >= 0, st + len <= bp.count {
+                                    let (w0, w1) = Self.words(p, len)
+                                    let slot = Int(truncatingIfNeeded: ((w0 &* 0x9E37_79B9_7F4A_7C15) ^ (w1 &* 0xC2B2_AE3D_27D4_EB4F)
+                                                                         ^ UInt64(len)) >> 56) &* 3
+                                    if m[slot] == w0 && m[slot + 1] == w1 && m[slot + 2] == UInt64(len) { return }
+                                    m[slot] = w0; m[slot + 1] = w1; m[slot + 2] = UInt64(len)
+                                }
+                                offer(r, Hashing.hash(bytes: p, count: len, seed: seed), 1)
+                            }
                         }
                     }
                 }
@@ -397,6 +417,23 @@ public struct DistinctSketch: Sendable {
         default:
             return nil
         }
+    }
+
+    /// The first and last 8 bytes of a value of `n` (at most 16) bytes at `p`, read from
+    /// inside it (overlapping loads; shorter values packed from 4-byte or single loads):
+    /// with `n`, they say the value exactly.
+    @inline(__always)
+    static func words(_ p: UnsafePointer<UInt8>, _ n: Int) -> (UInt64, UInt64) {
+        let raw = UnsafeRawPointer(p)
+        if n >= 8 {
+            return (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+        }
+        if n >= 4 {
+            let lo = UInt64(raw.loadUnaligned(as: UInt32.self)), hi = UInt64(raw.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            return (lo | hi << 32, 0)
+        }
+        if n > 0 { return (UInt64(p[0]) | UInt64(p[n / 2]) << 8 | UInt64(p[n - 1]) << 16, 0) }
+        return (0, 0)
     }
 
     /// Combine with a sketch of other values (the larger of each register pair).
