@@ -286,7 +286,7 @@ public final class Database: @unchecked Sendable {
     }
 
     /// The latest committed catalog (tools and tests; statements use their transaction's).
-    public var committedCatalog: Catalog { store.current.catalog }
+    public var committedCatalog: Catalog { store.currentCatalog }
 
     /// The data directory's STL logs.
     public static let logDirectoryName = "syslog"

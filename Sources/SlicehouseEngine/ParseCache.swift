@@ -16,7 +16,7 @@ final class ParseCache: @unchecked Sendable {
     static let maxTextBytes = 4096
     let capacity: Int
     private let lock = Lock()
-    private var entries: [Key: (statements: [ParsedStatement], lastUse: UInt64)] = [:]
+    private var entries: [Key: (statements: [ParsedStatement], lastUse: LastUse)] = [:]
     private var clock: UInt64 = 0
 
     init(capacity: Int = 2048) { self.capacity = max(1, capacity) }
@@ -28,7 +28,7 @@ final class ParseCache: @unchecked Sendable {
         if let found = lock.withLock({ () -> [ParsedStatement]? in
             guard let e = entries[key] else { return nil }
             clock += 1
-            entries[key]?.lastUse = clock
+            e.lastUse.tick = clock
             return e.statements
         }) {
             return found
@@ -36,11 +36,13 @@ final class ParseCache: @unchecked Sendable {
         let statements = try parseScript(sql, options: options)
         lock.withLock {
             if entries.count >= capacity {
-                let byAge = entries.sorted { $0.value.lastUse < $1.value.lastUse }
+                let byAge = entries.sorted { $0.value.lastUse.tick < $1.value.lastUse.tick }
                 for (k, _) in byAge.prefix(max(1, capacity / 4)) { entries[k] = nil }
             }
             clock += 1
-            entries[key] = (statements, clock)
+            let use = LastUse()
+            use.tick = clock
+            entries[key] = (statements, use)
         }
         return statements
     }

@@ -58,7 +58,9 @@ final class PlanCache: @unchecked Sendable {
         var explain: [String]
         /// The bound plan (what the result cache compares its entries by).
         var logical: LogicalPlan
-        var lastUse: UInt64 = 0
+        /// When it was last used; a reference, so a hit marks it without storing the entry
+        /// again (one dictionary lookup, not two).
+        let lastUse = LastUse()
     }
 
     /// Entries kept at most; past it the least recently used quarter goes.
@@ -79,7 +81,7 @@ final class PlanCache: @unchecked Sendable {
     /// The entry for `key` made under `revision`, or nil.
     func lookup(_ key: Key, revision: UInt64) -> Entry? {
         lock.withLock {
-            guard var e = entries[key] else {
+            guard let e = entries[key] else {
                 misses += 1
                 return nil
             }
@@ -91,8 +93,7 @@ final class PlanCache: @unchecked Sendable {
             }
             hits += 1
             clock += 1
-            e.lastUse = clock
-            entries[key] = e
+            e.lastUse.tick = clock
             return e
         }
     }
@@ -111,13 +112,12 @@ final class PlanCache: @unchecked Sendable {
     func store(_ key: Key, _ entry: Entry) {
         lock.withLock {
             if entries[key] == nil, entries.count >= capacity {
-                let byAge = entries.sorted { $0.value.lastUse < $1.value.lastUse }
+                let byAge = entries.sorted { $0.value.lastUse.tick < $1.value.lastUse.tick }
                 for (k, _) in byAge.prefix(max(1, capacity / 4)) { entries[k] = nil }
             }
             clock += 1
-            var e = entry
-            e.lastUse = clock
-            entries[key] = e
+            entry.lastUse.tick = clock
+            entries[key] = entry
         }
     }
 
@@ -132,4 +132,10 @@ final class PlanCache: @unchecked Sendable {
     var counters: (hits: Int, misses: Int, stale: Int, entries: Int) {
         lock.withLock { (hits, misses, stale, entries.count) }
     }
+}
+
+/// When a cache entry was last used, by the cache's own clock: a reference kept in the
+/// entry, so a hit marks it in place (guarded by the cache's lock).
+final class LastUse: @unchecked Sendable {
+    var tick: UInt64 = 0
 }

@@ -95,14 +95,17 @@ struct QueryRunner {
     /// shown in STV_EXEC_STATE while it runs; then give it its query id and log what it
     /// did (`record`). `returnsRows`: its rows go to a client (STL_RETURN counts them);
     /// `logged`: false for a query run inside another statement's work that is not a
-    /// query of its own (a materialized view's refresh).
+    /// query of its own (a materialized view's refresh). `leaderOnly`: a SELECT that reads
+    /// no table, which Redshift runs on the leader node alone — it has no steps on the
+    /// slices, so it runs unmetered and only its query id is logged (STL_QUERY, by the
+    /// statement), not steps, scans, a plan or alerts it cannot have.
     @discardableResult
     func execute(_ physical: PhysicalNode, _ delivery: Delivery, returnsRows: Bool = true,
-                 logged: Bool = true, explain: [String]? = nil) throws -> Execution {
+                 logged: Bool = true, explain: [String]? = nil, leaderOnly: Bool = false) throws -> Execution {
         // The external tables' rows, read for this plan (Spectrum's S3 scan).
-        try ExternalScans(session: session, scope: scope, context: context).prepare(physical)
+        if !leaderOnly { try ExternalScans(session: session, scope: scope, context: context).prepare(physical) }
         let executor = QueryExecutor(layout: database.layout, snapshots: scope.snapshots, cache: database.cache,
-                                     context: context)
+                                     context: context, metered: !leaderOnly)
         session.setRunningSteps(executor.steps)
         defer { session.setRunningSteps(nil) }
         let start = Clock.nowMicros()
@@ -126,7 +129,14 @@ struct QueryRunner {
                 try sink(slice, chunk)
             }
         }
-        if logged { record(executor, plan: physical, explain: explain, start: start) }
+        if logged {
+            if leaderOnly {
+                session.lastQueryID = session.newQueryID(context)
+                session.lastSpilledBytes = context.memory.spilledBytes
+            } else {
+                record(executor, plan: physical, explain: explain, start: start)
+            }
+        }
         return Execution(chunks: chunks, rows: rows, executor: executor)
     }
 
@@ -239,6 +249,7 @@ struct QueryRunner {
                      explain: [String]?, sink: RowSink?) throws -> StatementResult {
         var result: StatementResult
         var kept: [Chunk]?
+        let leaderOnly = physical.readsNoTable
         if let sink {
             // Stream, keeping the rows as they go by while they still fit an entry.
             var keep: [Chunk]? = reuse == nil ? nil : []
@@ -251,12 +262,12 @@ struct QueryRunner {
                     if keptBytes > limit { keep = nil } else { keep?.append(chunk.compacted()) }
                 }
                 try sink.rows(chunk)
-            }, explain: explain).rows
+            }, explain: explain, leaderOnly: leaderOnly).rows
             result = StatementResult(tag: "SELECT \(n)", columns: columns)
             result.streamed = true
             kept = keep
         } else {
-            let chunks = try execute(physical, .collect, explain: explain).chunks
+            let chunks = try execute(physical, .collect, explain: explain, leaderOnly: leaderOnly).chunks
             let n = chunks.reduce(0) { $0 + $1.count }
             result = StatementResult(tag: "SELECT \(n)", columns: columns, chunks: chunks)
             kept = chunks

@@ -60,7 +60,8 @@ final class ResultCache: @unchecked Sendable {
         var bytes: Int
         /// The query whose run produced the rows.
         var sourceQuery: Int
-        var lastUse: UInt64
+        /// Marked in place by a hit.
+        let lastUse: LastUse
     }
 
     /// What a lookup returns: the rows and the query they came from.
@@ -121,8 +122,8 @@ final class ResultCache: @unchecked Sendable {
                 return nil
             }
             useCounter += 1
-            entries[key]?[i].lastUse = useCounter
             let e = list[i]
+            e.lastUse.tick = useCounter
             return Hit(columns: e.columns, chunks: e.chunks, sourceQuery: e.sourceQuery)
         }
     }
@@ -145,7 +146,8 @@ final class ResultCache: @unchecked Sendable {
             useCounter += 1
             nextID += 1
             let entry = Entry(id: nextID, dependencies: dependencies, columns: columns, chunks: chunks, bytes: bytes,
-                              sourceQuery: sourceQuery, lastUse: useCounter)
+                              sourceQuery: sourceQuery, lastUse: LastUse())
+            entry.lastUse.tick = useCounter
             entries[key, default: []].append(entry)
             for (table, version) in dependencies.tables {
                 byTable[table, default: (version, [:])].entries[entry.id] = key
@@ -191,7 +193,7 @@ final class ResultCache: @unchecked Sendable {
         guard totalBytes + bytes > (target ?? capacity) else { return }
         var all: [(use: UInt64, key: Key, entry: Entry)] = []
         all.reserveCapacity(count)
-        for (key, list) in entries { for e in list { all.append((e.lastUse, key, e)) } }
+        for (key, list) in entries { for e in list { all.append((e.lastUse.tick, key, e)) } }
         all.sort { $0.use < $1.use }
         let target = target ?? capacity / 4 * 3
         for item in all {

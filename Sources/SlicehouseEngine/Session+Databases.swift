@@ -26,7 +26,7 @@ extension Session {
 
     /// The latest committed catalog, showing the database in use.
     var committedCatalog: Catalog {
-        let c = database.store.current.catalog
+        let c = database.store.currentCatalog
         return c.using(database: databaseName) ?? c
     }
 

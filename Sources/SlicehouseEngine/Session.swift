@@ -245,7 +245,16 @@ public final class Session: @unchecked Sendable {
     }
 
     /// The session user's id (1, the first superuser's, when the user is gone).
-    var currentUserID: Int { database.committedCatalog.security.user(user)?.id ?? 1 }
+    /// Asked for every statement's log rows: kept for the committed catalog's revision (a
+    /// new user, a dropped one or any other catalog change asks the catalog again).
+    var currentUserID: Int {
+        let revision = database.store.currentCatalogRevision
+        if let m = userIDMemo, m.revision == revision, m.user == user { return m.id }
+        let id = database.committedCatalog.security.user(user)?.id ?? 1
+        userIDMemo = (revision, user, id)
+        return id
+    }
+    private var userIDMemo: (revision: UInt64, user: String, id: Int)?
 
     private func logStatement(_ kind: StatementKind, text: String, label: String?, start: Int64, error: Error?) {
         let sqlError = error as? SQLError

@@ -31,13 +31,23 @@ public final class QueryExecutor: @unchecked Sendable {
     /// What each step of this executor's plan did on each slice (the statement's running
     /// totals are in `context.metrics`).
     public let steps = QueryMetrics()
+    /// Whether each step's rows, time and memory are recorded per slice (`steps`, and the
+    /// statement's running totals). A query of constants, which Redshift runs on the leader
+    /// alone, has no steps on the slices to record: it runs unmetered.
+    public let metered: Bool
 
     public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache,
-                context: QueryContext) {
+                context: QueryContext, metered: Bool = true) {
         self.layout = layout
         self.snapshots = snapshots
         self.cache = cache
         self.context = context
+        self.metered = metered
+    }
+
+    /// The plan's nodes with their execution state, numbered as steps when metered.
+    private func states(_ root: PhysicalNode) -> NodeState {
+        NodeState.tree(root, steps: metered ? StepNumbering.number(root) : [:])
     }
 
     /// Execute `root`, handing its rows to `sink` as they are produced instead of
@@ -55,7 +65,7 @@ public final class QueryExecutor: @unchecked Sendable {
     /// on the leader has one partition, 0. Returns the number of partitions.
     @discardableResult
     public func streamPartitioned(_ root: PhysicalNode, into sink: (Int, Chunk) throws -> Void) throws -> Int {
-        var node = NodeState.tree(root, steps: StepNumbering.number(root))
+        var node = states(root)
         if case .exchange(.gather) = node.plan.kind, let child = node.children.first { node = child }
         if case .exchange = node.plan.kind {
             let parts = try runStage(node)
@@ -107,7 +117,7 @@ public final class QueryExecutor: @unchecked Sendable {
 
     /// Execute `root` and return its rows (gathered on the leader).
     public func run(_ root: PhysicalNode) throws -> [Chunk] {
-        let parts = try runStage(NodeState.tree(root, steps: StepNumbering.number(root)))
+        let parts = try runStage(states(root))
         return parts.flatMap { $0 }
     }
 
@@ -184,6 +194,11 @@ public final class QueryExecutor: @unchecked Sendable {
     /// Run `node`'s pipeline on partition `p`, handing each chunk to `consume`, and
     /// record what each step did there.
     private func runPipeline(_ node: NodeState, partition p: Int, _ consume: (Chunk) throws -> Void) throws {
+        guard metered else {
+            let op = try buildOperator(node, partition: p, filters: BuildScope(meters: nil))
+            while let c = try op.next() { try consume(c) }
+            return
+        }
         let meters = PipelineMeters()
         // The meters hold every operator of the pipeline: let them go with it, whatever
         // happens (an operator keeps its hash table or groups until it is freed).

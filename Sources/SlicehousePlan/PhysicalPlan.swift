@@ -207,4 +207,11 @@ public final class PhysicalNode: Sendable {
         f(self)
         for c in children { c.visit(f) }
     }
+
+    /// Whether no node of the plan scans a table — user, system or external: a query of
+    /// constants and VALUES, which Redshift runs on the leader node alone.
+    public var readsNoTable: Bool {
+        if case .scan = kind { return false }
+        return children.allSatisfy { $0.readsNoTable }
+    }
 }

@@ -141,6 +141,10 @@ public final class DataStore: @unchecked Sendable {
 
     /// The latest committed state.
     public var current: DatabaseState { lock.withLock { state } }
+    /// The latest committed catalog (without copying the rest of the state).
+    public var currentCatalog: Catalog { lock.withLock { state.catalog } }
+    /// The latest committed catalog's revision (`DatabaseState.catalogRevision`).
+    public var currentCatalogRevision: UInt64 { lock.withLock { state.catalogRevision } }
 
     /// The encoded bytes of every committed table's current blocks (an ALL table's one
     /// copy per slice counted as it is stored).
