@@ -103,7 +103,9 @@ public struct Manifest: Codable, Sendable {
         }
         let m: Manifest
         do {
-            m = try JSONDecoder().decode(Manifest.self, from: Data(body))
+            // The slices and blocks by hand, the rest by the decoder (`ManifestReader`);
+            // anything else the decoder reads whole.
+            m = try ManifestReader.decode(body) ?? JSONDecoder().decode(Manifest.self, from: Data(body))
         } catch {
             throw damaged("unreadable: \(error)")
         }
