@@ -13,6 +13,9 @@ public struct FreshProcessRun: Codable, Sendable, Equatable {
     /// CPU time of the whole process (user + system, every thread) during
     /// `Session.execute` — with `seconds`, how busy the cores were (nil: not measured).
     public var cpuSeconds: Double?
+    /// Time the child took to open the data directory and connect, before the query (nil:
+    /// not measured).
+    public var openSeconds: Double?
     public var rows: Int
     /// The child's peak resident set size since it started (VmHWM: getrusage would
     /// count the parent's, whose memory the child shares until it execs).
@@ -58,12 +61,14 @@ public struct FreshProcessRun: Codable, Sendable, Equatable {
         do { _ = try BenchResources.require() } catch { return .failed("\(error)") }
         guard let sql = TPCHText.query(number) else { return .failed("query \(number) does not exist") }
         let db: Database
+        let opening = ContinuousClock.now
         do {
             db = try Database(directory: directory, cacheBytes: cacheBytes, memoryBytes: memoryBytes)
         } catch {
             return .failed("could not open \(directory): \(TPCHBenchmark.message(error))")
         }
         let session = db.connect()
+        let openSeconds = TPCHDataCache.elapsedSeconds(since: opening)
         let cpuBefore = processCPUSeconds()
         let start = ContinuousClock.now
         let last: StatementResult?
@@ -80,6 +85,7 @@ public struct FreshProcessRun: Codable, Sendable, Equatable {
                                   spilledBytes: Int64(session.lastSpilledBytes), columns: last.columns.map(\.name),
                                   checkTypes: last.columns.map { CheckType.code(of: $0.type) }, result: last.textRows())
         run.cpuSeconds = cpu
+        run.openSeconds = openSeconds
         return run
     }
 

@@ -204,6 +204,12 @@ final class FromDiskTests: XCTestCase {
         // The child measures the process's CPU seconds around the query.
         let cpu = try XCTUnwrap(q6.cpuSeconds)
         XCTAssertTrue(cpu >= 0 && cpu < 60, "\(cpu)")
+        // And the time it took to open the directory, before the query (and across the
+        // process boundary).
+        let open = try XCTUnwrap(q6.openSeconds)
+        XCTAssertTrue(open > 0 && open < 60, "\(open)")
+        let crossed = try JSONDecoder().decode(FreshProcessRun.self, from: Data(q6.jsonLine().utf8))
+        XCTAssertEqual(crossed.openSeconds, q6.openSeconds)
         // A directory in use by another open database is refused with a message.
         let holder = try Database(directory: dir)
         let busy = FreshProcessRun.run(query: 6, directory: dir, memoryBytes: nil, cacheBytes: nil)
