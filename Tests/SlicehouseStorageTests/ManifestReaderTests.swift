@@ -118,4 +118,15 @@ final class ManifestReaderTests: XCTestCase {
             XCTAssertNil(ManifestReader.decode(body[..<cut]))
         }
     }
+
+    /// Block and deleted-row file names name a file under one slice directory, nothing else.
+    func testDataFileNames() {
+        for good in ["slice0/t100000_g3.blk", "slice12/t1_g2.dbm", "slicex/a"] {
+            XCTAssertTrue(ManifestTable.isDataFileName(good), good)
+        }
+        for bad in ["", "slice0", "slice0/", "slice0/.", "slice0/..", "slice0/../x", "slice0//x", "/etc/passwd",
+                    "sl/x", "../slice0/x", "slice0/x/y", "x/slice0/y"] {
+            XCTAssertFalse(ManifestTable.isDataFileName(bad), bad)
+        }
+    }
 }

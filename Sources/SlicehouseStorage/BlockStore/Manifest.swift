@@ -457,14 +457,18 @@ public struct ManifestTable: Codable, Sendable {
         for s in slices {
             guard s.rows >= 0, s.sorted >= 0, s.sorted <= s.rows, s.columns.count == n else { throw damaged("slice layout") }
             if let d = s.deletes, !Self.isDataFileName(d) { throw damaged("deleted-row file \"\(d)\"") }
+            // A chain's blocks are mostly in one file: a name is checked when it differs
+            // from the block before's.
+            var checkedFile: String?
             for chain in s.columns {
                 for b in chain {
                     if let d = b.d {
                         guard b.f.isEmpty, b.o == 0, b.l <= Self.maxInlineBlockBytes, d.utf8.count == (b.l + 2) / 3 * 4 else {
                             throw damaged("tail-buffer block of \(b.l) bytes")
                         }
-                    } else {
+                    } else if b.f != checkedFile {
                         guard Self.isDataFileName(b.f) else { throw damaged("block file \"\(b.f)\"") }
+                        checkedFile = b.f
                     }
                     guard b.o >= 0, b.l > 0, b.l <= Self.maxBlockBytes, b.o <= Int.max - b.l, b.r >= 0, b.n > 0, b.n <= Int.max - b.r else {
                         throw damaged("block at \(b.o) of \(b.l) bytes in \"\(b.f)\"")
@@ -483,9 +487,12 @@ public struct ManifestTable: Codable, Sendable {
 
     /// `sliceN/name`: a file under one slice directory, nothing that leaves the data directory.
     static func isDataFileName(_ f: String) -> Bool {
-        let parts = f.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].hasPrefix("slice"), let last = parts.last, !last.isEmpty,
-              last != ".", last != ".." else { return false }
+        let u = f.utf8
+        // One `/`, after a first part that starts with `slice`; a last part that is a name.
+        guard u.starts(with: "slice".utf8), let slash = u.firstIndex(of: UInt8(ascii: "/")) else { return false }
+        let last = u[u.index(after: slash)...]
+        guard !last.isEmpty, !last.contains(UInt8(ascii: "/")),
+              !last.elementsEqual(".".utf8), !last.elementsEqual("..".utf8) else { return false }
         return true
     }
 
@@ -502,8 +509,11 @@ public struct ManifestTable: Codable, Sendable {
     }
 
     /// The snapshot this entry describes, reading delete bitmaps through `readDeletes`.
-    public func snapshot(files: (String) -> BlockFile, readDeletes: (String) throws -> DeleteSet) throws -> TableSnapshot {
-        try validate()
+    /// `validated`: `tableDef()` has just checked this entry (opening a database checks
+    /// each entry once, not twice).
+    public func snapshot(files: (String) -> BlockFile, readDeletes: (String) throws -> DeleteSet,
+                         validated: Bool = false) throws -> TableSnapshot {
+        if !validated { try validate() }
         let dist: EffectiveDistribution
         if placement == "all" { dist = .all } else if placement == "even" { dist = .even }
         else if placement.hasPrefix("key:"), let c = Int(placement.dropFirst(4)) { dist = .key(column: c) }

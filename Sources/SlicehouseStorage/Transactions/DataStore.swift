@@ -497,7 +497,8 @@ public final class DataStore: @unchecked Sendable {
             referenced.formUnion(t.fileNames)
             identityNext[def.id] = t.identityNext
             do {
-                let snap = try t.snapshot(files: file, readDeletes: { try Self.readDeletes($0, directory: directory) })
+                let snap = try t.snapshot(files: file, readDeletes: { try Self.readDeletes($0, directory: directory) },
+                                         validated: true)
                 guard snap.slices.count == layout.sliceCount else {
                     throw SQLError(.ioError, "manifest \"\(manifestPath)\": table \(t.name) has \(snap.slices.count) slices, the cluster \(layout.sliceCount)")
                 }
