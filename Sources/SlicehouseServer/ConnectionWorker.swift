@@ -81,7 +81,9 @@ final class ConnectionWorker: @unchecked Sendable {
         var columns: [ResultColumn]?
     }
 
-    struct Portal {
+    /// A bound statement and where its Execute stands; a reference, so Describe and Execute
+    /// update it in place instead of copying it out of the table and back.
+    final class Portal {
         var statement: ParsedStatement?
         /// The text it was parsed from (an error's position points into it).
         var query: String? = nil
@@ -92,6 +94,13 @@ final class ConnectionWorker: @unchecked Sendable {
         var pendingOffset = 0
         var tag = ""
         var done = false
+
+        init(statement: ParsedStatement?, query: String?, resultFormats: [Int16], columns: [ResultColumn]?) {
+            self.statement = statement
+            self.query = query
+            self.resultFormats = resultFormats
+            self.columns = columns
+        }
     }
 
     init(channel: Channel, session: Session, server: Server, idleTimeoutSeconds: Int,
@@ -385,11 +394,11 @@ final class ConnectionWorker: @unchecked Sendable {
 
     /// Run one extended-protocol message; an error (with its position in `query`, the
     /// statement's text, as PostgreSQL reports it) skips the rest until Sync.
-    private func extended(query: String?, _ body: () throws -> Void) {
+    private func extended(query: @autoclosure () -> String?, _ body: () throws -> Void) {
         do {
             try body()
         } catch {
-            report(error, query: query)
+            report(error, query: query())
             skipUntilSync = true
         }
     }
@@ -498,14 +507,13 @@ final class ConnectionWorker: @unchecked Sendable {
             guard let columns = p.columns else { out.empty("n"); return }
             rowDescription(columns, formats: [], into: &out)
         } else if kind == UInt8(ascii: "P") {
-            guard var portal = portals[name] else {
+            guard let portal = portals[name] else {
                 throw SQLError(.invalidCursorName, "portal \"\(name)\" does not exist")
             }
             guard let st = portal.statement, let columns = try portal.columns ?? session.describe(st) else {
                 out.empty("n"); return
             }
             portal.columns = columns
-            portals[name] = portal
             rowDescription(columns, formats: portal.resultFormats, into: &out)
         } else {
             throw SQLError(.protocolViolation, "invalid DESCRIBE message subtype \(kind)")
@@ -513,7 +521,7 @@ final class ConnectionWorker: @unchecked Sendable {
     }
 
     private func execute(portal name: String, maxRows: Int) throws {
-        guard var portal = portals[name] else {
+        guard let portal = portals[name] else {
             throw SQLError(.invalidCursorName, "portal \"\(name)\" does not exist")
         }
         guard let st = portal.statement else { out.empty("I"); return }
@@ -528,7 +536,6 @@ final class ConnectionWorker: @unchecked Sendable {
                 let result = try session.run(st, sink: sink)
                 portal.done = true
                 portal.tag = result.tag
-                portals[name] = portal
                 complete(result)
                 return
             }
@@ -563,7 +570,6 @@ final class ConnectionWorker: @unchecked Sendable {
             portal.done = true
             out.commandComplete(portal.tag)
         }
-        portals[name] = portal
     }
 
     // MARK: Output
