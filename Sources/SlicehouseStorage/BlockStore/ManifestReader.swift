@@ -7,8 +7,8 @@ import Foundation
 ///
 /// `JSONDecoder` reads about 10 MB a second through `Codable`, so opening a large
 /// database spent most of its time there. The reader walks the manifest's top level to
-/// the `tables` array, notes where each table's `slices` value lies, hands `JSONDecoder`
-/// the manifest with those values emptied (`[]`), and reads the slices itself.
+/// the `tables` array, reads each table's `slices` value where it stands (noting where it
+/// lies), and hands `JSONDecoder` the manifest with those values emptied (`[]`).
 ///
 /// It reads the JSON the manifest writer (`ManifestJSON`) and `JSONEncoder` write — keys
 /// in any order, any whitespace, every string escape — and nothing looser: a number with
@@ -24,37 +24,27 @@ enum ManifestReader {
     /// then reads it whole and reports what is wrong).
     static func decode(_ body: ArraySlice<UInt8>) -> Manifest? {
         let bytes = Array(body)
-        let found: [Range<Int>]? = bytes.withUnsafeBufferPointer { buffer in
+        // One walk: each table's slices read where they stand, and where they stood.
+        let found: [(range: Range<Int>, slices: [ManifestSlice])]? = bytes.withUnsafeBufferPointer { buffer in
             var cursor = JSONCursor(buffer)
-            return try? cursor.sliceValues()
+            return try? cursor.tableSlices()
         }
-        guard let ranges = found, !ranges.isEmpty else { return nil }
+        guard let found, !found.isEmpty else { return nil }
         // The manifest without its slices: each `slices` value replaced by `[]`.
         var stripped: [UInt8] = []
-        stripped.reserveCapacity(bytes.count - ranges.reduce(0) { $0 + $1.count } + 2 * ranges.count)
+        stripped.reserveCapacity(bytes.count - found.reduce(0) { $0 + $1.range.count } + 2 * found.count)
         var at = 0
-        for r in ranges {
-            stripped.append(contentsOf: bytes[at..<r.lowerBound])
+        for f in found {
+            stripped.append(contentsOf: bytes[at..<f.range.lowerBound])
             stripped.append(UInt8(ascii: "["))
             stripped.append(UInt8(ascii: "]"))
-            at = r.upperBound
+            at = f.range.upperBound
         }
         stripped.append(contentsOf: bytes[at...])
-        guard var m = try? JSONDecoder().decode(Manifest.self, from: Data(stripped)), m.tables.count == ranges.count else {
+        guard var m = try? JSONDecoder().decode(Manifest.self, from: Data(stripped)), m.tables.count == found.count else {
             return nil
         }
-        let slices: [[ManifestSlice]]? = bytes.withUnsafeBufferPointer { buffer in
-            var out: [[ManifestSlice]] = []
-            out.reserveCapacity(ranges.count)
-            for r in ranges {
-                var cursor = JSONCursor(buffer, at: r.lowerBound, end: r.upperBound)
-                guard let s = try? cursor.slices(), cursor.atEnd else { return nil }
-                out.append(s)
-            }
-            return out
-        }
-        guard let slices else { return nil }
-        for i in m.tables.indices { m.tables[i].slices = slices[i] }
+        for i in m.tables.indices { m.tables[i].slices = found[i].slices }
         return m
     }
 }
@@ -67,6 +57,10 @@ struct JSONCursor {
     private let p: UnsafeBufferPointer<UInt8>
     private(set) var i: Int
     private let end: Int
+    /// The last block file name and encoding read (where its bytes are, and the string):
+    /// consecutive blocks mostly repeat both, which are then not made into strings again.
+    private var lastFile: (start: Int, count: Int, value: String)?
+    private var lastEncoding: (start: Int, count: Int, value: String)?
 
     init(_ p: UnsafeBufferPointer<UInt8>, at start: Int = 0, end: Int? = nil) {
         self.p = p
@@ -80,23 +74,23 @@ struct JSONCursor {
 
     // MARK: The manifest's layout
 
-    /// Where each element of the top-level `tables` array has its `slices` value, in order;
-    /// throws unless the whole text is one object.
-    mutating func sliceValues() throws -> [Range<Int>] {
-        var found: [Range<Int>] = []
+    /// Each element of the top-level `tables` array's `slices`, read, with where its value
+    /// lies, in order; throws unless the whole text is one object.
+    mutating func tableSlices() throws -> [(range: Range<Int>, slices: [ManifestSlice])] {
+        var found: [(range: Range<Int>, slices: [ManifestSlice])] = []
         try object { cursor, key in
             guard Self.equal(key, "tables") else { return try cursor.skipValue() }
             try cursor.array { cursor in
-                var slices: Range<Int>?
+                var read: (range: Range<Int>, slices: [ManifestSlice])?
                 try cursor.object { cursor, key in
                     guard Self.equal(key, "slices") else { return try cursor.skipValue() }
                     cursor.skipSpace()
                     let start = cursor.i
-                    try cursor.skipValue()
-                    slices = start..<cursor.i
+                    let slices = try cursor.slices()
+                    read = (start..<cursor.i, slices)
                 }
-                guard let slices else { throw ManifestShape() }
-                found.append(slices)
+                guard let read else { throw ManifestShape() }
+                found.append(read)
             }
         }
         guard atEnd else { throw ManifestShape() }
@@ -142,8 +136,8 @@ struct JSONCursor {
             switch key.count {
             case 1:
                 switch key[key.startIndex] {
-                case UInt8(ascii: "f"): f = try cursor.string()
-                case UInt8(ascii: "e"): e = try cursor.string()
+                case UInt8(ascii: "f"): f = try cursor.repeatedString(file: true)
+                case UInt8(ascii: "e"): e = try cursor.repeatedString(file: false)
                 case UInt8(ascii: "o"): o = try cursor.int()
                 case UInt8(ascii: "l"): l = try cursor.int()
                 case UInt8(ascii: "r"): r = try cursor.int()
@@ -258,6 +252,27 @@ struct JSONCursor {
         skipSpace()
         if literal("null") { return nil }
         return try string()
+    }
+
+    /// A block's file name (`file`) or encoding, which often repeats the last one read: the
+    /// same bytes (without escapes) give the same string without making it again.
+    mutating func repeatedString(file: Bool) throws -> String {
+        skipSpace()
+        let last = file ? lastFile : lastEncoding
+        let start = i + 1
+        var k = start
+        while k < end, p[k] != UInt8(ascii: "\""), p[k] != UInt8(ascii: "\\") { k += 1 }
+        if k < end, p[k] == UInt8(ascii: "\""), i < end, p[i] == UInt8(ascii: "\""), let l = last, l.count == k - start,
+           let base = p.baseAddress, memcmp(base + start, base + l.start, l.count) == 0 {
+            i = k + 1
+            return l.value
+        }
+        let value = try string()
+        // Kept only when it was read without escapes (its bytes are the string's).
+        if i == k + 1 {
+            if file { lastFile = (start, k - start, value) } else { lastEncoding = (start, k - start, value) }
+        }
+        return value
     }
 
     /// A string, its escapes read; its bytes must be UTF-8.
