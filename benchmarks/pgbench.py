@@ -10,7 +10,9 @@ Measures, for each server, transactions per second of
   * `select 1` at 1, 16 and 64 clients (simple protocol, and prepared statements);
   * a point query (`select balance from accounts where id = :id`, random id) on a
     1,000-row table at 1, 16 and 64 clients;
-and then runs 64 Slicehouse clients on TPC-H queries (SF 0.01, the project's own
+then single-row autocommit INSERTs into one table at 1, 8 and 16 clients (each commit
+durable when answered; concurrent commits share a log sync: group commit), outside the
+12 cells; and then runs 64 Slicehouse clients on TPC-H queries (SF 0.01, the project's own
 generator) for a bounded time, reporting the queries done and requiring zero errors.
 PostgreSQL runs as the `postgres` user from /usr/lib/postgresql/15/bin (initdb into a
 temporary directory, trust on a loopback port); pgbench comes from postgresql-client.
@@ -28,6 +30,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PG_BIN = "/usr/lib/postgresql/15/bin"
 PASSWORD = "Bench-pass1"
 CLIENTS = [1, 16, 64]
+INSERT_CLIENTS = [1, 8, 16]
 TPCH_QUERIES = [1, 3, 5, 6, 10, 12, 14, 19]
 
 
@@ -111,7 +114,8 @@ def main():
     os.chmod(work, 0o755)
     scripts = {}
     for name, text in [("select1", "select 1;\n"),
-                       ("point", "\\set id random(1, 1000)\nselect balance from accounts where id = :id;\n")]:
+                       ("point", "\\set id random(1, 1000)\nselect balance from accounts where id = :id;\n"),
+                       ("insert", "\\set id random(1, 1000000)\ninsert into events values (:id, :client_id);\n")]:
         path = os.path.join(work, f"{name}.sql")
         with open(path, "w") as f:
             f.write(text)
@@ -121,6 +125,7 @@ def main():
         servers = [Slicehouse(args.bin, work), Postgres(work)]
         for s in servers:
             psql(s, "create table accounts (id int, balance int)")
+            psql(s, "create table events (id int, client int)")
             psql(s, "insert into accounts select g, g * 10 from generate_series(1, 1000) g"
                  if isinstance(s, Postgres) else
                  "insert into accounts values " + ", ".join(f"({i}, {i * 10})" for i in range(1, 1001)))
@@ -132,6 +137,12 @@ def main():
                     results[(workload, mode, c, s.name)] = r
                     print(f"{workload:8} {mode:8} {c:3} clients  {s.name:14} {r['tps']:10.0f} tps"
                           f"  failed {r['failed']} errors {r['errors']}", flush=True)
+        for c in INSERT_CLIENTS:
+            for s in servers:
+                r = pgbench(s, [scripts["insert"]], c, args.seconds)
+                results[("insert", "simple", c, s.name)] = r
+                print(f"insert   simple   {c:3} clients  {s.name:14} {r['tps']:10.0f} tps"
+                      f"  failed {r['failed']} errors {r['errors']}", flush=True)
         # 64 clients on TPC-H queries (Slicehouse only: PostgreSQL has no TPC-H data here).
         sh = servers[0]
         tpch = os.path.join(work, "tpch")
@@ -158,6 +169,12 @@ def main():
                 b = results[(workload, mode, c, "PostgreSQL 15")]["tps"]
                 label = "`select 1`" if workload == "select1" else "point query"
                 print(f"| {label} | {mode} | {c} | {a:,.0f} | {b:,.0f} | {a / b if b else 0:.2f}× |")
+        print("\n| single-row INSERT, autocommit | clients | Slicehouse tps | PostgreSQL 15 tps | ratio |")
+        print("|---|---:|---:|---:|---:|")
+        for c in INSERT_CLIENTS:
+            a = results[("insert", "simple", c, "Slicehouse")]["tps"]
+            b = results[("insert", "simple", c, "PostgreSQL 15")]["tps"]
+            print(f"| one table | {c} | {a:,.0f} | {b:,.0f} | {a / b if b else 0:.2f}× |")
         if r["failed"] or r["errors"]:
             print(r["output"], file=sys.stderr)
             return 1

@@ -42,7 +42,7 @@ struct DMLCommand {
         guard !session.transaction.hasSnapshot, let name = Self.target(of: statement),
               case .table(let table)? = try? session.lookup(name, in: session.transaction.catalogBeforeSnapshot),
               table.materializedView == nil else { return }
-        try session.transaction.lockTable(table.qualifiedName)
+        try session.transaction.lockTable(table.qualifiedName, autocommit: !session.inTransactionBlock)
     }
 
     // MARK: - INSERT

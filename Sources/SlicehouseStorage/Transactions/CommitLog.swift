@@ -55,7 +55,8 @@ extension CommitRecord {
 ///
 /// A record is the magic `SHWR`, the payload's length (u32, little-endian), its checksum
 /// (u32), then the payload (a `CommitRecord` as JSON). A commit appends its record and
-/// `fsync`s the log: the record is the commit. Reading stops at the first record that is
+/// waits for an `fdatasync` of the log that began after its write (its own or one shared
+/// with the commits beside it): the record is the commit. Reading stops at the first record that is
 /// incomplete or fails its checksum — the tail of a commit that a crash interrupted
 /// before it returned. A checkpoint writes `manifest.json` and empties the log.
 final class CommitLog: @unchecked Sendable {
@@ -97,8 +98,9 @@ final class CommitLog: @unchecked Sendable {
         return (out, at)
     }
 
-    /// Append `record` and make it durable.
-    func append(_ record: CommitRecord) throws {
+    /// Append `record` (not yet durable: `sync()` makes it so, with every record before
+    /// it). Returns the log's size after it. Callers serialize appends.
+    func write(_ record: CommitRecord) throws -> Int {
         let payload = try record.encoded()
         var bytes = Self.magic
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { bytes.append(contentsOf: $0) }
@@ -106,13 +108,28 @@ final class CommitLog: @unchecked Sendable {
         bytes += payload
         do {
             try FileBlockSink.writeAll(fd, bytes, at: size, path: path)
-            if fdatasync(fd) != 0 { throw SQLError(.ioError, "could not sync \"\(path)\": \(String(cString: strerror(errno)))") }
         } catch {
             // Cut the log back to its last record; if even that fails, checkpoint next time.
             if ftruncate(fd, off_t(size)) != 0 || fdatasync(fd) != 0 { needsCheckpoint = true }
             throw error
         }
         size += bytes.count
+        return size
+    }
+
+    /// Make every record written so far durable (one `fdatasync` for however many commits
+    /// wrote since the last: group commit). Safe beside `write`; nil when it worked.
+    func sync() -> SQLError? {
+        if fdatasync(fd) != 0 { return SQLError(.ioError, "could not sync \"\(path)\": \(String(cString: strerror(errno)))") }
+        return nil
+    }
+
+    /// A sync failed: nothing after `end` may count as written. Cut the log back to it and,
+    /// as the records after it took sequence numbers no record will have, make the next
+    /// commit a checkpoint (a manifest whose generation passes them).
+    func cutBack(to end: Int) {
+        if end <= size, ftruncate(fd, off_t(end)) == 0, fdatasync(fd) == 0 { size = end }
+        needsCheckpoint = true
     }
 
     /// Empty the log (after a checkpoint made `manifest.json` hold everything).

@@ -40,10 +40,42 @@ public final class DataStore: @unchecked Sendable {
     /// Table locks of every transaction of this database.
     public let locks = LockManager()
 
+    /// The latest durable commit's state: what snapshots read (`current`, `takeSnapshot`).
     private var state: DatabaseState
+    /// The latest commit's state, durable or not: `state` and the commits whose records are
+    /// written but whose log sync has not returned yet. Commits build on it, and so does a
+    /// writer that took its table's lock (it reads what the commit before it wrote, and its
+    /// own commit, durable after that one, is answered only once both are). Under `lock`.
+    private var latest: DatabaseState
     private let lock = Lock()
-    /// Serializes commits (validation, the manifest write and the publication of the next state).
+    /// Serializes commits (validation, the record's write, the sequencing of the next state).
     private let commitLock = Lock()
+    /// The last commit sequence given out (under `commitLock`). Never given twice, even to
+    /// a commit that failed to reach the disk, so a version seen is never another's.
+    private var issuedSequence: UInt64 = 0
+    /// Group commit: commits sequenced whose log records are not yet durable, oldest first,
+    /// and the sync that makes them so. Under `durability`.
+    private let durability = NSCondition()
+    private var undurable: [SequencedCommit] = []
+    private var sequencedThrough: UInt64 = 0
+    private var durableThrough: UInt64 = 0
+    /// The log's size after the last durable record (where a failed sync cuts it back to).
+    private var durableLogSize = 0
+    private var syncing = false
+    /// Commits a failed sync took down, with its error: their waiters fail, and so does any
+    /// transaction whose snapshot included one of them.
+    private var failedCommits: [(sequences: ClosedRange<UInt64>, error: SQLError)] = []
+    /// Log syncs and the commits they made durable (STV_GROUP_COMMIT-style counters for tests
+    /// and benchmarks).
+    private var syncs = 0
+    private var syncedCommits = 0
+    /// Tests only: called by a commit about to sync the log for the others; an error it
+    /// returns is taken as the sync's failure (nothing is synced).
+    var beforeLogSync: (@Sendable () -> SQLError?)? {
+        get { durability.withLock { syncHook } }
+        set { durability.withLock { syncHook = newValue } }
+    }
+    private var syncHook: (@Sendable () -> SQLError?)?
     private var fileGeneration: UInt64 = 0
     private var nextTableID: Int
     private var nextTransactionID = 1000
@@ -108,6 +140,7 @@ public final class DataStore: @unchecked Sendable {
         }
         layout = chosen
         state = DatabaseState(sequence: 0, catalog: Catalog(), snapshots: [:])
+        latest = state
         nextTableID = state.catalog.nextTableID
         if let directory {
             do {
@@ -121,6 +154,10 @@ public final class DataStore: @unchecked Sendable {
                     try log.reset()
                 }
                 DurableFiles.syncDirectory(directory)
+                latest = state
+                issuedSequence = state.sequence
+                sequencedThrough = state.sequence
+                durableThrough = state.sequence
             } catch {
                 close(lockFD)
                 lockFD = -1
@@ -180,12 +217,33 @@ public final class DataStore: @unchecked Sendable {
         }
     }
 
-    /// The latest state, registered as `transaction`'s snapshot until `end(_:)`.
-    func takeSnapshot(for transaction: Int) -> DatabaseState {
-        lock.withLock {
-            active[transaction] = state.sequence
-            return state
+    /// The latest commit's state, durable or not (a writer holding the locks of what it
+    /// writes checks against it; a commit builds on it).
+    var latestSequenced: DatabaseState { lock.withLock { latest } }
+
+    /// The latest durable state, registered as `transaction`'s snapshot until `end(_:)`.
+    ///
+    /// A transaction that starts by taking a table's lock (`afterLock`) must see the commit
+    /// of the writer it waited for, which released the lock once its record was written: an
+    /// autocommit statement (`latestCommit`) takes the latest commit's state, durable or not
+    /// (it answers only once its own commit, after that one, is durable); a transaction
+    /// block waits for that commit's sync first, as its statements answer before it commits.
+    func takeSnapshot(for transaction: Int, afterLock: Bool = false, latestCommit: Bool = false) -> DatabaseState {
+        if afterLock && !latestCommit { waitUntilDurable(lock.withLock { latest.sequence }) }
+        return lock.withLock {
+            let s = afterLock && latestCommit ? latest : state
+            active[transaction] = s.sequence
+            return s
         }
+    }
+
+    /// Commits whose records are written and whose sync has not returned yet.
+    var undurableCommits: Int { durability.withLock { undurable.count } }
+
+    /// Log syncs so far, and the commits they made durable (more commits than syncs: group commit).
+    public var groupCommitCounters: (syncs: Int, commits: Int) {
+        durability.lock(); defer { durability.unlock() }
+        return (syncs, syncedCommits)
     }
 
     /// Call `body` with the blocks of each superseded table version once no snapshot can
@@ -256,21 +314,46 @@ public final class DataStore: @unchecked Sendable {
 
     // MARK: - Commit
 
+    /// A commit whose record is written, not yet known durable, and what its publication does.
+    private struct SequencedCommit {
+        var state: DatabaseState
+        /// The log's size after its record (0 when a checkpoint made it durable).
+        var logSize: Int
+        var dropped: Set<Int>
+        var unreferenced: [String]
+        var retired: [UInt64]
+        var sequence: UInt64 { state.sequence }
+    }
+
     /// Commit `t`: check that nothing it read has changed since (Redshift's serializable
     /// isolation), replay its catalog changes and install its table snapshots onto the
-    /// latest state, make its blocks durable, write the manifest, publish.
+    /// latest state, make its blocks durable, write its record, and — once the log is
+    /// synced — publish.
+    ///
+    /// Group commit: the record is written under `commitLock`, the sync is not. The first
+    /// commit to wait syncs the log for every record written so far; those written while it
+    /// syncs wait for the next sync, which one of them runs — one `fdatasync` for every commit
+    /// that arrived during the one before. The table locks are released once the record is
+    /// written, so the next writer of the same table runs during the sync and builds on this
+    /// commit (`latest`); readers see a commit only when it is durable, and every commit
+    /// returns only when durable. A failed sync fails every commit not yet durable, and
+    /// every transaction that built on one; nothing acknowledged is lost.
     func commit(_ t: Transaction) throws {
-        try commitLock.withLock {
-            let latest = current
-            if t.hasWrites {
-                for (table, seen) in t.reads.sorted(by: { $0.key < $1.key }) where (latest.versions[table] ?? 0) != seen {
-                    throw Transaction.conflict(table: table, name: t.tableName(table) ?? latest.catalog.table(id: table)?.name,
-                                               transaction: t.id, other: latest.writers[table])
-                }
+        guard t.hasWrites else { return }
+        // The transaction's own block files: synced before its turn, beside other commits.
+        if directory != nil { for sink in t.sinks { try sink.sync() } }
+        let ticket: UInt64? = try commitLock.withLock {
+            let latest = lock.withLock { self.latest }
+            let builtOn = t.builtOn
+            if let f = durability.withLock({ failedCommits.first { f in builtOn.contains { f.sequences.contains($0) } } }) {
+                throw SQLError(.ioError, "could not commit: a commit this transaction read was not written to disk (\(f.error.message))")
             }
-            guard t.hasWrites else { return }
+            for (table, seen) in t.reads.sorted(by: { $0.key < $1.key }) where (latest.versions[table] ?? 0) != seen {
+                throw Transaction.conflict(table: table, name: t.tableName(table) ?? latest.catalog.table(id: table)?.name,
+                                           transaction: t.id, other: latest.writers[table])
+            }
             var next = latest
-            next.sequence += 1
+            next.sequence = max(latest.sequence, issuedSequence) + 1
             if !t.changes.isEmpty { next.catalogRevision += 1 }
             var changed = Set<Int>()
             for scoped in t.changes {
@@ -303,15 +386,18 @@ public final class DataStore: @unchecked Sendable {
             }
             let dropped = changed.filter { next.catalog.tableInAnyDatabase(id: $0) == nil }
             let droppedDamage: [String] = lock.withLock { dropped.flatMap { damaged[$0]?.entry.fileNames ?? [] } }
+            // The log's size after the record, or nil when it is durable already (in memory,
+            // or a checkpoint: the whole manifest written and synced).
+            var logSize: Int?
             if let directory {
-                for sink in t.sinks { try sink.sync() }
                 let elsewhere = t.changes.contains { $0.database != Catalog.defaultDatabase || $0.change.changesDatabases }
-                try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.change.changesViews },
-                            schemasChanged: t.changes.contains { $0.change.changesSchemas }, databasesChanged: elsewhere,
-                            securityChanged: next.catalog.security != latest.catalog.security,
-                            commentsChanged: next.catalog.comments != latest.catalog.comments,
-                            functionsChanged: next.catalog.functions != latest.catalog.functions, directory: directory)
+                logSize = try persist(next, changed: changed, viewsChanged: t.changes.contains { $0.change.changesViews },
+                                      schemasChanged: t.changes.contains { $0.change.changesSchemas }, databasesChanged: elsewhere,
+                                      securityChanged: next.catalog.security != latest.catalog.security,
+                                      commentsChanged: next.catalog.comments != latest.catalog.comments,
+                                      functionsChanged: next.catalog.functions != latest.catalog.functions, directory: directory)
             }
+            issuedSequence = next.sequence
             // Files the new state no longer names (replaced deleted-row files, dropped tables),
             // and files of this transaction that a later statement of it replaced (a tail block
             // re-encoded, a bitmap written twice): those no committed state ever named.
@@ -322,30 +408,118 @@ public final class DataStore: @unchecked Sendable {
             var retired = Set<UInt64>()
             for id in changed { if let old = latest.snapshots[id] { retired.formUnion(old.blockIDs) } }
             for id in changed { if let new = next.snapshots[id] { retired.subtract(new.blockIDs) } }
-            lock.withLock {
-                state = next
-                for id in dropped {
+            let sequenced = SequencedCommit(state: next, logSize: logSize ?? 0, dropped: dropped,
+                                            unreferenced: unreferenced.sorted(), retired: Array(retired))
+            lock.withLock { self.latest = next }
+            durability.lock()
+            undurable.append(sequenced)
+            sequencedThrough = next.sequence
+            if logSize == nil { publish(through: next.sequence, logReset: directory != nil) }
+            durability.unlock()
+            if logSize == nil { durability.broadcast() }
+            return logSize == nil ? nil : next.sequence
+        }
+        // The next writer of these tables may go on now: it builds on this commit.
+        locks.releaseAll(t.id)
+        if let ticket { try awaitDurable(ticket) }
+    }
+
+    /// Wait until commit `sequence` is durable (or failed), without syncing: its committer does.
+    private func waitUntilDurable(_ sequence: UInt64) {
+        durability.lock()
+        while durableThrough < sequence, sequencedThrough >= sequence { durability.wait() }
+        durability.unlock()
+    }
+
+    /// Wait until commit `ticket` is durable: sync the log for it and whoever wrote before
+    /// it, or wait for the sync under way and then perhaps run the next.
+    private func awaitDurable(_ ticket: UInt64) throws {
+        durability.lock()
+        while durableThrough < ticket {
+            if let f = failedCommits.first(where: { $0.sequences.contains(ticket) }) {
+                durability.unlock()
+                throw f.error
+            }
+            if syncing { durability.wait(); continue }
+            syncing = true
+            let hook = syncHook
+            durability.unlock()
+            let injected = hook?()
+            durability.lock()
+            let target = sequencedThrough
+            durability.unlock()
+            let failure = injected ?? log?.sync()
+            if let failure { failCommits(after: failure) }
+            durability.lock()
+            syncing = false
+            if failure == nil {
+                let published = publish(through: target, logReset: false)
+                if published > 0 { syncs += 1; syncedCommits += published }
+            }
+            durability.broadcast()
+        }
+        durability.unlock()
+    }
+
+    /// Publish the commits through `sequence` (now durable), in order; under `durability`.
+    /// Returns how many.
+    @discardableResult
+    private func publish(through sequence: UInt64, logReset: Bool) -> Int {
+        var count = 0
+        var newest: SequencedCommit?
+        var published: [SequencedCommit] = []
+        while let first = undurable.first, first.sequence <= sequence {
+            published.append(first)
+            newest = first
+            undurable.removeFirst()
+            count += 1
+        }
+        if sequence > durableThrough { durableThrough = sequence }
+        if logReset { durableLogSize = 0 } else if let newest { durableLogSize = newest.logSize }
+        guard let newest else { return 0 }
+        lock.withLock {
+            state = newest.state
+            for c in published {
+                for id in c.dropped {
                     damaged[id] = nil
                     identityNext[id] = nil
                 }
-                if !unreferenced.isEmpty || !retired.isEmpty {
-                    garbage.append((next.sequence, unreferenced.sorted(), Array(retired)))
+                if !c.unreferenced.isEmpty || !c.retired.isEmpty {
+                    garbage.append((c.sequence, c.unreferenced, c.retired))
                 }
             }
         }
+        return count
     }
 
-    /// Make the commit of `next` durable: its record appended to the commit log, or — when
-    /// the log has grown past `CommitLog.checkpointBytes` — a checkpoint: the whole
-    /// manifest rewritten and the log emptied.
+    /// A log sync failed: every commit not yet durable fails (those it covered and those
+    /// written since, which may have built on them), the latest state goes back to the
+    /// durable one, and the log is cut back to its last durable record.
+    private func failCommits(after failure: SQLError) {
+        commitLock.withLock {
+            durability.lock()
+            defer { durability.unlock() }
+            guard sequencedThrough > durableThrough else { return }
+            failedCommits.append((durableThrough + 1...sequencedThrough, failure))
+            undurable.removeAll()
+            sequencedThrough = durableThrough
+            lock.withLock { latest = state }
+            log?.cutBack(to: durableLogSize)
+        }
+    }
+
+    /// Write the commit of `next`: its record appended to the commit log (durable once the
+    /// log is synced; returns the log's size after it), or — when the log has grown past
+    /// `CommitLog.checkpointBytes`, or a failed sync left it in doubt — a checkpoint, durable
+    /// at once (nil): the whole manifest rewritten and the log emptied.
     private func persist(_ next: DatabaseState, changed: Set<Int>, viewsChanged: Bool, schemasChanged: Bool,
                          databasesChanged: Bool, securityChanged: Bool, commentsChanged: Bool, functionsChanged: Bool,
-                         directory: String) throws {
+                         directory: String) throws -> Int? {
         guard let log, !log.needsCheckpoint, log.size < CommitLog.checkpointBytes else {
             try writeManifest(next, directory: directory)
             // Records left in the log are older than the manifest now and are skipped at open.
             try? log?.reset()
-            return
+            return nil
         }
         let (identities, nextID) = lock.withLock { (identityNext, nextTableID) }
         var tables: [ManifestTable] = [], dropped: [Int] = []
@@ -357,7 +531,7 @@ public final class DataStore: @unchecked Sendable {
                 dropped.append(id)
             }
         }
-        try log.append(CommitRecord(sequence: next.sequence, nextTableID: max(nextID, next.catalog.nextTableID), tables: tables,
+        return try log.write(CommitRecord(sequence: next.sequence, nextTableID: max(nextID, next.catalog.nextTableID), tables: tables,
                                     dropped: dropped, views: viewsChanged ? next.catalog.allViews.map(ManifestView.init) : nil,
                                     schemas: schemasChanged ? next.catalog.allSchemas : nil,
                                     security: securityChanged ? next.catalog.security : nil,

@@ -52,6 +52,9 @@ public final class Transaction: @unchecked Sendable {
     private(set) var reorganized = Set<Int>()
     private(set) var sinks: [BlockSink] = []
     private var files: [String] = []
+    /// The commits its snapshot and its staged tables were built on (a commit that failed to
+    /// reach the disk must take down whoever built on it).
+    var builtOn: [UInt64] { lock.withLock { (base.map { [$0.sequence] } ?? []) + Array(pendingBase.values) } }
     /// Deleted-row files this transaction wrote.
     var writtenFiles: [String] { lock.withLock { files } }
     public private(set) var isFinished = false
@@ -74,11 +77,14 @@ public final class Transaction: @unchecked Sendable {
     /// Take the snapshot now if this is the first statement.
     public func start() { lock.withLock { startLocked() } }
 
-    private func startLocked() {
+    /// `afterLock`: the snapshot is taken by a statement that took its table's lock first
+    /// (see `DataStore.takeSnapshot`); `latestCommit`: and it is a statement of its own, which
+    /// may build on a commit whose log sync has not returned yet.
+    private func startLocked(afterLock: Bool = false, latestCommit: Bool = false) {
         if base == nil {
             // A finished transaction (a session between statements) reads the latest state
             // without registering a snapshot that nothing would ever release.
-            let s = isFinished ? store.current : store.takeSnapshot(for: id)
+            let s = isFinished ? store.current : store.takeSnapshot(for: id, afterLock: afterLock, latestCommit: latestCommit)
             base = s
             view = s.catalog
             view.use(database: scope)
@@ -189,7 +195,7 @@ public final class Transaction: @unchecked Sendable {
             }
             if let e = store.damage(of: def.id) { throw e }
             guard let b = base else { throw SQLError.internalError("transaction without a snapshot") }
-            let latest = store.current
+            let latest = store.latestSequenced
             guard let committed = latest.catalog.tableInAnyDatabase(id: def.id), committed == def, let snap = latest.snapshots[def.id] else {
                 throw Self.conflict(table: def.id, name: def.name, transaction: id, other: latest.writers[def.id])
             }
@@ -217,8 +223,13 @@ public final class Transaction: @unchecked Sendable {
     /// Take the lock of the table `name` (LOCK, and every write) and, if this is the
     /// transaction's first statement, its snapshot after the lock. Returns the table as
     /// this transaction sees it.
+    ///
+    /// `autocommit`: the transaction is this one statement's, whose result is answered only
+    /// after its commit is durable; its snapshot may then include the commit before it whose
+    /// log sync is still under way (group commit). A transaction block's snapshot waits for
+    /// that sync instead, as its statements answer before it commits.
     @discardableResult
-    public func lockTable(_ name: QualifiedName, isCancelled: (() -> SQLError?)? = nil) throws -> TableDef {
+    public func lockTable(_ name: QualifiedName, isCancelled: (() -> SQLError?)? = nil, autocommit: Bool = false) throws -> TableDef {
         guard let def = resolve(name) else { throw SQLError(.undefinedTable, "relation \"\(name.name)\" does not exist") }
         if !lock.withLock({ created.contains(def.id) }) {
             let statement = cancellation
@@ -226,7 +237,7 @@ public final class Transaction: @unchecked Sendable {
                                     isCancelled: isCancelled ?? { statement.error })
         }
         return try lock.withLock {
-            startLocked()
+            startLocked(afterLock: true, latestCommit: autocommit)
             guard let t = view.table(name), t.id == def.id else {
                 // Dropped or replaced by a transaction that committed while this one waited.
                 throw Self.conflict(table: def.id, name: def.name, transaction: id, other: store.current.writers[def.id])
