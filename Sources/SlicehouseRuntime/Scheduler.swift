@@ -353,6 +353,17 @@ public func parallelFor(_ n: Int, context: QueryContext, _ body: (Int) -> Void) 
     Scheduler.shared.run(n, context: context, body)
 }
 
+/// `body(i)` for i in 0..<n on the pool — or, when `serial`, here, one after another: for
+/// work smaller than waking the pool's threads and waiting for them (a single-row INSERT's
+/// slices, each with a row or none).
+public func parallelFor(_ n: Int, context: QueryContext, serial: Bool, _ body: (Int) -> Void) {
+    if serial {
+        for i in 0..<n { body(i) }
+    } else {
+        Scheduler.shared.run(n, context: context, body)
+    }
+}
+
 /// Carries a non-Sendable value into tasks the caller waits for.
 struct UncheckedBox<T>: @unchecked Sendable {
     let value: T

@@ -120,6 +120,9 @@ public enum Distributor {
         let carried = tails
         let hasTails = carried.map { t in t.rows.contains { $0.contains { $0 != nil } } } ?? false
         if incoming == 0 && !(final && hasTails) { return snap }
+        // A few rows (INSERT ... VALUES, UPDATE's new versions) are placed and encoded on
+        // this thread: the pool's wake-ups would cost more than the work.
+        let serial = incoming < serialRows && !hasTails
         let types = table.columns.map { $0.type }
         var held = held
         if incoming > 0, table.distStyle == .auto, snap.distribution == .all, snap.rowCount + incoming > autoAllMaxRows {
@@ -136,7 +139,7 @@ public enum Distributor {
         // is copied once: into its final, sorted order, right before encoding. A column
         // is widened (`HeldRows.parts`) only while something gathers it.
         let rows = held
-        let refs = place(rows, snapshot: &snap, layout: layout, context: context)
+        let refs = place(rows, snapshot: &snap, layout: layout, context: context, serial: serial)
         @Sendable func column(_ c: Int, _ r: SliceRefs) -> Vector {
             Vector.gather(from: rows.parts(c), type: types[c], chunk: r.chunk, row: r.row)
         }
@@ -162,7 +165,7 @@ public enum Distributor {
             ? Dictionary(uniqueKeysWithValues: sortKey.compactMap { c in rows.intParts(c).map { (c, $0) } }) : [:]
         let sorting = refs.filter { $0.count > 0 }.count
         for c in sortKey where keyParts[c] == nil { rows.hold(c, uses: sorting) }
-        parallelFor(layout.sliceCount, context: context) { s in
+        parallelFor(layout.sliceCount, context: context, serial: serial) { s in
             var r = refs[s]
             if r.count == 0 { return }
             if let sorter, !table.sortKey.isEmpty {
@@ -226,7 +229,7 @@ public enum Distributor {
         let buffering = tailBuffer && onDisk && carried == nil && final
         let heldBlockBytes = tailBufferBlockBytes(columns: types.count)
         let encoded = ResultSlots<Result<EncodedColumn, Error>?>(count: work.count, initial: nil)
-        parallelFor(work.count, context: context) { t in
+        parallelFor(work.count, context: context, serial: serial) { t in
             let (s, c) = work[t]
             encoded.set(t, Result {
                 let order = ordered[s]
@@ -509,8 +512,11 @@ public enum Distributor {
         var count: Int { chunk.count }
     }
 
+    /// Appends of fewer rows than this place and encode their slices on the calling thread.
+    static let serialRows = 1_024
+
     static func place(_ held: HeldRows, snapshot snap: inout TableSnapshot, layout: SliceLayout,
-                      context: QueryContext) -> [SliceRefs] {
+                      context: QueryContext, serial: Bool = false) -> [SliceRefs] {
         let sc = layout.sliceCount
         let counts = held.counts
         switch snap.distribution {
@@ -530,7 +536,7 @@ public enum Distributor {
             let cursor = snap.evenCursor % sc
             let total = counts.reduce(0, +)
             snap.evenCursor = (snap.evenCursor + total) % sc
-            return collect(counts, sliceCount: sc, context: context) { s, ci, firstRow, n, chunk, row in
+            return collect(counts, sliceCount: sc, context: context, serial: serial) { s, ci, firstRow, n, chunk, row in
                 var r = ((s - cursor - firstRow) % sc + sc) % sc
                 while r < n {
                     chunk.append(Int32(ci))
@@ -541,11 +547,11 @@ public enum Distributor {
         case .key(let col):
             // The key hashes of all chunks in parallel, then each slice picks its rows.
             let dests = ResultSlots<[Int32]>(count: counts.count, initial: [])
-            parallelFor(counts.count, context: context) { ci in
+            parallelFor(counts.count, context: context, serial: serial) { ci in
                 dests.set(ci, slices(forKey: held.vector(col, chunk: ci), count: counts[ci], sliceCount: sc))
             }
             let keyDest = dests.values
-            return collect(counts, sliceCount: sc, context: context) { s, ci, _, n, chunk, row in
+            return collect(counts, sliceCount: sc, context: context, serial: serial) { s, ci, _, n, chunk, row in
                 let target = Int32(s)
                 keyDest[ci].withUnsafeBufferPointer { d in
                     for r in 0..<min(n, d.count) where d[r] == target {
@@ -560,11 +566,11 @@ public enum Distributor {
     /// Each slice's references, built by one worker per slice: `pick(slice, chunk index,
     /// first global row of the chunk, rows, &chunk refs, &row refs)` appends the rows of
     /// that chunk the slice takes, in row order.
-    private static func collect(_ counts: [Int], sliceCount sc: Int, context: QueryContext,
+    private static func collect(_ counts: [Int], sliceCount sc: Int, context: QueryContext, serial: Bool,
                                 pick: @escaping @Sendable (Int, Int, Int, Int, inout [Int32], inout [Int32]) -> Void) -> [SliceRefs] {
         let total = counts.reduce(0, +)
         let out = ResultSlots<SliceRefs>(count: sc, initial: SliceRefs())
-        parallelFor(sc, context: context) { s in
+        parallelFor(sc, context: context, serial: serial) { s in
             var chunk: [Int32] = [], row: [Int32] = []
             chunk.reserveCapacity(total / sc + total / (8 * sc) + 16)
             row.reserveCapacity(total / sc + total / (8 * sc) + 16)
