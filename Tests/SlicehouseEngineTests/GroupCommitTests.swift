@@ -161,4 +161,36 @@ final class GroupCommitTests: XCTestCase {
         XCTAssertEqual(after.commits - before.commits, 2)
         XCTAssertEqual(after.syncs - before.syncs, 1)
     }
+
+    /// A transaction block answers its statements before it commits, so an append that
+    /// rebases onto another session's commit waits for that commit's sync: it never shows
+    /// rows that are not yet durable.
+    func testBlockAppendWaitsForTheSyncOfTheCommitItRebasesOn() throws {
+        let db = try Database(directory: directory)
+        _ = try db.connect().execute("create table t (x int); create table u (x int)")
+        let block = db.connect()
+        _ = try block.execute("begin; select count(*) from u")   // its snapshot, t not read: no rows
+        let release = DispatchSemaphore(value: 0)
+        holdFirstSync(db.store, release: release)
+        let (first, firstErrors) = writers(db, 1) { _ in "insert into t values (1)" }
+        waitFor("the INSERT written") { db.store.undurableCommits == 1 }
+        let seen = Shared<String?>(nil)
+        let appended = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                _ = try block.execute("insert into t values (2)")
+                let n = try block.execute("select count(*) from t")[0].textRows()[0][0]
+                seen.with { $0 = n }
+            } catch { seen.with { $0 = "\(error)" } }
+            appended.signal()
+        }.start()
+        XCTAssertEqual(appended.wait(timeout: .now() + 0.3), .timedOut, "the block's append did not wait for the sync")
+        release.signal()
+        XCTAssertEqual(appended.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(first.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(firstErrors.with { $0 }, [])
+        XCTAssertEqual(seen.with { $0 }, "2")
+        _ = try block.execute("commit")
+        XCTAssertEqual(try count(db), "2")
+    }
 }

@@ -221,6 +221,12 @@ public final class DataStore: @unchecked Sendable {
     /// writes checks against it; a commit builds on it).
     var latestSequenced: DatabaseState { lock.withLock { latest } }
 
+    /// The latest commit's state once `table`'s last commit in it is durable (or failed).
+    func latestSequenced(durableFor table: Int) -> DatabaseState {
+        waitUntilDurable(lock.withLock { latest.versions[table] ?? 0 })
+        return lock.withLock { latest }
+    }
+
     /// The latest durable state, registered as `transaction`'s snapshot until `end(_:)`.
     ///
     /// A transaction that starts by taking a table's lock (`afterLock`) must see the commit

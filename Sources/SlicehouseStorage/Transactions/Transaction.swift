@@ -55,6 +55,9 @@ public final class Transaction: @unchecked Sendable {
     /// The commits its snapshot and its staged tables were built on (a commit that failed to
     /// reach the disk must take down whoever built on it).
     var builtOn: [UInt64] { lock.withLock { (base.map { [$0.sequence] } ?? []) + Array(pendingBase.values) } }
+    /// An autocommit writer's: its snapshot, and what it writes on, may hold a commit whose
+    /// log sync is under way (it answers only after its own, later commit is durable).
+    private var buildsOnUndurable = false
     /// Deleted-row files this transaction wrote.
     var writtenFiles: [String] { lock.withLock { files } }
     public private(set) var isFinished = false
@@ -82,6 +85,7 @@ public final class Transaction: @unchecked Sendable {
     /// may build on a commit whose log sync has not returned yet.
     private func startLocked(afterLock: Bool = false, latestCommit: Bool = false) {
         if base == nil {
+            buildsOnUndurable = afterLock && latestCommit
             // A finished transaction (a session between statements) reads the latest state
             // without registering a snapshot that nothing would ever release.
             let s = isFinished ? store.current : store.takeSnapshot(for: id, afterLock: afterLock, latestCommit: latestCommit)
@@ -195,7 +199,10 @@ public final class Transaction: @unchecked Sendable {
             }
             if let e = store.damage(of: def.id) { throw e }
             guard let b = base else { throw SQLError.internalError("transaction without a snapshot") }
-            let latest = store.latestSequenced
+            // A transaction block answers its statements before it commits: it builds on the
+            // table's last commit only once that is durable (with the lock held, no other
+            // commit of the table can follow meanwhile).
+            let latest = buildsOnUndurable ? store.latestSequenced : store.latestSequenced(durableFor: def.id)
             guard let committed = latest.catalog.tableInAnyDatabase(id: def.id), committed == def, let snap = latest.snapshots[def.id] else {
                 throw Self.conflict(table: def.id, name: def.name, transaction: id, other: latest.writers[def.id])
             }
