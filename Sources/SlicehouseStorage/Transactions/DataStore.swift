@@ -65,8 +65,8 @@ public final class DataStore: @unchecked Sendable {
     /// Commits a failed sync took down, with its error: their waiters fail, and so does any
     /// transaction whose snapshot included one of them.
     private var failedCommits: [(sequences: ClosedRange<UInt64>, error: SQLError)] = []
-    /// Log syncs and the commits they made durable (STV_GROUP_COMMIT-style counters for tests
-    /// and benchmarks).
+    /// Log syncs and the commits they made durable (what `GroupCommitTests` checks; no
+    /// system view shows them).
     private var syncs = 0
     private var syncedCommits = 0
     /// Tests only: called by a commit about to sync the log for the others; an error it
@@ -247,7 +247,7 @@ public final class DataStore: @unchecked Sendable {
     var undurableCommits: Int { durability.withLock { undurable.count } }
 
     /// Log syncs so far, and the commits they made durable (more commits than syncs: group commit).
-    public var groupCommitCounters: (syncs: Int, commits: Int) {
+    var groupCommitCounters: (syncs: Int, commits: Int) {
         durability.lock(); defer { durability.unlock() }
         return (syncs, syncedCommits)
     }
@@ -471,18 +471,12 @@ public final class DataStore: @unchecked Sendable {
     /// Returns how many.
     @discardableResult
     private func publish(through sequence: UInt64, logReset: Bool) -> Int {
-        var count = 0
-        var newest: SequencedCommit?
-        var published: [SequencedCommit] = []
-        while let first = undurable.first, first.sequence <= sequence {
-            published.append(first)
-            newest = first
-            undurable.removeFirst()
-            count += 1
-        }
+        let count = undurable.prefix { $0.sequence <= sequence }.count
+        let published = undurable.prefix(count)
+        undurable.removeFirst(count)
         if sequence > durableThrough { durableThrough = sequence }
-        if logReset { durableLogSize = 0 } else if let newest { durableLogSize = newest.logSize }
-        guard let newest else { return 0 }
+        if logReset { durableLogSize = 0 } else if let newest = published.last { durableLogSize = newest.logSize }
+        guard let newest = published.last else { return 0 }
         lock.withLock {
             state = newest.state
             for c in published {
