@@ -41,9 +41,12 @@ final class GroupCommitTests: XCTestCase {
         let errors = Shared<[String]>([])
         for i in 0..<count {
             group.enter()
-            let s = db.connect()
+            // The thread lets go of its session (and so of the database) before it says it is
+            // done: a test that reopens the directory next must find it no longer held.
+            let session = Shared<Session?>(db.connect())
             Thread {
-                do { _ = try s.execute(sql(i)) } catch { errors.with { $0.append("\(error)") } }
+                do { _ = try session.with { $0 }?.execute(sql(i)) } catch { errors.with { $0.append("\(error)") } }
+                session.with { $0 = nil }
                 group.leave()
             }.start()
         }
