@@ -151,17 +151,8 @@ public enum CopyLoader {
                     totalBytes += file.newBytes
                     if file.data.heldBytes > 0 { inflated[serial] = file.data.heldBytes }
                     reporter.adjustTotal(by: file.newBytes - file.rawBytes)
-                    // Finding the cuts reads a little at every range, yet an inflated file's
-                    // mapping was measured to become resident whole while they were found
-                    // (`FileData.releaseAround`). Its pages leave the process as the planner
-                    // passes them and come back range by range as they are parsed (each
-                    // released after), so a compressed input holds what is being parsed,
-                    // not its inflated size.
                     let data = file.data
-                    let inflatedFile = data.temporary != nil
-                    let plan = planner.plan(data.bytes, rangeBytes: rangeBytes, first: file.first, last: file.last,
-                                            done: inflatedFile ? { data.releaseAround($0, $1) } : nil)
-                    if inflatedFile { data.release(0, data.bytes.count) }
+                    let plan = data.planRanges(planner, rangeBytes: rangeBytes, first: file.first, last: file.last)
                     if !file.last {
                         files.carry(file.index, UnsafeBufferPointer(rebasing: data.bytes[plan.end...]))
                     }
@@ -204,11 +195,7 @@ public enum CopyLoader {
                     var out = parser.run(t.file, start: t.start, end: t.end, rangeIndex: i, control: control)
                     out.startMicros = began
                     out.micros = Clock.nowMicros() - began
-                    if t.file.temporary != nil {
-                        t.file.releaseAround(t.start, t.end)
-                    } else {
-                        t.file.release(t.start, t.end)
-                    }
+                    t.file.releaseAround(t.start, t.end)
                     results.set(i, out)
                     reporter.add(bytes: t.end - t.start, rows: out.rows)
                 }

@@ -85,7 +85,7 @@ public struct CopyTuning: Sendable {
     }
 
     /// Input bytes of one piece.
-    var piece: Int { max(1, pieceBytes ?? workers * (32 << 20)) }
+    var piece: Int { max(1, pieceBytes ?? workers * (16 << 20)) }
 
     static var processorCount: Int {
         #if canImport(Darwin) || canImport(Glibc)

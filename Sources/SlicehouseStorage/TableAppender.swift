@@ -26,7 +26,7 @@ import SlicehouseCatalog
 /// `add` and `finish` are called from one thread at a time, in row order.
 public final class TableAppender {
     /// Rows of a sorted table sorted together at most (the statement's budget may cut a run shorter).
-    public static let defaultRunBytes = 768 << 20
+    public static let defaultRunBytes = 704 << 20
     /// Rows of an unsorted table collected before a flush.
     public static let defaultStreamBytes = 48 << 20
     /// What writing a sorted run takes per row besides the held values — each slice's
