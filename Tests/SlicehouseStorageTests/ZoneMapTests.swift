@@ -40,4 +40,33 @@ final class ZoneMapTests: XCTestCase {
         XCTAssertEqual(zone.min, .bytes([]))
         XCTAssertEqual(zone.max, .bytes([]))
     }
+
+    /// The manifest reader reads a bound straight from its bytes only when they are exactly
+    /// what `encoded` writes; any other text is left to `init(encoded:)` (as a string).
+    func testCanonicalBoundsReadFromBytes() {
+        func canonical(_ text: String) -> ZoneBound? {
+            Array(text.utf8).withUnsafeBufferPointer { ZoneBound(canonical: $0) }
+        }
+        let bounds: [ZoneBound] = [
+            .int(0), .int(7), .int(-7), .int(Int64.max), .int(Int64.min), .int(1_000_000_000_000),
+            .double(0), .double(-0.0), .double(1.5), .double(-.infinity), .double(.greatestFiniteMagnitude),
+            .bytes([]), .bytes([0]), .bytes(Array("AUTOMOBILE".utf8)), .bytes([0xff, 0x00, 0x7f, 0x80]),
+        ]
+        for b in bounds {
+            XCTAssertEqual(canonical(b.encoded), b, b.encoded)
+            XCTAssertEqual(ZoneBound(encoded: b.encoded), b, b.encoded)
+        }
+        // NaN compares unequal to itself: its bits must survive.
+        if case .double(let d)? = canonical(ZoneBound.double(.nan).encoded) {
+            XCTAssertEqual(d.bitPattern, Double.nan.bitPattern)
+        } else {
+            XCTFail("NaN")
+        }
+        // Texts `encoded` never writes: not read from the bytes, whatever init(encoded:) makes of them.
+        for text in ["", "i", "i+5", "i05", "i-0", "i-", "i9223372036854775808", "i-9223372036854775809", "i1 ",
+                     "d-1", "d18446744073709551616", "d01", "x1", "xAB", "x0g", "w5", "q1", #"x\u0041"#] {
+            XCTAssertNil(canonical(text), text)
+        }
+        XCTAssertEqual(ZoneBound(encoded: "i+5"), .int(5))   // read as a string, as before
+    }
 }

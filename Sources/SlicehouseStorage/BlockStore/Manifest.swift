@@ -335,8 +335,15 @@ public struct ManifestBlock: Codable, Sendable {
     public var r: Int
     public var n: Int
     public var z: Int
-    public var lo: String?
-    public var hi: String?
+    /// The zone map's bounds as the manifest writes them (`ZoneBound.encoded`).
+    public var lo: String? {
+        get { low?.text }
+        set { low = newValue.map(ZoneText.text) }
+    }
+    public var hi: String? {
+        get { high?.text }
+        set { high = newValue.map(ZoneText.text) }
+    }
     /// Strings: whether a value may end in a blank (`ZoneMap.blankEnded`); absent in
     /// manifests written before it was kept, which read as "may".
     public var tb: Bool?
@@ -344,6 +351,72 @@ public struct ManifestBlock: Codable, Sendable {
     /// base64, kept in the manifest (or the commit record) itself instead of a block file;
     /// `f` is empty and `o` 0 then. Absent for blocks in files.
     public var d: String?
+
+    /// A zone bound as read or made: the bound itself when its text is the one
+    /// `ZoneBound.encoded` writes (the manifest reader reads those from the bytes, without
+    /// making a string: opening SF 10 spent a sixth of its time making and re-reading
+    /// them), else the text as it was.
+    enum ZoneText: Sendable {
+        case bound(ZoneBound)
+        case text(String)
+
+        var text: String {
+            switch self {
+            case .bound(let b): return b.encoded
+            case .text(let s): return s
+            }
+        }
+
+        var bound: ZoneBound? {
+            switch self {
+            case .bound(let b): return b
+            case .text(let s): return ZoneBound(encoded: s)
+            }
+        }
+    }
+
+    var low: ZoneText?
+    var high: ZoneText?
+
+    public init(f: String, o: Int, l: Int, e: String, r: Int, n: Int, z: Int, lo: String?, hi: String?,
+                tb: Bool?, d: String?) {
+        self.init(f: f, o: o, l: l, e: e, r: r, n: n, z: z, low: lo.map(ZoneText.text), high: hi.map(ZoneText.text), tb: tb, d: d)
+    }
+
+    init(f: String, o: Int, l: Int, e: String, r: Int, n: Int, z: Int, low: ZoneText?, high: ZoneText?,
+         tb: Bool?, d: String?) {
+        self.f = f; self.o = o; self.l = l; self.e = e; self.r = r; self.n = n; self.z = z
+        self.low = low; self.high = high; self.tb = tb; self.d = d
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case f, o, l, e, r, n, z, lo, hi, tb, d
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(f: try c.decode(String.self, forKey: .f), o: try c.decode(Int.self, forKey: .o),
+                  l: try c.decode(Int.self, forKey: .l), e: try c.decode(String.self, forKey: .e),
+                  r: try c.decode(Int.self, forKey: .r), n: try c.decode(Int.self, forKey: .n),
+                  z: try c.decode(Int.self, forKey: .z), lo: try c.decodeIfPresent(String.self, forKey: .lo),
+                  hi: try c.decodeIfPresent(String.self, forKey: .hi), tb: try c.decodeIfPresent(Bool.self, forKey: .tb),
+                  d: try c.decodeIfPresent(String.self, forKey: .d))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(f, forKey: .f)
+        try c.encode(o, forKey: .o)
+        try c.encode(l, forKey: .l)
+        try c.encode(e, forKey: .e)
+        try c.encode(r, forKey: .r)
+        try c.encode(n, forKey: .n)
+        try c.encode(z, forKey: .z)
+        try c.encodeIfPresent(lo, forKey: .lo)
+        try c.encodeIfPresent(hi, forKey: .hi)
+        try c.encodeIfPresent(tb, forKey: .tb)
+        try c.encodeIfPresent(d, forKey: .d)
+    }
 }
 
 public struct ManifestSlice: Codable, Sendable {
@@ -416,7 +489,8 @@ public struct ManifestTable: Codable, Sendable {
                     case .vector: throw SQLError.internalError("block of table \(def.name) is neither in a file nor encoded")
                     }
                     return ManifestBlock(f: f, o: o, l: l, e: b.encoding.rawValue, r: b.firstRow,
-                                         n: b.zone.count, z: b.zone.nullCount, lo: b.zone.min?.encoded, hi: b.zone.max?.encoded,
+                                         n: b.zone.count, z: b.zone.nullCount, low: b.zone.min.map(ManifestBlock.ZoneText.bound),
+                                         high: b.zone.max.map(ManifestBlock.ZoneText.bound),
                                          tb: isString ? b.zone.blankEnded : nil, d: d)
                 }
             }, deletes: s.deleteFile)
@@ -526,8 +600,8 @@ public struct ManifestTable: Codable, Sendable {
             let cols = try s.columns.map { chain in
                 try chain.map { b -> BlockRef in
                     guard let e = ColumnEncoding(rawValue: b.e) else { throw SQLError(.ioError, "manifest names an unknown encoding \"\(b.e)\"") }
-                    let zone = ZoneMap(count: b.n, nullCount: b.z, min: b.lo.flatMap(ZoneBound.init(encoded:)),
-                                       max: b.hi.flatMap(ZoneBound.init(encoded:)), blankEnded: b.tb ?? true)
+                    let zone = ZoneMap(count: b.n, nullCount: b.z, min: b.low?.bound, max: b.high?.bound,
+                                       blankEnded: b.tb ?? true)
                     let payload: BlockPayload
                     if let d = b.d {
                         guard let bytes = Data(base64Encoded: d), bytes.count == b.l else {

@@ -23,29 +23,28 @@ enum ManifestReader {
     /// is not in the shape the reader knows or does not decode (the caller's `JSONDecoder`
     /// then reads it whole and reports what is wrong).
     static func decode(_ body: ArraySlice<UInt8>) -> Manifest? {
-        let bytes = Array(body)
-        // One walk: each table's slices read where they stand, and where they stood.
-        let found: [(range: Range<Int>, slices: [ManifestSlice])]? = bytes.withUnsafeBufferPointer { buffer in
-            var cursor = JSONCursor(buffer)
-            return try? cursor.tableSlices()
+        // Read in place: offsets below are the buffer's, from 0.
+        body.withUnsafeBufferPointer { bytes in
+            // One walk: each table's slices read where they stand, and where they stood.
+            var cursor = JSONCursor(bytes)
+            guard let found = try? cursor.tableSlices(), !found.isEmpty else { return nil }
+            // The manifest without its slices: each `slices` value replaced by `[]`.
+            var stripped: [UInt8] = []
+            stripped.reserveCapacity(bytes.count - found.reduce(0) { $0 + $1.range.count } + 2 * found.count)
+            var at = 0
+            for f in found {
+                stripped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at..<f.range.lowerBound]))
+                stripped.append(UInt8(ascii: "["))
+                stripped.append(UInt8(ascii: "]"))
+                at = f.range.upperBound
+            }
+            stripped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at...]))
+            guard var m = try? JSONDecoder().decode(Manifest.self, from: Data(stripped)), m.tables.count == found.count else {
+                return nil
+            }
+            for i in m.tables.indices { m.tables[i].slices = found[i].slices }
+            return m
         }
-        guard let found, !found.isEmpty else { return nil }
-        // The manifest without its slices: each `slices` value replaced by `[]`.
-        var stripped: [UInt8] = []
-        stripped.reserveCapacity(bytes.count - found.reduce(0) { $0 + $1.range.count } + 2 * found.count)
-        var at = 0
-        for f in found {
-            stripped.append(contentsOf: bytes[at..<f.range.lowerBound])
-            stripped.append(UInt8(ascii: "["))
-            stripped.append(UInt8(ascii: "]"))
-            at = f.range.upperBound
-        }
-        stripped.append(contentsOf: bytes[at...])
-        guard var m = try? JSONDecoder().decode(Manifest.self, from: Data(stripped)), m.tables.count == found.count else {
-            return nil
-        }
-        for i in m.tables.indices { m.tables[i].slices = found[i].slices }
-        return m
     }
 }
 
@@ -131,7 +130,7 @@ struct JSONCursor {
 
     private mutating func block() throws -> ManifestBlock {
         var f: String?, e: String?, o: Int?, l: Int?, r: Int?, n: Int?, z: Int?
-        var lo: String?, hi: String?, tb: Bool?, d: String?
+        var lo: ManifestBlock.ZoneText?, hi: ManifestBlock.ZoneText?, tb: Bool?, d: String?
         try object { cursor, key in
             switch key.count {
             case 1:
@@ -148,9 +147,9 @@ struct JSONCursor {
                 }
             case 2:
                 if Self.equal(key, "lo") {
-                    lo = try cursor.optionalString()
+                    lo = try cursor.zoneText()
                 } else if Self.equal(key, "hi") {
-                    hi = try cursor.optionalString()
+                    hi = try cursor.zoneText()
                 } else if Self.equal(key, "tb") {
                     tb = try cursor.optionalBool()
                 } else {
@@ -161,7 +160,24 @@ struct JSONCursor {
             }
         }
         guard let f, let e, let o, let l, let r, let n, let z else { throw ManifestShape() }
-        return ManifestBlock(f: f, o: o, l: l, e: e, r: r, n: n, z: z, lo: lo, hi: hi, tb: tb, d: d)
+        return ManifestBlock(f: f, o: o, l: l, e: e, r: r, n: n, z: z, low: lo, high: hi, tb: tb, d: d)
+    }
+
+    /// A zone bound's string or null: the bound read from the bytes when they are exactly
+    /// what `ZoneBound.encoded` writes (no escapes), else the string as `string()` reads it.
+    private mutating func zoneText() throws -> ManifestBlock.ZoneText? {
+        skipSpace()
+        if literal("null") { return nil }
+        if i < end, p[i] == UInt8(ascii: "\"") {
+            var k = i + 1
+            while k < end, p[k] != UInt8(ascii: "\""), p[k] != UInt8(ascii: "\\"), p[k] >= 0x20 { k += 1 }
+            if k < end, p[k] == UInt8(ascii: "\""),
+               let bound = ZoneBound(canonical: UnsafeBufferPointer(rebasing: p[(i + 1)..<k])) {
+                i = k + 1
+                return .bound(bound)
+            }
+        }
+        return .text(try string())
     }
 
     // MARK: JSON

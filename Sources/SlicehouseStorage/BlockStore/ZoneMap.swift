@@ -27,6 +27,59 @@ public enum ZoneBound: Sendable, Equatable {
         }
     }
 
+    /// The bound whose `encoded` text is exactly `text`'s bytes (`i`, `d` and `x` forms:
+    /// no sign but a minus, no leading zeros, lowercase hex), or nil — for any other text,
+    /// `init(encoded:)` decides.
+    init?(canonical text: UnsafeBufferPointer<UInt8>) {
+        guard let tag = text.first else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: text[1...])
+        /// Digits without a leading zero (but "0" itself), as a magnitude within `limit`.
+        func magnitude(_ d: UnsafeBufferPointer<UInt8>, limit: UInt64) -> UInt64? {
+            guard !d.isEmpty, d.count <= 20, d[0] != UInt8(ascii: "0") || d.count == 1 else { return nil }
+            var v: UInt64 = 0
+            for c in d {
+                guard c >= 48, c <= 57 else { return nil }
+                let (m, o1) = v.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(UInt64(c - 48))
+                guard !o1, !o2, a <= limit else { return nil }
+                v = a
+            }
+            return v
+        }
+        switch tag {
+        case UInt8(ascii: "i"):
+            if rest.first == UInt8(ascii: "-") {
+                guard let m = magnitude(UnsafeBufferPointer(rebasing: rest[1...]), limit: UInt64(Int64.max) + 1), m > 0 else { return nil }
+                self = .int(m == UInt64(Int64.max) + 1 ? Int64.min : -Int64(m))
+            } else {
+                guard let m = magnitude(rest, limit: UInt64(Int64.max)) else { return nil }
+                self = .int(Int64(m))
+            }
+        case UInt8(ascii: "d"):
+            guard let m = magnitude(rest, limit: UInt64.max) else { return nil }
+            self = .double(Double(bitPattern: m))
+        case UInt8(ascii: "x"):
+            guard rest.count % 2 == 0 else { return nil }
+            func nib(_ c: UInt8) -> UInt8? {
+                switch c {
+                case 48...57: return c - 48
+                case 97...102: return c - 87
+                default: return nil
+                }
+            }
+            var out = [UInt8](repeating: 0, count: rest.count / 2)
+            var k = 0
+            while k < rest.count {
+                guard let h = nib(rest[k]), let l = nib(rest[k + 1]) else { return nil }
+                out[k / 2] = h << 4 | l
+                k += 2
+            }
+            self = .bytes(out)
+        default:
+            return nil
+        }
+    }
+
     public init?(encoded s: String) {
         guard let tag = s.first else { return nil }
         let rest = s.dropFirst()

@@ -594,6 +594,32 @@ public final class DataStore: @unchecked Sendable {
     /// is kept in the catalog but quarantined: statements that read or change it fail
     /// with the damage named, DROP TABLE removes it, and every other table works.
     /// Returns true for a new database (nothing committed yet).
+    /// A file's bytes read straight into an array (`FileManager.contents` and a copy of
+    /// its `Data` took a millisecond of SF 10's opening for its 1.3 MB manifest), or nil.
+    static func readBytes(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let size = Int(st.st_size)
+        var complete = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            if let base = buffer.baseAddress {
+                while done < size {
+                    let r = read(fd, base + done, size - done)
+                    if r < 0 && errno == EINTR { continue }
+                    guard r > 0 else { break }
+                    done += r
+                }
+            }
+            complete = done == size
+            count = done
+        }
+        return complete ? bytes : nil
+    }
+
     private func recover(_ directory: String) throws -> Bool {
         let fm = FileManager.default
         let manifestPath = (directory as NSString).appendingPathComponent(Manifest.fileName)
@@ -618,13 +644,13 @@ public final class DataStore: @unchecked Sendable {
                 + " to start a new database."
             throw SQLError(.ioError, message)
         }
-        guard !isDirectory.boolValue, let data = fm.contents(atPath: manifestPath) else {
+        guard !isDirectory.boolValue, let data = Self.readBytes(manifestPath) else {
             throw SQLError(.ioError, "manifest.json in \"\(directory)\" is "
                 + (isDirectory.boolValue ? "a directory" : "unreadable") + ". Nothing was changed or deleted.")
         }
         let m: Manifest
         do {
-            m = try Manifest.decode(Array(data), path: manifestPath)
+            m = try Manifest.decode(data, path: manifestPath)
         } catch let e as SQLError {
             throw SQLError(.ioError, "\(e.message). Nothing was changed or"
                 + " deleted; restore manifest.json from a backup, or move the directory aside to start a new database.")
