@@ -582,18 +582,6 @@ public final class DataStore: @unchecked Sendable {
         return fd
     }
 
-    /// Read the committed manifest and remove leftovers of interrupted transactions.
-    ///
-    /// Opening never deletes what it cannot account for. Without a readable, intact
-    /// `manifest.json` nothing is removed: a directory that holds data files (or a
-    /// `manifest.json.tmp`) but no manifest is refused with an error saying how to
-    /// recover, and so is a damaged manifest. Only files that a valid manifest proves
-    /// to be leftovers (under `slice*/`, not named by it) are removed.
-    ///
-    /// A table whose own files are damaged (a deleted-row file that fails its checksum)
-    /// is kept in the catalog but quarantined: statements that read or change it fail
-    /// with the damage named, DROP TABLE removes it, and every other table works.
-    /// Returns true for a new database (nothing committed yet).
     /// A file's bytes read straight into an array (`FileManager.contents` and a copy of
     /// its `Data` took a millisecond of SF 10's opening for its 1.3 MB manifest), or nil.
     static func readBytes(_ path: String) -> [UInt8]? {
@@ -620,6 +608,18 @@ public final class DataStore: @unchecked Sendable {
         return complete ? bytes : nil
     }
 
+    /// Read the committed manifest and remove leftovers of interrupted transactions.
+    ///
+    /// Opening never deletes what it cannot account for. Without a readable, intact
+    /// `manifest.json` nothing is removed: a directory that holds data files (or a
+    /// `manifest.json.tmp`) but no manifest is refused with an error saying how to
+    /// recover, and so is a damaged manifest. Only files that a valid manifest proves
+    /// to be leftovers (under `slice*/`, not named by it) are removed.
+    ///
+    /// A table whose own files are damaged (a deleted-row file that fails its checksum)
+    /// is kept in the catalog but quarantined: statements that read or change it fail
+    /// with the damage named, DROP TABLE removes it, and every other table works.
+    /// Returns true for a new database (nothing committed yet).
     private func recover(_ directory: String) throws -> Bool {
         let fm = FileManager.default
         let manifestPath = (directory as NSString).appendingPathComponent(Manifest.fileName)
