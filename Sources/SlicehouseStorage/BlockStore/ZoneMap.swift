@@ -88,23 +88,10 @@ public enum ZoneBound: Sendable, Equatable {
         case "w": guard let v = Int128(String(rest)) else { return nil }; self = .int128(v)
         case "d": guard let v = UInt64(rest) else { return nil }; self = .double(Double(bitPattern: v))
         case "x":
-            let u = Array(rest.utf8)
-            guard u.count % 2 == 0 else { return nil }
-            func nib(_ c: UInt8) -> UInt8? {
-                switch c {
-                case 48...57: return c - 48
-                case 97...102: return c - 87
-                default: return nil
-                }
-            }
-            var out = [UInt8](); out.reserveCapacity(u.count / 2)
-            var i = 0
-            while i < u.count {
-                guard let h = nib(u[i]), let l = nib(u[i + 1]) else { return nil }
-                out.append(h << 4 | l)
-                i += 2
-            }
-            self = .bytes(out)
+            // The same text either way: lowercase hex digits, two a byte.
+            var text = s
+            guard let bound = text.withUTF8({ ZoneBound(canonical: $0) }) else { return nil }
+            self = bound
         default: return nil
         }
     }
