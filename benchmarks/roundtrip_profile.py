@@ -60,6 +60,7 @@ def main():
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--mode", default="simple", choices=["simple", "prepared"])
     ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--keep", help="copy perf.data here for a closer look (perf report -i)")
     args = ap.parse_args()
     if not shutil.which("perf") or not shutil.which("pgbench"):
         sys.exit("needs perf and pgbench")
@@ -114,6 +115,8 @@ def main():
     print("  statement threads by stage:")
     for k, v in stages.most_common():
         print(f"  {v * per_sample:6.1f} µs    {k}")
+    if args.keep:
+        shutil.copy(data, args.keep)
     shutil.rmtree(work, ignore_errors=True)
 
 

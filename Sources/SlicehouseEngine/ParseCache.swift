@@ -24,16 +24,25 @@ final class ParseCache: @unchecked Sendable {
     /// The statements of `sql` parsed with `options`, from the cache when it holds them.
     func parse(_ sql: String, options: ParseOptions) throws -> [ParsedStatement] {
         guard sql.utf8.count <= Self.maxTextBytes else { return try parseScript(sql, options: options) }
-        let key = Key(text: sql, options: options)
-        if let found = lock.withLock({ () -> [ParsedStatement]? in
-            guard let e = entries[key] else { return nil }
+        if let found = cached(sql, options: options) { return found }
+        let statements = try parseScript(sql, options: options)
+        store(Key(text: sql, options: options), statements)
+        return statements
+    }
+
+    /// The statements of `sql` when the cache holds them (parsed before with `options`),
+    /// else nil; a text not held is not parsed.
+    func cached(_ sql: String, options: ParseOptions) -> [ParsedStatement]? {
+        guard sql.utf8.count <= Self.maxTextBytes else { return nil }
+        return lock.withLock {
+            guard let e = entries[Key(text: sql, options: options)] else { return nil }
             clock += 1
             e.lastUse.tick = clock
             return e.statements
-        }) {
-            return found
         }
-        let statements = try parseScript(sql, options: options)
+    }
+
+    private func store(_ key: Key, _ statements: [ParsedStatement]) {
         lock.withLock {
             if entries.count >= capacity {
                 let byAge = entries.sorted { $0.value.lastUse.tick < $1.value.lastUse.tick }
@@ -44,6 +53,5 @@ final class ParseCache: @unchecked Sendable {
             use.tick = clock
             entries[key] = (statements, use)
         }
-        return statements
     }
 }

@@ -204,20 +204,33 @@ struct QueryRunner {
         }
         let physical = try runner.plan(runLogical, runQuery)
         var explain: [String]?
+        var kept: PlanCache.Entry?
         if let (key, revision) = cacheKey, rewrite == nil, binder.isDeterministic, let tables = plannedTables() {
             let lines = ExplainPrinter.render(physical)
             explain = lines
-            database.planCache.store(key, PlanCache.Entry(revision: revision, plan: physical, outputs: logical.outputs,
-                                                          tables: tables, explain: lines, logical: logical))
+            let entry = PlanCache.Entry(revision: revision, plan: physical, outputs: logical.outputs, tables: tables,
+                                        explain: lines, logical: logical, mayBeShort: PlanCache.mayBeShort(physical))
+            database.planCache.store(key, entry)
+            kept = entry
         }
-        return try runner.run(physical, columns: columns, reuse: reuse, explain: explain, sink: sink)
+        return try runner.timed(kept) { try runner.run(physical, columns: columns, reuse: reuse, explain: explain, sink: sink) }
+    }
+
+    /// Run `body` (a kept plan's run), noting in the plan cache how long it took when the
+    /// plan may be a short statement's (`PlanCache.isShort`).
+    private func timed(_ entry: PlanCache.Entry?, _ body: () throws -> StatementResult) rethrows -> StatementResult {
+        guard let entry, entry.mayBeShort else { return try body() }
+        let start = Clock.nowMicros()
+        let result = try body()
+        database.planCache.noteRun(entry, micros: Clock.nowMicros() - start)
+        return result
     }
 
     /// Run a SELECT with a plan the cache kept: take the snapshots of the tables it reads
     /// (recorded as read, as binding would), answer from the result cache when it can,
     /// else admit the plan and run it. Nil when a table changed past what the plan was
     /// made for (the entry is dropped and the query planned again).
-    private func selectPlanned(_ entry: PlanCache.Entry, key: PlanCache.Key, _ q: Query,
+    private func selectPlanned(_ entry: PlanCache.Entry, key: PlanCache.Hashed, _ q: Query,
                                sink: RowSink?) throws -> StatementResult? {
         for t in entry.tables {
             let snapshot = try session.transaction.snapshot(of: t.def)
@@ -232,14 +245,14 @@ struct QueryRunner {
         // A kept plan depends on the tables alone (what `plannedTables` checked), so its
         // rows may be reused as `reusableResult` would allow.
         if session.resultCacheEnabled, let tables = readVersions() {
-            reuse = (ResultCache.Key(query: q, parameters: session.statementParameters, settings: key.settings),
+            reuse = (ResultCache.Key(query: q, parameters: session.statementParameters, settings: key.key.settings),
                      ResultCache.Dependencies(plan: entry.logical, tables: tables))
             if let reuse, let hit = database.resultCache.lookup(reuse.key, reuse.dependencies) {
                 return try answerFromCache(hit, sink: sink)
             }
         }
         try WorkloadAdmission(session).admitPlannedQuery(entry.plan, scope, q)
-        return try run(entry.plan, columns: columns, reuse: reuse, explain: entry.explain, sink: sink)
+        return try timed(entry) { try run(entry.plan, columns: columns, reuse: reuse, explain: entry.explain, sink: sink) }
     }
 
     /// Execute a SELECT's plan, streaming to `sink` or collecting, and keep its rows in the
@@ -283,13 +296,24 @@ struct QueryRunner {
     /// revision it must have been made under; nil when plans are not kept for it (the
     /// transaction changed the catalog, or the session is inside a stored procedure or
     /// the advisor's replay, whose queries carry their own state).
-    private func planCacheKey(_ q: Query) -> (PlanCache.Key, UInt64)? {
-        guard session.procedureDepth == 0, !session.advising, !session.findingViewColumns,
-              let revision = session.transaction.catalogRevision else { return nil }
+    private func planCacheKey(_ q: Query) -> (PlanCache.Hashed, UInt64)? {
+        // A short statement's key was found for this very query a moment ago: taken once.
+        let found = session.shortStatementKey
+        session.shortStatementKey = nil
+        guard let revision = session.transaction.catalogRevision else { return nil }
+        if let found, found.key.query == q { return (found, revision) }
+        guard let key = Self.planCacheKey(q, parameters: session.statementParameters, session: session) else { return nil }
+        return (PlanCache.Hashed(key), revision)
+    }
+
+    /// What `q` run by `session` with `parameters` bound is found under in the plan cache;
+    /// nil when plans are not kept for it (inside a stored procedure, the advisor's replay
+    /// or the binding of a view's columns).
+    static func planCacheKey(_ q: Query, parameters: [ParameterValue]?, session: Session) -> PlanCache.Key? {
+        guard session.procedureDepth == 0, !session.advising, !session.findingViewColumns else { return nil }
         let temporary = session.madeTemporaryTables ? session.process : 0
-        return (PlanCache.Key(query: q, parameters: session.statementParameters, user: session.user,
-                              database: session.databaseName, settings: session.resultCacheSettings,
-                              temporaryOwner: temporary), revision)
+        return PlanCache.Key(query: q, parameters: parameters, user: session.user, database: session.databaseName,
+                             settings: session.resultCacheSettings, temporaryOwner: temporary)
     }
 
     /// The tables a just-planned query read, as the plan cache keeps them; nil when its

@@ -328,7 +328,11 @@ public final class Session: @unchecked Sendable {
     /// reads them through `StatementContext.statementParameters()`.
     private(set) var statementParameters: [ParameterValue]?
 
-    private func withParameters<T>(_ parameters: [ParameterValue]?, _ body: () throws -> T) rethrows -> T {
+    /// The plan cache key a short statement was found under (`ShortStatements`), taken by
+    /// its SELECT's plan lookup instead of hashing the query's tree a second time.
+    var shortStatementKey: PlanCache.Hashed?
+
+    func withParameters<T>(_ parameters: [ParameterValue]?, _ body: () throws -> T) rethrows -> T {
         let outer = statementParameters
         statementParameters = parameters
         defer { statementParameters = outer }

@@ -38,6 +38,11 @@ final class ConnectionWorker: @unchecked Sendable {
     private var closed = false
     /// A job for this connection is submitted or running.
     private var working = false
+    /// A CancelRequest came while a job handled this connection's messages but no
+    /// statement ran (a Parse or Bind planning a text, a statement about to start): the
+    /// next message that would do work fails with it. It lapses when the job ends, as a
+    /// cancel for an idle PostgreSQL backend does.
+    private var cancelPending = false
     /// The session has been ended (`finish`).
     private var finished = false
     private let idleTimeoutSeconds: Int
@@ -157,9 +162,17 @@ final class ConnectionWorker: @unchecked Sendable {
     /// the inbox unless one runs.
     func readComplete() {
         condition.lock()
-        let submit = takeWork()
+        let start = takeWork()
         condition.unlock()
-        if submit { threads.submit { self.work() } }
+        if start { startJob() }
+    }
+
+    /// Start the job for the inbox (the connection is marked working): on the event loop
+    /// itself while its messages are short (`handleInbox(onEventLoop:)`), the rest on a
+    /// statement thread.
+    private func startJob() {
+        if channel.eventLoop.inEventLoop, handleInbox(onEventLoop: true) { return }
+        threads.submit { self.work() }
     }
 
     /// Whether a job should be started for the inbox now: there are messages, none is
@@ -191,17 +204,30 @@ final class ConnectionWorker: @unchecked Sendable {
     func writabilityChanged() {
         condition.lock()
         condition.broadcast()
-        let submit = takeWork()
+        let start = takeWork()
         condition.unlock()
-        if submit { threads.submit { self.work() } }
+        if start { startJob() }
     }
 
     /// A CancelRequest for this connection's statement came (any thread): a statement
     /// waiting for the client looks at its cancellation now.
     func cancelRequested() {
         condition.lock()
+        let busy = working
+        if busy && !session.isRunning { cancelPending = true }
         condition.broadcast()
         condition.unlock()
+        // A statement that started since the server's `Session.cancel` found none.
+        if busy { session.cancel() }
+    }
+
+    /// Fail the message about to be handled when a cancel is pending (`cancelPending`).
+    private func checkPendingCancel() throws {
+        condition.lock()
+        let pending = cancelPending
+        cancelPending = false
+        condition.unlock()
+        if pending { throw Cancellation.userRequest }
     }
 
     /// Close the connection when it has been idle outside a transaction for
@@ -234,14 +260,26 @@ final class ConnectionWorker: @unchecked Sendable {
     /// job), or the connection closes (the session ends). Runs on a `StatementThreads`
     /// thread; one per connection at a time.
     private func work() {
+        _ = handleInbox(onEventLoop: false)
+    }
+
+    /// The job's loop. On a statement thread it handles every message. On the event loop
+    /// (`onEventLoop`) it handles only short messages (`shortHandling`): a short statement —
+    /// one `ShortStatements` finds, such as a repeated `select 1` — and the protocol's
+    /// messages around it that do no work of their own (Bind, Describe, Sync, ...); at the
+    /// first that is not short, or when the connection closes, it returns false with the
+    /// job still the connection's, and the caller hands the rest to a statement thread.
+    /// A short statement answered here costs no thread wake-up either way.
+    private func handleInbox(onEventLoop: Bool) -> Bool {
         while true {
             // Replies kept for a Sync that has not come count against the channel's bound too.
             if out.buffer.readableBytes >= Self.batchBytes { send(flush: true) }
             condition.lock()
             if closed {
                 condition.unlock()
+                if onEventLoop { return false }
                 finish()
-                return
+                return true
             }
             guard !inbox.isEmpty, channel.isWritable else {
                 // Nothing to do, or replies the client has not read are over the channel's
@@ -251,13 +289,23 @@ final class ConnectionWorker: @unchecked Sendable {
                 // Read while this job still owns the session.
                 let idle = !waiting && idleTimeoutSeconds > 0 && session.transactionStatus == .idle
                 working = false
+                cancelPending = false
                 condition.unlock()
                 if waiting {
                     channel.flush()
                 } else if idle {
-                    channel.eventLoop.execute { self.idleAfterWork() }
+                    if onEventLoop { idleAfterWork() } else { channel.eventLoop.execute { self.idleAfterWork() } }
                 }
-                return
+                return true
+            }
+            var short: ShortMessage?
+            if onEventLoop {
+                // The inbox changes only on the event loop, which is here: the first message
+                // stays the first while it is looked at.
+                condition.unlock()
+                short = shortHandling(inbox[0])
+                guard short != nil else { return false }
+                condition.lock()
             }
             let message = inbox.removeFirst()
             if readingPaused && inbox.count <= Self.resumeReadingAt {
@@ -265,7 +313,15 @@ final class ConnectionWorker: @unchecked Sendable {
                 _ = channel.setOption(ChannelOptions.autoRead, value: true)
             }
             condition.unlock()
-            handle(message)
+            if let short {
+                shortStatement = short.statement
+                runningOnEventLoop = true
+                handle(message)
+                runningOnEventLoop = false
+                shortStatement = nil
+            } else {
+                handle(message)
+            }
             if session.isTerminated {
                 send(flush: true)
                 condition.lock()
@@ -273,6 +329,62 @@ final class ConnectionWorker: @unchecked Sendable {
                 condition.unlock()
             }
         }
+    }
+
+    /// How the event loop may handle a message itself.
+    private struct ShortMessage {
+        /// The short statement it runs (a Query's, an Execute's), or nil for a message that
+        /// runs none.
+        var statement: ShortStatements.Found?
+    }
+
+    /// The message as the event loop may handle it, or nil when it must go to a statement
+    /// thread: it parses or binds a text (Parse; a Bind whose values are put into the text;
+    /// a Describe of a portal whose columns are not known yet), runs a statement that is not
+    /// short, serves a portal's kept rows, or ends the session (Terminate).
+    private func shortHandling(_ message: FrontendMessage) -> ShortMessage? {
+        if skipUntilSync {
+            switch message {
+            case .sync, .terminate: break
+            default: return ShortMessage()   // skipped
+            }
+        }
+        switch message {
+        case .query(let sql):
+            return ShortStatements(session).statement(sql).map { ShortMessage(statement: $0) }
+        case .bind(_, let name, _, _, _):
+            guard let p = statements[name], let st = p.statement else { return ShortMessage() }
+            return st.statement.bindsParameterValues ? ShortMessage() : nil
+        case .describe(let kind, let name):
+            guard kind == UInt8(ascii: "P"), let portal = portals[name], portal.statement != nil else { return ShortMessage() }
+            return portal.columns != nil ? ShortMessage() : nil
+        case .execute(let name, _):
+            guard let portal = portals[name], let st = portal.statement, !portal.done else { return ShortMessage() }
+            // Rows kept for an Execute with a row limit are served on a statement thread: the
+            // client chose how many, and the writer may have to wait for it to read them.
+            guard portal.pending == nil else { return nil }
+            return ShortStatements(session).find(st).map { ShortMessage(statement: $0) }
+        case .close, .sync, .flush:
+            return ShortMessage()
+        case .parse, .terminate, .copyMessage, .functionCall, .password, .startup, .sslRequest, .gssEncRequest, .cancel:
+            return nil
+        }
+    }
+
+    /// The message being handled is a short one, on the event loop: its statement runs on
+    /// this thread (`ShortStatements.run`) and its rows are never waited for.
+    private var runningOnEventLoop = false
+    /// The short statement the message being handled on the event loop runs.
+    private var shortStatement: ShortStatements.Found?
+
+    /// Run a client's statement: on this thread when it was found short, else on a large
+    /// stack (`Session.run`).
+    private func run(_ statement: ParsedStatement, sink: RowSink) throws -> StatementResult {
+        if runningOnEventLoop, let short = shortStatement {
+            server.noteShortStatement()
+            return try ShortStatements(session).run(short, sink: sink)
+        }
+        return try session.run(statement, sink: sink)
     }
 
     /// A job ended with the inbox empty and the session idle (on the event loop): start
@@ -364,11 +476,26 @@ final class ConnectionWorker: @unchecked Sendable {
     // MARK: Simple query
 
     private func simpleQuery(_ sql: String) {
+        if let short = shortStatement {
+            do {
+                try checkPendingCancel()
+                let result = try run(short.statement, sink: WireSink(worker: self, formats: [], describe: true))
+                complete(result)
+                if session.isTerminated { throw Cancellation.terminated }
+            } catch {
+                report(error, query: sql)
+            }
+            readyForQuery()
+            send(flush: true)
+            return
+        }
         do {
+            try checkPendingCancel()
             var script = try session.script(sql)
             if script.count == 0 { out.empty("I") }
             let runAll = {
                 while let st = try script.next(self.session) {
+                    try self.checkPendingCancel()
                     let sink = WireSink(worker: self, formats: [], describe: true)
                     let result = try self.session.run(st, sink: sink)
                     self.complete(result)
@@ -396,6 +523,7 @@ final class ConnectionWorker: @unchecked Sendable {
     /// statement's text, as PostgreSQL reports it) skips the rest until Sync.
     private func extended(query: @autoclosure () -> String?, _ body: () throws -> Void) {
         do {
+            try checkPendingCancel()
             try body()
         } catch {
             report(error, query: query())
@@ -427,6 +555,9 @@ final class ConnectionWorker: @unchecked Sendable {
                 columns = try session.describe(bound)
             }
         }
+        // Binding a text can take a while (a large generate_series): a cancel that came
+        // meanwhile fails the Parse, as PostgreSQL's would, and leaves no statement behind.
+        try checkPendingCancel()
         statements[name] = Prepared(query: query, statement: parsed.first, parameterTypes: oids, columns: columns)
         out.empty("1")
     }
@@ -483,6 +614,7 @@ final class ConnectionWorker: @unchecked Sendable {
                 bound = try session.parse(p.query, parameters: parameters).first
             }
         }
+        try checkPendingCancel()
         portals[portal] = Portal(statement: bound, query: p.query, resultFormats: resultFormats, columns: columns)
         out.empty("2")
     }
@@ -533,14 +665,14 @@ final class ConnectionWorker: @unchecked Sendable {
         if portal.pending == nil {
             if maxRows <= 0 {
                 let sink = WireSink(worker: self, formats: portal.resultFormats, describe: false)
-                let result = try session.run(st, sink: sink)
+                let result = try run(st, sink: sink)
                 portal.done = true
                 portal.tag = result.tag
                 complete(result)
                 return
             }
             let collector = CollectingSink()
-            let result = try session.run(st, sink: collector)
+            let result = try run(st, sink: collector)
             notices(result.notices)
             portal.pending = collector.chunks
             portal.columns = collector.columns
@@ -626,8 +758,22 @@ final class ConnectionWorker: @unchecked Sendable {
         guard out.buffer.readableBytes > 0 else { return }
         let buffer = out.buffer
         out = BackendWriter(allocator: channel.allocator, capacity: 4096)
-        if flush { channel.writeAndFlush(buffer, promise: nil) } else { channel.write(buffer, promise: nil) }
+        guard flush else { channel.write(buffer, promise: nil); return }
+        guard runningOnEventLoop else { channel.writeAndFlush(buffer, promise: nil); return }
+        // On the event loop the flush waits for the end of the loop's turn, after the other
+        // connections' reads of the same turn: their replies go out together.
+        channel.write(buffer, promise: nil)
+        if !flushScheduled {
+            flushScheduled = true
+            channel.eventLoop.execute {
+                self.flushScheduled = false
+                self.channel.flush()
+            }
+        }
     }
+
+    /// A flush is due at the end of the event loop's turn (event loop only).
+    private var flushScheduled = false
 
     /// Write the encoded rows and wait while the client is behind (the channel not
     /// writable); stop when the statement is cancelled or the client is gone. The wait
@@ -635,6 +781,9 @@ final class ConnectionWorker: @unchecked Sendable {
     /// CancelRequest), not by polling the channel.
     fileprivate func flushRows() throws {
         send(flush: true)
+        // On the event loop nothing may wait for the channel (its writability event comes
+        // from this very loop): a short statement's few rows are written as they are.
+        if runningOnEventLoop { return }
         condition.lock()
         defer { condition.unlock() }
         defer { writerWaiting = false }

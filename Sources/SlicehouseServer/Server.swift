@@ -7,6 +7,7 @@ import SlicehouseCatalog
 import SlicehouseTypes
 import SlicehouseEngine
 import SlicehousePlatform
+import Synchronization
 
 /// A user who may log in, as the server sees them at authentication.
 public struct Login: Sendable, Equatable {
@@ -207,6 +208,11 @@ public final class Server: @unchecked Sendable {
     func release() { lock.withLock { connectionCount -= 1 } }
 
     public var openConnections: Int { lock.withLock { connectionCount } }
+
+    /// Statements the event loops answered themselves (`ShortStatements`), since the start.
+    private let shortStatements = Atomic<Int>(0)
+    var shortStatementsAnswered: Int { shortStatements.load(ordering: .relaxed) }
+    func noteShortStatement() { shortStatements.wrappingAdd(1, ordering: .relaxed) }
 
     func register(_ session: Session, secret: Int32, worker: ConnectionWorker?) {
         lock.withLock { connections[Int32(truncatingIfNeeded: session.process)] = (secret, session, worker) }
