@@ -161,6 +161,41 @@ final class ConnectionThreadsTests: XCTestCase {
         for c in clients { c.close() }
     }
 
+    /// A CancelRequest that comes while a Parse is still binding its text (a large
+    /// generate_series takes a while) fails that Parse with 57014 and leaves no statement
+    /// behind; it is not dropped for want of a running statement, which left the Execute
+    /// that followed running with nothing to stop it. Should the Parse have answered before
+    /// the cancel came (a fast machine), the case is not this test's: it is let go.
+    func testACancelDuringAParseFailsTheParse() throws {
+        let (server, port) = try startServer()
+        defer { server.shutdown() }
+        let c = try connect(port)
+        let slow = "select count(*) from generate_series(1, 1000000) a, generate_series(1, 1000000) b"
+        try c.send(SocketClient.parseMessage("slow", slow) + SocketClient.syncMessage)
+        Thread.sleep(forTimeInterval: 0.02)
+        let answeredBefore = c.hasUnread()
+        try c.cancel(port: port)   // returns once the server has handled it
+        let answeredAfter = c.hasUnread()
+        let parse = try c.readReply()
+        if parse.errorCode == nil {
+            // The Parse answered. Unless its answer was already on its way when the cancel
+            // was handled, the cancel was dropped.
+            XCTAssertTrue(answeredBefore || answeredAfter, "the cancel came during the Parse and was lost")
+            // Run it with a cancel that surely comes while it runs.
+            try c.send(SocketClient.bindMessage("slow") + SocketClient.executeMessage + SocketClient.syncMessage)
+            Thread.sleep(forTimeInterval: 0.3)
+            try c.cancel(port: port)
+            XCTAssertEqual(try c.readReply().errorCode, "57014")
+        } else {
+            XCTAssertEqual(parse.errorCode, "57014", parse.errorMessage ?? "")
+            // No statement was left behind, and the cancel does not outlive the Parse.
+            try c.send(SocketClient.bindMessage("slow") + SocketClient.executeMessage + SocketClient.syncMessage)
+            XCTAssertEqual(try c.readReply().errorCode, "26000")
+        }
+        XCTAssertEqual(try c.query("select 7").rows, [["7"]])
+        c.close()
+    }
+
     /// A statement waiting for a lock another connection holds does not keep that
     /// connection's COMMIT from running (the statement threads are not a bounded pool).
     func testAStatementWaitingOnALockDoesNotBlockTheHolder() throws {

@@ -125,6 +125,32 @@ final class SocketClient: @unchecked Sendable {
         return [UInt8(ascii: "Q")] + withUnsafeBytes(of: UInt32(body.count + 4).bigEndian, Array.init) + body
     }
 
+    /// A frontend message: its type, length and body.
+    static func frame(_ type: Character, _ body: [UInt8]) -> [UInt8] {
+        [UInt8(ascii: type.unicodeScalars.first ?? "?")] + withUnsafeBytes(of: UInt32(body.count + 4).bigEndian, Array.init) + body
+    }
+
+    /// Parse of `sql` as the prepared statement `name`, no parameter types.
+    static func parseMessage(_ name: String, _ sql: String) -> [UInt8] {
+        frame("P", Array(name.utf8) + [0] + Array(sql.utf8) + [0, 0, 0])
+    }
+
+    /// Bind of the prepared statement `statement` to the unnamed portal, no parameters.
+    static func bindMessage(_ statement: String) -> [UInt8] {
+        frame("B", [0] + Array(statement.utf8) + [0, 0, 0, 0, 0, 0, 0])
+    }
+
+    /// Execute of the unnamed portal, all rows.
+    static let executeMessage = frame("E", [0, 0, 0, 0, 0])
+    static let syncMessage = frame("S", [])
+
+    /// Whether a backend message has arrived and not been read yet (does not wait).
+    func hasUnread() -> Bool {
+        if buffer.count > offset { return true }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0
+    }
+
     /// Send a simple Query.
     func sendQuery(_ sql: String) throws { try send(Self.queryMessage(sql)) }
 
