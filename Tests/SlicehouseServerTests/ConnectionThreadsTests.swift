@@ -11,16 +11,7 @@ import SlicehouseEngine
 /// that connection from committing, and the idle-session timeout still fires.
 final class ConnectionThreadsTests: XCTestCase {
     private func startServer(idleTimeoutSeconds: Int = 0) throws -> (Server, Int) {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.superuserPassword = nil
-        configuration.rules = HostRules.defaults(trustLoopback: true)
-        configuration.idleTimeoutSeconds = idleTimeoutSeconds
-        configuration.eventLoopThreads = 2
-        let server = try Server(database: try Database(), configuration: configuration)
-        let address = try server.start()
-        guard let port = address.port else { throw SocketClient.Failure(description: "no port") }
-        return (server, port)
+        try startLoopbackServer(idleTimeoutSeconds: idleTimeoutSeconds)
     }
 
     private func connect(_ port: Int, receiveBufferBytes: Int? = nil) throws -> SocketClient {

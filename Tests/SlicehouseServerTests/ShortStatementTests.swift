@@ -11,17 +11,7 @@ import SlicehouseEngine
 /// some are short and some are not, and that a plan kept for one user, one catalog
 /// revision or one transaction state is not taken for another.
 final class ShortStatementTests: XCTestCase {
-    private func startServer() throws -> (Server, Int) {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.superuserPassword = nil
-        configuration.rules = HostRules.defaults(trustLoopback: true)
-        configuration.eventLoopThreads = 2
-        let server = try Server(database: try Database(), configuration: configuration)
-        let address = try server.start()
-        guard let port = address.port else { throw SocketClient.Failure(description: "no port") }
-        return (server, port)
-    }
+    private func startServer() throws -> (Server, Int) { try startLoopbackServer() }
 
     private func connect(_ port: Int, user: String = "awsuser") throws -> SocketClient {
         let c = try SocketClient(port: port)

@@ -3,11 +3,28 @@
 import Glibc
 import Foundation
 import XCTest
+@testable import SlicehouseServer
+import SlicehouseEngine
 
 /// A minimal PostgreSQL client over a blocking socket, for tests of a running server:
 /// it writes frontend messages and reads backend messages one at a time, so a test can
 /// stop reading (a slow client) and start again. (Linux only, as the tests that use it
 /// count the process's threads in /proc.)
+/// A server on a loopback port that trusts loopback logins (no password), with two event
+/// loops, over a fresh in-memory database: the server and its port.
+func startLoopbackServer(idleTimeoutSeconds: Int = 0) throws -> (Server, Int) {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.superuserPassword = nil
+    configuration.rules = HostRules.defaults(trustLoopback: true)
+    configuration.idleTimeoutSeconds = idleTimeoutSeconds
+    configuration.eventLoopThreads = 2
+    let server = try Server(database: try Database(), configuration: configuration)
+    let address = try server.start()
+    guard let port = address.port else { throw SocketClient.Failure(description: "no port") }
+    return (server, port)
+}
+
 final class SocketClient: @unchecked Sendable {
     struct Message {
         var type: UInt8
