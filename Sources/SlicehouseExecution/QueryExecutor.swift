@@ -267,7 +267,7 @@ public final class QueryExecutor: @unchecked Sendable {
             let runtime = node.runtimeFilterTargets.compactMap { t in
                 filters[t.id].map { (position: t.column, slot: $0) }
             }
-            let predicates = ZonePredicates.extract(filter, columns: columns, types: types)
+            let predicates = ZonePredicates.extract(filter, columns: columns, types: types, nulls: true)
             // A filter that pins the distribution key to constants can only match rows on
             // those constants' slices: the other slices are not read at all.
             if case .key(let keyColumn) = snap.distribution, keyColumn < table.columns.count,

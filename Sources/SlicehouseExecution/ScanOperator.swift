@@ -39,11 +39,18 @@ final class ScanOperator: Operator {
 /// qualify; everything else is left to the filter.
 public enum ZonePredicates {
     /// The filter's simple predicates (a column against constants) as zone predicates, by
-    /// position in `columns`.
-    public static func extract(_ filter: BoundExpr?, columns: [Int], types: [DataType]) -> [ZonePredicate] {
+    /// position in `columns`; with `nulls`, `column IS NULL` too (for a table's own blocks,
+    /// whose zone maps count their NULLs exactly: TPC-DS q76's `ss_store_sk IS NULL`
+    /// skips the blocks without one and keeps a range's NULL rows before any other column
+    /// is read).
+    public static func extract(_ filter: BoundExpr?, columns: [Int], types: [DataType], nulls: Bool = false) -> [ZonePredicate] {
         var out: [ZonePredicate] = []
         for c in conjuncts(filter) {
-            if let p = predicate(c, columns: columns, types: types) { out.append(p) }
+            if let p = predicate(c, columns: columns, types: types) {
+                out.append(p)
+            } else if nulls, case .isNull(.column(let i, _), negated: false) = c, i < columns.count, columns[i] >= 0 {
+                out.append(ZonePredicate(column: columns[i], ops: [], isNull: true))
+            }
         }
         return out
     }

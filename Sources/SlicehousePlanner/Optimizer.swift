@@ -45,7 +45,7 @@ public struct Optimizer {
     }
 
     public func optimize(_ plan: LogicalPlan) -> LogicalPlan {
-        var p = mapExpressions(plan, { factorOr(fold($0)) })
+        var p = mapExpressions(plan, { factorOr(unwidenComparisons(fold($0))) })
         p = sinkSingleRowJoins(p)
         p = simplifyOuterJoins(p, rejected: [])
         p = pushdown(p, [])
@@ -98,6 +98,47 @@ public struct Optimizer {
             // Leave an expression that fails (e.g. 1/0 in an untaken CASE branch) for run time.
             guard let v = try? evaluateConstant(node) else { return node }
             return .constant(v, node.type)
+        }
+    }
+
+    /// `CAST(c AS DECIMAL(p2, s)) op k` → `c op k` for a DECIMAL(p1, s) column c (same
+    /// scale, both held as 64-bit integers) and a constant k that DECIMAL(p1, s) can hold:
+    /// the cast changes the type, not the stored integer, so the comparison is the same.
+    /// The binder widens both sides of `decimal_column = integer` (TPC-DS's
+    /// `s_gmt_offset = -5`, `ss_list_price BETWEEN 8 AND 18`) to a common type; compared
+    /// as the column itself, the predicate reaches the zone maps, the scan's row checks
+    /// and the estimates, which see only a bare column against a constant. IN lists too.
+    func unwidenComparisons(_ e: BoundExpr) -> BoundExpr {
+        func narrowed(_ k: BoundExpr, to type: DataType) -> BoundExpr? {
+            guard case .constant(let v, let kt) = k, case .decimal(_, let ks) = kt, kt.physical == .int64,
+                  case .decimal(let p1, let s1) = type, ks == s1, type.physical == .int64, p1 <= 18 else { return nil }
+            guard case .int(let raw) = v else { return v.isNull ? .constant(v, type) : nil }
+            var limit: Int64 = 1
+            for _ in 0..<p1 { limit = limit &* 10 }
+            guard raw > -limit && raw < limit else { return nil }
+            return .constant(.int(raw), type)
+        }
+        func column(_ x: BoundExpr) -> BoundExpr? {
+            // Widening only: a narrowing cast can fail (numeric overflow), which the bare
+            // column would not.
+            guard case .cast(let c, let wide) = x, case .column(_, let t) = c, t.isDecimal, wide.isDecimal,
+                  t.scale == wide.scale, wide.precision >= t.precision,
+                  t.physical == .int64, wide.physical == .int64 else { return nil }
+            return c
+        }
+        return e.transform { node in
+            switch node {
+            case .binary(let op, let l, let r, let t) where op.isComparison:
+                if let c = column(l), let k = narrowed(r, to: c.type) { return .binary(op, c, k, t) }
+                if let c = column(r), let k = narrowed(l, to: c.type) { return .binary(op, k, c, t) }
+                return node
+            case .inList(let x, let items, let negated):
+                guard let c = column(x) else { return node }
+                let ks = items.compactMap { narrowed($0, to: c.type) }
+                return ks.count == items.count ? .inList(c, ks, negated: negated) : node
+            default:
+                return node
+            }
         }
     }
 

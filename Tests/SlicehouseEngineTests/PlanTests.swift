@@ -575,6 +575,46 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try s.execute(three + " order by 1, 2 limit 1")[0].textRows(), [["first0", "last0", "2415"]])
     }
 
+    /// TPC-DS q04's and q11's catalog branch: a year's sales grouped by a customer's seven
+    /// strings, where ANALYZE's distinct customers are a third of the sales (the sales of
+    /// one order share their customer, so there are fewer still). Grouping by the customer
+    /// key first pays at half as many groups as rows when the query's keys are strings; at
+    /// two thirds it does not, and the join stays below the aggregate.
+    func testEagerAggregationAtAThirdAsManyGroupsAsRows() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        let customers = (1...1000).map { i in
+            "(\(i), 'id\(i)', 'first\(i % 37)', 'last\(i % 41)', '\(i % 2 == 0 ? "Y" : "N")', 'country\(i % 11)', 'login\(i)', 'mail\(i)')"
+        }.joined(separator: ", ")
+        _ = try s.execute("""
+            create table c7 (ck int distkey, id varchar(16), f varchar(20), l varchar(20), p char(1), b varchar(20), lg varchar(13), m varchar(50));
+            create table s3 (ck int, amt int) diststyle even;
+            create table s15 (ck int, amt int) diststyle even;
+            insert into c7 values \(customers);
+            insert into s3 select ck, ck % 13 from c7;
+            insert into s3 select ck, ck % 7 from c7;
+            insert into s3 select ck, ck % 5 from c7;
+            insert into s15 select ck, ck % 13 from c7;
+            insert into s15 select ck, ck % 7 from c7 where ck % 2 = 0;
+            analyze;
+            """)
+        func query(_ sales: String) -> String {
+            "select id, f, l, p, b, lg, m, sum(amt), count(*) from c7 join \(sales) on c7.ck = \(sales).ck group by id, f, l, p, b, lg, m"
+        }
+        func aggregateBelowJoin(_ plan: String) -> Bool {
+            let lines = plan.split(separator: "\n").map(String.init)
+            guard let join = lines.firstIndex(where: { $0.contains("Hash Join") }) else { return false }
+            return lines[join...].contains { $0.contains("HashAggregate") }
+        }
+        let third = try explain(s, query("s3"))
+        XCTAssertTrue(aggregateBelowJoin(third), third)
+        XCTAssertFalse(aggregateBelowJoin(try explain(s, query("s15"))))
+        let rows = try s.execute(query("s3") + " order by 1")[0].textRows()
+        XCTAssertEqual(rows.count, 1000)
+        XCTAssertEqual(rows.first, ["id1", "first1", "last1", "N", "country1", "login1", "mail1", "3", "3"])
+        XCTAssertEqual(rows.last, ["id999", "first0", "last15", "N", "country9", "login999", "mail999", "20", "3"])
+        XCTAssertEqual(rows.reduce(0) { $0 + (Int($1[8] ?? "") ?? 0) }, 3000)
+    }
+
     /// TPC-H Q13's shape: each customer LEFT JOIN its orders, COUNT(o_orderkey) by
     /// customer. The orders are counted by customer below the outer join (after ANALYZE),
     /// customers without orders count 0, the answers are those of the plan without the

@@ -124,7 +124,7 @@ public final class SliceScanner {
     private func start() {
         started = true
         for p in predicates {
-            guard let position = columns.firstIndex(of: p.column), types[position].physical == .int64,
+            guard let position = columns.firstIndex(of: p.column), p.isNull || types[position].physical == .int64,
                   let test = RowPredicate(p) else { continue }
             rowChecks.append(RowCheck(position: position, test: .predicate(test)))
         }
@@ -461,9 +461,16 @@ public final class SliceScanner {
     struct RowPredicate {
         var low = Int64.min, high = Int64.max
         var list: [Int64]? = nil
+        /// `IS NULL`: the rows whose validity bit is clear, in a column of any type.
+        var isNull = false
 
         /// nil when a bound is not a 64-bit integer.
         init?(_ p: ZonePredicate) {
+            if p.isNull {
+                guard p.ops.isEmpty, p.inList == nil else { return nil }
+                isNull = true
+                return
+            }
             for (op, bound) in p.ops {
                 guard case .int(let x) = bound else { return nil }
                 switch op {
@@ -491,6 +498,10 @@ public final class SliceScanner {
         /// NULL and holds.
         func keep(_ values: Vector, from base: Int, count n: Int, selection: [Int32]?, deleted: DeleteSet,
                   firstRow: Int) -> [Int32] {
+            if isNull {
+                return SliceScanner.keepNulls(values, from: base, count: n, selection: selection, deleted: deleted,
+                                              firstRow: firstRow)
+            }
             let low = self.low, span = UInt64(bitPattern: high &- low), empty = low > high
             guard let list else {
                 return SliceScanner.keepRows(values, from: base, count: n, selection: selection, deleted: deleted,
@@ -760,6 +771,38 @@ public final class SliceScanner {
                 count = k
             }
         }
+        if let validity, !constant && (selection != nil || deleted.isEmpty),
+           validity.words.count << 6 >= base + n {
+            // The same with NULLs (TPC-DS's ss_quantity): a row counts when its validity
+            // bit and the test are both 1, still without a branch.
+            let m = selection?.count ?? n
+            return [Int32].building(capacity: m, placeholder: 0) { buf, count in
+                guard let o = buf.baseAddress else { count = 0; return }
+                var k = 0
+                a.withUnsafeBufferPointer { vp in
+                    validity.words.withUnsafeBufferPointer { wp in
+                        guard let v = vp.baseAddress.map({ $0 + base }), let w = wp.baseAddress else { return }
+                        @inline(__always) func keeps(_ r: Int) -> Int {
+                            let at = base &+ r
+                            let valid = Int(truncatingIfNeeded: (w[at >> 6] >> UInt64(at & 63)) & 1)
+                            return valid & Int(unsafeBitCast(holds(v[r]), to: UInt8.self))
+                        }
+                        if let selection {
+                            for r in selection {
+                                o[k] = r
+                                k &+= keeps(Int(r))
+                            }
+                        } else {
+                            for r in 0..<n {
+                                o[k] = Int32(truncatingIfNeeded: r)
+                                k &+= keeps(r)
+                            }
+                        }
+                    }
+                }
+                count = k
+            }
+        }
         var out: [Int32] = []
         out.reserveCapacity(selection?.count ?? n)
         a.withUnsafeBufferPointer { vp in
@@ -777,6 +820,54 @@ public final class SliceScanner {
             }
         }
         return out
+    }
+
+    /// The rows (0-based from `firstRow`, `count` of them, of `selection` when given, else
+    /// those not deleted) whose value in `values` (from offset `base`) is NULL: those whose
+    /// validity bit is clear. A vector without a bitmap has none.
+    static func keepNulls(_ values: Vector, from base: Int, count n: Int, selection: [Int32]?, deleted: DeleteSet,
+                          firstRow: Int) -> [Int32] {
+        guard let validity = values.validity else { return [] }
+        if values.isConstant {
+            guard !validity.isValid(0) else { return [] }
+            if let selection { return selection }
+            return (0..<n).compactMap { r in deleted.contains(firstRow + r) ? nil : Int32(truncatingIfNeeded: r) }
+        }
+        guard validity.words.count << 6 >= base + n else {
+            // A bitmap shorter than the rows: its missing bits are valid.
+            let words = validity.words.count << 6
+            let rows = selection ?? (0..<n).compactMap { r in deleted.contains(firstRow + r) ? nil : Int32(truncatingIfNeeded: r) }
+            return rows.filter { r in base + Int(r) < words && !validity.isValid(base + Int(r)) }
+        }
+        let m = selection?.count ?? n
+        return [Int32].building(capacity: m, placeholder: 0) { buf, count in
+            guard let o = buf.baseAddress else { count = 0; return }
+            var k = 0
+            validity.words.withUnsafeBufferPointer { wp in
+                guard let w = wp.baseAddress else { return }
+                @inline(__always) func null(_ r: Int) -> Int {
+                    let at = base &+ r
+                    return Int(truncatingIfNeeded: ~(w[at >> 6] >> UInt64(at & 63)) & 1)
+                }
+                if let selection {
+                    for r in selection {
+                        o[k] = r
+                        k &+= null(Int(r))
+                    }
+                } else if deleted.isEmpty {
+                    for r in 0..<n {
+                        o[k] = Int32(truncatingIfNeeded: r)
+                        k &+= null(r)
+                    }
+                } else {
+                    for r in 0..<n where !deleted.contains(firstRow + r) {
+                        o[k] = Int32(truncatingIfNeeded: r)
+                        k &+= null(r)
+                    }
+                }
+            }
+            count = k
+        }
     }
 
     /// `error` from reading or decoding `block` of the scan's `k`th column, naming the

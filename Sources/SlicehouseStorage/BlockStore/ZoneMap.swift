@@ -108,13 +108,17 @@ public struct ZonePredicate: Sendable, Equatable {
     public var column: Int
     public var ops: [(ZoneOp, ZoneBound)]  // all must hold (BETWEEN = ge + le)
     public var inList: [ZoneBound]?        // any may hold
+    /// `column IS NULL` (no ops, no list): a block may match when it holds a NULL. Only
+    /// for zone maps whose null counts are exact — a table's own blocks — not for the
+    /// statistics of other writers' files, which may leave them out.
+    public var isNull: Bool
 
-    public init(column: Int, ops: [(ZoneOp, ZoneBound)], inList: [ZoneBound]? = nil) {
-        self.column = column; self.ops = ops; self.inList = inList
+    public init(column: Int, ops: [(ZoneOp, ZoneBound)], inList: [ZoneBound]? = nil, isNull: Bool = false) {
+        self.column = column; self.ops = ops; self.inList = inList; self.isNull = isNull
     }
 
     public static func == (a: ZonePredicate, b: ZonePredicate) -> Bool {
-        a.column == b.column && a.inList == b.inList && a.ops.count == b.ops.count
+        a.column == b.column && a.inList == b.inList && a.isNull == b.isNull && a.ops.count == b.ops.count
             && zip(a.ops, b.ops).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
     }
 
@@ -279,6 +283,7 @@ public struct ZoneMap: Sendable, Equatable {
 
     /// Whether any row of the block may satisfy `p` (false = the block can be skipped).
     public func mayMatch(_ p: ZonePredicate) -> Bool {
+        if p.isNull { return nullCount > 0 }
         if nullCount == count { return false }  // comparisons never hold for NULL
         guard let lo = min else { return true }
         let hi = max
