@@ -49,8 +49,8 @@ public enum SystemMemory {
     ///
     /// The arenas are left at glibc's default (eight per core). Two arenas (`M_ARENA_MAX`)
     /// lowered TPC-DS SF 1's peak from about 800 to 760 MB, but made TPC-H SF 1's queries
-    /// about 8% and its load about 7% slower (threads waiting on each other's arena), in
-    /// three alternated runs each (63rd sitting).
+    /// about 8% and its load about 7% slower, in three alternated runs each (63rd
+    /// sitting; the cause was not profiled — threads sharing an arena's lock is the guess).
     public static let mmapThreshold: Int32 = 1 << 30
     public static let trimThreshold: Int32 = 512 << 20
     public static let topPad: Int32 = 64 << 20

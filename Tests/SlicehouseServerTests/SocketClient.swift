@@ -6,10 +6,6 @@ import XCTest
 @testable import SlicehouseServer
 import SlicehouseEngine
 
-/// A minimal PostgreSQL client over a blocking socket, for tests of a running server:
-/// it writes frontend messages and reads backend messages one at a time, so a test can
-/// stop reading (a slow client) and start again. (Linux only, as the tests that use it
-/// count the process's threads in /proc.)
 /// A server on a loopback port that trusts loopback logins (no password), with two event
 /// loops, over a fresh in-memory database: the server and its port.
 func startLoopbackServer(idleTimeoutSeconds: Int = 0) throws -> (Server, Int) {
@@ -25,6 +21,10 @@ func startLoopbackServer(idleTimeoutSeconds: Int = 0) throws -> (Server, Int) {
     return (server, port)
 }
 
+/// A minimal PostgreSQL client over a blocking socket, for tests of a running server:
+/// it writes frontend messages and reads backend messages one at a time, so a test can
+/// stop reading (a slow client) and start again. (Linux only, as the tests that use it
+/// count the process's threads in /proc.)
 final class SocketClient: @unchecked Sendable {
     struct Message {
         var type: UInt8
@@ -138,8 +138,7 @@ final class SocketClient: @unchecked Sendable {
     }
 
     static func queryMessage(_ sql: String) -> [UInt8] {
-        let body = Array(sql.utf8) + [0]
-        return [UInt8(ascii: "Q")] + withUnsafeBytes(of: UInt32(body.count + 4).bigEndian, Array.init) + body
+        frame("Q", Array(sql.utf8) + [0])
     }
 
     /// A frontend message: its type, length and body.
