@@ -12,7 +12,9 @@ import SlicehouseCatalog
 /// - A table without a sort key is flushed every `streamBytes` of rows: each flush writes
 ///   the full blocks of every (slice, column) and carries the remaining rows into the
 ///   next one (`Distributor.ColumnTails`), so the blocks are the ones a single append of
-///   all the rows would have written.
+///   all the rows would have written — unless the statement's budget refuses the rows
+///   held: then the carried rows are written as short blocks, so what stays in memory
+///   follows the budget even for rows that encode to almost nothing.
 /// - A sorted table's rows are collected up to `runBytes` (or as much of the statement's
 ///   memory budget as it grants), then sorted and written as one **sorted run** per
 ///   slice. A load that fits in one run is stored exactly as before: sorted, and the
@@ -115,7 +117,10 @@ public final class TableAppender {
         if sorted {
             if pendingBytes >= runBytes || (!granted && pendingBytes > 0) { try flush(final: false) }
         } else if pendingBytes >= streamBytes || !granted {
-            try flush(final: false)
+            // Refused, the rows carried toward full blocks are written too, as short blocks:
+            // rows that encode small (one value repeated) fill a block only at
+            // `Distributor.maxBlockRows`, and every (slice, column) would hold that many.
+            try flush(final: !granted)
         }
     }
 

@@ -154,6 +154,24 @@ final class BoundedCopyTests: XCTestCase {
         }
     }
 
+    /// Rows that encode to almost nothing (one line repeated) fill a block only at
+    /// `Distributor.maxBlockRows`: an unsorted table's load carried them toward full blocks
+    /// past any budget (a 600 MB COPY under `--memory 256MB` held 650 MB). Refused by the
+    /// budget, the appender writes what it carries as short blocks; the rows read back whole.
+    func testRowsThatEncodeSmallAreWrittenWhenTheBudgetRefusesThem() throws {
+        let folder = dir + "/repeated"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let line = "7|42|1999-03-04|the same words every time|12.50\n"
+        try String(repeating: line, count: 200_000).write(toFile: folder + "/part0.tbl", atomically: true, encoding: .utf8)
+        let s = try database("same", pieceBytes: 64 << 10, memoryBytes: 2 << 20)
+        XCTAssertEqual(try s.execute("copy te from '\(folder)/part' delimiter '|'")[0].tag, "COPY 200000")
+        // 200,000 rows held whole come to about 10 MB; the statement stays near its budget.
+        XCTAssertLessThan(s.database.memory.peakBytes, 4 << 20)
+        XCTAssertEqual(try rows(s, "select count(*), sum(id), min(s), max(amount), count(distinct d) from te"),
+                       [["200000", "1400000", "the same words every time", "12.50", "1"]])
+        XCTAssertGreaterThan(try blocks(s, "te").count, 20, "short blocks")
+    }
+
     /// A sorted run's string columns are gathered and encoded in pieces (`copyGatherRows`),
     /// and strings of few values wait as dictionary codes — `mode`'s dictionary outgrown
     /// half-way, `flag` NULL in some chunks, `ship` coded throughout and BYTEDICT, so its
