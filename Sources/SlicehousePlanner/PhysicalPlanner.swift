@@ -157,7 +157,12 @@ public struct PhysicalPlanner {
                                 rows: max(1, rows), columnIDs: ids)
 
         case .filter(let input, let pred):
-            let child = try self.plan(input, replicateAll: replicateAll)
+            let child: PhysicalNode
+            if case .window(let windowInput, let windows) = input {
+                child = try planWindow(windowInput, windows, rankLimits: Self.rankLimits(pred, of: windows))
+            } else {
+                child = try self.plan(input, replicateAll: replicateAll)
+            }
             let p = try bind(pred, to: child)
             // A condition on an aggregate's results (HAVING) is estimated from their ranges.
             let results = estimator.aggregateStatistics(input)
@@ -623,7 +628,17 @@ public struct PhysicalPlanner {
 
     /// One window operator per distinct (PARTITION BY, ORDER BY); each slice gets whole
     /// partitions (redistributed by the partition keys, or everything on the leader).
-    mutating func planWindow(_ input: LogicalPlan, _ windows: [LogicalWindow]) throws -> PhysicalNode {
+    ///
+    /// `rankLimits`: window outputs (by id) that a filter above keeps only up to a bound
+    /// (`rk <= 100`, `rownum < 11`). A group of ranking functions only (ROW_NUMBER, RANK,
+    /// DENSE_RANK) with such a bound is ranked first within each slice, before its rows
+    /// move, and a row ranked past the bound there is dropped: its rank over all slices can
+    /// only be higher (the rows ahead of it on its slice are ahead of it everywhere), and
+    /// every row it could displace is ahead of it, so the rows that pass the filter and
+    /// their ranks are the same (`localRankFilter`). TPC-DS q67 sent 505 K rows to the
+    /// leader to keep 100 per category.
+    mutating func planWindow(_ input: LogicalPlan, _ windows: [LogicalWindow],
+                             rankLimits: [Int: Int64] = [:]) throws -> PhysicalNode {
         var node = try self.plan(input, replicateAll: false)
         var groups: [(partition: [BoundExpr], order: [LogicalSortKey], members: [LogicalWindow])] = []
         for w in windows {
@@ -633,7 +648,7 @@ public struct PhysicalPlanner {
                 groups.append((w.partitionBy, w.orderBy, [w]))
             }
         }
-        for g in groups {
+        for (index, g) in groups.enumerated() {
             var args: [BoundExpr] = []
             for w in g.members { if let a = w.argument { args.append(a) } }
             let keys = g.partition + g.order.map { $0.expr } + args
@@ -642,14 +657,24 @@ public struct PhysicalPlanner {
             let partCols = Array(positions[0..<g.partition.count])
             let orderCols = Array(positions[g.partition.count..<(g.partition.count + g.order.count)])
             var argCols = Array(positions[(g.partition.count + g.order.count)...])
+            let order = zip(g.order, orderCols).map { PhysicalSortKey(column: $1, ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
+            // Only the last group's rows may be cut: a group computed after it would read
+            // fewer rows (a SUM over the partition).
+            let limit = index == groups.count - 1 ? Self.rankLimit(of: g.members, rankLimits) : nil
             if partCols.isEmpty {
-                if node.distribution != .single { node = exchange(node, .gather) }
+                if node.distribution != .single {
+                    node = localRankFilter(node, partition: partCols, order: order, limit)
+                    node = exchange(node, .gather)
+                }
             } else if node.distribution == .replicated {
                 node = exchange(node, .gather)
             } else if node.distribution != .single {
                 var colocated = false
                 if case .hashed(let cols) = node.distribution, cols.allSatisfy({ partCols.contains($0) }) { colocated = true }
-                if !colocated { node = exchange(node, .redistribute(partCols)) }
+                if !colocated {
+                    node = localRankFilter(node, partition: partCols, order: order, limit)
+                    node = exchange(node, .redistribute(partCols))
+                }
             }
             var functions: [BoundWindowFunction] = []
             for w in g.members {
@@ -659,7 +684,6 @@ public struct PhysicalPlanner {
                                                      parameter: w.parameter, defaultValue: w.defaultValue,
                                                      ignoreNulls: w.ignoreNulls, frame: w.frame, resultType: w.output.type))
             }
-            let order = zip(g.order, orderCols).map { PhysicalSortKey(column: $1, ascending: $0.ascending, nullsFirst: $0.nullsFirst) }
             node = PhysicalNode(.window(partition: partCols, order: order, functions: functions), children: [node],
                                 types: node.types + g.members.map { $0.output.type },
                                 names: node.names + g.members.map { $0.output.name },
@@ -670,6 +694,80 @@ public struct PhysicalPlanner {
         let outs = input.outputs + windows.map { $0.output }
         return try reorder(node, to: outs)
     }
+
+    /// The bound a filter puts on a group of window functions' ranks: the group must be
+    /// ranking functions only (any other function, PERCENT_RANK or a running SUM, reads
+    /// the rows a local filter would drop) with an ORDER BY, and at least one of them bounded.
+    static func rankLimit(of members: [LogicalWindow], _ limits: [Int: Int64]) -> (LogicalWindow, Int64)? {
+        guard !members.isEmpty, !members[0].orderBy.isEmpty,
+              members.allSatisfy({ [.rowNumber, .rank, .denseRank].contains($0.kind) }) else { return nil }
+        return members.compactMap { m in limits[m.output.id].map { (m, $0) } }.min { $0.1 < $1.1 }
+    }
+
+    /// Upper bounds `pred`'s conjuncts put on window outputs: `w <= k`, `w < k`, `k >= w`,
+    /// `k > w` with an integer constant k, by the output's id.
+    static func rankLimits(_ pred: BoundExpr, of windows: [LogicalWindow]) -> [Int: Int64] {
+        let ranked = Set(windows.filter { [.rowNumber, .rank, .denseRank].contains($0.kind) }.map { $0.output.id })
+        guard !ranked.isEmpty else { return [:] }
+        var conjuncts = [pred]
+        if case .and(let parts) = pred { conjuncts = parts }
+        func column(_ e: BoundExpr) -> Int? {
+            switch e {
+            case .column(let id, _) where ranked.contains(id): return id
+            case .cast(.column(let id, let t), let wide) where ranked.contains(id) && t.isInteger && wide.isInteger: return id
+            default: return nil
+            }
+        }
+        var limits: [Int: Int64] = [:]
+        for c in conjuncts {
+            guard case .binary(let op, let l, let r, _) = c else { continue }
+            var (op2, x, k) = (op, l, r)
+            if column(x) == nil { (op2, x, k) = (op.flipped, r, l) }
+            guard let id = column(x), case .constant(.int(let v), let kt) = k, kt.isInteger else { continue }
+            let bound: Int64
+            switch op2 {
+            case .lessEqual: bound = v
+            case .less: bound = v == .min ? v : v - 1
+            default: continue
+            }
+            limits[id] = min(limits[id] ?? .max, bound)
+        }
+        return limits
+    }
+
+    /// The rows of `node` a slice keeps when only ranks up to `bound`'s are wanted:
+    /// ranked by the bounded function within the slice, by the window's partition and order (RANK and
+    /// DENSE_RANK are never lower over all slices; a row past a ROW_NUMBER bound there has
+    /// `limit` rows ahead of it or tied with it, enough to fill the bound, and which of
+    /// tied rows get the last numbers is not defined), those past the bound dropped, the
+    /// rank column projected away. Unchanged without a limit, or when the slices hold too
+    /// few rows for the filter to pay for its sort (`parallelRowsMin`).
+    mutating func localRankFilter(_ node: PhysicalNode, partition: [Int], order: [PhysicalSortKey],
+                                  _ bound: (LogicalWindow, Int64)?) -> PhysicalNode {
+        guard let (ranking, limit) = bound, limit >= 1, limit <= Self.localRankMaxLimit,
+              node.rows >= max(Double(limit) * 4, Self.parallelRowsMin) else { return node }
+        let rank = BoundWindowFunction(kind: ranking.kind, argument: nil, argumentType: nil,
+                                       frame: ranking.frame, resultType: .bigint)
+        let width = node.types.count
+        let ranked = PhysicalNode(.window(partition: partition, order: order, functions: [rank]), children: [node],
+                                  types: node.types + [.bigint], names: node.names + ["?column?"],
+                                  distribution: node.distribution, rows: node.rows,
+                                  columnIDs: node.columnIDs + [syntheticID()])
+        let keep = BoundExpr.binary(.lessEqual, .column(width, .bigint), .constant(.int(limit), .bigint), .boolean)
+        let filtered = PhysicalNode(.filter(keep), children: [ranked], types: ranked.types, names: ranked.names,
+                                    distribution: ranked.distribution, rows: max(1, min(node.rows, Double(limit) * 64)),
+                                    columnIDs: ranked.columnIDs)
+        let columns = node.types.enumerated().map { BoundExpr.column($0.offset, $0.element) }
+        return project(filtered, columns, ids: node.columnIDs, names: node.names)
+    }
+
+    /// The largest bound ranked within slices first: past it, the sort per slice holds as
+    /// many rows as the window's own would.
+    static let localRankMaxLimit: Int64 = 10_000
+    /// Rows (estimated) below which the leader handles a union's or a window's rows as
+    /// fast as the slices would after another step and exchange: TPC-DS q44's 12.6 K rows
+    /// ranked within slices first and q86's 55 spread to the slices both ran slower.
+    static let parallelRowsMin: Double = 32_768
 
     // MARK: Sort
 
@@ -713,6 +811,17 @@ public struct PhysicalPlanner {
         let ids = outputs.map { $0.id }, types = outputs.map { $0.type }, names = outputs.map { $0.name }
         switch kind {
         case .union:
+            // A small leader-side branch (a ROLLUP's grand total) goes out to the slices
+            // rather than the slices' many rows to the leader: what is above the union (a
+            // window per category, TPC-DS q67) then runs on every slice. Not for a few rows,
+            // which the leader serves faster than another exchange moves them (q86).
+            if left.distribution == .single, right.distribution.isPartitioned, left.rows * 16 <= right.rows,
+               right.rows >= Self.parallelRowsMin {
+                left = exchange(left, .redistribute([0]))
+            } else if right.distribution == .single, left.distribution.isPartitioned, right.rows * 16 <= left.rows,
+                      left.rows >= Self.parallelRowsMin {
+                right = exchange(right, .redistribute([0]))
+            }
             if left.distribution == .single || right.distribution == .single {
                 if left.distribution != .single { left = exchange(left, .gather) }
                 if right.distribution != .single { right = exchange(right, .gather) }

@@ -615,6 +615,61 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(rows.reduce(0) { $0 + (Int($1[8] ?? "") ?? 0) }, 3000)
     }
 
+    /// A filter keeping ranks up to a bound ranks within each slice first and drops what is
+    /// past the bound there, before the rows move (TPC-DS q67: 505 K rows went to the leader
+    /// for 100 per category); not when another function of the window reads every row, nor
+    /// past `localRankMaxLimit`, nor for few rows. A union's small leader-side branch (a
+    /// ROLLUP's grand total) goes out to the slices instead of the slices' rows coming in,
+    /// so the window above runs on every slice.
+    func testRanksBoundedByAFilterAreCutOnEachSliceFirst() throws {
+        let s = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2)).connect()
+        _ = try s.execute("""
+            create table sales (cat varchar(8), item int, amt int) diststyle even;
+            insert into sales select 'c' || (n % 9)::varchar, n % 20000, (n * 7919) % 1000 from generate_series(1, 40000) n;
+            analyze;
+            """)
+        /// Whether a slice-local ranking filter sits below the rows' move.
+        func cutFirst(_ plan: String) -> Bool {
+            let lines = plan.split(separator: "\n").map(String.init)
+            guard let move = lines.firstIndex(where: { $0.contains("Distribute by") || $0.contains("Send to leader") }) else {
+                return false
+            }
+            return lines[move...].contains { $0.contains("Filter: (?column? <= ") }
+        }
+        let ranked = "select cat, item, amt, r from (select cat, item, amt, rank() over (partition by cat order by amt desc) r from sales) x"
+        XCTAssertTrue(cutFirst(try explain(s, ranked + " where r <= 3")))
+        XCTAssertTrue(cutFirst(try explain(s, ranked + " where 4 > r")))
+        XCTAssertFalse(cutFirst(try explain(s, ranked + " where r > 3")))
+        XCTAssertFalse(cutFirst(try explain(s, ranked + " where r <= 20000")), "past the largest bound")
+        XCTAssertFalse(cutFirst(try explain(s, ranked.replacingOccurrences(of: "from sales", with: "from sales where item < 100") + " where r <= 3")),
+                       "too few rows")
+        let running = "select cat, r from (select cat, rank() over (partition by cat order by amt desc) r, "
+            + "sum(amt) over (partition by cat order by amt desc rows unbounded preceding) t from sales) x where r <= 3"
+        XCTAssertFalse(cutFirst(try explain(s, running)))
+        let top = try s.execute(ranked + " where r <= 3 order by cat, amt desc, item")[0].textRows()
+        // The answers of the plan without the cut (ties included).
+        XCTAssertEqual(top.count, 40)
+        XCTAssertEqual(Array(top.prefix(3)), [["c0", "1321", "999", "1"], ["c0", "3321", "999", "1"], ["c0", "10321", "999", "1"]])
+        XCTAssertTrue(top.allSatisfy { (Int($0[3] ?? "") ?? 99) <= 3 })
+
+        // A union of the slices' rows and a leader-side count: the count goes out to the
+        // slices, and the window's rows move between slices, not to the leader.
+        let union = """
+            select cat, amt, r from (select cat, amt, rank() over (partition by cat order by amt desc) r
+            from (select cat, amt from sales union all select 'all', count(*)::int from sales) u) x where r <= 2
+            """
+        let plan = try explain(s, union)
+        XCTAssertTrue(cutFirst(plan), plan)
+        let lines = plan.split(separator: "\n").map(String.init)
+        let window = lines.firstIndex { $0.contains("XN Window") } ?? lines.count
+        let move = lines[window...].firstIndex { $0.contains("XN Network") } ?? lines.count - 1
+        XCTAssertTrue(lines[move + 1].contains("Distribute by"), plan)
+        let counts = try s.execute("select cat, count(*) from (\(union)) y group by cat order by cat")[0].textRows()
+        XCTAssertEqual(counts, [["all", "1"], ["c0", "5"], ["c1", "4"], ["c2", "4"], ["c3", "4"], ["c4", "4"], ["c5", "4"],
+                                ["c6", "5"], ["c7", "5"], ["c8", "5"]])
+        XCTAssertEqual(try s.execute("select amt from (\(union)) y where cat = 'all'")[0].textRows(), [["40000"]])
+    }
+
     /// TPC-H Q13's shape: each customer LEFT JOIN its orders, COUNT(o_orderkey) by
     /// customer. The orders are counted by customer below the outer join (after ANALYZE),
     /// customers without orders count 0, the answers are those of the plan without the
