@@ -87,6 +87,52 @@ final class CompactBlockTests: XCTestCase {
         }
     }
 
+    /// A range tested on the narrow values (`CompactBlock.keep`, a scan's row check over a
+    /// cached column) keeps exactly the rows a test of the widened values keeps: every
+    /// width, bounds below, inside, across and above the piece's values, bounds at the
+    /// extremes of Int64, NULLs, a selection, a range that starts inside a piece. Several
+    /// rows gathered from the narrow values are the widened piece's rows.
+    func testRangesTestedOnNarrowValuesKeepTheWidenedValuesRows() {
+        let c = Chunk.capacity
+        for (base, span) in [(Int64(-5), UInt64(256)), (1_000_000, 60_000), (-1, 1 << 31), (Int64.min, 200), (Int64.max - 300, 300)] {
+            for nulls in [false, true] {
+                let n = 2 * c + 100, firstRow = 7
+                let v = vector(n, base: base, span: span, nulls: nulls, seed: span)
+                let d = DecodedBlock(v, firstRow: firstRow)
+                guard let compact = CompactBlock.make(d, type: .bigint) else { return XCTFail("\(base) \(span): narrows") }
+                let mid = base &+ Int64(span / 2)
+                let bounds: [(Int64, Int64)] = [
+                    (Int64.min, Int64.max), (Int64.min, base &- 1), (base, base), (mid, mid &+ Int64(span / 8)),
+                    (base &+ 3, mid), (mid, Int64.max), (mid &+ 1, mid), (Int64.min, mid), (base &+ Int64(span), Int64.max),
+                ]
+                // Ranges of a chunk's rows, each within one piece as a scan cuts them.
+                for (start, count) in [(firstRow, c - firstRow), (c, c), (c + 100, 900), (2 * c, 100 + firstRow)] {
+                    let (piece, offset) = d.piece(containing: start)
+                    let values = (0..<count).map { piece.isNull(offset + $0) ? nil : piece.value(at: offset + $0) }
+                    for (low, high) in bounds {
+                        for selection in [nil, Array(stride(from: Int32(1), to: Int32(count), by: 3))] {
+                            let label = "base \(base) span \(span) nulls \(nulls) rows \(start)+\(count) \(low)...\(high) selected \(selection != nil)"
+                            let want = (selection ?? (0..<Int32(count)).map { $0 }).filter { r in
+                                guard case .int(let x)? = values[Int(r)] else { return false }
+                                return low <= x && x <= high
+                            }
+                            guard let got = compact.keep(from: start, count: count, low: low, high: high, selection: selection) else {
+                                XCTFail("\(label): kept wide"); continue
+                            }
+                            XCTAssertEqual(got, want, label)
+                        }
+                    }
+                    let rows: [Int32] = [0, Int32(count / 2), Int32(count - 1)]
+                    assertSame(compact.gather(rows, first: start), piece.gather(rows.map { $0 + Int32(offset) }),
+                               "base \(base) span \(span) gather at \(start)")
+                }
+            }
+        }
+        // A wide piece is left to the caller.
+        let wide = DecodedBlock(vector(100, base: 0, span: UInt64.max, nulls: false, seed: 3), firstRow: 0)
+        XCTAssertNil(CompactBlock.make(wide, type: .bigint)?.keep(from: 0, count: 100, low: 0, high: 5, selection: nil))
+    }
+
     /// Only 64-bit integer blocks narrow; constant pieces stay as they are.
     func testOtherTypesAndConstantsStayDecoded() {
         let doubles = Vector(type: .double, data: .double([1, 2, 3]))

@@ -326,17 +326,26 @@ public final class SliceScanner {
                 for i in rowChecks.indices where rowChecks[i].on {
                     let k = rowChecks[i].position
                     let block = d.columns[columns[k]][blocks[k]]
-                    let (values, base) = try piece(k, block, containing: position)
                     let before = preselected?.count ?? n
                     let kept: [Int32]
-                    switch rowChecks[i].test {
-                    case .predicate(let test):
-                        kept = test.keep(values, from: base, count: n, selection: preselected, deleted: d.deleted,
-                                         firstRow: position)
-                    case .runtimeFilter(let filter):
-                        kept = Self.keep(values, from: base, count: n, filter: filter, selection: preselected,
-                                         deleted: d.deleted, firstRow: position)
-                        counters.rowsRuntimeFiltered += before - kept.count
+                    // A range over a cached column's narrow values is tested on them, the
+                    // piece not widened (`CompactBlock.keep`).
+                    if case .predicate(let test) = rowChecks[i].test, test.list == nil, !test.isNull,
+                       preselected != nil || d.deleted.isEmpty, case .compact(let reader) = try decodedBlock(k, block),
+                       let narrow = reader.block.keep(from: position, count: n, low: test.low, high: test.high,
+                                                      selection: preselected) {
+                        kept = narrow
+                    } else {
+                        let (values, base) = try piece(k, block, containing: position)
+                        switch rowChecks[i].test {
+                        case .predicate(let test):
+                            kept = test.keep(values, from: base, count: n, selection: preselected, deleted: d.deleted,
+                                             firstRow: position)
+                        case .runtimeFilter(let filter):
+                            kept = Self.keep(values, from: base, count: n, filter: filter, selection: preselected,
+                                             deleted: d.deleted, firstRow: position)
+                            counters.rowsRuntimeFiltered += before - kept.count
+                        }
                     }
                     rowChecks[i].checked += before
                     rowChecks[i].kept += kept.count
