@@ -735,10 +735,10 @@ public struct PhysicalPlanner {
         return limits
     }
 
-    /// The rows of `node` a slice keeps when only ranks up to `bound`'s are wanted:
-    /// ranked by the bounded function within the slice, by the window's partition and order (RANK and
-    /// DENSE_RANK are never lower over all slices; a row past a ROW_NUMBER bound there has
-    /// `limit` rows ahead of it or tied with it, enough to fill the bound, and which of
+    /// The rows of `node` a slice keeps when only ranks up to `bound`'s are wanted: ranked
+    /// by the bounded function within the slice, by the window's partition and order (RANK
+    /// and DENSE_RANK are never lower over all slices; a row past a ROW_NUMBER bound there
+    /// has `limit` rows ahead of it or tied with it, enough to fill the bound, and which of
     /// tied rows get the last numbers is not defined), those past the bound dropped, the
     /// rank column projected away. Unchanged without a limit, or when the slices hold too
     /// few rows for the filter to pay for its sort (`parallelRowsMin`).
