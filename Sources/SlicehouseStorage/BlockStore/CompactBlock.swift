@@ -180,29 +180,13 @@ public final class CompactBlock: @unchecked Sendable {
                 // An empty array may still have a base address: the NULL bits are read
                 // only when there are some.
                 let w = nullable ? wp.baseAddress : nil
-                @inline(__always) func keeps(_ r: Int) -> Int {
+                return SliceScanner.branchFreeRows(selection, count: n) { r in
                     var hit = Int(unsafeBitCast(UInt64(v[r]) &- from <= span, to: UInt8.self))
                     if let w {
                         let at = offset &+ r
                         hit &= Int(truncatingIfNeeded: (w[at >> 6] >> UInt64(at & 63)) & 1)
                     }
                     return hit
-                }
-                let m = selection?.count ?? n
-                return [Int32].building(capacity: m, placeholder: 0) { o, count in
-                    var k = 0
-                    if let selection {
-                        for r in selection {
-                            o[k] = r
-                            k &+= keeps(Int(r))
-                        }
-                    } else {
-                        for r in 0..<n {
-                            o[k] = Int32(truncatingIfNeeded: r)
-                            k &+= keeps(r)
-                        }
-                    }
-                    count = k
                 }
             }
         }

@@ -748,6 +748,27 @@ public final class SliceScanner {
         unsafeBitCast(unsafeBitCast(a, to: UInt8.self) & unsafeBitCast(b, to: UInt8.self), to: Bool.self)
     }
 
+    /// The rows of `selection` (or `0..<n`) for which `keeps` gives 1 (it gives 0 or 1),
+    /// without a branch: every row is written and the count moves on by the result.
+    @inline(__always)
+    static func branchFreeRows(_ selection: [Int32]?, count n: Int, _ keeps: (Int) -> Int) -> [Int32] {
+        [Int32].building(capacity: selection?.count ?? n, placeholder: 0) { o, count in
+            var k = 0
+            if let selection {
+                for r in selection {
+                    o[k] = r
+                    k &+= keeps(Int(r))
+                }
+            } else {
+                for r in 0..<n {
+                    o[k] = Int32(truncatingIfNeeded: r)
+                    k &+= keeps(r)
+                }
+            }
+            count = k
+        }
+    }
+
     /// The rows (0-based from `firstRow`, `count` of them, of `selection` when given, else
     /// those not deleted) whose 64-bit value in `values` (a decoded block, from offset
     /// `base`) is not NULL and `holds`. Not 64-bit values: every candidate row.
@@ -759,57 +780,24 @@ public final class SliceScanner {
         let constant = values.isConstant
         if validity == nil && !constant && (selection != nil || deleted.isEmpty) {
             // Every row is written and the count moves on by the test's result: no branch.
-            let m = selection?.count ?? n
-            return [Int32].building(capacity: m, placeholder: 0) { buf, count in
-                guard let o = buf.baseAddress else { count = 0; return }
-                var k = 0
-                a.withUnsafeBufferPointer { vp in
-                    guard let v = vp.baseAddress.map({ $0 + base }) else { return }
-                    if let selection {
-                        for r in selection {
-                            o[k] = r
-                            k &+= Int(unsafeBitCast(holds(v[Int(r)]), to: UInt8.self))
-                        }
-                    } else {
-                        for r in 0..<n {
-                            o[k] = Int32(truncatingIfNeeded: r)
-                            k &+= Int(unsafeBitCast(holds(v[r]), to: UInt8.self))
-                        }
-                    }
-                }
-                count = k
+            return a.withUnsafeBufferPointer { vp in
+                guard let v = vp.baseAddress.map({ $0 + base }) else { return [] }
+                return branchFreeRows(selection, count: n) { r in Int(unsafeBitCast(holds(v[r]), to: UInt8.self)) }
             }
         }
         if let validity, !constant && (selection != nil || deleted.isEmpty),
            validity.words.count << 6 >= base + n {
             // The same with NULLs (TPC-DS's ss_quantity): a row counts when its validity
             // bit and the test are both 1, still without a branch.
-            let m = selection?.count ?? n
-            return [Int32].building(capacity: m, placeholder: 0) { buf, count in
-                guard let o = buf.baseAddress else { count = 0; return }
-                var k = 0
-                a.withUnsafeBufferPointer { vp in
-                    validity.words.withUnsafeBufferPointer { wp in
-                        guard let v = vp.baseAddress.map({ $0 + base }), let w = wp.baseAddress else { return }
-                        @inline(__always) func keeps(_ r: Int) -> Int {
-                            let at = base &+ r
-                            let valid = Int(truncatingIfNeeded: (w[at >> 6] >> UInt64(at & 63)) & 1)
-                            return valid & Int(unsafeBitCast(holds(v[r]), to: UInt8.self))
-                        }
-                        if let selection {
-                            for r in selection {
-                                o[k] = r
-                                k &+= keeps(Int(r))
-                            }
-                        } else {
-                            for r in 0..<n {
-                                o[k] = Int32(truncatingIfNeeded: r)
-                                k &+= keeps(r)
-                            }
-                        }
+            return a.withUnsafeBufferPointer { vp in
+                validity.words.withUnsafeBufferPointer { wp in
+                    guard let v = vp.baseAddress.map({ $0 + base }), let w = wp.baseAddress else { return [] }
+                    return branchFreeRows(selection, count: n) { r in
+                        let at = base &+ r
+                        let valid = Int(truncatingIfNeeded: (w[at >> 6] >> UInt64(at & 63)) & 1)
+                        return valid & Int(unsafeBitCast(holds(v[r]), to: UInt8.self))
                     }
                 }
-                count = k
             }
         }
         var out: [Int32] = []
