@@ -232,6 +232,9 @@ public struct Optimizer {
                 for p in conjuncts(cond) {
                     if p.referencedColumns.isSubset(of: rids) { rp.append(p) } else { jp.append(p) }
                 }
+                // NOT IN's answer depends on whether the other side holds a NULL key, which
+                // a filter carried over would remove.
+                if kind != .antiNullAware { rp += carriedFilters(lp + knownFilters(l), across: cond, from: lids, to: rids) }
                 let j = LogicalPlan.join(kind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
                 return wrap(j, above)
             case .right:
@@ -241,6 +244,7 @@ public struct Optimizer {
                 for p in conjuncts(cond) {
                     if p.referencedColumns.isSubset(of: lids) { lp.append(p) } else { jp.append(p) }
                 }
+                lp += carriedFilters(rp + knownFilters(r), across: cond, from: rids, to: lids)
                 let j = LogicalPlan.join(kind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
                 return wrap(j, above)
             case .full:
@@ -315,6 +319,100 @@ public struct Optimizer {
                 if p.referencedColumns.isSubset(of: inputIDs), !isVolatile(p) { below.append(p) } else { above.append(p) }
             }
             return wrap(.unnest(pushdown(input, below), array: a, element: e, position: i), above)
+        }
+    }
+
+    /// Filters on the kept side of an outer (or semi, anti, single-row) join carried to
+    /// the other side through the join's equalities: under `a LEFT JOIN b ON a.k = b.k`
+    /// with `a.k = 2000` filtering `a`, a row of `b` whose `k` is not 2000 matches no row
+    /// of `a` that reaches the join, so `b.k = 2000` may filter `b` first (TPC-DS q78: the
+    /// web sales of one year are aggregated, not those of all five). `filters` are those
+    /// passed down to the kept side and those already in it (`knownFilters`: a WHERE
+    /// conjunct on the kept side has been moved below the join by `sinkSingleRowJoins`).
+    ///
+    /// A row of `b` matches a row of `a` only where `a.k = b.k` is true: both are the same
+    /// non-NULL value, so a filter of that one column gives the same answer on either.
+    /// Only a filter of one column, equated with a column of the other side of the very
+    /// same type, is carried, and only for types whose equal values are the same value
+    /// (integers, DECIMAL, dates, timestamps, BOOLEAN): a filter cannot tell `'a'` from an
+    /// equal `'a '`, but `length` can, and -0.0 equals 0.0.
+    func carriedFilters(_ filters: [BoundExpr], across cond: BoundExpr?, from kept: Set<Int>,
+                        to other: Set<Int>) -> [BoundExpr] {
+        var partners: [Int: [Int]] = [:]
+        for p in conjuncts(cond) {
+            guard case .binary(.equal, .column(let a, let at), .column(let b, let bt), _) = p, at == bt else { continue }
+            switch at {
+            case .smallint, .integer, .bigint, .decimal, .date, .timestamp, .timestamptz, .boolean: break
+            default: continue
+            }
+            if kept.contains(a) && other.contains(b) { partners[a, default: []].append(b) }
+            if kept.contains(b) && other.contains(a) { partners[b, default: []].append(a) }
+        }
+        if partners.isEmpty { return [] }
+        var out: [BoundExpr] = []
+        for f in filters where !isVolatile(f) {
+            let refs = f.referencedColumns
+            guard refs.count == 1, let x = refs.first, let ys = partners[x] else { continue }
+            for y in ys {
+                let carried = f.transform { n in
+                    if case .column(x, let t) = n { return .column(y, t) }
+                    return n
+                }
+                if !out.contains(carried) { out.append(carried) }
+            }
+        }
+        return out
+    }
+
+    /// Filters of one column that every output row of `plan` passes: its filters and its
+    /// scans' filters, seen through joins that pass those rows on unchanged, renamings
+    /// (`SELECT k AS k2`) and grouping columns.
+    func knownFilters(_ plan: LogicalPlan) -> [BoundExpr] {
+        func single(_ ps: [BoundExpr]) -> [BoundExpr] {
+            ps.filter { $0.referencedColumns.count == 1 && !isVolatile($0) }
+        }
+        /// `fs` over the columns `from` passes on as `to`.
+        func renamed(_ fs: [BoundExpr], _ pairs: [(from: Int, to: Int)]) -> [BoundExpr] {
+            var out: [BoundExpr] = []
+            for f in fs {
+                guard let x = f.referencedColumns.first else { continue }
+                for (from, to) in pairs where from == x {
+                    out.append(f.transform { n in
+                        if case .column(x, let t) = n { return .column(to, t) }
+                        return n
+                    })
+                }
+            }
+            return out
+        }
+        switch plan {
+        case .scan(_, _, _, _, let filters):
+            return single(filters)
+        case .filter(let input, let p):
+            return single(conjuncts(p)) + knownFilters(input)
+        case .sort(let input, _), .limit(let input, _, _), .distinct(let input), .window(let input, _):
+            return knownFilters(input)
+        case .join(let kind, let l, let r, _):
+            switch kind {
+            case .inner, .cross: return knownFilters(l) + knownFilters(r)
+            case .left, .semi, .anti, .antiNullAware, .leftSingle: return knownFilters(l)
+            case .right: return knownFilters(r)
+            case .full: return []
+            }
+        case .project(let input, let exprs, let outputs):
+            let pairs = zip(exprs, outputs).compactMap { e, o -> (from: Int, to: Int)? in
+                if case .column(let x, let t) = e, t == o.type { return (x, o.id) }
+                return nil
+            }
+            return pairs.isEmpty ? [] : renamed(knownFilters(input), pairs)
+        case .aggregate(let input, let groups, let groupOutputs, _):
+            let pairs = zip(groups, groupOutputs).compactMap { e, o -> (from: Int, to: Int)? in
+                if case .column(let x, let t) = e, t == o.type { return (x, o.id) }
+                return nil
+            }
+            return pairs.isEmpty ? [] : renamed(knownFilters(input), pairs)
+        case .setOperation, .values, .unnest:
+            return []
         }
     }
 
