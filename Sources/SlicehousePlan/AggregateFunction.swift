@@ -81,12 +81,17 @@ public struct BoundAggregate: Sendable, Equatable {
     public var parameters: AggregateParameters
     /// LISTAGG's `WITHIN GROUP (ORDER BY ...)` keys (empty: the order rows arrive in).
     public var orderBy: [AggregateOrderKey]
+    /// Input column index of a BOOLEAN: only the rows where it is TRUE are folded in (nil:
+    /// every row). `SUM(CASE WHEN c THEN x END)` is planned as SUM(x) over the rows where
+    /// c holds, rather than computing the CASE row by row (`PhysicalPlanner.planAggregate`).
+    public var filter: Int?
 
     public init(function: AggregateFunction, argument: Int?, argumentType: DataType?, distinct: Bool, resultType: DataType,
-                parameters: AggregateParameters = AggregateParameters(), orderBy: [AggregateOrderKey] = []) {
+                parameters: AggregateParameters = AggregateParameters(), orderBy: [AggregateOrderKey] = [],
+                filter: Int? = nil) {
         self.function = function; self.argument = argument; self.argumentType = argumentType
         self.distinct = distinct; self.resultType = resultType
-        self.parameters = parameters; self.orderBy = orderBy
+        self.parameters = parameters; self.orderBy = orderBy; self.filter = filter
     }
 
     /// Whether this aggregate has no mergeable partial state and must see each group's

@@ -334,17 +334,14 @@ public struct Optimizer {
     /// non-NULL value, so a filter of that one column gives the same answer on either.
     /// Only a filter of one column, equated with a column of the other side of the very
     /// same type, is carried, and only for types whose equal values are the same value
-    /// (integers, DECIMAL, dates, timestamps, BOOLEAN): a filter cannot tell `'a'` from an
-    /// equal `'a '`, but `length` can, and -0.0 equals 0.0.
+    /// (`PhysicalPlanner.equalMeansSame`): `'a'` equals `'a '`, but `length` tells them
+    /// apart, and -0.0 equals 0.0.
     func carriedFilters(_ filters: [BoundExpr], across cond: BoundExpr?, from kept: Set<Int>,
                         to other: Set<Int>) -> [BoundExpr] {
         var partners: [Int: [Int]] = [:]
         for p in conjuncts(cond) {
-            guard case .binary(.equal, .column(let a, let at), .column(let b, let bt), _) = p, at == bt else { continue }
-            switch at {
-            case .smallint, .integer, .bigint, .decimal, .date, .timestamp, .timestamptz, .boolean: break
-            default: continue
-            }
+            guard case .binary(.equal, .column(let a, let at), .column(let b, let bt), _) = p, at == bt,
+                  PhysicalPlanner.equalMeansSame(at) else { continue }
             if kept.contains(a) && other.contains(b) { partners[a, default: []].append(b) }
             if kept.contains(b) && other.contains(a) { partners[b, default: []].append(a) }
         }

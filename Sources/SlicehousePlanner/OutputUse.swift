@@ -87,6 +87,7 @@ public enum OutputUse {
             var need = Set(groups)
             for a in aggregates {
                 if let c = a.argument { need.insert(c) }
+                if let c = a.filter { need.insert(c) }
                 for k in a.orderBy { need.insert(k.column) }
             }
             return [need]

@@ -93,6 +93,10 @@ final class SpillTests: XCTestCase {
         "select k, count(*), sum(x), min(s), max(s) from a group by k",
         "select k % 5000, count(*), avg(x), stddev(x), bool_or(g > 50) from a group by 1",
         "select s, count(distinct g), median(x), listagg(g, ',') within group (order by g) from a where k < 3000 group by s",
+        // Filtered aggregates (SUM(CASE WHEN c THEN x END)): their condition goes with the
+        // rows a split or spill writes out, in two phases and (with DISTINCT) in one.
+        "select k % 5000, sum(case when g < 40 then x end), count(case when s like 'a1%' then 1 end), max(case when g > 90 then s else null end), avg(case when k % 2 = 0 then x end) from a group by 1",
+        "select s, count(distinct g), sum(case when g < 10 then x end), min(case when g > 50 then k end) from a group by s",
     ]
 
     func checkSortsAndAggregates(slices: (Int, Int)) throws {

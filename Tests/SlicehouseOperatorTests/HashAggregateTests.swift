@@ -35,7 +35,9 @@ func referenceAggregate(_ rows: [Row], groups: [Int], aggs: [BoundAggregate]) ->
     }
 }
 
-private func referenceValue(_ agg: BoundAggregate, _ rows: [Row]) -> Value {
+private func referenceValue(_ agg: BoundAggregate, _ all: [Row]) -> Value {
+    // A filtered aggregate folds the rows whose filter column is TRUE.
+    let rows = agg.filter.map { f in all.filter { $0[f] == .bool(true) } } ?? all
     if agg.function == .countStar { return .int(Int64(rows.count)) }
     var values = rows.map { $0[agg.argument!] }.filter { !$0.isNull }
     if agg.distinct {
@@ -144,6 +146,51 @@ final class HashAggregateTests: XCTestCase {
             let actual = try run(rows, groups: groups, aggs: mixedAggregates)
             assertSameRows(actual, referenceAggregate(rows, groups: groups, aggs: mixedAggregates), "groups \(groups)")
         }
+    }
+
+    /// Aggregates filtered by a BOOLEAN column (`SUM(CASE WHEN c THEN x END)` as planned)
+    /// fold only the rows where it is TRUE, beside unfiltered ones: with few groups (the
+    /// others folded by a mask or by runs), many, none, selections and odd chunk sizes.
+    func testFilteredAggregatesAgainstReference() throws {
+        let t = mixedTypes
+        var aggs: [BoundAggregate] = [agg(.countStar, nil, t), agg(.sum, 2, t)]
+        for c in [2, 3, 4, 8] {
+            for f in [AggregateFunction.count, .sum, .avg, .min, .max] {
+                var a = agg(f, c, t)
+                a.filter = 6
+                aggs.append(a)
+            }
+        }
+        var text = agg(.max, 1, t)
+        text.filter = 6
+        aggs.append(text)
+        let rows = mixedRows(3000, seed: 11)
+        for groups in [[], [0], [6], [9], [1, 6, 9]] {
+            for (size, selection) in [(Chunk.capacity, false), (7, true), (1000, true)] {
+                let actual = try run(rows, groups: groups, aggs: aggs, chunkSize: size, selection: selection)
+                assertSameRows(actual, referenceAggregate(rows, groups: groups, aggs: aggs), "groups \(groups) chunk \(size)")
+            }
+        }
+        // Few groups, many rows: the unfiltered sum goes by runs, the filtered ones by rows.
+        let many = (0..<20_000).map { i -> Row in
+            let condition: Value = i % 4 == 0 ? .bool(true) : (i % 4 == 1 ? .null : .bool(false))
+            var row: Row = Array(repeating: .null, count: 10)
+            row[0] = .int(Int64(i % 3))
+            row[1] = .string("s")
+            row[2] = .int(Int64(i))
+            row[6] = condition
+            return row
+        }
+        assertSameRows(try run(many, groups: [0], aggs: aggs), referenceAggregate(many, groups: [0], aggs: aggs), "runs")
+
+        // A NULL condition whose value slot holds TRUE still leaves its row out.
+        var cols = columns(mixedTypes, rows)
+        let conditions = rows.map { $0[6] }
+        cols[6] = Vector(type: .boolean, data: .bool(conditions.map { $0.asBool ?? true }), validity: cols[6].validity)
+        XCTAssertNotNil(cols[6].validity)
+        let op = HashAggregateOperator(input: ChunkSource([Chunk(columns: cols, count: rows.count)]), groupColumns: [0],
+                                       groupTypes: [mixedTypes[0]], aggregates: aggs, mode: .single, context: QueryContext())
+        assertSameRows(try drain(op), referenceAggregate(rows, groups: [0], aggs: aggs), "NULL over TRUE")
     }
 
     func testSelectionAndOddChunkSizes() throws {

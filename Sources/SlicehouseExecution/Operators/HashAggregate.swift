@@ -239,6 +239,7 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         var narrowable = Set<Int>(), excluded = Set(groupColumns)
         for agg in aggregates {
             for k in agg.orderBy { excluded.insert(k.column) }
+            if let f = agg.filter { excluded.insert(f) }
             guard let a = agg.argument else { continue }
             if (agg.function == .sum || agg.function == .avg) && !agg.distinct && agg.orderBy.isEmpty,
                let t = agg.argumentType, t.isDecimal, t.physical == .int128 {
@@ -278,10 +279,12 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
             return
         }
         inputLayout = FoldLayout(keys: groupColumns, arguments: aggregates.map { $0.argument },
-                                 orderBy: aggregates.map { $0.orderBy.map { $0.column } }, states: nil)
+                                 orderBy: aggregates.map { $0.orderBy.map { $0.column } }, states: nil,
+                                 filters: aggregates.map { $0.filter })
         needed = groupColumns.max().map { $0 + 1 } ?? 0
         for agg in aggregates {
             if let a = agg.argument { needed = max(needed, a + 1) }
+            if let f = agg.filter { needed = max(needed, f + 1) }
             for k in agg.orderBy { needed = max(needed, k.column + 1) }
         }
         // A spilled row keeps its keys and the distinct argument and ORDER BY columns.
@@ -294,11 +297,13 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
         }
         var arguments: [Int?] = []
         var orderBy: [[Int]] = []
+        var filters: [Int?] = []
         for agg in aggregates {
             arguments.append(agg.argument.map { kept($0) })
             orderBy.append(agg.orderBy.map { kept($0.column) })
+            filters.append(agg.filter.map { kept($0) })
         }
-        rowsLayout = FoldLayout(keys: Array(0..<g), arguments: arguments, orderBy: orderBy, states: nil)
+        rowsLayout = FoldLayout(keys: Array(0..<g), arguments: arguments, orderBy: orderBy, states: nil, filters: filters)
     }
 
     /// Whether the table's groups may be written out and finished later. A direct index
@@ -523,6 +528,13 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 try acc.merge(groups: groupIds, rows: rows, states: columns)
             } else {
                 let arg = layout.arguments[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
+                if i < layout.filters.count, let f = layout.filters[i] {
+                    // Only the rows the filter holds for (no mask, no runs: they count every row).
+                    let picked = Self.rowsWhereTrue(OperatorKernels.flat(chunk.columns[f], physicalCount: physical),
+                                                    groups: groupIds, rows: rows)
+                    try acc.update(groups: picked.groups, rows: picked.rows, input: arg)
+                    continue
+                }
                 if layout.orderBy[i].isEmpty {
                     if byMask, try acc.update(mask: mask, input: arg) { continue }
                     if byRuns {
@@ -537,6 +549,37 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 }
             }
         }
+    }
+
+    /// The entries of `groups` and `rows` (parallel) whose row of `condition`, a flat
+    /// BOOLEAN vector, is TRUE (not FALSE, not NULL).
+    static func rowsWhereTrue(_ condition: Vector, groups: [Int32], rows: [Int32]) -> (groups: [Int32], rows: [Int32]) {
+        guard case .bool(let b) = condition.data else { return ([], []) }
+        let n = min(groups.count, rows.count)
+        var outGroups = [Int32](repeating: 0, count: n), outRows = [Int32](repeating: 0, count: n)
+        var k = 0
+        b.withUnsafeBufferPointer { bp in
+            groups.withUnsafeBufferPointer { gp in
+                rows.withUnsafeBufferPointer { rp in
+                    outGroups.withUnsafeMutableBufferPointer { og in
+                        outRows.withUnsafeMutableBufferPointer { orow in
+                            let validity = condition.validity
+                            for j in 0..<n {
+                                let r = Int(rp[j])
+                                og[k] = gp[j]
+                                orow[k] = rp[j]
+                                // Every entry is written; the count moves on when the row holds.
+                                let hit = r < bp.count && bp[r] && (validity?.isValid(r) ?? true)
+                                k &+= hit ? 1 : 0
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        outGroups.removeLast(n - k)
+        outRows.removeLast(n - k)
+        return (outGroups, outRows)
     }
 
     // MARK: Spilling
@@ -708,4 +751,7 @@ struct FoldLayout {
     var orderBy: [[Int]]
     /// Per aggregate, its state columns; nil for raw rows.
     var states: [[Int]]?
+    /// Per aggregate (raw rows only), the BOOLEAN column that picks the rows it folds
+    /// (`BoundAggregate.filter`); empty or nil: every row.
+    var filters: [Int?] = []
 }
