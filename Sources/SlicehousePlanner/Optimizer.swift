@@ -234,7 +234,9 @@ public struct Optimizer {
                 }
                 // NOT IN's answer depends on whether the other side holds a NULL key, which
                 // a filter carried over would remove.
-                if kind != .antiNullAware { rp += carriedFilters(lp + knownFilters(l), across: cond, from: lids, to: rids) }
+                if kind != .antiNullAware {
+                    rp += carriedFilters(lp + knownFilters(l), across: cond, from: lids, to: rids, besides: rp + knownFilters(r))
+                }
                 let j = LogicalPlan.join(kind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
                 return wrap(j, above)
             case .right:
@@ -244,7 +246,7 @@ public struct Optimizer {
                 for p in conjuncts(cond) {
                     if p.referencedColumns.isSubset(of: lids) { lp.append(p) } else { jp.append(p) }
                 }
-                lp += carriedFilters(rp + knownFilters(r), across: cond, from: rids, to: lids)
+                lp += carriedFilters(rp + knownFilters(r), across: cond, from: rids, to: lids, besides: lp + knownFilters(l))
                 let j = LogicalPlan.join(kind, pushdown(l, lp), pushdown(r, rp), condition: jp.isEmpty ? nil : (jp.count == 1 ? jp[0] : .and(jp)))
                 return wrap(j, above)
             case .full:
@@ -335,9 +337,10 @@ public struct Optimizer {
     /// Only a filter of one column, equated with a column of the other side of the very
     /// same type, is carried, and only for types whose equal values are the same value
     /// (`PhysicalPlanner.equalMeansSame`): `'a'` equals `'a '`, but `length` tells them
-    /// apart, and -0.0 equals 0.0.
+    /// apart, and -0.0 equals 0.0. A filter the other side already has (`besides`) is not
+    /// added again: the row estimates would count its selectivity twice.
     func carriedFilters(_ filters: [BoundExpr], across cond: BoundExpr?, from kept: Set<Int>,
-                        to other: Set<Int>) -> [BoundExpr] {
+                        to other: Set<Int>, besides present: [BoundExpr] = []) -> [BoundExpr] {
         var partners: [Int: [Int]] = [:]
         for p in conjuncts(cond) {
             guard case .binary(.equal, .column(let a, let at), .column(let b, let bt), _) = p, at == bt,
@@ -355,7 +358,7 @@ public struct Optimizer {
                     if case .column(x, let t) = n { return .column(y, t) }
                     return n
                 }
-                if !out.contains(carried) { out.append(carried) }
+                if !out.contains(carried) && !present.contains(carried) { out.append(carried) }
             }
         }
         return out

@@ -643,6 +643,8 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try filters("""
             select * from ka left join (select k as gk, sum(w) from kb group by k) g on g.gk = ka.k where ka.k = 2
             """), ["Filter: (k = 2)"])
+        XCTAssertEqual(try filters("select * from ka left join (select * from kb where k = 2) b on ka.k = b.k where ka.k = 2"),
+                       ["Filter: (k = 2)"], "not added twice")
         XCTAssertEqual(try filters("select * from ka where k = 2 and exists (select 1 from kb where kb.k = ka.k)"),
                        ["Filter: (k = 2)"])
         XCTAssertEqual(try filters("select * from ka where k = 2 and not exists (select 1 from kb where kb.k = ka.k)"),

@@ -530,8 +530,8 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
                 let arg = layout.arguments[i].map { OperatorKernels.flat(chunk.columns[$0], physicalCount: physical) }
                 if i < layout.filters.count, let f = layout.filters[i] {
                     // Only the rows the filter holds for (no mask, no runs: they count every row).
-                    let picked = Self.rowsWhereTrue(OperatorKernels.flat(chunk.columns[f], physicalCount: physical),
-                                                    groups: groupIds, rows: rows)
+                    let picked = try Self.rowsWhereTrue(OperatorKernels.flat(chunk.columns[f], physicalCount: physical),
+                                                        groups: groupIds, rows: rows)
                     try acc.update(groups: picked.groups, rows: picked.rows, input: arg)
                     continue
                 }
@@ -553,29 +553,36 @@ public final class HashAggregateOperator: Operator, MemoryHolding {
 
     /// The entries of `groups` and `rows` (parallel) whose row of `condition`, a flat
     /// BOOLEAN vector, is TRUE (not FALSE, not NULL).
-    static func rowsWhereTrue(_ condition: Vector, groups: [Int32], rows: [Int32]) -> (groups: [Int32], rows: [Int32]) {
-        guard case .bool(let b) = condition.data else { return ([], []) }
+    static func rowsWhereTrue(_ condition: Vector, groups: [Int32], rows: [Int32]) throws -> (groups: [Int32], rows: [Int32]) {
+        guard case .bool(let b) = condition.data else {
+            throw SQLError.internalError("an aggregate's filter is not BOOLEAN (\(condition.type.sqlName))")
+        }
         let n = min(groups.count, rows.count)
         var outGroups = [Int32](repeating: 0, count: n), outRows = [Int32](repeating: 0, count: n)
         var k = 0
-        b.withUnsafeBufferPointer { bp in
-            groups.withUnsafeBufferPointer { gp in
-                rows.withUnsafeBufferPointer { rp in
-                    outGroups.withUnsafeMutableBufferPointer { og in
-                        outRows.withUnsafeMutableBufferPointer { orow in
-                            let validity = condition.validity
-                            for j in 0..<n {
-                                let r = Int(rp[j])
-                                og[k] = gp[j]
-                                orow[k] = rp[j]
-                                // Every entry is written; the count moves on when the row holds.
-                                let hit = r < bp.count && bp[r] && (validity?.isValid(r) ?? true)
-                                k &+= hit ? 1 : 0
+        // Every entry is written; the count moves on when the row holds.
+        @inline(__always) func pick(_ holds: (Int) -> Bool) {
+            b.withUnsafeBufferPointer { bp in
+                groups.withUnsafeBufferPointer { gp in
+                    rows.withUnsafeBufferPointer { rp in
+                        outGroups.withUnsafeMutableBufferPointer { og in
+                            outRows.withUnsafeMutableBufferPointer { orow in
+                                for j in 0..<n {
+                                    let r = Int(rp[j])
+                                    og[k] = gp[j]
+                                    orow[k] = rp[j]
+                                    k &+= r < bp.count && bp[r] && holds(r) ? 1 : 0
+                                }
                             }
                         }
                     }
                 }
             }
+        }
+        if let validity = condition.validity {
+            pick { validity.isValid($0) }
+        } else {
+            pick { _ in true }
         }
         outGroups.removeLast(n - k)
         outRows.removeLast(n - k)
