@@ -6,7 +6,7 @@ import SlicehousePlatform
 
 /// The rows a write holds until they are placed on the slices (`Distributor.place`): per
 /// column, each incoming chunk's values — selections applied, constants expanded. With
-/// `narrow`, 64-bit integer columns wait narrowed (`CompactBlock.Piece`: 1, 2 or 4 bytes
+/// `narrow`, 64-bit integer columns wait narrowed (`CompactBlock.Piece`: 1 to 4 bytes
 /// above the chunk's smallest value), strings of few values as 1-byte dictionary codes
 /// (`Part.codes`) and other strings with 1-byte lengths instead of offsets, as a COPY
 /// into a sorted table holds a whole sorted run: lineitem's keys, dates, quantities and

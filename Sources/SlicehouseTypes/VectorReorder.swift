@@ -239,19 +239,15 @@ public struct ReorderPlan: Sendable {
     }
 
     /// A 64-bit integer column's part: its values, or their unsigned differences of
-    /// `width` (1, 2 or 4) bytes above `base` (rows a COPY holds narrowed).
+    /// `width` (1 to 4) bytes above `base` (rows a COPY holds narrowed, `NarrowIntegers`).
     public enum IntPart: Sendable {
         case wide([Int64])
         case narrow(base: Int64, width: Int, bytes: [UInt8])
 
-        /// Value `i` of narrow values of `width` (1, 2 or 4) bytes at `p` above `base`.
+        /// Value `i` of narrow values of `width` (1 to 4) bytes at `p` above `base`.
         @inline(__always)
         public static func narrowValue(_ p: UnsafeRawPointer, width: Int, base: Int64, at i: Int) -> Int64 {
-            switch width {
-            case 1: return base &+ Int64(p.load(fromByteOffset: i, as: UInt8.self))
-            case 2: return base &+ Int64(p.loadUnaligned(fromByteOffset: i &* 2, as: UInt16.self))
-            default: return base &+ Int64(p.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self))
-            }
+            base &+ Int64(bitPattern: NarrowIntegers.load(p, width: width, at: i))
         }
     }
 
@@ -270,7 +266,7 @@ public struct ReorderPlan: Sendable {
                 wides.append(a); bytes.append([]); widths.append(8); bases.append(0); rows.append(a.count)
             case .narrow(let base, let width, let b):
                 wides.append([]); bytes.append(b); widths.append(width); bases.append(base)
-                rows.append(width > 0 ? b.count / width : 0)
+                rows.append(NarrowIntegers.count(byteCount: b.count, width: width))
             }
         }
         let windowed = withExtendedLifetime((bytes, wides)) { () -> [Int64] in
@@ -298,9 +294,10 @@ public struct ReorderPlan: Sendable {
                             let base = bases[ci], partRows = rows[ci]
                             switch widths[ci] {
                             case 8: place(refs, rows: partRows) { p.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) }
-                            case 1: place(refs, rows: partRows) { base &+ Int64(p.load(fromByteOffset: $0, as: UInt8.self)) }
-                            case 2: place(refs, rows: partRows) { base &+ Int64(p.loadUnaligned(fromByteOffset: $0 &* 2, as: UInt16.self)) }
-                            default: place(refs, rows: partRows) { base &+ Int64(p.loadUnaligned(fromByteOffset: $0 &* 4, as: UInt32.self)) }
+                            case 1: place(refs, rows: partRows) { base &+ Int64(bitPattern: Narrow1.load(p, $0)) }
+                            case 2: place(refs, rows: partRows) { base &+ Int64(bitPattern: Narrow2.load(p, $0)) }
+                            case 3: place(refs, rows: partRows) { base &+ Int64(bitPattern: Narrow3.load(p, $0)) }
+                            default: place(refs, rows: partRows) { base &+ Int64(bitPattern: Narrow4.load(p, $0)) }
                             }
                         }
                     }
@@ -330,7 +327,7 @@ public struct ReorderPlan: Sendable {
                     case .wide(let a):
                         if ri < a.count { v = a[ri] }
                     case .narrow(let base, let width, let bytes):
-                        if ri &* width < bytes.count {
+                        if ri < NarrowIntegers.count(byteCount: bytes.count, width: width) {
                             v = bytes.withUnsafeBytes { p in
                                 p.baseAddress.map { IntPart.narrowValue($0, width: width, base: base, at: ri) } ?? 0
                             }

@@ -33,13 +33,14 @@ final class CompactBlockTests: XCTestCase {
         guard case .int64(let a) = v.data, let lo = a.min(), let hi = a.max() else { return nil }
         let span = UInt64(bitPattern: hi &- lo)
         if hi.subtractingReportingOverflow(lo).overflow { return nil }
-        return span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFFFF_FFFF ? 4 : nil
+        return span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFF_FFFF ? 3 : span <= 0xFFFF_FFFF ? 4 : nil
     }
 
     func testEveryWidthWidensToTheDecodedValues() {
         let c = Chunk.capacity
         let cases: [(base: Int64, span: UInt64, width: Int?)] = [
-            (0, 1, 1), (-5, 256, 1), (1_000_000, 257, 2), (Int64.min, 65_536, 2), (-1, 65_537, 4),
+            (0, 1, 1), (-5, 256, 1), (1_000_000, 257, 2), (Int64.min, 65_536, 2), (-1, 65_537, 3),
+            (0, 1 << 24, 3), (Int64.max - (1 << 24) + 1, 1 << 24, 3), (5, (1 << 24) + 1, 4),
             (Int64.max - (1 << 32) + 1, 1 << 32, 4), (0, (1 << 32) + 1, nil), (Int64.min, UInt64.max, nil),
         ]
         for (base, span, width) in cases {
@@ -94,7 +95,8 @@ final class CompactBlockTests: XCTestCase {
     /// rows gathered from the narrow values are the widened piece's rows.
     func testRangesTestedOnNarrowValuesKeepTheWidenedValuesRows() {
         let c = Chunk.capacity
-        for (base, span) in [(Int64(-5), UInt64(256)), (1_000_000, 60_000), (-1, 1 << 31), (Int64.min, 200), (Int64.max - 300, 300)] {
+        for (base, span) in [(Int64(-5), UInt64(256)), (1_000_000, 60_000), (-1, 1 << 31), (Int64.min, 200), (Int64.max - 300, 300),
+                             (100, 1 << 24), (Int64.min, 70_000), (Int64.max - 5_000_000, 5_000_000)] {
             for nulls in [false, true] {
                 let n = 2 * c + 100, firstRow = 7
                 let v = vector(n, base: base, span: span, nulls: nulls, seed: span)

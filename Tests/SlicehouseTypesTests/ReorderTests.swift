@@ -119,13 +119,14 @@ final class ReorderPlanTests: XCTestCase {
         XCTAssertEqual(plan.piece(0..<0)?.count, 0)
     }
 
-    /// Integer parts held narrowed (1, 2 or 4 bytes above a base) or wide, gathered
+    /// Integer parts held narrowed (1 to 4 bytes above a base) or wide, gathered
     /// without widening them first: the plain gather's values of the widened parts; rows
-    /// past a part's end read 0 as the plain gather's do.
+    /// past a part's end read 0 as the plain gather's do. Three-byte parts end with an
+    /// extra byte (`NarrowIntegers.byteCount`), here not 0: it is never part of a value.
     func testNarrowIntPartsMatchTheWideGather() throws {
         var rng = Rng(state: 7)
-        let sizes = [3000, 1, 5000, 4096, 700]
-        let widths = [1, 2, 4, 8, 2]
+        let sizes = [3000, 1, 5000, 4096, 700, 1500]
+        let widths = [1, 3, 4, 8, 2, 3]
         var wide: [Vector] = [], parts: [ReorderPlan.IntPart] = []
         for (n, w) in zip(sizes, widths) {
             let base = Int64(bitPattern: rng.next()) >> 2
@@ -136,6 +137,8 @@ final class ReorderPlanTests: XCTestCase {
                 values.append(w == 8 ? Int64(bitPattern: d) : base &+ Int64(d))
                 for b in 0..<min(w, 4) { bytes.append(UInt8(truncatingIfNeeded: d >> UInt64(8 * b))) }
             }
+            if w == 3 { bytes.append(0xAB) }
+            XCTAssertEqual(bytes.count, w == 8 ? 0 : NarrowIntegers.byteCount(count: n, width: w))
             wide.append(Vector(type: .bigint, data: .int64(values)))
             parts.append(w == 8 ? .wide(values) : .narrow(base: base, width: w, bytes: bytes))
         }
@@ -150,6 +153,21 @@ final class ReorderPlanTests: XCTestCase {
         XCTAssertEqual(short.gather(ints: [.narrow(base: 5, width: 1, bytes: [1, 2]), .wide([9])], type: .bigint).data,
                        .int64([9, 0]))
         XCTAssertEqual(ReorderPlan(chunk: [], row: [], order: [])?.gather(ints: [], type: .bigint).count, 0)
+    }
+
+    /// The row-by-row gather of narrow parts (a sorted COPY's sort keys, `Distributor`)
+    /// reads every width; a row at or past its part's end reads 0 — for three bytes too,
+    /// whose array's extra byte (here not 0) is no row and no part of one.
+    func testRowByRowGatherOfNarrowParts() {
+        let wide: [Int64] = [70_000, 5, 16_777_215 + 5, 1_000]
+        var three: [UInt8] = wide.flatMap { v in (0..<3).map { UInt8(truncatingIfNeeded: (v - 5) >> (8 * $0)) } }
+        three.append(0xCD)
+        let parts: [ReorderPlan.IntPart] = [.narrow(base: 5, width: 3, bytes: three), .narrow(base: -1, width: 1, bytes: [0, 2]),
+                                            .wide([42]), .narrow(base: 7, width: 4, bytes: [1, 0, 0, 1])]
+        let chunk: [Int32] = [0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4]
+        let row: [Int32] = [3, 0, 2, 1, 4, 1, 0, 2, 0, 1, 0, 1, 0]
+        let want: [Int64] = [1_000, 70_000, 16_777_220, 5, 0, 1, -1, 0, 42, 0, 7 + (1 << 24) + 1, 0, 0]
+        XCTAssertEqual(ReorderPlan.gather(ints: parts, type: .bigint, chunk: chunk, row: row).data, .int64(want))
     }
 
     /// One-byte values (a COPY's held dictionary codes) gathered as bytes: the values the

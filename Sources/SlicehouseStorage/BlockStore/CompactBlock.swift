@@ -3,7 +3,8 @@ import SlicehouseTypes
 
 /// A decoded block as the cache keeps it: each 64-bit integer piece (integers, dates,
 /// timestamps, scaled decimals) held as its values' differences from the piece's
-/// smallest value, in 1, 2 or 4 bytes each — whichever holds the piece's span — and
+/// smallest value, in 1, 2, 3 or 4 bytes each — whichever holds the piece's span
+/// (`NarrowIntegers`) — and
 /// widened back into a piece of its own when a scan reaches it. Pieces that do not
 /// narrow (spans of 2^32 and more, constants) and pieces of other types are kept as
 /// decoded.
@@ -20,7 +21,8 @@ public final class CompactBlock: @unchecked Sendable {
     public enum Piece: Sendable {
         /// Kept as decoded.
         case wide(Vector)
-        /// `count` values, value i = `base + bytes[i]` read as a `width`-byte unsigned integer.
+        /// `count` values, value i = `base +` difference i of `width` bytes in `bytes`
+        /// (`NarrowIntegers`).
         case narrow(base: Int64, width: Int, count: Int, bytes: [UInt8], validity: Validity?)
     }
 
@@ -62,6 +64,7 @@ public final class CompactBlock: @unchecked Sendable {
     }
 
     /// `v` as differences from its smallest value, when they fit in 4 bytes or fewer.
+    /// (The COPY's held rows use it too: `HeldRows`.)
     static func narrow(_ v: Vector) -> Piece? {
         guard !v.isConstant, case .int64(let a) = v.data, !a.isEmpty else { return nil }
         let n = a.count
@@ -73,33 +76,36 @@ public final class CompactBlock: @unchecked Sendable {
             }
         }
         let (span, overflow) = hi.subtractingReportingOverflow(lo)
-        guard !overflow else { return nil }
-        let width = span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFFFF_FFFF ? 4 : 8
-        guard width < 8 else { return nil }
-        let bytes = [UInt8].building(capacity: n * width, placeholder: 0) { out, count in
+        guard !overflow, let width = NarrowIntegers.width(span: UInt64(span)) else { return nil }
+        let size = NarrowIntegers.byteCount(count: n, width: width)
+        let bytes = [UInt8].building(capacity: size, placeholder: 0) { out, count in
             a.withUnsafeBufferPointer { p in
                 guard let src = p.baseAddress, let dst = out.baseAddress else { return }
+                let raw = UnsafeMutableRawPointer(dst)
                 switch width {
-                case 1: store(src, n, lo, UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt8.self))
-                case 2: store(src, n, lo, UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt16.self))
-                default: store(src, n, lo, UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt32.self))
+                case 1: store(src, n, lo, Narrow1.self, raw)
+                case 2: store(src, n, lo, Narrow2.self, raw)
+                case 3: store(src, n, lo, Narrow3.self, raw)
+                default: store(src, n, lo, Narrow4.self, raw)
                 }
             }
-            count = n * width
+            count = size
         }
         return .narrow(base: lo, width: width, count: n, bytes: bytes, validity: v.validity)
     }
 
     @inline(__always)
-    private static func store<T: FixedWidthInteger & UnsignedInteger>(_ src: UnsafePointer<Int64>, _ n: Int, _ lo: Int64,
-                                                                      _ dst: UnsafeMutablePointer<T>) {
-        for i in 0..<n { dst[i] = T(truncatingIfNeeded: UInt64(bitPattern: src[i] &- lo)) }
+    private static func store<C: NarrowCell>(_ src: UnsafePointer<Int64>, _ n: Int, _ lo: Int64, _: C.Type,
+                                             _ dst: UnsafeMutableRawPointer) {
+        // In order: a three-byte value's store writes a fourth byte the next one overwrites
+        // (the last one's lands on the array's extra byte).
+        for i in 0..<n { C.store(dst, i, UInt64(bitPattern: src[i] &- lo)) }
     }
 
     @inline(__always)
-    fileprivate static func widen<T: FixedWidthInteger & UnsignedInteger>(_ src: UnsafePointer<T>, _ n: Int, _ base: Int64,
-                                                                      _ dst: UnsafeMutablePointer<Int64>) {
-        for i in 0..<n { dst[i] = base &+ Int64(truncatingIfNeeded: UInt64(src[i])) }
+    fileprivate static func widen<C: NarrowCell>(_ src: UnsafeRawPointer, _: C.Type, _ n: Int, _ base: Int64,
+                                                 _ dst: UnsafeMutablePointer<Int64>) {
+        for i in 0..<n { dst[i] = base &+ Int64(bitPattern: C.load(src, i)) }
     }
 
     /// Piece `i` as a vector of its own (a wide piece is handed on as it is).
@@ -121,19 +127,19 @@ public final class CompactBlock: @unchecked Sendable {
             return v.gather(offset == 0 ? rows : rows.map { $0 &+ Int32(truncatingIfNeeded: offset) })
         case .narrow(let base, let width, _, let bytes, let validity):
             // One loop per width: no switch on the width per value.
-            @inline(__always) func read<U: FixedWidthInteger & UnsignedInteger>(_: U.Type, _ raw: UnsafeRawBufferPointer) -> [Int64] {
-                guard let src = raw.baseAddress?.assumingMemoryBound(to: U.self) else { return [] }
-                let at = src + offset
+            @inline(__always) func read<C: NarrowCell>(_: C.Type, _ raw: UnsafeRawBufferPointer) -> [Int64] {
+                guard let src = raw.baseAddress else { return [] }
                 return [Int64].building(capacity: rows.count, placeholder: 0) { out, count in
-                    for (k, r) in rows.enumerated() { out[k] = base &+ Int64(at[Int(r)]) }
+                    for (k, r) in rows.enumerated() { out[k] = base &+ Int64(bitPattern: C.load(src, offset &+ Int(r))) }
                     count = rows.count
                 }
             }
             let values = bytes.withUnsafeBytes { raw -> [Int64] in
                 switch width {
-                case 1: return read(UInt8.self, raw)
-                case 2: return read(UInt16.self, raw)
-                default: return read(UInt32.self, raw)
+                case 1: return read(Narrow1.self, raw)
+                case 2: return read(Narrow2.self, raw)
+                case 3: return read(Narrow3.self, raw)
+                default: return read(Narrow4.self, raw)
                 }
             }
             var out: Validity? = nil
@@ -160,7 +166,7 @@ public final class CompactBlock: @unchecked Sendable {
         let (i, offset) = place(of: first)
         guard case .narrow(let base, let width, let stored, let bytes, let validity) = pieces[i],
               offset + n <= stored else { return nil }
-        let top = width == 4 ? Int64(UInt32.max) : (Int64(1) << (8 * width)) - 1
+        let top = Int64(NarrowIntegers.largest(width: width))
         // value = base + u, so low <= value <= high is low - base <= u <= high - base
         // (a difference past Int64's range saturates: it lies beyond every u either way).
         @inline(__always) func moved(_ x: Int64) -> Int64 {
@@ -173,15 +179,14 @@ public final class CompactBlock: @unchecked Sendable {
         let nullable = validity != nil
         let words = validity?.words ?? []
         if nullable && words.count << 6 < offset + n { return nil }
-        @inline(__always) func run<U: FixedWidthInteger & UnsignedInteger>(_: U.Type, _ raw: UnsafeRawBufferPointer) -> [Int32] {
-            guard let src = raw.baseAddress?.assumingMemoryBound(to: U.self) else { return [] }
-            let v = src + offset
+        @inline(__always) func run<C: NarrowCell>(_: C.Type, _ raw: UnsafeRawBufferPointer) -> [Int32] {
+            guard let src = raw.baseAddress else { return [] }
             return words.withUnsafeBufferPointer { wp in
                 // An empty array may still have a base address: the NULL bits are read
                 // only when there are some.
                 let w = nullable ? wp.baseAddress : nil
                 return SliceScanner.branchFreeRows(selection, count: n) { r in
-                    var hit = Int(unsafeBitCast(UInt64(v[r]) &- from <= span, to: UInt8.self))
+                    var hit = Int(unsafeBitCast(C.load(src, offset &+ r) &- from <= span, to: UInt8.self))
                     if let w {
                         let at = offset &+ r
                         hit &= Int(truncatingIfNeeded: (w[at >> 6] >> UInt64(at & 63)) & 1)
@@ -192,9 +197,10 @@ public final class CompactBlock: @unchecked Sendable {
         }
         return bytes.withUnsafeBytes { raw in
             switch width {
-            case 1: return run(UInt8.self, raw)
-            case 2: return run(UInt16.self, raw)
-            default: return run(UInt32.self, raw)
+            case 1: return run(Narrow1.self, raw)
+            case 2: return run(Narrow2.self, raw)
+            case 3: return run(Narrow3.self, raw)
+            default: return run(Narrow4.self, raw)
             }
         }
     }
@@ -243,9 +249,10 @@ extension CompactBlock.Piece {
                 bytes.withUnsafeBytes { raw in
                     guard let dst = out.baseAddress, let src = raw.baseAddress else { return }
                     switch width {
-                    case 1: CompactBlock.widen(src.assumingMemoryBound(to: UInt8.self), n, base, dst)
-                    case 2: CompactBlock.widen(src.assumingMemoryBound(to: UInt16.self), n, base, dst)
-                    default: CompactBlock.widen(src.assumingMemoryBound(to: UInt32.self), n, base, dst)
+                    case 1: CompactBlock.widen(src, Narrow1.self, n, base, dst)
+                    case 2: CompactBlock.widen(src, Narrow2.self, n, base, dst)
+                    case 3: CompactBlock.widen(src, Narrow3.self, n, base, dst)
+                    default: CompactBlock.widen(src, Narrow4.self, n, base, dst)
                     }
                 }
                 count = n
