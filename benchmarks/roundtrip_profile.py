@@ -3,16 +3,21 @@
 """Where a short statement's round trip spends the server's CPU: starts `slicehouse serve`,
 drives it with pgbench (`select 1` by default, 16 clients), records the server with
 `perf record -e cpu-clock -g` (hardware counters are not available on this VM), and prints
-the server's CPU per statement in µs, by thread and by stage of the statement thread.
+the server's CPU per statement in µs, by thread and by stage — on statement threads, and on
+the event loops, which read and decode every message, write every reply and run short
+statements (`ShortStatements`: `select 1` once it is short) themselves.
 
     python3 benchmarks/roundtrip_profile.py --bin BIN [--sql 'select 1;'] [--clients 16]
         [--mode simple|prepared] [--seconds 5]
 
-Stages are found from the statement thread's stack, the innermost that matches wins:
+Stages are found from a sample's stack, the innermost that matches wins:
 parse, bind (a Bind message), plan (bind, optimize, physical), execute, the steps' logs
 (SVL_QUERY_REPORT, STL_EXPLAIN, STL_SCAN), the statement's log (STL_QUERY, STL_QUERYTEXT),
-the transaction, the result on the wire; "kernel and allocator" is what has no
-Slicehouse frame (futex and eventfd wake-ups, scheduling, malloc).
+the transaction, the result on the wire; on an event loop also the socket's write (the
+reply's flush, mostly the kernel's), its read and the messages' decoding, and the check
+whether a statement is short; "kernel and allocator" is what has no Slicehouse frame (futex
+and eventfd wake-ups, scheduling, malloc), and on an event loop "NIO and kernel" what has no
+Slicehouse frame or matches none (polling, wake-ups).
 """
 import argparse
 import collections
@@ -38,10 +43,23 @@ STAGES = [
     ("transaction begin / commit", r"runInTransaction|beginTransaction|TransactionC|DataStoreC"),
 ]
 GENERIC = [("other session work", r"Slicehouse")]
+# Checked before the statement stages: an event loop's samples inside a reply's flush or a
+# read are the socket's, whichever statement they serve.
+EVENT_LOOP = [
+    ("socket write (the reply's flush)", r"invokeFlush|SocketC5write"),
+    ("socket read and message decoding", r"readFromSocket|SocketC4read|decodeLoop|FrontendDecoder"),
+    ("short-statement check", r"shortHandling|ShortStatementsV4find|ShortStatementsV9statement"),
+]
 
 
-def classify(frames):
-    for group in (STAGES, GENERIC):
+def classify(frames, event_loop=False):
+    if event_loop:
+        for f in frames:  # innermost first: the socket's frames lie inside the worker's
+            for name, pattern in EVENT_LOOP[:2]:
+                if re.search(pattern, f):
+                    return name
+    groups = (EVENT_LOOP[2:] + STAGES, GENERIC) if event_loop else (STAGES, GENERIC)
+    for group in groups:
         hit = None
         for f in reversed(frames):  # root first; keep the innermost match
             for name, pattern in group:
@@ -50,7 +68,7 @@ def classify(frames):
                     break
         if hit:
             return hit
-    return "kernel and allocator"
+    return "NIO and kernel" if event_loop else "kernel and allocator"
 
 
 def main():
@@ -85,7 +103,7 @@ def main():
     server.wait()
     tps = float(re.search(r"tps = ([0-9.]+)", out).group(1))
     text = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,sym"], capture_output=True, text=True).stdout
-    threads, stages = collections.Counter(), collections.Counter()
+    threads, stages, loop_stages = collections.Counter(), collections.Counter(), collections.Counter()
     frames, comm = [], ""
 
     def flush():
@@ -95,6 +113,8 @@ def main():
         threads[kind] += 1
         if kind == "statement":
             stages[classify(frames)] += 1
+        elif kind == "event loop":
+            loop_stages[classify(frames, event_loop=True)] += 1
 
     for line in text.splitlines():
         if not line.strip() or line[0] not in " \t":
@@ -112,9 +132,11 @@ def main():
           f"{total * per_sample:.1f} µs of server CPU per statement")
     for k, v in threads.most_common():
         print(f"  {v * per_sample:6.1f} µs  {k} threads")
-    print("  statement threads by stage:")
-    for k, v in stages.most_common():
-        print(f"  {v * per_sample:6.1f} µs    {k}")
+    for title, counter in (("event loop threads", loop_stages), ("statement threads", stages)):
+        if counter:
+            print(f"  {title} by stage:")
+            for k, v in counter.most_common():
+                print(f"  {v * per_sample:6.1f} µs    {k}")
     if args.keep:
         shutil.copy(data, args.keep)
     shutil.rmtree(work, ignore_errors=True)
