@@ -123,8 +123,6 @@ extension Vector {
                 let i = const ? 0 : (rows.map { Int($0[k]) } ?? k)
                 put(k, isNull(i) ? Hashing.nullHash : Hashing.hash(UInt64(a[i] ? 1 : 0)))
             }
-        case .string(let s) where !const && (validity.map { $0.words.count << 6 >= s.offsets.count - 1 } ?? true):
-            Self.hashStrings(s, validity: validity, rows: rows, count: n, into: &hashes, combine: combine)
         case .string(let s):
             s.bytes.withUnsafeBufferPointer { bp in
                 for k in 0..<n {
@@ -132,52 +130,6 @@ extension Vector {
                     if isNull(i) { put(k, Hashing.nullHash); continue }
                     let st = Int(s.offsets[i]), en = Int(s.offsets[i + 1])
                     put(k, Hashing.hash(bytes: bp.baseAddress.map { $0 + st }, count: en - st))
-                }
-            }
-        }
-    }
-
-    /// `hash(rows:count:into:combine:)` for a column of strings that is not a constant:
-    /// offsets, row numbers, NULL bits and hashes read through buffers (checked once, up
-    /// front), not through arrays per row — the group keys of q57 and q47 (category,
-    /// brand, a store's or call center's name: a third of their profile is hashing,
-    /// gathering and comparing those strings).
-    @inline(__always)
-    static func hashStrings(_ s: StringArray, validity: Validity?, rows: [Int32]?, count n: Int,
-                            into hashes: inout [UInt64], combine: Bool) {
-        if !combine { hashes.resize(to: n, padding: 0) }
-        precondition(hashes.count >= n, "hash buffer shorter than its rows")
-        let values = s.offsets.count - 1
-        if let rows {
-            precondition(rows.count >= n, "fewer row numbers than rows")
-            for k in 0..<n { precondition(UInt(bitPattern: Int(rows[k])) < UInt(values), "a row past the strings") }
-        } else {
-            precondition(values >= n, "fewer strings than rows")
-        }
-        if let validity { precondition(validity.words.count << 6 >= values, "NULL bits shorter than the strings") }   // the caller checks
-        let words = validity?.words ?? []
-        s.bytes.withUnsafeBufferPointer { bp in
-            s.offsets.withUnsafeBufferPointer { op in
-                words.withUnsafeBufferPointer { wp in
-                    hashes.withUnsafeMutableBufferPointer { h in
-                        let base = bp.baseAddress
-                        let w = validity == nil ? nil : wp.baseAddress
-                        @inline(__always) func one(_ k: Int, _ i: Int) {
-                            let x: UInt64
-                            if let w, (w[i >> 6] >> UInt64(i & 63)) & 1 == 0 {
-                                x = Hashing.nullHash
-                            } else {
-                                let st = Int(op[i])
-                                x = Hashing.hash(bytes: base.map { $0 + st }, count: Int(op[i + 1]) - st)
-                            }
-                            h[k] = combine ? Hashing.combine(h[k], x) : x
-                        }
-                        if let rows {
-                            rows.withUnsafeBufferPointer { r in for k in 0..<n { one(k, Int(r[k])) } }
-                        } else {
-                            for k in 0..<n { one(k, k) }
-                        }
-                    }
                 }
             }
         }

@@ -202,41 +202,6 @@ final class VectorTests: XCTestCase {
         XCTAssertEqual(hn.last, Hashing.nullHash)
     }
 
-    /// The strings' path hashes each row as `Hashing.hash(bytes:count:)` of its bytes (a
-    /// NULL as `nullHash`): every length from empty to past 16 bytes, through a row list,
-    /// combined with an earlier key; a constant column hashes its one value for every row.
-    func testStringPathAgreesWithPerValueHashing() {
-        let values: [String?] = ["", "a", "ab", "abc", "abcd", "abcdefg", "abcdefgh", "abcdefghi", nil, "Books",
-                                 "exportiunivamalg #9", "Call Center #1", String(repeating: "xyz", count: 20), "é日本"]
-        let v = Vector.strings(values)
-        XCTAssertNotNil(v.validity)
-        func want(_ i: Int) -> UInt64 {
-            guard let text = values[i] else { return Hashing.nullHash }
-            let bytes = Array(text.utf8)
-            return bytes.withUnsafeBufferPointer { Hashing.hash(bytes: $0.baseAddress, count: bytes.count) }
-        }
-        var h: [UInt64] = []
-        v.hash(rows: nil, count: values.count, into: &h, combine: false)
-        XCTAssertEqual(h, values.indices.map(want))
-        let rows: [Int32] = [13, 0, 8, 8, 10, 3]
-        v.hash(rows: rows, count: rows.count, into: &h, combine: false)
-        XCTAssertEqual(h, rows.map { want(Int($0)) })
-        var first = [UInt64](repeating: 99, count: rows.count)
-        v.hash(rows: rows, count: rows.count, into: &first, combine: true)
-        XCTAssertEqual(first, rows.map { Hashing.combine(99, want(Int($0))) })
-        // Without NULLs, and as a constant.
-        let present: [String] = values.compactMap { $0 }
-        let flat = Vector.strings(present.map { Optional($0) })
-        XCTAssertNil(flat.validity)
-        var hf: [UInt64] = []
-        flat.hash(rows: nil, count: flat.count, into: &hf, combine: false)
-        XCTAssertEqual(hf, values.indices.filter { values[$0] != nil }.map(want))
-        let constant = Vector.constant(.string("Books"), type: .varchar(10))
-        var hc: [UInt64] = []
-        constant.hash(rows: nil, count: 3, into: &hc, combine: false)
-        XCTAssertEqual(hc, [UInt64](repeating: want(9), count: 3))
-    }
-
     /// A row's slice is `hash % n` whether or not `n` is a power of two (placement by
     /// DISTKEY and exchanges must agree on it).
     func testBucketsAreTheRemainder() {
