@@ -35,6 +35,11 @@ public final class QueryExecutor: @unchecked Sendable {
     /// statement's running totals). A query of constants, which Redshift runs on the leader
     /// alone, has no steps on the slices to record: it runs unmetered.
     public let metered: Bool
+    /// Whether aggregates group text keys from joins' build sides by codes
+    /// (`GroupKeyCoding`). On unless the environment sets `SLICEHOUSE_GROUP_KEY_CODING=off`
+    /// (to time a query both ways); tests turn it off to compare.
+    public var groupKeyCoding = QueryExecutor.groupKeyCodingDefault
+    public static let groupKeyCodingDefault = ProcessInfo.processInfo.environment["SLICEHOUSE_GROUP_KEY_CODING"] != "off"
 
     public init(layout: SliceLayout, snapshots: [Int: TableSnapshot], cache: BlockCache,
                 context: QueryContext, metered: Bool = true) {
@@ -213,6 +218,11 @@ public final class QueryExecutor: @unchecked Sendable {
     struct BuildScope {
         var slots: [Int: RuntimeFilterSlot] = [:]
         let meters: PipelineMeters?
+        /// The joins below an aggregate that hand it group keys as codes, by node, with
+        /// the dictionary of this partition's pipeline (`GroupKeyCoding`).
+        var codings: [ObjectIdentifier: BuildKeyDictionary] = [:]
+        /// The projections on the way, by node: the output positions that carry a code.
+        var passThrough: [ObjectIdentifier: Set<Int>] = [:]
         subscript(id: Int) -> RuntimeFilterSlot? {
             get { slots[id] }
             set { slots[id] = newValue }
@@ -295,7 +305,8 @@ public final class QueryExecutor: @unchecked Sendable {
             return FilterOperator(input: try buildOperator(children[0], partition: p, filters: filters), predicate: pred)
         case .project(let exprs):
             return ProjectOperator(input: try buildOperator(children[0], partition: p, filters: filters), expressions: exprs,
-                                   shared: state.sharedSubexpressions, narrowed: narrowed)
+                                   shared: state.sharedSubexpressions, narrowed: narrowed,
+                                   passThrough: filters.passThrough[ObjectIdentifier(node)] ?? [])
         case .unnest(let array, let withPosition):
             return UnnestOperator(input: try buildOperator(children[0], partition: p, filters: filters),
                                   array: array, withPosition: withPosition,
@@ -318,6 +329,7 @@ public final class QueryExecutor: @unchecked Sendable {
                                     runtimeFilters: published,
                                     shared: sharedBuild(state, kind: kind, scope: filters),
                                     readOutputs: node.readOutputs.isEmpty ? nil : node.readOutputs,
+                                    coding: filters.codings[ObjectIdentifier(node)],
                                     context: context)
         case .nestedLoopJoin(let kind, let condition, _, let singleRow):
             let probe = try buildOperator(children[0], partition: p, filters: filters)
@@ -329,14 +341,27 @@ public final class QueryExecutor: @unchecked Sendable {
             let mode: AggregateMode = phase == .single ? .single : (phase == .partial ? .partial : .final)
             // SUM/AVG arguments computed right below may come in 64 bits where they fit.
             let narrowable = HashAggregateOperator.narrowableArguments(groupColumns: groups, aggregates: aggs, mode: mode)
-            let input = try buildOperator(children[0], partition: p, filters: filters, narrowed: narrowable)
-            let groupTypes = groups.map { node.children[0].types[$0] }
             // The rows one partition's operator reads and the groups it makes, as the
             // planner expects them.
             func perPartition(_ n: PhysicalNode) -> Double? {
                 let x = n.rows / Double(max(1, partitionCount(n)))
                 return x.isFinite && x > 0 ? x : nil
             }
+            // Text keys from a join's build side are grouped by codes (`GroupKeyCoding`).
+            if groupKeyCoding, let coding = state.groupKeyCoding {
+                var below = filters
+                let dictionaries = coding.joins.map { BuildKeyDictionary(columns: $0.columns, types: $0.types) }
+                for (j, d) in zip(coding.joins, dictionaries) { below.codings[j.node] = d }
+                below.passThrough.merge(coding.passThrough) { $0.union($1) }
+                let input = try buildOperator(children[0], partition: p, filters: below, narrowed: narrowable)
+                let aggregate = HashAggregateOperator(input: input, groupColumns: coding.groups, groupTypes: coding.groupTypes,
+                                                      aggregates: aggs, mode: mode,
+                                                      expectedRows: perPartition(node.children[0]),
+                                                      expectedGroups: perPartition(node), context: context)
+                return GroupKeyDecodeOperator(input: aggregate, coding: coding, dictionaries: dictionaries)
+            }
+            let input = try buildOperator(children[0], partition: p, filters: filters, narrowed: narrowable)
+            let groupTypes = groups.map { node.children[0].types[$0] }
             return HashAggregateOperator(input: input, groupColumns: groups, groupTypes: groupTypes,
                                          aggregates: aggs, mode: mode,
                                          expectedRows: perPartition(node.children[0]), expectedGroups: perPartition(node),
@@ -511,6 +536,9 @@ final class NodeState: @unchecked Sendable {
     /// Projections: the recurring subexpressions of the list, found once for all
     /// partitions (`ExpressionEvaluator.sharedSubexpressions`).
     let sharedSubexpressions: [BoundExpr]
+    /// Aggregates: the group keys coded through joins below, found once for all
+    /// partitions (`GroupKeyCoding.plan`); nil when none is.
+    let groupKeyCoding: GroupKeyCoding?
     private let lock = Lock()
     private var buffer: ExchangeBuffer?
     private var build: SharedHashBuild?
@@ -522,6 +550,7 @@ final class NodeState: @unchecked Sendable {
         } else {
             sharedSubexpressions = []
         }
+        groupKeyCoding = GroupKeyCoding.plan(plan)
     }
 
     /// The states of `root`'s plan, shaped as the plan (shared subplans shared).

@@ -151,6 +151,15 @@ public enum ExplainPrinter {
         case .aggregate(let groups, _, let phase):
             title = groups.isEmpty ? "XN Aggregate" : "XN HashAggregate"
             if phase != .single { details.append("Phase: \(phase.rawValue)") }
+            if let coding = GroupKeyCoding.plan(node) {
+                // Text keys grouped by the codes their joins give them.
+                let coded = coding.sources.compactMap { source -> String? in
+                    guard case .coded(let j, _, let c) = source, j < coding.joins.count,
+                          c < coding.joins[j].names.count else { return nil }
+                    return coding.joins[j].names[c]
+                }
+                details.append("Coded Keys: " + coded.joined(separator: ", "))
+            }
         case .window(let partition, let order, let functions):
             title = "XN Window"
             let n = names(0)

@@ -92,4 +92,40 @@ final class AggregatePlanTests: XCTestCase {
         XCTAssertEqual(try rows("select dim.item, count(*) from fact left join dim on fact.item = dim.item group by dim.item order by 1 nulls last"),
                        [["1", "1"], ["2", "2"], ["3", "1"], ["4", "2"], ["NULL", "1"]])
     }
+    /// Text keys from a dimension's build side are grouped by codes (`GroupKeyCoding`):
+    /// EXPLAIN names them under the aggregate. A LEFT join's build columns, a key an
+    /// aggregate reads, a computed key and a column whose values end in blanks stay text.
+    func testCodedKeysOfADimensionJoin() throws {
+        let db = try Database(cluster: ClusterConfig(nodes: 2, slicesPerNode: 2))
+        let s = db.connect()
+        _ = try s.execute("""
+            create table item (i_sk int, i_category varchar(20), i_brand varchar(20)) diststyle all;
+            create table center (c_sk int, c_name varchar(20)) diststyle all;
+            create table sales (s_item int distkey, s_center int, s_qty int);
+            insert into item values (1, 'Men', 'amalg'), (2, 'Men', 'edu'), (3, 'Women', 'amalg'), (4, null, 'b');
+            insert into center values (1, 'North'), (2, 'South');
+            insert into sales values (1, 1, 5), (2, 2, 6), (3, 1, 7), (4, 2, 8), (1, 2, 9), (2, 1, 10), (3, 2, 11), (4, 1, 12);
+            """)
+        for _ in 0..<6 { _ = try s.execute("insert into sales select s_item, s_center, s_qty + 1 from sales") }
+        _ = try s.execute("analyze item; analyze center; analyze sales")
+        let q57 = try explain(s, """
+            select i_category, i_brand, c_name, sum(s_qty) from sales, item, center
+            where s_item = i_sk and s_center = c_sk group by i_category, i_brand, c_name
+            """)
+        XCTAssertTrue(q57.contains("Coded Keys: i_category, i_brand, c_name"), q57)
+        let left = try explain(s, "select i_brand, c_name, count(*) from sales join center on s_center = c_sk left join item on s_item = i_sk group by i_brand, c_name")
+        XCTAssertTrue(left.contains("Coded Keys: c_name\n"), left)
+        let read = try explain(s, "select i_brand, max(i_brand), sum(s_qty) from sales join item on s_item = i_sk group by i_brand")
+        XCTAssertFalse(read.contains("Coded Keys"), read)
+        let computed = try explain(s, "select upper(i_brand) u, sum(s_qty) from sales join item on s_item = i_sk group by u")
+        XCTAssertFalse(computed.contains("Coded Keys"), computed)
+        // The answers are the text's (each first row's quantity q in 64 copies: 64q + 192).
+        let r = try s.execute("select i_category, i_brand, c_name, sum(s_qty) from sales, item, center where s_item = i_sk and s_center = c_sk group by i_category, i_brand, c_name order by 1, 2, 3")
+        XCTAssertEqual(r[0].textRows().map { $0.map { $0 ?? "NULL" }.joined(separator: " ") }, [
+            "Men amalg North 512", "Men amalg South 768", "Men edu North 832", "Men edu South 576",
+            "Women amalg North 640", "Women amalg South 896", "NULL b North 960", "NULL b South 704"])
+        _ = try s.execute("insert into item values (5, 'Men ', 'amalg')")
+        let blanks = try explain(s, "select i_category, sum(s_qty) from sales join item on s_item = i_sk group by i_category")
+        XCTAssertFalse(blanks.contains("Coded Keys"), blanks)
+    }
 }

@@ -55,6 +55,10 @@ public final class ProjectOperator: Operator {
     /// computed in 64 bits when they fit.
     let narrowed: Set<Int>
 
+    /// Output columns that carry a group key's code (`GroupKeyCoding`): their `.column`
+    /// expression passes the input column on as it is, whatever its declared type.
+    let passThrough: Set<Int>
+
     /// - Parameters:
     ///   - shared: `ExpressionEvaluator.sharedSubexpressions(expressions)`, when the
     ///     caller has it (it is the same for every partition of a plan node); found here
@@ -62,8 +66,11 @@ public final class ProjectOperator: Operator {
     ///   - narrowed: the output columns that may come out narrowed (`Vector.isNarrowed`);
     ///     only for a consumer that reads both widths
     ///     (`HashAggregateOperator.narrowableArguments`).
-    public init(input: Operator, expressions: [BoundExpr], shared: [BoundExpr]? = nil, narrowed: Set<Int> = []) {
+    ///   - passThrough: output columns that carry a group key's code.
+    public init(input: Operator, expressions: [BoundExpr], shared: [BoundExpr]? = nil, narrowed: Set<Int> = [],
+                passThrough: Set<Int> = []) {
         self.input = input
+        self.passThrough = passThrough
         self.expressions = expressions
         self.shared = shared ?? ExpressionEvaluator.sharedSubexpressions(expressions)
         self.narrowed = narrowed
@@ -80,10 +87,10 @@ public final class ProjectOperator: Operator {
             for (k, e) in expressions.enumerated() {
                 let narrowing = narrowed.contains(k)
                 if case .column(let i, let t) = e, i >= 0, i < chunk.columns.count,
-                   chunk.columns[i].type.physical == t.physical {
+                   chunk.columns[i].type.physical == t.physical || passThrough.contains(k) {
                     let c = chunk.columns[i]
                     let v = chunk.selection.map { OperatorKernels.gather(c, $0) } ?? c
-                    columns.append(v.type == t ? v : v.retyped(t))
+                    columns.append(v.type == t || passThrough.contains(k) ? v : v.retyped(t))
                 } else if let v = try context?.eval(e, narrowing: narrowing) {
                     columns.append(v)
                 } else {

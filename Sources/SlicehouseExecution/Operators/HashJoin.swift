@@ -130,6 +130,12 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     private let buildEmitted: [Bool]?
     /// Per build column: kept in the table (emitted, a key or read by the residual).
     private let buildStored: [Bool]?
+    /// Build columns an aggregate above groups by as codes (`GroupKeyCoding`): a matched
+    /// row carries its build row's code in the first one's position, and the others are
+    /// placeholders.
+    let coding: BuildKeyDictionary?
+    /// With `coding`: the code of every row of the table.
+    private var buildCodes: [Int32] = []
 
     // Probe side.
     private(set) var probeTypes: [DataType]?
@@ -177,12 +183,14 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     ///   - readOutputs: per output position, whether anything above reads it (nil: all
     ///     are read). Unread build columns are not kept and unread columns not gathered;
     ///     each is a one-row constant NULL placeholder in the output. Needs `probeTypes`.
+    ///   - coding: build columns to hand up as codes (an inner join only; `GroupKeyCoding`).
     public init(kind: JoinKind, probe: Operator, build: Operator, probeKeys: [Int], buildKeys: [Int],
                 residual: BoundExpr?, buildTypes: [DataType], probeTypes: [DataType]? = nil,
                 nullAware: Bool = false, runtimeFilters: [(buildKey: Int, slot: RuntimeFilterSlot)] = [],
                 spillLevel: Int = 0, shared: SharedHashBuild? = nil,
-                readOutputs: [Bool]? = nil, context: QueryContext) {
+                readOutputs: [Bool]? = nil, coding: BuildKeyDictionary? = nil, context: QueryContext) {
         self.context = context
+        self.coding = kind == .inner ? coding : nil
         self.shared = shared
         self.spillLevel = spillLevel
         reservation = MemoryReservation(context.memory)
@@ -204,7 +212,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         buildStored = emitted.map { e in
             let pw = probeTypes?.count ?? 0
             let residualReads = residual?.referencedColumns ?? []
-            return e.build.indices.map { j in e.build[j] || buildKeys.contains(j) || residualReads.contains(pw + j) }
+            let coded = Set(kind == .inner ? coding?.columns ?? [] : [])
+            return e.build.indices.map { j in
+                e.build[j] || buildKeys.contains(j) || residualReads.contains(pw + j) || coded.contains(j)
+            }
         }
     }
 
@@ -239,6 +250,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     public func next() throws -> Chunk? {
         if !built {
             try buildTable()
+            if grace == nil, let coding {
+                buildCodes = try coding.codes(table.columns, count: table.count)
+                reservation.resize(to: reservation.bytes + buildCodes.count * 4 + coding.memoryBytes)
+            }
             built = true
         }
         if let grace {
@@ -369,6 +384,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         if sharedUse { shared?.release() }
         sharedUse = false
         table = .none
+        buildCodes = []
         buildMatched = []
         keyFilter = nil
         codeFilter = nil
@@ -960,6 +976,10 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             }
         }
         for (i, c) in table.columns.enumerated() {
+            if let coding, let first = coding.columns.first, coding.columns.contains(i) {
+                columns.append(i == first ? codes(b.pairBuild) : Self.placeholder(c.type))
+                continue
+            }
             let gathered = (all && buildRead(i)) || used.contains(probeWidth + i)
             columns.append(gathered ? OperatorKernels.gather(c, b.pairBuild) : Self.placeholder(c.type))
         }
@@ -985,6 +1005,17 @@ public final class HashJoinOperator: Operator, MemoryHolding {
             }
             output.append(combined)
         }
+    }
+
+    /// The codes of build rows `rows` (`coding`), as a BIGINT column.
+    private func codes(_ rows: [Int32]) -> Vector {
+        let values = buildCodes.withUnsafeBufferPointer { codes in
+            [Int64](unsafeUninitializedCapacity: rows.count) { out, initialized in
+                for (k, r) in rows.enumerated() { out[k] = Int64(codes[Int(r)]) }
+                initialized = rows.count
+            }
+        }
+        return Vector(type: .bigint, data: .int64(values))
     }
 
     /// A one-row constant NULL column standing in for a column nothing reads.

@@ -146,7 +146,8 @@ final class GraceHashJoin {
             current = HashJoinOperator(kind: join.kind, probe: probe, build: build, probeKeys: join.probeKeys,
                                        buildKeys: join.buildKeys, residual: join.residual, buildTypes: join.buildTypes,
                                        probeTypes: join.probeTypes, nullAware: false, runtimeFilters: [],
-                                       spillLevel: level + 1, readOutputs: join.readOutputs, context: context)
+                                       spillLevel: level + 1, readOutputs: join.readOutputs, coding: join.coding,
+                                       context: context)
         }
     }
 
