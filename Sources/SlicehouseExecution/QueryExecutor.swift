@@ -37,7 +37,7 @@ public final class QueryExecutor: @unchecked Sendable {
     public let metered: Bool
     /// Whether aggregates group text keys from joins' build sides by codes
     /// (`GroupKeyCoding`). On unless the environment sets `SLICEHOUSE_GROUP_KEY_CODING=off`
-    /// (to time a query both ways); tests turn it off to compare.
+    /// (to time a query both ways in one build).
     public var groupKeyCoding = QueryExecutor.groupKeyCodingDefault
     public static let groupKeyCodingDefault = ProcessInfo.processInfo.environment["SLICEHOUSE_GROUP_KEY_CODING"] != "off"
 

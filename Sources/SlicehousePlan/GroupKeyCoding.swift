@@ -7,10 +7,13 @@ import SlicehouseTypes
 /// distinct combination of them instead, and turns the codes back into the text for its
 /// groups alone.
 ///
-/// The join codes its build rows once, when its table is ready: a `BuildKeyDictionary`
-/// (a group index over the build rows' coded columns) gives every build row the code of
-/// its combination, and a probe row that matches gets its build row's code in place of
-/// the text — one 32-bit gather where each text column was a gather of bytes. The
+/// The join codes each build row once, the first time a probe row matches it: a
+/// `BuildKeyDictionary` (a group index over the build rows' coded columns) gives the row
+/// the code of its combination, and every probe row that matches it gets that code in
+/// place of the text — one 32-bit gather where each text column was a gather of bytes. A
+/// build row no probe row meets is never coded, so coding costs at most the hashing the
+/// aggregate would have done on the text (once per matched build row instead of once per
+/// output row). The
 /// aggregate then hashes and compares integers (several such keys and small integer keys
 /// pack into one 64-bit key), and `GroupKeyDecodeOperator` above it gathers each group's
 /// text from the dictionary: as many rows as there are groups, not as there were rows
@@ -31,8 +34,7 @@ import SlicehouseTypes
 ///   would be a group apart from a real combination of NULLs);
 /// - no filter, projection expression, join key or residual condition on the way reads
 ///   it, nor any aggregate's argument, FILTER or ORDER BY;
-/// - it is text (integer keys are already cheap), and the join's build side is expected to
-///   be at most half its output (coding costs a hash per build row).
+/// - it is text (integer keys are already cheap).
 public struct GroupKeyCoding: Sendable {
     /// One join whose build columns travel as codes.
     public struct CodedJoin: Sendable {
@@ -120,9 +122,8 @@ public struct GroupKeyCoding: Sendable {
                 let residualReads = residual?.referencedColumns ?? []
                 switch kind {
                 case .inner:
-                    let worthIt = current.children[1].rows * 2 <= current.rows
                     for (k, p) in traced where p >= probeWidth {
-                        if worthIt && !residualReads.contains(p) { coded[k] = (path.count - 1, p - probeWidth) }
+                        if !residualReads.contains(p) { coded[k] = (path.count - 1, p - probeWidth) }
                         traced[k] = nil
                     }
                 case .left, .semi, .anti:

@@ -117,6 +117,38 @@ final class GroupKeyCodingTests: XCTestCase {
         }
     }
 
+    /// A build side of 40,000 rows of which the facts meet 20: only those are coded (the
+    /// dictionary holds their combinations, not all 35).
+    func testOnlyMatchedBuildRowsAreCoded() throws {
+        let big = (0..<40_000).map { i -> Row in
+            let d = Self.dimension()[i % 400]
+            return [.int(Int64(i)), d[1], d[2]]
+        }
+        // Facts on items 0..<20 only: 20 build rows meet them, with 19 of the 35 combinations
+        // (items 0 and 5 share one).
+        var rng = SeededRandom(seed: 5)
+        let facts = (0..<5_000).map { _ -> Row in [.int(Int64(rng.int(0...19))), .int(Int64(rng.int(1...100)))] }
+        let distinct = Set((0..<20).map { i -> [Value] in let d = Self.dimension()[i]; return [d[1], d[2]] }).count
+        let spill = TemporarySpill()
+        let context = spill.context(budget: nil)
+        let dictionary = BuildKeyDictionary(columns: [1, 2], types: [.varchar(20), .varchar(30)])
+        let join = HashJoinOperator(kind: .inner, probe: source(Self.factTypes, facts, chunkSize: 600),
+                                    build: source(Self.dimTypes, big, chunkSize: 2_000), probeKeys: [0], buildKeys: [0],
+                                    residual: nil, buildTypes: Self.dimTypes, probeTypes: Self.factTypes,
+                                    coding: dictionary, context: context)
+        let coding = GroupKeyCoding(joins: [.init(node: ObjectIdentifier(join), columns: [1, 2], types: dictionary.types)],
+                                    groups: [3], groupTypes: [.bigint],
+                                    sources: [.coded(join: 0, key: 0, column: 0), .coded(join: 0, key: 0, column: 1)],
+                                    passThrough: [:])
+        let aggregate = HashAggregateOperator(input: join, groupColumns: [3], groupTypes: [.bigint],
+                                              aggregates: [Self.sum, Self.count], mode: .single, context: context)
+        let rows = try drain(GroupKeyDecodeOperator(input: aggregate, coding: coding, dictionaries: [dictionary]))
+        XCTAssertEqual(dictionary.count, distinct, "only the combinations of the matched build rows")
+        XCTAssertEqual(distinct, 19)
+        XCTAssertEqual(rows.count, distinct)
+        XCTAssertEqual(rows.reduce(0) { $0 + ($1[3].asInt64 ?? 0) }, 5_000, "every fact in a group")
+    }
+
     /// Rows (category, brand, sum, count) with the partial rows of a group added up.
     static func merged(_ rows: [Row]) -> [Row] {
         var totals: [[Value]: (Int64, Int64)] = [:]
@@ -168,7 +200,7 @@ final class GroupKeyCodingTests: XCTestCase {
                                         .coded(join: 1, key: 1, column: 0), .key(2)])
     }
 
-    func testKeysReadOtherwiseOrFromOuterOrLargeBuildSidesAreNotCoded() {
+    func testKeysReadOtherwiseOrFromOuterJoinsAreNotCoded() {
         // Only integer keys: nothing to gain.
         XCTAssertNil(GroupKeyCoding.plan(Self.aggregate(Self.chain(), groups: [8, 0])))
         // An aggregate's argument reads the key.
@@ -179,11 +211,16 @@ final class GroupKeyCodingTests: XCTestCase {
         let left = GroupKeyCoding.plan(Self.aggregate(Self.chain(itemJoin: .left), groups: [6, 4]))
         XCTAssertEqual(left?.joins.map(\.columns), [[1]])
         XCTAssertEqual(left?.groups, [6, 4])
+        XCTAssertEqual(left?.groupTypes, [.varchar(50), .bigint])
         // A residual condition reads the brand.
         let residual = BoundExpr.isNull(.column(7, .varchar(50)), negated: true)
-        XCTAssertEqual(GroupKeyCoding.plan(Self.aggregate(Self.chain(residual: residual), groups: [7, 4]))?.groups, [7, 4])
-        // A build side as large as the join's output.
-        XCTAssertEqual(GroupKeyCoding.plan(Self.aggregate(Self.chain(itemRows: 100_000), groups: [6, 4]))?.groups, [6, 4])
+        let read = GroupKeyCoding.plan(Self.aggregate(Self.chain(residual: residual), groups: [7, 4]))
+        XCTAssertEqual(read?.groupTypes, [.varchar(50), .bigint])
+        XCTAssertEqual(read?.sources, [.key(0), .coded(join: 0, key: 1, column: 0)])
+        // A build side as large as the join's output is coded all the same: only its
+        // matched rows are (`testOnlyMatchedBuildRowsAreCoded`).
+        XCTAssertEqual(GroupKeyCoding.plan(Self.aggregate(Self.chain(itemRows: 100_000), groups: [6, 4]))?.groupTypes,
+                       [.bigint, .bigint])
     }
 
     func testProjectionsAndFiltersOnTheWay() throws {

@@ -22,28 +22,30 @@ public final class BuildKeyDictionary {
         index = GroupIndexFactory.make(types)
     }
 
+    /// The combinations coded so far.
+    var count: Int { index.groupCount }
+
     /// Bytes the dictionary holds.
     var memoryBytes: Int { index.memoryBytes + Chunk(columns: decoded, count: decodedCount).approximateBytes }
 
-    /// The code of each of the `count` rows of a join table's `tableColumns` (every build
-    /// column, the coded ones flat).
-    func codes(_ tableColumns: [Vector], count n: Int) throws -> [Int32] {
+    /// The codes of rows `rows` of a join table's `tableColumns` (every build column, the
+    /// coded ones flat).
+    func codes(_ tableColumns: [Vector], rows: [Int32]) throws -> [Int32] {
         guard columns.allSatisfy({ $0 < tableColumns.count }) else {
             throw SQLError.internalError("coded build column out of range")
         }
         let keys = columns.map { tableColumns[$0] }
-        guard keys.allSatisfy({ !$0.isConstant && $0.count >= n }) else {
+        let n = keys.first?.count ?? 0
+        guard keys.allSatisfy({ !$0.isConstant && $0.count == n }), rows.allSatisfy({ $0 >= 0 && Int($0) < n }) else {
             throw SQLError.internalError("coded build column not kept in the join's table")
         }
         var codes: [Int32] = []
-        codes.reserveCapacity(n)
-        var rows: [Int32] = [], ids: [Int32] = []
+        codes.reserveCapacity(rows.count)
+        var ids: [Int32] = []
         var start = 0
-        while start < n {
-            let end = min(n, start + Chunk.capacity)
-            rows.removeAll(keepingCapacity: true)
-            for r in start..<end { rows.append(Int32(truncatingIfNeeded: r)) }
-            try index.assign(keys, rows: rows, groupIds: &ids)
+        while start < rows.count {
+            let end = min(rows.count, start + Chunk.capacity)
+            try index.assign(keys, rows: Array(rows[start..<end]), groupIds: &ids)
             codes.append(contentsOf: ids)
             start = end
         }

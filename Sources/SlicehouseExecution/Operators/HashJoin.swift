@@ -134,7 +134,9 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     /// row carries its build row's code in the first one's position, and the others are
     /// placeholders.
     let coding: BuildKeyDictionary?
-    /// With `coding`: the code of every row of the table.
+    /// With `coding`: the code of each row of the table, -1 until a probe row matches it
+    /// (only matched build rows are coded: a build side larger than what meets it costs
+    /// no more than the text would have).
     private var buildCodes: [Int32] = []
 
     // Probe side.
@@ -250,9 +252,9 @@ public final class HashJoinOperator: Operator, MemoryHolding {
     public func next() throws -> Chunk? {
         if !built {
             try buildTable()
-            if grace == nil, let coding {
-                buildCodes = try coding.codes(table.columns, count: table.count)
-                reservation.resize(to: reservation.bytes + buildCodes.count * 4 + coding.memoryBytes)
+            if grace == nil, coding != nil {
+                buildCodes = [Int32](repeating: -1, count: table.count)
+                reservation.resize(to: reservation.bytes + buildCodes.count * 4)
             }
             built = true
         }
@@ -498,7 +500,8 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         switch kind {
         case .semi: return .semi
         case .inner:
-            guard let read = buildEmitted, !read.contains(true) else { return nil }
+            // Codes handed up (`coding`) are build columns read.
+            guard coding == nil, let read = buildEmitted, !read.contains(true) else { return nil }
             return .innerUnique
         default: return nil
         }
@@ -977,7 +980,7 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
         for (i, c) in table.columns.enumerated() {
             if let coding, let first = coding.columns.first, coding.columns.contains(i) {
-                columns.append(i == first ? codes(b.pairBuild) : Self.placeholder(c.type))
+                columns.append(i == first ? try codes(b.pairBuild, coding) : Self.placeholder(c.type))
                 continue
             }
             let gathered = (all && buildRead(i)) || used.contains(probeWidth + i)
@@ -1007,8 +1010,23 @@ public final class HashJoinOperator: Operator, MemoryHolding {
         }
     }
 
-    /// The codes of build rows `rows` (`coding`), as a BIGINT column.
-    private func codes(_ rows: [Int32]) -> Vector {
+    /// The codes of build rows `rows` (`coding`), as a BIGINT column; the rows not coded
+    /// yet are coded first, together.
+    private func codes(_ rows: [Int32], _ coding: BuildKeyDictionary) throws -> Vector {
+        var uncoded: [Int32] = []
+        buildCodes.withUnsafeMutableBufferPointer { codes in
+            for r in rows where codes[Int(r)] == -1 {
+                codes[Int(r)] = -2   // listed once
+                uncoded.append(r)
+            }
+        }
+        if !uncoded.isEmpty {
+            let before = coding.memoryBytes
+            let found = try coding.codes(table.columns, rows: uncoded)
+            for (r, code) in zip(uncoded, found) { buildCodes[Int(r)] = code }
+            let grown = coding.memoryBytes - before
+            if grown > 0 { reservation.resize(to: reservation.bytes + grown) }
+        }
         let values = buildCodes.withUnsafeBufferPointer { codes in
             [Int64](unsafeUninitializedCapacity: rows.count) { out, initialized in
                 for (k, r) in rows.enumerated() { out[k] = Int64(codes[Int(r)]) }
