@@ -13,9 +13,8 @@ import SlicehouseTypes
 /// place of the text — one 32-bit gather where each text column was a gather of bytes. A
 /// build row no probe row meets is never coded, so coding costs at most the hashing the
 /// aggregate would have done on the text (once per matched build row instead of once per
-/// output row). The
-/// aggregate then hashes and compares integers (several such keys and small integer keys
-/// pack into one 64-bit key), and `GroupKeyDecodeOperator` above it gathers each group's
+/// output row). The aggregate then hashes and compares integers (several such keys and
+/// small integer keys pack into one 64-bit key), and `GroupKeyDecodeOperator` above it gathers each group's
 /// text from the dictionary: as many rows as there are groups, not as there were rows
 /// (`BuildKeyDictionary`, `GroupKeyDecodeOperator` and the hash join's `coding` in
 /// SlicehouseExecution). EXPLAIN names the coded keys under the aggregate.
@@ -24,8 +23,8 @@ import SlicehouseTypes
 /// own equality: NULLs group together), so the groups are the same, in the same order of
 /// first appearance. The plan is not changed: `plan(_:)` reads it when the aggregate's
 /// operator is built, and the codes live only inside one pipeline (a partition's joins,
-/// filters and projections up to the aggregate) — they never reach an exchange, a spill
-/// file of another operator's kind or the client.
+/// filters and projections up to the aggregate, whose own spill files hold them as
+/// integers) — they never reach an exchange or the client.
 ///
 /// A key is coded only where nothing but the aggregate's grouping reads it on the way:
 /// - it comes, as a column, from the build side of an INNER hash join reached from the
@@ -70,13 +69,13 @@ public struct GroupKeyCoding: Sendable {
     /// passes them through as they are).
     public let passThrough: [ObjectIdentifier: Set<Int>]
 
-    /// The coding for aggregate `node`, or nil when none of its keys may be coded.
     public init(joins: [CodedJoin], groups: [Int], groupTypes: [DataType], sources: [Source],
                 passThrough: [ObjectIdentifier: Set<Int>]) {
         self.joins = joins; self.groups = groups; self.groupTypes = groupTypes; self.sources = sources
         self.passThrough = passThrough
     }
 
+    /// The coding for aggregate `node`, or nil when none of its keys may be coded.
     public static func plan(_ node: PhysicalNode) -> GroupKeyCoding? {
         guard case .aggregate(let groups, let aggregates, let phase) = node.kind, phase != .final,
               let child = node.children.first else { return nil }
